@@ -1,0 +1,112 @@
+// Reader for a copy of /proc/<pid>/maps: the MAPPED_LIBRARIES section of a dump, or a standalone maps file.
+// Addresses are unsigned 64-bit, so they are kept as bigint (JS numbers lose precision above 2^53).
+
+export interface MapsEntry {
+  start: bigint;
+  /** exclusive */
+  end: bigint;
+  /** e.g. "r-xp" */
+  perms: string;
+  /** file offset of `start` */
+  offset: bigint;
+  dev: string;
+  inode: number;
+  /** path as written, without a trailing " (deleted)"; "" for anonymous mappings; "[vdso]" etc. for pseudo mappings */
+  path: string;
+  /** the kernel appended " (deleted)": the file was replaced or removed after it was mapped */
+  deleted: boolean;
+}
+
+export interface MapsParseProblem {
+  /** 1-based line within the maps text */
+  line: number;
+  message: string;
+}
+
+export interface ParsedMaps {
+  /** sorted by start address */
+  entries: MapsEntry[];
+  problems: MapsParseProblem[];
+}
+
+// start-end perms offset dev inode [path]; the path is the rest of the line and may contain spaces.
+const MAPS_LINE = /^([0-9a-fA-F]+)-([0-9a-fA-F]+)\s+([-rwxsp]{4})\s+([0-9a-fA-F]+)\s+([0-9a-fA-F]+:[0-9a-fA-F]+)\s+(\d+)(?:\s+(.*))?$/;
+// macOS dyld form written by jemalloc 5.3.1+: "%016llx-%016llx: <image path>"
+const DYLD_LINE = /^([0-9a-fA-F]+)-([0-9a-fA-F]+):\s+(.*)$/;
+const DELETED_SUFFIX = ' (deleted)';
+
+/** Parses one maps line; returns null for a line that is not a mapping. */
+export function parseMapsLine(raw: string): MapsEntry | null {
+  const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+  let m = MAPS_LINE.exec(line);
+  if (m) {
+    let path = (m[7] ?? '').trimEnd();
+    const deleted = path.endsWith(DELETED_SUFFIX);
+    if (deleted) path = path.slice(0, -DELETED_SUFFIX.length);
+    return {
+      start: BigInt('0x' + m[1]),
+      end: BigInt('0x' + m[2]),
+      perms: m[3],
+      offset: BigInt('0x' + m[4]),
+      dev: m[5],
+      inode: Number(m[6]),
+      path,
+      deleted,
+    };
+  }
+  m = DYLD_LINE.exec(line);
+  if (m) {
+    return {
+      start: BigInt('0x' + m[1]),
+      end: BigInt('0x' + m[2]),
+      perms: 'r-xp',
+      offset: 0n,
+      dev: '00:00',
+      inode: 0,
+      path: m[3].trimEnd(),
+      deleted: false,
+    };
+  }
+  return null;
+}
+
+/** Parses the text of a maps file. Blank lines are skipped; other unreadable lines are reported, not fatal. */
+export function parseMaps(text: string, firstLineNumber = 1): ParsedMaps {
+  const entries: MapsEntry[] = [];
+  const problems: MapsParseProblem[] = [];
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const raw = lines[i];
+    if (raw.trim() === '') continue;
+    const e = parseMapsLine(raw);
+    if (e) entries.push(e);
+    else problems.push({ line: firstLineNumber + i, message: `not a maps line: ${JSON.stringify(raw.slice(0, 80))}` });
+  }
+  entries.sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
+  return { entries, problems };
+}
+
+/** Binary search: the mapping containing `addr`, or null. `entries` must be sorted by start. */
+export function findMapping(entries: readonly MapsEntry[], addr: bigint): MapsEntry | null {
+  let lo = 0;
+  let hi = entries.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const e = entries[mid];
+    if (addr < e.start) hi = mid - 1;
+    else if (addr >= e.end) lo = mid + 1;
+    else return e;
+  }
+  return null;
+}
+
+/** True for file-backed mappings (not anonymous, not [vdso]/[stack]/…, not memfd). */
+export function isFileMapping(e: MapsEntry): boolean {
+  return e.path.startsWith('/') && !e.path.startsWith('/memfd:');
+}
+
+/** The base name of a mapping's path, for display ("libc.so.6"). */
+export function moduleName(e: MapsEntry): string {
+  const slash = e.path.lastIndexOf('/');
+  return slash >= 0 ? e.path.slice(slash + 1) : e.path;
+}

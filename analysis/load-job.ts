@@ -1,0 +1,243 @@
+// Files → parsers → model: turns the files a user copied off a dead job into per-process series.
+// One bad file never stops the rest: it becomes a warning naming the file (and line or byte offset).
+
+import type { InputFile } from '../parsers/input-file.js';
+import { readDump } from '../parsers/read-dump.js';
+import type { ParsedDumpInfo } from '../parsers/heap-dump.js';
+import { parseMaps, type MapsEntry } from '../parsers/proc-maps.js';
+import {
+  classifySideFile,
+  dirName,
+  looksLikeDumpBytes,
+  looksLikeDumpName,
+  parseDumpName,
+  type DumpName,
+  type SideFile,
+} from '../parsers/dump-filename.js';
+import type { Job, LoadWarning, ProcessSeries } from './model.js';
+import { ProcessBuilder } from './process-builder.js';
+
+export interface LoadProgress {
+  phase: 'scan' | 'parse';
+  filesDone: number;
+  filesTotal: number;
+  bytesDone: number;
+  bytesTotal: number;
+  file: string;
+}
+
+export interface LoadOptions {
+  onProgress?: (p: LoadProgress) => void;
+  signal?: AbortSignal;
+}
+
+interface DumpEntry {
+  file: InputFile;
+  name: DumpName | null;
+}
+
+export interface ClassifiedFiles {
+  dumps: DumpEntry[];
+  side: { file: InputFile; side: SideFile }[];
+  ignored: string[];
+}
+
+const MAX_MAPS_FILE = 64 * 1024 * 1024;
+const textDecoder = new TextDecoder('utf-8');
+
+/** Sorts files into dumps, side files and the rest (unknown names are sniffed by their first bytes). */
+export async function classifyFiles(files: readonly InputFile[]): Promise<ClassifiedFiles> {
+  const out: ClassifiedFiles = { dumps: [], side: [], ignored: [] };
+  for (const file of files) {
+    const side = classifySideFile(file.path);
+    if (side) {
+      out.side.push({ file, side });
+      continue;
+    }
+    const name = parseDumpName(file.path);
+    if (name || looksLikeDumpName(file.path)) {
+      out.dumps.push({ file, name });
+      continue;
+    }
+    if (file.size > 0 && looksLikeDumpBytes(await file.read(0, Math.min(64, file.size)))) out.dumps.push({ file, name: null });
+    else out.ignored.push(file.path);
+  }
+  return out;
+}
+
+interface ProcessGroup {
+  key: string;
+  dir: string;
+  prefix: string;
+  pid: number | null;
+  pidNamespace: number | null;
+  dumps: DumpEntry[];
+}
+
+/** Groups dumps by folder, prefix and pid (pids repeat across the nodes of a job), ordered within each. */
+export function groupProcesses(dumps: readonly DumpEntry[]): ProcessGroup[] {
+  const groups = new Map<string, ProcessGroup>();
+  for (const d of dumps) {
+    const dir = dirName(d.file.path);
+    const n = d.name;
+    const key = n ? `${dir}/${n.prefix}${n.pidNamespace !== null ? '.' + n.pidNamespace : ''}.${n.pid}` : `${dir}/(unnamed dumps)`;
+    let g = groups.get(key);
+    if (!g) {
+      g = { key, dir, prefix: n?.prefix ?? '', pid: n?.pid ?? null, pidNamespace: n?.pidNamespace ?? null, dumps: [] };
+      groups.set(key, g);
+    }
+    g.dumps.push(d);
+  }
+  for (const g of groups.values()) g.dumps.sort(compareDumps);
+  return [...groups.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+}
+
+/** By sequence number; files without one (explicit names) by mtime, then name. */
+function compareDumps(a: DumpEntry, b: DumpEntry): number {
+  const sa = a.name?.seq ?? Number.POSITIVE_INFINITY;
+  const sb = b.name?.seq ?? Number.POSITIVE_INFINITY;
+  if (sa !== sb) return sa - sb;
+  const ma = a.file.mtimeMs ?? Number.POSITIVE_INFINITY;
+  const mb = b.file.mtimeMs ?? Number.POSITIVE_INFINITY;
+  if (ma !== mb) return ma - mb;
+  return a.file.path < b.file.path ? -1 : a.file.path > b.file.path ? 1 : 0;
+}
+
+async function readText(file: InputFile): Promise<string> {
+  return textDecoder.decode(await file.read(0, Math.min(file.size, MAX_MAPS_FILE)));
+}
+
+export async function loadJob(files: readonly InputFile[], options: LoadOptions = {}): Promise<Job> {
+  const warnings: LoadWarning[] = [];
+  const classified = await classifyFiles(files);
+  const groups = groupProcesses(classified.dumps);
+  const standaloneMaps = await readStandaloneMaps(classified.side, warnings);
+
+  const bytesTotal = classified.dumps.reduce((s, d) => s + d.file.size, 0);
+  const progress: LoadProgress = { phase: 'parse', filesDone: 0, filesTotal: classified.dumps.length, bytesDone: 0, bytesTotal, file: '' };
+  const processes: ProcessSeries[] = [];
+
+  for (const g of groups) {
+    const builder = new ProcessBuilder();
+    let bestMaps: { entries: MapsEntry[]; complete: boolean } | null = null;
+    for (const d of g.dumps) {
+      options.signal?.throwIfAborted();
+      progress.file = d.file.path;
+      options.onProgress?.(progress);
+      const before = progress.bytesDone;
+      const loaded = await loadOneDump(builder, d, warnings, options, (n) => {
+        progress.bytesDone = before + n;
+        options.onProgress?.(progress);
+      });
+      progress.bytesDone = before + d.file.size;
+      progress.filesDone++;
+      if (loaded?.mapsText) {
+        const parsed = parseMaps(loaded.mapsText, loaded.mapsFirstLine);
+        // The newest complete maps win; a maps section cut off mid-write is used only when nothing better exists.
+        if (parsed.entries.length > 0 && (loaded.mapsComplete || !bestMaps || !bestMaps.complete)) {
+          bestMaps = { entries: parsed.entries, complete: loaded.mapsComplete };
+        }
+      }
+    }
+    if (builder.snapshots.length === 0) continue;
+    let maps = bestMaps?.entries ?? null;
+    const fromFile = standaloneMaps.find((m) => (m.pid !== null && m.pid === g.pid) || (m.pid === null && m.dir === g.dir));
+    if ((!maps || !bestMaps?.complete) && fromFile) {
+      maps = fromFile.entries;
+      for (const s of builder.snapshots) if (s.mapsSource === null) s.mapsSource = 'file';
+    }
+    if (!maps) {
+      warnings.push({
+        file: g.dumps[g.dumps.length - 1].file.path,
+        message: `no maps for process ${describeGroup(g)}: its dumps have no MAPPED_LIBRARIES section and no maps file (maps.<pid>, <pid>.maps, proc/<pid>/maps) was given, so frames cannot be attributed to binaries`,
+      });
+    }
+    processes.push(builder.finish(g.key, { pid: g.pid, pidNamespace: g.pidNamespace, prefix: g.prefix }, maps));
+  }
+  options.onProgress?.({ ...progress, file: '' });
+  return { processes, warnings, ignoredFiles: classified.ignored };
+}
+
+function describeGroup(g: ProcessGroup): string {
+  return g.pid !== null ? `${g.prefix || 'pid'} ${g.pid}` : `in ${g.dir || '.'}`;
+}
+
+async function loadOneDump(
+  builder: ProcessBuilder,
+  d: DumpEntry,
+  warnings: LoadWarning[],
+  options: LoadOptions,
+  onBytes: (n: number) => void,
+): Promise<ParsedDumpInfo | null> {
+  const path = d.file.path;
+  const snap = builder.snapshotBuilder();
+  let result;
+  try {
+    result = await readDump(d.file, {
+      onRecord: (r, live) => snap.add(r, live.sampling),
+      onBytes,
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+  } catch (e) {
+    if (options.signal?.aborted) throw e;
+    warnings.push({ file: path, message: `could not be read: ${e instanceof Error ? e.message : String(e)}` });
+    return null;
+  }
+  const info = result.info;
+  if (result.gzipProblem) warnings.push({ file: path, message: result.gzipProblem });
+  for (const p of info.problems) warnings.push({ file: path, line: p.line, byteOffset: p.byteOffset, message: p.message });
+  if (info.fatal) {
+    warnings.push({ file: path, line: info.fatal.line, byteOffset: info.fatal.byteOffset, message: `skipped: ${info.fatal.message}` });
+    return null;
+  }
+  if (info.truncated) {
+    warnings.push({
+      file: path,
+      line: info.truncated.line,
+      byteOffset: info.truncated.byteOffset,
+      message: `truncated at byte ${info.truncated.byteOffset} (line ${info.truncated.line}): ${info.truncated.reason}; kept ${info.recordCount} complete records`,
+    });
+  }
+  const name = d.name;
+  builder.snapshots.push(
+    snap.build(
+      {
+        file: path,
+        seq: name?.seq ?? null,
+        trigger: name?.trigger ?? 'unknown',
+        triggerSeq: name?.triggerSeq ?? null,
+        mtimeMs: d.file.mtimeMs,
+      },
+      info,
+      info.mapsText ? 'dump' : null,
+    ),
+  );
+  return info;
+}
+
+interface StandaloneMaps {
+  pid: number | null;
+  dir: string;
+  entries: MapsEntry[];
+}
+
+async function readStandaloneMaps(side: ClassifiedFiles['side'], warnings: LoadWarning[]): Promise<StandaloneMaps[]> {
+  const out: StandaloneMaps[] = [];
+  for (const { file, side: s } of side) {
+    if (s.kind !== 'maps') continue;
+    try {
+      const parsed = parseMaps(await readText(file));
+      for (const p of parsed.problems.slice(0, 5)) warnings.push({ file: file.path, line: p.line, message: p.message });
+      if (parsed.entries.length === 0) {
+        warnings.push({ file: file.path, message: 'maps file has no mappings' });
+        continue;
+      }
+      // A maps file inside proc/<pid>/ belongs to the dumps beside the proc folder.
+      const dir = /(?:^|\/)proc\/\d+$/.test(dirName(file.path)) ? dirName(dirName(dirName(file.path))) : dirName(file.path);
+      out.push({ pid: s.pid, dir, entries: parsed.entries });
+    } catch (e) {
+      warnings.push({ file: file.path, message: `could not be read: ${e instanceof Error ? e.message : String(e)}` });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,222 @@
+// Builds one process's series: interns stacks and addresses across its snapshots and stores each
+// snapshot's unbiased values in typed arrays (sparse columns: only the stacks present).
+
+import type { DumpRecord, ParsedDumpInfo, Sampling } from '../parsers/heap-dump.js';
+import { normalizeAddress } from '../parsers/heap-dump.js';
+import type { MapsEntry } from '../parsers/proc-maps.js';
+import type { AddressTable, Counts, ProcessSeries, Snapshot, StackTable, ThreadTotals } from './model.js';
+import { unbias } from './unbias.js';
+
+export interface SnapshotMeta {
+  file: string;
+  seq: number | null;
+  trigger: Snapshot['trigger'];
+  triggerSeq: number | null;
+  mtimeMs: number | null;
+}
+
+/** Growable Float64 column (doubling), to avoid boxing numbers in JS arrays. */
+class F64Column {
+  data = new Float64Array(64);
+  length = 0;
+  push(v: number): void {
+    if (this.length === this.data.length) {
+      const next = new Float64Array(this.data.length * 2);
+      next.set(this.data);
+      this.data = next;
+    }
+    this.data[this.length++] = v;
+  }
+  seal(): Float64Array {
+    return this.data.slice(0, this.length);
+  }
+}
+
+class U32Column {
+  data = new Uint32Array(64);
+  length = 0;
+  push(v: number): void {
+    if (this.length === this.data.length) {
+      const next = new Uint32Array(this.data.length * 2);
+      next.set(this.data);
+      this.data = next;
+    }
+    this.data[this.length++] = v;
+  }
+  seal(): Uint32Array {
+    return this.data.slice(0, this.length);
+  }
+}
+
+/** Collects the records of one dump. */
+export class SnapshotBuilder {
+  private readonly ids = new U32Column();
+  private readonly liveBytes = new F64Column();
+  private readonly liveObjects = new F64Column();
+  private readonly accumBytes = new F64Column();
+  private readonly accumObjects = new F64Column();
+  /** stack id → row in this snapshot, to merge a stack that appears twice in one dump */
+  private readonly rowOf = new Map<number, number>();
+  private readonly threads = new Map<number, ThreadTotals>();
+  private anyAccum = false;
+  readonly live: Counts = { objects: 0, bytes: 0 };
+  readonly accumulated: Counts = { objects: 0, bytes: 0 };
+
+  constructor(private readonly process: ProcessBuilder) {}
+
+  /** Adds one parsed record: intern, unbias, store. */
+  add(r: DumpRecord, sampling: Sampling): void {
+    const id = this.process.internStack(r.framesText);
+    const live = unbias(sampling, r.counts.liveObjects, r.counts.liveBytes);
+    const acc = unbias(sampling, r.counts.accumObjects, r.counts.accumBytes);
+    if (r.counts.accumObjects !== 0 || r.counts.accumBytes !== 0) this.anyAccum = true;
+    const row = this.rowOf.get(id);
+    if (row === undefined) {
+      this.rowOf.set(id, this.ids.length);
+      this.ids.push(id);
+      this.liveBytes.push(live.bytes);
+      this.liveObjects.push(live.objects);
+      this.accumBytes.push(acc.bytes);
+      this.accumObjects.push(acc.objects);
+    } else {
+      this.liveBytes.data[row] += live.bytes;
+      this.liveObjects.data[row] += live.objects;
+      this.accumBytes.data[row] += acc.bytes;
+      this.accumObjects.data[row] += acc.objects;
+    }
+    this.live.bytes += live.bytes;
+    this.live.objects += live.objects;
+    this.accumulated.bytes += acc.bytes;
+    this.accumulated.objects += acc.objects;
+    for (const t of r.threads) {
+      const tl = unbias(sampling, t.counts.liveObjects, t.counts.liveBytes);
+      const ta = unbias(sampling, t.counts.accumObjects, t.counts.accumBytes);
+      const tt = this.thread(t.uid);
+      tt.live.bytes += tl.bytes;
+      tt.live.objects += tl.objects;
+      tt.accumulated.bytes += ta.bytes;
+      tt.accumulated.objects += ta.objects;
+    }
+  }
+
+  private thread(uid: number): ThreadTotals {
+    let t = this.threads.get(uid);
+    if (!t) {
+      t = { uid, name: null, live: { objects: 0, bytes: 0 }, accumulated: { objects: 0, bytes: 0 } };
+      this.threads.set(uid, t);
+    }
+    return t;
+  }
+
+  build(meta: SnapshotMeta, info: ParsedDumpInfo, mapsSource: Snapshot['mapsSource']): Snapshot {
+    for (const h of info.headerThreads) {
+      // Header thread lines carry names, and list threads that have no live records too.
+      const t = this.thread(h.uid);
+      if (h.name !== null) t.name = h.name;
+    }
+    const hdr = info.header ?? { liveObjects: 0, liveBytes: 0, accumObjects: 0, accumBytes: 0 };
+    const threads = [...this.threads.values()].sort((a, b) => a.uid - b.uid);
+    return {
+      file: meta.file,
+      seq: meta.seq,
+      trigger: meta.trigger,
+      triggerSeq: meta.triggerSeq,
+      mtimeMs: meta.mtimeMs,
+      format: info.format ?? 'heap_v2',
+      samplePeriod: info.sampling.kind === 'none' ? 1 : info.sampling.kind === 'v1' ? info.sampling.period * 2 : info.sampling.period,
+      live: { ...this.live },
+      accumulated: { ...this.accumulated },
+      header: {
+        live: { objects: hdr.liveObjects, bytes: hdr.liveBytes },
+        accumulated: { objects: hdr.accumObjects, bytes: hdr.accumBytes },
+      },
+      hasAccumulated: this.anyAccum || hdr.accumObjects !== 0,
+      threads,
+      truncated: info.truncated ? { byteOffset: info.truncated.byteOffset, line: info.truncated.line } : null,
+      stackIds: this.ids.seal(),
+      liveBytes: this.liveBytes.seal(),
+      liveObjects: this.liveObjects.seal(),
+      accumBytes: this.anyAccum ? this.accumBytes.seal() : null,
+      accumObjects: this.anyAccum ? this.accumObjects.seal() : null,
+      mapsSource,
+    };
+  }
+}
+
+export class ProcessBuilder {
+  private readonly stackIndex = new Map<string, number>();
+  readonly addresses: AddressTable = { hex: [], index: new Map() };
+  readonly stacks: StackTable = { count: 0, offsets: [0], frames: [], allocatorDepth: [] };
+  readonly snapshots: Snapshot[] = [];
+
+  internStack(framesText: string): number {
+    const known = this.stackIndex.get(framesText);
+    if (known !== undefined) return known;
+    const id = this.stacks.count++;
+    this.stackIndex.set(framesText, id);
+    if (framesText !== '') {
+      for (const tok of framesText.split(' ')) this.stacks.frames.push(this.internAddress(tok));
+    }
+    this.stacks.offsets.push(this.stacks.frames.length);
+    this.stacks.allocatorDepth.push(0);
+    return id;
+  }
+
+  internAddress(token: string): number {
+    const idx = this.addresses.index;
+    let id = idx.get(token);
+    if (id !== undefined) return id;
+    // Text from jemalloc is already normalized; other writers pad with zeros or use capitals.
+    const norm = normalizeAddress(token);
+    id = idx.get(norm);
+    if (id === undefined) {
+      id = this.addresses.hex.length;
+      this.addresses.hex.push(norm);
+      idx.set(norm, id);
+    }
+    if (norm !== token) idx.set(token, id);
+    return id;
+  }
+
+  snapshotBuilder(): SnapshotBuilder {
+    return new SnapshotBuilder(this);
+  }
+
+  /** Marks, per stack, the leading frames that lie in the allocator library's mappings. */
+  markAllocatorFrames(maps: readonly MapsEntry[] | null): void {
+    if (!maps) return;
+    const ranges = maps.filter((m) => isAllocatorPath(m.path));
+    if (ranges.length === 0) return;
+    const inAllocator = new Uint8Array(this.addresses.hex.length);
+    this.addresses.hex.forEach((h, i) => {
+      const a = BigInt(h);
+      for (const r of ranges) if (a >= r.start && a < r.end) inAllocator[i] = 1;
+    });
+    const { offsets, frames, allocatorDepth } = this.stacks;
+    for (let s = 0; s < this.stacks.count; s++) {
+      let d = 0;
+      for (let k = offsets[s]; k < offsets[s + 1] && inAllocator[frames[k]]; k++) d++;
+      allocatorDepth[s] = d;
+    }
+  }
+
+  finish(key: string, meta: Pick<ProcessSeries, 'pid' | 'pidNamespace' | 'prefix'>, maps: MapsEntry[] | null): ProcessSeries {
+    this.markAllocatorFrames(maps);
+    const last = this.snapshots[this.snapshots.length - 1];
+    return {
+      key,
+      ...meta,
+      snapshots: this.snapshots,
+      stacks: this.stacks,
+      addresses: this.addresses,
+      maps,
+      endedWithoutFinalDump: last !== undefined && last.trigger !== 'final',
+    };
+  }
+}
+
+/** The allocator libraries whose frames top every sampled stack (jemalloc; tcmalloc for gperftools dumps). */
+export function isAllocatorPath(path: string): boolean {
+  const name = path.slice(path.lastIndexOf('/') + 1);
+  return /^lib(jemalloc|tcmalloc)[^/]*\.so/.test(name);
+}

@@ -1,0 +1,231 @@
+import { describe, expect, it } from 'vitest';
+import { isPythonPseudoAddress, parseStackMode, pythonFrameJson, viewStack, type PythonFrameView, type StackView } from './python-stacks.js';
+import { findPyFramesInDump, parsePyFrames, type PyFrameTable } from '../parsers/pyframes.js';
+import { findMapping, parseMaps } from '../parsers/proc-maps.js';
+import {
+  childDump,
+  jeprofTotals,
+  listDumps,
+  parentLastDump,
+  unbiasedBytes,
+  VERSIONS,
+  workloadLines,
+  type FixtureDump,
+  type FixtureRecord,
+} from '../fixtures/python/fixture-helpers.js';
+
+function tableOf(d: FixtureDump): PyFrameTable {
+  const t = d.sidecar !== null ? parsePyFrames(d.sidecar, 'sidecar') : findPyFramesInDump(d.text);
+  if (!t) throw new Error(`${d.name}: no table`);
+  return t;
+}
+
+const tags = workloadLines();
+const lineOf = (tag: string): number => {
+  const t = tags.get(tag);
+  if (!t) throw new Error(`no tag ${tag}`);
+  return t.line;
+};
+
+const pyOnly = (v: StackView): PythonFrameView[] => v.frames.filter((f): f is PythonFrameView => f.kind === 'python');
+const sig = (fs: PythonFrameView[]): string[] => fs.map((f) => `${f.function}:${f.line}`);
+
+/** The records whose Python view starts (leaf first) with the given function:line list. */
+function findPath(d: FixtureDump, t: PyFrameTable, path: string[]): { rec: FixtureRecord; view: StackView }[] {
+  const out: { rec: FixtureRecord; view: StackView }[] = [];
+  for (const rec of d.records) {
+    const view = viewStack(rec.frames, t, 'python');
+    const s = sig(pyOnly(view));
+    if (path.every((p, i) => s[i] === p)) out.push({ rec, view });
+  }
+  return out;
+}
+
+describe('merged / python / native views of the real fixture stacks', () => {
+  for (const v of VERSIONS) {
+    const dumps = listDumps(v);
+    const parent = parentLastDump(dumps);
+    const t = tableOf(parent);
+
+    it(`${v}: the steady leak path has the right functions and lines, and grows`, () => {
+      const path = [`make_record:${lineOf('leak-alloc')}`, `leaky_handler:${lineOf('leak-call')}`, `Pipeline.step:${lineOf('pipeline-leak')}`];
+      const hits = findPath(parent, t, path);
+      expect(hits.length).toBeGreaterThan(0);
+      // both loops of main() leak through it
+      const callers = new Set(hits.map((h) => sig(pyOnly(h.view))[3]));
+      expect(callers).toContain(`main:${lineOf('main-step')}`);
+      expect(callers).toContain(`main:${lineOf('main-step-2')}`);
+      const live = hits.reduce((s, h) => s + unbiasedBytes(h.rec.liveObjects, h.rec.liveBytes, parent.period), 0);
+      // 3000 records of 4096..7680 bytes are kept (~17 MB); sampling gives an estimate
+      expect(live).toBeGreaterThan(10e6);
+      expect(live).toBeLessThan(30e6);
+    });
+
+    it(`${v}: allocate-and-free shows only in the accumulated columns`, () => {
+      const hits = findPath(parent, t, [`transient_handler:${lineOf('transient-alloc')}`, `Pipeline.step:${lineOf('pipeline-transient')}`]);
+      expect(hits.length).toBeGreaterThan(0);
+      expect(hits.reduce((s, h) => s + h.rec.liveBytes, 0)).toBe(0);
+      expect(hits.reduce((s, h) => s + h.rec.accumBytes, 0)).toBeGreaterThan(50e6);
+    });
+
+    it(`${v}: deep recursion is cut by the producer and marked truncated`, () => {
+      const hits = findPath(parent, t, [`recurse:${lineOf('deep-alloc')}`, `recurse:${lineOf('deep-call')}`]);
+      expect(hits.length).toBe(1);
+      const [{ view, rec }] = hits;
+      expect(view.truncated).toBe(true);
+      const fs = pyOnly(view);
+      expect(fs.length).toBe(96);
+      expect(fs.every((f) => f.function === 'recurse')).toBe(true);
+      // the 2 MB object is live
+      expect(rec.liveBytes).toBeGreaterThanOrEqual(2_000_000);
+      expect(viewStack(rec.frames, t, 'merged').truncated).toBe(true);
+    });
+
+    it(`${v}: a thread that released the GIL still gets its Python frames`, () => {
+      const scanner = parent.records.filter((r) => sig(pyOnly(viewStack(r.frames, t, 'python')))[0] === `scanner:${lineOf('scanner-listdir')}`);
+      expect(scanner.length).toBeGreaterThan(0);
+      for (const r of scanner) {
+        const fs = pyOnly(viewStack(r.frames, t, 'python'));
+        expect(fs[1].function).toBe('Thread.run');
+        expect(fs[fs.length - 1].function).toBe('Thread._bootstrap');
+        expect(r.threads).not.toContain(0); // not the main thread
+      }
+      expect(scanner.reduce((s, r) => s + r.accumObjects, 0)).toBeGreaterThan(0);
+    });
+
+    it(`${v}: non-ASCII names and a lambda`, () => {
+      const hits = findPath(parent, t, [`分配_é.<locals>.<lambda>:${lineOf('unicode-lambda')}`, `分配_é:${lineOf('unicode-alloc')}`, `main:${lineOf('unicode-call')}`]);
+      expect(hits.length).toBeGreaterThan(0);
+      expect(pyOnly(hits[0].view)[1].file?.endsWith('dir with space 100% ünï/模块_mod.py')).toBe(true);
+    });
+
+    it(`${v}: merged view replaces each group's eval frame, keeps the other natives, and resolves everything`, () => {
+      const maps = parseMaps(parent.mapsText).entries;
+      let groups = 0;
+      for (const rec of parent.records) {
+        const merged = viewStack(rec.frames, t, 'merged');
+        const native = viewStack(rec.frames, t, 'native');
+        const python = viewStack(rec.frames, t, 'python');
+        expect(merged.unmerged).toBe(false);
+        expect(python.frames.every((f) => f.kind === 'python' && f.resolved)).toBe(true);
+        expect(native.frames.every((f) => f.kind === 'native' && !isPythonPseudoAddress(f.addr))).toBe(true);
+        // the native frame right after each Python group is the interpreter's (libpython) eval frame
+        const hidden = native.frames.filter((n) => !merged.frames.some((m) => m.kind === 'native' && m.index === n.index));
+        for (const h of hidden) {
+          const m = findMapping(maps, BigInt(h.addr));
+          expect(m?.path ?? '', h.addr).toMatch(/libpython3\.1[123]/);
+          groups++;
+        }
+        expect(merged.frames.length).toBe(native.frames.length - hidden.length + python.frames.length);
+        // markers are never frames
+        expect(merged.frames.length + hidden.length).toBeLessThanOrEqual(rec.frames.length);
+      }
+      expect(groups).toBeGreaterThan(10);
+    });
+
+    it(`${v}: regrouping by Python view loses no bytes; totals match jeprof`, () => {
+      const totals = jeprofTotals();
+      for (const d of dumps) {
+        const want = totals.get(`${v}/${d.name}`);
+        expect(want, d.name).toBeDefined();
+        const tab = tableOf(d);
+        let total = 0;
+        const byPython = new Map<string, number>();
+        for (const r of d.records) {
+          const b = unbiasedBytes(r.liveObjects, r.liveBytes, d.period);
+          total += b;
+          const key = sig(pyOnly(viewStack(r.frames, tab, 'python'))).join(';');
+          byPython.set(key, (byPython.get(key) ?? 0) + b);
+        }
+        expect(Math.floor(total)).toBe(want);
+        expect(Math.floor([...byPython.values()].reduce((a, b) => a + b, 0) + 1e-6)).toBe(want);
+      }
+    });
+  }
+
+  it('py312: the leak grows between snapshots; the forked child has its own path', () => {
+    const dumps = listDumps('py312');
+    const first = dumps.find((d) => d.name.endsWith('.0.m0.heap'));
+    const last = parentLastDump(dumps);
+    if (!first) throw new Error('no m0');
+    const leak = (d: FixtureDump): number =>
+      findPath(d, tableOf(d), [`make_record:${lineOf('leak-alloc')}`]).reduce((s, h) => s + unbiasedBytes(h.rec.liveObjects, h.rec.liveBytes, d.period), 0);
+    expect(leak(last)).toBeGreaterThan(1.5 * leak(first));
+    const child = childDump(dumps);
+    if (!child) throw new Error('no child dump');
+    const hits = findPath(child, tableOf(child), [`child_work:${lineOf('child-alloc')}`, `main:${lineOf('child-call')}`]);
+    expect(hits.length).toBeGreaterThan(0);
+    // inherited stacks: the child's dump also holds the parent's leak path
+    expect(leak(child)).toBeGreaterThan(0);
+  });
+});
+
+describe('view rules on synthetic stacks', () => {
+  const table = parsePyFrames(
+    [
+      'PYFRAMES/1 tag=0x7079 kind_shift=44 id_shift=4 pid=1 python=3.12.1',
+      'F 0x7079100000000010 22 20 make_record /srv/app.py',
+      'F 0x7079100000000020 30 28 handler /srv/app.py',
+      'F 0x7079100000000030 5 1 <module> /srv/app.py',
+      'END 3',
+    ].join('\n'),
+  );
+  const EVAL1 = '0x7f0000001000';
+  const EVAL2 = '0x7f0000002000';
+  // leaf: malloc, PyBytes, [py make_record, handler], eval1, call plumbing, [py <module>], eval2, main
+  const merged = ['0x7f0000000100', '0x7f0000000200', '0x7079100000000010', '0x7079100000000020', EVAL1, '0x7f0000000300', '0x7079100000000030', EVAL2, '0x555500000100'];
+
+  it('merged hides the eval frame after each group, python-only and native-only filter', () => {
+    const m = viewStack(merged, table, 'merged');
+    expect(m.frames.map((f) => (f.kind === 'python' ? f.function : f.addr))).toEqual([
+      '0x7f0000000100', '0x7f0000000200', 'make_record', 'handler', '0x7f0000000300', '<module>', '0x555500000100',
+    ]);
+    const withInterp = viewStack(merged, table, 'merged', { isInterpreterFrame: (a) => a.startsWith('0x7f') });
+    // leaf-side natives stay (allocation site); interpreter plumbing between groups goes
+    expect(withInterp.frames.map((f) => (f.kind === 'python' ? f.function : f.addr))).toEqual([
+      '0x7f0000000100', '0x7f0000000200', 'make_record', 'handler', '<module>', '0x555500000100',
+    ]);
+    expect(sig(pyOnly(viewStack(merged, table, 'python')))).toEqual(['make_record:22', 'handler:30', '<module>:5']);
+    expect(viewStack(merged, table, 'native').frames.map((f) => f.addr)).toEqual(merged.filter((a) => !a.startsWith('0x7079')));
+  });
+
+  it('undoes a -1 applied to tagged callers (jeprof style) and labels unresolved frames', () => {
+    const minus1 = merged.map((a, i) => (i > 0 ? '0x' + (BigInt(a) - 1n).toString(16) : a));
+    expect(sig(pyOnly(viewStack(minus1, table, 'python')))).toEqual(['make_record:22', 'handler:30', '<module>:5']);
+    const v = viewStack(['0x7f0000000100', '0x7079100000000990', EVAL1], table, 'merged');
+    const p = pyOnly(v)[0];
+    expect(p.resolved).toBe(false);
+    expect(p.label).toBe('[py] <unresolved 0x7079100000000990>');
+    expect(pythonFrameJson(p)).toEqual({ kind: 'python', function: '<unresolved 0x7079100000000990>', file: null, line: null });
+    const none = viewStack(['0x7079100000000010', EVAL1], null, 'merged');
+    expect(pyOnly(none)[0].label).toBe('[py] <unresolved 0x7079100000000010>');
+    expect(pyOnly(viewStack(['0x7079100000000010'], table, 'merged'))[0].label).toBe('[py] make_record (/srv/app.py:22)');
+  });
+
+  it('markers are flags, not frames; unknown frames are shown', () => {
+    const v = viewStack(['0x7f01', '0x7079100000000010', '0x7079400000000000', EVAL1, '0x7079500000000000', EVAL2, '0x7079400000000000'], table, 'merged');
+    expect(v.truncated).toBe(true);
+    expect(v.frames.map((f) => (f.kind === 'python' ? f.function : f.addr))).toEqual(['0x7f01', 'make_record', '<unknown>']);
+    expect(v.pythonFrames).toBe(2);
+  });
+
+  it('fallback layout: Python frames outward of the natives, or re-merged with an eval-frame test', () => {
+    const fb = ['0x7f01', EVAL1, '0x7f03', EVAL2, '0x5501', '0x7079300000000000', '0x7079100000000010', '0x7079100000000020', '0x7079200000000000', '0x7079100000000030'];
+    const plain = viewStack(fb, table, 'merged');
+    expect(plain.unmerged).toBe(true);
+    expect(plain.frames.map((f) => (f.kind === 'python' ? f.function : f.addr))).toEqual(['0x7f01', EVAL1, '0x7f03', EVAL2, '0x5501', 'make_record', 'handler', '<module>']);
+    const re = viewStack(fb, table, 'merged', { isEvalFrame: (a) => a === EVAL1 || a === EVAL2 });
+    expect(re.frames.map((f) => (f.kind === 'python' ? f.function : f.addr))).toEqual(['0x7f01', 'make_record', 'handler', '0x7f03', '<module>', '0x5501']);
+    expect(sig(pyOnly(viewStack(fb, table, 'python')))).toEqual(['make_record:22', 'handler:30', '<module>:5']);
+  });
+
+  it('tells pseudo-addresses from addresses; parses --stacks values', () => {
+    expect(isPythonPseudoAddress('0x7079100000000010')).toBe(true);
+    expect(isPythonPseudoAddress('0x707910000000000f')).toBe(true);
+    expect(isPythonPseudoAddress('0x7f4bc7446b86')).toBe(false);
+    expect(isPythonPseudoAddress('0x5059000005000083')).toBe(false);
+    expect(isPythonPseudoAddress('0xffffffffff600000')).toBe(false);
+    expect(parseStackMode('python')).toBe('python');
+    expect(parseStackMode('mixed')).toBeNull();
+  });
+});

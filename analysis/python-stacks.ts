@@ -1,0 +1,210 @@
+// Python frames in stacks: turns a stack's frames (normalized hex strings, leaf first, as in the
+// AddressTable) plus a PYFRAMES/1 table into one of three views:
+//   merged  - Python frames in place of the interpreter's native eval frames (like py-spy / memray)
+//   python  - Python frames only
+//   native  - native frames only (pseudo-addresses removed)
+// Markers (entry, unmerged, truncated) are never frames; they only set flags on the view.
+// Pseudo-addresses must never reach the symbolizer or the maps: filter with isPythonPseudoAddress.
+
+import {
+  DEFAULT_LAYOUT,
+  PY_KIND_ENTRY,
+  PY_KIND_FRAME,
+  PY_KIND_TRUNCATED,
+  PY_KIND_UNKNOWN,
+  PY_KIND_UNMERGED,
+  decodePseudoAddress,
+  type PseudoAddressLayout,
+  type PyFrameTable,
+} from '../parsers/pyframes.js';
+
+export type StackMode = 'merged' | 'python' | 'native';
+export const STACK_MODES: readonly StackMode[] = ['merged', 'python', 'native'];
+
+export interface NativeFrameView {
+  kind: 'native';
+  /** the address as given */
+  addr: string;
+  /** position in the input frames */
+  index: number;
+}
+
+export interface PythonFrameView {
+  kind: 'python';
+  /** canonical pseudo-address (a "-1" applied by another tool undone) */
+  addr: string;
+  index: number;
+  /** qualname; "<unresolved 0x…>" when the table does not name it, "<unknown>" for an unreadable frame */
+  function: string;
+  file: string | null;
+  line: number | null;
+  resolved: boolean;
+  /** "[py] fn (file:line)" or "[py] <unresolved 0x…>" */
+  label: string;
+}
+
+export type FrameView = NativeFrameView | PythonFrameView;
+
+export interface StackView {
+  frames: FrameView[];
+  /** frames were dropped (producer's walk limit or jemalloc's 128-slot limit) */
+  truncated: boolean;
+  /** the producer could not place the Python frames among the native ones (fallback layout) */
+  unmerged: boolean;
+  /** Python frames in the input (resolved or not) */
+  pythonFrames: number;
+}
+
+export interface StackViewOptions {
+  /**
+   * Native frames of the interpreter (libpython plumbing: eval loop, vectorcall, ...). In merged
+   * mode they are hidden once outward of the innermost Python frame; leaf-side native frames
+   * (the allocation site) are always kept. Without it only each group's own eval frame is hidden.
+   */
+  isInterpreterFrame?: (addr: string) => boolean;
+  /** `_PyEval_EvalFrameDefault` frames: lets merged mode re-merge a fallback (unmerged) stack. */
+  isEvalFrame?: (addr: string) => boolean;
+}
+
+/** True for a PYFRAMES/1 pseudo-address (frame or marker) with the given (default) layout. */
+export function isPythonPseudoAddress(hex: string, layout: PseudoAddressLayout = DEFAULT_LAYOUT): boolean {
+  return decodePseudoAddress(hex, layout) !== null;
+}
+
+export function layoutOf(table: PyFrameTable | null): PseudoAddressLayout {
+  return table ? { tagHex: table.tagHex, kindShift: table.kindShift, idShift: table.idShift } : DEFAULT_LAYOUT;
+}
+
+export function pythonFrameLabel(f: Pick<PythonFrameView, 'function' | 'file' | 'line' | 'resolved'>): string {
+  if (!f.resolved) return `[py] ${f.function}`;
+  const where = f.file ? ` (${f.file}${f.line !== null ? ':' + f.line : ''})` : '';
+  return `[py] ${f.function}${where}`;
+}
+
+function pythonFrame(addr: string, index: number, kind: number, table: PyFrameTable | null): PythonFrameView {
+  if (kind === PY_KIND_FRAME) {
+    const e = table?.frames.get(addr);
+    if (e) {
+      const v = { kind: 'python' as const, addr, index, function: e.function || '<anonymous>', file: e.file || null, line: e.line, resolved: true, label: '' };
+      v.label = pythonFrameLabel(v);
+      return v;
+    }
+  }
+  const fn = kind === PY_KIND_UNKNOWN ? '<unknown>' : `<unresolved ${addr}>`;
+  return { kind: 'python', addr, index, function: fn, file: null, line: null, resolved: false, label: `[py] ${fn}` };
+}
+
+interface Classified {
+  native: boolean;
+  addr: string;
+  kind: number; // 0 for native
+  index: number;
+}
+
+function classify(frames: readonly string[], table: PyFrameTable | null): Classified[] {
+  const layout = layoutOf(table);
+  return frames.map((addr, index) => {
+    const pa = decodePseudoAddress(addr, layout);
+    return pa ? { native: false, addr: pa.addr, kind: pa.kind, index } : { native: true, addr, kind: 0, index };
+  });
+}
+
+const isMarker = (k: number): boolean => k === PY_KIND_ENTRY || k === PY_KIND_UNMERGED || k === PY_KIND_TRUNCATED;
+const isPyFrame = (c: Classified): boolean => !c.native && (c.kind === PY_KIND_FRAME || c.kind === PY_KIND_UNKNOWN || !isMarker(c.kind));
+
+/** Builds the view of one stack in `mode`. */
+export function viewStack(frames: readonly string[], table: PyFrameTable | null, mode: StackMode, opts: StackViewOptions = {}): StackView {
+  const cs = classify(frames, table);
+  const truncated = cs.some((c) => !c.native && c.kind === PY_KIND_TRUNCATED);
+  const unmergedAt = cs.findIndex((c) => !c.native && c.kind === PY_KIND_UNMERGED);
+  const pythonFrames = cs.filter(isPyFrame).length;
+  const out: FrameView[] = [];
+  const py = (c: Classified): PythonFrameView => pythonFrame(c.addr, c.index, c.kind, table);
+  const nat = (c: Classified): NativeFrameView => ({ kind: 'native', addr: c.addr, index: c.index });
+
+  if (mode === 'native') {
+    for (const c of cs) if (c.native) out.push(nat(c));
+    return { frames: out, truncated, unmerged: unmergedAt >= 0, pythonFrames };
+  }
+  if (mode === 'python') {
+    for (const c of cs) if (isPyFrame(c)) out.push(py(c));
+    return { frames: out, truncated, unmerged: unmergedAt >= 0, pythonFrames };
+  }
+
+  // merged
+  if (unmergedAt >= 0) {
+    mergeFallback(cs, unmergedAt, opts, out, py, nat);
+    return { frames: out, truncated, unmerged: true, pythonFrames };
+  }
+  let seenPython = false;
+  let afterGroup = false; // the previous slot was a Python frame (or the truncated marker after one)
+  for (const c of cs) {
+    if (!c.native) {
+      if (isPyFrame(c)) {
+        out.push(py(c));
+        seenPython = true;
+        afterGroup = true;
+      }
+      // markers: a truncated marker right after a group keeps afterGroup as it is
+      continue;
+    }
+    if (afterGroup) {
+      afterGroup = false; // the group's own eval frame, which the producer kept: hidden
+      continue;
+    }
+    if (seenPython && opts.isInterpreterFrame?.(c.addr)) continue;
+    out.push(nat(c));
+  }
+  return { frames: out, truncated, unmerged: false, pythonFrames };
+}
+
+/**
+ * Fallback layout: natives, unmerged marker, Python groups (innermost first) split by entry markers.
+ * With an eval-frame test the groups are put back leafward of their eval frames, outermost first
+ * (as memray pairs them); otherwise the Python frames are shown outward of all native frames.
+ */
+function mergeFallback(
+  cs: Classified[],
+  unmergedAt: number,
+  opts: StackViewOptions,
+  out: FrameView[],
+  py: (c: Classified) => PythonFrameView,
+  nat: (c: Classified) => NativeFrameView,
+): void {
+  const natives = cs.slice(0, unmergedAt).filter((c) => c.native);
+  const groups: Classified[][] = [[]];
+  for (const c of cs.slice(unmergedAt + 1)) {
+    if (!c.native && c.kind === PY_KIND_ENTRY) groups.push([]);
+    else if (isPyFrame(c)) groups[groups.length - 1].push(c);
+  }
+  while (groups.length > 0 && groups[groups.length - 1].length === 0) groups.pop();
+  const evals = opts.isEvalFrame ? natives.map((c, i) => (opts.isEvalFrame?.(c.addr) ? i : -1)).filter((i) => i >= 0) : [];
+  if (evals.length >= groups.length && groups.length > 0) {
+    const pairOf = new Map<number, number>();
+    groups.forEach((_, g) => pairOf.set(evals[evals.length - groups.length + g], g));
+    let seenPython = false;
+    natives.forEach((c, i) => {
+      const g = pairOf.get(i);
+      if (g !== undefined) {
+        for (const p of groups[g]) out.push(py(p));
+        seenPython = seenPython || groups[g].length > 0;
+        return; // the eval frame itself is replaced by its group
+      }
+      if (seenPython && opts.isInterpreterFrame?.(c.addr)) return;
+      out.push(nat(c));
+    });
+    return;
+  }
+  for (const c of natives) out.push(nat(c));
+  for (const g of groups) for (const p of g) out.push(py(p));
+}
+
+/** The JSON form of a frame for `--json` output: Python frames as {kind, function, file, line}. */
+export function pythonFrameJson(f: PythonFrameView): { kind: 'python'; function: string; file: string | null; line: number | null } {
+  return { kind: 'python', function: f.function, file: f.file, line: f.line };
+}
+
+/** Parses a `--stacks` value; null when invalid. */
+export function parseStackMode(s: string): StackMode | null {
+  return (STACK_MODES as readonly string[]).includes(s) ? (s as StackMode) : null;
+}

@@ -1,0 +1,94 @@
+// The typed API the preload script exposes to the renderer as `window.heaplens` (Electron only).
+// Types only: shared by app/preload.cts, app/main.ts and renderer/src/lib/host.ts.
+
+/** One file the user made available (picked in a dialog, dropped, or found under a picked/dropped folder). */
+export interface HostFileEntry {
+  /** absolute path on this machine, used for reads */
+  path: string;
+  /** path relative to the folder the user opened ('/' separators), or the base name for single files */
+  relativePath: string;
+  size: number;
+  mtimeMs: number;
+}
+
+export interface RecentSession {
+  /** the files and folders the user opened, absolute */
+  paths: string[];
+  /** short label for menus: first folder or file name, plus a count */
+  label: string;
+  openedAt: number;
+}
+
+export type OpenKind = 'files' | 'folder';
+
+export type MenuCommand =
+  | 'open-files'
+  | 'open-folder'
+  | 'open-sample'
+  | 'export-json'
+  | 'export-png'
+  | 'close-job'
+  | 'toggle-theme'
+  | 'find'
+  | 'view-processes'
+  | 'view-timeline'
+  | 'view-growth'
+  | 'view-flame'
+  | 'view-diff'
+  | 'zoom-reset';
+
+export interface SaveRequest {
+  suggestedName: string;
+  /** text or binary content */
+  data: string | Uint8Array;
+  /** e.g. [{ name: 'JSON', extensions: ['json'] }] */
+  filters: { name: string; extensions: string[] }[];
+}
+
+export interface HeaplensElectronApi {
+  readonly kind: 'electron';
+  readonly platform: string;
+  /** shows the native open dialog; null when cancelled; folders are listed recursively */
+  openDialog(kind: OpenKind): Promise<HostFileEntry[] | null>;
+  /** real paths of files/folders dropped from the OS (resolved in the preload with webUtils) */
+  openDropped(files: File[]): Promise<HostFileEntry[]>;
+  /** reads [offset, offset+length) of a file the user made available; shorter at end of file */
+  readChunk(path: string, offset: number, length: number): Promise<Uint8Array>;
+  /** lists a folder the user made available, recursively */
+  listFolder(path: string): Promise<HostFileEntry[]>;
+  symbolPaths: {
+    list(): Promise<string[]>;
+    /** opens a folder dialog and adds the choice */
+    add(): Promise<string[]>;
+    remove(path: string): Promise<string[]>;
+  };
+  /** save dialog + write; resolves to the written path or null when cancelled */
+  save(request: SaveRequest): Promise<string | null>;
+  recent: {
+    list(): Promise<RecentSession[]>;
+    /** reopens recent session `index` (its paths are re-listed) */
+    open(index: number): Promise<HostFileEntry[]>;
+    clear(): Promise<void>;
+  };
+  /** subscribes to application-menu commands; returns an unsubscribe function */
+  onMenu(listener: (command: MenuCommand) => void): () => void;
+  /** files the OS asked the app to open (file association, second instance, macOS open-file) */
+  onOpenRequest(listener: (entries: HostFileEntry[]) => void): () => void;
+}
+
+/** IPC channel names (renderer → main are invoke/handle; main → renderer is 'menu'). */
+export const CHANNELS = {
+  openDialog: 'heaplens:open-dialog',
+  openDropped: 'heaplens:open-dropped',
+  readChunk: 'heaplens:read-chunk',
+  listFolder: 'heaplens:list-folder',
+  symbolPathsList: 'heaplens:symbol-paths-list',
+  symbolPathsAdd: 'heaplens:symbol-paths-add',
+  symbolPathsRemove: 'heaplens:symbol-paths-remove',
+  save: 'heaplens:save',
+  recentList: 'heaplens:recent-list',
+  recentOpen: 'heaplens:recent-open',
+  recentClear: 'heaplens:recent-clear',
+  menu: 'heaplens:menu',
+  openRequest: 'heaplens:open-request',
+} as const;

@@ -1,0 +1,119 @@
+// IPC handlers of the main process as plain functions over injected dialogs, file access and settings.
+// main.ts registers each with ipcMain.handle(channel, (_event, ...args) => handler(...args)).
+
+import path from 'node:path';
+import { AccessError, checkPathArgument, type FileAccess } from './file-access.js';
+import { CHANNELS, type HostFileEntry, type OpenKind, type RecentSession } from './host-api.js';
+import { addRecent, addSymbolPath, removeSymbolPath, type SettingsStore } from './recent.js';
+
+export interface Dialogs {
+  /** absolute paths chosen, or null when cancelled */
+  showOpen(kind: OpenKind | 'symbol-folder'): Promise<string[] | null>;
+  /** absolute path chosen, or null when cancelled */
+  showSave(suggestedName: string, filters: { name: string; extensions: string[] }[]): Promise<string | null>;
+}
+
+export interface HandlerDeps {
+  files: FileAccess;
+  settings: SettingsStore;
+  dialogs: Dialogs;
+  now?: () => number;
+}
+
+export type Handler = (...args: unknown[]) => Promise<unknown>;
+
+const MAX_DROPPED = 10_000;
+
+function checkFilters(v: unknown): { name: string; extensions: string[] }[] {
+  if (!Array.isArray(v)) return [];
+  const out: { name: string; extensions: string[] }[] = [];
+  for (const f of v.slice(0, 16)) {
+    if (typeof f !== 'object' || f === null) continue;
+    const o = f as Record<string, unknown>;
+    if (typeof o.name !== 'string' || !Array.isArray(o.extensions)) continue;
+    const exts = o.extensions.filter((e): e is string => typeof e === 'string' && /^[A-Za-z0-9*]{1,16}$/.test(e));
+    out.push({ name: o.name.slice(0, 64), extensions: exts });
+  }
+  return out;
+}
+
+function checkSuggestedName(v: unknown): string {
+  if (typeof v !== 'string') return 'heaplens-export';
+  const base = path.basename(v.replace(/[\\/:*?"<>|\0]/g, '_'));
+  return base.slice(0, 200) || 'heaplens-export';
+}
+
+export function createHandlers(deps: HandlerDeps): Record<string, Handler> {
+  const now = deps.now ?? Date.now;
+
+  async function openPaths(paths: string[], remember: boolean): Promise<HostFileEntry[]> {
+    const out: HostFileEntry[] = [];
+    const granted: string[] = [];
+    for (const p of paths) {
+      const real = await deps.files.grant(p);
+      granted.push(real);
+      out.push(...(await deps.files.list(real)));
+    }
+    if (remember && granted.length > 0) await deps.settings.update((s) => ({ ...s, recent: addRecent(s.recent, granted, now()) }));
+    return out;
+  }
+
+  return {
+    async [CHANNELS.openDialog](kind: unknown) {
+      if (kind !== 'files' && kind !== 'folder') throw new AccessError('kind must be files or folder');
+      const chosen = await deps.dialogs.showOpen(kind);
+      if (!chosen || chosen.length === 0) return null;
+      return openPaths(chosen, true);
+    },
+    // The preload resolves dropped File objects to paths with webUtils.getPathForFile; a page cannot forge a
+    // File with a path, so these paths stand for a user gesture (drag from the OS).
+    async [CHANNELS.openDropped](paths: unknown) {
+      if (!Array.isArray(paths) || paths.length > MAX_DROPPED) throw new AccessError('paths must be an array');
+      const checked = paths.filter((p) => typeof p === 'string' && p !== '').map((p) => checkPathArgument(p));
+      return openPaths(checked, true);
+    },
+    async [CHANNELS.readChunk](p: unknown, offset: unknown, length: unknown) {
+      return deps.files.readChunk(p, offset, length);
+    },
+    async [CHANNELS.listFolder](p: unknown) {
+      return deps.files.list(p);
+    },
+    async [CHANNELS.symbolPathsList]() {
+      return (await deps.settings.load()).symbolPaths;
+    },
+    async [CHANNELS.symbolPathsAdd]() {
+      const chosen = await deps.dialogs.showOpen('symbol-folder');
+      if (!chosen || chosen.length === 0) return (await deps.settings.load()).symbolPaths;
+      for (const c of chosen) await deps.files.grant(c);
+      const s = await deps.settings.update((s) => ({ ...s, symbolPaths: chosen.reduce(addSymbolPath, s.symbolPaths) }));
+      return s.symbolPaths;
+    },
+    async [CHANNELS.symbolPathsRemove](p: unknown) {
+      const abs = checkPathArgument(p);
+      const s = await deps.settings.update((s) => ({ ...s, symbolPaths: removeSymbolPath(s.symbolPaths, abs) }));
+      return s.symbolPaths;
+    },
+    async [CHANNELS.save](req: unknown) {
+      if (typeof req !== 'object' || req === null) throw new AccessError('bad save request');
+      const r = req as Record<string, unknown>;
+      const target = await deps.dialogs.showSave(checkSuggestedName(r.suggestedName), checkFilters(r.filters));
+      if (!target) return null;
+      const abs = deps.files.allowSave(target);
+      await deps.files.save(abs, r.data);
+      return abs;
+    },
+    async [CHANNELS.recentList](): Promise<RecentSession[]> {
+      return (await deps.settings.load()).recent;
+    },
+    async [CHANNELS.recentOpen](index: unknown) {
+      const recent = (await deps.settings.load()).recent;
+      if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index >= recent.length) {
+        throw new AccessError('no such recent session');
+      }
+      return openPaths(recent[index].paths, true);
+    },
+    async [CHANNELS.recentClear]() {
+      await deps.settings.update((s) => ({ ...s, recent: [] }));
+    },
+  };
+}

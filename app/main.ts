@@ -1,0 +1,170 @@
+// Electron main process: wiring only. The logic lives in security.ts, protocol.ts, file-access.ts,
+// ipc-handlers.ts, recent.ts and menu.ts, which are unit-tested without Electron.
+
+import { app, BrowserWindow, dialog, ipcMain, Menu, nativeTheme, protocol, session, type WebContents } from 'electron';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { FileAccess } from './file-access.js';
+import { CHANNELS, type HostFileEntry, type MenuCommand, type OpenKind } from './host-api.js';
+import { createHandlers, type Dialogs } from './ipc-handlers.js';
+import { buildMenuTemplate } from './menu.js';
+import { APP_SCHEME_PRIVILEGES, handleAppRequest } from './protocol.js';
+import { SettingsStore } from './recent.js';
+import {
+  APP_ENTRY,
+  APP_ORIGIN,
+  APP_SCHEME,
+  isNavigationAllowed,
+  isPermissionAllowed,
+  isRequestAllowed,
+  mainWindowOptions,
+} from './security.js';
+import { heapPathsFromArgv } from './argv.js';
+
+const here = import.meta.dirname;
+const rendererDir = path.resolve(here, '..', 'renderer');
+const preloadPath = path.join(here, 'preload.cjs');
+// Development only: `HEAPLENS_DEV_SERVER=http://127.0.0.1:5173 npm start` loads the Vite dev server instead.
+const devServer = !app.isPackaged ? (process.env.HEAPLENS_DEV_SERVER ?? null) : null;
+
+protocol.registerSchemesAsPrivileged([{ ...APP_SCHEME_PRIVILEGES, privileges: { ...APP_SCHEME_PRIVILEGES.privileges } }]);
+
+if (!app.requestSingleInstanceLock()) app.quit();
+
+const files = new FileAccess();
+const settings = new SettingsStore(path.join(app.getPath('userData'), 'settings.json'));
+let mainWindow: BrowserWindow | null = null;
+const pendingOpen: string[] = [];
+
+const dialogs: Dialogs = {
+  async showOpen(kind: OpenKind | 'symbol-folder') {
+    const win = mainWindow ?? undefined;
+    const props: ('openFile' | 'openDirectory' | 'multiSelections')[] =
+      kind === 'files' ? ['openFile', 'multiSelections'] : ['openDirectory', 'multiSelections'];
+    const opts = {
+      title: kind === 'symbol-folder' ? 'Add a symbol search folder' : kind === 'files' ? 'Open heap dumps' : 'Open a folder of dumps',
+      properties: props,
+      filters: kind === 'files' ? [{ name: 'Heap dumps', extensions: ['heap', 'gz', 'maps', 'pyframes'] }, { name: 'All files', extensions: ['*'] }] : [],
+    };
+    const r = win ? await dialog.showOpenDialog(win, opts) : await dialog.showOpenDialog(opts);
+    return r.canceled ? null : r.filePaths;
+  },
+  async showSave(suggestedName, filters) {
+    const opts = { defaultPath: suggestedName, filters };
+    const r = mainWindow ? await dialog.showSaveDialog(mainWindow, opts) : await dialog.showSaveDialog(opts);
+    return r.canceled || !r.filePath ? null : r.filePath;
+  },
+};
+
+const handlers = createHandlers({ files, settings, dialogs });
+
+function senderIsApp(contents: WebContents): boolean {
+  const url = contents.getURL();
+  return url.startsWith(`${APP_ORIGIN}/`) || (devServer !== null && url.startsWith(devServer));
+}
+
+function sendMenu(command: MenuCommand): void {
+  mainWindow?.webContents.send(CHANNELS.menu, command);
+}
+
+async function openPathsInRenderer(paths: string[]): Promise<void> {
+  if (!mainWindow) {
+    pendingOpen.push(...paths);
+    return;
+  }
+  const entries: HostFileEntry[] = [];
+  for (const p of paths) {
+    try {
+      const real = await files.grant(p);
+      entries.push(...(await files.list(real)));
+    } catch (e) {
+      console.error(`heaplens: cannot open ${p}: ${(e as Error).message}`);
+    }
+  }
+  if (entries.length > 0) mainWindow.webContents.send(CHANNELS.openRequest, entries);
+}
+
+async function rebuildMenu(): Promise<void> {
+  const { recent } = await settings.load();
+  const template = buildMenuTemplate(process.platform, sendMenu, recent, (i) => {
+    void handlers[CHANNELS.recentOpen](i).then((entries) => {
+      mainWindow?.webContents.send(CHANNELS.openRequest, entries as HostFileEntry[]);
+    });
+  });
+  Menu.setApplicationMenu(Menu.buildFromTemplate(template));
+}
+
+function harden(): void {
+  const ses = session.defaultSession;
+  ses.webRequest.onBeforeRequest((details, callback) => {
+    const allowed = isRequestAllowed(details.url, devServer);
+    if (!allowed) console.warn(`heaplens: blocked request ${details.url}`);
+    callback({ cancel: !allowed });
+  });
+  ses.setPermissionRequestHandler((_wc, permission, callback) => callback(isPermissionAllowed(permission)));
+  ses.setPermissionCheckHandler((_wc, permission) => isPermissionAllowed(permission));
+  ses.setProxy({ mode: 'direct' }).catch(() => undefined);
+}
+
+app.on('web-contents-created', (_event, contents) => {
+  contents.setWindowOpenHandler(() => ({ action: 'deny' }));
+  contents.on('will-navigate', (event, url) => {
+    if (!isNavigationAllowed(url, devServer)) event.preventDefault();
+  });
+  contents.on('will-redirect', (event, url) => {
+    if (!isNavigationAllowed(url, devServer)) event.preventDefault();
+  });
+  contents.on('will-attach-webview', (event) => event.preventDefault());
+});
+
+app.on('open-file', (event, filePath) => {
+  event.preventDefault();
+  void openPathsInRenderer([filePath]);
+});
+
+app.on('second-instance', (_event, argv) => {
+  if (mainWindow) {
+    if (mainWindow.isMinimized()) mainWindow.restore();
+    mainWindow.focus();
+  }
+  void openPathsInRenderer(heapPathsFromArgv(argv.slice(1)));
+});
+
+app.on('window-all-closed', () => {
+  if (process.platform !== 'darwin') app.quit();
+});
+
+async function createWindow(): Promise<void> {
+  mainWindow = new BrowserWindow(mainWindowOptions(preloadPath, { devTools: !app.isPackaged, dark: nativeTheme.shouldUseDarkColors }));
+  mainWindow.once('ready-to-show', () => mainWindow?.show());
+  mainWindow.on('closed', () => {
+    mainWindow = null;
+  });
+  mainWindow.webContents.once('did-finish-load', () => {
+    const paths = pendingOpen.splice(0);
+    if (paths.length > 0) void openPathsInRenderer(paths);
+  });
+  await mainWindow.loadURL(devServer ?? APP_ENTRY);
+}
+
+void app.whenReady().then(async () => {
+  harden();
+  protocol.handle(APP_SCHEME, async (request) => {
+    const r = await handleAppRequest(request.url, request.method, rendererDir, (p) => readFile(p));
+    return new Response(r.body ? new Blob([new Uint8Array(r.body)]) : null, { status: r.status, headers: r.headers });
+  });
+  for (const [channel, handler] of Object.entries(handlers)) {
+    ipcMain.handle(channel, async (event, ...args: unknown[]) => {
+      if (!senderIsApp(event.sender)) throw new Error('IPC from an unexpected page');
+      const result = await handler(...args);
+      if (channel === CHANNELS.openDialog || channel === CHANNELS.openDropped || channel === CHANNELS.recentOpen) void rebuildMenu();
+      return result;
+    });
+  }
+  pendingOpen.push(...heapPathsFromArgv(process.argv.slice(app.isPackaged ? 1 : 2)));
+  await rebuildMenu();
+  await createWindow();
+  app.on('activate', () => {
+    if (BrowserWindow.getAllWindows().length === 0) void createWindow();
+  });
+});

@@ -1,0 +1,65 @@
+// Preload (sandboxed, so CommonJS and self-contained: a sandboxed preload may require only 'electron').
+// Exposes the typed HeaplensElectronApi as window.heaplens; nothing of Node or ipcRenderer leaks to the page.
+
+import electron = require('electron');
+import type { HeaplensElectronApi, HostFileEntry, MenuCommand, OpenKind, RecentSession, SaveRequest } from './host-api.js';
+
+const { contextBridge, ipcRenderer, webUtils } = electron;
+
+// Must equal CHANNELS in host-api.ts (app/preload.test.ts checks it); duplicated because a sandboxed preload
+// cannot require local modules.
+const C = {
+  openDialog: 'heaplens:open-dialog',
+  openDropped: 'heaplens:open-dropped',
+  readChunk: 'heaplens:read-chunk',
+  listFolder: 'heaplens:list-folder',
+  symbolPathsList: 'heaplens:symbol-paths-list',
+  symbolPathsAdd: 'heaplens:symbol-paths-add',
+  symbolPathsRemove: 'heaplens:symbol-paths-remove',
+  save: 'heaplens:save',
+  recentList: 'heaplens:recent-list',
+  recentOpen: 'heaplens:recent-open',
+  recentClear: 'heaplens:recent-clear',
+  menu: 'heaplens:menu',
+  openRequest: 'heaplens:open-request',
+} as const;
+
+const api: HeaplensElectronApi = {
+  kind: 'electron',
+  platform: process.platform,
+  openDialog: (kind: OpenKind) => ipcRenderer.invoke(C.openDialog, kind) as Promise<HostFileEntry[] | null>,
+  openDropped: (files: File[]) => {
+    const paths = Array.from(files, (f) => webUtils.getPathForFile(f)).filter((p) => p !== '');
+    return ipcRenderer.invoke(C.openDropped, paths) as Promise<HostFileEntry[]>;
+  },
+  readChunk: (path: string, offset: number, length: number) =>
+    ipcRenderer.invoke(C.readChunk, path, offset, length) as Promise<Uint8Array>,
+  listFolder: (path: string) => ipcRenderer.invoke(C.listFolder, path) as Promise<HostFileEntry[]>,
+  symbolPaths: {
+    list: () => ipcRenderer.invoke(C.symbolPathsList) as Promise<string[]>,
+    add: () => ipcRenderer.invoke(C.symbolPathsAdd) as Promise<string[]>,
+    remove: (path: string) => ipcRenderer.invoke(C.symbolPathsRemove, path) as Promise<string[]>,
+  },
+  save: (request: SaveRequest) => ipcRenderer.invoke(C.save, request) as Promise<string | null>,
+  recent: {
+    list: () => ipcRenderer.invoke(C.recentList) as Promise<RecentSession[]>,
+    open: (index: number) => ipcRenderer.invoke(C.recentOpen, index) as Promise<HostFileEntry[]>,
+    clear: () => ipcRenderer.invoke(C.recentClear) as Promise<void>,
+  },
+  onMenu: (listener: (command: MenuCommand) => void) => {
+    const wrapped = (_e: unknown, command: MenuCommand): void => listener(command);
+    ipcRenderer.on(C.menu, wrapped);
+    return () => {
+      ipcRenderer.removeListener(C.menu, wrapped);
+    };
+  },
+  onOpenRequest: (listener: (entries: HostFileEntry[]) => void) => {
+    const wrapped = (_e: unknown, entries: HostFileEntry[]): void => listener(entries);
+    ipcRenderer.on(C.openRequest, wrapped);
+    return () => {
+      ipcRenderer.removeListener(C.openRequest, wrapped);
+    };
+  },
+};
+
+contextBridge.exposeInMainWorld('heaplens', api);

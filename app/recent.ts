@@ -1,0 +1,88 @@
+// Recent sessions and symbol search paths, kept in one small JSON file in the user-data folder.
+
+import { readFile, writeFile, mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import type { RecentSession } from './host-api.js';
+
+export const MAX_RECENT = 12;
+
+export interface Settings {
+  recent: RecentSession[];
+  symbolPaths: string[];
+}
+
+export function emptySettings(): Settings {
+  return { recent: [], symbolPaths: [] };
+}
+
+function isStringArray(v: unknown): v is string[] {
+  return Array.isArray(v) && v.every((s) => typeof s === 'string');
+}
+
+/** Parses the settings file defensively: anything malformed is dropped, never thrown. */
+export function parseSettings(text: string): Settings {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    return emptySettings();
+  }
+  const s = emptySettings();
+  if (typeof raw !== 'object' || raw === null) return s;
+  const o = raw as Record<string, unknown>;
+  if (Array.isArray(o.recent)) {
+    for (const r of o.recent) {
+      if (typeof r !== 'object' || r === null) continue;
+      const e = r as Record<string, unknown>;
+      if (isStringArray(e.paths) && e.paths.length > 0 && typeof e.label === 'string' && typeof e.openedAt === 'number') {
+        s.recent.push({ paths: e.paths, label: e.label, openedAt: e.openedAt });
+      }
+    }
+    s.recent = s.recent.slice(0, MAX_RECENT);
+  }
+  if (isStringArray(o.symbolPaths)) s.symbolPaths = [...new Set(o.symbolPaths.filter((p) => path.isAbsolute(p)))];
+  return s;
+}
+
+export function sessionLabel(paths: string[]): string {
+  const first = path.basename(paths[0] ?? '') || (paths[0] ?? '');
+  return paths.length > 1 ? `${first} (+${paths.length - 1})` : first;
+}
+
+/** Puts a session first, removing an older entry with the same paths; keeps at most MAX_RECENT. */
+export function addRecent(list: RecentSession[], paths: string[], now: number): RecentSession[] {
+  const key = JSON.stringify([...paths].sort());
+  const rest = list.filter((r) => JSON.stringify([...r.paths].sort()) !== key);
+  return [{ paths: [...paths], label: sessionLabel(paths), openedAt: now }, ...rest].slice(0, MAX_RECENT);
+}
+
+export function addSymbolPath(list: string[], p: string): string[] {
+  return list.includes(p) ? list : [...list, p];
+}
+
+export function removeSymbolPath(list: string[], p: string): string[] {
+  return list.filter((x) => x !== p);
+}
+
+export class SettingsStore {
+  private cache: Settings | null = null;
+  constructor(private readonly file: string) {}
+
+  async load(): Promise<Settings> {
+    if (this.cache) return this.cache;
+    try {
+      this.cache = parseSettings(await readFile(this.file, 'utf8'));
+    } catch {
+      this.cache = emptySettings();
+    }
+    return this.cache;
+  }
+
+  async update(fn: (s: Settings) => Settings): Promise<Settings> {
+    const next = fn(await this.load());
+    this.cache = next;
+    await mkdir(path.dirname(this.file), { recursive: true });
+    await writeFile(this.file, JSON.stringify(next, null, 2));
+    return next;
+  }
+}

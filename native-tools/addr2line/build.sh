@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Builds heaplens_addr2line.wasm offline with Debian 12's Rust toolchain and packaged crates.
+# Needs the apt packages in apt-packages.txt. The output is byte-for-byte reproducible; the test
+# `symbolize/wasm-build.test.ts` (HEAPLENS_WASM_REBUILD=1) rebuilds it and compares with the committed file.
+#   OUT=/path/to/file.wasm ./build.sh    # build somewhere else (the reproducibility check does this)
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+cd "$here"
+out="${OUT:-$here/heaplens_addr2line.wasm}"
+
+# Debian's toolchain by full path: rustup's toolchain earlier on PATH has no wasm32 standard library, and the
+# standard library must match the compiler exactly.
+export RUSTC=/usr/bin/rustc
+CARGO=/usr/bin/cargo
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$here/target}"
+export CARGO_HOME="$CARGO_TARGET_DIR/cargo-home"
+# Build paths must not leak into the module (reproducible across checkouts).
+export RUSTFLAGS="--remap-path-prefix=$here=. --remap-path-prefix=$CARGO_TARGET_DIR=target --remap-path-prefix=/usr/share/cargo/registry=registry"
+export SOURCE_DATE_EPOCH=0
+
+# addr2line 0.19 with our DWARF 5 call-file-0 fix (upstream fixed it in 0.20, which needs a newer rustc).
+patched="$here/target/patched/addr2line-0.19.0"
+rm -rf "$patched"
+mkdir -p "$(dirname "$patched")"
+cp -r /usr/share/cargo/registry/addr2line-0.19.0 "$patched"
+patch -s -p1 -d "$patched" < "$here/addr2line-0.19-dwarf5-call-file-0.patch"
+
+"$CARGO" build --release --lib --locked --offline -q
+raw="$CARGO_TARGET_DIR/wasm32-unknown-unknown/release/heaplens_addr2line.wasm"
+wasm-opt -O "$raw" -o "$out"
+echo "built $out ($(stat -c %s "$out") bytes, sha256 $(sha256sum "$out" | cut -c1-16)…)"

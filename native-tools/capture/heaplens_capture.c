@@ -1,0 +1,742 @@
+/*
+ * heaplens capture: adds CPython frames to jemalloc heap profile backtraces (format PYFRAMES/1,
+ * see docs/pyframes-format.md) and writes the frame table next to (or into) every dump.
+ *
+ * Loaded with LD_PRELOAD after jemalloc 5.3:
+ *   LD_PRELOAD="/usr/lib/x86_64-linux-gnu/libjemalloc.so.2 .../libheaplens_capture.so" MALLOC_CONF=prof:true ...
+ *
+ * Rules the sampling path (hl_backtrace_hook) keeps:
+ *   - no malloc, no stdio, no lock that Python code can hold (only our own spin lock, taken to add a
+ *     new table entry; Python never sees it);
+ *   - reads only the calling thread's own interpreter frames, without the GIL (as faulthandler does);
+ *   - bounded work: at most max_py_frames frames kept, max_py_walk frames visited.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h> /* rename() only */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "py_offsets.h"
+
+#define HL_EXPORT __attribute__((visibility("default")))
+#define HL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define HL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* ---- PYFRAMES/1 pseudo-addresses ------------------------------------------------------------- */
+#define PF_TAG 0x7079ULL
+#define PF_KIND_SHIFT 44
+#define PF_ID_SHIFT 4
+enum { PF_FRAME = 1, PF_ENTRY = 2, PF_UNMERGED = 3, PF_TRUNCATED = 4, PF_UNKNOWN = 5 };
+#define PF_ADDR(kind, id) \
+    ((PF_TAG << 48) | ((uint64_t)(kind) << PF_KIND_SHIFT) | ((uint64_t)(id) << PF_ID_SHIFT))
+
+/* ---- jemalloc's experimental hook types (include/jemalloc/internal/prof_hook.h, 5.3.0) -------- */
+typedef void (*prof_backtrace_hook_t)(void **vec, unsigned *len, unsigned max_len);
+typedef void (*prof_dump_hook_t)(const char *filename);
+typedef int (*mallctl_fn)(const char *name, void *oldp, size_t *oldlenp, void *newp, size_t newlen);
+
+/* ---- configuration (environment, read once in the constructor) ---------------------------------- */
+enum { TABLE_NONE = 0, TABLE_SIDECAR = 1, TABLE_APPEND = 2, TABLE_BOTH = 3 };
+static int cfg_python = 1;
+static int cfg_lines = 1;
+static int cfg_table = TABLE_SIDECAR;
+static int cfg_max_py_frames = 96;
+static int cfg_max_py_walk = 1024;
+static int cfg_force_unmerged = 0;
+static int cfg_timing = 0;
+static int cfg_verbose = 0;
+
+/* ---- state found at start-up ----------------------------------------------------------------- */
+static prof_backtrace_hook_t native_backtrace; /* jemalloc's own unwinder */
+static int py_ok;                              /* Python frames enabled and the layout known */
+static const struct hl_py_layout *L;
+static unsigned py_major, py_minor, py_micro;
+static void *py_code_type, *py_unicode_type;
+static void *(*py_tstate_unchecked)(void);     /* 3.12+: attached tstate of this thread, or NULL */
+static void *(*py_gilstate_get)(void);         /* PyGILState_GetThisThreadState (TSS, any version) */
+static int (*py_is_finalizing)(void);
+static int (*py_is_initialized)(void);
+static int (*py_addr2line)(void *code, int addrq);
+static atomic_int py_seen_initialized;
+
+#define MAX_RANGES 4
+static uintptr_t eval_lo[MAX_RANGES], eval_hi[MAX_RANGES]; /* _PyEval_EvalFrameDefault (+ .cold) */
+static int n_eval;
+static uintptr_t self_lo[MAX_RANGES], self_hi[MAX_RANGES]; /* our own executable segments */
+static int n_self;
+
+/* ---- counters --------------------------------------------------------------------------------- */
+static atomic_ulong st_samples, st_merged, st_unmerged, st_nopython, st_truncated, st_unknown;
+static atomic_ulong st_native_ns, st_python_ns;
+
+/* ---- the frame table: append-only, mmap'd, lock-free lookups ----------------------------------- */
+struct entry {
+    uintptr_t code, qualname, filename; /* object addresses: part of the key (detects reuse) */
+    int32_t firstlineno, line;
+    uint32_t qual_off, file_off;        /* into the string arena, encoded, NUL-free */
+    uint16_t qual_len, file_len_hi;     /* file length = file_len_hi << 16 | file_len_lo */
+    uint16_t file_len_lo, pad;
+};
+#define ENTRY_CAP (1u << 18)
+#define SLOT_BITS 19
+#define SLOT_CAP (1u << SLOT_BITS)
+#define ARENA_CAP (64u << 20)
+#define QUAL_MAX_CHARS 1024
+#define FILE_MAX_CHARS 4096
+
+static struct entry *entries;       /* entries[id - 1] */
+static _Atomic uint32_t *slots;     /* hash slots holding ids, 0 = empty */
+static char *arena;
+static uint32_t arena_used;
+static _Atomic uint32_t n_entries;  /* published count (release) */
+static atomic_flag table_lock = ATOMIC_FLAG_INIT;
+
+static void lock_table(void) {
+    while (atomic_flag_test_and_set_explicit(&table_lock, memory_order_acquire)) {
+        __builtin_ia32_pause();
+    }
+}
+static void unlock_table(void) { atomic_flag_clear_explicit(&table_lock, memory_order_release); }
+
+/* ---- small helpers that never allocate ---------------------------------------------------------- */
+static void say(const char *a, const char *b, const char *c) {
+    /* one line on stderr via write(2) */
+    char buf[512];
+    size_t n = 0;
+    const char *parts[4] = {"heaplens-capture: ", a, b, c};
+    for (int i = 0; i < 4; i++) {
+        for (const char *p = parts[i]; p && *p && n < sizeof buf - 2; p++) buf[n++] = *p;
+    }
+    buf[n++] = '\n';
+    ssize_t r = write(2, buf, n);
+    (void)r;
+}
+
+static int env_int(const char *name, int dflt, int lo, int hi) {
+    const char *v = getenv(name);
+    if (!v || !*v) return dflt;
+    char *end;
+    long x = strtol(v, &end, 10);
+    if (*end || x < lo || x > hi) {
+        say("ignoring invalid ", name, "");
+        return dflt;
+    }
+    return (int)x;
+}
+
+static uint64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static inline uintptr_t ld_ptr(uintptr_t base, int off) { return *(const uintptr_t *)(base + (uintptr_t)off); }
+static inline int32_t ld_i32(uintptr_t base, int off) { return *(const int32_t *)(base + (uintptr_t)off); }
+
+/* ---- string encoding: CPython compact str -> UTF-8 -> PYFRAMES percent-encoding ---------------- */
+static size_t put_byte(char *out, size_t n, size_t cap, unsigned char b) {
+    static const char hex[] = "0123456789ABCDEF";
+    if (b <= 0x20 || b == '%' || b >= 0x7f) {
+        if (n + 3 > cap) return (size_t)-1;
+        out[n] = '%';
+        out[n + 1] = hex[b >> 4];
+        out[n + 2] = hex[b & 15];
+        return n + 3;
+    }
+    if (n + 1 > cap) return (size_t)-1;
+    out[n] = (char)b;
+    return n + 1;
+}
+
+static size_t put_cp(char *out, size_t n, size_t cap, uint32_t cp) {
+    unsigned char u[4];
+    int k;
+    if (cp >= 0xDC80 && cp <= 0xDCFF) { /* surrogateescape: the original byte */
+        return put_byte(out, n, cap, (unsigned char)(cp - 0xDC00));
+    }
+    if ((cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF) cp = 0xFFFD;
+    if (cp < 0x80) { u[0] = (unsigned char)cp; k = 1; }
+    else if (cp < 0x800) { u[0] = (unsigned char)(0xC0 | (cp >> 6)); u[1] = (unsigned char)(0x80 | (cp & 63)); k = 2; }
+    else if (cp < 0x10000) {
+        u[0] = (unsigned char)(0xE0 | (cp >> 12)); u[1] = (unsigned char)(0x80 | ((cp >> 6) & 63));
+        u[2] = (unsigned char)(0x80 | (cp & 63)); k = 3;
+    } else {
+        u[0] = (unsigned char)(0xF0 | (cp >> 18)); u[1] = (unsigned char)(0x80 | ((cp >> 12) & 63));
+        u[2] = (unsigned char)(0x80 | ((cp >> 6) & 63)); u[3] = (unsigned char)(0x80 | (cp & 63)); k = 4;
+    }
+    size_t start = n;
+    for (int i = 0; i < k; i++) {
+        n = put_byte(out, n, cap, u[i]);
+        if (n == (size_t)-1) return (size_t)-1; /* no room: the caller cuts before this code point */
+    }
+    (void)start;
+    return n;
+}
+
+/* Encodes str object `s` into out[0..cap); returns the length. Unreadable -> "%3F" ("?"). */
+static size_t encode_str(uintptr_t s, char *out, size_t cap, size_t max_chars) {
+    size_t n = 0;
+    if (!s || ld_ptr(s, L->ob_type) != (uintptr_t)py_unicode_type) goto unknown;
+    unsigned int state = *(const unsigned int *)(s + (uintptr_t)L->str_state);
+    if (!(state & L->str_compact_mask)) goto unknown;
+    int64_t len = *(const int64_t *)(s + (uintptr_t)L->str_length);
+    if (len < 0) goto unknown;
+    if (len == 0) { out[0] = '-'; return 1; }
+    unsigned kind = (state & L->str_kind_mask) >> L->str_kind_shift;
+    uintptr_t data = s + (uintptr_t)((state & L->str_ascii_mask) ? L->str_ascii_data : L->str_compact_data);
+    if (kind != 1 && kind != 2 && kind != 4) goto unknown;
+    size_t count = (size_t)len < max_chars ? (size_t)len : max_chars;
+    for (size_t i = 0; i < count; i++) {
+        uint32_t cp = kind == 1 ? ((const uint8_t *)data)[i]
+                    : kind == 2 ? ((const uint16_t *)data)[i] : ((const uint32_t *)data)[i];
+        size_t m;
+        if (i == 0 && cp == '-') { /* a leading '-' would read as "empty": always %2D */
+            if (n + 3 > cap) break;
+            out[n] = '%'; out[n + 1] = '2'; out[n + 2] = 'D';
+            m = n + 3;
+        } else {
+            m = put_cp(out, n, cap, cp);
+            if (m == (size_t)-1) break;
+        }
+        n = m;
+    }
+    if (n == 0) goto unknown;
+    return n;
+unknown:
+    out[0] = '%'; out[1] = '3'; out[2] = 'F';
+    return 3;
+}
+
+/* ---- interning ----------------------------------------------------------------------------------- */
+static inline uint64_t mix(uint64_t h) {
+    h ^= h >> 33; h *= 0xff51afd7ed558ccdull; h ^= h >> 33; h *= 0xc4ceb9fe1a85ec53ull; h ^= h >> 33;
+    return h;
+}
+
+static inline int entry_eq(const struct entry *e, uintptr_t code, uintptr_t q, uintptr_t f, int32_t fl, int32_t line) {
+    return e->code == code && e->line == line && e->qualname == q && e->filename == f && e->firstlineno == fl;
+}
+
+/* Returns the id of (code, line), adding it if new; 0 when the table is full. */
+static uint32_t intern(uintptr_t code, int32_t line) {
+    uintptr_t q = ld_ptr(code, L->code_qualname), f = ld_ptr(code, L->code_filename);
+    int32_t fl = ld_i32(code, L->code_firstlineno);
+    uint64_t h = mix((uint64_t)code ^ ((uint64_t)(uint32_t)line << 32) ^ (uint64_t)q * 31 ^ (uint64_t)f * 17);
+    uint32_t i = (uint32_t)h & (SLOT_CAP - 1);
+    for (uint32_t probes = 0; probes < SLOT_CAP; probes++, i = (i + 1) & (SLOT_CAP - 1)) {
+        uint32_t id = atomic_load_explicit(&slots[i], memory_order_acquire);
+        if (id == 0) break;
+        if (entry_eq(&entries[id - 1], code, q, f, fl, line)) return id;
+    }
+    lock_table();
+    uint32_t id = 0;
+    i = (uint32_t)h & (SLOT_CAP - 1);
+    for (;; i = (i + 1) & (SLOT_CAP - 1)) {
+        uint32_t cur = atomic_load_explicit(&slots[i], memory_order_relaxed);
+        if (cur == 0) break;
+        if (entry_eq(&entries[cur - 1], code, q, f, fl, line)) { id = cur; goto out; }
+    }
+    uint32_t count = atomic_load_explicit(&n_entries, memory_order_relaxed);
+    /* worst case per entry: 3 bytes per UTF-8 byte, 4 UTF-8 bytes per char */
+    size_t need = (size_t)(QUAL_MAX_CHARS + FILE_MAX_CHARS) * 12;
+    if (count >= ENTRY_CAP || arena_used + need > ARENA_CAP) goto out;
+    struct entry *e = &entries[count];
+    e->code = code; e->qualname = q; e->filename = f; e->firstlineno = fl; e->line = line;
+    size_t ql = encode_str(q, arena + arena_used, (size_t)QUAL_MAX_CHARS * 12, QUAL_MAX_CHARS);
+    e->qual_off = arena_used; e->qual_len = (uint16_t)ql; arena_used += (uint32_t)ql;
+    size_t fln = encode_str(f, arena + arena_used, (size_t)FILE_MAX_CHARS * 12, FILE_MAX_CHARS);
+    e->file_off = arena_used; e->file_len_hi = (uint16_t)(fln >> 16); e->file_len_lo = (uint16_t)fln;
+    arena_used += (uint32_t)fln;
+    id = count + 1;
+    atomic_store_explicit(&n_entries, id, memory_order_release);
+    atomic_store_explicit(&slots[i], id, memory_order_release);
+out:
+    unlock_table();
+    return id;
+}
+
+/* ---- the Python walk ------------------------------------------------------------------------------ */
+struct pyframe { uint64_t addr; int group; };
+
+struct walk {
+    int kept;          /* frames in out[] */
+    int groups;        /* C-level eval calls seen (each is a group, possibly empty) */
+    int dropped;       /* frames visited but not kept (walk limit) */
+    int complete;      /* reached the end of the chain */
+};
+
+static void *current_tstate(void) {
+    void *ts = NULL;
+    if (py_tstate_unchecked) ts = py_tstate_unchecked();      /* 3.12+: thread-local, attached */
+    if (!ts && py_gilstate_get) ts = py_gilstate_get();       /* TSS: also when the GIL is released */
+    if (ts && (unsigned long)ld_ptr((uintptr_t)ts, L->tstate_thread_id) != (unsigned long)pthread_self()) {
+        return NULL; /* not this thread's state (3.11's unchecked get is process-wide) */
+    }
+    return ts;
+}
+
+static void py_walk(struct pyframe *out, int cap, struct walk *w) {
+    w->kept = 0; w->groups = 0; w->dropped = 0; w->complete = 0;
+    void *ts = current_tstate();
+    if (!ts) return;
+    uintptr_t frame;
+    if (L->tstate_current_frame >= 0) {
+        frame = ld_ptr((uintptr_t)ts, L->tstate_current_frame);
+    } else {
+        uintptr_t cf = ld_ptr((uintptr_t)ts, L->tstate_cframe);
+        if (!cf) return;
+        frame = ld_ptr(cf, L->cframe_current_frame);
+    }
+    int group = 0, in_group = 0;
+    for (int visited = 0; frame; visited++) {
+        if (visited >= cfg_max_py_walk) { w->groups = group + in_group; return; }
+        int owner = *(const signed char *)(frame + (uintptr_t)L->frame_owner);
+        uintptr_t prev = ld_ptr(frame, L->frame_previous);
+        if (L->owner_cstack >= 0 && owner == L->owner_cstack) { /* 3.12+: end of one eval call */
+            group++; in_group = 0;
+            frame = prev;
+            continue;
+        }
+        in_group = 1;
+        uintptr_t code = ld_ptr(frame, L->frame_code);
+        if (code && ld_ptr(code, L->ob_type) == (uintptr_t)py_code_type) {
+            uintptr_t instr = ld_ptr(frame, L->frame_instr);
+            uintptr_t start = code + (uintptr_t)L->code_code_adaptive;
+            int32_t first = ld_i32(code, L->code_firsttraceable);
+            int incomplete = owner != L->owner_generator && instr < start + (uintptr_t)first * 2;
+            if (!incomplete) {
+                if (w->kept < cap) {
+                    int32_t line;
+                    if (cfg_lines) {
+                        intptr_t addrq = (intptr_t)(instr - start);
+                        line = py_addr2line((void *)code, (int)addrq);
+                    } else {
+                        line = ld_i32(code, L->code_firstlineno);
+                    }
+                    uint32_t id = intern(code, line);
+                    if (id) out[w->kept].addr = PF_ADDR(PF_FRAME, id);
+                    else { out[w->kept].addr = PF_ADDR(PF_UNKNOWN, 0); atomic_fetch_add_explicit(&st_unknown, 1, memory_order_relaxed); }
+                    out[w->kept].group = group;
+                    w->kept++;
+                } else {
+                    w->dropped++;
+                }
+            }
+        }
+        if (L->frame_is_entry >= 0 && *(const unsigned char *)(frame + (uintptr_t)L->frame_is_entry)) {
+            group++; in_group = 0; /* 3.11: this frame was the first of its eval call */
+        }
+        frame = prev;
+    }
+    w->groups = group + in_group;
+    w->complete = 1;
+}
+
+/* ---- the backtrace hook ------------------------------------------------------------------------- */
+static inline int in_ranges(uintptr_t a, const uintptr_t *lo, const uintptr_t *hi, int n) {
+    for (int i = 0; i < n; i++) if (a >= lo[i] && a < hi[i]) return 1;
+    return 0;
+}
+
+static int python_usable(void) {
+    if (!py_ok) return 0;
+    if (py_is_finalizing && py_is_finalizing()) return 0;
+    if (py_is_initialized) {
+        if (py_is_initialized()) {
+            if (!atomic_load_explicit(&py_seen_initialized, memory_order_relaxed))
+                atomic_store_explicit(&py_seen_initialized, 1, memory_order_relaxed);
+        } else if (atomic_load_explicit(&py_seen_initialized, memory_order_relaxed)) {
+            return 0; /* finalized */
+        }
+    }
+    return 1;
+}
+
+#define OUT_CAP 512
+
+static void hl_backtrace_hook(void **vec, unsigned *len, unsigned max_len) {
+    uint64_t t0 = cfg_timing ? now_ns() : 0;
+    native_backtrace(vec, len, max_len);
+    unsigned n0 = *len;
+    int native_full = n0 >= max_len;
+    /* drop our own frame(s): jemalloc's unwinder saw this hook between itself and jemalloc */
+    unsigned n = 0;
+    for (unsigned i = 0; i < n0; i++) {
+        if (!in_ranges((uintptr_t)vec[i], self_lo, self_hi, n_self)) vec[n++] = vec[i];
+    }
+    *len = n;
+    uint64_t t1 = cfg_timing ? now_ns() : 0;
+    atomic_fetch_add_explicit(&st_samples, 1, memory_order_relaxed);
+    if (!python_usable()) {
+        atomic_fetch_add_explicit(&st_nopython, 1, memory_order_relaxed);
+        goto done;
+    }
+
+    struct pyframe py[128];
+    struct walk w;
+    int cap = cfg_max_py_frames < 128 ? cfg_max_py_frames : 128;
+    py_walk(py, cap, &w);
+    if (w.kept == 0 && w.dropped == 0) {
+        atomic_fetch_add_explicit(&st_nopython, 1, memory_order_relaxed);
+        goto done;
+    }
+    int py_truncated = w.dropped > 0 || !w.complete;
+
+    /* native eval frames, leaf first (return address - 1 inside an eval-loop range) */
+    int evals[128], ne = 0;
+    for (unsigned i = 0; i < n && ne < 128; i++) {
+        uintptr_t a = (uintptr_t)vec[i];
+        if (a && in_ranges(a - 1, eval_lo, eval_hi, n_eval)) evals[ne++] = (int)i;
+    }
+    int ng = w.groups;
+    uint64_t out[OUT_CAP];
+    int m = 0;
+    int merged = !cfg_force_unmerged && ng > 0 && (ne >= ng || (native_full && ne > 0));
+    if (merged) {
+        /* pair_of[i] = group to insert leafward of native frame i, or -1 */
+        int pair_of[128];
+        for (unsigned i = 0; i < n; i++) pair_of[i] = -1;
+        if (native_full || py_truncated) {
+            /* outer frames are missing on one side: pair innermost first */
+            for (int g = 0; g < ng && g < ne; g++) pair_of[evals[g]] = g;
+        } else {
+            for (int g = 0; g < ng; g++) pair_of[evals[ne - ng + g]] = g;
+        }
+        int last_kept_group = w.kept ? py[w.kept - 1].group : -1;
+        int k = 0;
+        for (unsigned i = 0; i < n && m < OUT_CAP - 2; i++) {
+            int g = pair_of[i];
+            if (g >= 0) {
+                while (k < w.kept && py[k].group < g) k++; /* groups without an eval frame: dropped */
+                while (k < w.kept && py[k].group == g && m < OUT_CAP - 2) out[m++] = py[k++].addr;
+                if (w.dropped > 0 && g == last_kept_group) out[m++] = PF_ADDR(PF_TRUNCATED, 0);
+            }
+            out[m++] = (uint64_t)(uintptr_t)vec[i];
+        }
+        if (k < w.kept) py_truncated = 1; /* python frames with no place: counted as truncated */
+        atomic_fetch_add_explicit(&st_merged, 1, memory_order_relaxed);
+    } else {
+        for (unsigned i = 0; i < n; i++) out[m++] = (uint64_t)(uintptr_t)vec[i];
+        out[m++] = PF_ADDR(PF_UNMERGED, 0);
+        for (int k = 0; k < w.kept && m < OUT_CAP - 2; k++) {
+            if (k > 0 && py[k].group != py[k - 1].group) out[m++] = PF_ADDR(PF_ENTRY, 0);
+            out[m++] = py[k].addr;
+        }
+        if (py_truncated) out[m++] = PF_ADDR(PF_TRUNCATED, 0);
+        atomic_fetch_add_explicit(&st_unmerged, 1, memory_order_relaxed);
+    }
+    if ((unsigned)m > max_len) {
+        m = (int)max_len;
+        out[m - 1] = PF_ADDR(PF_TRUNCATED, 0);
+        py_truncated = 1;
+    }
+    if (py_truncated) atomic_fetch_add_explicit(&st_truncated, 1, memory_order_relaxed);
+    for (int i = 0; i < m; i++) vec[i] = (void *)(uintptr_t)out[i];
+    *len = (unsigned)m;
+done:
+    if (cfg_timing) {
+        uint64_t t2 = now_ns();
+        atomic_fetch_add_explicit(&st_native_ns, t1 - t0, memory_order_relaxed);
+        atomic_fetch_add_explicit(&st_python_ns, t2 - t1, memory_order_relaxed);
+    }
+}
+
+/* ---- the dump hook: writes the table ------------------------------------------------------------ */
+static char wbuf[1 << 16];
+static size_t wlen;
+static int wfd = -1;
+static int werr;
+
+static void wflush(void) {
+    size_t off = 0;
+    while (off < wlen && !werr) {
+        ssize_t r = write(wfd, wbuf + off, wlen - off);
+        if (r < 0) { if (errno == EINTR) continue; werr = 1; break; }
+        off += (size_t)r;
+    }
+    wlen = 0;
+}
+static void wmem(const char *s, size_t n) {
+    while (n) {
+        if (wlen == sizeof wbuf) wflush();
+        size_t k = sizeof wbuf - wlen < n ? sizeof wbuf - wlen : n;
+        memcpy(wbuf + wlen, s, k);
+        wlen += k; s += k; n -= k;
+    }
+}
+static void wstr(const char *s) { wmem(s, strlen(s)); }
+static void wdec(int64_t v) {
+    char t[24]; int i = 24; uint64_t u = v < 0 ? (uint64_t)(-(v + 1)) + 1 : (uint64_t)v;
+    do { t[--i] = (char)('0' + u % 10); u /= 10; } while (u);
+    if (v < 0) t[--i] = '-';
+    wmem(t + i, (size_t)(24 - i));
+}
+static void whex(uint64_t u) {
+    char t[20]; int i = 20;
+    do { t[--i] = "0123456789abcdef"[u & 15]; u >>= 4; } while (u);
+    t[--i] = 'x'; t[--i] = '0';
+    wmem(t + i, (size_t)(20 - i));
+}
+
+static void write_table(int fd) {
+    wfd = fd; wlen = 0; werr = 0;
+    uint32_t count = atomic_load_explicit(&n_entries, memory_order_acquire);
+    wstr("PYFRAMES/1 tag=0x7079 kind_shift=44 id_shift=4 pid=");
+    wdec(getpid());
+    wstr(" python=");
+    wdec(py_major); wstr("."); wdec(py_minor); wstr("."); wdec(py_micro);
+    wstr(cfg_lines ? " granularity=line" : " granularity=function");
+    wstr(" producer=heaplens-capture\n# samples=");
+    wdec((int64_t)atomic_load(&st_samples)); wstr(" merged="); wdec((int64_t)atomic_load(&st_merged));
+    wstr(" unmerged="); wdec((int64_t)atomic_load(&st_unmerged));
+    wstr(" nopython="); wdec((int64_t)atomic_load(&st_nopython));
+    wstr(" truncated="); wdec((int64_t)atomic_load(&st_truncated));
+    wstr(" unknown="); wdec((int64_t)atomic_load(&st_unknown));
+    if (cfg_timing) {
+        wstr(" native_ns="); wdec((int64_t)atomic_load(&st_native_ns));
+        wstr(" python_ns="); wdec((int64_t)atomic_load(&st_python_ns));
+    }
+    wstr("\n");
+    static const char *const names[] = {"", "", "entry", "unmerged", "truncated", "unknown"};
+    for (int k = PF_ENTRY; k <= PF_UNKNOWN; k++) {
+        wstr("M "); whex(PF_ADDR(k, 0)); wstr(" "); wstr(names[k]); wstr("\n");
+    }
+    for (uint32_t id = 1; id <= count; id++) {
+        const struct entry *e = &entries[id - 1];
+        wstr("F "); whex(PF_ADDR(PF_FRAME, id));
+        wstr(" "); wdec(e->line); wstr(" "); wdec(e->firstlineno); wstr(" ");
+        wmem(arena + e->qual_off, e->qual_len); wstr(" ");
+        wmem(arena + e->file_off, ((size_t)e->file_len_hi << 16) | e->file_len_lo); wstr("\n");
+    }
+    wstr("END "); wdec(count); wstr("\n");
+    wflush();
+}
+
+static void hl_dump_hook(const char *filename) {
+    if (!filename || !py_ok) return;
+    size_t fl = strlen(filename);
+    if (cfg_table & TABLE_SIDECAR) {
+        char path[4096], tmp[4096];
+        if (fl + sizeof ".pyframes.tmp" <= sizeof path) {
+            memcpy(path, filename, fl); memcpy(path + fl, ".pyframes", sizeof ".pyframes");
+            memcpy(tmp, filename, fl); memcpy(tmp + fl, ".pyframes.tmp", sizeof ".pyframes.tmp");
+            int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+            if (fd >= 0) {
+                write_table(fd);
+                int bad = werr;
+                close(fd);
+                if (!bad) rename(tmp, path); else unlink(tmp);
+            }
+        }
+    }
+    if (cfg_table & TABLE_APPEND) {
+        int fd = open(filename, O_WRONLY | O_APPEND | O_CLOEXEC);
+        if (fd >= 0) { write_table(fd); close(fd); }
+    }
+}
+
+/* ---- start-up --------------------------------------------------------------------------------- */
+struct self_search { uintptr_t base; };
+static int self_phdr_cb(struct dl_phdr_info *info, size_t size, void *arg) {
+    (void)size;
+    struct self_search *s = arg;
+    if (info->dlpi_addr != s->base) return 0;
+    for (int i = 0; i < info->dlpi_phnum && n_self < MAX_RANGES; i++) {
+        const ElfW(Phdr) *p = &info->dlpi_phdr[i];
+        if (p->p_type == PT_LOAD && (p->p_flags & PF_X)) {
+            self_lo[n_self] = info->dlpi_addr + p->p_vaddr;
+            self_hi[n_self] = self_lo[n_self] + p->p_memsz;
+            n_self++;
+        }
+    }
+    return 1;
+}
+
+/* Adds `<sym>.cold` from the file's .symtab (gcc splits the eval loop's unlikely paths there). */
+static void add_cold_range(const char *path, uintptr_t base, const char *sym) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || st.st_size < (off_t)sizeof(ElfW(Ehdr))) { close(fd); return; }
+    const unsigned char *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (m == MAP_FAILED) return;
+    size_t size = (size_t)st.st_size;
+    const ElfW(Ehdr) *eh = (const void *)m;
+    if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+        eh->e_shoff == 0 || eh->e_shoff + (size_t)eh->e_shnum * sizeof(ElfW(Shdr)) > size) goto out;
+    const ElfW(Shdr) *sh = (const void *)(m + eh->e_shoff);
+    size_t symlen = strlen(sym);
+    for (int i = 0; i < eh->e_shnum; i++) {
+        if (sh[i].sh_type != SHT_SYMTAB || sh[i].sh_link >= eh->e_shnum) continue;
+        const ElfW(Shdr) *strs = &sh[sh[i].sh_link];
+        if (sh[i].sh_offset + sh[i].sh_size > size || strs->sh_offset + strs->sh_size > size) continue;
+        const ElfW(Sym) *syms = (const void *)(m + sh[i].sh_offset);
+        size_t ns = sh[i].sh_size / sizeof(ElfW(Sym));
+        const char *names = (const char *)(m + strs->sh_offset);
+        for (size_t j = 0; j < ns && n_eval < MAX_RANGES; j++) {
+            if (syms[j].st_name >= strs->sh_size || syms[j].st_size == 0) continue;
+            const char *nm = names + syms[j].st_name;
+            if (strncmp(nm, sym, symlen) == 0 && strcmp(nm + symlen, ".cold") == 0) {
+                eval_lo[n_eval] = base + syms[j].st_value;
+                eval_hi[n_eval] = eval_lo[n_eval] + syms[j].st_size;
+                n_eval++;
+            }
+        }
+    }
+out:
+    munmap((void *)m, size);
+}
+
+static int setup_python(void) {
+    const unsigned long *ver = dlsym(RTLD_DEFAULT, "Py_Version");
+    if (!ver) {
+        if (dlsym(RTLD_DEFAULT, "Py_GetVersion")) say("Python older than 3.11 is not supported; Python frames disabled", "", "");
+        else if (cfg_verbose) say("no Python runtime in this process; native frames only", "", "");
+        return 0;
+    }
+    py_major = (unsigned)(*ver >> 24) & 0xff; py_minor = (unsigned)(*ver >> 16) & 0xff; py_micro = (unsigned)(*ver >> 8) & 0xff;
+    char vs[32];
+    { /* "3.X.Y" without stdio */
+        int i = 0; unsigned parts[3] = {py_major, py_minor, py_micro};
+        for (int p = 0; p < 3; p++) {
+            char t[4]; int k = 0; unsigned u = parts[p];
+            do { t[k++] = (char)('0' + u % 10); u /= 10; } while (u && k < 4);
+            while (k) vs[i++] = t[--k];
+            vs[i++] = p < 2 ? '.' : 0;
+        }
+    }
+    L = NULL;
+    for (size_t i = 0; i < sizeof hl_py_layouts / sizeof hl_py_layouts[0]; i++) {
+        if (py_major == 3 && hl_py_layouts[i].minor == (int)py_minor) L = &hl_py_layouts[i];
+    }
+    if (!L) { say("Python ", vs, " is not supported (3.11-3.13); Python frames disabled"); return 0; }
+    Dl_info di;
+    if (dladdr(ver, &di) && di.dli_fname) {
+        char needle[24] = "python3.1Xt";
+        needle[9] = (char)('0' + py_minor % 10);
+        if (strstr(di.dli_fname, needle)) { say("free-threaded Python ", vs, " is not supported; Python frames disabled"); return 0; }
+    }
+    py_code_type = dlsym(RTLD_DEFAULT, "PyCode_Type");
+    py_unicode_type = dlsym(RTLD_DEFAULT, "PyUnicode_Type");
+    py_gilstate_get = (void *(*)(void))dlsym(RTLD_DEFAULT, "PyGILState_GetThisThreadState");
+    py_addr2line = (int (*)(void *, int))dlsym(RTLD_DEFAULT, "PyCode_Addr2Line");
+    py_is_initialized = (int (*)(void))dlsym(RTLD_DEFAULT, "Py_IsInitialized");
+    if (py_minor >= 13) {
+        py_tstate_unchecked = (void *(*)(void))dlsym(RTLD_DEFAULT, "PyThreadState_GetUnchecked");
+        py_is_finalizing = (int (*)(void))dlsym(RTLD_DEFAULT, "Py_IsFinalizing");
+    } else {
+        /* 3.11's _PyThreadState_UncheckedGet is the GIL holder's state, not this thread's: TSS only */
+        if (py_minor >= 12) py_tstate_unchecked = (void *(*)(void))dlsym(RTLD_DEFAULT, "_PyThreadState_UncheckedGet");
+        py_is_finalizing = (int (*)(void))dlsym(RTLD_DEFAULT, "_Py_IsFinalizing");
+    }
+    void *eval = dlsym(RTLD_DEFAULT, "_PyEval_EvalFrameDefault");
+    if (!py_code_type || !py_unicode_type || !py_gilstate_get || !py_addr2line || !eval) {
+        say("Python ", vs, ": interpreter symbols not found; Python frames disabled");
+        return 0;
+    }
+    const ElfW(Sym) *es = NULL;
+    if (!dladdr1(eval, &di, (void **)&es, RTLD_DL_SYMENT) || !es || es->st_size == 0) {
+        say("Python ", vs, ": size of _PyEval_EvalFrameDefault unknown; Python frames disabled");
+        return 0;
+    }
+    eval_lo[0] = (uintptr_t)eval; eval_hi[0] = (uintptr_t)eval + es->st_size; n_eval = 1;
+    struct link_map *lm = NULL;
+    if (dladdr1(eval, &di, (void **)&lm, RTLD_DL_LINKMAP) && lm) {
+        /* the main program has an empty l_name: read it through /proc/self/exe */
+        const char *file = (lm->l_name && lm->l_name[0]) ? lm->l_name : "/proc/self/exe";
+        add_cold_range(file, (uintptr_t)lm->l_addr, "_PyEval_EvalFrameDefault");
+    }
+    if (cfg_verbose) say("Python ", vs, n_eval > 1 ? ": frames on (with .cold range)" : ": frames on");
+    return 1;
+}
+
+static int table_setup(void) {
+    entries = mmap(NULL, (size_t)ENTRY_CAP * sizeof(struct entry), PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    slots = mmap(NULL, (size_t)SLOT_CAP * sizeof(uint32_t), PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    arena = mmap(NULL, ARENA_CAP, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    return entries != MAP_FAILED && slots != MAP_FAILED && arena != MAP_FAILED;
+}
+
+/* Fork: the table is private anonymous memory, so the child gets a copy and keeps numbering after
+ * the parent's entries. Holding the lock across fork keeps that copy consistent. */
+static void atfork_prepare(void) { lock_table(); }
+static void atfork_release(void) { unlock_table(); }
+
+__attribute__((constructor)) static void hl_init(void) {
+    const char *t = getenv("HEAPLENS_CAPTURE_TABLE");
+    cfg_verbose = env_int("HEAPLENS_CAPTURE_VERBOSE", 0, 0, 1);
+    cfg_python = env_int("HEAPLENS_CAPTURE_PYTHON", 1, 0, 1);
+    cfg_lines = env_int("HEAPLENS_CAPTURE_LINES", 1, 0, 1);
+    cfg_max_py_frames = env_int("HEAPLENS_CAPTURE_MAX_PY_FRAMES", 96, 1, 120);
+    cfg_max_py_walk = env_int("HEAPLENS_CAPTURE_MAX_PY_WALK", 1024, 1, 1000000);
+    cfg_force_unmerged = env_int("HEAPLENS_CAPTURE_FORCE_UNMERGED", 0, 0, 1);
+    cfg_timing = env_int("HEAPLENS_CAPTURE_TIMING", 0, 0, 1);
+    if (t && *t) {
+        if (!strcmp(t, "sidecar")) cfg_table = TABLE_SIDECAR;
+        else if (!strcmp(t, "append")) cfg_table = TABLE_APPEND;
+        else if (!strcmp(t, "both")) cfg_table = TABLE_BOTH;
+        else if (!strcmp(t, "none")) cfg_table = TABLE_NONE;
+        else say("ignoring invalid HEAPLENS_CAPTURE_TABLE=", t, " (sidecar|append|both|none)");
+    }
+
+    mallctl_fn mallctl = (mallctl_fn)dlsym(RTLD_DEFAULT, "mallctl");
+    if (!mallctl) { say("mallctl not found: preload jemalloc before this library; inactive", "", ""); return; }
+    bool prof = false;
+    size_t sz = sizeof prof;
+    if (mallctl("opt.prof", &prof, &sz, NULL, 0) != 0 || !prof) {
+        if (cfg_verbose) say("jemalloc profiling is off (MALLOC_CONF=prof:true); inactive", "", "");
+        return;
+    }
+    if (!cfg_python) { if (cfg_verbose) say("HEAPLENS_CAPTURE_PYTHON=0: inactive", "", ""); return; }
+
+    Dl_info self;
+    struct self_search ss;
+    if (!dladdr((void *)hl_backtrace_hook, &self)) { say("cannot locate own text; inactive", "", ""); return; }
+    ss.base = (uintptr_t)self.dli_fbase;
+    /* dlpi_addr is the load bias; for a shared object that is also dli_fbase */
+    dl_iterate_phdr(self_phdr_cb, &ss);
+    if (!table_setup()) { say("mmap failed; inactive", "", ""); return; }
+    py_ok = setup_python();
+    if (!py_ok) return;
+
+    prof_backtrace_hook_t ours = hl_backtrace_hook, old = NULL;
+    sz = sizeof old;
+    if (mallctl("experimental.hooks.prof_backtrace", &old, &sz, NULL, 0) != 0 || !old) {
+        say("jemalloc has no experimental.hooks.prof_backtrace (needs 5.3); inactive", "", "");
+        py_ok = 0;
+        return;
+    }
+    native_backtrace = old;
+    prof_dump_hook_t dump = hl_dump_hook;
+    if (mallctl("experimental.hooks.prof_dump", NULL, NULL, &dump, sizeof dump) != 0) {
+        say("jemalloc has no experimental.hooks.prof_dump (needs 5.3); inactive", "", "");
+        py_ok = 0;
+        return;
+    }
+    pthread_atfork(atfork_prepare, atfork_release, atfork_release);
+    if (mallctl("experimental.hooks.prof_backtrace", NULL, NULL, &ours, sizeof ours) != 0) {
+        say("could not install the backtrace hook; inactive", "", "");
+        py_ok = 0;
+        return;
+    }
+}
+
+/* For tests and tools: the library's own view of what it is doing. */
+HL_EXPORT int heaplens_capture_active(void) { return py_ok; }

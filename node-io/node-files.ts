@@ -1,0 +1,84 @@
+// Node implementation of InputFile: files and folders (recursive) from the command line.
+
+import { open, readdir, stat } from 'node:fs/promises';
+import { join, relative, resolve, sep } from 'node:path';
+import type { InputFile } from '../parsers/input-file.js';
+
+export function nodeInputFile(absPath: string, displayPath: string, size: number, mtimeMs: number | null): InputFile {
+  return {
+    path: displayPath,
+    size,
+    mtimeMs,
+    async read(offset: number, length: number): Promise<Uint8Array> {
+      const fh = await open(absPath, 'r');
+      try {
+        const buf = new Uint8Array(length);
+        let got = 0;
+        while (got < length) {
+          const { bytesRead } = await fh.read(buf, got, length - got, offset + got);
+          if (bytesRead === 0) break;
+          got += bytesRead;
+        }
+        return got === length ? buf : buf.subarray(0, got);
+      } finally {
+        await fh.close();
+      }
+    },
+  };
+}
+
+export interface CollectProblem {
+  path: string;
+  message: string;
+}
+
+/**
+ * Expands files and folders into InputFiles. Paths inside a folder are shown relative to the folder's
+ * parent (so "job/exact.1.0.m0.heap"), files given directly as given. Hidden entries are skipped.
+ */
+export async function collectInputFiles(paths: readonly string[], problems: CollectProblem[] = []): Promise<InputFile[]> {
+  const out: InputFile[] = [];
+  const seen = new Set<string>();
+  const add = (abs: string, shown: string, size: number, mtimeMs: number) => {
+    if (seen.has(abs)) return;
+    seen.add(abs);
+    out.push(nodeInputFile(abs, shown.split(sep).join('/'), size, mtimeMs));
+  };
+  for (const p of paths) {
+    const abs = resolve(p);
+    let st;
+    try {
+      st = await stat(abs);
+    } catch (e) {
+      problems.push({ path: p, message: (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or folder' : String(e) });
+      continue;
+    }
+    if (st.isFile()) {
+      add(abs, p, st.size, st.mtimeMs);
+      continue;
+    }
+    if (!st.isDirectory()) continue;
+    const root = resolve(abs, '..');
+    const walk = async (dir: string): Promise<void> => {
+      let entries;
+      try {
+        entries = await readdir(dir, { withFileTypes: true });
+      } catch (e) {
+        problems.push({ path: dir, message: `cannot list folder: ${String(e)}` });
+        return;
+      }
+      entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      for (const ent of entries) {
+        if (ent.name.startsWith('.')) continue;
+        const full = join(dir, ent.name);
+        if (ent.isDirectory()) await walk(full);
+        else if (ent.isFile()) {
+          const s = await stat(full);
+          add(full, relative(root, full), s.size, s.mtimeMs);
+        }
+      }
+    };
+    await walk(abs);
+  }
+  return out;
+}

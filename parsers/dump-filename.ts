@@ -1,0 +1,89 @@
+// What a dump's file name says. jemalloc names automatic dumps
+//   <prefix>.<pid>.<seq>.<letter><n>.heap        (letter: i interval, m manual, u high-water, f final)
+//   <prefix>.<pidns>.<pid>.<seq>.<letter><n>.heap   with prof_pid_namespace (5.3.1+)
+// and the final one "<prefix>.<pid>.<seq>.f.heap". Copies may carry .gz.
+
+import type { Trigger } from './dump-types.js';
+
+export interface DumpName {
+  prefix: string;
+  pidNamespace: number | null;
+  pid: number;
+  seq: number;
+  trigger: Trigger;
+  triggerSeq: number | null;
+}
+
+const LETTER: Record<string, Trigger> = { i: 'interval', m: 'manual', u: 'high-water', f: 'final' };
+const NAME = /^(.*)\.(\d+)\.(\d+)\.([imuf])(\d*)\.heap(?:\.gz)?$/;
+// Namespace ids are /proc/<pid>/ns/pid inode numbers: the initial namespace is 0xEFFFFFFC (4026531836)
+// and others are allocated near it, so a 10-digit field before the pid is read as a namespace.
+const PIDNS = /^(.*)\.(\d{10,})$/;
+
+export function baseName(path: string): string {
+  const i = path.lastIndexOf('/');
+  return i >= 0 ? path.slice(i + 1) : path;
+}
+
+export function dirName(path: string): string {
+  const i = path.lastIndexOf('/');
+  return i >= 0 ? path.slice(0, i) : '';
+}
+
+export function parseDumpName(path: string): DumpName | null {
+  const m = NAME.exec(baseName(path));
+  if (!m) return null;
+  let prefix = m[1];
+  let pidNamespace: number | null = null;
+  const ns = PIDNS.exec(prefix);
+  if (ns) {
+    prefix = ns[1];
+    pidNamespace = Number(ns[2]);
+  }
+  const trigger = LETTER[m[4]];
+  return {
+    prefix,
+    pidNamespace,
+    pid: Number(m[2]),
+    seq: Number(m[3]),
+    trigger,
+    triggerSeq: m[5] === '' ? null : Number(m[5]),
+  };
+}
+
+export type SideFileKind = 'maps' | 'pyframes' | 'perf-map' | 'pycode-map';
+
+export interface SideFile {
+  kind: SideFileKind;
+  /** pid the file belongs to, when its name says */
+  pid: number | null;
+}
+
+/** Files that travel with dumps: copies of /proc/<pid>/maps, Python frame tables, perf maps. */
+export function classifySideFile(path: string): SideFile | null {
+  const name = baseName(path);
+  if (name.endsWith('.pyframes')) return { kind: 'pyframes', pid: parseDumpName(name.slice(0, -'.pyframes'.length))?.pid ?? null };
+  let m = /^perf-(\d+)\.map$/.exec(name);
+  if (m) return { kind: 'perf-map', pid: Number(m[1]) };
+  m = /^pycode-(\d+)-[^/]*\.map$/.exec(name);
+  if (m) return { kind: 'pycode-map', pid: Number(m[1]) };
+  if (name === 'maps') {
+    // proc/<pid>/maps keeps its pid in the folder name
+    const p = /(?:^|\/)(\d+)\/maps$/.exec(path);
+    return { kind: 'maps', pid: p ? Number(p[1]) : null };
+  }
+  m = /^maps\.(\d+)$/.exec(name) ?? /^(\d+)\.maps$/.exec(name);
+  if (m) return { kind: 'maps', pid: Number(m[1]) };
+  return null;
+}
+
+/** A file to try as a dump: by name, or (for unknown names) by its first bytes. */
+export function looksLikeDumpName(path: string): boolean {
+  return /\.heap(?:\.gz)?$/.test(path) || /\.prof(?:\.gz)?$/.test(path);
+}
+
+export function looksLikeDumpBytes(head: Uint8Array): boolean {
+  if (head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b) return true;
+  const s = String.fromCharCode(...head.subarray(0, 32));
+  return s.startsWith('heap_v2/') || s.startsWith('heap profile:') || s.startsWith('<jemalloc>:');
+}

@@ -1,0 +1,540 @@
+// Push parser for jemalloc heap profiles, fed raw bytes in chunks (never one string of the whole file:
+// V8 caps strings near 512 MB and dumps can be larger).
+//
+// Formats:
+//   heap_v2/<period>                          jemalloc 4.0–5.3 (per-thread "tN:" lines, "@ 0x…" records)
+//   heap profile: … @ heap_v2/N | heapprofile | heap/N   jemalloc 3.x and gperftools (one line per record)
+// Both may end with "MAPPED_LIBRARIES:" and a copy of /proc/<pid>/maps. See docs/formats.md.
+
+import type { DumpFormat, RawCounts } from './dump-types.js';
+
+/** How the file says its samples must be scaled back to estimated totals. */
+export type Sampling =
+  | { kind: 'poisson'; period: number } // heap_v2/N: P(sampled) = 1 - exp(-size/N)
+  | { kind: 'v1'; period: number } // legacy "heap/N": jeprof's remote-heap version 1
+  | { kind: 'none' }; // every allocation recorded (heapprofile)
+
+export interface RecordThread {
+  uid: number;
+  counts: RawCounts;
+}
+
+export interface DumpRecord {
+  /** the frame addresses as written after '@' (may be empty), single spaces; a 3.x trailing 0x0 removed */
+  framesText: string;
+  counts: RawCounts;
+  /** per-thread split (heap_v2 only); the same uid may repeat after prof.reset */
+  threads: RecordThread[];
+  /** 1-based line of the '@' line */
+  line: number;
+}
+
+export interface HeaderThread {
+  uid: number;
+  name: string | null;
+  counts: RawCounts;
+}
+
+export interface ParseProblem {
+  line: number;
+  byteOffset: number;
+  message: string;
+}
+
+export interface ParsedDumpInfo {
+  format: DumpFormat | null;
+  sampling: Sampling;
+  header: RawCounts | null;
+  headerThreads: HeaderThread[];
+  recordCount: number;
+  /** text of the MAPPED_LIBRARIES section, null when the dump has none */
+  mapsText: string | null;
+  /** 1-based line number of the first maps line */
+  mapsFirstLine: number;
+  /** true when the maps section reached the end of the file intact (not cut mid-line) */
+  mapsComplete: boolean;
+  /** text after the maps that starts with a known trailer header (e.g. a PYFRAMES/1 table), else null */
+  trailerText: string | null;
+  truncated: { byteOffset: number; line: number; reason: string } | null;
+  /** a fatal problem: the file is not a heap profile at all */
+  fatal: ParseProblem | null;
+  problems: ParseProblem[];
+  /** leading lines that were skipped before the header (e.g. "<jemalloc>: Leak …") */
+  skippedLeadingLines: number;
+  bytes: number;
+  lines: number;
+}
+
+const NL = 10;
+const CR = 13;
+const SPACE = 32;
+const TAB = 9;
+const AT = 64;
+const T = 116;
+const STAR = 42;
+const COLON = 58;
+const LBRACK = 91;
+const RBRACK = 93;
+const MINUS = 45;
+const D0 = 48;
+const D9 = 57;
+
+const MAPS_HEADER = 'MAPPED_LIBRARIES:';
+const OLD_MAPS_HEADER = '--- Memory map:';
+const TRAILER_PREFIXES = ['PYFRAMES/'];
+// jemalloc writes through a 65,535-byte buffer: a dump killed mid-write has a multiple of it as length.
+export const JEMALLOC_DUMP_CHUNK = 65535;
+const MAX_PROBLEMS = 50;
+
+type Phase = 'start' | 'v2' | 'legacy' | 'maps' | 'trailer' | 'fatal';
+
+const asciiDecoder = new TextDecoder('utf-8');
+
+function zeroCounts(): RawCounts {
+  return { liveObjects: 0, liveBytes: 0, accumObjects: 0, accumBytes: 0 };
+}
+
+/** Cursor over one line's bytes for the hand-written number scanner (regexes on strings cost 3–5× more). */
+class Scan {
+  b!: Uint8Array;
+  i = 0;
+  end = 0;
+  ok = true;
+
+  reset(b: Uint8Array, start: number, end: number): void {
+    this.b = b;
+    this.i = start;
+    this.end = end;
+    this.ok = true;
+  }
+
+  skipSpaces(): void {
+    while (this.i < this.end && (this.b[this.i] === SPACE || this.b[this.i] === TAB)) this.i++;
+  }
+
+  expect(c: number): void {
+    this.skipSpaces();
+    if (this.i < this.end && this.b[this.i] === c) this.i++;
+    else this.ok = false;
+  }
+
+  /** decimal integer, optionally negative (3.x prints signed live counts) */
+  int(): number {
+    this.skipSpaces();
+    let neg = false;
+    if (this.i < this.end && this.b[this.i] === MINUS) {
+      neg = true;
+      this.i++;
+    }
+    const start = this.i;
+    let v = 0;
+    while (this.i < this.end) {
+      const c = this.b[this.i];
+      if (c < D0 || c > D9) break;
+      v = v * 10 + (c - D0);
+      this.i++;
+    }
+    if (this.i === start) this.ok = false;
+    return neg ? -v : v;
+  }
+
+  /** "a: b [c: d]" */
+  counts(): RawCounts {
+    const liveObjects = this.int();
+    this.expect(COLON);
+    const liveBytes = this.int();
+    this.expect(LBRACK);
+    const accumObjects = this.int();
+    this.expect(COLON);
+    const accumBytes = this.int();
+    this.expect(RBRACK);
+    return { liveObjects, liveBytes, accumObjects, accumBytes };
+  }
+}
+
+export interface HeapDumpParserOptions {
+  /** called once per complete record; when absent, records are collected in `records` */
+  onRecord?: (r: DumpRecord) => void;
+}
+
+export class HeapDumpParser {
+  private phase: Phase = 'start';
+  private carry: Uint8Array | null = null;
+  private offset = 0; // bytes consumed before the current chunk
+  private lineNo = 0;
+  private pending: DumpRecord | null = null;
+  private pendingHasTotal = false;
+  private pendingStartOffset = 0;
+  private mapsParts: string[] = [];
+  private trailerParts: string[] = [];
+  private readonly scan = new Scan();
+  private readonly onRecord: (r: DumpRecord) => void;
+  private problemsDropped = 0;
+  readonly records: DumpRecord[] = [];
+  readonly info: ParsedDumpInfo = {
+    format: null,
+    sampling: { kind: 'none' },
+    header: null,
+    headerThreads: [],
+    recordCount: 0,
+    mapsText: null,
+    mapsFirstLine: 0,
+    mapsComplete: false,
+    trailerText: null,
+    truncated: null,
+    fatal: null,
+    problems: [],
+    skippedLeadingLines: 0,
+    bytes: 0,
+    lines: 0,
+  };
+
+  constructor(options: HeapDumpParserOptions = {}) {
+    this.onRecord = options.onRecord ?? ((r) => this.records.push(r));
+  }
+
+  /** Feeds the next piece of the (decompressed) file. */
+  push(chunk: Uint8Array): void {
+    if (this.phase === 'fatal') {
+      this.offset += chunk.length;
+      return;
+    }
+    let buf = chunk;
+    let base = this.offset;
+    if (this.carry) {
+      // Only the partial line is copied, never the whole history.
+      const joined = new Uint8Array(this.carry.length + chunk.length);
+      joined.set(this.carry);
+      joined.set(chunk, this.carry.length);
+      base -= this.carry.length;
+      buf = joined;
+      this.carry = null;
+    }
+    let pos = 0;
+    const n = buf.length;
+    while (pos < n) {
+      if (this.phase === 'maps' || this.phase === 'trailer') {
+        // Bulk: all complete lines at once; the partial last line waits for the next chunk.
+        const last = buf.lastIndexOf(NL);
+        if (last < pos) break;
+        pos = this.textLines(buf, pos, last + 1);
+        continue;
+      }
+      const nl = buf.indexOf(NL, pos);
+      if (nl < 0) break;
+      let end = nl;
+      if (end > pos && buf[end - 1] === CR) end--;
+      this.lineNo++;
+      this.line(buf, pos, end, base + pos);
+      pos = nl + 1;
+      if (this.isFatal()) break;
+    }
+    if (pos < n && !this.isFatal()) this.carry = buf.slice(pos);
+    this.offset += chunk.length;
+  }
+
+  private isFatal(): boolean {
+    return this.phase === 'fatal';
+  }
+
+  /** Ends the input; returns what was read. */
+  finish(): ParsedDumpInfo {
+    const info = this.info;
+    info.bytes = this.offset;
+    if (this.phase === 'fatal') return info;
+    const carry = this.carry;
+    this.carry = null;
+    if (this.phase === 'maps' || this.phase === 'trailer') {
+      this.finishText(carry);
+    } else if (carry && carry.length > 0) {
+      // The last line has no newline: the writer was stopped mid-line. Its content cannot be trusted.
+      this.lineNo++;
+      this.markTruncated(this.offset - carry.length, this.lineNo, 'the last line is cut off');
+    }
+    this.flushPending(true);
+    info.lines = this.lineNo;
+    if (info.format === null) {
+      if (this.offset === 0) {
+        info.fatal = { line: 0, byteOffset: 0, message: 'empty file (zero bytes): a dump whose writer was stopped before its first write' };
+      } else if (!info.truncated) {
+        info.fatal = { line: 1, byteOffset: 0, message: 'no heap profile header ("heap_v2/…" or "heap profile: …")' };
+      } else {
+        info.fatal = { line: 1, byteOffset: 0, message: 'the file ends inside its header' };
+      }
+    } else if (info.mapsText === null && !info.truncated && info.format === 'heap_v2') {
+      if (this.offset > 0 && this.offset % JEMALLOC_DUMP_CHUNK === 0) {
+        this.markTruncated(this.offset, this.lineNo, `no MAPPED_LIBRARIES section and the size is a multiple of jemalloc's ${JEMALLOC_DUMP_CHUNK}-byte write buffer`);
+      }
+    }
+    return info;
+  }
+
+  private problem(line: number, byteOffset: number, message: string): void {
+    if (this.info.problems.length < MAX_PROBLEMS) this.info.problems.push({ line, byteOffset, message });
+    else this.problemsDropped++;
+  }
+
+  /** Number of problems not kept because there were too many. */
+  get droppedProblems(): number {
+    return this.problemsDropped;
+  }
+
+  private markTruncated(byteOffset: number, line: number, reason: string): void {
+    if (!this.info.truncated) this.info.truncated = { byteOffset, line, reason };
+  }
+
+  private text(b: Uint8Array, s: number, e: number): string {
+    return asciiDecoder.decode(b.subarray(s, e));
+  }
+
+  private line(b: Uint8Array, s: number, e: number, at: number): void {
+    switch (this.phase) {
+      case 'start':
+        return this.headerLine(b, s, e, at);
+      case 'v2':
+        return this.v2Line(b, s, e, at);
+      case 'legacy':
+        return this.legacyLine(b, s, e, at);
+      default:
+        return;
+    }
+  }
+
+  private startsWith(b: Uint8Array, s: number, e: number, prefix: string): boolean {
+    if (e - s < prefix.length) return false;
+    for (let k = 0; k < prefix.length; k++) if (b[s + k] !== prefix.charCodeAt(k)) return false;
+    return true;
+  }
+
+  private headerLine(b: Uint8Array, s: number, e: number, at: number): void {
+    let i = s;
+    while (i < e && (b[i] === SPACE || b[i] === TAB)) i++;
+    if (i === e) return; // blank line before the header
+    const line = this.text(b, i, e);
+    let m = /^heap_v2\/(\d+)\s*$/.exec(line);
+    if (m) {
+      this.info.format = 'heap_v2';
+      this.info.sampling = samplingFor('heap_v2', Number(m[1]));
+      this.phase = 'v2';
+      return;
+    }
+    m = /^heap profile:\s*(-?\d+):\s*(-?\d+)\s*\[\s*(\d+):\s*(\d+)\s*\]\s*@\s*([a-z_0-9]+)(?:\/(\d+))?/.exec(line);
+    if (m) {
+      this.info.format = 'heap_profile';
+      this.info.header = { liveObjects: Number(m[1]), liveBytes: Number(m[2]), accumObjects: Number(m[3]), accumBytes: Number(m[4]) };
+      this.info.sampling = samplingFor(m[5], m[6] === undefined ? 0 : Number(m[6]));
+      this.phase = 'legacy';
+      return;
+    }
+    if (line.startsWith('<jemalloc>:') || line.startsWith('%')) {
+      // jemalloc's leak report can land at the top of a final dump (jemalloc issue #1977).
+      this.info.skippedLeadingLines++;
+      this.problem(this.lineNo, at, `skipped a leading non-profile line: ${clip(line)}`);
+      return;
+    }
+    this.phase = 'fatal';
+    this.info.fatal = {
+      line: this.lineNo,
+      byteOffset: at,
+      message: `not a heap profile: expected "heap_v2/<period>" or "heap profile: …", found ${clip(line)}`,
+    };
+  }
+
+  private v2Line(b: Uint8Array, s: number, e: number, at: number): void {
+    let i = s;
+    while (i < e && (b[i] === SPACE || b[i] === TAB)) i++;
+    if (i === e) return; // the blank line before MAPPED_LIBRARIES
+    const c = b[i];
+    if (c === T) {
+      this.countLine(b, i, e, at);
+      return;
+    }
+    if (c === AT) {
+      this.flushPending(false);
+      this.pending = { framesText: normalizeFramesText(this.text(b, i + 1, e)), counts: zeroCounts(), threads: [], line: this.lineNo };
+      this.pendingHasTotal = false;
+      this.pendingStartOffset = at;
+      return;
+    }
+    if (this.startsWith(b, i, e, MAPS_HEADER) || this.startsWith(b, i, e, OLD_MAPS_HEADER)) {
+      this.enterMaps();
+      return;
+    }
+    this.problem(this.lineNo, at, `unrecognized line skipped: ${clip(this.text(b, s, e))}`);
+  }
+
+  private countLine(b: Uint8Array, i: number, e: number, at: number): void {
+    // "t*: a: b [c: d]" or "tN: a: b [c: d][ name]"
+    const sc = this.scan;
+    sc.reset(b, i + 1, e);
+    let uid = -1;
+    if (sc.i < e && b[sc.i] === STAR) sc.i++;
+    else uid = sc.int();
+    sc.expect(COLON);
+    const counts = sc.counts();
+    if (!sc.ok) {
+      this.problem(this.lineNo, at, `malformed count line: ${clip(this.text(b, i, e))}`);
+      if (this.pending && uid < 0) {
+        // A record without a trustworthy total is dropped rather than guessed.
+        this.problem(this.pending.line, this.pendingStartOffset, 'record dropped: its total line is malformed');
+        this.pending = null;
+      }
+      return;
+    }
+    const p = this.pending;
+    if (p === null) {
+      if (this.info.recordCount > 0) {
+        this.problem(this.lineNo, at, 'count line outside any record skipped');
+        return;
+      }
+      if (uid < 0) {
+        if (this.info.header === null) this.info.header = counts;
+      } else {
+        sc.skipSpaces();
+        const name = sc.i < e ? this.text(b, sc.i, e).trimEnd() : '';
+        this.info.headerThreads.push({ uid, name: name === '' ? null : name, counts });
+      }
+      return;
+    }
+    if (uid < 0) {
+      if (this.pendingHasTotal) {
+        this.problem(this.lineNo, at, 'second total line in one record ignored');
+        return;
+      }
+      p.counts = counts;
+      this.pendingHasTotal = true;
+    } else {
+      if (!this.pendingHasTotal) {
+        this.problem(this.lineNo, at, 'per-thread line before the record total ignored');
+        return;
+      }
+      p.threads.push({ uid, counts });
+    }
+  }
+
+  private flushPending(atEnd: boolean): void {
+    const p = this.pending;
+    if (!p) return;
+    this.pending = null;
+    if (!this.pendingHasTotal) {
+      if (atEnd) this.markTruncated(this.pendingStartOffset, p.line, 'the last record has no count line');
+      else this.problem(p.line, this.pendingStartOffset, 'record without a count line skipped');
+      return;
+    }
+    this.info.recordCount++;
+    this.onRecord(p);
+  }
+
+  private legacyLine(b: Uint8Array, s: number, e: number, at: number): void {
+    let i = s;
+    while (i < e && (b[i] === SPACE || b[i] === TAB)) i++;
+    if (i === e) return;
+    if (this.startsWith(b, i, e, MAPS_HEADER) || this.startsWith(b, i, e, OLD_MAPS_HEADER)) {
+      this.enterMaps();
+      return;
+    }
+    const sc = this.scan;
+    sc.reset(b, i, e);
+    const counts = sc.counts();
+    sc.expect(AT);
+    if (!sc.ok) {
+      this.problem(this.lineNo, at, `unrecognized line skipped: ${clip(this.text(b, s, e))}`);
+      return;
+    }
+    let frames = normalizeFramesText(this.text(b, sc.i, e));
+    // The libgcc unwinder leaves a terminating 0x0 frame in 3.x traces; it is not a call site.
+    if (frames === '0x0') frames = '';
+    else if (frames.endsWith(' 0x0')) frames = frames.slice(0, -4);
+    this.pending = { framesText: frames, counts, threads: [], line: this.lineNo };
+    this.pendingHasTotal = true;
+    this.pendingStartOffset = at;
+    this.flushPending(false);
+  }
+
+  private enterMaps(): void {
+    this.flushPending(false);
+    this.phase = 'maps';
+    this.info.mapsText = '';
+    this.info.mapsFirstLine = this.lineNo + 1;
+  }
+
+  /** Maps and trailer text over complete lines [s, e): decoded in bulk; only line starts are looked at,
+   * for a trailer header. Returns where it stopped (e, or the start of a trailer header line). */
+  private textLines(b: Uint8Array, s: number, e: number): number {
+    if (this.phase === 'trailer') {
+      this.trailerParts.push(this.text(b, s, e));
+      this.lineNo += countNewlines(b, s, e);
+      return e;
+    }
+    let i = s;
+    while (i < e) {
+      const nl = b.indexOf(NL, i);
+      if (b[i] === 80 /* P */ && TRAILER_PREFIXES.some((p) => this.startsWith(b, i, nl, p))) {
+        if (i > s) this.mapsParts.push(this.text(b, s, i));
+        this.phase = 'trailer';
+        return i;
+      }
+      this.lineNo++;
+      i = nl + 1;
+    }
+    this.mapsParts.push(this.text(b, s, e));
+    return e;
+  }
+
+  private finishText(carry: Uint8Array | null): void {
+    if (carry && carry.length > 0) {
+      const startsTrailer = this.phase === 'maps' && TRAILER_PREFIXES.some((p) => this.startsWith(carry, 0, carry.length, p));
+      if (!startsTrailer) {
+        // A maps or trailer line cut off mid-write: drop the partial line and say so.
+        this.lineNo++;
+        this.markTruncated(this.offset - carry.length, this.lineNo, 'the file ends inside the MAPPED_LIBRARIES section');
+      }
+    }
+    this.info.mapsText = this.mapsParts.join('');
+    this.info.mapsComplete = !this.info.truncated;
+    if (this.trailerParts.length > 0) this.info.trailerText = this.trailerParts.join('');
+  }
+}
+
+function countNewlines(b: Uint8Array, s: number, e: number): number {
+  let c = 0;
+  for (let i = b.indexOf(NL, s); i >= 0 && i < e; i = b.indexOf(NL, i + 1)) c++;
+  return c;
+}
+
+function samplingFor(type: string, period: number): Sampling {
+  switch (type) {
+    case 'heap_v2':
+    case 'heapz_v2':
+      return period > 1 ? { kind: 'poisson', period } : { kind: 'none' };
+    case 'heap':
+      return period > 1 ? { kind: 'v1', period: period / 2 } : { kind: 'none' };
+    default:
+      return { kind: 'none' };
+  }
+}
+
+/** Single spaces, lowercase, no zero padding: the same address always reads the same. */
+export function normalizeFramesText(raw: string): string {
+  const t = raw.trim();
+  if (t === '') return '';
+  // Fast path: jemalloc already writes "%#x" lowercase, unpadded, single-spaced.
+  if (!/[A-F\s]{2}|[A-F]|0x0[0-9a-f]|\t/.test(t) && !t.includes('  ')) return t;
+  return t
+    .split(/\s+/)
+    .map(normalizeAddress)
+    .join(' ');
+}
+
+/** "0x00007F12" → "0x7f12"; "0x0" stays "0x0". */
+export function normalizeAddress(token: string): string {
+  let h = token.toLowerCase();
+  if (h.startsWith('0x')) h = h.slice(2);
+  h = h.replace(/^0+/, '');
+  return '0x' + (h === '' ? '0' : h);
+}
+
+function clip(s: string): string {
+  const t = s.length > 80 ? s.slice(0, 80) + '…' : s;
+  return JSON.stringify(t);
+}

@@ -1,0 +1,149 @@
+// The host API: where files come from and where exports go. Two implementations with one interface:
+// Electron (the preload's window.heaplens, real paths read in chunks by the main process) and the plain browser
+// (File objects from an <input type=file> or drag-and-drop, folders walked with webkitGetAsEntry).
+
+import type { HeaplensElectronApi, HostFileEntry, MenuCommand } from '../../../app/host-api.ts';
+import type { SourceFile } from './protocol.ts';
+
+export interface Host {
+  readonly kind: 'browser' | 'electron';
+  /** files from a drop event (folders recursive) */
+  filesFromDrop(dt: DataTransfer): Promise<SourceFile[]>;
+  /** files from an <input type=file> (browser) */
+  filesFromInput(list: FileList): SourceFile[];
+  /** native dialog (Electron); null when the browser must use its <input> */
+  openDialog(kind: 'files' | 'folder'): Promise<SourceFile[] | null> | null;
+  /** chunk reader for SourceFile.hostPath (Electron only) */
+  readChunk: ((hostPath: string, offset: number, length: number) => Promise<Uint8Array>) | null;
+  /** the bundled sample series */
+  sampleFiles(): Promise<SourceFile[]>;
+  save(name: string, data: string | Uint8Array, mime: string): Promise<void>;
+  onMenu(listener: (c: MenuCommand) => void): () => void;
+  onOpenRequest(listener: (files: SourceFile[]) => void): () => void;
+}
+
+declare global {
+  interface Window {
+    heaplens?: HeaplensElectronApi;
+  }
+}
+
+function fromFile(f: File, path?: string): SourceFile {
+  const rel = path ?? (f.webkitRelativePath !== '' ? f.webkitRelativePath : f.name);
+  return { path: rel, size: f.size, mtimeMs: f.lastModified || null, blob: f };
+}
+
+function fromEntry(e: HostFileEntry): SourceFile {
+  return { path: e.relativePath, size: e.size, mtimeMs: e.mtimeMs, hostPath: e.path };
+}
+
+function readAllEntries(reader: FileSystemDirectoryReader): Promise<FileSystemEntry[]> {
+  return new Promise((resolve, reject) => {
+    const all: FileSystemEntry[] = [];
+    const next = (): void =>
+      reader.readEntries((batch) => {
+        if (batch.length === 0) resolve(all);
+        else {
+          all.push(...batch);
+          next();
+        }
+      }, reject);
+    next();
+  });
+}
+
+async function walkEntry(entry: FileSystemEntry, out: SourceFile[]): Promise<void> {
+  if (entry.isFile) {
+    const file = await new Promise<File>((resolve, reject) => (entry as FileSystemFileEntry).file(resolve, reject));
+    out.push(fromFile(file, entry.fullPath.replace(/^\/+/, '')));
+  } else if (entry.isDirectory) {
+    const children = await readAllEntries((entry as FileSystemDirectoryEntry).createReader());
+    children.sort((a, b) => (a.name < b.name ? -1 : 1));
+    for (const c of children) if (!c.name.startsWith('.')) await walkEntry(c, out);
+  }
+}
+
+/** Browser drop: entries first (keeps folder structure), File objects where entries are unavailable. */
+export async function browserFilesFromDrop(dt: DataTransfer): Promise<SourceFile[]> {
+  const out: SourceFile[] = [];
+  const items = Array.from(dt.items ?? []);
+  const entries: FileSystemEntry[] = [];
+  const loose: File[] = [];
+  for (const item of items) {
+    if (item.kind !== 'file') continue;
+    const entry = typeof item.webkitGetAsEntry === 'function' ? item.webkitGetAsEntry() : null;
+    if (entry) entries.push(entry);
+    else {
+      const f = item.getAsFile();
+      if (f) loose.push(f);
+    }
+  }
+  if (entries.length === 0 && loose.length === 0) loose.push(...Array.from(dt.files ?? []));
+  for (const e of entries) await walkEntry(e, out);
+  for (const f of loose) out.push(fromFile(f));
+  return out;
+}
+
+async function fetchSample(): Promise<SourceFile[]> {
+  const base = new URL('sample/', document.baseURI);
+  const res = await fetch(new URL('index.json', base));
+  if (!res.ok) throw new Error('the sample series is not bundled in this build');
+  const index = (await res.json()) as { files: { path: string; size: number; mtimeMs: number }[] };
+  return Promise.all(
+    index.files.map(async (f) => {
+      const r = await fetch(new URL(f.path, base));
+      const blob = await r.blob();
+      return { path: `sample/${f.path}`, size: blob.size, mtimeMs: f.mtimeMs, blob };
+    }),
+  );
+}
+
+function browserSave(name: string, data: string | Uint8Array, mime: string): Promise<void> {
+  const part: BlobPart = typeof data === 'string' ? data : new Uint8Array(data);
+  const url = URL.createObjectURL(new Blob([part], { type: mime }));
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+  return Promise.resolve();
+}
+
+export function browserHost(): Host {
+  return {
+    kind: 'browser',
+    filesFromDrop: browserFilesFromDrop,
+    filesFromInput: (list) => Array.from(list, (f) => fromFile(f)),
+    openDialog: () => null,
+    readChunk: null,
+    sampleFiles: fetchSample,
+    save: browserSave,
+    onMenu: () => () => undefined,
+    onOpenRequest: () => () => undefined,
+  };
+}
+
+export function electronHost(api: HeaplensElectronApi): Host {
+  return {
+    kind: 'electron',
+    async filesFromDrop(dt) {
+      const files = Array.from(dt.files ?? []);
+      const entries = await api.openDropped(files);
+      return entries.map(fromEntry);
+    },
+    filesFromInput: (list) => Array.from(list, (f) => fromFile(f)),
+    openDialog: (kind) => api.openDialog(kind).then((e) => (e ? e.map(fromEntry) : null)),
+    readChunk: (p, o, l) => api.readChunk(p, o, l),
+    sampleFiles: fetchSample,
+    save: async (name, data) => {
+      const ext = name.split('.').pop() ?? '*';
+      await api.save({ suggestedName: name, data, filters: [{ name: ext.toUpperCase(), extensions: [ext] }] });
+    },
+    onMenu: (l) => api.onMenu(l),
+    onOpenRequest: (l) => api.onOpenRequest((entries) => l(entries.map(fromEntry))),
+  };
+}
+
+export function detectHost(): Host {
+  return typeof window !== 'undefined' && window.heaplens?.kind === 'electron' ? electronHost(window.heaplens) : browserHost();
+}

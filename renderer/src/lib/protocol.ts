@@ -1,0 +1,191 @@
+// Messages between the UI thread and the analysis worker. Everything heavy (reading, parsing, diffing,
+// growth ranking, tree building) happens in the worker; the UI receives small summaries and typed arrays.
+
+export type FrameKind = 'python' | 'program' | 'library' | 'allocator' | 'unknown';
+export type StackMode = 'merged' | 'python' | 'native';
+
+/** A file to load: a Blob (browser) or a path read through the host (Electron). */
+export interface SourceFile {
+  path: string;
+  size: number;
+  mtimeMs: number | null;
+  blob?: Blob;
+  hostPath?: string;
+}
+
+export interface LoadProgress {
+  phase: string;
+  filesDone: number;
+  filesTotal: number;
+  bytesDone: number;
+  bytesTotal: number;
+  file: string;
+}
+
+export interface SnapshotSummary {
+  index: number;
+  file: string;
+  seq: number | null;
+  trigger: string;
+  liveBytes: number;
+  liveObjects: number;
+  truncated: boolean;
+  mtimeMs: number | null;
+}
+
+export interface ProcessSummary {
+  index: number;
+  key: string;
+  pid: number | null;
+  prefix: string;
+  snapshots: SnapshotSummary[];
+  lastLiveBytes: number;
+  firstLiveBytes: number;
+  maxLiveBytes: number;
+  /** least-squares slope of live bytes per snapshot */
+  slopeBytesPerSnapshot: number;
+  endedWithoutFinalDump: boolean;
+  stackCount: number;
+  hasPythonFrames: boolean;
+  truncatedCount: number;
+}
+
+export interface WarningSummary {
+  file: string;
+  line?: number;
+  byteOffset?: number;
+  message: string;
+  kind: 'truncated' | 'maps' | 'binary' | 'other';
+}
+
+export interface JobSummary {
+  processes: ProcessSummary[];
+  warnings: WarningSummary[];
+  ignoredFiles: string[];
+  loadMs: number;
+}
+
+export interface FrameInfo {
+  key: number;
+  label: string;
+  function: string | null;
+  file: string | null;
+  line: number | null;
+  module: string | null;
+  modulePath: string | null;
+  /** module-relative offset, "0x…" */
+  offset: string | null;
+  address: string;
+  inlined: boolean;
+  kind: FrameKind;
+  unverified: boolean;
+}
+
+export interface ViewOptions {
+  mode: StackMode;
+  hideAllocator: boolean;
+}
+
+export interface StackSeries {
+  stackIds: number[];
+  labels: string[];
+  /** values[k][snapshot] for stack k; the last row is "other" */
+  values: number[][];
+}
+
+export interface StackRow {
+  stackId: number;
+  label: string;
+  /** caller chain of the label, short */
+  context: string;
+  kind: FrameKind;
+  baseBytes: number;
+  targetBytes: number;
+  deltaBytes: number;
+  deltaPct: number;
+  baseObjects: number;
+  targetObjects: number;
+  status: 'new' | 'gone' | 'grown' | 'shrunk' | 'same';
+  score: number;
+  slope: number;
+  growingFraction: number;
+}
+
+export interface FunctionRow {
+  key: number;
+  label: string;
+  kind: FrameKind;
+  selfBase: number;
+  selfTarget: number;
+  selfDelta: number;
+  totalBase: number;
+  totalTarget: number;
+  totalDelta: number;
+}
+
+export interface GrowthResult {
+  stacks: StackRow[];
+  stackCount: number;
+  functions: FunctionRow[];
+  baseTotal: number;
+  targetTotal: number;
+}
+
+/** Flame graph of a snapshot (base null) or a diff. Arrays are in preorder; node 0 is the root. */
+export interface FlameData {
+  size: number;
+  depth: Uint16Array;
+  end: Int32Array;
+  parent: Int32Array;
+  key: Int32Array;
+  total: Float64Array;
+  self: Float64Array;
+  totalObjects: Float64Array;
+  baseTotal: Float64Array | null;
+  absDeltaTotal: Float64Array | null;
+  maxDepth: number;
+  /** frame info by key (only keys present in the tree) */
+  frames: Record<number, FrameInfo>;
+  /** node where each stack ends: stackId → node */
+  stackNodes: Record<number, number>;
+  baseGrand: number;
+  targetGrand: number;
+}
+
+export interface StackDetail {
+  stackId: number;
+  /** leaf first, after mode filtering; allocator frames included and flagged */
+  frames: (FrameInfo & { hidden: boolean })[];
+  series: number[];
+  baseBytes: number;
+  targetBytes: number;
+}
+
+export type Request =
+  | { type: 'load'; files: SourceFile[] }
+  | { type: 'summary' }
+  | { type: 'stackSeries'; proc: number; n: number; view: ViewOptions }
+  | { type: 'growth'; proc: number; base: number; target: number; view: ViewOptions; limit: number }
+  | { type: 'flame'; proc: number; snapshot: number; base: number | null; view: ViewOptions }
+  | { type: 'stack'; proc: number; stackId: number; base: number; target: number; view: ViewOptions }
+  | { type: 'close' };
+
+export type Response =
+  | { type: 'load'; summary: JobSummary }
+  | { type: 'summary'; summary: JobSummary }
+  | { type: 'stackSeries'; series: StackSeries }
+  | { type: 'growth'; growth: GrowthResult }
+  | { type: 'flame'; flame: FlameData }
+  | { type: 'stack'; stack: StackDetail }
+  | { type: 'close' };
+
+export type ToWorker =
+  | { id: number; req: Request }
+  | { cancel: number }
+  | { readReply: number; bytes?: Uint8Array; error?: string };
+
+export type FromWorker =
+  | { id: number; ok: true; res: Response; ms: number }
+  | { id: number; ok: false; error: string; cancelled: boolean }
+  | { id: number; progress: LoadProgress }
+  | { read: number; hostPath: string; offset: number; length: number };

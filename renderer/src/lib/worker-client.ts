@@ -1,0 +1,87 @@
+// UI-side handle on the analysis worker: typed requests, progress, cancellation, and host reads (Electron).
+
+import type { FromWorker, LoadProgress, Request, Response, ToWorker } from './protocol.ts';
+
+type ResponseOf<T extends Request['type']> = Extract<Response, { type: T }>;
+
+interface Pending {
+  resolve: (r: Response) => void;
+  reject: (e: Error) => void;
+  onProgress?: (p: LoadProgress) => void;
+}
+
+export class CancelledError extends Error {
+  constructor() {
+    super('cancelled');
+    this.name = 'CancelledError';
+  }
+}
+
+export class AnalysisClient {
+  private readonly worker: Worker;
+  private nextId = 1;
+  private readonly pending = new Map<number, Pending>();
+  /** ms the worker spent on the last request of each type (for the status bar and the bench) */
+  readonly timings: Record<string, number> = {};
+
+  constructor(private readonly hostRead: ((hostPath: string, offset: number, length: number) => Promise<Uint8Array>) | null) {
+    this.worker = new Worker(new URL('../worker/analysis.worker.ts', import.meta.url), { type: 'module', name: 'heaplens-analysis' });
+    this.worker.onmessage = (ev: MessageEvent<FromWorker>) => this.onMessage(ev.data);
+    this.worker.onerror = (ev: ErrorEvent) => {
+      for (const p of this.pending.values()) p.reject(new Error(`analysis worker failed: ${ev.message}`));
+      this.pending.clear();
+    };
+  }
+
+  private send(msg: ToWorker, transfer: Transferable[] = []): void {
+    this.worker.postMessage(msg, transfer);
+  }
+
+  private onMessage(msg: FromWorker): void {
+    if ('read' in msg) {
+      const { read, hostPath, offset, length } = msg;
+      if (!this.hostRead) {
+        this.send({ readReply: read, error: 'no host file access' });
+        return;
+      }
+      this.hostRead(hostPath, offset, length).then(
+        (bytes) => this.send({ readReply: read, bytes }, [bytes.buffer as ArrayBuffer]),
+        (e: unknown) => this.send({ readReply: read, error: e instanceof Error ? e.message : String(e) }),
+      );
+      return;
+    }
+    const p = this.pending.get(msg.id);
+    if (!p) return;
+    if ('progress' in msg) {
+      p.onProgress?.(msg.progress);
+      return;
+    }
+    this.pending.delete(msg.id);
+    if (msg.ok) {
+      this.timings[msg.res.type] = msg.ms;
+      p.resolve(msg.res);
+    } else p.reject(msg.cancelled ? new CancelledError() : new Error(msg.error));
+  }
+
+  /** Sends a request; returns its id (for cancel) and the promise of its typed response. */
+  start<T extends Request['type']>(req: Extract<Request, { type: T }>, onProgress?: (p: LoadProgress) => void): { id: number; done: Promise<ResponseOf<T>> } {
+    const id = this.nextId++;
+    const done = new Promise<ResponseOf<T>>((resolve, reject) => {
+      this.pending.set(id, { resolve: (r) => resolve(r as ResponseOf<T>), reject, onProgress });
+    });
+    this.send({ id, req });
+    return { id, done };
+  }
+
+  request<T extends Request['type']>(req: Extract<Request, { type: T }>): Promise<ResponseOf<T>> {
+    return this.start(req).done;
+  }
+
+  cancel(id: number): void {
+    this.send({ cancel: id });
+  }
+
+  terminate(): void {
+    this.worker.terminate();
+  }
+}

@@ -1,0 +1,436 @@
+// The analysis worker: owns the loaded Job and answers the UI's queries. The UI thread never parses text.
+
+/// <reference lib="webworker" />
+import { loadJob } from '../../../analysis/load-job.ts';
+import { diffSnapshots } from '../../../analysis/diff.ts';
+import { rankGrowth } from '../../../analysis/growth.ts';
+import { buildCallTree } from '../../../analysis/call-tree.ts';
+import type { Job, ProcessSeries } from '../../../analysis/model.ts';
+import type { InputFile } from '../../../parsers/input-file.ts';
+import { buildFrameTable, type FrameTable } from './frames.ts';
+import type {
+  FlameData,
+  FrameInfo,
+  FromWorker,
+  FunctionRow,
+  GrowthResult,
+  JobSummary,
+  LoadProgress,
+  ProcessSummary,
+  Request,
+  Response,
+  SourceFile,
+  StackDetail,
+  StackRow,
+  StackSeries,
+  ToWorker,
+  ViewOptions,
+  WarningSummary,
+} from '../lib/protocol.ts';
+
+declare const self: DedicatedWorkerGlobalScope;
+
+let job: Job | null = null;
+let summary: JobSummary | null = null;
+const frameTables = new Map<number, FrameTable>();
+const growthCache = new Map<number, Map<number, { score: number; slope: number; growingFraction: number }>>();
+const controllers = new Map<number, AbortController>();
+const pendingReads = new Map<number, { resolve: (b: Uint8Array) => void; reject: (e: Error) => void }>();
+let nextRead = 1;
+
+function post(msg: FromWorker, transfer: Transferable[] = []): void {
+  self.postMessage(msg, transfer);
+}
+
+function hostRead(hostPath: string, offset: number, length: number): Promise<Uint8Array> {
+  const id = nextRead++;
+  return new Promise((resolve, reject) => {
+    pendingReads.set(id, { resolve, reject });
+    post({ read: id, hostPath, offset, length });
+  });
+}
+
+function toInputFile(f: SourceFile): InputFile {
+  const blob = f.blob;
+  const hostPath = f.hostPath;
+  return {
+    path: f.path,
+    size: f.size,
+    mtimeMs: f.mtimeMs,
+    async read(offset: number, length: number): Promise<Uint8Array> {
+      if (blob) return new Uint8Array(await blob.slice(offset, offset + length).arrayBuffer());
+      if (hostPath) return hostRead(hostPath, offset, length);
+      throw new Error(`no content for ${f.path}`);
+    },
+  };
+}
+
+function proc(i: number): ProcessSeries {
+  if (!job) throw new Error('no job loaded');
+  const p = job.processes[i];
+  if (!p) throw new Error(`no process ${i}`);
+  return p;
+}
+
+function frameTable(i: number): FrameTable {
+  let t = frameTables.get(i);
+  if (!t) {
+    t = buildFrameTable(proc(i));
+    frameTables.set(i, t);
+  }
+  return t;
+}
+
+function growthInfo(i: number): Map<number, { score: number; slope: number; growingFraction: number }> {
+  let g = growthCache.get(i);
+  if (!g) {
+    g = new Map();
+    for (const s of rankGrowth(proc(i))) g.set(s.stackId, { score: s.score, slope: s.slopeBytesPerSnapshot, growingFraction: s.growingFraction });
+    growthCache.set(i, g);
+  }
+  return g;
+}
+
+function slope(values: number[]): number {
+  const n = values.length;
+  if (n < 2) return 0;
+  let sx = 0;
+  let sy = 0;
+  let sxx = 0;
+  let sxy = 0;
+  for (let i = 0; i < n; i++) {
+    sx += i;
+    sy += values[i];
+    sxx += i * i;
+    sxy += i * values[i];
+  }
+  const d = n * sxx - sx * sx;
+  return d === 0 ? 0 : (n * sxy - sx * sy) / d;
+}
+
+function warningKind(message: string): WarningSummary['kind'] {
+  if (/truncat|ended early|incomplete/i.test(message)) return 'truncated';
+  if (/maps/i.test(message)) return 'maps';
+  if (/binary|build.?id|unverified|symbol/i.test(message)) return 'binary';
+  return 'other';
+}
+
+function summarize(j: Job, loadMs: number): JobSummary {
+  const processes: ProcessSummary[] = j.processes.map((p, index) => {
+    const live = p.snapshots.map((s) => s.live.bytes);
+    const table = frameTable(index);
+    return {
+      index,
+      key: p.key,
+      pid: p.pid,
+      prefix: p.prefix,
+      snapshots: p.snapshots.map((s, si) => ({
+        index: si,
+        file: s.file,
+        seq: s.seq,
+        trigger: s.trigger,
+        liveBytes: s.live.bytes,
+        liveObjects: s.live.objects,
+        truncated: s.truncated !== null,
+        mtimeMs: s.mtimeMs,
+      })),
+      lastLiveBytes: live[live.length - 1] ?? 0,
+      firstLiveBytes: live[0] ?? 0,
+      maxLiveBytes: live.reduce((a, b) => Math.max(a, b), 0),
+      slopeBytesPerSnapshot: slope(live),
+      endedWithoutFinalDump: p.endedWithoutFinalDump,
+      stackCount: p.stacks.count,
+      hasPythonFrames: table.hasPython,
+      truncatedCount: p.snapshots.filter((s) => s.truncated !== null).length,
+    };
+  });
+  const warnings: WarningSummary[] = j.warnings.map((w) => ({ ...w, kind: warningKind(w.message) }));
+  // A truncated snapshot always shows a warning, even if the loader reported it differently.
+  for (const p of j.processes) {
+    for (const s of p.snapshots) {
+      if (s.truncated && !warnings.some((w) => w.file === s.file && w.kind === 'truncated')) {
+        warnings.push({ file: s.file, byteOffset: s.truncated.byteOffset, line: s.truncated.line, message: `truncated at byte ${s.truncated.byteOffset}: the dump ended early (complete records kept)`, kind: 'truncated' });
+      }
+    }
+  }
+  return { processes, warnings, ignoredFiles: j.ignoredFiles, loadMs };
+}
+
+/** Frame keys of a stack, leaf first, after allocator hiding and mode filtering. */
+function stackKeys(p: ProcessSeries, table: FrameTable, stackId: number, view: ViewOptions): number[] {
+  const expand = table.expandFor(view.mode);
+  const s = p.stacks.offsets[stackId];
+  const e = p.stacks.offsets[stackId + 1];
+  const first = view.hideAllocator ? Math.min(e, s + (p.stacks.allocatorDepth[stackId] ?? 0)) : s;
+  const out: number[] = [];
+  for (let f = first; f < e; f++) {
+    const ks = expand(p.stacks.frames[f]);
+    for (let k = 0; k < ks.length; k++) out.push(ks[k]);
+  }
+  return out;
+}
+
+function labelOf(table: FrameTable, keys: number[]): { label: string; context: string; kind: FrameInfo['kind'] } {
+  if (keys.length === 0) return { label: '(no frames)', context: '', kind: 'unknown' };
+  const f = table.frames[keys[0]];
+  const ctx = keys
+    .slice(1, 4)
+    .map((k) => table.frames[k].label)
+    .join(' ← ');
+  return { label: f.label, context: ctx, kind: f.kind };
+}
+
+function growth(i: number, base: number, target: number, view: ViewOptions, limit: number): GrowthResult {
+  const p = proc(i);
+  const table = frameTable(i);
+  const deltas = diffSnapshots(p, base, target);
+  const g = growthInfo(i);
+  const sorted = [...deltas].sort((a, b) => b.deltaBytes - a.deltaBytes || Math.abs(b.targetBytes) - Math.abs(a.targetBytes));
+  const byAbs = sorted.length > limit ? [...sorted].sort((a, b) => Math.abs(b.deltaBytes) - Math.abs(a.deltaBytes)).slice(0, limit) : sorted;
+  const stacks: StackRow[] = byAbs.map((d) => {
+    const keys = stackKeys(p, table, d.stackId, view);
+    const l = labelOf(table, keys);
+    const gi = g.get(d.stackId);
+    return {
+      stackId: d.stackId,
+      label: l.label,
+      context: l.context,
+      kind: l.kind,
+      baseBytes: d.baseBytes,
+      targetBytes: d.targetBytes,
+      deltaBytes: d.deltaBytes,
+      deltaPct: d.baseBytes > 0 ? (100 * d.deltaBytes) / d.baseBytes : d.targetBytes > 0 ? Infinity : 0,
+      baseObjects: d.baseObjects,
+      targetObjects: d.targetObjects,
+      status: d.status,
+      score: gi?.score ?? 0,
+      slope: gi?.slope ?? 0,
+      growingFraction: gi?.growingFraction ?? 0,
+    };
+  });
+  // per-function self/total, in the current stack mode
+  const fn = new Map<number, FunctionRow>();
+  const row = (k: number): FunctionRow => {
+    let r = fn.get(k);
+    if (!r) {
+      const f = table.frames[k];
+      r = { key: k, label: f.label, kind: f.kind, selfBase: 0, selfTarget: 0, selfDelta: 0, totalBase: 0, totalTarget: 0, totalDelta: 0 };
+      fn.set(k, r);
+    }
+    return r;
+  };
+  let baseTotal = 0;
+  let targetTotal = 0;
+  for (const d of deltas) {
+    baseTotal += d.baseBytes;
+    targetTotal += d.targetBytes;
+    const keys = stackKeys(p, table, d.stackId, view);
+    if (keys.length === 0) continue;
+    const leaf = row(keys[0]);
+    leaf.selfBase += d.baseBytes;
+    leaf.selfTarget += d.targetBytes;
+    const seen = new Set<number>();
+    for (const k of keys) {
+      if (seen.has(k)) continue;
+      seen.add(k);
+      const r = row(k);
+      r.totalBase += d.baseBytes;
+      r.totalTarget += d.targetBytes;
+    }
+  }
+  const functions = [...fn.values()];
+  for (const r of functions) {
+    r.selfDelta = r.selfTarget - r.selfBase;
+    r.totalDelta = r.totalTarget - r.totalBase;
+  }
+  functions.sort((a, b) => b.totalDelta - a.totalDelta);
+  return { stacks, stackCount: deltas.length, functions: functions.slice(0, limit), baseTotal, targetTotal };
+}
+
+function flame(i: number, snapshot: number, base: number | null, view: ViewOptions): { flame: FlameData; transfer: Transferable[] } {
+  const p = proc(i);
+  const table = frameTable(i);
+  let stackIds: ArrayLike<number>;
+  let bytes: ArrayLike<number>;
+  let objects: ArrayLike<number> | undefined;
+  let baseBytes: ArrayLike<number> | undefined;
+  if (base === null) {
+    const s = p.snapshots[snapshot];
+    if (!s) throw new Error(`no snapshot ${snapshot}`);
+    stackIds = s.stackIds;
+    bytes = s.liveBytes;
+    objects = s.liveObjects;
+  } else {
+    const deltas = diffSnapshots(p, base, snapshot);
+    stackIds = Uint32Array.from(deltas, (d) => d.stackId);
+    bytes = Float64Array.from(deltas, (d) => d.targetBytes);
+    objects = Float64Array.from(deltas, (d) => d.targetObjects);
+    baseBytes = Float64Array.from(deltas, (d) => d.baseBytes);
+  }
+  const tree = buildCallTree(p.stacks, { stackIds, bytes, objects, baseBytes }, { hideAllocatorFrames: view.hideAllocator, expand: table.expandFor(view.mode) });
+  const frames: Record<number, FrameInfo> = {};
+  for (let n = 1; n < tree.size; n++) {
+    const k = tree.key[n];
+    if (frames[k] === undefined) frames[k] = table.frames[k];
+  }
+  const stackNodes: Record<number, number> = {};
+  for (let j = 0; j < stackIds.length; j++) stackNodes[stackIds[j]] = tree.stackNode[j];
+  const data: FlameData = {
+    size: tree.size,
+    depth: tree.depth,
+    end: tree.end,
+    parent: tree.parent,
+    key: tree.key,
+    total: tree.total,
+    self: tree.self,
+    totalObjects: tree.totalObjects,
+    baseTotal: tree.baseTotal,
+    absDeltaTotal: tree.absDeltaTotal,
+    maxDepth: tree.maxDepth,
+    frames,
+    stackNodes,
+    baseGrand: tree.baseTotal ? tree.baseTotal[0] : 0,
+    targetGrand: tree.total[0],
+  };
+  const transfer: Transferable[] = [tree.depth.buffer, tree.end.buffer, tree.parent.buffer, tree.key.buffer, tree.total.buffer, tree.self.buffer, tree.totalObjects.buffer];
+  if (tree.baseTotal) transfer.push(tree.baseTotal.buffer);
+  if (tree.absDeltaTotal) transfer.push(tree.absDeltaTotal.buffer);
+  return { flame: data, transfer };
+}
+
+function valueIn(p: ProcessSeries, snapshot: number, stackId: number): number {
+  const s = p.snapshots[snapshot];
+  if (!s) return 0;
+  const ids = s.stackIds;
+  for (let j = 0; j < ids.length; j++) if (ids[j] === stackId) return s.liveBytes[j];
+  return 0;
+}
+
+function stackDetail(i: number, stackId: number, base: number, target: number, view: ViewOptions): StackDetail {
+  const p = proc(i);
+  const table = frameTable(i);
+  const expand = table.expandFor(view.mode);
+  const s = p.stacks.offsets[stackId];
+  const e = p.stacks.offsets[stackId + 1];
+  const alloc = p.stacks.allocatorDepth[stackId] ?? 0;
+  const frames: StackDetail['frames'] = [];
+  for (let f = s; f < e; f++) {
+    const ks = expand(p.stacks.frames[f]);
+    for (let k = 0; k < ks.length; k++) frames.push({ ...table.frames[ks[k]], hidden: f - s < alloc });
+  }
+  const series = p.snapshots.map((_, si) => valueIn(p, si, stackId));
+  return { stackId, frames, series, baseBytes: series[base] ?? 0, targetBytes: series[target] ?? 0 };
+}
+
+function stackSeries(i: number, n: number, view: ViewOptions): StackSeries {
+  const p = proc(i);
+  const table = frameTable(i);
+  const last = p.snapshots[p.snapshots.length - 1];
+  if (!last) return { stackIds: [], labels: [], values: [] };
+  // top-N by peak bytes over the series
+  const peak = new Map<number, number>();
+  for (const s of p.snapshots) {
+    for (let j = 0; j < s.stackIds.length; j++) {
+      const id = s.stackIds[j];
+      const v = s.liveBytes[j];
+      if (v > (peak.get(id) ?? 0)) peak.set(id, v);
+    }
+  }
+  const top = [...peak.entries()].sort((a, b) => b[1] - a[1]).slice(0, n).map(([id]) => id);
+  const slot = new Map<number, number>();
+  top.forEach((id, k) => slot.set(id, k));
+  const values: number[][] = Array.from({ length: top.length + 1 }, () => new Array<number>(p.snapshots.length).fill(0));
+  p.snapshots.forEach((s, si) => {
+    let other = 0;
+    for (let j = 0; j < s.stackIds.length; j++) {
+      const k = slot.get(s.stackIds[j]);
+      if (k === undefined) other += s.liveBytes[j];
+      else values[k][si] += s.liveBytes[j];
+    }
+    values[top.length][si] = other;
+  });
+  const labels = top.map((id) => {
+    const l = labelOf(table, stackKeys(p, table, id, view));
+    return l.context ? `${l.label} ← ${l.context.split(' ← ')[0]}` : l.label;
+  });
+  labels.push('other stacks');
+  return { stackIds: top, labels, values };
+}
+
+async function handle(id: number, req: Request): Promise<{ res: Response; transfer?: Transferable[] }> {
+  switch (req.type) {
+    case 'load': {
+      const ctrl = new AbortController();
+      controllers.set(id, ctrl);
+      const t0 = performance.now();
+      let lastPost = 0;
+      try {
+        job = null;
+        summary = null;
+        frameTables.clear();
+        growthCache.clear();
+        const files = req.files.map(toInputFile);
+        const j = await loadJob(files, {
+          signal: ctrl.signal,
+          onProgress: (pr: LoadProgress) => {
+            const now = performance.now();
+            if (now - lastPost > 50 || pr.filesDone === pr.filesTotal) {
+              lastPost = now;
+              post({ id, progress: { phase: pr.phase, filesDone: pr.filesDone, filesTotal: pr.filesTotal, bytesDone: pr.bytesDone, bytesTotal: pr.bytesTotal, file: pr.file } });
+            }
+          },
+        });
+        if (ctrl.signal.aborted) throw new DOMException('cancelled', 'AbortError');
+        job = j;
+        summary = summarize(j, performance.now() - t0);
+        return { res: { type: 'load', summary } };
+      } finally {
+        controllers.delete(id);
+      }
+    }
+    case 'summary':
+      if (!summary) throw new Error('no job loaded');
+      return { res: { type: 'summary', summary } };
+    case 'stackSeries':
+      return { res: { type: 'stackSeries', series: stackSeries(req.proc, req.n, req.view) } };
+    case 'growth':
+      return { res: { type: 'growth', growth: growth(req.proc, req.base, req.target, req.view, req.limit) } };
+    case 'flame': {
+      const { flame: f, transfer } = flame(req.proc, req.snapshot, req.base, req.view);
+      return { res: { type: 'flame', flame: f }, transfer };
+    }
+    case 'stack':
+      return { res: { type: 'stack', stack: stackDetail(req.proc, req.stackId, req.base, req.target, req.view) } };
+    case 'close':
+      job = null;
+      summary = null;
+      frameTables.clear();
+      growthCache.clear();
+      return { res: { type: 'close' } };
+  }
+}
+
+self.onmessage = (ev: MessageEvent<ToWorker>) => {
+  const msg = ev.data;
+  if ('cancel' in msg) {
+    controllers.get(msg.cancel)?.abort();
+    return;
+  }
+  if ('readReply' in msg) {
+    const r = pendingReads.get(msg.readReply);
+    pendingReads.delete(msg.readReply);
+    if (!r) return;
+    if (msg.bytes) r.resolve(msg.bytes);
+    else r.reject(new Error(msg.error ?? 'read failed'));
+    return;
+  }
+  const { id, req } = msg;
+  const t0 = performance.now();
+  handle(id, req).then(
+    ({ res, transfer }) => post({ id, ok: true, res, ms: performance.now() - t0 }, transfer ?? []),
+    (e: unknown) => {
+      const err = e instanceof Error ? e : new Error(String(e));
+      post({ id, ok: false, error: err.message, cancelled: err.name === 'AbortError' });
+    },
+  );
+};

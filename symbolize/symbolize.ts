@@ -1,0 +1,418 @@
+// Symbolization of a process's return addresses: PC → mapping → (module, file offset) → ELF virtual address →
+// function, file:line and inlined frames, through the bundled addr2line WebAssembly module.
+// Pure: all file access goes through SymbolFileSource, so the CLI and the browser worker share this code.
+
+import type { ProcessSeries } from '../analysis/model.js';
+import { findMapping, isFileMapping, type MapsEntry } from '../parsers/proc-maps.js';
+import { ElfError, planCompactImage } from './elf.js';
+import { baseName, type SymbolFileSource } from './files.js';
+import { fileOffsetToVaddr, locateModule, type BinaryCheck, type LocatedModule, type SearchOptions } from './locate.js';
+import { findPerfSymbol, type PerfMap } from './perf-map.js';
+import { Addr2lineInstance, WasmTrapError, type CompiledWasm, type RawFrame } from './wasm-addr2line.js';
+
+export interface SymbolFrame {
+  function: string | null;
+  file: string | null;
+  line: number | null;
+  column?: number;
+}
+
+export type SymbolStatus = 'symbolized' | 'symbol-only' | 'unresolved' | 'no-binary';
+
+export interface SymbolizedAddress {
+  /** the address as in the dump ("0x7f…") */
+  address: string;
+  /** base name of the mapped file (or of the perf map for JIT frames); null outside every mapping */
+  module: string | null;
+  modulePath: string | null;
+  /** file offset of the address within the module ("0x1234"), as `module+0x1234` shows it */
+  moduleOffset: string | null;
+  /** innermost inlined frame first; the last one is the real function. Empty when unresolved. */
+  frames: SymbolFrame[];
+  status: SymbolStatus;
+  /** how sure we are the file we read is the one that was mapped; null when no file was read */
+  binary: BinaryCheck | null;
+}
+
+export interface ModuleReport {
+  mappingPath: string;
+  binaryPath: string | null;
+  debugPath: string | null;
+  buildId: string | null;
+  binary: BinaryCheck | null;
+  reason: string;
+  addresses: number;
+  error: string | null;
+}
+
+/**
+ * Per address id, looked up as a leaf (position 0 of a stack: the PC itself) and as a caller (position > 0: a
+ * return address, looked up at PC − 1 so it lands on the call instruction, as jeprof and pprof do). An address
+ * used both ways has both entries; an address used one way has `undefined` in the other array. Python
+ * pseudo-addresses are never symbolized here and stay `undefined` in both.
+ */
+export interface SymbolTable {
+  leaf: (SymbolizedAddress | undefined)[];
+  caller: (SymbolizedAddress | undefined)[];
+  modules: ModuleReport[];
+}
+
+/** The entry for the frame at `position` of a stack (0 = leaf). */
+export function symbolAt(table: SymbolTable, addressId: number, position: number): SymbolizedAddress | undefined {
+  return position === 0 ? table.leaf[addressId] ?? table.caller[addressId] : table.caller[addressId] ?? table.leaf[addressId];
+}
+
+/** Python frames are recorded as pseudo-addresses with the top 16 bits 0x7079 ("py"); see python-frames.md. */
+export function isPythonPseudoAddress(addr: bigint): boolean {
+  return addr >> 48n === 0x7079n;
+}
+
+/** `libfoo.so+0x1234` for a frame without symbols, or the raw address when it is in no module. */
+export function formatUnresolved(s: Pick<SymbolizedAddress, 'address' | 'module' | 'moduleOffset'>): string {
+  return s.module && s.moduleOffset ? `${s.module}+${s.moduleOffset}` : s.address;
+}
+
+/** One line for a frame: the outermost function (with file:line when known), else `module+0xoffset`. */
+export function formatFrame(s: SymbolizedAddress): string {
+  const f = s.frames[s.frames.length - 1];
+  if (!f || !f.function) return formatUnresolved(s);
+  return f.file ? `${f.function} ${baseName(f.file)}${f.line ? ':' + f.line : ''}` : f.function;
+}
+
+/** Persistent results, keyed by module identity (build-id, or path/size/mtime) then by ELF address. */
+export interface SymbolCacheStore {
+  load(identity: string): Promise<Map<string, RawFrame[]> | null>;
+  save(identity: string, entries: Map<string, RawFrame[]>): Promise<void>;
+}
+
+export interface SymbolizerOptions extends Partial<SearchOptions> {
+  /** compiled heaplens_addr2line.wasm (compileAddr2line) */
+  wasm: CompiledWasm;
+  /** modules whose compact image exceeds this get their own WASM instance, dropped after use */
+  ownInstanceBytes?: number;
+  /** refuse modules whose debug and symbol sections exceed this (WASM memory is 32-bit) */
+  maxImageBytes?: number;
+  cacheStore?: SymbolCacheStore | null;
+  /** demangle C++/Rust names (default true) */
+  demangle?: boolean;
+}
+
+export interface SymbolizeProcessOptions {
+  /** perf-<pid>.map files; those whose pid differs from the process's are ignored */
+  perfMaps?: PerfMap[];
+  onProgress?: (done: number, total: number, module: string) => void;
+}
+
+interface LoadedModule {
+  instance: Addr2lineInstance;
+  handle: number;
+  own: boolean;
+}
+
+interface ModuleState {
+  located: LocatedModule | null;
+  identity: string | null;
+  error: string | null;
+  loaded: LoadedModule | null;
+}
+
+const DEFAULT_OWN_INSTANCE = 256 << 20;
+const DEFAULT_MAX_IMAGE = 1536 << 20;
+
+/**
+ * Holds what outlives one process: located modules, loaded WASM modules and looked-up results. Keep one per
+ * session; `dispose()` drops the WASM instances (their memory never shrinks otherwise).
+ */
+export class Symbolizer {
+  private readonly search: SearchOptions;
+  private shared: Addr2lineInstance | null = null;
+  /** key: mapping path + the mappings' signature, so a different mapping of the same path is checked anew */
+  private readonly modules = new Map<string, Promise<ModuleState>>();
+  /** identity → ELF address (hex) → frames */
+  private readonly results = new Map<string, Map<string, RawFrame[]>>();
+  private readonly dirty = new Set<string>();
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly source: SymbolFileSource,
+    private readonly opts: SymbolizerOptions,
+  ) {
+    this.search = {
+      symbolDirs: opts.symbolDirs ?? [],
+      sysroot: opts.sysroot ?? null,
+      hostPaths: opts.hostPaths ?? true,
+    };
+  }
+
+  /** Runs `f` after every earlier call finished: WASM memory views must not see a concurrent grow. */
+  private exclusive<T>(f: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(f, f);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async instance(): Promise<Addr2lineInstance> {
+    if (!this.shared || this.shared.isDead) this.shared = await Addr2lineInstance.create(this.opts.wasm);
+    return this.shared;
+  }
+
+  private moduleState(path: string, entries: MapsEntry[]): Promise<ModuleState> {
+    const sig = entries.map((e) => `${e.start.toString(16)}-${e.end.toString(16)}@${e.offset.toString(16)}`).join(',');
+    const key = `${path}\n${sig}`;
+    let p = this.modules.get(key);
+    if (!p) {
+      p = (async (): Promise<ModuleState> => {
+        try {
+          const located = await locateModule(this.source, path, entries, this.search);
+          if (!located) return { located: null, identity: null, error: null, loaded: null };
+          const b = located.binary;
+          const dbg = located.debug;
+          const base = b.info.buildId
+            ? `build-id:${b.info.buildId}`
+            : `file:${b.file.path}:${b.file.size}:${b.file.mtimeMs ?? ''}`;
+          return { located, identity: `${base}:${dbg ? 'debug' : 'binary'}`, error: null, loaded: null };
+        } catch (e) {
+          return { located: null, identity: null, error: e instanceof Error ? e.message : String(e), loaded: null };
+        }
+      })();
+      this.modules.set(key, p);
+    }
+    return p;
+  }
+
+  private async ensureLoaded(state: ModuleState): Promise<LoadedModule> {
+    if (state.loaded && !state.loaded.instance.isDead) return state.loaded;
+    const located = state.located;
+    if (!located) throw new Error('no module');
+    const src = located.debug ?? located.binary;
+    const maxImage = this.opts.maxImageBytes ?? DEFAULT_MAX_IMAGE;
+    const ownLimit = this.opts.ownInstanceBytes ?? DEFAULT_OWN_INSTANCE;
+    const size = planCompactImage(src.info).size;
+    const own = size > ownLimit;
+    const instance = own ? await Addr2lineInstance.create(this.opts.wasm) : await this.instance();
+    const handle = await instance.load(src.file, src.info, maxImage);
+    state.loaded = { instance, handle, own };
+    return state.loaded;
+  }
+
+  private async resultsFor(identity: string): Promise<Map<string, RawFrame[]>> {
+    let m = this.results.get(identity);
+    if (!m) {
+      m = (this.opts.cacheStore ? await this.opts.cacheStore.load(identity).catch(() => null) : null) ?? new Map();
+      this.results.set(identity, m);
+    }
+    return m;
+  }
+
+  /** Looks up ELF addresses of one module, using and filling the cache. */
+  private async lookupModule(state: ModuleState, vaddrs: bigint[]): Promise<Map<string, RawFrame[]>> {
+    const identity = state.identity;
+    if (!identity) throw new Error('no module');
+    const cache = await this.resultsFor(identity);
+    const missing = [...new Set(vaddrs.map((v) => v.toString(16)))].filter((h) => !cache.has(h));
+    if (missing.length > 0) {
+      const loaded = await this.ensureLoaded(state);
+      try {
+        const flags = 1 | (this.opts.demangle === false ? 0 : 2) | 4;
+        const frames = loaded.instance.lookup(loaded.handle, missing.map((h) => BigInt('0x' + h)), flags);
+        missing.forEach((h, i) => cache.set(h, frames[i]));
+        this.dirty.add(identity);
+      } finally {
+        if (loaded.own) {
+          // Big modules get a throw-away instance: dropping it is the only way to give the memory back.
+          loaded.instance.unload(loaded.handle);
+          state.loaded = null;
+        }
+      }
+    }
+    return cache;
+  }
+
+  /** Writes new results to the cache store. */
+  async flush(): Promise<void> {
+    const store = this.opts.cacheStore;
+    if (!store) return;
+    for (const id of this.dirty) {
+      const m = this.results.get(id);
+      if (m) await store.save(id, m);
+    }
+    this.dirty.clear();
+  }
+
+  /** Drops WASM instances and closes files. Results stay cached. */
+  async dispose(): Promise<void> {
+    await this.flush();
+    for (const p of this.modules.values()) {
+      const s = await p;
+      if (s.located) {
+        await s.located.binary.file.close().catch(() => undefined);
+        if (s.located.debug) await s.located.debug.file.close().catch(() => undefined);
+      }
+    }
+    this.modules.clear();
+    this.shared = null;
+  }
+
+  symbolizeProcess(proc: ProcessSeries, options: SymbolizeProcessOptions = {}): Promise<SymbolTable> {
+    return this.exclusive(() => this.run(proc, options));
+  }
+
+  private async run(proc: ProcessSeries, options: SymbolizeProcessOptions): Promise<SymbolTable> {
+    const n = proc.addresses.hex.length;
+    const table: SymbolTable = { leaf: new Array(n).fill(undefined), caller: new Array(n).fill(undefined), modules: [] };
+    const asLeaf = new Uint8Array(n);
+    const asCaller = new Uint8Array(n);
+    const { offsets, frames } = proc.stacks;
+    for (let s = 0; s < proc.stacks.count; s++) {
+      const start = offsets[s];
+      const end = offsets[s + 1] ?? frames.length;
+      for (let i = start; i < end; i++) (i === start ? asLeaf : asCaller)[frames[i]] = 1;
+    }
+    const maps = proc.maps ?? [];
+    const perfMaps = (options.perfMaps ?? []).filter((m) => m.pid === null || proc.pid === null || m.pid === proc.pid);
+
+    // Group lookups by mapping path.
+    interface Want {
+      id: number;
+      caller: boolean;
+      pc: bigint;
+      entry: MapsEntry;
+    }
+    const byModule = new Map<string, Want[]>();
+    for (let id = 0; id < n; id++) {
+      if (!asLeaf[id] && !asCaller[id]) continue;
+      const hex = proc.addresses.hex[id];
+      let pc: bigint;
+      try {
+        pc = BigInt(hex);
+      } catch {
+        continue;
+      }
+      if (isPythonPseudoAddress(pc)) continue;
+      for (const caller of [false, true]) {
+        if (!(caller ? asCaller[id] : asLeaf[id])) continue;
+        const probe = caller && pc > 0n ? pc - 1n : pc;
+        const entry = findMapping(maps, probe);
+        const target = caller ? table.caller : table.leaf;
+        if (!entry || !isFileMapping(entry)) {
+          target[id] = this.unmapped(hex, pc, probe, entry, perfMaps);
+          continue;
+        }
+        let list = byModule.get(entry.path);
+        if (!list) byModule.set(entry.path, (list = []));
+        list.push({ id, caller, pc, entry });
+      }
+    }
+
+    let done = 0;
+    const total = byModule.size;
+    for (const [path, wants] of byModule) {
+      options.onProgress?.(done, total, path);
+      const entries = maps.filter((e) => e.path === path);
+      const state = await this.moduleState(path, entries);
+      const located = state.located;
+      const report: ModuleReport = {
+        mappingPath: path,
+        binaryPath: located?.binary.file.path ?? null,
+        debugPath: located?.debug?.file.path ?? null,
+        buildId: located?.binary.info.buildId ?? null,
+        binary: located?.check ?? null,
+        reason: located ? located.checkReason : state.error ?? `not found (tried ${this.candidatesNote(path)})`,
+        addresses: wants.length,
+        error: state.error,
+      };
+      table.modules.push(report);
+      const module = baseName(path);
+      const vaddrs: (bigint | null)[] = wants.map((w) => {
+        const probe = w.caller ? w.pc - 1n : w.pc;
+        const fileOffset = probe - w.entry.start + w.entry.offset;
+        return located ? fileOffsetToVaddr(located.binary.info, fileOffset) : null;
+      });
+      let results: Map<string, RawFrame[]> | null = null;
+      if (located && state.identity) {
+        try {
+          results = await this.lookupModule(state, vaddrs.filter((v): v is bigint => v !== null));
+        } catch (e) {
+          report.error = e instanceof Error ? e.message : String(e);
+          if (!(e instanceof ElfError || e instanceof WasmTrapError)) throw e;
+        }
+      }
+      wants.forEach((w, i) => {
+        const offset = w.pc - w.entry.start + w.entry.offset;
+        const base: SymbolizedAddress = {
+          address: proc.addresses.hex[w.id],
+          module,
+          modulePath: path,
+          moduleOffset: '0x' + offset.toString(16),
+          frames: [],
+          status: located ? 'unresolved' : 'no-binary',
+          binary: located ? located.check : null,
+        };
+        const v = vaddrs[i];
+        const raw = v !== null && results ? results.get(v.toString(16)) : undefined;
+        if (raw && raw.length > 0) {
+          base.frames = raw.map(toFrame);
+          base.status = raw.some((f) => f.source !== 'symtab' && f.line !== null) ? 'symbolized' : 'symbol-only';
+          if (!base.frames.some((f) => f.function !== null || f.file !== null)) {
+            base.frames = [];
+            base.status = 'unresolved';
+          }
+        }
+        (w.caller ? table.caller : table.leaf)[w.id] = base;
+      });
+      done++;
+    }
+    options.onProgress?.(done, total, '');
+    await this.flush();
+    return table;
+  }
+
+  private candidatesNote(path: string): string {
+    const parts: string[] = [];
+    if (this.search.symbolDirs.length) parts.push(`${this.search.symbolDirs.length} symbol folder(s)`);
+    if (this.search.sysroot) parts.push('the sysroot');
+    if (this.search.hostPaths) parts.push(path);
+    return parts.join(', ') || 'nothing: no symbol folders given';
+  }
+
+  private unmapped(hex: string, pc: bigint, probe: bigint, entry: MapsEntry | null, perfMaps: PerfMap[]): SymbolizedAddress {
+    for (const m of perfMaps) {
+      const sym = findPerfSymbol(m, probe);
+      if (sym) {
+        return {
+          address: hex,
+          module: baseName(m.path),
+          modulePath: m.path,
+          moduleOffset: null,
+          frames: [{ function: sym.name, file: null, line: null }],
+          status: 'symbol-only',
+          binary: null,
+        };
+      }
+    }
+    return {
+      address: hex,
+      module: entry && entry.path ? entry.path : null,
+      modulePath: entry && entry.path ? entry.path : null,
+      moduleOffset: entry && entry.path ? '0x' + (pc - entry.start + entry.offset).toString(16) : null,
+      frames: [],
+      status: 'unresolved',
+      binary: null,
+    };
+  }
+}
+
+function toFrame(f: RawFrame): SymbolFrame {
+  const out: SymbolFrame = { function: f.function, file: f.file, line: f.line };
+  if (f.column !== null) out.column = f.column;
+  return out;
+}
+
+/** Convenience wrapper: symbolizes one process with a Symbolizer (which keeps caches between calls). */
+export function symbolizeProcess(
+  proc: ProcessSeries,
+  symbolizer: Symbolizer,
+  options: SymbolizeProcessOptions = {},
+): Promise<SymbolTable> {
+  return symbolizer.symbolizeProcess(proc, options);
+}

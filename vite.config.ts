@@ -1,21 +1,84 @@
 // Vite config for the renderer (Svelte 5 + d3). The renderer lives in renderer/ and builds to dist/renderer
 // with relative asset URLs, so the same build works from the Electron app:// scheme and from any local web server.
+import { readdirSync, readFileSync, statSync, existsSync } from 'node:fs';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vite';
+import { defineConfig, type Plugin } from 'vite';
 import { svelte } from '@sveltejs/vite-plugin-svelte';
 
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+/**
+ * The "try it" sample: a small real series from fixtures/jemalloc/job (made by fixtures/make-fixtures.sh),
+ * emitted as sample/<file> plus sample/index.json at build time and served from the same paths in dev.
+ */
+function sampleSeries(): Plugin {
+  const dir = path.join(here, 'fixtures', 'jemalloc', 'job');
+  const pick = (): { name: string; size: number; mtimeMs: number }[] => {
+    if (!existsSync(dir)) return [];
+    return readdirSync(dir)
+      .filter((n) => /^(exact|sampled|pygrow)\..*\.heap$/.test(n) || /\.pyframes$/.test(n))
+      .sort()
+      .map((name) => {
+        const st = statSync(path.join(dir, name));
+        return { name, size: st.size, mtimeMs: Math.round(st.mtimeMs) };
+      });
+  };
+  const index = (files: { name: string; size: number; mtimeMs: number }[]): string =>
+    JSON.stringify({ source: 'fixtures/jemalloc/job', files: files.map((f) => ({ path: f.name, size: f.size, mtimeMs: f.mtimeMs })) });
+  return {
+    name: 'heaplens-sample-series',
+    configureServer(server) {
+      server.middlewares.use((req, res, next) => {
+        const m = /\/sample\/([^?]*)/.exec(req.url ?? '');
+        if (!m) return next();
+        const files = pick();
+        if (m[1] === 'index.json') {
+          res.setHeader('Content-Type', 'application/json');
+          res.end(index(files));
+          return;
+        }
+        const f = files.find((x) => x.name === decodeURIComponent(m[1]));
+        if (!f) return next();
+        res.setHeader('Content-Type', 'application/octet-stream');
+        res.end(readFileSync(path.join(dir, f.name)));
+      });
+    },
+    generateBundle() {
+      const files = pick();
+      for (const f of files) this.emitFile({ type: 'asset', fileName: `sample/${f.name}`, source: readFileSync(path.join(dir, f.name)) });
+      this.emitFile({ type: 'asset', fileName: 'sample/index.json', source: index(files) });
+    },
+  };
+}
+
+/** The page's CSP: the dev server's HMR websocket is allowed only when serving. */
+function csp(): Plugin {
+  let serve = false;
+  return {
+    name: 'heaplens-csp',
+    configResolved(c) {
+      serve = c.command === 'serve';
+    },
+    transformIndexHtml(html) {
+      return html.replace('__DEV_CONNECT__', serve ? 'ws://127.0.0.1:5173' : '').replace(' ; ', '; ');
+    },
+  };
+}
+
 export default defineConfig({
-  root: fileURLToPath(new URL('./renderer', import.meta.url)),
+  root: path.join(here, 'renderer'),
   base: './',
-  publicDir: fileURLToPath(new URL('./renderer/public', import.meta.url)),
-  plugins: [svelte({ configFile: fileURLToPath(new URL('./svelte.config.js', import.meta.url)) })],
+  publicDir: path.join(here, 'renderer', 'public'),
+  plugins: [svelte({ configFile: path.join(here, 'svelte.config.js') }), sampleSeries(), csp()],
   worker: { format: 'es' },
   build: {
-    outDir: fileURLToPath(new URL('./dist/renderer', import.meta.url)),
+    outDir: path.join(here, 'dist', 'renderer'),
     emptyOutDir: true,
     target: 'es2022',
     assetsInlineLimit: 0,
     sourcemap: true,
+    chunkSizeWarningLimit: 1000,
   },
   server: { host: '127.0.0.1', port: 5173, strictPort: true },
   preview: { host: '127.0.0.1', port: 4173, strictPort: true },

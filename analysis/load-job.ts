@@ -16,6 +16,8 @@ import {
 } from '../parsers/dump-filename.js';
 import type { Job, LoadWarning, ProcessSeries } from './model.js';
 import { ProcessBuilder } from './process-builder.js';
+import { pythonFramesForDump, seriesPythonFrames } from './python-stacks.js';
+import type { PyFrameTable } from '../parsers/pyframes.js';
 
 export interface LoadProgress {
   phase: 'scan' | 'parse';
@@ -112,6 +114,8 @@ export async function loadJob(files: readonly InputFile[], options: LoadOptions 
   const classified = await classifyFiles(files);
   const groups = groupProcesses(classified.dumps);
   const standaloneMaps = await readStandaloneMaps(classified.side, warnings);
+  // PYFRAMES/1 sidecars (<dump>.pyframes), by path; tables appended to dumps come from the dump reader
+  const pyframeSidecars = new Map(classified.side.filter((s) => s.side.kind === 'pyframes').map((s) => [s.file.path, s.file] as const));
 
   const bytesTotal = classified.dumps.reduce((s, d) => s + d.file.size, 0);
   const progress: LoadProgress = { phase: 'parse', filesDone: 0, filesTotal: classified.dumps.length, bytesDone: 0, bytesTotal, file: '' };
@@ -120,6 +124,7 @@ export async function loadJob(files: readonly InputFile[], options: LoadOptions 
   for (const g of groups) {
     const builder = new ProcessBuilder();
     let bestMaps: { entries: MapsEntry[]; complete: boolean } | null = null;
+    const pyTables: PyFrameTable[] = [];
     for (const d of g.dumps) {
       options.signal?.throwIfAborted();
       progress.file = d.file.path;
@@ -131,6 +136,10 @@ export async function loadJob(files: readonly InputFile[], options: LoadOptions 
       });
       progress.bytesDone = before + d.file.size;
       progress.filesDone++;
+      if (loaded) {
+        const py = await pythonFramesForDump(d.file.path, loaded.trailerText, pyframeSidecars, warnings);
+        if (py) pyTables.push(py);
+      }
       if (loaded?.mapsText) {
         const parsed = parseMaps(loaded.mapsText, loaded.mapsFirstLine);
         // The newest complete maps win; a maps section cut off mid-write is used only when nothing better exists.
@@ -152,7 +161,9 @@ export async function loadJob(files: readonly InputFile[], options: LoadOptions 
         message: `no maps for process ${describeGroup(g)}: its dumps have no MAPPED_LIBRARIES section and no maps file (maps.<pid>, <pid>.maps, proc/<pid>/maps) was given, so frames cannot be attributed to binaries`,
       });
     }
-    processes.push(builder.finish(g.key, { pid: g.pid, pidNamespace: g.pidNamespace, prefix: g.prefix }, maps));
+    const series = builder.finish(g.key, { pid: g.pid, pidNamespace: g.pidNamespace, prefix: g.prefix }, maps);
+    if (pyTables.length > 0) series.pythonFrames = seriesPythonFrames(pyTables, g.dumps[g.dumps.length - 1].file.path, warnings);
+    processes.push(series);
   }
   options.onProgress?.({ ...progress, file: '' });
   return { processes, warnings, ignoredFiles: classified.ignored };

@@ -3,6 +3,7 @@
 
 import type { MapsEntry } from '../parsers/proc-maps.js';
 import type { DumpFormat, Trigger } from '../parsers/dump-types.js';
+import type { PyFrameTable } from '../parsers/pyframes.js';
 
 /** Interned return addresses of one process, as normalized hex strings ("0x7f…", lowercase, no padding). */
 export interface AddressTable {
@@ -80,6 +81,11 @@ export interface ProcessSeries {
   maps: MapsEntry[] | null;
   /** true when the series has no final ('f') dump: the process was killed or was still running */
   endedWithoutFinalDump: boolean;
+  /**
+   * PYFRAMES/1 table naming the Python pseudo-addresses in this process's stacks (merged from the
+   * tables of its dumps: appended to a dump or in a `<dump>.pyframes` sidecar); absent without any.
+   */
+  pythonFrames?: PyFrameTable | null;
 }
 
 export interface LoadWarning {

@@ -229,3 +229,40 @@ describe('view rules on synthetic stacks', () => {
     expect(parseStackMode('mixed')).toBeNull();
   });
 });
+
+describe('loading a job folder attaches the Python frame tables', () => {
+  it('sidecar and in-dump tables reach ProcessSeries.pythonFrames; the CLI shows Python frames', async () => {
+    const { collectInputFiles } = await import('../node-io/node-files.js');
+    const { loadJob } = await import('./load-job.js');
+    const { run } = await import('../cli/main.js');
+    const { join } = await import('node:path');
+    const { PY_FIXTURES } = await import('../fixtures/python/fixture-helpers.js');
+    const files = await collectInputFiles(VERSIONS.map((v) => join(PY_FIXTURES, v)));
+    const job = await loadJob(files);
+    expect(job.processes.length).toBe(5); // 3.12: parent + child; 3.11: parent; 3.13: parent + child
+    for (const p of job.processes) {
+      const t = p.pythonFrames;
+      expect(t, p.key).toBeTruthy();
+      if (!t) continue;
+      expect(t.pid).toBe(p.pid);
+      // every pseudo-address of the process's stacks is named
+      const unresolved = p.addresses.hex.filter((a) => isPythonPseudoAddress(a) && !t.frames.has(a) && !t.markers.has(a));
+      expect(unresolved).toEqual([]);
+    }
+    expect(job.processes.filter((p) => p.pythonFrames?.source === 'dump').length).toBe(2); // the 3.13 (append) set
+    expect(job.warnings.filter((w) => /Python frame/.test(w.message))).toEqual([]);
+
+    let out = '';
+    const code = await run(['top', join(PY_FIXTURES, 'py312'), '-n', '3', '--json', '--stacks', 'python'], { out: (s) => (out += s), err: () => {} });
+    expect(code).toBe(0);
+    const doc = JSON.parse(out) as { stacks: { frames: { kind: string; function: string; file: string; line: number }[] }[] };
+    const top = doc.stacks[0].frames;
+    expect(top.every((f) => f.kind === 'python')).toBe(true);
+    expect(top[0]).toMatchObject({ kind: 'python', function: 'make_record', line: lineOf('leak-alloc') });
+    expect(top[0].file.endsWith('workload/workload.py')).toBe(true);
+    out = '';
+    await run(['top', join(PY_FIXTURES, 'py312'), '-n', '3', '--json', '--stacks', 'native'], { out: (s) => (out += s), err: () => {} });
+    const nat = JSON.parse(out) as { stacks: { frames: { kind: string; address: string }[] }[] };
+    expect(nat.stacks[0].frames.some((f) => f.kind === 'python' || isPythonPseudoAddress(f.address))).toBe(false);
+  });
+});

@@ -14,9 +14,15 @@ import {
   PY_KIND_UNKNOWN,
   PY_KIND_UNMERGED,
   decodePseudoAddress,
+  mergePyFrameTables,
+  parsePyFrames,
+  readPyFramesSidecar,
+  sidecarPathsFor,
   type PseudoAddressLayout,
   type PyFrameTable,
 } from '../parsers/pyframes.js';
+import type { InputFile } from '../parsers/input-file.js';
+import type { LoadWarning } from './model.js';
 
 export type StackMode = 'merged' | 'python' | 'native';
 export const STACK_MODES: readonly StackMode[] = ['merged', 'python', 'native'];
@@ -207,4 +213,64 @@ export function pythonFrameJson(f: PythonFrameView): { kind: 'python'; function:
 /** Parses a `--stacks` value; null when invalid. */
 export function parseStackMode(s: string): StackMode | null {
   return (STACK_MODES as readonly string[]).includes(s) ? (s as StackMode) : null;
+}
+
+/**
+ * Applies a display mode to frames that already carry their address (e.g. the CLI's described
+ * frames): native ones are passed through (by position), Python ones made by `toPython`.
+ */
+export function applyStackMode<F extends { address: string }>(
+  frames: readonly F[],
+  table: PyFrameTable | null,
+  mode: StackMode,
+  toPython: (p: PythonFrameView) => F,
+  opts: StackViewOptions = {},
+): F[] {
+  const v = viewStack(
+    frames.map((f) => f.address),
+    table,
+    mode,
+    opts,
+  );
+  return v.frames.map((f) => (f.kind === 'native' ? frames[f.index] : toPython(f)));
+}
+
+// ---- loading (called by analysis/load-job.ts) ----------------------------------------------------
+
+/**
+ * The frame table of one dump: appended after its maps (`trailerText` from the dump reader), else its
+ * `<dump>.pyframes` sidecar among the side files. Problems become warnings naming the file.
+ */
+export async function pythonFramesForDump(
+  dumpPath: string,
+  trailerText: string | null | undefined,
+  sidecars: ReadonlyMap<string, InputFile>,
+  warnings: LoadWarning[],
+): Promise<PyFrameTable | null> {
+  let table: PyFrameTable | null = null;
+  let where = dumpPath;
+  if (trailerText) table = parsePyFrames(trailerText, 'dump');
+  if (!table) {
+    for (const p of sidecarPathsFor(dumpPath)) {
+      const f = sidecars.get(p);
+      if (!f) continue;
+      where = f.path;
+      try {
+        table = await readPyFramesSidecar(f);
+        if (!table) warnings.push({ file: f.path, message: 'not a PYFRAMES table (no PYFRAMES/1 header); Python frames stay unresolved' });
+      } catch (e) {
+        warnings.push({ file: f.path, message: `could not be read: ${e instanceof Error ? e.message : String(e)}` });
+      }
+      break;
+    }
+  }
+  if (table) for (const p of table.problems.slice(0, 5)) warnings.push({ file: where, message: `Python frame table: ${p.message}` });
+  return table;
+}
+
+/** Merges the tables of one process's dumps for ProcessSeries.pythonFrames; conflicts become warnings. */
+export function seriesPythonFrames(tables: readonly PyFrameTable[], file: string, warnings: LoadWarning[]): PyFrameTable | null {
+  const { table, conflicts } = mergePyFrameTables(tables);
+  for (const c of conflicts.slice(0, 5)) warnings.push({ file, message: `Python frame tables disagree (stale sidecar or reused pid?): ${c}` });
+  return table;
 }

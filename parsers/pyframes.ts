@@ -3,6 +3,8 @@
 // The table is in a sidecar `<dump>.pyframes`, or appended to the dump after its maps section.
 // Everything in it comes from the profiled process: strings are decoded defensively and bounded.
 
+import type { InputFile } from './input-file.js';
+
 export type PyMarkerKind = 'entry' | 'unmerged' | 'truncated' | 'unknown';
 
 /** Kind field of a pseudo-address (bits 44..47 with the default layout). */
@@ -430,4 +432,22 @@ export function mergePyFrameTables(tables: readonly PyFrameTable[]): { table: Py
   }
   merged.complete = tables.every((t) => t.complete);
   return { table: merged, conflicts };
+}
+
+/** Sidecars larger than this are read only up to it (a table is ~100 bytes per frame row). */
+export const MAX_SIDECAR_BYTES = 256 * 1024 * 1024;
+
+/** Reads a `<dump>.pyframes` sidecar; null when it is not a PYFRAMES table. */
+export async function readPyFramesSidecar(file: InputFile): Promise<PyFrameTable | null> {
+  const bytes = await file.read(0, Math.min(file.size, MAX_SIDECAR_BYTES));
+  const t = parsePyFrames(new TextDecoder('utf-8').decode(bytes), 'sidecar');
+  if (t && file.size > MAX_SIDECAR_BYTES) t.problems.push({ line: 0, message: `only the first ${MAX_SIDECAR_BYTES} bytes were read` });
+  return t;
+}
+
+/** The sidecar names a dump may have: `<dump>.pyframes`, and for a compressed copy the name without `.gz`. */
+export function sidecarPathsFor(dumpPath: string): string[] {
+  const out = [dumpPath + '.pyframes'];
+  if (dumpPath.endsWith('.gz')) out.push(dumpPath.slice(0, -3) + '.pyframes');
+  return out;
 }

@@ -72,6 +72,11 @@ export interface Comparison {
   sameLocation: number;
   /** frames with the same function name at the same position */
   sameFunction: number;
+  /** frames where the reference knows file:line (not padding or symbol-only code) */
+  locatedFrames: number;
+  /** of those, frames with the same function name */
+  sameFunctionLocated: number;
+  functionMismatches: { address: string; ref: string | null; ours: string | null }[];
   /** addresses whose whole frame list has the same file:line sequence */
   sameStack: number;
   mismatches: { address: string; ref: RefFrame[]; ours: RefFrame[] }[];
@@ -84,7 +89,17 @@ function locKey(f: RefFrame | undefined): string {
 }
 
 export function compareFrames(ref: Map<string, RefFrame[]>, ours: Map<string, RefFrame[]>): Comparison {
-  const c: Comparison = { addresses: 0, frames: 0, sameLocation: 0, sameFunction: 0, sameStack: 0, mismatches: [] };
+  const c: Comparison = {
+    addresses: 0,
+    frames: 0,
+    sameLocation: 0,
+    sameFunction: 0,
+    locatedFrames: 0,
+    sameFunctionLocated: 0,
+    functionMismatches: [],
+    sameStack: 0,
+    mismatches: [],
+  };
   for (const [addr, refFramesRaw] of ref) {
     const r = meaningful(refFramesRaw);
     const o = meaningful(ours.get(addr) ?? []);
@@ -95,7 +110,13 @@ export function compareFrames(ref: Map<string, RefFrame[]>, ours: Map<string, Re
     let same = 0;
     for (let i = 0; i < n; i++) {
       if (locKey(r[i]) === locKey(o[i])) same++;
-      if ((r[i]?.function ?? null) === (o[i]?.function ?? null)) c.sameFunction++;
+      const sameFn = (r[i]?.function ?? null) === (o[i]?.function ?? null);
+      if (sameFn) c.sameFunction++;
+      if (locKey(r[i]) !== '?') {
+        c.locatedFrames++;
+        if (sameFn) c.sameFunctionLocated++;
+        else c.functionMismatches.push({ address: addr, ref: r[i]?.function ?? null, ours: o[i]?.function ?? null });
+      }
     }
     c.sameLocation += same;
     if (same === n) c.sameStack++;

@@ -18,12 +18,12 @@ export CARGO_HOME="$CARGO_TARGET_DIR/cargo-home"
 export RUSTFLAGS="--remap-path-prefix=$here=. --remap-path-prefix=$CARGO_TARGET_DIR=target --remap-path-prefix=/usr/share/cargo/registry=registry"
 export SOURCE_DATE_EPOCH=0
 
-# addr2line 0.19 with our DWARF 5 call-file-0 fix (upstream fixed it in 0.20, which needs a newer rustc).
+# addr2line 0.19 with our fix for DWARF 5 DW_AT_call_file = 0 (README.md).
 patched="$here/target/patched/addr2line-0.19.0"
 rm -rf "$patched"
 mkdir -p "$(dirname "$patched")"
 cp -r /usr/share/cargo/registry/addr2line-0.19.0 "$patched"
-patch -s -p1 -d "$patched" < "$here/addr2line-0.19-dwarf5-call-file-0.patch"
+patch -s -p1 -d "$patched" < "$here/addr2line-0.19-heaplens.patch"
 
 "$CARGO" build --release --lib --locked --offline -q
 raw="$CARGO_TARGET_DIR/wasm32-unknown-unknown/release/heaplens_addr2line.wasm"

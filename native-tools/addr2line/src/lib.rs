@@ -361,6 +361,8 @@ pub extern "C" fn a2l_lookup(handle: u32, addrs: *const u64, n: usize, flags: u3
 
     for &addr in addrs {
         let first = frames.len();
+        // Whether the outermost DWARF frame's name is a linkage (mangled) name, which is already complete.
+        let mut outer_name_is_linkage = false;
         if let Some(ctx) = m.ctx.as_ref() {
             if let Ok(mut iter) = ctx.find_frames(addr) {
                 loop {
@@ -372,6 +374,7 @@ pub extern "C" fn a2l_lookup(handle: u32, addrs: *const u64, n: usize, flags: u3
                     let func = match frame.function.as_ref() {
                         Some(f) => {
                             let raw: &'static [u8] = f.name.slice();
+                            outer_name_is_linkage = raw.starts_with(b"_Z") || raw.starts_with(b"_R");
                             let name = demangled_name(unsafe { &mut *cache }, raw, f.language, demangle);
                             interner.id(name)
                         }
@@ -394,6 +397,7 @@ pub extern "C" fn a2l_lookup(handle: u32, addrs: *const u64, n: usize, flags: u3
         }
         if use_symtab {
             let sym = find_symbol(&m.symbols, addr);
+            let dwarf_outer_plain = frames.len() > first && !outer_name_is_linkage;
             if frames.len() == first {
                 if let Some(s) = sym {
                     let name = demangled_name(unsafe { &mut *cache }, s.name, None, demangle);
@@ -401,9 +405,26 @@ pub extern "C" fn a2l_lookup(handle: u32, addrs: *const u64, n: usize, flags: u3
                     frames.push(OutFrame { func, file: NONE, line: 0, column: 0, source: SOURCE_SYMTAB });
                 }
             } else if let Some(last) = frames.last_mut() {
+                if dwarf_outer_plain && last.func != NONE {
+                    // GCC often gives template instances only a DW_AT_name without scope or parameters
+                    // ("__introsort_loop<…>"); the symbol's demangled name is the full one, as GNU
+                    // addr2line prints it. Keep the DWARF name when the symbol does not demangle, and for
+                    // unmangled (C) symbols, whose DWARF name is already complete.
+                    if let Some(s) = sym {
+                        if s.name.starts_with(b"_Z") || s.name.starts_with(b"_R") {
+                            let name = demangled_name(unsafe { &mut *cache }, s.name, None, demangle);
+                            if !demangle || !(name.starts_with("_Z") || name.starts_with("_R")) {
+                                last.func = interner.id(name);
+                            }
+                        }
+                    }
+                }
                 // DWARF had a line for the address but no function DIE (assembly, some CRT code).
                 if last.func == NONE {
-                    if let Some(s) = sym {
+                    // The line table claims the address, so the nearest preceding symbol is the function even
+                    // past its recorded size (alignment padding inside the CU), as GNU addr2line names it.
+                    let nearest = m.symbols[..m.symbols.partition_point(|s| s.start <= addr)].last();
+                    if let Some(s) = sym.or(nearest) {
                         let name = demangled_name(unsafe { &mut *cache }, s.name, None, demangle);
                         last.func = interner.id(name);
                         last.source = SOURCE_DWARF_LINE_SYMTAB_NAME;

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Python-call-heavy benchmark of the capture library (about 10 s in total):
+#   A plain Python (glibc malloc)      B + jemalloc (prof off)
+#   C + jemalloc prof:true (default lg_prof_sample:19, native stacks only)
+#   D + libheaplens_capture.so (Python frames)
+# Configurations are interleaved over rounds; each run reports its own CPU time per iteration.
+# Prints the median CPU cost per iteration relative to A, then the per-sample cost of the hook
+# (jemalloc's native unwind vs the Python walk) measured in-process (HEAPLENS_CAPTURE_TIMING=1) in a
+# denser-sampled run (lg_prof_sample:14) so there are enough samples.
+#
+# usage: bench/python-capture-bench.sh [python] [rounds] [seconds-per-run]
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+repo="$(cd "$here/.." && pwd)"
+PY="${1:-${PY312:-/root/.pyenv/versions/3.12.1/bin/python3.12}}"
+ROUNDS="${2:-4}"
+SECS="${3:-0.5}"
+JEMALLOC="${JEMALLOC:-/usr/lib/x86_64-linux-gnu/libjemalloc.so.2}"
+CAPTURE="$repo/native-tools/capture/build/libheaplens_capture.so"
+[ -e "$CAPTURE" ] || bash "$repo/native-tools/capture/build.sh" >&2
+[ -e "$JEMALLOC" ] || { echo "needs Debian's libjemalloc2 ($JEMALLOC)" >&2; exit 1; }
+W="$here/python-capture-workload.py"
+tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
+export PYTHONMALLOC=malloc
+
+run() { # config -> prints cpu-per-iteration in µs
+  local cfg="$1" out
+  case "$cfg" in
+    A) out="$(env -u LD_PRELOAD "$PY" "$W" "$SECS")" ;;
+    B) out="$(LD_PRELOAD="$JEMALLOC" "$PY" "$W" "$SECS")" ;;
+    C) out="$(LD_PRELOAD="$JEMALLOC" MALLOC_CONF=prof:true "$PY" "$W" "$SECS")" ;;
+    D) out="$(LD_PRELOAD="$JEMALLOC $CAPTURE" MALLOC_CONF=prof:true "$PY" "$W" "$SECS")" ;;
+  esac
+  "$PY" -c 'import json,sys; d=json.loads(sys.argv[1]); print(1e6*d["cpu"]/d["iters"])' "$out"
+}
+
+echo "python: $("$PY" -c 'import sys; print(sys.version.split()[0])')  rounds: $ROUNDS x ${SECS}s  ($(nproc) CPUs, load $(cut -d' ' -f1 /proc/loadavg))"
+declare -A res=()
+for r in $(seq "$ROUNDS"); do
+  for cfg in $(printf 'A\nB\nC\nD\n' | shuf); do res[$cfg]+="$(run "$cfg") "; done
+done
+median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+a="$(echo "${res[A]}" | median)"
+for cfg in A B C D; do
+  m="$(echo "${res[$cfg]}" | median)"
+  label=$(case $cfg in A) echo "plain python (glibc)";; B) echo "jemalloc, prof off";; C) echo "jemalloc prof:true lg19, native only";; D) echo "jemalloc prof:true lg19 + capture";; esac)
+  awk -v l="$label" -v c="$cfg" -v m="$m" -v a="$a" 'BEGIN { printf "%s %-40s %8.2f us/iter  %.3fx plain\n", c, l, m, m / a }'
+done
+
+# per-sample cost, measured inside the hook
+for lg in 19 14; do
+  LD_PRELOAD="$JEMALLOC $CAPTURE" MALLOC_CONF="prof:true,lg_prof_sample:$lg" HEAPLENS_CAPTURE_TIMING=1 \
+    HEAPLENS_BENCH_DUMP="$tmp/t$lg.heap" "$PY" "$W" "$SECS" >/dev/null
+  sed -n '2p' "$tmp/t$lg.heap.pyframes" | tr ' ' '\n' | awk -F= -v lg="$lg" '
+    $1=="samples"{s=$2} $1=="native_ns"{n=$2} $1=="python_ns"{p=$2} $1=="merged"{m=$2}
+    END { if (s > 0) printf "per sample (lg_prof_sample:%d, %d samples, %d merged): native unwind %.2f us, Python walk+merge %.2f us\n", lg, s, m, n/s/1000, p/s/1000 }'
+done
+ls -l "$tmp"/t14.heap "$tmp"/t14.heap.pyframes | awk '{print "dump sizes (lg 14): " $5 " B " $9}'

@@ -1,0 +1,303 @@
+// heaplens command line: summary, top, diff, growth over dumps, files or folders.
+// Exit codes: 0 success, 1 nothing could be read, 2 usage error.
+
+import { loadJob } from '../analysis/load-job.js';
+import type { Job, LoadWarning, ProcessSeries, Snapshot } from '../analysis/model.js';
+import { diffSnapshots, diffTotals } from '../analysis/diff.js';
+import { rankGrowth } from '../analysis/growth.js';
+import { collectInputFiles, type CollectProblem } from '../node-io/node-files.js';
+import { checkFlags, flag, has, intFlag, parseArgs, UsageError, type ParsedArgs } from './args.js';
+import { describeFrame, mapsDescriber, pythonDescriber, visibleFrames, type FrameOut, type StackDescriber } from './describe-stacks.js';
+import { parseStackMode } from '../analysis/python-stacks.js';
+import { formatBytes, formatInt, formatPercent, formatSignedBytes, table } from './format.js';
+
+export interface Output {
+  out: (s: string) => void;
+  err: (s: string) => void;
+}
+
+const USAGE = `heaplens — offline analyzer for jemalloc heap profiles
+
+usage:
+  heaplens summary <paths…>                       processes, their snapshots, warnings
+  heaplens top <paths…> [--snapshot last|first|<seq>] [-n 20]
+                                                  stacks by live bytes in one snapshot
+  heaplens diff <base> <target> [-n 20]           stacks by growth between two dumps
+  heaplens diff <paths…> [--base <seq> --target <seq>] [-n 20]
+                                                  …or within each process (default first → last)
+  heaplens growth <paths…> [-n 20]                steady growers over each process's series
+
+options:
+  --json             one JSON document on stdout (shape: README.md, "CLI JSON")
+  --show-allocator   keep the allocator's own frames at the top of stacks
+  --pid <pid>        only this process
+  --stacks merged|python|native
+                     Python frames (PYFRAMES/1) in place of the interpreter's frames (default),
+                     Python frames only, or native frames only
+Paths may be dump files (.heap, .heap.gz), maps files, or folders (read recursively).`;
+
+const COMMON = ['json', 'show-allocator', 'pid', 'help', 'stacks'];
+
+export async function run(argv: readonly string[], io: Output): Promise<number> {
+  let args: ParsedArgs;
+  try {
+    args = parseArgs(argv);
+    if (args.command === 'help' || args.command === '--help' || args.command === '-h' || has(args, 'help')) {
+      io.out(USAGE);
+      return 0;
+    }
+    switch (args.command) {
+      case 'summary':
+        checkFlags(args, COMMON);
+        return await withJob(args, io, summary);
+      case 'top':
+        checkFlags(args, [...COMMON, 'snapshot', 'top']);
+        return await withJob(args, io, top);
+      case 'diff':
+        checkFlags(args, [...COMMON, 'base', 'target', 'top']);
+        return await withJob(args, io, diff);
+      case 'growth':
+        checkFlags(args, [...COMMON, 'top']);
+        return await withJob(args, io, growth);
+      default:
+        throw new UsageError(`unknown command "${args.command}"`);
+    }
+  } catch (e) {
+    if (e instanceof UsageError) {
+      io.err(`heaplens: ${e.message}\n\n${USAGE}`);
+      return 2;
+    }
+    throw e;
+  }
+}
+
+type Command = (job: Job, args: ParsedArgs, io: Output) => Promise<void> | void;
+
+async function withJob(args: ParsedArgs, io: Output, cmd: Command): Promise<number> {
+  if (args.positional.length === 0) throw new UsageError(`"${args.command}" needs at least one file or folder`);
+  const problems: CollectProblem[] = [];
+  const files = await collectInputFiles(args.positional, problems);
+  const job = await loadJob(files);
+  const pidFlag = flag(args, 'pid');
+  if (pidFlag !== undefined) job.processes = job.processes.filter((p) => String(p.pid) === pidFlag);
+  for (const p of problems) job.warnings.unshift({ file: p.path, message: p.message });
+  if (job.processes.length === 0) {
+    if (has(args, 'json')) io.out(JSON.stringify({ processes: [], stacks: [], warnings: job.warnings }, null, 2));
+    else printWarnings(job.warnings, io);
+    io.err(`heaplens: no heap profile could be read from ${args.positional.join(', ')}`);
+    return 1;
+  }
+  await cmd(job, args, io);
+  return 0;
+}
+
+function printWarnings(warnings: readonly LoadWarning[], io: Output): void {
+  for (const w of warnings) io.err(`warning: ${w.file}${w.line ? `:${w.line}` : ''}: ${w.message}`);
+}
+
+function processTitle(p: ProcessSeries): string {
+  const who = p.pid !== null ? `pid ${p.pid}${p.prefix ? ` (${p.prefix})` : ''}` : p.key;
+  return `${who}: ${p.snapshots.length} snapshot${p.snapshots.length === 1 ? '' : 's'}${p.endedWithoutFinalDump ? ', no final dump (killed or still running)' : ''}`;
+}
+
+function snapshotJson(s: Snapshot) {
+  return {
+    file: s.file,
+    seq: s.seq,
+    trigger: s.trigger,
+    liveBytes: s.live.bytes,
+    liveObjects: s.live.objects,
+    ...(s.hasAccumulated ? { accumulatedBytes: s.accumulated.bytes, accumulatedObjects: s.accumulated.objects } : {}),
+    samplePeriod: s.samplePeriod,
+    format: s.format,
+    truncated: s.truncated !== null,
+    ...(s.truncated ? { truncatedAt: s.truncated } : {}),
+    threads: s.threads.map((t) => ({ uid: t.uid, name: t.name, liveBytes: t.live.bytes, liveObjects: t.live.objects })),
+  };
+}
+
+function processJson(p: ProcessSeries) {
+  return { key: p.key, pid: p.pid, prefix: p.prefix, endedWithoutFinalDump: p.endedWithoutFinalDump, hasMaps: p.maps !== null };
+}
+
+function summary(job: Job, args: ParsedArgs, io: Output): void {
+  if (has(args, 'json')) {
+    io.out(
+      JSON.stringify(
+        {
+          processes: job.processes.map((p) => ({ ...processJson(p), snapshots: p.snapshots.map(snapshotJson) })),
+          warnings: job.warnings,
+          ignoredFiles: job.ignoredFiles,
+        },
+        null,
+        2,
+      ),
+    );
+    return;
+  }
+  for (const p of job.processes) {
+    io.out(processTitle(p));
+    const rows = p.snapshots.map((s) => [
+      s.seq === null ? '-' : String(s.seq),
+      s.trigger,
+      formatBytes(s.live.bytes),
+      formatInt(s.live.objects),
+      s.truncated ? `truncated at byte ${s.truncated.byteOffset}` : '',
+      s.file,
+    ]);
+    io.out(indent(table(['seq', 'trigger', 'live', 'objects', 'note', 'file'], rows, [true, false, true, true, false, false])));
+    io.out('');
+  }
+  printWarnings(job.warnings, io);
+}
+
+function indent(s: string): string {
+  return s
+    .split('\n')
+    .map((l) => '  ' + l)
+    .join('\n');
+}
+
+function pickSnapshot(p: ProcessSeries, which: string): number {
+  if (which === 'last') return p.snapshots.length - 1;
+  if (which === 'first') return 0;
+  if (!/^\d+$/.test(which)) throw new UsageError(`--snapshot takes last, first or a sequence number, got ${JSON.stringify(which)}`);
+  const i = p.snapshots.findIndex((s) => s.seq === Number(which));
+  return i;
+}
+
+interface StackLine {
+  frames: FrameOut[];
+}
+
+function describer(p: ProcessSeries, args: ParsedArgs): StackDescriber {
+  const v = flag(args, 'stacks') ?? 'merged';
+  const mode = parseStackMode(v);
+  if (!mode) throw new UsageError(`--stacks takes merged, python or native, got ${JSON.stringify(v)}`);
+  return pythonDescriber(mapsDescriber(p), p, mode);
+}
+
+function stackText(frames: readonly FrameOut[], max = 6): string {
+  const shown = frames.slice(0, max).map(describeFrame);
+  return shown.join(' ← ') + (frames.length > max ? ` ← … (${frames.length - max} more)` : '') || '(no frames)';
+}
+
+function framesFor(d: StackDescriber, stackId: number, args: ParsedArgs): StackLine {
+  return { frames: visibleFrames(d.frames(stackId), { showAllocator: has(args, 'show-allocator') }) };
+}
+
+function top(job: Job, args: ParsedArgs, io: Output): void {
+  const n = intFlag(args, 'top', 20);
+  const which = flag(args, 'snapshot') ?? 'last';
+  const json = has(args, 'json');
+  const stacksJson: unknown[] = [];
+  const procsJson: unknown[] = [];
+  for (const p of job.processes) {
+    const si = pickSnapshot(p, which);
+    if (si < 0) {
+      job.warnings.push({ file: p.key, message: `no snapshot with sequence number ${which}` });
+      continue;
+    }
+    const s = p.snapshots[si];
+    const order = [...s.stackIds.keys()].sort((a, b) => s.liveBytes[b] - s.liveBytes[a]).slice(0, n);
+    const d = describer(p, args);
+    procsJson.push({ ...processJson(p), snapshot: snapshotJson(s) });
+    if (!json) {
+      io.out(`${processTitle(p)}\n  snapshot ${s.seq ?? '-'} (${s.trigger}) ${s.file}: ${formatBytes(s.live.bytes)} live in ${formatInt(s.live.objects)} objects`);
+    }
+    const rows: string[][] = [];
+    order.forEach((row, rank) => {
+      const id = s.stackIds[row];
+      const { frames } = framesFor(d, id, args);
+      if (json) {
+        stacksJson.push({ pid: p.pid, process: p.key, stackId: id, liveBytes: s.liveBytes[row], liveObjects: s.liveObjects[row], frames });
+      } else {
+        rows.push([String(rank + 1), formatBytes(s.liveBytes[row]), formatPercent(s.liveBytes[row], s.live.bytes), formatInt(s.liveObjects[row]), stackText(frames)]);
+      }
+    });
+    if (!json) io.out(indent(table(['#', 'live', 'share', 'objects', 'stack (leaf first)'], rows, [true, true, true, true, false])) + '\n');
+  }
+  if (json) io.out(JSON.stringify({ processes: procsJson, stacks: stacksJson, warnings: job.warnings }, null, 2));
+  else printWarnings(job.warnings, io);
+}
+
+function diff(job: Job, args: ParsedArgs, io: Output): void {
+  const n = intFlag(args, 'top', 20);
+  const json = has(args, 'json');
+  const baseSeq = flag(args, 'base');
+  const targetSeq = flag(args, 'target');
+  const stacksJson: unknown[] = [];
+  const procsJson: unknown[] = [];
+  // Two files of one process: compare those two; otherwise first → last (or --base/--target) per process.
+  const twoFiles = args.positional.length === 2 && baseSeq === undefined && targetSeq === undefined;
+  for (const p of job.processes) {
+    let bi = 0;
+    let ti = p.snapshots.length - 1;
+    if (twoFiles) {
+      bi = p.snapshots.findIndex((s) => s.file === args.positional[0]);
+      ti = p.snapshots.findIndex((s) => s.file === args.positional[1]);
+      if (bi < 0 || ti < 0) {
+        bi = 0;
+        ti = p.snapshots.length - 1;
+      }
+    }
+    if (baseSeq !== undefined) bi = pickSnapshot(p, baseSeq);
+    if (targetSeq !== undefined) ti = pickSnapshot(p, targetSeq);
+    if (bi < 0 || ti < 0) {
+      job.warnings.push({ file: p.key, message: `no snapshot with sequence number ${bi < 0 ? baseSeq : targetSeq}` });
+      continue;
+    }
+    if (p.snapshots.length < 2) {
+      job.warnings.push({ file: p.key, message: 'only one snapshot: nothing to compare' });
+      continue;
+    }
+    const base = p.snapshots[bi];
+    const target = p.snapshots[ti];
+    const deltas = diffSnapshots(p, bi, ti);
+    const totals = diffTotals(deltas);
+    const d = describer(p, args);
+    procsJson.push({ ...processJson(p), base: snapshotJson(base), target: snapshotJson(target), ...totals });
+    if (!json) {
+      io.out(
+        `${processTitle(p)}\n  ${base.file} → ${target.file}: ${formatBytes(totals.baseBytes)} → ${formatBytes(totals.targetBytes)} (${formatSignedBytes(totals.deltaBytes)}), ${totals.newStacks} new stacks, ${totals.goneStacks} gone`,
+      );
+    }
+    const rows: string[][] = [];
+    deltas.slice(0, n).forEach((x, rank) => {
+      const { frames } = framesFor(d, x.stackId, args);
+      if (json) {
+        stacksJson.push({ pid: p.pid, process: p.key, stackId: x.stackId, baseBytes: x.baseBytes, targetBytes: x.targetBytes, deltaBytes: x.deltaBytes, baseObjects: x.baseObjects, targetObjects: x.targetObjects, deltaObjects: x.deltaObjects, status: x.status, frames });
+      } else {
+        rows.push([String(rank + 1), formatSignedBytes(x.deltaBytes), formatBytes(x.baseBytes), formatBytes(x.targetBytes), x.status, stackText(frames)]);
+      }
+    });
+    if (!json) io.out(indent(table(['#', 'Δ live', 'base', 'target', 'status', 'stack (leaf first)'], rows, [true, true, true, true, false, false])) + '\n');
+  }
+  if (json) io.out(JSON.stringify({ processes: procsJson, stacks: stacksJson, warnings: job.warnings }, null, 2));
+  else printWarnings(job.warnings, io);
+}
+
+function growth(job: Job, args: ParsedArgs, io: Output): void {
+  const n = intFlag(args, 'top', 20);
+  const json = has(args, 'json');
+  const stacksJson: unknown[] = [];
+  const procsJson: unknown[] = [];
+  for (const p of job.processes) {
+    const ranked = rankGrowth(p).filter((g) => g.deltaBytes > 0).slice(0, n);
+    const d = describer(p, args);
+    procsJson.push({ ...processJson(p), snapshots: p.snapshots.length });
+    if (!json) io.out(`${processTitle(p)}\n  steady growers over ${p.snapshots.length} snapshots (slope = least squares per snapshot; grew = share of intervals that grew)`);
+    const rows: string[][] = [];
+    ranked.forEach((g, rank) => {
+      const { frames } = framesFor(d, g.stackId, args);
+      if (json) {
+        stacksJson.push({ pid: p.pid, process: p.key, stackId: g.stackId, slopeBytesPerSnapshot: g.slopeBytesPerSnapshot, growingFraction: g.growingFraction, r2: g.r2, firstBytes: g.firstBytes, lastBytes: g.lastBytes, deltaBytes: g.deltaBytes, score: g.score, frames });
+      } else {
+        rows.push([String(rank + 1), formatSignedBytes(g.slopeBytesPerSnapshot) + '/snap', `${Math.round(g.growingFraction * 100)}%`, g.r2.toFixed(2), formatSignedBytes(g.deltaBytes), stackText(frames)]);
+      }
+    });
+    if (!json) io.out(indent(table(['#', 'slope', 'grew', 'r²', 'Δ total', 'stack (leaf first)'], rows, [true, true, true, true, true, false])) + '\n');
+  }
+  if (json) io.out(JSON.stringify({ processes: procsJson, stacks: stacksJson, warnings: job.warnings }, null, 2));
+  else printWarnings(job.warnings, io);
+}

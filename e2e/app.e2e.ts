@@ -1,0 +1,126 @@
+// The web build in Chromium: drop the real fixture series and check every view.
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { expect, test, type Page } from '@playwright/test';
+import { dropFiles, fixtureSeries, guardNetwork, SHOTS, TRUNCATED } from './helpers.ts';
+
+mkdirSync(SHOTS, { recursive: true });
+const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
+
+// pid of the exact (every allocation recorded) leaky run, and the module offset of the return address
+// into leak_steady(): the known leaking call path (16 KiB per step). Symbolized: "leak_steady".
+const EXACT_PID = '21369';
+const LEAK = /leak_steady|leaky\+0x125b/;
+
+test.describe('heaplens web build', () => {
+  let net: { requests: string[]; blocked: string[] };
+  const consoleErrors: string[] = [];
+
+  test.beforeEach(async ({ context, page }) => {
+    net = await guardNetwork(context);
+    consoleErrors.length = 0;
+    page.on('console', (m) => {
+      if (m.type() === 'error') consoleErrors.push(m.text());
+    });
+    page.on('pageerror', (e) => consoleErrors.push(String(e)));
+  });
+
+  test.afterEach(() => {
+    // nothing was requested from anywhere but the local server, and nothing had to be blocked
+    expect(net.blocked, `blocked requests: ${net.blocked.join(', ')}`).toEqual([]);
+    for (const u of net.requests) expect(new URL(u).hostname).toBe('127.0.0.1');
+    expect(consoleErrors).toEqual([]);
+  });
+
+  test('drop the fixture series: timeline, growth, flame graphs, warnings', async ({ page }) => {
+    await page.goto('/');
+    await expect(page.getByTestId('dropzone')).toBeVisible();
+    await shot(page, '01-open');
+
+    const files = fixtureSeries();
+    await dropFiles(page, '[data-testid=dropzone]', files);
+    await expect(page.getByTestId('job-info')).toContainText('3 processes', { timeout: 30_000 });
+
+    // focus the exact run
+    await page.locator(`[data-testid=processes] tr[data-pid="${EXACT_PID}"]`).click();
+    const nExact = files.filter((f) => f.name.startsWith(`exact.${EXACT_PID}.`)).length;
+    // the timeline shows every snapshot
+    await expect(page.locator('[data-testid=timeline-points] .snap')).toHaveCount(nExact);
+    // default base = first, target = last
+    await expect(page.getByTestId('base-select')).toHaveValue('0');
+    await expect(page.getByTestId('target-select')).toHaveValue(String(nExact - 1));
+
+    // the known leaking stack is first in the growth table
+    const first = page.getByTestId('growth-row').first();
+    await expect(first).toBeVisible();
+    const firstTitle = (await first.locator('.lbl').getAttribute('title')) ?? '';
+    expect(firstTitle).toMatch(LEAK);
+    await first.click();
+    await expect(page.getByTestId('stack-frames').locator('li').first()).toBeVisible();
+    await expect(page.getByTestId('stack-panel')).toContainText(/leak_steady|0x125b/);
+    await shot(page, '02-growth');
+
+    // single-snapshot flame graph
+    await page.getByTestId('tab-flame').click();
+    await expect(page.getByTestId('flame').locator('canvas')).toBeVisible();
+    await page.waitForFunction(() => {
+      const w = window as unknown as { __heaplensFlame?: Record<string, { size: () => number }> };
+      return (w.__heaplensFlame?.flame?.size() ?? 0) > 1;
+    });
+    await page.waitForTimeout(200);
+    await shot(page, '03-flame');
+
+    // diff flame graph: the leak is drawn in the growth colour
+    await page.getByTestId('tab-diff').click();
+    await expect(page.getByTestId('diff-flame').locator('canvas')).toBeVisible();
+    const pixel = await page.waitForFunction(
+      (src: string) => {
+        const w = window as unknown as {
+          __heaplensFlame?: Record<string, { find: (t: string) => { label: string; rect: { x: number; y: number; w: number; h: number } | null }[]; drawNow: () => number }>;
+        };
+        const api = w.__heaplensFlame?.['diff-flame'];
+        if (!api) return null;
+        api.drawNow();
+        const re = new RegExp(src);
+        const hit = api.find('').find((n) => re.test(n.label) && n.rect !== null && n.rect.w > 4);
+        if (!hit || !hit.rect) return null;
+        const canvas = document.querySelector('[data-testid=diff-flame] canvas') as HTMLCanvasElement;
+        const dpr = window.devicePixelRatio || 1;
+        const ctx = canvas.getContext('2d');
+        if (!ctx) return null;
+        const d = ctx.getImageData(Math.round((hit.rect.x + 1.5) * dpr), Math.round((hit.rect.y + 2) * dpr), 1, 1).data;
+        return { label: hit.label, r: d[0], g: d[1], b: d[2] };
+      },
+      LEAK.source,
+      { timeout: 15_000 },
+    );
+    const px = (await pixel.jsonValue()) as { label: string; r: number; g: number; b: number };
+    // growth = Okabe–Ito vermillion (213, 94, 0): strongly red-orange, no blue
+    expect(px.r, JSON.stringify(px)).toBeGreaterThan(180);
+    expect(px.b, JSON.stringify(px)).toBeLessThan(80);
+    expect(px.r - px.g, JSON.stringify(px)).toBeGreaterThan(60);
+    await shot(page, '04-diff');
+
+    // a truncated dump shows its warning, and the timeline marks it
+    const warn = page.getByTestId('warnings').locator('li[data-kind=truncated]', { hasText: TRUNCATED });
+    await expect(warn).toBeVisible();
+    await page.locator('[data-testid=processes] tr[data-pid="21371"]').click();
+    await expect(page.locator('[data-testid=timeline-points] .snap.truncated')).toHaveCount(1);
+    await shot(page, '05-truncated');
+
+    // dark theme
+    await page.getByTestId('theme-toggle').click();
+    await page.getByTestId('tab-flame').click();
+    await page.waitForTimeout(300);
+    await shot(page, '06-dark-flame');
+  });
+
+  test('"try it" opens the bundled sample series', async ({ page }) => {
+    await page.goto('/');
+    await page.getByTestId('try-sample').click();
+    await expect(page.getByTestId('job-info')).toContainText('processes', { timeout: 30_000 });
+    await expect(page.locator('[data-testid=processes] tbody tr')).not.toHaveCount(0);
+    await expect(page.locator('[data-testid=timeline-points] .snap').first()).toBeVisible();
+    await shot(page, '07-sample');
+  });
+});

@@ -1,0 +1,43 @@
+// Playwright against the built web page (vite preview of dist/renderer) in Debian's Chromium.
+// Playwright downloads no browser here: `apt-get install chromium` provides /usr/bin/chromium.
+import { existsSync } from 'node:fs';
+import { defineConfig } from '@playwright/test';
+
+const executablePath = process.env.CHROMIUM_PATH ?? (existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : undefined);
+
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--no-first-run',
+  '--disable-quic',
+  '--disable-sync',
+  '--disable-domain-reliability',
+  '--disable-client-side-phishing-detection',
+];
+
+export default defineConfig({
+  testDir: '.',
+  testMatch: ['e2e/**/*.e2e.ts', 'e2e-electron/**/*.e2e.ts'],
+  outputDir: 'test-results/e2e',
+  workers: 1,
+  timeout: 60_000,
+  expect: { timeout: 15_000 },
+  reporter: [['list']],
+  use: {
+    baseURL: 'http://127.0.0.1:4173',
+    browserName: 'chromium',
+    headless: true,
+    viewport: { width: 1280, height: 800 },
+    launchOptions: { executablePath, args: CHROMIUM_ARGS },
+    trace: 'off',
+  },
+  webServer: {
+    command: 'npx vite preview --port 4173 --strictPort',
+    url: 'http://127.0.0.1:4173/index.html',
+    reuseExistingServer: !process.env.CI,
+    timeout: 60_000,
+    stdout: 'ignore',
+  },
+});

@@ -137,7 +137,7 @@ export async function loadJob(files: readonly InputFile[], options: LoadOptions 
       progress.bytesDone = before + d.file.size;
       progress.filesDone++;
       if (loaded) {
-        const py = await pythonFramesForDump(d.file.path, loaded.trailerText, pyframeSidecars, warnings);
+        const py = await pythonFramesForDump(d.file.path, loaded.trailerText, pyframeSidecars, warnings, loaded.mapsText);
         if (py) pyTables.push(py);
       }
       if (loaded?.mapsText) {

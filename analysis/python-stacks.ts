@@ -16,6 +16,7 @@ import {
   decodePseudoAddress,
   mergePyFrameTables,
   parsePyFrames,
+  pyFramesTokenFromMaps,
   readPyFramesSidecar,
   sidecarPathsFor,
   type PseudoAddressLayout,
@@ -210,6 +211,17 @@ export function pythonFrameJson(f: PythonFrameView): { kind: 'python'; function:
   return { kind: 'python', function: f.function, file: f.file, line: f.line };
 }
 
+/**
+ * True for the CPython interpreter's own binaries (libpython3.X.so…, or a python3.X executable with the
+ * interpreter linked in): in merged mode their frames between Python groups are plumbing (eval loop,
+ * vectorcall, thread bootstrap) and are hidden, as py-spy does.
+ */
+export function isInterpreterModule(module: string | null | undefined): boolean {
+  if (!module) return false;
+  const base = module.slice(module.lastIndexOf('/') + 1);
+  return /^(lib)?python3(\.\d+)?[a-z]*(\.so(\.[\d.]+)?)?$/.test(base);
+}
+
 /** Parses a `--stacks` value; null when invalid. */
 export function parseStackMode(s: string): StackMode | null {
   return (STACK_MODES as readonly string[]).includes(s) ? (s as StackMode) : null;
@@ -239,13 +251,16 @@ export function applyStackMode<F extends { address: string }>(
 
 /**
  * The frame table of one dump: appended after its maps (`trailerText` from the dump reader), else its
- * `<dump>.pyframes` sidecar among the side files. Problems become warnings naming the file.
+ * `<dump>.pyframes` sidecar among the side files. Problems become warnings naming the file. When the
+ * dump's maps name a table token (`/memfd:pyframes-<token>`) and the table carries another one, the
+ * table is another run's (stale or renamed sidecar, reused pid): it is dropped with a warning.
  */
 export async function pythonFramesForDump(
   dumpPath: string,
   trailerText: string | null | undefined,
   sidecars: ReadonlyMap<string, InputFile>,
   warnings: LoadWarning[],
+  mapsText?: string | null,
 ): Promise<PyFrameTable | null> {
   let table: PyFrameTable | null = null;
   let where = dumpPath;
@@ -264,7 +279,13 @@ export async function pythonFramesForDump(
       break;
     }
   }
-  if (table) for (const p of table.problems.slice(0, 5)) warnings.push({ file: where, message: `Python frame table: ${p.message}` });
+  if (!table) return null;
+  for (const p of table.problems.slice(0, 5)) warnings.push({ file: where, message: `Python frame table: ${p.message}` });
+  const want = pyFramesTokenFromMaps(mapsText);
+  if (want !== null && table.token !== null && table.token !== want) {
+    warnings.push({ file: where, message: `Python frame table has token ${table.token} but the dump's process mapped pyframes-${want}: it belongs to another run and is ignored` });
+    return null;
+  }
   return table;
 }
 

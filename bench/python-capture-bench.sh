@@ -47,12 +47,27 @@ for cfg in A B C D; do
   awk -v l="$label" -v c="$cfg" -v m="$m" -v a="$a" 'BEGIN { printf "%s %-40s %8.2f us/iter  %.3fx plain\n", c, l, m, m / a }'
 done
 
-# per-sample cost, measured inside the hook
+# per-sample cost, measured inside the hook: mean (sum / samples) and median (from the log2 histogram,
+# interpolated inside the bucket; robust to the odd preempted sample on a loaded machine)
 for lg in 19 14; do
   LD_PRELOAD="$JEMALLOC $CAPTURE" MALLOC_CONF="prof:true,lg_prof_sample:$lg" HEAPLENS_CAPTURE_TIMING=1 \
     HEAPLENS_BENCH_DUMP="$tmp/t$lg.heap" "$PY" "$W" "$SECS" >/dev/null
-  sed -n '2p' "$tmp/t$lg.heap.pyframes" | tr ' ' '\n' | awk -F= -v lg="$lg" '
-    $1=="samples"{s=$2} $1=="native_ns"{n=$2} $1=="python_ns"{p=$2} $1=="merged"{m=$2}
-    END { if (s > 0) printf "per sample (lg_prof_sample:%d, %d samples, %d merged): native unwind %.2f us, Python walk+merge %.2f us\n", lg, s, m, n/s/1000, p/s/1000 }'
+  "$PY" - "$tmp/t$lg.heap.pyframes" "$lg" <<'PYEOF'
+import sys
+lines = open(sys.argv[1]).read().split("\n")
+stats = dict(kv.split("=", 1) for kv in lines[1][1:].split() if "=" in kv)
+hist = dict(kv.split("=", 1) for kv in lines[2][1:].split()[1:])
+def median_us(counts):
+    c = [int(x) for x in counts.split(",")]
+    half, run = sum(c) / 2, 0
+    for k, n in enumerate(c):
+        if run + n >= half:
+            return (2 ** k + (half - run) / n * 2 ** k) / 1000
+        run += n
+s = int(stats["samples"])
+print(f"per sample (lg_prof_sample:{sys.argv[2]}, {s} samples, {stats['merged']} merged): "
+      f"native unwind mean {int(stats['native_ns']) / s / 1000:.2f} us, median {median_us(hist['native']):.2f} us; "
+      f"Python walk+merge mean {int(stats['python_ns']) / s / 1000:.2f} us, median {median_us(hist['python']):.2f} us")
+PYEOF
 done
 ls -l "$tmp"/t14.heap "$tmp"/t14.heap.pyframes | awk '{print "dump sizes (lg 14): " $5 " B " $9}'

@@ -3,7 +3,7 @@
 
 import type { ProcessSeries } from '../analysis/model.js';
 import { frameLabel, locateAddress } from '../analysis/frame-labels.js';
-import { applyStackMode, type StackMode } from '../analysis/python-stacks.js';
+import { applyStackMode, isInterpreterModule, type StackMode } from '../analysis/python-stacks.js';
 
 export type FrameKind = 'native' | 'allocator' | 'python';
 
@@ -18,6 +18,8 @@ export interface FrameOut {
   line?: number | null;
   /** frames inlined at this address, innermost first (the last is `function` itself) */
   inlined?: { function: string | null; file: string | null; line: number | null }[];
+  /** whether the binary the symbols came from matched the mapping (symbolize/locate.ts); absent when not symbolized */
+  binary?: 'verified' | 'unverified' | 'mismatch';
 }
 
 export interface StackDescriber {
@@ -52,7 +54,9 @@ export function mapsDescriber(proc: ProcessSeries): StackDescriber {
 
 export function describeFrame(f: FrameOut): string {
   if (f.kind === 'python') return `${f.function ?? '?'} (${f.file ?? '?'}:${f.line ?? '?'})`;
-  if (f.function) return f.file ? `${f.function} (${baseOf(f.file)}:${f.line ?? '?'})` : f.function;
+  // A name from a binary that does not fit the mapping may be wrong: say so rather than present a guess as fact.
+  const mark = f.binary === 'mismatch' ? ' [binary mismatch]' : '';
+  if (f.function) return (f.file ? `${f.function} (${baseOf(f.file)}:${f.line ?? '?'})` : f.function) + mark;
   return frameLabel({ address: f.address, module: f.module, modulePath: null, moduleOffset: f.moduleOffset });
 }
 
@@ -74,15 +78,17 @@ export function pythonDescriber(inner: StackDescriber, proc: ProcessSeries, mode
   const table = proc.pythonFrames ?? null;
   return {
     frames(stackId: number): FrameOut[] {
-      return applyStackMode(inner.frames(stackId), table, mode, (p) => ({
-        address: p.addr,
-        kind: 'python',
-        module: null,
-        moduleOffset: null,
-        function: p.function,
-        file: p.file,
-        line: p.line,
-      }));
+      const frames = inner.frames(stackId);
+      const moduleOf = new Map(frames.map((f) => [f.address, f.module] as const));
+      // merged: the interpreter's own frames outward of the innermost Python frame are hidden
+      const isInterpreterFrame = (a: string): boolean => isInterpreterModule(moduleOf.get(a));
+      return applyStackMode(
+        frames,
+        table,
+        mode,
+        (p) => ({ address: p.addr, kind: 'python', module: null, moduleOffset: null, function: p.function, file: p.file, line: p.line }),
+        { isInterpreterFrame },
+      );
     },
   };
 }

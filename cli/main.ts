@@ -10,6 +10,7 @@ import { checkFlags, flag, has, intFlag, parseArgs, UsageError, type ParsedArgs 
 import { describeFrame, mapsDescriber, pythonDescriber, visibleFrames, type FrameOut, type StackDescriber } from './describe-stacks.js';
 import { parseStackMode } from '../analysis/python-stacks.js';
 import { formatBytes, formatInt, formatPercent, formatSignedBytes, table } from './format.js';
+import { SYMBOL_FLAGS, SYMBOL_USAGE, symbolDescriber, symbolizeJob } from './symbols.js';
 
 export interface Output {
   out: (s: string) => void;
@@ -34,6 +35,7 @@ options:
   --stacks merged|python|native
                      Python frames (PYFRAMES/1) in place of the interpreter's frames (default),
                      Python frames only, or native frames only
+${SYMBOL_USAGE}
 Paths may be dump files (.heap, .heap.gz), maps files, or folders (read recursively).`;
 
 const COMMON = ['json', 'show-allocator', 'pid', 'help', 'stacks'];
@@ -51,13 +53,13 @@ export async function run(argv: readonly string[], io: Output): Promise<number> 
         checkFlags(args, COMMON);
         return await withJob(args, io, summary);
       case 'top':
-        checkFlags(args, [...COMMON, 'snapshot', 'top']);
+        checkFlags(args, [...COMMON, ...SYMBOL_FLAGS, 'snapshot', 'top']);
         return await withJob(args, io, top);
       case 'diff':
-        checkFlags(args, [...COMMON, 'base', 'target', 'top']);
+        checkFlags(args, [...COMMON, ...SYMBOL_FLAGS, 'base', 'target', 'top']);
         return await withJob(args, io, diff);
       case 'growth':
-        checkFlags(args, [...COMMON, 'top']);
+        checkFlags(args, [...COMMON, ...SYMBOL_FLAGS, 'top']);
         return await withJob(args, io, growth);
       default:
         throw new UsageError(`unknown command "${args.command}"`);
@@ -87,6 +89,7 @@ async function withJob(args: ParsedArgs, io: Output, cmd: Command): Promise<numb
     io.err(`heaplens: no heap profile could be read from ${args.positional.join(', ')}`);
     return 1;
   }
+  if (args.command !== 'summary') await symbolizeJob(job, args, io);
   await cmd(job, args, io);
   return 0;
 }
@@ -174,7 +177,7 @@ function describer(p: ProcessSeries, args: ParsedArgs): StackDescriber {
   const v = flag(args, 'stacks') ?? 'merged';
   const mode = parseStackMode(v);
   if (!mode) throw new UsageError(`--stacks takes merged, python or native, got ${JSON.stringify(v)}`);
-  return pythonDescriber(mapsDescriber(p), p, mode);
+  return pythonDescriber(symbolDescriber(mapsDescriber(p), p), p, mode);
 }
 
 function stackText(frames: readonly FrameOut[], max = 6): string {

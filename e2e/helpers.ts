@@ -14,8 +14,13 @@ export interface DropFile {
   mtimeMs: number;
 }
 
-/** The last dump of the sampled series, cut in the middle of a record: the killed-process case. */
-export const TRUNCATED = 'sampled.21371.23.i23.heap';
+const seqOf = (name: string): number => Number(name.split('.')[2]);
+
+/** The last dump of the sampled series (highest seq), cut in the middle of a record: the killed-process case. */
+export const TRUNCATED = readdirSync(JOB)
+  .filter((n) => n.startsWith('sampled.') && n.endsWith('.heap'))
+  .sort((a, b) => seqOf(a) - seqOf(b))
+  .at(-1) as string;
 
 export function fixtureSeries(): DropFile[] {
   const names = readdirSync(JOB).filter((n) => n.endsWith('.heap')).sort();
@@ -66,4 +71,46 @@ export async function guardNetwork(context: BrowserContext): Promise<{ requests:
   });
   context.on('request', (r) => requests.push(r.url()));
   return { requests, blocked };
+}
+
+/**
+ * [start, end) of a function in an ELF64 little-endian binary's .symtab (a small reader, so the test does not
+ * depend on binutils). For the PIE fixtures, text file offsets equal virtual addresses.
+ */
+export function elfSymbolRange(file: string, name: string): [number, number] | null {
+  const b = readFileSync(file);
+  if (b.readUInt32BE(0) !== 0x7f454c46 || b[4] !== 2 || b[5] !== 1) return null;
+  const shoff = Number(b.readBigUInt64LE(0x28));
+  const shentsize = b.readUInt16LE(0x3a);
+  const shnum = b.readUInt16LE(0x3c);
+  const sect = (i: number) => {
+    const o = shoff + i * shentsize;
+    return { type: b.readUInt32LE(o + 4), offset: Number(b.readBigUInt64LE(o + 0x18)), size: Number(b.readBigUInt64LE(o + 0x20)), link: b.readUInt32LE(o + 0x28), entsize: Number(b.readBigUInt64LE(o + 0x38)) };
+  };
+  for (let i = 0; i < shnum; i++) {
+    const s = sect(i);
+    if (s.type !== 2) continue; // SHT_SYMTAB
+    const str = sect(s.link);
+    for (let off = s.offset; off + 24 <= s.offset + s.size; off += s.entsize || 24) {
+      const nameOff = b.readUInt32LE(off);
+      let end = str.offset + nameOff;
+      while (b[end] !== 0) end++;
+      if (b.toString('latin1', str.offset + nameOff, end) !== name) continue;
+      const value = Number(b.readBigUInt64LE(off + 8));
+      const size = Number(b.readBigUInt64LE(off + 16));
+      return [value, value + size];
+    }
+  }
+  return null;
+}
+
+/** True when a frame label names `fn`, or is `module+0xoff` with off inside `range`. */
+export function labelHits(label: string, fn: string, range: [number, number] | null): boolean {
+  if (label.includes(fn)) return true;
+  if (!range) return false;
+  for (const m of label.matchAll(/\+0x([0-9a-f]+)/g)) {
+    const off = parseInt(m[1], 16);
+    if (off > range[0] && off <= range[1]) return true;
+  }
+  return false;
 }

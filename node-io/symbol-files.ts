@@ -1,11 +1,15 @@
 // Node implementation of the symbolizer's file access (symbolize/files.ts), and the loader for the bundled
 // addr2line WebAssembly module. Reads use positioned fs reads, so only the bytes asked for are read.
 
-import { open, readFile, stat } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { mkdir, open, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { SymbolFile, SymbolFileSource } from '../symbolize/files.js';
+import type { SymbolCacheStore } from '../symbolize/symbolize.js';
+import type { RawFrame } from '../symbolize/wasm-addr2line.js';
 
 class NodeSymbolFile implements SymbolFile {
   constructor(
@@ -66,4 +70,55 @@ export function addr2lineWasmPath(): string {
 
 export async function readAddr2lineWasm(): Promise<Uint8Array> {
   return new Uint8Array(await readFile(addr2lineWasmPath()));
+}
+
+/**
+ * Symbol results on disk, one JSON file per module identity (build-id, or path/size/mtime), under
+ * `<dir>/<module version>/`. The module version is part of the path so a rebuilt WASM module never reads
+ * results an older one wrote.
+ */
+export class NodeSymbolCacheStore implements SymbolCacheStore {
+  constructor(
+    private readonly dir: string,
+    private readonly version: string,
+  ) {}
+
+  private file(identity: string): string {
+    const h = createHash('sha256').update(identity).digest('hex').slice(0, 32);
+    return join(this.dir, this.version, `${h}.json`);
+  }
+
+  async load(identity: string): Promise<Map<string, RawFrame[]> | null> {
+    try {
+      const data = JSON.parse(await readFile(this.file(identity), 'utf8')) as { identity: string; entries: [string, RawFrame[]][] };
+      if (data.identity !== identity || !Array.isArray(data.entries)) return null;
+      return new Map(data.entries);
+    } catch {
+      return null;
+    }
+  }
+
+  async save(identity: string, entries: Map<string, RawFrame[]>): Promise<void> {
+    const path = this.file(identity);
+    await mkdir(dirname(path), { recursive: true });
+    // Write then rename, so a concurrent reader never sees half a file.
+    const tmp = `${path}.${process.pid}.tmp`;
+    await writeFile(tmp, JSON.stringify({ identity, entries: [...entries] }));
+    await rename(tmp, path);
+  }
+}
+
+/** The default cache folder: $HEAPLENS_SYMBOL_CACHE, else $XDG_CACHE_HOME/heaplens/symbols, else ~/.cache/…;
+ *  null when HEAPLENS_SYMBOL_CACHE is "0" or "off". */
+export function defaultSymbolCacheDir(): string | null {
+  const env = process.env.HEAPLENS_SYMBOL_CACHE;
+  if (env === '0' || env === 'off') return null;
+  if (env) return resolve(env);
+  const base = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
+  return join(base, 'heaplens', 'symbols');
+}
+
+/** Short hash of the module bytes, for NodeSymbolCacheStore's version. */
+export function wasmVersion(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex').slice(0, 12);
 }

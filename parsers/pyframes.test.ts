@@ -6,6 +6,7 @@ import {
   findPyFramesInDump,
   mergePyFrameTables,
   parsePyFrames,
+  pyFramesTokenFromMaps,
   PyFramesReader,
   MAX_FUNCTION_CHARS,
   MAX_FILE_CHARS,
@@ -32,6 +33,9 @@ describe('PYFRAMES/1 tables of the real fixture dumps', () => {
         expect(t.pid).toBe(d.pid);
         expect(t.python).toMatch(new RegExp('^3\\.' + v.slice(3) + '\\.\\d+$'));
         expect(t.declaredCount).toBe(t.frames.size);
+        // the table's token is the one the dump's maps name (memfd pyframes-<token>)
+        expect(t.token).toMatch(/^[0-9a-f]{16}$/);
+        expect(pyFramesTokenFromMaps(d.mapsText)).toBe(t.token);
         let pseudo = 0;
         for (const r of d.records) {
           for (const a of r.frames) {

@@ -451,3 +451,13 @@ export function sidecarPathsFor(dumpPath: string): string[] {
   if (dumpPath.endsWith('.gz')) out.push(dumpPath.slice(0, -3) + '.pyframes');
   return out;
 }
+
+/**
+ * The token of the table that belongs to a dump, from its maps: the producer maps a memfd named
+ * `pyframes-<token>` (shown as `/memfd:pyframes-<token> (deleted)`). null when the maps have none.
+ */
+export function pyFramesTokenFromMaps(mapsText: string | null | undefined): string | null {
+  if (!mapsText) return null;
+  const m = /\/memfd:pyframes-([0-9a-fA-F]{1,64})(?=[\s]|$)/m.exec(mapsText);
+  return m ? m[1].toLowerCase() : null;
+}

@@ -84,32 +84,55 @@ export function checkAgainstMappings(info: ElfInfo, entries: readonly MapsEntry[
 }
 
 function checkWithPage(info: ElfInfo, entries: readonly MapsEntry[], page: bigint): { check: BinaryCheck; reason: string } {
-  let bias: bigint | null = null;
-  let exactExec = 0;
+  const loads = info.programHeaders.filter((p) => p.type === PT_LOAD);
   const fileEnd = alignUp(BigInt(info.fileSize), page);
+  // Segments can share a page in the file (RELRO data right after .rodata), so a mapping may belong to
+  // more than one segment by offset; the load bias decides which.
+  const candidates = (e: MapsEntry): ProgramHeader[] =>
+    loads.filter((p) => e.offset >= alignDown(p.offset, page) && e.offset < alignUp(p.offset + p.filesz, page));
+  // Runtime address of the mapping start minus the ELF address of the same file byte.
+  const biasOf = (e: MapsEntry, p: ProgramHeader): bigint => e.start - (e.offset - p.offset + p.vaddr);
+  let bias: bigint | null = null;
+  for (const e of entries) {
+    const exec = e.perms[2] === 'x';
+    const seg = candidates(e).find((p) => !exec || (p.flags & PF_X) !== 0);
+    if (seg && (exec || bias === null)) {
+      bias = biasOf(e, seg);
+      if (exec) break;
+    }
+  }
+  if (bias === null) return { check: 'mismatch', reason: 'no mapping lies inside a loadable segment' };
+  let exactExec = 0;
   for (const e of entries) {
     const size = e.end - e.start;
     const hex = '0x' + e.offset.toString(16);
     if (e.offset >= fileEnd) return { check: 'mismatch', reason: `mapping at file offset ${hex} is past the end of the file` };
-    const seg = segmentForOffset(info, e.offset, page);
-    if (!seg) return { check: 'mismatch', reason: `mapping at file offset ${hex} is outside every loadable segment` };
+    const seg = candidates(e).find((p) => biasOf(e, p) === bias);
+    if (!seg) return { check: 'mismatch', reason: `mapping at file offset ${hex} fits no loadable segment at the common load address` };
     const segStart = alignDown(seg.offset, page);
     const segEnd = alignUp(seg.offset + seg.filesz, page);
-    // Runtime address of the mapping start minus the ELF address of the same file byte.
-    const b = e.start - (e.offset - seg.offset + seg.vaddr);
-    if (bias === null) bias = b;
-    else if (b !== bias) return { check: 'mismatch', reason: `mapping at file offset ${hex} implies a different load address` };
     if (e.perms[2] === 'x') {
       if (!(seg.flags & PF_X)) return { check: 'mismatch', reason: `executable mapping at ${hex} is a non-executable segment in the file` };
       if (e.offset + size > segEnd) return { check: 'mismatch', reason: `executable mapping at ${hex} is longer than its segment` };
       if (e.offset === segStart && e.offset + size === segEnd) exactExec++;
-    } else if (e.offset + size > alignUp(seg.offset + seg.memsz, page)) {
+    } else if (e.offset + size > alignUp(seg.offset + seg.memsz, page) + page) {
       return { check: 'mismatch', reason: `mapping at ${hex} is longer than its segment` };
     }
   }
   if (info.type === 2 && bias !== 0n) return { check: 'mismatch', reason: 'non-PIE executable mapped at another address' };
   if (exactExec > 0) return { check: 'verified', reason: `segments match ${entries.length} mapping(s)` };
   return { check: 'unverified', reason: 'no executable mapping to compare segment sizes with' };
+}
+
+/** ELF virtual address of `pc` inside mapping `e`: through the segment that mapping holds. */
+export function pcToVaddr(info: ElfInfo, e: MapsEntry, pc: bigint): bigint | null {
+  const fileOffset = pc - e.start + e.offset;
+  const exec = e.perms[2] === 'x';
+  const loads = info.programHeaders.filter((p) => p.type === PT_LOAD);
+  const holds = (p: ProgramHeader): boolean => fileOffset >= p.offset && fileOffset < p.offset + p.filesz;
+  const seg =
+    loads.find((p) => holds(p) && (!exec || (p.flags & PF_X) !== 0)) ?? loads.find(holds) ?? segmentForOffset(info, fileOffset);
+  return seg ? fileOffset - seg.offset + seg.vaddr : null;
 }
 
 function binaryCandidates(mappingPath: string, opts: SearchOptions): string[] {

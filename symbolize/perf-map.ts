@@ -1,6 +1,9 @@
 // perf-<pid>.map files: "<start hex> <size hex> <name>" per line, written by JITs and by Python 3.12's
 // `-X perf` trampolines into /tmp. Users drop them next to the dumps; PCs in anonymous executable memory
-// are looked up here.
+// are looked up here. Lines are read by parsers/perf-map.ts (bounded, names sanitized: the profiled
+// process wrote them).
+
+import { parsePerfMapLine } from '../parsers/perf-map.js';
 
 export interface PerfMapEntry {
   start: bigint;
@@ -16,16 +19,11 @@ export interface PerfMap {
   entries: PerfMapEntry[];
 }
 
-const LINE = /^\s*(?:0x)?([0-9a-fA-F]+)\s+(?:0x)?([0-9a-fA-F]+)\s+(.*?)\s*$/;
-
 export function parsePerfMap(text: string, path: string): PerfMap {
   const entries: PerfMapEntry[] = [];
   for (const raw of text.split('\n')) {
-    const m = LINE.exec(raw);
-    if (!m || m[3] === '') continue;
-    const start = BigInt('0x' + m[1]);
-    const size = BigInt('0x' + m[2]);
-    entries.push({ start, end: start + (size > 0n ? size : 1n), name: m[3] });
+    const e = parsePerfMapLine(raw);
+    if (e && e.name !== '') entries.push({ start: e.start, end: e.end, name: e.name });
   }
   // Later lines win for the same start (a JIT reusing memory appends the new code).
   entries.sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));

@@ -6,7 +6,7 @@ import type { ProcessSeries } from '../analysis/model.js';
 import { findMapping, isFileMapping, type MapsEntry } from '../parsers/proc-maps.js';
 import { ElfError, planCompactImage } from './elf.js';
 import { baseName, type SymbolFileSource } from './files.js';
-import { fileOffsetToVaddr, locateModule, type BinaryCheck, type LocatedModule, type SearchOptions } from './locate.js';
+import { locateModule, pcToVaddr, type BinaryCheck, type LocatedModule, type SearchOptions } from './locate.js';
 import { findPerfSymbol, type PerfMap } from './perf-map.js';
 import { Addr2lineInstance, WasmTrapError, type CompiledWasm, type RawFrame } from './wasm-addr2line.js';
 
@@ -325,8 +325,7 @@ export class Symbolizer {
       const module = baseName(path);
       const vaddrs: (bigint | null)[] = wants.map((w) => {
         const probe = w.caller ? w.pc - 1n : w.pc;
-        const fileOffset = probe - w.entry.start + w.entry.offset;
-        return located ? fileOffsetToVaddr(located.binary.info, fileOffset) : null;
+        return located ? pcToVaddr(located.binary.info, w.entry, probe) : null;
       });
       let results: Map<string, RawFrame[]> | null = null;
       if (located && state.identity) {

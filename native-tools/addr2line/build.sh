@@ -14,18 +14,19 @@ export RUSTC=/usr/bin/rustc
 CARGO=/usr/bin/cargo
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$here/target}"
 export CARGO_HOME="$CARGO_TARGET_DIR/cargo-home"
-# Build paths must not leak into the module (reproducible across checkouts).
-export RUSTFLAGS="--remap-path-prefix=$here=. --remap-path-prefix=$CARGO_TARGET_DIR=target --remap-path-prefix=/usr/share/cargo/registry=registry"
-export SOURCE_DATE_EPOCH=0
-
 # addr2line 0.19 with our fix for DWARF 5 DW_AT_call_file = 0 (README.md).
-patched="$here/target/patched/addr2line-0.19.0"
+patched="$CARGO_TARGET_DIR/patched/addr2line-0.19.0"
+
+# Build paths must not leak into the module (reproducible across checkouts and target folders). rustc applies
+# the last matching prefix, so the most specific one comes last.
+export RUSTFLAGS="--remap-path-prefix=$here=. --remap-path-prefix=/usr/share/cargo/registry=registry --remap-path-prefix=$patched=patched/addr2line-0.19.0"
+export SOURCE_DATE_EPOCH=0
 rm -rf "$patched"
 mkdir -p "$(dirname "$patched")"
 cp -r /usr/share/cargo/registry/addr2line-0.19.0 "$patched"
 patch -s -p1 -d "$patched" < "$here/addr2line-0.19-heaplens.patch"
 
-"$CARGO" build --release --lib --locked --offline -q
+"$CARGO" build --release --lib --locked --offline -q --config "patch.crates-io.addr2line.path=\"$patched\""
 raw="$CARGO_TARGET_DIR/wasm32-unknown-unknown/release/heaplens_addr2line.wasm"
 wasm-opt -O "$raw" -o "$out"
 echo "built $out ($(stat -c %s "$out") bytes, sha256 $(sha256sum "$out" | cut -c1-16)…)"

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -72,6 +73,9 @@ static int (*py_is_finalizing)(void);
 static int (*py_is_initialized)(void);
 static int (*py_addr2line)(void *code, int addrq);
 static atomic_int py_seen_initialized;
+/* token= of the table header; a memfd named pyframes-<token> is mapped so that every dump's
+ * MAPPED_LIBRARIES names the table that belongs to it (guards against stale or renamed sidecars) */
+static char table_token[17];
 
 #define MAX_RANGES 4
 static uintptr_t eval_lo[MAX_RANGES], eval_hi[MAX_RANGES]; /* _PyEval_EvalFrameDefault (+ .cold) */
@@ -82,6 +86,16 @@ static int n_self;
 /* ---- counters --------------------------------------------------------------------------------- */
 static atomic_ulong st_samples, st_merged, st_unmerged, st_nopython, st_truncated, st_unknown;
 static atomic_ulong st_native_ns, st_python_ns;
+/* per-sample times by power of two of nanoseconds (bucket k: [2^k, 2^(k+1)) ns): medians that a
+ * preempted sample or two cannot skew, unlike the sums above */
+#define HIST_BUCKETS 32
+static atomic_ulong hist_native[HIST_BUCKETS], hist_python[HIST_BUCKETS];
+
+static inline void hist_add(atomic_ulong *h, uint64_t ns) {
+    int k = ns ? 63 - __builtin_clzll(ns) : 0;
+    if (k >= HIST_BUCKETS) k = HIST_BUCKETS - 1;
+    atomic_fetch_add_explicit(&h[k], 1, memory_order_relaxed);
+}
 
 /* ---- the frame table: append-only, mmap'd, lock-free lookups ----------------------------------- */
 struct entry {
@@ -452,6 +466,8 @@ done:
         uint64_t t2 = now_ns();
         atomic_fetch_add_explicit(&st_native_ns, t1 - t0, memory_order_relaxed);
         atomic_fetch_add_explicit(&st_python_ns, t2 - t1, memory_order_relaxed);
+        hist_add(hist_native, t1 - t0);
+        hist_add(hist_python, t2 - t1);
     }
 }
 
@@ -499,6 +515,7 @@ static void write_table(int fd) {
     wdec(getpid());
     wstr(" python=");
     wdec(py_major); wstr("."); wdec(py_minor); wstr("."); wdec(py_micro);
+    if (table_token[0]) { wstr(" token="); wstr(table_token); }
     wstr(cfg_lines ? " granularity=line" : " granularity=function");
     wstr(" producer=heaplens-capture\n# samples=");
     wdec((int64_t)atomic_load(&st_samples)); wstr(" merged="); wdec((int64_t)atomic_load(&st_merged));
@@ -511,6 +528,13 @@ static void write_table(int fd) {
         wstr(" python_ns="); wdec((int64_t)atomic_load(&st_python_ns));
     }
     wstr("\n");
+    if (cfg_timing) { /* "# timing_log2_ns native=c0,c1,... python=..." (bucket k counts samples in [2^k, 2^(k+1)) ns) */
+        wstr("# timing_log2_ns native=");
+        for (int k = 0; k < HIST_BUCKETS; k++) { if (k) wstr(","); wdec((int64_t)atomic_load(&hist_native[k])); }
+        wstr(" python=");
+        for (int k = 0; k < HIST_BUCKETS; k++) { if (k) wstr(","); wdec((int64_t)atomic_load(&hist_python[k])); }
+        wstr("\n");
+    }
     static const char *const names[] = {"", "", "entry", "unmerged", "truncated", "unknown"};
     for (int k = PF_ENTRY; k <= PF_UNKNOWN; k++) {
         wstr("M "); whex(PF_ADDR(k, 0)); wstr(" "); wstr(names[k]); wstr("\n");
@@ -665,6 +689,26 @@ static int setup_python(void) {
     return 1;
 }
 
+static void token_setup(void) {
+    unsigned char r[8];
+    if (getrandom(r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r) {
+        uint64_t x = mix(now_ns() ^ ((uint64_t)getpid() << 32));
+        memcpy(r, &x, sizeof r);
+    }
+    char name[32] = "pyframes-";
+    for (int i = 0; i < 8; i++) {
+        table_token[2 * i] = "0123456789abcdef"[r[i] >> 4];
+        table_token[2 * i + 1] = "0123456789abcdef"[r[i] & 15];
+    }
+    table_token[16] = 0;
+    memcpy(name + 9, table_token, 17);
+    int fd = memfd_create(name, MFD_CLOEXEC);
+    if (fd < 0) { table_token[0] = 0; return; }
+    void *m = ftruncate(fd, 4096) == 0 ? mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0) : MAP_FAILED;
+    close(fd);
+    if (m == MAP_FAILED) table_token[0] = 0; /* no mapping, no token: readers then skip the check */
+}
+
 static int table_setup(void) {
     entries = mmap(NULL, (size_t)ENTRY_CAP * sizeof(struct entry), PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -730,6 +774,7 @@ __attribute__((constructor)) static void hl_init(void) {
         py_ok = 0;
         return;
     }
+    token_setup();
     pthread_atfork(atfork_prepare, atfork_release, atfork_release);
     if (mallctl("experimental.hooks.prof_backtrace", NULL, NULL, &ours, sizeof ours) != 0) {
         say("could not install the backtrace hook; inactive", "", "");

@@ -28,9 +28,10 @@ declare global {
   }
 }
 
+/** No File.size / File.lastModified here: those are synchronous IPC per file on the UI thread (see SourceFile). */
 function fromFile(f: File, path?: string): SourceFile {
   const rel = path ?? (f.webkitRelativePath !== '' ? f.webkitRelativePath : f.name);
-  return { path: rel, size: f.size, mtimeMs: f.lastModified || null, blob: f };
+  return { path: rel, size: -1, mtimeMs: null, blob: f };
 }
 
 function fromEntry(e: HostFileEntry): SourceFile {
@@ -93,7 +94,7 @@ async function fetchSample(): Promise<SourceFile[]> {
     index.files.map(async (f) => {
       const r = await fetch(new URL(f.path, base));
       const blob = await r.blob();
-      return { path: `sample/${f.path}`, size: blob.size, mtimeMs: f.mtimeMs, blob };
+      return { path: `sample/${f.path}`, size: f.size, mtimeMs: f.mtimeMs, blob };
     }),
   );
 }

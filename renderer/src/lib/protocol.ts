@@ -4,7 +4,11 @@
 export type FrameKind = 'python' | 'program' | 'library' | 'allocator' | 'unknown';
 export type StackMode = 'merged' | 'python' | 'native';
 
-/** A file to load: a Blob (browser) or a path read through the host (Electron). */
+/**
+ * A file to load: a Blob (browser) or a path read through the host (Electron). For Blobs, size and mtime are
+ * read in the worker (-1 / null here): on the UI thread each File.size of a disk-backed file is a synchronous
+ * round trip to the browser process, which for 10,000 files blocks the page for seconds.
+ */
 export interface SourceFile {
   path: string;
   size: number;
@@ -63,6 +67,9 @@ export interface JobSummary {
   warnings: WarningSummary[];
   ignoredFiles: string[];
   loadMs: number;
+  /** time the loader spent waiting for bytes (read-ahead misses) */
+  readWaitMs: number;
+  bytesTotal: number;
 }
 
 export interface FrameInfo {
@@ -181,6 +188,8 @@ export type Response =
 
 export type ToWorker =
   | { id: number; req: Request }
+  /** files sent ahead of a 'load' in batches (each batch is a separate task on the UI thread) */
+  | { stage: SourceFile[] }
   | { cancel: number }
   | { readReply: number; bytes?: Uint8Array; error?: string };
 

@@ -83,12 +83,21 @@ export class AppState {
       this.error = 'No files were given.';
       return;
     }
-    if (this.loading) this.client.cancel(this.loading.id);
+    if (this.loading && this.loading.id >= 0) this.client.cancel(this.loading.id);
     performance.mark('heaplens:load-start');
     this.error = null;
-    const { id, done } = this.client.start({ type: 'load', files }, (p) => {
-      if (this.loading && this.loading.id === id) this.loading = { ...this.loading, progress: p };
-    });
+    this.loading = { id: -1, progress: null, files: files.length };
+    const staging = (n: number): void => {
+      if (this.loading && this.loading.id === -1) this.loading = { ...this.loading, progress: { phase: 'handing files to the worker', filesDone: n, filesTotal: files.length, bytesDone: 0, bytesTotal: 0, file: '' } };
+    };
+    const { id, done } = await this.client.startLoad(
+      files,
+      (p) => {
+        if (this.loading && this.loading.id === id) this.loading = { ...this.loading, progress: p };
+      },
+      staging,
+    );
+    performance.mark('heaplens:load-posted');
     this.loading = { id, progress: null, files: files.length };
     try {
       const res = await done;
@@ -114,7 +123,7 @@ export class AppState {
   }
 
   cancelLoad(): void {
-    if (this.loading) this.client.cancel(this.loading.id);
+    if (this.loading && this.loading.id >= 0) this.client.cancel(this.loading.id);
   }
 
   close(): void {

@@ -1,6 +1,6 @@
 // UI-side handle on the analysis worker: typed requests, progress, cancellation, and host reads (Electron).
 
-import type { FromWorker, LoadProgress, Request, Response, ToWorker } from './protocol.ts';
+import type { FromWorker, LoadProgress, Request, Response, SourceFile, ToWorker } from './protocol.ts';
 
 type ResponseOf<T extends Request['type']> = Extract<Response, { type: T }>;
 
@@ -71,6 +71,23 @@ export class AnalysisClient {
     });
     this.send({ id, req });
     return { id, done };
+  }
+
+  /**
+   * Starts a load, handing Blob-backed files to the worker in batches: cloning a disk-backed File costs a
+   * synchronous stat on the UI thread, so one postMessage of 10,000 files would block the page for seconds.
+   */
+  async startLoad(files: SourceFile[], onProgress: (p: LoadProgress) => void, onStaged?: (n: number) => void): Promise<{ id: number; done: Promise<ResponseOf<'load'>> }> {
+    const BATCH = 128;
+    let i = 0;
+    if (files.length > BATCH) {
+      for (; i + BATCH < files.length; i += BATCH) {
+        this.send({ stage: files.slice(i, i + BATCH) });
+        onStaged?.(i + BATCH);
+        await new Promise<void>((r) => setTimeout(r, 0));
+      }
+    }
+    return this.start({ type: 'load', files: files.slice(i) }, onProgress);
   }
 
   request<T extends Request['type']>(req: Extract<Request, { type: T }>): Promise<ResponseOf<T>> {

@@ -1,7 +1,8 @@
 // The analysis worker: owns the loaded Job and answers the UI's queries. The UI thread never parses text.
 
 /// <reference lib="webworker" />
-import { loadJob } from '../../../analysis/load-job.ts';
+import { classifyFiles, groupProcesses, loadJob } from '../../../analysis/load-job.ts';
+import { withPrefetch } from './prefetch.ts';
 import { diffSnapshots } from '../../../analysis/diff.ts';
 import { rankGrowth } from '../../../analysis/growth.ts';
 import { buildCallTree } from '../../../analysis/call-tree.ts';
@@ -37,6 +38,7 @@ const growthCache = new Map<number, Map<number, { score: number; slope: number; 
 const controllers = new Map<number, AbortController>();
 const pendingReads = new Map<number, { resolve: (b: Uint8Array) => void; reject: (e: Error) => void }>();
 let nextRead = 1;
+let staged: SourceFile[] = [];
 
 function post(msg: FromWorker, transfer: Transferable[] = []): void {
   self.postMessage(msg, transfer);
@@ -50,17 +52,25 @@ function hostRead(hostPath: string, offset: number, length: number): Promise<Uin
   });
 }
 
+let readWaitMs = 0;
+
 function toInputFile(f: SourceFile): InputFile {
   const blob = f.blob;
   const hostPath = f.hostPath;
+  const file = blob instanceof File ? blob : null;
   return {
     path: f.path,
-    size: f.size,
-    mtimeMs: f.mtimeMs,
+    size: f.size >= 0 ? f.size : (blob?.size ?? 0),
+    mtimeMs: f.mtimeMs ?? (file && file.lastModified > 0 ? file.lastModified : null),
     async read(offset: number, length: number): Promise<Uint8Array> {
-      if (blob) return new Uint8Array(await blob.slice(offset, offset + length).arrayBuffer());
-      if (hostPath) return hostRead(hostPath, offset, length);
-      throw new Error(`no content for ${f.path}`);
+      const t0 = performance.now();
+      try {
+        if (blob) return new Uint8Array(await (offset === 0 && length >= blob.size ? blob : blob.slice(offset, offset + length)).arrayBuffer());
+        if (hostPath) return await hostRead(hostPath, offset, length);
+        throw new Error(`no content for ${f.path}`);
+      } finally {
+        readWaitMs += performance.now() - t0;
+      }
     },
   };
 }
@@ -115,7 +125,7 @@ function warningKind(message: string): WarningSummary['kind'] {
   return 'other';
 }
 
-function summarize(j: Job, loadMs: number): JobSummary {
+function summarize(j: Job, loadMs: number, bytesTotal: number, waitMs: number): JobSummary {
   const processes: ProcessSummary[] = j.processes.map((p, index) => {
     const live = p.snapshots.map((s) => s.live.bytes);
     const table = frameTable(index);
@@ -153,7 +163,7 @@ function summarize(j: Job, loadMs: number): JobSummary {
       }
     }
   }
-  return { processes, warnings, ignoredFiles: j.ignoredFiles, loadMs };
+  return { processes, warnings, ignoredFiles: j.ignoredFiles, loadMs, readWaitMs: waitMs, bytesTotal };
 }
 
 /** Frame keys of a stack, leaf first, after allocator hiding and mode filtering. */
@@ -369,8 +379,30 @@ async function handle(id: number, req: Request): Promise<{ res: Response; transf
         summary = null;
         frameTables.clear();
         growthCache.clear();
-        const files = req.files.map(toInputFile);
-        const j = await loadJob(files, {
+        const all = staged.concat(req.files);
+        staged = [];
+        const direct = all.map(toInputFile);
+        // the loader's own order, so read-ahead fetches what it will read next
+        const classified = await classifyFiles(direct);
+        const index = new Map<InputFile, number>();
+        direct.forEach((f, i) => index.set(f, i));
+        const order: number[] = [];
+        for (const g of groupProcesses(classified.dumps)) for (const d of g.dumps) order.push(index.get(d.file) as number);
+        const files = withPrefetch(direct, order, (i) => direct[i].read(0, direct[i].size));
+        readWaitMs = 0;
+        let waited = 0;
+        const timed = files.map((f) => ({
+          ...f,
+          read: async (o: number, l: number) => {
+            const t = performance.now();
+            try {
+              return await f.read(o, l);
+            } finally {
+              waited += performance.now() - t;
+            }
+          },
+        }));
+        const j = await loadJob(timed, {
           signal: ctrl.signal,
           onProgress: (pr: LoadProgress) => {
             const now = performance.now();
@@ -382,7 +414,7 @@ async function handle(id: number, req: Request): Promise<{ res: Response; transf
         });
         if (ctrl.signal.aborted) throw new DOMException('cancelled', 'AbortError');
         job = j;
-        summary = summarize(j, performance.now() - t0);
+        summary = summarize(j, performance.now() - t0, direct.reduce((a, f) => a + f.size, 0), waited);
         return { res: { type: 'load', summary } };
       } finally {
         controllers.delete(id);
@@ -412,6 +444,10 @@ async function handle(id: number, req: Request): Promise<{ res: Response; transf
 
 self.onmessage = (ev: MessageEvent<ToWorker>) => {
   const msg = ev.data;
+  if ('stage' in msg) {
+    staged.push(...msg.stage);
+    return;
+  }
   if ('cancel' in msg) {
     controllers.get(msg.cancel)?.abort();
     return;

@@ -1,0 +1,55 @@
+// Test helpers: the committed real fixtures and their jeprof references.
+
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { InputFile } from '../parsers/input-file.js';
+import { nodeInputFile } from '../node-io/node-files.js';
+
+export const FIXTURES = resolve(import.meta.dirname, '..', 'fixtures', 'jemalloc');
+
+export function fixturePath(rel: string): string {
+  return join(FIXTURES, rel);
+}
+
+export function fixtureFile(rel: string): InputFile {
+  const abs = fixturePath(rel);
+  const st = statSync(abs);
+  return nodeInputFile(abs, rel, st.size, st.mtimeMs);
+}
+
+export function fixtureFiles(dir: string): InputFile[] {
+  return readdirSync(fixturePath(dir))
+    .sort()
+    .map((n) => fixtureFile(`${dir}/${n}`));
+}
+
+/** The single file in `dir` whose name matches. */
+export function findFixture(dir: string, re: RegExp): string {
+  const hits = readdirSync(fixturePath(dir)).filter((n) => re.test(n));
+  if (hits.length !== 1) throw new Error(`expected one ${re} in ${dir}, found ${hits.length}`);
+  return `${dir}/${hits[0]}`;
+}
+
+export interface JeprofTotals {
+  inuseSpace: number;
+  inuseObjects: number;
+  allocSpace: number | null;
+}
+
+/** jeprof --text Totals per fixture dump (fixtures/jemalloc/references/jeprof-totals.tsv). */
+export function jeprofTotals(): Map<string, JeprofTotals> {
+  const lines = readFileSync(fixturePath('references/jeprof-totals.tsv'), 'utf8').trim().split('\n').slice(1);
+  return new Map(
+    lines.map((l) => {
+      const [file, space, objects, alloc] = l.split('\t');
+      return [file, { inuseSpace: Number(space), inuseObjects: Number(objects), allocSpace: alloc ? Number(alloc) : null }];
+    }),
+  );
+}
+
+/** "Total: N B" of a jeprof --text report. */
+export function jeprofReportTotal(rel: string): number {
+  const m = /^Total: (-?[\d.]+) B/m.exec(readFileSync(fixturePath(rel), 'utf8'));
+  if (!m) throw new Error(`no Total line in ${rel}`);
+  return Number(m[1]);
+}

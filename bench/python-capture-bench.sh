@@ -4,7 +4,7 @@
 #   C + jemalloc prof:true (default lg_prof_sample:19, native stacks only)
 #   D + libheaplens_capture.so (Python frames)
 # Configurations are interleaved over rounds; each run reports its own CPU time per iteration.
-# Prints the median CPU cost per iteration relative to A, then the per-sample cost of the hook
+# Prints the median and the best (least disturbed) CPU cost per iteration relative to A, then the per-sample cost of the hook
 # (jemalloc's native unwind vs the Python walk) measured in-process (HEAPLENS_CAPTURE_TIMING=1) in a
 # denser-sampled run (lg_prof_sample:14) so there are enough samples.
 #
@@ -40,11 +40,15 @@ for r in $(seq "$ROUNDS"); do
   for cfg in $(printf 'A\nB\nC\nD\n' | shuf); do res[$cfg]+="$(run "$cfg") "; done
 done
 median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+minimum() { tr ' ' '\n' | grep -v '^$' | sort -g | head -1; }
 a="$(echo "${res[A]}" | median)"
+amin="$(echo "${res[A]}" | minimum)"
 for cfg in A B C D; do
   m="$(echo "${res[$cfg]}" | median)"
+  mn="$(echo "${res[$cfg]}" | minimum)"
   label=$(case $cfg in A) echo "plain python (glibc)";; B) echo "jemalloc, prof off";; C) echo "jemalloc prof:true lg19, native only";; D) echo "jemalloc prof:true lg19 + capture";; esac)
-  awk -v l="$label" -v c="$cfg" -v m="$m" -v a="$a" 'BEGIN { printf "%s %-40s %8.2f us/iter  %.3fx plain\n", c, l, m, m / a }'
+  awk -v l="$label" -v c="$cfg" -v m="$m" -v a="$a" -v mn="$mn" -v amin="$amin" \
+    'BEGIN { printf "%s %-40s median %6.2f us/iter %.3fx plain   best %6.2f us/iter %.3fx plain\n", c, l, m, m / a, mn, mn / amin }'
 done
 
 # per-sample cost, measured inside the hook: mean (sum / samples) and median (from the log2 histogram,

@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { unbias } from './unbias.js';
+
+describe('unbias (jeprof AdjustSamples, pprof scaleHeapSample)', () => {
+  it('scales one 81,939-byte record at period 16,384 to jeprof\'s 82,494 B', () => {
+    // jemalloc-format.md §6.3: jemalloc 5.3 writes 1: 81939 for one 81,920-byte object; jeprof reports 82,494 B
+    const r = unbias({ kind: 'poisson', period: 16384 }, 1, 81939);
+    expect(Math.round(r.bytes)).toBe(82494);
+    expect(r.objects).toBeCloseTo(82494 / 81939, 3);
+  });
+
+  it('matches 1/(1-exp(-avg/period)) computed by hand for small objects', () => {
+    const r = unbias({ kind: 'poisson', period: 524288 }, 10, 640);
+    const scale = 1 / (1 - Math.exp(-64 / 524288));
+    expect(r.bytes).toBeCloseTo(640 * scale, 6);
+    expect(r.objects).toBeCloseTo(10 * scale, 9);
+  });
+
+  it('leaves exact dumps and zero-object records alone', () => {
+    expect(unbias({ kind: 'none' }, 3, 300)).toEqual({ objects: 3, bytes: 300 });
+    expect(unbias({ kind: 'poisson', period: 16384 }, 0, 0)).toEqual({ objects: 0, bytes: 0 });
+  });
+
+  it('version 1 scales only records whose average is below the period', () => {
+    expect(unbias({ kind: 'v1', period: 512 }, 4, 1024)).toEqual({ objects: 8, bytes: 2048 });
+    expect(unbias({ kind: 'v1', period: 512 }, 1, 1024)).toEqual({ objects: 1, bytes: 1024 });
+  });
+});

@@ -52,6 +52,25 @@ function sampleSeries(): Plugin {
   };
 }
 
+/**
+ * The symbolizer's WebAssembly (native-tools/addr2line/heaplens_addr2line.wasm, committed) as an asset URL for
+ * the worker: `import url from 'virtual:heaplens/addr2line-wasm-url'`. A virtual module keeps renderer/ from
+ * importing native-tools/ directly (tools/check-imports.mjs).
+ */
+function addr2lineWasm(): Plugin {
+  const id = 'virtual:heaplens/addr2line-wasm-url';
+  const file = path.join(here, 'native-tools', 'addr2line', 'heaplens_addr2line.wasm');
+  return {
+    name: 'heaplens-addr2line-wasm',
+    resolveId(source) {
+      return source === id ? '\0' + id : null;
+    },
+    load(resolved) {
+      return resolved === '\0' + id ? `export { default } from ${JSON.stringify(file + '?url')};` : null;
+    },
+  };
+}
+
 /** The page's CSP: the dev server's HMR websocket is allowed only when serving. */
 function csp(): Plugin {
   let serve = false;
@@ -70,8 +89,8 @@ export default defineConfig({
   root: path.join(here, 'renderer'),
   base: './',
   publicDir: path.join(here, 'renderer', 'public'),
-  plugins: [svelte({ configFile: path.join(here, 'svelte.config.js') }), sampleSeries(), csp()],
-  worker: { format: 'es' },
+  plugins: [svelte({ configFile: path.join(here, 'svelte.config.js') }), sampleSeries(), csp(), addr2lineWasm()],
+  worker: { format: 'es', plugins: () => [addr2lineWasm()] },
   build: {
     outDir: path.join(here, 'dist', 'renderer'),
     emptyOutDir: true,
@@ -80,6 +99,6 @@ export default defineConfig({
     sourcemap: true,
     chunkSizeWarningLimit: 1000,
   },
-  server: { host: '127.0.0.1', port: 5173, strictPort: true },
+  server: { host: '127.0.0.1', port: 5173, strictPort: true, fs: { allow: [here] } },
   preview: { host: '127.0.0.1', port: 4173, strictPort: true },
 });

@@ -75,6 +75,14 @@ describe('buildCallTree', () => {
     expect(nodePath(t, t.stackNode[0])).toEqual([2, 5, 1]);
   });
 
+  it('takes whole-stack keys from the view when given', () => {
+    // a view that replaces stack 0 with python frames 100 ← 101 (leaf first)
+    const stackKeys = (id: number): number[] => (id === 0 ? [100, 101] : [7]);
+    const t = buildCallTree(T, { stackIds: [0, 1], bytes: [5, 6] }, { stackKeys });
+    expect(nodePath(t, t.stackNode[0])).toEqual([101, 100]);
+    expect(nodePath(t, t.stackNode[1])).toEqual([7]);
+  });
+
   it('diff: base and target totals, |Δ| and new/gone', () => {
     // stack 0 grew 10 → 100, stack 1 is gone (30 → 0), stack 2 is new (0 → 5)
     const t = buildCallTree(T, { stackIds: [0, 1, 2], bytes: [100, 0, 5], baseBytes: [10, 30, 0] });

@@ -23,6 +23,11 @@ export interface CallTreeOptions {
    * (e.g. native frames in a Python-only view). Default: the address id itself. Keys must be < 2^24.
    */
   expand?: (addressId: number) => ArrayLike<number>;
+  /**
+   * Frame keys of a whole stack, leaf first, already filtered for the view (allocator frames, Python/native
+   * modes, inlined frames). When given, it replaces hideAllocatorFrames and expand.
+   */
+  stackKeys?: (stackId: number) => ArrayLike<number>;
   /** sibling order: heaviest first (default), or by key via compareKeys (stable across snapshots) */
   order?: 'heaviest' | 'key';
   compareKeys?: (a: number, b: number) => number;
@@ -102,7 +107,10 @@ export function buildCallTree(stacks: StackTable, values: CallTreeValues, option
     const first = hideAlloc ? Math.min(stop, start + (stacks.allocatorDepth[s] ?? 0)) : start;
     // collect keys root → leaf
     keysTmp.length = 0;
-    for (let f = stop - 1; f >= first; f--) {
+    if (options.stackKeys) {
+      const ks = options.stackKeys(s);
+      for (let k = ks.length - 1; k >= 0; k--) keysTmp.push(ks[k]);
+    } else for (let f = stop - 1; f >= first; f--) {
       const addr = stacks.frames[f];
       if (expand) {
         const ks = expand(addr);

@@ -44,7 +44,9 @@ test.describe('heaplens web build', () => {
     await expect(page.getByTestId('job-info')).toContainText('3 processes', { timeout: 30_000 });
 
     // focus the exact run
-    await page.locator('[data-testid=processes] tr[data-prefix="exact"]').click();
+    const exactRow = page.locator('[data-testid=processes] tr[data-prefix="exact"]');
+    await exactRow.click();
+    const exactPid = (await exactRow.getAttribute('data-pid')) ?? '';
     const nExact = files.filter((f) => f.name.startsWith('exact.')).length;
     // the timeline shows every snapshot
     await expect(page.locator('[data-testid=timeline-points] .snap')).toHaveCount(nExact);
@@ -52,7 +54,8 @@ test.describe('heaplens web build', () => {
     await expect(page.getByTestId('base-select')).toHaveValue('0');
     await expect(page.getByTestId('target-select')).toHaveValue(String(nExact - 1));
 
-    // the known leaking stack is first in the growth table
+    // the known leaking stack is first in the growth table (of this process, base 0, target last)
+    await expect(page.locator(`[data-testid=growth][data-pid="${exactPid}"][data-base="0"][data-target="${nExact - 1}"]`)).toBeVisible();
     const first = page.getByTestId('growth-row').first();
     await expect(first).toBeVisible();
     const firstTitle = (await first.locator('.lbl').getAttribute('title')) ?? '';
@@ -111,6 +114,26 @@ test.describe('heaplens web build', () => {
     await page.getByTestId('tab-flame').click();
     await page.waitForTimeout(300);
     await shot(page, '06-dark-flame');
+  });
+
+  test('with the binary dropped too, frames are symbolized in the worker (WASM addr2line)', async ({ page }) => {
+    await page.goto('/');
+    await dropFiles(page, '[data-testid=dropzone]', fixtureSeries(true));
+    await expect(page.getByTestId('job-info')).toContainText('3 processes', { timeout: 30_000 });
+    const exactRow = page.locator('[data-testid=processes] tr[data-prefix="exact"]');
+    await exactRow.click();
+    await expect(page.locator(`[data-testid=growth][data-pid="${await exactRow.getAttribute('data-pid')}"]`)).toBeVisible();
+    const first = page.getByTestId('growth-row').first();
+    await expect(first.locator('.lbl')).toHaveAttribute('title', /make_node ← leak_steady ← main/);
+    await first.click();
+    // function, file:line and module of each frame
+    await expect(page.getByTestId('stack-frames')).toContainText('leak_steady');
+    await expect(page.getByTestId('stack-frames')).toContainText(/leaky\.c:\d+/);
+    await shot(page, '08-symbolized-growth');
+    await page.getByTestId('tab-diff').click();
+    await page.getByTestId('diff-width').selectOption('delta');
+    await page.waitForTimeout(300);
+    await shot(page, '09-symbolized-diff-width-delta');
   });
 
   test('"try it" opens the bundled sample series', async ({ page }) => {

@@ -22,9 +22,12 @@ export const TRUNCATED = readdirSync(JOB)
   .sort((a, b) => seqOf(a) - seqOf(b))
   .at(-1) as string;
 
-export function fixtureSeries(): DropFile[] {
+/** The dumps of fixtures/jemalloc/job (last sampled one truncated), plus the binaries when `withBinaries`. */
+export function fixtureSeries(withBinaries = false): DropFile[] {
   const names = readdirSync(JOB).filter((n) => n.endsWith('.heap')).sort();
-  return names.map((name) => {
+  const bins = withBinaries ? [path.join(ROOT, 'fixtures', 'jemalloc', 'bin', 'leaky')] : [];
+  const binFiles = bins.map((b) => ({ name: path.basename(b), b64: readFileSync(b).toString('base64'), mtimeMs: statSync(b).mtimeMs }));
+  return binFiles.concat(names.map((name) => {
     let bytes = readFileSync(path.join(JOB, name));
     if (name === TRUNCATED) {
       // cut inside the stack records (before MAPPED_LIBRARIES), mid-line
@@ -34,7 +37,7 @@ export function fixtureSeries(): DropFile[] {
       bytes = bytes.subarray(0, cut);
     }
     return { name, b64: bytes.toString('base64'), mtimeMs: statSync(path.join(JOB, name)).mtimeMs };
-  });
+  }));
 }
 
 /** Dispatches a synthetic drop of `files` on the element matching `selector`. */

@@ -12,21 +12,27 @@ out="${OUT:-$here/heaplens_addr2line.wasm}"
 # standard library must match the compiler exactly.
 export RUSTC=/usr/bin/rustc
 CARGO=/usr/bin/cargo
-export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$here/target}"
+# Own target folder: cargo does not notice that a registry crate changed (our patch), so artifacts from a plain
+# `cargo build` (unpatched) must never be reused.
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$here/target/build-sh}"
 export CARGO_HOME="$CARGO_TARGET_DIR/cargo-home"
-# addr2line 0.19 with our fix for DWARF 5 DW_AT_call_file = 0 (README.md).
-patched="$CARGO_TARGET_DIR/patched/addr2line-0.19.0"
+# addr2line 0.19 with our fix for DWARF 5 DW_AT_call_file = 0 (README.md). The crates come from a scratch
+# copy of Debian's registry folder (symlinks, plus the patched addr2line) used as the same directory source,
+# so package ids, symbol hashes and therefore the output do not depend on where the copy is.
+scratch="$(mktemp -d)"
+trap 'rm -rf "$scratch"' EXIT
+registry="$scratch/registry"
+mkdir "$registry"
+for crate in /usr/share/cargo/registry/*; do ln -s "$crate" "$registry/$(basename "$crate")"; done
+rm "$registry/addr2line-0.19.0"
+cp -r /usr/share/cargo/registry/addr2line-0.19.0 "$registry/addr2line-0.19.0"
+patch -s -p1 -d "$registry/addr2line-0.19.0" < "$here/addr2line-0.19-heaplens.patch"
 
-# Build paths must not leak into the module (reproducible across checkouts and target folders). rustc applies
-# the last matching prefix, so the most specific one comes last.
-export RUSTFLAGS="--remap-path-prefix=$here=. --remap-path-prefix=/usr/share/cargo/registry=registry --remap-path-prefix=$patched=patched/addr2line-0.19.0"
+# Build paths must not leak into the module (reproducible across checkouts and scratch folders).
+export RUSTFLAGS="--remap-path-prefix=$here=. --remap-path-prefix=$registry=registry --remap-path-prefix=/usr/share/cargo/registry=registry"
 export SOURCE_DATE_EPOCH=0
-rm -rf "$patched"
-mkdir -p "$(dirname "$patched")"
-cp -r /usr/share/cargo/registry/addr2line-0.19.0 "$patched"
-patch -s -p1 -d "$patched" < "$here/addr2line-0.19-heaplens.patch"
 
-"$CARGO" build --release --lib --locked --offline -q --config "patch.crates-io.addr2line.path=\"$patched\""
+"$CARGO" build --release --lib --locked --offline -q --config "source.debian.directory=\"$registry\""
 raw="$CARGO_TARGET_DIR/wasm32-unknown-unknown/release/heaplens_addr2line.wasm"
 wasm-opt -O "$raw" -o "$out"
 echo "built $out ($(stat -c %s "$out") bytes, sha256 $(sha256sum "$out" | cut -c1-16)…)"

@@ -18,6 +18,12 @@ export interface Host {
   /** the bundled sample series */
   sampleFiles(): Promise<SourceFile[]>;
   save(name: string, data: string | Uint8Array, mime: string): Promise<void>;
+  /** binaries and debug files under the user's symbol folders (Electron; empty in the browser) */
+  symbolFiles(): Promise<SourceFile[]>;
+  /** symbol folders (null: not supported by this host) */
+  symbolPaths: { list(): Promise<string[]>; add(): Promise<string[]>; remove(p: string): Promise<string[]> } | null;
+  /** recent sessions (null: not supported by this host) */
+  recent: { list(): Promise<{ label: string; openedAt: number }[]>; open(index: number): Promise<SourceFile[]> } | null;
   onMenu(listener: (c: MenuCommand) => void): () => void;
   onOpenRequest(listener: (files: SourceFile[]) => void): () => void;
 }
@@ -119,6 +125,9 @@ export function browserHost(): Host {
     readChunk: null,
     sampleFiles: fetchSample,
     save: browserSave,
+    symbolFiles: async () => [],
+    symbolPaths: null,
+    recent: null,
     onMenu: () => () => undefined,
     onOpenRequest: () => () => undefined,
   };
@@ -139,6 +148,22 @@ export function electronHost(api: HeaplensElectronApi): Host {
     save: async (name, data) => {
       const ext = name.split('.').pop() ?? '*';
       await api.save({ suggestedName: name, data, filters: [{ name: ext.toUpperCase(), extensions: [ext] }] });
+    },
+    symbolFiles: async () => {
+      const out: SourceFile[] = [];
+      for (const p of await api.symbolPaths.list()) {
+        try {
+          out.push(...(await api.listFolder(p)).map(fromEntry));
+        } catch {
+          /* folder gone: skipped */
+        }
+      }
+      return out;
+    },
+    symbolPaths: api.symbolPaths,
+    recent: {
+      list: () => api.recent.list(),
+      open: async (i) => (await api.recent.open(i)).map(fromEntry),
     },
     onMenu: (l) => api.onMenu(l),
     onOpenRequest: (l) => api.onOpenRequest((entries) => l(entries.map(fromEntry))),

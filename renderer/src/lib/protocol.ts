@@ -131,6 +131,11 @@ export interface FunctionRow {
 }
 
 export interface GrowthResult {
+  /** the request it answers */
+  proc: number;
+  pid: number | null;
+  base: number;
+  target: number;
   stacks: StackRow[];
   stackCount: number;
   functions: FunctionRow[];
@@ -169,7 +174,7 @@ export interface StackDetail {
 }
 
 export type Request =
-  | { type: 'load'; files: SourceFile[] }
+  | { type: 'load'; files: SourceFile[]; symbolFiles?: SourceFile[] }
   | { type: 'summary' }
   | { type: 'stackSeries'; proc: number; n: number; view: ViewOptions }
   | { type: 'growth'; proc: number; base: number; target: number; view: ViewOptions; limit: number }

@@ -90,8 +90,15 @@ export class AppState {
     const staging = (n: number): void => {
       if (this.loading && this.loading.id === -1) this.loading = { ...this.loading, progress: { phase: 'handing files to the worker', filesDone: n, filesTotal: files.length, bytesDone: 0, bytesTotal: 0, file: '' } };
     };
+    let symbolFiles: SourceFile[] = [];
+    try {
+      symbolFiles = await this.host.symbolFiles();
+    } catch {
+      symbolFiles = [];
+    }
     const { id, done } = await this.client.startLoad(
       files,
+      symbolFiles,
       (p) => {
         if (this.loading && this.loading.id === id) this.loading = { ...this.loading, progress: p };
       },
@@ -150,6 +157,10 @@ export class AppState {
       this.selected = this.selected.includes(index) ? this.selected.filter((i) => i !== index) : [...this.selected, index];
       if (this.selected.length === 0) this.selected = [index];
     } else this.selected = [index];
+    this.flame = null;
+    this.diffFlame = null;
+    this.growth = null;
+    this.series = null;
     this.panel = null;
     this.selectedStack = null;
     this.resetBaseTarget();

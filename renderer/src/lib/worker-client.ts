@@ -77,7 +77,7 @@ export class AnalysisClient {
    * Starts a load, handing Blob-backed files to the worker in batches: cloning a disk-backed File costs a
    * synchronous stat on the UI thread, so one postMessage of 10,000 files would block the page for seconds.
    */
-  async startLoad(files: SourceFile[], onProgress: (p: LoadProgress) => void, onStaged?: (n: number) => void): Promise<{ id: number; done: Promise<ResponseOf<'load'>> }> {
+  async startLoad(files: SourceFile[], symbolFiles: SourceFile[], onProgress: (p: LoadProgress) => void, onStaged?: (n: number) => void): Promise<{ id: number; done: Promise<ResponseOf<'load'>> }> {
     const BATCH = 128;
     let i = 0;
     if (files.length > BATCH) {
@@ -87,7 +87,7 @@ export class AnalysisClient {
         await new Promise<void>((r) => setTimeout(r, 0));
       }
     }
-    return this.start({ type: 'load', files: files.slice(i) }, onProgress);
+    return this.start({ type: 'load', files: files.slice(i), symbolFiles }, onProgress);
   }
 
   request<T extends Request['type']>(req: Extract<Request, { type: T }>): Promise<ResponseOf<T>> {

@@ -8,7 +8,12 @@ import { rankGrowth } from '../../../analysis/growth.ts';
 import { buildCallTree } from '../../../analysis/call-tree.ts';
 import type { Job, ProcessSeries } from '../../../analysis/model.ts';
 import type { InputFile } from '../../../parsers/input-file.ts';
-import { buildFrameTable, type FrameTable } from './frames.ts';
+import { FrameTable } from './frames.ts';
+import { Symbolizer, type SymbolTable } from '../../../symbolize/symbolize.ts';
+import { compileAddr2line, type CompiledWasm } from '../../../symbolize/wasm-addr2line.ts';
+import type { SymbolFile, SymbolFileSource } from '../../../symbolize/files.ts';
+import { isPerfMapName, parsePerfMap, type PerfMap } from '../../../symbolize/perf-map.ts';
+import addr2lineWasmUrl from 'virtual:heaplens/addr2line-wasm-url';
 import type {
   FlameData,
   FrameInfo,
@@ -34,6 +39,8 @@ declare const self: DedicatedWorkerGlobalScope;
 let job: Job | null = null;
 let summary: JobSummary | null = null;
 const frameTables = new Map<number, FrameTable>();
+const symbolTables = new Map<number, SymbolTable>();
+let compiledWasm: Promise<CompiledWasm> | null = null;
 const growthCache = new Map<number, Map<number, { score: number; slope: number; growingFraction: number }>>();
 const controllers = new Map<number, AbortController>();
 const pendingReads = new Map<number, { resolve: (b: Uint8Array) => void; reject: (e: Error) => void }>();
@@ -85,10 +92,75 @@ function proc(i: number): ProcessSeries {
 function frameTable(i: number): FrameTable {
   let t = frameTables.get(i);
   if (!t) {
-    t = buildFrameTable(proc(i));
+    t = new FrameTable(proc(i), symbolTables.get(i) ?? null);
     frameTables.set(i, t);
   }
   return t;
+}
+
+/** The loaded files as a symbol source: binaries and debug files the user dropped next to the dumps. */
+function symbolSource(files: InputFile[]): { source: SymbolFileSource; dirs: string[] } {
+  const byPath = new Map<string, InputFile>();
+  const dirs = new Set<string>();
+  for (const f of files) {
+    const p = f.path.replace(/^\/+/, '');
+    byPath.set(p, f);
+    // every folder on the way: a symbol folder may be a sysroot (usr/lib/…) or flat
+    dirs.add('');
+    for (let i = p.indexOf('/'); i >= 0; i = p.indexOf('/', i + 1)) dirs.add(p.slice(0, i));
+  }
+  const source: SymbolFileSource = {
+    async open(path: string): Promise<SymbolFile | null> {
+      const f = byPath.get(path.replace(/^\/+/, ''));
+      if (!f) return null;
+      return { path: f.path, size: f.size, mtimeMs: f.mtimeMs, read: (o, l) => f.read(o, l), close: async () => undefined };
+    },
+  };
+  return { source, dirs: [...dirs] };
+}
+
+async function symbolizeAll(j: Job, files: InputFile[], extra: InputFile[], signal: AbortSignal, progress: (p: LoadProgress) => void): Promise<void> {
+  symbolTables.clear();
+  const withMaps = j.processes.filter((p) => p.maps);
+  if (withMaps.length === 0) return;
+  const dumps = new Set(j.processes.flatMap((p) => p.snapshots.map((s) => s.file)));
+  const others = files.filter((f) => !dumps.has(f.path));
+  const perfMaps: PerfMap[] = [];
+  for (const f of others) {
+    if (isPerfMapName(f.path.slice(f.path.lastIndexOf('/') + 1)) && f.size < 256 << 20) perfMaps.push(parsePerfMap(new TextDecoder().decode(await f.read(0, f.size)), f.path));
+  }
+  compiledWasm ??= fetch(addr2lineWasmUrl)
+    .then((r) => r.arrayBuffer())
+    .then((b) => compileAddr2line(new Uint8Array(b)));
+  const { source, dirs } = symbolSource(others.concat(extra));
+  const symbolizer = new Symbolizer(source, { wasm: await compiledWasm, symbolDirs: dirs, sysroot: null, hostPaths: false, cacheStore: null });
+  try {
+    for (let k = 0; k < j.processes.length; k++) {
+      const p = j.processes[k];
+      if (!p.maps) continue;
+      signal.throwIfAborted();
+      progress({ phase: 'symbolize', filesDone: k, filesTotal: j.processes.length, bytesDone: k, bytesTotal: j.processes.length, file: p.key });
+      try {
+        symbolTables.set(k, await symbolizer.symbolizeProcess(p, { perfMaps }));
+      } catch (e) {
+        j.warnings.push({ file: p.snapshots[p.snapshots.length - 1]?.file ?? p.key, message: `symbolization failed: ${e instanceof Error ? e.message : String(e)}` });
+      }
+    }
+  } finally {
+    await symbolizer.dispose();
+  }
+  // what the symbolizer could not find or verify becomes a warning (once per module)
+  const seen = new Set<string>();
+  symbolTables.forEach((t, k) => {
+    const file = j.processes[k].snapshots[j.processes[k].snapshots.length - 1]?.file ?? j.processes[k].key;
+    for (const m of t.modules) {
+      const key = `${m.mappingPath}|${m.binaryPath}|${m.binary}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      if (m.binary === 'mismatch') j.warnings.push({ file, message: `binary ${m.binaryPath} does not match the mapping of ${m.mappingPath} (${m.reason}): its frames are marked unverified` });
+      else if (m.binary === 'unverified' && m.binaryPath) j.warnings.push({ file, message: `unverified binary ${m.binaryPath} for ${m.mappingPath}: ${m.reason}` });
+    }
+  });
 }
 
 function growthInfo(i: number): Map<number, { score: number; slope: number; growingFraction: number }> {
@@ -155,6 +227,15 @@ function summarize(j: Job, loadMs: number, bytesTotal: number, waitMs: number): 
     };
   });
   const warnings: WarningSummary[] = j.warnings.map((w) => ({ ...w, kind: warningKind(w.message) }));
+  // files read as binaries or debug files by the symbolizer are not "ignored"
+  const used = new Set<string>();
+  symbolTables.forEach((t) => {
+    for (const m of t.modules) {
+      if (m.binaryPath) used.add(m.binaryPath.replace(/^\/+/, ''));
+      if (m.debugPath) used.add(m.debugPath.replace(/^\/+/, ''));
+    }
+  });
+  const ignoredFiles = j.ignoredFiles.filter((f) => !used.has(f.replace(/^\/+/, '')));
   // A truncated snapshot always shows a warning, even if the loader reported it differently.
   for (const p of j.processes) {
     for (const s of p.snapshots) {
@@ -163,31 +244,20 @@ function summarize(j: Job, loadMs: number, bytesTotal: number, waitMs: number): 
       }
     }
   }
-  return { processes, warnings, ignoredFiles: j.ignoredFiles, loadMs, readWaitMs: waitMs, bytesTotal };
+  return { processes, warnings, ignoredFiles, loadMs, readWaitMs: waitMs, bytesTotal };
 }
 
 /** Frame keys of a stack, leaf first, after allocator hiding and mode filtering. */
-function stackKeys(p: ProcessSeries, table: FrameTable, stackId: number, view: ViewOptions): number[] {
-  const expand = table.expandFor(view.mode);
-  const s = p.stacks.offsets[stackId];
-  const e = p.stacks.offsets[stackId + 1];
-  const first = view.hideAllocator ? Math.min(e, s + (p.stacks.allocatorDepth[stackId] ?? 0)) : s;
-  const out: number[] = [];
-  for (let f = first; f < e; f++) {
-    const ks = expand(p.stacks.frames[f]);
-    for (let k = 0; k < ks.length; k++) out.push(ks[k]);
-  }
-  return out;
+function stackKeys(_p: ProcessSeries, table: FrameTable, stackId: number, view: ViewOptions): Int32Array {
+  return table.stackKeys(stackId, view);
 }
 
-function labelOf(table: FrameTable, keys: number[]): { label: string; context: string; kind: FrameInfo['kind'] } {
+function labelOf(table: FrameTable, keys: ArrayLike<number>): { label: string; context: string; kind: FrameInfo['kind'] } {
   if (keys.length === 0) return { label: '(no frames)', context: '', kind: 'unknown' };
   const f = table.frames[keys[0]];
-  const ctx = keys
-    .slice(1, 4)
-    .map((k) => table.frames[k].label)
-    .join(' ← ');
-  return { label: f.label, context: ctx, kind: f.kind };
+  const ctx: string[] = [];
+  for (let i = 1; i < Math.min(keys.length, 4); i++) ctx.push(table.frames[keys[i]].label);
+  return { label: f.label, context: ctx.join(' ← '), kind: f.kind };
 }
 
 function growth(i: number, base: number, target: number, view: ViewOptions, limit: number): GrowthResult {
@@ -254,7 +324,7 @@ function growth(i: number, base: number, target: number, view: ViewOptions, limi
     r.totalDelta = r.totalTarget - r.totalBase;
   }
   functions.sort((a, b) => b.totalDelta - a.totalDelta);
-  return { stacks, stackCount: deltas.length, functions: functions.slice(0, limit), baseTotal, targetTotal };
+  return { proc: i, pid: p.pid, base, target, stacks, stackCount: deltas.length, functions: functions.slice(0, limit), baseTotal, targetTotal };
 }
 
 function flame(i: number, snapshot: number, base: number | null, view: ViewOptions): { flame: FlameData; transfer: Transferable[] } {
@@ -277,7 +347,7 @@ function flame(i: number, snapshot: number, base: number | null, view: ViewOptio
     objects = Float64Array.from(deltas, (d) => d.targetObjects);
     baseBytes = Float64Array.from(deltas, (d) => d.baseBytes);
   }
-  const tree = buildCallTree(p.stacks, { stackIds, bytes, objects, baseBytes }, { hideAllocatorFrames: view.hideAllocator, expand: table.expandFor(view.mode) });
+  const tree = buildCallTree(p.stacks, { stackIds, bytes, objects, baseBytes }, { stackKeys: (id) => table.stackKeys(id, view) });
   const frames: Record<number, FrameInfo> = {};
   for (let n = 1; n < tree.size; n++) {
     const k = tree.key[n];
@@ -319,15 +389,7 @@ function valueIn(p: ProcessSeries, snapshot: number, stackId: number): number {
 function stackDetail(i: number, stackId: number, base: number, target: number, view: ViewOptions): StackDetail {
   const p = proc(i);
   const table = frameTable(i);
-  const expand = table.expandFor(view.mode);
-  const s = p.stacks.offsets[stackId];
-  const e = p.stacks.offsets[stackId + 1];
-  const alloc = p.stacks.allocatorDepth[stackId] ?? 0;
-  const frames: StackDetail['frames'] = [];
-  for (let f = s; f < e; f++) {
-    const ks = expand(p.stacks.frames[f]);
-    for (let k = 0; k < ks.length; k++) frames.push({ ...table.frames[ks[k]], hidden: f - s < alloc });
-  }
+  const frames = table.stackDetail(stackId, view.mode);
   const series = p.snapshots.map((_, si) => valueIn(p, si, stackId));
   return { stackId, frames, series, baseBytes: series[base] ?? 0, targetBytes: series[target] ?? 0 };
 }
@@ -378,6 +440,7 @@ async function handle(id: number, req: Request): Promise<{ res: Response; transf
         job = null;
         summary = null;
         frameTables.clear();
+        symbolTables.clear();
         growthCache.clear();
         const all = staged.concat(req.files);
         staged = [];
@@ -413,6 +476,12 @@ async function handle(id: number, req: Request): Promise<{ res: Response; transf
           },
         });
         if (ctrl.signal.aborted) throw new DOMException('cancelled', 'AbortError');
+        try {
+          await symbolizeAll(j, direct, (req.symbolFiles ?? []).map(toInputFile), ctrl.signal, (pr) => post({ id, progress: pr }));
+        } catch (e) {
+          if (ctrl.signal.aborted) throw e;
+          j.warnings.push({ file: '', message: `symbolization unavailable: ${e instanceof Error ? e.message : String(e)}; frames show module+offset` });
+        }
         job = j;
         summary = summarize(j, performance.now() - t0, direct.reduce((a, f) => a + f.size, 0), waited);
         return { res: { type: 'load', summary } };

@@ -1,33 +1,14 @@
-// Frame labels and kinds for one process, from its interned addresses and its maps (module+0xoffset) until
-// symbolization provides function/file/line. Python pseudo-addresses (PYFRAMES/1: 0x7079<<48 | kind<<44 | id<<4)
-// are recognised so views can colour, keep or drop them before the Python-frame tables are integrated.
+// Frames of one process for the views: labels, kinds and merge keys, from (in order of preference) the
+// symbolizer's results (function, file:line, inlined frames), the Python frame table (PYFRAMES/1), and the
+// maps (module+0xoffset). Stacks are turned into frame keys per view (merged / python / native; allocator
+// frames hidden or not); flame-graph keys merge by function (no line), the stack panel keeps lines.
 
 import type { MapsEntry } from '../../../parsers/proc-maps.ts';
 import type { ProcessSeries } from '../../../analysis/model.ts';
-import type { FrameInfo, FrameKind, StackMode } from '../lib/protocol.ts';
-
-const PY_TAG = 0x7079n;
-
-export interface SymbolizedFrame {
-  function: string | null;
-  file: string | null;
-  line: number | null;
-  module?: string | null;
-  inlined?: boolean;
-  kind?: FrameKind;
-  unverified?: boolean;
-}
-
-/** Per-address frame expansion (innermost first) into frame keys, plus the frame table. */
-export interface FrameTable {
-  frames: FrameInfo[];
-  /** addressId → [start, end) into expandKeys */
-  expandStart: Int32Array;
-  expandKeys: Int32Array;
-  /** per mode, the same expansion with frames of other kinds dropped */
-  expandFor(mode: StackMode): (addressId: number) => ArrayLike<number>;
-  hasPython: boolean;
-}
+import { decodePseudoAddress } from '../../../parsers/pyframes.ts';
+import { isInterpreterModule, layoutOf, viewStack, type PythonFrameView } from '../../../analysis/python-stacks.ts';
+import { symbolAt, type SymbolTable, type SymbolizedAddress } from '../../../symbolize/symbolize.ts';
+import type { FrameInfo, FrameKind, StackMode, ViewOptions } from '../lib/protocol.ts';
 
 export function basename(p: string): string {
   const i = p.lastIndexOf('/');
@@ -53,12 +34,12 @@ const ALLOCATOR_MODULE = /(^|\/)lib(jemalloc|tcmalloc|je_malloc)[^/]*$/;
 export function moduleKind(path: string, mainExe: string | null): FrameKind {
   if (path === '') return 'unknown';
   if (ALLOCATOR_MODULE.test(path)) return 'allocator';
-  if (mainExe !== null && path === mainExe) return 'program';
+  if (mainExe !== null && path === mainExe && !isInterpreterModule(path)) return 'program';
   if (path.startsWith('[')) return 'unknown';
   return 'library';
 }
 
-/** The main executable: the first file mapping at the lowest address that is not a shared library. */
+/** The main executable: the first file mapping that is not a shared library. */
 export function guessMainExecutable(maps: MapsEntry[] | null): string | null {
   if (!maps) return null;
   for (const m of maps) {
@@ -69,147 +50,194 @@ export function guessMainExecutable(maps: MapsEntry[] | null): string | null {
   return null;
 }
 
-export function isPythonPseudo(addr: bigint): boolean {
-  return addr >> 48n === PY_TAG;
+/** One displayed frame, with its line; `treeKey` merges frames of one function in flame graphs. */
+interface FrameDesc {
+  info: Omit<FrameInfo, 'key'>;
+  treeDescriptor: string;
 }
 
-export function buildFrameTable(
-  proc: ProcessSeries,
-  symbolized?: (addressId: number) => SymbolizedFrame[] | null,
-): FrameTable {
-  const maps = proc.maps ?? [];
-  const mainExe = guessMainExecutable(proc.maps);
-  const frames: FrameInfo[] = [];
-  const keyByDescriptor = new Map<string, number>();
-  const n = proc.addresses.hex.length;
-  const expandStart = new Int32Array(n + 1);
-  const keys: number[] = [];
-  let hasPython = false;
-  const intern = (descriptor: string, make: (key: number) => FrameInfo): number => {
-    let k = keyByDescriptor.get(descriptor);
+export class FrameTable {
+  /** tree frames by key (line-less for symbolized and Python frames) */
+  readonly frames: FrameInfo[] = [];
+  readonly hasPython: boolean;
+  private readonly keyByDescriptor = new Map<string, number>();
+  private readonly maps: MapsEntry[];
+  private readonly mainExe: string | null;
+  /** per address: descs as a leaf (position 0) and as a caller (position > 0); computed lazily */
+  private readonly leafDescs: (FrameDesc[] | undefined)[];
+  private readonly callerDescs: (FrameDesc[] | undefined)[];
+  private readonly leafKeys: (Int32Array | undefined)[];
+  private readonly callerKeys: (Int32Array | undefined)[];
+  private readonly pseudo: Uint8Array;
+  private readonly stackHasPseudo: Uint8Array;
+  private readonly stackCache = new Map<string, (Int32Array | undefined)[]>();
+
+  constructor(
+    private readonly proc: ProcessSeries,
+    private readonly symbols: SymbolTable | null,
+  ) {
+    this.maps = proc.maps ?? [];
+    this.mainExe = guessMainExecutable(proc.maps);
+    const n = proc.addresses.hex.length;
+    this.leafDescs = new Array(n);
+    this.callerDescs = new Array(n);
+    this.leafKeys = new Array(n);
+    this.callerKeys = new Array(n);
+    this.pseudo = new Uint8Array(n);
+    const layout = layoutOf(proc.pythonFrames ?? null);
+    let any = false;
+    for (let a = 0; a < n; a++) {
+      if (decodePseudoAddress(proc.addresses.hex[a], layout)) {
+        this.pseudo[a] = 1;
+        any = true;
+      }
+    }
+    this.hasPython = any;
+    const st = proc.stacks;
+    this.stackHasPseudo = new Uint8Array(st.count);
+    if (any) {
+      for (let s = 0; s < st.count; s++) {
+        for (let f = st.offsets[s]; f < st.offsets[s + 1]; f++) {
+          if (this.pseudo[st.frames[f]]) {
+            this.stackHasPseudo[s] = 1;
+            break;
+          }
+        }
+      }
+    }
+  }
+
+  private intern(d: FrameDesc): number {
+    let k = this.keyByDescriptor.get(d.treeDescriptor);
     if (k === undefined) {
-      k = frames.length;
-      frames.push(make(k));
-      keyByDescriptor.set(descriptor, k);
+      k = this.frames.length;
+      const info = d.info.function !== null ? { ...d.info, line: null, key: k } : { ...d.info, key: k };
+      this.frames.push(info);
+      this.keyByDescriptor.set(d.treeDescriptor, k);
     }
     return k;
-  };
-  for (let a = 0; a < n; a++) {
-    expandStart[a] = keys.length;
-    const hex = proc.addresses.hex[a];
+  }
+
+  private moduleOf(hex: string): { kind: FrameKind; module: string | null; modulePath: string | null; offset: string | null } {
     let addr: bigint;
     try {
       addr = BigInt(hex);
     } catch {
-      addr = 0n;
+      return { kind: 'unknown', module: null, modulePath: null, offset: null };
     }
-    const sym = symbolized ? symbolized(a) : null;
-    if (sym && sym.length > 0) {
-      for (let i = 0; i < sym.length; i++) {
-        const s = sym[i];
-        const kind = s.kind ?? (isPythonPseudo(addr) ? 'python' : moduleKind(s.module ?? '', mainExe));
-        if (kind === 'python') hasPython = true;
-        const desc = `f|${s.function ?? hex}|${s.file ?? ''}|${s.module ?? ''}|${kind}`;
-        keys.push(
-          intern(desc, (key) => ({
-            key,
-            label: s.function ?? hex,
-            function: s.function,
-            file: s.file,
-            line: s.line,
-            module: s.module ? basename(s.module) : null,
-            modulePath: s.module ?? null,
-            offset: null,
-            address: hex,
-            inlined: s.inlined ?? i < sym.length - 1,
-            kind,
-            unverified: s.unverified ?? false,
-          })),
-        );
-      }
-      continue;
-    }
-    if (isPythonPseudo(addr)) {
-      const pyKind = Number((addr >> 44n) & 0xfn);
-      if (pyKind === 2 || pyKind === 3) continue; // entry / unmerged markers carry no frame
-      hasPython = true;
-      const id = Number((addr >> 4n) & 0xffffffffffn);
-      const label = pyKind === 4 ? '… (Python stack truncated)' : `python frame #${id}`;
-      keys.push(
-        intern(`py|${hex}`, (key) => ({
-          key,
-          label,
-          function: null,
-          file: null,
-          line: null,
-          module: null,
-          modulePath: null,
-          offset: null,
-          address: hex,
-          inlined: false,
-          kind: 'python',
-          unverified: false,
-        })),
-      );
-      continue;
-    }
-    const mi = findMapping(maps, addr);
-    if (mi < 0) {
-      keys.push(
-        intern(`a|${hex}`, (key) => ({
-          key,
-          label: hex,
-          function: null,
-          file: null,
-          line: null,
-          module: null,
-          modulePath: null,
-          offset: null,
-          address: hex,
-          inlined: false,
-          kind: 'unknown',
-          unverified: false,
-        })),
-      );
-      continue;
-    }
-    const m = maps[mi];
-    const off = '0x' + (addr - m.start + m.offset).toString(16);
-    const mod = basename(m.path) || '[anon]';
-    const label = `${mod}+${off}`;
-    keys.push(
-      intern(`m|${label}`, (key) => ({
-        key,
-        label,
-        function: null,
-        file: null,
-        line: null,
-        module: mod,
-        modulePath: m.path || null,
-        offset: off,
-        address: hex,
-        inlined: false,
-        kind: moduleKind(m.path, mainExe),
-        unverified: false,
-      })),
-    );
+    const mi = findMapping(this.maps, addr);
+    if (mi < 0) return { kind: 'unknown', module: null, modulePath: null, offset: null };
+    const m = this.maps[mi];
+    return { kind: moduleKind(m.path, this.mainExe), module: basename(m.path) || '[anon]', modulePath: m.path || null, offset: '0x' + (addr - m.start + m.offset).toString(16) };
   }
-  expandStart[n] = keys.length;
-  const expandKeys = Int32Array.from(keys);
-  const cache = new Map<StackMode, (a: number) => ArrayLike<number>>();
-  const expandFor = (mode: StackMode): ((a: number) => ArrayLike<number>) => {
-    const hit = cache.get(mode);
+
+  /** Native frames of one address (innermost inlined first). */
+  private nativeDescs(a: number, position: number): FrameDesc[] {
+    const cache = position === 0 ? this.leafDescs : this.callerDescs;
+    const hit = cache[a];
     if (hit) return hit;
-    let fn: (a: number) => ArrayLike<number>;
-    if (mode === 'merged') fn = (a) => expandKeys.subarray(expandStart[a], expandStart[a + 1]);
-    else {
-      const keep = (k: number): boolean => (mode === 'python' ? frames[k].kind === 'python' : frames[k].kind !== 'python');
-      const per: Int32Array[] = new Array(n);
-      for (let a = 0; a < n; a++) per[a] = expandKeys.subarray(expandStart[a], expandStart[a + 1]).filter(keep);
-      fn = (a) => per[a];
+    const hex = this.proc.addresses.hex[a];
+    const loc = this.moduleOf(hex);
+    const sym: SymbolizedAddress | undefined = this.symbols ? symbolAt(this.symbols, a, position) : undefined;
+    let out: FrameDesc[];
+    if (sym && sym.frames.length > 0 && sym.frames.some((f) => f.function)) {
+      const unverified = sym.binary === 'unverified' || sym.binary === 'mismatch';
+      const last = sym.frames.length - 1;
+      out = sym.frames.map((f, i) => {
+        const fn = f.function ?? `${loc.module ?? '?'}+${loc.offset ?? hex}`;
+        return {
+          info: { label: fn, function: fn, file: f.file, line: f.line, module: loc.module, modulePath: loc.modulePath, offset: loc.offset, address: hex, inlined: i < last, kind: loc.kind, unverified },
+          treeDescriptor: `f|${loc.modulePath ?? ''}|${fn}|${f.file ?? ''}`,
+        };
+      });
+    } else {
+      const label = loc.module && loc.offset ? `${loc.module}+${loc.offset}` : hex;
+      out = [
+        {
+          info: { label, function: null, file: null, line: null, module: loc.module, modulePath: loc.modulePath, offset: loc.offset, address: hex, inlined: false, kind: loc.kind, unverified: sym?.binary === 'mismatch' },
+          treeDescriptor: `a|${label}`,
+        },
+      ];
     }
-    cache.set(mode, fn);
-    return fn;
+    cache[a] = out;
+    return out;
+  }
+
+  private nativeKeys(a: number, position: number): Int32Array {
+    const cache = position === 0 ? this.leafKeys : this.callerKeys;
+    let k = cache[a];
+    if (!k) {
+      k = Int32Array.from(this.nativeDescs(a, position), (d) => this.intern(d));
+      cache[a] = k;
+    }
+    return k;
+  }
+
+  private pythonDesc(p: PythonFrameView): FrameDesc {
+    const fn = p.function;
+    return {
+      info: { label: p.resolved ? fn : p.label, function: p.resolved ? fn : null, file: p.file, line: p.line, module: null, modulePath: null, offset: null, address: p.addr, inlined: false, kind: 'python', unverified: false },
+      treeDescriptor: p.resolved ? `py|${fn}|${p.file ?? ''}` : `pyu|${p.addr}`,
+    };
+  }
+
+  private isInterpreter = (hex: string): boolean => isInterpreterModule(this.moduleOf(hex).modulePath);
+  private isEval = (hex: string): boolean => {
+    const i = this.proc.addresses.index.get(hex);
+    if (i === undefined) return false;
+    return this.nativeDescs(i, 1).some((d) => d.info.function === '_PyEval_EvalFrameDefault');
   };
-  return { frames, expandStart, expandKeys, expandFor, hasPython };
+
+  /** Visits the frames of a stack in view order (leaf first). `hidden` marks allocator frames. */
+  private walk(stackId: number, mode: StackMode, skip: number, emit: (kind: 'native' | 'python', a: number, position: number, py: PythonFrameView | null) => void): void {
+    const st = this.proc.stacks;
+    const s = st.offsets[stackId];
+    const e = st.offsets[stackId + 1];
+    if (!this.stackHasPseudo[stackId]) {
+      if (mode === 'python') return;
+      for (let f = s + skip; f < e; f++) emit('native', st.frames[f], f - s, null);
+      return;
+    }
+    const hexes: string[] = [];
+    for (let f = s + skip; f < e; f++) hexes.push(this.proc.addresses.hex[st.frames[f]]);
+    const v = viewStack(hexes, this.proc.pythonFrames ?? null, mode, { isInterpreterFrame: this.isInterpreter, isEvalFrame: this.isEval });
+    for (const fv of v.frames) {
+      if (fv.kind === 'native') emit('native', st.frames[s + skip + fv.index], skip + fv.index, null);
+      else emit('python', -1, skip + fv.index, fv);
+    }
+  }
+
+  /** Tree keys of a stack, leaf first, for a view (cached). */
+  stackKeys(stackId: number, view: ViewOptions): Int32Array {
+    const ck = `${view.mode}|${view.hideAllocator ? 1 : 0}`;
+    let cache = this.stackCache.get(ck);
+    if (!cache) {
+      cache = new Array(this.proc.stacks.count);
+      this.stackCache.set(ck, cache);
+    }
+    const hit = cache[stackId];
+    if (hit) return hit;
+    const skip = view.hideAllocator ? (this.proc.stacks.allocatorDepth[stackId] ?? 0) : 0;
+    const out: number[] = [];
+    this.walk(stackId, view.mode, skip, (kind, a, position, py) => {
+      if (kind === 'native') {
+        const ks = this.nativeKeys(a, position);
+        for (let i = 0; i < ks.length; i++) out.push(ks[i]);
+      } else if (py) out.push(this.intern(this.pythonDesc(py)));
+    });
+    const arr = Int32Array.from(out);
+    cache[stackId] = arr;
+    return arr;
+  }
+
+  /** Every frame of a stack with lines, leaf first; allocator frames included and flagged. */
+  stackDetail(stackId: number, mode: StackMode): (FrameInfo & { hidden: boolean })[] {
+    const alloc = this.proc.stacks.allocatorDepth[stackId] ?? 0;
+    const out: (FrameInfo & { hidden: boolean })[] = [];
+    this.walk(stackId, mode, 0, (kind, a, position, py) => {
+      const descs = kind === 'native' ? this.nativeDescs(a, position) : py ? [this.pythonDesc(py)] : [];
+      for (const d of descs) out.push({ ...d.info, key: this.keyByDescriptor.get(d.treeDescriptor) ?? -1, hidden: position < alloc });
+    });
+    return out;
+  }
 }

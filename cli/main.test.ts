@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import { run } from './main.js';
+import { FIXTURES, jeprofReportTotal } from '../tools/fixtures.js';
+
+async function cli(...argv: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await run(argv, { out: (s) => out.push(s), err: (s) => err.push(s) });
+  return { code, out: out.join('\n'), err: err.join('\n') };
+}
+
+const job = `${FIXTURES}/job`;
+
+describe('heaplens CLI', () => {
+  it('summary --json: processes, snapshots with file/seq/trigger/live/truncated, warnings', async () => {
+    const r = await cli('summary', job, '--json');
+    expect(r.code).toBe(0);
+    const doc = JSON.parse(r.out);
+    expect(doc.processes).toHaveLength(3);
+    const exact = doc.processes.find((p: { prefix: string }) => p.prefix === 'exact');
+    expect(exact.snapshots[0]).toMatchObject({ seq: 0, trigger: 'manual', liveObjects: 121, truncated: false });
+    expect(typeof exact.pid).toBe('number');
+    expect(doc.warnings).toEqual([]);
+  });
+
+  it('top: the largest stack of the final exact dump is the 1 MiB plateau; frames leaf first with hex addresses', async () => {
+    const r = await cli('top', job, '--pid', '0', '--json');
+    expect(r.code).toBe(1); // no process has pid 0
+    const all = JSON.parse((await cli('top', job, '-n', '3', '--json')).out);
+    const exact = all.stacks.filter((s: { process: string }) => s.process.endsWith(all.processes[0].key.split('/').pop()));
+    expect(exact[0].liveBytes).toBe(16 * 65536);
+    expect(exact[0].frames[0].address).toMatch(/^0x[0-9a-f]+$/);
+    expect(exact[0].frames.every((f: { kind: string }) => f.kind !== 'allocator')).toBe(true);
+    const withAlloc = JSON.parse((await cli('top', job, '-n', '1', '--json', '--show-allocator')).out);
+    expect(withAlloc.stacks[0].frames.slice(0, 4).map((f: { kind: string }) => f.kind)).toEqual(['allocator', 'allocator', 'allocator', 'allocator']);
+  });
+
+  it('diff two files: base/target/delta bytes, the leak first, total equal to jeprof --base', async () => {
+    const summary = JSON.parse((await cli('summary', job, '--json')).out);
+    const exact = summary.processes.find((p: { prefix: string }) => p.prefix === 'exact');
+    const first = `${FIXTURES}/${exact.snapshots[0].file}`;
+    const last = `${FIXTURES}/${exact.snapshots[exact.snapshots.length - 1].file}`;
+    const r = JSON.parse((await cli('diff', first, last, '--json')).out);
+    expect(r.stacks[0]).toMatchObject({ deltaBytes: 57 * 16384, baseBytes: 3 * 16384, targetBytes: 60 * 16384 });
+    expect(r.processes[0].deltaBytes).toBe(jeprofReportTotal('references/jeprof-exact-base-m0-f.txt'));
+    const bySeq = JSON.parse((await cli('diff', job, '--pid', String(exact.pid), '--base', '0', '--target', '19', '--json')).out);
+    expect(bySeq.stacks[0].deltaBytes).toBe(19 * 3 * 16384);
+  });
+
+  it('growth: steady growers with slope, growing fraction and delta', async () => {
+    const r = JSON.parse((await cli('growth', job, '-n', '1', '--json')).out);
+    expect(r.stacks).toHaveLength(3);
+    for (const s of r.stacks) {
+      expect(s.growingFraction).toBeGreaterThanOrEqual(0.9);
+      expect(s.slopeBytesPerSnapshot).toBeGreaterThan(0);
+      expect(s.deltaBytes).toBeGreaterThan(0);
+    }
+  });
+
+  it('human-readable tables by default', async () => {
+    const r = await cli('top', job, '-n', '2');
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/pid \d+ \(exact\): 21 snapshots/);
+    expect(r.out).toMatch(/1\.00 MiB/);
+  });
+
+  it('exit 2 on usage errors, 1 when nothing could be read, with the file named', async () => {
+    expect((await cli('frobnicate', job)).code).toBe(2);
+    expect((await cli('top')).code).toBe(2);
+    expect((await cli('top', job, '-n', 'many')).code).toBe(2);
+    expect((await cli('top', job, '--bogus')).code).toBe(2);
+    const bad = await cli('summary', `${FIXTURES}/damaged/zero-length.heap`, `${FIXTURES}/damaged/not-a-dump.heap`);
+    expect(bad.code).toBe(1);
+    expect(bad.err).toMatch(/zero-length\.heap.*empty file/);
+    expect(bad.err).toMatch(/not-a-dump\.heap:1: skipped: not a heap profile/);
+    const missing = await cli('summary', '/nonexistent/folder');
+    expect(missing.code).toBe(1);
+    expect(missing.err).toMatch(/\/nonexistent\/folder.*no such file/);
+  });
+});

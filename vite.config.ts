@@ -13,19 +13,23 @@ const here = path.dirname(fileURLToPath(import.meta.url));
  * emitted as sample/<file> plus sample/index.json at build time and served from the same paths in dev.
  */
 function sampleSeries(): Plugin {
-  const dir = path.join(here, 'fixtures', 'jemalloc', 'job');
-  const pick = (): { name: string; size: number; mtimeMs: number }[] => {
-    if (!existsSync(dir)) return [];
-    return readdirSync(dir)
+  const jobDir = path.join(here, 'fixtures', 'jemalloc', 'job');
+  // the leaky program's binary (with debug info), so the sample is symbolized in the worker
+  const extra = [path.join(here, 'fixtures', 'jemalloc', 'bin', 'leaky')];
+  const pick = (): { name: string; size: number; mtimeMs: number; file: string }[] => {
+    if (!existsSync(jobDir)) return [];
+    const files = readdirSync(jobDir)
       .filter((n) => /^(exact|sampled|pygrow)\..*\.heap$/.test(n) || /\.pyframes$/.test(n))
       .sort()
-      .map((name) => {
-        const st = statSync(path.join(dir, name));
-        return { name, size: st.size, mtimeMs: Math.round(st.mtimeMs) };
-      });
+      .map((n) => path.join(jobDir, n))
+      .concat(extra.filter((f) => existsSync(f)));
+    return files.map((file) => {
+      const st = statSync(file);
+      return { name: path.basename(file), size: st.size, mtimeMs: Math.round(st.mtimeMs), file };
+    });
   };
   const index = (files: { name: string; size: number; mtimeMs: number }[]): string =>
-    JSON.stringify({ source: 'fixtures/jemalloc/job', files: files.map((f) => ({ path: f.name, size: f.size, mtimeMs: f.mtimeMs })) });
+    JSON.stringify({ source: 'fixtures/jemalloc/job + fixtures/jemalloc/bin/leaky', files: files.map((f) => ({ path: f.name, size: f.size, mtimeMs: f.mtimeMs })) });
   return {
     name: 'heaplens-sample-series',
     configureServer(server) {
@@ -41,12 +45,12 @@ function sampleSeries(): Plugin {
         const f = files.find((x) => x.name === decodeURIComponent(m[1]));
         if (!f) return next();
         res.setHeader('Content-Type', 'application/octet-stream');
-        res.end(readFileSync(path.join(dir, f.name)));
+        res.end(readFileSync(f.file));
       });
     },
     generateBundle() {
       const files = pick();
-      for (const f of files) this.emitFile({ type: 'asset', fileName: `sample/${f.name}`, source: readFileSync(path.join(dir, f.name)) });
+      for (const f of files) this.emitFile({ type: 'asset', fileName: `sample/${f.name}`, source: readFileSync(f.file) });
       this.emitFile({ type: 'asset', fileName: 'sample/index.json', source: index(files) });
     },
   };

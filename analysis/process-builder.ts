@@ -66,7 +66,7 @@ export class SnapshotBuilder {
 
   /** Adds one parsed record: intern, unbias, store. */
   add(r: DumpRecord, sampling: Sampling): void {
-    const id = this.process.internStack(r.framesText);
+    const id = this.process.internStack(r.frameWords);
     const live = unbias(sampling, r.counts.liveObjects, r.counts.liveBytes);
     const acc = unbias(sampling, r.counts.accumObjects, r.counts.accumBytes);
     if (r.counts.accumObjects !== 0 || r.counts.accumBytes !== 0) this.anyAccum = true;
@@ -144,38 +144,69 @@ export class SnapshotBuilder {
 }
 
 export class ProcessBuilder {
-  private readonly stackIndex = new Map<string, number>();
   readonly addresses: AddressTable = { hex: [], index: new Map() };
   readonly stacks: StackTable = { count: 0, offsets: [0], frames: [], allocatorDepth: [] };
   readonly snapshots: Snapshot[] = [];
+  // Addresses below 2^53 (all user-space code) are exact as numbers: one Map lookup, no string.
+  private readonly smallAddress = new Map<number, number>();
+  private addrHi: number[] = [];
+  private addrLo: number[] = [];
+  // Stacks by a hash of their words; collisions chain through `nextSameHash`, verified word by word.
+  private readonly stackByHash = new Map<number, number>();
+  private readonly nextSameHash: number[] = [];
 
-  internStack(framesText: string): number {
-    const known = this.stackIndex.get(framesText);
-    if (known !== undefined) return known;
-    const id = this.stacks.count++;
-    this.stackIndex.set(framesText, id);
-    if (framesText !== '') {
-      for (const tok of framesText.split(' ')) this.stacks.frames.push(this.internAddress(tok));
+  /** The stack id of a record's frames (see DumpRecord.frameWords), interning it when new. */
+  internStack(words: Uint32Array): number {
+    const n = words.length >>> 1;
+    let h = 0x811c9dc5 ^ n;
+    for (let i = 0; i < words.length; i++) h = Math.imul(h ^ words[i], 0x01000193);
+    h |= 0;
+    const { offsets, frames } = this.stacks;
+    for (let id = this.stackByHash.get(h) ?? -1; id >= 0; id = this.nextSameHash[id]) {
+      const o = offsets[id];
+      if (offsets[id + 1] - o !== n) continue;
+      let k = 0;
+      while (k < n && this.addrHi[frames[o + k]] === words[2 * k] && this.addrLo[frames[o + k]] === words[2 * k + 1]) k++;
+      if (k === n) return id;
     }
-    this.stacks.offsets.push(this.stacks.frames.length);
+    const id = this.stacks.count++;
+    this.nextSameHash.push(this.stackByHash.get(h) ?? -1);
+    this.stackByHash.set(h, id);
+    for (let k = 0; k < n; k++) frames.push(this.internWords(words[2 * k], words[2 * k + 1]));
+    offsets.push(frames.length);
     this.stacks.allocatorDepth.push(0);
     return id;
   }
 
-  internAddress(token: string): number {
-    const idx = this.addresses.index;
-    let id = idx.get(token);
-    if (id !== undefined) return id;
-    // Text from jemalloc is already normalized; other writers pad with zeros or use capitals.
-    const norm = normalizeAddress(token);
-    id = idx.get(norm);
-    if (id === undefined) {
-      id = this.addresses.hex.length;
-      this.addresses.hex.push(norm);
-      idx.set(norm, id);
+  private internWords(hi: number, lo: number): number {
+    if (hi < 0x200000) {
+      const key = hi * 0x100000000 + lo;
+      const known = this.smallAddress.get(key);
+      if (known !== undefined) return known;
+      const hex = '0x' + key.toString(16);
+      const id = this.newAddress(hex, hi, lo);
+      this.smallAddress.set(key, id);
+      return id;
     }
-    if (norm !== token) idx.set(token, id);
+    const hex = '0x' + hi.toString(16) + lo.toString(16).padStart(8, '0');
+    return this.addresses.index.get(hex) ?? this.newAddress(hex, hi, lo);
+  }
+
+  private newAddress(hex: string, hi: number, lo: number): number {
+    const id = this.addresses.hex.length;
+    this.addresses.hex.push(hex);
+    this.addresses.index.set(hex, id);
+    this.addrHi.push(hi);
+    this.addrLo.push(lo);
     return id;
+  }
+
+  /** Interns an address given as hex text (for callers outside the parser path). */
+  internAddress(token: string): number {
+    const known = this.addresses.index.get(token);
+    if (known !== undefined) return known;
+    const v = BigInt(normalizeAddress(token));
+    return this.internWords(Number(v >> 32n), Number(v & 0xffffffffn));
   }
 
   snapshotBuilder(): SnapshotBuilder {

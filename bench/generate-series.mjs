@@ -35,9 +35,11 @@ export function writeDump(path, { stacks, depth, step, seed }) {
   const alloc = '0x7f7766aa2630 0x7f7766aa2d21 0x7f7766a95f24 0x7f7766a22045';
   for (let i = 0; i < stacks; i++) {
     let frames = alloc;
+    // Call sites come from a pool, as in a real program: leaves vary most, roots are shared.
     for (let d = 0; d < depth; d++) {
-      const base = 0x55a99b5eb000 + ((i * 7919 + d * 104729) % 0x5000000);
-      frames += ' 0x' + base.toString(16);
+      const pool = d < depth / 2 ? 16384 : 256;
+      const site = ((i >> (d < depth / 2 ? d % 8 : 10)) * 2654435761 + d * 40503) % pool;
+      frames += ' 0x' + (0x55a99b5eb000 + site * 53 + d * 0x100000).toString(16);
     }
     const leak = i % 50 === 0;
     const objs = 1 + Math.floor(r() * 20) + (leak ? step * 5 : 0);

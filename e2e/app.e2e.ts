@@ -130,10 +130,20 @@ test.describe('heaplens web build', () => {
     await expect(page.getByTestId('stack-frames')).toContainText('leak_steady');
     await expect(page.getByTestId('stack-frames')).toContainText(/leaky\.c:\d+/);
     await shot(page, '08-symbolized-growth');
+    // by function: leak_steady's total grew by what its stack grew
+    await page.getByRole('tab', { name: 'By function' }).click();
+    await expect(page.locator('.row.function').first()).toContainText(/make_node|leak_steady|main|_start/);
+    await shot(page, '08b-by-function');
+    await page.getByRole('tab', { name: 'By stack' }).click();
     await page.getByTestId('tab-diff').click();
     await page.getByTestId('diff-width').selectOption('delta');
     await page.waitForTimeout(300);
     await shot(page, '09-symbolized-diff-width-delta');
+    await page.getByTestId('diff-width').selectOption('target');
+    await page.getByTestId('diff-mode').selectOption('share');
+    await page.getByTestId('flame-search').fill('leak');
+    await page.waitForTimeout(300);
+    await shot(page, '10-diff-share-search');
   });
 
   test('"try it" opens the bundled sample series', async ({ page }) => {

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { HeapDumpParser, normalizeAddress, normalizeFramesText, type DumpRecord } from './heap-dump.js';
+import { framesText, HeapDumpParser, normalizeAddress, normalizeFramesText, type DumpRecord } from './heap-dump.js';
 import { findFixture, fixturePath } from '../tools/fixtures.js';
 
 function parseBytes(bytes: Uint8Array, chunk = bytes.length) {
@@ -55,7 +55,7 @@ describe('heap_v2 (jemalloc 4.x–5.3)', () => {
 
   it('keeps an "@" line with no frames as a stack with no frames (jeprof drops it)', () => {
     const { records } = parseBytes(readFileSync(fixturePath('other/empty-backtrace.heap')));
-    const empty = records.filter((r) => r.framesText === '');
+    const empty = records.filter((r) => framesText(r.frameWords) === '');
     expect(empty).toHaveLength(1);
     expect(empty[0].counts).toEqual({ liveObjects: 8, liveBytes: 40960, accumObjects: 0, accumBytes: 0 });
   });
@@ -126,7 +126,7 @@ describe('truncated and damaged files', () => {
 
   it('a malformed count line names its line and drops only that record', () => {
     const { info, records } = parseText('heap_v2/1\n  t*: 2: 16 [0: 0]\n@ 0x1\n  t*: x: 8 [0: 0]\n@ 0x2\n  t*: 1: 8 [0: 0]\n');
-    expect(records.map((r) => r.framesText)).toEqual(['0x2']);
+    expect(records.map((r) => framesText(r.frameWords))).toEqual(['0x2']);
     expect(info.problems.map((p) => p.line)).toEqual([4, 3]);
   });
 });
@@ -148,7 +148,7 @@ describe('heap profile (jemalloc 3.x / gperftools)', () => {
     const { info, records } = parseText(text);
     expect(info.sampling).toEqual({ kind: 'poisson', period: 16384 });
     expect(info.header).toEqual({ liveObjects: 163, liveBytes: 1992448, accumObjects: 9337, accumBytes: 377759488 });
-    expect(records.map((r) => r.framesText)).toEqual(['0x7f6b936980ae 0x55de02516276', '0x7f6b936980ae 0x55de025162d1']);
+    expect(records.map((r) => framesText(r.frameWords))).toEqual(['0x7f6b936980ae 0x55de02516276', '0x7f6b936980ae 0x55de025162d1']);
     expect(records[1].counts.liveObjects).toBe(-1);
   });
 
@@ -158,6 +158,13 @@ describe('heap profile (jemalloc 3.x / gperftools)', () => {
 });
 
 describe('address text', () => {
+  it('reads zero-padded, upper-case and 64-bit addresses into the same words', () => {
+    const { records, info } = parseText('heap_v2/1\n  t*: 1: 8 [0: 0]\n@ 0x00007F12 0x7079100000000010 0xFFFFFFFFFF600000\n  t*: 1: 8 [0: 0]\n@ 0x1 zz\n  t*: 1: 8 [0: 0]\n');
+    expect(framesText(records[0].frameWords)).toBe('0x7f12 0x7079100000000010 0xffffffffff600000');
+    expect(records).toHaveLength(1);
+    expect(info.problems[0]).toMatchObject({ line: 5, message: expect.stringMatching(/malformed address/) });
+  });
+
   it('normalizes padding and case so one address interns once', () => {
     expect(normalizeAddress('0x00007F12')).toBe('0x7f12');
     expect(normalizeAddress('0x0')).toBe('0x0');

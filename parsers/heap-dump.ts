@@ -20,8 +20,13 @@ export interface RecordThread {
 }
 
 export interface DumpRecord {
-  /** the frame addresses as written after '@' (may be empty), single spaces; a 3.x trailing 0x0 removed */
-  framesText: string;
+  /**
+   * The frame addresses after '@', leaf first, as 64-bit values split in 32-bit words: frame k is
+   * (hi, lo) = (frameWords[2k], frameWords[2k+1]). Empty for an '@' line with no frames; a 3.x
+   * trailing 0x0 is removed. With an onRecord callback this is a reused buffer, valid only during the
+   * call: copy it to keep it. (Words, not strings: building strings per record was the parser's cost.)
+   */
+  frameWords: Uint32Array;
   counts: RawCounts;
   /** per-thread split (heap_v2 only); the same uid may repeat after prof.reset */
   threads: RecordThread[];
@@ -164,6 +169,7 @@ export class HeapDumpParser {
   private lineNo = 0;
   private pending: DumpRecord | null = null;
   private pendingHasTotal = false;
+  private skipping = false;
   private pendingStartOffset = 0;
   private mapsParts: string[] = [];
   private trailerParts: string[] = [];
@@ -189,8 +195,47 @@ export class HeapDumpParser {
     lines: 0,
   };
 
+  private readonly copyFrames: boolean;
+  private words = new Uint32Array(512);
+
   constructor(options: HeapDumpParserOptions = {}) {
     this.onRecord = options.onRecord ?? ((r) => this.records.push(r));
+    this.copyFrames = options.onRecord === undefined;
+  }
+
+  /** Hex addresses "0x…" separated by blanks → (hi, lo) word pairs in the scratch buffer; null if malformed. */
+  private scanFrames(b: Uint8Array, s: number, e: number, at: number): Uint32Array | null {
+    let n = 0;
+    let i = s;
+    for (;;) {
+      while (i < e && (b[i] === SPACE || b[i] === TAB)) i++;
+      if (i >= e) break;
+      if (b[i] === D0 && i + 1 < e && (b[i + 1] | 0x20) === 120 /* x */) i += 2;
+      let hi = 0;
+      let lo = 0;
+      let digits = 0;
+      while (i < e) {
+        const d = HEX[b[i]];
+        if (d < 0) break;
+        hi = ((hi << 4) | (lo >>> 28)) >>> 0;
+        lo = ((lo << 4) | d) >>> 0;
+        digits++;
+        i++;
+      }
+      if (digits === 0 || (i < e && b[i] !== SPACE && b[i] !== TAB) || digits > 16 + countLeadingZeros(b, i - digits, i)) {
+        this.problem(this.lineNo, at, `malformed address in backtrace: ${clip(this.text(b, s, e))}`);
+        return null;
+      }
+      if (2 * n + 2 > this.words.length) {
+        const next = new Uint32Array(this.words.length * 2);
+        next.set(this.words);
+        this.words = next;
+      }
+      this.words[2 * n] = hi;
+      this.words[2 * n + 1] = lo;
+      n++;
+    }
+    return this.words.subarray(0, 2 * n);
   }
 
   /** Feeds the next piece of the (decompressed) file. */
@@ -351,7 +396,11 @@ export class HeapDumpParser {
     }
     if (c === AT) {
       this.flushPending(false);
-      this.pending = { framesText: normalizeFramesText(this.text(b, i + 1, e)), counts: zeroCounts(), threads: [], line: this.lineNo };
+      const words = this.scanFrames(b, i + 1, e, at);
+      // A record whose backtrace cannot be read is skipped with its count lines.
+      this.skipping = words === null;
+      if (words === null) return;
+      this.pending = { frameWords: words, counts: zeroCounts(), threads: [], line: this.lineNo };
       this.pendingHasTotal = false;
       this.pendingStartOffset = at;
       return;
@@ -365,6 +414,7 @@ export class HeapDumpParser {
 
   private countLine(b: Uint8Array, i: number, e: number, at: number): void {
     // "t*: a: b [c: d]" or "tN: a: b [c: d][ name]"
+    if (this.skipping) return;
     const sc = this.scan;
     sc.reset(b, i + 1, e);
     let uid = -1;
@@ -422,7 +472,7 @@ export class HeapDumpParser {
       return;
     }
     this.info.recordCount++;
-    this.onRecord(p);
+    this.onRecord(this.copyFrames ? { ...p, frameWords: p.frameWords.slice() } : p);
   }
 
   private legacyLine(b: Uint8Array, s: number, e: number, at: number): void {
@@ -441,11 +491,12 @@ export class HeapDumpParser {
       this.problem(this.lineNo, at, `unrecognized line skipped: ${clip(this.text(b, s, e))}`);
       return;
     }
-    let frames = normalizeFramesText(this.text(b, sc.i, e));
+    let words = this.scanFrames(b, sc.i, e, at);
+    if (words === null) return;
     // The libgcc unwinder leaves a terminating 0x0 frame in 3.x traces; it is not a call site.
-    if (frames === '0x0') frames = '';
-    else if (frames.endsWith(' 0x0')) frames = frames.slice(0, -4);
-    this.pending = { framesText: frames, counts, threads: [], line: this.lineNo };
+    const n = words.length;
+    if (n >= 2 && words[n - 2] === 0 && words[n - 1] === 0) words = words.subarray(0, n - 2);
+    this.pending = { frameWords: words, counts, threads: [], line: this.lineNo };
     this.pendingHasTotal = true;
     this.pendingStartOffset = at;
     this.flushPending(false);
@@ -453,6 +504,7 @@ export class HeapDumpParser {
 
   private enterMaps(): void {
     this.flushPending(false);
+    this.skipping = false;
     this.phase = 'maps';
     this.info.mapsText = '';
     this.info.mapsFirstLine = this.lineNo + 1;
@@ -494,6 +546,32 @@ export class HeapDumpParser {
     this.info.mapsComplete = !this.info.truncated;
     if (this.trailerParts.length > 0) this.info.trailerText = this.trailerParts.join('');
   }
+}
+
+/** Hex digit value of each byte, -1 for non-digits. */
+const HEX = new Int8Array(256).fill(-1);
+for (let c = 0; c < 10; c++) HEX[48 + c] = c;
+for (let c = 0; c < 6; c++) HEX[65 + c] = HEX[97 + c] = 10 + c;
+
+/** Leading '0' digits of a hex run (zero padding may make a valid address longer than 16 digits). */
+function countLeadingZeros(b: Uint8Array, s: number, e: number): number {
+  let k = 0;
+  while (s + k < e - 1 && b[s + k] === D0) k++;
+  return k;
+}
+
+/** "0x7f…" text of frame k of a record's words. */
+export function frameHex(words: Uint32Array, k: number): string {
+  const hi = words[2 * k];
+  const lo = words[2 * k + 1];
+  return '0x' + (hi === 0 ? lo.toString(16) : hi.toString(16) + lo.toString(16).padStart(8, '0'));
+}
+
+/** All frames of a record as normalized hex text separated by single spaces (for tests and messages). */
+export function framesText(words: Uint32Array): string {
+  const out: string[] = [];
+  for (let k = 0; k < words.length / 2; k++) out.push(frameHex(words, k));
+  return out.join(' ');
 }
 
 function countNewlines(b: Uint8Array, s: number, e: number): number {

@@ -78,7 +78,8 @@ export class AppState {
     }
   }
 
-  async load(files: SourceFile[]): Promise<void> {
+  /** Loads files; focuses the process whose prefix is `preferPrefix` if any, else the one that grew most. */
+  async load(files: SourceFile[], preferPrefix?: string): Promise<void> {
     if (files.length === 0) {
       this.error = 'No files were given.';
       return;
@@ -119,6 +120,8 @@ export class AppState {
       // focus the process that grew the most
       let best = 0;
       for (const p of procs) if (p.lastLiveBytes - p.firstLiveBytes > procs[best].lastLiveBytes - procs[best].firstLiveBytes) best = p.index;
+      const preferred = preferPrefix ? procs.find((p) => p.prefix === preferPrefix) : undefined;
+      if (preferred) best = preferred.index;
       this.selected = procs.length > 0 ? [best] : [];
       this.resetBaseTarget();
       performance.mark('heaplens:load-done');
@@ -153,10 +156,12 @@ export class AppState {
   }
 
   focus(index: number, additive: boolean): void {
+    const before = this.selected[0];
     if (additive) {
       this.selected = this.selected.includes(index) ? this.selected.filter((i) => i !== index) : [...this.selected, index];
       if (this.selected.length === 0) this.selected = [index];
     } else this.selected = [index];
+    if (this.selected[0] === before) return;
     this.flame = null;
     this.diffFlame = null;
     this.growth = null;

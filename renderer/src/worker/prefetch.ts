@@ -33,21 +33,25 @@ export function withPrefetch(
   let bytesAhead = 0;
   let consumerPos = 0;
 
-  const pump = (): void => {
+  const start = (fi: number): Promise<Uint8Array> => {
+    inFlight++;
+    bytesAhead += files[fi].size;
+    const p = readWhole(fi).finally(() => {
+      inFlight--;
+      pump();
+    });
+    p.catch(() => undefined);
+    cache.set(fi, p);
+    return p;
+  };
+
+  function pump(): void {
     while (next < order.length && inFlight < opts.concurrency && bytesAhead < opts.maxBytesAhead) {
       const fi = order[next++];
       if (cache.has(fi) || files[fi].size > opts.maxFileBytes) continue;
-      const size = files[fi].size;
-      inFlight++;
-      bytesAhead += size;
-      const p = readWhole(fi).finally(() => {
-        inFlight--;
-        pump();
-      });
-      p.catch(() => undefined);
-      cache.set(fi, p);
+      start(fi);
     }
-  };
+  }
 
   const release = (fi: number): void => {
     if (cache.delete(fi)) bytesAhead -= files[fi].size;
@@ -65,14 +69,9 @@ export function withPrefetch(
         for (let p = consumerPos; p < pos; p++) release(order[p]);
         consumerPos = pos;
       }
-      if (next <= pos) next = pos; // jumped ahead of the window
-      let whole = cache.get(fi);
-      if (!whole) {
-        whole = readWhole(fi);
-        cache.set(fi, whole);
-        bytesAhead += f.size;
-      }
+      if (next <= pos) next = pos; // jumped ahead of the window: restart it here
       pump();
+      const whole = cache.get(fi) ?? start(fi);
       const bytes = await whole;
       const end = Math.min(bytes.byteLength, offset + length);
       if (end >= bytes.byteLength) release(fi);

@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import type { ProcessSeries } from '../../../analysis/model.ts';
+import type { MapsEntry } from '../../../parsers/proc-maps.ts';
+import { FrameTable, findMapping, guessMainExecutable, moduleKind } from './frames.ts';
+
+const map = (start: bigint, end: bigint, path: string, offset = 0n): MapsEntry => ({ start, end, perms: 'r-xp', offset, dev: '00:00', inode: 1, path, deleted: false });
+const MAPS = [
+  map(0x1000n, 0x2000n, '/opt/app/trainer', 0x1000n),
+  map(0x7000n, 0x8000n, '/usr/lib/libjemalloc.so.2'),
+  map(0x9000n, 0xa000n, '/usr/lib/libc.so.6'),
+];
+
+function proc(stacks: string[][], alloc: number[]): ProcessSeries {
+  const hex: string[] = [];
+  const index = new Map<string, number>();
+  const frames: number[] = [];
+  const offsets = [0];
+  for (const s of stacks) {
+    for (const h of s) {
+      if (!index.has(h)) {
+        index.set(h, hex.length);
+        hex.push(h);
+      }
+      frames.push(index.get(h) as number);
+    }
+    offsets.push(frames.length);
+  }
+  return {
+    key: 'k',
+    pid: 1,
+    pidNamespace: null,
+    prefix: 'p',
+    snapshots: [],
+    stacks: { count: stacks.length, offsets, frames, allocatorDepth: alloc },
+    addresses: { hex, index },
+    maps: MAPS,
+    endedWithoutFinalDump: true,
+  };
+}
+
+describe('frame helpers', () => {
+  it('finds mappings and kinds', () => {
+    expect(findMapping(MAPS, 0x1234n)).toBe(0);
+    expect(findMapping(MAPS, 0x8000n)).toBe(-1);
+    expect(guessMainExecutable(MAPS)).toBe('/opt/app/trainer');
+    expect(moduleKind('/usr/lib/libjemalloc.so.2', null)).toBe('allocator');
+    expect(moduleKind('/opt/app/trainer', '/opt/app/trainer')).toBe('program');
+    expect(moduleKind('/usr/lib/libc.so.6', '/opt/app/trainer')).toBe('library');
+    expect(moduleKind('/usr/bin/python3.11', '/usr/bin/python3.11')).toBe('library');
+  });
+});
+
+describe('FrameTable without symbols', () => {
+  const p = proc(
+    [
+      ['0x7010', '0x1100', '0x9200'],
+      ['0x7010', '0x1200', '0x9200'],
+    ],
+    [1, 1],
+  );
+  const t = new FrameTable(p, null);
+  it('labels module+offset and hides allocator frames per view', () => {
+    const k = t.stackKeys(0, { mode: 'merged', hideAllocator: true });
+    expect(Array.from(k, (x) => t.frames[x].label)).toEqual(['trainer+0x1100', 'libc.so.6+0x200']);
+    const all = t.stackKeys(0, { mode: 'merged', hideAllocator: false });
+    expect(t.frames[all[0]].kind).toBe('allocator');
+    expect(t.frames[k[0]].kind).toBe('program');
+    // shared frames share keys
+    expect(t.stackKeys(1, { mode: 'merged', hideAllocator: true })[1]).toBe(k[1]);
+    expect(t.stackKeys(0, { mode: 'python', hideAllocator: true }).length).toBe(0);
+  });
+  it('details keep every frame, flagging allocator ones', () => {
+    const d = t.stackDetail(0, 'merged');
+    expect(d.map((f) => f.hidden)).toEqual([true, false, false]);
+    expect(d[1].offset).toBe('0x1100');
+    expect(t.hasPython).toBe(false);
+  });
+});

@@ -1,5 +1,5 @@
 // The web build in Chromium: drop the real fixture series and check every view.
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { dropFiles, elfSymbolRange, fixtureSeries, guardNetwork, labelHits, ROOT, SHOTS, TRUNCATED } from './helpers.ts';
@@ -64,6 +64,17 @@ test.describe('heaplens web build', () => {
     await expect(page.getByTestId('stack-frames').locator('li').first()).toBeVisible();
     expect(isLeak((await page.getByTestId('stack-frames').innerText()).replace(/\s+/g, ' '))).toBe(true);
     await shot(page, '02-growth');
+
+    // export the growth tables as JSON (a download in the browser, a save dialog in Electron)
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-json').click()]);
+    const exported = JSON.parse(readFileSync(await download.path(), 'utf8')) as { process: { pid: number }; stacks: { deltaBytes: number; label: string; context: string }[] };
+    expect(String(exported.process.pid)).toBe(exactPid);
+    expect(isLeak(`${exported.stacks[0].label} ← ${exported.stacks[0].context}`)).toBe(true);
+
+    // several processes on the timeline: Ctrl-click adds one
+    await page.locator('[data-testid=processes] tr[data-prefix="sampled"]').click({ modifiers: ['Control'] });
+    await expect(page.locator('[data-testid=timeline] path.proc-line[stroke-width="1.6"]')).toHaveCount(1);
+    await shot(page, '02b-multi-select');
 
     // single-snapshot flame graph
     await page.getByTestId('tab-flame').click();

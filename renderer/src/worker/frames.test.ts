@@ -76,3 +76,32 @@ describe('FrameTable without symbols', () => {
     expect(t.hasPython).toBe(false);
   });
 });
+
+describe('FrameTable with Python frames (PYFRAMES/1)', async () => {
+  const { parsePyFrames } = await import('../../../parsers/pyframes.ts');
+  const PY1 = '0x7079100000000010';
+  const PY2 = '0x7079100000000020';
+  const table = parsePyFrames(
+    ['PYFRAMES/1 tag=0x7079 kind_shift=44 id_shift=4 pid=1 python=3.12.1', `F ${PY1} 12 10 make_record /srv/app/records.py`, `F ${PY2} 40 35 handler /srv/app/server.py`, 'END 2'].join('\n'),
+  );
+  // leaf first: jemalloc, a libc frame, two Python frames, the eval frame (kept by the producer), main
+  const p = { ...proc([['0x7010', '0x9200', PY1, PY2, '0x1500', '0x1100']], [1]), pythonFrames: table };
+  const t = new FrameTable(p, null);
+  const labels = (mode: 'merged' | 'python' | 'native'): string[] => Array.from(t.stackKeys(0, { mode, hideAllocator: true }), (k) => t.frames[k].label);
+  it('has the table', () => {
+    expect(table?.frames.size).toBe(2);
+    expect(t.hasPython).toBe(true);
+  });
+  it('merged: Python frames in place of the eval frame', () => {
+    expect(labels('merged')).toEqual(['libc.so.6+0x200', 'make_record', 'handler', 'trainer+0x1100']);
+  });
+  it('python only and native only', () => {
+    expect(labels('python')).toEqual(['make_record', 'handler']);
+    expect(labels('native')).toEqual(['libc.so.6+0x200', 'trainer+0x1500', 'trainer+0x1100']);
+  });
+  it('stack details carry Python files and lines', () => {
+    const d = t.stackDetail(0, 'merged');
+    const py = d.filter((f) => f.kind === 'python');
+    expect(py.map((f) => `${f.function} ${f.file}:${f.line}`)).toEqual(['make_record /srv/app/records.py:12', 'handler /srv/app/server.py:40']);
+  });
+});

@@ -1,0 +1,25 @@
+#!/usr/bin/env node
+// npm run bench: every benchmark, each printing its figures and ratios against the reference tools
+// measured in the same run. A benchmark whose tools are missing says so and is skipped.
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+
+const root = resolve(import.meta.dirname, '..');
+const benches = [
+  ['parse, load and top vs jeprof', 'node', ['bench/parse-bench.mjs', ...process.argv.slice(2)]],
+  ['symbolization: WASM vs addr2line vs llvm-symbolizer', 'node', ['bench/symbolize-bench.mjs']],
+  ['Python frame capture overhead', 'bash', ['bench/python-capture-bench.sh']],
+  ['UI: drop to timeline, flame graph frame time', 'node', ['bench/ui-bench.mjs']],
+];
+let failed = 0;
+for (const [title, cmd, args] of benches) {
+  if (!existsSync(resolve(root, args[0]))) continue;
+  console.log(`\n== ${title} ==`);
+  const r = spawnSync(cmd, args, { cwd: root, stdio: 'inherit' });
+  if (r.status !== 0) {
+    failed++;
+    console.log(`(${args[0]} exited ${r.status})`);
+  }
+}
+process.exitCode = failed ? 1 : 0;

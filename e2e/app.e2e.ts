@@ -157,6 +157,20 @@ test.describe('heaplens web build', () => {
     await shot(page, '10-diff-share-search');
   });
 
+  test('a load can be cancelled, and the next one works', async ({ page }) => {
+    await page.goto('/');
+    // 3,000 copies of a real dump under new names: long enough a load to cancel
+    const one = fixtureSeries().find((f) => f.name.startsWith('exact.')) as { name: string; b64: string; mtimeMs: number };
+    const many = Array.from({ length: 3000 }, (_, i) => ({ name: `copy.${100 + (i % 30)}.${i}.i${i}.heap`, b64: one.b64, mtimeMs: one.mtimeMs }));
+    await dropFiles(page, '[data-testid=dropzone]', many);
+    await expect(page.getByTestId('progress')).toBeVisible();
+    await page.getByTestId('cancel').click();
+    await expect(page.getByTestId('progress')).toBeHidden({ timeout: 20_000 });
+    await expect(page.getByTestId('job-info')).toHaveCount(0);
+    await dropFiles(page, '[data-testid=dropzone]', fixtureSeries());
+    await expect(page.getByTestId('job-info')).toContainText('3 processes', { timeout: 30_000 });
+  });
+
   test('"try it" opens the bundled sample series', async ({ page }) => {
     await page.goto('/');
     await page.getByTestId('try-sample').click();

@@ -50,6 +50,8 @@ export class AppState {
   selectedStack = $state<number | null>(null);
   search = $state('');
   busy = $state(0);
+  /** cancel pressed while files were still being handed to the worker */
+  private cancelPending = false;
   showWarnings = $state(true);
 
   constructor(readonly host: Host) {
@@ -87,6 +89,7 @@ export class AppState {
     if (this.loading && this.loading.id >= 0) this.client.cancel(this.loading.id);
     performance.mark('heaplens:load-start');
     this.error = null;
+    this.cancelPending = false;
     this.loading = { id: -1, progress: null, files: files.length };
     const staging = (n: number): void => {
       if (this.loading && this.loading.id === -1) this.loading = { ...this.loading, progress: { phase: 'handing files to the worker', filesDone: n, filesTotal: files.length, bytesDone: 0, bytesTotal: 0, file: '' } };
@@ -107,6 +110,10 @@ export class AppState {
     );
     performance.mark('heaplens:load-posted');
     this.loading = { id, progress: null, files: files.length };
+    if (this.cancelPending) {
+      this.cancelPending = false;
+      this.client.cancel(id);
+    }
     try {
       const res = await done;
       this.summary = res.summary;
@@ -133,7 +140,9 @@ export class AppState {
   }
 
   cancelLoad(): void {
-    if (this.loading && this.loading.id >= 0) this.client.cancel(this.loading.id);
+    if (!this.loading) return;
+    if (this.loading.id >= 0) this.client.cancel(this.loading.id);
+    else this.cancelPending = true;
   }
 
   close(): void {

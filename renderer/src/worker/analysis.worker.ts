@@ -119,10 +119,10 @@ function symbolSource(files: InputFile[]): { source: SymbolFileSource; dirs: str
   return { source, dirs: [...dirs] };
 }
 
-async function symbolizeAll(j: Job, files: InputFile[], extra: InputFile[], signal: AbortSignal, progress: (p: LoadProgress) => void): Promise<void> {
-  symbolTables.clear();
+async function symbolizeAll(j: Job, files: InputFile[], extra: InputFile[], signal: AbortSignal, progress: (p: LoadProgress) => void): Promise<Map<number, SymbolTable>> {
+  const symbolTables = new Map<number, SymbolTable>();
   const withMaps = j.processes.filter((p) => p.maps);
-  if (withMaps.length === 0) return;
+  if (withMaps.length === 0) return symbolTables;
   const dumps = new Set(j.processes.flatMap((p) => p.snapshots.map((s) => s.file)));
   const others = files.filter((f) => !dumps.has(f.path));
   const perfMaps: PerfMap[] = [];
@@ -161,6 +161,7 @@ async function symbolizeAll(j: Job, files: InputFile[], extra: InputFile[], sign
       else if (m.binary === 'unverified' && m.binaryPath) j.warnings.push({ file, message: `unverified binary ${m.binaryPath} for ${m.mappingPath}: ${m.reason}` });
     }
   });
+  return symbolTables;
 }
 
 function growthInfo(i: number): Map<number, { score: number; slope: number; growingFraction: number }> {
@@ -437,11 +438,7 @@ async function handle(id: number, req: Request): Promise<{ res: Response; transf
       const t0 = performance.now();
       let lastPost = 0;
       try {
-        job = null;
-        summary = null;
-        frameTables.clear();
-        symbolTables.clear();
-        growthCache.clear();
+        // the previous job stays until this one has loaded (a cancelled load leaves it in place)
         const all = staged.concat(req.files);
         staged = [];
         const direct = all.map(toInputFile);
@@ -476,13 +473,18 @@ async function handle(id: number, req: Request): Promise<{ res: Response; transf
           },
         });
         if (ctrl.signal.aborted) throw new DOMException('cancelled', 'AbortError');
+        let symbols = new Map<number, SymbolTable>();
         try {
-          await symbolizeAll(j, direct, (req.symbolFiles ?? []).map(toInputFile), ctrl.signal, (pr) => post({ id, progress: pr }));
+          symbols = await symbolizeAll(j, direct, (req.symbolFiles ?? []).map(toInputFile), ctrl.signal, (pr) => post({ id, progress: pr }));
         } catch (e) {
           if (ctrl.signal.aborted) throw e;
           j.warnings.push({ file: '', message: `symbolization unavailable: ${e instanceof Error ? e.message : String(e)}; frames show module+offset` });
         }
         job = j;
+        frameTables.clear();
+        growthCache.clear();
+        symbolTables.clear();
+        symbols.forEach((t, k) => symbolTables.set(k, t));
         summary = summarize(j, performance.now() - t0, direct.reduce((a, f) => a + f.size, 0), waited);
         return { res: { type: 'load', summary } };
       } finally {

@@ -31,6 +31,12 @@ export interface LoadProgress {
 export interface LoadOptions {
   onProgress?: (p: LoadProgress) => void;
   signal?: AbortSignal;
+  /**
+   * Treat every dump as one series, in the order given (for comparing two files of different
+   * processes: stacks then match by raw address, which only holds without ASLR or for the same binary
+   * loaded at the same place).
+   */
+  singleSeries?: boolean;
 }
 
 interface DumpEntry {
@@ -94,6 +100,19 @@ export function groupProcesses(dumps: readonly DumpEntry[]): ProcessGroup[] {
   return [...groups.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 }
 
+function singleGroup(dumps: readonly DumpEntry[]): ProcessGroup {
+  const pids = new Set(dumps.map((d) => d.name?.pid ?? null));
+  const first = dumps[0]?.name ?? null;
+  return {
+    key: '(one series)',
+    dir: '',
+    prefix: first?.prefix ?? '',
+    pid: pids.size === 1 ? (first?.pid ?? null) : null,
+    pidNamespace: null,
+    dumps: [...dumps],
+  };
+}
+
 /** By sequence number; files without one (explicit names) by mtime, then name. */
 function compareDumps(a: DumpEntry, b: DumpEntry): number {
   const sa = a.name?.seq ?? Number.POSITIVE_INFINITY;
@@ -112,7 +131,7 @@ async function readText(file: InputFile): Promise<string> {
 export async function loadJob(files: readonly InputFile[], options: LoadOptions = {}): Promise<Job> {
   const warnings: LoadWarning[] = [];
   const classified = await classifyFiles(files);
-  const groups = groupProcesses(classified.dumps);
+  const groups = options.singleSeries ? [singleGroup(classified.dumps)] : groupProcesses(classified.dumps);
   const standaloneMaps = await readStandaloneMaps(classified.side, warnings);
   // PYFRAMES/1 sidecars (<dump>.pyframes), by path; tables appended to dumps come from the dump reader
   const pyframeSidecars = new Map(classified.side.filter((s) => s.side.kind === 'pyframes').map((s) => [s.file.path, s.file] as const));

@@ -47,6 +47,17 @@ describe('heaplens CLI', () => {
     expect(bySeq.stacks[0].deltaBytes).toBe(19 * 3 * 16384);
   });
 
+  it('diff of two files from different processes compares them as one series, with a warning', async () => {
+    const summary = JSON.parse((await cli('summary', job, '--json')).out);
+    const exact = summary.processes.find((p: { prefix: string }) => p.prefix === 'exact');
+    const sampled = summary.processes.find((p: { prefix: string }) => p.prefix === 'sampled');
+    const r = JSON.parse((await cli('diff', `${FIXTURES}/${exact.snapshots[0].file}`, `${FIXTURES}/${sampled.snapshots[0].file}`, '--json')).out);
+    expect(r.processes).toHaveLength(1);
+    expect(r.processes[0].baseBytes).toBeCloseTo(exact.snapshots[0].liveBytes, 6);
+    expect(r.processes[0].targetBytes).toBeCloseTo(sampled.snapshots[0].liveBytes, 6);
+    expect(r.warnings.some((w: { message: string }) => /different processes/.test(w.message))).toBe(true);
+  });
+
   it('growth: steady growers with slope, growing fraction and delta', async () => {
     const r = JSON.parse((await cli('growth', job, '-n', '1', '--json')).out);
     expect(r.stacks).toHaveLength(3);

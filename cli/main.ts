@@ -79,7 +79,16 @@ async function withJob(args: ParsedArgs, io: Output, cmd: Command): Promise<numb
   if (args.positional.length === 0) throw new UsageError(`"${args.command}" needs at least one file or folder`);
   const problems: CollectProblem[] = [];
   const files = await collectInputFiles(args.positional, problems);
-  const job = await loadJob(files);
+  let job = await loadJob(files);
+  if (args.command === 'diff' && files.length === 2 && args.positional.length === 2 && job.processes.length === 2 && !has(args, 'base') && !has(args, 'target')) {
+    // Two dumps of different processes: compare them as one series of two snapshots.
+    const [a, b] = job.processes;
+    job = await loadJob(files, { singleSeries: true });
+    job.warnings.push({
+      file: args.positional[1],
+      message: `base and target come from different processes (pid ${a.pid ?? '?'} and ${b.pid ?? '?'}): stacks are matched by raw return address, which differs between processes under ASLR unless the binaries were loaded at the same addresses`,
+    });
+  }
   const pidFlag = flag(args, 'pid');
   if (pidFlag !== undefined) job.processes = job.processes.filter((p) => String(p.pid) === pidFlag);
   for (const p of problems) job.warnings.unshift({ file: p.path, message: p.message });

@@ -1,0 +1,110 @@
+// Frames of a process's stacks for exports and reports: one pure describer chain that mirrors the CLI's
+// (maps → symbols → Python frames), so exports made in the app's worker and on the command line agree.
+// A caller that already has a describer (the CLI's, with its own symbolization) passes it instead.
+
+import type { ProcessSeries } from '../analysis/model.js';
+import { locateAddress } from '../analysis/frame-labels.js';
+import { applyStackMode, isInterpreterModule, type StackMode } from '../analysis/python-stacks.js';
+import { symbolAt, type SymbolTable } from '../symbolize/symbolize.js';
+
+export type ExportFrameKind = 'native' | 'allocator' | 'python';
+
+export interface ExportLine {
+  function: string | null;
+  file: string | null;
+  line: number | null;
+}
+
+/** One frame, as the CLI describes it (cli/describe-stacks.ts FrameOut is structurally this). */
+export interface ExportFrame {
+  /** raw return address (hex), or the Python pseudo-address */
+  address: string;
+  kind: ExportFrameKind;
+  module: string | null;
+  moduleOffset: string | null;
+  function?: string | null;
+  file?: string | null;
+  line?: number | null;
+  /** inlined frames at this address, innermost first (the last is `function` itself) */
+  inlined?: ExportLine[];
+}
+
+/** Frames of a stack, leaf first, allocator frames included (marked). */
+export interface FrameSource {
+  frames(stackId: number): ExportFrame[];
+}
+
+export interface FrameSourceOptions {
+  /** the symbolizer's result for this process; frames stay module+offset without it */
+  symbols?: SymbolTable | null;
+  /** Python frames merged in place of the interpreter's (default), only, or left out */
+  stackMode?: StackMode;
+}
+
+/** The pure describer chain: module+offset from the maps, symbols when given, Python frames per mode. */
+export function processFrameSource(proc: ProcessSeries, options: FrameSourceOptions = {}): FrameSource {
+  const symbols = options.symbols ?? null;
+  const mode = options.stackMode ?? 'merged';
+  const table = proc.pythonFrames ?? null;
+  const located = new Map<number, { address: string; module: string | null; moduleOffset: string | null }>();
+  return {
+    frames(stackId: number): ExportFrame[] {
+      const { offsets, frames, allocatorDepth } = proc.stacks;
+      const out: ExportFrame[] = [];
+      for (let k = offsets[stackId]; k < offsets[stackId + 1]; k++) {
+        const a = frames[k];
+        const pos = k - offsets[stackId];
+        let loc = located.get(a);
+        if (!loc) {
+          const l = locateAddress(proc, a);
+          loc = { address: l.address, module: l.module, moduleOffset: l.moduleOffset };
+          located.set(a, loc);
+        }
+        const f: ExportFrame = { ...loc, kind: pos < allocatorDepth[stackId] ? 'allocator' : 'native' };
+        const s = symbols ? symbolAt(symbols, a, pos) : undefined;
+        if (s && s.frames.length > 0) {
+          const outer = s.frames[s.frames.length - 1];
+          f.function = outer.function;
+          f.file = outer.file;
+          f.line = outer.line;
+          if (s.frames.length > 1) f.inlined = s.frames.map((x) => ({ function: x.function, file: x.file, line: x.line }));
+        }
+        out.push(f);
+      }
+      const moduleOf = new Map(out.map((f) => [f.address, f.module] as const));
+      return applyStackMode(
+        out,
+        table,
+        mode,
+        (p) => ({ address: p.addr, kind: 'python', module: null, moduleOffset: null, function: p.function, file: p.file, line: p.line }),
+        { isInterpreterFrame: (addr) => isInterpreterModule(moduleOf.get(addr)) },
+      );
+    },
+  };
+}
+
+/** Frames to export: allocator frames dropped unless asked for. */
+export function visible(frames: readonly ExportFrame[], showAllocator: boolean): ExportFrame[] {
+  return showAllocator ? [...frames] : frames.filter((f) => f.kind !== 'allocator');
+}
+
+/** `module+0xoffset`, else the raw address. */
+export function unresolvedName(f: Pick<ExportFrame, 'address' | 'module' | 'moduleOffset'>): string {
+  return f.module !== null && f.moduleOffset !== null ? `${f.module}+${f.moduleOffset}` : f.address;
+}
+
+/** The function name to show for a frame: its (outer) function, else module+offset or the address. */
+export function frameName(f: ExportFrame): string {
+  return f.function ? f.function : unresolvedName(f);
+}
+
+/** Lines of a frame, innermost first (one per inlined function), as pprof's Location.line wants them. */
+export function frameLines(f: ExportFrame): ExportLine[] {
+  if (f.inlined && f.inlined.length > 0) return f.inlined.map((l) => ({ function: l.function ?? unresolvedName(f), file: l.file, line: l.line }));
+  return [{ function: frameName(f), file: f.file ?? null, line: f.line ?? null }];
+}
+
+export function basename(p: string): string {
+  const i = p.lastIndexOf('/');
+  return i >= 0 ? p.slice(i + 1) : p;
+}

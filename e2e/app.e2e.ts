@@ -2,7 +2,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
-import { dropFiles, elfSymbolRange, fixtureSeries, guardNetwork, labelHits, ROOT, SHOTS, TRUNCATED } from './helpers.ts';
+import { dropFiles, elfSymbolRange, fixtureSeries, folderFiles, guardNetwork, labelHits, ROOT, SHOTS, TRUNCATED } from './helpers.ts';
 
 mkdirSync(SHOTS, { recursive: true });
 const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
@@ -155,6 +155,30 @@ test.describe('heaplens web build', () => {
     await page.getByTestId('flame-search').fill('leak');
     await page.waitForTimeout(300);
     await shot(page, '10-diff-share-search');
+  });
+
+  test('Python frames (PYFRAMES/1 sidecars): merged, python-only and native views', async ({ page }) => {
+    await page.goto('/');
+    await dropFiles(page, '[data-testid=dropzone]', folderFiles(path.join(ROOT, 'fixtures', 'python', 'py312')));
+    await expect(page.getByTestId('job-info')).toContainText('processes', { timeout: 30_000 });
+    // the parent (two dumps: a growth pair) has Python frames
+    const parent = page.locator('[data-testid=processes] tr', { has: page.locator('td', { hasText: /^2$/ }) }).first();
+    await parent.click();
+    await expect(parent.locator('.badge.py')).toBeVisible();
+    await page.getByTestId('stack-mode').selectOption('python');
+    const pid = await parent.getAttribute('data-pid');
+    await expect(page.locator(`[data-testid=growth][data-pid="${pid}"]`)).toBeVisible();
+    // the steady leak grows most: make_record ← leaky_handler ← Pipeline.step
+    const first = page.getByTestId('growth-row').first();
+    await expect(first.locator('.lbl')).toHaveAttribute('title', /make_record ← leaky_handler ← Pipeline\.step/);
+    await first.click();
+    await expect(page.getByTestId('stack-frames')).toContainText(/workload\.py:\d+/);
+    await expect(page.getByTestId('stack-frames').locator('.badge.py').first()).toBeVisible();
+    await shot(page, '11-python-growth');
+    await page.getByTestId('stack-mode').selectOption('merged');
+    await page.getByTestId('tab-flame').click();
+    await page.waitForTimeout(400);
+    await shot(page, '12-python-merged-flame');
   });
 
   test('a load can be cancelled, and the next one works', async ({ page }) => {

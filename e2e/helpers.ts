@@ -117,3 +117,10 @@ export function labelHits(label: string, fn: string, range: [number, number] | n
   }
   return false;
 }
+
+/** Every file of a fixtures folder (dumps and their .pyframes sidecars), unchanged. */
+export function folderFiles(dir: string): DropFile[] {
+  return readdirSync(dir)
+    .sort()
+    .map((name) => ({ name, b64: readFileSync(path.join(dir, name)).toString('base64'), mtimeMs: statSync(path.join(dir, name)).mtimeMs }));
+}

@@ -101,7 +101,11 @@ export interface StackSeries {
 }
 
 export interface StackRow {
+  /** the representative stack (largest |Δ|) of the rows merged here */
   stackId: number;
+  /** every stack shown as this row: stacks whose visible frames are the same in this view (allocator frames
+   *  hidden, Python-only or native-only) are one row */
+  members: number[];
   label: string;
   /** caller chain of the label, short */
   context: string;
@@ -179,7 +183,7 @@ export type Request =
   | { type: 'stackSeries'; proc: number; n: number; view: ViewOptions }
   | { type: 'growth'; proc: number; base: number; target: number; view: ViewOptions; limit: number }
   | { type: 'flame'; proc: number; snapshot: number; base: number | null; view: ViewOptions }
-  | { type: 'stack'; proc: number; stackId: number; base: number; target: number; view: ViewOptions }
+  | { type: 'stack'; proc: number; stackId: number; members?: number[]; base: number; target: number; view: ViewOptions }
   | { type: 'close' };
 
 export type Response =

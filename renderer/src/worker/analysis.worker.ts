@@ -253,8 +253,8 @@ function stackKeys(_p: ProcessSeries, table: FrameTable, stackId: number, view: 
   return table.stackKeys(stackId, view);
 }
 
-function labelOf(table: FrameTable, keys: ArrayLike<number>): { label: string; context: string; kind: FrameInfo['kind'] } {
-  if (keys.length === 0) return { label: '(no frames)', context: '', kind: 'unknown' };
+function labelOf(table: FrameTable, keys: ArrayLike<number>, mode: ViewOptions['mode'] = 'merged'): { label: string; context: string; kind: FrameInfo['kind'] } {
+  if (keys.length === 0) return { label: mode === 'python' ? '(no Python frames)' : '(no frames)', context: '', kind: 'unknown' };
   const f = table.frames[keys[0]];
   const ctx: string[] = [];
   for (let i = 1; i < Math.min(keys.length, 4); i++) ctx.push(table.frames[keys[i]].label);
@@ -266,29 +266,60 @@ function growth(i: number, base: number, target: number, view: ViewOptions, limi
   const table = frameTable(i);
   const deltas = diffSnapshots(p, base, target);
   const g = growthInfo(i);
-  const sorted = [...deltas].sort((a, b) => b.deltaBytes - a.deltaBytes || Math.abs(b.targetBytes) - Math.abs(a.targetBytes));
-  const byAbs = sorted.length > limit ? [...sorted].sort((a, b) => Math.abs(b.deltaBytes) - Math.abs(a.deltaBytes)).slice(0, limit) : sorted;
-  const stacks: StackRow[] = byAbs.map((d) => {
+  // one row per visible stack: stacks that differ only in hidden frames (allocator paths, native frames in
+  // the Python view, Python frames in the native view) are summed
+  const groups = new Map<string, StackRow>();
+  const repAbs = new Map<StackRow, number>();
+  for (const d of deltas) {
     const keys = stackKeys(p, table, d.stackId, view);
-    const l = labelOf(table, keys);
+    const gk = keys.join(',');
     const gi = g.get(d.stackId);
-    return {
-      stackId: d.stackId,
-      label: l.label,
-      context: l.context,
-      kind: l.kind,
-      baseBytes: d.baseBytes,
-      targetBytes: d.targetBytes,
-      deltaBytes: d.deltaBytes,
-      deltaPct: d.baseBytes > 0 ? (100 * d.deltaBytes) / d.baseBytes : d.targetBytes > 0 ? Infinity : 0,
-      baseObjects: d.baseObjects,
-      targetObjects: d.targetObjects,
-      status: d.status,
-      score: gi?.score ?? 0,
-      slope: gi?.slope ?? 0,
-      growingFraction: gi?.growingFraction ?? 0,
-    };
-  });
+    let r = groups.get(gk);
+    if (!r) {
+      const l = labelOf(table, keys, view.mode);
+      r = {
+        stackId: d.stackId,
+        members: [],
+        label: l.label,
+        context: l.context,
+        kind: l.kind,
+        baseBytes: 0,
+        targetBytes: 0,
+        deltaBytes: 0,
+        deltaPct: 0,
+        baseObjects: 0,
+        targetObjects: 0,
+        status: 'same',
+        score: 0,
+        slope: 0,
+        growingFraction: 0,
+      };
+      groups.set(gk, r);
+    }
+    const best = repAbs.get(r) ?? -1;
+    if (Math.abs(d.deltaBytes) > best) {
+      r.stackId = d.stackId;
+      repAbs.set(r, Math.abs(d.deltaBytes));
+    }
+    r.members.push(d.stackId);
+    r.baseBytes += d.baseBytes;
+    r.targetBytes += d.targetBytes;
+    r.baseObjects += d.baseObjects;
+    r.targetObjects += d.targetObjects;
+    r.score += gi?.score ?? 0;
+    r.slope += gi?.slope ?? 0;
+    r.growingFraction = Math.max(r.growingFraction, gi?.growingFraction ?? 0);
+  }
+  const rows = [...groups.values()];
+  for (const r of rows) {
+    r.deltaBytes = r.targetBytes - r.baseBytes;
+    r.deltaPct = r.baseBytes > 0 ? (100 * r.deltaBytes) / r.baseBytes : r.targetBytes > 0 ? Infinity : 0;
+    const inBase = r.baseBytes !== 0 || r.baseObjects !== 0;
+    const inTarget = r.targetBytes !== 0 || r.targetObjects !== 0;
+    r.status = !inBase ? 'new' : !inTarget ? 'gone' : r.deltaBytes > 0 ? 'grown' : r.deltaBytes < 0 ? 'shrunk' : 'same';
+  }
+  rows.sort((a, b) => Math.abs(b.deltaBytes) - Math.abs(a.deltaBytes) || b.targetBytes - a.targetBytes);
+  const stacks = rows.slice(0, limit);
   // per-function self/total, in the current stack mode
   const fn = new Map<number, FunctionRow>();
   const row = (k: number): FunctionRow => {
@@ -325,7 +356,7 @@ function growth(i: number, base: number, target: number, view: ViewOptions, limi
     r.totalDelta = r.totalTarget - r.totalBase;
   }
   functions.sort((a, b) => b.totalDelta - a.totalDelta);
-  return { proc: i, pid: p.pid, base, target, stacks, stackCount: deltas.length, functions: functions.slice(0, limit), baseTotal, targetTotal };
+  return { proc: i, pid: p.pid, base, target, stacks, stackCount: rows.length, functions: functions.slice(0, limit), baseTotal, targetTotal };
 }
 
 function flame(i: number, snapshot: number, base: number | null, view: ViewOptions): { flame: FlameData; transfer: Transferable[] } {
@@ -387,47 +418,75 @@ function valueIn(p: ProcessSeries, snapshot: number, stackId: number): number {
   return 0;
 }
 
-function stackDetail(i: number, stackId: number, base: number, target: number, view: ViewOptions): StackDetail {
+function stackDetail(i: number, stackId: number, members: number[], base: number, target: number, view: ViewOptions): StackDetail {
   const p = proc(i);
   const table = frameTable(i);
   const frames = table.stackDetail(stackId, view.mode);
-  const series = p.snapshots.map((_, si) => valueIn(p, si, stackId));
+  const ids = members.length > 0 ? members : [stackId];
+  const series = p.snapshots.map((_, si) => ids.reduce((sum, id) => sum + valueIn(p, si, id), 0));
   return { stackId, frames, series, baseBytes: series[base] ?? 0, targetBytes: series[target] ?? 0 };
 }
 
 function stackSeries(i: number, n: number, view: ViewOptions): StackSeries {
   const p = proc(i);
   const table = frameTable(i);
-  const last = p.snapshots[p.snapshots.length - 1];
-  if (!last) return { stackIds: [], labels: [], values: [] };
-  // top-N by peak bytes over the series
-  const peak = new Map<number, number>();
-  for (const s of p.snapshots) {
-    for (let j = 0; j < s.stackIds.length; j++) {
-      const id = s.stackIds[j];
-      const v = s.liveBytes[j];
-      if (v > (peak.get(id) ?? 0)) peak.set(id, v);
+  if (p.snapshots.length === 0) return { stackIds: [], labels: [], values: [] };
+  // stacks with the same visible frames in this view are one series
+  const groupOf = new Int32Array(p.stacks.count).fill(-1);
+  const groupKey = new Map<string, number>();
+  const rep: number[] = [];
+  const group = (id: number): number => {
+    let g = groupOf[id];
+    if (g < 0) {
+      const k = stackKeys(p, table, id, view).join(',');
+      g = groupKey.get(k) ?? -1;
+      if (g < 0) {
+        g = rep.length;
+        rep.push(id);
+        groupKey.set(k, g);
+      }
+      groupOf[id] = g;
     }
+    return g;
+  };
+  // top-N groups by peak bytes over the series
+  let sums = new Float64Array(64);
+  let peak = new Float64Array(64);
+  for (const s of p.snapshots) {
+    sums.fill(0);
+    for (let j = 0; j < s.stackIds.length; j++) {
+      const g = group(s.stackIds[j]);
+      if (g >= sums.length) {
+        const grow = (a: Float64Array): Float64Array => {
+          const b = new Float64Array(Math.max(g + 1, a.length * 2));
+          b.set(a);
+          return b;
+        };
+        sums = grow(sums);
+        peak = grow(peak);
+      }
+      sums[g] += s.liveBytes[j];
+    }
+    for (let g = 0; g < rep.length; g++) if (sums[g] > peak[g]) peak[g] = sums[g];
   }
-  const top = [...peak.entries()].sort((a, b) => b[1] - a[1]).slice(0, n).map(([id]) => id);
+  const top = Array.from({ length: rep.length }, (_, g) => g)
+    .sort((x, y) => peak[y] - peak[x])
+    .slice(0, n);
   const slot = new Map<number, number>();
-  top.forEach((id, k) => slot.set(id, k));
+  top.forEach((g, k) => slot.set(g, k));
   const values: number[][] = Array.from({ length: top.length + 1 }, () => new Array<number>(p.snapshots.length).fill(0));
   p.snapshots.forEach((s, si) => {
-    let other = 0;
     for (let j = 0; j < s.stackIds.length; j++) {
-      const k = slot.get(s.stackIds[j]);
-      if (k === undefined) other += s.liveBytes[j];
-      else values[k][si] += s.liveBytes[j];
+      const k = slot.get(groupOf[s.stackIds[j]]);
+      values[k === undefined ? top.length : k][si] += s.liveBytes[j];
     }
-    values[top.length][si] = other;
   });
-  const labels = top.map((id) => {
-    const l = labelOf(table, stackKeys(p, table, id, view));
+  const labels = top.map((g) => {
+    const l = labelOf(table, stackKeys(p, table, rep[g], view), view.mode);
     return l.context ? `${l.label} ← ${l.context.split(' ← ')[0]}` : l.label;
   });
   labels.push('other stacks');
-  return { stackIds: top, labels, values };
+  return { stackIds: top.map((g) => rep[g]), labels, values };
 }
 
 async function handle(id: number, req: Request): Promise<{ res: Response; transfer?: Transferable[] }> {
@@ -503,7 +562,7 @@ async function handle(id: number, req: Request): Promise<{ res: Response; transf
       return { res: { type: 'flame', flame: f }, transfer };
     }
     case 'stack':
-      return { res: { type: 'stack', stack: stackDetail(req.proc, req.stackId, req.base, req.target, req.view) } };
+      return { res: { type: 'stack', stack: stackDetail(req.proc, req.stackId, req.members ?? [], req.base, req.target, req.view) } };
     case 'close':
       job = null;
       summary = null;

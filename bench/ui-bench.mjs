@@ -151,6 +151,12 @@ async function main() {
       longestAll: Math.max(0, ...window.__longtasks.map((e) => e.ms)),
       count: window.__longtasks.length,
       startToTimeline: performance.getEntriesByName('heaplens:timeline')[0].startTime - performance.getEntriesByName('heaplens:load-start')[0].startTime,
+      // where the long tasks fell, relative to the app's marks (ms after load-start)
+      tasks: (() => {
+        const t0 = performance.getEntriesByName('heaplens:load-start')[0].startTime;
+        const marks = Object.fromEntries(['heaplens:load-posted', 'heaplens:load-done', 'heaplens:timeline'].map((n) => [n.slice(9), Math.round((performance.getEntriesByName(n)[0]?.startTime ?? NaN) - t0)]));
+        return { marks, long: window.__longtasks.filter((e) => e.start > t0).map((e) => ({ at: Math.round(e.start - t0), ms: Math.round(e.ms) })) };
+      })(),
       procs: window.__heaplens?.summary?.processes.length ?? 0,
       snaps: window.__heaplens?.summary?.processes.reduce((s, p) => s + p.snapshots.length, 0) ?? 0,
     }));
@@ -168,6 +174,7 @@ async function main() {
       longestMainThreadTaskMs: Math.round(load.longest),
       longestTaskIncludingHarnessMs: Math.round(load.longestAll),
       longTasks: load.count,
+      longTasksAfterLoadStart: load.tasks,
     };
     console.log('load', results.load);
     // interaction on the big series: switch processes and tabs

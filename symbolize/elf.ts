@@ -281,11 +281,17 @@ function parseBuildIdNote(raw: Uint8Array, le: boolean): string | null {
   return null;
 }
 
+/**
+ * DWARF sections symbolization never reads: variable locations (often a quarter of -O2 DWARF), macros,
+ * name indexes, call frame info.
+ */
+const UNUSED_DEBUG = new Set(['loc', 'loclists', 'macro', 'macinfo', 'pubnames', 'pubtypes', 'gnu_pubnames', 'gnu_pubtypes', 'frame']);
+
 /** Sections the WASM module reads; everything else becomes SHT_NOBITS in the compact image. */
 export function isNeededSection(name: string): boolean {
+  const debug = /^\.z?debug_(.*)$/.exec(name);
+  if (debug) return !UNUSED_DEBUG.has(debug[1].replace(/\.dwo$/, ''));
   return (
-    name.startsWith('.debug_') ||
-    name.startsWith('.zdebug_') ||
     name === '.symtab' ||
     name === '.strtab' ||
     name === '.dynsym' ||

@@ -67,8 +67,16 @@ export class WasmTrapError extends Error {
 }
 
 const SOURCES: FrameSource[] = ['dwarf', 'dwarf', 'symtab', 'dwarf-line+symtab-name'];
-/** Addresses per lookup call: bounds the size of one result buffer. */
-const LOOKUP_CHUNK = 16384;
+/** Addresses per lookup call: bounds the size of one result buffer, and lets the heap reserve adapt. */
+const LOOKUP_CHUNK = 4096;
+/**
+ * Heap headroom reserved before the first lookup, as a share of the loaded image. Parsed units take about
+ * 0.6–1.2× the debug bytes. Without the reserve the allocator grows WASM memory 64 KiB at a time, and V8
+ * answers every grow with GC work: on an 80 MB binary that was 300+ full GCs and 2–3× the lookup time.
+ */
+const RESERVE_SHARE = 0.75;
+const MIN_RESERVE = 16 << 20;
+const MAX_RESERVE = 512 << 20;
 /** Largest single read while filling the image. */
 const READ_CHUNK = 16 << 20;
 
@@ -108,6 +116,17 @@ export class Addr2lineInstance {
 
   private bytes(ptr: number, len: number): Uint8Array {
     return new Uint8Array(this.x.memory.buffer, ptr >>> 0, len >>> 0);
+  }
+
+  /**
+   * Makes the allocator take `bytes` from the system in one piece and give them back: they stay in its
+   * free space (WASM memory cannot shrink), so later small allocations need no memory.grow.
+   */
+  reserve(bytes: number): void {
+    const n = Math.min(Math.max(0, Math.floor(bytes)), MAX_RESERVE);
+    if (n === 0 || this.dead) return;
+    const p = this.call(() => this.x.a2l_alloc(n)) >>> 0;
+    if (p !== 0) this.call(() => this.x.a2l_free(p, n));
   }
 
   private lastError(): string {
@@ -151,6 +170,7 @@ export class Addr2lineInstance {
       owned = false; // a2l_load takes ownership, also on failure
       const handle = this.call(() => this.x.a2l_load(ptr, layout.size)) >>> 0;
       if (handle === 0) throw new ElfError(`${file.path}: ${this.lastError()}`);
+      this.reserve(layout.size * RESERVE_SHARE);
       return handle;
     } finally {
       if (owned && !this.dead) this.x.a2l_free(ptr, layout.size);
@@ -172,7 +192,11 @@ export class Addr2lineInstance {
   lookup(handle: number, addrs: readonly bigint[], flags = FLAG_INLINE | FLAG_DEMANGLE | FLAG_SYMTAB): RawFrame[][] {
     const out: RawFrame[][] = [];
     for (let i = 0; i < addrs.length; i += LOOKUP_CHUNK) {
-      out.push(...this.lookupChunk(handle, addrs.slice(i, i + LOOKUP_CHUNK), flags));
+      const before = this.memoryBytes;
+      for (const r of this.lookupChunk(handle, addrs.slice(i, i + LOOKUP_CHUNK), flags)) out.push(r);
+      // Memory grew during this chunk: give the next one as much headroom again, in one piece.
+      const grew = this.memoryBytes - before;
+      if (grew > 0 && i + LOOKUP_CHUNK < addrs.length) this.reserve(Math.max(grew, MIN_RESERVE));
     }
     return out;
   }

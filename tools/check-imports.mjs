@@ -11,14 +11,16 @@ const ALLOWED = {
   parsers: [],
   analysis: ['parsers'],
   symbolize: ['parsers', 'analysis'],
-  'node-io': ['parsers', 'analysis', 'symbolize'],
-  cli: ['parsers', 'analysis', 'symbolize', 'node-io', 'export'],
+  'node-io': ['parsers', 'analysis', 'symbolize', 'session'],
+  cli: ['parsers', 'analysis', 'symbolize', 'node-io', 'export', 'session', 'report'],
   export: ['parsers', 'analysis', 'symbolize'],
-  renderer: ['parsers', 'analysis', 'symbolize', 'export'],
+  session: ['parsers', 'analysis'],
+  report: ['parsers', 'analysis', 'symbolize', 'export', 'session'],
+  renderer: ['parsers', 'analysis', 'symbolize', 'export', 'session', 'report'],
   app: [],
 };
 /** folders whose non-test code must run in a browser worker too */
-const PURE = new Set(['parsers', 'analysis', 'symbolize', 'export']);
+const PURE = new Set(['parsers', 'analysis', 'symbolize', 'export', 'session', 'report']);
 const NODE_MODULE = /^(node:|fs$|path$|os$|child_process$|url$|zlib$|crypto$)/;
 
 const problems = [];

@@ -450,14 +450,14 @@ function stackSeries(i: number, n: number, view: ViewOptions): StackSeries {
     return g;
   };
   // top-N groups by peak bytes over the series
-  let sums = new Float64Array(64);
-  let peak = new Float64Array(64);
+  let sums: Float64Array<ArrayBuffer> = new Float64Array(64);
+  let peak: Float64Array<ArrayBuffer> = new Float64Array(64);
   for (const s of p.snapshots) {
     sums.fill(0);
     for (let j = 0; j < s.stackIds.length; j++) {
       const g = group(s.stackIds[j]);
       if (g >= sums.length) {
-        const grow = (a: Float64Array): Float64Array => {
+        const grow = (a: Float64Array<ArrayBuffer>): Float64Array<ArrayBuffer> => {
           const b = new Float64Array(Math.max(g + 1, a.length * 2));
           b.set(a);
           return b;

@@ -38,6 +38,8 @@ if (process.argv[2] === '--worker') {
   const cold = inst.lookup(h, addrs);
   const tCold = performance.now();
   const memAfterCold = inst.memoryBytes;
+  // Peak RSS of loading and the cold pass; later the warm pass and the text output below add JS objects only.
+  const rssAfterColdKb = process.resourceUsage().maxRSS;
   const warm = inst.lookup(h, addrs);
   const tWarm = performance.now();
   let frames = 0;
@@ -51,6 +53,39 @@ if (process.argv[2] === '--worker') {
   });
   writeFileSync(addrFile + '.wasm.txt', out.join('\n') + '\n');
   await file.close();
+
+  // End to end through the Symbolizer, as the CLI and the app use it: the binary mapped like a PIE at
+  // 0x555555554000, one stack per address; then the same process again (answered from the session cache).
+  const { Symbolizer } = await import(join(root, 'dist/symbolize/symbolize.js'));
+  const base = 0x555555554000n;
+  const page = 4096n;
+  const maps = info.programHeaders
+    .filter((p) => p.type === 1)
+    .map((p) => ({
+      start: base + p.vaddr - (p.vaddr % page),
+      end: base + ((p.vaddr + p.filesz + page - 1n) / page) * page,
+      perms: `${p.flags & 4 ? 'r' : '-'}${p.flags & 2 ? 'w' : '-'}${p.flags & 1 ? 'x' : '-'}p`,
+      offset: p.offset - (p.offset % page),
+      dev: '00:00',
+      inode: 1,
+      path: bin,
+      deleted: false,
+    }));
+  const hex = addrs.map((a) => '0x' + (a + base).toString(16));
+  const proc = {
+    key: 'bench', pid: 1, pidNamespace: null, prefix: 'bench', snapshots: [],
+    stacks: { count: hex.length, offsets: hex.map((_, i) => i).concat(hex.length), frames: hex.map((_, i) => i), allocatorDepth: hex.map(() => 0) },
+    addresses: { hex, index: new Map(hex.map((h, i) => [h, i])) },
+    maps, endedWithoutFinalDump: false,
+  };
+  const sym = new Symbolizer(new NodeSymbolFileSource(), { wasm, hostPaths: true });
+  const s0 = performance.now();
+  const t1 = await sym.symbolizeProcess(proc);
+  const s1 = performance.now();
+  await sym.symbolizeProcess(proc);
+  const s2 = performance.now();
+  await sym.dispose();
+  const symbolized = t1.leaf.filter((x) => x && x.status === 'symbolized').length;
   process.stdout.write(
     JSON.stringify({
       instantiateMs: tInst - t0,
@@ -60,6 +95,10 @@ if (process.argv[2] === '--worker') {
       imageBytes: image,
       wasmMemAfterLoad: memAfterLoad,
       wasmMemAfterCold: memAfterCold,
+      rssAfterColdKb,
+      e2eColdMs: s1 - s0,
+      e2eCachedMs: s2 - s1,
+      e2eSymbolized: symbolized,
       maxRssKb: process.resourceUsage().maxRSS,
       frames,
     }),
@@ -210,7 +249,23 @@ function agreement(ref, ours) {
   return (100 * same) / frames;
 }
 
+/** The same Rust code built natively, when Debian's toolchain is there (native-tools/addr2line/build.sh). */
+function buildNative() {
+  if (!existsSync('/usr/bin/cargo') || process.argv.includes('--no-native')) return null;
+  try {
+    const out = execFileSync('bash', [join(root, 'native-tools/addr2line/build.sh')], {
+      env: { ...process.env, NATIVE_BENCH: '1', CARGO_TARGET_DIR: join(tmpdir(), 'heaplens-native-bench') },
+      encoding: 'utf8',
+    });
+    return out.trim().split('\n').pop();
+  } catch (e) {
+    console.error(`native build failed, skipping it: ${e.message}`);
+    return null;
+  }
+}
+
 const bin = buildBinary();
+const nativeBin = buildNative();
 const secs = sectionInfo(bin);
 const fileSize = readFileSync(bin).length;
 const debugBytes = Object.entries(secs)
@@ -233,12 +288,18 @@ for (const n of SIZES) {
     const gnu2 = timed('addr2line', ['-a', '-f', '-i', '-C', '-e', bin], input);
     const llvm1 = timed('llvm-symbolizer-14', [`--obj=${bin}`, '--addresses'], input);
     const llvm2 = timed('llvm-symbolizer-14', [`--obj=${bin}`, '--addresses'], input);
+    let native = null;
+    if (nativeBin) {
+      const t = timed(nativeBin, [bin, addrFile], '');
+      native = { ...JSON.parse(t.stdout), rssKb: t.rssKb };
+    }
     const ours = parseBlocks(readFileSync(addrFile + '.wasm.txt', 'utf8'));
     const r = {
       n,
       wasm,
       gnu: [gnu1.ms, gnu2.ms, gnu1.rssKb],
       llvm: [llvm1.ms, llvm2.ms, llvm1.rssKb],
+      native,
       matchGnu: agreement(parseBlocks(gnu1.stdout), ours),
       matchLlvm: agreement(parseBlocks(llvm1.stdout), ours),
     };
@@ -247,11 +308,15 @@ for (const n of SIZES) {
     const mb = (kb) => (kb / 1024).toFixed(0) + ' MiB';
     console.log(`\n${n} unique addresses (run ${run + 1}), ${wasm.frames} frames from WASM`);
     console.log(`  WASM  instantiate ${wasm.instantiateMs.toFixed(0)} ms, load ${wasm.loadMs.toFixed(0)} ms (image ${(wasm.imageBytes / 2 ** 20).toFixed(1)} MiB), cold lookup ${wasm.coldMs.toFixed(0)} ms → cold total ${wasmCold.toFixed(0)} ms; warm pass ${wasm.warmMs.toFixed(0)} ms`);
-    console.log(`        WASM memory ${(wasm.wasmMemAfterLoad / 2 ** 20).toFixed(0)} → ${(wasm.wasmMemAfterCold / 2 ** 20).toFixed(0)} MiB; process peak RSS ${mb(wasm.maxRssKb)}`);
+    console.log(`        WASM memory ${(wasm.wasmMemAfterLoad / 2 ** 20).toFixed(0)} → ${(wasm.wasmMemAfterCold / 2 ** 20).toFixed(0)} MiB; Node process peak RSS ${mb(wasm.rssAfterColdKb)} through the cold pass (${mb(wasm.maxRssKb)} with both passes' JS results and the text dump)`);
+    console.log(`  Symbolizer end to end (maps → frames objects, ${wasm.e2eSymbolized} symbolized): first ${wasm.e2eColdMs.toFixed(0)} ms, same addresses again (session cache) ${wasm.e2eCachedMs.toFixed(0)} ms → ${(wasm.e2eColdMs / wasm.e2eCachedMs).toFixed(1)}×`);
+    if (native) {
+      console.log(`  same Rust, native   load ${native.loadMs.toFixed(0)} ms (whole file), cold lookup ${native.coldMs.toFixed(0)} ms, warm ${native.warmMs.toFixed(0)} ms, peak RSS ${mb(native.rssKb)}; WASM/native cold lookup = ${(wasm.coldMs / native.coldMs).toFixed(2)}×`);
+    }
     console.log(`  GNU addr2line       ${gnu1.ms.toFixed(0)} ms (second run ${gnu2.ms.toFixed(0)} ms), peak RSS ${mb(gnu1.rssKb)}`);
     console.log(`  llvm-symbolizer-14  ${llvm1.ms.toFixed(0)} ms (second run ${llvm2.ms.toFixed(0)} ms), peak RSS ${mb(llvm1.rssKb)}`);
-    console.log(`  ratios: WASM cold / llvm = ${(wasmCold / llvm1.ms).toFixed(2)}× (target ≤ 1.0), WASM cold / GNU = ${(wasmCold / gnu1.ms).toFixed(2)}×, cold / warm = ${(wasm.coldMs / wasm.warmMs).toFixed(1)}× (target ≥ 5), ` +
-      `peak WASM memory / debug sections = ${(wasm.wasmMemAfterCold / debugBytes).toFixed(2)}× (target ≤ 2), process RSS / debug = ${((wasm.maxRssKb * 1024) / debugBytes).toFixed(2)}×`);
+    console.log(`  ratios: WASM cold / llvm = ${(wasmCold / llvm1.ms).toFixed(2)}× (target ≤ 1.0), WASM cold / GNU = ${(wasmCold / gnu1.ms).toFixed(2)}×, cold / warm = ${(wasm.coldMs / wasm.warmMs).toFixed(1)}× raw WASM re-lookup, ${(wasm.e2eColdMs / wasm.e2eCachedMs).toFixed(1)}× through the session cache (target ≥ 5), ` +
+      `peak WASM memory / debug sections = ${(wasm.wasmMemAfterCold / debugBytes).toFixed(2)}× (target ≤ 2), process RSS / debug = ${((wasm.rssAfterColdKb * 1024) / debugBytes).toFixed(2)}× (llvm ${((llvm1.rssKb * 1024) / debugBytes).toFixed(2)}×)`);
     console.log(`  same file:line per frame (inlined included): vs GNU ${r.matchGnu.toFixed(2)}%, vs llvm ${r.matchLlvm.toFixed(2)}%`);
   }
 }

@@ -11,6 +11,8 @@ import { describeFrame, mapsDescriber, pythonDescriber, visibleFrames, type Fram
 import { parseStackMode } from '../analysis/python-stacks.js';
 import { formatBytes, formatInt, formatPercent, formatSignedBytes, table } from './format.js';
 import { SYMBOL_FLAGS, SYMBOL_USAGE, symbolDescriber, symbolizeJob } from './symbols.js';
+import { EXPORT_USAGE, REPORT_USAGE, reportCommand } from './report-command.js';
+import { exportCommand } from './export-command.js';
 
 export interface Output {
   out: (s: string) => void;
@@ -27,6 +29,8 @@ usage:
   heaplens diff <paths…> [--base <seq> --target <seq>] [-n 20]
                                                   …or within each process (default first → last)
   heaplens growth <paths…> [-n 20]                steady growers over each process's series
+${REPORT_USAGE}
+${EXPORT_USAGE}
 
 options:
   --json             one JSON document on stdout (shape: README.md, "CLI JSON")
@@ -61,6 +65,10 @@ export async function run(argv: readonly string[], io: Output): Promise<number> 
       case 'growth':
         checkFlags(args, [...COMMON, ...SYMBOL_FLAGS, 'top']);
         return await withJob(args, io, growth);
+      case 'report':
+        return await reportCommand(args, io);
+      case 'export':
+        return await exportCommand(args, io);
       default:
         throw new UsageError(`unknown command "${args.command}"`);
     }

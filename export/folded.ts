@@ -13,7 +13,6 @@ export interface FoldedOptions extends SampleOptions {
 
 /** A frame name safe for the format: no ';' (the separator) and no control characters or newlines. */
 export function foldedName(s: string): string {
-  // eslint-disable-next-line no-control-regex
   return s.replace(/;/g, ':').replace(/[\u0000-\u001f\u007f-\u009f]/g, '\uFFFD');
 }
 

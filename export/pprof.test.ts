@@ -11,6 +11,7 @@ import { fixtureFiles, fixturePath, jeprofTotals } from '../tools/fixtures.js';
 import { NodeSymbolFileSource, readAddr2lineWasm } from '../node-io/symbol-files.js';
 import { Symbolizer } from '../symbolize/symbolize.js';
 import { compileAddr2line } from '../symbolize/wasm-addr2line.js';
+import { collectInputFiles } from '../node-io/node-files.js';
 import { processFrameSource } from './frames.js';
 import { toPprof } from './pprof.js';
 
@@ -140,5 +141,24 @@ describe('pprof export', () => {
     const src = readFileSync(fixturePath('src/leaky.c'), 'utf8').split('\n');
     const line = src.findIndex((l) => l.includes('leaked[step] = make_node')) + 1;
     expect(pprofTop(file, ['-unit=B', '-lines'])).toContain(`leak_steady leaky.c:${line}`);
+  });
+
+  it.skipIf(!hasGo)('Python frames (PYFRAMES/1) are functions with file:line; the total equals jeprof\'s on the real py312 dump', async () => {
+    const py = join(fixturePath('..'), 'python');
+    const files = await collectInputFiles([join(py, 'py312', 'jeprof.4199.1.m1.heap'), join(py, 'py312', 'jeprof.4199.1.m1.heap.pyframes')]);
+    const job = await loadJob(files);
+    const p = job.processes[0];
+    expect(p.pythonFrames).toBeTruthy();
+    const file = join(dir, 'py312.pb.gz');
+    writeFileSync(file, toPprof([{ proc: p, snapshotIndex: 0, frames: processFrameSource(p) }]));
+    const want = Number(/py312\/jeprof\.4199\.1\.m1\.heap \S+ Total: (\d+) B/.exec(readFileSync(join(py, 'jeprof-totals.txt'), 'utf8'))![1]);
+    expect(Math.abs(pprofTotal(pprofTop(file, ['-unit=B'])) - want)).toBeLessThanOrEqual(1);
+    // the steady leak's allocation line, found in workload.py by its tag
+    const src = readFileSync(join(py, 'workload', 'workload.py'), 'utf8').split('\n');
+    const line = src.findIndex((l) => l.includes('# @leak-alloc')) + 1;
+    const lines = pprofRows(pprofTop(file, ['-unit=B', '-lines']));
+    const rec = lines.find((r) => r.name.startsWith('make_record ') && r.name.endsWith(`workload.py:${line}`));
+    expect(rec, lines.map((r) => r.name).join('\n')).toBeDefined();
+    expect(rec!.cum).toBeGreaterThan(0);
   });
 });

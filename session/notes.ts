@@ -7,10 +7,11 @@ export const NOTE_COLORS = ['#e4572e', '#f3a712', '#29335c', '#669bbc', '#2a9d8f
 
 let counter = 0;
 
-/** A new note (id from time and a counter: unique within a session written by one process). */
+/** A new note; its id is made of the time, a counter and random bits (unique within a session). */
 export function createNote(target: NoteTarget, text: string, color: string = NOTE_COLORS[0], now: Date = new Date()): Note {
   counter = (counter + 1) % 1e6;
-  return { id: `n${now.getTime().toString(36)}-${counter.toString(36)}`, target, text, color, createdAt: now.toISOString() };
+  const rnd = crypto.getRandomValues(new Uint32Array(1))[0].toString(36);
+  return { id: `n${now.getTime().toString(36)}-${counter.toString(36)}-${rnd}`, target, text, color, createdAt: now.toISOString() };
 }
 
 export function addNote(session: Session, note: Note): Session {

@@ -20,7 +20,7 @@ import {
   Symbolizer,
   type SymbolizedAddress,
 } from './symbolize.js';
-import { compileAddr2line, type CompiledWasm } from './wasm-addr2line.js';
+import { Addr2lineInstance, compileAddr2line, type CompiledWasm } from './wasm-addr2line.js';
 
 const FIX = join(import.meta.dirname, '..', 'fixtures', 'symbols');
 const BUILD_ID = '1ee12e247c555a0a82da0f2c20c5dc4980bbf8bb';
@@ -324,6 +324,57 @@ describe('caching and bad files', () => {
     expect(second.leaf[0]).toEqual(first.leaf[0]);
     expect(second.caller[1]).toEqual(first.caller[1]);
     await sym.dispose();
+  });
+
+  it('processes mapping the same build at other addresses share the loaded module and close their files', async () => {
+    const { maps, ras } = runtime('c-pie');
+    const shift = 0x10000000n;
+    const moved = maps.map((m) => (m.path.endsWith('/c-pie') ? { ...m, start: m.start + shift, end: m.end + shift } : m));
+    let loads = 0;
+    let open = 0;
+    const node = new NodeSymbolFileSource();
+    const counting: SymbolFileSource = {
+      open: async (p: string): Promise<SymbolFile | null> => {
+        const f = await node.open(p);
+        if (!f) return null;
+        open++;
+        return { ...f, path: f.path, size: f.size, mtimeMs: f.mtimeMs, read: (o, n) => f.read(o, n), close: () => (open--, f.close()) };
+      },
+    };
+    const realLoad = Addr2lineInstance.prototype.load;
+    Addr2lineInstance.prototype.load = function (...args: Parameters<typeof realLoad>) {
+      loads++;
+      return realLoad.apply(this, args);
+    };
+    try {
+      const sym = new Symbolizer(counting, { wasm, symbolDirs: [join(FIX, 'bin')], hostPaths: false });
+      await sym.symbolizeProcess(processOf([ras], maps));
+      expect(open).toBe(0);
+      // Other addresses (the leaf lookups of the same return addresses) in a process loaded elsewhere.
+      const t = await sym.symbolizeProcess(processOf([[ras[1] + shift], [ras[0] + shift]], moved));
+      expect(loads).toBe(1);
+      expect(open).toBe(0);
+      expect(t.leaf[0]?.status).toBe('symbolized');
+      expect(t.leaf[0]?.moduleOffset).toBe('0x' + (ras[1] - maps.find((m) => m.path.endsWith('/c-pie'))!.start).toString(16));
+      await sym.dispose();
+    } finally {
+      Addr2lineInstance.prototype.load = realLoad;
+    }
+  });
+
+  it('a module over ownInstanceBytes gets its own instance, dropped after each batch, with the same results', async () => {
+    const { maps, ras, expected } = runtime('c-pie');
+    const opts = { wasm, symbolDirs: [join(FIX, 'bin')], hostPaths: false };
+    const shared = new Symbolizer(new NodeSymbolFileSource(), opts);
+    const own = new Symbolizer(new NodeSymbolFileSource(), { ...opts, ownInstanceBytes: 1 });
+    const a = await shared.symbolizeProcess(processOf([ras], maps));
+    const b = await own.symbolizeProcess(processOf([ras], maps));
+    expect(b).toEqual(a);
+    // New addresses after the instance was dropped: loaded again, still right.
+    const c = await own.symbolizeProcess(processOf([[ras[2] + 1n, ras[1]]], maps));
+    expect(simple(c.caller[1])).toEqual(expected[1]);
+    await shared.dispose();
+    await own.dispose();
   });
 
   it('malformed ELF files give errors or unresolved frames, never a crash', async () => {

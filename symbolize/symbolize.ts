@@ -113,7 +113,9 @@ interface ModuleState {
   located: LocatedModule | null;
   identity: string | null;
   error: string | null;
-  loaded: LoadedModule | null;
+  /** the located files are still open (they are closed once the module's lookups are done, and reopened
+   *  by path if it has to be loaded again: a job can map thousands of files) */
+  filesOpen: boolean;
 }
 
 const DEFAULT_OWN_INSTANCE = 256 << 20;
@@ -128,6 +130,8 @@ export class Symbolizer {
   private shared: Addr2lineInstance | null = null;
   /** key: mapping path + the mappings' signature, so a different mapping of the same path is checked anew */
   private readonly modules = new Map<string, Promise<ModuleState>>();
+  /** identity → module loaded in WASM; processes mapping the same build share it */
+  private readonly loaded = new Map<string, LoadedModule>();
   /** identity → ELF address (hex) → frames */
   private readonly results = new Map<string, Map<string, RawFrame[]>>();
   private readonly dirty = new Set<string>();
@@ -164,15 +168,15 @@ export class Symbolizer {
       p = (async (): Promise<ModuleState> => {
         try {
           const located = await locateModule(this.source, path, entries, this.search);
-          if (!located) return { located: null, identity: null, error: null, loaded: null };
+          if (!located) return { located: null, identity: null, error: null, filesOpen: false };
           const b = located.binary;
           const dbg = located.debug;
           const base = b.info.buildId
             ? `build-id:${b.info.buildId}`
             : `file:${b.file.path}:${b.file.size}:${b.file.mtimeMs ?? ''}`;
-          return { located, identity: `${base}:${dbg ? 'debug' : 'binary'}`, error: null, loaded: null };
+          return { located, identity: `${base}:${dbg ? 'debug' : 'binary'}`, error: null, filesOpen: true };
         } catch (e) {
-          return { located: null, identity: null, error: e instanceof Error ? e.message : String(e), loaded: null };
+          return { located: null, identity: null, error: e instanceof Error ? e.message : String(e), filesOpen: false };
         }
       })();
       this.modules.set(key, p);
@@ -181,18 +185,40 @@ export class Symbolizer {
   }
 
   private async ensureLoaded(state: ModuleState): Promise<LoadedModule> {
-    if (state.loaded && !state.loaded.instance.isDead) return state.loaded;
     const located = state.located;
-    if (!located) throw new Error('no module');
+    const identity = state.identity;
+    if (!located || !identity) throw new Error('no module');
+    const have = this.loaded.get(identity);
+    if (have && !have.instance.isDead) return have;
     const src = located.debug ?? located.binary;
-    const maxImage = this.opts.maxImageBytes ?? DEFAULT_MAX_IMAGE;
-    const ownLimit = this.opts.ownInstanceBytes ?? DEFAULT_OWN_INSTANCE;
-    const size = planCompactImage(src.info).size;
-    const own = size > ownLimit;
-    const instance = own ? await Addr2lineInstance.create(this.opts.wasm) : await this.instance();
-    const handle = await instance.load(src.file, src.info, maxImage);
-    state.loaded = { instance, handle, own };
-    return state.loaded;
+    let file = src.file;
+    if (!state.filesOpen) {
+      const again = await this.source.open(src.file.path);
+      if (!again || again.size !== src.file.size) {
+        await again?.close();
+        throw new ElfError(`${src.file.path} changed or disappeared since it was checked`);
+      }
+      file = again;
+    }
+    try {
+      const maxImage = this.opts.maxImageBytes ?? DEFAULT_MAX_IMAGE;
+      const ownLimit = this.opts.ownInstanceBytes ?? DEFAULT_OWN_INSTANCE;
+      const own = planCompactImage(src.info).size > ownLimit;
+      const instance = own ? await Addr2lineInstance.create(this.opts.wasm) : await this.instance();
+      const handle = await instance.load(file, src.info, maxImage);
+      const loaded = { instance, handle, own };
+      this.loaded.set(identity, loaded);
+      return loaded;
+    } finally {
+      if (!state.filesOpen) await file.close().catch(() => undefined);
+    }
+  }
+
+  private async closeFiles(state: ModuleState): Promise<void> {
+    if (!state.filesOpen || !state.located) return;
+    state.filesOpen = false;
+    await state.located.binary.file.close().catch(() => undefined);
+    if (state.located.debug) await state.located.debug.file.close().catch(() => undefined);
   }
 
   private async resultsFor(identity: string): Promise<Map<string, RawFrame[]>> {
@@ -221,7 +247,7 @@ export class Symbolizer {
         if (loaded.own) {
           // Big modules get a throw-away instance: dropping it is the only way to give the memory back.
           loaded.instance.unload(loaded.handle);
-          state.loaded = null;
+          this.loaded.delete(identity);
         }
       }
     }
@@ -242,14 +268,9 @@ export class Symbolizer {
   /** Drops WASM instances and closes files. Results stay cached. */
   async dispose(): Promise<void> {
     await this.flush();
-    for (const p of this.modules.values()) {
-      const s = await p;
-      if (s.located) {
-        await s.located.binary.file.close().catch(() => undefined);
-        if (s.located.debug) await s.located.debug.file.close().catch(() => undefined);
-      }
-    }
+    for (const p of this.modules.values()) await this.closeFiles(await p);
     this.modules.clear();
+    this.loaded.clear();
     this.shared = null;
   }
 
@@ -336,6 +357,7 @@ export class Symbolizer {
           if (!(e instanceof ElfError || e instanceof WasmTrapError)) throw e;
         }
       }
+      await this.closeFiles(state);
       wants.forEach((w, i) => {
         const offset = w.pc - w.entry.start + w.entry.offset;
         const base: SymbolizedAddress = {

@@ -74,7 +74,7 @@ const LOOKUP_CHUNK = 4096;
  * 0.6–1.2× the debug bytes. Without the reserve the allocator grows WASM memory 64 KiB at a time, and V8
  * answers every grow with GC work: on an 80 MB binary that was 300+ full GCs and 2–3× the lookup time.
  */
-const RESERVE_SHARE = 0.75;
+const RESERVE_SHARE = 1.0;
 const MIN_RESERVE = 16 << 20;
 const MAX_RESERVE = 512 << 20;
 /** Largest single read while filling the image. */

@@ -3,6 +3,7 @@
 # Needs the apt packages in apt-packages.txt. The output is byte-for-byte reproducible; the test
 # `symbolize/wasm-build.test.ts` (HEAPLENS_WASM_REBUILD=1) rebuilds it and compares with the committed file.
 #   OUT=/path/to/file.wasm ./build.sh    # build somewhere else (the reproducibility check does this)
+#   NATIVE_BENCH=1 ./build.sh            # instead, build the same code natively for the benchmark; prints its path
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here"
@@ -31,6 +32,14 @@ patch -s -p1 -d "$registry/addr2line-0.19.0" < "$here/addr2line-0.19-heaplens.pa
 # Build paths must not leak into the module (reproducible across checkouts and scratch folders).
 export RUSTFLAGS="--remap-path-prefix=$here=. --remap-path-prefix=$registry=registry --remap-path-prefix=/usr/share/cargo/registry=registry"
 export SOURCE_DATE_EPOCH=0
+
+if [ "${NATIVE_BENCH:-}" = 1 ]; then
+  # The same code built natively for the benchmark (src/bin/native-bench.rs); not part of the module.
+  "$CARGO" build --release --locked --offline -q --bin native-bench --target x86_64-unknown-linux-gnu \
+    --config "source.debian.directory=\"$registry\""
+  echo "$CARGO_TARGET_DIR/x86_64-unknown-linux-gnu/release/native-bench"
+  exit 0
+fi
 
 "$CARGO" build --release --lib --locked --offline -q --config "source.debian.directory=\"$registry\""
 raw="$CARGO_TARGET_DIR/wasm32-unknown-unknown/release/heaplens_addr2line.wasm"

@@ -73,6 +73,9 @@ function start(): void {
   const i = sel === null ? -1 : data.processes.findIndex((p) => p.key === sel);
   state.proc = i >= 0 ? i : 0;
   state.search = data.session.view.search ?? '';
+  state.zoom = Array.isArray(data.session.view.flameZoom) ? data.session.view.flameZoom.filter((x): x is string => typeof x === 'string') : [];
+  if (data.session.view.tab === 'diff') state.flameMode = 'diff';
+  state.table = defaultTable();
   document.title = data.title;
   const header = h(
     'header',
@@ -98,11 +101,19 @@ function renderAll(): void {
   renderNotes();
 }
 
+/** The growth list when the process has growers (two or more snapshots), else the largest stacks. */
+function defaultTable(): State['table'] {
+  return proc().stacks.some((s) => (s.growth?.score ?? 0) > 0) ? 'growth' : 'live';
+}
+
 function selectProcess(i: number): void {
   if (i === state.proc) return;
   state.proc = i;
   state.stack = null;
   state.zoom = [];
+  state.table = defaultTable();
+  state.sortKey = '';
+  state.sortDesc = true;
   renderAll();
 }
 
@@ -485,10 +496,10 @@ function renderNoted(): void {
   const s = sections.noted;
   clear(s);
   append(s, h('h2', { text: 'Stacks the notes point at' }));
-  let any = false;
+  let found = false;
   for (const note of data.notes) {
     if (note.target.kind !== 'stack') continue;
-    any = true;
+    found = true;
     const t = note.target;
     const pi = data.processes.findIndex((p) => p.key === t.process);
     const p = data.processes[pi];
@@ -498,7 +509,7 @@ function renderNoted(): void {
     else append(box, h('div', { class: 'muted', text: 'this stack is not in the report (another process, or not live in these dumps)' }));
     s.appendChild(box);
   }
-  if (!any) append(s, h('div', { class: 'muted', text: 'No note points at a stack.' }));
+  if (!found) append(s, h('div', { class: 'muted', text: 'No note points at a stack.' }));
 }
 
 // ---- notes ------------------------------------------------------------------------------------
@@ -513,6 +524,12 @@ function noteCard(n: Note): HTMLElement {
   );
   card.style.setProperty('--c', /^#[0-9a-fA-F]{6}$/.test(n.color) ? n.color : '#e4572e');
   card.addEventListener('click', () => goToNote(n));
+  card.addEventListener('keydown', (ev) => {
+    if (ev.key === 'Enter' || ev.key === ' ') {
+      ev.preventDefault();
+      goToNote(n);
+    }
+  });
   return card;
 }
 

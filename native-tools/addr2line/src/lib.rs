@@ -50,9 +50,11 @@ struct Module {
     dynsym_count: usize,
     has_dwarf: bool,
     compressed: bool,
-    /// raw name (pointer, length) -> demangled name. Demangling long C++ template names costs tens of
-    /// microseconds each and the same names recur across thousands of addresses.
-    demangled: HashMap<(usize, usize), Box<str>>,
+    /// Demangled names. Demangling a long C++ template name costs tens of microseconds, and the same names
+    /// recur across thousands of addresses, and twice per function (DWARF linkage name and symbol name live
+    /// in different sections): keyed by content, with a by-pointer index in front so that repeat lookups
+    /// do not hash long names.
+    demangled: Demangled,
 }
 
 impl Drop for Module {
@@ -60,7 +62,8 @@ impl Drop for Module {
         // The Context and the symbols borrow from the image and the owned buffers: drop them first.
         self.ctx = None;
         self.symbols.clear();
-        self.demangled.clear();
+        self.demangled.by_ptr.clear();
+        self.demangled.by_name.clear();
         if !self.image.is_null() && self.image_len > 0 {
             unsafe { dealloc(self.image, Layout::from_size_align_unchecked(self.image_len, 1)) };
         }
@@ -139,7 +142,7 @@ pub extern "C" fn a2l_load(ptr: *mut u8, len: usize) -> u32 {
         dynsym_count: 0,
         has_dwarf: false,
         compressed: false,
-        demangled: HashMap::new(),
+        demangled: Demangled::default(),
     });
     // The slice lives as long as the Module; Drop releases the borrowers before the memory.
     let data: &'static [u8] = unsafe { std::slice::from_raw_parts(ptr, len) };
@@ -302,21 +305,37 @@ impl Interner {
     }
 }
 
-fn demangled_name<'c>(
-    cache: &'c mut HashMap<(usize, usize), Box<str>>,
+#[derive(Default)]
+struct Demangled {
+    by_name: HashMap<&'static [u8], Box<str>>,
+    by_ptr: HashMap<(usize, usize), *const str>,
+    /// the FLAG_DEMANGLE setting the entries were made with
+    demangling: bool,
+}
+
+/// The display name for a raw name; the returned string stays at its address while the module is loaded
+/// (boxed, entries never removed), which the interner relies on.
+fn demangled_name(
+    cache: &mut Demangled,
     raw: &'static [u8],
     language: Option<gimli::DwLang>,
     demangle: bool,
-) -> &'c str {
+) -> &'static str {
     let key = (raw.as_ptr() as usize, raw.len());
-    cache.entry(key).or_insert_with(|| {
+    if let Some(&p) = cache.by_ptr.get(&key) {
+        return unsafe { &*p };
+    }
+    let boxed = cache.by_name.entry(raw).or_insert_with(|| {
         let name = String::from_utf8_lossy(raw);
         if demangle {
             addr2line::demangle_auto(name, language).into_owned().into_boxed_str()
         } else {
             name.into_owned().into_boxed_str()
         }
-    })
+    });
+    let p: *const str = &**boxed;
+    cache.by_ptr.insert(key, p);
+    unsafe { &*p }
 }
 
 struct OutFrame {
@@ -354,7 +373,11 @@ pub extern "C" fn a2l_lookup(handle: u32, addrs: *const u64, n: usize, flags: u3
 
     // The cache is keyed by the raw name pointer, but the demangled strings it holds are also used as
     // interner keys, so those stay put while this call runs (entries are only ever added).
-    let cache: *mut HashMap<(usize, usize), Box<str>> = &mut m.demangled;
+    if m.demangled.demangling != demangle {
+        // Entries made under the other setting would be wrong; nothing borrows them between calls.
+        m.demangled = Demangled { demangling: demangle, ..Demangled::default() };
+    }
+    let cache: *mut Demangled = &mut m.demangled;
     let mut interner = Interner { index: HashMap::new(), list: Vec::new() };
     let mut counts: Vec<u32> = Vec::with_capacity(n);
     let mut frames: Vec<OutFrame> = Vec::with_capacity(n * 2);

@@ -1,0 +1,138 @@
+// `heaplens report <paths…> -o report.html [--base <seq> --target <seq>] [--session file] [--sanitize]`:
+// a single-file HTML report (report/) of the job, with the notes of a session. Same symbol options as `top`.
+
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { Job, ProcessSeries } from '../analysis/model.js';
+import { loadJob } from '../analysis/load-job.js';
+import { parseStackMode } from '../analysis/python-stacks.js';
+import { collectInputFiles, type CollectProblem } from '../node-io/node-files.js';
+import { loadSessionFile, writeFileAtomic } from '../node-io/session-file.js';
+import { buildReportData, type ReportProcessInput } from '../report/build-report.js';
+import { buildReportHtml } from '../report/html.js';
+import type { Session } from '../session/schema.js';
+import { checkFlags, flag, has, intFlag, UsageError, type ParsedArgs } from './args.js';
+import { mapsDescriber, pythonDescriber, type StackDescriber } from './describe-stacks.js';
+import { formatBytes } from './format.js';
+import { SYMBOL_FLAGS, symbolDescriber, symbolizeJob } from './symbols.js';
+
+export interface CommandIO {
+  out: (s: string) => void;
+  err: (s: string) => void;
+}
+
+export const REPORT_USAGE = `  heaplens report <paths…> -o report.html [--base <seq> --target <seq>] [--session file]
+                 [--sanitize] [--title text] [-n 50]
+                                                  a single-file HTML report to share (docs/report.md)`;
+
+export const EXPORT_USAGE = `  heaplens export --format pprof|folded|speedscope [--snapshot last|first|<seq>] -o out <paths…>
+                                                  one snapshot per process, for other profilers' tools`;
+
+/** Loads the dumps the way every command does: files and folders, --pid, collection problems as warnings. */
+export async function loadForCommand(args: ParsedArgs, io: CommandIO): Promise<Job | null> {
+  if (args.positional.length === 0) throw new UsageError(`"${args.command}" needs at least one file or folder`);
+  const problems: CollectProblem[] = [];
+  const files = await collectInputFiles(args.positional, problems);
+  const job = await loadJob(files);
+  const pidFlag = flag(args, 'pid');
+  if (pidFlag !== undefined) job.processes = job.processes.filter((p) => String(p.pid) === pidFlag);
+  for (const p of problems) job.warnings.unshift({ file: p.path, message: p.message });
+  if (job.processes.length === 0) {
+    for (const w of job.warnings) io.err(`warning: ${w.file}${w.line ? `:${w.line}` : ''}: ${w.message}`);
+    io.err(`heaplens: no heap profile could be read from ${args.positional.join(', ')}`);
+    return null;
+  }
+  await symbolizeJob(job, args, io);
+  return job;
+}
+
+/** The CLI's frame describer (maps → symbols → Python frames), as `top` uses it. */
+export function commandDescriber(p: ProcessSeries, args: ParsedArgs): StackDescriber {
+  const v = flag(args, 'stacks') ?? 'merged';
+  const mode = parseStackMode(v);
+  if (!mode) throw new UsageError(`--stacks takes merged, python or native, got ${JSON.stringify(v)}`);
+  return pythonDescriber(symbolDescriber(mapsDescriber(p), p), p, mode);
+}
+
+/** Snapshot index by `last`, `first` or sequence number; -1 when the process has no such snapshot. */
+export function snapshotBySeq(p: ProcessSeries, which: string, option: string): number {
+  if (which === 'last') return p.snapshots.length - 1;
+  if (which === 'first') return 0;
+  if (!/^\d+$/.test(which)) throw new UsageError(`--${option} takes last, first or a sequence number, got ${JSON.stringify(which)}`);
+  return p.snapshots.findIndex((s) => s.seq === Number(which));
+}
+
+/** dist/report/viewer.js, from the built CLI (dist/cli) or from the sources (cli/, run with tsx). */
+export function findViewerBundle(): string | null {
+  for (const rel of ['../report/viewer.js', '../dist/report/viewer.js']) {
+    const p = fileURLToPath(new URL(rel, import.meta.url));
+    if (existsSync(p)) return p;
+  }
+  return null;
+}
+
+export async function reportCommand(args: ParsedArgs, io: CommandIO): Promise<number> {
+  checkFlags(args, ['output', 'base', 'target', 'session', 'sanitize', 'title', 'top', 'pid', 'stacks', 'show-allocator', 'help', ...SYMBOL_FLAGS]);
+  const output = flag(args, 'output');
+  if (!output) throw new UsageError('"report" needs -o <file.html>');
+  const viewer = findViewerBundle();
+  if (!viewer) {
+    io.err('heaplens: the report viewer is not built (dist/report/viewer.js): run `npm run build` (or `npm run build:report`)');
+    return 1;
+  }
+  const topN = intFlag(args, 'top', 50);
+  let session: Session | null = null;
+  const sessionPath = flag(args, 'session');
+  if (sessionPath) {
+    try {
+      session = await loadSessionFile(sessionPath);
+    } catch (e) {
+      io.err(`heaplens: ${sessionPath}: ${e instanceof Error ? e.message : String(e)}`);
+      return 1;
+    }
+  }
+  const job = await loadForCommand(args, io);
+  if (!job) return 1;
+  const baseSeq = flag(args, 'base');
+  const targetSeq = flag(args, 'target');
+  const inputs: ReportProcessInput[] = [];
+  for (const p of job.processes) {
+    const input: ReportProcessInput = { proc: p, frames: commandDescriber(p, args) };
+    if (baseSeq !== undefined) {
+      const i = snapshotBySeq(p, baseSeq, 'base');
+      if (i >= 0) input.base = i;
+      else job.warnings.push({ file: p.key, message: `no snapshot with sequence number ${baseSeq}; the report compares from the first` });
+    }
+    if (targetSeq !== undefined) {
+      const i = snapshotBySeq(p, targetSeq, 'target');
+      if (i >= 0) input.target = i;
+      else job.warnings.push({ file: p.key, message: `no snapshot with sequence number ${targetSeq}; the report compares to the last` });
+    }
+    inputs.push(input);
+  }
+  const sanitize = has(args, 'sanitize');
+  const { data, preview } = buildReportData(inputs, {
+    title: flag(args, 'title') ?? `heaplens report: ${args.positional.map((x) => x.replace(/\/+$/, '').split('/').pop()).join(', ')}`,
+    generator: 'heaplens 0.1.0',
+    topN,
+    stackMode: flag(args, 'stacks') ?? 'merged',
+    showAllocator: has(args, 'show-allocator'),
+    symbolized: !has(args, 'no-symbols'),
+    session,
+    warnings: job.warnings,
+    sanitize: sanitize ? { paths: true, maps: true } : {},
+  });
+  if (sanitize) {
+    io.err(`sanitized: ${preview.paths.length} paths shortened to their basenames, maps of ${preview.maps.length} processes left out:`);
+    for (const p of preview.paths.slice(0, 50)) io.err(`  ${p.from} → ${p.to}`);
+    if (preview.paths.length > 50) io.err(`  … and ${preview.paths.length - 50} more`);
+    for (const m of preview.maps) io.err(`  maps of ${m.process}: ${m.mappings} mappings left out`);
+    if (preview.notesKeptAsWritten) io.err(`  ${preview.notesKeptAsWritten} notes are kept as written (check their text)`);
+  }
+  const html = await buildReportHtml(data, { js: readFileSync(viewer, 'utf8') });
+  await writeFileAtomic(output, html);
+  for (const w of job.warnings) io.err(`warning: ${w.file}${w.line ? `:${w.line}` : ''}: ${w.message}`);
+  const stacks = data.processes.reduce((a, p) => a + p.stacks.length, 0);
+  io.out(`wrote ${output} (${formatBytes(Buffer.byteLength(html))}): ${data.processes.length} processes, ${stacks} stacks, ${data.notes.length} notes`);
+  return 0;
+}

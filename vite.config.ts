@@ -75,6 +75,32 @@ function addr2lineWasm(): Plugin {
   };
 }
 
+/**
+ * The single-file report's viewer script (report/viewer → dist/report/viewer.js, vite.report.config.ts), as text
+ * for the worker that builds reports: `import viewerJs from 'virtual:heaplens/report-viewer'`. Built once per
+ * Vite process (a nested build), so `vite build` and the dev server never inline a stale viewer.
+ */
+function reportViewer(): Plugin {
+  const id = 'virtual:heaplens/report-viewer';
+  const out = path.join(here, 'dist', 'report', 'viewer.js');
+  let built: Promise<void> | null = null;
+  return {
+    name: 'heaplens-report-viewer',
+    resolveId(source) {
+      return source === id ? '\0' + id : null;
+    },
+    async load(resolved) {
+      if (resolved !== '\0' + id) return null;
+      built ??= import('vite').then(async ({ build }) => {
+        await build({ configFile: path.join(here, 'vite.report.config.ts'), logLevel: 'warn' });
+      });
+      await built;
+      this.addWatchFile(out);
+      return `export default ${JSON.stringify(readFileSync(out, 'utf8'))};`;
+    },
+  };
+}
+
 /** The page's CSP: the dev server's HMR websocket is allowed only when serving. */
 function csp(): Plugin {
   let serve = false;
@@ -94,7 +120,7 @@ export default defineConfig({
   base: './',
   publicDir: path.join(here, 'renderer', 'public'),
   plugins: [svelte({ configFile: path.join(here, 'svelte.config.js') }), sampleSeries(), csp(), addr2lineWasm()],
-  worker: { format: 'es', plugins: () => [addr2lineWasm()] },
+  worker: { format: 'es', plugins: () => [addr2lineWasm(), reportViewer()] },
   build: {
     outDir: path.join(here, 'dist', 'renderer'),
     emptyOutDir: true,

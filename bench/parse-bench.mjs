@@ -27,6 +27,17 @@ try {
   const seriesBytes = writeSeries(seriesDir, { processes: 4, snapshots: 25, stacks: 5000, depth: 24 });
   const s = await timeLoad([seriesDir]);
   const stacks = s.job.processes.reduce((n, p) => n + p.stacks.count, 0);
+  // Model memory per (snapshot, stack) cell: what decides whether hundreds of snapshots × 100k stacks fit.
+  let cells = 0;
+  let columnBytes = 0;
+  for (const p of s.job.processes) {
+    for (const snap of p.snapshots) {
+      cells += snap.stackIds.length;
+      for (const a of [snap.stackIds, snap.liveBytes, snap.liveObjects, snap.accumBytes, snap.accumObjects]) columnBytes += a ? a.byteLength : 0;
+    }
+  }
+  const perCell = columnBytes / cells;
+  console.log(`model columns: ${perCell.toFixed(0)} B per (snapshot, stack) → 200 snapshots × 100k stacks ≈ ${((200 * 100_000 * perCell) / 1e9).toFixed(2)} GB`);
   console.log(`parse series: ${(seriesBytes / 1e6).toFixed(0)} MB in ${s.ms.toFixed(0)} ms = ${(seriesBytes / 1e6 / (s.ms / 1000)).toFixed(0)} MB/s (100 dumps, ${stacks} interned stacks; target ≥150 MB/s)`);
   rmSync(seriesDir, { recursive: true });
 

@@ -53,7 +53,7 @@ export function mapsDescriber(proc: ProcessSeries): StackDescriber {
 }
 
 export function describeFrame(f: FrameOut): string {
-  if (f.kind === 'python') return `${f.function ?? '?'} (${f.file ?? '?'}:${f.line ?? '?'})`;
+  if (f.kind === 'python') return `${f.function ?? '?'} (${f.file ? baseOf(f.file) : '?'}:${f.line ?? '?'})`;
   // A name from a binary that does not fit the mapping may be wrong: say so rather than present a guess as fact.
   const mark = f.binary === 'mismatch' ? ' [binary mismatch]' : '';
   if (f.function) return (f.file ? `${f.function} (${baseOf(f.file)}:${f.line ?? '?'})` : f.function) + mark;

@@ -3,6 +3,8 @@
 
 import { deflate, inflate } from 'pako';
 import { REPORT_FORMAT, REPORT_VERSION, type ReportData } from './data.js';
+import { validateReportData } from './validate.js';
+import { ReportError } from './errors.js';
 
 export const DATA_ELEMENT_ID = 'heaplens-report-data';
 export const DATA_MIME = 'application/x-heaplens-report';
@@ -24,12 +26,7 @@ export function encodePayload(data: ReportData): string {
   return toBase64(deflate(new TextEncoder().encode(JSON.stringify(data)), { level: 9 }));
 }
 
-export class ReportError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ReportError';
-  }
-}
+export { ReportError };
 
 /** Decodes and checks the envelope (format, version); the content is then trusted only as data, never as markup. */
 export function decodePayload(b64: string): ReportData {
@@ -43,7 +40,5 @@ export function decodePayload(b64: string): ReportData {
   const version = (v as { version?: unknown }).version;
   if (typeof version !== 'number' || !Number.isInteger(version)) throw new ReportError('report without a version');
   if (version > REPORT_VERSION) throw new ReportError(`this report was written by a newer heaplens (report version ${version}); this one reads up to ${REPORT_VERSION}`);
-  const d = v as ReportData;
-  if (!Array.isArray(d.strings) || !Array.isArray(d.processes) || !Array.isArray(d.notes)) throw new ReportError('the report\'s data is incomplete');
-  return d;
+  return validateReportData(v);
 }

@@ -138,6 +138,13 @@ describe('report page', () => {
     expect(() => extractReportData(html.replace(/(id="heaplens-report-data"[^>]*>)([A-Za-z0-9+/]{40})/, '$1$2!!'))).toThrow(/damaged/);
     expect(() => extractReportData(html.slice(0, html.indexOf('heaplens-report-data') + 200))).toThrow(/cut off/);
     expect(() => decodePayload(encodePayload({ ...data, version: 2 }))).toThrow('written by a newer heaplens (report version 2); this one reads up to 1');
+    // structurally damaged data (an index out of range, a wrong type) is refused naming the field
+    const bad = structuredClone(data);
+    bad.processes[0].stacks[0].frames[0] = 99999;
+    expect(() => decodePayload(encodePayload(bad))).toThrow(/processes\[0\]\.stacks\[0\]\.frames\[0\]: expected an index below/);
+    const bad2 = JSON.parse(JSON.stringify(data));
+    bad2.processes[0].frames[0].lines[0][0] = '<b>';
+    expect(() => decodePayload(encodePayload(bad2))).toThrow(/processes\[0\]\.frames\[0\]\.lines\[0\]\[0\]/);
     // a session embedded with bad fields is refused as untrusted input
     expect(() => reportToSession({ ...data, notes: [{ ...(data.notes[0] ?? {}), color: 'javascript:x' } as never] })).toThrow();
   });

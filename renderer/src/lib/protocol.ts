@@ -1,3 +1,7 @@
+import type { Session, StackTarget } from '../../../session/schema.ts';
+import type { SanitizeOptions, SanitizePreview } from '../../../report/build-report.ts';
+import type { ReportData } from '../../../report/data.ts';
+
 // Messages between the UI thread and the analysis worker. Everything heavy (reading, parsing, diffing,
 // growth ranking, tree building) happens in the worker; the UI receives small summaries and typed arrays.
 
@@ -184,7 +188,19 @@ export type Request =
   | { type: 'growth'; proc: number; base: number; target: number; view: ViewOptions; limit: number }
   | { type: 'flame'; proc: number; snapshot: number; base: number | null; view: ViewOptions }
   | { type: 'stack'; proc: number; stackId: number; members?: number[]; base: number; target: number; view: ViewOptions }
+  /** stacks as note targets (their return addresses), for notes and sessions */
+  | { type: 'stackTargets'; proc: number; stackIds: number[] }
+  /** note/session stack targets back to stack ids (null: not in these dumps) */
+  | { type: 'resolveStacks'; targets: StackTarget[] }
+  /** the single-file HTML report (html null when only the sanitize preview is asked for) */
+  | { type: 'report'; procs: number[]; base: number; target: number; session: Session; title: string; sanitize: SanitizeOptions; view: ViewOptions; previewOnly: boolean }
+  /** interop export of one snapshot of the given processes */
+  | { type: 'export'; format: ExportFormat; procs: number[]; snapshot: number; view: ViewOptions }
+  /** a report's text back into a read-only session */
+  | { type: 'reopenReport'; html: string }
   | { type: 'close' };
+
+export type ExportFormat = 'pprof' | 'folded' | 'speedscope';
 
 export type Response =
   | { type: 'load'; summary: JobSummary }
@@ -193,6 +209,11 @@ export type Response =
   | { type: 'growth'; growth: GrowthResult }
   | { type: 'flame'; flame: FlameData }
   | { type: 'stack'; stack: StackDetail }
+  | { type: 'stackTargets'; targets: StackTarget[] }
+  | { type: 'resolveStacks'; ids: ({ proc: number; stackId: number } | null)[] }
+  | { type: 'report'; html: string | null; preview: SanitizePreview; bytes: number }
+  | { type: 'export'; data: string | Uint8Array; name: string; mime: string }
+  | { type: 'reopenReport'; session: Session; data: ReportData }
   | { type: 'close' };
 
 export type ToWorker =

@@ -14,6 +14,17 @@ import { compileAddr2line, type CompiledWasm } from '../../../symbolize/wasm-add
 import type { SymbolFile, SymbolFileSource } from '../../../symbolize/files.ts';
 import { isPerfMapName, parsePerfMap, type PerfMap } from '../../../symbolize/perf-map.ts';
 import addr2lineWasmUrl from 'virtual:heaplens/addr2line-wasm-url';
+import reportViewerJs from 'virtual:heaplens/report-viewer';
+import { resolveStack, stackTarget } from '../../../session/notes.ts';
+import type { Session, StackTarget } from '../../../session/schema.ts';
+import { buildReportData, type SanitizeOptions } from '../../../report/build-report.ts';
+import { buildReportHtml } from '../../../report/html.ts';
+import { reopenReport } from '../../../report/reopen.ts';
+import { processFrameSource, type FrameSource } from '../../../export/frames.ts';
+import { toPprof } from '../../../export/pprof.ts';
+import { toFolded } from '../../../export/folded.ts';
+import { toSpeedscope } from '../../../export/speedscope.ts';
+import type { ExportInput } from '../../../export/samples.ts';
 import type {
   FlameData,
   FrameInfo,
@@ -31,6 +42,7 @@ import type {
   StackSeries,
   ToWorker,
   ViewOptions,
+  ExportFormat,
   WarningSummary,
 } from '../lib/protocol.ts';
 
@@ -489,6 +501,80 @@ function stackSeries(i: number, n: number, view: ViewOptions): StackSeries {
   return { stackIds: top.map((g) => rep[g]), labels, values };
 }
 
+// -- notes, reports, exports ----------------------------------------------------------------------
+
+function stackTargets(i: number, stackIds: number[]): StackTarget[] {
+  const p = proc(i);
+  const table = frameTable(i);
+  return stackIds.map((id) => {
+    const keys = table.stackKeys(id, { mode: 'merged', hideAllocator: true });
+    const label = keys.length > 0 ? table.frames[keys[0]].label : undefined;
+    return stackTarget(p, id, label);
+  });
+}
+
+function resolveStacks(targets: StackTarget[]): ({ proc: number; stackId: number } | null)[] {
+  if (!job) return targets.map(() => null);
+  const byKey = new Map(job.processes.map((p, i) => [p.key, i] as const));
+  return targets.map((t) => {
+    const i = byKey.get(t.process);
+    if (i === undefined) return null;
+    const id = resolveStack(proc(i), t);
+    return id === null ? null : { proc: i, stackId: id };
+  });
+}
+
+function frameSource(i: number, view: ViewOptions): FrameSource {
+  return processFrameSource(proc(i), { symbols: symbolTables.get(i) ?? null, stackMode: view.mode });
+}
+
+async function report(procs: number[], base: number, target: number, session: Session, title: string, sanitize: SanitizeOptions, view: ViewOptions, previewOnly: boolean) {
+  if (!job) throw new Error('no job loaded');
+  const focusedKey = session.selection.process;
+  const inputs = procs.map((i) => {
+    const p = proc(i);
+    const input: { proc: ProcessSeries; frames: FrameSource; base?: number; target?: number } = { proc: p, frames: frameSource(i, view) };
+    if (p.key === focusedKey && base >= 0 && target >= 0 && base < p.snapshots.length && target < p.snapshots.length) {
+      input.base = base;
+      input.target = target;
+    }
+    return input;
+  });
+  const { data, preview } = buildReportData(inputs, {
+    title,
+    generator: 'heaplens app',
+    stackMode: view.mode,
+    showAllocator: !view.hideAllocator,
+    symbolized: procs.some((i) => symbolTables.has(i)),
+    session,
+    warnings: job.warnings,
+    sanitize,
+  });
+  if (previewOnly) return { html: null, preview, bytes: 0 };
+  const html = await buildReportHtml(data, { js: reportViewerJs });
+  return { html, preview, bytes: new TextEncoder().encode(html).length };
+}
+
+function exportSnapshot(format: ExportFormat, procs: number[], snapshot: number, view: ViewOptions): { data: string | Uint8Array; name: string; mime: string } {
+  const inputs: ExportInput[] = procs.map((i) => {
+    const p = proc(i);
+    // the snapshot index applies to the focused process; others export their last snapshot
+    const s = i === procs[0] ? Math.min(snapshot, p.snapshots.length - 1) : p.snapshots.length - 1;
+    return { proc: p, snapshotIndex: s, frames: frameSource(i, view) };
+  });
+  const first = inputs[0]?.proc;
+  const stem = `heaplens-${first?.pid ?? 'job'}-${first ? (first.snapshots[inputs[0].snapshotIndex].seq ?? inputs[0].snapshotIndex) : 0}`;
+  const opts = { showAllocator: !view.hideAllocator };
+  switch (format) {
+    case 'pprof':
+      return { data: toPprof(inputs, { ...opts, comments: ['heaplens app export'] }), name: `${stem}.pb`, mime: 'application/octet-stream' };
+    case 'folded':
+      return { data: toFolded(inputs, opts), name: `${stem}.folded`, mime: 'text/plain' };
+    case 'speedscope':
+      return { data: JSON.stringify(toSpeedscope(inputs, { ...opts, name: stem })), name: `${stem}.speedscope.json`, mime: 'application/json' };
+  }
+}
+
 async function handle(id: number, req: Request): Promise<{ res: Response; transfer?: Transferable[] }> {
   switch (req.type) {
     case 'load': {
@@ -563,6 +649,22 @@ async function handle(id: number, req: Request): Promise<{ res: Response; transf
     }
     case 'stack':
       return { res: { type: 'stack', stack: stackDetail(req.proc, req.stackId, req.members ?? [], req.base, req.target, req.view) } };
+    case 'stackTargets':
+      return { res: { type: 'stackTargets', targets: stackTargets(req.proc, req.stackIds) } };
+    case 'resolveStacks':
+      return { res: { type: 'resolveStacks', ids: resolveStacks(req.targets) } };
+    case 'report': {
+      const r = await report(req.procs, req.base, req.target, req.session, req.title, req.sanitize, req.view, req.previewOnly);
+      return { res: { type: 'report', ...r } };
+    }
+    case 'export': {
+      const r = exportSnapshot(req.format, req.procs, req.snapshot, req.view);
+      return { res: { type: 'export', ...r }, transfer: typeof r.data === 'string' ? [] : [r.data.buffer as ArrayBuffer] };
+    }
+    case 'reopenReport': {
+      const r = reopenReport(req.html);
+      return { res: { type: 'reopenReport', session: r.session, data: r.data } };
+    }
     case 'close':
       job = null;
       summary = null;

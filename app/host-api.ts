@@ -35,7 +35,15 @@ export type MenuCommand =
   | 'view-growth'
   | 'view-flame'
   | 'view-diff'
-  | 'zoom-reset';
+  | 'zoom-reset'
+  | 'save-session'
+  | 'save-session-as'
+  | 'open-session'
+  | 'export-report'
+  | 'export-pprof'
+  | 'export-folded'
+  | 'export-speedscope'
+  | 'notes';
 
 export interface SaveRequest {
   suggestedName: string;
@@ -70,6 +78,19 @@ export interface HeaplensElectronApi {
     open(index: number): Promise<HostFileEntry[]>;
     clear(): Promise<void>;
   };
+  session: {
+    /** saves the session text: to the current session file, or (saveAs, or none yet) where the save dialog says;
+     *  written atomically; resolves to the path, or null when the dialog was cancelled */
+    save(text: string, saveAs: boolean, suggestedName: string): Promise<string | null>;
+    /** autosave (atomic) to the current session file, else <userData>/autosave.heaplens.json */
+    autosave(text: string): Promise<string>;
+    /** text of the last autosave, or null */
+    readAutosave(): Promise<string | null>;
+    /** a session file the user opened (a path from a dialog or a drop): later saves go there */
+    opened(path: string): Promise<void>;
+    /** new job: autosaves go to the autosave file again */
+    reset(): Promise<void>;
+  };
   /** subscribes to application-menu commands; returns an unsubscribe function */
   onMenu(listener: (command: MenuCommand) => void): () => void;
   /** files the OS asked the app to open (file association, second instance, macOS open-file) */
@@ -89,6 +110,11 @@ export const CHANNELS = {
   recentList: 'heaplens:recent-list',
   recentOpen: 'heaplens:recent-open',
   recentClear: 'heaplens:recent-clear',
+  sessionSave: 'heaplens:session-save',
+  sessionAutosave: 'heaplens:session-autosave',
+  sessionReadAutosave: 'heaplens:session-read-autosave',
+  sessionOpened: 'heaplens:session-opened',
+  sessionReset: 'heaplens:session-reset',
   menu: 'heaplens:menu',
   openRequest: 'heaplens:open-request',
 } as const;

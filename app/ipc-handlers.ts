@@ -5,6 +5,7 @@ import path from 'node:path';
 import { AccessError, checkPathArgument, type FileAccess } from './file-access.js';
 import { CHANNELS, type HostFileEntry, type OpenKind, type RecentSession } from './host-api.js';
 import { addRecent, addSymbolPath, removeSymbolPath, type SettingsStore } from './recent.js';
+import type { SessionStore } from './session-store.js';
 
 export interface Dialogs {
   /** absolute paths chosen, or null when cancelled */
@@ -17,6 +18,8 @@ export interface HandlerDeps {
   files: FileAccess;
   settings: SettingsStore;
   dialogs: Dialogs;
+  /** session files (save, autosave); absent: the session channels are not registered */
+  sessions?: SessionStore;
   now?: () => number;
 }
 
@@ -58,7 +61,30 @@ export function createHandlers(deps: HandlerDeps): Record<string, Handler> {
     return out;
   }
 
+  const sessionHandlers: Record<string, Handler> = {};
+  const sessions = deps.sessions;
+  if (sessions) {
+    sessionHandlers[CHANNELS.sessionSave] = async (text: unknown, saveAs: unknown, suggestedName: unknown) => {
+      let target = saveAs === true ? null : sessions.current;
+      if (!target) {
+        const name = checkSuggestedName(suggestedName);
+        target = await deps.dialogs.showSave(/\.json$/i.test(name) ? name : `${name}.heaplens.json`, [{ name: 'heaplens session', extensions: ['json'] }]);
+        if (!target) return null;
+        target = checkPathArgument(target);
+      }
+      return sessions.saveTo(target, text);
+    };
+    sessionHandlers[CHANNELS.sessionAutosave] = async (text: unknown) => sessions.autosave(text);
+    sessionHandlers[CHANNELS.sessionReadAutosave] = async () => sessions.readAutosave();
+    // only a file the user made available (opened in a dialog or dropped) can become the session file
+    sessionHandlers[CHANNELS.sessionOpened] = async (p: unknown) => {
+      sessions.opened(await deps.files.checkReadable(p));
+    };
+    sessionHandlers[CHANNELS.sessionReset] = async () => sessions.reset();
+  }
+
   return {
+    ...sessionHandlers,
     async [CHANNELS.openDialog](kind: unknown) {
       if (kind !== 'files' && kind !== 'folder') throw new AccessError('kind must be files or folder');
       const chosen = await deps.dialogs.showOpen(kind);

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { FileAccess } from './file-access.js';
 import { CHANNELS, type HostFileEntry, type MenuCommand, type OpenKind } from './host-api.js';
 import { createHandlers, type Dialogs } from './ipc-handlers.js';
+import { SessionStore } from './session-store.js';
 import { buildMenuTemplate } from './menu.js';
 import { APP_SCHEME_PRIVILEGES, handleAppRequest } from './protocol.js';
 import { SettingsStore } from './recent.js';
@@ -44,7 +45,7 @@ const dialogs: Dialogs = {
     const opts = {
       title: kind === 'symbol-folder' ? 'Add a symbol search folder' : kind === 'files' ? 'Open heap dumps' : 'Open a folder of dumps',
       properties: props,
-      filters: kind === 'files' ? [{ name: 'Heap dumps', extensions: ['heap', 'gz', 'maps', 'pyframes'] }, { name: 'All files', extensions: ['*'] }] : [],
+      filters: kind === 'files' ? [{ name: 'Heap dumps', extensions: ['heap', 'gz', 'maps', 'pyframes'] }, { name: 'heaplens sessions and reports', extensions: ['json', 'html'] }, { name: 'All files', extensions: ['*'] }] : [],
     };
     const r = win ? await dialog.showOpenDialog(win, opts) : await dialog.showOpenDialog(opts);
     return r.canceled ? null : r.filePaths;
@@ -56,7 +57,8 @@ const dialogs: Dialogs = {
   },
 };
 
-const handlers = createHandlers({ files, settings, dialogs });
+const sessions = new SessionStore(app.getPath('userData'));
+const handlers = createHandlers({ files, settings, dialogs, sessions });
 
 function senderIsApp(contents: WebContents): boolean {
   const url = contents.getURL();

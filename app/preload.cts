@@ -20,6 +20,11 @@ const C = {
   recentList: 'heaplens:recent-list',
   recentOpen: 'heaplens:recent-open',
   recentClear: 'heaplens:recent-clear',
+  sessionSave: 'heaplens:session-save',
+  sessionAutosave: 'heaplens:session-autosave',
+  sessionReadAutosave: 'heaplens:session-read-autosave',
+  sessionOpened: 'heaplens:session-opened',
+  sessionReset: 'heaplens:session-reset',
   menu: 'heaplens:menu',
   openRequest: 'heaplens:open-request',
 } as const;
@@ -45,6 +50,13 @@ const api: HeaplensElectronApi = {
     list: () => ipcRenderer.invoke(C.recentList) as Promise<RecentSession[]>,
     open: (index: number) => ipcRenderer.invoke(C.recentOpen, index) as Promise<HostFileEntry[]>,
     clear: () => ipcRenderer.invoke(C.recentClear) as Promise<void>,
+  },
+  session: {
+    save: (text: string, saveAs: boolean, suggestedName: string) => ipcRenderer.invoke(C.sessionSave, text, saveAs, suggestedName) as Promise<string | null>,
+    autosave: (text: string) => ipcRenderer.invoke(C.sessionAutosave, text) as Promise<string>,
+    readAutosave: () => ipcRenderer.invoke(C.sessionReadAutosave) as Promise<string | null>,
+    opened: (path: string) => ipcRenderer.invoke(C.sessionOpened, path) as Promise<void>,
+    reset: () => ipcRenderer.invoke(C.sessionReset) as Promise<void>,
   },
   onMenu: (listener: (command: MenuCommand) => void) => {
     const wrapped = (_e: unknown, command: MenuCommand): void => listener(command);

@@ -11,6 +11,7 @@ const benches = [
   ['symbolization: WASM vs addr2line vs llvm-symbolizer', 'node', ['bench/symbolize-bench.mjs']],
   ['Python frame capture overhead', 'bash', ['bench/python-capture-bench.sh']],
   ['UI: drop to timeline, flame graph frame time', 'node', ['bench/ui-bench.mjs']],
+  ['HTML report size for a 64-process × 200-snapshot job', 'node', ['bench/report-bench.mjs']],
 ];
 let failed = 0;
 for (const [title, cmd, args] of benches) {

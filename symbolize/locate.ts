@@ -125,10 +125,13 @@ function checkWithPage(info: ElfInfo, entries: readonly MapsEntry[], page: bigin
 }
 
 /** ELF virtual address of `pc` inside mapping `e`: through the segment that mapping holds. */
+const loadSegments = new WeakMap<ElfInfo, ProgramHeader[]>();
+
 export function pcToVaddr(info: ElfInfo, e: MapsEntry, pc: bigint): bigint | null {
   const fileOffset = pc - e.start + e.offset;
   const exec = e.perms[2] === 'x';
-  const loads = info.programHeaders.filter((p) => p.type === PT_LOAD);
+  let loads = loadSegments.get(info);
+  if (!loads) loadSegments.set(info, (loads = info.programHeaders.filter((p) => p.type === PT_LOAD)));
   const holds = (p: ProgramHeader): boolean => fileOffset >= p.offset && fileOffset < p.offset + p.filesz;
   const seg =
     loads.find((p) => holds(p) && (!exec || (p.flags & PF_X) !== 0)) ?? loads.find(holds) ?? segmentForOffset(info, fileOffset);

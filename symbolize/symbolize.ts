@@ -372,12 +372,9 @@ export class Symbolizer {
         const v = vaddrs[i];
         const raw = v !== null && results ? results.get(v.toString(16)) : undefined;
         if (raw && raw.length > 0) {
-          base.frames = raw.map(toFrame);
-          base.status = raw.some((f) => f.source !== 'symtab' && f.line !== null) ? 'symbolized' : 'symbol-only';
-          if (!base.frames.some((f) => f.function !== null || f.file !== null)) {
-            base.frames = [];
-            base.status = 'unresolved';
-          }
+          const c = converted(raw);
+          base.frames = c.frames;
+          base.status = c.status;
         }
         (w.caller ? table.caller : table.leaf)[w.id] = base;
       });
@@ -421,6 +418,24 @@ export class Symbolizer {
       binary: null,
     };
   }
+}
+
+/**
+ * Frames and status for one cached lookup result, made once and shared by every address (and process) that
+ * hits it: a second pass over a process is then Map lookups only. Callers must not mutate them.
+ */
+const convertedFrames = new WeakMap<RawFrame[], { frames: SymbolFrame[]; status: SymbolStatus }>();
+
+function converted(raw: RawFrame[]): { frames: SymbolFrame[]; status: SymbolStatus } {
+  let c = convertedFrames.get(raw);
+  if (!c) {
+    const frames = raw.map(toFrame);
+    c = frames.some((f) => f.function !== null || f.file !== null)
+      ? { frames, status: raw.some((f) => f.source !== 'symtab' && f.line !== null) ? 'symbolized' : 'symbol-only' }
+      : { frames: [], status: 'unresolved' };
+    convertedFrames.set(raw, c);
+  }
+  return c;
 }
 
 function toFrame(f: RawFrame): SymbolFrame {

@@ -24,6 +24,18 @@ export interface Host {
   symbolPaths: { list(): Promise<string[]>; add(): Promise<string[]>; remove(p: string): Promise<string[]> } | null;
   /** recent sessions (null: not supported by this host) */
   recent: { list(): Promise<{ label: string; openedAt: number }[]>; open(index: number): Promise<SourceFile[]> } | null;
+  /** sessions: explicit save (download in the browser; atomic write through main in Electron) and autosave
+   *  (localStorage in the browser; atomic write in Electron) */
+  session: {
+    save(text: string, saveAs: boolean, suggestedName: string): Promise<string | null>;
+    autosave(text: string): Promise<void>;
+    readAutosave(): Promise<string | null>;
+    /** a session file was opened from here: later saves go back to it (Electron) */
+    opened(file: SourceFile): void;
+    reset(): void;
+  };
+  /** the text of an opened file (session, report) */
+  readText(file: SourceFile): Promise<string>;
   onMenu(listener: (c: MenuCommand) => void): () => void;
   onOpenRequest(listener: (files: SourceFile[]) => void): () => void;
 }
@@ -116,6 +128,30 @@ function browserSave(name: string, data: string | Uint8Array, mime: string): Pro
   return Promise.resolve();
 }
 
+export const AUTOSAVE_KEY = 'heaplens.autosave';
+/** Largest text read from an opened session or report file. */
+const MAX_TEXT_BYTES = 256 * 1024 * 1024;
+
+async function readTextVia(file: SourceFile, readChunk: Host['readChunk']): Promise<string> {
+  if (file.blob) {
+    if (file.blob.size > MAX_TEXT_BYTES) throw new Error(`${file.path} is too large`);
+    return file.blob.text();
+  }
+  if (file.hostPath && readChunk) {
+    if (file.size > MAX_TEXT_BYTES) throw new Error(`${file.path} is too large`);
+    const parts: Uint8Array[] = [];
+    for (let off = 0; ; ) {
+      const b = await readChunk(file.hostPath, off, 8 << 20);
+      if (b.length === 0) break;
+      parts.push(b);
+      off += b.length;
+      if (off > MAX_TEXT_BYTES) throw new Error(`${file.path} is too large`);
+    }
+    return new TextDecoder().decode(await new Blob(parts.map((p) => new Uint8Array(p))).arrayBuffer());
+  }
+  throw new Error(`no content for ${file.path}`);
+}
+
 export function browserHost(): Host {
   return {
     kind: 'browser',
@@ -128,6 +164,30 @@ export function browserHost(): Host {
     symbolFiles: async () => [],
     symbolPaths: null,
     recent: null,
+    session: {
+      async save(text, _saveAs, suggestedName) {
+        const name = /\.json$/i.test(suggestedName) ? suggestedName : `${suggestedName}.heaplens.json`;
+        await browserSave(name, text, 'application/json');
+        return name;
+      },
+      async autosave(text) {
+        try {
+          localStorage.setItem(AUTOSAVE_KEY, text);
+        } catch {
+          /* storage full or unavailable: the explicit save still works */
+        }
+      },
+      async readAutosave() {
+        try {
+          return localStorage.getItem(AUTOSAVE_KEY);
+        } catch {
+          return null;
+        }
+      },
+      opened: () => undefined,
+      reset: () => undefined,
+    },
+    readText: (f) => readTextVia(f, null),
     onMenu: () => () => undefined,
     onOpenRequest: () => () => undefined,
   };
@@ -165,6 +225,18 @@ export function electronHost(api: HeaplensElectronApi): Host {
       list: () => api.recent.list(),
       open: async (i) => (await api.recent.open(i)).map(fromEntry),
     },
+    session: {
+      save: (text, saveAs, name) => api.session.save(text, saveAs, name),
+      autosave: async (text) => {
+        await api.session.autosave(text);
+      },
+      readAutosave: () => api.session.readAutosave(),
+      opened: (f) => {
+        if (f.hostPath) void api.session.opened(f.hostPath).catch(() => undefined);
+      },
+      reset: () => void api.session.reset().catch(() => undefined),
+    },
+    readText: (f) => readTextVia(f, (p, o, l) => api.readChunk(p, o, l)),
     onMenu: (l) => api.onMenu(l),
     onOpenRequest: (l) => api.onOpenRequest((entries) => l(entries.map(fromEntry))),
   };

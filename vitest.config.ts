@@ -5,5 +5,7 @@ export default defineConfig({
     environment: 'node',
     include: ['{parsers,analysis,symbolize,cli,node-io,app,renderer,tools,export,session,report}/**/*.test.ts'],
     testTimeout: 60_000,
+    // Hermetic: no symbol results from earlier runs (~/.cache/heaplens) can hide a regression.
+    env: { HEAPLENS_SYMBOL_CACHE: '0' },
   },
 });

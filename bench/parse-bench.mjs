@@ -69,8 +69,20 @@ try {
     const runs = 3;
     const best = (f) => Math.min(...Array.from({ length: runs }, f));
     const jeprofMs = best(() => t('jeprof', ['--text', '--show_bytes', '/usr/bin/python3.11', dump]));
-    const oursMs = best(() => t(process.execPath, [join(root, 'bin/heaplens.js'), 'top', dump, '-n', '20']));
-    console.log(`top on a real ${(size / 1e6).toFixed(1)} MB dump: heaplens ${oursMs.toFixed(0)} ms, jeprof --text ${jeprofMs.toFixed(0)} ms: ${(jeprofMs / oursMs).toFixed(1)}× faster (target ≥30×; best of ${runs}, node start-up included)`);
+    const heaplens = (env) => {
+      const t0 = performance.now();
+      const r = spawnSync(process.execPath, [join(root, 'bin/heaplens.js'), 'top', dump, '-n', '20'], { encoding: 'utf8', env: { ...process.env, ...env } });
+      if (r.status !== 0) throw new Error(`heaplens failed: ${r.stderr}`);
+      return performance.now() - t0;
+    };
+    // Cold: no symbol cache (every run symbolizes python3.11 and its libraries from scratch).
+    const coldMs = best(() => heaplens({ HEAPLENS_SYMBOL_CACHE: '0' }));
+    const warmMs = best(() => heaplens({}));
+    const noSymMs = best(() => t(process.execPath, [join(root, 'bin/heaplens.js'), 'top', dump, '-n', '20', '--no-symbols']));
+    console.log(`top on a real ${(size / 1e6).toFixed(1)} MB dump, jeprof --text ${jeprofMs.toFixed(0)} ms (best of ${runs}, node start-up included; target ≥30×):`);
+    console.log(`  heaplens, symbols cold ${coldMs.toFixed(0)} ms: ${(jeprofMs / coldMs).toFixed(1)}× faster`);
+    console.log(`  heaplens, symbol cache warm ${warmMs.toFixed(0)} ms: ${(jeprofMs / warmMs).toFixed(1)}× faster`);
+    console.log(`  heaplens --no-symbols ${noSymMs.toFixed(0)} ms: ${(jeprofMs / noSymMs).toFixed(1)}× faster`);
     writeFileSync(join(work, 'done'), '');
   } else {
     console.log('top vs jeprof: skipped (needs libjemalloc2, jeprof and /usr/bin/python3.11: apt-get install libjemalloc2 libjemalloc-dev python3.11)');

@@ -1,7 +1,9 @@
 // Symbolization benchmark: the bundled addr2line WebAssembly module vs GNU addr2line vs llvm-symbolizer-14 on a
 // generated ~80 MB C++ -O2 -g binary, 10k and 100k unique random .text addresses, cold and warm, peak memory.
 //   npm run bench:symbolize            (builds dist/ first; the binary is generated once into $TMPDIR)
-//   node bench/symbolize-bench.mjs [--tus 12] [--per-tu 100] [--sizes 10000,100000] [--runs 1]
+//   node bench/symbolize-bench.mjs [--tus 12] [--per-tu 100] [--sizes 10000,100000] [--runs 1] [--no-native] [--fat]
+//   --fat: also a 1 GiB copy (the binary plus a 1 GiB non-debug section, like libtorch_cuda.so's .nv_fatbin)
+//          to show that only the debug and symbol sections are read (writes 1 GiB to $TMPDIR, removed after)
 // Each measurement runs in its own process so peak RSS belongs to that tool alone.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -319,4 +321,20 @@ for (const n of SIZES) {
       `peak WASM memory / debug sections = ${(wasm.wasmMemAfterCold / debugBytes).toFixed(2)}× (target ≤ 2), process RSS / debug = ${((wasm.rssAfterColdKb * 1024) / debugBytes).toFixed(2)}× (llvm ${((llvm1.rssKb * 1024) / debugBytes).toFixed(2)}×)`);
     console.log(`  same file:line per frame (inlined included): vs GNU ${r.matchGnu.toFixed(2)}%, vs llvm ${r.matchLlvm.toFixed(2)}%`);
   }
+}
+
+if (process.argv.includes('--fat')) {
+  const { rmSync, truncateSync, openSync, closeSync } = await import('node:fs');
+  const zeros = join(dirname(bin), 'zeros.bin');
+  const fat = join(dirname(bin), 'fat.bin');
+  closeSync(openSync(zeros, 'w'));
+  truncateSync(zeros, 1 << 30);
+  execFileSync('objcopy', ['--add-section', `.nv_fatbin=${zeros}`, '--set-section-flags', '.nv_fatbin=alloc,readonly', bin, fat], { stdio: 'ignore' });
+  rmSync(zeros);
+  const addrFile = join(dirname(bin), `addrs-${SIZES[0]}.txt`);
+  const w = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--worker', fat, addrFile], { encoding: 'utf8', maxBuffer: 1 << 28 });
+  rmSync(fat);
+  if (w.status !== 0) throw new Error(`wasm worker failed: ${w.stderr}`);
+  const r = JSON.parse(w.stdout);
+  console.log(`\n1 GiB-bigger copy (${SIZES[0]} addresses): load ${r.loadMs.toFixed(0)} ms (image ${(r.imageBytes / 2 ** 20).toFixed(1)} MiB), cold ${r.coldMs.toFixed(0)} ms, WASM memory ${(r.wasmMemAfterCold / 2 ** 20).toFixed(0)} MiB, peak RSS ${(r.rssAfterColdKb / 1024).toFixed(0)} MiB`);
 }

@@ -16,7 +16,15 @@ import type {
   ViewOptions,
 } from './protocol.ts';
 
-export type Tab = 'growth' | 'flame' | 'diff';
+import type { Note, NoteTarget, Session, StackTarget } from '../../../session/schema.ts';
+import { createNote } from '../../../session/notes.ts';
+import { parseSession, serializeSession, SessionVersionError } from '../../../session/validate.ts';
+import type { ReportData } from '../../../report/data.ts';
+import { classifyOpened, fromSession, missingFiles, toSession, type Tab } from './session-map.ts';
+import { reportStackTarget, reportSummary } from './report-view.ts';
+
+export type { Tab };
+export const WRITER = 'heaplens 0.1.0 (app)';
 
 /** What the stack panel shows: a stack from the growth table or a node path from a flame graph. */
 export interface PanelContent {
@@ -25,6 +33,10 @@ export interface PanelContent {
   frames: (FrameInfo & { hidden: boolean })[];
   facts: [string, string][];
   series: number[] | null;
+  /** the stack shown (growth row, timeline legend): what a stack note points at */
+  stackId?: number;
+  /** the function shown (a flame-graph node): what a function note points at */
+  fn?: { name: string; module: string | null };
 }
 
 export class AppState {
@@ -53,6 +65,25 @@ export class AppState {
   /** cancel pressed while files were still being handed to the worker */
   private cancelPending = false;
   showWarnings = $state(true);
+  diffMode = $state<'absolute' | 'share'>('absolute');
+  widthBy = $state<'target' | 'delta'>('target');
+
+  // -- notes and sessions
+  notes = $state.raw<Note[]>([]);
+  /** the files of the loaded job, as the session names them (paths in Electron, relative names in the browser) */
+  openedPaths = $state.raw<string[]>([]);
+  /** a session waiting for its dumps (opened without them) */
+  pendingSession = $state.raw<Session | null>(null);
+  /** the session last opened or saved (keeps what the app does not edit, e.g. symbol settings) */
+  session = $state.raw<Session | null>(null);
+  /** stack notes resolved to stacks of the loaded job: note id → process index and stack id */
+  noteStacks = $state.raw<Map<string, { proc: number; stackId: number }>>(new Map());
+  /** a report opened read-only (its data replaces the worker's for every view) */
+  report = $state.raw<ReportData | null>(null);
+  /** the note editor: a target being annotated, or a note being edited */
+  editing = $state.raw<{ target: NoteTarget; note: Note | null } | null>(null);
+  savedAt = $state<string | null>(null);
+  status = $state<string | null>(null);
 
   constructor(readonly host: Host) {
     this.client = new AnalysisClient(host.readChunk);
@@ -81,7 +112,7 @@ export class AppState {
   }
 
   /** Loads files; focuses the process whose prefix is `preferPrefix` if any, else the one that grew most. */
-  async load(files: SourceFile[], preferPrefix?: string): Promise<void> {
+  async load(files: SourceFile[], preferPrefix?: string, session: Session | null = null): Promise<void> {
     if (files.length === 0) {
       this.error = 'No files were given.';
       return;
@@ -116,7 +147,10 @@ export class AppState {
     }
     try {
       const res = await done;
+      this.report = null;
       this.summary = res.summary;
+      this.openedPaths = files.map((f) => f.hostPath ?? f.path);
+      this.host.session.reset();
       this.growth = null;
       this.flame = null;
       this.diffFlame = null;
@@ -131,6 +165,12 @@ export class AppState {
       if (preferred) best = preferred.index;
       this.selected = procs.length > 0 ? [best] : [];
       this.resetBaseTarget();
+      const s = session ?? this.pendingSession;
+      if (s) this.applySession(s);
+      else {
+        this.notes = [];
+        this.session = null;
+      }
       performance.mark('heaplens:load-done');
     } catch (e) {
       if (!(e instanceof CancelledError)) this.error = e instanceof Error ? e.message : String(e);
@@ -147,6 +187,11 @@ export class AppState {
 
   close(): void {
     void this.client.request({ type: 'close' });
+    this.report = null;
+    this.notes = [];
+    this.session = null;
+    this.noteStacks = new Map();
+    this.openedPaths = [];
     this.summary = null;
     this.selected = [];
     this.growth = null;
@@ -178,5 +223,203 @@ export class AppState {
     this.panel = null;
     this.selectedStack = null;
     this.resetBaseTarget();
+  }
+
+  // -- opening anything: dumps, session files, reports -------------------------------------------
+
+  get readOnly(): boolean {
+    return this.report !== null;
+  }
+
+  /** Dropped or picked files: a report opens read-only; a session restores its views (after its dumps). */
+  async openAny(files: SourceFile[]): Promise<void> {
+    const { sessions, reports, dumps } = classifyOpened(files);
+    this.error = null;
+    try {
+      if (reports.length > 0 && dumps.length === 0 && sessions.length === 0) {
+        await this.openReport(await this.host.readText(reports[0]));
+        return;
+      }
+      let session: Session | null = null;
+      if (sessions.length > 0) {
+        session = parseSession(await this.host.readText(sessions[0]));
+        if (session.readOnly) session = { ...session, readOnly: false, source: null };
+        this.host.session.opened(sessions[0]);
+      }
+      if (dumps.length > 0) {
+        await this.load(dumps, undefined, session);
+        if (session) this.pendingSession = null;
+        return;
+      }
+      if (session) {
+        // no dumps with it: the browser cannot reopen paths, so ask for them
+        this.pendingSession = session;
+        if (this.summary && !this.report && missingFiles(session, this.openedPaths).length === 0) {
+          this.applySession(session);
+          this.pendingSession = null;
+        }
+      }
+    } catch (e) {
+      this.error = e instanceof SessionVersionError ? e.message : `Could not open ${files.map((f) => f.path.split('/').pop()).join(', ')}: ${e instanceof Error ? e.message : String(e)}`;
+    }
+  }
+
+  /** Restores a session's selection, view and notes on the loaded job. */
+  applySession(s: Session): void {
+    const procs = this.summary?.processes ?? [];
+    const v = fromSession(s, procs);
+    if (v.process !== null && v.process !== this.selected[0]) this.focus(v.process, false);
+    if (v.base !== null) this.base = v.base;
+    if (v.target !== null) this.target = v.target;
+    if (v.snapshot !== null) this.snapshot = v.snapshot;
+    this.tab = v.tab;
+    this.mode = v.mode;
+    this.hideAllocator = v.hideAllocator;
+    this.search = v.search;
+    this.diffMode = v.diffMode;
+    this.widthBy = v.widthBy;
+    this.notes = s.notes;
+    this.session = s;
+    this.pendingSession = null;
+    if (v.selectedStack) this.pendingSelectedStack = v.selectedStack;
+  }
+
+  /** a stack a restored session had selected, resolved once the worker answers */
+  pendingSelectedStack: StackTarget | null = null;
+
+  async openReport(html: string): Promise<void> {
+    const { session, data } = await this.client.request({ type: 'reopenReport', html });
+    this.report = data;
+    this.summary = reportSummary(data);
+    this.growth = null;
+    this.flame = null;
+    this.diffFlame = null;
+    this.panel = null;
+    this.selectedStack = null;
+    this.series = null;
+    this.openedPaths = [];
+    this.pendingSession = null;
+    const procs = this.summary.processes;
+    const i = Math.max(0, procs.findIndex((p) => p.key === session.selection.process));
+    this.selected = procs.length > 0 ? [i] : [];
+    const rp = data.processes[i];
+    this.base = rp?.base ?? 0;
+    this.target = rp?.target ?? 0;
+    this.snapshot = rp?.target ?? 0;
+    this.tab = session.view.tab === 'flame' || session.view.tab === 'diff' ? session.view.tab : 'growth';
+    this.notes = session.notes;
+    this.session = session;
+    this.search = '';
+  }
+
+  /** The app's state as a session (what Save writes). */
+  toSession(): Session {
+    const p = this.focused;
+    let selected: StackTarget | null = null;
+    if (this.selectedStack !== null && this.report && p) selected = reportStackTarget(this.report, p.index, this.selectedStack);
+    else if (this.selectedStack !== null) selected = this.selectedStackTarget;
+    return toSession(
+      {
+        files: this.openedPaths,
+        symbolDirs: this.session?.symbols.dirs ?? [],
+        process: p,
+        base: this.base,
+        target: this.target,
+        snapshot: this.snapshot,
+        tab: this.tab,
+        mode: this.mode,
+        hideAllocator: this.hideAllocator,
+        search: this.search,
+        selectedStack: selected,
+        diffMode: this.diffMode,
+        widthBy: this.widthBy,
+        notes: this.notes,
+        readOnly: this.readOnly,
+        source: this.readOnly ? (this.session?.source ?? null) : null,
+      },
+      WRITER,
+      this.session,
+    );
+  }
+
+  /** the selected stack as a note target (set when a stack is selected; the worker computes it) */
+  selectedStackTarget: StackTarget | null = null;
+
+  sessionText(): string {
+    return serializeSession(this.toSession());
+  }
+
+  suggestedName(): string {
+    const p = this.focused;
+    return `heaplens-${p?.pid ?? p?.prefix ?? 'job'}.heaplens.json`;
+  }
+
+  async saveSession(saveAs = false): Promise<void> {
+    if (this.readOnly) {
+      this.status = 'This session was opened from a report: it is read-only and is not saved.';
+      return;
+    }
+    if (!this.summary) return;
+    try {
+      const where = await this.host.session.save(this.sessionText(), saveAs, this.suggestedName());
+      if (where) {
+        this.savedAt = new Date().toISOString();
+        this.status = `Session saved${this.host.kind === 'electron' ? ` to ${where}` : ` (downloaded ${where})`}.`;
+      }
+    } catch (e) {
+      this.error = `Could not save the session: ${e instanceof Error ? e.message : String(e)}`;
+    }
+  }
+
+  async autosave(): Promise<void> {
+    if (this.readOnly || !this.summary || this.summary.processes.length === 0) return;
+    try {
+      await this.host.session.autosave(this.sessionText());
+      this.savedAt = new Date().toISOString();
+    } catch (e) {
+      this.status = `Autosave failed: ${e instanceof Error ? e.message : String(e)}`;
+    }
+  }
+
+  /** The last autosaved session, if any (offered on the open screen). */
+  async lastAutosave(): Promise<Session | null> {
+    const t = await this.host.session.readAutosave().catch(() => null);
+    if (!t) return null;
+    try {
+      return parseSession(t);
+    } catch {
+      return null;
+    }
+  }
+
+  // -- notes -------------------------------------------------------------------------------------
+
+  startNote(target: NoteTarget): void {
+    if (this.readOnly) {
+      this.status = 'Read-only: notes cannot be added to a report.';
+      return;
+    }
+    this.editing = { target, note: null };
+  }
+
+  editExisting(note: Note): void {
+    this.editing = { target: note.target, note };
+  }
+
+  commitNote(text: string, color: string): void {
+    const e = this.editing;
+    this.editing = null;
+    if (!e || this.readOnly) return;
+    if (e.note) {
+      const id = e.note.id;
+      const now = new Date().toISOString();
+      this.notes = this.notes.map((n) => (n.id === id ? { ...n, text, color, updatedAt: now } : n));
+    } else this.notes = [...this.notes, createNote(e.target, text, color)];
+  }
+
+  deleteNote(id: string): void {
+    if (this.readOnly) return;
+    this.notes = this.notes.filter((n) => n.id !== id);
+    if (this.editing?.note?.id === id) this.editing = null;
   }
 }

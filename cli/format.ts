@@ -1,19 +1,11 @@
 // Human-readable numbers and tables for the terminal.
 
-export function formatBytes(n: number): string {
-  const sign = n < 0 ? '-' : '';
-  let v = Math.abs(n);
-  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let u = 0;
-  while (v >= 1024 && u < units.length - 1) {
-    v /= 1024;
-    u++;
-  }
-  return `${sign}${u === 0 ? Math.round(v).toString() : v.toFixed(v >= 100 ? 0 : v >= 10 ? 1 : 2)} ${units[u]}`;
-}
+import { formatBytes } from '../analysis/units.js';
+
+export { formatBytes };
 
 export function formatSignedBytes(n: number): string {
-  return (n > 0 ? '+' : '') + formatBytes(n);
+  return formatBytes(n, true);
 }
 
 export function formatInt(n: number): string {

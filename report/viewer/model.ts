@@ -3,6 +3,7 @@
 
 import type { Note, StackTarget } from '../../session/schema.js';
 import type { ReportData, ReportFrame, ReportProcess, ReportStack } from '../data.js';
+import { formatBytes } from '../../analysis/units.js';
 
 export function str(data: ReportData, id: number): string {
   return id > 0 ? (data.strings[id] ?? '') : '';
@@ -113,18 +114,8 @@ export function snapshotIndex(p: ReportProcess, ref: { file: string; seq: number
   return i >= 0 ? i : ref.seq === null ? -1 : p.snapshots.findIndex((s) => s.seq === ref.seq);
 }
 
-export function formatBytes(n: number): string {
-  const sign = n < 0 ? '-' : '';
-  let v = Math.abs(n);
-  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let u = 0;
-  while (v >= 1024 && u < units.length - 1) {
-    v /= 1024;
-    u++;
-  }
-  return `${sign}${u === 0 ? Math.round(v).toString() : v.toFixed(v >= 100 ? 0 : v >= 10 ? 1 : 2)} ${units[u]}`;
-}
+export { formatBytes };
 
 export function formatSigned(n: number): string {
-  return (n > 0 ? '+' : '') + formatBytes(n);
+  return formatBytes(n, true);
 }

@@ -1,17 +1,9 @@
 // Number formatting for tables and tooltips.
 
-const UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+import { formatBytes as bytes } from '../../../analysis/units.js';
 
 export function formatBytes(n: number, signed = false): string {
-  const sign = n < 0 ? '−' : signed && n > 0 ? '+' : '';
-  let v = Math.abs(n);
-  let u = 0;
-  while (v >= 1024 && u < UNITS.length - 1) {
-    v /= 1024;
-    u++;
-  }
-  const digits = u === 0 ? 0 : v >= 100 ? 0 : v >= 10 ? 1 : 2;
-  return `${sign}${v.toFixed(digits)} ${UNITS[u]}`;
+  return bytes(n, signed, '−');
 }
 
 export function formatPct(p: number, signed = true): string {

@@ -90,6 +90,9 @@ export interface HeaplensElectronApi {
     opened(path: string): Promise<void>;
     /** new job: autosaves go to the autosave file again */
     reset(): Promise<void>;
+    /** reopens the dump files and folders a session names, after main asked the user to confirm them
+     *  (a native dialog listing the paths); [] when declined; paths that are gone are skipped */
+    openPaths(paths: string[]): Promise<HostFileEntry[]>;
   };
   /** subscribes to application-menu commands; returns an unsubscribe function */
   onMenu(listener: (command: MenuCommand) => void): () => void;
@@ -115,6 +118,7 @@ export const CHANNELS = {
   sessionReadAutosave: 'heaplens:session-read-autosave',
   sessionOpened: 'heaplens:session-opened',
   sessionReset: 'heaplens:session-reset',
+  sessionOpenPaths: 'heaplens:session-open-paths',
   menu: 'heaplens:menu',
   openRequest: 'heaplens:open-request',
 } as const;

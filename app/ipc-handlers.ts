@@ -10,6 +10,8 @@ import type { SessionStore } from './session-store.js';
 export interface Dialogs {
   /** absolute paths chosen, or null when cancelled */
   showOpen(kind: OpenKind | 'symbol-folder'): Promise<string[] | null>;
+  /** a yes/no question (native message box); absent: treated as no */
+  confirm?(message: string, detail: string): Promise<boolean>;
   /** absolute path chosen, or null when cancelled */
   showSave(suggestedName: string, filters: { name: string; extensions: string[] }[]): Promise<string | null>;
 }
@@ -26,6 +28,8 @@ export interface HandlerDeps {
 export type Handler = (...args: unknown[]) => Promise<unknown>;
 
 const MAX_DROPPED = 10_000;
+/** Most paths a session may ask to reopen (folders count as one). */
+const MAX_SESSION_PATHS = 10_000;
 
 function checkFilters(v: unknown): { name: string; extensions: string[] }[] {
   if (!Array.isArray(v)) return [];
@@ -81,6 +85,28 @@ export function createHandlers(deps: HandlerDeps): Record<string, Handler> {
       sessions.opened(await deps.files.checkReadable(p));
     };
     sessionHandlers[CHANNELS.sessionReset] = async () => sessions.reset();
+    // A session file names paths the user did not pick in this run (it may come from someone else): main asks
+    // the user, listing them, before granting any.
+    sessionHandlers[CHANNELS.sessionOpenPaths] = async (paths: unknown) => {
+      if (!Array.isArray(paths) || paths.length === 0 || paths.length > MAX_SESSION_PATHS) throw new AccessError('paths must be a non-empty array');
+      const checked = [...new Set(paths.map((p) => checkPathArgument(p)))];
+      const shown = checked.slice(0, 20).join('\n') + (checked.length > 20 ? `\n… and ${checked.length - 20} more` : '');
+      const ok = deps.dialogs.confirm ? await deps.dialogs.confirm(`Open the ${checked.length} file(s) and folder(s) this session names?`, shown) : false;
+      if (!ok) return [];
+      const out: HostFileEntry[] = [];
+      const opened: string[] = [];
+      for (const p of checked) {
+        try {
+          const real = await deps.files.grant(p);
+          out.push(...(await deps.files.list(real)));
+          opened.push(real);
+        } catch {
+          // gone or unreadable: the renderer lists what is still missing
+        }
+      }
+      if (opened.length > 0) await deps.settings.update((s) => ({ ...s, recent: addRecent(s.recent, opened, now()) }));
+      return out;
+    };
   }
 
   return {

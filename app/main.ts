@@ -50,6 +50,11 @@ const dialogs: Dialogs = {
     const r = win ? await dialog.showOpenDialog(win, opts) : await dialog.showOpenDialog(opts);
     return r.canceled ? null : r.filePaths;
   },
+  async confirm(message, detail) {
+    const opts = { type: 'question' as const, buttons: ['Open', 'Cancel'], defaultId: 0, cancelId: 1, message, detail, noLink: true };
+    const r = mainWindow ? await dialog.showMessageBox(mainWindow, opts) : await dialog.showMessageBox(opts);
+    return r.response === 0;
+  },
   async showSave(suggestedName, filters) {
     const opts = { defaultPath: suggestedName, filters };
     const r = mainWindow ? await dialog.showSaveDialog(mainWindow, opts) : await dialog.showSaveDialog(opts);

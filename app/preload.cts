@@ -25,6 +25,7 @@ const C = {
   sessionReadAutosave: 'heaplens:session-read-autosave',
   sessionOpened: 'heaplens:session-opened',
   sessionReset: 'heaplens:session-reset',
+  sessionOpenPaths: 'heaplens:session-open-paths',
   menu: 'heaplens:menu',
   openRequest: 'heaplens:open-request',
 } as const;
@@ -57,6 +58,7 @@ const api: HeaplensElectronApi = {
     readAutosave: () => ipcRenderer.invoke(C.sessionReadAutosave) as Promise<string | null>,
     opened: (path: string) => ipcRenderer.invoke(C.sessionOpened, path) as Promise<void>,
     reset: () => ipcRenderer.invoke(C.sessionReset) as Promise<void>,
+    openPaths: (paths: string[]) => ipcRenderer.invoke(C.sessionOpenPaths, paths) as Promise<HostFileEntry[]>,
   },
   onMenu: (listener: (command: MenuCommand) => void) => {
     const wrapped = (_e: unknown, command: MenuCommand): void => listener(command);

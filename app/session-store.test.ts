@@ -68,11 +68,10 @@ describe('session IPC handlers', () => {
     return { dir, h, dialogCalls, sessions, files };
   }
   it('save asks where the first time, then saves to the same file; save-as asks again; cancel gives null', async () => {
-    const { dir, h, dialogCalls } = await setup(null);
+    const { h, dialogCalls } = await setup(null);
     expect(await h[CHANNELS.sessionSave](doc(1), false, 'job')).toBeNull();
     expect(dialogCalls).toEqual(['job.heaplens.json']);
-    const s = await setup('');
-    const target = path.join(s.dir, 'x.heaplens.json');
+    const target = path.join(await mkdtemp(path.join(tmpdir(), 'heaplens-ssh-')), 'x.heaplens.json');
     const s2 = await setup(target);
     expect(await s2.h[CHANNELS.sessionSave](doc(1), false, 'job')).toBe(target);
     expect(await s2.h[CHANNELS.sessionSave](doc(2), false, 'job')).toBe(target);
@@ -81,7 +80,6 @@ describe('session IPC handlers', () => {
     await s2.h[CHANNELS.sessionSave](doc(3), true, 'job');
     expect(s2.dialogCalls).toHaveLength(2);
     await expect(s2.h[CHANNELS.sessionSave]('not json', false, 'job')).rejects.toThrow();
-    expect(dir).toBeTruthy();
   });
   it('autosave and read back; a session file becomes current only when the user opened it', async () => {
     const { dir, h, sessions, files } = await setup(null);
@@ -95,5 +93,33 @@ describe('session IPC handlers', () => {
     expect(sessions.current).toBe(f);
     await h[CHANNELS.sessionReset]();
     expect(sessions.current).toBeNull();
+  });
+});
+
+describe('reopening a session\'s paths', () => {
+  it('asks the user (listing the paths) before granting; declined or no confirm → nothing', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'heaplens-sso-'));
+    await writeFile(path.join(dir, 'a.1.0.i0.heap'), 'x');
+    const asked: string[] = [];
+    let answer = false;
+    const files = new FileAccess();
+    const h = createHandlers({
+      files,
+      settings: new SettingsStore(path.join(dir, 'settings.json')),
+      dialogs: { showOpen: async () => null, showSave: async () => null, confirm: async (_m, detail) => (asked.push(detail), answer) },
+      sessions: new SessionStore(dir),
+    });
+    const heap = path.join(dir, 'a.1.0.i0.heap');
+    expect(await h[CHANNELS.sessionOpenPaths]([heap])).toEqual([]);
+    expect(asked).toEqual([heap]);
+    await expect(h[CHANNELS.readChunk](heap, 0, 1)).rejects.toThrow(/not opened/);
+    answer = true;
+    const got = (await h[CHANNELS.sessionOpenPaths]([heap, path.join(dir, 'gone.heap')])) as { path: string }[];
+    expect(got.map((e) => path.basename(e.path))).toEqual(['a.1.0.i0.heap']);
+    expect(new TextDecoder().decode((await h[CHANNELS.readChunk](heap, 0, 1)) as Uint8Array)).toBe('x');
+    await expect(h[CHANNELS.sessionOpenPaths]([])).rejects.toThrow();
+    await expect(h[CHANNELS.sessionOpenPaths](['relative'])).rejects.toThrow(/absolute/);
+    const noConfirm = createHandlers({ files: new FileAccess(), settings: new SettingsStore(path.join(dir, 's2.json')), dialogs: { showOpen: async () => null, showSave: async () => null }, sessions: new SessionStore(dir) });
+    expect(await noConfirm[CHANNELS.sessionOpenPaths]([heap])).toEqual([]);
   });
 });

@@ -6,6 +6,7 @@ import type { Job, ProcessSeries } from '../analysis/model.js';
 import { collectInputFiles } from '../node-io/node-files.js';
 import {
   defaultSymbolCacheDir,
+  nodeInflate,
   NodeSymbolCacheStore,
   NodeSymbolFileSource,
   readAddr2lineWasm,
@@ -60,6 +61,7 @@ export async function symbolizeJob(job: Job, args: ParsedArgs, io: Messages): Pr
     sysroot,
     // On another machine's dumps the local files at the same paths are a different build; a sysroot says so.
     hostPaths: sysroot === null,
+    inflate: nodeInflate,
     cacheStore: cacheDir ? new NodeSymbolCacheStore(cacheDir, wasmVersion(bytes)) : null,
   });
   const perfMaps = await perfMapsIn(args.positional);

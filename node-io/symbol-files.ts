@@ -7,6 +7,7 @@ import { mkdir, open, readFile, rename, stat, writeFile } from 'node:fs/promises
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { inflate as zlibInflate } from 'node:zlib';
 import type { SymbolFile, SymbolFileSource } from '../symbolize/files.js';
 import type { SymbolCacheStore } from '../symbolize/symbolize.js';
 import type { RawFrame } from '../symbolize/wasm-addr2line.js';
@@ -53,6 +54,16 @@ export class NodeSymbolFileSource implements SymbolFileSource {
       return null;
     }
   }
+}
+
+/** Node's zlib for compressed debug sections (symbolize/elf.ts InflateFn): runs on the libuv thread pool, so
+ *  the sections of a file inflate in parallel. */
+export function nodeInflate(zlibData: Uint8Array, size: number): Promise<Uint8Array | null> {
+  return new Promise((resolveInflate) => {
+    zlibInflate(zlibData, { maxOutputLength: size }, (err, out) => {
+      resolveInflate(err ? null : new Uint8Array(out.buffer, out.byteOffset, out.length));
+    });
+  });
 }
 
 /** Finds native-tools/addr2line/heaplens_addr2line.wasm from the source tree or from dist/. */

@@ -307,8 +307,47 @@ export interface CompactLayout {
   size: number;
   /** the rewritten ELF header + section header table, to copy to offset 0 */
   header: Uint8Array;
-  /** where each kept section's bytes go */
-  pieces: { fileOffset: number; imageOffset: number; size: number; name: string }[];
+  /** where each kept section's bytes go; `data` when the host already has them (inflated sections) */
+  pieces: { fileOffset: number; imageOffset: number; size: number; name: string; data?: Uint8Array }[];
+}
+
+/** SHF_COMPRESSED, and the only compression type the module (and the host) inflate. */
+export const SHF_COMPRESSED = 0x800n;
+const ELFCOMPRESS_ZLIB = 1;
+
+/**
+ * Host-side zlib inflation: returns the inflated bytes, or null to leave the section compressed for the
+ * module (whose miniz is several times slower than a native zlib). Hosts pass Node's zlib or
+ * DecompressionStream.
+ */
+export type InflateFn = (zlibData: Uint8Array, size: number) => Promise<Uint8Array | null>;
+
+/**
+ * Inflates the kept SHF_COMPRESSED (zlib) sections on the host, all at once: section index → inflated bytes.
+ * A section that fails (bad header, wrong size, inflate error) is left out and stays compressed; the module
+ * then inflates it, or reports it, as before. Results are the same either way.
+ */
+export async function inflateSections(file: SymbolFile, info: ElfInfo, inflate: InflateFn, maxBytes: number): Promise<Map<number, Uint8Array>> {
+  const out = new Map<number, Uint8Array>();
+  const chdr = info.is64 ? 24 : 12;
+  const jobs = info.sections.map(async (s, i) => {
+    if (i === 0 || s.type === SHT_NOBITS || (s.flags & SHF_COMPRESSED) === 0n || !isNeededSection(s.name)) return;
+    if (s.size <= BigInt(chdr) || s.offset + s.size > BigInt(info.fileSize)) return;
+    try {
+      const raw = await file.read(Number(s.offset), Number(s.size));
+      if (raw.length !== Number(s.size)) return;
+      const f = new Fields(raw, info.littleEndian);
+      const type = f.u32(0);
+      const size = info.is64 ? Number(f.u64(8)) : f.u32(4);
+      if (type !== ELFCOMPRESS_ZLIB || size <= 0 || size > maxBytes) return;
+      const data = await inflate(raw.subarray(chdr), size);
+      if (data && data.length === size) out.set(i, data);
+    } catch {
+      // left to the module
+    }
+  });
+  await Promise.all(jobs);
+  return out;
 }
 
 /**
@@ -316,7 +355,7 @@ export interface CompactLayout {
  * headers are dropped (the module does not need them); dropped sections stay in the table as SHT_NOBITS
  * so section indices and sh_link stay valid.
  */
-export function planCompactImage(info: ElfInfo): CompactLayout {
+export function planCompactImage(info: ElfInfo, inflated?: ReadonlyMap<number, Uint8Array>): CompactLayout {
   const is64 = info.is64;
   const le = info.littleEndian;
   const ehsize = is64 ? 64 : 52;
@@ -372,8 +411,14 @@ export function planCompactImage(info: ElfInfo): CompactLayout {
       const align = Math.min(Math.max(Number(s.addralign > 64n ? 64n : s.addralign), 1), 64);
       cursor = Math.ceil(cursor / align) * align;
       offset = cursor;
-      pieces.push({ fileOffset: Number(s.offset), imageOffset: cursor, size: Number(s.size), name: s.name });
-      cursor += Number(s.size);
+      const data = inflated?.get(i);
+      if (data) {
+        pieces.push({ fileOffset: Number(s.offset), imageOffset: cursor, size: data.length, name: s.name, data });
+        cursor += data.length;
+      } else {
+        pieces.push({ fileOffset: Number(s.offset), imageOffset: cursor, size: Number(s.size), name: s.name });
+        cursor += Number(s.size);
+      }
     } else if (i > 0) {
       type = SHT_NOBITS;
     }
@@ -389,22 +434,26 @@ export function planCompactImage(info: ElfInfo): CompactLayout {
       continue;
     }
     dv.setUint32(o, s.nameOffset, le);
+    // An inflated section is stored plain: its flags lose SHF_COMPRESSED and its size is the inflated one.
+    const plain = keep[i] ? inflated?.get(i) : undefined;
+    const flags = plain ? s.flags & ~SHF_COMPRESSED : s.flags;
+    const size = plain ? BigInt(plain.length) : s.size;
     if (is64) {
       dv.setUint32(o + 4, type, le);
-      dv.setBigUint64(o + 8, s.flags, le);
+      dv.setBigUint64(o + 8, flags, le);
       dv.setBigUint64(o + 16, s.addr, le);
       dv.setBigUint64(o + 24, BigInt(offset), le);
-      dv.setBigUint64(o + 32, s.size, le);
+      dv.setBigUint64(o + 32, size, le);
       dv.setUint32(o + 40, s.link, le);
       dv.setUint32(o + 44, s.info, le);
       dv.setBigUint64(o + 48, s.addralign, le);
       dv.setBigUint64(o + 56, s.entsize, le);
     } else {
       dv.setUint32(o + 4, type, le);
-      dv.setUint32(o + 8, Number(s.flags & 0xffffffffn), le);
+      dv.setUint32(o + 8, Number(flags & 0xffffffffn), le);
       dv.setUint32(o + 12, Number(s.addr & 0xffffffffn), le);
       dv.setUint32(o + 16, offset, le);
-      dv.setUint32(o + 20, Number(s.size & 0xffffffffn), le);
+      dv.setUint32(o + 20, Number(size & 0xffffffffn), le);
       dv.setUint32(o + 24, s.link, le);
       dv.setUint32(o + 28, s.info, le);
       dv.setUint32(o + 32, Number(s.addralign & 0xffffffffn), le);

@@ -4,7 +4,7 @@
 
 import type { ProcessSeries } from '../analysis/model.js';
 import { findMapping, isFileMapping, type MapsEntry } from '../parsers/proc-maps.js';
-import { ElfError, planCompactImage } from './elf.js';
+import { ElfError, planCompactImage, type InflateFn } from './elf.js';
 import { baseName, type SymbolFileSource } from './files.js';
 import { locateModule, pcToVaddr, type BinaryCheck, type LocatedModule, type SearchOptions } from './locate.js';
 import { findPerfSymbol, type PerfMap } from './perf-map.js';
@@ -95,6 +95,8 @@ export interface SymbolizerOptions extends Partial<SearchOptions> {
   cacheStore?: SymbolCacheStore | null;
   /** demangle C++/Rust names (default true) */
   demangle?: boolean;
+  /** host-side zlib for compressed debug sections (much faster than the module's own); optional */
+  inflate?: InflateFn;
 }
 
 export interface SymbolizeProcessOptions {
@@ -205,7 +207,7 @@ export class Symbolizer {
       const ownLimit = this.opts.ownInstanceBytes ?? DEFAULT_OWN_INSTANCE;
       const own = planCompactImage(src.info).size > ownLimit;
       const instance = own ? await Addr2lineInstance.create(this.opts.wasm) : await this.instance();
-      const handle = await instance.load(file, src.info, maxImage);
+      const handle = await instance.load(file, src.info, maxImage, this.opts.inflate);
       const loaded = { instance, handle, own };
       this.loaded.set(identity, loaded);
       return loaded;

@@ -2,7 +2,7 @@
 // straight into WASM memory, batched lookups and decoding of the binary result format.
 // Uses only the WebAssembly global, so it runs the same in Node, a worker and Electron's renderer.
 
-import { ElfError, planCompactImage, type ElfInfo } from './elf.js';
+import { ElfError, inflateSections, planCompactImage, type ElfInfo, type InflateFn } from './elf.js';
 import type { SymbolFile } from './files.js';
 
 /** Lookup flags, mirrored from src/lib.rs. */
@@ -140,8 +140,11 @@ export class Addr2lineInstance {
    * Callers must not run other calls on this instance until it resolves: the memory view is re-taken after
    * every read, but a concurrent call could grow memory in between.
    */
-  async load(file: SymbolFile, info: ElfInfo, maxImageBytes: number): Promise<number> {
-    const layout = planCompactImage(info);
+  async load(file: SymbolFile, info: ElfInfo, maxImageBytes: number, inflate?: InflateFn): Promise<number> {
+    // Compressed debug sections are inflated by the host when it can (a native zlib, in parallel), and
+    // written plain into the image; the module inflates only what the host left.
+    const inflated = inflate ? await inflateSections(file, info, inflate, maxImageBytes) : undefined;
+    const layout = planCompactImage(info, inflated);
     if (layout.size > maxImageBytes) {
       throw new ElfError(`debug and symbol sections of ${file.path} need ${layout.size} bytes, over the ${maxImageBytes} limit`);
     }
@@ -151,6 +154,10 @@ export class Addr2lineInstance {
     try {
       this.bytes(ptr, layout.header.length).set(layout.header);
       for (const piece of layout.pieces) {
+        if (piece.data) {
+          this.bytes(ptr + piece.imageOffset, piece.data.length).set(piece.data);
+          continue;
+        }
         for (let done = 0; done < piece.size; ) {
           const n = Math.min(READ_CHUNK, piece.size - done);
           const target = this.bytes(ptr + piece.imageOffset + done, n);

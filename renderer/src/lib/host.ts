@@ -33,6 +33,8 @@ export interface Host {
     /** a session file was opened from here: later saves go back to it (Electron) */
     opened(file: SourceFile): void;
     reset(): void;
+    /** reopens the paths a session names (Electron, after main's confirmation); null: this host cannot */
+    openPaths: ((paths: string[]) => Promise<SourceFile[]>) | null;
   };
   /** the text of an opened file (session, report) */
   readText(file: SourceFile): Promise<string>;
@@ -132,7 +134,7 @@ export const AUTOSAVE_KEY = 'heaplens.autosave';
 /** Largest text read from an opened session or report file. */
 const MAX_TEXT_BYTES = 256 * 1024 * 1024;
 
-async function readTextVia(file: SourceFile, readChunk: Host['readChunk']): Promise<string> {
+export async function readTextVia(file: SourceFile, readChunk: Host['readChunk']): Promise<string> {
   if (file.blob) {
     if (file.blob.size > MAX_TEXT_BYTES) throw new Error(`${file.path} is too large`);
     return file.blob.text();
@@ -186,6 +188,7 @@ export function browserHost(): Host {
       },
       opened: () => undefined,
       reset: () => undefined,
+      openPaths: null,
     },
     readText: (f) => readTextVia(f, null),
     onMenu: () => () => undefined,
@@ -235,6 +238,7 @@ export function electronHost(api: HeaplensElectronApi): Host {
         if (f.hostPath) void api.session.opened(f.hostPath).catch(() => undefined);
       },
       reset: () => void api.session.reset().catch(() => undefined),
+      openPaths: async (paths) => (await api.session.openPaths(paths)).map(fromEntry),
     },
     readText: (f) => readTextVia(f, (p, o, l) => api.readChunk(p, o, l)),
     onMenu: (l) => api.onMenu(l),

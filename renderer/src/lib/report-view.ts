@@ -152,7 +152,7 @@ export function reportGrowth(data: ReportData, procIndex: number): GrowthResult 
     r.totalDelta = r.totalTarget - r.totalBase;
   }
   functions.sort((a, b) => b.totalDelta - a.totalDelta);
-  return { proc: procIndex, pid: p.pid, base: p.base, target: p.target, stacks, stackCount: p.stackCount, functions, baseTotal, targetTotal };
+  return { proc: procIndex, pid: p.pid, base: p.base, target: p.target, stacks, stackCount: stacks.length, functions, baseTotal, targetTotal };
 }
 
 /** Flame tree of the report's target snapshot, or of the diff base → target (diff true). */

@@ -150,7 +150,8 @@ export class AppState {
       this.report = null;
       this.summary = res.summary;
       this.openedPaths = files.map((f) => f.hostPath ?? f.path);
-      this.host.session.reset();
+      // a new job without a session: autosaves go to the autosave file, not to a session file opened before
+      if (!(session ?? this.pendingSession)) this.host.session.reset();
       this.growth = null;
       this.flame = null;
       this.diffFlame = null;
@@ -264,6 +265,19 @@ export class AppState {
     }
   }
 
+  /** Electron: reopen the files a pending session names (main asks the user first). */
+  async reopenSessionFiles(): Promise<void> {
+    const s = this.pendingSession;
+    const open = this.host.session.openPaths;
+    if (!s || !open || s.files.length === 0) return;
+    try {
+      const files = await open(s.files);
+      if (files.length > 0) await this.load(files, undefined, s);
+    } catch (e) {
+      this.error = `Could not reopen the session's files: ${e instanceof Error ? e.message : String(e)}`;
+    }
+  }
+
   /** Restores a session's selection, view and notes on the loaded job. */
   applySession(s: Session): void {
     const procs = this.summary?.processes ?? [];
@@ -310,6 +324,7 @@ export class AppState {
     this.notes = session.notes;
     this.session = session;
     this.search = '';
+    this.pendingSelectedStack = session.view.selectedStack;
   }
 
   /** The app's state as a session (what Save writes). */

@@ -210,7 +210,7 @@ function renderTimeline(): void {
     '#2f6fb3',
     2,
   );
-  if (stack?.series) line(stack.series, '#d1495b', 2);
+  if (stack?.series) line(stack.series, '#d55e00', 2);
   for (const [i, label] of [
     [p.base, 'base'],
     [p.target, 'target'],
@@ -234,7 +234,7 @@ function renderTimeline(): void {
   append(
     s,
     chart,
-    h('div', { class: 'muted', text: `max ${formatBytes(max)}; base ${basename(p.snapshots[p.base].file)} → target ${basename(p.snapshots[p.target].file)}${stack?.series ? '; red: the selected stack' : ''}` }),
+    h('div', { class: 'muted', text: `max ${formatBytes(max)}; base ${basename(p.snapshots[p.base].file)} → target ${basename(p.snapshots[p.target].file)}${stack?.series ? '; vermillion: the selected stack' : ''}` }),
   );
 }
 
@@ -267,7 +267,7 @@ function renderFlame(): void {
   const box = h('div', { class: 'flame', 'data-testid': 'flame' });
   append(
     s,
-    h('h2', { text: state.flameMode === 'diff' ? 'Diff flame graph (base → target; red grew, green shrank)' : 'Flame graph (target snapshot, live bytes)' }),
+    h('h2', { text: state.flameMode === 'diff' ? 'Diff flame graph (base → target; vermillion grew, blue shrank)' : 'Flame graph (target snapshot, live bytes)' }),
     h('div', { class: 'toolbar tabs' }, modeBtn('target', 'flame graph'), modeBtn('diff', 'diff'), search, reset, status),
     box,
   );
@@ -373,7 +373,8 @@ function diffColor(n: FlameNode): string {
   const m = Math.max(n.total, n.base, 1);
   const t = Math.min(1, Math.abs(d) / m);
   if (d === 0) return 'hsl(0, 0%, 86%)';
-  return d > 0 ? `hsl(355, ${40 + 50 * t}%, ${88 - 30 * t}%)` : `hsl(150, ${40 + 40 * t}%, ${88 - 30 * t}%)`;
+  // Okabe–Ito vermillion (grew) and blue (shrank), as in the app: safe for colour-blind readers.
+  return d > 0 ? `hsl(24, ${50 + 50 * t}%, ${88 - 42 * t}%)` : `hsl(202, ${50 + 50 * t}%, ${88 - 50 * t}%)`;
 }
 
 // ---- table ------------------------------------------------------------------------------------

@@ -16,6 +16,8 @@ import {
 } from '../parsers/dump-filename.js';
 import type { Job, LoadWarning, ProcessSeries } from './model.js';
 import { ProcessBuilder } from './process-builder.js';
+import { adoptSystingFrames } from './systing-frames.js';
+import { decodeSystingSlot, parseSystingCodeMap, systingTokenFromMapsPaths } from '../parsers/systing-codemap.js';
 import { pythonFramesForDump, seriesPythonFrames } from './python-stacks.js';
 import type { PyFrameTable } from '../parsers/pyframes.js';
 
@@ -134,6 +136,7 @@ export async function loadJob(files: readonly InputFile[], options: LoadOptions 
   const groups = options.singleSeries ? [singleGroup(classified.dumps)] : groupProcesses(classified.dumps);
   const standaloneMaps = await readStandaloneMaps(classified.side, warnings);
   // PYFRAMES/1 sidecars (<dump>.pyframes), by path; tables appended to dumps come from the dump reader
+  const codeMaps = classified.side.filter((s) => s.side.kind === 'pycode-map');
   const pyframeSidecars = new Map(classified.side.filter((s) => s.side.kind === 'pyframes').map((s) => [s.file.path, s.file] as const));
 
   const bytesTotal = classified.dumps.reduce((s, d) => s + d.file.size, 0);
@@ -182,10 +185,31 @@ export async function loadJob(files: readonly InputFile[], options: LoadOptions 
     }
     const series = builder.finish(g.key, { pid: g.pid, pidNamespace: g.pidNamespace, prefix: g.prefix }, maps);
     if (pyTables.length > 0) series.pythonFrames = seriesPythonFrames(pyTables, g.dumps[g.dumps.length - 1].file.path, warnings);
+    await adoptSystingCodeMap(series, maps, codeMaps, warnings);
     processes.push(series);
   }
   options.onProgress?.({ ...progress, file: '' });
   return { processes, warnings, ignoredFiles: classified.ignored };
+}
+
+/** systing's Python code map for this process (by pid, and by token when its maps name one). */
+async function adoptSystingCodeMap(series: ProcessSeries, maps: MapsEntry[] | null, codeMaps: ClassifiedFiles['side'], warnings: LoadWarning[]): Promise<void> {
+  if (series.pid === null || !series.addresses.hex.some((h) => decodeSystingSlot(h) !== null)) return;
+  const token = maps ? systingTokenFromMapsPaths(maps.map((m) => m.path)) : null;
+  for (const { file, side } of codeMaps) {
+    if (side.pid !== series.pid) continue;
+    if (token !== null && !file.path.toLowerCase().includes(`-${token}`)) continue;
+    const map = parseSystingCodeMap(await readText(file));
+    if (!map) {
+      warnings.push({ file: file.path, message: 'not a systing Python code map (no "# systing-pycode" header); its frames stay unresolved' });
+      continue;
+    }
+    const r = adoptSystingFrames(series.addresses, map, series.pythonFrames ?? null);
+    if (r.table) series.pythonFrames = r.table;
+    if (r.unknown > 0) warnings.push({ file: file.path, message: `${r.unknown} Python frame(s) name code ids this map does not have` });
+    return;
+  }
+  warnings.push({ file: series.key, message: 'stacks hold systing Python slots (0x5059…) but no matching pycode-<pid>-<token>.map was given' });
 }
 
 function describeGroup(g: ProcessGroup): string {

@@ -10,16 +10,20 @@ import { checkFlags, flag, has, intFlag, parseArgs, UsageError, type ParsedArgs 
 import { describeFrame, mapsDescriber, pythonDescriber, visibleFrames, type FrameOut, type StackDescriber } from './describe-stacks.js';
 import { parseStackMode } from '../analysis/python-stacks.js';
 import { formatBytes, formatInt, formatPercent, formatSignedBytes, table } from './format.js';
-import { SYMBOL_FLAGS, SYMBOL_USAGE, symbolDescriber, symbolizeJob } from './symbols.js';
-import { EXPORT_USAGE, REPORT_USAGE, reportCommand } from './report-command.js';
-import { exportCommand } from './export-command.js';
+import { prepareSymbols, SYMBOL_FLAGS, SYMBOL_USAGE, symbolDescriber, symbolizeJob } from './symbols.js';
 
 export interface Output {
   out: (s: string) => void;
   err: (s: string) => void;
 }
 
-const USAGE = `heaplens — offline analyzer for jemalloc heap profiles
+/**
+ * The usage text. The report and export commands (and the report/export code they import) are loaded only
+ * when they run or when this text is shown, so `top`, `diff` and the rest start faster.
+ */
+async function usage(): Promise<string> {
+  const { EXPORT_USAGE, REPORT_USAGE } = await import('./report-command.js');
+  return `heaplens — offline analyzer for jemalloc heap profiles
 
 usage:
   heaplens summary <paths…>                       processes, their snapshots, warnings
@@ -41,6 +45,7 @@ options:
                      Python frames only, or native frames only
 ${SYMBOL_USAGE}
 Paths may be dump files (.heap, .heap.gz), maps files, or folders (read recursively).`;
+}
 
 const COMMON = ['json', 'show-allocator', 'pid', 'help', 'stacks'];
 
@@ -49,7 +54,7 @@ export async function run(argv: readonly string[], io: Output): Promise<number> 
   try {
     args = parseArgs(argv);
     if (args.command === 'help' || args.command === '--help' || args.command === '-h' || has(args, 'help')) {
-      io.out(USAGE);
+      io.out(await usage());
       return 0;
     }
     switch (args.command) {
@@ -66,15 +71,15 @@ export async function run(argv: readonly string[], io: Output): Promise<number> 
         checkFlags(args, [...COMMON, ...SYMBOL_FLAGS, 'top']);
         return await withJob(args, io, growth);
       case 'report':
-        return await reportCommand(args, io);
+        return await (await import('./report-command.js')).reportCommand(args, io);
       case 'export':
-        return await exportCommand(args, io);
+        return await (await import('./export-command.js')).exportCommand(args, io);
       default:
         throw new UsageError(`unknown command "${args.command}"`);
     }
   } catch (e) {
     if (e instanceof UsageError) {
-      io.err(`heaplens: ${e.message}\n\n${USAGE}`);
+      io.err(`heaplens: ${e.message}\n\n${await usage()}`);
       return 2;
     }
     throw e;
@@ -86,6 +91,8 @@ type Command = (job: Job, args: ParsedArgs, io: Output) => Promise<void> | void;
 async function withJob(args: ParsedArgs, io: Output, cmd: Command): Promise<number> {
   if (args.positional.length === 0) throw new UsageError(`"${args.command}" needs at least one file or folder`);
   const problems: CollectProblem[] = [];
+  // The symbolizer (modules, WASM compile) loads while the dumps are read.
+  if (args.command !== 'summary') prepareSymbols(args);
   const files = await collectInputFiles(args.positional, problems);
   let job = await loadJob(files);
   if (args.command === 'diff' && files.length === 2 && args.positional.length === 2 && job.processes.length === 2 && !has(args, 'base') && !has(args, 'target')) {

@@ -4,19 +4,49 @@
 
 import type { Job, ProcessSeries } from '../analysis/model.js';
 import { collectInputFiles } from '../node-io/node-files.js';
-import {
-  defaultSymbolCacheDir,
-  nodeInflate,
-  NodeSymbolCacheStore,
-  NodeSymbolFileSource,
-  readAddr2lineWasm,
-  wasmVersion,
-} from '../node-io/symbol-files.js';
-import { isPerfMapName, parsePerfMap, type PerfMap } from '../symbolize/perf-map.js';
-import { symbolAt, Symbolizer, type SymbolTable } from '../symbolize/symbolize.js';
-import { compileAddr2line } from '../symbolize/wasm-addr2line.js';
+import type { PerfMap } from '../symbolize/perf-map.js';
+import type { SymbolTable, symbolAt as SymbolAt } from '../symbolize/symbolize.js';
+import type { CompiledWasm } from '../symbolize/wasm-addr2line.js';
 import { flag, has, type ParsedArgs } from './args.js';
 import type { FrameOut, StackDescriber } from './describe-stacks.js';
+
+/**
+ * The symbolizer's modules and the compiled WASM module, loaded once and only by commands that symbolize
+ * (not with --no-symbols). `prepareSymbols` starts this early, so the compile overlaps reading the dumps.
+ */
+interface SymbolRuntime {
+  io: typeof import('../node-io/symbol-files.js');
+  perfMap: typeof import('../symbolize/perf-map.js');
+  symbolize: typeof import('../symbolize/symbolize.js');
+  wasmBytes: Uint8Array;
+  wasm: CompiledWasm;
+}
+
+let runtime: Promise<SymbolRuntime> | null = null;
+/** symbolAt, once the symbolizer is loaded (tables exist only after that) */
+let symbolAtFn: typeof SymbolAt | null = null;
+
+function loadRuntime(): Promise<SymbolRuntime> {
+  runtime ??= (async () => {
+    const [io, perfMap, symbolize, wasmMod] = await Promise.all([
+      import('../node-io/symbol-files.js'),
+      import('../symbolize/perf-map.js'),
+      import('../symbolize/symbolize.js'),
+      import('../symbolize/wasm-addr2line.js'),
+    ]);
+    const wasmBytes = await io.readAddr2lineWasm();
+    const wasm = await wasmMod.compileAddr2line(wasmBytes);
+    symbolAtFn = symbolize.symbolAt;
+    return { io, perfMap, symbolize, wasmBytes, wasm };
+  })();
+  return runtime;
+}
+
+/** Starts loading the symbolizer (when the command will symbolize), to overlap with reading the dumps. */
+export function prepareSymbols(args: ParsedArgs): void {
+  if (has(args, 'no-symbols')) return;
+  loadRuntime().catch(() => undefined); // symbolizeJob awaits it again and reports a failure
+}
 
 /** Flags the symbolizing commands accept. */
 export const SYMBOL_FLAGS = ['symbols', 'sysroot', 'no-symbols'] as const;
@@ -34,13 +64,13 @@ interface Messages {
 const tables = new WeakMap<ProcessSeries, SymbolTable>();
 
 /** Perf maps (perf-<pid>.map) among the given paths; they are not dumps, so loadJob leaves them aside. */
-async function perfMapsIn(paths: readonly string[]): Promise<PerfMap[]> {
+async function perfMapsIn(paths: readonly string[], rt: SymbolRuntime): Promise<PerfMap[]> {
   const files = await collectInputFiles(paths);
   const out: PerfMap[] = [];
   for (const f of files) {
     const name = f.path.slice(f.path.lastIndexOf('/') + 1);
-    if (!isPerfMapName(name) || f.size > 256 << 20) continue;
-    out.push(parsePerfMap(new TextDecoder().decode(await f.read(0, f.size)), f.path));
+    if (!rt.perfMap.isPerfMapName(name) || f.size > 256 << 20) continue;
+    out.push(rt.perfMap.parsePerfMap(new TextDecoder().decode(await f.read(0, f.size)), f.path));
   }
   return out;
 }
@@ -53,18 +83,18 @@ export async function symbolizeJob(job: Job, args: ParsedArgs, io: Messages): Pr
   if (has(args, 'no-symbols')) return;
   const sysroot = flag(args, 'sysroot') ?? null;
   const symbolDirs = args.flags.get('symbols') ?? [];
-  const bytes = await readAddr2lineWasm();
-  const cacheDir = defaultSymbolCacheDir();
-  const symbolizer = new Symbolizer(new NodeSymbolFileSource(), {
-    wasm: await compileAddr2line(bytes),
+  const rt = await loadRuntime();
+  const cacheDir = rt.io.defaultSymbolCacheDir();
+  const symbolizer = new rt.symbolize.Symbolizer(new rt.io.NodeSymbolFileSource(), {
+    wasm: rt.wasm,
     symbolDirs,
     sysroot,
     // On another machine's dumps the local files at the same paths are a different build; a sysroot says so.
     hostPaths: sysroot === null,
-    inflate: nodeInflate,
-    cacheStore: cacheDir ? new NodeSymbolCacheStore(cacheDir, wasmVersion(bytes)) : null,
+    inflate: rt.io.nodeInflate,
+    cacheStore: cacheDir ? new rt.io.NodeSymbolCacheStore(cacheDir, rt.io.wasmVersion(rt.wasmBytes)) : null,
   });
-  const perfMaps = await perfMapsIn(args.positional);
+  const perfMaps = await perfMapsIn(args.positional, rt);
   const quiet = has(args, 'json');
   try {
     for (const p of job.processes) {
@@ -86,7 +116,8 @@ export async function symbolizeJob(job: Job, args: ParsedArgs, io: Messages): Pr
 /** Adds symbols to the frames `inner` describes (native and allocator frames; Python ones pass through). */
 export function symbolDescriber(inner: StackDescriber, proc: ProcessSeries): StackDescriber {
   const table = tables.get(proc);
-  if (!table) return inner;
+  const symbolAt = symbolAtFn;
+  if (!table || !symbolAt) return inner;
   return {
     frames(stackId: number): FrameOut[] {
       const { offsets, frames } = proc.stacks;

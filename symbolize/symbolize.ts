@@ -121,6 +121,8 @@ interface ModuleState {
 }
 
 const DEFAULT_OWN_INSTANCE = 256 << 20;
+/** Modules located ahead of the lookups (see run) */
+const LOCATE_AHEAD = 8;
 const DEFAULT_MAX_IMAGE = 1536 << 20;
 
 /**
@@ -137,6 +139,7 @@ export class Symbolizer {
   /** identity → ELF address (hex) → frames */
   private readonly results = new Map<string, Map<string, RawFrame[]>>();
   private readonly dirty = new Set<string>();
+  private readonly resultsLoading = new Map<string, Promise<Map<string, RawFrame[]>>>();
   private queue: Promise<unknown> = Promise.resolve();
 
   constructor(
@@ -224,12 +227,22 @@ export class Symbolizer {
   }
 
   private async resultsFor(identity: string): Promise<Map<string, RawFrame[]>> {
-    let m = this.results.get(identity);
-    if (!m) {
-      m = (this.opts.cacheStore ? await this.opts.cacheStore.load(identity).catch(() => null) : null) ?? new Map();
-      this.results.set(identity, m);
+    const m = this.results.get(identity);
+    if (m) return m;
+    // One load per identity, also when a prefetch (run) and the lookup ask at the same time.
+    let p = this.resultsLoading.get(identity);
+    if (!p) {
+      p = (async () => {
+        const loaded = (this.opts.cacheStore ? await this.opts.cacheStore.load(identity).catch(() => null) : null) ?? new Map<string, RawFrame[]>();
+        const had = this.results.get(identity);
+        if (had) return had;
+        this.results.set(identity, loaded);
+        return loaded;
+      })();
+      this.resultsLoading.set(identity, p);
+      void p.finally(() => this.resultsLoading.delete(identity)).catch(() => undefined);
     }
-    return m;
+    return p;
   }
 
   /** Looks up ELF addresses of one module, using and filling the cache. */
@@ -329,9 +342,22 @@ export class Symbolizer {
 
     let done = 0;
     const total = byModule.size;
-    for (const [path, wants] of byModule) {
+    // Modules are located (ELF headers read, debug files searched, cached results loaded) a few ahead of the
+    // one being looked up, so their file reads overlap instead of running one after another. Bounded: a job
+    // can map thousands of files, and located files stay open until their lookups are done.
+    const paths = [...byModule.keys()];
+    const entriesOf = (path: string): MapsEntry[] => maps.filter((e) => e.path === path);
+    const prefetch = (i: number): void => {
+      if (i >= paths.length) return;
+      this.moduleState(paths[i], entriesOf(paths[i]))
+        .then((st) => (st.identity && this.results.get(st.identity) === undefined ? this.resultsFor(st.identity) : undefined))
+        .catch(() => undefined);
+    };
+    for (let i = 0; i < Math.min(LOCATE_AHEAD, paths.length); i++) prefetch(i);
+    for (const [index, [path, wants]] of [...byModule].entries()) {
+      prefetch(index + LOCATE_AHEAD);
       options.onProgress?.(done, total, path);
-      const entries = maps.filter((e) => e.path === path);
+      const entries = entriesOf(path);
       const state = await this.moduleState(path, entries);
       const located = state.located;
       const report: ModuleReport = {

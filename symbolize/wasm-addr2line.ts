@@ -76,9 +76,18 @@ const LOOKUP_CHUNK = 4096;
  */
 const RESERVE_SHARE = 1.0;
 const MIN_RESERVE = 16 << 20;
+/**
+ * Small images with many units (a libc debug file: 9 MB, 1,700 units) need about twice their size while
+ * loading, for the units' abbreviation tables and line program headers; the reserve before loading covers
+ * that too, up to this cap.
+ */
+const LOAD_RESERVE_SHARE = 3;
+const LOAD_RESERVE_CAP = 64 << 20;
 const MAX_RESERVE = 512 << 20;
 /** Largest single read while filling the image. */
-const READ_CHUNK = 16 << 20;
+const READ_CHUNK = 4 << 20;
+/** Reads in flight while filling the image. */
+const PARALLEL_READS = 4;
 
 export class Addr2lineInstance {
   private dead = false;
@@ -153,31 +162,57 @@ export class Addr2lineInstance {
     let owned = true;
     try {
       this.bytes(ptr, layout.header.length).set(layout.header);
+      // Reads go straight into WASM memory, several at once (positioned reads on one file; a 50 MB image
+      // is mostly page-cache copies and page faults, which overlap on the host's I/O threads). Memory cannot
+      // grow meanwhile: nothing calls into the module until all reads are done.
+      const reads: { fileOffset: number; imageOffset: number; size: number; name: string }[] = [];
       for (const piece of layout.pieces) {
         if (piece.data) {
           this.bytes(ptr + piece.imageOffset, piece.data.length).set(piece.data);
           continue;
         }
-        for (let done = 0; done < piece.size; ) {
+        for (let done = 0; done < piece.size; done += READ_CHUNK) {
           const n = Math.min(READ_CHUNK, piece.size - done);
-          const target = this.bytes(ptr + piece.imageOffset + done, n);
-          let got: number;
-          if (file.readInto) {
-            got = await file.readInto(piece.fileOffset + done, target);
-          } else {
-            const data = await file.read(piece.fileOffset + done, n);
-            // The view may have been detached by the await only if someone grew memory; take it again.
-            this.bytes(ptr + piece.imageOffset + done, data.length).set(data);
-            got = data.length;
-          }
-          if (got < n) throw new ElfError(`short read in section ${piece.name} of ${file.path}`);
-          done += n;
+          reads.push({ fileOffset: piece.fileOffset + done, imageOffset: piece.imageOffset + done, size: n, name: piece.name });
         }
       }
+      const readOne = async (r: (typeof reads)[number]): Promise<void> => {
+        let got: number;
+        if (file.readInto) {
+          got = await file.readInto(r.fileOffset, this.bytes(ptr + r.imageOffset, r.size));
+        } else {
+          const data = await file.read(r.fileOffset, r.size);
+          this.bytes(ptr + r.imageOffset, data.length).set(data);
+          got = data.length;
+        }
+        if (got < r.size) throw new ElfError(`short read in section ${r.name} of ${file.path}`);
+      };
+      // On a failure the other reads stop too, and all have settled before the buffer is freed.
+      let next = 0;
+      let failure: unknown = null;
+      const worker = async (): Promise<void> => {
+        while (failure === null && next < reads.length) {
+          try {
+            await readOne(reads[next++]);
+          } catch (e) {
+            failure ??= e;
+          }
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(PARALLEL_READS, reads.length) }, worker));
+      if (failure !== null) throw failure;
+      // The heap reserve goes in before a2l_load: parsing the unit headers (abbreviation tables, line
+      // program headers) makes many small allocations, and on a libc debug file with thousands of units
+      // growing memory 64 KiB at a time for them was half the load time. Whatever a2l_load used of it is
+      // given back as headroom for the lookups afterwards.
+      const before = this.memoryBytes;
+      this.reserve(Math.max(layout.size * RESERVE_SHARE, Math.min(LOAD_RESERVE_CAP, layout.size * LOAD_RESERVE_SHARE)));
+      const reserved = this.memoryBytes - before;
       owned = false; // a2l_load takes ownership, also on failure
       const handle = this.call(() => this.x.a2l_load(ptr, layout.size)) >>> 0;
       if (handle === 0) throw new ElfError(`${file.path}: ${this.lastError()}`);
-      this.reserve(layout.size * RESERVE_SHARE);
+      const grew = this.memoryBytes - before - reserved;
+      if (grew > 0) this.reserve(Math.max(grew, MIN_RESERVE));
       return handle;
     } finally {
       if (owned && !this.dead) this.x.a2l_free(ptr, layout.size);

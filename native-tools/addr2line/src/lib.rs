@@ -11,8 +11,9 @@
 
 use std::alloc::{alloc, dealloc, Layout};
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::HashMap as StdHashMap;
 use std::fmt::Write as _;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use gimli::{EndianSlice, RunTimeEndian};
 use object::{Object, ObjectSection, ObjectSymbol, SectionKind, SymbolKind};
@@ -31,6 +32,54 @@ const SOURCE_SYMTAB: u32 = 2;
 const SOURCE_DWARF_LINE_SYMTAB_NAME: u32 = 3;
 
 const NONE: u32 = u32::MAX;
+
+/// A multiply-rotate hash (as rustc's FxHash) for our in-memory maps: keys are pointers and names from the
+/// image, nothing an attacker picks to collide, and SipHash on every frame's strings cost several percent of
+/// a cold lookup in WASM. Map iteration order is never used for output.
+#[derive(Default, Clone, Copy)]
+struct FxHasher {
+    hash: u64,
+}
+
+impl FxHasher {
+    #[inline]
+    fn add(&mut self, x: u64) {
+        self.hash = (self.hash.rotate_left(5) ^ x).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+impl Hasher for FxHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            self.add(u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]));
+        }
+        let mut tail = 0u64;
+        for (i, &b) in chunks.remainder().iter().enumerate() {
+            tail |= (b as u64) << (8 * i);
+        }
+        self.add(tail);
+    }
+    #[inline]
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64);
+    }
+    #[inline]
+    fn write_u32(&mut self, i: u32) {
+        self.add(i as u64);
+    }
+    #[inline]
+    fn write_u64(&mut self, i: u64) {
+        self.add(i);
+    }
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.hash
+    }
+}
+
+type HashMap<K, V> = StdHashMap<K, V, BuildHasherDefault<FxHasher>>;
 
 struct Symbol {
     start: u64,
@@ -378,7 +427,7 @@ pub extern "C" fn a2l_lookup(handle: u32, addrs: *const u64, n: usize, flags: u3
         m.demangled = Demangled { demangling: demangle, ..Demangled::default() };
     }
     let cache: *mut Demangled = &mut m.demangled;
-    let mut interner = Interner { index: HashMap::new(), list: Vec::new() };
+    let mut interner = Interner { index: HashMap::default(), list: Vec::new() };
     let mut counts: Vec<u32> = Vec::with_capacity(n);
     let mut frames: Vec<OutFrame> = Vec::with_capacity(n * 2);
 

@@ -309,3 +309,24 @@ describe('a sidecar from another run is refused by its token', () => {
     expect(await pythonFramesForDump('x.heap', null, new Map([['x.heap.pyframes', file('x.heap.pyframes', stale)]]), [], '')).not.toBeNull();
   });
 });
+
+describe('top in the Python-only view', () => {
+  it('stacks that differ only in hidden native frames are one row, their bytes summed', async () => {
+    const { run } = await import('../cli/main.js');
+    const { join } = await import('node:path');
+    const { PY_FIXTURES } = await import('../fixtures/python/fixture-helpers.js');
+    const dir = join(PY_FIXTURES, 'py312');
+    const get = async (mode: string) => {
+      let out = '';
+      await run(['top', dir, '-n', '100000', '--json', '--no-symbols', '--stacks', mode], { out: (s) => (out += s), err: () => {} });
+      return JSON.parse(out) as { stacks: { process: string; liveBytes: number; stackIds?: number[]; frames: { function?: string; line?: number }[] }[] };
+    };
+    const py = await get('python');
+    const merged = await get('merged');
+    const keys = py.stacks.map((s) => s.process + '|' + s.frames.map((f) => `${f.function}:${f.line}`).join(';'));
+    expect(new Set(keys).size).toBe(keys.length); // no two rows look the same
+    expect(py.stacks.some((s) => (s.stackIds?.length ?? 1) > 1)).toBe(true);
+    const sum = (d: { stacks: { liveBytes: number }[] }) => d.stacks.reduce((t, s) => t + s.liveBytes, 0);
+    expect(sum(py)).toBeCloseTo(sum(merged), 3); // regrouping moves bytes, never loses them
+  });
+});

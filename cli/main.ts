@@ -213,6 +213,40 @@ function framesFor(d: StackDescriber, stackId: number, args: ParsedArgs): StackL
   return { frames: visibleFrames(d.frames(stackId), { showAllocator: has(args, 'show-allocator') }) };
 }
 
+interface TopGroup {
+  stackIds: number[];
+  frames: FrameOut[];
+  bytes: number;
+  objects: number;
+}
+
+/**
+ * A snapshot's stacks by live bytes. In the Python-only and native-only views, stacks whose visible
+ * frames are the same (they differed only in frames the view hides) are one row, as in py-spy.
+ */
+function topGroups(s: Snapshot, d: StackDescriber, args: ParsedArgs): TopGroup[] {
+  const mode = flag(args, 'stacks') ?? 'merged';
+  const rows = [...s.stackIds.keys()].sort((a, b) => s.liveBytes[b] - s.liveBytes[a]);
+  if (mode === 'merged') {
+    const n = intFlag(args, 'top', 20);
+    return rows.slice(0, n).map((r) => ({ stackIds: [s.stackIds[r]], frames: framesFor(d, s.stackIds[r], args).frames, bytes: s.liveBytes[r], objects: s.liveObjects[r] }));
+  }
+  const byKey = new Map<string, TopGroup>();
+  for (const r of rows) {
+    const { frames } = framesFor(d, s.stackIds[r], args);
+    const key = frames.map((f) => (f.function ? `${f.kind}|${f.function}|${f.file ?? ''}|${f.line ?? ''}` : f.address)).join(';');
+    const g = byKey.get(key);
+    if (g) {
+      g.stackIds.push(s.stackIds[r]);
+      g.bytes += s.liveBytes[r];
+      g.objects += s.liveObjects[r];
+    } else {
+      byKey.set(key, { stackIds: [s.stackIds[r]], frames, bytes: s.liveBytes[r], objects: s.liveObjects[r] });
+    }
+  }
+  return [...byKey.values()].sort((a, b) => b.bytes - a.bytes);
+}
+
 function top(job: Job, args: ParsedArgs, io: Output): void {
   const n = intFlag(args, 'top', 20);
   const which = flag(args, 'snapshot') ?? 'last';
@@ -226,20 +260,18 @@ function top(job: Job, args: ParsedArgs, io: Output): void {
       continue;
     }
     const s = p.snapshots[si];
-    const order = [...s.stackIds.keys()].sort((a, b) => s.liveBytes[b] - s.liveBytes[a]).slice(0, n);
     const d = describer(p, args);
+    const groups = topGroups(s, d, args).slice(0, n);
     procsJson.push({ ...processJson(p), snapshot: snapshotJson(s) });
     if (!json) {
       io.out(`${processTitle(p)}\n  snapshot ${s.seq ?? '-'} (${s.trigger}) ${s.file}: ${formatBytes(s.live.bytes)} live in ${formatInt(s.live.objects)} objects`);
     }
     const rows: string[][] = [];
-    order.forEach((row, rank) => {
-      const id = s.stackIds[row];
-      const { frames } = framesFor(d, id, args);
+    groups.forEach((g, rank) => {
       if (json) {
-        stacksJson.push({ pid: p.pid, process: p.key, stackId: id, liveBytes: s.liveBytes[row], liveObjects: s.liveObjects[row], frames });
+        stacksJson.push({ pid: p.pid, process: p.key, stackId: g.stackIds[0], ...(g.stackIds.length > 1 ? { stackIds: g.stackIds } : {}), liveBytes: g.bytes, liveObjects: g.objects, frames: g.frames });
       } else {
-        rows.push([String(rank + 1), formatBytes(s.liveBytes[row]), formatPercent(s.liveBytes[row], s.live.bytes), formatInt(s.liveObjects[row]), stackText(frames)]);
+        rows.push([String(rank + 1), formatBytes(g.bytes), formatPercent(g.bytes, s.live.bytes), formatInt(g.objects), stackText(g.frames) + (g.stackIds.length > 1 ? ` [${g.stackIds.length} stacks]` : '')]);
       }
     });
     if (!json) io.out(indent(table(['#', 'live', 'share', 'objects', 'stack (leaf first)'], rows, [true, true, true, true, false])) + '\n');

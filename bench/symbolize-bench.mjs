@@ -283,9 +283,17 @@ for (const n of SIZES) {
   writeFileSync(addrFile, addrs.join('\n') + '\n');
   const input = addrs.join('\n') + '\n';
   for (let run = 0; run < RUNS; run++) {
-    const w = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--worker', bin, addrFile], { encoding: 'utf8', maxBuffer: 1 << 28 });
-    if (w.status !== 0) throw new Error(`wasm worker failed: ${w.stderr}`);
-    const wasm = JSON.parse(w.stdout);
+    // Every tool runs twice per round, each time in a fresh process, and the ratios compare the best of
+    // each: on a shared machine one run of any tool can be 30 % off.
+    const worker = () => {
+      const w = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--worker', bin, addrFile], { encoding: 'utf8', maxBuffer: 1 << 28 });
+      if (w.status !== 0) throw new Error(`wasm worker failed: ${w.stderr}`);
+      return JSON.parse(w.stdout);
+    };
+    const coldTotal = (x) => x.instantiateMs + x.loadMs + x.coldMs;
+    const wasmRuns = [worker(), worker()];
+    const wasm = coldTotal(wasmRuns[0]) <= coldTotal(wasmRuns[1]) ? wasmRuns[0] : wasmRuns[1];
+    const wasmOther = wasm === wasmRuns[0] ? wasmRuns[1] : wasmRuns[0];
     const gnu1 = timed('addr2line', ['-a', '-f', '-i', '-C', '-e', bin], input);
     const gnu2 = timed('addr2line', ['-a', '-f', '-i', '-C', '-e', bin], input);
     const llvm1 = timed('llvm-symbolizer-14', [`--obj=${bin}`, '--addresses'], input);
@@ -306,10 +314,12 @@ for (const n of SIZES) {
       matchLlvm: agreement(parseBlocks(llvm1.stdout), ours),
     };
     results.push(r);
-    const wasmCold = wasm.instantiateMs + wasm.loadMs + wasm.coldMs;
+    const wasmCold = coldTotal(wasm);
+    const llvmBest = Math.min(llvm1.ms, llvm2.ms);
+    const gnuBest = Math.min(gnu1.ms, gnu2.ms);
     const mb = (kb) => (kb / 1024).toFixed(0) + ' MiB';
     console.log(`\n${n} unique addresses (run ${run + 1}), ${wasm.frames} frames from WASM`);
-    console.log(`  WASM  instantiate ${wasm.instantiateMs.toFixed(0)} ms, load ${wasm.loadMs.toFixed(0)} ms (image ${(wasm.imageBytes / 2 ** 20).toFixed(1)} MiB), cold lookup ${wasm.coldMs.toFixed(0)} ms → cold total ${wasmCold.toFixed(0)} ms; warm pass ${wasm.warmMs.toFixed(0)} ms`);
+    console.log(`  WASM  instantiate ${wasm.instantiateMs.toFixed(0)} ms, load ${wasm.loadMs.toFixed(0)} ms (image ${(wasm.imageBytes / 2 ** 20).toFixed(1)} MiB), cold lookup ${wasm.coldMs.toFixed(0)} ms → cold total ${wasmCold.toFixed(0)} ms (other process ${coldTotal(wasmOther).toFixed(0)} ms); warm pass ${wasm.warmMs.toFixed(0)} ms`);
     console.log(`        WASM memory ${(wasm.wasmMemAfterLoad / 2 ** 20).toFixed(0)} → ${(wasm.wasmMemAfterCold / 2 ** 20).toFixed(0)} MiB; Node process peak RSS ${mb(wasm.rssAfterColdKb)} through the cold pass (${mb(wasm.maxRssKb)} with both passes' JS results and the text dump)`);
     console.log(`  Symbolizer end to end (maps → frames objects, ${wasm.e2eSymbolized} symbolized): first ${wasm.e2eColdMs.toFixed(0)} ms, same addresses again (session cache) ${wasm.e2eCachedMs.toFixed(0)} ms → ${(wasm.e2eColdMs / wasm.e2eCachedMs).toFixed(1)}×`);
     if (native) {
@@ -317,7 +327,7 @@ for (const n of SIZES) {
     }
     console.log(`  GNU addr2line       ${gnu1.ms.toFixed(0)} ms (second run ${gnu2.ms.toFixed(0)} ms), peak RSS ${mb(gnu1.rssKb)}`);
     console.log(`  llvm-symbolizer-14  ${llvm1.ms.toFixed(0)} ms (second run ${llvm2.ms.toFixed(0)} ms), peak RSS ${mb(llvm1.rssKb)}`);
-    console.log(`  ratios: WASM cold / llvm = ${(wasmCold / llvm1.ms).toFixed(2)}× (target ≤ 1.0), WASM cold / GNU = ${(wasmCold / gnu1.ms).toFixed(2)}×, cold / warm = ${(wasm.coldMs / wasm.warmMs).toFixed(1)}× raw WASM re-lookup, ${(wasm.e2eColdMs / wasm.e2eCachedMs).toFixed(1)}× through the session cache (target ≥ 5), ` +
+    console.log(`  ratios (best of 2 each): WASM cold / llvm = ${(wasmCold / llvmBest).toFixed(2)}× (target ≤ 1.0; first runs only ${(coldTotal(wasmRuns[0]) / llvm1.ms).toFixed(2)}×), WASM cold / GNU = ${(wasmCold / gnuBest).toFixed(2)}×, cold / warm = ${(wasm.coldMs / wasm.warmMs).toFixed(1)}× raw WASM re-lookup, ${(wasm.e2eColdMs / wasm.e2eCachedMs).toFixed(1)}× through the session cache (target ≥ 5), ` +
       `peak WASM memory / debug sections = ${(wasm.wasmMemAfterCold / debugBytes).toFixed(2)}× (target ≤ 2), process RSS / debug = ${((wasm.rssAfterColdKb * 1024) / debugBytes).toFixed(2)}× (llvm ${((llvm1.rssKb * 1024) / debugBytes).toFixed(2)}×)`);
     console.log(`  same file:line per frame (inlined included): vs GNU ${r.matchGnu.toFixed(2)}%, vs llvm ${r.matchLlvm.toFixed(2)}%`);
   }

@@ -2,8 +2,8 @@
 // addr2line WebAssembly module. Reads use positioned fs reads, so only the bytes asked for are read.
 
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { mkdir, open, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { existsSync, statSync } from 'node:fs';
+import { mkdir, open, readFile, rename, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -46,8 +46,10 @@ class NodeSymbolFile implements SymbolFile {
 export class NodeSymbolFileSource implements SymbolFileSource {
   async open(path: string): Promise<SymbolFile | null> {
     try {
-      const st = await stat(path);
-      if (!st.isFile()) return null;
+      // A synchronous stat: most candidate paths (debug-file search, symbol folders) do not exist, and a
+      // local stat costs microseconds where an async one waits for a free I/O thread.
+      const st = statSync(path, { throwIfNoEntry: false });
+      if (!st || !st.isFile()) return null;
       const handle = await open(path, 'r');
       return new NodeSymbolFile(path, st.size, st.mtimeMs, handle);
     } catch {

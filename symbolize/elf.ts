@@ -64,14 +64,26 @@ const MAX_HEADERS = 1 << 16;
 const MAX_SHSTRTAB = 16 << 20;
 const MAX_NOTE = 1 << 16;
 
-async function readExact(file: SymbolFile, offset: bigint, length: number, what: string): Promise<Uint8Array> {
+/** Byte ranges already read (the head and the tail of the file), served without another read. */
+type ReadWindows = { offset: number; bytes: Uint8Array }[];
+
+async function readExact(file: SymbolFile, offset: bigint, length: number, what: string, windows?: ReadWindows): Promise<Uint8Array> {
   if (offset < 0n || offset + BigInt(length) > BigInt(file.size)) {
     throw new ElfError(`${what} lies outside the file (offset ${offset}, ${length} bytes, file ${file.size} bytes)`);
   }
-  const data = await file.read(Number(offset), length);
+  const o = Number(offset);
+  for (const w of windows ?? []) {
+    if (o >= w.offset && o + length <= w.offset + w.bytes.length) return w.bytes.subarray(o - w.offset, o - w.offset + length);
+  }
+  const data = await file.read(o, length);
   if (data.length < length) throw new ElfError(`${what}: short read`);
   return data;
 }
+
+/** What readElfInfo reads in one go at the start of the file (ELF header, program headers, usually the
+ *  build-id note) and before the section headers at its end (.shstrtab and .gnu_debuglink usually sit there). */
+const HEAD_BYTES = 4096;
+const TAIL_BYTES = 4096;
 
 class Fields {
   private readonly view: DataView;
@@ -105,7 +117,11 @@ function cString(bytes: Uint8Array, start: number): string {
 
 export async function readElfInfo(file: SymbolFile): Promise<ElfInfo> {
   if (file.size < 52) throw new ElfError('file too small for an ELF header');
-  const ident = await readExact(file, 0n, 16, 'ELF identification');
+  // Few, larger reads: a job maps dozens of files, each read is a round trip to the I/O threads.
+  const windows: ReadWindows = [];
+  const head = await file.read(0, Math.min(file.size, HEAD_BYTES));
+  windows.push({ offset: 0, bytes: head });
+  const ident = await readExact(file, 0n, 16, 'ELF identification', windows);
   if (ident[0] !== 0x7f || ident[1] !== 0x45 || ident[2] !== 0x4c || ident[3] !== 0x46) {
     throw new ElfError('not an ELF file (bad magic)');
   }
@@ -117,7 +133,7 @@ export async function readElfInfo(file: SymbolFile): Promise<ElfInfo> {
   const le = data === 1;
   const ehsize = is64 ? 64 : 52;
   if (file.size < ehsize) throw new ElfError('file too small for an ELF header');
-  const eh = new Fields(await readExact(file, 0n, ehsize, 'ELF header'), le);
+  const eh = new Fields(await readExact(file, 0n, ehsize, 'ELF header', windows), le);
   const type = eh.u16(16);
   const machine = eh.u16(18);
   const phoff = eh.addr(is64 ? 32 : 28, is64);
@@ -132,7 +148,7 @@ export async function readElfInfo(file: SymbolFile): Promise<ElfInfo> {
   if (phnum > 0 && phoff !== 0n) {
     const want = is64 ? 56 : 32;
     if (phentsize < want) throw new ElfError(`bad program header size ${phentsize}`);
-    const raw = await readExact(file, phoff, phentsize * phnum, 'program headers');
+    const raw = await readExact(file, phoff, phentsize * phnum, 'program headers', windows);
     const f = new Fields(raw, le);
     for (let i = 0; i < phnum; i++) {
       const o = i * phentsize;
@@ -171,7 +187,14 @@ export async function readElfInfo(file: SymbolFile): Promise<ElfInfo> {
       if (shstrndx === 0xffff) shstrndx = f0.u32(is64 ? 40 : 24);
     }
     if (shnum > MAX_HEADERS) throw new ElfError(`implausible section count ${shnum}`);
-    const raw = await readExact(file, shoff, shentsize * shnum, 'section headers');
+    const shEnd = shoff + BigInt(shentsize * shnum);
+    if (shoff >= 0n && shEnd <= BigInt(file.size)) {
+      // The section headers plus what precedes them, in one read.
+      const from = Math.max(0, Number(shoff) - TAIL_BYTES);
+      const tail = await file.read(from, Number(shEnd) - from);
+      if (tail.length === Number(shEnd) - from) windows.push({ offset: from, bytes: tail });
+    }
+    const raw = await readExact(file, shoff, shentsize * shnum, 'section headers', windows);
     const f = new Fields(raw, le);
     for (let i = 0; i < shnum; i++) {
       const o = i * shentsize;
@@ -208,7 +231,7 @@ export async function readElfInfo(file: SymbolFile): Promise<ElfInfo> {
     const strtab = sections[shstrndx];
     if (strtab && strtab.type !== SHT_NOBITS && strtab.size > 0n) {
       if (strtab.size > BigInt(MAX_SHSTRTAB)) throw new ElfError('implausible section name table size');
-      const names = await readExact(file, strtab.offset, Number(strtab.size), 'section name table');
+      const names = await readExact(file, strtab.offset, Number(strtab.size), 'section name table', windows);
       for (let i = 0; i < sections.length; i++) sections[i].name = cString(names, sections[i].nameOffset);
     }
   }
@@ -216,14 +239,14 @@ export async function readElfInfo(file: SymbolFile): Promise<ElfInfo> {
   let buildId: string | null = null;
   for (const s of sections) {
     if (s.type !== SHT_NOTE || s.name !== '.note.gnu.build-id' || s.size > BigInt(MAX_NOTE)) continue;
-    buildId = parseBuildIdNote(await readExact(file, s.offset, Number(s.size), 'build-id note'), le);
+    buildId = parseBuildIdNote(await readExact(file, s.offset, Number(s.size), 'build-id note', windows), le);
   }
   if (buildId === null) {
     // Section headers can be stripped; PT_NOTE segments still carry the note.
     for (const p of programHeaders) {
       if (p.type !== 4 || p.filesz > BigInt(MAX_NOTE) || p.filesz === 0n) continue;
       if (p.offset + p.filesz > BigInt(file.size)) continue;
-      buildId = parseBuildIdNote(await readExact(file, p.offset, Number(p.filesz), 'note segment'), le);
+      buildId = parseBuildIdNote(await readExact(file, p.offset, Number(p.filesz), 'note segment', windows), le);
       if (buildId) break;
     }
   }
@@ -231,7 +254,7 @@ export async function readElfInfo(file: SymbolFile): Promise<ElfInfo> {
   let debugLink: ElfInfo['debugLink'] = null;
   const dl = sections.find((s) => s.name === '.gnu_debuglink' && s.type !== SHT_NOBITS);
   if (dl && dl.size >= 8n && dl.size <= 4096n) {
-    const raw = await readExact(file, dl.offset, Number(dl.size), '.gnu_debuglink');
+    const raw = await readExact(file, dl.offset, Number(dl.size), '.gnu_debuglink', windows);
     const name = cString(raw, 0);
     // The CRC follows the NUL-terminated name, padded to 4 bytes.
     const crcOff = (name.length + 1 + 3) & ~3;
@@ -321,6 +344,11 @@ const ELFCOMPRESS_ZLIB = 1;
  * DecompressionStream.
  */
 export type InflateFn = (zlibData: Uint8Array, size: number) => Promise<Uint8Array | null>;
+
+/** Whether the image would carry SHF_COMPRESSED sections (what `inflateSections` works on). */
+export function hasCompressedSections(info: ElfInfo): boolean {
+  return info.sections.some((s, i) => i > 0 && s.type !== SHT_NOBITS && (s.flags & SHF_COMPRESSED) !== 0n && isNeededSection(s.name));
+}
 
 /**
  * Inflates the kept SHF_COMPRESSED (zlib) sections on the host, all at once: section index → inflated bytes.

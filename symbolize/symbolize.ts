@@ -4,7 +4,7 @@
 
 import type { ProcessSeries } from '../analysis/model.js';
 import { findMapping, isFileMapping, type MapsEntry } from '../parsers/proc-maps.js';
-import { ElfError, planCompactImage, type InflateFn } from './elf.js';
+import { ElfError, hasCompressedSections, inflateSections, planCompactImage, type InflateFn } from './elf.js';
 import { baseName, type SymbolFileSource } from './files.js';
 import { locateModule, pcToVaddr, type BinaryCheck, type LocatedModule, type SearchOptions } from './locate.js';
 import { findPerfSymbol, type PerfMap } from './perf-map.js';
@@ -118,11 +118,14 @@ interface ModuleState {
   /** the located files are still open (they are closed once the module's lookups are done, and reopened
    *  by path if it has to be loaded again: a job can map thousands of files) */
   filesOpen: boolean;
+  /** compressed debug sections inflated ahead of the load (see run), dropped once loaded */
+  inflated?: Promise<Map<number, Uint8Array>> | null;
 }
 
 const DEFAULT_OWN_INSTANCE = 256 << 20;
-/** Modules located ahead of the lookups (see run) */
-const LOCATE_AHEAD = 8;
+/** Modules located ahead of the lookups (see run): at most this many ahead, this many at a time */
+const LOCATE_AHEAD = 32;
+const LOCATE_PARALLEL = 8;
 const DEFAULT_MAX_IMAGE = 1536 << 20;
 
 /**
@@ -210,7 +213,9 @@ export class Symbolizer {
       const ownLimit = this.opts.ownInstanceBytes ?? DEFAULT_OWN_INSTANCE;
       const own = planCompactImage(src.info).size > ownLimit;
       const instance = own ? await Addr2lineInstance.create(this.opts.wasm) : await this.instance();
-      const handle = await instance.load(file, src.info, maxImage, this.opts.inflate);
+      const pre = state.filesOpen && state.inflated ? await state.inflated.catch(() => undefined) : undefined;
+      state.inflated = null;
+      const handle = await instance.load(file, src.info, maxImage, this.opts.inflate, pre);
       const loaded = { instance, handle, own };
       this.loaded.set(identity, loaded);
       return loaded;
@@ -220,10 +225,15 @@ export class Symbolizer {
   }
 
   private async closeFiles(state: ModuleState): Promise<void> {
-    if (!state.filesOpen || !state.located) return;
+    // Marked closed at once (callers need not wait); an inflate started ahead but never loaded (the lookup
+    // failed or was answered from the cache) is dropped after its reads finish, then the files close.
+    const pending = state.inflated;
+    state.inflated = null;
+    const located = state.filesOpen ? state.located : null;
     state.filesOpen = false;
-    await state.located.binary.file.close().catch(() => undefined);
-    if (state.located.debug) await state.located.debug.file.close().catch(() => undefined);
+    if (pending) await pending.catch(() => undefined);
+    if (!located) return;
+    await Promise.all([located.binary.file.close(), located.debug?.file.close()].map((p) => p?.catch(() => undefined)));
   }
 
   private async resultsFor(identity: string): Promise<Map<string, RawFrame[]>> {
@@ -342,20 +352,42 @@ export class Symbolizer {
 
     let done = 0;
     const total = byModule.size;
-    // Modules are located (ELF headers read, debug files searched, cached results loaded) a few ahead of the
-    // one being looked up, so their file reads overlap instead of running one after another. Bounded: a job
-    // can map thousands of files, and located files stay open until their lookups are done.
+    // Modules are located (ELF headers read, debug files searched, cached results loaded) ahead of the one
+    // being looked up, several at a time, so their file reads overlap instead of running one after another.
+    // Bounded: a job can map thousands of files, and located files stay open until their lookups are done.
     const paths = [...byModule.keys()];
     const entriesOf = (path: string): MapsEntry[] => maps.filter((e) => e.path === path);
-    const prefetch = (i: number): void => {
-      if (i >= paths.length) return;
-      this.moduleState(paths[i], entriesOf(paths[i]))
-        .then((st) => (st.identity && this.results.get(st.identity) === undefined ? this.resultsFor(st.identity) : undefined))
-        .catch(() => undefined);
+    const locateAhead = async (i: number): Promise<void> => {
+      const st = await this.moduleState(paths[i], entriesOf(paths[i]));
+      if (!st.identity || this.results.has(st.identity) || this.loaded.has(st.identity)) return;
+      const cached = await this.resultsFor(st.identity);
+      // Nothing cached for a module with compressed debug sections (Debian's /usr/lib/debug files): start
+      // inflating them now, on the host's I/O threads, while the modules before it are looked up.
+      const src = st.located ? st.located.debug ?? st.located.binary : null;
+      const inflate = this.opts.inflate;
+      if (cached.size === 0 && src && inflate && st.filesOpen && st.inflated === undefined && hasCompressedSections(src.info)) {
+        st.inflated = inflateSections(src.file, src.info, inflate, this.opts.maxImageBytes ?? DEFAULT_MAX_IMAGE);
+      }
     };
-    for (let i = 0; i < Math.min(LOCATE_AHEAD, paths.length); i++) prefetch(i);
+    let cursor = 0;
+    let started = 0;
+    let inFlight = 0;
+    const pump = (): void => {
+      while (inFlight < LOCATE_PARALLEL && started < paths.length && started < cursor + LOCATE_AHEAD) {
+        inFlight++;
+        locateAhead(started++)
+          .catch(() => undefined) // the loop below asks again and reports
+          .finally(() => {
+            inFlight--;
+            pump();
+          });
+      }
+    };
+    pump();
+    const closing: Promise<void>[] = [];
     for (const [index, [path, wants]] of [...byModule].entries()) {
-      prefetch(index + LOCATE_AHEAD);
+      cursor = index;
+      pump();
       options.onProgress?.(done, total, path);
       const entries = entriesOf(path);
       const state = await this.moduleState(path, entries);
@@ -385,7 +417,8 @@ export class Symbolizer {
           if (!(e instanceof ElfError || e instanceof WasmTrapError)) throw e;
         }
       }
-      await this.closeFiles(state);
+      // Closing needs no waiting here (a round trip to the I/O threads per file); run() waits for all at the end.
+      closing.push(this.closeFiles(state));
       wants.forEach((w, i) => {
         const offset = w.pc - w.entry.start + w.entry.offset;
         const base: SymbolizedAddress = {
@@ -409,6 +442,7 @@ export class Symbolizer {
       done++;
     }
     options.onProgress?.(done, total, '');
+    await Promise.all(closing);
     await this.flush();
     return table;
   }

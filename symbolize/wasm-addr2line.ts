@@ -149,14 +149,25 @@ export class Addr2lineInstance {
    * Callers must not run other calls on this instance until it resolves: the memory view is re-taken after
    * every read, but a concurrent call could grow memory in between.
    */
-  async load(file: SymbolFile, info: ElfInfo, maxImageBytes: number, inflate?: InflateFn): Promise<number> {
+  async load(
+    file: SymbolFile,
+    info: ElfInfo,
+    maxImageBytes: number,
+    inflate?: InflateFn,
+    preInflated?: ReadonlyMap<number, Uint8Array>,
+  ): Promise<number> {
     // Compressed debug sections are inflated by the host when it can (a native zlib, in parallel), and
-    // written plain into the image; the module inflates only what the host left.
-    const inflated = inflate ? await inflateSections(file, info, inflate, maxImageBytes) : undefined;
+    // written plain into the image; the module inflates only what the host left. `preInflated`: the caller
+    // already did that (inflateSections), for example while other modules were being looked up.
+    const inflated = preInflated ?? (inflate ? await inflateSections(file, info, inflate, maxImageBytes) : undefined);
     const layout = planCompactImage(info, inflated);
     if (layout.size > maxImageBytes) {
       throw new ElfError(`debug and symbol sections of ${file.path} need ${layout.size} bytes, over the ${maxImageBytes} limit`);
     }
+    // The heap reserve for loading (see below) and the image come from one memory grow: V8 may answer each
+    // grow with GC work.
+    const loadReserve = Math.max(layout.size * RESERVE_SHARE, Math.min(LOAD_RESERVE_CAP, layout.size * LOAD_RESERVE_SHARE));
+    this.reserve(layout.size + loadReserve);
     const ptr = this.call(() => this.x.a2l_alloc(layout.size)) >>> 0;
     if (ptr === 0) throw new WasmTrapError(`cannot allocate ${layout.size} bytes in WASM memory`);
     let owned = true;
@@ -206,12 +217,11 @@ export class Addr2lineInstance {
       // growing memory 64 KiB at a time for them was half the load time. Whatever a2l_load used of it is
       // given back as headroom for the lookups afterwards.
       const before = this.memoryBytes;
-      this.reserve(Math.max(layout.size * RESERVE_SHARE, Math.min(LOAD_RESERVE_CAP, layout.size * LOAD_RESERVE_SHARE)));
-      const reserved = this.memoryBytes - before;
+      this.reserve(loadReserve); // no-op in memory when the reserve above is still free
       owned = false; // a2l_load takes ownership, also on failure
       const handle = this.call(() => this.x.a2l_load(ptr, layout.size)) >>> 0;
       if (handle === 0) throw new ElfError(`${file.path}: ${this.lastError()}`);
-      const grew = this.memoryBytes - before - reserved;
+      const grew = this.memoryBytes - before;
       if (grew > 0) this.reserve(Math.max(grew, MIN_RESERVE));
       return handle;
     } finally {

@@ -15,7 +15,9 @@ export RUSTC=/usr/bin/rustc
 CARGO=/usr/bin/cargo
 # Own target folder: cargo does not notice that a registry crate changed (our patch), so artifacts from a plain
 # `cargo build` (unpatched) must never be reused.
-export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$here/target/build-sh}"
+# The patch's hash is part of the default folder, so a changed patch never meets artifacts of the old one.
+patch_hash="$(sha256sum "$here/addr2line-0.19-heaplens.patch" | cut -c1-12)"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$here/target/build-sh-$patch_hash}"
 export CARGO_HOME="$CARGO_TARGET_DIR/cargo-home"
 # addr2line 0.19 with our fix for DWARF 5 DW_AT_call_file = 0 (README.md). The crates come from a scratch
 # copy of Debian's registry folder (symlinks, plus the patched addr2line) used as the same directory source,

@@ -468,10 +468,10 @@ pub extern "C" fn a2l_lookup(handle: u32, addrs: *const u64, n: usize, flags: u3
             }
         }
         if use_symtab {
-            let sym = find_symbol(&m.symbols, addr);
+            // The symbol is searched only when it is used: most frames have a DWARF linkage name.
             let dwarf_outer_plain = frames.len() > first && !outer_name_is_linkage;
             if frames.len() == first {
-                if let Some(s) = sym {
+                if let Some(s) = find_symbol(&m.symbols, addr) {
                     let name = demangled_name(unsafe { &mut *cache }, s.name, None, demangle);
                     let func = interner.id(name);
                     frames.push(OutFrame { func, file: NONE, line: 0, column: 0, source: SOURCE_SYMTAB });
@@ -482,7 +482,7 @@ pub extern "C" fn a2l_lookup(handle: u32, addrs: *const u64, n: usize, flags: u3
                     // ("__introsort_loop<…>"); the symbol's demangled name is the full one, as GNU
                     // addr2line prints it. Keep the DWARF name when the symbol does not demangle, and for
                     // unmangled (C) symbols, whose DWARF name is already complete.
-                    if let Some(s) = sym {
+                    if let Some(s) = find_symbol(&m.symbols, addr) {
                         if s.name.starts_with(b"_Z") || s.name.starts_with(b"_R") {
                             let name = demangled_name(unsafe { &mut *cache }, s.name, None, demangle);
                             if !demangle || !(name.starts_with("_Z") || name.starts_with("_R")) {
@@ -496,7 +496,7 @@ pub extern "C" fn a2l_lookup(handle: u32, addrs: *const u64, n: usize, flags: u3
                     // The line table claims the address, so the nearest preceding symbol is the function even
                     // past its recorded size (alignment padding inside the CU), as GNU addr2line names it.
                     let nearest = m.symbols[..m.symbols.partition_point(|s| s.start <= addr)].last();
-                    if let Some(s) = sym.or(nearest) {
+                    if let Some(s) = find_symbol(&m.symbols, addr).or(nearest) {
                         let name = demangled_name(unsafe { &mut *cache }, s.name, None, demangle);
                         last.func = interner.id(name);
                         last.source = SOURCE_DWARF_LINE_SYMTAB_NAME;

@@ -127,6 +127,7 @@ export function symbolDescriber(inner: StackDescriber, proc: ProcessSeries): Sta
         if (!s || s.frames.length === 0) return s?.binary === 'mismatch' ? { ...f, binary: s.binary } : f;
         const outer = s.frames[s.frames.length - 1];
         const out: FrameOut = { ...f, function: outer.function, file: outer.file, line: outer.line };
+        if (s.python) out.kind = 'python';
         if (s.frames.length > 1) out.inlined = s.frames.map((x) => ({ function: x.function, file: x.file, line: x.line }));
         if (s.binary) out.binary = s.binary;
         return out;

@@ -286,7 +286,9 @@ describe('perf maps and Python frames', () => {
     const table = await sym.symbolizeProcess(proc, { perfMaps: [other, perf] });
     expect(table.leaf[0]).toBeUndefined();
     expect(table.caller[0]).toBeUndefined();
-    expect(table.caller[1]?.frames).toEqual([{ function: 'py::compute:/app/x.py', file: null, line: null }]);
+    // a CPython -X perf trampoline is a Python frame: qualname and file from its name
+    expect(table.caller[1]?.frames).toEqual([{ function: 'compute', file: '/app/x.py', line: null }]);
+    expect(table.caller[1]?.python).toBe(true);
     expect(table.caller[1]?.module).toBe('perf-4242.map');
     expect(table.caller[2]?.status).toBe('unresolved');
     expect(opened).toBe(0);

@@ -8,6 +8,7 @@ import { ElfError, hasCompressedSections, inflateSections, planCompactImage, typ
 import { baseName, type SymbolFileSource } from './files.js';
 import { locateModule, pcToVaddr, type BinaryCheck, type LocatedModule, type SearchOptions } from './locate.js';
 import { findPerfSymbol, type PerfMap } from './perf-map.js';
+import { parsePythonPerfName } from '../parsers/perf-map.js';
 import { Addr2lineInstance, WasmTrapError, type CompiledWasm, type RawFrame } from './wasm-addr2line.js';
 
 export interface SymbolFrame {
@@ -32,6 +33,8 @@ export interface SymbolizedAddress {
   status: SymbolStatus;
   /** how sure we are the file we read is the one that was mapped; null when no file was read */
   binary: BinaryCheck | null;
+  /** a CPython -X perf trampoline (`py::qualname:file` in a perf map): the frame is a Python function */
+  python?: boolean;
 }
 
 export interface ModuleReport {
@@ -459,6 +462,11 @@ export class Symbolizer {
     for (const m of perfMaps) {
       const sym = findPerfSymbol(m, probe);
       if (sym) {
+        const py = parsePythonPerfName(sym.name);
+        if (py) {
+          // Python 3.12's perf trampolines name the Python function run by that eval call (no line).
+          return { address: hex, module: baseName(m.path), modulePath: m.path, moduleOffset: null, frames: [{ function: py.function, file: py.file, line: null }], status: 'symbol-only', binary: null, python: true };
+        }
         return {
           address: hex,
           module: baseName(m.path),

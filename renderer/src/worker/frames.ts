@@ -146,7 +146,7 @@ export class FrameTable {
       out = sym.frames.map((f, i) => {
         const fn = f.function ?? `${loc.module ?? '?'}+${loc.offset ?? hex}`;
         return {
-          info: { label: fn, function: fn, file: f.file, line: f.line, module: loc.module, modulePath: loc.modulePath, offset: loc.offset, address: hex, inlined: i < last, kind: loc.kind, unverified },
+          info: { label: fn, function: fn, file: f.file, line: f.line, module: loc.module, modulePath: loc.modulePath, offset: loc.offset, address: hex, inlined: i < last, kind: sym.python ? 'python' : loc.kind, unverified },
           treeDescriptor: `f|${loc.modulePath ?? ''}|${fn}|${f.file ?? ''}`,
         };
       });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadJob } from './load-job.js';
-import { rankGrowth, stackSeries } from './growth.js';
+import { leastSquaresSlope, rankGrowth, stackSeries } from './growth.js';
 import { fixtureFiles } from '../tools/fixtures.js';
 
 describe('rankGrowth', () => {
@@ -37,5 +37,14 @@ describe('rankGrowth', () => {
     const leak = rankGrowth(exact)[0].stackId;
     const [row] = stackSeries(exact, [leak]);
     expect([...row.slice(0, 20)]).toEqual([...Array(20).keys()].map((k) => (k + 1) * 49152));
+  });
+});
+
+describe('leastSquaresSlope', () => {
+  it('is the slope of the least-squares line, computed by hand', () => {
+    // y = 3x + 1 exactly; and by hand: x 0..3, y 1,3,2,6: Σxy = 25, Σy = 12 → (4·25 − 6·12)/(4·14 − 6²) = 28/20
+    expect(leastSquaresSlope([1, 4, 7, 10])).toBeCloseTo(3, 12);
+    expect(leastSquaresSlope([1, 3, 2, 6])).toBeCloseTo(1.4, 12);
+    expect(leastSquaresSlope([5])).toBe(0);
   });
 });

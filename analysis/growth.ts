@@ -78,6 +78,21 @@ export function rankGrowth(proc: ProcessSeries, options: GrowthOptions = {}): St
   return out;
 }
 
+/** Least-squares slope of `values` over their index (0 for fewer than two values). */
+export function leastSquaresSlope(values: ArrayLike<number>): number {
+  const n = values.length;
+  if (n < 2) return 0;
+  let sy = 0;
+  let sxy = 0;
+  for (let i = 0; i < n; i++) {
+    sy += values[i];
+    sxy += i * values[i];
+  }
+  const sx = (n * (n - 1)) / 2;
+  const sxx = ((n - 1) * n * (2 * n - 1)) / 6;
+  return (n * sxy - sx * sy) / (n * sxx - sx * sx);
+}
+
 /** Live bytes of the given stacks at every snapshot (rows follow `stackIds`), for stacked-area charts. */
 export function stackSeries(proc: ProcessSeries, stackIds: readonly number[]): Float64Array[] {
   const rows = stackIds.map(() => new Float64Array(proc.snapshots.length));

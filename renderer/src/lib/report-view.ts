@@ -6,23 +6,8 @@
 import type { ReportData, ReportFrame, ReportProcess, ReportStack } from '../../../report/data.ts';
 import type { StackTarget } from '../../../session/schema.ts';
 import type { FlameData, FrameInfo, FrameKind, FunctionRow, GrowthResult, JobSummary, ProcessSummary, StackDetail, StackRow, StackSeries, WarningSummary } from './protocol.ts';
+import { leastSquaresSlope } from '../../../analysis/growth.ts';
 
-function slope(values: number[]): number {
-  const n = values.length;
-  if (n < 2) return 0;
-  let sx = 0;
-  let sy = 0;
-  let sxx = 0;
-  let sxy = 0;
-  for (let i = 0; i < n; i++) {
-    sx += i;
-    sy += values[i];
-    sxx += i * i;
-    sxy += i * values[i];
-  }
-  const d = n * sxx - sx * sx;
-  return d === 0 ? 0 : (n * sxy - sx * sy) / d;
-}
 
 export function reportSummary(data: ReportData): JobSummary {
   const processes: ProcessSummary[] = data.processes.map((p, index) => {
@@ -36,7 +21,7 @@ export function reportSummary(data: ReportData): JobSummary {
       lastLiveBytes: live[live.length - 1] ?? 0,
       firstLiveBytes: live[0] ?? 0,
       maxLiveBytes: live.reduce((a, b) => Math.max(a, b), 0),
-      slopeBytesPerSnapshot: slope(live),
+      slopeBytesPerSnapshot: leastSquaresSlope(live),
       endedWithoutFinalDump: p.endedWithoutFinalDump,
       stackCount: p.stackCount,
       hasPythonFrames: p.frames.some((f) => f.kind === 'python'),

@@ -4,7 +4,7 @@
 import { classifyFiles, groupProcesses, loadJob } from '../../../analysis/load-job.ts';
 import { withPrefetch } from './prefetch.ts';
 import { diffSnapshots } from '../../../analysis/diff.ts';
-import { rankGrowth } from '../../../analysis/growth.ts';
+import { leastSquaresSlope, rankGrowth } from '../../../analysis/growth.ts';
 import { buildCallTree } from '../../../analysis/call-tree.ts';
 import type { Job, ProcessSeries } from '../../../analysis/model.ts';
 import type { InputFile } from '../../../parsers/input-file.ts';
@@ -186,22 +186,6 @@ function growthInfo(i: number): Map<number, { score: number; slope: number; grow
   return g;
 }
 
-function slope(values: number[]): number {
-  const n = values.length;
-  if (n < 2) return 0;
-  let sx = 0;
-  let sy = 0;
-  let sxx = 0;
-  let sxy = 0;
-  for (let i = 0; i < n; i++) {
-    sx += i;
-    sy += values[i];
-    sxx += i * i;
-    sxy += i * values[i];
-  }
-  const d = n * sxx - sx * sx;
-  return d === 0 ? 0 : (n * sxy - sx * sy) / d;
-}
 
 function warningKind(message: string): WarningSummary['kind'] {
   if (/truncat|ended early|incomplete/i.test(message)) return 'truncated';
@@ -232,7 +216,7 @@ function summarize(j: Job, loadMs: number, bytesTotal: number, waitMs: number): 
       lastLiveBytes: live[live.length - 1] ?? 0,
       firstLiveBytes: live[0] ?? 0,
       maxLiveBytes: live.reduce((a, b) => Math.max(a, b), 0),
-      slopeBytesPerSnapshot: slope(live),
+      slopeBytesPerSnapshot: leastSquaresSlope(live),
       endedWithoutFinalDump: p.endedWithoutFinalDump,
       stackCount: p.stacks.count,
       hasPythonFrames: table.hasPython,

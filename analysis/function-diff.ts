@@ -19,6 +19,38 @@ export interface FunctionOptions {
   hideAllocator: boolean;
 }
 
+/** The six per-function numbers, whatever else a view's row carries (label, kind, …). */
+export type SelfTotal = Omit<FunctionDelta, 'key'>;
+
+/**
+ * Adds one stack (keys leaf first) to per-function rows: its bytes are the self of the leaf's row and
+ * count once in the total of every function in it, however often recursion repeats it. Deltas are
+ * filled in by `finishFunctionRows`. `seen` is scratch space, reused across calls.
+ */
+export function addStackToFunctions<K, R extends SelfTotal>(keys: ArrayLike<K> & Iterable<K>, baseBytes: number, targetBytes: number, rowOf: (key: K) => R, seen: Set<R>): void {
+  if (keys.length === 0) return;
+  const leaf = rowOf(keys[0]);
+  leaf.selfBase += baseBytes;
+  leaf.selfTarget += targetBytes;
+  seen.clear();
+  for (const k of keys) {
+    const r = rowOf(k);
+    if (seen.has(r)) continue;
+    seen.add(r);
+    r.totalBase += baseBytes;
+    r.totalTarget += targetBytes;
+  }
+}
+
+/** Sets each row's deltas from its base and target. */
+export function finishFunctionRows<R extends SelfTotal>(rows: R[]): R[] {
+  for (const r of rows) {
+    r.selfDelta = r.selfTarget - r.selfBase;
+    r.totalDelta = r.totalTarget - r.totalBase;
+  }
+  return rows;
+}
+
 export function functionDeltas(
   stacks: StackTable,
   deltas: readonly StackDelta[],
@@ -34,25 +66,13 @@ export function functionDeltas(
     }
     return r;
   };
-  const seen = new Set<string>();
+  const seen = new Set<FunctionDelta>();
   for (const d of deltas) {
     const from = stacks.offsets[d.stackId] + (options.hideAllocator ? stacks.allocatorDepth[d.stackId] : 0);
     const to = stacks.offsets[d.stackId + 1];
-    const leafKey = from < to ? keyOf(stacks.frames[from]) : '(no frames)';
-    const self = row(leafKey);
-    self.selfBase += d.baseBytes;
-    self.selfTarget += d.targetBytes;
-    self.selfDelta += d.deltaBytes;
-    // Total counts a stack once per function, however often recursion repeats it.
-    seen.clear();
-    if (from >= to) seen.add(leafKey);
-    for (let k = from; k < to; k++) seen.add(keyOf(stacks.frames[k]));
-    for (const key of seen) {
-      const r = row(key);
-      r.totalBase += d.baseBytes;
-      r.totalTarget += d.targetBytes;
-      r.totalDelta += d.deltaBytes;
-    }
+    const keys: string[] = [];
+    for (let k = from; k < to; k++) keys.push(keyOf(stacks.frames[k]));
+    addStackToFunctions(keys.length > 0 ? keys : ['(no frames)'], d.baseBytes, d.targetBytes, row, seen);
   }
-  return [...rows.values()].sort((a, b) => b.totalDelta - a.totalDelta || (a.key < b.key ? -1 : 1));
+  return finishFunctionRows([...rows.values()]).sort((a, b) => b.totalDelta - a.totalDelta || (a.key < b.key ? -1 : 1));
 }

@@ -1,6 +1,7 @@
 import type { Session, StackTarget } from '../../../session/schema.ts';
 import type { SanitizeOptions, SanitizePreview } from '../../../report/build-report.ts';
 import type { ReportData } from '../../../report/data.ts';
+import type { SelfTotal } from '../../../analysis/function-diff.ts';
 
 // Messages between the UI thread and the analysis worker. Everything heavy (reading, parsing, diffing,
 // growth ranking, tree building) happens in the worker; the UI receives small summaries and typed arrays.
@@ -126,16 +127,10 @@ export interface StackRow {
   growingFraction: number;
 }
 
-export interface FunctionRow {
+export interface FunctionRow extends SelfTotal {
   key: number;
   label: string;
   kind: FrameKind;
-  selfBase: number;
-  selfTarget: number;
-  selfDelta: number;
-  totalBase: number;
-  totalTarget: number;
-  totalDelta: number;
 }
 
 export interface GrowthResult {

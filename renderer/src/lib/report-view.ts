@@ -7,6 +7,7 @@ import type { ReportData, ReportFrame, ReportProcess, ReportStack } from '../../
 import type { StackTarget } from '../../../session/schema.ts';
 import type { FlameData, FrameInfo, FrameKind, FunctionRow, GrowthResult, JobSummary, ProcessSummary, StackDetail, StackRow, StackSeries, WarningSummary } from './protocol.ts';
 import { leastSquaresSlope } from '../../../analysis/growth.ts';
+import { addStackToFunctions, finishFunctionRows } from '../../../analysis/function-diff.ts';
 
 
 export function reportSummary(data: ReportData): JobSummary {
@@ -113,29 +114,15 @@ export function reportGrowth(data: ReportData, procIndex: number): GrowthResult 
     }
     return r;
   };
+  const seen = new Set<FunctionRow>();
   let baseTotal = p.other.baseBytes;
   let targetTotal = p.other.targetBytes;
   for (const s of p.stacks) {
     baseTotal += s.baseBytes;
     targetTotal += s.targetBytes;
-    if (s.frames.length === 0) continue;
-    const leaf = fnRow(s.frames[0]);
-    leaf.selfBase += s.baseBytes;
-    leaf.selfTarget += s.targetBytes;
-    const seen = new Set<FunctionRow>();
-    for (const k of s.frames) {
-      const r = fnRow(k);
-      if (seen.has(r)) continue;
-      seen.add(r);
-      r.totalBase += s.baseBytes;
-      r.totalTarget += s.targetBytes;
-    }
+    addStackToFunctions(s.frames, s.baseBytes, s.targetBytes, fnRow, seen);
   }
-  const functions = [...fns.values()];
-  for (const r of functions) {
-    r.selfDelta = r.selfTarget - r.selfBase;
-    r.totalDelta = r.totalTarget - r.totalBase;
-  }
+  const functions = finishFunctionRows([...fns.values()]);
   functions.sort((a, b) => b.totalDelta - a.totalDelta);
   return { proc: procIndex, pid: p.pid, base: p.base, target: p.target, stacks, stackCount: stacks.length, functions, baseTotal, targetTotal };
 }

@@ -5,6 +5,7 @@ import { classifyFiles, groupProcesses, loadJob } from '../../../analysis/load-j
 import { withPrefetch } from './prefetch.ts';
 import { diffSnapshots } from '../../../analysis/diff.ts';
 import { leastSquaresSlope, rankGrowth } from '../../../analysis/growth.ts';
+import { addStackToFunctions, finishFunctionRows } from '../../../analysis/function-diff.ts';
 import { buildCallTree } from '../../../analysis/call-tree.ts';
 import type { Job, ProcessSeries } from '../../../analysis/model.ts';
 import type { InputFile } from '../../../parsers/input-file.ts';
@@ -327,30 +328,15 @@ function growth(i: number, base: number, target: number, view: ViewOptions, limi
     }
     return r;
   };
+  const seen = new Set<FunctionRow>();
   let baseTotal = 0;
   let targetTotal = 0;
   for (const d of deltas) {
     baseTotal += d.baseBytes;
     targetTotal += d.targetBytes;
-    const keys = stackKeys(p, table, d.stackId, view);
-    if (keys.length === 0) continue;
-    const leaf = row(keys[0]);
-    leaf.selfBase += d.baseBytes;
-    leaf.selfTarget += d.targetBytes;
-    const seen = new Set<number>();
-    for (const k of keys) {
-      if (seen.has(k)) continue;
-      seen.add(k);
-      const r = row(k);
-      r.totalBase += d.baseBytes;
-      r.totalTarget += d.targetBytes;
-    }
+    addStackToFunctions(stackKeys(p, table, d.stackId, view), d.baseBytes, d.targetBytes, row, seen);
   }
-  const functions = [...fn.values()];
-  for (const r of functions) {
-    r.selfDelta = r.selfTarget - r.selfBase;
-    r.totalDelta = r.totalTarget - r.totalBase;
-  }
+  const functions = finishFunctionRows([...fn.values()]);
   functions.sort((a, b) => b.totalDelta - a.totalDelta);
   return { proc: i, pid: p.pid, base, target, stacks, stackCount: rows.length, functions: functions.slice(0, limit), baseTotal, targetTotal };
 }

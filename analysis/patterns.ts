@@ -26,6 +26,8 @@ export const MIN_LATE_POINTS = 3;
 const MAX_CHUNK_CELLS = 1 << 22;
 
 export interface SeriesVerdict {
+  /** the stack the series belongs to (−1 for a series of something else, e.g. a total) */
+  stackId: number;
   pattern: GrowthPattern;
   /** why the pattern is unknown, or a caveat; null otherwise */
   note: string | null;
@@ -79,9 +81,10 @@ const rangeOf = (y: ArrayLike<number>, from: number, to: number): { lo: number; 
 };
 
 /** Classifies one series. */
-export function classifySeries({ y, v, t }: SeriesInput): SeriesVerdict {
+export function classifySeries({ y, v, t }: SeriesInput, stackId = -1): SeriesVerdict {
   const n = y.length;
   const base: SeriesVerdict = {
+    stackId,
     pattern: 'unknown',
     note: null,
     points: n,
@@ -207,9 +210,7 @@ export function classifySeries({ y, v, t }: SeriesInput): SeriesVerdict {
   return base;
 }
 
-export interface StackSeriesVerdict extends SeriesVerdict {
-  stackId: number;
-}
+export type StackSeriesVerdict = SeriesVerdict;
 
 export interface ProcessPatterns {
   /** per stack id present in any complete snapshot of the series */
@@ -259,8 +260,7 @@ export function processPatterns(proc: ProcessSeries): ProcessPatterns {
       }
     });
     part.forEach((id, r) => {
-      const v = classifySeries({ y: ys.subarray(r * n, r * n + n), v: vs.subarray(r * n, r * n + n), t: times.seconds });
-      out.push({ stackId: id, ...v });
+      out.push(classifySeries({ y: ys.subarray(r * n, r * n + n), v: vs.subarray(r * n, r * n + n), t: times.seconds }, id));
       row[id] = -1;
     });
   }

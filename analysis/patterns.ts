@@ -7,7 +7,7 @@ import type { ProcessSeries } from './model.js';
 import { NOISE_Z } from './sampling-error.js';
 import { theilSen } from './robust-slope.js';
 import { completeIndexes } from './snapshot-status.js';
-import { seriesTimes } from './series-times.js';
+import { secondsOf } from './snapshot-time.js';
 
 export type GrowthPattern = 'steady' | 'plateau' | 'step' | 'fluctuating' | 'declining' | 'flat' | 'unknown';
 
@@ -231,7 +231,7 @@ export function processPatterns(proc: ProcessSeries): ProcessPatterns {
   if (cut > 0) notes.push(`${cut} cut dump${cut === 1 ? '' : 's'} left out of the series (records incomplete)`);
   const snaps = idx.map((i) => proc.snapshots[i]);
   if (snaps.length < MIN_PATTERN_SNAPSHOTS) notes.push(`${snaps.length} complete snapshot${snaps.length === 1 ? '' : 's'}: patterns need ${MIN_PATTERN_SNAPSHOTS}, so they are unknown`);
-  const times = seriesTimes(snaps);
+  const times = secondsOf(snaps);
   if (times.note && snaps.length >= 2) notes.push(`no per-second slopes: ${times.note}`);
   const n = snaps.length;
   const count = proc.stacks.count;

@@ -115,7 +115,7 @@ export function postmortemCommand(job: Job, args: ParsedArgs, io: Output, limit:
     const lines: string[] = [];
     lines.push(`${processTitle(proc)}${p.fate.killed ? ' — KILLED' : proc.endedWithoutFinalDump ? '' : ' — exited (final dump)'}`);
     for (const e of p.fate.evidence) lines.push(`  · ${e}`);
-    if (p.fate.endedAtMs !== null && p.fate.killed) lines.push(`  last dump written ${new Date(p.fate.endedAtMs).toISOString()} (file mtime)`);
+    if (p.fate.endedAtMs !== null && p.fate.killed) lines.push(`  last dump written ${new Date(p.fate.endedAtMs).toISOString()} (capture clock or file mtime)`);
     if (lc) {
       lines.push(
         `  last complete snapshot: seq ${lc.seq ?? '-'} (${lc.file}): ${formatBytes(p.lastCompleteBytes)}${p.lastCompleteSigmaBytes > 0 ? ` ±${formatBytes(NOISE_Z * p.lastCompleteSigmaBytes)}` : ''}` +

@@ -26,6 +26,8 @@ import { toPprof } from '../../../export/pprof.ts';
 import { toFolded } from '../../../export/folded.ts';
 import { toSpeedscope } from '../../../export/speedscope.ts';
 import type { ExportInput } from '../../../export/samples.ts';
+import { suspectsResult } from './suspects.ts';
+import { snapshotTotalBytes } from '../../../analysis/snapshot-status.ts';
 import type {
   FlameData,
   FrameInfo,
@@ -197,7 +199,8 @@ function warningKind(message: string): WarningSummary['kind'] {
 
 function summarize(j: Job, loadMs: number, bytesTotal: number, waitMs: number): JobSummary {
   const processes: ProcessSummary[] = j.processes.map((p, index) => {
-    const live = p.snapshots.map((s) => s.live.bytes);
+    // totals: a cut dump's header total (its records are partial), else the sum of records
+    const live = p.snapshots.map(snapshotTotalBytes);
     const table = frameTable(index);
     return {
       index,
@@ -212,6 +215,8 @@ function summarize(j: Job, loadMs: number, bytesTotal: number, waitMs: number): 
         liveBytes: s.live.bytes,
         liveObjects: s.live.objects,
         truncated: s.truncated !== null,
+        complete: s.complete,
+        headerLiveBytes: s.headerLiveBytes,
         mtimeMs: s.mtimeMs,
       })),
       lastLiveBytes: live[live.length - 1] ?? 0,
@@ -613,6 +618,12 @@ async function handle(id: number, req: Request): Promise<{ res: Response; transf
       return { res: { type: 'stackSeries', series: stackSeries(req.proc, req.n, req.view) } };
     case 'growth':
       return { res: { type: 'growth', growth: growth(req.proc, req.base, req.target, req.view, req.limit) } };
+    case 'suspects': {
+      if (!job) throw new Error('no job loaded');
+      const view = req.view;
+      const suspects = suspectsResult(job, req.limit, (i, id) => labelOf(frameTable(i), stackKeys(proc(i), frameTable(i), id, view), view.mode));
+      return { res: { type: 'suspects', suspects } };
+    }
     case 'flame': {
       const { flame: f, transfer } = flame(req.proc, req.snapshot, req.base, req.view);
       return { res: { type: 'flame', flame: f }, transfer };

@@ -77,6 +77,8 @@ test('Suspects: job-wide ranking, pattern badges, σ sparklines, killed processe
   const selected = growth.locator('[data-testid=growth-row].sel');
   await expect(selected).toHaveCount(1);
   expect(labelHits((await selected.locator('.lbl').getAttribute('title')) ?? '', 'leak_steady', LEAK_RANGE)).toBe(true);
+  // sampled deltas within 2σ are greyed (the plateau and the worker's buffers did not change)
+  await expect(growth.locator('[data-testid=growth-row] [data-noise="true"]').first()).toBeVisible();
   await shot(page, 'suspects-opened');
 
   expect(errors).toEqual([]);

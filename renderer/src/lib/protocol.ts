@@ -129,6 +129,10 @@ export interface StackRow {
   score: number;
   slope: number;
   growingFraction: number;
+  /** 1σ of deltaBytes from the sampling model (Var_base + Var_target) */
+  sigmaDeltaBytes: number;
+  /** |Δ| < 2σ: sampling alone can explain it (greyed) */
+  withinNoise: boolean;
 }
 
 export interface FunctionRow extends SelfTotal {

@@ -99,6 +99,9 @@ export function reportGrowth(data: ReportData, procIndex: number): GrowthResult 
       score: g?.score ?? 0,
       slope: g?.slope ?? 0,
       growingFraction: g?.grew ?? 0,
+      // reports keep no variances: nothing is greyed
+      sigmaDeltaBytes: 0,
+      withinNoise: false,
     };
   };
   const stacks = p.stacks.map((s, i) => row(i, s, s.frames, s.growth));

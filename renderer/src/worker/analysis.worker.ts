@@ -27,7 +27,8 @@ import { toFolded } from '../../../export/folded.ts';
 import { toSpeedscope } from '../../../export/speedscope.ts';
 import type { ExportInput } from '../../../export/samples.ts';
 import { suspectsResult } from './suspects.ts';
-import { snapshotTotalBytes } from '../../../analysis/snapshot-status.ts';
+import { lastCompleteIndex, snapshotTotalBytes } from '../../../analysis/snapshot-status.ts';
+import { denseVariances, withinNoise } from '../../../analysis/sampling-error.ts';
 import type {
   FlameData,
   FrameInfo,
@@ -183,7 +184,8 @@ function growthInfo(i: number): Map<number, { score: number; slope: number; grow
   let g = growthCache.get(i);
   if (!g) {
     g = new Map();
-    for (const s of rankGrowth(proc(i))) g.set(s.stackId, { score: s.score, slope: s.slopeBytesPerSnapshot, growingFraction: s.growingFraction });
+    // over the complete dumps: a cut last dump would read as every stack shrinking at the end
+    for (const s of rankGrowth(proc(i), { to: lastCompleteIndex(proc(i)) })) g.set(s.stackId, { score: s.score, slope: s.slopeBytesPerSnapshot, growingFraction: s.growingFraction });
     growthCache.set(i, g);
   }
   return g;
@@ -268,6 +270,8 @@ function growth(i: number, base: number, target: number, view: ViewOptions, limi
   const table = frameTable(i);
   const deltas = diffSnapshots(p, base, target);
   const g = growthInfo(i);
+  const varBase = denseVariances(p.stacks.count, p.snapshots[base]);
+  const varTarget = denseVariances(p.stacks.count, p.snapshots[target]);
   // one row per visible stack: stacks that differ only in hidden frames (allocator paths, native frames in
   // the Python view, Python frames in the native view) are summed
   const groups = new Map<string, StackRow>();
@@ -295,6 +299,8 @@ function growth(i: number, base: number, target: number, view: ViewOptions, limi
         score: 0,
         slope: 0,
         growingFraction: 0,
+        sigmaDeltaBytes: 0,
+        withinNoise: false,
       };
       groups.set(gk, r);
     }
@@ -308,6 +314,8 @@ function growth(i: number, base: number, target: number, view: ViewOptions, limi
     r.targetBytes += d.targetBytes;
     r.baseObjects += d.baseObjects;
     r.targetObjects += d.targetObjects;
+    // variances add (σ² here, its root below)
+    r.sigmaDeltaBytes += varBase[d.stackId] + varTarget[d.stackId];
     r.score += gi?.score ?? 0;
     r.slope += gi?.slope ?? 0;
     r.growingFraction = Math.max(r.growingFraction, gi?.growingFraction ?? 0);
@@ -315,6 +323,8 @@ function growth(i: number, base: number, target: number, view: ViewOptions, limi
   const rows = [...groups.values()];
   for (const r of rows) {
     r.deltaBytes = r.targetBytes - r.baseBytes;
+    r.sigmaDeltaBytes = Math.sqrt(r.sigmaDeltaBytes);
+    r.withinNoise = withinNoise(r.deltaBytes, r.sigmaDeltaBytes);
     r.deltaPct = r.baseBytes > 0 ? (100 * r.deltaBytes) / r.baseBytes : r.targetBytes > 0 ? Infinity : 0;
     const inBase = r.baseBytes !== 0 || r.baseObjects !== 0;
     const inTarget = r.targetBytes !== 0 || r.targetObjects !== 0;

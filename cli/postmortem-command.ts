@@ -56,9 +56,16 @@ function dumps(x: number | null): string {
 
 function projectionText(p: Projection): string {
   if (p.headroomBytes <= 0) return `already ${formatBytes(-p.headroomBytes)} over the limit`;
+  const left = `${formatBytes(p.headroomBytes)} left: `;
+  if (p.snapshots === null || !Number.isFinite(p.snapshots)) {
+    // not growing at the end: say so, and what the fastest bound of the rate would give
+    const fast = p.secondsLo !== null && Number.isFinite(p.secondsLo) ? `${duration(p.secondsLo)} (` : '';
+    const fastDumps = p.snapshotsLo !== null && Number.isFinite(p.snapshotsLo) ? `${fast}${dumps(p.snapshotsLo)} dumps${fast ? ')' : ''}` : '';
+    return `${left}not growing at the end${fastDumps ? `; at the fastest bound of the 95 % interval in ${fastDumps}` : ''}`;
+  }
   const byDumps = `${dumps(p.snapshots)} dumps [${dumps(p.snapshotsLo)}–${dumps(p.snapshotsHi)}]`;
   const byTime = p.seconds !== null ? `${duration(p.seconds)} [${duration(p.secondsLo)}–${duration(p.secondsHi)}], ` : '';
-  return `${formatBytes(p.headroomBytes)} left: ${byTime}${byDumps} at the end rate (95 % interval)`;
+  return `${left}${byTime}${byDumps} at the end rate (95 % interval)`;
 }
 
 /** The first Python frame of a stack (the Python call site), else the first named native frame. */

@@ -252,6 +252,7 @@ async function loadOneDump(
       message: `truncated at byte ${info.truncated.byteOffset} (line ${info.truncated.line}): ${info.truncated.reason}; kept ${info.recordCount} complete records`,
     });
   }
+  if (snap.nonFinite > 0) warnings.push({ file: path, message: `${snap.nonFinite} record(s) left out: unbiasing them gives no finite size` });
   const name = d.name;
   builder.snapshots.push(
     snap.build(

@@ -113,6 +113,8 @@ export class SessionStore {
   /** The last autosave (when no explicit session file was used), or null. */
   async readAutosave(): Promise<string | null> {
     try {
+      // size first: a huge file is never read
+      if ((await stat(this.autosavePath)).size > MAX_SESSION_CHARS) return null;
       const t = await readFile(this.autosavePath, 'utf8');
       return t.length > MAX_SESSION_CHARS ? null : t;
     } catch {

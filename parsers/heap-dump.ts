@@ -12,7 +12,7 @@ import { countsProblem, MAX_FRAMES_PER_STACK, MAX_LINE_BYTES, periodProblem } fr
 /** How the file says its samples must be scaled back to estimated totals. */
 export type Sampling =
   | { kind: 'poisson'; period: number } // heap_v2/N: P(sampled) = 1 - exp(-size/N)
-  | { kind: 'v1'; period: number } // legacy "heap/N": jeprof's remote-heap version 1
+  | { kind: 'v1'; period: number } // legacy "heap/N" without Go's comment lines: jeprof's remote-heap version 1
   | { kind: 'none' }; // every allocation recorded (heapprofile)
 
 export interface RecordThread {
@@ -67,6 +67,11 @@ export interface ParsedDumpInfo {
   problems: ParseProblem[];
   /** leading lines that were skipped before the header (e.g. "<jemalloc>: Leak …") */
   skippedLeadingLines: number;
+  /**
+   * A Go runtime heap profile (runtime/pprof debug=1: "heap/N" records followed by "#" comment lines and a
+   * "# runtime.MemStats" block): unsampled as Go's pprof does, Poisson at rate N/2, not by jeprof's version 1.
+   */
+  goRuntime: boolean;
   bytes: number;
   lines: number;
 }
@@ -82,6 +87,7 @@ const COLON = 58;
 const LBRACK = 91;
 const RBRACK = 93;
 const MINUS = 45;
+const HASH = 35;
 const D0 = 48;
 const D9 = 57;
 
@@ -197,11 +203,17 @@ export class HeapDumpParser {
     fatal: null,
     problems: [],
     skippedLeadingLines: 0,
+    goRuntime: false,
     bytes: 0,
     lines: 0,
   };
 
   private readonly copyFrames: boolean;
+  /**
+   * heap/N records wait here until the file says who wrote it: Go's first "#" comment line (right after
+   * its first record) makes the sampling Poisson at N/2; none before the maps or the end keeps jeprof's v1.
+   */
+  private held: DumpRecord[] | null = null;
   private words = new Uint32Array(512);
 
   constructor(options: HeapDumpParserOptions = {}) {
@@ -394,6 +406,7 @@ export class HeapDumpParser {
       this.markTruncated(this.offset - carry.length, this.lineNo, 'the last line is cut off');
     }
     this.flushPending(true);
+    this.releaseHeld();
     info.lines = this.lineNo;
     if (info.format === null) {
       if (this.offset === 0) {
@@ -471,6 +484,7 @@ export class HeapDumpParser {
       if (bad) this.problem(this.lineNo, at, `header totals ignored: ${bad}`);
       else this.info.header = header;
       this.info.sampling = samplingFor(m[5], period);
+      if (this.info.sampling.kind === 'v1') this.held = [];
       this.phase = 'legacy';
       return;
     }
@@ -595,7 +609,8 @@ export class HeapDumpParser {
       return;
     }
     this.info.recordCount++;
-    this.onRecord(this.copyFrames ? { ...p, frameWords: p.frameWords.slice() } : p);
+    if (this.held) this.held.push({ ...p, frameWords: p.frameWords.slice(), threads: [...p.threads] });
+    else this.onRecord(this.copyFrames ? { ...p, frameWords: p.frameWords.slice() } : p);
   }
 
   private legacyLine(b: Uint8Array, s: number, e: number, at: number): void {
@@ -604,6 +619,15 @@ export class HeapDumpParser {
     if (i === e) return;
     if (this.startsWith(b, i, e, MAPS_HEADER) || this.startsWith(b, i, e, OLD_MAPS_HEADER)) {
       this.enterMaps();
+      return;
+    }
+    if (b[i] === HASH) {
+      // comments (pprof skips them); Go's runtime writes one per frame after each record
+      if (this.held && this.info.sampling.kind === 'v1' && this.info.recordCount > 0) {
+        this.info.goRuntime = true;
+        this.info.sampling = { kind: 'poisson', period: this.info.sampling.period };
+        this.releaseHeld();
+      }
       return;
     }
     const sc = this.scan;
@@ -625,8 +649,16 @@ export class HeapDumpParser {
     this.flushPending(false);
   }
 
+  /** Records held while the writer was unknown go out, with the sampling now decided. */
+  private releaseHeld(): void {
+    const held = this.held;
+    this.held = null;
+    if (held) for (const r of held) this.onRecord(r);
+  }
+
   private enterMaps(): void {
     this.flushPending(false);
+    this.releaseHeld();
     this.skipping = false;
     this.phase = 'maps';
     this.info.mapsText = '';

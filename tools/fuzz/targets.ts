@@ -77,7 +77,7 @@ async function sessionSeed(): Promise<Uint8Array> {
   const p = job.processes[0];
   const t0 = new Date('2026-11-29T10:00:00Z');
   let s = emptySession('fuzz');
-  s = addNote(s, createNote(stackTarget(p, 0, null), 'a stack', '#e4572e', t0));
+  s = addNote(s, createNote(stackTarget(p, 0), 'a stack', '#e4572e', t0));
   s = addNote(s, createNote({ kind: 'frame', process: null, function: 'make_node' }, 'a frame', '#2a9d8f', t0));
   s = addNote(s, createNote({ kind: 'span', process: p.key, from: snapshotRef(p, 0), to: snapshotRef(p, 2) }, 'a span\nline 2', '#29335c', t0));
   return enc.encode(serializeSession(s, t0));

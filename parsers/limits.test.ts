@@ -129,18 +129,24 @@ describe('no hangs (item 2)', () => {
   it('Cancel stops a long read within a second', async () => {
     // 4 GB of blank lines made on demand (minutes of parsing), cancelled after 50 ms
     const line = new Uint8Array(READ_CHUNK).fill(10);
-    const head = enc.encode(SAMPLED_HEAD + GOOD);
+    const first = line.slice();
+    first.set(enc.encode(SAMPLED_HEAD + GOOD));
     const huge: InputFile = {
       path: 'huge.heap',
       size: 4 * 1024 ** 3,
       mtimeMs: null,
-      read: async (o, l) => (o === 0 ? Uint8Array.from([...head, ...line.subarray(head.length, l)]) : line.subarray(0, l)),
+      read: async (o, l) => (o === 0 ? first : line).subarray(0, l),
     };
     const ac = new AbortController();
-    setTimeout(() => ac.abort(), 50);
-    const t0 = performance.now();
+    let abortedAt = 0;
+    setTimeout(() => {
+      abortedAt = performance.now();
+      ac.abort();
+    }, 50);
     await expect(readDump(huge, { signal: ac.signal })).rejects.toThrow();
-    expect(performance.now() - t0).toBeLessThan(1000);
+    // from the press of Cancel to the stop (a loaded machine shares its cores with other test files)
+    expect(abortedAt).toBeGreaterThan(0);
+    expect(performance.now() - abortedAt).toBeLessThan(1000);
   });
 });
 

@@ -238,7 +238,7 @@ export class FrameTable {
     const out: (FrameInfo & { hidden: boolean })[] = [];
     this.walk(stackId, mode, 0, (kind, a, position, py) => {
       const descs = kind === 'native' ? this.nativeDescs(a, position) : py ? [this.pythonDesc(py)] : [];
-      for (const d of descs) out.push({ ...d.info, key: this.keyByDescriptor.get(d.treeDescriptor) ?? -1, hidden: position < alloc });
+      for (const d of descs) out.push({ ...visibleInfo(d.info), key: this.keyByDescriptor.get(d.treeDescriptor) ?? -1, hidden: position < alloc });
     });
     return out;
   }

@@ -1,7 +1,7 @@
 // The report's data and page: totals against jeprof, the known leak on top, CSP and inline-script hashes checked
 // with Node's crypto, report → reopen equals, sanitizing, hostile names kept intact as data.
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadJob } from '../analysis/load-job.js';
@@ -208,7 +208,9 @@ describe('hostile names', () => {
     const p = data.processes[0];
     expect(p.stacks.some((s) => s.frames.some((f) => frameText(data, p.frames[f]).startsWith('[py] <script>alert(1)</script> (x.py:')))).toBe(true);
     // totals are the original dump's (fixtures/python/jeprof-totals.txt)
-    const want = Number(/py312\/jeprof\.4199\.1\.m1\.heap \S+ Total: (\d+) B/.exec(readFileSync(join(ROOT, 'fixtures/python/jeprof-totals.txt'), 'utf8'))![1]);
+    // the hostile copy keeps the original's name (and pid): its jeprof Total is the original's
+    const hostileM1 = readdirSync(join(ROOT, 'fixtures', 'hostile')).find((n) => /^jeprof\.\d+\.1\.m1\.heap$/.test(n))!;
+    const want = Number(new RegExp(`py312/${hostileM1.replaceAll('.', '\\.')} \\S+ Total: (\\d+) B`).exec(readFileSync(join(ROOT, 'fixtures/python/jeprof-totals.txt'), 'utf8'))![1]);
     expect(Math.floor(p.snapshots[p.target].liveBytes)).toBe(want);
     const html = await buildReportHtml(data, VIEWER);
     expect(html.match(/<script/g)).toHaveLength(2);

@@ -245,6 +245,7 @@ async function loadOneDump(
   const info = result.info;
   if (result.gzipProblem) warnings.push({ file: path, message: result.gzipProblem });
   for (const p of info.problems) warnings.push({ file: path, line: p.line, byteOffset: p.byteOffset, message: p.message });
+  if (info.problemsOmitted > 0) warnings.push({ file: path, message: `${info.problemsOmitted} more problems of the same kinds (lines skipped or records dropped) not listed one by one` });
   if (info.fatal) {
     warnings.push({ file: path, line: info.fatal.line, byteOffset: info.fatal.byteOffset, message: `skipped: ${info.fatal.message}` });
     return null;

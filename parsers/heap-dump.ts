@@ -65,6 +65,8 @@ export interface ParsedDumpInfo {
   /** a fatal problem: the file is not a heap profile at all */
   fatal: ParseProblem | null;
   problems: ParseProblem[];
+  /** problems past MAX_PROBLEMS, counted but not kept (so a summary can say how many records went) */
+  problemsOmitted: number;
   /** leading lines that were skipped before the header (e.g. "<jemalloc>: Leak …") */
   skippedLeadingLines: number;
   /**
@@ -96,6 +98,7 @@ const OLD_MAPS_HEADER = '--- Memory map:';
 const TRAILER_PREFIXES = ['PYFRAMES/'];
 // jemalloc writes through a 65,535-byte buffer: a dump killed mid-write has a multiple of it as length.
 export const JEMALLOC_DUMP_CHUNK = 65535;
+/** Problems listed one by one per file; the rest are counted (problemsOmitted): a damaged file stays readable. */
 const MAX_PROBLEMS = 50;
 
 type Phase = 'start' | 'v2' | 'legacy' | 'maps' | 'trailer' | 'fatal';
@@ -202,6 +205,7 @@ export class HeapDumpParser {
     truncated: null,
     fatal: null,
     problems: [],
+    problemsOmitted: 0,
     skippedLeadingLines: 0,
     goRuntime: false,
     bytes: 0,
@@ -426,7 +430,7 @@ export class HeapDumpParser {
 
   private problem(line: number, byteOffset: number, message: string): void {
     if (this.info.problems.length < MAX_PROBLEMS) this.info.problems.push({ line, byteOffset, message });
-    else this.problemsDropped++;
+    else this.info.problemsOmitted = ++this.problemsDropped;
   }
 
   /** Number of problems not kept because there were too many. */

@@ -165,3 +165,12 @@ describe('frames per stack (item 3)', () => {
     expect(parse(f).info.problems).toEqual([]);
   });
 });
+
+describe('many bad records', () => {
+  it('past the 50 listed, the rest are counted in one warning, not dropped silently', async () => {
+    const bad = '@ 0x1\n  t*: -1: -8 [0: 0]\n'.repeat(80);
+    const job = await loadJob([memFile('x.1.0.m0.heap', enc.encode(SAMPLED_HEAD + GOOD + bad))]);
+    expect(job.warnings.filter((w) => /record dropped/.test(w.message))).toHaveLength(50);
+    expect(job.warnings).toContainEqual(expect.objectContaining({ file: 'x.1.0.m0.heap', message: expect.stringMatching(/^30 more problems/) }));
+  });
+});

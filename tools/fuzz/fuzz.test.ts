@@ -7,8 +7,12 @@ import { targets } from './targets.js';
 
 const CASES = Number(process.env.HEAPLENS_FUZZ_CASES ?? 3000);
 const SEED = Number(process.env.HEAPLENS_FUZZ_SEED ?? 1);
-/** Per input: the readers are linear and bounded; one small mutant taking this long is a hang. */
+/**
+ * Per input: the readers are linear and bounded, so a mutant taking longer than this base plus a share
+ * per input megabyte (a gzip mutant may inflate to tens of MB, at pako's speed) is a hang.
+ */
 const TIME_BUDGET_MS = Number(process.env.HEAPLENS_FUZZ_BUDGET_MS ?? 3000);
+const BUDGET_MS_PER_MB = 2000;
 /** Resident memory bound for the whole run: inputs are at most a few MB, so more means a blow-up. */
 const RSS_LIMIT = 1.5 * 1024 ** 3;
 
@@ -29,7 +33,7 @@ describe('mutation fuzzing', async () => {
         throw new Error(`${id}: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
       }
       const ms = performance.now() - t0;
-      expect(ms, `${id} took ${ms.toFixed(0)} ms`).toBeLessThan(TIME_BUDGET_MS);
+      expect(ms, `${id} took ${ms.toFixed(0)} ms`).toBeLessThan(TIME_BUDGET_MS + (BUDGET_MS_PER_MB * bytes.length) / 1e6);
       if (i % 50 === 0) expect(process.memoryUsage().rss, `${id}: RSS`).toBeLessThan(RSS_LIMIT);
       const s = perTarget.get(t.name) ?? { cases: 0, slowestMs: 0 };
       s.cases++;

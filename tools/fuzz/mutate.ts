@@ -75,7 +75,7 @@ function lineStarts(b: Uint8Array): number[] {
 }
 
 /** Bytes one repeat may add. */
-const MAX_GROWTH = 1 << 20;
+const MAX_GROWTH = 256 << 10;
 
 /** One mutant: 1–4 mutations of the kinds a damaged copy or a hostile writer makes. */
 export function mutate(orig: Uint8Array, rng: Rng): Uint8Array {

@@ -214,8 +214,9 @@ export class HeapDumpParser {
 
   private readonly copyFrames: boolean;
   /**
-   * heap/N records wait here until the file says who wrote it: Go's first "#" comment line (right after
-   * its first record) makes the sampling Poisson at N/2; none before the maps or the end keeps jeprof's v1.
+   * The first heap/N record waits here until the file says who wrote it: a "#" comment line right after
+   * it (Go comments every record) makes the sampling Poisson at N/2; a second record, the maps or the end
+   * without one keeps jeprof's v1. At most one record is held.
    */
   private held: DumpRecord[] | null = null;
   private words = new Uint32Array(512);
@@ -613,8 +614,13 @@ export class HeapDumpParser {
       return;
     }
     this.info.recordCount++;
-    if (this.held) this.held.push({ ...p, frameWords: p.frameWords.slice(), threads: [...p.threads] });
-    else this.onRecord(this.copyFrames ? { ...p, frameWords: p.frameWords.slice() } : p);
+    if (this.held && this.held.length === 0) {
+      this.held.push({ ...p, frameWords: p.frameWords.slice(), threads: [...p.threads] });
+      return;
+    }
+    // a second record with no "#" line between: not Go (which comments every record), jeprof's v1 stays
+    this.releaseHeld();
+    this.onRecord(this.copyFrames ? { ...p, frameWords: p.frameWords.slice() } : p);
   }
 
   private legacyLine(b: Uint8Array, s: number, e: number, at: number): void {

@@ -214,12 +214,22 @@ test.describe('heaplens web build', () => {
     const first = page.getByTestId('growth-row').first();
     await expect(first.locator('.lbl')).toHaveAttribute('title', /make_record ← leaky_handler ← Pipeline\.step/);
     await first.click();
-    await expect(page.getByTestId('stack-frames')).toContainText(/workload\.py:\d+/);
+    // the exact lines of the allocation and its call, read from the workload's source (marked @leak-alloc, @leak-call)
+    const src = readFileSync(path.join(ROOT, 'fixtures', 'python', 'workload', 'workload.py'), 'utf8').split('\n');
+    const lineOf = (mark: string) => src.findIndex((l) => l.includes(mark)) + 1;
+    await expect(page.getByTestId('stack-frames')).toContainText(`workload.py:${lineOf('@leak-alloc')}`);
+    await expect(page.getByTestId('stack-frames')).toContainText(`workload.py:${lineOf('@leak-call')}`);
     await expect(page.getByTestId('stack-frames').locator('.badge.py').first()).toBeVisible();
     await shot(page, '11-python-growth');
     await page.getByTestId('stack-mode').selectOption('merged');
     await page.getByTestId('tab-flame').click();
-    await page.waitForTimeout(400);
+    // merged: the Python frame make_record and the interpreter's native frames are both in the flame graph
+    await page.waitForFunction(() => {
+      const w = window as unknown as { __heaplensFlame?: Record<string, { find: (t: string) => { label: string }[] }> };
+      const api = w.__heaplensFlame?.flame;
+      return !!api && api.find('make_record').length > 0 && api.find('PyByteArray_Resize').length + api.find('libpython').length > 0;
+    });
+    await page.waitForTimeout(200);
     await shot(page, '12-python-merged-flame');
   });
 

@@ -77,6 +77,11 @@ test('Suspects: job-wide ranking, pattern badges, σ sparklines, killed processe
   const selected = growth.locator('[data-testid=growth-row].sel');
   await expect(selected).toHaveCount(1);
   expect(labelHits((await selected.locator('.lbl').getAttribute('title')) ?? '', 'leak_steady', LEAK_RANGE)).toBe(true);
+  // the stack panel says what the ranking found: steady, held by both runs, its end σ
+  const panel = page.getByTestId('stack-panel');
+  await expect(panel).toContainText('steady');
+  await expect(panel).toContainText('held by');
+  await expect(panel).toContainText('±2σ at the end');
   // sampled deltas within 2σ are greyed (the plateau and the worker's buffers did not change)
   await expect(growth.locator('[data-testid=growth-row] [data-noise="true"]').first()).toBeVisible();
   await shot(page, 'suspects-opened');

@@ -20,6 +20,7 @@ import { adoptSystingFrames } from './systing-frames.js';
 import { decodeSystingSlot, parseSystingCodeMap, systingTokenFromMapsPaths } from '../parsers/systing-codemap.js';
 import { pythonFramesForDump, seriesPythonFrames } from './python-stacks.js';
 import type { PyFrameTable } from '../parsers/pyframes.js';
+import { contextForDump, isContextOnlyTable } from './dump-context-load.js';
 
 export interface LoadProgress {
   phase: 'scan' | 'parse';
@@ -160,7 +161,10 @@ export async function loadJob(files: readonly InputFile[], options: LoadOptions 
       progress.filesDone++;
       if (loaded) {
         const py = await pythonFramesForDump(d.file.path, loaded.trailerText, pyframeSidecars, warnings, loaded.mapsText);
-        if (py) pyTables.push(py);
+        if (py) {
+          builder.snapshots[builder.snapshots.length - 1].context = contextForDump(py, d.file.path, d.name?.pid ?? null, pyframeSidecars, warnings);
+          if (!isContextOnlyTable(py)) pyTables.push(py);
+        }
       }
       if (loaded?.mapsText) {
         const parsed = parseMaps(loaded.mapsText, loaded.mapsFirstLine);

@@ -10,6 +10,7 @@ import { checkFlags, flag, has, intFlag, parseArgs, UsageError, type ParsedArgs 
 import { describeFrame, mapsDescriber, pythonDescriber, visibleFrames, type FrameOut, type StackDescriber } from './describe-stacks.js';
 import { parseStackMode } from '../analysis/python-stacks.js';
 import { formatBytes, formatInt, formatPercent, formatSignedBytes, table } from './format.js';
+import { jobParents, processContextJson, processContextText, snapshotContextCells, snapshotContextJson } from './context-output.js';
 import { prepareSymbols, SYMBOL_FLAGS, SYMBOL_USAGE, symbolDescriber, symbolizeJob } from './symbols.js';
 
 export interface Output {
@@ -148,11 +149,15 @@ function processJson(p: ProcessSeries) {
 }
 
 function summary(job: Job, args: ParsedArgs, io: Output): void {
+  const parents = jobParents(job);
   if (has(args, 'json')) {
     io.out(
       JSON.stringify(
         {
-          processes: job.processes.map((p) => ({ ...processJson(p), snapshots: p.snapshots.map(snapshotJson) })),
+          processes: job.processes.map((p) => {
+            const ctx = snapshotContextJson(p);
+            return { ...processJson(p), ...processContextJson(p, parents), snapshots: p.snapshots.map((s, i) => ({ ...snapshotJson(s), ...ctx[i] })) };
+          }),
           warnings: job.warnings,
           ignoredFiles: job.ignoredFiles,
         },
@@ -164,15 +169,19 @@ function summary(job: Job, args: ParsedArgs, io: Output): void {
   }
   for (const p of job.processes) {
     io.out(processTitle(p));
-    const rows = p.snapshots.map((s) => [
+    for (const l of processContextText(p, parents, job)) io.out(indent(l));
+    const extra = snapshotContextCells(p);
+    const rows = p.snapshots.map((s, i) => [
       s.seq === null ? '-' : String(s.seq),
       s.trigger,
+      ...extra.rows[i],
       formatBytes(s.live.bytes),
       formatInt(s.live.objects),
       s.truncated ? `truncated at byte ${s.truncated.byteOffset}` : '',
       s.file,
     ]);
-    io.out(indent(table(['seq', 'trigger', 'live', 'objects', 'note', 'file'], rows, [true, false, true, true, false, false])));
+    const header = ['seq', 'trigger', ...extra.header, 'live', 'objects', 'note', 'file'];
+    io.out(indent(table(header, rows, [true, false, false, true, true, true, true, true, false, false])));
     io.out('');
   }
   printWarnings(job.warnings, io);

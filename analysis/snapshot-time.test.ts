@@ -8,7 +8,7 @@ type TimedSnap = Pick<Snapshot, 'mtimeMs' | 'seq' | 'context'>;
 const ctx = (timeRealMs: number): DumpContext => ({
   version: 1, timeRealMs, timeMonoMs: null, timeBootMs: null, pid: 1, ppid: null, startRealMs: null, startBootMs: null,
   comm: null, cmdline: null, cmdlineCut: false, hostname: null, jemalloc: null, rss: null, rssAnon: null, cgroup: null,
-  costNs: null, extra: {},
+  costNs: null, jemallocDelayNs: null, extra: {},
 });
 const series = (snapshots: TimedSnap[]) => ({ snapshots: snapshots as Snapshot[] });
 

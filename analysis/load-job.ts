@@ -21,6 +21,8 @@ import { decodeSystingSlot, parseSystingCodeMap, systingTokenFromMapsPaths } fro
 import { pythonFramesForDump, seriesPythonFrames } from './python-stacks.js';
 import type { PyFrameTable } from '../parsers/pyframes.js';
 import { contextForDump, isContextOnlyTable } from './dump-context-load.js';
+import { readRssLogs } from './rss-log-load.js';
+import { attachRssLogs } from './rss-log-align.js';
 
 export interface LoadProgress {
   phase: 'scan' | 'parse';
@@ -192,6 +194,7 @@ export async function loadJob(files: readonly InputFile[], options: LoadOptions 
     await adoptSystingCodeMap(series, maps, codeMaps, warnings);
     processes.push(series);
   }
+  attachRssLogs(processes, await readRssLogs(classified.side, warnings), warnings);
   options.onProgress?.({ ...progress, file: '' });
   return { processes, warnings, ignoredFiles: classified.ignored };
 }

@@ -3,15 +3,17 @@
 
 import type { Job, ProcessSeries } from '../analysis/model.js';
 import { seriesTimes } from '../analysis/snapshot-time.js';
-import { memoryGap, memoryPoint, processIdentity, processLimit, processName, processParents } from '../analysis/memory-context.js';
+import { memoryGap, processIdentity, processLimit, processName, processParents } from '../analysis/memory-context.js';
 import { formatCmdline } from '../parsers/dump-context.js';
+import { seriesMemory } from '../analysis/series-memory.js';
 import { formatBytes } from './format.js';
 
 /** Per-snapshot additions to the summary JSON, in the series' order. */
 export function snapshotContextJson(p: ProcessSeries) {
   const times = seriesTimes(p);
+  const mem = seriesMemory(p);
   return p.snapshots.map((s, i) => {
-    const m = memoryPoint(s);
+    const m = mem[i];
     const gap = memoryGap(m);
     const c = s.context ?? null;
     return {
@@ -54,6 +56,7 @@ export function processContextJson(p: ProcessSeries, parents: ReadonlyMap<string
     startMs: id?.startMs ?? null,
     parentKey: parents.get(p.key) ?? null,
     limitBytes: processLimit(p),
+    rssLog: p.rssLog ? { file: p.rssLog.file, samples: p.rssLog.timeMs.length } : null,
     timeAxis: t.axis,
     timeSource: t.source,
     ...(t.mtimeProblem && t.source !== 'capture' ? { timeNote: t.mtimeProblem } : {}),
@@ -79,8 +82,9 @@ export function processContextText(p: ProcessSeries, parents: ReadonlyMap<string
   }
   const limit = processLimit(p);
   if (limit !== null) out.push(`cgroup memory.max: ${formatBytes(limit)}`);
-  const last = p.snapshots[p.snapshots.length - 1];
-  const gap = last ? memoryGap(memoryPoint(last)) : null;
+  const mem = seriesMemory(p);
+  const gap = mem.length ? memoryGap(mem[mem.length - 1]) : null;
+  if (p.rssLog) out.push(`RSS log: ${p.rssLog.file} (${p.rssLog.timeMs.length} samples)`);
   if (gap) out.push(`last dump: ${gap.message}`);
   return out;
 }
@@ -88,8 +92,9 @@ export function processContextText(p: ProcessSeries, parents: ReadonlyMap<string
 /** Extra summary-table columns: time, allocated, resident, RSS (blank where unknown). */
 export function snapshotContextCells(p: ProcessSeries): { header: string[]; rows: string[][] } {
   const t = seriesTimes(p);
-  const rows = p.snapshots.map((s, i) => {
-    const m = memoryPoint(s);
+  const mem = seriesMemory(p);
+  const rows = p.snapshots.map((_, i) => {
+    const m = mem[i];
     const time = t.snapshots[i].timeMs;
     const b = (v: number | null): string => (v === null ? '' : formatBytes(v));
     return [time === null ? '' : new Date(time).toISOString().replace('T', ' ').replace('Z', ''), b(m.allocated), b(m.resident), b(m.rss)];

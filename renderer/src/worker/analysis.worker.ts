@@ -1,6 +1,7 @@
 // The analysis worker: owns the loaded Job and answers the UI's queries. The UI thread never parses text.
 
 /// <reference lib="webworker" />
+import { contextParts } from './context-summary.ts';
 import { classifyFiles, groupProcesses, loadJob } from '../../../analysis/load-job.ts';
 import { withPrefetch } from './prefetch.ts';
 import { diffSnapshots } from '../../../analysis/diff.ts';
@@ -196,9 +197,11 @@ function warningKind(message: string): WarningSummary['kind'] {
 }
 
 function summarize(j: Job, loadMs: number, bytesTotal: number, waitMs: number): JobSummary {
+  const ctx = contextParts(j);
   const processes: ProcessSummary[] = j.processes.map((p, index) => {
     const live = p.snapshots.map((s) => s.live.bytes);
     const table = frameTable(index);
+    const c = ctx[index];
     return {
       index,
       key: p.key,
@@ -213,6 +216,7 @@ function summarize(j: Job, loadMs: number, bytesTotal: number, waitMs: number): 
         liveObjects: s.live.objects,
         truncated: s.truncated !== null,
         mtimeMs: s.mtimeMs,
+        ...c.snapshots[si],
       })),
       lastLiveBytes: live[live.length - 1] ?? 0,
       firstLiveBytes: live[0] ?? 0,
@@ -222,6 +226,11 @@ function summarize(j: Job, loadMs: number, bytesTotal: number, waitMs: number): 
       stackCount: p.stacks.count,
       hasPythonFrames: table.hasPython,
       truncatedCount: p.snapshots.filter((s) => s.truncated !== null).length,
+      identity: c.identity,
+      treeOrder: c.treeOrder,
+      limitBytes: c.limitBytes,
+      timeAxis: c.timeAxis,
+      timeNote: c.timeNote,
     };
   });
   const warnings: WarningSummary[] = j.warnings.map((w) => ({ ...w, kind: warningKind(w.message) }));

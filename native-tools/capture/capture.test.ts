@@ -47,6 +47,28 @@ describe.skipIf(!ready)('libheaplens_capture, built and preloaded into real Pyth
     expect(existsSync(join(root, 'native-tools/capture/build/libheaplens_capture.so'))).toBe(true);
   }, 120_000);
 
+  it('a process without Python (a subprocess inheriting LD_PRELOAD) gets a context-only table; its parent is named', async () => {
+    const dir = join(work, 'nopython');
+    execFileSync('mkdir', ['-p', dir]);
+    // sh runs ls under the preload; prof_final makes each write a final dump at exit
+    const r = spawnSync('/bin/sh', ['-c', 'ls / > /dev/null; exit 0'], {
+      cwd: dir,
+      env: { ...process.env, LD_PRELOAD: `${JEMALLOC} ${join(root, 'native-tools/capture/build/libheaplens_capture.so')}`, MALLOC_CONF: `prof:true,prof_final:true,prof_prefix:${dir}/jeprof` },
+      encoding: 'utf8',
+    });
+    expect(r.status, r.stderr).toBe(0);
+    const job = await loadJob(await collectInputFiles([dir]));
+    const ls = job.processes.find((p) => p.snapshots[0]?.context?.comm === 'ls');
+    expect(ls, job.processes.map((p) => p.snapshots[0]?.context?.comm).join(' ')).toBeDefined();
+    const c = ls!.snapshots[0].context!;
+    expect(c.cmdline).toEqual(['ls', '/']);
+    expect(ls!.pythonFrames ?? null).toBeNull(); // no Python frame table, only the context
+    expect(c.jemalloc?.allocated).toBeGreaterThan(0);
+    expect(c.rss).toBeGreaterThan(0);
+    // sh forked ls (or exec'd it): either way its ppid is sh's pid or sh's parent
+    expect(c.ppid).toBeGreaterThan(0);
+  }, 120_000);
+
   for (const python of PYTHONS) {
     it(`${python}: the leaking path of a Python thread appears with its functions and lines`, async () => {
       const dir = join(work, python.replace(/\W+/g, '_'));

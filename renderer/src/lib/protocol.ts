@@ -95,8 +95,8 @@ export interface ProcessSummary {
   treeOrder?: number;
   /** cgroup memory.max, bytes */
   limitBytes?: number | null;
-  timeAxis?: 'wall' | 'seq';
-  timeNote?: string | null;
+  /** the series' time axis (analysis/snapshot-time.ts seriesTimes): wall clock from capture or mtimes, else seq */
+  time?: { axis: 'wall' | 'seq'; source: 'capture' | 'mtime' | 'seq'; mtimeProblem: string | null };
 }
 
 export interface WarningSummary {

@@ -229,8 +229,7 @@ function summarize(j: Job, loadMs: number, bytesTotal: number, waitMs: number): 
       identity: c.identity,
       treeOrder: c.treeOrder,
       limitBytes: c.limitBytes,
-      timeAxis: c.timeAxis,
-      timeNote: c.timeNote,
+      time: c.time,
     };
   });
   const warnings: WarningSummary[] = j.warnings.map((w) => ({ ...w, kind: warningKind(w.message) }));

@@ -11,8 +11,7 @@ export interface ProcessContextParts {
   identity: ProcessIdentitySummary | null;
   treeOrder: number;
   limitBytes: number | null;
-  timeAxis: 'wall' | 'seq';
-  timeNote: string | null;
+  time: { axis: 'wall' | 'seq'; source: 'capture' | 'mtime' | 'seq'; mtimeProblem: string | null };
   snapshots: { timeMs: number | null; timeSource: 'capture' | 'mtime' | 'seq'; memory: SnapshotMemory | null }[];
 }
 
@@ -40,8 +39,7 @@ export function contextParts(j: Job): ProcessContextParts[] {
         : null,
       treeOrder: where?.k ?? 0,
       limitBytes: processLimit(p),
-      timeAxis: t.axis,
-      timeNote: t.source !== 'capture' ? t.mtimeProblem : null,
+      time: { axis: t.axis, source: t.source, mtimeProblem: t.mtimeProblem },
       snapshots: p.snapshots.map((_, i) => {
         const m = mem[i];
         const has = m.allocated !== null || m.rss !== null || m.cgroupCurrent !== null;

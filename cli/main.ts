@@ -10,6 +10,7 @@ import { checkFlags, flag, has, intFlag, parseArgs, UsageError, type ParsedArgs 
 import { describeFrame, mapsDescriber, pythonDescriber, visibleFrames, type FrameOut, type StackDescriber } from './describe-stacks.js';
 import { parseStackMode } from '../analysis/python-stacks.js';
 import { formatBytes, formatInt, formatPercent, formatSignedBytes, table } from './format.js';
+import { processIdentity, processName } from '../analysis/memory-context.js';
 import { jobParents, processContextJson, processContextText, snapshotContextCells, snapshotContextJson } from './context-output.js';
 import { prepareSymbols, SYMBOL_FLAGS, SYMBOL_USAGE, symbolDescriber, symbolizeJob } from './symbols.js';
 
@@ -145,7 +146,7 @@ function snapshotJson(s: Snapshot) {
 }
 
 function processJson(p: ProcessSeries) {
-  return { key: p.key, pid: p.pid, prefix: p.prefix, endedWithoutFinalDump: p.endedWithoutFinalDump, hasMaps: p.maps !== null };
+  return { key: p.key, pid: p.pid, prefix: p.prefix, name: processName(processIdentity(p)), endedWithoutFinalDump: p.endedWithoutFinalDump, hasMaps: p.maps !== null };
 }
 
 function summary(job: Job, args: ParsedArgs, io: Output): void {

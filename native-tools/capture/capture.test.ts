@@ -2,13 +2,14 @@
 // jemalloc + the library for each installed CPython 3.11/3.12/3.13, and read the dumps back. The
 // expected functions and lines come from the program's own source text.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { collectInputFiles } from '../../node-io/node-files.js';
 import { loadJob } from '../../analysis/load-job.js';
 import { run } from '../../cli/main.js';
+import { processLimit } from '../../analysis/memory-context.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const JEMALLOC = '/usr/lib/x86_64-linux-gnu/libjemalloc.so.2';
@@ -39,6 +40,22 @@ ctypes.CDLL(None).mallctl(b"prof.dump", None, None, None, 0)
 `;
 const lineOf = (tag: string) => PROGRAM.split('\n').findIndex((l) => l.includes(`# @${tag}`)) + 1;
 const work = mkdtempSync(join(tmpdir(), 'heaplens-capture-'));
+
+/** A child memory cgroup we may create under this process's own (root only; v2 if delegated, else v1). */
+function ownMemoryCgroup(): { version: 'v1' | 'v2'; dir: string; limitFile: string; usageFile: string } | null {
+  if (process.getuid?.() !== 0) return null;
+  const lines = readFileSync('/proc/self/cgroup', 'utf8').split('\n');
+  const name = `heaplens-capture-test-${process.pid}`;
+  const v2 = lines.find((l) => l.startsWith('0::'))?.slice(3);
+  if (v2 !== undefined && existsSync(`/sys/fs/cgroup${v2}/cgroup.subtree_control`) && readFileSync(`/sys/fs/cgroup${v2}/cgroup.subtree_control`, 'utf8').includes('memory')) {
+    return { version: 'v2', dir: `/sys/fs/cgroup${v2 === '/' ? '' : v2}/${name}`, limitFile: 'memory.max', usageFile: 'memory.current' };
+  }
+  const v1 = lines.find((l) => /^\d+:memory:/.test(l))?.split(':')[2];
+  if (v1 !== undefined && existsSync(`/sys/fs/cgroup/memory${v1}/memory.limit_in_bytes`)) {
+    return { version: 'v1', dir: `/sys/fs/cgroup/memory${v1 === '/' ? '' : v1}/${name}`, limitFile: 'memory.limit_in_bytes', usageFile: 'memory.usage_in_bytes' };
+  }
+  return null;
+}
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 describe.skipIf(!ready)('libheaplens_capture, built and preloaded into real Python runs', () => {
@@ -67,6 +84,48 @@ describe.skipIf(!ready)('libheaplens_capture, built and preloaded into real Pyth
     expect(c.rss).toBeGreaterThan(0);
     // sh forked ls (or exec'd it): either way its ppid is sh's pid or sh's parent
     expect(c.ppid).toBeGreaterThan(0);
+  }, 120_000);
+
+  // A memory cgroup of our own (a child of this process's cgroup, cgroup v1's memory controller as on
+  // this VM, or v2 where it is delegated) with a limit: the context must report it and the usage the
+  // program itself reads from the cgroup files at the dump.
+  const cg = ownMemoryCgroup();
+  it.skipIf(!cg)(`cgroup limit and usage in the context agree with the cgroup files (${cg ? cg.version : 'no writable memory cgroup: skipped'})`, async () => {
+    const c = cg!;
+    const dir = join(work, 'cgroup');
+    execFileSync('mkdir', ['-p', dir]);
+    const LIMIT = 3 * 1024 * 1024 * 1024;
+    try {
+      execFileSync('mkdir', ['-p', c.dir]);
+      writeFileSync(join(c.dir, c.limitFile), String(LIMIT));
+      const prog = `import ctypes, json, sys
+def rd(n):
+    return open(sys.argv[1] + "/" + n).read().split()[0]
+keep = [bytearray(4096) for _ in range(5000)]
+before = int(rd("${c.usageFile}"))
+ctypes.CDLL(None).mallctl(b"prof.dump", None, None, None, 0)
+after = int(rd("${c.usageFile}"))
+print(json.dumps({"limit": rd("${c.limitFile}"), "before": before, "after": after}))
+`;
+      writeFileSync(join(dir, 'cg.py'), prog);
+      const r = spawnSync('/bin/sh', ['-c', `echo $$ > ${c.dir}/cgroup.procs && exec "$0" cg.py "$1"`, PYTHONS[0], c.dir], {
+        cwd: dir,
+        env: { ...process.env, PYTHONMALLOC: 'malloc', LD_PRELOAD: `${JEMALLOC} ${join(root, 'native-tools/capture/build/libheaplens_capture.so')}`, MALLOC_CONF: `prof:true,prof_prefix:${dir}/jeprof` },
+        encoding: 'utf8',
+      });
+      expect(r.status, r.stderr).toBe(0);
+      const own = JSON.parse(r.stdout) as { limit: string; before: number; after: number };
+      const job = await loadJob(await collectInputFiles([dir]));
+      const ctx = job.processes[0].snapshots[0].context!;
+      expect(ctx.cgroup?.version).toBe(c.version === 'v2' ? 2 : 1);
+      expect(ctx.cgroup?.max).toBe(Number(own.limit));
+      expect(processLimit(job.processes[0])).toBe(LIMIT);
+      // usage moves with the dump's own writes (page cache): within the program's readings ± 4 MiB
+      expect(ctx.cgroup!.current!).toBeGreaterThanOrEqual(Math.min(own.before, own.after) - (4 << 20));
+      expect(ctx.cgroup!.current!).toBeLessThanOrEqual(Math.max(own.before, own.after) + (4 << 20));
+    } finally {
+      spawnSync('rmdir', [c.dir]);
+    }
   }, 120_000);
 
   for (const python of PYTHONS) {

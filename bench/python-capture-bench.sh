@@ -65,28 +65,30 @@ ndumps="$(ls "$tmp/d" | grep -c '\.heap$' || true)"
 echo "D paired ratio (D/A per round), median: $(echo "$pairs" | median)x   [$(echo $pairs)]   $ndumps interval dumps in $ROUNDS D runs, $(ls "$tmp/d" | grep -c '\.heap\.pyframes$' || true) tables"
 
 # the context's cost per dump on the dumping thread (ctx_cost_ns, recorded in every table) and how long
-# after the dump the context thread read jemalloc's stats (je_delay_ns): 100 manual dumps
+# after the dump the context thread read jemalloc's stats (je_delay_ns): 100 manual dumps, 5 ms apart
+# (back-to-back dumps would starve the thread: each next dump takes jemalloc's dump lock first)
 mkdir -p "$tmp/ctx"
 LD_PRELOAD="$JEMALLOC $CAPTURE" MALLOC_CONF="prof:true,prof_prefix:$tmp/ctx/c" "$PY" - <<'PYEOF'
-import ctypes
+import ctypes, time
 lib = ctypes.CDLL(None)
 lib.mallctl.argtypes = [ctypes.c_char_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t]
 keep = [bytearray(1000) for _ in range(20000)]
 for _ in range(100):
     lib.mallctl(b"prof.dump", None, None, None, 0)
+    time.sleep(0.005)
 PYEOF
 sleep 0.2
 "$PY" - "$tmp/ctx" <<'PYEOF'
 import glob, statistics, sys
-cost, delay = [], []
-for f in glob.glob(sys.argv[1] + "/*.pyframes"):
+cost, delay, tables = [], [], glob.glob(sys.argv[1] + "/*.pyframes")
+for f in tables:
     for line in open(f):
         if line.startswith("C ctx_cost_ns "): cost.append(int(line.split()[2]))
         if line.startswith("C je_delay_ns "): delay.append(int(line.split()[2]))
 cost.sort(); delay.sort()
 q = lambda v, p: v[min(len(v) - 1, int(p * len(v)))] / 1e3
 print(f"context per dump ({len(cost)} dumps): collect on the dumping thread median {q(cost, .5):.0f} us, p90 {q(cost, .9):.0f} us, max {q(cost, 1):.0f} us; "
-      f"jemalloc stats read {q(delay, .5):.0f} us (median) after the dump")
+      f"jemalloc stats read {q(delay, .5):.0f} us (median, p90 {q(delay, .9):.0f} us) after the dump; {len(tables) - len(delay)} of {len(tables)} tables without them")
 PYEOF
 
 # per-sample cost, measured inside the hook: mean (sum / samples) and median (from the log2 histogram,

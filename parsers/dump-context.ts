@@ -95,7 +95,7 @@ const KEY = /^[a-z][a-z0-9_]{0,63}$/;
 const INT_KEYS = new Set([
   'context', 'time_real_ns', 'time_mono_ns', 'time_boot_ns', 'pid', 'ppid', 'start_boot_ns', 'start_real_ns',
   'cmdline_cut', 'je_allocated', 'je_active', 'je_resident', 'je_mapped', 'je_retained', 'je_metadata',
-  'rss', 'rss_anon', 'cg_version', 'cg_current', 'cg_anon', 'cg_file', 'ctx_cost_ns', 'je_delay_ns',
+  'rss', 'rss_anon', 'cg_version', 'cg_current', 'cg_anon', 'cg_file', 'ctx_cost_ns', 'je_delay_ns', 'hook_alloc_bytes',
 ]);
 const STRING_KEYS = new Set(['comm', 'cmdline', 'hostname', 'cg_path']);
 

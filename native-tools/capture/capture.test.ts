@@ -140,6 +140,7 @@ print(json.dumps({"limit": rd("${c.limitFile}"), "before": before, "after": afte
           PYTHONMALLOC: 'malloc',
           LD_PRELOAD: `${JEMALLOC} ${join(root, 'native-tools/capture/build/libheaplens_capture.so')}`,
           MALLOC_CONF: `prof:true,lg_prof_sample:12,prof_prefix:${dir}/jeprof`,
+          HEAPLENS_CAPTURE_TIMING: '1', // the context then records what the dump hook allocated
         },
         encoding: 'utf8',
       });
@@ -162,6 +163,13 @@ print(json.dumps({"limit": rd("${c.limitFile}"), "before": before, "after": afte
       // 2,000 bytearrays of 4 KiB (+ object headers) kept: sampled at 1 in 4 KiB, the estimate is near 8 MiB
       expect(top.liveBytes).toBeGreaterThan(6e6);
       expect(top.liveBytes).toBeLessThan(11e6);
+      // the dump hook ran without allocating (jemalloc's own thread.allocated counter), and the
+      // context thread read jemalloc's stats after it
+      const ctx = job.processes[0].snapshots[0].context;
+      expect(ctx?.extra).not.toHaveProperty('hook_alloc_bytes');
+      const raw = readFileSync(join(dir, names.find((n) => n.endsWith('.heap.pyframes'))!), 'utf8');
+      expect(raw).toMatch(/^C hook_alloc_bytes 0$/m);
+      expect(ctx?.jemalloc?.allocated).toBeGreaterThan(8e6);
     }, 120_000);
   }
 });

@@ -549,6 +549,7 @@ struct hl_context {
     size_t cmd_len; int cmd_cut;
     char host[72];
     int64_t cost_ns, je_delay_ns;
+    int64_t hook_alloc; /* HEAPLENS_CAPTURE_TIMING=1: bytes the dump hook allocated (jemalloc's thread.allocated), else -1 */
     char cmdline[CTX_CMDLINE_MAX + 1];
     char cgdir[CTX_PATH_MAX];
 };
@@ -763,6 +764,7 @@ static void write_context(struct writer *w, const struct hl_context *cp) {
     }
     wkv(w, "ctx_cost_ns", c.cost_ns);
     wkv(w, "je_delay_ns", c.je_delay_ns);
+    wkv(w, "hook_alloc_bytes", c.hook_alloc);
 }
 
 static void write_table(struct writer *w, int fd, const struct hl_context *c) {
@@ -901,9 +903,18 @@ __attribute__((destructor)) static void hl_fini(void) {
     }
 }
 
+/* jemalloc's per-thread allocation counter (a lock-free read of the thread's own tsd): lets a timing
+ * run prove that the hook allocates nothing */
+static int64_t thread_allocated(void) {
+    uint64_t v = 0;
+    size_t sz = sizeof v;
+    return je_mallctl && je_mallctl("thread.allocated", &v, &sz, NULL, 0) == 0 ? (int64_t)v : -1;
+}
+
 static void hl_dump_hook(const char *filename) {
     if (!filename || !dump_hook_on) return;
     if (!cfg_context) { write_tables(&hook_writer, filename, NULL); return; }
+    int64_t a0 = cfg_timing ? thread_allocated() : -1;
     uint32_t head = atomic_load_explicit(&pend_head, memory_order_relaxed);
     uint32_t tail = atomic_load_explicit(&pend_tail, memory_order_acquire);
     size_t fl = strlen(filename);
@@ -911,12 +922,14 @@ static void hl_dump_hook(const char *filename) {
         /* no thread (or far behind): write now, without jemalloc's stats (they cannot be refreshed here) */
         static struct hl_context c;
         ctx_collect(&c);
+        c.hook_alloc = a0 >= 0 ? thread_allocated() - a0 : -1;
         write_tables(&hook_writer, filename, &c);
         return;
     }
     struct pending *p = &pending[head % PENDING_CAP];
     ctx_collect(&p->c);
     memcpy(p->filename, filename, fl + 1);
+    p->c.hook_alloc = a0 >= 0 ? thread_allocated() - a0 : -1;
     atomic_store_explicit(&pend_head, head + 1, memory_order_release);
     atomic_fetch_add_explicit(&pend_seq, 1, memory_order_release);
     fwake(&pend_seq);

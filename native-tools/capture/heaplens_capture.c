@@ -665,6 +665,7 @@ static void ctx_collect(struct hl_context *c) {
         }
     }
     ctx_join(c->cgdir, sizeof c->cgdir, c->cg_version ? ctx_cgdir : "", "", "");
+    c->hook_alloc = -1;
     c->cost_ns = ts_ns(CLOCK_MONOTONIC) - t0;
 }
 
@@ -811,9 +812,10 @@ static void write_table(struct writer *w, int fd, const struct hl_context *c) {
     wflush(w);
 }
 
-static void write_tables(struct writer *w, const char *filename, const struct hl_context *c) {
+#define REPLACE_ONLY 8 /* write_tables: the sidecar only replaces an existing one */
+static void write_tables(struct writer *w, const char *filename, const struct hl_context *c, int modes) {
     size_t fl = strlen(filename);
-    if (cfg_table & TABLE_SIDECAR) {
+    if (modes & TABLE_SIDECAR) {
         char path[4096], tmp[4096];
         if (fl + sizeof ".pyframes.tmp" <= sizeof path) {
             memcpy(path, filename, fl); memcpy(path + fl, ".pyframes", sizeof ".pyframes");
@@ -823,11 +825,13 @@ static void write_tables(struct writer *w, const char *filename, const struct hl
                 write_table(w, fd, c);
                 int bad = w->err;
                 close(fd);
-                if (!bad) rename(tmp, path); else unlink(tmp);
+                /* replacing the hook's first version: not if someone removed it meanwhile */
+                if (!bad && (!(modes & REPLACE_ONLY) || access(path, F_OK) == 0)) rename(tmp, path);
+                else unlink(tmp);
             }
         }
     }
-    if (cfg_table & TABLE_APPEND) {
+    if (modes & TABLE_APPEND) {
         int fd = open(filename, O_WRONLY | O_APPEND | O_CLOEXEC);
         if (fd >= 0) { write_table(w, fd, c); close(fd); }
     }
@@ -858,7 +862,7 @@ static void *ctx_thread_main(void *arg) {
         if (tail == atomic_load_explicit(&pend_head, memory_order_acquire)) { fwait(&pend_seq, seq); continue; }
         struct pending *p = &pending[tail % PENDING_CAP];
         ctx_jemalloc(&p->c);
-        write_tables(&ctx_writer, p->filename, &p->c);
+        write_tables(&ctx_writer, p->filename, &p->c, cfg_table | ((cfg_table & TABLE_SIDECAR) ? REPLACE_ONLY : 0));
         atomic_store_explicit(&pend_tail, tail + 1, memory_order_release);
         fwake(&pend_tail);
     }
@@ -913,7 +917,7 @@ static int64_t thread_allocated(void) {
 
 static void hl_dump_hook(const char *filename) {
     if (!filename || !dump_hook_on) return;
-    if (!cfg_context) { write_tables(&hook_writer, filename, NULL); return; }
+    if (!cfg_context) { write_tables(&hook_writer, filename, NULL, cfg_table); return; }
     int64_t a0 = cfg_timing ? thread_allocated() : -1;
     uint32_t head = atomic_load_explicit(&pend_head, memory_order_relaxed);
     uint32_t tail = atomic_load_explicit(&pend_tail, memory_order_acquire);
@@ -923,12 +927,16 @@ static void hl_dump_hook(const char *filename) {
         static struct hl_context c;
         ctx_collect(&c);
         c.hook_alloc = a0 >= 0 ? thread_allocated() - a0 : -1;
-        write_tables(&hook_writer, filename, &c);
+        write_tables(&hook_writer, filename, &c, cfg_table);
         return;
     }
     struct pending *p = &pending[head % PENDING_CAP];
     ctx_collect(&p->c);
     memcpy(p->filename, filename, fl + 1);
+    /* The sidecar is written now, without jemalloc's stats, so that a process ending right after the
+     * dump (os._exit in a worker) still leaves its table; the context thread replaces it (rename) once
+     * it has the stats. An appended table is written once, by the thread (two would both stay). */
+    if (cfg_table & TABLE_SIDECAR) write_tables(&hook_writer, filename, &p->c, TABLE_SIDECAR);
     p->c.hook_alloc = a0 >= 0 ? thread_allocated() - a0 : -1;
     atomic_store_explicit(&pend_head, head + 1, memory_order_release);
     atomic_fetch_add_explicit(&pend_seq, 1, memory_order_release);

@@ -67,16 +67,25 @@ echo "D paired ratio (D/A per round), median: $(echo "$pairs" | median)x   [$(ec
 # the context's cost per dump on the dumping thread (ctx_cost_ns, recorded in every table) and how long
 # after the dump the context thread read jemalloc's stats (je_delay_ns): 100 manual dumps, 5 ms apart
 # (back-to-back dumps would starve the thread: each next dump takes jemalloc's dump lock first)
-mkdir -p "$tmp/ctx"
-LD_PRELOAD="$JEMALLOC $CAPTURE" MALLOC_CONF="prof:true,prof_prefix:$tmp/ctx/c" "$PY" - <<'PYEOF'
-import ctypes, time
+dump_loop() { # <dir> [env...]: 100 manual dumps 5 ms apart; prints the median prof.dump call time in us
+  local d="$1"; shift; mkdir -p "$d"
+  env "$@" LD_PRELOAD="$JEMALLOC $CAPTURE" MALLOC_CONF="prof:true,prof_prefix:$d/c" "$PY" - <<'PYEOF'
+import ctypes, statistics, time
 lib = ctypes.CDLL(None)
 lib.mallctl.argtypes = [ctypes.c_char_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t]
 keep = [bytearray(1000) for _ in range(20000)]
+t = []
 for _ in range(100):
+    t0 = time.perf_counter()
     lib.mallctl(b"prof.dump", None, None, None, 0)
+    t.append(time.perf_counter() - t0)
     time.sleep(0.005)
+print(f"{statistics.median(t) * 1e6:.0f}")
 PYEOF
+}
+with_ctx="$(dump_loop "$tmp/ctx")"; no_ctx="$(dump_loop "$tmp/noctx" HEAPLENS_CAPTURE_CONTEXT=0)"
+with_ctx2="$(dump_loop "$tmp/ctx2")"; no_ctx2="$(dump_loop "$tmp/noctx2" HEAPLENS_CAPTURE_CONTEXT=0)"
+echo "prof.dump call on the dumping thread, median of 100: with context ${with_ctx}/${with_ctx2} us, HEAPLENS_CAPTURE_CONTEXT=0 ${no_ctx}/${no_ctx2} us (two runs each)"
 sleep 0.2
 "$PY" - "$tmp/ctx" <<'PYEOF'
 import glob, statistics, sys

@@ -125,7 +125,8 @@ function printWarnings(warnings: readonly LoadWarning[], io: Output): void {
 }
 
 function processTitle(p: ProcessSeries): string {
-  const who = p.pid !== null ? `pid ${p.pid}${p.prefix ? ` (${p.prefix})` : ''}` : p.key;
+  const name = processName(processIdentity(p));
+  const who = p.pid !== null ? `pid ${p.pid}${name ? ` ${name}` : ''}${p.prefix ? ` (${p.prefix})` : ''}` : p.key;
   return `${who}: ${p.snapshots.length} snapshot${p.snapshots.length === 1 ? '' : 's'}${p.endedWithoutFinalDump ? ', no final dump (killed or still running)' : ''}`;
 }
 

@@ -38,9 +38,9 @@ test.describe('capture context', () => {
     await trs.nth(0).click();
     const chart = page.getByTestId('memory-chart');
     await expect(chart).toBeVisible();
-    for (const k of ['heap', 'allocated', 'resident', 'rss']) await expect(page.getByTestId(`memory-key-${k}`)).toBeVisible();
+    for (const k of ['heap', 'allocated', 'resident', 'rss', 'cgroupCurrent']) await expect(page.getByTestId(`memory-key-${k}`)).toBeVisible();
     await expect(page.getByTestId('memory-axis')).toContainText('from the capture');
-    await expect(chart.locator('path.mem-line')).toHaveCount(4);
+    await expect(chart.locator('path.mem-line')).toHaveCount(5);
     await expect(page.getByTestId('memory-gap')).toContainText(/RSS .* − allocated .* = /);
     for (const w of [1024, 1280, 1920]) {
       await page.setViewportSize({ width: w, height: 800 });

@@ -37,6 +37,7 @@ t = threading.Thread(target=keep_growing, args=(buf,), name="grower")
 t.start()
 t.join()
 ctypes.CDLL(None).mallctl(b"prof.dump", None, None, None, 0)
+import time; time.sleep(0.5)  # the program goes on: the context thread reads jemalloc's stats meanwhile
 `;
 const lineOf = (tag: string) => PROGRAM.split('\n').findIndex((l) => l.includes(`# @${tag}`)) + 1;
 const work = mkdtempSync(join(tmpdir(), 'heaplens-capture-'));

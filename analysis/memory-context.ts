@@ -192,3 +192,14 @@ export function processName(id: ProcessIdentity | null): string | null {
   const a0 = id.cmdline?.[0];
   return a0 ? (a0.split('/').pop() ?? a0) : null;
 }
+
+/**
+ * The one cgroup memory limit the job's dumps recorded (memory.max), for the post-mortem's time to
+ * the limit when the user gave none; null when no dump recorded one or the processes ran under
+ * different limits (different cgroups or nodes: no single job-wide limit).
+ */
+export function recordedJobLimit(processes: readonly Pick<ProcessSeries, 'snapshots'>[]): { bytes: number; processes: number } | null {
+  const limits = processes.map(processLimit).filter((l): l is number => l !== null);
+  if (limits.length === 0 || new Set(limits).size !== 1) return null;
+  return { bytes: limits[0], processes: limits.length };
+}

@@ -121,6 +121,10 @@ print(json.dumps({"limit": rd("${c.limitFile}"), "before": before, "after": afte
       expect(ctx.cgroup?.version).toBe(c.version === 'v2' ? 2 : 1);
       expect(ctx.cgroup?.max).toBe(Number(own.limit));
       expect(processLimit(job.processes[0])).toBe(LIMIT);
+      // the post-mortem takes that limit when none is given
+      let pmOut = '';
+      expect(await run(['postmortem', dir, '--json', '--no-symbols'], { out: (t) => (pmOut += t), err: () => {} })).toBe(0);
+      expect((JSON.parse(pmOut) as { limit: { bytes: number; source: string } | null }).limit).toMatchObject({ bytes: LIMIT, source: expect.stringMatching(/memory\.max recorded/) });
       // usage moves with the dump's own writes (page cache): within the program's readings ± 4 MiB
       expect(ctx.cgroup!.current!).toBeGreaterThanOrEqual(Math.min(own.before, own.after) - (4 << 20));
       expect(ctx.cgroup!.current!).toBeLessThanOrEqual(Math.max(own.before, own.after) + (4 << 20));

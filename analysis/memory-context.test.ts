@@ -8,6 +8,24 @@ import { loadJob } from './load-job.js';
 import { memoryGap, memoryPoint, processLimit, processParents, processTreeOrder, processName } from './memory-context.js';
 import { PY_FIXTURES } from '../fixtures/python/fixture-helpers.js';
 
+describe('memory context on the real job run (fixtures/job)', () => {
+  it('the trainer holds calloc\'d weights never written: RSS below allocated, and the gap says why', async () => {
+    const { jobFiles, expectedJob } = await import('../fixtures/job/job-fixture.js');
+    const job = await loadJob(jobFiles());
+    const trainer = expectedJob().processes.find((e) => e.role === 'trainer')!;
+    const p = job.processes.find((q) => q.pid === trainer.pid)!;
+    const last = memoryPoint(p.snapshots[p.snapshots.length - 1]);
+    const g = memoryGap(last)!;
+    // the workload's own count of what it holds at the end (weights, replay, optimizer state: bytes(),
+    // i.e. calloc, of fresh large extents); jemalloc's allocated includes at least that
+    const held = Object.values(trainer.end!.sites).reduce((a, b) => a + b, 0);
+    expect(last.allocated as number).toBeGreaterThan(held);
+    expect(last.rss as number).toBeLessThan(held);
+    expect(g.gap).toBeLessThan(0);
+    expect(g.message).toMatch(/not resident/);
+  });
+});
+
 describe('memory context on the real py312 run', () => {
   it('the forked child hangs under its parent; the tree puts the parent first', async () => {
     const job = await loadJob(await collectInputFiles([join(PY_FIXTURES, 'py312')]));

@@ -98,6 +98,17 @@ export function memoryGap(m: MemoryPoint): MemoryGap | null {
     .filter((k) => parts[k] !== null)
     .map((k) => `${k} ${mib(parts[k] as number)}`)
     .join(', ');
+  if (gap < 0) {
+    // allocated but not resident: pages never written (calloc'd or large blocks fresh from mmap), or swapped out
+    return {
+      rss: m.rss,
+      allocated: m.allocated,
+      gap,
+      parts,
+      dominant: null,
+      message: `RSS ${mib(m.rss)} − allocated ${mib(m.allocated)} = −${mib(-gap)}: part of the allocated memory is not resident (pages never written, e.g. calloc'd blocks fresh from the kernel, or swapped out)`,
+    };
+  }
   const message =
     `RSS ${mib(m.rss)} − allocated ${mib(m.allocated)} = ${mib(gap)}` +
     (split ? ` (${split})` : '') +

@@ -49,6 +49,29 @@ test.describe('capture context', () => {
     }
   });
 
+  test('the real job: trainer, forked rollouts and the spawned evaluator as a tree', async ({ page }) => {
+    const exp = JSON.parse(readFileSync(path.join(ROOT, 'fixtures', 'job', 'expected.json'), 'utf8')) as { processes: { pid: number; ppid: number; role: string; start: string }[] };
+    const trainer = exp.processes.find((e) => e.role === 'trainer')!;
+    await page.goto('/');
+    await dropFiles(page, '[data-testid=dropzone]', folderFiles(path.join(ROOT, 'fixtures', 'job', 'dumps')));
+    await expect(page.getByTestId('job-info')).toContainText('5 processes', { timeout: 60_000 });
+    await page.getByTestId('sort-tree').click();
+    const trs = page.locator('[data-testid=processes] tbody tr');
+    await expect(trs.nth(0)).toHaveAttribute('data-pid', String(trainer.pid));
+    for (const e of exp.processes.filter((x) => x.ppid === trainer.pid)) {
+      const row = page.locator(`[data-testid=processes] tbody tr[data-pid="${e.pid}"]`);
+      await expect(row.getByTestId('process-name'), e.role).toContainText('↳');
+      await expect(row.getByTestId('process-name'), e.role).toHaveAttribute('title', e.start === 'subprocess' ? /evaluator\.py/ : /job\.py/);
+    }
+    await trs.nth(0).click();
+    await expect(page.getByTestId('memory-axis')).toContainText('from the capture');
+    for (const w of [1024, 1280]) {
+      await page.setViewportSize({ width: w, height: 800 });
+      await page.waitForTimeout(250);
+      await shot(page, `context-job-tree-${w}`);
+    }
+  });
+
   test('hostile process names and command lines are shown as text', async ({ page }) => {
     await page.goto('/');
     await dropFiles(page, '[data-testid=dropzone]', folderFiles(path.join(ROOT, 'fixtures', 'hostile')));

@@ -7,8 +7,9 @@ import { diffSnapshots, diffTotals } from '../analysis/diff.js';
 import { rankGrowth } from '../analysis/growth.js';
 import { collectInputFiles, type CollectProblem } from '../node-io/node-files.js';
 import { checkFlags, flag, has, intFlag, parseArgs, UsageError, type ParsedArgs } from './args.js';
-import { describeFrame, mapsDescriber, pythonDescriber, visibleFrames, type FrameOut, type StackDescriber } from './describe-stacks.js';
-import { parseStackMode } from '../analysis/python-stacks.js';
+import { foldsJson, mapsDescriber, pythonDescriber, stackText, stackViewer, type FrameOut } from './describe-stacks.js';
+import { DEFAULT_STACK_MODE, parseStackMode } from '../analysis/python-stacks.js';
+import type { FoldedStack } from '../analysis/stack-labels.js';
 import { formatBytes, formatInt, formatPercent, formatSignedBytes, table } from './format.js';
 import { prepareSymbols, SYMBOL_FLAGS, SYMBOL_USAGE, symbolDescriber, symbolizeJob } from './symbols.js';
 
@@ -40,14 +41,17 @@ options:
   --json             one JSON document on stdout (shape: README.md, "CLI JSON")
   --show-allocator   keep the allocator's own frames at the top of stacks
   --pid <pid>        only this process
-  --stacks merged|python|native
-                     Python frames (PYFRAMES/1) in place of the interpreter's frames (default),
-                     Python frames only, or native frames only
+  --stacks python-first|merged|python|native
+                     python-first (default): Python frames and the native frames that are not the
+                     interpreter's own, which fold into "[+N interpreter frames]"; merged: Python
+                     frames in place of the eval loop's, every other frame kept; Python frames
+                     only; native frames only
+  --fold-imports     fold import-machinery frames (<frozen importlib._bootstrap…>) too
 ${SYMBOL_USAGE}
 Paths may be dump files (.heap, .heap.gz), maps files, or folders (read recursively).`;
 }
 
-const COMMON = ['json', 'show-allocator', 'pid', 'help', 'stacks'];
+const COMMON = ['json', 'show-allocator', 'pid', 'help', 'stacks', 'fold-imports'];
 
 export async function run(argv: readonly string[], io: Output): Promise<number> {
   let args: ParsedArgs;
@@ -193,55 +197,51 @@ function pickSnapshot(p: ProcessSeries, which: string): number {
   return i;
 }
 
-interface StackLine {
-  frames: FrameOut[];
-}
+type Viewer = (stackId: number) => FoldedStack<FrameOut>;
 
-function describer(p: ProcessSeries, args: ParsedArgs): StackDescriber {
-  const v = flag(args, 'stacks') ?? 'merged';
+/** The stacks of a process as the command shows them (maps → symbols → Python frames → allocator, folds). */
+function viewer(p: ProcessSeries, args: ParsedArgs): Viewer {
+  const v = flag(args, 'stacks') ?? DEFAULT_STACK_MODE;
   const mode = parseStackMode(v);
-  if (!mode) throw new UsageError(`--stacks takes merged, python or native, got ${JSON.stringify(v)}`);
-  return pythonDescriber(symbolDescriber(mapsDescriber(p), p), p, mode);
-}
-
-function stackText(frames: readonly FrameOut[], max = 6): string {
-  const shown = frames.slice(0, max).map(describeFrame);
-  return shown.join(' ← ') + (frames.length > max ? ` ← … (${frames.length - max} more)` : '') || '(no frames)';
-}
-
-function framesFor(d: StackDescriber, stackId: number, args: ParsedArgs): StackLine {
-  return { frames: visibleFrames(d.frames(stackId), { showAllocator: has(args, 'show-allocator') }) };
+  if (!mode) throw new UsageError(`--stacks takes python-first, merged, python or native, got ${JSON.stringify(v)}`);
+  const d = pythonDescriber(symbolDescriber(mapsDescriber(p), p), p, mode);
+  return stackViewer(d, p, { mode, showAllocator: has(args, 'show-allocator'), foldImports: has(args, 'fold-imports') });
 }
 
 interface TopGroup {
   stackIds: number[];
-  frames: FrameOut[];
+  stack: FoldedStack<FrameOut>;
   bytes: number;
   objects: number;
 }
 
+/** What makes two shown stacks the same row: their surviving frames (folded frames do not count). */
+function shownKey(stack: FoldedStack<FrameOut>): string {
+  return stack.frames.map((f) => (f.function ? `${f.kind}|${f.function}|${f.file ?? ''}|${f.line ?? ''}` : f.address)).join(';');
+}
+
 /**
- * A snapshot's stacks by live bytes. In the Python-only and native-only views, stacks whose visible
- * frames are the same (they differed only in frames the view hides) are one row, as in py-spy.
+ * A snapshot's stacks by live bytes. Except in the merged view (every frame), stacks whose shown frames are the
+ * same (they differed only in frames the view hides or folds) are one row, as in py-spy.
  */
-function topGroups(s: Snapshot, d: StackDescriber, args: ParsedArgs): TopGroup[] {
-  const mode = flag(args, 'stacks') ?? 'merged';
+function topGroups(s: Snapshot, view: Viewer, args: ParsedArgs): TopGroup[] {
+  const mode = flag(args, 'stacks') ?? DEFAULT_STACK_MODE;
   const rows = [...s.stackIds.keys()].sort((a, b) => s.liveBytes[b] - s.liveBytes[a]);
   if (mode === 'merged') {
     const n = intFlag(args, 'top', 20);
-    return rows.slice(0, n).map((r) => ({ stackIds: [s.stackIds[r]], frames: framesFor(d, s.stackIds[r], args).frames, bytes: s.liveBytes[r], objects: s.liveObjects[r] }));
+    return rows.slice(0, n).map((r) => ({ stackIds: [s.stackIds[r]], stack: view(s.stackIds[r]), bytes: s.liveBytes[r], objects: s.liveObjects[r] }));
   }
   const byKey = new Map<string, TopGroup>();
   for (const r of rows) {
-    const { frames } = framesFor(d, s.stackIds[r], args);
-    const key = frames.map((f) => (f.function ? `${f.kind}|${f.function}|${f.file ?? ''}|${f.line ?? ''}` : f.address)).join(';');
+    const stack = view(s.stackIds[r]);
+    const key = shownKey(stack);
     const g = byKey.get(key);
     if (g) {
       g.stackIds.push(s.stackIds[r]);
       g.bytes += s.liveBytes[r];
       g.objects += s.liveObjects[r];
     } else {
-      byKey.set(key, { stackIds: [s.stackIds[r]], frames, bytes: s.liveBytes[r], objects: s.liveObjects[r] });
+      byKey.set(key, { stackIds: [s.stackIds[r]], stack, bytes: s.liveBytes[r], objects: s.liveObjects[r] });
     }
   }
   return [...byKey.values()].sort((a, b) => b.bytes - a.bytes);
@@ -260,8 +260,7 @@ function top(job: Job, args: ParsedArgs, io: Output): void {
       continue;
     }
     const s = p.snapshots[si];
-    const d = describer(p, args);
-    const groups = topGroups(s, d, args).slice(0, n);
+    const groups = topGroups(s, viewer(p, args), args).slice(0, n);
     procsJson.push({ ...processJson(p), snapshot: snapshotJson(s) });
     if (!json) {
       io.out(`${processTitle(p)}\n  snapshot ${s.seq ?? '-'} (${s.trigger}) ${s.file}: ${formatBytes(s.live.bytes)} live in ${formatInt(s.live.objects)} objects`);
@@ -269,9 +268,9 @@ function top(job: Job, args: ParsedArgs, io: Output): void {
     const rows: string[][] = [];
     groups.forEach((g, rank) => {
       if (json) {
-        stacksJson.push({ pid: p.pid, process: p.key, stackId: g.stackIds[0], ...(g.stackIds.length > 1 ? { stackIds: g.stackIds } : {}), liveBytes: g.bytes, liveObjects: g.objects, frames: g.frames });
+        stacksJson.push({ pid: p.pid, process: p.key, stackId: g.stackIds[0], ...(g.stackIds.length > 1 ? { stackIds: g.stackIds } : {}), liveBytes: g.bytes, liveObjects: g.objects, frames: g.stack.frames, ...foldsJson(g.stack) });
       } else {
-        rows.push([String(rank + 1), formatBytes(g.bytes), formatPercent(g.bytes, s.live.bytes), formatInt(g.objects), stackText(g.frames) + (g.stackIds.length > 1 ? ` [${g.stackIds.length} stacks]` : '')]);
+        rows.push([String(rank + 1), formatBytes(g.bytes), formatPercent(g.bytes, s.live.bytes), formatInt(g.objects), stackText(g.stack) + (g.stackIds.length > 1 ? ` [${g.stackIds.length} stacks]` : '')]);
       }
     });
     if (!json) io.out(indent(table(['#', 'live', 'share', 'objects', 'stack (leaf first)'], rows, [true, true, true, true, false])) + '\n');
@@ -314,7 +313,7 @@ function diff(job: Job, args: ParsedArgs, io: Output): void {
     const target = p.snapshots[ti];
     const deltas = diffSnapshots(p, bi, ti);
     const totals = diffTotals(deltas);
-    const d = describer(p, args);
+    const view = viewer(p, args);
     procsJson.push({ ...processJson(p), base: snapshotJson(base), target: snapshotJson(target), ...totals });
     if (!json) {
       io.out(
@@ -323,11 +322,11 @@ function diff(job: Job, args: ParsedArgs, io: Output): void {
     }
     const rows: string[][] = [];
     deltas.slice(0, n).forEach((x, rank) => {
-      const { frames } = framesFor(d, x.stackId, args);
+      const stack = view(x.stackId);
       if (json) {
-        stacksJson.push({ pid: p.pid, process: p.key, stackId: x.stackId, baseBytes: x.baseBytes, targetBytes: x.targetBytes, deltaBytes: x.deltaBytes, baseObjects: x.baseObjects, targetObjects: x.targetObjects, deltaObjects: x.deltaObjects, status: x.status, frames });
+        stacksJson.push({ pid: p.pid, process: p.key, stackId: x.stackId, baseBytes: x.baseBytes, targetBytes: x.targetBytes, deltaBytes: x.deltaBytes, baseObjects: x.baseObjects, targetObjects: x.targetObjects, deltaObjects: x.deltaObjects, status: x.status, frames: stack.frames, ...foldsJson(stack) });
       } else {
-        rows.push([String(rank + 1), formatSignedBytes(x.deltaBytes), formatBytes(x.baseBytes), formatBytes(x.targetBytes), x.status, stackText(frames)]);
+        rows.push([String(rank + 1), formatSignedBytes(x.deltaBytes), formatBytes(x.baseBytes), formatBytes(x.targetBytes), x.status, stackText(stack)]);
       }
     });
     if (!json) io.out(indent(table(['#', 'Δ live', 'base', 'target', 'status', 'stack (leaf first)'], rows, [true, true, true, true, false, false])) + '\n');
@@ -343,16 +342,16 @@ function growth(job: Job, args: ParsedArgs, io: Output): void {
   const procsJson: unknown[] = [];
   for (const p of job.processes) {
     const ranked = rankGrowth(p).filter((g) => g.deltaBytes > 0).slice(0, n);
-    const d = describer(p, args);
+    const view = viewer(p, args);
     procsJson.push({ ...processJson(p), snapshots: p.snapshots.length });
     if (!json) io.out(`${processTitle(p)}\n  steady growers over ${p.snapshots.length} snapshots (slope = least squares per snapshot; grew = share of intervals that grew)`);
     const rows: string[][] = [];
     ranked.forEach((g, rank) => {
-      const { frames } = framesFor(d, g.stackId, args);
+      const stack = view(g.stackId);
       if (json) {
-        stacksJson.push({ pid: p.pid, process: p.key, stackId: g.stackId, slopeBytesPerSnapshot: g.slopeBytesPerSnapshot, growingFraction: g.growingFraction, r2: g.r2, firstBytes: g.firstBytes, lastBytes: g.lastBytes, deltaBytes: g.deltaBytes, score: g.score, frames });
+        stacksJson.push({ pid: p.pid, process: p.key, stackId: g.stackId, slopeBytesPerSnapshot: g.slopeBytesPerSnapshot, growingFraction: g.growingFraction, r2: g.r2, firstBytes: g.firstBytes, lastBytes: g.lastBytes, deltaBytes: g.deltaBytes, score: g.score, frames: stack.frames, ...foldsJson(stack) });
       } else {
-        rows.push([String(rank + 1), formatSignedBytes(g.slopeBytesPerSnapshot) + '/snap', `${Math.round(g.growingFraction * 100)}%`, g.r2.toFixed(2), formatSignedBytes(g.deltaBytes), stackText(frames)]);
+        rows.push([String(rank + 1), formatSignedBytes(g.slopeBytesPerSnapshot) + '/snap', `${Math.round(g.growingFraction * 100)}%`, g.r2.toFixed(2), formatSignedBytes(g.deltaBytes), stackText(stack)]);
       }
     });
     if (!json) io.out(indent(table(['#', 'slope', 'grew', 'r²', 'Δ total', 'stack (leaf first)'], rows, [true, true, true, true, true, false])) + '\n');

@@ -5,7 +5,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Job, ProcessSeries } from '../analysis/model.js';
 import { loadJob } from '../analysis/load-job.js';
-import { parseStackMode } from '../analysis/python-stacks.js';
+import { DEFAULT_STACK_MODE, parseStackMode } from '../analysis/python-stacks.js';
+import { foldingSource } from '../export/frames.js';
 import { collectInputFiles, type CollectProblem } from '../node-io/node-files.js';
 import { loadSessionFile, writeFileAtomic } from '../node-io/session-file.js';
 import { buildReportData, type ReportProcessInput } from '../report/build-report.js';
@@ -46,12 +47,12 @@ export async function loadForCommand(args: ParsedArgs, io: CommandIO): Promise<J
   return job;
 }
 
-/** The CLI's frame describer (maps → symbols → Python frames), as `top` uses it. */
+/** The CLI's frame describer (maps → symbols → Python frames), as `top` uses it, with the view's folds as marker frames. */
 export function commandDescriber(p: ProcessSeries, args: ParsedArgs): StackDescriber {
-  const v = flag(args, 'stacks') ?? 'merged';
+  const v = flag(args, 'stacks') ?? DEFAULT_STACK_MODE;
   const mode = parseStackMode(v);
-  if (!mode) throw new UsageError(`--stacks takes merged, python or native, got ${JSON.stringify(v)}`);
-  return pythonDescriber(symbolDescriber(mapsDescriber(p), p), p, mode);
+  if (!mode) throw new UsageError(`--stacks takes python-first, merged, python or native, got ${JSON.stringify(v)}`);
+  return foldingSource(pythonDescriber(symbolDescriber(mapsDescriber(p), p), p, mode), p, mode, has(args, 'fold-imports'));
 }
 
 /** Snapshot index by `last`, `first` or sequence number; -1 when the process has no such snapshot. */
@@ -72,7 +73,7 @@ export function findViewerBundle(): string | null {
 }
 
 export async function reportCommand(args: ParsedArgs, io: CommandIO): Promise<number> {
-  checkFlags(args, ['output', 'base', 'target', 'session', 'sanitize', 'title', 'top', 'pid', 'stacks', 'show-allocator', 'help', ...SYMBOL_FLAGS]);
+  checkFlags(args, ['output', 'base', 'target', 'session', 'sanitize', 'title', 'top', 'pid', 'stacks', 'fold-imports', 'show-allocator', 'help', ...SYMBOL_FLAGS]);
   const output = flag(args, 'output');
   if (!output) throw new UsageError('"report" needs -o <file.html>');
   const viewer = findViewerBundle();
@@ -115,7 +116,7 @@ export async function reportCommand(args: ParsedArgs, io: CommandIO): Promise<nu
     title: flag(args, 'title') ?? `heaplens report: ${args.positional.map((x) => x.replace(/\/+$/, '').split('/').pop()).join(', ')}`,
     generator: 'heaplens 0.1.0',
     topN,
-    stackMode: flag(args, 'stacks') ?? 'merged',
+    stackMode: flag(args, 'stacks') ?? DEFAULT_STACK_MODE,
     showAllocator: has(args, 'show-allocator'),
     symbolized: !has(args, 'no-symbols'),
     session,

@@ -79,7 +79,7 @@ export function toPprof(inputs: readonly ExportInput[], options: PprofOptions = 
           locations.push(
             new Location({
               id: lid,
-              mappingId: f.kind === 'python' ? 0 : mappingOf(addr),
+              mappingId: f.kind === 'python' || f.kind === 'folded' ? 0 : mappingOf(addr),
               address: addr,
               line: lines.map((l) => new Line({ functionId: functionId(l.function ?? '?', l.file), line: l.line ?? 0 })),
             }),

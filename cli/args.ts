@@ -4,6 +4,8 @@
 
 import { parseArgs as utilParseArgs, type ParseArgsConfig } from 'node:util';
 import { STACK_MODES } from '../analysis/python-stacks.js';
+import { SAMPLE_TYPE_NAMES } from '../analysis/sample-type.js';
+import { GRANULARITIES } from '../analysis/stack-filter.js';
 
 export class UsageError extends Error {}
 
@@ -73,6 +75,8 @@ const VALUE_CHECKS: Record<string, (v: string) => string | null> = {
   target: snapshotRef,
   format: oneOf('pprof', 'folded', 'speedscope'),
   measure: oneOf('bytes', 'objects'),
+  sample: oneOf(...SAMPLE_TYPE_NAMES),
+  granularity: oneOf(...GRANULARITIES),
   focus: regex,
   ignore: regex,
   hide: regex,

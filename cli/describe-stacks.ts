@@ -5,6 +5,7 @@ import type { ProcessSeries } from '../analysis/model.js';
 import { locateAddress } from '../analysis/frame-labels.js';
 import { applyStackMode, type StackMode } from '../analysis/python-stacks.js';
 import { foldOptionsFor, foldStack, frameText, stackLabel, type FoldedStack } from '../analysis/stack-labels.js';
+import { filterStack, frameTextAt, type Granularity, type StackFilter } from '../analysis/stack-filter.js';
 
 /** 'folded': a marker frame standing for folded frames (export/frames.ts foldMarker) */
 export type FrameKind = 'native' | 'allocator' | 'python' | 'folded';
@@ -15,6 +16,8 @@ export interface FrameOut {
   kind: FrameKind;
   module: string | null;
   moduleOffset: string | null;
+  /** the module's path as in the maps (what --focus and the other filters match, as pprof's mapping file) */
+  modulePath?: string | null;
   function?: string | null;
   file?: string | null;
   line?: number | null;
@@ -44,7 +47,7 @@ export function mapsDescriber(proc: ProcessSeries): StackDescriber {
         let loc = cache.get(a);
         if (!loc) {
           const l = locateAddress(proc, a);
-          loc = { address: l.address, module: l.module, moduleOffset: l.moduleOffset };
+          loc = { address: l.address, module: l.module, moduleOffset: l.moduleOffset, modulePath: l.modulePath };
           cache.set(a, loc);
         }
         out.push({ ...loc, kind: k - offsets[stackId] < allocatorDepth[stackId] ? 'allocator' : 'native' });
@@ -61,8 +64,9 @@ export function describeFrame(f: FrameOut): string {
 }
 
 /** A stack's label for the terminal (analysis/stack-labels.ts): the first surviving frame first. */
-export function stackText(stack: FoldedStack<FrameOut>, max = 6): string {
-  return stackLabel(stack, { max, text: (f) => describeFrame(f as FrameOut) });
+export function stackText(stack: FoldedStack<FrameOut>, max = 6, granularity: Granularity = 'lines'): string {
+  const text = granularity === 'lines' ? (f: FrameOut) => describeFrame(f) : (f: FrameOut) => frameTextAt(f, granularity);
+  return stackLabel(stack, { max, text: (f) => text(f as FrameOut) });
 }
 
 /** Frames to show: allocator frames dropped unless asked for. */
@@ -88,12 +92,21 @@ export function pythonDescriber(inner: StackDescriber, proc: ProcessSeries, mode
 export interface ViewOptions extends DescribeOptions {
   mode: StackMode;
   foldImports: boolean;
+  /** --focus/--ignore/--hide/--show (analysis/stack-filter.ts), applied to every frame before folding */
+  filter?: StackFilter;
 }
 
-/** Stacks as a view shows them: allocator frames dropped unless asked for, then folded (analysis/stack-labels.ts). */
-export function stackViewer(d: StackDescriber, proc: ProcessSeries, options: ViewOptions): (stackId: number) => FoldedStack<FrameOut> {
+/**
+ * Stacks as a view shows them: allocator frames dropped unless asked for, then the filters (null: the stack is
+ * filtered out), then folded (analysis/stack-labels.ts).
+ */
+export function stackViewer(d: StackDescriber, proc: ProcessSeries, options: ViewOptions): (stackId: number) => FoldedStack<FrameOut> | null {
   const fold = foldOptionsFor(proc, options.mode, options.foldImports);
-  return (stackId) => foldStack(visibleFrames(d.frames(stackId), options), fold);
+  const filter = options.filter ?? {};
+  return (stackId) => {
+    const frames = filterStack(visibleFrames(d.frames(stackId), options), filter);
+    return frames ? foldStack(frames, fold) : null;
+  };
 }
 
 /** The JSON of a stack's folds: where each run sits among `frames`, why, and how many frames it holds. */

@@ -7,15 +7,19 @@ import { diffSnapshots, diffTotals } from '../analysis/diff.js';
 import { rankGrowth } from '../analysis/growth.js';
 import { collectInputFiles, type CollectProblem } from '../node-io/node-files.js';
 import { checkFlags, flag, has, intFlag, parseArgs, UsageError, type ParsedArgs } from './args.js';
+import { atGranularity, frameKey, isActive, parseGranularity, type Granularity, type StackFilter } from '../analysis/stack-filter.js';
 import { foldsJson, mapsDescriber, pythonDescriber, stackText, stackViewer, type FrameOut } from './describe-stacks.js';
 import { DEFAULT_STACK_MODE, parseStackMode } from '../analysis/python-stacks.js';
 import type { FoldedStack } from '../analysis/stack-labels.js';
-import { formatBytes, formatInt, formatPercent, formatSignedBytes, table } from './format.js';
+import { DEFAULT_SAMPLE_TYPE, parseSampleType, sampleSeries, sampleUnavailable, sampleUnit, type SampleType } from '../analysis/sample-type.js';
+import { formatBytes, formatInt, formatPercent, formatSignedBytes, table, wrapLines } from './format.js';
 import { prepareSymbols, SYMBOL_FLAGS, SYMBOL_USAGE, symbolDescriber, symbolizeJob } from './symbols.js';
 
 export interface Output {
   out: (s: string) => void;
   err: (s: string) => void;
+  /** terminal width: tables fit it (cli/heaplens.ts passes the TTY's, $COLUMNS or 100); unlimited when absent */
+  columns?: number;
 }
 
 /**
@@ -47,16 +51,31 @@ options:
                      frames in place of the eval loop's, every other frame kept; Python frames
                      only; native frames only
   --fold-imports     fold import-machinery frames (<frozen importlib._bootstrap…>) too
+  --sample inuse_space|inuse_objects|alloc_space|alloc_objects
+                     what to count (pprof's names; space/objects = inuse_*): live bytes (default),
+                     live objects, or bytes/objects allocated since start (needs prof_accum:true)
+  --focus RE         only stacks with a frame whose function, file or module path matches (pprof -focus)
+  --ignore RE        drop stacks with a matching frame (pprof -ignore)
+  --hide RE          remove matching frames from stacks (pprof -hide)
+  --show RE          keep only matching frames in stacks (pprof -show)
+  --granularity lines|functions|files
+                     what a frame is when stacks are grouped and shown (default lines)
 ${SYMBOL_USAGE}
 Paths may be dump files (.heap, .heap.gz), maps files, or folders (read recursively).`;
 }
 
-const COMMON = ['json', 'show-allocator', 'pid', 'help', 'stacks', 'fold-imports'];
+const COMMON = ['json', 'show-allocator', 'pid', 'help', 'stacks', 'fold-imports', 'sample'];
+/** what the stack-listing commands add: pprof's slicing options */
+const SLICING = ['focus', 'ignore', 'hide', 'show', 'granularity'];
 
-export async function run(argv: readonly string[], io: Output): Promise<number> {
+export async function run(argv: readonly string[], rawIo: Output): Promise<number> {
   let args: ParsedArgs;
+  let io = rawIo;
   try {
     args = parseArgs(argv);
+    const columns = rawIo.columns;
+    // Text output fits the terminal (tables cut their stack column; longer lines wrap); JSON is left whole.
+    if (columns !== undefined && !has(args, 'json')) io = { ...rawIo, out: (s) => rawIo.out(wrapLines(s, columns)) };
     if (args.command === 'help' || args.command === '--help' || args.command === '-h' || has(args, 'help')) {
       io.out(await usage());
       return 0;
@@ -66,13 +85,13 @@ export async function run(argv: readonly string[], io: Output): Promise<number> 
         checkFlags(args, COMMON);
         return await withJob(args, io, summary);
       case 'top':
-        checkFlags(args, [...COMMON, ...SYMBOL_FLAGS, 'snapshot', 'top']);
+        checkFlags(args, [...COMMON, ...SLICING, ...SYMBOL_FLAGS, 'snapshot', 'top']);
         return await withJob(args, io, top);
       case 'diff':
-        checkFlags(args, [...COMMON, ...SYMBOL_FLAGS, 'base', 'target', 'top']);
+        checkFlags(args, [...COMMON, ...SLICING, ...SYMBOL_FLAGS, 'base', 'target', 'top']);
         return await withJob(args, io, diff);
       case 'growth':
-        checkFlags(args, [...COMMON, ...SYMBOL_FLAGS, 'top']);
+        checkFlags(args, [...COMMON, ...SLICING, ...SYMBOL_FLAGS, 'top']);
         return await withJob(args, io, growth);
       case 'report':
         return await (await import('./report-command.js')).reportCommand(args, io);
@@ -151,6 +170,38 @@ function processJson(p: ProcessSeries) {
   return { key: p.key, pid: p.pid, prefix: p.prefix, endedWithoutFinalDump: p.endedWithoutFinalDump, hasMaps: p.maps !== null };
 }
 
+function sampleOf(args: ParsedArgs): SampleType {
+  return parseSampleType(flag(args, 'sample') ?? DEFAULT_SAMPLE_TYPE) ?? DEFAULT_SAMPLE_TYPE;
+}
+
+/** The process with the sample's values in its columns, or null (and a warning) when its dumps lack them. */
+function sampled(job: Job, p: ProcessSeries, args: ParsedArgs): ProcessSeries | null {
+  const t = sampleOf(args);
+  const sp = sampleSeries(p, t);
+  if (!sp) job.warnings.push({ file: p.key, message: sampleUnavailable(p, t) ?? `no ${t} values` });
+  return sp;
+}
+
+/** Value formatting for the sample: bytes, or counts of objects. */
+function valueFormat(args: ParsedArgs): { plain: (n: number) => string; signed: (n: number) => string; unit: 'bytes' | 'objects'; name: string } {
+  const t = sampleOf(args);
+  const unit = sampleUnit(t);
+  if (unit === 'bytes') return { plain: formatBytes, signed: formatSignedBytes, unit, name: t };
+  return { plain: formatInt, signed: (n) => (n > 0 ? '+' : n < 0 ? '-' : '') + formatInt(Math.abs(n)), unit, name: t };
+}
+
+/** accumulatedBytes/accumulatedObjects of rows of a snapshot, where the dump has them. */
+function accumulatedJson(s: Snapshot, rows: readonly number[]): { accumulatedBytes?: number; accumulatedObjects?: number } {
+  if (!s.hasAccumulated || !s.accumBytes || !s.accumObjects) return {};
+  let b = 0;
+  let o = 0;
+  for (const r of rows) {
+    b += s.accumBytes[r];
+    o += s.accumObjects[r];
+  }
+  return { accumulatedBytes: b, accumulatedObjects: o };
+}
+
 function summary(job: Job, args: ParsedArgs, io: Output): void {
   if (has(args, 'json')) {
     io.out(
@@ -166,17 +217,22 @@ function summary(job: Job, args: ParsedArgs, io: Output): void {
     );
     return;
   }
+  const fmt = valueFormat(args);
+  const extra = fmt.name !== 'inuse_space' && fmt.name !== 'inuse_objects';
   for (const p of job.processes) {
     io.out(processTitle(p));
-    const rows = p.snapshots.map((s) => [
+    const sp = extra ? sampled(job, p, args) : p;
+    const rows = p.snapshots.map((s, i) => [
       s.seq === null ? '-' : String(s.seq),
       s.trigger,
       formatBytes(s.live.bytes),
       formatInt(s.live.objects),
+      ...(extra ? [sp ? fmt.plain(sp.snapshots[i].live.bytes) : '-'] : []),
       s.truncated ? `truncated at byte ${s.truncated.byteOffset}` : '',
       s.file,
     ]);
-    io.out(indent(table(['seq', 'trigger', 'live', 'objects', 'note', 'file'], rows, [true, false, true, true, false, false])));
+    const head = ['seq', 'trigger', 'live', 'objects', ...(extra ? [fmt.name] : []), 'note', 'file'];
+    io.out(indent(table(head, rows, [true, false, true, true, ...(extra ? [true] : []), false, false])));
     io.out('');
   }
   printWarnings(job.warnings, io);
@@ -197,91 +253,148 @@ function pickSnapshot(p: ProcessSeries, which: string): number {
   return i;
 }
 
-type Viewer = (stackId: number) => FoldedStack<FrameOut>;
+type Viewer = (stackId: number) => FoldedStack<FrameOut> | null;
 
-/** The stacks of a process as the command shows them (maps → symbols → Python frames → allocator, folds). */
+/** --focus/--ignore/--hide/--show as regular expressions (checked by args.ts before anything is read). */
+function stackFilter(args: ParsedArgs): StackFilter {
+  const re = (name: string): RegExp | null => {
+    const v = flag(args, name);
+    return v === undefined ? null : new RegExp(v);
+  };
+  return { focus: re('focus'), ignore: re('ignore'), hide: re('hide'), show: re('show') };
+}
+
+function granularityOf(args: ParsedArgs): Granularity {
+  return parseGranularity(flag(args, 'granularity') ?? 'lines') ?? 'lines';
+}
+
+/** The stacks of a process as the command shows them (maps → symbols → Python frames → allocator → filters → folds). */
 function viewer(p: ProcessSeries, args: ParsedArgs): Viewer {
   const v = flag(args, 'stacks') ?? DEFAULT_STACK_MODE;
   const mode = parseStackMode(v);
   if (!mode) throw new UsageError(`--stacks takes python-first, merged, python or native, got ${JSON.stringify(v)}`);
   const d = pythonDescriber(symbolDescriber(mapsDescriber(p), p), p, mode);
-  return stackViewer(d, p, { mode, showAllocator: has(args, 'show-allocator'), foldImports: has(args, 'fold-imports') });
+  return stackViewer(d, p, { mode, showAllocator: has(args, 'show-allocator'), foldImports: has(args, 'fold-imports'), filter: stackFilter(args) });
+}
+
+/** Output width for tables (cli/heaplens.ts passes the terminal's), less the two-space indent. */
+function tableColumns(io: Output): number | undefined {
+  return io.columns !== undefined ? io.columns - 2 : undefined;
 }
 
 interface TopGroup {
   stackIds: number[];
+  rows: number[];
   stack: FoldedStack<FrameOut>;
+  value: number;
   bytes: number;
   objects: number;
 }
 
-/** What makes two shown stacks the same row: their surviving frames (folded frames do not count). */
-function shownKey(stack: FoldedStack<FrameOut>): string {
-  return stack.frames.map((f) => (f.function ? `${f.kind}|${f.function}|${f.file ?? ''}|${f.line ?? ''}` : f.address)).join(';');
+/** What makes two shown stacks the same row: their surviving frames at the granularity (folded frames do not count). */
+function shownKey(stack: FoldedStack<FrameOut>, g: Granularity): string {
+  return atGranularity(stack.frames, g)
+    .map((f) => (f.function || f.kind === 'python' || g === 'files' ? frameKey(f, g) : f.address))
+    .join(';');
 }
 
 /**
- * A snapshot's stacks by live bytes. Except in the merged view (every frame), stacks whose shown frames are the
- * same (they differed only in frames the view hides or folds) are one row, as in py-spy.
+ * A snapshot's stacks by the sample's value. Except in the merged view at line granularity without filters (every
+ * frame, one row per stack), stacks whose shown frames are the same (they differed only in frames the view hides,
+ * folds or does not distinguish) are one row, as in py-spy and pprof.
  */
-function topGroups(s: Snapshot, view: Viewer, args: ParsedArgs): TopGroup[] {
+function topGroups(s: Snapshot, values: Snapshot, view: Viewer, args: ParsedArgs): TopGroup[] {
   const mode = flag(args, 'stacks') ?? DEFAULT_STACK_MODE;
-  const rows = [...s.stackIds.keys()].sort((a, b) => s.liveBytes[b] - s.liveBytes[a]);
-  if (mode === 'merged') {
-    const n = intFlag(args, 'top', 20);
-    return rows.slice(0, n).map((r) => ({ stackIds: [s.stackIds[r]], stack: view(s.stackIds[r]), bytes: s.liveBytes[r], objects: s.liveObjects[r] }));
-  }
+  const g = granularityOf(args);
+  const perStack = mode === 'merged' && g === 'lines' && !isActive(stackFilter(args));
+  const order = [...s.stackIds.keys()].sort((a, b) => values.liveBytes[b] - values.liveBytes[a]);
   const byKey = new Map<string, TopGroup>();
-  for (const r of rows) {
+  const out: TopGroup[] = [];
+  for (const r of order) {
     const stack = view(s.stackIds[r]);
-    const key = shownKey(stack);
-    const g = byKey.get(key);
-    if (g) {
-      g.stackIds.push(s.stackIds[r]);
-      g.bytes += s.liveBytes[r];
-      g.objects += s.liveObjects[r];
+    if (!stack) continue;
+    const key = perStack ? String(r) : shownKey(stack, g);
+    const grp = byKey.get(key);
+    if (grp) {
+      grp.stackIds.push(s.stackIds[r]);
+      grp.rows.push(r);
+      grp.value += values.liveBytes[r];
+      grp.bytes += s.liveBytes[r];
+      grp.objects += s.liveObjects[r];
     } else {
-      byKey.set(key, { stackIds: [s.stackIds[r]], stack, bytes: s.liveBytes[r], objects: s.liveObjects[r] });
+      const n: TopGroup = { stackIds: [s.stackIds[r]], rows: [r], stack, value: values.liveBytes[r], bytes: s.liveBytes[r], objects: s.liveObjects[r] };
+      byKey.set(key, n);
+      out.push(n);
     }
   }
-  return [...byKey.values()].sort((a, b) => b.bytes - a.bytes);
+  return out.sort((a, b) => b.value - a.value);
 }
 
 function top(job: Job, args: ParsedArgs, io: Output): void {
   const n = intFlag(args, 'top', 20);
   const which = flag(args, 'snapshot') ?? 'last';
   const json = has(args, 'json');
+  const fmt = valueFormat(args);
+  const g = granularityOf(args);
   const stacksJson: unknown[] = [];
   const procsJson: unknown[] = [];
   for (const p of job.processes) {
+    const sp = sampled(job, p, args);
+    if (!sp) continue;
     const si = pickSnapshot(p, which);
     if (si < 0) {
       job.warnings.push({ file: p.key, message: `no snapshot with sequence number ${which}` });
       continue;
     }
     const s = p.snapshots[si];
-    const groups = topGroups(s, viewer(p, args), args).slice(0, n);
-    procsJson.push({ ...processJson(p), snapshot: snapshotJson(s) });
+    const values = sp.snapshots[si];
+    const all = topGroups(s, values, viewer(p, args), args);
+    const shown = all.reduce((a, x) => a + x.value, 0);
+    const groups = all.slice(0, n);
+    procsJson.push({ ...processJson(p), snapshot: snapshotJson(s), sample: fmt.name, total: values.live.bytes, shownTotal: shown });
     if (!json) {
-      io.out(`${processTitle(p)}\n  snapshot ${s.seq ?? '-'} (${s.trigger}) ${s.file}: ${formatBytes(s.live.bytes)} live in ${formatInt(s.live.objects)} objects`);
+      const what = fmt.name === 'inuse_space' ? 'live' : fmt.name;
+      io.out(`${processTitle(p)}\n  snapshot ${s.seq ?? '-'} (${s.trigger}) ${s.file}: ${fmt.plain(values.live.bytes)} ${what}${fmt.name === 'inuse_space' ? ` in ${formatInt(s.live.objects)} objects` : ''}`);
+      if (isActive(stackFilter(args))) io.out(`  filters keep ${fmt.plain(shown)} (${formatPercent(shown, values.live.bytes)}) in ${all.length} rows`);
     }
     const rows: string[][] = [];
-    groups.forEach((g, rank) => {
+    groups.forEach((grp, rank) => {
       if (json) {
-        stacksJson.push({ pid: p.pid, process: p.key, stackId: g.stackIds[0], ...(g.stackIds.length > 1 ? { stackIds: g.stackIds } : {}), liveBytes: g.bytes, liveObjects: g.objects, frames: g.stack.frames, ...foldsJson(g.stack) });
+        stacksJson.push({
+          pid: p.pid,
+          process: p.key,
+          stackId: grp.stackIds[0],
+          ...(grp.stackIds.length > 1 ? { stackIds: grp.stackIds } : {}),
+          ...(fmt.name !== 'inuse_space' ? { value: grp.value } : {}),
+          liveBytes: grp.bytes,
+          liveObjects: grp.objects,
+          ...accumulatedJson(s, grp.rows),
+          frames: grp.stack.frames,
+          ...foldsJson(grp.stack),
+        });
       } else {
-        rows.push([String(rank + 1), formatBytes(g.bytes), formatPercent(g.bytes, s.live.bytes), formatInt(g.objects), stackText(g.stack) + (g.stackIds.length > 1 ? ` [${g.stackIds.length} stacks]` : '')]);
+        const objects = fmt.unit === 'bytes' ? formatInt(fmt.name === 'alloc_space' ? sumRows(values.liveObjects, grp.rows) : grp.objects) : fmt.plain(grp.value);
+        rows.push([String(rank + 1), fmt.plain(grp.value), formatPercent(grp.value, values.live.bytes), objects, stackText(grp.stack, 6, g) + (grp.stackIds.length > 1 ? ` [${grp.stackIds.length} stacks]` : '')]);
       }
     });
-    if (!json) io.out(indent(table(['#', 'live', 'share', 'objects', 'stack (leaf first)'], rows, [true, true, true, true, false])) + '\n');
+    const head = fmt.name === 'inuse_space' ? 'live' : fmt.name;
+    if (!json) io.out(indent(table(['#', head, 'share', 'objects', 'stack (leaf first)'], rows, [true, true, true, true, false], tableColumns(io))) + '\n');
   }
   if (json) io.out(JSON.stringify({ processes: procsJson, stacks: stacksJson, warnings: job.warnings }, null, 2));
   else printWarnings(job.warnings, io);
 }
 
+function sumRows(a: ArrayLike<number>, rows: readonly number[]): number {
+  let s = 0;
+  for (const r of rows) s += a[r];
+  return s;
+}
+
 function diff(job: Job, args: ParsedArgs, io: Output): void {
   const n = intFlag(args, 'top', 20);
   const json = has(args, 'json');
+  const fmt = valueFormat(args);
+  const g = granularityOf(args);
   const baseSeq = flag(args, 'base');
   const targetSeq = flag(args, 'target');
   const stacksJson: unknown[] = [];
@@ -289,6 +402,8 @@ function diff(job: Job, args: ParsedArgs, io: Output): void {
   // Two files of one process: compare those two; otherwise first → last (or --base/--target) per process.
   const twoFiles = args.positional.length === 2 && baseSeq === undefined && targetSeq === undefined;
   for (const p of job.processes) {
+    const sp = sampled(job, p, args);
+    if (!sp) continue;
     let bi = 0;
     let ti = p.snapshots.length - 1;
     if (twoFiles) {
@@ -311,25 +426,28 @@ function diff(job: Job, args: ParsedArgs, io: Output): void {
     }
     const base = p.snapshots[bi];
     const target = p.snapshots[ti];
-    const deltas = diffSnapshots(p, bi, ti);
-    const totals = diffTotals(deltas);
     const view = viewer(p, args);
-    procsJson.push({ ...processJson(p), base: snapshotJson(base), target: snapshotJson(target), ...totals });
+    const deltas = diffSnapshots(sp, bi, ti).flatMap((x) => {
+      const stack = view(x.stackId);
+      return stack ? [{ ...x, stack }] : [];
+    });
+    const totals = diffTotals(deltas);
+    procsJson.push({ ...processJson(p), base: snapshotJson(base), target: snapshotJson(target), sample: fmt.name, ...totals });
     if (!json) {
       io.out(
-        `${processTitle(p)}\n  ${base.file} → ${target.file}: ${formatBytes(totals.baseBytes)} → ${formatBytes(totals.targetBytes)} (${formatSignedBytes(totals.deltaBytes)}), ${totals.newStacks} new stacks, ${totals.goneStacks} gone`,
+        `${processTitle(p)}\n  ${base.file} → ${target.file}: ${fmt.plain(totals.baseBytes)} → ${fmt.plain(totals.targetBytes)} (${fmt.signed(totals.deltaBytes)})${fmt.name === 'inuse_space' ? '' : ` ${fmt.name}`}${isActive(stackFilter(args)) ? ' in the stacks the filters keep' : ''}, ${totals.newStacks} new stacks, ${totals.goneStacks} gone`,
       );
     }
     const rows: string[][] = [];
     deltas.slice(0, n).forEach((x, rank) => {
-      const stack = view(x.stackId);
       if (json) {
-        stacksJson.push({ pid: p.pid, process: p.key, stackId: x.stackId, baseBytes: x.baseBytes, targetBytes: x.targetBytes, deltaBytes: x.deltaBytes, baseObjects: x.baseObjects, targetObjects: x.targetObjects, deltaObjects: x.deltaObjects, status: x.status, frames: stack.frames, ...foldsJson(stack) });
+        stacksJson.push({ pid: p.pid, process: p.key, stackId: x.stackId, baseBytes: x.baseBytes, targetBytes: x.targetBytes, deltaBytes: x.deltaBytes, baseObjects: x.baseObjects, targetObjects: x.targetObjects, deltaObjects: x.deltaObjects, status: x.status, frames: x.stack.frames, ...foldsJson(x.stack) });
       } else {
-        rows.push([String(rank + 1), formatSignedBytes(x.deltaBytes), formatBytes(x.baseBytes), formatBytes(x.targetBytes), x.status, stackText(stack)]);
+        rows.push([String(rank + 1), fmt.signed(x.deltaBytes), fmt.plain(x.baseBytes), fmt.plain(x.targetBytes), x.status, stackText(x.stack, 6, g)]);
       }
     });
-    if (!json) io.out(indent(table(['#', 'Δ live', 'base', 'target', 'status', 'stack (leaf first)'], rows, [true, true, true, true, false, false])) + '\n');
+    const head = fmt.name === 'inuse_space' ? 'Δ live' : `Δ ${fmt.name}`;
+    if (!json) io.out(indent(table(['#', head, 'base', 'target', 'status', 'stack (leaf first)'], rows, [true, true, true, true, false, false], tableColumns(io))) + '\n');
   }
   if (json) io.out(JSON.stringify({ processes: procsJson, stacks: stacksJson, warnings: job.warnings }, null, 2));
   else printWarnings(job.warnings, io);
@@ -338,23 +456,32 @@ function diff(job: Job, args: ParsedArgs, io: Output): void {
 function growth(job: Job, args: ParsedArgs, io: Output): void {
   const n = intFlag(args, 'top', 20);
   const json = has(args, 'json');
+  const fmt = valueFormat(args);
+  const g = granularityOf(args);
   const stacksJson: unknown[] = [];
   const procsJson: unknown[] = [];
   for (const p of job.processes) {
-    const ranked = rankGrowth(p).filter((g) => g.deltaBytes > 0).slice(0, n);
+    const sp = sampled(job, p, args);
+    if (!sp) continue;
     const view = viewer(p, args);
-    procsJson.push({ ...processJson(p), snapshots: p.snapshots.length });
-    if (!json) io.out(`${processTitle(p)}\n  steady growers over ${p.snapshots.length} snapshots (slope = least squares per snapshot; grew = share of intervals that grew)`);
+    const ranked = rankGrowth(sp)
+      .filter((x) => x.deltaBytes > 0)
+      .flatMap((x) => {
+        const stack = view(x.stackId);
+        return stack ? [{ ...x, stack }] : [];
+      })
+      .slice(0, n);
+    procsJson.push({ ...processJson(p), snapshots: p.snapshots.length, sample: fmt.name });
+    if (!json) io.out(`${processTitle(p)}\n  steady growers over ${p.snapshots.length} snapshots${fmt.name === 'inuse_space' ? '' : ` of ${fmt.name}`} (slope = least squares per snapshot; grew = share of intervals that grew)`);
     const rows: string[][] = [];
-    ranked.forEach((g, rank) => {
-      const stack = view(g.stackId);
+    ranked.forEach((x, rank) => {
       if (json) {
-        stacksJson.push({ pid: p.pid, process: p.key, stackId: g.stackId, slopeBytesPerSnapshot: g.slopeBytesPerSnapshot, growingFraction: g.growingFraction, r2: g.r2, firstBytes: g.firstBytes, lastBytes: g.lastBytes, deltaBytes: g.deltaBytes, score: g.score, frames: stack.frames, ...foldsJson(stack) });
+        stacksJson.push({ pid: p.pid, process: p.key, stackId: x.stackId, slopeBytesPerSnapshot: x.slopeBytesPerSnapshot, growingFraction: x.growingFraction, r2: x.r2, firstBytes: x.firstBytes, lastBytes: x.lastBytes, deltaBytes: x.deltaBytes, score: x.score, frames: x.stack.frames, ...foldsJson(x.stack) });
       } else {
-        rows.push([String(rank + 1), formatSignedBytes(g.slopeBytesPerSnapshot) + '/snap', `${Math.round(g.growingFraction * 100)}%`, g.r2.toFixed(2), formatSignedBytes(g.deltaBytes), stackText(stack)]);
+        rows.push([String(rank + 1), fmt.signed(x.slopeBytesPerSnapshot) + '/snap', `${Math.round(x.growingFraction * 100)}%`, x.r2.toFixed(2), fmt.signed(x.deltaBytes), stackText(x.stack, 6, g)]);
       }
     });
-    if (!json) io.out(indent(table(['#', 'slope', 'grew', 'r²', 'Δ total', 'stack (leaf first)'], rows, [true, true, true, true, true, false])) + '\n');
+    if (!json) io.out(indent(table(['#', 'slope', 'grew', 'r²', 'Δ total', 'stack (leaf first)'], rows, [true, true, true, true, true, false], tableColumns(io))) + '\n');
   }
   if (json) io.out(JSON.stringify({ processes: procsJson, stacks: stacksJson, warnings: job.warnings }, null, 2));
   else printWarnings(job.warnings, io);

@@ -105,3 +105,21 @@ describe('--fold-imports', () => {
     expect(sum(folded.stacks)).toBeCloseTo(sum(plain.stacks), 3);
   });
 });
+
+describe('terminal width', () => {
+  it('rows fit the given width and keep the first surviving frame in the first columns', async () => {
+    const { displayWidth, terminalColumns } = await import('./format.js');
+    const dump = join(PY_FIXTURES, 'py312', parentLastDump(listDumps('py312')).name);
+    for (const columns of [60, 100, 160]) {
+      const out: string[] = [];
+      await run(['top', dump, '--no-symbols', '-n', '5'], { out: (s) => out.push(s), err: () => undefined, columns });
+      const lines = out.join('\n').split('\n');
+      for (const l of lines) expect(displayWidth(l), l).toBeLessThanOrEqual(columns);
+      const first = lines.find((l) => /^\s+1\s/.test(l)) ?? '';
+      expect(first).toMatch(/\d\s{2}make_record \(workload\.py/);
+    }
+    expect(terminalColumns({ isTTY: false }, {})).toBe(100);
+    expect(terminalColumns({ isTTY: false }, { COLUMNS: '132' })).toBe(132);
+    expect(terminalColumns({ isTTY: true, columns: 90 }, { COLUMNS: '132' })).toBe(90);
+  });
+});

@@ -54,7 +54,9 @@ describe('heaplens export', () => {
     const r = await cli('export', '--format', 'pprof', '--snapshot', '0', '--pid', '21459', '-o', out, job, '--no-symbols');
     expect(r.code).toBe(0);
     const prof = Profile.decode(gunzipSync(readFileSync(out)));
-    const total = prof.sample.reduce((a, s) => a + Number(s.value[1]), 0);
+    const st = prof.stringTable.strings;
+    const inuse = prof.sampleType.findIndex((t) => st[Number(t.type)] === 'inuse_space');
+    const total = prof.sample.reduce((a, s) => a + Number(s.value[inuse]), 0);
     const want = jeprofTotals().get('job/exact.21459.0.m0.heap')!.inuseSpace;
     expect(total).toBe(want);
     if (spawnSync('go', ['version']).status === 0) {

@@ -24,6 +24,8 @@ export interface ExportFrame {
   kind: ExportFrameKind;
   module: string | null;
   moduleOffset: string | null;
+  /** the module's path as in the maps */
+  modulePath?: string | null;
   function?: string | null;
   file?: string | null;
   line?: number | null;
@@ -77,7 +79,7 @@ export function processFrameSource(proc: ProcessSeries, options: FrameSourceOpti
   const symbols = options.symbols ?? null;
   const mode = options.stackMode ?? DEFAULT_STACK_MODE;
   const table = proc.pythonFrames ?? null;
-  const located = new Map<number, { address: string; module: string | null; moduleOffset: string | null }>();
+  const located = new Map<number, { address: string; module: string | null; moduleOffset: string | null; modulePath: string | null }>();
   const source: FrameSource = {
     frames(stackId: number): ExportFrame[] {
       const { offsets, frames, allocatorDepth } = proc.stacks;
@@ -88,7 +90,7 @@ export function processFrameSource(proc: ProcessSeries, options: FrameSourceOpti
         let loc = located.get(a);
         if (!loc) {
           const l = locateAddress(proc, a);
-          loc = { address: l.address, module: l.module, moduleOffset: l.moduleOffset };
+          loc = { address: l.address, module: l.module, moduleOffset: l.moduleOffset, modulePath: l.modulePath };
           located.set(a, loc);
         }
         const f: ExportFrame = { ...loc, kind: pos < allocatorDepth[stackId] ? 'allocator' : 'native' };

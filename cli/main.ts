@@ -13,7 +13,8 @@ import { DEFAULT_STACK_MODE, parseStackMode } from '../analysis/python-stacks.js
 import type { FoldedStack } from '../analysis/stack-labels.js';
 import { DEFAULT_SAMPLE_TYPE, parseSampleType, sampleSeries, sampleUnavailable, sampleUnit, type SampleType } from '../analysis/sample-type.js';
 import { formatBytes, formatInt, formatPercent, formatSignedBytes, table, wrapLines } from './format.js';
-import { prepareSymbols, SYMBOL_FLAGS, SYMBOL_USAGE, symbolDescriber, symbolizeJob } from './symbols.js';
+import { prepareSymbols, SYMBOL_FLAGS, SYMBOL_USAGE, symbolDescriber, symbolizeJob, symbolTableOf } from './symbols.js';
+import { missingBinaries } from '../symbolize/missing-binaries.js';
 
 export interface Output {
   out: (s: string) => void;
@@ -38,6 +39,8 @@ usage:
   heaplens diff <paths…> [--base <seq> --target <seq>] [-n 20]
                                                   …or within each process (default first → last)
   heaplens growth <paths…> [-n 20]                steady growers over each process's series
+  heaplens binaries <paths…> [--snapshot last]    modules whose frames stay unresolved, the bytes
+                                                  through them, and what to hand over (--symbols)
 ${REPORT_USAGE}
 ${EXPORT_USAGE}
 
@@ -74,8 +77,9 @@ export async function run(argv: readonly string[], rawIo: Output): Promise<numbe
   try {
     args = parseArgs(argv);
     const columns = rawIo.columns;
-    // Text output fits the terminal (tables cut their stack column; longer lines wrap); JSON is left whole.
-    if (columns !== undefined && !has(args, 'json')) io = { ...rawIo, out: (s) => rawIo.out(wrapLines(s, columns)) };
+    // Text output fits the terminal (tables cut their stack column; longer lines wrap); JSON is left whole, and
+    // so is the list of binaries to hand over (paths to copy).
+    if (columns !== undefined && !has(args, 'json') && args.command !== 'binaries') io = { ...rawIo, out: (s) => rawIo.out(wrapLines(s, columns)) };
     if (args.command === 'help' || args.command === '--help' || args.command === '-h' || has(args, 'help')) {
       io.out(await usage());
       return 0;
@@ -93,6 +97,10 @@ export async function run(argv: readonly string[], rawIo: Output): Promise<numbe
       case 'growth':
         checkFlags(args, [...COMMON, ...SLICING, ...SYMBOL_FLAGS, 'top']);
         return await withJob(args, io, growth);
+      case 'binaries':
+        checkFlags(args, [...COMMON, ...SYMBOL_FLAGS, 'snapshot']);
+        if (has(args, 'no-symbols')) throw new UsageError('"binaries" symbolizes to find what is missing: drop --no-symbols');
+        return await withJob(args, io, binaries);
       case 'report':
         return await (await import('./report-command.js')).reportCommand(args, io);
       case 'export':
@@ -484,5 +492,40 @@ function growth(job: Job, args: ParsedArgs, io: Output): void {
     if (!json) io.out(indent(table(['#', 'slope', 'grew', 'r²', 'Δ total', 'stack (leaf first)'], rows, [true, true, true, true, true, false], tableColumns(io))) + '\n');
   }
   if (json) io.out(JSON.stringify({ processes: procsJson, stacks: stacksJson, warnings: job.warnings }, null, 2));
+  else printWarnings(job.warnings, io);
+}
+
+/** Modules whose frames stay unresolved, heaviest first, with what to hand over to resolve them. */
+function binaries(job: Job, args: ParsedArgs, io: Output): void {
+  const which = flag(args, 'snapshot') ?? 'last';
+  const json = has(args, 'json');
+  const procsJson: unknown[] = [];
+  for (const p of job.processes) {
+    const si = pickSnapshot(p, which);
+    if (si < 0) {
+      job.warnings.push({ file: p.key, message: `no snapshot with sequence number ${which}` });
+      continue;
+    }
+    const symbols = symbolTableOf(p);
+    const sum = missingBinaries(p, si, symbols?.modules ?? [], { includeAllocator: has(args, 'show-allocator') });
+    const s = p.snapshots[si];
+    procsJson.push({ ...processJson(p), snapshot: snapshotJson(s), symbolized: symbols !== null, ...sum });
+    if (json) continue;
+    io.out(`${processTitle(p)}\n  snapshot ${s.seq ?? '-'} ${s.file}`);
+    if (!symbols) {
+      io.out(p.maps ? '  not symbolized\n' : '  no maps: frames cannot be attributed to binaries (give the maps file beside the dumps)\n');
+      continue;
+    }
+    if (sum.modules.length === 0) {
+      io.out('  every module with frames was found and matches its mapping\n');
+      continue;
+    }
+    io.out(`  ${formatBytes(sum.unresolvedBytes)} of ${formatBytes(sum.totalBytes)} (${formatPercent(sum.unresolvedBytes, sum.totalBytes)}) is in stacks with unresolved frames.`);
+    io.out('  Hand over these files (or their debug files) and pass their folder with --symbols:');
+    // Paths are what to copy: never cut (the JSON has each module's reason in full)
+    const rows = sum.modules.map((m) => [formatBytes(m.bytes), formatPercent(m.bytes, sum.totalBytes), formatInt(m.stacks), formatInt(m.addresses), m.status, m.buildId ?? '-', m.mappingPath]);
+    io.out(indent(table(['bytes', 'share', 'stacks', 'addresses', 'status', 'build-id', 'path as in the maps'], rows, [true, true, true, true, false, false, false])) + '\n');
+  }
+  if (json) io.out(JSON.stringify({ processes: procsJson, warnings: job.warnings }, null, 2));
   else printWarnings(job.warnings, io);
 }

@@ -113,6 +113,11 @@ export async function symbolizeJob(job: Job, args: ParsedArgs, io: Messages): Pr
   }
 }
 
+/** The symbolizer's result for a process (null with --no-symbols, without maps, or before symbolizeJob). */
+export function symbolTableOf(proc: ProcessSeries): SymbolTable | null {
+  return tables.get(proc) ?? null;
+}
+
 /** Adds symbols to the frames `inner` describes (native and allocator frames; Python ones pass through). */
 export function symbolDescriber(inner: StackDescriber, proc: ProcessSeries): StackDescriber {
   const table = tables.get(proc);

@@ -7,6 +7,7 @@ import type { Job, ProcessSeries } from '../analysis/model.js';
 import { loadJob } from '../analysis/load-job.js';
 import { DEFAULT_STACK_MODE, parseStackMode } from '../analysis/python-stacks.js';
 import { foldingSource } from '../export/frames.js';
+import { DEFAULT_SAMPLE_TYPE, parseSampleType, sampleSeries, sampleUnavailable } from '../analysis/sample-type.js';
 import { collectInputFiles, type CollectProblem } from '../node-io/node-files.js';
 import { loadSessionFile, writeFileAtomic } from '../node-io/session-file.js';
 import { buildReportData, type ReportProcessInput } from '../report/build-report.js';
@@ -73,7 +74,7 @@ export function findViewerBundle(): string | null {
 }
 
 export async function reportCommand(args: ParsedArgs, io: CommandIO): Promise<number> {
-  checkFlags(args, ['output', 'base', 'target', 'session', 'sanitize', 'title', 'top', 'pid', 'stacks', 'fold-imports', 'show-allocator', 'help', ...SYMBOL_FLAGS]);
+  checkFlags(args, ['output', 'base', 'target', 'session', 'sanitize', 'title', 'top', 'pid', 'stacks', 'fold-imports', 'sample', 'show-allocator', 'help', ...SYMBOL_FLAGS]);
   const output = flag(args, 'output');
   if (!output) throw new UsageError('"report" needs -o <file.html>');
   const viewer = findViewerBundle();
@@ -97,8 +98,15 @@ export async function reportCommand(args: ParsedArgs, io: CommandIO): Promise<nu
   const baseSeq = flag(args, 'base');
   const targetSeq = flag(args, 'target');
   const inputs: ReportProcessInput[] = [];
+  const sample = parseSampleType(flag(args, 'sample') ?? DEFAULT_SAMPLE_TYPE) ?? DEFAULT_SAMPLE_TYPE;
   for (const p of job.processes) {
-    const input: ReportProcessInput = { proc: p, frames: commandDescriber(p, args) };
+    // the report's numbers are the sample's (its byte columns hold counts for the *_objects types)
+    const values = sampleSeries(p, sample);
+    if (!values) {
+      job.warnings.push({ file: p.key, message: sampleUnavailable(p, sample) ?? `no ${sample} values` });
+      continue;
+    }
+    const input: ReportProcessInput = { proc: values, frames: commandDescriber(p, args) };
     if (baseSeq !== undefined) {
       const i = snapshotBySeq(p, baseSeq, 'base');
       if (i >= 0) input.base = i;
@@ -113,7 +121,7 @@ export async function reportCommand(args: ParsedArgs, io: CommandIO): Promise<nu
   }
   const sanitize = has(args, 'sanitize');
   const { data, preview } = buildReportData(inputs, {
-    title: flag(args, 'title') ?? `heaplens report: ${args.positional.map((x) => x.replace(/\/+$/, '').split('/').pop()).join(', ')}`,
+    title: (flag(args, 'title') ?? `heaplens report: ${args.positional.map((x) => x.replace(/\/+$/, '').split('/').pop()).join(', ')}`) + (sample === DEFAULT_SAMPLE_TYPE ? '' : ` (${sample})`),
     generator: 'heaplens 0.1.0',
     topN,
     stackMode: flag(args, 'stacks') ?? DEFAULT_STACK_MODE,

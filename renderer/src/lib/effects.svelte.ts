@@ -19,7 +19,7 @@ export function startEffects(ui: Ui): { flush(): void; cancel(): void } {
   let seriesSeq = 0;
   $effect(() => {
     const p = ui.procIndex;
-    const view = { mode: app.mode, hideAllocator: app.hideAllocator };
+    const view = app.view;
     if (p < 0 || !app.summary) return;
     const seq = ++seriesSeq;
     if (app.report) {
@@ -39,7 +39,7 @@ export function startEffects(ui: Ui): { flush(): void; cancel(): void } {
     const p = ui.procIndex;
     const base = app.base;
     const target = app.target;
-    const view = { mode: app.mode, hideAllocator: app.hideAllocator };
+    const view = app.view;
     if (p < 0 || !app.summary) return;
     const seq = ++growthSeq;
     if (app.report) {

@@ -12,6 +12,8 @@ import type {
   ProcessSummary,
   SourceFile,
   StackMode,
+  SampleType,
+  StackFilterChip,
   StackSeries,
   ViewOptions,
 } from './protocol.ts';
@@ -30,7 +32,7 @@ export const WRITER = 'heaplens 0.1.0 (app)';
 export interface PanelContent {
   title: string;
   /** leaf first */
-  frames: (FrameInfo & { hidden: boolean })[];
+  frames: (FrameInfo & { hidden: boolean; fold?: number })[];
   facts: [string, string][];
   series: number[] | null;
   /** the stack shown (growth row, timeline legend): what a stack note points at */
@@ -52,8 +54,14 @@ export class AppState {
   target = $state(0);
   /** snapshot shown by the single-snapshot flame graph */
   snapshot = $state(0);
-  mode = $state<StackMode>('merged');
+  mode = $state<StackMode>('python-first');
   hideAllocator = $state(true);
+  /** what values count (pprof's sample types; alloc_* need prof_accum) */
+  sample = $state<SampleType>('inuse_space');
+  /** focus/ignore/hide/show chips (pprof's slicing) */
+  filters = $state<StackFilterChip[]>([]);
+  /** python-first: interpreter frames shown instead of their markers */
+  unfold = $state(false);
   growth = $state.raw<GrowthResult | null>(null);
   series = $state.raw<StackSeries | null>(null);
   flame = $state.raw<FlameData | null>(null);
@@ -99,7 +107,7 @@ export class AppState {
   }
 
   get view(): ViewOptions {
-    return { mode: this.mode, hideAllocator: this.hideAllocator };
+    return { mode: this.mode, hideAllocator: this.hideAllocator, sample: this.sample, filters: this.filters.map((f) => ({ ...f })), unfold: this.unfold };
   }
 
   toggleTheme(): void {

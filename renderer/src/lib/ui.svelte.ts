@@ -66,6 +66,12 @@ export class Ui {
   /** A flame-graph node → the stack panel (its path, its bytes). */
   selectNode(data: FlameData, node: number): void {
     const f = node > 0 ? data.frames[data.key[node]] : null;
+    // a marker of folded interpreter frames expands them (python-first view; the slice bar folds them again)
+    if (f?.kind === 'folded') {
+      this.app.unfold = true;
+      this.app.status = 'interpreter frames shown: untick "show interpreter frames" to fold them again';
+      return;
+    }
     const facts: [string, string][] = [];
     if (data.baseTotal) {
       const b = data.baseTotal[node];

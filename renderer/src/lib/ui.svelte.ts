@@ -58,7 +58,8 @@ export class Ui {
       ];
       if (row) facts.push(['status', row.status], ['steady-growth score', formatBytes(row.score) + '/dump'], ['grew in', `${(row.growingFraction * 100).toFixed(0)}% of intervals`]);
       if (row && row.members.length > 1) facts.push(['stacks in this row', `${row.members.length} (same visible frames)`]);
-      const leaf = stack.frames.find((f) => !f.hidden) ?? stack.frames[0];
+      // the title leads with the first surviving frame: not an allocator frame, not a folded interpreter frame
+      const leaf = stack.frames.find((f) => !f.hidden && f.fold === undefined) ?? stack.frames.find((f) => !f.hidden) ?? stack.frames[0];
       app.panel = { title: report ? `${leaf?.function ?? leaf?.label ?? row?.label ?? ''}` : `stack #${stackId}: ${leaf?.function ?? leaf?.label ?? ''}`, frames: stack.frames, facts, series: stack.series, stackId };
     });
   }

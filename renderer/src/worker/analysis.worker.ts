@@ -734,7 +734,8 @@ function shapeStacks(
     const id = stackIds[j];
     const keys = keysOf(id);
     let k: Int32Array | null = keys;
-    if (shape.kind === 'inverted') k = invertedKeys(keys);
+    // bottom-up: the roots are the first surviving frames (a leaf-side run of folded frames is not a root)
+    if (shape.kind === 'inverted') k = invertedKeys(dropLeadingMarkers(keys, proc));
     else if (shape.kind === 'callers') k = callerKeys(keys, shape.key ?? -1);
     else if (shape.kind === 'callees') k = calleeKeys(keys, shape.key ?? -1);
     if (!k) continue;
@@ -749,4 +750,11 @@ function shapeStacks(
     ...(baseBytes && !growthBy ? { baseBytes: Float64Array.from(keep, (j) => baseBytes[j]) } : {}),
   };
   return { values, stackKeys: (id) => shapedKeys.get(id) ?? keysOf(id) };
+}
+
+function dropLeadingMarkers(keys: Int32Array, i: number): Int32Array {
+  const frames = frameTable(i).frames;
+  let n = 0;
+  while (n < keys.length && frames[keys[n]].kind === 'folded') n++;
+  return n === 0 ? keys : keys.subarray(n);
 }

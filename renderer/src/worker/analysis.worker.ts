@@ -11,7 +11,7 @@ import { calleeKeys, callerKeys, invertedKeys } from '../../../analysis/callers.
 import type { Job, ProcessSeries } from '../../../analysis/model.ts';
 import type { InputFile } from '../../../parsers/input-file.ts';
 import { FrameTable } from './frames.ts';
-import { sampleSeries, sampleUnavailable } from '../../../analysis/sample-type.ts';
+import { sampleSeries, sampleUnavailable, sampleUnit } from '../../../analysis/sample-type.ts';
 import { missingBinaries } from '../../../symbolize/missing-binaries.ts';
 import { Symbolizer, type SymbolTable } from '../../../symbolize/symbolize.ts';
 import { compileAddr2line, type CompiledWasm } from '../../../symbolize/wasm-addr2line.ts';
@@ -561,14 +561,15 @@ function exportSnapshot(format: ExportFormat, procs: number[], snapshot: number,
     const p = proc(i);
     // the snapshot index applies to the focused process; others export their last snapshot
     const s = i === procs[0] ? Math.min(snapshot, p.snapshots.length - 1) : p.snapshots.length - 1;
-    return { proc: p, snapshotIndex: s, frames: frameSource(i, view) };
+    // pprof carries every sample type; folded and speedscope carry the view's sample
+    return { proc: format === 'pprof' ? p : valuesProc(i, view), snapshotIndex: s, frames: frameSource(i, view) };
   });
   const first = inputs[0]?.proc;
   const stem = `heaplens-${first?.pid ?? 'job'}-${first ? (first.snapshots[inputs[0].snapshotIndex].seq ?? inputs[0].snapshotIndex) : 0}`;
-  const opts = { showAllocator: !view.hideAllocator };
+  const opts = { showAllocator: !view.hideAllocator, measure: sampleUnit(view.sample ?? 'inuse_space') };
   switch (format) {
     case 'pprof':
-      return { data: toPprof(inputs, { ...opts, comments: ['heaplens app export'] }), name: `${stem}.pb`, mime: 'application/octet-stream' };
+      return { data: toPprof(inputs, { ...opts, comments: ['heaplens app export'], defaultSample: view.sample }), name: `${stem}.pb`, mime: 'application/octet-stream' };
     case 'folded':
       return { data: toFolded(inputs, opts), name: `${stem}.folded`, mime: 'text/plain' };
     case 'speedscope':

@@ -14,9 +14,16 @@ import type { FrameInfo, FrameKind, StackMode, ViewOptions } from '../lib/protoc
 
 const EMPTY = new Int32Array(0);
 
+// Per view object (one per request): its filter and cache key are made once, not once per stack.
+const filterOf = new WeakMap<ViewOptions, StackFilter>();
+const cacheKeyOf = new WeakMap<ViewOptions, string>();
+
 /** The chips of a view as a stack filter (the last chip of each kind wins, as the CLI's last option does). */
 export function viewFilter(view: ViewOptions): StackFilter {
+  const hit = filterOf.get(view);
+  if (hit) return hit;
   const f: StackFilter = {};
+  filterOf.set(view, f);
   for (const c of view.filters ?? []) {
     try {
       f[c.kind] = new RegExp(c.re);
@@ -28,7 +35,12 @@ export function viewFilter(view: ViewOptions): StackFilter {
 }
 
 function viewCacheKey(view: ViewOptions): string {
-  return JSON.stringify([view.mode, view.hideAllocator, view.unfold ?? false, view.filters ?? []]);
+  let k = cacheKeyOf.get(view);
+  if (k === undefined) {
+    k = JSON.stringify([view.mode, view.hideAllocator, view.unfold ?? false, view.filters ?? []]);
+    cacheKeyOf.set(view, k);
+  }
+  return k;
 }
 
 export function basename(p: string): string {

@@ -359,7 +359,14 @@ function growth(i: number, base: number, target: number, view: ViewOptions, limi
   for (const d of deltas) {
     baseTotal += d.baseBytes;
     targetTotal += d.targetBytes;
-    addStackToFunctions(stackKeys(p, table, d.stackId, view), d.baseBytes, d.targetBytes, row, seen);
+    // markers of folded frames are not functions: the by-function table leaves them out
+    addStackToFunctions(
+      stackKeys(p, table, d.stackId, view).filter((k) => table.frames[k].kind !== 'folded'),
+      d.baseBytes,
+      d.targetBytes,
+      row,
+      seen,
+    );
   }
   const functions = finishFunctionRows([...fn.values()]);
   functions.sort((a, b) => b.totalDelta - a.totalDelta);

@@ -89,7 +89,7 @@ export function startEffects(ui: Ui): { flush(): void; cancel(): void } {
   // -- sessions: autosave (debounced) on any change of what a session holds ------------------------
   const autosaver = debounce(() => void app.autosave(), 1500);
   $effect(() => {
-    void [app.notes, app.base, app.target, app.snapshot, app.tab, app.mode, app.hideAllocator, app.search, app.diffMode, app.widthBy, app.selectedStack, ui.procIndex];
+    void [app.notes, app.base, app.target, app.snapshot, app.tab, app.mode, app.hideAllocator, app.sample, app.filters, app.unfold, app.search, app.diffMode, app.widthBy, app.selectedStack, ui.procIndex];
     if (!app.summary || app.readOnly) return;
     untrack(() => autosaver.call());
   });

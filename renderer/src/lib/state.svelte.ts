@@ -300,6 +300,9 @@ export class AppState {
     this.search = v.search;
     this.diffMode = v.diffMode;
     this.widthBy = v.widthBy;
+    this.sample = v.sample;
+    this.filters = v.filters;
+    this.unfold = v.unfold;
     this.notes = s.notes;
     this.session = s;
     this.pendingSession = null;
@@ -356,6 +359,9 @@ export class AppState {
         selectedStack: selected,
         diffMode: this.diffMode,
         widthBy: this.widthBy,
+        sample: this.sample,
+        filters: this.filters,
+        unfold: this.unfold,
         notes: this.notes,
         readOnly: this.readOnly,
         source: this.readOnly ? (this.session?.source ?? null) : null,

@@ -133,3 +133,21 @@ describe('--focus/--ignore/--hide/--show equal go tool pprof -focus/-ignore/-hid
     }
   });
 });
+
+describe('--granularity', () => {
+  it('functions: the two leak loops (main at two lines) are one row with both rows\' bytes; files: file names', async () => {
+    const d = parentLastDump(listDumps('py312'));
+    const dump = join(PY_FIXTURES, 'py312', d.name);
+    type Row = { liveBytes: number; frames: { function?: string | null; line?: number | null }[] };
+    const leakRows = (doc: { stacks: Row[] }) => doc.stacks.filter((s) => s.frames[0]?.function === 'make_record');
+    const lines = leakRows(JSON.parse((await cli('top', dump, '--json', '--no-symbols', '-n', '1000000')).out));
+    const mains = new Set(lines.map((s) => `${s.frames[3]?.function}:${s.frames[3]?.line}`));
+    expect(mains.size).toBe(2); // main-step and main-step-2 (the workload's two loops)
+    const fns = leakRows(JSON.parse((await cli('top', dump, '--json', '--no-symbols', '-n', '1000000', '--granularity', 'functions')).out));
+    expect(fns.length).toBeLessThan(lines.length);
+    expect(fns.reduce((a, s) => a + s.liveBytes, 0)).toBeCloseTo(lines.reduce((a, s) => a + s.liveBytes, 0), 3);
+    const text = await cli('top', dump, '--no-symbols', '-n', '3', '--granularity', 'files');
+    expect(text.out).toMatch(/\d\s{2}workload\.py ← /);
+    expect(text.out).not.toMatch(/workload\.py:\d/);
+  });
+});

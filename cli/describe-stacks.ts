@@ -5,7 +5,7 @@ import type { ProcessSeries } from '../analysis/model.js';
 import { locateAddress } from '../analysis/frame-labels.js';
 import { applyStackMode, type StackMode } from '../analysis/python-stacks.js';
 import { foldOptionsFor, foldStack, frameText, stackLabel, type FoldedStack } from '../analysis/stack-labels.js';
-import { filterStack, frameTextAt, type Granularity, type StackFilter } from '../analysis/stack-filter.js';
+import { atGranularity, filterStack, frameTextAt, type Granularity, type StackFilter } from '../analysis/stack-filter.js';
 
 /** 'folded': a marker frame standing for folded frames (export/frames.ts foldMarker) */
 export type FrameKind = 'native' | 'allocator' | 'python' | 'folded';
@@ -66,7 +66,8 @@ export function describeFrame(f: FrameOut): string {
 /** A stack's label for the terminal (analysis/stack-labels.ts): the first surviving frame first. */
 export function stackText(stack: FoldedStack<FrameOut>, max = 6, granularity: Granularity = 'lines'): string {
   const text = granularity === 'lines' ? (f: FrameOut) => describeFrame(f) : (f: FrameOut) => frameTextAt(f, granularity);
-  return stackLabel(stack, { max, text: (f) => text(f as FrameOut) });
+  const shown = { frames: atGranularity(stack.frames, granularity), folds: stack.folds };
+  return stackLabel(shown, { max, text: (f) => text(f as FrameOut) });
 }
 
 /** Frames to show: allocator frames dropped unless asked for. */

@@ -3,6 +3,12 @@
 import { run } from './main.js';
 import { terminalColumns } from './format.js';
 
+// `heaplens top … | head`: the reader went away; stop quietly rather than die on EPIPE.
+process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+  if (e.code === 'EPIPE') process.exit(0);
+  throw e;
+});
+
 run(process.argv.slice(2), {
   columns: terminalColumns(process.stdout, process.env),
   out: (s) => process.stdout.write(s + '\n'),

@@ -5,7 +5,7 @@
 import { parseArgs as utilParseArgs, type ParseArgsConfig } from 'node:util';
 import { STACK_MODES } from '../analysis/python-stacks.js';
 import { SAMPLE_TYPE_NAMES } from '../analysis/sample-type.js';
-import { GRANULARITIES } from '../analysis/stack-filter.js';
+import { GRANULARITIES, type StackFilter } from '../analysis/stack-filter.js';
 
 export class UsageError extends Error {}
 
@@ -140,6 +140,15 @@ export function intFlag(args: ParsedArgs, name: string, fallback: number): numbe
   if (v === undefined) return fallback;
   if (!/^\d+$/.test(v)) throw new UsageError(`--${name} takes a whole number, got ${JSON.stringify(v)}`);
   return Number(v);
+}
+
+/** --focus/--ignore/--hide/--show as regular expressions (their values were checked by checkFlags). */
+export function sliceFilter(args: ParsedArgs): StackFilter {
+  const re = (name: string): RegExp | null => {
+    const v = flag(args, name);
+    return v === undefined ? null : new RegExp(v);
+  };
+  return { focus: re('focus'), ignore: re('ignore'), hide: re('hide'), show: re('show') };
 }
 
 /** Rejects options the command does not take and any bad value; call before reading any input. */

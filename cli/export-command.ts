@@ -16,7 +16,7 @@ import { commandDescriber, loadForCommand, snapshotBySeq, type CommandIO } from 
 const FORMATS = ['pprof', 'folded', 'speedscope'] as const;
 
 export async function exportCommand(args: ParsedArgs, io: CommandIO): Promise<number> {
-  checkFlags(args, ['format', 'output', 'snapshot', 'measure', 'pid', 'stacks', 'fold-imports', 'sample', 'show-allocator', 'help', ...SYMBOL_FLAGS]);
+  checkFlags(args, ['format', 'output', 'snapshot', 'measure', 'pid', 'stacks', 'fold-imports', 'sample', 'focus', 'ignore', 'hide', 'show', 'show-allocator', 'help', ...SYMBOL_FLAGS]);
   const format = flag(args, 'format');
   if (!format || !(FORMATS as readonly string[]).includes(format)) throw new UsageError(`--format takes ${FORMATS.join(', ')}${format ? `, got ${JSON.stringify(format)}` : ''}`);
   const output = flag(args, 'output');

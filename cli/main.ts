@@ -6,8 +6,8 @@ import type { Job, LoadWarning, ProcessSeries, Snapshot } from '../analysis/mode
 import { diffSnapshots, diffTotals } from '../analysis/diff.js';
 import { rankGrowth } from '../analysis/growth.js';
 import { collectInputFiles, type CollectProblem } from '../node-io/node-files.js';
-import { checkFlags, flag, has, intFlag, parseArgs, UsageError, type ParsedArgs } from './args.js';
-import { atGranularity, frameKey, isActive, parseGranularity, type Granularity, type StackFilter } from '../analysis/stack-filter.js';
+import { checkFlags, flag, has, intFlag, parseArgs, sliceFilter, UsageError, type ParsedArgs } from './args.js';
+import { atGranularity, frameKey, isActive, parseGranularity, type Granularity } from '../analysis/stack-filter.js';
 import { foldsJson, mapsDescriber, pythonDescriber, stackText, stackViewer, type FrameOut } from './describe-stacks.js';
 import { DEFAULT_STACK_MODE, parseStackMode } from '../analysis/python-stacks.js';
 import type { FoldedStack } from '../analysis/stack-labels.js';
@@ -210,6 +210,17 @@ function accumulatedJson(s: Snapshot, rows: readonly number[]): { accumulatedByt
   return { accumulatedBytes: b, accumulatedObjects: o };
 }
 
+/** accumulatedBytes/accumulatedObjects of one stack in a snapshot (looked up by stack id), where the dump has them. */
+function accumulatedLookup(s: Snapshot): (stackId: number) => { accumulatedBytes?: number; accumulatedObjects?: number } {
+  if (!s.hasAccumulated || !s.accumBytes || !s.accumObjects) return () => ({});
+  const row = new Map<number, number>();
+  s.stackIds.forEach((id, r) => row.set(id, r));
+  return (id) => {
+    const r = row.get(id);
+    return r === undefined ? { accumulatedBytes: 0, accumulatedObjects: 0 } : accumulatedJson(s, [r]);
+  };
+}
+
 function summary(job: Job, args: ParsedArgs, io: Output): void {
   if (has(args, 'json')) {
     io.out(
@@ -263,15 +274,6 @@ function pickSnapshot(p: ProcessSeries, which: string): number {
 
 type Viewer = (stackId: number) => FoldedStack<FrameOut> | null;
 
-/** --focus/--ignore/--hide/--show as regular expressions (checked by args.ts before anything is read). */
-function stackFilter(args: ParsedArgs): StackFilter {
-  const re = (name: string): RegExp | null => {
-    const v = flag(args, name);
-    return v === undefined ? null : new RegExp(v);
-  };
-  return { focus: re('focus'), ignore: re('ignore'), hide: re('hide'), show: re('show') };
-}
-
 function granularityOf(args: ParsedArgs): Granularity {
   return parseGranularity(flag(args, 'granularity') ?? 'lines') ?? 'lines';
 }
@@ -282,7 +284,7 @@ function viewer(p: ProcessSeries, args: ParsedArgs): Viewer {
   const mode = parseStackMode(v);
   if (!mode) throw new UsageError(`--stacks takes python-first, merged, python or native, got ${JSON.stringify(v)}`);
   const d = pythonDescriber(symbolDescriber(mapsDescriber(p), p), p, mode);
-  return stackViewer(d, p, { mode, showAllocator: has(args, 'show-allocator'), foldImports: has(args, 'fold-imports'), filter: stackFilter(args) });
+  return stackViewer(d, p, { mode, showAllocator: has(args, 'show-allocator'), foldImports: has(args, 'fold-imports'), filter: sliceFilter(args) });
 }
 
 /** Output width for tables (cli/heaplens.ts passes the terminal's), less the two-space indent. */
@@ -314,7 +316,7 @@ function shownKey(stack: FoldedStack<FrameOut>, g: Granularity): string {
 function topGroups(s: Snapshot, values: Snapshot, view: Viewer, args: ParsedArgs): TopGroup[] {
   const mode = flag(args, 'stacks') ?? DEFAULT_STACK_MODE;
   const g = granularityOf(args);
-  const perStack = mode === 'merged' && g === 'lines' && !isActive(stackFilter(args));
+  const perStack = mode === 'merged' && g === 'lines' && !isActive(sliceFilter(args));
   const order = [...s.stackIds.keys()].sort((a, b) => values.liveBytes[b] - values.liveBytes[a]);
   const byKey = new Map<string, TopGroup>();
   const out: TopGroup[] = [];
@@ -363,7 +365,7 @@ function top(job: Job, args: ParsedArgs, io: Output): void {
     if (!json) {
       const what = fmt.name === 'inuse_space' ? 'live' : fmt.name;
       io.out(`${processTitle(p)}\n  snapshot ${s.seq ?? '-'} (${s.trigger}) ${s.file}: ${fmt.plain(values.live.bytes)} ${what}${fmt.name === 'inuse_space' ? ` in ${formatInt(s.live.objects)} objects` : ''}`);
-      if (isActive(stackFilter(args))) io.out(`  filters keep ${fmt.plain(shown)} (${formatPercent(shown, values.live.bytes)}) in ${all.length} rows`);
+      if (isActive(sliceFilter(args))) io.out(`  filters keep ${fmt.plain(shown)} (${formatPercent(shown, values.live.bytes)}) in ${all.length} rows`);
     }
     const rows: string[][] = [];
     groups.forEach((grp, rank) => {
@@ -440,16 +442,17 @@ function diff(job: Job, args: ParsedArgs, io: Output): void {
       return stack ? [{ ...x, stack }] : [];
     });
     const totals = diffTotals(deltas);
+    const accOf = accumulatedLookup(target);
     procsJson.push({ ...processJson(p), base: snapshotJson(base), target: snapshotJson(target), sample: fmt.name, ...totals });
     if (!json) {
       io.out(
-        `${processTitle(p)}\n  ${base.file} → ${target.file}: ${fmt.plain(totals.baseBytes)} → ${fmt.plain(totals.targetBytes)} (${fmt.signed(totals.deltaBytes)})${fmt.name === 'inuse_space' ? '' : ` ${fmt.name}`}${isActive(stackFilter(args)) ? ' in the stacks the filters keep' : ''}, ${totals.newStacks} new stacks, ${totals.goneStacks} gone`,
+        `${processTitle(p)}\n  ${base.file} → ${target.file}: ${fmt.plain(totals.baseBytes)} → ${fmt.plain(totals.targetBytes)} (${fmt.signed(totals.deltaBytes)})${fmt.name === 'inuse_space' ? '' : ` ${fmt.name}`}${isActive(sliceFilter(args)) ? ' in the stacks the filters keep' : ''}, ${totals.newStacks} new stacks, ${totals.goneStacks} gone`,
       );
     }
     const rows: string[][] = [];
     deltas.slice(0, n).forEach((x, rank) => {
       if (json) {
-        stacksJson.push({ pid: p.pid, process: p.key, stackId: x.stackId, baseBytes: x.baseBytes, targetBytes: x.targetBytes, deltaBytes: x.deltaBytes, baseObjects: x.baseObjects, targetObjects: x.targetObjects, deltaObjects: x.deltaObjects, status: x.status, frames: x.stack.frames, ...foldsJson(x.stack) });
+        stacksJson.push({ pid: p.pid, process: p.key, stackId: x.stackId, baseBytes: x.baseBytes, targetBytes: x.targetBytes, deltaBytes: x.deltaBytes, baseObjects: x.baseObjects, targetObjects: x.targetObjects, deltaObjects: x.deltaObjects, status: x.status, ...accOf(x.stackId), frames: x.stack.frames, ...foldsJson(x.stack) });
       } else {
         rows.push([String(rank + 1), fmt.signed(x.deltaBytes), fmt.plain(x.baseBytes), fmt.plain(x.targetBytes), x.status, stackText(x.stack, 6, g)]);
       }
@@ -480,11 +483,12 @@ function growth(job: Job, args: ParsedArgs, io: Output): void {
       })
       .slice(0, n);
     procsJson.push({ ...processJson(p), snapshots: p.snapshots.length, sample: fmt.name });
+    const accOf = accumulatedLookup(p.snapshots[p.snapshots.length - 1]);
     if (!json) io.out(`${processTitle(p)}\n  steady growers over ${p.snapshots.length} snapshots${fmt.name === 'inuse_space' ? '' : ` of ${fmt.name}`} (slope = least squares per snapshot; grew = share of intervals that grew)`);
     const rows: string[][] = [];
     ranked.forEach((x, rank) => {
       if (json) {
-        stacksJson.push({ pid: p.pid, process: p.key, stackId: x.stackId, slopeBytesPerSnapshot: x.slopeBytesPerSnapshot, growingFraction: x.growingFraction, r2: x.r2, firstBytes: x.firstBytes, lastBytes: x.lastBytes, deltaBytes: x.deltaBytes, score: x.score, frames: x.stack.frames, ...foldsJson(x.stack) });
+        stacksJson.push({ pid: p.pid, process: p.key, stackId: x.stackId, slopeBytesPerSnapshot: x.slopeBytesPerSnapshot, growingFraction: x.growingFraction, r2: x.r2, firstBytes: x.firstBytes, lastBytes: x.lastBytes, deltaBytes: x.deltaBytes, score: x.score, ...accOf(x.stackId), frames: x.stack.frames, ...foldsJson(x.stack) });
       } else {
         rows.push([String(rank + 1), fmt.signed(x.slopeBytesPerSnapshot) + '/snap', `${Math.round(x.growingFraction * 100)}%`, x.r2.toFixed(2), fmt.signed(x.deltaBytes), stackText(x.stack, 6, g)]);
       }

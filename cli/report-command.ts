@@ -6,14 +6,14 @@ import { fileURLToPath } from 'node:url';
 import type { Job, ProcessSeries } from '../analysis/model.js';
 import { loadJob } from '../analysis/load-job.js';
 import { DEFAULT_STACK_MODE, parseStackMode } from '../analysis/python-stacks.js';
-import { foldingSource } from '../export/frames.js';
+import { filteringSource, foldingSource } from '../export/frames.js';
 import { DEFAULT_SAMPLE_TYPE, parseSampleType, sampleSeries, sampleUnavailable } from '../analysis/sample-type.js';
 import { collectInputFiles, type CollectProblem } from '../node-io/node-files.js';
 import { loadSessionFile, writeFileAtomic } from '../node-io/session-file.js';
 import { buildReportData, type ReportProcessInput } from '../report/build-report.js';
 import { buildReportHtml } from '../report/html.js';
 import type { Session } from '../session/schema.js';
-import { checkFlags, flag, has, intFlag, UsageError, type ParsedArgs } from './args.js';
+import { checkFlags, flag, has, intFlag, sliceFilter, UsageError, type ParsedArgs } from './args.js';
 import { mapsDescriber, pythonDescriber, type StackDescriber } from './describe-stacks.js';
 import { formatBytes } from './format.js';
 import { SYMBOL_FLAGS, symbolDescriber, symbolizeJob } from './symbols.js';
@@ -53,7 +53,8 @@ export function commandDescriber(p: ProcessSeries, args: ParsedArgs): StackDescr
   const v = flag(args, 'stacks') ?? DEFAULT_STACK_MODE;
   const mode = parseStackMode(v);
   if (!mode) throw new UsageError(`--stacks takes python-first, merged, python or native, got ${JSON.stringify(v)}`);
-  return foldingSource(pythonDescriber(symbolDescriber(mapsDescriber(p), p), p, mode), p, mode, has(args, 'fold-imports'));
+  const described = pythonDescriber(symbolDescriber(mapsDescriber(p), p), p, mode);
+  return foldingSource(filteringSource(described, sliceFilter(args), has(args, 'show-allocator')), p, mode, has(args, 'fold-imports'));
 }
 
 /** Snapshot index by `last`, `first` or sequence number; -1 when the process has no such snapshot. */

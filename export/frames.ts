@@ -6,6 +6,7 @@ import type { ProcessSeries } from '../analysis/model.js';
 import { locateAddress } from '../analysis/frame-labels.js';
 import { applyStackMode, DEFAULT_STACK_MODE, type StackMode } from '../analysis/python-stacks.js';
 import { foldOptionsFor, foldStack, type Fold } from '../analysis/stack-labels.js';
+import { filterStack, isActive, type StackFilter } from '../analysis/stack-filter.js';
 import { symbolAt, type SymbolTable } from '../symbolize/symbolize.js';
 
 /** 'folded': a marker standing for a run of folded frames (analysis/stack-labels.ts) */
@@ -36,6 +37,29 @@ export interface ExportFrame {
 /** Frames of a stack, leaf first, allocator frames included (marked). */
 export interface FrameSource {
   frames(stackId: number): ExportFrame[];
+  /** true for a stack the view's filters (--focus, --ignore, …) leave out; absent: none is */
+  dropped?(stackId: number): boolean;
+}
+
+/**
+ * A frame source with pprof's slicing (analysis/stack-filter.ts) applied to the frames a view shows (allocator
+ * frames only with `showAllocator`; they stay in front, for the exports to drop or keep). Wrap before folding.
+ */
+export function filteringSource(source: FrameSource, filter: StackFilter, showAllocator: boolean): FrameSource {
+  if (!isActive(filter)) return source;
+  const cache = new Map<number, ExportFrame[] | null>();
+  const get = (id: number): ExportFrame[] | null => {
+    let v = cache.get(id);
+    if (v === undefined) {
+      const all = source.frames(id);
+      const alloc = showAllocator ? [] : all.filter((f) => f.kind === 'allocator');
+      const kept = filterStack(showAllocator ? all : all.filter((f) => f.kind !== 'allocator'), filter);
+      v = kept ? [...alloc, ...kept] : null;
+      cache.set(id, v);
+    }
+    return v;
+  };
+  return { frames: (id) => get(id) ?? [], dropped: (id) => get(id) === null || (source.dropped?.(id) ?? false) };
 }
 
 export interface FrameSourceOptions {
@@ -61,6 +85,7 @@ export function foldingSource(source: FrameSource, proc: ProcessSeries, mode: St
   const opts = foldOptionsFor(proc, mode, foldImports);
   if (!opts.interpreter && !opts.imports) return source;
   return {
+    dropped: source.dropped ? (id) => source.dropped?.(id) ?? false : undefined,
     frames(stackId: number): ExportFrame[] {
       const { frames, folds } = foldStack(source.frames(stackId), opts);
       const out: ExportFrame[] = [];

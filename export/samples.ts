@@ -65,6 +65,7 @@ export function snapshotSamples(input: ExportInput, options: SampleOptions = {})
   const out: ExportSample[] = [];
   for (let i = 0; i < s.stackIds.length; i++) {
     const id = s.stackIds[i];
+    if (input.frames.dropped?.(id)) continue; // left out by the view's filters (the integer rounding is of the whole)
     out.push({
       stackId: id,
       frames: visible(input.frames.frames(id), options.showAllocator ?? false),

@@ -45,6 +45,7 @@ const OPTIONS: Record<string, OptionSpec> = {
   hide: { type: 'string', multiple: true },
   show: { type: 'string', multiple: true },
   granularity: { type: 'string', multiple: true },
+  limit: { type: 'string', multiple: true },
 };
 
 const oneOf =

@@ -4,11 +4,13 @@
 import { loadJob } from '../analysis/load-job.js';
 import type { Job, LoadWarning, ProcessSeries, Snapshot } from '../analysis/model.js';
 import { diffSnapshots, diffTotals } from '../analysis/diff.js';
-import { rankGrowth } from '../analysis/growth.js';
+import { lastCompleteIndex } from '../analysis/snapshot-status.js';
+import { processFates } from '../analysis/process-fate.js';
+import { denseVariances, deltaSigma, withinNoise } from '../analysis/sampling-error.js';
 import { collectInputFiles, type CollectProblem } from '../node-io/node-files.js';
 import { checkFlags, flag, has, intFlag, parseArgs, sliceFilter, UsageError, type ParsedArgs } from './args.js';
 import { atGranularity, frameKey, isActive, parseGranularity, type Granularity } from '../analysis/stack-filter.js';
-import { foldsJson, mapsDescriber, pythonDescriber, stackText, stackViewer, type FrameOut } from './describe-stacks.js';
+import { foldsJson, mapsDescriber, pythonDescriber, stackText as foldedStackText, stackViewer, visibleFrames, type FrameOut, type StackDescriber } from './describe-stacks.js';
 import { DEFAULT_STACK_MODE, parseStackMode } from '../analysis/python-stacks.js';
 import type { FoldedStack } from '../analysis/stack-labels.js';
 import { DEFAULT_SAMPLE_TYPE, parseSampleType, sampleSeries, sampleUnavailable, sampleUnit, type SampleType } from '../analysis/sample-type.js';
@@ -38,7 +40,9 @@ usage:
   heaplens diff <base> <target> [-n 20]           stacks by growth between two dumps
   heaplens diff <paths…> [--base <seq> --target <seq>] [-n 20]
                                                   …or within each process (default first → last)
-  heaplens growth <paths…> [-n 20]                steady growers over each process's series
+  heaplens growth <paths…> [-n 20]                job-wide suspects (patterns, σ, groups), then each process
+  heaplens postmortem <paths…> [--limit <bytes|file>] [-n 10]
+                                                  who died, when, the top suspects; time to the limit
   heaplens binaries <paths…> [--snapshot last]    modules whose frames stay unresolved, the bytes
                                                   through them, and what to hand over (--symbols)
 ${REPORT_USAGE}
@@ -95,8 +99,14 @@ export async function run(argv: readonly string[], rawIo: Output): Promise<numbe
         checkFlags(args, [...COMMON, ...SLICING, ...SYMBOL_FLAGS, 'base', 'target', 'top']);
         return await withJob(args, io, diff);
       case 'growth':
-        checkFlags(args, [...COMMON, ...SLICING, ...SYMBOL_FLAGS, 'top']);
-        return await withJob(args, io, growth);
+        checkFlags(args, [...COMMON, ...SYMBOL_FLAGS, 'top']);
+        return await withJob(args, io, async (job, a, o) => (await import('./growth-command.js')).growth(sampledJob(job, a), a, o));
+      case 'postmortem': {
+        checkFlags(args, [...COMMON, ...SYMBOL_FLAGS, 'top', 'limit']);
+        const pm = await import('./postmortem-command.js');
+        const limit = await pm.readLimit(args);
+        return await withJob(args, io, (job, a, o) => pm.postmortemCommand(sampledJob(job, a), a, o, limit));
+      }
       case 'binaries':
         checkFlags(args, [...COMMON, ...SYMBOL_FLAGS, 'snapshot']);
         if (has(args, 'no-symbols')) throw new UsageError('"binaries" symbolizes to find what is missing: drop --no-symbols');
@@ -149,16 +159,16 @@ async function withJob(args: ParsedArgs, io: Output, cmd: Command): Promise<numb
   return 0;
 }
 
-function printWarnings(warnings: readonly LoadWarning[], io: Output): void {
+export function printWarnings(warnings: readonly LoadWarning[], io: Output): void {
   for (const w of warnings) io.err(`warning: ${w.file}${w.line ? `:${w.line}` : ''}: ${w.message}`);
 }
 
-function processTitle(p: ProcessSeries): string {
+export function processTitle(p: ProcessSeries): string {
   const who = p.pid !== null ? `pid ${p.pid}${p.prefix ? ` (${p.prefix})` : ''}` : p.key;
   return `${who}: ${p.snapshots.length} snapshot${p.snapshots.length === 1 ? '' : 's'}${p.endedWithoutFinalDump ? ', no final dump (killed or still running)' : ''}`;
 }
 
-function snapshotJson(s: Snapshot) {
+export function snapshotJson(s: Snapshot) {
   return {
     file: s.file,
     seq: s.seq,
@@ -169,13 +179,37 @@ function snapshotJson(s: Snapshot) {
     samplePeriod: s.samplePeriod,
     format: s.format,
     truncated: s.truncated !== null,
+    complete: s.complete,
+    headerLiveBytes: s.headerLiveBytes,
     ...(s.truncated ? { truncatedAt: s.truncated } : {}),
     threads: s.threads.map((t) => ({ uid: t.uid, name: t.name, liveBytes: t.live.bytes, liveObjects: t.live.objects })),
   };
 }
 
-function processJson(p: ProcessSeries) {
-  return { key: p.key, pid: p.pid, prefix: p.prefix, endedWithoutFinalDump: p.endedWithoutFinalDump, hasMaps: p.maps !== null };
+export function processJson(p: ProcessSeries, job?: Job) {
+  const fate = job ? processFates(job)[job.processes.indexOf(p)] : null;
+  return {
+    key: p.key,
+    pid: p.pid,
+    prefix: p.prefix,
+    endedWithoutFinalDump: p.endedWithoutFinalDump,
+    hasMaps: p.maps !== null,
+    ...(fate ? { lastCompleteSeq: fate.lastCompleteSeq, killed: fate.killed, killedEvidence: fate.evidence } : {}),
+  };
+}
+
+/**
+ * The job with the sample's values in every process's columns, for the commands that read the columns only
+ * (growth, postmortem); processes without the values are left out with a warning saying why.
+ */
+function sampledJob(job: Job, args: ParsedArgs): Job {
+  if (sampleOf(args) === DEFAULT_SAMPLE_TYPE) return job;
+  const processes: ProcessSeries[] = [];
+  for (const p of job.processes) {
+    const sp = sampled(job, p, args);
+    if (sp) processes.push(sp);
+  }
+  return { ...job, processes };
 }
 
 function sampleOf(args: ParsedArgs): SampleType {
@@ -226,7 +260,7 @@ function summary(job: Job, args: ParsedArgs, io: Output): void {
     io.out(
       JSON.stringify(
         {
-          processes: job.processes.map((p) => ({ ...processJson(p), snapshots: p.snapshots.map(snapshotJson) })),
+          processes: job.processes.map((p) => ({ ...processJson(p, job), snapshots: p.snapshots.map(snapshotJson) })),
           warnings: job.warnings,
           ignoredFiles: job.ignoredFiles,
         },
@@ -247,7 +281,7 @@ function summary(job: Job, args: ParsedArgs, io: Output): void {
       formatBytes(s.live.bytes),
       formatInt(s.live.objects),
       ...(extra ? [sp ? fmt.plain(sp.snapshots[i].live.bytes) : '-'] : []),
-      s.truncated ? `truncated at byte ${s.truncated.byteOffset}` : '',
+      s.truncated ? `truncated at byte ${s.truncated.byteOffset}${s.complete ? ' (in its maps: records complete)' : s.headerLiveBytes !== null ? `: records incomplete, header total ${formatBytes(s.headerLiveBytes)}` : ': records incomplete'}` : '',
       s.file,
     ]);
     const head = ['seq', 'trigger', 'live', 'objects', ...(extra ? [fmt.name] : []), 'note', 'file'];
@@ -257,7 +291,7 @@ function summary(job: Job, args: ParsedArgs, io: Output): void {
   printWarnings(job.warnings, io);
 }
 
-function indent(s: string): string {
+export function indent(s: string): string {
   return s
     .split('\n')
     .map((l) => '  ' + l)
@@ -285,6 +319,25 @@ function viewer(p: ProcessSeries, args: ParsedArgs): Viewer {
   if (!mode) throw new UsageError(`--stacks takes python-first, merged, python or native, got ${JSON.stringify(v)}`);
   const d = pythonDescriber(symbolDescriber(mapsDescriber(p), p), p, mode);
   return stackViewer(d, p, { mode, showAllocator: has(args, 'show-allocator'), foldImports: has(args, 'fold-imports'), filter: sliceFilter(args) });
+}
+
+/**
+ * The frames the commands print for a stack, as a describer (growth-command, postmortem-command): the surviving
+ * frames of the view (python-first folds, allocator option, filters); folded frames are left out.
+ */
+export function describer(p: ProcessSeries, args: ParsedArgs): StackDescriber {
+  const view = viewer(p, args);
+  return { frames: (id) => view(id)?.frames ?? [] };
+}
+
+/** A stack as one line: frames (or a folded stack, noting what was folded), the first surviving frame first. */
+export function stackText(frames: readonly FrameOut[] | FoldedStack<FrameOut>, max = 6): string {
+  return foldedStackText('folds' in frames ? frames : { frames: [...frames], folds: [] }, max);
+}
+
+/** The frames to print of one stack of a describer (allocator frames dropped unless --show-allocator). */
+export function framesFor(d: StackDescriber, stackId: number, args: ParsedArgs): { frames: FrameOut[] } {
+  return { frames: visibleFrames(d.frames(stackId), { showAllocator: has(args, 'show-allocator') }) };
 }
 
 /** Output width for tables (cli/heaplens.ts passes the terminal's), less the two-space indent. */
@@ -384,7 +437,7 @@ function top(job: Job, args: ParsedArgs, io: Output): void {
         });
       } else {
         const objects = fmt.unit === 'bytes' ? formatInt(fmt.name === 'alloc_space' ? sumRows(values.liveObjects, grp.rows) : grp.objects) : fmt.plain(grp.value);
-        rows.push([String(rank + 1), fmt.plain(grp.value), formatPercent(grp.value, values.live.bytes), objects, stackText(grp.stack, 6, g) + (grp.stackIds.length > 1 ? ` [${grp.stackIds.length} stacks]` : '')]);
+        rows.push([String(rank + 1), fmt.plain(grp.value), formatPercent(grp.value, values.live.bytes), objects, foldedStackText(grp.stack, 6, g) + (grp.stackIds.length > 1 ? ` [${grp.stackIds.length} stacks]` : '')]);
       }
     });
     const head = fmt.name === 'inuse_space' ? 'live' : fmt.name;
@@ -415,13 +468,14 @@ function diff(job: Job, args: ParsedArgs, io: Output): void {
     const sp = sampled(job, p, args);
     if (!sp) continue;
     let bi = 0;
-    let ti = p.snapshots.length - 1;
+    // the last complete dump: a cut one would report frees that never happened
+    let ti = lastCompleteIndex(p);
     if (twoFiles) {
       bi = p.snapshots.findIndex((s) => s.file === args.positional[0]);
       ti = p.snapshots.findIndex((s) => s.file === args.positional[1]);
       if (bi < 0 || ti < 0) {
         bi = 0;
-        ti = p.snapshots.length - 1;
+        ti = lastCompleteIndex(p);
       }
     }
     if (baseSeq !== undefined) bi = pickSnapshot(p, baseSeq);
@@ -443,6 +497,10 @@ function diff(job: Job, args: ParsedArgs, io: Output): void {
     });
     const totals = diffTotals(deltas);
     const accOf = accumulatedLookup(target);
+    // σ of jemalloc's sampling, for live bytes (the model keeps no variance of the other sample types)
+    const withSigma = fmt.name === 'inuse_space';
+    const varBase = withSigma ? denseVariances(p.stacks.count, base) : null;
+    const varTarget = withSigma ? denseVariances(p.stacks.count, target) : null;
     procsJson.push({ ...processJson(p), base: snapshotJson(base), target: snapshotJson(target), sample: fmt.name, ...totals });
     if (!json) {
       io.out(
@@ -451,49 +509,16 @@ function diff(job: Job, args: ParsedArgs, io: Output): void {
     }
     const rows: string[][] = [];
     deltas.slice(0, n).forEach((x, rank) => {
+      const sd = varBase && varTarget ? deltaSigma(varBase[x.stackId], varTarget[x.stackId]) : 0;
+      const noise = withSigma && withinNoise(x.deltaBytes, sd);
       if (json) {
-        stacksJson.push({ pid: p.pid, process: p.key, stackId: x.stackId, baseBytes: x.baseBytes, targetBytes: x.targetBytes, deltaBytes: x.deltaBytes, baseObjects: x.baseObjects, targetObjects: x.targetObjects, deltaObjects: x.deltaObjects, status: x.status, ...accOf(x.stackId), frames: x.stack.frames, ...foldsJson(x.stack) });
+        stacksJson.push({ pid: p.pid, process: p.key, stackId: x.stackId, baseBytes: x.baseBytes, targetBytes: x.targetBytes, deltaBytes: x.deltaBytes, ...(withSigma ? { sigmaBytes: sd, withinNoise: noise } : {}), baseObjects: x.baseObjects, targetObjects: x.targetObjects, deltaObjects: x.deltaObjects, status: x.status, ...accOf(x.stackId), frames: x.stack.frames, ...foldsJson(x.stack) });
       } else {
-        rows.push([String(rank + 1), fmt.signed(x.deltaBytes), fmt.plain(x.baseBytes), fmt.plain(x.targetBytes), x.status, stackText(x.stack, 6, g)]);
+        rows.push([String(rank + 1), fmt.signed(x.deltaBytes) + (noise ? ' ~' : ''), sd > 0 ? '±' + fmt.plain(2 * sd) : '', fmt.plain(x.baseBytes), fmt.plain(x.targetBytes), x.status, foldedStackText(x.stack, 6, g)]);
       }
     });
     const head = fmt.name === 'inuse_space' ? 'Δ live' : `Δ ${fmt.name}`;
-    if (!json) io.out(indent(table(['#', head, 'base', 'target', 'status', 'stack (leaf first)'], rows, [true, true, true, true, false, false], tableColumns(io))) + '\n');
-  }
-  if (json) io.out(JSON.stringify({ processes: procsJson, stacks: stacksJson, warnings: job.warnings }, null, 2));
-  else printWarnings(job.warnings, io);
-}
-
-function growth(job: Job, args: ParsedArgs, io: Output): void {
-  const n = intFlag(args, 'top', 20);
-  const json = has(args, 'json');
-  const fmt = valueFormat(args);
-  const g = granularityOf(args);
-  const stacksJson: unknown[] = [];
-  const procsJson: unknown[] = [];
-  for (const p of job.processes) {
-    const sp = sampled(job, p, args);
-    if (!sp) continue;
-    const view = viewer(p, args);
-    const ranked = rankGrowth(sp)
-      .filter((x) => x.deltaBytes > 0)
-      .flatMap((x) => {
-        const stack = view(x.stackId);
-        return stack ? [{ ...x, stack }] : [];
-      })
-      .slice(0, n);
-    procsJson.push({ ...processJson(p), snapshots: p.snapshots.length, sample: fmt.name });
-    const accOf = accumulatedLookup(p.snapshots[p.snapshots.length - 1]);
-    if (!json) io.out(`${processTitle(p)}\n  steady growers over ${p.snapshots.length} snapshots${fmt.name === 'inuse_space' ? '' : ` of ${fmt.name}`} (slope = least squares per snapshot; grew = share of intervals that grew)`);
-    const rows: string[][] = [];
-    ranked.forEach((x, rank) => {
-      if (json) {
-        stacksJson.push({ pid: p.pid, process: p.key, stackId: x.stackId, slopeBytesPerSnapshot: x.slopeBytesPerSnapshot, growingFraction: x.growingFraction, r2: x.r2, firstBytes: x.firstBytes, lastBytes: x.lastBytes, deltaBytes: x.deltaBytes, score: x.score, ...accOf(x.stackId), frames: x.stack.frames, ...foldsJson(x.stack) });
-      } else {
-        rows.push([String(rank + 1), fmt.signed(x.slopeBytesPerSnapshot) + '/snap', `${Math.round(x.growingFraction * 100)}%`, x.r2.toFixed(2), fmt.signed(x.deltaBytes), stackText(x.stack, 6, g)]);
-      }
-    });
-    if (!json) io.out(indent(table(['#', 'slope', 'grew', 'r²', 'Δ total', 'stack (leaf first)'], rows, [true, true, true, true, true, false], tableColumns(io))) + '\n');
+    if (!json) io.out(indent(table(['#', head, '±2σ', 'base', 'target', 'status', 'stack (leaf first)'], rows, [true, true, true, true, true, false, false], tableColumns(io))) + (rows.length > 0 && withSigma ? '\n  (~ within sampling noise: |Δ| < 2σ)' : '') + '\n');
   }
   if (json) io.out(JSON.stringify({ processes: procsJson, stacks: stacksJson, warnings: job.warnings }, null, 2));
   else printWarnings(job.warnings, io);

@@ -15,6 +15,7 @@ import type {
   SampleType,
   StackFilterChip,
   StackSeries,
+  SuspectsResult,
   ViewOptions,
 } from './protocol.ts';
 
@@ -44,7 +45,8 @@ export interface PanelContent {
 export class AppState {
   readonly client: AnalysisClient;
   theme = $state<Theme>('light');
-  tab = $state<Tab>('growth');
+  /** the job-wide Suspects view opens first */
+  tab = $state<Tab>('suspects');
   summary = $state.raw<JobSummary | null>(null);
   loading = $state<{ id: number; progress: LoadProgress | null; files: number } | null>(null);
   error = $state<string | null>(null);
@@ -63,6 +65,8 @@ export class AppState {
   /** python-first: interpreter frames shown instead of their markers */
   unfold = $state(false);
   growth = $state.raw<GrowthResult | null>(null);
+  /** the job-wide ranking (Suspects view, process table badges) */
+  suspects = $state.raw<SuspectsResult | null>(null);
   series = $state.raw<StackSeries | null>(null);
   flame = $state.raw<FlameData | null>(null);
   diffFlame = $state.raw<FlameData | null>(null);
@@ -204,6 +208,7 @@ export class AppState {
     this.summary = null;
     this.selected = [];
     this.growth = null;
+    this.suspects = null;
     this.flame = null;
     this.diffFlame = null;
     this.panel = null;
@@ -213,9 +218,12 @@ export class AppState {
   resetBaseTarget(): void {
     const p = this.focused;
     const n = p ? p.snapshots.length : 0;
+    // the last complete dump: a cut one would show frees that never happened
+    let last = n - 1;
+    while (last > 0 && p && !p.snapshots[last].complete) last--;
     this.base = 0;
-    this.target = Math.max(0, n - 1);
-    this.snapshot = Math.max(0, n - 1);
+    this.target = Math.max(0, last);
+    this.snapshot = Math.max(0, last);
   }
 
   focus(index: number, additive: boolean): void {

@@ -29,6 +29,9 @@ import { toPprof } from '../../../export/pprof.ts';
 import { toFolded } from '../../../export/folded.ts';
 import { toSpeedscope } from '../../../export/speedscope.ts';
 import type { ExportInput } from '../../../export/samples.ts';
+import { suspectsResult } from './suspects.ts';
+import { lastCompleteIndex, snapshotTotalBytes } from '../../../analysis/snapshot-status.ts';
+import { denseVariances, withinNoise } from '../../../analysis/sampling-error.ts';
 import type {
   FlameData,
   FrameInfo,
@@ -204,7 +207,8 @@ function growthInfo(i: number, view: ViewOptions = { mode: 'merged', hideAllocat
   let g = growthCache2.get(k);
   if (!g) {
     g = new Map();
-    for (const s of rankGrowth(valuesProc(i, view))) g.set(s.stackId, { score: s.score, slope: s.slopeBytesPerSnapshot, growingFraction: s.growingFraction });
+    // over the complete dumps: a cut last dump would read as every stack shrinking at the end
+    for (const s of rankGrowth(valuesProc(i, view), { to: lastCompleteIndex(proc(i)) })) g.set(s.stackId, { score: s.score, slope: s.slopeBytesPerSnapshot, growingFraction: s.growingFraction });
     growthCache2.set(k, g);
   }
   return g;
@@ -220,7 +224,8 @@ function warningKind(message: string): WarningSummary['kind'] {
 
 function summarize(j: Job, loadMs: number, bytesTotal: number, waitMs: number): JobSummary {
   const processes: ProcessSummary[] = j.processes.map((p, index) => {
-    const live = p.snapshots.map((s) => s.live.bytes);
+    // totals: a cut dump's header total (its records are partial), else the sum of records
+    const live = p.snapshots.map(snapshotTotalBytes);
     const table = frameTable(index);
     return {
       index,
@@ -235,6 +240,8 @@ function summarize(j: Job, loadMs: number, bytesTotal: number, waitMs: number): 
         liveBytes: s.live.bytes,
         liveObjects: s.live.objects,
         truncated: s.truncated !== null,
+        complete: s.complete,
+        headerLiveBytes: s.headerLiveBytes,
         mtimeMs: s.mtimeMs,
       })),
       lastLiveBytes: live[live.length - 1] ?? 0,
@@ -288,6 +295,10 @@ function growth(i: number, base: number, target: number, view: ViewOptions, limi
   const table = frameTable(i);
   const deltas = diffSnapshots(p, base, target).filter((d) => !table.dropped(d.stackId, view));
   const g = growthInfo(i, view);
+  // σ of jemalloc's sampling is of live bytes: other sample types get none (no row is greyed as noise)
+  const liveSample = (view.sample ?? 'inuse_space') === 'inuse_space';
+  const varBase = liveSample ? denseVariances(p.stacks.count, p.snapshots[base]) : new Float64Array(p.stacks.count);
+  const varTarget = liveSample ? denseVariances(p.stacks.count, p.snapshots[target]) : new Float64Array(p.stacks.count);
   // one row per visible stack: stacks that differ only in hidden frames (allocator paths, native frames in
   // the Python view, Python frames in the native view) are summed
   const groups = new Map<string, StackRow>();
@@ -315,6 +326,8 @@ function growth(i: number, base: number, target: number, view: ViewOptions, limi
         score: 0,
         slope: 0,
         growingFraction: 0,
+        sigmaDeltaBytes: 0,
+        withinNoise: false,
       };
       groups.set(gk, r);
     }
@@ -328,6 +341,8 @@ function growth(i: number, base: number, target: number, view: ViewOptions, limi
     r.targetBytes += d.targetBytes;
     r.baseObjects += d.baseObjects;
     r.targetObjects += d.targetObjects;
+    // variances add (σ² here, its root below)
+    r.sigmaDeltaBytes += varBase[d.stackId] + varTarget[d.stackId];
     r.score += gi?.score ?? 0;
     r.slope += gi?.slope ?? 0;
     r.growingFraction = Math.max(r.growingFraction, gi?.growingFraction ?? 0);
@@ -335,6 +350,8 @@ function growth(i: number, base: number, target: number, view: ViewOptions, limi
   const rows = [...groups.values()];
   for (const r of rows) {
     r.deltaBytes = r.targetBytes - r.baseBytes;
+    r.sigmaDeltaBytes = Math.sqrt(r.sigmaDeltaBytes);
+    r.withinNoise = withinNoise(r.deltaBytes, r.sigmaDeltaBytes);
     r.deltaPct = r.baseBytes > 0 ? (100 * r.deltaBytes) / r.baseBytes : r.targetBytes > 0 ? Infinity : 0;
     const inBase = r.baseBytes !== 0 || r.baseObjects !== 0;
     const inTarget = r.targetBytes !== 0 || r.targetObjects !== 0;
@@ -654,6 +671,12 @@ async function handle(id: number, req: Request): Promise<{ res: Response; transf
       return { res: { type: 'stackSeries', series: stackSeries(req.proc, req.n, req.view) } };
     case 'growth':
       return { res: { type: 'growth', growth: growth(req.proc, req.base, req.target, req.view, req.limit) } };
+    case 'suspects': {
+      if (!job) throw new Error('no job loaded');
+      const view = req.view;
+      const suspects = suspectsResult(job, req.limit, (i, id) => labelOf(frameTable(i), stackKeys(proc(i), frameTable(i), id, view), view.mode));
+      return { res: { type: 'suspects', suspects } };
+    }
     case 'flame': {
       const { flame: f, transfer } = flame(req.proc, req.snapshot, req.base, req.view, req.shape);
       return { res: { type: 'flame', flame: f }, transfer };

@@ -17,6 +17,7 @@ async function openPy312(page: Page): Promise<string> {
   const parent = page.locator('[data-testid=processes] tr', { has: page.locator('td', { hasText: /^2$/ }) }).first();
   await parent.click();
   const pid = (await parent.getAttribute('data-pid')) ?? '';
+  await page.getByTestId('tab-growth').click();
   await expect(page.locator(`[data-testid=growth][data-pid="${pid}"]`)).toBeVisible();
   return pid;
 }

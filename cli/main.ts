@@ -341,7 +341,7 @@ export function framesFor(d: StackDescriber, stackId: number, args: ParsedArgs):
 }
 
 /** Output width for tables (cli/heaplens.ts passes the terminal's), less the two-space indent. */
-function tableColumns(io: Output): number | undefined {
+export function tableColumns(io: Output): number | undefined {
   return io.columns !== undefined ? io.columns - 2 : undefined;
 }
 

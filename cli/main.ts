@@ -7,6 +7,7 @@ import { diffSnapshots, diffTotals } from '../analysis/diff.js';
 import { lastCompleteIndex } from '../analysis/snapshot-status.js';
 import { processFates } from '../analysis/process-fate.js';
 import { denseVariances, deltaSigma, withinNoise } from '../analysis/sampling-error.js';
+import { escapeControlsInJson, revealControls } from '../analysis/display-text.js';
 import { collectInputFiles, type CollectProblem } from '../node-io/node-files.js';
 import { checkFlags, flag, has, intFlag, parseArgs, sliceFilter, UsageError, type ParsedArgs } from './args.js';
 import { atGranularity, frameKey, isActive, parseGranularity, type Granularity } from '../analysis/stack-filter.js';
@@ -76,14 +77,15 @@ const COMMON = ['json', 'show-allocator', 'pid', 'help', 'stacks', 'fold-imports
 const SLICING = ['focus', 'ignore', 'hide', 'show', 'granularity'];
 
 export async function run(argv: readonly string[], rawIo: Output): Promise<number> {
+  const safe: Output = { ...terminalSafe(rawIo, argv.includes('--json') || argv.includes('speedscope') || argv.includes('--format=speedscope')), columns: rawIo.columns };
   let args: ParsedArgs;
-  let io = rawIo;
+  let io = safe;
   try {
     args = parseArgs(argv);
     const columns = rawIo.columns;
     // Text output fits the terminal (tables cut their stack column; longer lines wrap); JSON is left whole, and
     // so is the list of binaries to hand over (paths to copy).
-    if (columns !== undefined && !has(args, 'json') && args.command !== 'binaries') io = { ...rawIo, out: (s) => rawIo.out(wrapLines(s, columns)) };
+    if (columns !== undefined && !has(args, 'json') && args.command !== 'binaries') io = { ...safe, out: (s) => safe.out(wrapLines(s, columns)) };
     if (args.command === 'help' || args.command === '--help' || args.command === '-h' || has(args, 'help')) {
       io.out(await usage());
       return 0;
@@ -125,6 +127,11 @@ export async function run(argv: readonly string[], rawIo: Output): Promise<numbe
     }
     throw e;
   }
+}
+
+/** Every line the CLI prints passes here: controls and bidi characters from files become visible text. */
+function terminalSafe(io: Output, json: boolean): Output {
+  return { out: (s) => io.out(json ? escapeControlsInJson(s) : revealControls(s)), err: (s) => io.err(revealControls(s)) };
 }
 
 type Command = (job: Job, args: ParsedArgs, io: Output) => Promise<void> | void;

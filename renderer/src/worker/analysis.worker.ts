@@ -8,7 +8,7 @@ import { leastSquaresSlope, rankGrowth } from '../../../analysis/growth.ts';
 import { addStackToFunctions, finishFunctionRows } from '../../../analysis/function-diff.ts';
 import { buildCallTree } from '../../../analysis/call-tree.ts';
 import { calleeKeys, callerKeys, invertedKeys } from '../../../analysis/callers.ts';
-import type { Job, ProcessSeries } from '../../../analysis/model.ts';
+import type { Job, ProcessSeries, Snapshot } from '../../../analysis/model.ts';
 import type { InputFile } from '../../../parsers/input-file.ts';
 import { FrameTable } from './frames.ts';
 import { sampleSeries, sampleUnavailable, sampleUnit } from '../../../analysis/sample-type.ts';
@@ -196,6 +196,7 @@ async function symbolizeAll(j: Job, files: InputFile[], extra: InputFile[], sign
       seen.add(key);
       if (m.binary === 'mismatch') j.warnings.push({ file, message: `binary ${m.binaryPath} does not match the mapping of ${m.mappingPath} (${m.reason}): its frames are marked unverified` });
       else if (m.binary === 'unverified' && m.binaryPath) j.warnings.push({ file, message: `unverified binary ${m.binaryPath} for ${m.mappingPath}: ${m.reason}` });
+      if (m.error) j.warnings.push({ file, message: `${m.mappingPath}: ${m.error}` }); // e.g. out of memory: its frames stay module+offset
     }
   });
   return symbolTables;
@@ -414,6 +415,9 @@ function flame(i: number, snapshot: number, base: number | null, view: ViewOptio
   const shaped = shapeStacks(shape, stackIds, bytes, objects, baseBytes, (id) => table.stackKeys(id, view), i, view);
   const tree = buildCallTree(p.stacks, shaped.values, { stackKeys: shaped.stackKeys });
   stackIds = shaped.values.stackIds;
+  // σ of sampling is of live bytes: none for other sample types or for trees weighed by growth
+  const sigmaOk = base !== null && shape.by !== 'growth' && (view.sample ?? 'inuse_space') === 'inuse_space';
+  const deltaVar = sigmaOk && base !== null ? nodeDeltaVariance(tree, stackIds, p.stacks.count, p.snapshots[base], p.snapshots[snapshot]) : null;
   const frames: Record<number, FrameInfo> = {};
   for (let n = 1; n < tree.size; n++) {
     const k = tree.key[n];
@@ -432,6 +436,7 @@ function flame(i: number, snapshot: number, base: number | null, view: ViewOptio
     totalObjects: tree.totalObjects,
     baseTotal: tree.baseTotal,
     absDeltaTotal: tree.absDeltaTotal,
+    deltaVar,
     maxDepth: tree.maxDepth,
     frames,
     stackNodes,
@@ -441,7 +446,19 @@ function flame(i: number, snapshot: number, base: number | null, view: ViewOptio
   const transfer: Transferable[] = [tree.depth.buffer, tree.end.buffer, tree.parent.buffer, tree.key.buffer, tree.total.buffer, tree.self.buffer, tree.totalObjects.buffer];
   if (tree.baseTotal) transfer.push(tree.baseTotal.buffer);
   if (tree.absDeltaTotal) transfer.push(tree.absDeltaTotal.buffer);
+  if (deltaVar) transfer.push(deltaVar.buffer);
   return { flame: data, transfer };
+}
+
+/** Per node of a diff tree: the variance of its Δ, the sum over the stacks through it of Var_base + Var_target. */
+function nodeDeltaVariance(tree: { size: number; parent: Int32Array; stackNode: Int32Array }, stackIds: ArrayLike<number>, count: number, a: Snapshot, b: Snapshot): Float64Array {
+  const va = denseVariances(count, a);
+  const vb = denseVariances(count, b);
+  const self = new Float64Array(tree.size);
+  for (let j = 0; j < stackIds.length; j++) self[tree.stackNode[j]] += va[stackIds[j]] + vb[stackIds[j]];
+  // preorder: a child's index is above its parent's, so one pass from the end sums subtrees
+  for (let n = tree.size - 1; n > 0; n--) self[tree.parent[n]] += self[n];
+  return self;
 }
 
 function valueIn(p: ProcessSeries, snapshot: number, stackId: number): number {

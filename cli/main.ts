@@ -16,6 +16,8 @@ import { DEFAULT_STACK_MODE, parseStackMode } from '../analysis/python-stacks.js
 import type { FoldedStack } from '../analysis/stack-labels.js';
 import { DEFAULT_SAMPLE_TYPE, parseSampleType, sampleSeries, sampleUnavailable, sampleUnit, type SampleType } from '../analysis/sample-type.js';
 import { formatBytes, formatInt, formatPercent, formatSignedBytes, table, wrapLines } from './format.js';
+import { processIdentity, processName } from '../analysis/memory-context.js';
+import { jobParents, processContextJson, processContextText, snapshotContextCells, snapshotContextJson } from './context-output.js';
 import { prepareSymbols, SYMBOL_FLAGS, SYMBOL_USAGE, symbolDescriber, symbolizeJob, symbolTableOf } from './symbols.js';
 import { missingBinaries } from '../symbolize/missing-binaries.js';
 
@@ -171,7 +173,8 @@ export function printWarnings(warnings: readonly LoadWarning[], io: Output): voi
 }
 
 export function processTitle(p: ProcessSeries): string {
-  const who = p.pid !== null ? `pid ${p.pid}${p.prefix ? ` (${p.prefix})` : ''}` : p.key;
+  const name = processName(processIdentity(p));
+  const who = p.pid !== null ? `pid ${p.pid}${name ? ` ${name}` : ''}${p.prefix ? ` (${p.prefix})` : ''}` : p.key;
   return `${who}: ${p.snapshots.length} snapshot${p.snapshots.length === 1 ? '' : 's'}${p.endedWithoutFinalDump ? ', no final dump (killed or still running)' : ''}`;
 }
 
@@ -199,6 +202,7 @@ export function processJson(p: ProcessSeries, job?: Job) {
     key: p.key,
     pid: p.pid,
     prefix: p.prefix,
+    name: processName(processIdentity(p)),
     endedWithoutFinalDump: p.endedWithoutFinalDump,
     hasMaps: p.maps !== null,
     ...(fate ? { lastCompleteSeq: fate.lastCompleteSeq, killed: fate.killed, killedEvidence: fate.evidence } : {}),
@@ -263,11 +267,15 @@ function accumulatedLookup(s: Snapshot): (stackId: number) => { accumulatedBytes
 }
 
 function summary(job: Job, args: ParsedArgs, io: Output): void {
+  const parents = jobParents(job);
   if (has(args, 'json')) {
     io.out(
       JSON.stringify(
         {
-          processes: job.processes.map((p) => ({ ...processJson(p, job), snapshots: p.snapshots.map(snapshotJson) })),
+          processes: job.processes.map((p) => {
+            const ctx = snapshotContextJson(p);
+            return { ...processJson(p, job), ...processContextJson(p, parents), snapshots: p.snapshots.map((s, i) => ({ ...snapshotJson(s), ...ctx[i] })) };
+          }),
           warnings: job.warnings,
           ignoredFiles: job.ignoredFiles,
         },
@@ -278,21 +286,24 @@ function summary(job: Job, args: ParsedArgs, io: Output): void {
     return;
   }
   const fmt = valueFormat(args);
-  const extra = fmt.name !== 'inuse_space' && fmt.name !== 'inuse_objects';
+  const withSample = fmt.name !== 'inuse_space' && fmt.name !== 'inuse_objects';
   for (const p of job.processes) {
     io.out(processTitle(p));
-    const sp = extra ? sampled(job, p, args) : p;
+    for (const l of processContextText(p, parents, job)) io.out(indent(l));
+    const extra = snapshotContextCells(p);
+    const sp = withSample ? sampled(job, p, args) : p;
     const rows = p.snapshots.map((s, i) => [
       s.seq === null ? '-' : String(s.seq),
       s.trigger,
+      ...extra.rows[i],
       formatBytes(s.live.bytes),
       formatInt(s.live.objects),
-      ...(extra ? [sp ? fmt.plain(sp.snapshots[i].live.bytes) : '-'] : []),
+      ...(withSample ? [sp ? fmt.plain(sp.snapshots[i].live.bytes) : '-'] : []),
       s.truncated ? `truncated at byte ${s.truncated.byteOffset}${s.complete ? ' (in its maps: records complete)' : s.headerLiveBytes !== null ? `: records incomplete, header total ${formatBytes(s.headerLiveBytes)}` : ': records incomplete'}` : '',
       s.file,
     ]);
-    const head = ['seq', 'trigger', 'live', 'objects', ...(extra ? [fmt.name] : []), 'note', 'file'];
-    io.out(indent(table(head, rows, [true, false, true, true, ...(extra ? [true] : []), false, false])));
+    const header = ['seq', 'trigger', ...extra.header, 'live', 'objects', ...(withSample ? [fmt.name] : []), 'note', 'file'];
+    io.out(indent(table(header, rows, [true, false, false, true, true, true, true, true, ...(withSample ? [true] : []), false, false])));
     io.out('');
   }
   printWarnings(job.warnings, io);

@@ -1,6 +1,7 @@
 // The analysis worker: owns the loaded Job and answers the UI's queries. The UI thread never parses text.
 
 /// <reference lib="webworker" />
+import { contextParts } from './context-summary.ts';
 import { classifyFiles, groupProcesses, loadJob } from '../../../analysis/load-job.ts';
 import { withPrefetch } from './prefetch.ts';
 import { diffSnapshots } from '../../../analysis/diff.ts';
@@ -224,10 +225,12 @@ function warningKind(message: string): WarningSummary['kind'] {
 }
 
 function summarize(j: Job, loadMs: number, bytesTotal: number, waitMs: number): JobSummary {
+  const ctx = contextParts(j);
   const processes: ProcessSummary[] = j.processes.map((p, index) => {
     // totals: a cut dump's header total (its records are partial), else the sum of records
     const live = p.snapshots.map(snapshotTotalBytes);
     const table = frameTable(index);
+    const c = ctx[index];
     return {
       index,
       key: p.key,
@@ -244,6 +247,7 @@ function summarize(j: Job, loadMs: number, bytesTotal: number, waitMs: number): 
         complete: s.complete,
         headerLiveBytes: s.headerLiveBytes,
         mtimeMs: s.mtimeMs,
+        ...c.snapshots[si],
       })),
       lastLiveBytes: live[live.length - 1] ?? 0,
       firstLiveBytes: live[0] ?? 0,
@@ -253,6 +257,10 @@ function summarize(j: Job, loadMs: number, bytesTotal: number, waitMs: number): 
       stackCount: p.stacks.count,
       hasPythonFrames: table.hasPython,
       truncatedCount: p.snapshots.filter((s) => s.truncated !== null).length,
+      identity: c.identity,
+      treeOrder: c.treeOrder,
+      limitBytes: c.limitBytes,
+      time: c.time,
     };
   });
   const warnings: WarningSummary[] = j.warnings.map((w) => ({ ...w, kind: warningKind(w.message) }));

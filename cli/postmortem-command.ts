@@ -12,7 +12,7 @@ import type { FrameOut } from './describe-stacks.js';
 import { describeFrame } from './describe-stacks.js';
 import { formatBytes, formatSignedBytes, table } from './format.js';
 import { describers, groupJson, listedStacks, rateText, stackJson } from './growth-command.js';
-import { framesFor, indent, printWarnings, processJson, processTitle, stackText, type Output } from './main.js';
+import { framesFor, indent, printWarnings, processJson, processTitle, stackText, tableColumns, type Output } from './main.js';
 
 /** A memory.max copy is a few bytes; anything bigger is not one. */
 const MAX_LIMIT_FILE_BYTES = 4096;
@@ -170,7 +170,7 @@ export function postmortemCommand(job: Job, args: ParsedArgs, io: Output, given:
       callSite(fr),
     ];
   });
-  io.out(indent(table(['#', 'pattern', 'late rate', 'live at end', '±2σ', 'top pid', 'also in', 'call site'], rows, [true, false, true, true, true, true, false, false])));
+  io.out(indent(table(['#', 'pattern', 'late rate', 'live at end', '±2σ', 'top pid', 'also in', 'call site'], rows, [true, false, true, true, true, true, false, false], tableColumns(io))));
   if (rows.length > 0) {
     const g = r.groups[0];
     io.out(`\n  #1 in full: ${stackText(frames(g.top.processIndex, g.top.stackId), 12)}`);

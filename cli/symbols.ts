@@ -61,7 +61,8 @@ interface Messages {
   err: (s: string) => void;
 }
 
-const tables = new WeakMap<ProcessSeries, SymbolTable>();
+// Keyed by the process's stack table, which a process re-expressed for another sample type (sample-type.ts) shares.
+const tables = new WeakMap<ProcessSeries['stacks'], SymbolTable>();
 
 /** Perf maps (perf-<pid>.map) among the given paths; they are not dumps, so loadJob leaves them aside. */
 async function perfMapsIn(paths: readonly string[], rt: SymbolRuntime): Promise<PerfMap[]> {
@@ -111,7 +112,7 @@ async function symbolizeAll(job: Job, args: ParsedArgs, io: Messages): Promise<v
     for (const p of job.processes) {
       if (!p.maps) continue;
       const table = await symbolizer.symbolizeProcess(p, { perfMaps });
-      tables.set(p, table);
+      tables.set(p.stacks, table);
       if (quiet) continue;
       for (const m of table.modules) {
         if (m.binaryPath === null) io.err(`note: no binary for ${m.mappingPath} (${m.addresses} addresses): ${m.reason}`);
@@ -124,9 +125,14 @@ async function symbolizeAll(job: Job, args: ParsedArgs, io: Messages): Promise<v
   }
 }
 
+/** The symbolizer's result for a process (null with --no-symbols, without maps, or before symbolizeJob). */
+export function symbolTableOf(proc: ProcessSeries): SymbolTable | null {
+  return tables.get(proc.stacks) ?? null;
+}
+
 /** Adds symbols to the frames `inner` describes (native and allocator frames; Python ones pass through). */
 export function symbolDescriber(inner: StackDescriber, proc: ProcessSeries): StackDescriber {
-  const table = tables.get(proc);
+  const table = tables.get(proc.stacks);
   const symbolAt = symbolAtFn;
   if (!table || !symbolAt) return inner;
   return {

@@ -64,16 +64,18 @@ describe('pprof export', () => {
       const si = p.snapshots.length - 1;
       const prof = Profile.decode(toPprof([{ proc: p, snapshotIndex: si, frames: processFrameSource(p) }]));
       const st = prof.stringTable.strings;
-      expect(prof.sampleType.map((t) => `${st[Number(t.type)]}/${st[Number(t.unit)]}`)).toEqual(['inuse_objects/count', 'inuse_space/bytes']);
+      const snap = p.snapshots[si];
+      const types = prof.sampleType.map((t) => `${st[Number(t.type)]}/${st[Number(t.unit)]}`);
+      // Go's heap profile order: alloc_* (when prof_accum recorded them), then inuse_*
+      expect(types).toEqual([...(snap.hasAccumulated ? ['alloc_objects/count', 'alloc_space/bytes'] : []), 'inuse_objects/count', 'inuse_space/bytes']);
       expect(st[Number(prof.defaultSampleType)]).toBe('inuse_space');
-      let bytes = 0;
-      let objects = 0;
-      for (const s of prof.sample) {
-        objects += Number(s.value[0]);
-        bytes += Number(s.value[1]);
+      const sum = (type: string) => prof.sample.reduce((a, s) => a + Number(s.value[types.indexOf(type)]), 0);
+      expect(sum('inuse_space/bytes')).toBe(Math.round(snap.live.bytes));
+      expect(sum('inuse_objects/count')).toBe(Math.round(snap.live.objects));
+      if (snap.hasAccumulated && snap.accumBytes && snap.accumObjects) {
+        expect(sum('alloc_space/bytes')).toBe(Math.round(snap.accumBytes.reduce((a, v) => a + v, 0)));
+        expect(sum('alloc_objects/count')).toBe(Math.round(snap.accumObjects.reduce((a, v) => a + v, 0)));
       }
-      expect(bytes).toBe(Math.round(p.snapshots[si].live.bytes));
-      expect(objects).toBe(Math.round(p.snapshots[si].live.objects));
     }
   });
 

@@ -2,12 +2,20 @@ import type { Session, StackTarget } from '../../../session/schema.ts';
 import type { SanitizeOptions, SanitizePreview } from '../../../report/build-report.ts';
 import type { ReportData } from '../../../report/data.ts';
 import type { SelfTotal } from '../../../analysis/function-diff.ts';
+import type { MissingBinariesSummary } from '../../../symbolize/missing-binaries.ts';
 
 // Messages between the UI thread and the analysis worker. Everything heavy (reading, parsing, diffing,
 // growth ranking, tree building) happens in the worker; the UI receives small summaries and typed arrays.
 
-export type FrameKind = 'python' | 'program' | 'library' | 'allocator' | 'unknown';
-export type StackMode = 'merged' | 'python' | 'native';
+/** 'folded': the marker of a run of folded frames (interpreter or import machinery; analysis/stack-labels.ts) */
+export type FrameKind = 'python' | 'program' | 'library' | 'allocator' | 'unknown' | 'folded';
+export type StackMode = 'python-first' | 'merged' | 'python' | 'native';
+export type SampleType = 'inuse_space' | 'inuse_objects' | 'alloc_space' | 'alloc_objects';
+/** pprof's slicing (analysis/stack-filter.ts): a regular expression on function, file or module path */
+export interface StackFilterChip {
+  kind: 'focus' | 'ignore' | 'hide' | 'show';
+  re: string;
+}
 
 /**
  * A file to load: a Blob (browser) or a path read through the host (Electron). For Blobs, size and mtime are
@@ -140,6 +148,12 @@ export interface FrameInfo {
 export interface ViewOptions {
   mode: StackMode;
   hideAllocator: boolean;
+  /** what the values count (default inuse_space) */
+  sample?: SampleType;
+  /** focus/ignore/hide/show chips, applied to every frame before folding */
+  filters?: StackFilterChip[];
+  /** python-first: show the interpreter's frames instead of their "N interpreter frames" markers */
+  unfold?: boolean;
 }
 
 export interface StackSeries {
@@ -179,6 +193,9 @@ export interface FunctionRow extends SelfTotal {
   key: number;
   label: string;
   kind: FrameKind;
+  /** the function's source file (null for native frames without debug info) and module */
+  file?: string | null;
+  module?: string | null;
 }
 
 export interface GrowthResult {
@@ -219,8 +236,9 @@ export interface FlameData {
 
 export interface StackDetail {
   stackId: number;
-  /** leaf first, after mode filtering; allocator frames included and flagged */
-  frames: (FrameInfo & { hidden: boolean })[];
+  /** leaf first, after mode filtering; allocator frames included and flagged; `fold`: the index of the run of
+   *  folded frames (interpreter, import machinery) the frame belongs to in the python-first view */
+  frames: (FrameInfo & { hidden: boolean; fold?: number })[];
   series: number[];
   baseBytes: number;
   targetBytes: number;
@@ -287,7 +305,9 @@ export type Request =
   | { type: 'growth'; proc: number; base: number; target: number; view: ViewOptions; limit: number }
   /** the job-wide ranking: top `limit` stacks across processes, with each holder's series and σ */
   | { type: 'suspects'; view: ViewOptions; limit: number }
-  | { type: 'flame'; proc: number; snapshot: number; base: number | null; view: ViewOptions }
+  | { type: 'flame'; proc: number; snapshot: number; base: number | null; view: ViewOptions; shape?: FlameShape }
+  /** modules whose frames stay unresolved at a snapshot (symbolize/missing-binaries.ts) */
+  | { type: 'missingBinaries'; proc: number; snapshot: number; view: ViewOptions }
   | { type: 'stack'; proc: number; stackId: number; members?: number[]; base: number; target: number; view: ViewOptions }
   /** stacks as note targets (their return addresses), for notes and sessions */
   | { type: 'stackTargets'; proc: number; stackIds: number[] }
@@ -303,6 +323,17 @@ export type Request =
 
 export type ExportFormat = 'pprof' | 'folded' | 'speedscope';
 
+/**
+ * The shape of a flame-graph tree: as recorded (root on top), bottom-up (allocation sites as roots), or the
+ * callers / callees of one frame key (the sandwich view). `by`: weigh by the snapshot's bytes (or the diff's
+ * target and Δ when a base is given), or by each stack's steady-growth slope.
+ */
+export interface FlameShape {
+  kind: 'normal' | 'inverted' | 'callers' | 'callees';
+  key?: number;
+  by?: 'bytes' | 'growth';
+}
+
 export type Response =
   | { type: 'load'; summary: JobSummary }
   | { type: 'summary'; summary: JobSummary }
@@ -310,6 +341,7 @@ export type Response =
   | { type: 'growth'; growth: GrowthResult }
   | { type: 'suspects'; suspects: SuspectsResult }
   | { type: 'flame'; flame: FlameData }
+  | { type: 'missingBinaries'; summary: MissingBinariesSummary; symbolized: boolean }
   | { type: 'stack'; stack: StackDetail }
   | { type: 'stackTargets'; targets: StackTarget[] }
   | { type: 'resolveStacks'; ids: ({ proc: number; stackId: number } | null)[] }

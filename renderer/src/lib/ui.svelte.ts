@@ -65,7 +65,8 @@ export class Ui {
         if (v.sigmaBytes > 0) facts.push(['±2σ at the end', `${formatBytes(2 * v.sigmaBytes)} (sampling)`]);
         if (v.groupProcesses > 1) facts.push(['held by', `${v.groupProcesses} processes`]);
       }
-      const leaf = stack.frames.find((f) => !f.hidden) ?? stack.frames[0];
+      // the title leads with the first surviving frame: not an allocator frame, not a folded interpreter frame
+      const leaf = stack.frames.find((f) => !f.hidden && f.fold === undefined) ?? stack.frames.find((f) => !f.hidden) ?? stack.frames[0];
       app.panel = { title: report ? `${leaf?.function ?? leaf?.label ?? row?.label ?? ''}` : `stack #${stackId}: ${leaf?.function ?? leaf?.label ?? ''}`, frames: stack.frames, facts, series: stack.series, stackId };
     });
   }
@@ -81,6 +82,12 @@ export class Ui {
   /** A flame-graph node → the stack panel (its path, its bytes). */
   selectNode(data: FlameData, node: number): void {
     const f = node > 0 ? data.frames[data.key[node]] : null;
+    // a marker of folded interpreter frames expands them (python-first view; the slice bar folds them again)
+    if (f?.kind === 'folded') {
+      this.app.unfold = true;
+      this.app.status = 'interpreter frames shown: untick "show interpreter frames" to fold them again';
+      return;
+    }
     const facts: [string, string][] = [];
     if (data.baseTotal) {
       const b = data.baseTotal[node];

@@ -113,6 +113,11 @@ export async function symbolizeJob(job: Job, args: ParsedArgs, io: Messages): Pr
   }
 }
 
+/** The symbols of a process symbolized by symbolizeJob (null: not symbolized), e.g. for a report. */
+export function symbolTableOf(proc: ProcessSeries): SymbolTable | null {
+  return tables.get(proc) ?? null;
+}
+
 /** Adds symbols to the frames `inner` describes (native and allocator frames; Python ones pass through). */
 export function symbolDescriber(inner: StackDescriber, proc: ProcessSeries): StackDescriber {
   const table = tables.get(proc);

@@ -5,7 +5,6 @@
 import { untrack } from 'svelte';
 import type { StackTarget } from '../../../session/schema.ts';
 import { debounce } from './session-map.ts';
-import { reportGrowth, reportSeries, resolveReportStack } from './report-view.ts';
 import type { Ui } from './ui.svelte.ts';
 
 /** Sets up the effects; returns the autosaver (flushed on pagehide, cancelled on unmount). */
@@ -22,10 +21,6 @@ export function startEffects(ui: Ui): { flush(): void; cancel(): void } {
     const view = { mode: app.mode, hideAllocator: app.hideAllocator };
     if (p < 0 || !app.summary) return;
     const seq = ++seriesSeq;
-    if (app.report) {
-      app.series = reportSeries(app.report, p, 8);
-      return;
-    }
     void app.client.request({ type: 'stackSeries', proc: p, n: 8, view }).then((r) => {
       if (seq === seriesSeq) {
         app.series = r.series;
@@ -42,26 +37,29 @@ export function startEffects(ui: Ui): { flush(): void; cancel(): void } {
     const view = { mode: app.mode, hideAllocator: app.hideAllocator };
     if (p < 0 || !app.summary) return;
     const seq = ++growthSeq;
-    if (app.report) {
-      app.growth = reportGrowth(app.report, p);
-      return;
-    }
     untrack(() => app.busy++);
     app.client
       .request({ type: 'growth', proc: p, base, target, view, limit: 20000 })
       .then((r) => {
-        if (seq === growthSeq) app.growth = r.growth;
+        if (seq !== growthSeq) return;
+        app.growth = r.growth;
+        if (app.focusTopSuspect) {
+          // a report opens on its top suspect: the steadiest grower, else the largest growth
+          app.focusTopSuspect = false;
+          const rows = r.growth.stacks;
+          const top = rows.reduce<(typeof rows)[number] | null>((b, x) => (x.score > 0 && (!b || x.score > b.score) ? x : b), null) ?? rows.find((x) => x.deltaBytes > 0);
+          if (top) ui.selectStack(top.stackId);
+        }
       })
       .catch((e: unknown) => (app.error = String(e)))
       .finally(() => app.busy--);
   });
 
-  // -- stack notes resolved to stacks of what is loaded (worker, or the report's stacks) -----------
+  // -- stack notes resolved to stacks of what is loaded ---------------------------------------------
   let resolveSeq = 0;
   $effect(() => {
     const notes = app.notes;
     const summary = app.summary;
-    const report = app.report;
     const targets = notes.filter((n) => n.target.kind === 'stack').map((n) => ({ id: n.id, t: n.target as StackTarget }));
     const pending = app.pendingSelectedStack;
     if (!summary) return;
@@ -81,8 +79,7 @@ export function startEffects(ui: Ui): { flush(): void; cancel(): void } {
         if (r && r.proc === ui.procIndex) ui.selectStack(r.stackId);
       }
     };
-    if (report) done(all.map((t) => resolveReportStack(report, t)));
-    else if (all.length > 0) void untrack(() => app.client.request({ type: 'resolveStacks', targets: all })).then(({ ids }) => done(ids));
+    if (all.length > 0) void untrack(() => app.client.request({ type: 'resolveStacks', targets: all })).then(({ ids }) => done(ids));
     else done([]);
   });
 

@@ -4,9 +4,14 @@
 
 import type { HeaplensElectronApi, HostFileEntry, MenuCommand } from '../../../app/host-api.ts';
 import type { SourceFile } from './protocol.ts';
+import { spawnAnalysisWorker, type WorkerLike } from './spawn-worker.ts';
+import { browserSaveDownload as browserSave } from './download.ts';
 
 export interface Host {
-  readonly kind: 'browser' | 'electron';
+  /** 'report': the page of a single-file report (lib/report-host.ts): no file access, nothing saved */
+  readonly kind: 'browser' | 'electron' | 'report';
+  /** the analysis worker (a real Worker; in a report, the same code in-page) */
+  spawnWorker(): WorkerLike;
   /** files from a drop event (folders recursive) */
   filesFromDrop(dt: DataTransfer): Promise<SourceFile[]>;
   /** files from an <input type=file> (browser) */
@@ -119,17 +124,6 @@ async function fetchSample(): Promise<SourceFile[]> {
   );
 }
 
-function browserSave(name: string, data: string | Uint8Array, mime: string): Promise<void> {
-  const part: BlobPart = typeof data === 'string' ? data : new Uint8Array(data);
-  const url = URL.createObjectURL(new Blob([part], { type: mime }));
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = name;
-  a.click();
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
-  return Promise.resolve();
-}
-
 export const AUTOSAVE_KEY = 'heaplens.autosave';
 /** Largest text read from an opened session or report file. */
 const MAX_TEXT_BYTES = 256 * 1024 * 1024;
@@ -157,6 +151,7 @@ export async function readTextVia(file: SourceFile, readChunk: Host['readChunk']
 export function browserHost(): Host {
   return {
     kind: 'browser',
+    spawnWorker: spawnAnalysisWorker,
     filesFromDrop: browserFilesFromDrop,
     filesFromInput: (list) => Array.from(list, (f) => fromFile(f)),
     openDialog: () => null,
@@ -199,6 +194,7 @@ export function browserHost(): Host {
 export function electronHost(api: HeaplensElectronApi): Host {
   return {
     kind: 'electron',
+    spawnWorker: spawnAnalysisWorker,
     async filesFromDrop(dt) {
       const files = Array.from(dt.files ?? []);
       const entries = await api.openDropped(files);

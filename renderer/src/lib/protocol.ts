@@ -1,6 +1,5 @@
 import type { Session, StackTarget } from '../../../session/schema.ts';
 import type { SanitizeOptions, SanitizePreview } from '../../../report/build-report.ts';
-import type { ReportData } from '../../../report/data.ts';
 import type { SelfTotal } from '../../../analysis/function-diff.ts';
 
 // Messages between the UI thread and the analysis worker. Everything heavy (reading, parsing, diffing,
@@ -191,8 +190,9 @@ export type Request =
   | { type: 'report'; procs: number[]; base: number; target: number; session: Session; title: string; sanitize: SanitizeOptions; view: ViewOptions; previewOnly: boolean }
   /** interop export of one snapshot of the given processes */
   | { type: 'export'; format: ExportFormat; procs: number[]; snapshot: number; view: ViewOptions }
-  /** a report's text back into a read-only session */
-  | { type: 'reopenReport'; html: string }
+  /** a report (its file's text, or the payload a report page embeds) becomes the loaded job; its session is
+   *  returned read-only */
+  | { type: 'reopenReport'; html?: string; payload?: string }
   | { type: 'close' };
 
 export type ExportFormat = 'pprof' | 'folded' | 'speedscope';
@@ -208,7 +208,7 @@ export type Response =
   | { type: 'resolveStacks'; ids: ({ proc: number; stackId: number } | null)[] }
   | { type: 'report'; html: string | null; preview: SanitizePreview; bytes: number }
   | { type: 'export'; data: string | Uint8Array; name: string; mime: string }
-  | { type: 'reopenReport'; session: Session; data: ReportData }
+  | { type: 'reopenReport'; session: Session; summary: JobSummary }
   | { type: 'close' };
 
 export type ToWorker =

@@ -3,7 +3,6 @@
 // (lib/context.ts), so a view file needs no props from App.svelte.
 
 import type { Session } from '../../../session/schema.ts';
-import { reportStackDetail, reportStackTarget } from './report-view.ts';
 import { AppState, type PanelContent } from './state.svelte.ts';
 import type { Host } from './host.ts';
 import type { FlameData, FrameInfo, FunctionRow, SourceFile } from './protocol.ts';
@@ -41,15 +40,10 @@ export class Ui {
     const p = this.procIndex;
     if (p < 0) return;
     const row = app.growth?.stacks.find((r) => r.stackId === stackId);
-    const report = app.report;
-    if (report) app.selectedStackTarget = reportStackTarget(report, p, stackId);
-    else
-      void app.client.request({ type: 'stackTargets', proc: p, stackIds: [stackId] }).then(({ targets }) => {
+    void app.client.request({ type: 'stackTargets', proc: p, stackIds: [stackId] }).then(({ targets }) => {
         if (app.selectedStack === stackId) app.selectedStackTarget = targets[0] ?? null;
       });
-    const detail = report
-      ? Promise.resolve({ stack: reportStackDetail(report, p, stackId) })
-      : app.client.request({ type: 'stack', proc: p, stackId, members: row?.members, base: app.base, target: app.target, view: app.view });
+    const detail = app.client.request({ type: 'stack', proc: p, stackId, members: row?.members, base: app.base, target: app.target, view: app.view });
     void detail.then(({ stack }) => {
       const facts: [string, string][] = [
         [`base #${app.base}`, formatBytes(stack.baseBytes)],
@@ -59,7 +53,7 @@ export class Ui {
       if (row) facts.push(['status', row.status], ['steady-growth score', formatBytes(row.score) + '/dump'], ['grew in', `${(row.growingFraction * 100).toFixed(0)}% of intervals`]);
       if (row && row.members.length > 1) facts.push(['stacks in this row', `${row.members.length} (same visible frames)`]);
       const leaf = stack.frames.find((f) => !f.hidden) ?? stack.frames[0];
-      app.panel = { title: report ? `${leaf?.function ?? leaf?.label ?? row?.label ?? ''}` : `stack #${stackId}: ${leaf?.function ?? leaf?.label ?? ''}`, frames: stack.frames, facts, series: stack.series, stackId };
+      app.panel = { title: `stack #${stackId}: ${leaf?.function ?? leaf?.label ?? row?.label ?? ''}`, frames: stack.frames, facts, series: stack.series, stackId };
     });
   }
 

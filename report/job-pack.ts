@@ -36,7 +36,10 @@ interface PackedSnapshot {
   header: { live: Counts; accumulated: Counts };
   hasAccumulated: boolean;
   truncated: { byteOffset: number; line: number } | null;
+  complete: boolean;
+  headerLiveBytes: number | null;
   mapsSource: Snapshot['mapsSource'];
+  context: Snapshot['context'];
 }
 
 export interface PackedProcess {
@@ -65,6 +68,8 @@ export interface PackedProcess {
   cellSnapshots: Column;
   cellBytes: Column;
   cellObjects: Column;
+  /** sampling variance of each cell (analysis/sampling-error.ts), summed like the values */
+  cellVar: Column;
   maps: { start: string; end: string; offset: string; perms: string; path: string }[] | null;
   /** per address id: [leaf, caller] symbol entries (null: none) */
   symbols: [SymbolizedAddress | null, SymbolizedAddress | null][] | null;
@@ -176,6 +181,7 @@ function packProcess(input: PackInput, s: PackStrings, w: ColumnWriter): PackedP
   const n = proc.snapshots.length;
   const bytesOf = Array.from({ length: stackTotal }, () => new Float64Array(n));
   const objectsOf = Array.from({ length: stackTotal }, () => new Float64Array(n));
+  const varOf = Array.from({ length: stackTotal }, () => new Float64Array(n));
   const present = Array.from({ length: stackTotal }, () => new Uint8Array(n));
   proc.snapshots.forEach((snap, si) => {
     for (let j = 0; j < snap.stackIds.length; j++) {
@@ -183,6 +189,7 @@ function packProcess(input: PackInput, s: PackStrings, w: ColumnWriter): PackedP
       if (l < 0) continue;
       bytesOf[l][si] += snap.liveBytes[j];
       objectsOf[l][si] += snap.liveObjects[j];
+      varOf[l][si] += snap.liveVarBytes[j];
       present[l][si] = 1;
     }
   });
@@ -190,6 +197,7 @@ function packProcess(input: PackInput, s: PackStrings, w: ColumnWriter): PackedP
   const cellSnap: number[] = [];
   const cellBytes: number[] = [];
   const cellObjects: number[] = [];
+  const cellVar: number[] = [];
   for (let l = 0; l < stackTotal; l++) {
     let c = 0;
     let prev = 0;
@@ -199,6 +207,7 @@ function packProcess(input: PackInput, s: PackStrings, w: ColumnWriter): PackedP
       prev = si;
       cellBytes.push(bytesOf[l][si]);
       cellObjects.push(objectsOf[l][si]);
+      cellVar.push(varOf[l][si]);
       c++;
     }
     counts.push(c);
@@ -275,16 +284,21 @@ function packProcess(input: PackInput, s: PackStrings, w: ColumnWriter): PackedP
       header: x.header,
       hasAccumulated: x.hasAccumulated,
       truncated: x.truncated,
+      complete: x.complete,
+      headerLiveBytes: x.headerLiveBytes,
       mapsSource: x.mapsSource,
+      context: x.context ? { ...x.context, cmdline: x.context.cmdline?.map((c) => (c.includes('/') ? s.path(c) : c)) ?? null, cgroup: x.context.cgroup ? { ...x.context.cgroup, path: x.context.cgroup.path === null ? null : s.path(x.context.cgroup.path) } : null } : null,
     })),
     addresses,
     allocatorDepth,
     offsets: w.add('u32', offsets),
     frames: w.add('u32', frames),
     cellCounts: w.add('u32', counts),
-    cellSnapshots: w.add('u16', cellSnap),
+    // u16 holds the deltas of any series up to 65,535 snapshots
+    cellSnapshots: w.add(n > 0xffff ? 'u32' : 'u16', cellSnap),
     cellBytes: w.add('f32', cellBytes),
     cellObjects: w.add('f32', cellObjects),
+    cellVar: w.add('f32', cellVar),
     maps,
     symbols: syms,
     pythonFrames,
@@ -373,15 +387,16 @@ function unpackProcess(p: PackedProcess, cols: Uint8Array, at: string): { proc: 
   for (let i = 0; i < offsets.length; i++) if (offsets[i] > frames.length || (i > 0 && offsets[i] < offsets[i - 1])) fail(`${at}.offsets[${i}]`, 'out of order');
   for (let i = 0; i < frames.length; i++) if (frames[i] >= nAddr) fail(`${at}.frames[${i}]`, `expected an index below ${nAddr}`);
   const counts = column(cols, p.cellCounts, `${at}.cellCounts`, 'u32');
-  const snaps = column(cols, p.cellSnapshots, `${at}.cellSnapshots`, 'u16');
+  const snaps = column(cols, p.cellSnapshots, `${at}.cellSnapshots`, (p.cellSnapshots as Column | null)?.t === 'u32' ? 'u32' : 'u16');
   const bytes = column(cols, p.cellBytes, `${at}.cellBytes`, 'f32');
   const objects = column(cols, p.cellObjects, `${at}.cellObjects`, 'f32');
+  const variance = column(cols, p.cellVar, `${at}.cellVar`, 'f32');
   if (counts.length !== count) fail(`${at}.cellCounts`, `expected ${count} entries`);
   let cells = 0;
   for (let i = 0; i < counts.length; i++) cells += counts[i];
-  if (snaps.length !== cells || bytes.length !== cells || objects.length !== cells) fail(`${at}.cells`, 'columns of different lengths');
+  if (snaps.length !== cells || bytes.length !== cells || objects.length !== cells || variance.length !== cells) fail(`${at}.cells`, 'columns of different lengths');
   const n = p.snapshots.length;
-  const per: { ids: number[]; b: number[]; o: number[] }[] = Array.from({ length: n }, () => ({ ids: [], b: [], o: [] }));
+  const per: { ids: number[]; b: number[]; o: number[]; v: number[] }[] = Array.from({ length: n }, () => ({ ids: [], b: [], o: [], v: [] }));
   let c = 0;
   for (let s = 0; s < count; s++) {
     let si = 0;
@@ -391,10 +406,15 @@ function unpackProcess(p: PackedProcess, cols: Uint8Array, at: string): { proc: 
       per[si].ids.push(s);
       per[si].b.push(bytes[c]);
       per[si].o.push(objects[c]);
+      per[si].v.push(variance[c]);
     }
   }
   const snapshots: Snapshot[] = p.snapshots.map((x, si) => ({
     ...x,
+    complete: x.complete !== false,
+    headerLiveBytes: typeof x.headerLiveBytes === 'number' ? x.headerLiveBytes : null,
+    context: x.context ?? null,
+    liveVarBytes: Float64Array.from(per[si].v),
     threads: [],
     stackIds: Uint32Array.from(per[si].ids),
     liveBytes: Float64Array.from(per[si].b),

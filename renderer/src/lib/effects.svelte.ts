@@ -55,6 +55,22 @@ export function startEffects(ui: Ui): { flush(): void; cancel(): void } {
       .finally(() => app.busy--);
   });
 
+  // -- the stack panel follows base/target and the view: a stack is shown again for the new pair; a flame
+  //    node's path (of the old tree) is cleared
+  let panelKey = '';
+  $effect(() => {
+    const key = `${ui.procIndex}|${app.base}|${app.target}|${app.mode}|${app.hideAllocator}`;
+    if (key === panelKey) return;
+    const first = panelKey === '';
+    panelKey = key;
+    if (first) return;
+    untrack(() => {
+      const id = app.selectedStack;
+      if (id !== null && app.panel?.stackId === id) ui.selectStack(id);
+      else if (app.panel && app.panel.stackId === undefined) app.panel = null;
+    });
+  });
+
   // -- stack notes resolved to stacks of what is loaded ---------------------------------------------
   let resolveSeq = 0;
   $effect(() => {

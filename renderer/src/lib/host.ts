@@ -33,8 +33,12 @@ export interface Host {
    *  (localStorage in the browser; atomic write in Electron) */
   session: {
     save(text: string, saveAs: boolean, suggestedName: string): Promise<string | null>;
-    autosave(text: string): Promise<void>;
+    /** `job`: session/job-key.ts of the session's files; each job has its own autosave */
+    autosave(text: string, job: string): Promise<void>;
+    /** the most recent autosave of any job */
     readAutosave(): Promise<string | null>;
+    /** "Forget" on the open screen: the latest autosave is not offered again */
+    forgetAutosave(): void;
     /** a session file was opened from here: later saves go back to it (Electron) */
     opened(file: SourceFile): void;
     reset(): void;
@@ -167,18 +171,31 @@ export function browserHost(): Host {
         await browserSave(name, text, 'application/json');
         return name;
       },
-      async autosave(text) {
+      async autosave(text, job) {
         try {
-          localStorage.setItem(AUTOSAVE_KEY, text);
+          // one entry per job; AUTOSAVE_KEY names the latest
+          const key = job ? `${AUTOSAVE_KEY}:${job}` : `${AUTOSAVE_KEY}:`;
+          localStorage.setItem(key, text);
+          localStorage.setItem(AUTOSAVE_KEY, key);
         } catch {
           /* storage full or unavailable: the explicit save still works */
         }
       },
       async readAutosave() {
         try {
-          return localStorage.getItem(AUTOSAVE_KEY);
+          const key = localStorage.getItem(AUTOSAVE_KEY);
+          return key && key.startsWith(`${AUTOSAVE_KEY}:`) ? localStorage.getItem(key) : null;
         } catch {
           return null;
+        }
+      },
+      forgetAutosave() {
+        try {
+          const key = localStorage.getItem(AUTOSAVE_KEY);
+          if (key) localStorage.removeItem(key);
+          localStorage.removeItem(AUTOSAVE_KEY);
+        } catch {
+          /* storage unavailable */
         }
       },
       opened: () => undefined,
@@ -226,10 +243,11 @@ export function electronHost(api: HeaplensElectronApi): Host {
     },
     session: {
       save: (text, saveAs, name) => api.session.save(text, saveAs, name),
-      autosave: async (text) => {
-        await api.session.autosave(text);
+      autosave: async (text, job) => {
+        await api.session.autosave(text, job);
       },
       readAutosave: () => api.session.readAutosave(),
+      forgetAutosave: () => undefined,
       opened: (f) => {
         if (f.hostPath) void api.session.opened(f.hostPath).catch(() => undefined);
       },

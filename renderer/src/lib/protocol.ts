@@ -39,6 +39,8 @@ export interface SnapshotSummary {
   liveObjects: number;
   truncated: boolean;
   mtimeMs: number | null;
+  /** when it was taken (ms since the epoch; analysis/snapshot-time.ts), null when only the order is known */
+  timeMs: number | null;
 }
 
 export interface ProcessSummary {
@@ -56,6 +58,8 @@ export interface ProcessSummary {
   stackCount: number;
   hasPythonFrames: boolean;
   truncatedCount: number;
+  /** the series' time axis (analysis/snapshot-time.ts seriesTimes): wall clock from capture or mtimes, else seq */
+  time: { axis: 'wall' | 'seq'; source: 'capture' | 'mtime' | 'seq'; mtimeProblem: string | null };
 }
 
 export interface WarningSummary {

@@ -23,6 +23,7 @@ export function reportHost(): Host {
       save: async () => null,
       autosave: async () => undefined,
       readAutosave: async () => null,
+      forgetAutosave: () => undefined,
       opened: () => undefined,
       reset: () => undefined,
       openPaths: null,

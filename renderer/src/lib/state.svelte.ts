@@ -18,6 +18,7 @@ import type {
 
 import type { Note, NoteTarget, Session, StackTarget } from '../../../session/schema.ts';
 import { createNote } from '../../../session/notes.ts';
+import { jobKey } from '../../../session/job-key.ts';
 import { parseSession, serializeSession, SessionVersionError } from '../../../session/validate.ts';
 import { classifyOpened, fromSession, missingFiles, toSession, type Tab } from './session-map.ts';
 
@@ -386,7 +387,7 @@ export class AppState {
   async autosave(): Promise<void> {
     if (this.readOnly || !this.summary || this.summary.processes.length === 0) return;
     try {
-      await this.host.session.autosave(this.sessionText());
+      await this.host.session.autosave(this.sessionText(), jobKey(this.openedPaths));
       this.savedAt = new Date().toISOString();
     } catch (e) {
       this.status = `Autosave failed: ${e instanceof Error ? e.message : String(e)}`;

@@ -6,7 +6,7 @@ import type { Session } from '../../../session/schema.ts';
 import { AppState, type PanelContent } from './state.svelte.ts';
 import type { Host } from './host.ts';
 import type { FlameData, FrameInfo, FunctionRow, SourceFile } from './protocol.ts';
-import { formatBytes, formatCount, formatPct } from './format.ts';
+import { formatBytes, formatCount, formatPct, snapLabel } from './format.ts';
 import { KIND_LABEL } from './colors.ts';
 import { NoteIndex } from './notes-index.svelte.ts';
 
@@ -46,8 +46,8 @@ export class Ui {
     const detail = app.client.request({ type: 'stack', proc: p, stackId, members: row?.members, base: app.base, target: app.target, view: app.view });
     void detail.then(({ stack }) => {
       const facts: [string, string][] = [
-        [`base #${app.base}`, formatBytes(stack.baseBytes)],
-        [`target #${app.target}`, formatBytes(stack.targetBytes)],
+        [`base ${snapLabel(app.focused?.snapshots[app.base])}`, formatBytes(stack.baseBytes)],
+        [`target ${snapLabel(app.focused?.snapshots[app.target])}`, formatBytes(stack.targetBytes)],
         ['Δ', `${formatBytes(stack.targetBytes - stack.baseBytes, true)} (${formatPct(stack.baseBytes > 0 ? (100 * (stack.targetBytes - stack.baseBytes)) / stack.baseBytes : stack.targetBytes > 0 ? Infinity : 0)})`],
       ];
       if (row) facts.push(['status', row.status], ['steady-growth score', formatBytes(row.score) + '/dump'], ['grew in', `${(row.growingFraction * 100).toFixed(0)}% of intervals`]);

@@ -9,6 +9,7 @@ import { diffSnapshots } from '../../../analysis/diff.ts';
 import { leastSquaresSlope, rankGrowth } from '../../../analysis/growth.ts';
 import { addStackToFunctions, finishFunctionRows } from '../../../analysis/function-diff.ts';
 import { buildCallTree } from '../../../analysis/call-tree.ts';
+import { seriesTimes } from '../../../analysis/snapshot-time.ts';
 import type { Job, ProcessSeries } from '../../../analysis/model.ts';
 import type { InputFile } from '../../../parsers/input-file.ts';
 import { FrameTable } from './frames.ts';
@@ -209,6 +210,7 @@ function summarize(j: Job, loadMs: number, bytesTotal: number, waitMs: number): 
   const processes: ProcessSummary[] = j.processes.map((p, index) => {
     const live = p.snapshots.map((s) => s.live.bytes);
     const table = frameTable(index);
+    const times = seriesTimes(p);
     return {
       index,
       key: p.key,
@@ -223,6 +225,7 @@ function summarize(j: Job, loadMs: number, bytesTotal: number, waitMs: number): 
         liveObjects: s.live.objects,
         truncated: s.truncated !== null,
         mtimeMs: s.mtimeMs,
+        timeMs: times.axis === 'wall' ? times.snapshots[si].timeMs : null,
       })),
       lastLiveBytes: live[live.length - 1] ?? 0,
       firstLiveBytes: live[0] ?? 0,
@@ -232,6 +235,7 @@ function summarize(j: Job, loadMs: number, bytesTotal: number, waitMs: number): 
       stackCount: p.stacks.count,
       hasPythonFrames: table.hasPython,
       truncatedCount: p.snapshots.filter((s) => s.truncated !== null).length,
+      time: { axis: times.axis, source: times.source, mtimeProblem: times.mtimeProblem },
     };
   });
   const warnings: WarningSummary[] = j.warnings.map((w) => ({ ...w, kind: warningKind(w.message) }));

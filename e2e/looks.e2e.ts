@@ -5,7 +5,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
-import { SHOTS } from './helpers.ts';
+import { dropFiles, folderFiles, ROOT, SHOTS } from './helpers.ts';
 
 const SIZES = [
   { width: 1024, height: 640 },
@@ -213,5 +213,28 @@ for (const size of SIZES) {
     await page.getByTestId('theme-toggle').click();
     await page.getByTestId('tab-growth').click();
     await check(page, 'multi-dark', size);
+  });
+}
+
+// a real multi-process job (fixtures/job: several workers, one killed), as a new user opens it
+const JOB_DUMPS = path.join(ROOT, 'fixtures', 'job', 'dumps');
+for (const size of SIZES) {
+  test(`a real job at ${size.width}×${size.height}: timeline, growth, flame graphs fit`, async ({ page }) => {
+    await page.setViewportSize(size);
+    await page.goto('/');
+    await dropFiles(page, '[data-testid=dropzone]', folderFiles(JOB_DUMPS));
+    await expect(page.getByTestId('job-info')).toContainText('processes', { timeout: 60_000 });
+    await expect(page.getByTestId('growth-row').first()).toBeVisible({ timeout: 30_000 });
+    await page.getByTestId('growth-row').first().click();
+    await check(page, 'job-growth', size);
+    // every process at once on the timeline, on its own scale
+    await page.getByTestId('timeline-scale').click();
+    await check(page, 'job-per-process', size);
+    await page.getByTestId('tab-flame').click();
+    await expect(page.getByTestId('flame').locator('canvas')).toBeVisible();
+    await check(page, 'job-flame', size);
+    await page.getByTestId('tab-diff').click();
+    await expect(page.getByTestId('diff-flame').locator('canvas')).toBeVisible();
+    await check(page, 'job-diff', size);
   });
 }

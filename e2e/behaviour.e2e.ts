@@ -128,6 +128,15 @@ test.describe('behaviour', () => {
     await page.mouse.move(h.x + 62, h.y + 100, { steps: 4 });
     await page.mouse.up();
     expect(Math.round((await nav.boundingBox())!.width - w0)).toBe(60);
+    // the timeline's height too (the splitter below it), within the window's bounds
+    const svg = page.locator('[data-testid=timeline] svg').first();
+    const h0 = (await svg.boundingBox())!.height;
+    const th = (await page.getByTestId('split-timeline').boundingBox())!;
+    await page.mouse.move(th.x + 100, th.y + 2);
+    await page.mouse.down();
+    await page.mouse.move(th.x + 100, th.y + 72, { steps: 4 });
+    await page.mouse.up();
+    expect((await svg.boundingBox())!.height).toBeGreaterThan(h0 + 30);
     const inside = async (): Promise<boolean> =>
       page.evaluate(() => {
         const svg = document.querySelector('[data-testid=timeline] svg') as SVGSVGElement;

@@ -1,6 +1,6 @@
-// Asserted looks: every view of the app (and a report) at 1024, 1280 and 1920 px wide, screenshotted and
+// Asserted looks: every view of the app at 1024, 1280 and 1920 px wide (the real job also at 2560×1440), screenshotted and
 // checked from the DOM: no text element's box overlaps another's, no text overflows the box that clips it (cut
-// text, including a select's chosen option), no sideways page scroll; flame-graph colours where they carry
+// text, including a select's chosen option), no control under another element, no sideways page scroll; flame-graph colours where they carry
 // meaning checked by pixel (frame kinds, diff growth). Screenshots: test-results/screenshots/looks-*.png.
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -14,7 +14,7 @@ const SIZES = [
 ];
 
 interface Problem {
-  kind: 'overlap' | 'overflow' | 'select';
+  kind: 'overlap' | 'overflow' | 'select' | 'covered';
   a: string;
   b?: string;
 }
@@ -131,6 +131,27 @@ async function layoutProblems(page: Page): Promise<{ problems: Problem[]; scroll
       const room = sel.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight) - 16;
       if (ctx.measureText(text).width > room + 0.5) problems.push({ kind: 'select', a: `select[${sel.getAttribute('data-testid') ?? sel.getAttribute('aria-label') ?? ''}] "${text}" (${ctx.measureText(text).width.toFixed(0)} > ${room.toFixed(0)} px)` });
     }
+    // controls: visible where they are (their left and right ends not under another element or off screen)
+    for (const c of document.querySelectorAll('button, select, input:not([type=hidden]), [role=tab]')) {
+      if (!visible(c) || c.closest('[hidden]')) continue;
+      const r = c.getBoundingClientRect();
+      if (r.bottom < 0 || r.top > innerHeight) continue;
+      // inside a scroll container and scrolled out of its view: not a layout fault
+      let sc: Element | null = null;
+      for (let p = c.parentElement; p && !sc; p = p.parentElement) if (/auto|scroll/.test(getComputedStyle(p).overflowY)) sc = p;
+      const y = (r.top + r.bottom) / 2;
+      if (sc) {
+        const q = sc.getBoundingClientRect();
+        if (y < q.top || y > q.bottom) continue;
+      }
+      for (const x of [r.left + 2, r.right - 2]) {
+        const top = x >= 0 && x < innerWidth ? document.elementFromPoint(x, y) : null;
+        if (!top || !(c === top || c.contains(top) || top.contains(c) || top.closest('[role=dialog],.tip'))) {
+          problems.push({ kind: 'covered', a: describe(c), b: top ? describe(top) : 'off screen' });
+          break;
+        }
+      }
+    }
     return { problems, scrollX: document.documentElement.scrollWidth - innerWidth, checked: items.length };
   });
 }
@@ -218,7 +239,7 @@ for (const size of SIZES) {
 
 // a real multi-process job (fixtures/job: several workers, one killed), as a new user opens it
 const JOB_DUMPS = path.join(ROOT, 'fixtures', 'job', 'dumps');
-for (const size of SIZES) {
+for (const size of [...SIZES, { width: 2560, height: 1440 }]) {
   test(`a real job at ${size.width}×${size.height}: timeline, growth, flame graphs fit`, async ({ page }) => {
     await page.setViewportSize(size);
     await page.goto('/');

@@ -55,6 +55,7 @@ test.describe('heaplens web build', () => {
     await expect(page.getByTestId('target-select')).toHaveValue(String(nExact - 1));
 
     // the known leaking stack is first in the growth table (of this process, base 0, target last)
+    await page.getByTestId('tab-growth').click(); // the Suspects view opens first
     await expect(page.locator(`[data-testid=growth][data-pid="${exactPid}"][data-base="0"][data-target="${nExact - 1}"]`)).toBeVisible();
     const first = page.getByTestId('growth-row').first();
     await expect(first).toBeVisible();
@@ -133,6 +134,7 @@ test.describe('heaplens web build', () => {
     await expect(page.getByTestId('job-info')).toContainText('3 processes', { timeout: 30_000 });
     const exactRow = page.locator('[data-testid=processes] tr[data-prefix="exact"]');
     await exactRow.click();
+    await page.getByTestId('tab-growth').click(); // the Suspects view opens first
     await expect(page.locator(`[data-testid=growth][data-pid="${await exactRow.getAttribute('data-pid')}"]`)).toBeVisible();
     const first = page.getByTestId('growth-row').first();
     await expect(first.locator('.lbl')).toHaveAttribute('title', /make_node ← leak_steady ← main/);
@@ -167,6 +169,7 @@ test.describe('heaplens web build', () => {
     await expect(parent.locator('.badge.py')).toBeVisible();
     await page.getByTestId('stack-mode').selectOption('python');
     const pid = await parent.getAttribute('data-pid');
+    await page.getByTestId('tab-growth').click(); // the Suspects view opens first
     await expect(page.locator(`[data-testid=growth][data-pid="${pid}"]`)).toBeVisible();
     // the steady leak grows most: make_record ← leaky_handler ← Pipeline.step
     const first = page.getByTestId('growth-row').first();

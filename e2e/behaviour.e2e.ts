@@ -12,6 +12,8 @@ async function open(page: Page, files: DropFile[]): Promise<void> {
   await page.goto('/');
   await dropFiles(page, '[data-testid=dropzone]', files);
   await expect(page.getByTestId('job-info')).toContainText('dumps', { timeout: 30_000 });
+  // the Suspects view opens first; these checks are on the growth table
+  await page.getByTestId('tab-growth').click();
   await expect(page.getByTestId('growth-row').first()).toBeVisible();
 }
 
@@ -108,6 +110,7 @@ test.describe('behaviour', () => {
     const sampled = fixtureSeries().filter((f) => f.name.startsWith('sampled.'));
     await dropFiles(page, 'body', sampled);
     await expect(page.getByTestId('job-info')).toContainText('1 process', { timeout: 30_000 });
+    await expect(page.getByTestId('target-select')).toBeVisible();
     await page.getByTestId('target-select').selectOption('3');
     await page.waitForTimeout(1800);
     const two = await page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('heaplens.autosave:')));

@@ -202,6 +202,9 @@ for (const size of SIZES) {
     await check(page, 'open', size);
     await page.getByTestId('try-sample').click();
     await expect(page.getByTestId('job-info')).toContainText('processes', { timeout: 30_000 });
+    await expect(page.getByTestId('suspect-row').first()).toBeVisible();
+    await check(page, 'suspects', size);
+    await page.getByTestId('tab-growth').click();
     await expect(page.getByTestId('growth-row').first()).toBeVisible();
     await page.getByTestId('growth-row').first().click();
     await expect(page.getByTestId('stack-frames').locator('li').first()).toBeVisible();
@@ -232,7 +235,7 @@ for (const size of SIZES) {
     // several processes on the timeline, and the dark theme
     await page.locator('[data-testid=processes] tbody tr').nth(1).click({ modifiers: ['Control'] });
     await page.getByTestId('theme-toggle').click();
-    await page.getByTestId('tab-growth').click();
+    await page.getByTestId('tab-suspects').click();
     await check(page, 'multi-dark', size);
   });
 }
@@ -245,6 +248,9 @@ for (const size of [...SIZES, { width: 2560, height: 1440 }]) {
     await page.goto('/');
     await dropFiles(page, '[data-testid=dropzone]', folderFiles(JOB_DUMPS));
     await expect(page.getByTestId('job-info')).toContainText('processes', { timeout: 60_000 });
+    await expect(page.getByTestId('suspect-row').first()).toBeVisible({ timeout: 30_000 });
+    await check(page, 'job-suspects', size);
+    await page.getByTestId('tab-growth').click();
     await expect(page.getByTestId('growth-row').first()).toBeVisible({ timeout: 30_000 });
     await page.getByTestId('growth-row').first().click();
     await check(page, 'job-growth', size);

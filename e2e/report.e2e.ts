@@ -46,6 +46,7 @@ async function blockNetwork(context: BrowserContext, page: Page): Promise<string
 }
 
 let jobReport = '';
+let exactPid = '';
 let hostileReport = '';
 
 test.beforeAll(async () => {
@@ -57,6 +58,7 @@ test.beforeAll(async () => {
   // a session on the fixture job: a note on the leaking stack, a span, a snapshot, a function and a diff
   const job = await loadJob(await collectInputFiles([JOB]));
   const p = job.processes.find((x) => x.prefix === 'exact')!;
+  exactPid = String(p.pid);
   const last = p.snapshots[p.snapshots.length - 1];
   const leak = last.stackIds[[...last.liveBytes].indexOf(20 * 3 * 16384)];
   let s: Session = { ...emptySession('e2e'), files: [JOB] };
@@ -126,10 +128,23 @@ test.describe('single-file report', () => {
     await expect(page.getByTestId('read-only-banner')).toBeVisible({ timeout: 30_000 });
     await expect(page.getByTestId('job-info')).toContainText('3 processes');
     await expect(page.locator('[data-testid=processes] tbody tr')).toHaveCount(3);
-    // opens on the top suspect: the leak, in the stack panel
+    // opens on the Suspects view (ranked in the page over the kept stacks), the top suspect in the stack panel
+    await expect(page.getByTestId('tab-suspects')).toHaveAttribute('aria-selected', 'true');
+    await expect(page.getByTestId('suspects-report-note')).toBeVisible();
+    const top = page.getByTestId('suspect-row').first();
+    await expect(top).toBeVisible();
+    const topLabel = ((await top.locator('.lbl').getAttribute('title')) ?? '').split(' ← ')[0].trim();
+    expect(topLabel.length).toBeGreaterThan(0);
+    await expect(page.getByTestId('stack-panel').locator('h3')).toContainText(topLabel);
+    await page.screenshot({ path: path.join(SHOTS, 'report.png') });
+    // the leak (leaky.c's leak_steady) is a suspect too; it opens its process and stack, symbolized
+    const leakRow = page.getByTestId('suspect-row').filter({ hasText: 'leak_steady' }).first();
+    await expect(leakRow).toBeVisible();
+    // its holder in the exact run
+    await leakRow.locator(`[data-testid=suspect-spark][data-pid="${exactPid}"]`).click();
     await expect(page.getByTestId('stack-frames')).toContainText('leak_steady');
     await expect(page.getByTestId('stack-frames')).toContainText('leaky.c');
-    await page.screenshot({ path: path.join(SHOTS, 'report.png') });
+    await page.getByTestId('tab-growth').click();
 
     // notes: all five, as written; the stack note's badge; the span on the timeline
     await expect(page.getByTestId('note-item')).toHaveCount(5);
@@ -184,6 +199,8 @@ test.describe('single-file report', () => {
     await expect(page.getByTestId('note-item')).toHaveCount(2);
     // the names are shown, as text
     await expect(page.getByTestId('notes-panel')).toContainText('<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>');
+    await expect(page.getByTestId('suspects-view')).toBeVisible();
+    await page.getByTestId('tab-growth').click();
     const rows = page.getByTestId('growth-row');
     await expect(rows.first()).toBeVisible();
     await rows.first().click();

@@ -6,6 +6,7 @@ import { untrack } from 'svelte';
 import type { StackTarget } from '../../../session/schema.ts';
 import { debounce } from './session-map.ts';
 import type { Ui } from './ui.svelte.ts';
+import type { GrowthResult } from './protocol.ts';
 
 /** Sets up the effects; returns the autosaver (flushed on pagehide, cancelled on unmount). */
 export function startEffects(ui: Ui): { flush(): void; cancel(): void } {
@@ -29,6 +30,13 @@ export function startEffects(ui: Ui): { flush(): void; cancel(): void } {
     });
   });
 
+  /** the steadiest grower of the focused process, else its largest growth */
+  const focusTopGrowth = (rows: GrowthResult['stacks']): void => {
+    app.focusTopSuspect = false;
+    const top = rows.reduce<(typeof rows)[number] | null>((b, x) => (x.score > 0 && (!b || x.score > b.score) ? x : b), null) ?? rows.find((x) => x.deltaBytes > 0);
+    if (top) ui.selectStack(top.stackId);
+  };
+
   let growthSeq = 0;
   $effect(() => {
     const p = ui.procIndex;
@@ -43,16 +51,33 @@ export function startEffects(ui: Ui): { flush(): void; cancel(): void } {
       .then((r) => {
         if (seq !== growthSeq) return;
         app.growth = r.growth;
-        if (app.focusTopSuspect) {
-          // a report opens on its top suspect: the steadiest grower, else the largest growth
-          app.focusTopSuspect = false;
-          const rows = r.growth.stacks;
-          const top = rows.reduce<(typeof rows)[number] | null>((b, x) => (x.score > 0 && (!b || x.score > b.score) ? x : b), null) ?? rows.find((x) => x.deltaBytes > 0);
-          if (top) ui.selectStack(top.stackId);
-        }
+        // no job-wide ranking to open on (nothing scores): the focused process's top growth
+        if (app.focusTopSuspect && app.suspects && app.suspects.rows.length === 0) focusTopGrowth(r.growth.stacks);
       })
       .catch((e: unknown) => (app.error = String(e)))
       .finally(() => app.busy--);
+  });
+
+  let suspectsSeq = 0;
+  $effect(() => {
+    const view = { mode: app.mode, hideAllocator: app.hideAllocator };
+    // reports too: the analysis runs in their page over the embedded job
+    if (!app.summary) return;
+    const seq = ++suspectsSeq;
+    void app.client
+      .request({ type: 'suspects', view, limit: 200 })
+      .then((r) => {
+        if (seq !== suspectsSeq) return;
+        app.suspects = r.suspects;
+        // a report opens on the job's top suspect: its process focused, its stack in the panel
+        const top = r.suspects.rows[0]?.members[0];
+        if (app.focusTopSuspect && top) {
+          app.focusTopSuspect = false;
+          if (ui.procIndex !== top.proc) app.focus(top.proc, false);
+          ui.selectStack(top.stackId);
+        } else if (app.focusTopSuspect && app.growth) focusTopGrowth(app.growth.stacks);
+      })
+      .catch((e: unknown) => (app.error = String(e)));
   });
 
   // -- the stack panel follows base/target and the view: a stack is shown again for the new pair; a flame

@@ -13,6 +13,7 @@ import type {
   SourceFile,
   StackMode,
   StackSeries,
+  SuspectsResult,
   ViewOptions,
 } from './protocol.ts';
 
@@ -41,7 +42,8 @@ export interface PanelContent {
 export class AppState {
   readonly client: AnalysisClient;
   theme = $state<Theme>('light');
-  tab = $state<Tab>('growth');
+  /** the job-wide Suspects view opens first */
+  tab = $state<Tab>('suspects');
   summary = $state.raw<JobSummary | null>(null);
   loading = $state<{ id: number; progress: LoadProgress | null; files: number } | null>(null);
   error = $state<string | null>(null);
@@ -54,6 +56,8 @@ export class AppState {
   mode = $state<StackMode>('merged');
   hideAllocator = $state(true);
   growth = $state.raw<GrowthResult | null>(null);
+  /** the job-wide ranking (Suspects view, process table badges) */
+  suspects = $state.raw<SuspectsResult | null>(null);
   series = $state.raw<StackSeries | null>(null);
   flame = $state.raw<FlameData | null>(null);
   diffFlame = $state.raw<FlameData | null>(null);
@@ -197,6 +201,7 @@ export class AppState {
     this.summary = null;
     this.selected = [];
     this.growth = null;
+    this.suspects = null;
     this.flame = null;
     this.diffFlame = null;
     this.panel = null;
@@ -206,9 +211,12 @@ export class AppState {
   resetBaseTarget(): void {
     const p = this.focused;
     const n = p ? p.snapshots.length : 0;
+    // the last complete dump: a cut one would show frees that never happened
+    let last = n - 1;
+    while (last > 0 && p && !p.snapshots[last].complete) last--;
     this.base = 0;
-    this.target = Math.max(0, n - 1);
-    this.snapshot = Math.max(0, n - 1);
+    this.target = Math.max(0, last);
+    this.snapshot = Math.max(0, last);
   }
 
   focus(index: number, additive: boolean): void {
@@ -307,6 +315,7 @@ export class AppState {
     const { session, summary } = await this.client.request({ type: 'reopenReport', ...from });
     this.fromReport = true;
     this.summary = summary;
+    this.suspects = null;
     this.growth = null;
     this.flame = null;
     this.diffFlame = null;
@@ -321,7 +330,8 @@ export class AppState {
     this.selected = procs.length > 0 ? [best] : [];
     this.resetBaseTarget();
     this.applySession(session);
-    if (this.tab !== 'flame' && this.tab !== 'diff') this.tab = 'growth';
+    // the tab the report was made on, else the job-wide Suspects view
+    if (!session.view.tab) this.tab = 'suspects';
     this.search = '';
     this.focusTopSuspect = !session.view.selectedStack;
   }

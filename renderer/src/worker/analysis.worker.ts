@@ -30,6 +30,9 @@ import { toPprof } from '../../../export/pprof.ts';
 import { toFolded } from '../../../export/folded.ts';
 import { toSpeedscope } from '../../../export/speedscope.ts';
 import type { ExportInput } from '../../../export/samples.ts';
+import { suspectsResult } from './suspects.ts';
+import { lastCompleteIndex, snapshotTotalBytes } from '../../../analysis/snapshot-status.ts';
+import { denseVariances, withinNoise } from '../../../analysis/sampling-error.ts';
 import type {
   FlameData,
   FrameInfo,
@@ -192,7 +195,8 @@ function growthInfo(i: number): Map<number, { score: number; slope: number; grow
   let g = growthCache.get(i);
   if (!g) {
     g = new Map();
-    for (const s of rankGrowth(proc(i))) g.set(s.stackId, { score: s.score, slope: s.slopeBytesPerSnapshot, growingFraction: s.growingFraction });
+    // over the complete dumps: a cut last dump would read as every stack shrinking at the end
+    for (const s of rankGrowth(proc(i), { to: lastCompleteIndex(proc(i)) })) g.set(s.stackId, { score: s.score, slope: s.slopeBytesPerSnapshot, growingFraction: s.growingFraction });
     growthCache.set(i, g);
   }
   return g;
@@ -208,7 +212,8 @@ function warningKind(message: string): WarningSummary['kind'] {
 
 function summarize(j: Job, loadMs: number, bytesTotal: number, waitMs: number): JobSummary {
   const processes: ProcessSummary[] = j.processes.map((p, index) => {
-    const live = p.snapshots.map((s) => s.live.bytes);
+    // totals: a cut dump's header total (its records are partial), else the sum of records
+    const live = p.snapshots.map(snapshotTotalBytes);
     const table = frameTable(index);
     const times = seriesTimes(p);
     return {
@@ -224,6 +229,8 @@ function summarize(j: Job, loadMs: number, bytesTotal: number, waitMs: number): 
         liveBytes: s.live.bytes,
         liveObjects: s.live.objects,
         truncated: s.truncated !== null,
+        complete: s.complete,
+        headerLiveBytes: s.headerLiveBytes,
         mtimeMs: s.mtimeMs,
         timeMs: times.axis === 'wall' ? times.snapshots[si].timeMs : null,
       })),
@@ -277,6 +284,8 @@ function growth(i: number, base: number, target: number, view: ViewOptions, limi
   const table = frameTable(i);
   const deltas = diffSnapshots(p, base, target);
   const g = growthInfo(i);
+  const varBase = denseVariances(p.stacks.count, p.snapshots[base]);
+  const varTarget = denseVariances(p.stacks.count, p.snapshots[target]);
   // one row per visible stack: stacks that differ only in hidden frames (allocator paths, native frames in
   // the Python view, Python frames in the native view) are summed
   const groups = new Map<string, StackRow>();
@@ -304,6 +313,8 @@ function growth(i: number, base: number, target: number, view: ViewOptions, limi
         score: 0,
         slope: 0,
         growingFraction: 0,
+        sigmaDeltaBytes: 0,
+        withinNoise: false,
       };
       groups.set(gk, r);
     }
@@ -317,6 +328,8 @@ function growth(i: number, base: number, target: number, view: ViewOptions, limi
     r.targetBytes += d.targetBytes;
     r.baseObjects += d.baseObjects;
     r.targetObjects += d.targetObjects;
+    // variances add (σ² here, its root below)
+    r.sigmaDeltaBytes += varBase[d.stackId] + varTarget[d.stackId];
     r.score += gi?.score ?? 0;
     r.slope += gi?.slope ?? 0;
     r.growingFraction = Math.max(r.growingFraction, gi?.growingFraction ?? 0);
@@ -324,6 +337,8 @@ function growth(i: number, base: number, target: number, view: ViewOptions, limi
   const rows = [...groups.values()];
   for (const r of rows) {
     r.deltaBytes = r.targetBytes - r.baseBytes;
+    r.sigmaDeltaBytes = Math.sqrt(r.sigmaDeltaBytes);
+    r.withinNoise = withinNoise(r.deltaBytes, r.sigmaDeltaBytes);
     r.deltaPct = r.baseBytes > 0 ? (100 * r.deltaBytes) / r.baseBytes : r.targetBytes > 0 ? Infinity : 0;
     const inBase = r.baseBytes !== 0 || r.baseObjects !== 0;
     const inTarget = r.targetBytes !== 0 || r.targetObjects !== 0;
@@ -627,6 +642,12 @@ async function handle(id: number, req: Request): Promise<{ res: Response; transf
       return { res: { type: 'stackSeries', series: stackSeries(req.proc, req.n, req.view) } };
     case 'growth':
       return { res: { type: 'growth', growth: growth(req.proc, req.base, req.target, req.view, req.limit) } };
+    case 'suspects': {
+      if (!job) throw new Error('no job loaded');
+      const view = req.view;
+      const suspects = suspectsResult(job, req.limit, (i, id) => labelOf(frameTable(i), stackKeys(proc(i), frameTable(i), id, view), view.mode));
+      return { res: { type: 'suspects', suspects } };
+    }
     case 'flame': {
       const { flame: f, transfer } = flame(req.proc, req.snapshot, req.base, req.view);
       return { res: { type: 'flame', flame: f }, transfer };

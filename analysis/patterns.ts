@@ -105,6 +105,12 @@ export function zForPairs(m: number): number {
   return Math.max(NOISE_Z, normalQuantile(1 - 0.05 / (m * (m - 1))));
 }
 
+/** True when y on [from, to) never moves against `dir` (+1 up, −1 down) by more than `tol` between neighbours. */
+function monotone(y: ArrayLike<number>, from: number, to: number, tol: number, dir: 1 | -1): boolean {
+  for (let i = from + 1; i < to; i++) if (dir * (y[i] - y[i - 1]) < -tol) return false;
+  return true;
+}
+
 const rangeOf = (y: ArrayLike<number>, from: number, to: number): { lo: number; hi: number } => {
   let lo = from;
   let hi = from;
@@ -140,7 +146,9 @@ export function classifySeries({ y, v, t, a = null }: SeriesInput, stackId = -1)
   };
   for (let i = 0; i < n; i++) if (y[i] > base.peakBytes) base.peakBytes = y[i];
   const floor = REL_FLOOR * base.peakBytes;
-  const thrZ = (i: number, j: number, z: number): number => Math.max(z * Math.sqrt(v[i] + v[j]), floor);
+  // Under "no change" both points share one variance; the larger plug-in estimate stands for both (a
+  // low draw, few samples, understates its own σ, since σ is estimated from the sample itself).
+  const thrZ = (i: number, j: number, z: number): number => Math.max(z * Math.sqrt(2 * Math.max(v[i], v[j])), floor);
   const thr = (i: number, j: number): number => thrZ(i, j, NOISE_Z);
   const zN = zForPairs(n);
   base.z = base.sigmaDeltaBytes > 0 ? base.deltaBytes / base.sigmaDeltaBytes : base.deltaBytes === 0 ? 0 : Math.sign(base.deltaBytes) * Number.POSITIVE_INFINITY;
@@ -169,7 +177,13 @@ export function classifySeries({ y, v, t, a = null }: SeriesInput, stackId = -1)
   }
   const withinModel = range <= thrZ(r.hi, r.lo, zN);
   const ts = theilSen(y, null, 0, n, withinModel);
-  if (withinModel && !(ts.lo > 0 || ts.hi < 0)) {
+  // A consistent trend counts only when the series never moves against it by more than the floor: the
+  // estimate of a stack that frees nothing cannot fall (its sampled objects stay sampled), while the
+  // samples of a stack whose objects turn over drift both ways, in runs (partial redraws), which
+  // Sen's interval (made for independent points) would read as a trend.
+  const trendUp = withinModel && ts.lo > 0 && monotone(y, 0, n, floor, 1);
+  const trendDown = withinModel && ts.hi < 0 && monotone(y, 0, n, floor, -1);
+  if (withinModel && !trendUp && !trendDown) {
     base.pattern = 'flat';
     return base;
   }
@@ -201,8 +215,8 @@ export function classifySeries({ y, v, t, a = null }: SeriesInput, stackId = -1)
   }
   // a rise or fall counts when it leaves the noise band, or (for the whole-series trend) when the
   // points trend consistently
-  const sigUp = up > thrZ(upI, upJ, zN) || (withinModel && ts.lo > 0);
-  const sigDown = down > thrZ(downI, downJ, zN) || (withinModel && ts.hi < 0);
+  const sigUp = up > thrZ(upI, upJ, zN) || trendUp;
+  const sigDown = down > thrZ(downI, downJ, zN) || trendDown;
 
   // late window: the last third
   const L = Math.min(n, Math.max(MIN_LATE_POINTS, Math.ceil(n / 3)));
@@ -238,17 +252,21 @@ export function classifySeries({ y, v, t, a = null }: SeriesInput, stackId = -1)
 
   const late = theilSen(y, null, ls, n, true);
   const span = n - 1 - ls;
-  const lateDelta = late.slope * span;
-  const lateSigma = Math.sqrt(v[ls] + v[n - 1]);
-  // still growing at the end: beyond the noise band, or a consistent late trend (Sen's lower bound > 0) above the floor
-  const lateGrows = span > 0 && (lateDelta > thr(ls, n - 1) || (late.lo > 0 && lateDelta > floor));
+  // the window's own change end to end is what the noise band applies to (a Theil–Sen slope
+  // extrapolated over the window reads the runs of a turning-over buffer's redrawn samples as growth)
+  const lateEnd = y[n - 1] - y[ls];
+  const lateSigma = Math.sqrt(2 * Math.max(v[ls], v[n - 1]));
+  // still growing at the end: end to end beyond the noise band with a rising slope, or a consistent
+  // late trend (Sen's lower bound > 0, never falling by more than the floor) above the floor
+  const lateGrows =
+    span > 0 && ((lateEnd > thr(ls, n - 1) && late.slope > 0) || (late.lo > 0 && late.slope * span > floor && monotone(y, ls, n, floor, 1)));
   if (pattern === 'plateau' && lateGrows) pattern = 'steady';
   base.pattern = pattern;
   base.lateSlopePerSnapshot = late.slope;
   if (t) base.lateSlopePerSecond = theilSen(y, t, ls, n).slope;
-  base.lateZ = lateSigma > 0 ? lateDelta / lateSigma : lateDelta === 0 ? 0 : Math.sign(lateDelta) * Number.POSITIVE_INFINITY;
+  base.lateZ = lateSigma > 0 ? lateEnd / lateSigma : lateEnd === 0 ? 0 : Math.sign(lateEnd) * Number.POSITIVE_INFINITY;
   // the late growth we are confident of: beyond 2σ of the model, or Sen's lower bound, extrapolated to the series
-  const confidentLate = Math.max(lateDelta - NOISE_Z * lateSigma, late.lo * span, 0);
+  const confidentLate = Math.max(late.slope * span - NOISE_Z * lateSigma, late.lo * span, 0);
   const lateBound = lateGrows ? (confidentLate * (n - 1)) / span : 0;
   base.score = pattern === 'declining' || pattern === 'step' ? 0 : Math.min(growthBound, lateBound);
   return base;

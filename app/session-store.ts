@@ -43,8 +43,8 @@ export interface AtomicWriteHooks {
 }
 
 /** Readers see the old file or the whole new one, never a part. */
-export async function writeFileAtomic(file: string, text: string, hooks: AtomicWriteHooks = {}): Promise<void> {
-  const bytes = new TextEncoder().encode(text);
+export async function writeFileAtomic(file: string, text: string | Uint8Array, hooks: AtomicWriteHooks = {}): Promise<void> {
+  const bytes = typeof text === 'string' ? new TextEncoder().encode(text) : text;
   const dir = path.dirname(file);
   const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
   let mode = 0o644;
@@ -123,7 +123,9 @@ export class SessionStore {
       for (const name of await readdir(this.userDataDir)) {
         if (!/^autosave(-[0-9a-f]{16})?\.heaplens\.json$/.test(name)) continue;
         const file = path.join(this.userDataDir, name);
+        // size and kind first: a huge file is never read, a FIFO never blocks the read
         const st = await stat(file);
+        if (!st.isFile() || st.size > MAX_SESSION_CHARS) continue;
         if (!newest || st.mtimeMs > newest.mtime) newest = { file, mtime: st.mtimeMs };
       }
       if (!newest) return null;

@@ -115,6 +115,16 @@ describe('heaplens CLI', () => {
     expect((await cli('postmortem', job, '--limit', 'lots')).code).toBe(2);
   });
 
+  it('bad input: one dump still gets a ranking (patterns unknown) with a note saying why', async () => {
+    const one = `${job}/exact.${/exact\.(\d+)\./.exec((await import('node:fs')).readdirSync(job).find((n) => n.startsWith('exact.'))!)![1]}.5.m5.heap`;
+    const r = JSON.parse((await cli('growth', one, '--json')).out);
+    expect(r.stacks.length).toBeGreaterThan(0);
+    for (const s of r.stacks) expect(s.pattern).toBe('unknown');
+    expect(r.processes[0].notes.join(' ')).toMatch(/1 complete snapshot/);
+    const text = await cli('growth', one);
+    expect(text.out).toMatch(/note: 1 complete snapshot: patterns need 3, so they are unknown/);
+  });
+
   it('human-readable tables by default', async () => {
     const r = await cli('top', job, '-n', '2');
     expect(r.code).toBe(0);

@@ -7,6 +7,7 @@ import { diffSnapshots, diffTotals } from '../analysis/diff.js';
 import { lastCompleteIndex } from '../analysis/snapshot-status.js';
 import { processFates } from '../analysis/process-fate.js';
 import { denseVariances, deltaSigma, withinNoise } from '../analysis/sampling-error.js';
+import { escapeControlsInJson, revealControls } from '../analysis/display-text.js';
 import { collectInputFiles, type CollectProblem } from '../node-io/node-files.js';
 import { checkFlags, flag, has, intFlag, parseArgs, UsageError, type ParsedArgs } from './args.js';
 import { describeFrame, mapsDescriber, pythonDescriber, visibleFrames, type FrameOut, type StackDescriber } from './describe-stacks.js';
@@ -53,7 +54,8 @@ Paths may be dump files (.heap, .heap.gz), maps files, or folders (read recursiv
 
 const COMMON = ['json', 'show-allocator', 'pid', 'help', 'stacks'];
 
-export async function run(argv: readonly string[], io: Output): Promise<number> {
+export async function run(argv: readonly string[], rawIo: Output): Promise<number> {
+  const io = terminalSafe(rawIo, argv.includes('--json') || argv.includes('speedscope') || argv.includes('--format=speedscope'));
   let args: ParsedArgs;
   try {
     args = parseArgs(argv);
@@ -94,6 +96,11 @@ export async function run(argv: readonly string[], io: Output): Promise<number> 
     }
     throw e;
   }
+}
+
+/** Every line the CLI prints passes here: controls and bidi characters from files become visible text. */
+function terminalSafe(io: Output, json: boolean): Output {
+  return { out: (s) => io.out(json ? escapeControlsInJson(s) : revealControls(s)), err: (s) => io.err(revealControls(s)) };
 }
 
 type Command = (job: Job, args: ParsedArgs, io: Output) => Promise<void> | void;

@@ -4,7 +4,7 @@
 // hostile-names fixture (fixtures/hostile/) and hostile notes runs nothing: no dialog, no injected element.
 // The reports are made by the CLI (`heaplens report`, run from the sources with tsx) from real fixture dumps.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { expect, test, type BrowserContext, type Page } from '@playwright/test';
@@ -18,6 +18,8 @@ import { ROOT, SHOTS } from './helpers.ts';
 const OUT = path.join(ROOT, 'test-results', 'report-e2e');
 const JOB = path.join(ROOT, 'fixtures', 'jemalloc', 'job');
 const HOSTILE = path.join(ROOT, 'fixtures', 'hostile');
+// "job/exact.<pid>": the pid from the fixture's file names (a fixture rebuild changes it)
+const EXACT_KEY = `job/${readdirSync(JOB).find((n) => /^exact\.\d+\.0\.m0\.heap$/.test(n))!.split('.').slice(0, 2).join('.')}`;
 const T0 = new Date('2026-11-29T10:00:00Z');
 
 function run(cmd: string, args: string[]): string {
@@ -149,6 +151,7 @@ test.describe('single-file report', () => {
     // notes: all five, as written; the stack note's badge; the span on the timeline
     await expect(page.getByTestId('note-item')).toHaveCount(5);
     await expect(page.getByTestId('notes-panel')).toContainText('LEAK: leak_steady keeps every node');
+    await expect(page.getByTestId('notes-panel')).toContainText(`snapshots #4–#9 of ${EXACT_KEY}`);
     await expect(page.locator('[data-testid=timeline-notes] .note-span')).toHaveCount(1);
     await expect(page.getByTestId('growth-row').first()).toContainText('make_node');
     await expect(page.getByTestId('row-note-badge').first()).toBeVisible();

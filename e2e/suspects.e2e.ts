@@ -81,6 +81,31 @@ test('Suspects: job-wide ranking, pattern badges, σ sparklines, killed processe
   await expect(growth.locator('[data-testid=growth-row] [data-noise="true"]').first()).toBeVisible();
   await shot(page, 'suspects-opened');
 
+  // the diff flame graph of the sampled run greys what sampling can explain: the 1 MiB plateau (unchanged) is grey
+  await page.getByTestId('tab-diff').click();
+  await expect(page.getByTestId('diff-flame').locator('canvas')).toBeVisible();
+  const PLATEAU_RANGE = elfSymbolRange(path.join(ROOT, 'fixtures', 'jemalloc', 'bin', 'leaky'), 'plateau');
+  const nodes = await page.evaluate(() => {
+    const w = window as unknown as { __heaplensFlame?: Record<string, { find: (t: string) => { node: number; label: string; rect: { x: number; y: number; w: number; h: number } | null }[]; drawNow: () => number }> };
+    const api = w.__heaplensFlame?.['diff-flame'];
+    api?.drawNow();
+    return api ? api.find('') : [];
+  });
+  const plateauNode = nodes.find((n) => labelHits(n.label, 'plateau', PLATEAU_RANGE) && n.rect !== null && n.rect.w > 4);
+  expect(plateauNode, JSON.stringify(nodes.map((n) => n.label))).toBeTruthy();
+  const px = (await (
+    await page.evaluateHandle((rect: { x: number; y: number }) => {
+      const canvas = document.querySelector('[data-testid=diff-flame] canvas') as HTMLCanvasElement;
+      const dpr = window.devicePixelRatio || 1;
+      const d = (canvas.getContext('2d') as CanvasRenderingContext2D).getImageData(Math.round((rect.x + 1.5) * dpr), Math.round((rect.y + 2) * dpr), 1, 1).data;
+      return { r: d[0], g: d[1], b: d[2] };
+    }, plateauNode?.rect ?? { x: 0, y: 0 })
+  ).jsonValue()) as { r: number; g: number; b: number };
+  // grey: no hue (the growth colour is vermillion, the shrink colour blue)
+  expect(Math.abs(px.r - px.g), JSON.stringify(px)).toBeLessThan(16);
+  expect(Math.abs(px.g - px.b), JSON.stringify(px)).toBeLessThan(16);
+  await shot(page, 'suspects-diff-noise');
+
   expect(errors).toEqual([]);
   expect(net.blocked).toEqual([]);
 });

@@ -12,6 +12,7 @@ import type { SymbolTable } from '../symbolize/symbolize.js';
 import { emptySession, type Note, type NoteTarget, type Session, type SnapshotRef, type StackTarget } from '../session/schema.js';
 import { resolveSnapshot, resolveStack } from '../session/notes.js';
 import { packJob, type PackedJob, type PackInput } from './job-pack.js';
+import { directoriesOf, scrubDirectories } from './scrub-dirs.js';
 
 export interface ReportProcessInput {
   proc: ProcessSeries;
@@ -63,10 +64,6 @@ function basename(p: string): string {
   return i >= 0 ? t.slice(i + 1) : t;
 }
 
-/** Free text (warnings): every path-looking token loses its directories. */
-function stripDirsInText(s: string): string {
-  return s.replace(/(?:[^\s'"`()[\]/]*\/)+(?=[^\s/])/g, '');
-}
 
 /** The stacks a report keeps for one process (ids), best first. */
 export function keptStacks(proc: ProcessSeries, base: number, target: number, topN: number, notes: readonly Note[], selected: StackTarget | null): number[] {
@@ -187,8 +184,10 @@ export function buildReport(inputs: readonly ReportProcessInput[], options: Buil
     source: s.source,
   };
 
-  const warnings = (options.warnings ?? []).slice(0, MAX_WARNINGS).map((w) => {
-    const o: PackedJob['warnings'][number] = { file: path(w.file), message: stripPaths ? stripDirsInText(w.message) : w.message };
+  const shownWarnings = (options.warnings ?? []).slice(0, MAX_WARNINGS);
+  const dirs = stripPaths ? directoriesOf([...removed.keys(), ...shownWarnings.map((w) => w.file), ...inputs.flatMap(({ proc }) => [proc.key, ...proc.snapshots.map((s) => s.file), ...(proc.maps ?? []).map((m) => m.path)])]) : [];
+  const warnings = shownWarnings.map((w) => {
+    const o: PackedJob['warnings'][number] = { file: path(w.file), message: stripPaths ? scrubDirectories(w.message, dirs) : w.message };
     if (w.line !== undefined) o.line = w.line;
     return o;
   });

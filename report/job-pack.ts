@@ -452,7 +452,15 @@ function unpackProcess(p: PackedProcess, cols: Uint8Array, at: string): { proc: 
 /** A payload back into a Job the app's analysis runs on, with each process's symbols. */
 export function unpackJob(deflated: Uint8Array): { header: PackedJob; job: Job; symbols: (SymbolTable | null)[] } {
   const { job: header, cols } = readPayload(deflated);
-  const out = header.processes.map((p, i) => unpackProcess(p, cols, `processes[${i}]`));
+  const out = header.processes.map((p, i) => {
+    try {
+      return unpackProcess(p, cols, `processes[${i}]`);
+    } catch (e) {
+      // a shape the checks above did not foresee is still damage, named, never a crash of the reader
+      if (e instanceof ReportError) throw e;
+      throw new ReportError(`the report's data is damaged: processes[${i}]: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  });
   const job: Job = {
     processes: out.map((x) => x.proc),
     warnings: Array.isArray(header.warnings) ? header.warnings.map((w) => ({ file: String(w.file), message: String(w.message), ...(typeof w.line === 'number' ? { line: w.line } : {}) })) : [],

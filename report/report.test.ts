@@ -2,7 +2,7 @@
 // CSP and inline-script hashes checked with Node's crypto, report → reopen equals, sanitizing, hostile names
 // kept intact as data.
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadJob } from '../analysis/load-job.js';
@@ -10,7 +10,7 @@ import { diffSnapshots } from '../analysis/diff.js';
 import type { ProcessSeries } from '../analysis/model.js';
 import { collectInputFiles } from '../node-io/node-files.js';
 import { NodeSymbolFileSource, readAddr2lineWasm } from '../node-io/symbol-files.js';
-import { fixtureFiles, fixturePath, jeprofTotals } from '../tools/fixtures.js';
+import { fixtureFiles, fixturePath, jeprofTotals, jobProcess } from '../tools/fixtures.js';
 import { Symbolizer } from '../symbolize/symbolize.js';
 import { compileAddr2line } from '../symbolize/wasm-addr2line.js';
 import { emptySession, type Session } from '../session/schema.js';
@@ -21,6 +21,8 @@ import { OTHER_ADDRESS, readPayload, unpackJob } from './job-pack.js';
 import { ReportError } from './errors.js';
 import { reopenReport, reportToSession } from './reopen.js';
 import { deflate } from 'pako';
+
+const [EXACT, PYGROW, SAMPLED] = ['exact', 'pygrow', 'sampled'].map(jobProcess);
 
 const APP = { js: 'document.getElementById("app").textContent = "report";', css: 'body{margin:0}' };
 const META = { title: 't', generator: 'test' };
@@ -198,7 +200,7 @@ describe('sanitize', () => {
     expect(json).not.toContain(ROOT);
     expect(json).not.toContain('/secret/');
     expect(json).not.toContain('./leaky.c');
-    expect(data.processes.map((p) => p.key).sort()).toEqual(['exact.21459', 'pygrow.21466', 'sampled.21461']);
+    expect(data.processes.map((p) => p.key).sort()).toEqual([EXACT, PYGROW, SAMPLED]);
     for (const p of data.processes) {
       expect(p.snapshots.every((s) => !s.file.includes('/'))).toBe(true);
       // only the module ranges the kept frames fall in, by basename
@@ -208,17 +210,17 @@ describe('sanitize', () => {
     expect(data.session.files).toEqual(['job']);
     expect(data.warnings).toEqual([{ file: 'x.heap', message: 'could not read x.heap: EACCES' }]);
     // the preview lists what goes: each path and its replacement, the maps per process
-    expect(preview.paths).toContainEqual({ from: 'job/exact.21459', to: 'exact.21459' });
+    expect(preview.paths).toContainEqual({ from: `job/${EXACT}`, to: EXACT });
     expect(preview.paths).toContainEqual({ from: fixturePath('job'), to: 'job' });
     expect(preview.paths).toContainEqual({ from: './leaky.c', to: 'leaky.c' });
-    expect(preview.maps.map((m) => m.process).sort()).toEqual(['exact.21459', 'pygrow.21466', 'sampled.21461']);
+    expect(preview.maps.map((m) => m.process).sort()).toEqual([EXACT, PYGROW, SAMPLED]);
     for (const x of preview.paths) expect(json).not.toContain(JSON.stringify(x.from));
     // notes still point at their stack and process after renaming
     const back = unpackJob(buildReport(inputs, { session, sanitize: { paths: true, maps: true } }).bytes);
-    const k = data.processes.findIndex((x) => x.key === 'exact.21459');
+    const k = data.processes.findIndex((x) => x.key === EXACT);
     const note = data.notes.find((n) => n.target.kind === 'stack')!;
     expect(resolveStack(back.job.processes[k], note.target as never)).not.toBeNull();
-    expect(data.session.selection.process).toBe('exact.21459');
+    expect(data.session.selection.process).toBe(EXACT);
   });
 
   it('process keys that collide once shortened stay distinct', async () => {
@@ -227,7 +229,7 @@ describe('sanitize', () => {
     const pa = a.processes[0];
     const pb = { ...b.processes[0], key: 'node2/' + b.processes[0].key };
     const { job } = buildReport(inputsOf([pa, pb]), { sanitize: { paths: true } });
-    expect(job.processes.map((p) => p.key)).toEqual(['exact.21459', 'exact.21459~2']);
+    expect(job.processes.map((p) => p.key)).toEqual([EXACT, `${EXACT}~2`]);
   });
 });
 
@@ -242,7 +244,9 @@ describe('hostile names', () => {
     expect(names.some((s) => s.startsWith('step\uFFFD[31m'))).toBe(true);
     expect(JSON.stringify(header)).toContain('<iframe');
     // totals are the original dump's (fixtures/python/jeprof-totals.txt)
-    const want = Number(/py312\/jeprof\.4199\.1\.m1\.heap \S+ Total: (\d+) B/.exec(readFileSync(join(ROOT, 'fixtures/python/jeprof-totals.txt'), 'utf8'))![1]);
+    // the hostile copy keeps the original's name (and pid): its jeprof Total is the original's
+    const hostileM1 = readdirSync(join(ROOT, 'fixtures', 'hostile')).find((n) => /^jeprof\.\d+\.1\.m1\.heap$/.test(n))!;
+    const want = Number(new RegExp(`py312/${hostileM1.replaceAll('.', '\\.')} \\S+ Total: (\\d+) B`).exec(readFileSync(join(ROOT, 'fixtures/python/jeprof-totals.txt'), 'utf8'))![1]);
     const hp = header.processes[0];
     expect(Math.floor(hp.snapshots[hp.target].live.bytes)).toBe(want);
     const html = await buildReportHtml(bytes, META, APP);

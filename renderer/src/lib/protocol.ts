@@ -169,6 +169,8 @@ export interface FlameData {
   totalObjects: Float64Array;
   baseTotal: Float64Array | null;
   absDeltaTotal: Float64Array | null;
+  /** diff only: variance (bytes²) of each node's Δ from the sampling model (Var_base + Var_target of its stacks); absent in reports */
+  deltaVar?: Float64Array | null;
   maxDepth: number;
   /** frame info by key (only keys present in the tree) */
   frames: Record<number, FrameInfo>;

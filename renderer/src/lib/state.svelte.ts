@@ -20,7 +20,7 @@ import type {
 import type { Note, NoteTarget, Session, StackTarget } from '../../../session/schema.ts';
 import { createNote } from '../../../session/notes.ts';
 import { jobKey } from '../../../session/job-key.ts';
-import { parseSession, serializeSession, SessionVersionError } from '../../../session/validate.ts';
+import { MAX_SESSION_BYTES, parseSession, serializeSession, SessionVersionError } from '../../../session/validate.ts';
 import { classifyOpened, fromSession, missingFiles, toSession, type Tab } from './session-map.ts';
 
 export type { Tab };
@@ -252,7 +252,7 @@ export class AppState {
       }
       let session: Session | null = null;
       if (sessions.length > 0) {
-        session = parseSession(await this.host.readText(sessions[0]));
+        session = parseSession(await this.host.readText(sessions[0], MAX_SESSION_BYTES));
         if (session.readOnly) session = { ...session, readOnly: false, source: null };
         this.host.session.opened(sessions[0]);
       }

@@ -10,7 +10,7 @@ import { leastSquaresSlope, rankGrowth } from '../../../analysis/growth.ts';
 import { addStackToFunctions, finishFunctionRows } from '../../../analysis/function-diff.ts';
 import { buildCallTree } from '../../../analysis/call-tree.ts';
 import { seriesTimes } from '../../../analysis/snapshot-time.ts';
-import type { Job, ProcessSeries } from '../../../analysis/model.ts';
+import type { Job, ProcessSeries, Snapshot } from '../../../analysis/model.ts';
 import type { InputFile } from '../../../parsers/input-file.ts';
 import { FrameTable } from './frames.ts';
 import { Symbolizer, type SymbolTable } from '../../../symbolize/symbolize.ts';
@@ -186,6 +186,7 @@ async function symbolizeAll(j: Job, files: InputFile[], extra: InputFile[], sign
       seen.add(key);
       if (m.binary === 'mismatch') j.warnings.push({ file, message: `binary ${m.binaryPath} does not match the mapping of ${m.mappingPath} (${m.reason}): its frames are marked unverified` });
       else if (m.binary === 'unverified' && m.binaryPath) j.warnings.push({ file, message: `unverified binary ${m.binaryPath} for ${m.mappingPath}: ${m.reason}` });
+      if (m.error) j.warnings.push({ file, message: `${m.mappingPath}: ${m.error}` }); // e.g. out of memory: its frames stay module+offset
     }
   });
   return symbolTables;
@@ -391,6 +392,7 @@ function flame(i: number, snapshot: number, base: number | null, view: ViewOptio
     baseBytes = Float64Array.from(deltas, (d) => d.baseBytes);
   }
   const tree = buildCallTree(p.stacks, { stackIds, bytes, objects, baseBytes }, { stackKeys: (id) => table.stackKeys(id, view) });
+  const deltaVar = base === null ? null : nodeDeltaVariance(tree, stackIds, p.stacks.count, p.snapshots[base], p.snapshots[snapshot]);
   const frames: Record<number, FrameInfo> = {};
   for (let n = 1; n < tree.size; n++) {
     const k = tree.key[n];
@@ -409,6 +411,7 @@ function flame(i: number, snapshot: number, base: number | null, view: ViewOptio
     totalObjects: tree.totalObjects,
     baseTotal: tree.baseTotal,
     absDeltaTotal: tree.absDeltaTotal,
+    deltaVar,
     maxDepth: tree.maxDepth,
     frames,
     stackNodes,
@@ -418,7 +421,19 @@ function flame(i: number, snapshot: number, base: number | null, view: ViewOptio
   const transfer: Transferable[] = [tree.depth.buffer, tree.end.buffer, tree.parent.buffer, tree.key.buffer, tree.total.buffer, tree.self.buffer, tree.totalObjects.buffer];
   if (tree.baseTotal) transfer.push(tree.baseTotal.buffer);
   if (tree.absDeltaTotal) transfer.push(tree.absDeltaTotal.buffer);
+  if (deltaVar) transfer.push(deltaVar.buffer);
   return { flame: data, transfer };
+}
+
+/** Per node of a diff tree: the variance of its Δ, the sum over the stacks through it of Var_base + Var_target. */
+function nodeDeltaVariance(tree: { size: number; parent: Int32Array; stackNode: Int32Array }, stackIds: ArrayLike<number>, count: number, a: Snapshot, b: Snapshot): Float64Array {
+  const va = denseVariances(count, a);
+  const vb = denseVariances(count, b);
+  const self = new Float64Array(tree.size);
+  for (let j = 0; j < stackIds.length; j++) self[tree.stackNode[j]] += va[stackIds[j]] + vb[stackIds[j]];
+  // preorder: a child's index is above its parent's, so one pass from the end sums subtrees
+  for (let n = tree.size - 1; n > 0; n--) self[tree.parent[n]] += self[n];
+  return self;
 }
 
 function valueIn(p: ProcessSeries, snapshot: number, stackId: number): number {

@@ -76,16 +76,16 @@ function addr2lineWasm(): Plugin {
 }
 
 /**
- * The single-file report's viewer script (report/viewer → dist/report/viewer.js, vite.report.config.ts), as text
- * for the worker that builds reports: `import viewerJs from 'virtual:heaplens/report-viewer'`. Built once per
- * Vite process (a nested build), so `vite build` and the dev server never inline a stale viewer.
+ * The single-file report's page (the renderer's report build, vite.report.config.ts → dist/report-app/), as text
+ * for the worker that builds reports: `import app from 'virtual:heaplens/report-app'` → `{ js, css }`. Built once
+ * per Vite process (a nested build), so `vite build` and the dev server never inline a stale page.
  */
-function reportViewer(): Plugin {
-  const id = 'virtual:heaplens/report-viewer';
-  const out = path.join(here, 'dist', 'report', 'viewer.js');
+function reportApp(): Plugin {
+  const id = 'virtual:heaplens/report-app';
+  const out = path.join(here, 'dist', 'report-app');
   let built: Promise<void> | null = null;
   return {
-    name: 'heaplens-report-viewer',
+    name: 'heaplens-report-app',
     resolveId(source) {
       return source === id ? '\0' + id : null;
     },
@@ -95,8 +95,11 @@ function reportViewer(): Plugin {
         await build({ configFile: path.join(here, 'vite.report.config.ts'), logLevel: 'warn' });
       });
       await built;
-      this.addWatchFile(out);
-      return `export default ${JSON.stringify(readFileSync(out, 'utf8'))};`;
+      const js = path.join(out, 'report.js');
+      const css = path.join(out, 'report.css');
+      this.addWatchFile(js);
+      this.addWatchFile(css);
+      return `export default ${JSON.stringify({ js: readFileSync(js, 'utf8'), css: readFileSync(css, 'utf8') })};`;
     },
   };
 }
@@ -120,7 +123,7 @@ export default defineConfig({
   base: './',
   publicDir: path.join(here, 'renderer', 'public'),
   plugins: [svelte({ configFile: path.join(here, 'svelte.config.js') }), sampleSeries(), csp(), addr2lineWasm()],
-  worker: { format: 'es', plugins: () => [addr2lineWasm(), reportViewer()] },
+  worker: { format: 'es', plugins: () => [addr2lineWasm(), reportApp()] },
   build: {
     outDir: path.join(here, 'dist', 'renderer'),
     emptyOutDir: true,

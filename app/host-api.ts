@@ -82,8 +82,9 @@ export interface HeaplensElectronApi {
     /** saves the session text: to the current session file, or (saveAs, or none yet) where the save dialog says;
      *  written atomically; resolves to the path, or null when the dialog was cancelled */
     save(text: string, saveAs: boolean, suggestedName: string): Promise<string | null>;
-    /** autosave (atomic) to the current session file, else <userData>/autosave.heaplens.json */
-    autosave(text: string): Promise<string>;
+    /** autosave (atomic) to the current session file, else the job's <userData>/autosave-<job>.heaplens.json
+     *  (`job`: session/job-key.ts of the session's files, 16 hex digits; '' → autosave.heaplens.json) */
+    autosave(text: string, job: string): Promise<string>;
     /** text of the last autosave, or null */
     readAutosave(): Promise<string | null>;
     /** a session file the user opened (a path from a dialog or a drop): later saves go there */

@@ -78,7 +78,7 @@ export function createHandlers(deps: HandlerDeps): Record<string, Handler> {
       }
       return sessions.saveTo(target, text);
     };
-    sessionHandlers[CHANNELS.sessionAutosave] = async (text: unknown) => sessions.autosave(text);
+    sessionHandlers[CHANNELS.sessionAutosave] = async (text: unknown, job: unknown) => sessions.autosave(text, job);
     sessionHandlers[CHANNELS.sessionReadAutosave] = async () => sessions.readAutosave();
     // only a file the user made available (opened in a dialog or dropped) can become the session file
     sessionHandlers[CHANNELS.sessionOpened] = async (p: unknown) => {

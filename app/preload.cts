@@ -54,7 +54,7 @@ const api: HeaplensElectronApi = {
   },
   session: {
     save: (text: string, saveAs: boolean, suggestedName: string) => ipcRenderer.invoke(C.sessionSave, text, saveAs, suggestedName) as Promise<string | null>,
-    autosave: (text: string) => ipcRenderer.invoke(C.sessionAutosave, text) as Promise<string>,
+    autosave: (text: string, job: string) => ipcRenderer.invoke(C.sessionAutosave, text, job) as Promise<string>,
     readAutosave: () => ipcRenderer.invoke(C.sessionReadAutosave) as Promise<string | null>,
     opened: (path: string) => ipcRenderer.invoke(C.sessionOpened, path) as Promise<void>,
     reset: () => ipcRenderer.invoke(C.sessionReset) as Promise<void>,

@@ -53,6 +53,22 @@ describe('session store', () => {
   });
 });
 
+describe('per-job autosave', () => {
+  it("a second job's autosave never overwrites the first's; the newest is offered", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'heaplens-ss-'));
+    const store = new SessionStore(dir);
+    const a = await store.autosave(doc(1), '0123456789abcdef');
+    await new Promise((r) => setTimeout(r, 20));
+    const b = await store.autosave(doc(2), 'fedcba9876543210');
+    expect(a).not.toBe(b);
+    expect(await readFile(a, 'utf8')).toBe(doc(1));
+    expect(await readFile(b, 'utf8')).toBe(doc(2));
+    expect(await store.readAutosave()).toBe(doc(2));
+    // a key that is not 16 hex digits cannot name a file
+    expect(await store.autosave(doc(3), '../../etc/x')).toBe(path.join(dir, AUTOSAVE_NAME));
+  });
+});
+
 describe('session IPC handlers', () => {
   async function setup(saveResult: string | null) {
     const dir = await mkdtemp(path.join(tmpdir(), 'heaplens-ssh-'));

@@ -1,11 +1,11 @@
 // Session files from the main process: explicit saves (to the path the save dialog returned, then "the current
-// session file" of the window) and autosaves (to the current session file, else <userData>/autosave.heaplens.json),
+// session file" of the window) and autosaves (to the current session file, else the job's <userData>/autosave-<job>.heaplens.json),
 // always written atomically: temp file in the same folder, fsync, rename over the old file, fsync of the folder.
 // The same procedure as node-io/session-file.ts (the app's tsconfig and import rules keep app/ self-contained,
 // so it is repeated here rather than imported). The renderer validates sessions (session/validate.ts); main only
 // checks that the text is a bounded heaplens-session JSON document, so it never writes arbitrary data.
 
-import { open, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 
@@ -102,21 +102,34 @@ export class SessionStore {
     return file;
   }
 
-  /** Autosave: the current session file, or the autosave file when the session was never saved. */
-  async autosave(text: unknown): Promise<string> {
+  /** The autosave file of a job (its key, 16 hex digits, from the renderer): one per job, so a second job never
+   *  overwrites the first's; anything else → the shared autosave file. */
+  autosavePathFor(job: unknown): string {
+    return typeof job === 'string' && /^[0-9a-f]{16}$/.test(job) ? path.join(this.userDataDir, `autosave-${job}.heaplens.json`) : this.autosavePath;
+  }
+
+  /** Autosave: the current session file, or the job's autosave file when the session was never saved. */
+  async autosave(text: unknown, job: unknown = ''): Promise<string> {
     const t = checkSessionText(text);
-    const file = this.current ?? this.autosavePath;
+    const file = this.current ?? this.autosavePathFor(job);
     await this.write(file, t);
     return file;
   }
 
-  /** The last autosave (when no explicit session file was used), or null. */
+  /** The most recent autosave of any job (when no explicit session file was used), or null. */
   async readAutosave(): Promise<string | null> {
+    let newest: { file: string; mtime: number } | null = null;
     try {
-      // size and kind first: a huge file is never read, a FIFO never blocks the read
-      const st = await stat(this.autosavePath);
-      if (!st.isFile() || st.size > MAX_SESSION_CHARS) return null;
-      const t = await readFile(this.autosavePath, 'utf8');
+      for (const name of await readdir(this.userDataDir)) {
+        if (!/^autosave(-[0-9a-f]{16})?\.heaplens\.json$/.test(name)) continue;
+        const file = path.join(this.userDataDir, name);
+        // size and kind first: a huge file is never read, a FIFO never blocks the read
+        const st = await stat(file);
+        if (!st.isFile() || st.size > MAX_SESSION_CHARS) continue;
+        if (!newest || st.mtimeMs > newest.mtime) newest = { file, mtime: st.mtimeMs };
+      }
+      if (!newest) return null;
+      const t = await readFile(newest.file, 'utf8');
       return t.length > MAX_SESSION_CHARS ? null : t;
     } catch {
       return null;

@@ -10,13 +10,13 @@ import { filteringSource, foldingSource } from '../export/frames.js';
 import { DEFAULT_SAMPLE_TYPE, parseSampleType, sampleSeries, sampleUnavailable } from '../analysis/sample-type.js';
 import { collectInputFiles, type CollectProblem } from '../node-io/node-files.js';
 import { loadSessionFile, writeFileAtomic } from '../node-io/session-file.js';
-import { buildReportData, type ReportProcessInput } from '../report/build-report.js';
+import { buildReport, type ReportProcessInput } from '../report/build-report.js';
 import { buildReportHtml } from '../report/html.js';
 import type { Session } from '../session/schema.js';
 import { checkFlags, flag, has, intFlag, sliceFilter, UsageError, type ParsedArgs } from './args.js';
 import { mapsDescriber, pythonDescriber, type StackDescriber } from './describe-stacks.js';
 import { formatBytes } from './format.js';
-import { SYMBOL_FLAGS, symbolDescriber, symbolizeJob } from './symbols.js';
+import { SYMBOL_FLAGS, symbolDescriber, symbolizeJob, symbolTableOf } from './symbols.js';
 
 export interface CommandIO {
   out: (s: string) => void;
@@ -65,11 +65,12 @@ export function snapshotBySeq(p: ProcessSeries, which: string, option: string): 
   return p.snapshots.findIndex((s) => s.seq === Number(which));
 }
 
-/** dist/report/viewer.js, from the built CLI (dist/cli) or from the sources (cli/, run with tsx). */
-export function findViewerBundle(): string | null {
-  for (const rel of ['../report/viewer.js', '../dist/report/viewer.js']) {
-    const p = fileURLToPath(new URL(rel, import.meta.url));
-    if (existsSync(p)) return p;
+/** The report page (dist/report-app/report.js + .css), from the built CLI (dist/cli) or the sources (cli/, tsx). */
+export function findReportApp(): { js: string; css: string } | null {
+  for (const rel of ['../report-app/', '../dist/report-app/']) {
+    const js = fileURLToPath(new URL(rel + 'report.js', import.meta.url));
+    const css = fileURLToPath(new URL(rel + 'report.css', import.meta.url));
+    if (existsSync(js) && existsSync(css)) return { js, css };
   }
   return null;
 }
@@ -78,9 +79,9 @@ export async function reportCommand(args: ParsedArgs, io: CommandIO): Promise<nu
   checkFlags(args, ['output', 'base', 'target', 'session', 'sanitize', 'title', 'top', 'pid', 'stacks', 'fold-imports', 'sample', 'show-allocator', 'help', ...SYMBOL_FLAGS]);
   const output = flag(args, 'output');
   if (!output) throw new UsageError('"report" needs -o <file.html>');
-  const viewer = findViewerBundle();
-  if (!viewer) {
-    io.err('heaplens: the report viewer is not built (dist/report/viewer.js): run `npm run build` (or `npm run build:report`)');
+  const reportApp = findReportApp();
+  if (!reportApp) {
+    io.err('heaplens: the report page is not built (dist/report-app/report.js): run `npm run build` (or `npm run build:report`)');
     return 1;
   }
   const topN = intFlag(args, 'top', 50);
@@ -107,7 +108,8 @@ export async function reportCommand(args: ParsedArgs, io: CommandIO): Promise<nu
       job.warnings.push({ file: p.key, message: sampleUnavailable(p, sample) ?? `no ${sample} values` });
       continue;
     }
-    const input: ReportProcessInput = { proc: values, frames: commandDescriber(p, args) };
+    commandDescriber(p, args); // checks --stacks
+    const input: ReportProcessInput = { proc: values, symbols: symbolTableOf(p) };
     if (baseSeq !== undefined) {
       const i = snapshotBySeq(p, baseSeq, 'base');
       if (i >= 0) input.base = i;
@@ -121,7 +123,7 @@ export async function reportCommand(args: ParsedArgs, io: CommandIO): Promise<nu
     inputs.push(input);
   }
   const sanitize = has(args, 'sanitize');
-  const { data, preview } = buildReportData(inputs, {
+  const { job: packed, bytes, preview } = buildReport(inputs, {
     title: (flag(args, 'title') ?? `heaplens report: ${args.positional.map((x) => x.replace(/\/+$/, '').split('/').pop()).join(', ')}`) + (sample === DEFAULT_SAMPLE_TYPE ? '' : ` (${sample})`),
     generator: 'heaplens 0.1.0',
     topN,
@@ -139,10 +141,10 @@ export async function reportCommand(args: ParsedArgs, io: CommandIO): Promise<nu
     for (const m of preview.maps) io.err(`  maps of ${m.process}: ${m.mappings} mappings left out`);
     if (preview.notesKeptAsWritten) io.err(`  ${preview.notesKeptAsWritten} notes are kept as written (check their text)`);
   }
-  const html = await buildReportHtml(data, { js: readFileSync(viewer, 'utf8') });
+  const html = await buildReportHtml(bytes, { title: packed.title, generator: packed.generator }, { js: readFileSync(reportApp.js, 'utf8'), css: readFileSync(reportApp.css, 'utf8') });
   await writeFileAtomic(output, html);
   for (const w of job.warnings) io.err(`warning: ${w.file}${w.line ? `:${w.line}` : ''}: ${w.message}`);
-  const stacks = data.processes.reduce((a, p) => a + p.stacks.length, 0);
-  io.out(`wrote ${output} (${formatBytes(Buffer.byteLength(html))}): ${data.processes.length} processes, ${stacks} stacks, ${data.notes.length} notes`);
+  const stacks = packed.processes.reduce((a, p) => a + p.sourceIds.length, 0);
+  io.out(`wrote ${output} (${formatBytes(Buffer.byteLength(html))}): ${packed.processes.length} processes, ${stacks} stacks, ${packed.notes.length} notes`);
   return 0;
 }

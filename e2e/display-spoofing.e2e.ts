@@ -18,6 +18,8 @@ test('a module named with U+202E, U+200F and ESC is marked in the growth table a
   await page.goto('/');
   await dropFiles(page, '[data-testid=dropzone]', drop);
   await expect(page.getByTestId('job-info')).toContainText('1 process', { timeout: 30_000 });
+  // the Suspects view opens first; the checks are on the growth table
+  await page.getByTestId('tab-growth').click();
   const first = page.getByTestId('growth-row').first();
   await expect(first.locator('.lbl')).toHaveAttribute('title', /le<U\+202E>aky<U\+200F><U\+001B>\[31m\+0x/);
   await first.click();

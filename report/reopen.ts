@@ -1,29 +1,38 @@
-// Reopening a report: its embedded data back into a read-only session (notes included) that the app can show
-// without the dumps. Everything from the file is validated as untrusted input (session/validate.ts).
+// Reopening a report: its embedded job back into the model (the app's analysis runs on it) and a read-only
+// session (notes included). Everything from the file is validated as untrusted input (job-pack.ts unpackJob,
+// session/validate.ts).
 
+import type { Job } from '../analysis/model.js';
+import type { SymbolTable } from '../symbolize/symbolize.js';
 import type { Session } from '../session/schema.js';
 import { validateSession } from '../session/validate.js';
-import type { ReportData } from './data.js';
-import { extractReportData } from './html.js';
+import { extractPayload } from './html.js';
+import { unpackJob, type PackedJob } from './job-pack.js';
 
 export interface ReopenedReport {
   /** read-only: the app shows it, never saves over it */
   session: Session;
-  /** what the report shows (processes, stacks, frames), for the app's views */
-  data: ReportData;
+  header: PackedJob;
+  job: Job;
+  symbols: (SymbolTable | null)[];
 }
 
-export function reportToSession(data: ReportData): Session {
+export function reportToSession(header: PackedJob): Session {
   return validateSession({
-    ...data.session,
-    notes: data.notes,
+    ...header.session,
+    notes: header.notes,
     readOnly: true,
-    source: { kind: 'report', title: data.title, createdAt: data.createdAt },
+    source: { kind: 'report', title: header.title, createdAt: header.createdAt },
   });
 }
 
-/** From the text of a `.html` report. Throws ReportError (not a report, damaged, newer) or SessionError. */
+/** From the payload's bytes. Throws ReportError (not a report, damaged, newer) or SessionError. */
+export function reopenPayload(payload: Uint8Array): ReopenedReport {
+  const { header, job, symbols } = unpackJob(payload);
+  return { session: reportToSession(header), header, job, symbols };
+}
+
+/** From the text of a `.html` report. */
 export function reopenReport(html: string): ReopenedReport {
-  const data = extractReportData(html);
-  return { session: reportToSession(data), data };
+  return reopenPayload(extractPayload(html));
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { directoriesOf, scrubDirectories } from './scrub-dirs.js';
-import { buildReportData } from './build-report.js';
+import { buildReport } from './build-report.js';
 
 const SECRET = ['home', 'ann', 'project alpha', 'run 7 (final)', 'job'];
 
@@ -21,7 +21,7 @@ describe('--sanitize leaves nothing of directory names in warnings (issue 13, it
   });
 
   it('in a built report: the warning keeps the file name only', () => {
-    const { data } = buildReportData([], {
+    const { job: data } = buildReport([], {
       sanitize: { paths: true, maps: true },
       warnings: [{ file: '/srv/my secret dir/a b/x.heap', message: 'skipped: not a heap profile: /srv/my secret dir/a b/x.heap, beside /srv/my secret dir/a b/y.heap' }],
     });

@@ -7,8 +7,8 @@ declare module 'virtual:heaplens/addr2line-wasm-url' {
   export default url;
 }
 
-declare module 'virtual:heaplens/report-viewer' {
-  /** the single-file report's viewer script (dist/report/viewer.js, built by vite.config.ts's plugin) */
-  const js: string;
-  export default js;
+declare module 'virtual:heaplens/report-app' {
+  /** the renderer's report build (vite.report.config.ts → dist/report-app/), inlined into every report */
+  const app: { js: string; css: string };
+  export default app;
 }

@@ -15,11 +15,10 @@ import { parsePerfMap } from '../../symbolize/perf-map.js';
 import { parseSession, serializeSession, SessionError } from '../../session/validate.js';
 import { emptySession } from '../../session/schema.js';
 import { addNote, createNote, snapshotRef, stackTarget } from '../../session/notes.js';
-import { buildReportData } from '../../report/build-report.js';
+import { buildReport } from '../../report/build-report.js';
 import { buildReportHtml } from '../../report/html.js';
 import { reopenReport } from '../../report/reopen.js';
 import { ReportError } from '../../report/errors.js';
-import { processFrameSource } from '../../export/frames.js';
 import { FIXTURES, fixtureFiles } from '../fixtures.js';
 
 export interface Target {
@@ -85,8 +84,8 @@ async function sessionSeed(): Promise<Uint8Array> {
 
 async function reportSeed(): Promise<Uint8Array> {
   const job = await loadJob(fixtureFiles('job'));
-  const { data } = buildReportData(job.processes.slice(0, 1).map((proc) => ({ proc, frames: processFrameSource(proc) })), { seriesN: 3 });
-  return enc.encode(await buildReportHtml(data, { js: 'void 0;' }));
+  const { job: header, bytes } = buildReport(job.processes.slice(0, 1).map((proc) => ({ proc, symbols: null })), { topN: 3 });
+  return enc.encode(await buildReportHtml(bytes, header, { js: 'void 0;', css: '' }));
 }
 
 export async function targets(): Promise<Target[]> {

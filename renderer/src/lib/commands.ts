@@ -111,7 +111,8 @@ export function handleKey(ui: Ui, ev: KeyboardEvent): void {
   }
   const n = app.focused?.snapshots.length ?? 0;
   const keys: Record<string, () => void> = {
-    '/': () => ui.searchInput?.focus(),
+    // the search box of the flame tabs, else the tab's own filter (growth)
+    '/': () => (ui.searchInput ?? (document.querySelector('.tabbody input[type=search]') as HTMLInputElement | null))?.focus(),
     t: () => app.toggleTheme(),
     a: () => (app.hideAllocator = !app.hideAllocator),
     m: () => (app.mode = app.mode === 'python-first' ? 'merged' : app.mode === 'merged' ? 'python' : app.mode === 'python' ? 'native' : 'python-first'),

@@ -5,8 +5,8 @@
 import { untrack } from 'svelte';
 import type { StackTarget } from '../../../session/schema.ts';
 import { debounce } from './session-map.ts';
-import { reportGrowth, reportSeries, resolveReportStack } from './report-view.ts';
 import type { Ui } from './ui.svelte.ts';
+import type { GrowthResult } from './protocol.ts';
 
 /** Sets up the effects; returns the autosaver (flushed on pagehide, cancelled on unmount). */
 export function startEffects(ui: Ui): { flush(): void; cancel(): void } {
@@ -22,10 +22,6 @@ export function startEffects(ui: Ui): { flush(): void; cancel(): void } {
     const view = app.view;
     if (p < 0 || !app.summary) return;
     const seq = ++seriesSeq;
-    if (app.report) {
-      app.series = reportSeries(app.report, p, 8);
-      return;
-    }
     void app.client.request({ type: 'stackSeries', proc: p, n: 8, view }).then((r) => {
       if (seq === seriesSeq) {
         app.series = r.series;
@@ -33,6 +29,13 @@ export function startEffects(ui: Ui): { flush(): void; cancel(): void } {
       }
     });
   });
+
+  /** the steadiest grower of the focused process, else its largest growth */
+  const focusTopGrowth = (rows: GrowthResult['stacks']): void => {
+    app.focusTopSuspect = false;
+    const top = rows.reduce<(typeof rows)[number] | null>((b, x) => (x.score > 0 && (!b || x.score > b.score) ? x : b), null) ?? rows.find((x) => x.deltaBytes > 0);
+    if (top) ui.selectStack(top.stackId);
+  };
 
   let growthSeq = 0;
   $effect(() => {
@@ -42,15 +45,14 @@ export function startEffects(ui: Ui): { flush(): void; cancel(): void } {
     const view = app.view;
     if (p < 0 || !app.summary) return;
     const seq = ++growthSeq;
-    if (app.report) {
-      app.growth = reportGrowth(app.report, p);
-      return;
-    }
     untrack(() => app.busy++);
     app.client
       .request({ type: 'growth', proc: p, base, target, view, limit: 20000 })
       .then((r) => {
-        if (seq === growthSeq) app.growth = r.growth;
+        if (seq !== growthSeq) return;
+        app.growth = r.growth;
+        // no job-wide ranking to open on (nothing scores): the focused process's top growth
+        if (app.focusTopSuspect && app.suspects && app.suspects.rows.length === 0) focusTopGrowth(r.growth.stacks);
       })
       .catch((e: unknown) => (app.error = String(e)))
       .finally(() => app.busy--);
@@ -59,22 +61,46 @@ export function startEffects(ui: Ui): { flush(): void; cancel(): void } {
   let suspectsSeq = 0;
   $effect(() => {
     const view = { mode: app.mode, hideAllocator: app.hideAllocator };
-    if (!app.summary || app.report) return;
+    // reports too: the analysis runs in their page over the embedded job
+    if (!app.summary) return;
     const seq = ++suspectsSeq;
     void app.client
       .request({ type: 'suspects', view, limit: 200 })
       .then((r) => {
-        if (seq === suspectsSeq) app.suspects = r.suspects;
+        if (seq !== suspectsSeq) return;
+        app.suspects = r.suspects;
+        // a report opens on the job's top suspect: its process focused, its stack in the panel
+        const top = r.suspects.rows[0]?.members[0];
+        if (app.focusTopSuspect && top) {
+          app.focusTopSuspect = false;
+          if (ui.procIndex !== top.proc) app.focus(top.proc, false);
+          ui.selectStack(top.stackId);
+        } else if (app.focusTopSuspect && app.growth) focusTopGrowth(app.growth.stacks);
       })
       .catch((e: unknown) => (app.error = String(e)));
   });
 
-  // -- stack notes resolved to stacks of what is loaded (worker, or the report's stacks) -----------
+  // -- the stack panel follows base/target and the view: a stack is shown again for the new pair; a flame
+  //    node's path (of the old tree) is cleared
+  let panelKey = '';
+  $effect(() => {
+    const key = `${ui.procIndex}|${app.base}|${app.target}|${app.mode}|${app.hideAllocator}`;
+    if (key === panelKey) return;
+    const first = panelKey === '';
+    panelKey = key;
+    if (first) return;
+    untrack(() => {
+      const id = app.selectedStack;
+      if (id !== null && app.panel?.stackId === id) ui.selectStack(id);
+      else if (app.panel && app.panel.stackId === undefined) app.panel = null;
+    });
+  });
+
+  // -- stack notes resolved to stacks of what is loaded ---------------------------------------------
   let resolveSeq = 0;
   $effect(() => {
     const notes = app.notes;
     const summary = app.summary;
-    const report = app.report;
     const targets = notes.filter((n) => n.target.kind === 'stack').map((n) => ({ id: n.id, t: n.target as StackTarget }));
     const pending = app.pendingSelectedStack;
     if (!summary) return;
@@ -94,8 +120,7 @@ export function startEffects(ui: Ui): { flush(): void; cancel(): void } {
         if (r && r.proc === ui.procIndex) ui.selectStack(r.stackId);
       }
     };
-    if (report) done(all.map((t) => resolveReportStack(report, t)));
-    else if (all.length > 0) void untrack(() => app.client.request({ type: 'resolveStacks', targets: all })).then(({ ids }) => done(ids));
+    if (all.length > 0) void untrack(() => app.client.request({ type: 'resolveStacks', targets: all })).then(({ ids }) => done(ids));
     else done([]);
   });
 

@@ -1,8 +1,7 @@
-// A flame-graph tab's data: the worker's tree of one dump (flame) or of base → target (diff), or the report's.
+// A flame-graph tab's data: the worker's tree of one dump (flame) or of base → target (diff).
 // Latest request wins. Called from the view's setup.
 
 import { untrack } from 'svelte';
-import { reportFlame } from './report-view.ts';
 import type { Ui } from './ui.svelte.ts';
 
 export function requestFlame(ui: Ui, kind: 'flame' | 'diff'): void {
@@ -16,11 +15,6 @@ export function requestFlame(ui: Ui, kind: 'flame' | 'diff'): void {
     const view = app.view;
     if (p < 0 || !app.summary) return;
     const mine = ++seq;
-    if (app.report) {
-      if (kind === 'flame') app.flame = reportFlame(app.report, p, false);
-      else app.diffFlame = reportFlame(app.report, p, true);
-      return;
-    }
     untrack(() => app.busy++);
     app.client
       .request({ type: 'flame', proc: p, snapshot: kind === 'flame' ? snapshot : target, base: kind === 'diff' ? base : null, view })

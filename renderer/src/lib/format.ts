@@ -25,3 +25,20 @@ export function shortFile(p: string): string {
   const i = p.lastIndexOf('/');
   return revealControls(i >= 0 ? p.slice(i + 1) : p);
 }
+
+/**
+ * A snapshot as every label, select, note and tooltip names it: its sequence number from the file name (as the
+ * file name and session/notes.ts do), never its position in the list.
+ */
+export function snapLabel(s: { seq: number | null; index: number } | null | undefined): string {
+  if (!s) return '#?';
+  return s.seq !== null ? `#${s.seq}` : `dump ${s.index + 1}`;
+}
+
+/** Wall-clock time of a snapshot, short (local time; the date only when it is not today). */
+export function formatTime(ms: number): string {
+  const d = new Date(ms);
+  const today = new Date();
+  const time = d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+  return d.toDateString() === today.toDateString() ? time : `${d.toLocaleDateString()} ${time}`;
+}

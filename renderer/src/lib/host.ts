@@ -4,9 +4,14 @@
 
 import type { HeaplensElectronApi, HostFileEntry, MenuCommand } from '../../../app/host-api.ts';
 import type { SourceFile } from './protocol.ts';
+import { spawnAnalysisWorker, type WorkerLike } from './spawn-worker.ts';
+import { browserSaveDownload as browserSave } from './download.ts';
 
 export interface Host {
-  readonly kind: 'browser' | 'electron';
+  /** 'report': the page of a single-file report (lib/report-host.ts): no file access, nothing saved */
+  readonly kind: 'browser' | 'electron' | 'report';
+  /** the analysis worker (a real Worker; in a report, the same code in-page) */
+  spawnWorker(): WorkerLike;
   /** files from a drop event (folders recursive) */
   filesFromDrop(dt: DataTransfer): Promise<SourceFile[]>;
   /** files from an <input type=file> (browser) */
@@ -28,8 +33,12 @@ export interface Host {
    *  (localStorage in the browser; atomic write in Electron) */
   session: {
     save(text: string, saveAs: boolean, suggestedName: string): Promise<string | null>;
-    autosave(text: string): Promise<void>;
+    /** `job`: session/job-key.ts of the session's files; each job has its own autosave */
+    autosave(text: string, job: string): Promise<void>;
+    /** the most recent autosave of any job */
     readAutosave(): Promise<string | null>;
+    /** "Forget" on the open screen: the latest autosave is not offered again */
+    forgetAutosave(): void;
     /** a session file was opened from here: later saves go back to it (Electron) */
     opened(file: SourceFile): void;
     reset(): void;
@@ -120,17 +129,6 @@ async function fetchSample(): Promise<SourceFile[]> {
   );
 }
 
-function browserSave(name: string, data: string | Uint8Array, mime: string): Promise<void> {
-  const part: BlobPart = typeof data === 'string' ? data : new Uint8Array(data);
-  const url = URL.createObjectURL(new Blob([part], { type: mime }));
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = name;
-  a.click();
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
-  return Promise.resolve();
-}
-
 export const AUTOSAVE_KEY = 'heaplens.autosave';
 /** Largest text read from an opened session or report file. */
 const MAX_TEXT_BYTES = 256 * 1024 * 1024;
@@ -158,6 +156,7 @@ export async function readTextVia(file: SourceFile, readChunk: Host['readChunk']
 export function browserHost(): Host {
   return {
     kind: 'browser',
+    spawnWorker: spawnAnalysisWorker,
     filesFromDrop: browserFilesFromDrop,
     filesFromInput: (list) => Array.from(list, (f) => fromFile(f)),
     openDialog: () => null,
@@ -173,18 +172,31 @@ export function browserHost(): Host {
         await browserSave(name, text, 'application/json');
         return name;
       },
-      async autosave(text) {
+      async autosave(text, job) {
         try {
-          localStorage.setItem(AUTOSAVE_KEY, text);
+          // one entry per job; AUTOSAVE_KEY names the latest
+          const key = job ? `${AUTOSAVE_KEY}:${job}` : `${AUTOSAVE_KEY}:`;
+          localStorage.setItem(key, text);
+          localStorage.setItem(AUTOSAVE_KEY, key);
         } catch {
           /* storage full or unavailable: the explicit save still works */
         }
       },
       async readAutosave() {
         try {
-          return localStorage.getItem(AUTOSAVE_KEY);
+          const key = localStorage.getItem(AUTOSAVE_KEY);
+          return key && key.startsWith(`${AUTOSAVE_KEY}:`) ? localStorage.getItem(key) : null;
         } catch {
           return null;
+        }
+      },
+      forgetAutosave() {
+        try {
+          const key = localStorage.getItem(AUTOSAVE_KEY);
+          if (key) localStorage.removeItem(key);
+          localStorage.removeItem(AUTOSAVE_KEY);
+        } catch {
+          /* storage unavailable */
         }
       },
       opened: () => undefined,
@@ -200,6 +212,7 @@ export function browserHost(): Host {
 export function electronHost(api: HeaplensElectronApi): Host {
   return {
     kind: 'electron',
+    spawnWorker: spawnAnalysisWorker,
     async filesFromDrop(dt) {
       const files = Array.from(dt.files ?? []);
       const entries = await api.openDropped(files);
@@ -231,10 +244,11 @@ export function electronHost(api: HeaplensElectronApi): Host {
     },
     session: {
       save: (text, saveAs, name) => api.session.save(text, saveAs, name),
-      autosave: async (text) => {
-        await api.session.autosave(text);
+      autosave: async (text, job) => {
+        await api.session.autosave(text, job);
       },
       readAutosave: () => api.session.readAutosave(),
+      forgetAutosave: () => undefined,
       opened: (f) => {
         if (f.hostPath) void api.session.opened(f.hostPath).catch(() => undefined);
       },

@@ -1,6 +1,5 @@
 import type { Session, StackTarget } from '../../../session/schema.ts';
 import type { SanitizeOptions, SanitizePreview } from '../../../report/build-report.ts';
-import type { ReportData } from '../../../report/data.ts';
 import type { SelfTotal } from '../../../analysis/function-diff.ts';
 import type { MissingBinariesSummary } from '../../../symbolize/missing-binaries.ts';
 
@@ -53,7 +52,7 @@ export interface SnapshotSummary {
   headerLiveBytes: number | null;
   mtimeMs: number | null;
   /** wall-clock time (ms since the epoch) and where it came from (analysis/snapshot-time.ts); absent in old reports */
-  timeMs?: number | null;
+  timeMs: number | null;
   timeSource?: 'capture' | 'mtime' | 'seq';
   /** allocator / RSS / cgroup figures beside the heap estimate (analysis/memory-context.ts) */
   memory?: SnapshotMemory | null;
@@ -108,7 +107,7 @@ export interface ProcessSummary {
   /** cgroup memory.max, bytes */
   limitBytes?: number | null;
   /** the series' time axis (analysis/snapshot-time.ts seriesTimes): wall clock from capture or mtimes, else seq */
-  time?: { axis: 'wall' | 'seq'; source: 'capture' | 'mtime' | 'seq'; mtimeProblem: string | null };
+  time: { axis: 'wall' | 'seq'; source: 'capture' | 'mtime' | 'seq'; mtimeProblem: string | null };
 }
 
 export interface WarningSummary {
@@ -317,8 +316,9 @@ export type Request =
   | { type: 'report'; procs: number[]; base: number; target: number; session: Session; title: string; sanitize: SanitizeOptions; view: ViewOptions; previewOnly: boolean }
   /** interop export of one snapshot of the given processes */
   | { type: 'export'; format: ExportFormat; procs: number[]; snapshot: number; view: ViewOptions }
-  /** a report's text back into a read-only session */
-  | { type: 'reopenReport'; html: string }
+  /** a report (its file's text, or the payload a report page embeds) becomes the loaded job; its session is
+   *  returned read-only */
+  | { type: 'reopenReport'; html?: string; payload?: string }
   | { type: 'close' };
 
 export type ExportFormat = 'pprof' | 'folded' | 'speedscope';
@@ -347,7 +347,7 @@ export type Response =
   | { type: 'resolveStacks'; ids: ({ proc: number; stackId: number } | null)[] }
   | { type: 'report'; html: string | null; preview: SanitizePreview; bytes: number }
   | { type: 'export'; data: string | Uint8Array; name: string; mime: string }
-  | { type: 'reopenReport'; session: Session; data: ReportData }
+  | { type: 'reopenReport'; session: Session; summary: JobSummary }
   | { type: 'close' };
 
 export type ToWorker =

@@ -21,10 +21,9 @@ import type {
 
 import type { Note, NoteTarget, Session, StackTarget } from '../../../session/schema.ts';
 import { createNote } from '../../../session/notes.ts';
+import { jobKey } from '../../../session/job-key.ts';
 import { MAX_SESSION_BYTES, parseSession, serializeSession, SessionVersionError } from '../../../session/validate.ts';
-import type { ReportData } from '../../../report/data.ts';
 import { classifyOpened, fromSession, missingFiles, toSession, type Tab } from './session-map.ts';
-import { reportStackTarget, reportSummary } from './report-view.ts';
 
 export type { Tab };
 export const WRITER = 'heaplens 0.1.0 (app)';
@@ -90,15 +89,17 @@ export class AppState {
   session = $state.raw<Session | null>(null);
   /** stack notes resolved to stacks of the loaded job: note id → process index and stack id */
   noteStacks = $state.raw<Map<string, { proc: number; stackId: number }>>(new Map());
-  /** a report opened read-only (its data replaces the worker's for every view) */
-  report = $state.raw<ReportData | null>(null);
+  /** the loaded job is a report's (read-only: base/target fixed, no notes written, nothing saved) */
+  fromReport = $state(false);
+  /** select the job's top suspect once the growth ranking arrives (a report opens on it) */
+  focusTopSuspect = false;
   /** the note editor: a target being annotated, or a note being edited */
   editing = $state.raw<{ target: NoteTarget; note: Note | null } | null>(null);
   savedAt = $state<string | null>(null);
   status = $state<string | null>(null);
 
   constructor(readonly host: Host) {
-    this.client = new AnalysisClient(host.readChunk);
+    this.client = new AnalysisClient(host.readChunk, host.spawnWorker());
     const saved = typeof localStorage !== 'undefined' ? localStorage.getItem('heaplens.theme') : null;
     if (saved === 'dark' || saved === 'light') this.theme = saved;
     else if (typeof matchMedia !== 'undefined' && matchMedia('(prefers-color-scheme: dark)').matches) this.theme = 'dark';
@@ -159,7 +160,7 @@ export class AppState {
     }
     try {
       const res = await done;
-      this.report = null;
+      this.fromReport = false;
       this.summary = res.summary;
       this.openedPaths = files.map((f) => f.hostPath ?? f.path);
       // a new job without a session: autosaves go to the autosave file, not to a session file opened before
@@ -200,7 +201,7 @@ export class AppState {
 
   close(): void {
     void this.client.request({ type: 'close' });
-    this.report = null;
+    this.fromReport = false;
     this.notes = [];
     this.session = null;
     this.noteStacks = new Map();
@@ -245,7 +246,7 @@ export class AppState {
   // -- opening anything: dumps, session files, reports -------------------------------------------
 
   get readOnly(): boolean {
-    return this.report !== null;
+    return this.fromReport;
   }
 
   /** Dropped or picked files: a report opens read-only; a session restores its views (after its dumps). */
@@ -254,7 +255,7 @@ export class AppState {
     this.error = null;
     try {
       if (reports.length > 0 && dumps.length === 0 && sessions.length === 0) {
-        await this.openReport(await this.host.readText(reports[0]));
+        await this.openReport({ html: await this.host.readText(reports[0]) });
         return;
       }
       let session: Session | null = null;
@@ -271,7 +272,7 @@ export class AppState {
       if (session) {
         // no dumps with it: the browser cannot reopen paths, so ask for them
         this.pendingSession = session;
-        if (this.summary && !this.report && missingFiles(session, this.openedPaths).length === 0) {
+        if (this.summary && !this.fromReport && missingFiles(session, this.openedPaths).length === 0) {
           this.applySession(session);
           this.pendingSession = null;
         }
@@ -320,10 +321,12 @@ export class AppState {
   /** a stack a restored session had selected, resolved once the worker answers */
   pendingSelectedStack: StackTarget | null = null;
 
-  async openReport(html: string): Promise<void> {
-    const { session, data } = await this.client.request({ type: 'reopenReport', html });
-    this.report = data;
-    this.summary = reportSummary(data);
+  /** A report (a file's text, or in a report's own page its embedded payload) becomes the job, read-only. */
+  async openReport(from: { html: string } | { payload: string }): Promise<void> {
+    const { session, summary } = await this.client.request({ type: 'reopenReport', ...from });
+    this.fromReport = true;
+    this.summary = summary;
+    this.suspects = null;
     this.growth = null;
     this.flame = null;
     this.diffFlame = null;
@@ -332,26 +335,23 @@ export class AppState {
     this.series = null;
     this.openedPaths = [];
     this.pendingSession = null;
-    const procs = this.summary.processes;
-    const i = Math.max(0, procs.findIndex((p) => p.key === session.selection.process));
-    this.selected = procs.length > 0 ? [i] : [];
-    const rp = data.processes[i];
-    this.base = rp?.base ?? 0;
-    this.target = rp?.target ?? 0;
-    this.snapshot = rp?.target ?? 0;
-    this.tab = session.view.tab === 'flame' || session.view.tab === 'diff' ? session.view.tab : 'growth';
-    this.notes = session.notes;
-    this.session = session;
+    const procs = summary.processes;
+    let best = 0;
+    for (const p of procs) if (p.lastLiveBytes - p.firstLiveBytes > procs[best].lastLiveBytes - procs[best].firstLiveBytes) best = p.index;
+    this.selected = procs.length > 0 ? [best] : [];
+    this.resetBaseTarget();
+    this.applySession(session);
+    // the tab the report was made on, else the job-wide Suspects view
+    if (!session.view.tab) this.tab = 'suspects';
     this.search = '';
-    this.pendingSelectedStack = session.view.selectedStack;
+    this.focusTopSuspect = !session.view.selectedStack;
   }
 
   /** The app's state as a session (what Save writes). */
   toSession(): Session {
     const p = this.focused;
     let selected: StackTarget | null = null;
-    if (this.selectedStack !== null && this.report && p) selected = reportStackTarget(this.report, p.index, this.selectedStack);
-    else if (this.selectedStack !== null) selected = this.selectedStackTarget;
+    if (this.selectedStack !== null) selected = this.selectedStackTarget;
     return toSession(
       {
         files: this.openedPaths,
@@ -411,7 +411,7 @@ export class AppState {
   async autosave(): Promise<void> {
     if (this.readOnly || !this.summary || this.summary.processes.length === 0) return;
     try {
-      await this.host.session.autosave(this.sessionText());
+      await this.host.session.autosave(this.sessionText(), jobKey(this.openedPaths));
       this.savedAt = new Date().toISOString();
     } catch (e) {
       this.status = `Autosave failed: ${e instanceof Error ? e.message : String(e)}`;

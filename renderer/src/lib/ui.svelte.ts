@@ -3,11 +3,10 @@
 // (lib/context.ts), so a view file needs no props from App.svelte.
 
 import type { Session } from '../../../session/schema.ts';
-import { reportStackDetail, reportStackTarget } from './report-view.ts';
 import { AppState, type PanelContent } from './state.svelte.ts';
 import type { Host } from './host.ts';
 import type { FlameData, FrameInfo, FunctionRow, SourceFile } from './protocol.ts';
-import { formatBytes, formatCount, formatPct } from './format.ts';
+import { formatBytes, formatCount, formatPct, snapLabel } from './format.ts';
 import { KIND_LABEL } from './colors.ts';
 import { NoteIndex } from './notes-index.svelte.ts';
 
@@ -41,19 +40,14 @@ export class Ui {
     const p = this.procIndex;
     if (p < 0) return;
     const row = app.growth?.stacks.find((r) => r.stackId === stackId);
-    const report = app.report;
-    if (report) app.selectedStackTarget = reportStackTarget(report, p, stackId);
-    else
-      void app.client.request({ type: 'stackTargets', proc: p, stackIds: [stackId] }).then(({ targets }) => {
+    void app.client.request({ type: 'stackTargets', proc: p, stackIds: [stackId] }).then(({ targets }) => {
         if (app.selectedStack === stackId) app.selectedStackTarget = targets[0] ?? null;
       });
-    const detail = report
-      ? Promise.resolve({ stack: reportStackDetail(report, p, stackId) })
-      : app.client.request({ type: 'stack', proc: p, stackId, members: row?.members, base: app.base, target: app.target, view: app.view });
+    const detail = app.client.request({ type: 'stack', proc: p, stackId, members: row?.members, base: app.base, target: app.target, view: app.view });
     void detail.then(({ stack }) => {
       const facts: [string, string][] = [
-        [`base #${app.base}`, formatBytes(stack.baseBytes)],
-        [`target #${app.target}`, formatBytes(stack.targetBytes)],
+        [`base ${snapLabel(app.focused?.snapshots[app.base])}`, formatBytes(stack.baseBytes)],
+        [`target ${snapLabel(app.focused?.snapshots[app.target])}`, formatBytes(stack.targetBytes)],
         ['Δ', `${formatBytes(stack.targetBytes - stack.baseBytes, true)} (${formatPct(stack.baseBytes > 0 ? (100 * (stack.targetBytes - stack.baseBytes)) / stack.baseBytes : stack.targetBytes > 0 ? Infinity : 0)})`],
       ];
       if (row) facts.push(['status', row.status], ['steady-growth score', formatBytes(row.score) + '/dump'], ['grew in', `${(row.growingFraction * 100).toFixed(0)}% of intervals`]);
@@ -67,7 +61,7 @@ export class Ui {
       }
       // the title leads with the first surviving frame: not an allocator frame, not a folded interpreter frame
       const leaf = stack.frames.find((f) => !f.hidden && f.fold === undefined) ?? stack.frames.find((f) => !f.hidden) ?? stack.frames[0];
-      app.panel = { title: report ? `${leaf?.function ?? leaf?.label ?? row?.label ?? ''}` : `stack #${stackId}: ${leaf?.function ?? leaf?.label ?? ''}`, frames: stack.frames, facts, series: stack.series, stackId };
+      app.panel = { title: `stack #${stackId}: ${leaf?.function ?? leaf?.label ?? row?.label ?? ''}`, frames: stack.frames, facts, series: stack.series, stackId };
     });
   }
 

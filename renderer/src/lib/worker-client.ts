@@ -1,6 +1,7 @@
 // UI-side handle on the analysis worker: typed requests, progress, cancellation, and host reads (Electron).
 
 import type { FromWorker, LoadProgress, Request, Response, SourceFile, ToWorker } from './protocol.ts';
+import type { WorkerLike } from './spawn-worker.ts';
 
 type ResponseOf<T extends Request['type']> = Extract<Response, { type: T }>;
 
@@ -18,16 +19,19 @@ export class CancelledError extends Error {
 }
 
 export class AnalysisClient {
-  private readonly worker: Worker;
+  private readonly worker: WorkerLike;
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
   /** ms the worker spent on the last request of each type (for the status bar and the bench) */
   readonly timings: Record<string, number> = {};
 
-  constructor(private readonly hostRead: ((hostPath: string, offset: number, length: number) => Promise<Uint8Array>) | null) {
-    this.worker = new Worker(new URL('../worker/analysis.worker.ts', import.meta.url), { type: 'module', name: 'heaplens-analysis' });
-    this.worker.onmessage = (ev: MessageEvent<FromWorker>) => this.onMessage(ev.data);
-    this.worker.onerror = (ev: ErrorEvent) => {
+  constructor(
+    private readonly hostRead: ((hostPath: string, offset: number, length: number) => Promise<Uint8Array>) | null,
+    worker: WorkerLike,
+  ) {
+    this.worker = worker;
+    this.worker.onmessage = (ev: { data: FromWorker }) => this.onMessage(ev.data);
+    this.worker.onerror = (ev: { message: string }) => {
       for (const p of this.pending.values()) p.reject(new Error(`analysis worker failed: ${ev.message}`));
       this.pending.clear();
     };

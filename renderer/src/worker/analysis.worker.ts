@@ -1,4 +1,6 @@
 // The analysis worker: owns the loaded Job and answers the UI's queries. The UI thread never parses text.
+// The same module runs in-page in a report (lib/in-page-worker.ts: `connect`, `receive`), over the job the
+// report embeds.
 
 /// <reference lib="webworker" />
 import { contextParts } from './context-summary.ts';
@@ -9,6 +11,7 @@ import { leastSquaresSlope, rankGrowth } from '../../../analysis/growth.ts';
 import { addStackToFunctions, finishFunctionRows } from '../../../analysis/function-diff.ts';
 import { buildCallTree } from '../../../analysis/call-tree.ts';
 import { calleeKeys, callerKeys, invertedKeys } from '../../../analysis/callers.ts';
+import { seriesTimes } from '../../../analysis/snapshot-time.ts';
 import type { Job, ProcessSeries, Snapshot } from '../../../analysis/model.ts';
 import type { InputFile } from '../../../parsers/input-file.ts';
 import { FrameTable } from './frames.ts';
@@ -19,12 +22,13 @@ import { compileAddr2line, type CompiledWasm } from '../../../symbolize/wasm-add
 import type { SymbolFile, SymbolFileSource } from '../../../symbolize/files.ts';
 import { isPerfMapName, parsePerfMap, type PerfMap } from '../../../symbolize/perf-map.ts';
 import addr2lineWasmUrl from 'virtual:heaplens/addr2line-wasm-url';
-import reportViewerJs from 'virtual:heaplens/report-viewer';
+import reportApp from 'virtual:heaplens/report-app';
 import { resolveStack, stackTarget } from '../../../session/notes.ts';
 import type { Session, StackTarget } from '../../../session/schema.ts';
-import { buildReportData, type SanitizeOptions } from '../../../report/build-report.ts';
+import { buildReport, type SanitizeOptions } from '../../../report/build-report.ts';
 import { buildReportHtml } from '../../../report/html.ts';
-import { reopenReport } from '../../../report/reopen.ts';
+import { reopenPayload, reopenReport } from '../../../report/reopen.ts';
+import { fromBase64 } from '../../../report/payload.ts';
 import { processFrameSource, type FrameSource } from '../../../export/frames.ts';
 import { toPprof } from '../../../export/pprof.ts';
 import { toFolded } from '../../../export/folded.ts';
@@ -68,8 +72,15 @@ const pendingReads = new Map<number, { resolve: (b: Uint8Array) => void; reject:
 let nextRead = 1;
 let staged: SourceFile[] = [];
 
+let postOut: (msg: FromWorker, transfer: Transferable[]) => void = (msg, transfer) => self.postMessage(msg, transfer);
+
 function post(msg: FromWorker, transfer: Transferable[] = []): void {
-  self.postMessage(msg, transfer);
+  postOut(msg, transfer);
+}
+
+/** In-page use (a report): where answers go instead of the worker's postMessage. */
+export function connect(out: (msg: FromWorker) => void): void {
+  postOut = (msg) => out(msg);
 }
 
 function hostRead(hostPath: string, offset: number, length: number): Promise<Uint8Array> {
@@ -597,14 +608,14 @@ async function report(procs: number[], base: number, target: number, session: Se
   const focusedKey = session.selection.process;
   const inputs = procs.map((i) => {
     const p = proc(i);
-    const input: { proc: ProcessSeries; frames: FrameSource; base?: number; target?: number } = { proc: p, frames: frameSource(i, view) };
+    const input: { proc: ProcessSeries; symbols: SymbolTable | null; base?: number; target?: number } = { proc: p, symbols: symbolTables.get(i) ?? null };
     if (p.key === focusedKey && base >= 0 && target >= 0 && base < p.snapshots.length && target < p.snapshots.length) {
       input.base = base;
       input.target = target;
     }
     return input;
   });
-  const { data, preview } = buildReportData(inputs, {
+  const { job: header, bytes, preview } = buildReport(inputs, {
     title,
     generator: 'heaplens app',
     stackMode: view.mode,
@@ -615,7 +626,7 @@ async function report(procs: number[], base: number, target: number, session: Se
     sanitize,
   });
   if (previewOnly) return { html: null, preview, bytes: 0 };
-  const html = await buildReportHtml(data, { js: reportViewerJs });
+  const html = await buildReportHtml(bytes, { title: header.title, generator: header.generator }, reportApp);
   return { html, preview, bytes: new TextEncoder().encode(html).length };
 }
 
@@ -735,8 +746,20 @@ async function handle(id: number, req: Request): Promise<{ res: Response; transf
       return { res: { type: 'export', ...r }, transfer: typeof r.data === 'string' ? [] : [r.data.buffer as ArrayBuffer] };
     }
     case 'reopenReport': {
-      const r = reopenReport(req.html);
-      return { res: { type: 'reopenReport', session: r.session, data: r.data } };
+      // the report's job replaces the loaded one: every view then runs on it as on loaded dumps
+      const t0 = performance.now();
+      const r = req.payload !== undefined ? reopenPayload(fromBase64(req.payload)) : reopenReport(req.html ?? '');
+      job = r.job;
+      frameTables.clear();
+      growthCache.clear();
+      symbolTables.clear();
+      r.symbols.forEach((t, k) => {
+        if (t) symbolTables.set(k, t);
+      });
+      summary = summarize(r.job, performance.now() - t0, 0, 0);
+      // the process table counts the stacks of the dumps, not only the ones the report kept
+      summary.processes.forEach((p, k) => (p.stackCount = r.header.processes[k]?.stackCount ?? p.stackCount));
+      return { res: { type: 'reopenReport', session: r.session, summary } };
     }
     case 'missingBinaries':
       return { res: { type: 'missingBinaries', summary: missingBinaries(proc(req.proc), req.snapshot, symbolTables.get(req.proc)?.modules ?? [], { includeAllocator: !req.view.hideAllocator }), symbolized: symbolTables.has(req.proc) } };
@@ -751,8 +774,8 @@ async function handle(id: number, req: Request): Promise<{ res: Response; transf
   }
 }
 
-self.onmessage = (ev: MessageEvent<ToWorker>) => {
-  const msg = ev.data;
+/** One message from the UI (the worker's onmessage, or a direct call in-page). */
+export function receive(msg: ToWorker): void {
   if ('stage' in msg) {
     staged.push(...msg.stage);
     return;
@@ -778,7 +801,7 @@ self.onmessage = (ev: MessageEvent<ToWorker>) => {
       post({ id, ok: false, error: err.message, cancelled: err.name === 'AbortError' });
     },
   );
-};
+}
 
 // -- inverted flame graph and sandwich view (analysis/callers.ts) -----------------------------------
 
@@ -828,3 +851,6 @@ function dropLeadingMarkers(keys: Int32Array, i: number): Int32Array {
   while (n < keys.length && frames[keys[n]].kind === 'folded') n++;
   return n === 0 ? keys : keys.subarray(n);
 }
+
+// in a worker (not when imported in-page): messages come from the UI thread
+if (typeof (globalThis as { WorkerGlobalScope?: unknown }).WorkerGlobalScope !== 'undefined') self.onmessage = (ev: MessageEvent<ToWorker>) => receive(ev.data);

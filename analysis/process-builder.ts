@@ -209,6 +209,17 @@ export class ProcessBuilder {
     return this.internWords(Number(v >> 32n), Number(v & 0xffffffffn));
   }
 
+  /** Every stack as address words (stack k: words[2·offsets[k] .. 2·offsets[k+1])), to re-intern elsewhere. */
+  stackWords(): { offsets: Uint32Array; words: Uint32Array } {
+    const { offsets, frames, count } = this.stacks;
+    const words = new Uint32Array(2 * frames.length);
+    for (let i = 0; i < frames.length; i++) {
+      words[2 * i] = this.addrHi[frames[i]];
+      words[2 * i + 1] = this.addrLo[frames[i]];
+    }
+    return { offsets: Uint32Array.from(offsets.slice(0, count + 1)), words };
+  }
+
   snapshotBuilder(): SnapshotBuilder {
     return new SnapshotBuilder(this);
   }

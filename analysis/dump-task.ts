@@ -6,7 +6,7 @@ import type { InputFile } from '../parsers/input-file.js';
 import type { Inflater } from '../parsers/inflate.js';
 import { readDump } from '../parsers/read-dump.js';
 import type { LoadWarning, Snapshot } from './model.js';
-import { ProcessBuilder, type SnapshotMeta } from './process-builder.js';
+import { SnapshotBuilder, type ProcessBuilder, type SnapshotMeta, type StackInterner } from './process-builder.js';
 
 export interface DumpTask {
   file: InputFile;
@@ -46,8 +46,8 @@ export interface DumpTaskOptions {
 export async function runDumpTask(task: DumpTask, options: DumpTaskOptions = {}): Promise<DumpTaskResult> {
   const path = task.file.path;
   const warnings: LoadWarning[] = [];
-  const local = new ProcessBuilder();
-  const snap = local.snapshotBuilder();
+  const local = new WordStacks();
+  const snap = new SnapshotBuilder(local);
   let result;
   try {
     result = await readDump(task.file, {
@@ -77,7 +77,7 @@ export async function runDumpTask(task: DumpTask, options: DumpTaskOptions = {})
     });
   }
   const snapshot = snap.build(task.meta, info, info.mapsText ? 'dump' : null);
-  const { offsets, words } = local.stackWords();
+  const { offsets, words } = local.seal();
   return {
     file: path,
     warnings,
@@ -88,6 +88,49 @@ export async function runDumpTask(task: DumpTask, options: DumpTaskOptions = {})
       info: { mapsText: info.mapsText, mapsFirstLine: info.mapsFirstLine, mapsComplete: info.mapsComplete, trailerText: info.trailerText },
     },
   };
+}
+
+/**
+ * A task's own stacks, kept as frame words only: no address table, no hex strings (those are made
+ * once per process by the merge, not once per dump).
+ */
+class WordStacks implements StackInterner {
+  private words = new Uint32Array(1 << 16);
+  private used = 0;
+  private offsets: number[] = [0];
+  private readonly byHash = new Map<number, number>();
+  private readonly nextSameHash: number[] = [];
+
+  internStack(w: Uint32Array): number {
+    let h = 0x811c9dc5 ^ w.length;
+    for (let i = 0; i < w.length; i++) h = Math.imul(h ^ w[i], 0x01000193);
+    h |= 0;
+    const { offsets, words } = this;
+    for (let id = this.byHash.get(h) ?? -1; id >= 0; id = this.nextSameHash[id]) {
+      const o = offsets[id];
+      if (offsets[id + 1] - o !== w.length) continue;
+      let k = 0;
+      while (k < w.length && words[o + k] === w[k]) k++;
+      if (k === w.length) return id;
+    }
+    const id = offsets.length - 1;
+    this.nextSameHash.push(this.byHash.get(h) ?? -1);
+    this.byHash.set(h, id);
+    if (this.used + w.length > this.words.length) {
+      const next = new Uint32Array(Math.max(2 * this.words.length, this.used + w.length));
+      next.set(this.words.subarray(0, this.used));
+      this.words = next;
+    }
+    this.words.set(w, this.used);
+    this.used += w.length;
+    offsets.push(this.used);
+    return id;
+  }
+
+  /** Offsets in frames (word pairs), and the words. */
+  seal(): { offsets: Uint32Array; words: Uint32Array } {
+    return { offsets: Uint32Array.from(this.offsets, (o) => o >>> 1), words: this.words.slice(0, this.used) };
+  }
 }
 
 /** Adds a task's snapshot to its process: its stacks interned in task order, its stack ids remapped. */

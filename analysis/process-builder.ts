@@ -48,6 +48,11 @@ class U32Column {
   }
 }
 
+/** Gives each distinct stack (its frame words, see DumpRecord.frameWords) a dense id from 0. */
+export interface StackInterner {
+  internStack(words: Uint32Array): number;
+}
+
 /** Collects the records of one dump. */
 export class SnapshotBuilder {
   private readonly ids = new U32Column();
@@ -62,7 +67,7 @@ export class SnapshotBuilder {
   readonly live: Counts = { objects: 0, bytes: 0 };
   readonly accumulated: Counts = { objects: 0, bytes: 0 };
 
-  constructor(private readonly process: ProcessBuilder) {}
+  constructor(private readonly process: StackInterner) {}
 
   /** Adds one parsed record: intern, unbias, store. */
   add(r: DumpRecord, sampling: Sampling): void {
@@ -143,7 +148,7 @@ export class SnapshotBuilder {
   }
 }
 
-export class ProcessBuilder {
+export class ProcessBuilder implements StackInterner {
   readonly addresses: AddressTable = { hex: [], index: new Map() };
   readonly stacks: StackTable = { count: 0, offsets: [0], frames: [], allocatorDepth: [] };
   readonly snapshots: Snapshot[] = [];
@@ -207,17 +212,6 @@ export class ProcessBuilder {
     if (known !== undefined) return known;
     const v = BigInt(normalizeAddress(token));
     return this.internWords(Number(v >> 32n), Number(v & 0xffffffffn));
-  }
-
-  /** Every stack as address words (stack k: words[2·offsets[k] .. 2·offsets[k+1])), to re-intern elsewhere. */
-  stackWords(): { offsets: Uint32Array; words: Uint32Array } {
-    const { offsets, frames, count } = this.stacks;
-    const words = new Uint32Array(2 * frames.length);
-    for (let i = 0; i < frames.length; i++) {
-      words[2 * i] = this.addrHi[frames[i]];
-      words[2 * i + 1] = this.addrLo[frames[i]];
-    }
-    return { offsets: Uint32Array.from(offsets.slice(0, count + 1)), words };
   }
 
   snapshotBuilder(): SnapshotBuilder {

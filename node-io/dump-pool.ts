@@ -30,6 +30,8 @@ export interface DumpPool {
 
 interface Job {
   id: number;
+  task: DumpTask;
+  signal: AbortSignal | undefined;
   msg: WorkerTask;
   onBytes: (n: number) => void;
   resolve: (r: DumpTaskResult) => void;
@@ -39,12 +41,20 @@ interface Job {
 interface Slot {
   worker: Worker;
   job: Job | null;
+  /** the worker has loaded its code (a failure before that is the pool's, not the file's) */
+  ready: boolean;
 }
 
-function workerScript(): { url: URL; execArgv: string[] } {
-  // From the TypeScript sources (tests), the worker runs its .ts through tsx.
-  if (import.meta.url.endsWith('.ts')) return { url: new URL('./dump-worker.ts', import.meta.url), execArgv: ['--import', 'tsx'] };
-  return { url: new URL('./dump-worker.js', import.meta.url), execArgv: [] };
+function newWorker(resourceLimits: ResourceLimits): Worker {
+  if (import.meta.url.endsWith('.ts')) {
+    // From the TypeScript sources (tests): the worker registers tsx, then loads its .ts.
+    const tsx = import.meta.resolve('tsx/esm/api');
+    const entry = new URL('./dump-worker.ts', import.meta.url).href;
+    const code = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); });`;
+    return new Worker(code, { eval: true, resourceLimits });
+  }
+  // Built: the worker inherits node's own flags (--cpu-prof, --inspect…).
+  return new Worker(new URL('./dump-worker.js', import.meta.url), { resourceLimits });
 }
 
 export function createDumpPool(options: DumpPoolOptions = {}): DumpPool {
@@ -54,12 +64,20 @@ export function createDumpPool(options: DumpPoolOptions = {}): DumpPool {
   const queue: Job[] = [];
   let nextId = 1;
   let closed = false;
+  // Set when workers cannot start at all: then every task runs in this thread instead.
+  let broken = false;
+
+  const inThread = (task: DumpTask, onBytes: (n: number) => void, signal?: AbortSignal) =>
+    runDumpTask(task, { onBytes, inflate: nodeInflater, ...(signal ? { signal } : {}) });
 
   const spawn = (): Slot => {
-    const { url, execArgv } = workerScript();
-    const worker = new Worker(url, { execArgv, resourceLimits: limits });
-    const slot: Slot = { worker, job: null };
-    worker.on('message', (m: { id: number; bytes?: number; result?: DumpTaskResult; error?: string }) => {
+    const worker = newWorker(limits);
+    const slot: Slot = { worker, job: null, ready: false };
+    worker.on('message', (m: { id: number; ready?: true; bytes?: number; result?: DumpTaskResult; error?: string }) => {
+      if (m.ready) {
+        slot.ready = true;
+        return;
+      }
       const job = slot.job;
       if (!job || job.id !== m.id) return;
       if (m.bytes !== undefined) return job.onBytes(m.bytes);
@@ -74,6 +92,11 @@ export function createDumpPool(options: DumpPoolOptions = {}): DumpPool {
       if (i >= 0) slots.splice(i, 1);
       const job = slot.job;
       slot.job = null;
+      if (!slot.ready) {
+        broken = true;
+        for (const j of [...(job ? [job] : []), ...queue.splice(0)]) inThread(j.task, j.onBytes, j.signal).then(j.resolve, j.reject);
+        return;
+      }
       if (job) {
         // The file's own failure: the other tasks go on, in fresh workers.
         job.resolve({ file: job.msg.path, warnings: [{ file: job.msg.path, message: `could not be read: ${why}` }], parsed: null });
@@ -103,11 +126,11 @@ export function createDumpPool(options: DumpPoolOptions = {}): DumpPool {
   const run: DumpRunner = (task: DumpTask, onBytes, signal) => {
     const absPath = nodeFilePath(task.file);
     // Files that are not on the local disk (in-memory, tests) are read in this thread.
-    if (absPath === null || closed) return runDumpTask(task, { onBytes, inflate: nodeInflater, ...(signal ? { signal } : {}) });
+    if (absPath === null || closed || broken) return inThread(task, onBytes, signal);
     signal?.throwIfAborted();
     return new Promise<DumpTaskResult>((resolve, reject) => {
       const f = task.file;
-      const job: Job = { id: nextId++, msg: { id: 0, absPath, path: f.path, size: f.size, mtimeMs: f.mtimeMs, meta: task.meta }, onBytes, resolve, reject };
+      const job: Job = { id: nextId++, task, signal, msg: { id: 0, absPath, path: f.path, size: f.size, mtimeMs: f.mtimeMs, meta: task.meta }, onBytes, resolve, reject };
       job.msg.id = job.id;
       const onAbort = () => {
         const q = queue.indexOf(job);

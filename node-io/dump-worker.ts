@@ -18,6 +18,7 @@ export interface WorkerTask {
 
 const port = parentPort;
 if (!port) throw new Error('dump-worker.ts runs as a worker thread (node-io/dump-pool.ts)');
+port.postMessage({ id: 0, ready: true });
 port.on('message', (m: WorkerTask) => {
   const file = nodeInputFile(m.absPath, m.path, m.size, m.mtimeMs);
   runDumpTask({ file, meta: m.meta }, { inflate: nodeInflater, onBytes: (bytes) => port.postMessage({ id: m.id, bytes }) }).then(

@@ -18,6 +18,7 @@ export interface DumpTaskInfo {
   mapsText: string | null;
   mapsFirstLine: number;
   mapsComplete: boolean;
+  /** text after the maps that starts with a known trailer header (a PYFRAMES/1 table), else null */
   trailerText: string | null;
 }
 
@@ -85,7 +86,12 @@ export async function runDumpTask(task: DumpTask, options: DumpTaskOptions = {})
       snapshot,
       stackOffsets: offsets,
       stackWords: words,
-      info: { mapsText: info.mapsText, mapsFirstLine: info.mapsFirstLine, mapsComplete: info.mapsComplete, trailerText: info.trailerText },
+      info: {
+        mapsText: info.mapsText,
+        mapsFirstLine: info.mapsFirstLine,
+        mapsComplete: info.mapsComplete,
+        trailerText: info.trailerText,
+      },
     },
   };
 }

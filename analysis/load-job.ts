@@ -20,7 +20,7 @@ import { JobTooLargeError, snapshotBytes, stackTableBytes } from './memory-budge
 import { adoptSystingFrames } from './systing-frames.js';
 import { decodeSystingSlot, parseSystingCodeMap, systingTokenFromMapsPaths } from '../parsers/systing-codemap.js';
 import { pythonFramesForDump, seriesPythonFrames } from './python-stacks.js';
-import type { PyFrameTable } from '../parsers/pyframes.js';
+import { parsePyFrames, type PyFrameTable } from '../parsers/pyframes.js';
 
 export interface LoadProgress {
   phase: 'scan' | 'parse';
@@ -164,6 +164,7 @@ export async function loadJob(files: readonly InputFile[], options: LoadOptions 
     let bestMaps: { entries: MapsEntry[]; complete: boolean } | null = null;
     const pyTables: PyFrameTable[] = [];
     let stackBytes = 0;
+    let lastTrailer: { text: string | null; table: PyFrameTable | null } = { text: null, table: null };
     for (const d of g.dumps) {
       const result = await tasks.next(taskIndex++);
       warnings.push(...result.warnings);
@@ -178,7 +179,12 @@ export async function loadJob(files: readonly InputFile[], options: LoadOptions 
         tasks.cancel();
         throw new JobTooLargeError(modelBytes, options.memoryBudget, progress.filesDone, progress.filesTotal);
       }
-      const py = await pythonFramesForDump(d.file.path, loaded.trailerText, pyframeSidecars, warnings, loaded.mapsText);
+      // A process's appended table is cumulative and often unchanged from one dump to the next: parsed once.
+      if (loaded.trailerText !== null && loaded.trailerText !== lastTrailer.text) {
+        lastTrailer = { text: loaded.trailerText, table: parsePyFrames(loaded.trailerText, 'dump') };
+      }
+      const trailer = loaded.trailerText === null ? null : (lastTrailer.table ?? loaded.trailerText);
+      const py = await pythonFramesForDump(d.file.path, trailer, pyframeSidecars, warnings, loaded.mapsText);
       if (py) pyTables.push(py);
       if (loaded.mapsText) {
         const parsed = parseMaps(loaded.mapsText, loaded.mapsFirstLine);

@@ -6,7 +6,7 @@
 //
 // As a command (large jobs, cached: a folder with a complete marker is reused, never rewritten):
 //   node bench/generate-series.mjs <dir> --processes 16 --dumps 100 --stacks 5000 [--python] [--gzip-half]
-import { mkdirSync, openSync, writeSync, closeSync, existsSync, writeFileSync, rmSync } from 'node:fs';
+import { mkdirSync, openSync, writeSync, closeSync, existsSync, writeFileSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { parseArgs } from 'node:util';
@@ -109,7 +109,10 @@ const COMPLETE = '.complete';
  */
 export async function ensureJob(dir, spec) {
   const marker = join(dir, COMPLETE);
-  if (existsSync(marker)) return { dir, ...JSON.parse((await import('node:fs')).readFileSync(marker, 'utf8')) };
+  if (existsSync(marker)) {
+    const done = JSON.parse(readFileSync(marker, 'utf8'));
+    if (JSON.stringify(done.spec) === JSON.stringify(spec)) return { dir, textBytes: done.textBytes };
+  }
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   const n = Math.min(availableParallelism(), spec.processes);

@@ -155,6 +155,6 @@ export function dumpTaskTransfer(r: DumpTaskResult): ArrayBuffer[] {
   const p = r.parsed;
   if (!p) return [];
   const s = p.snapshot;
-  const arrays = [p.stackOffsets, p.stackWords, s.stackIds, s.liveBytes, s.liveObjects, s.accumBytes, s.accumObjects];
+  const arrays = [p.stackOffsets, p.stackWords, s.stackIds, s.liveBytes, s.liveObjects, s.liveVarBytes, s.accumBytes, s.accumObjects];
   return arrays.filter((a): a is NonNullable<typeof a> => a !== null).map((a) => a.buffer as ArrayBuffer);
 }

@@ -33,6 +33,6 @@ export async function loadDumps(files: readonly InputFile[], options: LoadOption
     // Twice the pool in flight: a worker never waits while this thread merges the previous result.
     return await loadJob(files, { ...budget, ...options, runDump: pool.run, parallelism: 2 * pool.size });
   } finally {
-    await pool.close();
+    pool.close();
   }
 }

@@ -3,6 +3,8 @@
 /// <reference lib="webworker" />
 import { classifyFiles, groupProcesses, loadJob } from '../../../analysis/load-job.ts';
 import { withPrefetch } from './prefetch.ts';
+import { createWebDumpPool, type ReaderFile } from './dump-pool-web.ts';
+import type { DumpPool } from '../../../analysis/dump-pool.ts';
 import { diffSnapshots } from '../../../analysis/diff.ts';
 import { leastSquaresSlope, rankGrowth } from '../../../analysis/growth.ts';
 import { addStackToFunctions, finishFunctionRows } from '../../../analysis/function-diff.ts';
@@ -73,6 +75,19 @@ function hostRead(hostPath: string, offset: number, length: number): Promise<Uin
 }
 
 let readWaitMs = 0;
+
+// Dump readers, one per core, started on the first load and kept; each load says where its files are.
+let pool: DumpPool | null | undefined;
+let poolFiles: { locate: Map<InputFile, ReaderFile>; read: (i: number, offset: number, length: number) => Promise<Uint8Array> } | null = null;
+function dumpPool(): DumpPool | null {
+  if (pool === undefined) {
+    pool = createWebDumpPool({
+      locate: (f) => poolFiles?.locate.get(f) ?? null,
+      read: (source, offset, length) => (poolFiles ? poolFiles.read(Number(source), offset, length) : Promise.reject(new Error('no load in progress'))),
+    });
+  }
+  return pool;
+}
 
 function toInputFile(f: SourceFile): InputFile {
   const blob = f.blob;
@@ -577,7 +592,13 @@ async function handle(id: number, req: Request): Promise<{ res: Response; transf
             }
           },
         }));
+        // Blob-backed dumps are read by the pool's readers themselves; host paths through this worker's read-ahead.
+        const locate = new Map<InputFile, ReaderFile>();
+        timed.forEach((f, i) => locate.set(f, all[i].blob ? { blob: all[i].blob as Blob } : { source: String(i) }));
+        poolFiles = { locate, read: (i, o, l) => timed[i].read(o, l) };
+        const readers = dumpPool();
         const j = await loadJob(timed, {
+          ...(readers ? { runDump: readers.run, parallelism: 2 * readers.size } : {}),
           signal: ctrl.signal,
           onProgress: (pr: LoadProgress) => {
             const now = performance.now();
@@ -603,6 +624,7 @@ async function handle(id: number, req: Request): Promise<{ res: Response; transf
         summary = summarize(j, performance.now() - t0, direct.reduce((a, f) => a + f.size, 0), waited);
         return { res: { type: 'load', summary } };
       } finally {
+        poolFiles = null;
         controllers.delete(id);
       }
     }

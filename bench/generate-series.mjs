@@ -49,7 +49,19 @@ export function writeDump(path, { stacks, depth, step, seed, python = false, pid
       buf = '';
     }
   };
-  buf += `heap_v2/524288\n  t*: ${stacks * 3}: ${stacks * 3000000} [0: 0]\n  t0: ${stacks * 2}: ${stacks * 2000000} [0: 0] main\n  t1: ${stacks}: ${stacks * 1000000} [0: 0] data loader 1\n`;
+  // Counts first, so the header's t* line is their sum, as jemalloc writes it.
+  const objsOf = new Float64Array(stacks);
+  let totalObjs = 0;
+  let totalBytes = 0;
+  for (let i = 0; i < stacks; i++) {
+    const leak = i % 50 === 0;
+    objsOf[i] = 1 + Math.floor(r() * 20) + (leak ? step * 5 : 0);
+    totalObjs += objsOf[i];
+    totalBytes += objsOf[i] * (64 + (i % 4096) * 16);
+  }
+  const t0Objs = Math.round(totalObjs / 2);
+  const t0Bytes = Math.round(totalBytes / 2);
+  buf += `heap_v2/524288\n  t*: ${totalObjs}: ${totalBytes} [0: 0]\n  t0: ${t0Objs}: ${t0Bytes} [0: 0] main\n  t1: ${totalObjs - t0Objs}: ${totalBytes - t0Bytes} [0: 0] data loader 1\n`;
   const alloc = '0x7f7766aa2630 0x7f7766aa2d21 0x7f7766a95f24 0x7f7766a22045';
   const used = python ? new Set() : null;
   for (let i = 0; i < stacks; i++) {
@@ -67,8 +79,7 @@ export function writeDump(path, { stacks, depth, step, seed, python = false, pid
       const site = ((i >> (d < depth / 2 ? d % 8 : 10)) * 2654435761 + d * 40503) % pool;
       frames += ' 0x' + (0x55a99b5eb000 + site * 53 + d * 0x100000).toString(16);
     }
-    const leak = i % 50 === 0;
-    const objs = 1 + Math.floor(r() * 20) + (leak ? step * 5 : 0);
+    const objs = objsOf[i];
     const bytes = objs * (64 + (i % 4096) * 16);
     buf += `@ ${frames}\n  t*: ${objs}: ${bytes} [0: 0]\n  t${i % 2}: ${objs}: ${bytes} [0: 0]\n`;
     flush(false);

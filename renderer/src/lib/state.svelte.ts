@@ -8,6 +8,7 @@ import type {
   FrameInfo,
   GrowthResult,
   JobSummary,
+  JobPreview,
   LoadProgress,
   ProcessSummary,
   SourceFile,
@@ -45,6 +46,8 @@ export class AppState {
   tab = $state<Tab>('growth');
   summary = $state.raw<JobSummary | null>(null);
   loading = $state<{ id: number; progress: LoadProgress | null; files: number } | null>(null);
+  /** while loading: every process's timeline from the dump heads (shown until the full job is in) */
+  preview = $state.raw<JobPreview | null>(null);
   error = $state<string | null>(null);
   /** selected processes (indices); the first is the focused one */
   selected = $state<number[]>([]);
@@ -122,6 +125,7 @@ export class AppState {
     this.error = null;
     this.cancelPending = false;
     this.loading = { id: -1, progress: null, files: files.length };
+    this.preview = null;
     const staging = (n: number): void => {
       if (this.loading && this.loading.id === -1) this.loading = { ...this.loading, progress: { phase: 'handing files to the worker', filesDone: n, filesTotal: files.length, bytesDone: 0, bytesTotal: 0, file: '' } };
     };
@@ -135,7 +139,9 @@ export class AppState {
       files,
       symbolFiles,
       (p) => {
-        if (this.loading && this.loading.id === id) this.loading = { ...this.loading, progress: p };
+        if (!this.loading || this.loading.id !== id) return;
+        if (p.preview) this.preview = p.preview;
+        this.loading = { ...this.loading, progress: p.preview ? { ...p, preview: undefined } : p };
       },
       staging,
     );
@@ -176,7 +182,10 @@ export class AppState {
     } catch (e) {
       if (!(e instanceof CancelledError)) this.error = e instanceof Error ? e.message : String(e);
     } finally {
-      if (this.loading?.id === id) this.loading = null;
+      if (this.loading?.id === id) {
+        this.loading = null;
+        this.preview = null;
+      }
     }
   }
 

@@ -5,6 +5,8 @@ import { classifyFiles, groupProcesses, loadJob } from '../../../analysis/load-j
 import { withPrefetch } from './prefetch.ts';
 import { createWebDumpPool, type ReaderFile } from './dump-pool-web.ts';
 import type { DumpPool } from '../../../analysis/dump-pool.ts';
+import { previewJob } from '../../../analysis/job-preview.ts';
+import { webInflater } from '../../../parsers/inflate.ts';
 import { diffSnapshots } from '../../../analysis/diff.ts';
 import { leastSquaresSlope, rankGrowth } from '../../../analysis/growth.ts';
 import { addStackToFunctions, finishFunctionRows } from '../../../analysis/function-diff.ts';
@@ -597,6 +599,14 @@ async function handle(id: number, req: Request): Promise<{ res: Response; transf
         timed.forEach((f, i) => locate.set(f, all[i].blob ? { blob: all[i].blob as Blob } : { source: String(i) }));
         poolFiles = { locate, read: (i, o, l) => timed[i].read(o, l) };
         const readers = dumpPool();
+        // Every process's timeline from the dump heads first, while the readers parse.
+        const bytesTotal = direct.reduce((a, f) => a + f.size, 0);
+        void previewJob(direct, { inflate: webInflater(), signal: ctrl.signal }).then(
+          (preview) => {
+            if (!ctrl.signal.aborted) post({ id, progress: { phase: 'parse', filesDone: 0, filesTotal: preview.dumps, bytesDone: 0, bytesTotal, file: '', preview } });
+          },
+          () => undefined,
+        );
         const j = await loadJob(timed, {
           ...(readers ? { runDump: readers.run, parallelism: 2 * readers.size } : {}),
           signal: ctrl.signal,
@@ -621,7 +631,7 @@ async function handle(id: number, req: Request): Promise<{ res: Response; transf
         growthCache.clear();
         symbolTables.clear();
         symbols.forEach((t, k) => symbolTables.set(k, t));
-        summary = summarize(j, performance.now() - t0, direct.reduce((a, f) => a + f.size, 0), waited);
+        summary = { ...summarize(j, performance.now() - t0, direct.reduce((a, f) => a + f.size, 0), waited), readers: readers?.size ?? 0 };
         return { res: { type: 'load', summary } };
       } finally {
         poolFiles = null;

@@ -5,8 +5,9 @@ import { once } from 'node:events';
 import { createGunzip } from 'node:zlib';
 import type { Inflater } from '../parsers/inflate.js';
 
-// Output pieces of 1 MiB: zlib's default 16 KiB made the parser join a carried partial line per piece.
-const OUTPUT_CHUNK = 1024 * 1024;
+// Output pieces of 256 KiB: zlib's default 16 KiB made the parser join a carried partial line per
+// piece, and a bigger piece is lost whole when the stream turns out corrupt inside it.
+const OUTPUT_CHUNK = 256 * 1024;
 
 export const nodeInflater: Inflater = async function* gunzip(compressed) {
   const z = createGunzip({ chunkSize: OUTPUT_CHUNK });

@@ -78,6 +78,11 @@ function hostRead(hostPath: string, offset: number, length: number): Promise<Uin
 
 let readWaitMs = 0;
 
+// The model's memory budget in the app: a renderer process holds a few GB at most (V8 caps each heap
+// near 4 GB and the readers need room too); beyond it the load stops with a message naming
+// `heaplens ingest` (analysis/memory-budget.ts) rather than the tab crashing.
+const APP_MEMORY_BUDGET = 2e9;
+
 // Dump readers, one per core, started on the first load and kept; each load says where its files are.
 let pool: DumpPool | null | undefined;
 let poolFiles: { locate: Map<InputFile, ReaderFile>; read: (i: number, offset: number, length: number) => Promise<Uint8Array> } | null = null;
@@ -609,6 +614,7 @@ async function handle(id: number, req: Request): Promise<{ res: Response; transf
         );
         const j = await loadJob(timed, {
           ...(readers ? { runDump: readers.run, parallelism: 2 * readers.size } : {}),
+          memoryBudget: APP_MEMORY_BUDGET,
           signal: ctrl.signal,
           onProgress: (pr: LoadProgress) => {
             const now = performance.now();

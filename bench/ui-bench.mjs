@@ -294,6 +294,7 @@ async function main() {
         readers: window.__heaplens?.summary?.readers ?? 0,
         procs: window.__heaplens?.summary?.processes.length ?? 0,
         longTasks: window.__longtasks.map((e) => ({ start: e.start, ms: e.ms })),
+        marks: Object.fromEntries(['heaplens:load-posted', 'heaplens:preview', 'heaplens:load-done', 'heaplens:timeline'].map((n) => [n.slice(9), Math.round((performance.getEntriesByName(n)[0]?.startTime ?? NaN) - (performance.getEntriesByName('heaplens:load-start')[0]?.startTime ?? 0))])),
       }));
       results.scale = {
         job: scaleDir,
@@ -305,6 +306,9 @@ async function main() {
         dropToFullLoadMs: Math.round(tFull - t3),
         longestMainThreadTaskAfterLoadStartMs: Math.round(Math.max(0, ...info.longTasks.filter((e) => e.start > info.start).map((e) => e.ms))),
         browserPeakRssMB: Math.round(peakRss / 1024),
+        // ms after the app's load start; long tasks after it (ms at, duration)
+        appMarks: info.marks,
+        longTasksAfterLoadStart: info.longTasks.filter((e) => e.start > info.start).map((e) => ({ at: Math.round(e.start - info.start), ms: Math.round(e.ms) })),
       };
       console.log('large job', results.scale);
       await p3.close();

@@ -70,7 +70,7 @@ test.describe('large job, progressive', () => {
       await page.locator('[data-testid=file-input]').setInputFiles(files);
       await page.getByTestId('preview').waitFor({ timeout: 30_000 });
       await page.screenshot({ path: path.join(SHOTS, `scale-preview-${width}.png`) });
-      await page.getByTestId('preview-cancel').click();
+      await page.getByTestId('cancel').click();
       await expect(page.getByTestId('preview')).toBeHidden({ timeout: 10_000 });
     }
   });

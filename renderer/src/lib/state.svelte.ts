@@ -140,7 +140,10 @@ export class AppState {
       symbolFiles,
       (p) => {
         if (!this.loading || this.loading.id !== id) return;
-        if (p.preview) this.preview = p.preview;
+        if (p.preview) {
+          this.preview = p.preview;
+          performance.mark('heaplens:preview');
+        }
         this.loading = { ...this.loading, progress: p.preview ? { ...p, preview: undefined } : p };
       },
       staging,

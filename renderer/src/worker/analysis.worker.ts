@@ -83,6 +83,10 @@ let readWaitMs = 0;
 // `heaplens ingest` (analysis/memory-budget.ts) rather than the tab crashing.
 const APP_MEMORY_BUDGET = 2e9;
 
+// How long the parse waits for the dump heads' preview before starting anyway: the first picture in
+// seconds matters more than the same delay on a load of minutes.
+const PREVIEW_HEAD_START_MS = 2000;
+
 // Dump readers, one per core, started on the first load and kept; each load says where its files are.
 let pool: DumpPool | null | undefined;
 let poolFiles: { locate: Map<InputFile, ReaderFile>; read: (i: number, offset: number, length: number) => Promise<Uint8Array> } | null = null;
@@ -606,12 +610,14 @@ async function handle(id: number, req: Request): Promise<{ res: Response; transf
         const readers = dumpPool();
         // Every process's timeline from the dump heads first, while the readers parse.
         const bytesTotal = direct.reduce((a, f) => a + f.size, 0);
-        void previewJob(direct, { inflate: webInflater(), signal: ctrl.signal }).then(
+        const previewed = previewJob(direct, { inflate: webInflater(), signal: ctrl.signal }).then(
           (preview) => {
             if (!ctrl.signal.aborted) post({ id, progress: { phase: 'parse', filesDone: 0, filesTotal: preview.dumps, bytesDone: 0, bytesTotal, file: '', preview } });
           },
           () => undefined,
         );
+        // The heads go first (the readers would otherwise take the disk and cores from them), for a bounded time.
+        await Promise.race([previewed, new Promise((r) => setTimeout(r, PREVIEW_HEAD_START_MS))]);
         const j = await loadJob(timed, {
           ...(readers ? { runDump: readers.run, parallelism: 2 * readers.size } : {}),
           memoryBudget: APP_MEMORY_BUDGET,

@@ -122,6 +122,32 @@ function childPids(pid) {
   return out;
 }
 
+/** A process and all its descendants. */
+function childTree(pid) {
+  if (!pid) return [];
+  const out = [];
+  const stack = [pid];
+  while (stack.length > 0) {
+    const p = stack.pop();
+    out.push(p);
+    try {
+      stack.push(...childPids(p));
+    } catch {
+      /* exited */
+    }
+  }
+  return out;
+}
+
+/** Resident memory (KiB) of one process. */
+function rssOf(pid) {
+  try {
+    return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+  } catch {
+    return 0;
+  }
+}
+
 /** Resident memory (KiB) of a process and all its descendants (the browser and its renderers), from /proc. */
 function treeRss(pid) {
   if (!pid) return 0;
@@ -280,7 +306,11 @@ async function main() {
       const textBytes = JSON.parse(readFileSync(path.join(scaleDir, '.complete'), 'utf8')).textBytes;
       let peakRss = 0;
       const browserPid = childPids(process.pid).find((p) => /chrom/i.test(readFileSync(`/proc/${p}/comm`, 'utf8')));
-      const rssTimer = setInterval(() => (peakRss = Math.max(peakRss, treeRss(browserPid))), 250);
+      let peakOne = 0;
+      const rssTimer = setInterval(() => {
+        peakRss = Math.max(peakRss, treeRss(browserPid));
+        peakOne = Math.max(peakOne, ...childTree(browserPid).map(rssOf));
+      }, 250);
       await p3.evaluate(() => (window.__longtasks = []));
       const t3 = performance.now();
       await p3.locator('[data-testid=file-input]').setInputFiles(scaleFiles);
@@ -307,6 +337,8 @@ async function main() {
         dropToFullLoadMs: Math.round(tFull - t3),
         longestMainThreadTaskAfterLoadStartMs: Math.round(Math.max(0, ...info.longTasks.filter((e) => e.start > info.start).map((e) => e.ms))),
         browserPeakRssMB: Math.round(peakRss / 1024),
+        // the largest single process of the browser (the page's renderer, which holds the analysis worker and readers)
+        largestProcessPeakRssMB: Math.round(peakOne / 1024),
         // ms after the app's load start; long tasks after it (ms at, duration)
         appMarks: info.marks,
         longTasksAfterLoadStart: info.longTasks.filter((e) => e.start > info.start).map((e) => ({ at: Math.round(e.start - info.start), ms: Math.round(e.ms) })),

@@ -18,9 +18,19 @@ export interface DumpHead {
   sampling: Sampling;
 }
 
+// First try: the header is within the first few hundred bytes of nearly every dump, and each read is an
+// IPC round trip in the app, so a small read first and the full head only when it was not enough.
+const FIRST_READ = 4096;
+
 export async function readDumpHead(file: InputFile, inflate: Inflater | null = null): Promise<DumpHead> {
+  const first = await headOf(file, Math.min(FIRST_READ, file.size), inflate);
+  if (first.header !== null || file.size <= FIRST_READ) return first;
+  return headOf(file, Math.min(HEAD_BYTES, file.size), inflate);
+}
+
+async function headOf(file: InputFile, length: number, inflate: Inflater | null): Promise<DumpHead> {
   const parser = new HeapDumpParser({ onRecord: () => undefined });
-  const bytes = await file.read(0, Math.min(HEAD_BYTES, file.size));
+  const bytes = await file.read(0, length);
   const known = () => parser.info.header !== null || parser.info.fatal !== null || parser.info.recordCount > 0;
   if (!isGzip(bytes)) {
     parser.push(bytes);

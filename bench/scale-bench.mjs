@@ -38,7 +38,7 @@ function timed(cmd, args, env = {}) {
 const cores = availableParallelism();
 for (const spec of JOBS) {
   const t0 = performance.now();
-  const { dir, textBytes } = await ensureJob(join(data, spec.name), { ...spec, depth: 26, python: true, gzipHalf: true });
+  const { dir, textBytes } = await ensureJob(join(data, spec.name), { processes: spec.processes, dumps: spec.dumps, stacks: spec.stacks, depth: 26, python: true, gzipHalf: true });
   const genS = (performance.now() - t0) / 1000;
   const du = spawnSync('du', ['-sb', dir], { encoding: 'utf8' }).stdout.split('\t')[0];
   console.log(`job ${spec.name} (Python frames, half gzipped): ${(textBytes / 1e9).toFixed(2)} GB of dump text, ${(Number(du) / 1e9).toFixed(2)} GB on disk${genS > 1 ? ` (generated in ${genS.toFixed(0)} s)` : ''}`);

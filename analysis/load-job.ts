@@ -3,7 +3,8 @@
 
 import type { InputFile } from '../parsers/input-file.js';
 import { webInflater } from '../parsers/inflate.js';
-import { parseMaps, type MapsEntry } from '../parsers/proc-maps.js';
+import { parseMaps, type MapsEntry, type MapsParseProblem } from '../parsers/proc-maps.js';
+import { chooseProcessMaps, type DumpMaps } from './process-maps.js';
 import {
   classifySideFile,
   dirName,
@@ -163,7 +164,7 @@ export async function loadJob(files: readonly InputFile[], options: LoadOptions 
 
   for (const g of groups) {
     const builder = new ProcessBuilder();
-    let bestMaps: { entries: MapsEntry[]; complete: boolean } | null = null;
+    const dumpMaps: (DumpMaps | null)[] = []; // by snapshot
     const pyTables: PyFrameTable[] = [];
     let stackBytes = 0;
     let lastTrailer: { text: string | null; table: PyFrameTable | null } = { text: null, table: null };
@@ -190,16 +191,18 @@ export async function loadJob(files: readonly InputFile[], options: LoadOptions 
       if (py) pyTables.push(py);
       if (loaded.mapsText) {
         const parsed = parseMaps(loaded.mapsText, loaded.mapsFirstLine);
-        // The newest complete maps win; a maps section cut off mid-write is used only when nothing better exists.
-        if (parsed.entries.length > 0 && (loaded.mapsComplete || !bestMaps || !bestMaps.complete)) {
-          bestMaps = { entries: parsed.entries, complete: loaded.mapsComplete };
-        }
+        mapsLineWarnings(d.file.path, parsed.problems, warnings);
+        dumpMaps.push({ file: d.file.path, entries: parsed.entries, complete: loaded.mapsComplete, dropped: parsed.problems.length });
+      } else {
+        dumpMaps.push(null);
       }
     }
     if (builder.snapshots.length === 0) continue;
-    let maps = bestMaps?.entries ?? null;
+    const chosen = chooseProcessMaps(dumpMaps, (i) => snapshotAddresses(builder, i), warnings);
+    let maps = chosen?.entries ?? null;
+    const baseComplete = chosen !== null && dumpMaps.some((m) => m?.file === chosen.base && m.complete);
     const fromFile = standaloneMaps.find((m) => (m.pid !== null && m.pid === g.pid) || (m.pid === null && m.dir === g.dir));
-    if ((!maps || !bestMaps?.complete) && fromFile) {
+    if ((!maps || !baseComplete) && fromFile) {
       maps = fromFile.entries;
       for (const s of builder.snapshots) if (s.mapsSource === null) s.mapsSource = 'file';
     }
@@ -303,6 +306,28 @@ function startDumpTasks(groups: readonly ProcessGroup[], options: LoadOptions, p
   };
 }
 
+/** Per-file warnings about maps lines beyond this many are summed up in one (their line numbers listed). */
+const MAX_MAPS_LINE_WARNINGS = 50;
+
+/** One warning per dropped maps line (its frames lose their module), naming the file and line. */
+function mapsLineWarnings(file: string, problems: readonly MapsParseProblem[], warnings: LoadWarning[]): void {
+  for (const p of problems.slice(0, MAX_MAPS_LINE_WARNINGS)) warnings.push({ file, line: p.line, message: `maps line dropped (${p.message})` });
+  const rest = problems.slice(MAX_MAPS_LINE_WARNINGS);
+  if (rest.length > 0) {
+    const lines = rest.slice(0, 200).map((p) => p.line).join(', ');
+    warnings.push({ file, line: rest[0].line, message: `${rest.length} more maps lines dropped: lines ${lines}${rest.length > 200 ? ', …' : ''}` });
+  }
+}
+
+/** The distinct frame addresses that snapshot i's records use. */
+function snapshotAddresses(builder: ProcessBuilder, i: number): bigint[] {
+  const snap = builder.snapshots[i];
+  const { offsets, frames } = builder.stacks;
+  const seen = new Set<number>();
+  for (const id of snap.stackIds) for (let k = offsets[id]; k < offsets[id + 1]; k++) seen.add(frames[k]);
+  return [...seen].map((a) => BigInt(builder.addresses.hex[a]));
+}
+
 interface StandaloneMaps {
   pid: number | null;
   dir: string;
@@ -315,7 +340,7 @@ async function readStandaloneMaps(side: ClassifiedFiles['side'], warnings: LoadW
     if (s.kind !== 'maps') continue;
     try {
       const parsed = parseMaps(await readText(file));
-      for (const p of parsed.problems.slice(0, 5)) warnings.push({ file: file.path, line: p.line, message: p.message });
+      mapsLineWarnings(file.path, parsed.problems, warnings);
       if (parsed.entries.length === 0) {
         warnings.push({ file: file.path, message: 'maps file has no mappings' });
         continue;

@@ -7,7 +7,7 @@
 // Options: --only 16x100x5000 (or 64x200x2000), --serial (also time the in-thread reader, HEAPLENS_WORKERS=0).
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ensureJob } from './generate-series.mjs';
@@ -26,13 +26,13 @@ if (!existsSync(TIME)) {
   process.exit(0);
 }
 
-/** Runs a command under GNU time; returns { s, rssMB }. */
+/** Runs a command under GNU time; returns { s, rssMB, cpuS } (cpuS: user + system, all threads). */
 function timed(cmd, args, env = {}) {
-  const r = spawnSync(TIME, ['-f', '%e %M', cmd, ...args], { encoding: 'utf8', env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 1 << 26 });
+  const r = spawnSync(TIME, ['-f', '%e %M %U %S', cmd, ...args], { encoding: 'utf8', env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 1 << 26 });
   const last = r.stderr.trim().split('\n').pop() ?? '';
-  const m = /^([\d.]+) (\d+)$/.exec(last);
+  const m = /^([\d.]+) (\d+) ([\d.]+) ([\d.]+)$/.exec(last);
   if (r.status !== 0 || !m) throw new Error(`${cmd} ${args.join(' ')} failed (${r.status}): ${r.stderr.slice(-2000)}`);
-  return { s: Number(m[1]), rssMB: Number(m[2]) / 1024 };
+  return { s: Number(m[1]), rssMB: Number(m[2]) / 1024, cpuS: Number(m[3]) + Number(m[4]) };
 }
 
 const cores = availableParallelism();
@@ -45,7 +45,7 @@ for (const spec of JOBS) {
   // Floors: the same bytes, only inflated and read.
   const serialFloor = timed('sh', ['-c', `find "${dir}" -name '*.gz' -print0 | xargs -0 gzip -dc > /dev/null && find "${dir}" -name '*.heap' -print0 | xargs -0 cat > /dev/null`]);
   const parallelFloor = timed('sh', ['-c', `find "${dir}" -name '*.gz' -print0 | xargs -0 -P ${cores} -n 32 gzip -dc > /dev/null && find "${dir}" -name '*.heap' -print0 | xargs -0 -P ${cores} -n 32 cat > /dev/null`]);
-  console.log(`  floor: gzip -dc + cat ${serialFloor.s.toFixed(1)} s on one core, ${parallelFloor.s.toFixed(1)} s on ${cores} cores`);
+  console.log(`  floor: gzip -dc + cat ${serialFloor.s.toFixed(1)} s on one core, ${parallelFloor.s.toFixed(1)} s on ${cores} cores (load average now ${loadavg()[0].toFixed(1)}: other work shares the machine)`);
   const cli = join(root, 'bin/heaplens.js');
   const runs = [['summary, worker pool', {}]];
   if (values.serial) runs.push(['summary, in-thread (HEAPLENS_WORKERS=0)', { HEAPLENS_WORKERS: '0' }]);
@@ -53,7 +53,7 @@ for (const spec of JOBS) {
     const r = timed(process.execPath, [cli, 'summary', dir], env);
     console.log(
       `  ${label}: ${r.s.toFixed(1)} s = ${(r.s / serialFloor.s).toFixed(2)}× the one-core floor (goal ≤ 2×), ${(r.s / parallelFloor.s).toFixed(2)}× the ${cores}-core floor; ` +
-        `${(textBytes / 1e6 / r.s).toFixed(0)} MB/s of text; peak RSS ${r.rssMB.toFixed(0)} MB (goal < 1,536 MB)`,
+        `${(textBytes / 1e6 / r.s).toFixed(0)} MB/s of text; CPU ${r.cpuS.toFixed(1)} s = ${(r.cpuS / r.s).toFixed(2)} cores busy on average; peak RSS ${r.rssMB.toFixed(0)} MB (goal < 1,536 MB)`,
     );
   }
 }

@@ -45,8 +45,6 @@ export interface LoadOptions {
   runDump?: DumpRunner;
   /** how many dump tasks may run at once (the pool's size); 1 when absent */
   parallelism?: number;
-  /** called as each process is complete (its series final), with those so far: a prefix of the job's */
-  onProcess?: (done: readonly ProcessSeries[], warnings: readonly LoadWarning[]) => void;
   /** stop with a JobTooLargeError once the model would take more than this many bytes */
   memoryBudget?: number;
 }
@@ -216,7 +214,6 @@ export async function loadJob(files: readonly InputFile[], options: LoadOptions 
     if (pyTables.length > 0) series.pythonFrames = seriesPythonFrames(pyTables, g.dumps[g.dumps.length - 1].file.path, warnings);
     await adoptSystingCodeMap(series, maps, codeMaps, warnings);
     processes.push(series);
-    options.onProcess?.(processes, warnings);
   }
   options.onProgress?.({ ...progress, file: '' });
   return { processes, warnings, ignoredFiles: classified.ignored };

@@ -316,8 +316,7 @@ async function main() {
       await p3.locator('[data-testid=file-input]').setInputFiles(scaleFiles);
       await p3.getByTestId('preview-process').first().waitFor({ timeout: 600_000 });
       const tPreview = performance.now();
-      // job-info shows with the first completed processes already; the full load is the app's own mark
-      await p3.waitForFunction(() => performance.getEntriesByName('heaplens:load-done').length > 0, null, { timeout: 1_800_000, polling: 500 });
+      await p3.getByTestId('job-info').waitFor({ timeout: 1_800_000 });
       const tFull = performance.now();
       clearInterval(rssTimer);
       const info = await p3.evaluate(() => ({
@@ -325,7 +324,7 @@ async function main() {
         readers: window.__heaplens?.summary?.readers ?? 0,
         procs: window.__heaplens?.summary?.processes.length ?? 0,
         longTasks: window.__longtasks.map((e) => ({ start: e.start, ms: e.ms })),
-        marks: Object.fromEntries(['heaplens:load-posted', 'heaplens:preview', 'heaplens:partial', 'heaplens:load-done', 'heaplens:timeline'].map((n) => [n.slice(9), Math.round((performance.getEntriesByName(n)[0]?.startTime ?? NaN) - (performance.getEntriesByName('heaplens:load-start')[0]?.startTime ?? 0))])),
+        marks: Object.fromEntries(['heaplens:load-posted', 'heaplens:preview', 'heaplens:load-done', 'heaplens:timeline'].map((n) => [n.slice(9), Math.round((performance.getEntriesByName(n)[0]?.startTime ?? NaN) - (performance.getEntriesByName('heaplens:load-start')[0]?.startTime ?? 0))])),
       }));
       results.scale = {
         job: scaleDir,

@@ -58,12 +58,6 @@ test.describe('large job, progressive', () => {
       return formatBytes(bytes / (1 - Math.exp(-(bytes / objs) / 524288)));
     });
     expect(seen!.values).toEqual(expected);
-    // A load longer than a few seconds shows its completed processes before the rest (partial summaries).
-    const marks = await page.evaluate(() => ({
-      ms: performance.getEntriesByName('heaplens:load-done')[0].startTime - performance.getEntriesByName('heaplens:load-start')[0].startTime,
-      partial: performance.getEntriesByName('heaplens:partial').length > 0,
-    }));
-    if (marks.ms > 4000) expect(marks.partial, `a ${Math.round(marks.ms)} ms load showed no partial job`).toBe(true);
     const readers = await page.evaluate(() => (window as unknown as { __heaplens?: { summary?: { readers?: number } } }).__heaplens?.summary?.readers ?? 0);
     expect(readers).toBeGreaterThanOrEqual(1);
   });

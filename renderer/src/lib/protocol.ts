@@ -34,8 +34,6 @@ export interface LoadProgress {
   file: string;
   /** sent once, early: every process's timeline from the dump heads (analysis/job-preview.ts) */
   preview?: JobPreview;
-  /** the processes read completely so far (a prefix of the job's): the worker answers queries on them */
-  partial?: JobSummary;
 }
 
 export interface SnapshotSummary {

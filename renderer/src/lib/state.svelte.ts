@@ -50,8 +50,6 @@ export class AppState {
   loading = $state<{ id: number; progress: LoadProgress | null; files: number } | null>(null);
   /** while loading: every process's timeline from the dump heads (shown until the full job is in) */
   preview = $state.raw<JobPreview | null>(null);
-  /** while loading a job with none open: `summary` holds the processes read completely so far */
-  partial = $state(false);
   error = $state<string | null>(null);
   /** selected processes (indices); the first is the focused one */
   selected = $state<number[]>([]);
@@ -141,8 +139,6 @@ export class AppState {
     } catch {
       symbolFiles = [];
     }
-    // With a job open, it stays until the new one is in; without, completed processes show as they come.
-    const hadJob = this.summary !== null && this.summary.processes.length > 0;
     const { id, done } = await this.client.startLoad(
       files,
       symbolFiles,
@@ -152,8 +148,7 @@ export class AppState {
           this.preview = p.preview;
           performance.mark('heaplens:preview');
         }
-        if (p.partial) this.showPartial(p.partial, hadJob);
-        this.loading = { ...this.loading, progress: p.preview || p.partial ? { ...p, preview: undefined, partial: undefined } : p };
+        this.loading = { ...this.loading, progress: p.preview ? { ...p, preview: undefined } : p };
       },
       staging,
     );
@@ -182,12 +177,8 @@ export class AppState {
       for (const p of procs) if (p.lastLiveBytes - p.firstLiveBytes > procs[best].lastLiveBytes - procs[best].firstLiveBytes) best = p.index;
       const preferred = preferPrefix ? procs.find((p) => p.prefix === preferPrefix) : undefined;
       if (preferred) best = preferred.index;
-      // the process looked at while the rest loaded stays in view
-      const keep = this.partial && this.selected.length > 0 && this.selected.every((i) => i < procs.length);
-      if (!keep) {
-        this.selected = procs.length > 0 ? [best] : [];
-        this.resetBaseTarget();
-      }
+      this.selected = procs.length > 0 ? [best] : [];
+      this.resetBaseTarget();
       const s = session ?? this.pendingSession;
       if (s) this.applySession(s);
       else {
@@ -197,29 +188,11 @@ export class AppState {
       performance.mark('heaplens:load-done');
     } catch (e) {
       if (!(e instanceof CancelledError)) this.error = e instanceof Error ? e.message : String(e);
-      if (this.partial) {
-        this.summary = null;
-        this.selected = [];
-      }
     } finally {
       if (this.loading?.id === id) {
         this.loading = null;
         this.preview = null;
-        this.partial = false;
       }
-    }
-  }
-
-  /** The processes read so far, shown while the rest load (only when no other job was open). */
-  private showPartial(s: JobSummary, hadJob: boolean): void {
-    if (hadJob || s.processes.length === 0) return;
-    this.summary = s;
-    if (!this.partial) {
-      this.partial = true;
-      this.report = null;
-      performance.mark('heaplens:partial');
-      this.selected = [0];
-      this.resetBaseTarget();
     }
   }
 

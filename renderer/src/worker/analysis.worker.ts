@@ -86,10 +86,6 @@ let readWaitMs = 0;
 // `heaplens ingest` (analysis/memory-budget.ts) rather than the tab crashing.
 const APP_MEMORY_BUDGET = 2e9;
 
-// Partial summaries (completed processes) while loading: often enough to feel live, rarely enough that
-// the UI's re-render per update stays cheap.
-const PARTIAL_EVERY_MS = 1500;
-
 // How long the parse waits for the dump heads' preview before starting anyway: the first picture in
 // seconds matters more than the same delay on a load of minutes.
 const PREVIEW_HEAD_START_MS = 2000;
@@ -598,14 +594,8 @@ async function handle(id: number, req: Request): Promise<{ res: Response; transf
       controllers.set(id, ctrl);
       const t0 = performance.now();
       let lastPost = 0;
-      // the previous job stays until this one has loaded (a cancelled load leaves it in place); completed
-      // processes of this one may be shown meanwhile (partial summaries), so it is put back on failure
-      const before = { job, summary };
-      let partialShown = false;
-      // (none for a load shorter than that: it simply finishes)
-      let lastPartial = t0;
-      let lastProgress: LoadProgress | null = null;
       try {
+        // the previous job stays until this one has loaded (a cancelled load leaves it in place)
         const all = staged.concat(req.files);
         staged = [];
         const direct = all.map(toInputFile);
@@ -648,24 +638,7 @@ async function handle(id: number, req: Request): Promise<{ res: Response; transf
           ...(readers ? { runDump: readers.run, parallelism: 2 * readers.size } : {}),
           memoryBudget: APP_MEMORY_BUDGET,
           signal: ctrl.signal,
-          // Processes are complete one after another: the UI shows them (with growth, stacks and flame graphs)
-          // while the rest are read, refreshed at most every PARTIAL_EVERY_MS.
-          onProcess: (done, warns) => {
-            const now = performance.now();
-            if (now - lastPartial < PARTIAL_EVERY_MS) return;
-            lastPartial = now;
-            if (!partialShown) {
-              partialShown = true;
-              frameTables.clear();
-              growthCache.clear();
-              symbolTables.clear();
-            }
-            job = { processes: [...done], warnings: [...warns], ignoredFiles: [] };
-            const partial = summarize(job, now - t0, bytesTotal, waited);
-            if (lastProgress) post({ id, progress: { ...lastProgress, partial } });
-          },
           onProgress: (pr: LoadProgress) => {
-            lastProgress = { phase: pr.phase, filesDone: pr.filesDone, filesTotal: pr.filesTotal, bytesDone: pr.bytesDone, bytesTotal: pr.bytesTotal, file: pr.file };
             const now = performance.now();
             if (now - lastPost > 50 || pr.filesDone === pr.filesTotal) {
               lastPost = now;
@@ -688,15 +661,6 @@ async function handle(id: number, req: Request): Promise<{ res: Response; transf
         symbols.forEach((t, k) => symbolTables.set(k, t));
         summary = { ...summarize(j, performance.now() - t0, direct.reduce((a, f) => a + f.size, 0), waited), readers: readers?.size ?? 0 };
         return { res: { type: 'load', summary } };
-      } catch (e) {
-        if (partialShown) {
-          job = before.job;
-          summary = before.summary;
-          frameTables.clear();
-          growthCache.clear();
-          symbolTables.clear();
-        }
-        throw e;
       } finally {
         poolFiles = null;
         controllers.delete(id);

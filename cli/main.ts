@@ -13,6 +13,8 @@ import { checkFlags, flag, has, intFlag, parseArgs, UsageError, type ParsedArgs 
 import { describeFrame, mapsDescriber, pythonDescriber, visibleFrames, type FrameOut, type StackDescriber } from './describe-stacks.js';
 import { parseStackMode } from '../analysis/python-stacks.js';
 import { formatBytes, formatInt, formatPercent, formatSignedBytes, table } from './format.js';
+import { processIdentity, processName } from '../analysis/memory-context.js';
+import { jobParents, processContextJson, processContextText, snapshotContextCells, snapshotContextJson } from './context-output.js';
 import { prepareSymbols, SYMBOL_FLAGS, SYMBOL_USAGE, symbolDescriber, symbolizeJob } from './symbols.js';
 
 export interface Output {
@@ -147,7 +149,8 @@ export function printWarnings(warnings: readonly LoadWarning[], io: Output): voi
 }
 
 export function processTitle(p: ProcessSeries): string {
-  const who = p.pid !== null ? `pid ${p.pid}${p.prefix ? ` (${p.prefix})` : ''}` : p.key;
+  const name = processName(processIdentity(p));
+  const who = p.pid !== null ? `pid ${p.pid}${name ? ` ${name}` : ''}${p.prefix ? ` (${p.prefix})` : ''}` : p.key;
   return `${who}: ${p.snapshots.length} snapshot${p.snapshots.length === 1 ? '' : 's'}${p.endedWithoutFinalDump ? ', no final dump (killed or still running)' : ''}`;
 }
 
@@ -169,12 +172,20 @@ export function snapshotJson(s: Snapshot) {
   };
 }
 
+const fatesOf = new WeakMap<Job, ReturnType<typeof processFates>>();
+
 export function processJson(p: ProcessSeries, job?: Job) {
-  const fate = job ? processFates(job)[job.processes.indexOf(p)] : null;
+  let fates = job ? fatesOf.get(job) : undefined;
+  if (job && !fates) {
+    fates = processFates(job);
+    fatesOf.set(job, fates);
+  }
+  const fate = job && fates ? fates[job.processes.indexOf(p)] : null;
   return {
     key: p.key,
     pid: p.pid,
     prefix: p.prefix,
+    name: processName(processIdentity(p)),
     endedWithoutFinalDump: p.endedWithoutFinalDump,
     hasMaps: p.maps !== null,
     ...(fate ? { lastCompleteSeq: fate.lastCompleteSeq, killed: fate.killed, killedEvidence: fate.evidence } : {}),
@@ -182,11 +193,15 @@ export function processJson(p: ProcessSeries, job?: Job) {
 }
 
 function summary(job: Job, args: ParsedArgs, io: Output): void {
+  const parents = jobParents(job);
   if (has(args, 'json')) {
     io.out(
       JSON.stringify(
         {
-          processes: job.processes.map((p) => ({ ...processJson(p, job), snapshots: p.snapshots.map(snapshotJson) })),
+          processes: job.processes.map((p) => {
+            const ctx = snapshotContextJson(p);
+            return { ...processJson(p, job), ...processContextJson(p, parents), snapshots: p.snapshots.map((s, i) => ({ ...snapshotJson(s), ...ctx[i] })) };
+          }),
           warnings: job.warnings,
           ignoredFiles: job.ignoredFiles,
         },
@@ -198,15 +213,19 @@ function summary(job: Job, args: ParsedArgs, io: Output): void {
   }
   for (const p of job.processes) {
     io.out(processTitle(p));
-    const rows = p.snapshots.map((s) => [
+    for (const l of processContextText(p, parents, job)) io.out(indent(l));
+    const extra = snapshotContextCells(p);
+    const rows = p.snapshots.map((s, i) => [
       s.seq === null ? '-' : String(s.seq),
       s.trigger,
+      ...extra.rows[i],
       formatBytes(s.live.bytes),
       formatInt(s.live.objects),
       s.truncated ? `truncated at byte ${s.truncated.byteOffset}${s.complete ? ' (in its maps: records complete)' : s.headerLiveBytes !== null ? `: records incomplete, header total ${formatBytes(s.headerLiveBytes)}` : ': records incomplete'}` : '',
       s.file,
     ]);
-    io.out(indent(table(['seq', 'trigger', 'live', 'objects', 'note', 'file'], rows, [true, false, true, true, false, false])));
+    const header = ['seq', 'trigger', ...extra.header, 'live', 'objects', 'note', 'file'];
+    io.out(indent(table(header, rows, [true, false, false, true, true, true, true, true, false, false])));
     io.out('');
   }
   printWarnings(job.warnings, io);

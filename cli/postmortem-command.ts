@@ -5,6 +5,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import type { Job } from '../analysis/model.js';
 import { parseLimit, postmortem, type JobPostmortem, type Projection } from '../analysis/postmortem.js';
+import { recordedJobLimit } from '../analysis/memory-context.js';
 import { NOISE_Z } from '../analysis/sampling-error.js';
 import { flag, has, intFlag, UsageError, type ParsedArgs } from './args.js';
 import type { FrameOut } from './describe-stacks.js';
@@ -76,7 +77,10 @@ function callSite(frames: readonly FrameOut[]): string {
   return named ? describeFrame(named) : frames.length > 0 ? describeFrame(frames[0]) : '(no frames)';
 }
 
-export function postmortemCommand(job: Job, args: ParsedArgs, io: Output, limit: Limit | null): void {
+export function postmortemCommand(job: Job, args: ParsedArgs, io: Output, given: Limit | null): void {
+  // without --limit, the cgroup memory.max the capture library recorded with the dumps
+  const rec = given ? null : recordedJobLimit(job.processes);
+  const limit: Limit | null = given ?? (rec ? { bytes: rec.bytes, source: `memory.max recorded with the dumps of ${rec.processes} process(es)`, note: null } : null);
   const n = intFlag(args, 'top', 10);
   const pm: JobPostmortem = postmortem(job, limit?.bytes ?? null);
   const desc = describers(job, args);

@@ -77,9 +77,47 @@ test('Suspects: job-wide ranking, pattern badges, σ sparklines, killed processe
   const selected = growth.locator('[data-testid=growth-row].sel');
   await expect(selected).toHaveCount(1);
   expect(labelHits((await selected.locator('.lbl').getAttribute('title')) ?? '', 'leak_steady', LEAK_RANGE)).toBe(true);
+  // the stack panel says what the ranking found: steady, held by both runs, its end σ
+  const panel = page.getByTestId('stack-panel');
+  await expect(panel).toContainText('steady');
+  await expect(panel).toContainText('held by');
+  await expect(panel).toContainText('±2σ at the end');
   // sampled deltas within 2σ are greyed (the plateau and the worker's buffers did not change)
   await expect(growth.locator('[data-testid=growth-row] [data-noise="true"]').first()).toBeVisible();
   await shot(page, 'suspects-opened');
+
+  // the diff flame graph of the sampled run greys what sampling can explain: the 1 MiB plateau (unchanged) is grey
+  await page.getByTestId('tab-diff').click();
+  await expect(page.getByTestId('diff-flame').locator('canvas')).toBeVisible();
+  const PLATEAU_RANGE = elfSymbolRange(path.join(ROOT, 'fixtures', 'jemalloc', 'bin', 'leaky'), 'plateau');
+  const findNodes = () =>
+    page.evaluate(() => {
+      const w = window as unknown as { __heaplensFlame?: Record<string, { find: (t: string) => { node: number; label: string; rect: { x: number; y: number; w: number; h: number } | null }[]; drawNow: () => number }> };
+      const api = w.__heaplensFlame?.['diff-flame'];
+      api?.drawNow();
+      return api ? api.find('') : [];
+    });
+  // the sampled run's diff arrives after the tab opens: wait for its plateau node
+  type FlameNode = Awaited<ReturnType<typeof findNodes>>[number];
+  let plateauNode: FlameNode | undefined;
+  await expect
+    .poll(async () => {
+      plateauNode = (await findNodes()).find((n) => labelHits(n.label, 'plateau', PLATEAU_RANGE) && n.rect !== null && n.rect.w > 4);
+      return plateauNode !== undefined;
+    })
+    .toBe(true);
+  const px = (await (
+    await page.evaluateHandle((rect: { x: number; y: number }) => {
+      const canvas = document.querySelector('[data-testid=diff-flame] canvas') as HTMLCanvasElement;
+      const dpr = window.devicePixelRatio || 1;
+      const d = (canvas.getContext('2d') as CanvasRenderingContext2D).getImageData(Math.round((rect.x + 1.5) * dpr), Math.round((rect.y + 2) * dpr), 1, 1).data;
+      return { r: d[0], g: d[1], b: d[2] };
+    }, plateauNode?.rect ?? { x: 0, y: 0 })
+  ).jsonValue()) as { r: number; g: number; b: number };
+  // grey: no hue (the growth colour is vermillion, the shrink colour blue)
+  expect(Math.abs(px.r - px.g), JSON.stringify(px)).toBeLessThan(16);
+  expect(Math.abs(px.g - px.b), JSON.stringify(px)).toBeLessThan(16);
+  await shot(page, 'suspects-diff-noise');
 
   expect(errors).toEqual([]);
   expect(net.blocked).toEqual([]);

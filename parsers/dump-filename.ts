@@ -51,7 +51,7 @@ export function parseDumpName(path: string): DumpName | null {
   };
 }
 
-export type SideFileKind = 'maps' | 'pyframes' | 'perf-map' | 'pycode-map';
+export type SideFileKind = 'maps' | 'pyframes' | 'perf-map' | 'pycode-map' | 'rss-log';
 
 export interface SideFile {
   kind: SideFileKind;
@@ -62,6 +62,7 @@ export interface SideFile {
 /** Files that travel with dumps: copies of /proc/<pid>/maps, Python frame tables, perf maps. */
 export function classifySideFile(path: string): SideFile | null {
   const name = baseName(path);
+  if (name.toLowerCase().endsWith('.csv')) return { kind: 'rss-log', pid: null };
   if (name.endsWith('.pyframes')) return { kind: 'pyframes', pid: parseDumpName(name.slice(0, -'.pyframes'.length))?.pid ?? null };
   let m = /^perf-(\d+)\.map$/.exec(name);
   if (m) return { kind: 'perf-map', pid: Number(m[1]) };

@@ -49,6 +49,38 @@ export interface SnapshotSummary {
   /** the header's total (a cut dump's total), null without one */
   headerLiveBytes: number | null;
   mtimeMs: number | null;
+  /** wall-clock time (ms since the epoch) and where it came from (analysis/snapshot-time.ts); absent in old reports */
+  timeMs?: number | null;
+  timeSource?: 'capture' | 'mtime' | 'seq';
+  /** allocator / RSS / cgroup figures beside the heap estimate (analysis/memory-context.ts) */
+  memory?: SnapshotMemory | null;
+}
+
+export interface SnapshotMemory {
+  allocated: number | null;
+  active: number | null;
+  resident: number | null;
+  rss: number | null;
+  rssSource: 'context' | 'log' | null;
+  cgroupCurrent: number | null;
+  cgroupMax: number | null;
+  /** RSS − allocated and its likely meaning */
+  gap: { gap: number; dominant: 'fragmentation' | 'unpurged' | 'outside' | null; message: string; parts: Record<'fragmentation' | 'unpurged' | 'outside', number | null> } | null;
+}
+
+/** Who a process was (the capture context), its place in the job's fork/spawn tree and its limit. */
+export interface ProcessIdentitySummary {
+  name: string | null;
+  comm: string | null;
+  /** argv, shell-quoted for display */
+  cmdline: string | null;
+  ppid: number | null;
+  hostname: string | null;
+  startMs: number | null;
+  /** index of the parent process in this job, null for roots and unknown */
+  parentIndex: number | null;
+  /** depth in the tree, and the process indices in depth-first order (same for every process) */
+  depth: number;
 }
 
 export interface ProcessSummary {
@@ -66,6 +98,14 @@ export interface ProcessSummary {
   stackCount: number;
   hasPythonFrames: boolean;
   truncatedCount: number;
+  /** absent for dumps without a capture context (and in old reports) */
+  identity?: ProcessIdentitySummary | null;
+  /** depth-first position in the fork/spawn tree (for the process table's tree order) */
+  treeOrder?: number;
+  /** cgroup memory.max, bytes */
+  limitBytes?: number | null;
+  /** the series' time axis (analysis/snapshot-time.ts seriesTimes): wall clock from capture or mtimes, else seq */
+  time?: { axis: 'wall' | 'seq'; source: 'capture' | 'mtime' | 'seq'; mtimeProblem: string | null };
 }
 
 export interface WarningSummary {
@@ -173,6 +213,8 @@ export interface FlameData {
   totalObjects: Float64Array;
   baseTotal: Float64Array | null;
   absDeltaTotal: Float64Array | null;
+  /** diff only: variance (bytes²) of each node's Δ from the sampling model (Var_base + Var_target of its stacks); absent in reports */
+  deltaVar?: Float64Array | null;
   maxDepth: number;
   /** frame info by key (only keys present in the tree) */
   frames: Record<number, FrameInfo>;
@@ -189,6 +231,8 @@ export interface StackDetail {
   series: number[];
   baseBytes: number;
   targetBytes: number;
+  /** the stack's verdict in the job-wide ranking (analysis/patterns.ts), absent in reports */
+  verdict?: { pattern: string; score: number; sigmaBytes: number; withinNoise: boolean; lateRate: number; lateRatePerSecond: boolean; groupProcesses: number; rank: number; note: string | null };
 }
 
 /** One process's series of a suspect stack: live bytes and 1σ per snapshot (all snapshots; cut ones flagged). */

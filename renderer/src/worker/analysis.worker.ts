@@ -1,6 +1,7 @@
 // The analysis worker: owns the loaded Job and answers the UI's queries. The UI thread never parses text.
 
 /// <reference lib="webworker" />
+import { contextParts } from './context-summary.ts';
 import { classifyFiles, groupProcesses, loadJob } from '../../../analysis/load-job.ts';
 import { withPrefetch } from './prefetch.ts';
 import { createWebDumpPool, type ReaderFile } from './dump-pool-web.ts';
@@ -11,7 +12,7 @@ import { diffSnapshots } from '../../../analysis/diff.ts';
 import { leastSquaresSlope, rankGrowth } from '../../../analysis/growth.ts';
 import { addStackToFunctions, finishFunctionRows } from '../../../analysis/function-diff.ts';
 import { buildCallTree } from '../../../analysis/call-tree.ts';
-import type { Job, ProcessSeries } from '../../../analysis/model.ts';
+import type { Job, ProcessSeries, Snapshot } from '../../../analysis/model.ts';
 import type { InputFile } from '../../../parsers/input-file.ts';
 import { FrameTable } from './frames.ts';
 import { Symbolizer, type SymbolTable } from '../../../symbolize/symbolize.ts';
@@ -30,7 +31,7 @@ import { toPprof } from '../../../export/pprof.ts';
 import { toFolded } from '../../../export/folded.ts';
 import { toSpeedscope } from '../../../export/speedscope.ts';
 import type { ExportInput } from '../../../export/samples.ts';
-import { suspectsResult } from './suspects.ts';
+import { stackVerdict, suspectsResult } from './suspects.ts';
 import { lastCompleteIndex, snapshotTotalBytes } from '../../../analysis/snapshot-status.ts';
 import { denseVariances, withinNoise } from '../../../analysis/sampling-error.ts';
 import type {
@@ -227,10 +228,12 @@ function warningKind(message: string): WarningSummary['kind'] {
 }
 
 function summarize(j: Job, loadMs: number, bytesTotal: number, waitMs: number): JobSummary {
+  const ctx = contextParts(j);
   const processes: ProcessSummary[] = j.processes.map((p, index) => {
     // totals: a cut dump's header total (its records are partial), else the sum of records
     const live = p.snapshots.map(snapshotTotalBytes);
     const table = frameTable(index);
+    const c = ctx[index];
     return {
       index,
       key: p.key,
@@ -247,6 +250,7 @@ function summarize(j: Job, loadMs: number, bytesTotal: number, waitMs: number): 
         complete: s.complete,
         headerLiveBytes: s.headerLiveBytes,
         mtimeMs: s.mtimeMs,
+        ...c.snapshots[si],
       })),
       lastLiveBytes: live[live.length - 1] ?? 0,
       firstLiveBytes: live[0] ?? 0,
@@ -256,6 +260,10 @@ function summarize(j: Job, loadMs: number, bytesTotal: number, waitMs: number): 
       stackCount: p.stacks.count,
       hasPythonFrames: table.hasPython,
       truncatedCount: p.snapshots.filter((s) => s.truncated !== null).length,
+      identity: c.identity,
+      treeOrder: c.treeOrder,
+      limitBytes: c.limitBytes,
+      time: c.time,
     };
   });
   const warnings: WarningSummary[] = j.warnings.map((w) => ({ ...w, kind: warningKind(w.message) }));
@@ -404,6 +412,7 @@ function flame(i: number, snapshot: number, base: number | null, view: ViewOptio
     baseBytes = Float64Array.from(deltas, (d) => d.baseBytes);
   }
   const tree = buildCallTree(p.stacks, { stackIds, bytes, objects, baseBytes }, { stackKeys: (id) => table.stackKeys(id, view) });
+  const deltaVar = base === null ? null : nodeDeltaVariance(tree, stackIds, p.stacks.count, p.snapshots[base], p.snapshots[snapshot]);
   const frames: Record<number, FrameInfo> = {};
   for (let n = 1; n < tree.size; n++) {
     const k = tree.key[n];
@@ -422,6 +431,7 @@ function flame(i: number, snapshot: number, base: number | null, view: ViewOptio
     totalObjects: tree.totalObjects,
     baseTotal: tree.baseTotal,
     absDeltaTotal: tree.absDeltaTotal,
+    deltaVar,
     maxDepth: tree.maxDepth,
     frames,
     stackNodes,
@@ -431,7 +441,19 @@ function flame(i: number, snapshot: number, base: number | null, view: ViewOptio
   const transfer: Transferable[] = [tree.depth.buffer, tree.end.buffer, tree.parent.buffer, tree.key.buffer, tree.total.buffer, tree.self.buffer, tree.totalObjects.buffer];
   if (tree.baseTotal) transfer.push(tree.baseTotal.buffer);
   if (tree.absDeltaTotal) transfer.push(tree.absDeltaTotal.buffer);
+  if (deltaVar) transfer.push(deltaVar.buffer);
   return { flame: data, transfer };
+}
+
+/** Per node of a diff tree: the variance of its Δ, the sum over the stacks through it of Var_base + Var_target. */
+function nodeDeltaVariance(tree: { size: number; parent: Int32Array; stackNode: Int32Array }, stackIds: ArrayLike<number>, count: number, a: Snapshot, b: Snapshot): Float64Array {
+  const va = denseVariances(count, a);
+  const vb = denseVariances(count, b);
+  const self = new Float64Array(tree.size);
+  for (let j = 0; j < stackIds.length; j++) self[tree.stackNode[j]] += va[stackIds[j]] + vb[stackIds[j]];
+  // preorder: a child's index is above its parent's, so one pass from the end sums subtrees
+  for (let n = tree.size - 1; n > 0; n--) self[tree.parent[n]] += self[n];
+  return self;
 }
 
 function valueIn(p: ProcessSeries, snapshot: number, stackId: number): number {
@@ -448,7 +470,21 @@ function stackDetail(i: number, stackId: number, members: number[], base: number
   const frames = table.stackDetail(stackId, view.mode);
   const ids = members.length > 0 ? members : [stackId];
   const series = p.snapshots.map((_, si) => ids.reduce((sum, id) => sum + valueIn(p, si, id), 0));
-  return { stackId, frames, series, baseBytes: series[base] ?? 0, targetBytes: series[target] ?? 0 };
+  const v = job ? stackVerdict(job, i, stackId) : null;
+  const verdict = v
+    ? {
+        pattern: v.s.pattern,
+        score: v.s.score,
+        sigmaBytes: v.s.sigmaBytes,
+        withinNoise: v.s.withinNoise,
+        lateRate: v.s.lateSlopePerSecond ?? v.s.lateSlopePerSnapshot,
+        lateRatePerSecond: v.s.lateSlopePerSecond !== null,
+        groupProcesses: v.s.groupProcesses,
+        rank: v.rank,
+        note: v.s.note,
+      }
+    : undefined;
+  return { stackId, frames, series, baseBytes: series[base] ?? 0, targetBytes: series[target] ?? 0, ...(verdict ? { verdict } : {}) };
 }
 
 function stackSeries(i: number, n: number, view: ViewOptions): StackSeries {

@@ -2,8 +2,7 @@
 // One bad file never stops the rest: it becomes a warning naming the file (and line or byte offset).
 
 import type { InputFile } from '../parsers/input-file.js';
-import { readDump } from '../parsers/read-dump.js';
-import type { ParsedDumpInfo } from '../parsers/heap-dump.js';
+import { webInflater } from '../parsers/inflate.js';
 import { parseMaps, type MapsEntry, type MapsParseProblem } from '../parsers/proc-maps.js';
 import { chooseProcessMaps, type DumpMaps } from './process-maps.js';
 import {
@@ -17,10 +16,12 @@ import {
 } from '../parsers/dump-filename.js';
 import type { Job, LoadWarning, ProcessSeries } from './model.js';
 import { ProcessBuilder } from './process-builder.js';
+import { mergeDumpTask, runDumpTask, type DumpTask, type DumpTaskResult } from './dump-task.js';
+import { JobTooLargeError, snapshotBytes, stackTableBytes } from './memory-budget.js';
 import { adoptSystingFrames } from './systing-frames.js';
 import { decodeSystingSlot, parseSystingCodeMap, systingTokenFromMapsPaths } from '../parsers/systing-codemap.js';
 import { pythonFramesForDump, seriesPythonFrames } from './python-stacks.js';
-import type { PyFrameTable } from '../parsers/pyframes.js';
+import { parsePyFrames, type PyFrameTable } from '../parsers/pyframes.js';
 import { contextForDump, isContextOnlyTable } from './dump-context-load.js';
 import { readRssLogs } from './rss-log-load.js';
 import { attachRssLogs } from './rss-log-align.js';
@@ -43,7 +44,19 @@ export interface LoadOptions {
    * loaded at the same place).
    */
   singleSeries?: boolean;
+  /** runs one dump's task (a worker pool's); in this thread when absent */
+  runDump?: DumpRunner;
+  /** how many dump tasks may run at once (the pool's size); 1 when absent */
+  parallelism?: number;
+  /** stop with a JobTooLargeError once the model would take more than this many bytes */
+  memoryBudget?: number;
 }
+
+/** Runs one dump task somewhere (this thread, a worker); rejects only when cancelled. */
+export type DumpRunner = (task: DumpTask, onBytes: (bytesRead: number) => void, signal?: AbortSignal) => Promise<DumpTaskResult>;
+
+// The platform's native gunzip when it has one (browsers, Electron, Node ≥ 18); else the reader uses pako.
+const defaultInflater = webInflater();
 
 interface DumpEntry {
   file: InputFile;
@@ -146,37 +159,46 @@ export async function loadJob(files: readonly InputFile[], options: LoadOptions 
   const bytesTotal = classified.dumps.reduce((s, d) => s + d.file.size, 0);
   const progress: LoadProgress = { phase: 'parse', filesDone: 0, filesTotal: classified.dumps.length, bytesDone: 0, bytesTotal, file: '' };
   const processes: ProcessSeries[] = [];
+  const tasks = startDumpTasks(groups, options, progress);
+  let modelBytes = 0;
+  let taskIndex = 0;
 
   for (const g of groups) {
     const builder = new ProcessBuilder();
     const dumpMaps: (DumpMaps | null)[] = []; // by snapshot
     const pyTables: PyFrameTable[] = [];
+    let stackBytes = 0;
+    let lastTrailer: { text: string | null; table: PyFrameTable | null } = { text: null, table: null };
     for (const d of g.dumps) {
-      options.signal?.throwIfAborted();
-      progress.file = d.file.path;
-      options.onProgress?.(progress);
-      const before = progress.bytesDone;
-      const loaded = await loadOneDump(builder, d, warnings, options, (n) => {
-        progress.bytesDone = before + n;
-        options.onProgress?.(progress);
-      });
-      progress.bytesDone = before + d.file.size;
-      progress.filesDone++;
-      if (loaded) {
-        const py = await pythonFramesForDump(d.file.path, loaded.trailerText, pyframeSidecars, warnings, loaded.mapsText);
-        if (py) {
-          builder.snapshots[builder.snapshots.length - 1].context = contextForDump(py, d.file.path, d.name?.pid ?? null, pyframeSidecars, warnings);
-          if (!isContextOnlyTable(py)) pyTables.push(py);
-        }
+      const result = await tasks.next(taskIndex++);
+      warnings.push(...result.warnings);
+      const parsed = result.parsed;
+      if (!parsed) continue;
+      const loaded = parsed.info;
+      modelBytes += snapshotBytes(mergeDumpTask(builder, parsed));
+      const nowStackBytes = stackTableBytes(builder.stacks, builder.addresses.hex.length);
+      modelBytes += nowStackBytes - stackBytes;
+      stackBytes = nowStackBytes;
+      if (options.memoryBudget !== undefined && modelBytes > options.memoryBudget) {
+        tasks.cancel();
+        throw new JobTooLargeError(modelBytes, options.memoryBudget, progress.filesDone, progress.filesTotal);
       }
-      if (loaded) {
-        if (loaded.mapsText) {
-          const parsed = parseMaps(loaded.mapsText, loaded.mapsFirstLine);
-          mapsLineWarnings(d.file.path, parsed.problems, warnings);
-          dumpMaps.push({ file: d.file.path, entries: parsed.entries, complete: loaded.mapsComplete, dropped: parsed.problems.length });
-        } else {
-          dumpMaps.push(null);
-        }
+      // A process's appended table is cumulative and often unchanged from one dump to the next: parsed once.
+      if (loaded.trailerText !== null && loaded.trailerText !== lastTrailer.text) {
+        lastTrailer = { text: loaded.trailerText, table: parsePyFrames(loaded.trailerText, 'dump') };
+      }
+      const trailer = loaded.trailerText === null ? null : (lastTrailer.table ?? loaded.trailerText);
+      const py = await pythonFramesForDump(d.file.path, trailer, pyframeSidecars, warnings, loaded.mapsText);
+      if (py) {
+        builder.snapshots[builder.snapshots.length - 1].context = contextForDump(py, d.file.path, d.name?.pid ?? null, pyframeSidecars, warnings);
+        if (!isContextOnlyTable(py)) pyTables.push(py);
+      }
+      if (loaded.mapsText) {
+        const parsed = parseMaps(loaded.mapsText, loaded.mapsFirstLine);
+        mapsLineWarnings(d.file.path, parsed.problems, warnings);
+        dumpMaps.push({ file: d.file.path, entries: parsed.entries, complete: loaded.mapsComplete, dropped: parsed.problems.length });
+      } else {
+        dumpMaps.push(null);
       }
     }
     if (builder.snapshots.length === 0) continue;
@@ -228,59 +250,64 @@ function describeGroup(g: ProcessGroup): string {
   return g.pid !== null ? `${g.prefix || 'pid'} ${g.pid}` : `in ${g.dir || '.'}`;
 }
 
-async function loadOneDump(
-  builder: ProcessBuilder,
-  d: DumpEntry,
-  warnings: LoadWarning[],
-  options: LoadOptions,
-  onBytes: (n: number) => void,
-): Promise<ParsedDumpInfo | null> {
-  const path = d.file.path;
-  const snap = builder.snapshotBuilder();
-  let result;
-  try {
-    result = await readDump(d.file, {
-      onRecord: (r, live) => snap.add(r, live.sampling),
-      onBytes,
-      ...(options.signal ? { signal: options.signal } : {}),
-    });
-  } catch (e) {
-    if (options.signal?.aborted) throw e;
-    warnings.push({ file: path, message: `could not be read: ${e instanceof Error ? e.message : String(e)}` });
-    return null;
-  }
-  const info = result.info;
-  if (result.gzipProblem) warnings.push({ file: path, message: result.gzipProblem });
-  for (const p of info.problems) warnings.push({ file: path, line: p.line, byteOffset: p.byteOffset, message: p.message });
-  if (info.problemsOmitted > 0) warnings.push({ file: path, message: `${info.problemsOmitted} more problems of the same kinds (lines skipped or records dropped) not listed one by one` });
-  if (info.fatal) {
-    warnings.push({ file: path, line: info.fatal.line, byteOffset: info.fatal.byteOffset, message: `skipped: ${info.fatal.message}` });
-    return null;
-  }
-  if (info.truncated) {
-    warnings.push({
-      file: path,
-      line: info.truncated.line,
-      byteOffset: info.truncated.byteOffset,
-      message: `truncated at byte ${info.truncated.byteOffset} (line ${info.truncated.line}): ${info.truncated.reason}; kept ${info.recordCount} complete records`,
-    });
-  }
-  if (snap.nonFinite > 0) warnings.push({ file: path, message: `${snap.nonFinite} record(s) left out: unbiasing them gives no finite size` });
-  const name = d.name;
-  builder.snapshots.push(
-    snap.build(
-      {
-        file: path,
-        seq: name?.seq ?? null,
-        trigger: name?.trigger ?? 'unknown',
-        triggerSeq: name?.triggerSeq ?? null,
-        mtimeMs: d.file.mtimeMs,
+/**
+ * Runs the dump tasks in load order, up to `parallelism` at once ahead of the merge (bounded, so a
+ * slow merge never piles up results in memory), and hands them back in that order.
+ */
+function startDumpTasks(groups: readonly ProcessGroup[], options: LoadOptions, progress: LoadProgress) {
+  const order = groups.flatMap((g) => g.dumps);
+  const run = options.runDump ?? ((task: DumpTask, onBytes: (n: number) => void, signal?: AbortSignal) => runDumpTask(task, { onBytes, ...(signal ? { signal } : {}), inflate: defaultInflater }));
+  const ahead = Math.max(1, options.parallelism ?? 1);
+  const started: Promise<DumpTaskResult>[] = [];
+  const partial: number[] = [];
+  let partialSum = 0;
+  let doneBytes = 0;
+  const report = () => {
+    progress.bytesDone = doneBytes + partialSum;
+    options.onProgress?.(progress);
+  };
+  const start = (i: number) => {
+    const d = order[i];
+    partial[i] = 0;
+    progress.file = d.file.path;
+    const name = d.name;
+    const task: DumpTask = {
+      file: d.file,
+      meta: { file: d.file.path, seq: name?.seq ?? null, trigger: name?.trigger ?? 'unknown', triggerSeq: name?.triggerSeq ?? null, mtimeMs: d.file.mtimeMs },
+    };
+    const p = run(
+      task,
+      (n) => {
+        partialSum += n - partial[i];
+        partial[i] = n;
+        report();
       },
-      info,
-      info.mapsText ? 'dump' : null,
-    ),
-  );
-  return info;
+      options.signal,
+    ).then((r) => {
+      partialSum -= partial[i];
+      partial[i] = 0;
+      doneBytes += d.file.size;
+      progress.filesDone++;
+      report();
+      return r;
+    });
+    // Awaited later, in order; a rejection (cancel) must not count as unhandled meanwhile.
+    p.catch(() => undefined);
+    started[i] = p;
+  };
+  let cancelled = false;
+  return {
+    next(i: number): Promise<DumpTaskResult> {
+      options.signal?.throwIfAborted();
+      for (let k = started.length; k < Math.min(order.length, i + ahead); k++) if (!cancelled) start(k);
+      const p = started[i];
+      delete started[i];
+      return p;
+    },
+    cancel(): void {
+      cancelled = true;
+    },
+  };
 }
 
 /** Per-file warnings about maps lines beyond this many are summed up in one (their line numbers listed). */

@@ -49,6 +49,11 @@ class U32Column {
   }
 }
 
+/** Gives each distinct stack (its frame words, see DumpRecord.frameWords) a dense id from 0. */
+export interface StackInterner {
+  internStack(words: Uint32Array): number;
+}
+
 /** Collects the records of one dump. */
 export class SnapshotBuilder {
   private readonly ids = new U32Column();
@@ -64,7 +69,7 @@ export class SnapshotBuilder {
   readonly live: Counts = { objects: 0, bytes: 0 };
   readonly accumulated: Counts = { objects: 0, bytes: 0 };
 
-  constructor(private readonly process: ProcessBuilder) {}
+  constructor(private readonly process: StackInterner) {}
 
   /** Records left out because unbiasing gave a value that is not a finite size (the parser's range checks should stop these first). */
   nonFinite = 0;
@@ -161,7 +166,7 @@ export class SnapshotBuilder {
   }
 }
 
-export class ProcessBuilder {
+export class ProcessBuilder implements StackInterner {
   readonly addresses: AddressTable = { hex: [], index: new Map() };
   readonly stacks: StackTable = { count: 0, offsets: [0], frames: [], allocatorDepth: [] };
   readonly snapshots: Snapshot[] = [];

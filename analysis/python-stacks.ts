@@ -261,14 +261,15 @@ export function applyStackMode<F extends { address: string }>(
  */
 export async function pythonFramesForDump(
   dumpPath: string,
-  trailerText: string | null | undefined,
+  trailerText: string | PyFrameTable | null | undefined,
   sidecars: ReadonlyMap<string, InputFile>,
   warnings: LoadWarning[],
   mapsText?: string | null,
 ): Promise<PyFrameTable | null> {
   let table: PyFrameTable | null = null;
   let where = dumpPath;
-  if (trailerText) table = parsePyFrames(trailerText, 'dump');
+  // (a table appended to the dump may come already parsed, by the dump's reader task)
+  if (trailerText) table = typeof trailerText === 'string' ? parsePyFrames(trailerText, 'dump') : trailerText;
   if (!table) {
     for (const p of sidecarPathsFor(dumpPath)) {
       const f = sidecars.get(p);

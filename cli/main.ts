@@ -1,7 +1,7 @@
 // heaplens command line: summary, top, diff, growth over dumps, files or folders.
 // Exit codes: 0 success, 1 nothing could be read, 2 usage error.
 
-import { loadJob } from '../analysis/load-job.js';
+import { JobTooLargeError, loadDumps } from './load-dumps.js';
 import type { Job, LoadWarning, ProcessSeries, Snapshot } from '../analysis/model.js';
 import { diffSnapshots, diffTotals } from '../analysis/diff.js';
 import { lastCompleteIndex } from '../analysis/snapshot-status.js';
@@ -144,11 +144,18 @@ async function withJob(args: ParsedArgs, io: Output, cmd: Command): Promise<numb
   // The symbolizer (modules, WASM compile) loads while the dumps are read.
   if (args.command !== 'summary') prepareSymbols(args);
   const files = await collectInputFiles(args.positional, problems);
-  let job = await loadJob(files);
+  let job: Job;
+  try {
+    job = await loadDumps(files);
+  } catch (e) {
+    if (!(e instanceof JobTooLargeError)) throw e;
+    io.err(`heaplens: ${e.message}`);
+    return 1;
+  }
   if (args.command === 'diff' && files.length === 2 && args.positional.length === 2 && job.processes.length === 2 && !has(args, 'base') && !has(args, 'target')) {
     // Two dumps of different processes: compare them as one series of two snapshots.
     const [a, b] = job.processes;
-    job = await loadJob(files, { singleSeries: true });
+    job = await loadDumps(files, { singleSeries: true });
     job.warnings.push({
       file: args.positional[1],
       message: `base and target come from different processes (pid ${a.pid ?? '?'} and ${b.pid ?? '?'}): stacks are matched by raw return address, which differs between processes under ASLR unless the binaries were loaded at the same addresses`,

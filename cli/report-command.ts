@@ -4,7 +4,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Job, ProcessSeries } from '../analysis/model.js';
-import { loadJob } from '../analysis/load-job.js';
+import { JobTooLargeError, loadDumps } from './load-dumps.js';
 import { DEFAULT_STACK_MODE, parseStackMode } from '../analysis/python-stacks.js';
 import { filteringSource, foldingSource } from '../export/frames.js';
 import { DEFAULT_SAMPLE_TYPE, parseSampleType, sampleSeries, sampleUnavailable } from '../analysis/sample-type.js';
@@ -35,7 +35,14 @@ export async function loadForCommand(args: ParsedArgs, io: CommandIO): Promise<J
   if (args.positional.length === 0) throw new UsageError(`"${args.command}" needs at least one file or folder`);
   const problems: CollectProblem[] = [];
   const files = await collectInputFiles(args.positional, problems);
-  const job = await loadJob(files);
+  let job: Job;
+  try {
+    job = await loadDumps(files);
+  } catch (e) {
+    if (!(e instanceof JobTooLargeError)) throw e;
+    io.err(`heaplens: ${e.message}`);
+    return null;
+  }
   const pidFlag = flag(args, 'pid');
   if (pidFlag !== undefined) job.processes = job.processes.filter((p) => String(p.pid) === pidFlag);
   for (const p of problems) job.warnings.unshift({ file: p.path, message: p.message });

@@ -5,8 +5,16 @@ import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import type { InputFile } from '../parsers/input-file.js';
 import { looksLikeDumpName, parseDumpName, sideFilesOfDump } from '../parsers/dump-filename.js';
 
+// Absolute path of each InputFile made here, so a worker thread can open the same file by itself.
+const absPaths = new WeakMap<InputFile, string>();
+
+/** The file's absolute path when it is a local file made by nodeInputFile, else null. */
+export function nodeFilePath(file: InputFile): string | null {
+  return absPaths.get(file) ?? null;
+}
+
 export function nodeInputFile(absPath: string, displayPath: string, size: number, mtimeMs: number | null): InputFile {
-  return {
+  const file: InputFile = {
     path: displayPath,
     size,
     mtimeMs,
@@ -26,6 +34,8 @@ export function nodeInputFile(absPath: string, displayPath: string, size: number
       }
     },
   };
+  absPaths.set(file, absPath);
+  return file;
 }
 
 function baseOf(p: string): string {

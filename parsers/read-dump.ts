@@ -1,10 +1,12 @@
 // Reads one dump from an InputFile in chunks, un-gzipping on the fly when the bytes say gzip
-// (magic 1f 8b, whatever the file is called), and feeds the push parser.
+// (magic 1f 8b, whatever the file is called), and feeds the push parser. Gzip goes through the host's
+// native inflater when given one (inflate.ts), else pako.
 
 import { Inflate } from 'pako';
 import type { InputFile } from './input-file.js';
 import { HeapDumpParser, type DumpRecord, type ParsedDumpInfo } from './heap-dump.js';
 import { inflateLimit, MAX_INFLATE_RATIO, MAX_INFLATED_BYTES } from './limits.js';
+import type { Inflater } from './inflate.js';
 
 export const READ_CHUNK = 4 * 1024 * 1024;
 
@@ -15,6 +17,8 @@ export interface ReadDumpOptions {
   onBytes?: (bytesRead: number) => void;
   signal?: AbortSignal;
   chunkSize?: number;
+  /** native streaming gunzip (inflate.ts); pako when absent */
+  inflate?: Inflater | null;
 }
 
 export interface ReadDumpResult {
@@ -61,6 +65,14 @@ export async function readDump(file: InputFile, options: ReadDumpOptions = {}): 
     lastYield = now();
     signal?.throwIfAborted();
   };
+
+  if (options.inflate && file.size >= 2) {
+    const head = await file.read(0, Math.min(chunkSize, file.size));
+    if (isGzip(head)) {
+      const gzipProblem = await inflateNative(file, head, parser, options.inflate, chunkSize, options);
+      return { info: parser.finish(), records: parser.records, gzip: true, gzipProblem };
+    }
+  }
 
   while (offset < file.size) {
     signal?.throwIfAborted();
@@ -111,4 +123,60 @@ export async function readDump(file: InputFile, options: ReadDumpOptions = {}): 
   }
   const info = parser.finish();
   return { info, records: parser.records, gzip, gzipProblem };
+}
+
+/** Gzip through a native inflater, fed in chunks; returns the gzip problem, if any (what came before it is kept). */
+async function inflateNative(
+  file: InputFile,
+  head: Uint8Array,
+  parser: HeapDumpParser,
+  inflater: Inflater,
+  chunkSize: number,
+  options: ReadDumpOptions,
+): Promise<string | null> {
+  const signal = options.signal;
+  const limit = inflateLimit(file.size);
+  let fed = 0;
+  let allFed = false;
+  let readError: unknown = null;
+  let inflated = 0;
+  let lastYield = now();
+  async function* compressed(): AsyncGenerator<Uint8Array> {
+    let bytes = head;
+    while (bytes.length > 0) {
+      signal?.throwIfAborted();
+      fed += bytes.length;
+      yield bytes;
+      options.onBytes?.(fed);
+      if (fed >= file.size) break;
+      try {
+        bytes = await file.read(fed, Math.min(chunkSize, file.size - fed));
+      } catch (e) {
+        readError = e;
+        throw e;
+      }
+    }
+    allFed = true;
+  }
+  try {
+    for await (const c of inflater(compressed())) {
+      inflated += c.length;
+      if (inflated > limit) {
+        return `stopped inflating after ${inflated} bytes from ${file.size} compressed (limit ${limit}: at most ${MAX_INFLATE_RATIO}× the compressed size, and ${MAX_INFLATED_BYTES} bytes); the rest of the file is not read`;
+      }
+      parser.push(c);
+      if (parser.info.fatal) return null;
+      if (now() - lastYield >= YIELD_EVERY_MS) {
+        await macrotask();
+        lastYield = now();
+      }
+      signal?.throwIfAborted();
+    }
+  } catch (e) {
+    if (signal?.aborted) throw signal.reason;
+    if (readError !== null) throw readError;
+    const why = e instanceof Error ? e.message : String(e);
+    return allFed ? `gzip stream ends early (after ${fed} compressed bytes): ${why}` : `gzip data is corrupt near compressed byte ${fed}: ${why}`;
+  }
+  return null;
 }

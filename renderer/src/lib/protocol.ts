@@ -2,6 +2,9 @@ import type { Session, StackTarget } from '../../../session/schema.ts';
 import type { SanitizeOptions, SanitizePreview } from '../../../report/build-report.ts';
 import type { SelfTotal } from '../../../analysis/function-diff.ts';
 import type { MissingBinariesSummary } from '../../../symbolize/missing-binaries.ts';
+import type { JobPreview } from '../../../analysis/job-preview.ts';
+
+export type { JobPreview };
 
 // Messages between the UI thread and the analysis worker. Everything heavy (reading, parsing, diffing,
 // growth ranking, tree building) happens in the worker; the UI receives small summaries and typed arrays.
@@ -36,6 +39,8 @@ export interface LoadProgress {
   bytesDone: number;
   bytesTotal: number;
   file: string;
+  /** sent once, early: every process's timeline from the dump heads (analysis/job-preview.ts) */
+  preview?: JobPreview;
 }
 
 export interface SnapshotSummary {
@@ -126,6 +131,8 @@ export interface JobSummary {
   /** time the loader spent waiting for bytes (read-ahead misses) */
   readWaitMs: number;
   bytesTotal: number;
+  /** dump readers that parsed in parallel (Web Workers); 0 when this worker read alone */
+  readers?: number;
 }
 
 export interface FrameInfo {

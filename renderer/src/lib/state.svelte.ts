@@ -8,6 +8,7 @@ import type {
   FrameInfo,
   GrowthResult,
   JobSummary,
+  JobPreview,
   LoadProgress,
   ProcessSummary,
   SourceFile,
@@ -48,6 +49,8 @@ export class AppState {
   tab = $state<Tab>('suspects');
   summary = $state.raw<JobSummary | null>(null);
   loading = $state<{ id: number; progress: LoadProgress | null; files: number } | null>(null);
+  /** while loading: every process's timeline from the dump heads (shown until the full job is in) */
+  preview = $state.raw<JobPreview | null>(null);
   error = $state<string | null>(null);
   /** selected processes (indices); the first is the focused one */
   selected = $state<number[]>([]);
@@ -135,6 +138,7 @@ export class AppState {
     this.error = null;
     this.cancelPending = false;
     this.loading = { id: -1, progress: null, files: files.length };
+    this.preview = null;
     const staging = (n: number): void => {
       if (this.loading && this.loading.id === -1) this.loading = { ...this.loading, progress: { phase: 'handing files to the worker', filesDone: n, filesTotal: files.length, bytesDone: 0, bytesTotal: 0, file: '' } };
     };
@@ -148,7 +152,12 @@ export class AppState {
       files,
       symbolFiles,
       (p) => {
-        if (this.loading && this.loading.id === id) this.loading = { ...this.loading, progress: p };
+        if (!this.loading || this.loading.id !== id) return;
+        if (p.preview) {
+          this.preview = p.preview;
+          performance.mark('heaplens:preview');
+        }
+        this.loading = { ...this.loading, progress: p.preview ? { ...p, preview: undefined } : p };
       },
       staging,
     );
@@ -189,7 +198,10 @@ export class AppState {
     } catch (e) {
       if (!(e instanceof CancelledError)) this.error = e instanceof Error ? e.message : String(e);
     } finally {
-      if (this.loading?.id === id) this.loading = null;
+      if (this.loading?.id === id) {
+        this.loading = null;
+        this.preview = null;
+      }
     }
   }
 

@@ -6,6 +6,10 @@
 import { contextParts } from './context-summary.ts';
 import { classifyFiles, groupProcesses, loadJob } from '../../../analysis/load-job.ts';
 import { withPrefetch } from './prefetch.ts';
+import { createWebDumpPool, type ReaderFile } from './dump-pool-web.ts';
+import type { DumpPool } from '../../../analysis/dump-pool.ts';
+import { previewJob } from '../../../analysis/job-preview.ts';
+import { webInflater } from '../../../parsers/inflate.ts';
 import { diffSnapshots } from '../../../analysis/diff.ts';
 import { leastSquaresSlope, rankGrowth } from '../../../analysis/growth.ts';
 import { addStackToFunctions, finishFunctionRows } from '../../../analysis/function-diff.ts';
@@ -92,6 +96,28 @@ function hostRead(hostPath: string, offset: number, length: number): Promise<Uin
 }
 
 let readWaitMs = 0;
+
+// The model's memory budget in the app: a renderer process holds a few GB at most (V8 caps each heap
+// near 4 GB and the readers need room too); beyond it the load stops with a message naming
+// `heaplens ingest` (analysis/memory-budget.ts) rather than the tab crashing.
+const APP_MEMORY_BUDGET = 2e9;
+
+// How long the parse waits for the dump heads' preview before starting anyway: the first picture in
+// seconds matters more than the same delay on a load of minutes.
+const PREVIEW_HEAD_START_MS = 2000;
+
+// Dump readers, one per core, started on the first load and kept; each load says where its files are.
+let pool: DumpPool | null | undefined;
+let poolFiles: { locate: Map<InputFile, ReaderFile>; read: (i: number, offset: number, length: number) => Promise<Uint8Array> } | null = null;
+function dumpPool(): DumpPool | null {
+  if (pool === undefined) {
+    pool = createWebDumpPool({
+      locate: (f) => poolFiles?.locate.get(f) ?? null,
+      read: (source, offset, length) => (poolFiles ? poolFiles.read(Number(source), offset, length) : Promise.reject(new Error('no load in progress'))),
+    });
+  }
+  return pool;
+}
 
 function toInputFile(f: SourceFile): InputFile {
   const blob = f.blob;
@@ -683,7 +709,24 @@ async function handle(id: number, req: Request): Promise<{ res: Response; transf
             }
           },
         }));
+        // Blob-backed dumps are read by the pool's readers themselves; host paths through this worker's read-ahead.
+        const locate = new Map<InputFile, ReaderFile>();
+        timed.forEach((f, i) => locate.set(f, all[i].blob ? { blob: all[i].blob as Blob } : { source: String(i) }));
+        poolFiles = { locate, read: (i, o, l) => timed[i].read(o, l) };
+        const readers = dumpPool();
+        // Every process's timeline from the dump heads first, while the readers parse.
+        const bytesTotal = direct.reduce((a, f) => a + f.size, 0);
+        const previewed = previewJob(direct, { inflate: webInflater(), signal: ctrl.signal }).then(
+          (preview) => {
+            if (!ctrl.signal.aborted) post({ id, progress: { phase: 'parse', filesDone: 0, filesTotal: preview.dumps, bytesDone: 0, bytesTotal, file: '', preview } });
+          },
+          () => undefined,
+        );
+        // The heads go first (the readers would otherwise take the disk and cores from them), for a bounded time.
+        await Promise.race([previewed, new Promise((r) => setTimeout(r, PREVIEW_HEAD_START_MS))]);
         const j = await loadJob(timed, {
+          ...(readers ? { runDump: readers.run, parallelism: 2 * readers.size } : {}),
+          memoryBudget: APP_MEMORY_BUDGET,
           signal: ctrl.signal,
           onProgress: (pr: LoadProgress) => {
             const now = performance.now();
@@ -708,9 +751,10 @@ async function handle(id: number, req: Request): Promise<{ res: Response; transf
         sampled.clear();
         symbolTables.clear();
         symbols.forEach((t, k) => symbolTables.set(k, t));
-        summary = summarize(j, performance.now() - t0, direct.reduce((a, f) => a + f.size, 0), waited);
+        summary = { ...summarize(j, performance.now() - t0, direct.reduce((a, f) => a + f.size, 0), waited), readers: readers?.size ?? 0 };
         return { res: { type: 'load', summary } };
       } finally {
+        poolFiles = null;
         controllers.delete(id);
       }
     }

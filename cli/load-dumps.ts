@@ -1,0 +1,38 @@
+// How every CLI command loads dumps: a worker-thread pool parses them in parallel (node-io/dump-pool.ts),
+// within a memory budget; a job beyond it stops with a message that names `heaplens ingest`.
+
+import { totalmem } from 'node:os';
+import { loadJob, type LoadOptions } from '../analysis/load-job.js';
+import type { Job } from '../analysis/model.js';
+import { JobTooLargeError } from '../analysis/memory-budget.js';
+import type { InputFile } from '../parsers/input-file.js';
+import { createDumpPool } from '../node-io/dump-pool.js';
+
+// The model may take this share of the machine's memory: the rest is for the workers' buffers, the
+// views built from it, and the other programs of a shared machine.
+const MEMORY_SHARE = 0.6;
+
+/** The model's memory budget: HEAPLENS_MEMORY_LIMIT (bytes, or with K/M/G) or a share of RAM. */
+export function memoryBudget(env: NodeJS.ProcessEnv = process.env): number {
+  const v = env.HEAPLENS_MEMORY_LIMIT;
+  const m = v ? /^\s*(\d+(?:\.\d+)?)\s*([kmg]?)b?\s*$/i.exec(v) : null;
+  if (m) return Number(m[1]) * { '': 1, k: 1e3, m: 1e6, g: 1e9 }[m[2].toLowerCase() as '' | 'k' | 'm' | 'g'];
+  return Math.floor(totalmem() * MEMORY_SHARE);
+}
+
+export { JobTooLargeError };
+
+/** loadJob over a worker pool (HEAPLENS_WORKERS=<n> sets its size; 0 reads in this thread). */
+export async function loadDumps(files: readonly InputFile[], options: LoadOptions = {}): Promise<Job> {
+  const n = process.env.HEAPLENS_WORKERS;
+  const size = n !== undefined && /^\d+$/.test(n) ? Number(n) : undefined;
+  const budget = { memoryBudget: memoryBudget() };
+  if (size === 0) return loadJob(files, { ...budget, ...options });
+  const pool = createDumpPool(size !== undefined ? { size } : {});
+  try {
+    // Twice the pool in flight: a worker never waits while this thread merges the previous result.
+    return await loadJob(files, { ...budget, ...options, runDump: pool.run, parallelism: 2 * pool.size });
+  } finally {
+    pool.close();
+  }
+}

@@ -1,0 +1,41 @@
+// Streaming gunzip behind one small interface, so each host can use its native inflater (node:zlib in
+// the CLI, DecompressionStream in browsers and Electron) and the reader keeps pako as the fallback.
+// Native inflate runs 2–3× faster than pako and, in Node, off the JavaScript thread.
+
+/** Turns gzip bytes into the decompressed bytes, chunk by chunk; throws on corrupt or cut-off input. */
+export type Inflater = (compressed: AsyncIterable<Uint8Array>) => AsyncIterable<Uint8Array>;
+
+/** The platform's DecompressionStream as an Inflater, or null where there is none (then pako is used). */
+export function webInflater(): Inflater | null {
+  if (typeof DecompressionStream === 'undefined') return null;
+  return async function* inflateWeb(compressed) {
+    const ds = new DecompressionStream('gzip');
+    const writer = ds.writable.getWriter();
+    // The writer is fed in the background; its errors surface through the reader below.
+    const feed = (async () => {
+      try {
+        for await (const c of compressed) {
+          await writer.ready;
+          await writer.write(c as Uint8Array<ArrayBuffer>);
+        }
+        await writer.close();
+      } catch (e) {
+        await writer.abort(e).catch(() => undefined);
+      }
+    })();
+    const reader = ds.readable.getReader();
+    let done = false;
+    try {
+      while (!done) {
+        const r = await reader.read();
+        done = r.done;
+        if (r.value) yield r.value;
+      }
+    } finally {
+      // A consumer that stops early (cancel, parser gave up) must not leave the writer blocked.
+      if (!done) await reader.cancel().catch(() => undefined);
+      reader.releaseLock();
+      await feed;
+    }
+  };
+}

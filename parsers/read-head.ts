@@ -1,0 +1,58 @@
+// Reads only the head of a dump: its format, sampling and header totals (the `t*:` line of heap_v2,
+// the first line of `heap profile:`), for a timeline of every process within seconds of opening a job,
+// before any record is parsed. Gzipped heads are inflated as far as needed, never the whole file.
+
+import { Inflate } from 'pako';
+import { HeapDumpParser, type Sampling } from './heap-dump.js';
+import type { RawCounts } from './dump-types.js';
+import type { InputFile } from './input-file.js';
+import type { Inflater } from './inflate.js';
+import { isGzip } from './read-dump.js';
+
+// The header sits in the first lines; 64 KiB also covers a few hundred leading thread lines or
+// `<jemalloc>:` messages. A head that does not show the totals within it gives null (the full read decides).
+export const HEAD_BYTES = 64 * 1024;
+
+export interface DumpHead {
+  header: RawCounts | null;
+  sampling: Sampling;
+}
+
+// First try: the header is within the first few hundred bytes of nearly every dump, and each read is an
+// IPC round trip in the app, so a small read first and the full head only when it was not enough.
+const FIRST_READ = 4096;
+
+export async function readDumpHead(file: InputFile, inflate: Inflater | null = null): Promise<DumpHead> {
+  const first = await headOf(file, Math.min(FIRST_READ, file.size), inflate);
+  if (first.header !== null || file.size <= FIRST_READ) return first;
+  return headOf(file, Math.min(HEAD_BYTES, file.size), inflate);
+}
+
+async function headOf(file: InputFile, length: number, inflate: Inflater | null): Promise<DumpHead> {
+  const parser = new HeapDumpParser({ onRecord: () => undefined });
+  const bytes = await file.read(0, length);
+  const known = () => parser.info.header !== null || parser.info.fatal !== null || parser.info.recordCount > 0;
+  if (!isGzip(bytes)) {
+    parser.push(bytes);
+  } else if (inflate) {
+    let got = 0;
+    async function* one(): AsyncGenerator<Uint8Array> {
+      yield bytes;
+    }
+    try {
+      for await (const c of inflate(one())) {
+        parser.push(c);
+        got += c.length;
+        if (known() || got >= HEAD_BYTES) break;
+      }
+    } catch {
+      // a head cut mid-stream always "ends early": what was inflated before is what we wanted
+    }
+  } else {
+    const z = new Inflate();
+    z.onData = (c: Uint8Array) => parser.push(c);
+    z.push(bytes, false);
+  }
+  const info = parser.info;
+  return { header: info.header, sampling: info.sampling };
+}

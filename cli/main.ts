@@ -196,8 +196,15 @@ export function snapshotJson(s: Snapshot) {
   };
 }
 
+const fatesOf = new WeakMap<Job, ReturnType<typeof processFates>>();
+
 export function processJson(p: ProcessSeries, job?: Job) {
-  const fate = job ? processFates(job)[job.processes.indexOf(p)] : null;
+  let fates = job ? fatesOf.get(job) : undefined;
+  if (job && !fates) {
+    fates = processFates(job);
+    fatesOf.set(job, fates);
+  }
+  const fate = job && fates ? fates[job.processes.indexOf(p)] : null;
   return {
     key: p.key,
     pid: p.pid,

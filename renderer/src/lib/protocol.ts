@@ -242,6 +242,8 @@ export interface StackDetail {
   series: number[];
   baseBytes: number;
   targetBytes: number;
+  /** the stack's verdict in the job-wide ranking (analysis/patterns.ts), absent in reports */
+  verdict?: { pattern: string; score: number; sigmaBytes: number; withinNoise: boolean; lateRate: number; lateRatePerSecond: boolean; groupProcesses: number; rank: number; note: string | null };
 }
 
 /** One process's series of a suspect stack: live bytes and 1σ per snapshot (all snapshots; cut ones flagged). */

@@ -58,6 +58,13 @@ export class Ui {
       ];
       if (row) facts.push(['status', row.status], ['steady-growth score', formatBytes(row.score) + '/dump'], ['grew in', `${(row.growingFraction * 100).toFixed(0)}% of intervals`]);
       if (row && row.members.length > 1) facts.push(['stacks in this row', `${row.members.length} (same visible frames)`]);
+      const v = stack.verdict;
+      if (v) {
+        facts.push(['pattern', v.pattern + (v.note ? ` (${v.note})` : '')], ['job-wide rank', `#${v.rank + 1} · score ${formatBytes(v.score)}`]);
+        facts.push(['late rate', `${formatBytes(v.lateRate, true)}/${v.lateRatePerSecond ? 's' : 'dump'}`]);
+        if (v.sigmaBytes > 0) facts.push(['±2σ at the end', `${formatBytes(2 * v.sigmaBytes)} (sampling)`]);
+        if (v.groupProcesses > 1) facts.push(['held by', `${v.groupProcesses} processes`]);
+      }
       // the title leads with the first surviving frame: not an allocator frame, not a folded interpreter frame
       const leaf = stack.frames.find((f) => !f.hidden && f.fold === undefined) ?? stack.frames.find((f) => !f.hidden) ?? stack.frames[0];
       app.panel = { title: report ? `${leaf?.function ?? leaf?.label ?? row?.label ?? ''}` : `stack #${stackId}: ${leaf?.function ?? leaf?.label ?? ''}`, frames: stack.frames, facts, series: stack.series, stackId };

@@ -30,7 +30,7 @@ import { toPprof } from '../../../export/pprof.ts';
 import { toFolded } from '../../../export/folded.ts';
 import { toSpeedscope } from '../../../export/speedscope.ts';
 import type { ExportInput } from '../../../export/samples.ts';
-import { suspectsResult } from './suspects.ts';
+import { stackVerdict, suspectsResult } from './suspects.ts';
 import { lastCompleteIndex, snapshotTotalBytes } from '../../../analysis/snapshot-status.ts';
 import { denseVariances, withinNoise } from '../../../analysis/sampling-error.ts';
 import type {
@@ -483,7 +483,21 @@ function stackDetail(i: number, stackId: number, members: number[], base: number
   const frames = table.stackDetail(stackId, view.mode);
   const ids = members.length > 0 ? members : [stackId];
   const series = p.snapshots.map((_, si) => ids.reduce((sum, id) => sum + valueIn(p, si, id), 0));
-  return { stackId, frames, series, baseBytes: series[base] ?? 0, targetBytes: series[target] ?? 0 };
+  const v = job ? stackVerdict(job, i, stackId) : null;
+  const verdict = v
+    ? {
+        pattern: v.s.pattern,
+        score: v.s.score,
+        sigmaBytes: v.s.sigmaBytes,
+        withinNoise: v.s.withinNoise,
+        lateRate: v.s.lateSlopePerSecond ?? v.s.lateSlopePerSnapshot,
+        lateRatePerSecond: v.s.lateSlopePerSecond !== null,
+        groupProcesses: v.s.groupProcesses,
+        rank: v.rank,
+        note: v.s.note,
+      }
+    : undefined;
+  return { stackId, frames, series, baseBytes: series[base] ?? 0, targetBytes: series[target] ?? 0, ...(verdict ? { verdict } : {}) };
 }
 
 function stackSeries(i: number, n: number, view: ViewOptions): StackSeries {

@@ -75,11 +75,14 @@ export function table(header: readonly string[], rows: readonly string[][], righ
   };
   const lead = widths.slice(0, -1).reduce((a, w) => a + w + 2, 0);
   const last = columns !== undefined ? Math.max(MIN_LAST_COLUMN, columns - lead) : Infinity;
-  const fmt = (r: readonly string[]) =>
-    r
+  // with a width, every row fits it (a table too wide for the stack's minimum is cut at the width, never wrapped)
+  const fmt = (r: readonly string[]) => {
+    const line = r
       .map((cell, c) => (c === r.length - 1 ? (last === Infinity ? cell : fitWidth(cell, last)) : pad(cell, c)))
       .join('  ')
       .trimEnd();
+    return columns !== undefined ? fitWidth(line, columns) : line;
+  };
   return [fmt(header), ...rows.map(fmt)].join('\n');
 }
 

@@ -6,6 +6,8 @@ import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = resolve(import.meta.dirname, '..');
+/** the terminal width the README's examples are shown at (output fits the terminal: cli/format.ts) */
+const README_COLUMNS = 160;
 const built = existsSync(resolve(ROOT, 'dist/cli/heaplens.js'));
 if (!built) console.warn('readme-examples.test: skipped, dist/ is not built (npm run build)');
 
@@ -30,7 +32,7 @@ describe.skipIf(!built)('README examples', () => {
   for (const [cmd, want] of list) {
     it(cmd, () => {
       const args = cmd.split(' ').slice(1);
-      const got = execFileSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], env: { ...process.env, HEAPLENS_SYMBOL_CACHE: 'off' } });
+      const got = execFileSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], env: { ...process.env, HEAPLENS_SYMBOL_CACHE: 'off', COLUMNS: String(README_COLUMNS) } });
       expect(got.replace(/\n+$/, '')).toBe(want);
     });
   }

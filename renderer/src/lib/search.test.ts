@@ -8,6 +8,7 @@ describe('search as a regular expression', () => {
     const f = { label: 'make_record', function: 'make_record', file: '/srv/workload.py', modulePath: null };
     expect(frameMatchesSearch(f, r.re)).toBe(true);
     expect(frameMatchesSearch({ ...f, label: 'x', function: 'x' }, searchRegex('workload\\.py')!.re)).toBe(true);
+    expect(frameMatchesSearch({ ...f, label: 'x', function: 'x' }, searchRegex('workload')!.re)).toBe(false); // a name query never matches paths
     const bad = searchRegex('foo(')!;
     expect(bad.valid).toBe(false);
     expect(bad.re.test('call foo(1)')).toBe(true);

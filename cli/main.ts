@@ -11,6 +11,7 @@ import { describeFrame, mapsDescriber, pythonDescriber, visibleFrames, type Fram
 import { parseStackMode } from '../analysis/python-stacks.js';
 import { formatBytes, formatInt, formatPercent, formatSignedBytes, table } from './format.js';
 import { prepareSymbols, SYMBOL_FLAGS, SYMBOL_USAGE, symbolDescriber, symbolizeJob } from './symbols.js';
+import { datasetPath, loadDataset, precomputedGrowth } from './dataset-input.js';
 
 export interface Output {
   out: (s: string) => void;
@@ -23,6 +24,7 @@ export interface Output {
  */
 async function usage(): Promise<string> {
   const { EXPORT_USAGE, REPORT_USAGE } = await import('./report-command.js');
+  const { INGEST_USAGE } = await import('./ingest-command.js');
   return `heaplens — offline analyzer for jemalloc heap profiles
 
 usage:
@@ -35,6 +37,7 @@ usage:
   heaplens growth <paths…> [-n 20]                steady growers over each process's series
 ${REPORT_USAGE}
 ${EXPORT_USAGE}
+${INGEST_USAGE}
 
 options:
   --json             one JSON document on stdout (shape: README.md, "CLI JSON")
@@ -44,7 +47,8 @@ options:
                      Python frames (PYFRAMES/1) in place of the interpreter's frames (default),
                      Python frames only, or native frames only
 ${SYMBOL_USAGE}
-Paths may be dump files (.heap, .heap.gz), maps files, or folders (read recursively).`;
+Paths may be dump files (.heap, .heap.gz), maps files, or folders (read recursively), or one dataset
+folder written by ingest (every command reads it as it would read the dumps).`;
 }
 
 const COMMON = ['json', 'show-allocator', 'pid', 'help', 'stacks'];
@@ -74,10 +78,17 @@ export async function run(argv: readonly string[], io: Output): Promise<number> 
         return await (await import('./report-command.js')).reportCommand(args, io);
       case 'export':
         return await (await import('./export-command.js')).exportCommand(args, io);
+      case 'ingest':
+        return await (await import('./ingest-command.js')).ingestCommand(args, io);
       default:
         throw new UsageError(`unknown command "${args.command}"`);
     }
   } catch (e) {
+    // A dataset with a missing or damaged file (dataset/read-dataset.ts): the message names the file.
+    if (e instanceof Error && e.name === 'DatasetError') {
+      io.err(`heaplens: ${e.message}`);
+      return 1;
+    }
     if (e instanceof UsageError) {
       io.err(`heaplens: ${e.message}\n\n${await usage()}`);
       return 2;
@@ -91,11 +102,13 @@ type Command = (job: Job, args: ParsedArgs, io: Output) => Promise<void> | void;
 async function withJob(args: ParsedArgs, io: Output, cmd: Command): Promise<number> {
   if (args.positional.length === 0) throw new UsageError(`"${args.command}" needs at least one file or folder`);
   const problems: CollectProblem[] = [];
+  const dataset = await datasetPath(args.positional);
   // The symbolizer (modules, WASM compile) loads while the dumps are read.
-  if (args.command !== 'summary') prepareSymbols(args);
-  const files = await collectInputFiles(args.positional, problems);
-  let job = await loadJob(files);
-  if (args.command === 'diff' && files.length === 2 && args.positional.length === 2 && job.processes.length === 2 && !has(args, 'base') && !has(args, 'target')) {
+  if (args.command !== 'summary' && !dataset) prepareSymbols(args);
+  const files = dataset ? [] : await collectInputFiles(args.positional, problems);
+  const fromDataset = dataset ? await loadDataset(dataset, args, io) : null;
+  let job = fromDataset?.job ?? (await loadJob(files));
+  if (!dataset && args.command === 'diff' && files.length === 2 && args.positional.length === 2 && job.processes.length === 2 && !has(args, 'base') && !has(args, 'target')) {
     // Two dumps of different processes: compare them as one series of two snapshots.
     const [a, b] = job.processes;
     job = await loadJob(files, { singleSeries: true });
@@ -113,7 +126,7 @@ async function withJob(args: ParsedArgs, io: Output, cmd: Command): Promise<numb
     io.err(`heaplens: no heap profile could be read from ${args.positional.join(', ')}`);
     return 1;
   }
-  if (args.command !== 'summary') await symbolizeJob(job, args, io);
+  if (args.command !== 'summary' && !fromDataset?.symbolized) await symbolizeJob(job, args, io);
   await cmd(job, args, io);
   return 0;
 }
@@ -342,7 +355,7 @@ function growth(job: Job, args: ParsedArgs, io: Output): void {
   const stacksJson: unknown[] = [];
   const procsJson: unknown[] = [];
   for (const p of job.processes) {
-    const ranked = rankGrowth(p).filter((g) => g.deltaBytes > 0).slice(0, n);
+    const ranked = (precomputedGrowth(p) ?? rankGrowth(p)).filter((g) => g.deltaBytes > 0).slice(0, n);
     const d = describer(p, args);
     procsJson.push({ ...processJson(p), snapshots: p.snapshots.length });
     if (!json) io.out(`${processTitle(p)}\n  steady growers over ${p.snapshots.length} snapshots (slope = least squares per snapshot; grew = share of intervals that grew)`);

@@ -15,6 +15,7 @@ import { checkFlags, flag, has, intFlag, UsageError, type ParsedArgs } from './a
 import { mapsDescriber, pythonDescriber, type StackDescriber } from './describe-stacks.js';
 import { formatBytes } from './format.js';
 import { SYMBOL_FLAGS, symbolDescriber, symbolizeJob } from './symbols.js';
+import { datasetPath, loadDataset } from './dataset-input.js';
 
 export interface CommandIO {
   out: (s: string) => void;
@@ -32,8 +33,9 @@ export const EXPORT_USAGE = `  heaplens export --format pprof|folded|speedscope 
 export async function loadForCommand(args: ParsedArgs, io: CommandIO): Promise<Job | null> {
   if (args.positional.length === 0) throw new UsageError(`"${args.command}" needs at least one file or folder`);
   const problems: CollectProblem[] = [];
-  const files = await collectInputFiles(args.positional, problems);
-  const job = await loadJob(files);
+  const dataset = await datasetPath(args.positional);
+  const fromDataset = dataset ? await loadDataset(dataset, args, io) : null;
+  const job = fromDataset?.job ?? (await loadJob(await collectInputFiles(args.positional, problems)));
   const pidFlag = flag(args, 'pid');
   if (pidFlag !== undefined) job.processes = job.processes.filter((p) => String(p.pid) === pidFlag);
   for (const p of problems) job.warnings.unshift({ file: p.path, message: p.message });
@@ -42,7 +44,7 @@ export async function loadForCommand(args: ParsedArgs, io: CommandIO): Promise<J
     io.err(`heaplens: no heap profile could be read from ${args.positional.join(', ')}`);
     return null;
   }
-  await symbolizeJob(job, args, io);
+  if (!fromDataset?.symbolized) await symbolizeJob(job, args, io);
   return job;
 }
 

@@ -101,16 +101,38 @@ export async function symbolizeJob(job: Job, args: ParsedArgs, io: Messages): Pr
       if (!p.maps) continue;
       const table = await symbolizer.symbolizeProcess(p, { perfMaps });
       tables.set(p, table);
-      if (quiet) continue;
-      for (const m of table.modules) {
-        if (m.binaryPath === null) io.err(`note: no binary for ${m.mappingPath} (${m.addresses} addresses): ${m.reason}`);
-        else if (m.binary === 'mismatch') io.err(`note: ${m.binaryPath} does not match the mapping of ${m.mappingPath} (${m.reason}); its frames are marked`);
-        if (m.error) io.err(`note: ${m.mappingPath}: ${m.error}`);
-      }
+      if (!quiet) printModuleNotes(table, io);
     }
   } finally {
     await symbolizer.dispose();
   }
+}
+
+function printModuleNotes(table: SymbolTable, io: Messages): void {
+  for (const m of table.modules) {
+    if (m.binaryPath === null) io.err(`note: no binary for ${m.mappingPath} (${m.addresses} addresses): ${m.reason}`);
+    else if (m.binary === 'mismatch') io.err(`note: ${m.binaryPath} does not match the mapping of ${m.mappingPath} (${m.reason}); its frames are marked`);
+    if (m.error) io.err(`note: ${m.mappingPath}: ${m.error}`);
+  }
+}
+
+/** The symbol table symbolizeJob made for a process (ingest stores it in the dataset). */
+export function symbolTableOf(p: ProcessSeries): SymbolTable | null {
+  return tables.get(p) ?? null;
+}
+
+/**
+ * Symbol tables read from a dataset (made at ingest): used as symbolizeJob's own, so a dataset needs no
+ * binaries. With --symbols or --sysroot the command symbolizes again instead; with --no-symbols it shows none.
+ */
+export async function adoptSymbolTables(adopted: ReadonlyMap<ProcessSeries, SymbolTable>, args: ParsedArgs, io: Messages): Promise<boolean> {
+  if (has(args, 'no-symbols') || has(args, 'symbols') || has(args, 'sysroot')) return false;
+  symbolAtFn ??= (await import('../symbolize/symbolize.js')).symbolAt;
+  for (const [p, t] of adopted) {
+    tables.set(p, t);
+    if (!has(args, 'json')) printModuleNotes(t, io);
+  }
+  return true;
 }
 
 /** Adds symbols to the frames `inner` describes (native and allocator frames; Python ones pass through). */

@@ -1,0 +1,289 @@
+// Reads a dataset back into the model (analysis/model.ts), so every command and view works on it unchanged.
+// Each Parquet file is read by a query naming it alone: a missing or damaged file is reported by name.
+
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { DuckDBValue } from '@duckdb/node-api';
+import type { Job, LoadWarning, ProcessSeries, Snapshot, ThreadTotals } from '../analysis/model.js';
+import type { MapsEntry } from '../parsers/proc-maps.js';
+import type { PyFrameTable } from '../parsers/pyframes.js';
+import type { DumpFormat, Trigger } from '../parsers/dump-types.js';
+import type { ModuleReport, SymbolizedAddress, SymbolTable } from '../symbolize/symbolize.js';
+import { openEngine, sqlString, type Engine } from './duckdb.js';
+import { DATASET_FORMAT, DATASET_VERSION, MANIFEST_FILE, type Manifest } from './schema.js';
+import { fromTaggedJson } from './tagged-json.js';
+import { partitionDir, type FileRecord } from './write-dataset.js';
+
+/** A dataset that cannot be read: names the file (manifest or Parquet file) and what is wrong with it. */
+export class DatasetError extends Error {
+  constructor(
+    readonly file: string,
+    message: string,
+  ) {
+    super(`${file}: ${message}`);
+    this.name = 'DatasetError';
+  }
+}
+
+/** True when `path` is a folder holding a dataset manifest. */
+export async function isDataset(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isDirectory() && (await stat(join(path, MANIFEST_FILE))).isFile();
+  } catch {
+    return false;
+  }
+}
+
+export async function readManifest(dir: string): Promise<Manifest> {
+  const file = join(dir, MANIFEST_FILE);
+  let m: Partial<Manifest>;
+  try {
+    m = JSON.parse(await readFile(file, 'utf8')) as Partial<Manifest>;
+  } catch (e) {
+    throw new DatasetError(file, `not a readable heaplens dataset manifest (${e instanceof Error ? e.message : String(e)})`);
+  }
+  if (m.format !== DATASET_FORMAT) throw new DatasetError(file, `format is ${JSON.stringify(m.format)}, not ${DATASET_FORMAT}`);
+  if (m.version !== DATASET_VERSION) throw new DatasetError(file, `dataset version ${m.version}; this heaplens reads version ${DATASET_VERSION} (ingest the dumps again)`);
+  return m as Manifest;
+}
+
+export interface ReadOptions {
+  /** read the cells (per-stack values of every snapshot); false gives snapshots with no stacks (for SQL-side questions) */
+  cells?: boolean;
+}
+
+export interface DatasetJob {
+  job: Job;
+  /** symbol tables written at ingest, per process */
+  symbols: Map<ProcessSeries, SymbolTable>;
+  /** each process's id in the dataset (its partition folder) */
+  ids: Map<ProcessSeries, number>;
+  /** cells per snapshot, per process (also when the cells were not read) */
+  cellCounts: Map<ProcessSeries, number[]>;
+  /** each process's own warnings */
+  processWarnings: Map<ProcessSeries, LoadWarning[]>;
+  /** warnings about shared side files */
+  jobWarnings: LoadWarning[];
+  files: FileRecord[];
+  manifest: Manifest;
+}
+
+type Row = Record<string, DuckDBValue>;
+
+/** Rows of one Parquet file, as objects; a failure names the file. */
+export async function readParquetRows(engine: Engine, file: string, select = '*', tail = ''): Promise<Row[]> {
+  try {
+    await stat(file);
+  } catch {
+    throw new DatasetError(file, 'missing from the dataset (was it copied in full?)');
+  }
+  try {
+    const r = await engine.con.runAndReadAll(`SELECT ${select} FROM read_parquet(${sqlString(file)}) ${tail}`);
+    return r.getRowObjects();
+  } catch (e) {
+    throw new DatasetError(file, `not a readable Parquet file (${e instanceof Error ? e.message.split('\n')[0] : String(e)})`);
+  }
+}
+
+const num = (v: DuckDBValue): number => (typeof v === 'bigint' ? Number(v) : (v as number));
+const numOrNull = (v: DuckDBValue): number | null => (v === null ? null : num(v));
+const str = (v: DuckDBValue): string => v as string;
+const strOrNull = (v: DuckDBValue): string | null => (v === null ? null : (v as string));
+
+export async function readDataset(dir: string, options: ReadOptions = {}): Promise<DatasetJob> {
+  const manifest = await readManifest(dir);
+  const engine = await openEngine();
+  try {
+    return await readWith(engine, dir, manifest, options.cells ?? true);
+  } finally {
+    engine.close();
+  }
+}
+
+async function readWith(engine: Engine, dir: string, manifest: Manifest, withCells: boolean): Promise<DatasetJob> {
+  const procRows = await readParquetRows(engine, join(dir, 'processes.parquet'));
+  const fileRows = await readParquetRows(engine, join(dir, 'files.parquet'));
+  const warnRows = await readParquetRows(engine, join(dir, 'warnings.parquet'), '*', 'ORDER BY process NULLS FIRST, ordinal');
+  const files: FileRecord[] = fileRows.map((r) => ({ path: str(r.path), size: num(r.size), mtimeMs: numOrNull(r.mtime_ms), status: str(r.status) as FileRecord['status'], process: numOrNull(r.process) }));
+
+  const processes: ProcessSeries[] = [];
+  const symbols = new Map<ProcessSeries, SymbolTable>();
+  const ids = new Map<ProcessSeries, number>();
+  const cellCounts = new Map<ProcessSeries, number[]>();
+  const processWarnings = new Map<ProcessSeries, LoadWarning[]>();
+  const warningsOf = new Map<number | null, LoadWarning[]>();
+  for (const r of warnRows) {
+    const w: LoadWarning = { file: str(r.file), message: str(r.message) };
+    if (r.line !== null) w.line = num(r.line);
+    if (r.byte_offset !== null) w.byteOffset = num(r.byte_offset);
+    const k = numOrNull(r.process);
+    const list = warningsOf.get(k) ?? [];
+    list.push(w);
+    warningsOf.set(k, list);
+  }
+  const sorted = [...procRows].sort((a, b) => (str(a.key) < str(b.key) ? -1 : str(a.key) > str(b.key) ? 1 : 0));
+  const warnings: LoadWarning[] = [...(warningsOf.get(null) ?? [])];
+  for (const pr of sorted) {
+    const id = num(pr.process);
+    const { series, counts } = await readProcess(engine, dir, id, pr, withCells);
+    processes.push(series);
+    ids.set(series, id);
+    cellCounts.set(series, counts);
+    processWarnings.set(series, warningsOf.get(id) ?? []);
+    if (pr.symbolized) symbols.set(series, await readSymbols(engine, dir, id, series, strOrNull(pr.symbol_modules_json)));
+    warnings.push(...(warningsOf.get(id) ?? []));
+  }
+  const ignoredFiles = files.filter((f) => f.status === 'ignored').map((f) => f.path);
+  return { job: { processes, warnings, ignoredFiles }, symbols, ids, cellCounts, processWarnings, jobWarnings: warningsOf.get(null) ?? [], files, manifest };
+}
+
+function partFile(dir: string, table: string, id: number): string {
+  return join(partitionDir(dir, table, id), 'data.parquet');
+}
+
+async function readProcess(engine: Engine, dir: string, id: number, pr: Row, withCells: boolean): Promise<{ series: ProcessSeries; counts: number[] }> {
+  const snapRows = await readParquetRows(engine, partFile(dir, 'snapshots', id), '*', 'ORDER BY snapshot');
+  const snapshots: Snapshot[] = snapRows.map((r) => ({
+    file: str(r.file),
+    seq: numOrNull(r.seq),
+    trigger: str(r.trigger) as Trigger,
+    triggerSeq: numOrNull(r.trigger_seq),
+    mtimeMs: numOrNull(r.mtime_ms),
+    format: str(r.format) as DumpFormat,
+    samplePeriod: num(r.sample_period),
+    live: { objects: num(r.live_objects), bytes: num(r.live_bytes) },
+    accumulated: { objects: num(r.accum_objects), bytes: num(r.accum_bytes) },
+    header: {
+      live: { objects: num(r.header_live_objects), bytes: num(r.header_live_bytes) },
+      accumulated: { objects: num(r.header_accum_objects), bytes: num(r.header_accum_bytes) },
+    },
+    hasAccumulated: r.has_accumulated === true,
+    threads: JSON.parse(str(r.threads_json)) as ThreadTotals[],
+    truncated: r.truncated_byte_offset === null ? null : { byteOffset: num(r.truncated_byte_offset), line: num(r.truncated_line) },
+    stackIds: new Uint32Array(0),
+    liveBytes: new Float64Array(0),
+    liveObjects: new Float64Array(0),
+    accumBytes: r.has_accum_cells ? new Float64Array(0) : null,
+    accumObjects: r.has_accum_cells ? new Float64Array(0) : null,
+    mapsSource: strOrNull(r.maps_source) as Snapshot['mapsSource'],
+  }));
+  if (snapshots.length !== num(pr.snapshot_count)) throw new DatasetError(partFile(dir, 'snapshots', id), `has ${snapshots.length} snapshots; processes.parquet says ${num(pr.snapshot_count)}`);
+  const counts = snapRows.map((r) => num(r.cell_count));
+  if (withCells) await readCells(engine, dir, id, snapshots, counts);
+
+  // stacks, flattened in stack order
+  const stackCount = num(pr.stack_count);
+  const stacksFile = partFile(dir, 'stacks', id);
+  const stackRows = await readParquetRows(engine, stacksFile, 'stack_id, allocator_depth, len(frames) AS n', 'ORDER BY stack_id');
+  const frameRows = await readParquetRows(engine, stacksFile, 'unnest(frames) AS a, stack_id, generate_subscripts(frames, 1) AS k', 'ORDER BY stack_id, k');
+  if (stackRows.length !== stackCount) throw new DatasetError(stacksFile, `has ${stackRows.length} stacks; processes.parquet says ${stackCount}`);
+  const offsets = [0];
+  const allocatorDepth: number[] = [];
+  for (const r of stackRows) {
+    offsets.push(offsets[offsets.length - 1] + num(r.n));
+    allocatorDepth.push(num(r.allocator_depth));
+  }
+  const frames = frameRows.map((r) => num(r.a));
+
+  const addrRows = await readParquetRows(engine, partFile(dir, 'frames', id), 'DISTINCT address_id, address', 'ORDER BY address_id');
+  const hex = addrRows.map((r) => str(r.address));
+  if (hex.length !== num(pr.address_count)) throw new DatasetError(partFile(dir, 'frames', id), `has ${hex.length} addresses; processes.parquet says ${num(pr.address_count)}`);
+
+  const mapRows = await readParquetRows(engine, partFile(dir, 'mappings', id), '*', 'ORDER BY ordinal');
+  const maps: MapsEntry[] | null = pr.has_maps
+    ? mapRows.map((r) => ({
+        start: r.map_start as bigint,
+        end: r.map_end as bigint,
+        perms: str(r.perms),
+        offset: r.file_offset as bigint,
+        dev: str(r.dev),
+        inode: num(r.inode),
+        path: str(r.path),
+        deleted: r.deleted === true,
+      }))
+    : null;
+
+  const series: ProcessSeries = {
+    key: str(pr.key),
+    pid: numOrNull(pr.pid),
+    pidNamespace: numOrNull(pr.pid_namespace),
+    prefix: str(pr.prefix),
+    snapshots,
+    stacks: { count: stackCount, offsets, frames, allocatorDepth },
+    addresses: { hex, index: new Map(hex.map((h, i) => [h, i])) },
+    maps,
+    endedWithoutFinalDump: pr.ended_without_final_dump === true,
+  };
+  if (pr.python_frames_json !== null) series.pythonFrames = fromTaggedJson<PyFrameTable>(str(pr.python_frames_json));
+  return { series, counts };
+}
+
+async function readCells(engine: Engine, dir: string, id: number, snapshots: Snapshot[], counts: number[]): Promise<void> {
+  const cdir = partitionDir(dir, 'cells', id);
+  const total = counts.reduce((a, b) => a + b, 0);
+  let names: string[] = [];
+  try {
+    names = (await readdir(cdir)).filter((n) => n.endsWith('.parquet')).sort();
+  } catch {
+    if (total > 0) throw new DatasetError(cdir, 'missing from the dataset (was it copied in full?)');
+  }
+  for (let j = 0; j < snapshots.length; j++) {
+    const s = snapshots[j];
+    s.stackIds = new Uint32Array(counts[j]);
+    s.liveBytes = new Float64Array(counts[j]);
+    s.liveObjects = new Float64Array(counts[j]);
+    if (s.accumBytes) {
+      s.accumBytes = new Float64Array(counts[j]);
+      s.accumObjects = new Float64Array(counts[j]);
+    }
+  }
+  let seen = 0;
+  for (const name of names) {
+    const file = join(cdir, name);
+    // A snapshot's cells are all in the file of the run that added it, in the order the dump listed them.
+    const rows = await readColumns(engine, file, 'snapshot, stack_id, bytes, objects, accum_bytes, accum_objects', 'ORDER BY snapshot, file_row_number');
+    const [snap, stack, bytes, objects, ab, ao] = rows;
+    let j = -1;
+    let i = 0;
+    for (let r = 0; r < snap.length; r++) {
+      const sj = num(snap[r]);
+      if (sj !== j) {
+        j = sj;
+        i = 0;
+        if (j >= snapshots.length) throw new DatasetError(file, `names snapshot ${j}; the process has ${snapshots.length}`);
+      }
+      const s = snapshots[j];
+      if (i >= s.stackIds.length) throw new DatasetError(file, `holds more cells for snapshot ${j} than its snapshots row says (${s.stackIds.length})`);
+      s.stackIds[i] = num(stack[r]);
+      s.liveBytes[i] = num(bytes[r]);
+      s.liveObjects[i] = num(objects[r]);
+      if (s.accumBytes && s.accumObjects) {
+        s.accumBytes[i] = num(ab[r]);
+        s.accumObjects[i] = num(ao[r]);
+      }
+      i++;
+    }
+    seen += snap.length;
+  }
+  if (seen !== total) throw new DatasetError(cdir, `holds ${seen} cells; the snapshots say ${total} (a cells file is missing or extra)`);
+}
+
+async function readColumns(engine: Engine, file: string, select: string, tail: string): Promise<DuckDBValue[][]> {
+  try {
+    const r = await engine.con.runAndReadAll(`SELECT ${select} FROM read_parquet(${sqlString(file)}, file_row_number = true) ${tail}`);
+    return r.getColumns();
+  } catch (e) {
+    throw new DatasetError(file, `not a readable Parquet file (${e instanceof Error ? e.message.split('\n')[0] : String(e)})`);
+  }
+}
+
+async function readSymbols(engine: Engine, dir: string, id: number, series: ProcessSeries, modulesJson: string | null): Promise<SymbolTable> {
+  const rows = await readParquetRows(engine, partFile(dir, 'frames', id), 'address_id, role, symbol_json', "WHERE role <> ''");
+  const n = series.addresses.hex.length;
+  const table: SymbolTable = { leaf: new Array<SymbolizedAddress | undefined>(n), caller: new Array<SymbolizedAddress | undefined>(n), modules: modulesJson ? (JSON.parse(modulesJson) as ModuleReport[]) : [] };
+  for (const r of rows) {
+    const sym = JSON.parse(str(r.symbol_json)) as SymbolizedAddress;
+    (r.role === 'leaf' ? table.leaf : table.caller)[num(r.address_id)] = sym;
+  }
+  return table;
+}

@@ -138,3 +138,63 @@ describe('commands on a dataset give the answers they give on the dumps', async 
     }
   }
 });
+
+describe('incremental ingest', () => {
+  const seqOf = (path: string) => Number(/\.(\d+)\.[a-z]\d*\.heap$|\.(\d+)\.f\.heap$/.exec(path)?.slice(1).find((x) => x !== undefined) ?? -1);
+
+  it('a re-run reads only the new dumps, appends them, and the dataset equals a load of all of them', async () => {
+    const all = await collectInputFiles([join(ROOT, 'fixtures/jemalloc/job')]);
+    const early = all.filter((f) => seqOf(f.path) <= 10);
+    expect(early.length).toBeGreaterThan(10);
+    expect(early.length).toBeLessThan(all.length);
+    const out = join(await tempDir(), 'ds');
+    const first = await ingest(early, out);
+    expect(first.dumpsRead).toBe(early.length);
+    expect((await readDataset(out)).job).toEqual(await loadJob(early));
+
+    const second = await ingest(all, out);
+    expect(second.dumpsRead).toBe(all.length - early.length);
+    expect(second.dumpsSkipped).toBe(early.length);
+    expect(second.processes.append).toBe(3);
+    expect((await readDataset(out)).job).toEqual(await loadJob(all));
+
+    const third = await ingest(all, out);
+    expect(third.dumpsRead).toBe(0);
+    expect(third.processes.unchanged).toBe(3);
+    expect((await readDataset(out)).job).toEqual(await loadJob(all));
+  });
+
+  it('appending a Python process merges its PYFRAMES tables as a full load does', async () => {
+    const all = await collectInputFiles([join(ROOT, 'fixtures/python/py312'), join(ROOT, 'fixtures/python/py313')]);
+    const first = all.filter((f) => !/\.1\.m1\.heap/.test(f.path));
+    expect(first.length).toBeLessThan(all.length);
+    const out = join(await tempDir(), 'ds');
+    await ingest(first, out);
+    const r = await ingest(all, out);
+    expect(r.processes.append).toBeGreaterThan(0);
+    const expected = await loadJob(all);
+    expect(expected.processes.some((p) => p.pythonFrames)).toBe(true);
+    expect((await readDataset(out)).job).toEqual(expected);
+  });
+
+  it('dumps that sort before the ingested ones make the process be written again in full (stack ids as a full load)', async () => {
+    const all = await collectInputFiles([join(ROOT, 'fixtures/jemalloc/job')]);
+    const late = all.filter((f) => seqOf(f.path) > 10);
+    const out = join(await tempDir(), 'ds');
+    await ingest(late, out);
+    const r = await ingest(all, out);
+    expect(r.processes.full).toBe(3);
+    expect(r.dumpsRead).toBe(all.length);
+    expect((await readDataset(out)).job).toEqual(await loadJob(all));
+  });
+
+  it('a process added by a later run gets its own partition; the others stay as they were', async () => {
+    const all = await collectInputFiles([join(ROOT, 'fixtures/jemalloc/job')]);
+    const exact = all.filter((f) => f.path.includes('/exact.'));
+    const out = join(await tempDir(), 'ds');
+    await ingest(exact, out);
+    const r = await ingest(all, out);
+    expect(r.processes).toEqual({ full: 2, append: 0, unchanged: 1 });
+    expect((await readDataset(out)).job).toEqual(await loadJob(all));
+  });
+});

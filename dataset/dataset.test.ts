@@ -1,6 +1,7 @@
 // The dataset holds the job the dumps give: read back, it equals loadJob's model on every real fixture, and
 // every command prints the same JSON from the dataset as from the dumps.
 
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -8,6 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadJob } from '../analysis/load-job.js';
 import { collectInputFiles } from '../node-io/node-files.js';
 import { run } from '../cli/main.js';
+import { extractReportData } from '../report/html.js';
 import { ingest } from './ingest.js';
 import { readDataset } from './read-dataset.js';
 
@@ -196,5 +198,39 @@ describe('incremental ingest', () => {
     const r = await ingest(all, out);
     expect(r.processes).toEqual({ full: 2, append: 0, unchanged: 1 });
     expect((await readDataset(out)).job).toEqual(await loadJob(all));
+  });
+});
+
+describe('report and export on a dataset', async () => {
+  const JE = join(ROOT, 'fixtures/jemalloc');
+  const sym = ['--symbols', join(JE, 'bin')];
+  const dir = await tempDir();
+  const out = join(dir, 'ds');
+  const ingested = cli('ingest', join(JE, 'job'), '-o', out, ...sym);
+
+  it('export folded, pprof and speedscope: the same bytes', async () => {
+    expect((await ingested).code).toBe(0);
+    const a = await cli('export', '--format', 'folded', '-o', '-', join(JE, 'job'), ...sym);
+    const b = await cli('export', '--format', 'folded', '-o', '-', out);
+    expect(b.code).toBe(0);
+    expect(b.out).toBe(a.out);
+    expect(a.out.split('\n').length).toBeGreaterThan(10);
+    for (const format of ['pprof', 'speedscope']) {
+      await cli('export', '--format', format, '--snapshot', 'first', '-o', join(dir, `a.${format}`), join(JE, 'job'), ...sym);
+      await cli('export', '--format', format, '--snapshot', 'first', '-o', join(dir, `b.${format}`), out);
+      expect(readFileSync(join(dir, `b.${format}`)).equals(readFileSync(join(dir, `a.${format}`)))).toBe(true);
+    }
+  });
+
+  it('report: the same embedded data (but the time it was made)', async () => {
+    expect((await ingested).code).toBe(0);
+    const ra = await cli('report', join(JE, 'job'), '-o', join(dir, 'a.html'), '--title', 't', '--base', '2', '--target', '9', ...sym);
+    const rb = await cli('report', out, '-o', join(dir, 'b.html'), '--title', 't', '--base', '2', '--target', '9');
+    expect(ra.code).toBe(0);
+    expect(rb.code).toBe(0);
+    const da = extractReportData(readFileSync(join(dir, 'a.html'), 'utf8'));
+    const db = extractReportData(readFileSync(join(dir, 'b.html'), 'utf8'));
+    expect({ ...db, createdAt: '' }).toEqual({ ...da, createdAt: '' });
+    expect(da.processes.length).toBe(3);
   });
 });

@@ -57,10 +57,19 @@ export interface Snapshot {
   threads: ThreadTotals[];
   /** set when the file ended early; every complete record before it is kept */
   truncated: { byteOffset: number; line: number } | null;
+  /**
+   * false when the file was cut before its last record (truncated): its records are only part of the
+   * heap. Views default to the last complete snapshot (analysis/snapshot-status.ts).
+   */
+  complete: boolean;
+  /** the header's `t*` live bytes, unbiased as one record; null when the header has none (heap_profile 3.x has one too) */
+  headerLiveBytes: number | null;
   /** columnar, sparse: the stacks present in this snapshot and their unbiased values */
   stackIds: Uint32Array;
   liveBytes: Float64Array;
   liveObjects: Float64Array;
+  /** variance (bytes²) of each cell's live-bytes estimate from jemalloc's sampling model (analysis/sampling-error.ts); 0 when exact */
+  liveVarBytes: Float64Array;
   /** null when the dump has no accumulated values (prof_accum off) */
   accumBytes: Float64Array | null;
   accumObjects: Float64Array | null;

@@ -6,6 +6,7 @@ import { normalizeAddress } from '../parsers/heap-dump.js';
 import type { MapsEntry } from '../parsers/proc-maps.js';
 import type { AddressTable, Counts, ProcessSeries, Snapshot, StackTable, ThreadTotals } from './model.js';
 import { unbias } from './unbias.js';
+import { recordVariance } from './sampling-error.js';
 
 export interface SnapshotMeta {
   file: string;
@@ -53,6 +54,7 @@ export class SnapshotBuilder {
   private readonly ids = new U32Column();
   private readonly liveBytes = new F64Column();
   private readonly liveObjects = new F64Column();
+  private readonly liveVar = new F64Column();
   private readonly accumBytes = new F64Column();
   private readonly accumObjects = new F64Column();
   /** stack id → row in this snapshot, to merge a stack that appears twice in one dump */
@@ -69,6 +71,7 @@ export class SnapshotBuilder {
     const id = this.process.internStack(r.frameWords);
     const live = unbias(sampling, r.counts.liveObjects, r.counts.liveBytes);
     const acc = unbias(sampling, r.counts.accumObjects, r.counts.accumBytes);
+    const liveVar = recordVariance(sampling, r.counts.liveObjects, r.counts.liveBytes);
     if (r.counts.accumObjects !== 0 || r.counts.accumBytes !== 0) this.anyAccum = true;
     const row = this.rowOf.get(id);
     if (row === undefined) {
@@ -76,11 +79,13 @@ export class SnapshotBuilder {
       this.ids.push(id);
       this.liveBytes.push(live.bytes);
       this.liveObjects.push(live.objects);
+      this.liveVar.push(liveVar);
       this.accumBytes.push(acc.bytes);
       this.accumObjects.push(acc.objects);
     } else {
       this.liveBytes.data[row] += live.bytes;
       this.liveObjects.data[row] += live.objects;
+      this.liveVar.data[row] += liveVar;
       this.accumBytes.data[row] += acc.bytes;
       this.accumObjects.data[row] += acc.objects;
     }
@@ -133,9 +138,13 @@ export class SnapshotBuilder {
       hasAccumulated: this.anyAccum || hdr.accumObjects !== 0,
       threads,
       truncated: info.truncated ? { byteOffset: info.truncated.byteOffset, line: info.truncated.line } : null,
+      // cut inside the maps or a trailer: every record was read
+      complete: info.truncated === null || info.mapsText !== null,
+      headerLiveBytes: info.header ? unbias(info.sampling, info.header.liveObjects, info.header.liveBytes).bytes : null,
       stackIds: this.ids.seal(),
       liveBytes: this.liveBytes.seal(),
       liveObjects: this.liveObjects.seal(),
+      liveVarBytes: this.liveVar.seal(),
       accumBytes: this.anyAccum ? this.accumBytes.seal() : null,
       accumObjects: this.anyAccum ? this.accumObjects.seal() : null,
       mapsSource,

@@ -1,0 +1,268 @@
+// Growth patterns of a (process, stack) series: steady / plateau / step / fluctuating / declining /
+// flat, or unknown when the series is too short. Every comparison of two points is against the
+// sampling noise of those points (sampling-error.ts), so a change sampling alone can explain is never
+// called growth. Rules, thresholds and their reasons: docs/analysis.md, "Growth patterns".
+
+import type { ProcessSeries } from './model.js';
+import { NOISE_Z } from './sampling-error.js';
+import { theilSen } from './robust-slope.js';
+import { completeIndexes } from './snapshot-status.js';
+import { seriesTimes } from './series-times.js';
+
+export type GrowthPattern = 'steady' | 'plateau' | 'step' | 'fluctuating' | 'declining' | 'flat' | 'unknown';
+
+/** Fewer complete snapshots than this: the shape of a series cannot be told (two points give a change, not a shape). */
+export const MIN_PATTERN_SNAPSHOTS = 3;
+/**
+ * Changes below this share of a series' peak are not shape: allocator size-class rounding and small
+ * bookkeeping churn move exact (period-1) series by a few bytes, which are real but not growth.
+ */
+export const REL_FLOOR = 0.02;
+/** A fall smaller than this share of the rise (or the reverse) is a dip in a trend, not a cycle. */
+export const FLUCT_SHARE = 0.3;
+/** The late window (where "still growing" is decided) is the last third of the series, at least this many points. */
+export const MIN_LATE_POINTS = 3;
+/** Series matrices are built this many cells at a time (≈ 32 MB of Float64), so huge processes stay bounded in memory. */
+const MAX_CHUNK_CELLS = 1 << 22;
+
+export interface SeriesVerdict {
+  pattern: GrowthPattern;
+  /** why the pattern is unknown, or a caveat; null otherwise */
+  note: string | null;
+  /** complete snapshots in the series */
+  points: number;
+  firstBytes: number;
+  lastBytes: number;
+  peakBytes: number;
+  deltaBytes: number;
+  /** 1σ of lastBytes (sampling) */
+  sigmaBytes: number;
+  /** 1σ of deltaBytes (Var_first + Var_last: conservative within a process) */
+  sigmaDeltaBytes: number;
+  /** deltaBytes / sigmaDeltaBytes (±∞ for an exact non-zero change) */
+  z: number;
+  /** |deltaBytes| < 2σ: sampling alone can explain the change */
+  withinNoise: boolean;
+  /** Theil–Sen slope over the whole series, bytes per snapshot */
+  slopePerSnapshot: number;
+  /** the same per second, null without usable times */
+  slopePerSecond: number | null;
+  /** Theil–Sen slope over the late window (last third), bytes per snapshot / per second */
+  lateSlopePerSnapshot: number;
+  lateSlopePerSecond: number | null;
+  /** z of the late growth (late slope × window length against the window ends' noise) */
+  lateZ: number;
+  /**
+   * Ranking score, bytes: growth that sampling cannot explain and that is still going on at the end —
+   * min(Δ − 2σ_Δ, (late growth − 2σ_late) × (n−1)/(L−1)), floored at 0. Plateaus and steps score ≈ 0.
+   */
+  score: number;
+}
+
+export interface SeriesInput {
+  /** live bytes per point */
+  y: ArrayLike<number>;
+  /** variance per point */
+  v: ArrayLike<number>;
+  /** seconds per point, or null */
+  t: ArrayLike<number> | null;
+}
+
+const rangeOf = (y: ArrayLike<number>, from: number, to: number): { lo: number; hi: number } => {
+  let lo = from;
+  let hi = from;
+  for (let i = from + 1; i < to; i++) {
+    if (y[i] < y[lo]) lo = i;
+    if (y[i] > y[hi]) hi = i;
+  }
+  return { lo, hi };
+};
+
+/** Classifies one series. */
+export function classifySeries({ y, v, t }: SeriesInput): SeriesVerdict {
+  const n = y.length;
+  const base: SeriesVerdict = {
+    pattern: 'unknown',
+    note: null,
+    points: n,
+    firstBytes: n > 0 ? y[0] : 0,
+    lastBytes: n > 0 ? y[n - 1] : 0,
+    peakBytes: 0,
+    deltaBytes: n > 0 ? y[n - 1] - y[0] : 0,
+    sigmaBytes: n > 0 ? Math.sqrt(v[n - 1]) : 0,
+    sigmaDeltaBytes: n > 0 ? Math.sqrt(v[0] + v[n - 1]) : 0,
+    z: 0,
+    withinNoise: true,
+    slopePerSnapshot: 0,
+    slopePerSecond: null,
+    lateSlopePerSnapshot: 0,
+    lateSlopePerSecond: null,
+    lateZ: 0,
+    score: 0,
+  };
+  for (let i = 0; i < n; i++) if (y[i] > base.peakBytes) base.peakBytes = y[i];
+  const floor = REL_FLOOR * base.peakBytes;
+  const thr = (i: number, j: number): number => Math.max(NOISE_Z * Math.sqrt(v[i] + v[j]), floor);
+  base.z = base.sigmaDeltaBytes > 0 ? base.deltaBytes / base.sigmaDeltaBytes : base.deltaBytes === 0 ? 0 : Math.sign(base.deltaBytes) * Number.POSITIVE_INFINITY;
+  base.withinNoise = n < 2 || Math.abs(base.deltaBytes) < NOISE_Z * base.sigmaDeltaBytes;
+  const growthBound = Math.max(0, base.deltaBytes - NOISE_Z * base.sigmaDeltaBytes);
+
+  if (n < MIN_PATTERN_SNAPSHOTS) {
+    base.note = n <= 1 ? 'one complete snapshot: no series' : `${n} complete snapshots: a change but no shape (patterns need ${MIN_PATTERN_SNAPSHOTS})`;
+    if (n === 2) {
+      base.slopePerSnapshot = base.deltaBytes;
+      base.lateSlopePerSnapshot = base.deltaBytes;
+      base.score = growthBound;
+      if (t) base.slopePerSecond = base.lateSlopePerSecond = t[1] > t[0] ? base.deltaBytes / (t[1] - t[0]) : null;
+    }
+    return base;
+  }
+
+  // flat: the whole range is within noise, and the points do not trend consistently either (Sen's
+  // interval excludes 0): dumps of one process share their sampled objects, so a real slow change
+  // shows as a consistent trend well before it leaves the conservative Var_A + Var_B band
+  const r = rangeOf(y, 0, n);
+  const range = y[r.hi] - y[r.lo];
+  if (base.peakBytes <= 0 || range <= floor) {
+    base.pattern = 'flat';
+    return base;
+  }
+  const withinModel = range <= thr(r.hi, r.lo);
+  const ts = theilSen(y, null, 0, n, withinModel);
+  if (withinModel && !(ts.lo > 0 || ts.hi < 0)) {
+    base.pattern = 'flat';
+    return base;
+  }
+  base.slopePerSnapshot = ts.slope;
+  if (t) base.slopePerSecond = theilSen(y, t).slope;
+
+  // largest rise (i < j) and largest fall, with their end points
+  let up = 0;
+  let upI = 0;
+  let upJ = 0;
+  let down = 0;
+  let downI = 0;
+  let downJ = 0;
+  let minI = 0;
+  let maxI = 0;
+  for (let j = 1; j < n; j++) {
+    if (y[j] - y[minI] > up) {
+      up = y[j] - y[minI];
+      upI = minI;
+      upJ = j;
+    }
+    if (y[maxI] - y[j] > down) {
+      down = y[maxI] - y[j];
+      downI = maxI;
+      downJ = j;
+    }
+    if (y[j] < y[minI]) minI = j;
+    if (y[j] > y[maxI]) maxI = j;
+  }
+  // a rise or fall counts when it leaves the noise band, or (for the whole-series trend) when the
+  // points trend consistently
+  const sigUp = up > thr(upI, upJ) || (withinModel && ts.lo > 0);
+  const sigDown = down > thr(downI, downJ) || (withinModel && ts.hi < 0);
+
+  // late window: the last third
+  const L = Math.min(n, Math.max(MIN_LATE_POINTS, Math.ceil(n / 3)));
+  let ls = n - L;
+  let pattern: GrowthPattern;
+  if (sigUp && sigDown && Math.min(up, down) >= FLUCT_SHARE * Math.max(up, down)) {
+    pattern = 'fluctuating';
+  } else if (sigDown && (!sigUp || down > up)) {
+    pattern = 'declining';
+  } else {
+    // rising. One jump with flat on both sides (at least two points after it) is a step.
+    let jStar = 1;
+    for (let j = 2; j < n; j++) if (y[j] - y[j - 1] > y[jStar] - y[jStar - 1]) jStar = j;
+    const before = rangeOf(y, 0, jStar);
+    const after = rangeOf(y, jStar, n);
+    const flatBefore = y[before.hi] - y[before.lo] <= thr(before.hi, before.lo);
+    const flatAfter = n - jStar >= 2 && y[after.hi] - y[after.lo] <= thr(after.hi, after.lo);
+    const jump = y[jStar] - y[jStar - 1];
+    if (flatBefore && flatAfter && jump > thr(jStar, jStar - 1)) {
+      pattern = 'step';
+      if (jStar > ls) ls = jStar; // the late growth of a step is measured after its jump
+    } else {
+      pattern = 'plateau'; // unless the late window still grows (below)
+    }
+  }
+
+  const late = theilSen(y, null, ls, n, true);
+  const span = n - 1 - ls;
+  const lateDelta = late.slope * span;
+  const lateSigma = Math.sqrt(v[ls] + v[n - 1]);
+  // still growing at the end: beyond the noise band, or a consistent late trend (Sen's lower bound > 0) above the floor
+  const lateGrows = span > 0 && (lateDelta > thr(ls, n - 1) || (late.lo > 0 && lateDelta > floor));
+  if (pattern === 'plateau' && lateGrows) pattern = 'steady';
+  base.pattern = pattern;
+  base.lateSlopePerSnapshot = late.slope;
+  if (t) base.lateSlopePerSecond = theilSen(y, t, ls, n).slope;
+  base.lateZ = lateSigma > 0 ? lateDelta / lateSigma : lateDelta === 0 ? 0 : Math.sign(lateDelta) * Number.POSITIVE_INFINITY;
+  // the late growth we are confident of: beyond 2σ of the model, or Sen's lower bound, extrapolated to the series
+  const confidentLate = Math.max(lateDelta - NOISE_Z * lateSigma, late.lo * span, 0);
+  const lateBound = lateGrows ? (confidentLate * (n - 1)) / span : 0;
+  base.score = pattern === 'declining' || pattern === 'step' ? 0 : Math.min(growthBound, lateBound);
+  return base;
+}
+
+export interface StackSeriesVerdict extends SeriesVerdict {
+  stackId: number;
+}
+
+export interface ProcessPatterns {
+  /** per stack id present in any complete snapshot of the series */
+  stacks: StackSeriesVerdict[];
+  /** snapshot indexes the series is made of (the complete ones) */
+  snapshotIndexes: number[];
+  /** seconds per point, null when the times are not usable */
+  seconds: Float64Array | null;
+  /** why patterns or per-second slopes are missing (one snapshot, no times, a cut dump left out), or null */
+  notes: string[];
+}
+
+/** Patterns of every stack of `proc` over its complete snapshots. */
+export function processPatterns(proc: ProcessSeries): ProcessPatterns {
+  const idx = completeIndexes(proc);
+  const notes: string[] = [];
+  const cut = proc.snapshots.length - idx.length;
+  if (cut > 0) notes.push(`${cut} cut dump${cut === 1 ? '' : 's'} left out of the series (records incomplete)`);
+  const snaps = idx.map((i) => proc.snapshots[i]);
+  if (snaps.length < MIN_PATTERN_SNAPSHOTS) notes.push(`${snaps.length} complete snapshot${snaps.length === 1 ? '' : 's'}: patterns need ${MIN_PATTERN_SNAPSHOTS}, so they are unknown`);
+  const times = seriesTimes(snaps);
+  if (times.note && snaps.length >= 2) notes.push(`no per-second slopes: ${times.note}`);
+  const n = snaps.length;
+  const count = proc.stacks.count;
+  const out: StackSeriesVerdict[] = [];
+  if (n === 0 || count === 0) return { stacks: out, snapshotIndexes: idx, seconds: times.seconds, notes };
+
+  // stacks present in any complete snapshot
+  const present = new Uint8Array(count);
+  for (const s of snaps) for (let i = 0; i < s.stackIds.length; i++) present[s.stackIds[i]] = 1;
+  const ids: number[] = [];
+  for (let id = 0; id < count; id++) if (present[id]) ids.push(id);
+
+  const chunk = Math.max(1, Math.floor(MAX_CHUNK_CELLS / n));
+  const row = new Int32Array(count).fill(-1);
+  for (let c0 = 0; c0 < ids.length; c0 += chunk) {
+    const part = ids.slice(c0, c0 + chunk);
+    part.forEach((id, r) => (row[id] = r));
+    const ys = new Float64Array(part.length * n);
+    const vs = new Float64Array(part.length * n);
+    snaps.forEach((s, j) => {
+      for (let i = 0; i < s.stackIds.length; i++) {
+        const r = row[s.stackIds[i]];
+        if (r < 0) continue;
+        ys[r * n + j] += s.liveBytes[i];
+        vs[r * n + j] += s.liveVarBytes[i];
+      }
+    });
+    part.forEach((id, r) => {
+      const v = classifySeries({ y: ys.subarray(r * n, r * n + n), v: vs.subarray(r * n, r * n + n), t: times.seconds });
+      out.push({ stackId: id, ...v });
+      row[id] = -1;
+    });
+  }
+  return { stacks: out, snapshotIndexes: idx, seconds: times.seconds, notes };
+}

@@ -1,0 +1,27 @@
+// Complete and cut snapshots. A dump cut off while jemalloc was writing it (a process killed
+// mid-dump) keeps only part of its records, so its record sum understates the heap; jemalloc 5.3
+// writes the `t*` totals first, so the header of a cut dump still gives the total. Views take the
+// last complete snapshot as their default target, and a cut one's total from its header.
+
+import type { ProcessSeries, Snapshot } from './model.js';
+
+/** The snapshot's live-bytes total: the sum of its records, or its header's for a cut dump that has one. */
+export function snapshotTotalBytes(s: Snapshot): number {
+  if (!s.complete && s.headerLiveBytes !== null) return s.headerLiveBytes;
+  return s.live.bytes;
+}
+
+/** Index of the last snapshot whose records are complete; the last snapshot when none is (−1 for none at all). */
+export function lastCompleteIndex(proc: Pick<ProcessSeries, 'snapshots'>): number {
+  for (let i = proc.snapshots.length - 1; i >= 0; i--) if (proc.snapshots[i].complete) return i;
+  return proc.snapshots.length - 1;
+}
+
+/** Indexes of the complete snapshots, in order (the series that growth patterns are computed over). */
+export function completeIndexes(proc: Pick<ProcessSeries, 'snapshots'>): number[] {
+  const out: number[] = [];
+  proc.snapshots.forEach((s, i) => {
+    if (s.complete) out.push(i);
+  });
+  return out;
+}

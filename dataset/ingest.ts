@@ -173,6 +173,7 @@ function stripCells(p: ProcessSeries): void {
     s.stackIds = new Uint32Array(0);
     s.liveBytes = new Float64Array(0);
     s.liveObjects = new Float64Array(0);
+    s.liveVarBytes = new Float64Array(0);
     if (s.accumBytes) s.accumBytes = new Float64Array(0);
     if (s.accumObjects) s.accumObjects = new Float64Array(0);
   }

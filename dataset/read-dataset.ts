@@ -158,11 +158,14 @@ async function readProcess(engine: Engine, dir: string, id: number, pr: Row, wit
       accumulated: { objects: num(r.header_accum_objects), bytes: num(r.header_accum_bytes) },
     },
     hasAccumulated: r.has_accumulated === true,
+    complete: r.complete === true,
+    headerLiveBytes: numOrNull(r.header_live_bytes_unbiased),
     threads: JSON.parse(str(r.threads_json)) as ThreadTotals[],
     truncated: r.truncated_byte_offset === null ? null : { byteOffset: num(r.truncated_byte_offset), line: num(r.truncated_line) },
     stackIds: new Uint32Array(0),
     liveBytes: new Float64Array(0),
     liveObjects: new Float64Array(0),
+    liveVarBytes: new Float64Array(0),
     accumBytes: r.has_accum_cells ? new Float64Array(0) : null,
     accumObjects: r.has_accum_cells ? new Float64Array(0) : null,
     mapsSource: strOrNull(r.maps_source) as Snapshot['mapsSource'],
@@ -232,6 +235,7 @@ async function readCells(engine: Engine, dir: string, id: number, snapshots: Sna
     s.stackIds = new Uint32Array(counts[j]);
     s.liveBytes = new Float64Array(counts[j]);
     s.liveObjects = new Float64Array(counts[j]);
+    s.liveVarBytes = new Float64Array(counts[j]);
     if (s.accumBytes) {
       s.accumBytes = new Float64Array(counts[j]);
       s.accumObjects = new Float64Array(counts[j]);
@@ -241,8 +245,8 @@ async function readCells(engine: Engine, dir: string, id: number, snapshots: Sna
   for (const name of names) {
     const file = join(cdir, name);
     // A snapshot's cells are all in the file of the run that added it, in the order the dump listed them.
-    const rows = await readColumns(engine, file, 'snapshot, stack_id, bytes, objects, accum_bytes, accum_objects', 'ORDER BY snapshot, file_row_number');
-    const [snap, stack, bytes, objects, ab, ao] = rows;
+    const rows = await readColumns(engine, file, 'snapshot, stack_id, bytes, objects, accum_bytes, accum_objects, var_bytes', 'ORDER BY snapshot, file_row_number');
+    const [snap, stack, bytes, objects, ab, ao, vb] = rows;
     let j = -1;
     let i = 0;
     for (let r = 0; r < snap.length; r++) {
@@ -257,6 +261,7 @@ async function readCells(engine: Engine, dir: string, id: number, snapshots: Sna
       s.stackIds[i] = num(stack[r]);
       s.liveBytes[i] = num(bytes[r]);
       s.liveObjects[i] = num(objects[r]);
+      s.liveVarBytes[i] = num(vb[r]);
       if (s.accumBytes && s.accumObjects) {
         s.accumBytes[i] = num(ab[r]);
         s.accumObjects[i] = num(ao[r]);

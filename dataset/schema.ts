@@ -75,7 +75,11 @@ export const SNAPSHOTS: readonly ColumnDef[] = [
   col('header_live_objects', 'DOUBLE', DOUBLE),
   col('header_accum_bytes', 'DOUBLE', DOUBLE),
   col('header_accum_objects', 'DOUBLE', DOUBLE),
+  /** the header's live bytes unbiased as one record (analysis: Snapshot.headerLiveBytes); null without a header */
+  col('header_live_bytes_unbiased', 'DOUBLE', DOUBLE),
   col('has_accumulated', 'BOOLEAN', BOOLEAN),
+  /** false when the file was cut before its last record */
+  col('complete', 'BOOLEAN', BOOLEAN),
   col('has_accum_cells', 'BOOLEAN', BOOLEAN),
   col('truncated_byte_offset', 'BIGINT', BIGINT),
   col('truncated_line', 'BIGINT', BIGINT),
@@ -130,8 +134,10 @@ export const CELLS: readonly ColumnDef[] = [
   col('bytes', 'DOUBLE', DOUBLE),
   col('accum_objects', 'DOUBLE', DOUBLE),
   col('accum_bytes', 'DOUBLE', DOUBLE),
-  /** σ of `bytes` from sampling (analysis/sampling-error.ts); null when the dump was not sampled */
+  /** σ of `bytes` from jemalloc's sampling model (analysis/sampling-error.ts); 0 when every allocation was recorded */
   col('sd_bytes', 'DOUBLE', DOUBLE),
+  /** its variance (bytes²): variances of cells add, σ do not */
+  col('var_bytes', 'DOUBLE', DOUBLE),
 ];
 
 export const PER_PROCESS_TABLES = ['snapshots', 'stacks', 'frames', 'mappings', 'cells'] as const;

@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import type { DuckDBValue } from '@duckdb/node-api';
 import type { LoadWarning, ProcessSeries } from '../analysis/model.js';
 import { locateAddress } from '../analysis/frame-labels.js';
+import { sigma } from '../analysis/sampling-error.js';
+import { stackIdentityKeys } from '../analysis/stack-identity.js';
 import type { SymbolTable, SymbolizedAddress } from '../symbolize/symbolize.js';
 import { appendColumns, sqlString, type Column, type Engine } from './duckdb.js';
 import {
@@ -109,7 +111,9 @@ export async function writeProcess(engine: Engine, dir: string, rec: ProcessReco
       s.map((x) => x.header.live.objects),
       s.map((x) => x.header.accumulated.bytes),
       s.map((x) => x.header.accumulated.objects),
+      s.map((x) => x.headerLiveBytes),
       s.map((x) => x.hasAccumulated),
+      s.map((x) => x.complete),
       s.map((x) => x.accumBytes !== null),
       s.map((x) => big(x.truncated?.byteOffset ?? null)),
       s.map((x) => big(x.truncated?.line ?? null)),
@@ -139,7 +143,7 @@ export async function writeProcess(engine: Engine, dir: string, rec: ProcessReco
     engine,
     'st_stacks',
     STACKS_STAGE,
-    [ids, allocatorDepth.slice(0, count), ids.map(() => null)],
+    [ids, allocatorDepth.slice(0, count), stackIdentityKeys(p)],
     count,
     part('stacks'),
     `SELECT s.stack_id, s.allocator_depth,
@@ -216,7 +220,8 @@ async function writeCells(engine: Engine, p: ProcessSeries, from: number, file: 
   const bytes = new Float64Array(rows);
   const accumObjects: (number | null)[] = new Array(rows);
   const accumBytes: (number | null)[] = new Array(rows);
-  const sd: null[] = new Array<null>(rows).fill(null);
+  const sd = new Float64Array(rows);
+  const variance = new Float64Array(rows);
   let r = 0;
   snaps.forEach((s, j) => {
     const seqv = big(s.seq);
@@ -226,11 +231,13 @@ async function writeCells(engine: Engine, p: ProcessSeries, from: number, file: 
       stack[r] = s.stackIds[i];
       objects[r] = s.liveObjects[i];
       bytes[r] = s.liveBytes[i];
+      variance[r] = s.liveVarBytes[i];
+      sd[r] = sigma(s.liveVarBytes[i]);
       accumObjects[r] = s.accumObjects ? s.accumObjects[i] : null;
       accumBytes[r] = s.accumBytes ? s.accumBytes[i] : null;
     }
   });
-  await writeTable(engine, 'st_cells', CELLS, [snapshot, seq, stack, objects, bytes, accumObjects, accumBytes, sd], rows, file);
+  await writeTable(engine, 'st_cells', CELLS, [snapshot, seq, stack, objects, bytes, accumObjects, accumBytes, sd, variance], rows, file);
 }
 
 export interface JobTables {

@@ -1,7 +1,7 @@
 // The dataset's tables: one definition per column (name, SQL type, append type) drives the CREATE statements,
 // the appends and the reader, so the schema is written once. docs/dataset.md describes every column.
 
-import { BIGINT, BOOLEAN, DOUBLE, INTEGER, UBIGINT, UINTEGER, VARCHAR, type DuckDBType } from '@duckdb/node-api';
+import { BIGINT, BOOLEAN, DOUBLE, INTEGER, UBIGINT, VARCHAR, type DuckDBType } from '@duckdb/node-api';
 
 export const DATASET_FORMAT = 'heaplens-dataset';
 /** Bumped when a table changes incompatibly; a reader refuses a dataset of another major version. */
@@ -91,16 +91,16 @@ export const SNAPSHOTS: readonly ColumnDef[] = [
 ];
 
 /** Staging form of `stacks`: one row per frame, folded into a list per stack when written. */
-export const STACK_FRAMES_STAGE: readonly ColumnDef[] = [col('stack_id', 'UINTEGER', UINTEGER), col('depth', 'INTEGER', INTEGER), col('address_id', 'UINTEGER', UINTEGER)];
+export const STACK_FRAMES_STAGE: readonly ColumnDef[] = [col('stack_id', 'INTEGER', INTEGER), col('depth', 'INTEGER', INTEGER), col('address_id', 'INTEGER', INTEGER)];
 export const STACKS_STAGE: readonly ColumnDef[] = [
-  col('stack_id', 'UINTEGER', UINTEGER),
+  col('stack_id', 'INTEGER', INTEGER),
   col('allocator_depth', 'INTEGER', INTEGER),
   /** job-wide identity of the stack (the same key in every process); null when it cannot be formed */
   col('stack_key', 'VARCHAR', VARCHAR),
 ];
 
 export const FRAMES: readonly ColumnDef[] = [
-  col('address_id', 'UINTEGER', UINTEGER),
+  col('address_id', 'INTEGER', INTEGER),
   col('address', 'VARCHAR', VARCHAR),
   /** leaf (looked up at the PC) | caller (at PC − 1) | '' (not symbolized) */
   col('role', 'VARCHAR', VARCHAR),
@@ -129,7 +129,7 @@ export const MAPPINGS: readonly ColumnDef[] = [
 export const CELLS: readonly ColumnDef[] = [
   col('snapshot', 'INTEGER', INTEGER),
   col('seq', 'BIGINT', BIGINT),
-  col('stack_id', 'UINTEGER', UINTEGER),
+  col('stack_id', 'INTEGER', INTEGER),
   col('objects', 'DOUBLE', DOUBLE),
   col('bytes', 'DOUBLE', DOUBLE),
   col('accum_objects', 'DOUBLE', DOUBLE),

@@ -147,7 +147,7 @@ export async function writeProcess(engine: Engine, dir: string, rec: ProcessReco
     count,
     part('stacks'),
     `SELECT s.stack_id, s.allocator_depth,
-            coalesce(list(f.address_id ORDER BY f.depth) FILTER (WHERE f.address_id IS NOT NULL), []::UINTEGER[]) AS frames,
+            coalesce(list(f.address_id ORDER BY f.depth) FILTER (WHERE f.address_id IS NOT NULL), []::INTEGER[]) AS frames,
             s.stack_key
        FROM st_stacks s LEFT JOIN st_stack_frames f USING (stack_id)
       GROUP BY s.stack_id, s.allocator_depth, s.stack_key ORDER BY s.stack_id`,

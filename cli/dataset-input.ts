@@ -45,7 +45,8 @@ export interface DatasetLoad {
 export async function loadDataset(dir: string, args: ParsedArgs, io: { err: (s: string) => void }): Promise<DatasetLoad> {
   const { readDataset } = await import('../dataset/read-dataset.js');
   const growth = args.command === 'growth';
-  const ds = await readDataset(dir, { cells: !growth });
+  // summary shows snapshot totals only; growth ranks in SQL: neither needs the cells in memory
+  const ds = await readDataset(dir, { cells: !growth && args.command !== 'summary' });
   if (growth) {
     const { datasetGrowth } = await import('../dataset/growth-sql.js');
     const byId = await datasetGrowth(dir);

@@ -70,11 +70,27 @@ export async function runOnDataset<T>(engine: Engine, dir: string, run: () => Pr
   }
 }
 
+/** The cells of each process number what its snapshots say: a cells file missing or extra is named by folder. */
+async function checkCellCounts(engine: Engine, dir: string): Promise<void> {
+  const r = await runOnDataset(engine, dir, () =>
+    engine.con.runAndReadAll(
+      `SELECT s.process, s.want, coalesce(c.have, 0) AS have
+         FROM (SELECT process, sum(cell_count) AS want FROM snapshots GROUP BY process) s
+         LEFT JOIN (SELECT process, count(*) AS have FROM cells GROUP BY process) c USING (process)
+        WHERE s.want <> coalesce(c.have, 0)`,
+    ),
+  );
+  for (const row of r.getRowObjects()) {
+    throw new DatasetError(join(dir, 'cells', `process=${String(row.process)}`), `holds ${String(row.have)} cells; the snapshots say ${String(row.want)} (a cells file is missing or extra)`);
+  }
+}
+
 /** Growth of every stack of every process of the dataset, by process id, in rankGrowth's order. */
 export async function datasetGrowth(dir: string): Promise<Map<number, StackGrowth[]>> {
   const engine = await openEngine();
   try {
     await createDatasetViews(engine, dir);
+    await checkCellCounts(engine, dir);
     const reader = await runOnDataset(engine, dir, () => engine.con.runAndReadAll(growthSql()));
     const c = reader.getColumnsObject();
     const out = new Map<number, StackGrowth[]>();

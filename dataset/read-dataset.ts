@@ -173,6 +173,7 @@ async function readProcess(engine: Engine, dir: string, id: number, pr: Row, wit
   if (snapshots.length !== num(pr.snapshot_count)) throw new DatasetError(partFile(dir, 'snapshots', id), `has ${snapshots.length} snapshots; processes.parquet says ${num(pr.snapshot_count)}`);
   const counts = snapRows.map((r) => num(r.cell_count));
   if (withCells) await readCells(engine, dir, id, snapshots, counts);
+  else await checkCellFiles(engine, dir, id, counts.reduce((a, b) => a + b, 0));
 
   // stacks, flattened in stack order
   const stackCount = num(pr.stack_count);
@@ -269,6 +270,28 @@ async function readCells(engine: Engine, dir: string, id: number, snapshots: Sna
       i++;
     }
     seen += snap.length;
+  }
+  if (seen !== total) throw new DatasetError(cdir, `holds ${seen} cells; the snapshots say ${total} (a cells file is missing or extra)`);
+}
+
+/** Without reading the cells: their files' footers must be readable and count the cells the snapshots say. */
+async function checkCellFiles(engine: Engine, dir: string, id: number, total: number): Promise<void> {
+  const cdir = partitionDir(dir, 'cells', id);
+  let names: string[] = [];
+  try {
+    names = (await readdir(cdir)).filter((n) => n.endsWith('.parquet')).sort();
+  } catch {
+    if (total > 0) throw new DatasetError(cdir, 'missing from the dataset (was it copied in full?)');
+  }
+  let seen = 0;
+  for (const name of names) {
+    const file = join(cdir, name);
+    try {
+      const r = await engine.con.runAndReadAll(`SELECT num_rows FROM parquet_file_metadata(${sqlString(file)})`);
+      seen += num(r.getColumns()[0][0]);
+    } catch (e) {
+      throw new DatasetError(file, `not a readable Parquet file (${e instanceof Error ? e.message.split('\n')[0] : String(e)})`);
+    }
   }
   if (seen !== total) throw new DatasetError(cdir, `holds ${seen} cells; the snapshots say ${total} (a cells file is missing or extra)`);
 }

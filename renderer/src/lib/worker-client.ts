@@ -1,6 +1,8 @@
 // UI-side handle on the analysis worker: typed requests, progress, cancellation, and host reads (Electron).
 
 import type { FromWorker, LoadProgress, Request, Response, SourceFile, ToWorker } from './protocol.ts';
+import type { JobBatch } from '../../../analysis/job-batches.ts';
+import type { SymbolTable } from '../../../symbolize/symbolize.ts';
 
 type ResponseOf<T extends Request['type']> = Extract<Response, { type: T }>;
 
@@ -88,6 +90,15 @@ export class AnalysisClient {
       }
     }
     return this.start({ type: 'load', files: files.slice(i), symbolFiles }, onProgress);
+  }
+
+  /** Hands one batch of a job to the worker (typed arrays transferred), ahead of a 'loadBatches' request. */
+  sendJobBatch(batch: JobBatch<SymbolTable>): void {
+    const transfer: ArrayBuffer[] = [];
+    if (batch.kind === 'cells') {
+      for (const c of batch.snapshots) for (const a of [c.stackIds, c.liveBytes, c.liveObjects, c.liveVarBytes, c.accumBytes, c.accumObjects]) if (a) transfer.push(a.buffer as ArrayBuffer);
+    }
+    this.send({ jobBatch: batch }, transfer);
   }
 
   request<T extends Request['type']>(req: Extract<Request, { type: T }>): Promise<ResponseOf<T>> {

@@ -8,6 +8,7 @@ import { leastSquaresSlope, rankGrowth } from '../../../analysis/growth.ts';
 import { addStackToFunctions, finishFunctionRows } from '../../../analysis/function-diff.ts';
 import { buildCallTree } from '../../../analysis/call-tree.ts';
 import type { Job, ProcessSeries } from '../../../analysis/model.ts';
+import { JobAssembler } from '../../../analysis/job-batches.ts';
 import type { InputFile } from '../../../parsers/input-file.ts';
 import { FrameTable } from './frames.ts';
 import { Symbolizer, type SymbolTable } from '../../../symbolize/symbolize.ts';
@@ -59,6 +60,8 @@ const controllers = new Map<number, AbortController>();
 const pendingReads = new Map<number, { resolve: (b: Uint8Array) => void; reject: (e: Error) => void }>();
 let nextRead = 1;
 let staged: SourceFile[] = [];
+/** a job arriving in batches (a dataset the desktop app's main process reads), until 'loadBatches' */
+let assembling: JobAssembler<SymbolTable> | null = null;
 
 function post(msg: FromWorker, transfer: Transferable[] = []): void {
   self.postMessage(msg, transfer);
@@ -606,6 +609,20 @@ async function handle(id: number, req: Request): Promise<{ res: Response; transf
         controllers.delete(id);
       }
     }
+    case 'loadBatches': {
+      const t0 = performance.now();
+      const asm = assembling;
+      assembling = null;
+      if (!asm) throw new Error('no job batches arrived');
+      const { job: j, symbols } = asm.finish();
+      job = j;
+      frameTables.clear();
+      growthCache.clear();
+      symbolTables.clear();
+      symbols.forEach((t, k) => symbolTables.set(k, t));
+      summary = summarize(j, performance.now() - t0, 0, 0);
+      return { res: { type: 'loadBatches', summary } };
+    }
     case 'summary':
       if (!summary) throw new Error('no job loaded');
       return { res: { type: 'summary', summary } };
@@ -648,6 +665,12 @@ self.onmessage = (ev: MessageEvent<ToWorker>) => {
   const msg = ev.data;
   if ('stage' in msg) {
     staged.push(...msg.stage);
+    return;
+  }
+  if ('jobBatch' in msg) {
+    // a 'job' batch starts a job afresh (what an interrupted earlier one left is dropped)
+    if (msg.jobBatch.kind === 'job' || !assembling) assembling = new JobAssembler<SymbolTable>();
+    assembling.add(msg.jobBatch);
     return;
   }
   if ('cancel' in msg) {

@@ -141,6 +141,28 @@ describe('commands on a dataset give the answers they give on the dumps', async 
   }
 });
 
+describe('dump groups that give no process', () => {
+  it('keep their warnings in loadJob\'s order, also across runs', async () => {
+    const d = await tempDir();
+    const job = join(ROOT, 'fixtures/jemalloc/job');
+    const { cp, writeFile } = await import('node:fs/promises');
+    await cp(job, join(d, 'job'), { recursive: true });
+    // named dumps that cannot be read, sorting before, between and after the real processes
+    await writeFile(join(d, 'job', 'aaa.555.0.i0.heap'), '');
+    await writeFile(join(d, 'job', 'm.666.0.i0.heap'), 'heap_v2/524288\n  t*: x\n');
+    await writeFile(join(d, 'job', 'zzz.777.0.i0.heap'), 'not a heap profile\n');
+    const files = await collectInputFiles([join(d, 'job')]);
+    const expected = await loadJob(files);
+    expect(expected.warnings.length).toBeGreaterThanOrEqual(3);
+    const out = join(d, 'ds');
+    await ingest(files.filter((f) => !f.path.includes('zzz.')), out);
+    await ingest(files, out);
+    expect((await readDataset(out)).job).toEqual(expected);
+    await ingest(files, out);
+    expect((await readDataset(out)).job).toEqual(expected);
+  });
+});
+
 describe('incremental ingest', () => {
   const seqOf = (path: string) => Number(/\.(\d+)\.[a-z]\d*\.heap$|\.(\d+)\.f\.heap$/.exec(path)?.slice(1).find((x) => x !== undefined) ?? -1);
 

@@ -57,6 +57,7 @@ export async function ingest(files: readonly InputFile[], outDir: string, option
   const jobWarnings: LoadWarning[] = [...(existing?.jobWarnings ?? [])];
   const warningKey = (w: LoadWarning) => `${w.file}\0${w.line ?? ''}\0${w.byteOffset ?? ''}\0${w.message}`;
   const jobWarningKeys = new Set(jobWarnings.map(warningKey));
+  const orphanWarnings = new Map(existing?.orphanWarnings ?? []);
 
   // Processes already in the dataset keep their record unless this run changes them.
   if (existing) {
@@ -117,9 +118,10 @@ export async function ingest(files: readonly InputFile[], outDir: string, option
         rec = { ...prior, warnings: dedupe([...prior.warnings, ...procWarnings]) };
         cellsFrom = prior.series.snapshots.length;
       } else {
-        // no dump of this process could be read: its warnings stay with the job
-        for (const w of procWarnings) jobWarnings.push(w);
+        // no dump of this group could be read (it was loaded in full): its warnings stay, under its key
+        orphanWarnings.set(g.key, procWarnings);
       }
+      if (rec) orphanWarnings.delete(g.key);
       for (const d of toLoad) {
         const ok = rec?.series.snapshots.some((s) => s.file === d.file.path) ?? false;
         fileRecords.set(d.file.path, { path: d.file.path, size: d.file.size, mtimeMs: d.file.mtimeMs, status: ok ? 'dump' : 'failed', process: ok ? id : null });
@@ -142,7 +144,7 @@ export async function ingest(files: readonly InputFile[], outDir: string, option
     for (const s of classified.side) fileRecords.set(s.file.path, { path: s.file.path, size: s.file.size, mtimeMs: s.file.mtimeMs, status: 'side', process: null });
     for (const path of classified.ignored) if (!fileRecords.has(path)) fileRecords.set(path, { path, size: 0, mtimeMs: null, status: 'ignored', process: null });
     const processes = [...records.values()].sort((a, b) => a.id - b.id);
-    await writeJobTables(engine, outDir, { processes, files: [...fileRecords.values()], jobWarnings }, runs);
+    await writeJobTables(engine, outDir, { processes, files: [...fileRecords.values()], jobWarnings, orphanWarnings }, runs);
   } finally {
     engine.close();
   }

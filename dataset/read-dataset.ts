@@ -64,6 +64,8 @@ export interface DatasetJob {
   processWarnings: Map<ProcessSeries, LoadWarning[]>;
   /** warnings about shared side files */
   jobWarnings: LoadWarning[];
+  /** warnings of dump groups that gave no process, by process key */
+  orphanWarnings: Map<string, LoadWarning[]>;
   files: FileRecord[];
   manifest: Manifest;
 }
@@ -103,7 +105,7 @@ export async function readDataset(dir: string, options: ReadOptions = {}): Promi
 async function readWith(engine: Engine, dir: string, manifest: Manifest, withCells: boolean): Promise<DatasetJob> {
   const procRows = await readParquetRows(engine, join(dir, 'processes.parquet'));
   const fileRows = await readParquetRows(engine, join(dir, 'files.parquet'));
-  const warnRows = await readParquetRows(engine, join(dir, 'warnings.parquet'), '*', 'ORDER BY process NULLS FIRST, ordinal');
+  const warnRows = await readParquetRows(engine, join(dir, 'warnings.parquet'), '*', 'ORDER BY process NULLS FIRST, group_key NULLS FIRST, ordinal');
   const files: FileRecord[] = fileRows.map((r) => ({ path: str(r.path), size: num(r.size), mtimeMs: numOrNull(r.mtime_ms), status: str(r.status) as FileRecord['status'], process: numOrNull(r.process) }));
 
   const processes: ProcessSeries[] = [];
@@ -112,10 +114,17 @@ async function readWith(engine: Engine, dir: string, manifest: Manifest, withCel
   const cellCounts = new Map<ProcessSeries, number[]>();
   const processWarnings = new Map<ProcessSeries, LoadWarning[]>();
   const warningsOf = new Map<number | null, LoadWarning[]>();
+  const orphanWarnings = new Map<string, LoadWarning[]>();
   for (const r of warnRows) {
     const w: LoadWarning = { file: str(r.file), message: str(r.message) };
     if (r.line !== null) w.line = num(r.line);
     if (r.byte_offset !== null) w.byteOffset = num(r.byte_offset);
+    if (r.group_key !== null) {
+      const g = orphanWarnings.get(str(r.group_key)) ?? [];
+      g.push(w);
+      orphanWarnings.set(str(r.group_key), g);
+      continue;
+    }
     const k = numOrNull(r.process);
     const list = warningsOf.get(k) ?? [];
     list.push(w);
@@ -123,7 +132,14 @@ async function readWith(engine: Engine, dir: string, manifest: Manifest, withCel
   }
   const sorted = [...procRows].sort((a, b) => (str(a.key) < str(b.key) ? -1 : str(a.key) > str(b.key) ? 1 : 0));
   const warnings: LoadWarning[] = [...(warningsOf.get(null) ?? [])];
+  // groups that gave no process take their place in key order, as loadJob reports them
+  const orphanKeys = [...orphanWarnings.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  let oi = 0;
+  const orphansBefore = (key: string | null) => {
+    while (oi < orphanKeys.length && (key === null || orphanKeys[oi] < key)) warnings.push(...orphanWarnings.get(orphanKeys[oi++])!);
+  };
   for (const pr of sorted) {
+    orphansBefore(str(pr.key));
     const id = num(pr.process);
     const { series, counts } = await readProcess(engine, dir, id, pr, withCells);
     processes.push(series);
@@ -133,8 +149,9 @@ async function readWith(engine: Engine, dir: string, manifest: Manifest, withCel
     if (pr.symbolized) symbols.set(series, await readSymbols(engine, dir, id, series, strOrNull(pr.symbol_modules_json)));
     warnings.push(...(warningsOf.get(id) ?? []));
   }
+  orphansBefore(null);
   const ignoredFiles = files.filter((f) => f.status === 'ignored').map((f) => f.path);
-  return { job: { processes, warnings, ignoredFiles }, symbols, ids, cellCounts, processWarnings, jobWarnings: warningsOf.get(null) ?? [], files, manifest };
+  return { job: { processes, warnings, ignoredFiles }, symbols, ids, cellCounts, processWarnings, jobWarnings: warningsOf.get(null) ?? [], orphanWarnings, files, manifest };
 }
 
 function partFile(dir: string, table: string, id: number): string {

@@ -51,6 +51,8 @@ export const WARNINGS: readonly ColumnDef[] = [
   /** null for warnings about side files shared by every process (maps files) */
   col('process', 'INTEGER', INTEGER),
   col('ordinal', 'INTEGER', INTEGER),
+  /** the process key of a group of dumps none of which could be read (it has no process row) */
+  col('group_key', 'VARCHAR', VARCHAR),
   col('file', 'VARCHAR', VARCHAR),
   col('line', 'BIGINT', BIGINT),
   col('byte_offset', 'BIGINT', BIGINT),

@@ -245,6 +245,8 @@ export interface JobTables {
   files: FileRecord[];
   /** warnings about shared side files (maps files), before every process's own */
   jobWarnings: LoadWarning[];
+  /** warnings of dump groups that gave no process, by their process key */
+  orphanWarnings: ReadonlyMap<string, LoadWarning[]>;
 }
 
 /** Writes processes, files and warnings (whole, every run) and the manifest last. */
@@ -274,14 +276,15 @@ export async function writeJobTables(engine: Engine, dir: string, t: JobTables, 
   );
   const f = t.files;
   await writeTable(engine, 'st_files', FILES, [f.map((x) => x.path), f.map((x) => BigInt(x.size)), f.map((x) => x.mtimeMs), f.map((x) => x.status), f.map((x) => x.process)], f.length, join(dir, 'files.parquet'));
-  const w: { process: number | null; ordinal: number; w: LoadWarning }[] = [];
-  t.jobWarnings.forEach((x, i) => w.push({ process: null, ordinal: i, w: x }));
-  for (const r of ps) r.warnings.forEach((x, i) => w.push({ process: r.id, ordinal: i, w: x }));
+  const w: { process: number | null; group: string | null; ordinal: number; w: LoadWarning }[] = [];
+  t.jobWarnings.forEach((x, i) => w.push({ process: null, group: null, ordinal: i, w: x }));
+  for (const [key, list] of t.orphanWarnings) list.forEach((x, i) => w.push({ process: null, group: key, ordinal: i, w: x }));
+  for (const r of ps) r.warnings.forEach((x, i) => w.push({ process: r.id, group: null, ordinal: i, w: x }));
   await writeTable(
     engine,
     'st_warnings',
     WARNINGS,
-    [w.map((x) => x.process), w.map((x) => x.ordinal), w.map((x) => x.w.file), w.map((x) => big(x.w.line ?? null)), w.map((x) => big(x.w.byteOffset ?? null)), w.map((x) => x.w.message)],
+    [w.map((x) => x.process), w.map((x) => x.ordinal), w.map((x) => x.group), w.map((x) => x.w.file), w.map((x) => big(x.w.line ?? null)), w.map((x) => big(x.w.byteOffset ?? null)), w.map((x) => x.w.message)],
     w.length,
     join(dir, 'warnings.parquet'),
   );

@@ -1,33 +1,25 @@
 -- heaplens job-wide growth: steady growers per (job, process, stack), ranked as `heaplens growth` ranks them.
--- Reads two tables, `cells` (job, process, snapshot, stack_id, bytes) and `snapshots` (job, process, snapshot),
--- and uses only standard SQL (window LAG, CASE, SUM), so it runs unchanged on DuckDB, Spark SQL and Trino.
+-- Reads two tables, `cells` (job, process, snapshot, stack_id, bytes, rose) and `snapshots` (job, process, snapshot),
+-- and uses only standard SQL (JOIN, CASE, SUM: no window), so it runs unchanged on DuckDB, Spark SQL and Trino.
 -- slope: least squares of live bytes over snapshot index; growing_fraction: share of the n-1 intervals in
--- which the stack's bytes rose (a stack absent from a snapshot has 0 bytes there); score = slope ×
+-- which the stack's bytes rose (`rose`, set at ingest: a stack absent from a snapshot has 0 bytes there); score = slope ×
 -- growing_fraction × r² for stacks that grew overall, else 0.
 WITH series AS (
   SELECT job, process, CAST(COUNT(*) AS DOUBLE) AS n
   FROM snapshots
   GROUP BY job, process
 ),
-points AS (
-  SELECT c.job, c.process, c.stack_id, s.n,
-         CAST(c.snapshot AS DOUBLE) AS x,
-         c.bytes AS y,
-         LAG(c.snapshot) OVER (PARTITION BY c.job, c.process, c.stack_id ORDER BY c.snapshot) AS prev_snapshot,
-         LAG(c.bytes) OVER (PARTITION BY c.job, c.process, c.stack_id ORDER BY c.snapshot) AS prev_bytes
+sums AS (
+  SELECT c.job, c.process, c.stack_id, MAX(s.n) AS n,
+         SUM(c.bytes) AS sy,
+         SUM(CAST(c.snapshot AS DOUBLE) * c.bytes) AS sxy,
+         SUM(c.bytes * c.bytes) AS syy,
+         SUM(CASE WHEN c.rose THEN 1 ELSE 0 END) AS grew,
+         SUM(CASE WHEN c.snapshot = 0 THEN c.bytes ELSE 0 END) AS first_bytes,
+         SUM(CASE WHEN c.snapshot = s.n - 1 THEN c.bytes ELSE 0 END) AS last_bytes
   FROM cells c
   JOIN series s ON c.job = s.job AND c.process = s.process
-),
-sums AS (
-  SELECT job, process, stack_id, MAX(n) AS n,
-         SUM(y) AS sy,
-         SUM(x * y) AS sxy,
-         SUM(y * y) AS syy,
-         SUM(CASE WHEN x > 0 AND y > (CASE WHEN prev_snapshot = x - 1 THEN prev_bytes ELSE 0 END) THEN 1 ELSE 0 END) AS grew,
-         SUM(CASE WHEN x = 0 THEN y ELSE 0 END) AS first_bytes,
-         SUM(CASE WHEN x = n - 1 THEN y ELSE 0 END) AS last_bytes
-  FROM points
-  GROUP BY job, process, stack_id
+  GROUP BY c.job, c.process, c.stack_id
 ),
 fit AS (
   SELECT job, process, stack_id, n, sy, sxy, syy, grew, first_bytes, last_bytes,

@@ -9,7 +9,7 @@ import { seriesPythonFrames } from '../analysis/python-stacks.js';
 import type { InputFile } from '../parsers/input-file.js';
 import type { SymbolTable } from '../symbolize/symbolize.js';
 import { openEngine } from './duckdb.js';
-import { isDataset, readDataset, type DatasetJob } from './read-dataset.js';
+import { isDataset, readDataset, readSnapshotCells, type DatasetJob } from './read-dataset.js';
 import { removeProcess, writeJobTables, writeProcess, type FileRecord, type ProcessRecord } from './write-dataset.js';
 
 export interface IngestOptions {
@@ -132,7 +132,8 @@ export async function ingest(files: readonly InputFile[], outDir: string, option
           rec.symbols = tables.get(rec.series) ?? null;
         }
         if (cellsFrom === 0) await removeProcess(outDir, id);
-        await writeProcess(engine, outDir, rec, cellsFrom, runName);
+        const before = cellsFrom > 0 ? await readSnapshotCells(outDir, id, cellsFrom - 1) : null;
+        await writeProcess(engine, outDir, rec, cellsFrom, runName, before);
         // Only the counts stay in memory: the next process may be as large as this one.
         rec.cellCounts = rec.series.snapshots.map((s, i) => rec!.cellCounts?.[i] ?? s.stackIds.length);
         stripCells(rec.series);

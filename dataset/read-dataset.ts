@@ -192,23 +192,27 @@ async function readProcess(engine: Engine, dir: string, id: number, pr: Row, wit
   if (withCells) await readCells(engine, dir, id, snapshots, counts);
   else await checkCellFiles(engine, dir, id, counts.reduce((a, b) => a + b, 0));
 
-  // stacks, flattened in stack order
+  // stacks, flattened in stack order (the file is written in stack order; a file that is not is refused)
   const stackCount = num(pr.stack_count);
   const stacksFile = partFile(dir, 'stacks', id);
-  const stackRows = await readParquetRows(engine, stacksFile, 'stack_id, allocator_depth, len(frames) AS n', 'ORDER BY stack_id');
-  const frameRows = await readParquetRows(engine, stacksFile, 'unnest(frames) AS a, stack_id, generate_subscripts(frames, 1) AS k', 'ORDER BY stack_id, k');
-  if (stackRows.length !== stackCount) throw new DatasetError(stacksFile, `has ${stackRows.length} stacks; processes.parquet says ${stackCount}`);
-  const offsets = [0];
-  const allocatorDepth: number[] = [];
-  for (const r of stackRows) {
-    offsets.push(offsets[offsets.length - 1] + num(r.n));
-    allocatorDepth.push(num(r.allocator_depth));
+  const [sid, depth, lens] = await readColumns(engine, stacksFile, 'stack_id, allocator_depth, len(frames)', '');
+  if (sid.length !== stackCount) throw new DatasetError(stacksFile, `has ${sid.length} stacks; processes.parquet says ${stackCount}`);
+  const offsets = new Array<number>(stackCount + 1);
+  offsets[0] = 0;
+  const allocatorDepth = new Array<number>(stackCount);
+  for (let i = 0; i < stackCount; i++) {
+    if (num(sid[i]) !== i) throw new DatasetError(stacksFile, `stack ${num(sid[i])} is at row ${i} (the file is not in stack order)`);
+    offsets[i + 1] = offsets[i] + num(lens[i]);
+    allocatorDepth[i] = num(depth[i]);
   }
-  const frames = frameRows.map((r) => num(r.a));
+  const [flat] = await readColumns(engine, stacksFile, 'unnest(frames)', '');
+  if (flat.length !== offsets[stackCount]) throw new DatasetError(stacksFile, `holds ${flat.length} frames; its stacks' lengths say ${offsets[stackCount]}`);
+  const frames = flat.map(num);
 
-  const addrRows = await readParquetRows(engine, partFile(dir, 'frames', id), 'DISTINCT address_id, address', 'ORDER BY address_id');
-  const hex = addrRows.map((r) => str(r.address));
-  if (hex.length !== num(pr.address_count)) throw new DatasetError(partFile(dir, 'frames', id), `has ${hex.length} addresses; processes.parquet says ${num(pr.address_count)}`);
+  const framesFile = partFile(dir, 'frames', id);
+  const [aid, addr] = await readColumns(engine, framesFile, 'DISTINCT address_id, address', 'ORDER BY address_id');
+  const hex = addr.map(str);
+  if (hex.length !== num(pr.address_count) || aid.some((a, i) => num(a) !== i)) throw new DatasetError(framesFile, `has ${hex.length} addresses; processes.parquet says ${num(pr.address_count)}`);
 
   const mapRows = await readParquetRows(engine, partFile(dir, 'mappings', id), '*', 'ORDER BY ordinal');
   const maps: MapsEntry[] | null = pr.has_maps
@@ -291,6 +295,23 @@ async function readCells(engine: Engine, dir: string, id: number, snapshots: Sna
   if (seen !== total) throw new DatasetError(cdir, `holds ${seen} cells; the snapshots say ${total} (a cells file is missing or extra)`);
 }
 
+/** The cells of one snapshot (stack ids and live bytes), e.g. the last one before an append. */
+export async function readSnapshotCells(dir: string, id: number, snapshot: number): Promise<{ stackIds: number[]; liveBytes: number[] }> {
+  const engine = await openEngine();
+  try {
+    const cdir = partitionDir(dir, 'cells', id);
+    const out = { stackIds: [] as number[], liveBytes: [] as number[] };
+    for (const name of (await readdir(cdir)).filter((n) => n.endsWith('.parquet')).sort()) {
+      const [ids, bytes] = await readColumns(engine, join(cdir, name), 'stack_id, bytes', `WHERE snapshot = ${snapshot} ORDER BY file_row_number`);
+      out.stackIds.push(...ids.map(num));
+      out.liveBytes.push(...bytes.map(num));
+    }
+    return out;
+  } finally {
+    engine.close();
+  }
+}
+
 /** Without reading the cells: their files' footers must be readable and count the cells the snapshots say. */
 async function checkCellFiles(engine: Engine, dir: string, id: number, total: number): Promise<void> {
   const cdir = partitionDir(dir, 'cells', id);
@@ -315,20 +336,24 @@ async function checkCellFiles(engine: Engine, dir: string, id: number, total: nu
 
 async function readColumns(engine: Engine, file: string, select: string, tail: string): Promise<DuckDBValue[][]> {
   try {
+    await stat(file);
+  } catch {
+    throw new DatasetError(file, 'missing from the dataset (was it copied in full?)');
+  }
+  try {
     const r = await engine.con.runAndReadAll(`SELECT ${select} FROM read_parquet(${sqlString(file)}, file_row_number = true) ${tail}`);
-    return r.getColumns();
+    // no rows gives no columns: one empty array per selected column
+    const cols = r.getColumns();
+    return cols.length === r.columnCount ? cols : Array.from({ length: r.columnCount }, () => []);
   } catch (e) {
     throw new DatasetError(file, `not a readable Parquet file (${e instanceof Error ? e.message.split('\n')[0] : String(e)})`);
   }
 }
 
 async function readSymbols(engine: Engine, dir: string, id: number, series: ProcessSeries, modulesJson: string | null): Promise<SymbolTable> {
-  const rows = await readParquetRows(engine, partFile(dir, 'frames', id), 'address_id, role, symbol_json', "WHERE role <> ''");
+  const [ids, roles, json] = await readColumns(engine, partFile(dir, 'frames', id), 'address_id, role, symbol_json', "WHERE role <> ''");
   const n = series.addresses.hex.length;
   const table: SymbolTable = { leaf: new Array<SymbolizedAddress | undefined>(n), caller: new Array<SymbolizedAddress | undefined>(n), modules: modulesJson ? (JSON.parse(modulesJson) as ModuleReport[]) : [] };
-  for (const r of rows) {
-    const sym = JSON.parse(str(r.symbol_json)) as SymbolizedAddress;
-    (r.role === 'leaf' ? table.leaf : table.caller)[num(r.address_id)] = sym;
-  }
+  for (let i = 0; i < ids.length; i++) (roles[i] === 'leaf' ? table.leaf : table.caller)[num(ids[i])] = JSON.parse(str(json[i])) as SymbolizedAddress;
   return table;
 }

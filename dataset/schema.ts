@@ -140,6 +140,8 @@ export const CELLS: readonly ColumnDef[] = [
   col('sd_bytes', 'DOUBLE', DOUBLE),
   /** its variance (bytes²): variances of cells add, σ do not */
   col('var_bytes', 'DOUBLE', DOUBLE),
+  /** bytes > this stack's bytes in the previous snapshot (0 where it was absent there); null in snapshot 0 */
+  col('rose', 'BOOLEAN', BOOLEAN),
 ];
 
 export const PER_PROCESS_TABLES = ['snapshots', 'stacks', 'frames', 'mappings', 'cells'] as const;

@@ -77,7 +77,7 @@ export async function removeProcess(dir: string, processId: number): Promise<voi
  * Writes one process: snapshots, stacks, frames and mappings in full, and the cells of snapshots
  * `cellsFrom`… as a new file named after `runName` (earlier snapshots' cells are already in earlier files).
  */
-export async function writeProcess(engine: Engine, dir: string, rec: ProcessRecord, cellsFrom: number, runName: string): Promise<void> {
+export async function writeProcess(engine: Engine, dir: string, rec: ProcessRecord, cellsFrom: number, runName: string, before: PreviousCells | null = null): Promise<void> {
   const p = rec.series;
   for (const t of PER_PROCESS_TABLES) await mkdir(partitionDir(dir, t, rec.id), { recursive: true });
   const part = (t: string) => join(partitionDir(dir, t, rec.id), 'data.parquet');
@@ -156,7 +156,7 @@ export async function writeProcess(engine: Engine, dir: string, rec: ProcessReco
 
   await writeFrames(engine, rec, part('frames'));
   await writeMappings(engine, p, part('mappings'));
-  await writeCells(engine, p, cellsFrom, join(partitionDir(dir, 'cells', rec.id), `${runName}.parquet`));
+  await writeCells(engine, p, cellsFrom, join(partitionDir(dir, 'cells', rec.id), `${runName}.parquet`), before);
 }
 
 function big(v: number | null): bigint | null {
@@ -209,7 +209,13 @@ async function writeMappings(engine: Engine, p: ProcessSeries, file: string): Pr
   );
 }
 
-async function writeCells(engine: Engine, p: ProcessSeries, from: number, file: string): Promise<void> {
+/** The cells of the snapshot before the first one written (when appending), for `rose`. */
+export interface PreviousCells {
+  stackIds: ArrayLike<number>;
+  liveBytes: ArrayLike<number>;
+}
+
+async function writeCells(engine: Engine, p: ProcessSeries, from: number, file: string, before: PreviousCells | null): Promise<void> {
   const snaps = p.snapshots.slice(from);
   const rows = snaps.reduce((n, s) => n + s.stackIds.length, 0);
   if (rows === 0) return;
@@ -222,11 +228,18 @@ async function writeCells(engine: Engine, p: ProcessSeries, from: number, file: 
   const accumBytes: (number | null)[] = new Array(rows);
   const sd = new Float64Array(rows);
   const variance = new Float64Array(rows);
+  // rose: live bytes above the previous snapshot's for the same stack (0 where it was absent), as rankGrowth
+  // counts growing intervals; kept per cell so SQL counts them without pairing cells across snapshots
+  const rose: (boolean | null)[] = new Array(rows);
+  const prev = new Float64Array(p.stacks.count);
+  let prevIds: ArrayLike<number> = before?.stackIds ?? [];
+  if (before) for (let i = 0; i < before.stackIds.length; i++) prev[before.stackIds[i]] += before.liveBytes[i];
   let r = 0;
   snaps.forEach((s, j) => {
     const seqv = big(s.seq);
+    const index = from + j;
     for (let i = 0; i < s.stackIds.length; i++, r++) {
-      snapshot[r] = from + j;
+      snapshot[r] = index;
       seq[r] = seqv;
       stack[r] = s.stackIds[i];
       objects[r] = s.liveObjects[i];
@@ -235,9 +248,13 @@ async function writeCells(engine: Engine, p: ProcessSeries, from: number, file: 
       sd[r] = sigma(s.liveVarBytes[i]);
       accumObjects[r] = s.accumObjects ? s.accumObjects[i] : null;
       accumBytes[r] = s.accumBytes ? s.accumBytes[i] : null;
+      rose[r] = index === 0 ? null : s.liveBytes[i] > prev[s.stackIds[i]];
     }
+    for (let i = 0; i < prevIds.length; i++) prev[prevIds[i]] = 0;
+    for (let i = 0; i < s.stackIds.length; i++) prev[s.stackIds[i]] += s.liveBytes[i];
+    prevIds = s.stackIds;
   });
-  await writeTable(engine, 'st_cells', CELLS, [snapshot, seq, stack, objects, bytes, accumObjects, accumBytes, sd, variance], rows, file);
+  await writeTable(engine, 'st_cells', CELLS, [snapshot, seq, stack, objects, bytes, accumObjects, accumBytes, sd, variance, rose], rows, file);
 }
 
 export interface JobTables {

@@ -5,7 +5,7 @@ import { stat } from 'node:fs/promises';
 import type { StackGrowth } from '../analysis/growth.js';
 import type { Job, ProcessSeries } from '../analysis/model.js';
 import { MANIFEST_FILE } from '../dataset/schema.js';
-import { UsageError, type ParsedArgs } from './args.js';
+import { has, intFlag, UsageError, type ParsedArgs } from './args.js';
 import { adoptSymbolTables } from './symbols.js';
 
 const ranked = new WeakMap<ProcessSeries, StackGrowth[]>();
@@ -44,14 +44,20 @@ export interface DatasetLoad {
  */
 export async function loadDataset(dir: string, args: ParsedArgs, io: { err: (s: string) => void }): Promise<DatasetLoad> {
   const { readDataset } = await import('../dataset/read-dataset.js');
-  const growth = args.command === 'growth';
-  // summary shows snapshot totals only; growth ranks in SQL: neither needs the cells in memory
-  const ds = await readDataset(dir, { cells: !growth && args.command !== 'summary' });
-  if (growth) {
+  if (args.command === 'growth') {
+    // ranked in SQL; only the stacks the command prints are read (those that grew, top n per process)
     const { datasetGrowth } = await import('../dataset/growth-sql.js');
     const byId = await datasetGrowth(dir);
+    const n = intFlag(args, 'top', 20);
+    const only = new Map([...byId].map(([id, list]) => [id, list.filter((g) => g.deltaBytes > 0).slice(0, n).map((g) => g.stackId)] as const));
+    // symbolizing again (--symbols, --sysroot) reads every address, so it needs the whole series
+    const resymbolize = has(args, 'symbols') || has(args, 'sysroot');
+    const ds = await readDataset(dir, resymbolize ? { cells: false } : { cells: false, onlyStacks: only });
     for (const p of ds.job.processes) ranked.set(p, byId.get(ds.ids.get(p)!) ?? []);
+    return { job: ds.job, symbolized: await adoptSymbolTables(ds.symbols, args, io) };
   }
+  // summary shows snapshot totals only: no cells
+  const ds = await readDataset(dir, { cells: args.command !== 'summary' });
   const symbolized = args.command !== 'summary' && (await adoptSymbolTables(ds.symbols, args, io));
   return { job: ds.job, symbolized };
 }

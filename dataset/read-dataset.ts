@@ -50,6 +50,11 @@ export async function readManifest(dir: string): Promise<Manifest> {
 export interface ReadOptions {
   /** read the cells (per-stack values of every snapshot); false gives snapshots with no stacks (for SQL-side questions) */
   cells?: boolean;
+  /**
+   * Only these stacks of a process (by its dataset id) get their frames, addresses and symbols read; the other
+   * stacks keep their ids but have no frames. For commands that describe a few stacks ranked in SQL (growth).
+   */
+  onlyStacks?: ReadonlyMap<number, readonly number[]>;
 }
 
 export interface DatasetJob {
@@ -96,13 +101,13 @@ export async function readDataset(dir: string, options: ReadOptions = {}): Promi
   const manifest = await readManifest(dir);
   const engine = await openEngine();
   try {
-    return await readWith(engine, dir, manifest, options.cells ?? true);
+    return await readWith(engine, dir, manifest, options.cells ?? true, options.onlyStacks ?? null);
   } finally {
     engine.close();
   }
 }
 
-async function readWith(engine: Engine, dir: string, manifest: Manifest, withCells: boolean): Promise<DatasetJob> {
+async function readWith(engine: Engine, dir: string, manifest: Manifest, withCells: boolean, onlyStacks: ReadonlyMap<number, readonly number[]> | null): Promise<DatasetJob> {
   const procRows = await readParquetRows(engine, join(dir, 'processes.parquet'));
   const fileRows = await readParquetRows(engine, join(dir, 'files.parquet'));
   const warnRows = await readParquetRows(engine, join(dir, 'warnings.parquet'), '*', 'ORDER BY process NULLS FIRST, group_key NULLS FIRST, ordinal');
@@ -141,12 +146,13 @@ async function readWith(engine: Engine, dir: string, manifest: Manifest, withCel
   for (const pr of sorted) {
     orphansBefore(str(pr.key));
     const id = num(pr.process);
-    const { series, counts } = await readProcess(engine, dir, id, pr, withCells);
+    const only = onlyStacks ? (onlyStacks.get(id) ?? []) : null;
+    const { series, counts, addressIds } = await readProcess(engine, dir, id, pr, withCells, only);
     processes.push(series);
     ids.set(series, id);
     cellCounts.set(series, counts);
     processWarnings.set(series, warningsOf.get(id) ?? []);
-    if (pr.symbolized) symbols.set(series, await readSymbols(engine, dir, id, series, strOrNull(pr.symbol_modules_json)));
+    if (pr.symbolized) symbols.set(series, await readSymbols(engine, dir, id, series, strOrNull(pr.symbol_modules_json), addressIds));
     warnings.push(...(warningsOf.get(id) ?? []));
   }
   orphansBefore(null);
@@ -158,7 +164,17 @@ function partFile(dir: string, table: string, id: number): string {
   return join(partitionDir(dir, table, id), 'data.parquet');
 }
 
-async function readProcess(engine: Engine, dir: string, id: number, pr: Row, withCells: boolean): Promise<{ series: ProcessSeries; counts: number[] }> {
+/** SQL list of ids (numbers only). */
+const idList = (ids: readonly number[]) => `(${ids.length ? ids.map((x) => String(Math.trunc(x))).join(', ') : 'NULL'})`;
+
+async function readProcess(
+  engine: Engine,
+  dir: string,
+  id: number,
+  pr: Row,
+  withCells: boolean,
+  only: readonly number[] | null,
+): Promise<{ series: ProcessSeries; counts: number[]; addressIds: number[] | null }> {
   const snapRows = await readParquetRows(engine, partFile(dir, 'snapshots', id), '*', 'ORDER BY snapshot');
   const snapshots: Snapshot[] = snapRows.map((r) => ({
     file: str(r.file),
@@ -197,22 +213,36 @@ async function readProcess(engine: Engine, dir: string, id: number, pr: Row, wit
   const stacksFile = partFile(dir, 'stacks', id);
   const [sid, depth, lens] = await readColumns(engine, stacksFile, 'stack_id, allocator_depth, len(frames)', '');
   if (sid.length !== stackCount) throw new DatasetError(stacksFile, `has ${sid.length} stacks; processes.parquet says ${stackCount}`);
+  const wanted = only ? new Set(only) : null;
   const offsets = new Array<number>(stackCount + 1);
   offsets[0] = 0;
   const allocatorDepth = new Array<number>(stackCount);
   for (let i = 0; i < stackCount; i++) {
     if (num(sid[i]) !== i) throw new DatasetError(stacksFile, `stack ${num(sid[i])} is at row ${i} (the file is not in stack order)`);
-    offsets[i + 1] = offsets[i] + num(lens[i]);
+    offsets[i + 1] = offsets[i] + (wanted && !wanted.has(i) ? 0 : num(lens[i]));
     allocatorDepth[i] = num(depth[i]);
   }
-  const [flat] = await readColumns(engine, stacksFile, 'unnest(frames)', '');
+  const [flat] = wanted
+    ? await readColumns(engine, stacksFile, 'a', `, unnest(frames) WITH ORDINALITY AS u(a, k) WHERE stack_id IN ${idList(only!)} ORDER BY stack_id, k`)
+    : await readColumns(engine, stacksFile, 'unnest(frames)', '');
   if (flat.length !== offsets[stackCount]) throw new DatasetError(stacksFile, `holds ${flat.length} frames; its stacks' lengths say ${offsets[stackCount]}`);
   const frames = flat.map(num);
 
   const framesFile = partFile(dir, 'frames', id);
-  const [aid, addr] = await readColumns(engine, framesFile, 'DISTINCT address_id, address', 'ORDER BY address_id');
-  const hex = addr.map(str);
-  if (hex.length !== num(pr.address_count) || aid.some((a, i) => num(a) !== i)) throw new DatasetError(framesFile, `has ${hex.length} addresses; processes.parquet says ${num(pr.address_count)}`);
+  const addressCount = num(pr.address_count);
+  let hex: string[];
+  let addressIds: number[] | null = null;
+  if (wanted) {
+    // only the addresses of the wanted stacks; the others stay empty strings (never looked up)
+    addressIds = [...new Set(frames)].sort((a, b) => a - b);
+    const [aid, addr] = await readColumns(engine, framesFile, 'DISTINCT address_id, address', `WHERE address_id IN ${idList(addressIds)} ORDER BY address_id`);
+    hex = new Array<string>(addressCount).fill('');
+    aid.forEach((a, i) => (hex[num(a)] = str(addr[i])));
+  } else {
+    const [aid, addr] = await readColumns(engine, framesFile, 'DISTINCT address_id, address', 'ORDER BY address_id');
+    hex = addr.map(str);
+    if (hex.length !== addressCount || aid.some((a, i) => num(a) !== i)) throw new DatasetError(framesFile, `has ${hex.length} addresses; processes.parquet says ${addressCount}`);
+  }
 
   const mapRows = await readParquetRows(engine, partFile(dir, 'mappings', id), '*', 'ORDER BY ordinal');
   const maps: MapsEntry[] | null = pr.has_maps
@@ -235,12 +265,12 @@ async function readProcess(engine: Engine, dir: string, id: number, pr: Row, wit
     prefix: str(pr.prefix),
     snapshots,
     stacks: { count: stackCount, offsets, frames, allocatorDepth },
-    addresses: { hex, index: new Map(hex.map((h, i) => [h, i])) },
+    addresses: { hex, index: new Map(hex.flatMap((h, i) => (h === '' ? [] : [[h, i] as const]))) },
     maps,
     endedWithoutFinalDump: pr.ended_without_final_dump === true,
   };
   if (pr.python_frames_json !== null) series.pythonFrames = fromTaggedJson<PyFrameTable>(str(pr.python_frames_json));
-  return { series, counts };
+  return { series, counts, addressIds };
 }
 
 async function readCells(engine: Engine, dir: string, id: number, snapshots: Snapshot[], counts: number[]): Promise<void> {
@@ -350,8 +380,9 @@ async function readColumns(engine: Engine, file: string, select: string, tail: s
   }
 }
 
-async function readSymbols(engine: Engine, dir: string, id: number, series: ProcessSeries, modulesJson: string | null): Promise<SymbolTable> {
-  const [ids, roles, json] = await readColumns(engine, partFile(dir, 'frames', id), 'address_id, role, symbol_json', "WHERE role <> ''");
+async function readSymbols(engine: Engine, dir: string, id: number, series: ProcessSeries, modulesJson: string | null, addressIds: number[] | null): Promise<SymbolTable> {
+  const only = addressIds ? ` AND address_id IN ${idList(addressIds)}` : '';
+  const [ids, roles, json] = await readColumns(engine, partFile(dir, 'frames', id), 'address_id, role, symbol_json', `WHERE role <> ''${only}`);
   const n = series.addresses.hex.length;
   const table: SymbolTable = { leaf: new Array<SymbolizedAddress | undefined>(n), caller: new Array<SymbolizedAddress | undefined>(n), modules: modulesJson ? (JSON.parse(modulesJson) as ModuleReport[]) : [] };
   for (let i = 0; i < ids.length; i++) (roles[i] === 'leaf' ? table.leaf : table.caller)[num(ids[i])] = JSON.parse(str(json[i])) as SymbolizedAddress;

@@ -266,3 +266,37 @@ describe('report and export on a dataset', async () => {
     expect(da.processes.length).toBe(3);
   });
 });
+
+describe('job-wide columns', () => {
+  it('stacks.stack_key is analysis/stack-identity.ts\'s key and cells.sd_bytes its σ (analysis/sampling-error.ts)', async () => {
+    const files = await collectInputFiles([join(ROOT, 'fixtures/jemalloc/job')]);
+    const out = join(await tempDir(), 'ds');
+    await ingest(files, out);
+    const { job, ids } = await readDataset(out);
+    const { openEngine, sqlString } = await import('./duckdb.js');
+    const { stackIdentityKeys } = await import('../analysis/stack-identity.js');
+    const { sigma } = await import('../analysis/sampling-error.js');
+    const e = await openEngine();
+    try {
+      let sampled = 0;
+      for (const p of job.processes) {
+        const id = ids.get(p)!;
+        const keys = (await e.con.runAndReadAll(`SELECT stack_key FROM read_parquet(${sqlString(join(out, 'stacks', `process=${id}`, 'data.parquet'))}) ORDER BY stack_id`)).getColumns()[0];
+        expect(keys).toEqual(stackIdentityKeys(p));
+        const sd = (await e.con.runAndReadAll(`SELECT sd_bytes FROM read_parquet(${sqlString(join(out, 'cells', `process=${id}`, 'run-0001.parquet'))}, file_row_number = true) ORDER BY snapshot, file_row_number`)).getColumns()[0];
+        const want = p.snapshots.flatMap((s) => [...s.liveVarBytes].map(sigma));
+        expect(sd).toEqual(want);
+        sampled += want.filter((x) => x > 0).length;
+      }
+      // the sampled run has sampling error; the exact run has none
+      expect(sampled).toBeGreaterThan(0);
+      // the same leaking code path in the exact and the sampled run (different binaries' load addresses) has one key
+      const shared = await e.con.runAndReadAll(
+        `SELECT count(*) FROM (SELECT stack_key FROM read_parquet(${sqlString(join(out, 'stacks', '*', 'data.parquet'))}, hive_partitioning = true) GROUP BY stack_key HAVING count(DISTINCT process) > 1)`,
+      );
+      expect(Number(shared.getColumns()[0][0])).toBeGreaterThan(0);
+    } finally {
+      e.close();
+    }
+  });
+});

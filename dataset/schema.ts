@@ -144,6 +144,20 @@ export const CELLS: readonly ColumnDef[] = [
   col('rose', 'BOOLEAN', BOOLEAN),
 ];
 
+/**
+ * Staging form of `cells`: only what JS must hand over (every value costs a call); `seq` and `sd_bytes` are
+ * derived in SQL, `accum_*` are staged only for a process that has them (NaN where a snapshot has none).
+ */
+export const CELLS_STAGE: readonly ColumnDef[] = [
+  col('snapshot', 'INTEGER', INTEGER),
+  col('stack_id', 'INTEGER', INTEGER),
+  col('objects', 'DOUBLE', DOUBLE),
+  col('bytes', 'DOUBLE', DOUBLE),
+  col('var_bytes', 'DOUBLE', DOUBLE),
+  col('rose', 'BOOLEAN', BOOLEAN),
+];
+export const CELLS_STAGE_ACCUM: readonly ColumnDef[] = [col('accum_objects', 'DOUBLE', DOUBLE), col('accum_bytes', 'DOUBLE', DOUBLE)];
+
 export const PER_PROCESS_TABLES = ['snapshots', 'stacks', 'frames', 'mappings', 'cells'] as const;
 export type PerProcessTable = (typeof PER_PROCESS_TABLES)[number];
 

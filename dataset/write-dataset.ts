@@ -7,12 +7,12 @@ import { join } from 'node:path';
 import type { DuckDBValue } from '@duckdb/node-api';
 import type { LoadWarning, ProcessSeries } from '../analysis/model.js';
 import { locateAddress } from '../analysis/frame-labels.js';
-import { sigma } from '../analysis/sampling-error.js';
 import { stackIdentityKeys } from '../analysis/stack-identity.js';
 import type { SymbolTable, SymbolizedAddress } from '../symbolize/symbolize.js';
 import { appendColumns, sqlString, type Column, type Engine } from './duckdb.js';
 import {
-  CELLS,
+  CELLS_STAGE,
+  CELLS_STAGE_ACCUM,
   createTableSql,
   DATASET_FORMAT,
   DATASET_VERSION,
@@ -219,42 +219,51 @@ async function writeCells(engine: Engine, p: ProcessSeries, from: number, file: 
   const snaps = p.snapshots.slice(from);
   const rows = snaps.reduce((n, s) => n + s.stackIds.length, 0);
   if (rows === 0) return;
+  const withAccum = snaps.some((s) => s.accumBytes !== null);
   const snapshot = new Uint32Array(rows);
-  const seq: (bigint | null)[] = new Array(rows);
   const stack = new Uint32Array(rows);
   const objects = new Float64Array(rows);
   const bytes = new Float64Array(rows);
-  const accumObjects: (number | null)[] = new Array(rows);
-  const accumBytes: (number | null)[] = new Array(rows);
-  const sd = new Float64Array(rows);
   const variance = new Float64Array(rows);
+  const accumObjects = withAccum ? new Float64Array(rows) : null;
+  const accumBytes = withAccum ? new Float64Array(rows) : null;
   // rose: live bytes above the previous snapshot's for the same stack (0 where it was absent), as rankGrowth
   // counts growing intervals; kept per cell so SQL counts them without pairing cells across snapshots
-  const rose: (boolean | null)[] = new Array(rows);
+  const rose = new Array<boolean>(rows);
   const prev = new Float64Array(p.stacks.count);
   let prevIds: ArrayLike<number> = before?.stackIds ?? [];
   if (before) for (let i = 0; i < before.stackIds.length; i++) prev[before.stackIds[i]] += before.liveBytes[i];
   let r = 0;
   snaps.forEach((s, j) => {
-    const seqv = big(s.seq);
     const index = from + j;
     for (let i = 0; i < s.stackIds.length; i++, r++) {
       snapshot[r] = index;
-      seq[r] = seqv;
       stack[r] = s.stackIds[i];
       objects[r] = s.liveObjects[i];
       bytes[r] = s.liveBytes[i];
       variance[r] = s.liveVarBytes[i];
-      sd[r] = sigma(s.liveVarBytes[i]);
-      accumObjects[r] = s.accumObjects ? s.accumObjects[i] : null;
-      accumBytes[r] = s.accumBytes ? s.accumBytes[i] : null;
-      rose[r] = index === 0 ? null : s.liveBytes[i] > prev[s.stackIds[i]];
+      if (accumObjects && accumBytes) {
+        accumObjects[r] = s.accumObjects ? s.accumObjects[i] : NaN;
+        accumBytes[r] = s.accumBytes ? s.accumBytes[i] : NaN;
+      }
+      rose[r] = s.liveBytes[i] > prev[s.stackIds[i]];
     }
     for (let i = 0; i < prevIds.length; i++) prev[prevIds[i]] = 0;
     for (let i = 0; i < s.stackIds.length; i++) prev[s.stackIds[i]] += s.liveBytes[i];
     prevIds = s.stackIds;
   });
-  await writeTable(engine, 'st_cells', CELLS, [snapshot, seq, stack, objects, bytes, accumObjects, accumBytes, sd, variance, rose], rows, file);
+  const seqs = snaps.map((s) => (s.seq === null ? 'NULL' : String(Math.trunc(s.seq))));
+  const accum = (c: string) => (withAccum ? `CASE WHEN isnan(${c}) THEN NULL ELSE ${c} END` : 'CAST(NULL AS DOUBLE)');
+  // a projection of one staged table keeps the rows in the order they were appended (the dump's order)
+  const select = `SELECT snapshot, CAST(([${seqs.join(', ')}]::BIGINT[])[snapshot - ${from} + 1] AS BIGINT) AS seq, stack_id, objects, bytes,
+      ${accum('accum_objects')} AS accum_objects, ${accum('accum_bytes')} AS accum_bytes,
+      CASE WHEN var_bytes > 0 THEN sqrt(var_bytes) ELSE 0 END AS sd_bytes, var_bytes,
+      CASE WHEN snapshot = 0 THEN NULL ELSE rose END AS rose
+    FROM st_cells`;
+  const cols = withAccum ? [...CELLS_STAGE, ...CELLS_STAGE_ACCUM] : CELLS_STAGE;
+  const data: Column[] = [snapshot, stack, objects, bytes, variance, rose];
+  if (accumObjects && accumBytes) data.push(accumObjects, accumBytes);
+  await writeTable(engine, 'st_cells', cols, data, rows, file, select);
 }
 
 export interface JobTables {

@@ -4,6 +4,7 @@
 import type { MapsEntry } from '../parsers/proc-maps.js';
 import type { DumpFormat, Trigger } from '../parsers/dump-types.js';
 import type { PyFrameTable } from '../parsers/pyframes.js';
+import type { DumpContext } from '../parsers/dump-context.js';
 
 /** Interned return addresses of one process, as normalized hex strings ("0x7f…", lowercase, no padding). */
 export interface AddressTable {
@@ -75,6 +76,11 @@ export interface Snapshot {
   accumObjects: Float64Array | null;
   /** where the maps used for this snapshot came from */
   mapsSource: 'dump' | 'file' | null;
+  /**
+   * What the capture library recorded with this dump (time, process identity, allocator, RSS and
+   * cgroup counters; docs/pyframes-format.md §5a); absent for dumps from jemalloc alone.
+   */
+  context?: DumpContext | null;
 }
 
 export interface ProcessSeries {

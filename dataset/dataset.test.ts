@@ -16,7 +16,7 @@ import { datasetGrowth } from './growth-sql.js';
 import { rankGrowth } from '../analysis/growth.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
-const FIXTURE_DIRS = ['fixtures/jemalloc/job', 'fixtures/jemalloc/damaged', 'fixtures/jemalloc/other', 'fixtures/python', 'fixtures/hostile'];
+const FIXTURE_DIRS = ['fixtures/jemalloc/job', 'fixtures/jemalloc/damaged', 'fixtures/jemalloc/other', 'fixtures/python', 'fixtures/hostile', 'fixtures/job/dumps', 'fixtures/sigma'];
 
 const temps: string[] = [];
 async function tempDir(): Promise<string> {
@@ -105,6 +105,18 @@ describe('commands on a dataset give the answers they give on the dumps', async 
         ['summary', '--json'],
         ['top', '--json', '--stacks', 'python', '--no-symbols'],
         ['top', '--json', '--no-symbols'],
+        ['diff', '--json', '--no-symbols'],
+        ['growth', '--json', '--no-symbols', '-n', '1000'],
+      ],
+    },
+    {
+      name: 'real multi-process job (fixtures/job: gzipped, PYFRAMES, a killed worker)',
+      inputs: [join(ROOT, 'fixtures/job/dumps')],
+      ingestArgs: ['--no-symbols'],
+      commands: [
+        ['summary', '--json'],
+        ['top', '--json', '--no-symbols', '-n', '30'],
+        ['top', '--json', '--no-symbols', '--stacks', 'python'],
         ['diff', '--json', '--no-symbols'],
         ['growth', '--json', '--no-symbols', '-n', '1000'],
       ],

@@ -202,6 +202,7 @@ async function readProcess(
     accumBytes: r.has_accum_cells ? new Float64Array(0) : null,
     accumObjects: r.has_accum_cells ? new Float64Array(0) : null,
     mapsSource: strOrNull(r.maps_source) as Snapshot['mapsSource'],
+    ...(r.context_json === null ? {} : { context: fromTaggedJson<Snapshot['context']>(str(r.context_json)) }),
   }));
   if (snapshots.length !== num(pr.snapshot_count)) throw new DatasetError(partFile(dir, 'snapshots', id), `has ${snapshots.length} snapshots; processes.parquet says ${num(pr.snapshot_count)}`);
   const counts = snapRows.map((r) => num(r.cell_count));

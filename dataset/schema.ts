@@ -89,6 +89,8 @@ export const SNAPSHOTS: readonly ColumnDef[] = [
   col('damage', 'VARCHAR', VARCHAR),
   col('maps_source', 'VARCHAR', VARCHAR),
   col('threads_json', 'VARCHAR', VARCHAR),
+  /** what the capture library recorded with the dump (time, RSS, cgroup, allocator stats; tagged JSON); null without */
+  col('context_json', 'VARCHAR', VARCHAR),
   col('cell_count', 'INTEGER', INTEGER),
 ];
 

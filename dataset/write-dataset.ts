@@ -120,6 +120,7 @@ export async function writeProcess(engine: Engine, dir: string, rec: ProcessReco
       s.map((x) => damage.get(x.file)?.join('\n') ?? null),
       s.map((x) => x.mapsSource),
       s.map((x) => JSON.stringify(x.threads)),
+      s.map((x) => ('context' in x ? toTaggedJson(x.context ?? null) : null)),
       s.map((x, i) => rec.cellCounts?.[i] ?? x.stackIds.length),
     ],
     s.length,

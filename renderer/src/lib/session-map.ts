@@ -5,8 +5,9 @@
 import { emptySession, type Note, type NoteTarget, type Session, type SnapshotRef, type StackTarget, type ViewState } from '../../../session/schema.ts';
 import type { ProcessSummary, SourceFile, StackMode } from './protocol.ts';
 
-export type Tab = 'growth' | 'flame' | 'diff';
-export const TABS: readonly Tab[] = ['growth', 'flame', 'diff'];
+import { TABS, type Tab } from '../views/tabs.ts';
+
+export { TABS, type Tab };
 
 /** What of the app's state goes into a session. */
 export interface AppSnapshot {

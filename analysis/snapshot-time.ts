@@ -1,0 +1,76 @@
+// When each snapshot was taken: the one time axis for the CLI, the app's timeline and the verdicts'
+// per-second slopes. jemalloc dumps carry no timestamp and fire on allocation volume, so:
+//   1. the capture library's wall clock (Snapshot.context.timeRealMs), where the dump has it;
+//   2. else the file's mtime, but only when the series' mtimes are plausible: every snapshot has
+//      one, they are distinct and they increase with the dump sequence (scp / git copies lose
+//      mtimes: all equal, or in copy order);
+//   3. else the sequence number (no time at all: the axis counts dumps).
+
+import type { ProcessSeries, Snapshot } from './model.js';
+
+export type SnapshotTimeSource = 'capture' | 'mtime' | 'seq';
+
+export interface SnapshotTime {
+  /** wall-clock time, ms since the Unix epoch; null when only the order is known ('seq') */
+  timeMs: number | null;
+  source: SnapshotTimeSource;
+}
+
+export interface SeriesTimes {
+  /** one per snapshot, in the series' order */
+  snapshots: SnapshotTime[];
+  /**
+   * 'wall' when every snapshot has a wall-clock time (x in seconds since `originMs`), else 'seq'
+   * (x is the snapshot's index: a mix of timed and untimed snapshots cannot share a time axis)
+   */
+  axis: 'wall' | 'seq';
+  /** the weakest source used (capture < mtime < seq): what a chart's axis label should admit to */
+  source: SnapshotTimeSource;
+  /** x per snapshot: seconds since originMs ('wall'), or 0, 1, 2, … ('seq') */
+  x: number[];
+  /** the first snapshot's time ('wall'), else null */
+  originMs: number | null;
+  /** why mtimes were not used (for a warning or the axis' tooltip); null when they were or were not needed */
+  mtimeProblem: string | null;
+}
+
+/** Why a series' mtimes cannot be trusted as dump times, or null when they look right. */
+export function mtimeProblem(snapshots: readonly Pick<Snapshot, 'mtimeMs' | 'seq'>[]): string | null {
+  if (snapshots.length === 0) return null;
+  if (snapshots.some((s) => s.mtimeMs === null)) return 'some files have no modification time';
+  for (let i = 1; i < snapshots.length; i++) {
+    const a = snapshots[i - 1];
+    const b = snapshots[i];
+    if ((b.mtimeMs as number) === (a.mtimeMs as number)) return 'files share a modification time (copied without keeping times?)';
+    if ((b.mtimeMs as number) < (a.mtimeMs as number)) {
+      return a.seq !== null && b.seq !== null
+        ? `modification times do not increase with the dump sequence (dump ${b.seq} is older than dump ${a.seq}): copied without keeping times?`
+        : 'modification times do not increase in the series order';
+    }
+  }
+  return null;
+}
+
+/** Each snapshot's time and where it came from (see the file comment for the rules). */
+export function seriesTimes(series: Pick<ProcessSeries, 'snapshots'>): SeriesTimes {
+  const snaps = series.snapshots;
+  const needMtime = snaps.filter((s) => !s.context);
+  const problem = needMtime.length > 0 ? mtimeProblem(needMtime) : null;
+  const useMtime = needMtime.length > 0 && problem === null;
+  const times: SnapshotTime[] = snaps.map((s) => {
+    if (s.context) return { timeMs: s.context.timeRealMs, source: 'capture' };
+    if (useMtime) return { timeMs: s.mtimeMs, source: 'mtime' };
+    return { timeMs: null, source: 'seq' };
+  });
+  const wall = times.length > 0 && times.every((t) => t.timeMs !== null);
+  const rank = { capture: 0, mtime: 1, seq: 2 } as const;
+  const source = wall ? times.reduce<SnapshotTimeSource>((w, t) => (rank[t.source] > rank[w] ? t.source : w), 'capture') : 'seq';
+  const originMs = wall ? (times[0].timeMs as number) : null;
+  const x = wall ? times.map((t) => ((t.timeMs as number) - (originMs as number)) / 1000) : times.map((_, i) => i);
+  return { snapshots: times, axis: wall ? 'wall' : 'seq', source, x, originMs, mtimeProblem: problem };
+}
+
+/** The time of one snapshot as `seriesTimes` gives it (convenience for single lookups). */
+export function snapshotTime(series: Pick<ProcessSeries, 'snapshots'>, index: number): SnapshotTime {
+  return seriesTimes(series).snapshots[index];
+}

@@ -1,0 +1,215 @@
+// Reader of the context records (`C <key> <value>`, context version 1) that libheaplens_capture
+// writes into each dump's PYFRAMES/1 table (docs/pyframes-format.md §5a): when the dump was taken,
+// which process took it, and the allocator / RSS / cgroup counters at that moment.
+// The values come from the profiled process: strings are decoded defensively and bounded.
+
+import { decodePyString } from './pyframes.js';
+
+/** The context version this reader knows; a newer one is ignored with a warning. */
+export const CONTEXT_VERSION = 1;
+/** Bounds on decoded strings: comm is 16 bytes in the kernel, cmdline is cut at 4 KiB by the producer. */
+const MAX_COMM_CHARS = 64;
+const MAX_CMDLINE_CHARS = 8192;
+const MAX_HOST_CHARS = 256;
+const MAX_CGPATH_CHARS = 4096;
+/** A context has some 30 keys; more records than this is not a context we wrote. */
+const MAX_RECORDS = 256;
+
+export interface JemallocStats {
+  allocated: number | null;
+  active: number | null;
+  resident: number | null;
+  mapped: number | null;
+  retained: number | null;
+  metadata: number | null;
+}
+
+export interface CgroupMemory {
+  /** the process's cgroup v2 path ("/" in a container's own namespace) */
+  path: string | null;
+  /** memory.current, bytes */
+  current: number | null;
+  /** memory.max, bytes; null when unlimited ("max") or unreadable — see `maxUnlimited` */
+  max: number | null;
+  maxUnlimited: boolean;
+  /** memory.stat anon and file, bytes */
+  anon: number | null;
+  file: number | null;
+}
+
+export interface DumpContext {
+  version: number;
+  /** wall clock at the dump, ms since the Unix epoch (sub-millisecond fraction kept) */
+  timeRealMs: number;
+  /** CLOCK_MONOTONIC and CLOCK_BOOTTIME at the dump, ms */
+  timeMonoMs: number | null;
+  timeBootMs: number | null;
+  pid: number;
+  ppid: number | null;
+  /** process start, wall clock (ms since the epoch) and since boot (ms); one clock tick resolution */
+  startRealMs: number | null;
+  startBootMs: number | null;
+  comm: string | null;
+  /** argv, decoded and bounded; null when unreadable */
+  cmdline: string[] | null;
+  /** true when the producer cut the command line */
+  cmdlineCut: boolean;
+  hostname: string | null;
+  /** jemalloc stats.* after an epoch refresh; null when the producer could not read any */
+  jemalloc: JemallocStats | null;
+  /** VmRSS and RssAnon, bytes */
+  rss: number | null;
+  rssAnon: number | null;
+  /** cgroup v2 counters; null outside cgroup v2 or when unreadable */
+  cgroup: CgroupMemory | null;
+  /** time the producer spent collecting the context, ns */
+  costNs: number | null;
+  /** keys this reader does not know (newer producers), kept for display */
+  extra: Record<string, string>;
+}
+
+/** One `C` line as the table reader saw it (1-based line within the table, fields after the `C`). */
+export interface ContextRecord {
+  line: number;
+  fields: string[];
+}
+
+export interface ContextProblem {
+  line?: number;
+  message: string;
+}
+
+export interface ContextResult {
+  context: DumpContext | null;
+  /** why the context was ignored (damaged, newer, another pid); null when it was read or absent */
+  problem: ContextProblem | null;
+}
+
+const INT = /^-?\d{1,19}$/;
+const KEY = /^[a-z][a-z0-9_]{0,63}$/;
+
+const INT_KEYS = new Set([
+  'context', 'time_real_ns', 'time_mono_ns', 'time_boot_ns', 'pid', 'ppid', 'start_boot_ns', 'start_real_ns',
+  'cmdline_cut', 'je_allocated', 'je_active', 'je_resident', 'je_mapped', 'je_retained', 'je_metadata',
+  'rss', 'rss_anon', 'cg_current', 'cg_anon', 'cg_file', 'ctx_cost_ns',
+]);
+const STRING_KEYS = new Set(['comm', 'cmdline', 'hostname', 'cg_path']);
+
+/** ns (decimal string, may exceed 2^53) → ms as a float, exact to well under a microsecond. */
+function nsToMs(s: string): number {
+  const v = BigInt(s);
+  return Number(v / 1000000n) + Number(v % 1000000n) / 1e6;
+}
+
+/**
+ * Interprets a table's `C` records. `expect` holds what the dump says about itself (the table
+ * header's pid, the file name's pid): a context naming another process is ignored.
+ */
+export function parseDumpContext(records: readonly ContextRecord[], expect: { pids?: readonly (number | null)[] } = {}): ContextResult {
+  if (records.length === 0) return { context: null, problem: null };
+  const bad = (message: string, line?: number): ContextResult => ({ context: null, problem: line !== undefined ? { line, message } : { message } });
+  const first = records[0];
+  if (first.fields[0] !== 'context') return bad('context records do not start with "C context <version>"', first.line);
+  if (first.fields.length < 2 || !INT.test(first.fields[1])) return bad('context version is not a number', first.line);
+  const version = Number(first.fields[1]);
+  if (version > CONTEXT_VERSION) return bad(`context from a newer version (${version}; this reader knows ${CONTEXT_VERSION})`, first.line);
+  if (version < 1) return bad(`unknown context version ${version}`, first.line);
+  if (records.length > MAX_RECORDS) return bad(`more than ${MAX_RECORDS} context records`, records[MAX_RECORDS].line);
+
+  const raw = new Map<string, string>();
+  for (const r of records) {
+    if (r.fields.length !== 2) return bad(`context record with ${r.fields.length} fields (want "C <key> <value>")`, r.line);
+    const [key, value] = r.fields;
+    if (!KEY.test(key)) return bad('context record with a malformed key', r.line);
+    if (raw.has(key)) return bad(`context key ${key} repeats`, r.line);
+    if (INT_KEYS.has(key) && !INT.test(value)) return bad(`context key ${key} is not an integer`, r.line);
+    if (key === 'cg_max' && value !== 'max' && !INT.test(value)) return bad('context key cg_max is neither an integer nor "max"', r.line);
+    raw.set(key, value);
+  }
+  for (const k of ['time_real_ns', 'pid']) if (!raw.has(k)) return bad(`context has no ${k}`);
+  const pid = Number(raw.get('pid'));
+  for (const p of expect.pids ?? []) {
+    if (p !== null && p !== pid) return bad(`context is for pid ${pid} but the dump is pid ${p} (stale or renamed file)`);
+  }
+
+  const int = (k: string): number | null => {
+    const v = raw.get(k);
+    if (v === undefined) return null;
+    const n = Number(v);
+    return n < 0 ? null : n;
+  };
+  const ms = (k: string): number | null => {
+    const v = raw.get(k);
+    return v === undefined || v.startsWith('-') ? null : nsToMs(v);
+  };
+  const str = (k: string, max: number): string | null => {
+    const v = raw.get(k);
+    return v === undefined ? null : decodePyString(v, max);
+  };
+  const je: JemallocStats = {
+    allocated: int('je_allocated'),
+    active: int('je_active'),
+    resident: int('je_resident'),
+    mapped: int('je_mapped'),
+    retained: int('je_retained'),
+    metadata: int('je_metadata'),
+  };
+  const hasJe = Object.values(je).some((v) => v !== null);
+  const cgMax = raw.get('cg_max');
+  const cg: CgroupMemory = {
+    path: str('cg_path', MAX_CGPATH_CHARS),
+    current: int('cg_current'),
+    max: cgMax !== undefined && cgMax !== 'max' ? int('cg_max') : null,
+    maxUnlimited: cgMax === 'max',
+    anon: int('cg_anon'),
+    file: int('cg_file'),
+  };
+  const hasCg = cg.current !== null || cg.max !== null || cg.maxUnlimited || cg.anon !== null || cg.file !== null;
+  const cmd = raw.get('cmdline');
+  const extra: Record<string, string> = {};
+  for (const [k, v] of raw) if (!INT_KEYS.has(k) && !STRING_KEYS.has(k) && k !== 'cg_max') extra[k] = decodePyString(v, 256);
+  return {
+    context: {
+      version,
+      timeRealMs: nsToMs(raw.get('time_real_ns') as string),
+      timeMonoMs: ms('time_mono_ns'),
+      timeBootMs: ms('time_boot_ns'),
+      pid,
+      ppid: int('ppid'),
+      startRealMs: ms('start_real_ns'),
+      startBootMs: ms('start_boot_ns'),
+      comm: str('comm', MAX_COMM_CHARS),
+      // arguments are NUL-separated; the producer's cut may leave a trailing empty one
+      cmdline: cmd === undefined ? null : decodeCmdline(cmd),
+      cmdlineCut: raw.get('cmdline_cut') === '1',
+      hostname: str('hostname', MAX_HOST_CHARS),
+      jemalloc: hasJe ? je : null,
+      rss: int('rss'),
+      rssAnon: int('rss_anon'),
+      cgroup: hasCg ? cg : null,
+      costNs: int('ctx_cost_ns'),
+      extra,
+    },
+    problem: null,
+  };
+}
+
+function decodeCmdline(field: string): string[] {
+  // split on the encoded NUL before decoding so that each argument is decoded and bounded alone
+  const parts = field === '-' ? [] : field.split('%00');
+  if (parts.length > 0 && parts[parts.length - 1] === '') parts.pop();
+  const out: string[] = [];
+  let total = 0;
+  for (const p of parts) {
+    const a = p === '' ? '' : decodePyString(p, MAX_CMDLINE_CHARS);
+    total += a.length;
+    if (total > MAX_CMDLINE_CHARS) break;
+    out.push(a);
+  }
+  return out;
+}
+
+/** A command line for display: arguments with blanks or quotes quoted, as a shell would show them. */
+export function formatCmdline(argv: readonly string[]): string {
+  return argv.map((a) => (a === '' || /[\s"'\\$`]/.test(a) ? `'${a.replace(/'/g, `'\\''`)}'` : a)).join(' ');
+}

@@ -1,0 +1,35 @@
+// A flame-graph tab's data: the worker's tree of one dump (flame) or of base → target (diff), or the report's.
+// Latest request wins. Called from the view's setup.
+
+import { untrack } from 'svelte';
+import { reportFlame } from './report-view.ts';
+import type { Ui } from './ui.svelte.ts';
+
+export function requestFlame(ui: Ui, kind: 'flame' | 'diff'): void {
+  const app = ui.app;
+  let seq = 0;
+  $effect(() => {
+    const p = ui.procIndex;
+    const snapshot = app.snapshot;
+    const base = app.base;
+    const target = app.target;
+    const view = { mode: app.mode, hideAllocator: app.hideAllocator };
+    if (p < 0 || !app.summary) return;
+    const mine = ++seq;
+    if (app.report) {
+      if (kind === 'flame') app.flame = reportFlame(app.report, p, false);
+      else app.diffFlame = reportFlame(app.report, p, true);
+      return;
+    }
+    untrack(() => app.busy++);
+    app.client
+      .request({ type: 'flame', proc: p, snapshot: kind === 'flame' ? snapshot : target, base: kind === 'diff' ? base : null, view })
+      .then((r) => {
+        if (mine !== seq) return;
+        if (kind === 'flame') app.flame = r.flame;
+        else app.diffFlame = r.flame;
+      })
+      .catch((e: unknown) => (app.error = String(e)))
+      .finally(() => app.busy--);
+  });
+}

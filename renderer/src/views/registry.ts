@@ -1,0 +1,21 @@
+// Tab id → the view component shown in the centre column (each view fetches its own data and reads the
+// window's Ui from context). `search`: the tab bar shows the search box; `controls`: extra tab-bar controls.
+
+import type { Component } from 'svelte';
+import type { Tab } from './tabs.ts';
+import GrowthView from './GrowthView.svelte';
+import FlameView from './FlameView.svelte';
+import DiffView from './DiffView.svelte';
+import DiffControls from './DiffControls.svelte';
+
+export interface ViewEntry {
+  component: Component;
+  search?: boolean;
+  controls?: Component;
+}
+
+export const VIEWS: Record<Tab, ViewEntry> = {
+  growth: { component: GrowthView },
+  flame: { component: FlameView, search: true },
+  diff: { component: DiffView, search: true, controls: DiffControls },
+};

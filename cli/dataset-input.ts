@@ -3,9 +3,10 @@
 
 import { stat } from 'node:fs/promises';
 import type { StackGrowth } from '../analysis/growth.js';
-import type { Job, ProcessSeries } from '../analysis/model.js';
+import type { Job, ProcessSeries, Snapshot } from '../analysis/model.js';
 import { MANIFEST_FILE } from '../dataset/schema.js';
-import { has, intFlag, UsageError, type ParsedArgs } from './args.js';
+import { flag, has, intFlag, UsageError, type ParsedArgs } from './args.js';
+import type { CellPicker } from '../dataset/read-dataset.js';
 import { adoptSymbolTables } from './symbols.js';
 
 const ranked = new WeakMap<ProcessSeries, StackGrowth[]>();
@@ -21,6 +22,22 @@ async function isDatasetFolder(path: string): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/** The snapshots whose cells a command uses, chosen as the command chooses them; true: every snapshot. */
+async function cellPicker(args: ParsedArgs): Promise<true | CellPicker> {
+  const { snapshotBySeq } = await import('./report-command.js');
+  const pick = (which: string, option: string) => (snaps: readonly Snapshot[]) => snapshotBySeq({ snapshots: [...snaps] }, which, option);
+  if (args.command === 'top' || args.command === 'export') {
+    const one = pick(flag(args, 'snapshot') ?? 'last', 'snapshot');
+    return (snaps) => [one(snaps)];
+  }
+  if (args.command === 'diff') {
+    const base = flag(args, 'base');
+    const target = flag(args, 'target');
+    return (snaps) => [base === undefined ? 0 : pick(base, 'base')(snaps), target === undefined ? snaps.length - 1 : pick(target, 'target')(snaps)];
+  }
+  return true;
 }
 
 /** The dataset folder among the paths, or null when they are dumps. A dataset is read alone. */
@@ -56,8 +73,8 @@ export async function loadDataset(dir: string, args: ParsedArgs, io: { err: (s: 
     for (const p of ds.job.processes) ranked.set(p, byId.get(ds.ids.get(p)!) ?? []);
     return { job: ds.job, symbolized: await adoptSymbolTables(ds.symbols, args, io) };
   }
-  // summary shows snapshot totals only: no cells
-  const ds = await readDataset(dir, { cells: args.command !== 'summary' });
+  // summary shows snapshot totals only: no cells; top, diff and export read the cells of the snapshots they show
+  const ds = await readDataset(dir, { cells: args.command === 'summary' ? false : await cellPicker(args) });
   const symbolized = args.command !== 'summary' && (await adoptSymbolTables(ds.symbols, args, io));
   return { job: ds.job, symbolized };
 }

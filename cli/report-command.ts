@@ -57,7 +57,7 @@ export function commandDescriber(p: ProcessSeries, args: ParsedArgs): StackDescr
 }
 
 /** Snapshot index by `last`, `first` or sequence number; -1 when the process has no such snapshot. */
-export function snapshotBySeq(p: ProcessSeries, which: string, option: string): number {
+export function snapshotBySeq(p: Pick<ProcessSeries, 'snapshots'>, which: string, option: string): number {
   if (which === 'last') return p.snapshots.length - 1;
   if (which === 'first') return 0;
   if (!/^\d+$/.test(which)) throw new UsageError(`--${option} takes last, first or a sequence number, got ${JSON.stringify(which)}`);

@@ -2,7 +2,7 @@
 // memory with spilling to a temporary folder, and columnar appends (data chunks, not row-by-row calls).
 
 import { tmpdir } from 'node:os';
-import { DuckDBDataChunk, DuckDBInstance, type DuckDBConnection, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
+import { DuckDBDataChunk, DuckDBInstance, type DuckDBConnection, type DuckDBType, type DuckDBValue, type DuckDBVector } from '@duckdb/node-api';
 
 /**
  * DuckDB spills grouping, sorting and window operators past this to `temp_directory`: a 64 × 200 × 20,000 job
@@ -34,7 +34,30 @@ export async function openEngine(): Promise<Engine> {
 
 export type Column = ArrayLike<DuckDBValue>;
 
-/** Appends `rowCount` rows given as columns (one array per column, in the table's column order). */
+type Typed = Float64Array | Float32Array | Int32Array | Uint32Array | Int16Array | Uint16Array | Int8Array | Uint8Array;
+
+/**
+ * The vector's own staging array (DuckDB's fixed-width vectors keep one, copied to native memory by flush()),
+ * to fill from a typed column in one `set` instead of a call per value; null when this version of the
+ * library keeps none, or the widths differ (then values go one by one).
+ */
+function stagingArray(vector: DuckDBVector, src: Column, n: number): Typed | null {
+  if (!ArrayBuffer.isView(src)) return null;
+  const v = vector as unknown as { items?: unknown; dataView?: unknown };
+  const items = v.items;
+  if (items instanceof Float64Array || items instanceof Int32Array || items instanceof Uint32Array) {
+    if (items.length !== n || (src as Typed).BYTES_PER_ELEMENT !== items.BYTES_PER_ELEMENT) return null;
+    return items;
+  }
+  const dv = v.dataView;
+  if (dv instanceof DataView && dv.byteLength === n && src instanceof Uint8Array) return new Uint8Array(dv.buffer, dv.byteOffset, n);
+  return null;
+}
+
+/**
+ * Appends `rowCount` rows given as columns (one array per column, in the table's column order). Typed-array
+ * columns of fixed-width types are copied a chunk at a time; other columns (strings, nulls) value by value.
+ */
 export async function appendColumns(con: DuckDBConnection, table: string, types: readonly DuckDBType[], columns: readonly Column[], rowCount: number): Promise<void> {
   if (columns.length !== types.length) throw new Error(`appendColumns(${table}): ${columns.length} columns for ${types.length} types`);
   const appender = await con.createAppender(table);
@@ -43,14 +66,21 @@ export async function appendColumns(con: DuckDBConnection, table: string, types:
     const buffers: DuckDBValue[][] = types.map(() => new Array<DuckDBValue>(CHUNK_ROWS));
     for (let base = 0; base < rowCount; base += CHUNK_ROWS) {
       const n = Math.min(CHUNK_ROWS, rowCount - base);
+      chunk.rowCount = n;
       for (let c = 0; c < columns.length; c++) {
         const src = columns[c];
+        const vector = chunk.getColumnVector(c);
+        const staging = stagingArray(vector, src, n);
+        if (staging) {
+          staging.set((src as Typed).subarray(base, base + n));
+          vector.flush();
+          continue;
+        }
         const buf = buffers[c];
         if (buf.length !== n) buf.length = n;
         for (let i = 0; i < n; i++) buf[i] = src[base + i];
+        chunk.setColumnValues(c, buf);
       }
-      chunk.rowCount = n;
-      for (let c = 0; c < columns.length; c++) chunk.setColumnValues(c, buffers[c]);
       appender.appendDataChunk(chunk);
     }
     appender.flushSync();

@@ -47,9 +47,14 @@ export async function readManifest(dir: string): Promise<Manifest> {
   return m as Manifest;
 }
 
+export type CellPicker = (snapshots: readonly Snapshot[]) => readonly number[];
+
 export interface ReadOptions {
-  /** read the cells (per-stack values of every snapshot); false gives snapshots with no stacks (for SQL-side questions) */
-  cells?: boolean;
+  /**
+   * read the cells (per-stack values of every snapshot); false gives snapshots with no stacks (for SQL-side
+   * questions); a function names the snapshots (indices) of a process whose cells are read, the others having none
+   */
+  cells?: boolean | CellPicker;
   /**
    * Only these stacks of a process (by its dataset id) get their frames, addresses and symbols read; the other
    * stacks keep their ids but have no frames. For commands that describe a few stacks ranked in SQL (growth).
@@ -107,7 +112,7 @@ export async function readDataset(dir: string, options: ReadOptions = {}): Promi
   }
 }
 
-async function readWith(engine: Engine, dir: string, manifest: Manifest, withCells: boolean, onlyStacks: ReadonlyMap<number, readonly number[]> | null): Promise<DatasetJob> {
+async function readWith(engine: Engine, dir: string, manifest: Manifest, withCells: boolean | CellPicker, onlyStacks: ReadonlyMap<number, readonly number[]> | null): Promise<DatasetJob> {
   const procRows = await readParquetRows(engine, join(dir, 'processes.parquet'));
   const fileRows = await readParquetRows(engine, join(dir, 'files.parquet'));
   const warnRows = await readParquetRows(engine, join(dir, 'warnings.parquet'), '*', 'ORDER BY process NULLS FIRST, group_key NULLS FIRST, ordinal');
@@ -172,7 +177,7 @@ async function readProcess(
   dir: string,
   id: number,
   pr: Row,
-  withCells: boolean,
+  withCells: boolean | CellPicker,
   only: readonly number[] | null,
 ): Promise<{ series: ProcessSeries; counts: number[]; addressIds: number[] | null }> {
   const snapRows = await readParquetRows(engine, partFile(dir, 'snapshots', id), '*', 'ORDER BY snapshot');
@@ -206,8 +211,12 @@ async function readProcess(
   }));
   if (snapshots.length !== num(pr.snapshot_count)) throw new DatasetError(partFile(dir, 'snapshots', id), `has ${snapshots.length} snapshots; processes.parquet says ${num(pr.snapshot_count)}`);
   const counts = snapRows.map((r) => num(r.cell_count));
-  if (withCells) await readCells(engine, dir, id, snapshots, counts);
-  else await checkCellFiles(engine, dir, id, counts.reduce((a, b) => a + b, 0));
+  if (withCells === false) await checkCellFiles(engine, dir, id, counts.reduce((a, b) => a + b, 0));
+  else if (withCells === true) await readCells(engine, dir, id, snapshots, counts, null);
+  else {
+    await checkCellFiles(engine, dir, id, counts.reduce((a, b) => a + b, 0));
+    await readCells(engine, dir, id, snapshots, counts, new Set(withCells(snapshots).filter((j) => j >= 0 && j < snapshots.length)));
+  }
 
   // stacks, flattened in stack order (the file is written in stack order; a file that is not is refused)
   const stackCount = num(pr.stack_count);
@@ -274,9 +283,10 @@ async function readProcess(
   return { series, counts, addressIds };
 }
 
-async function readCells(engine: Engine, dir: string, id: number, snapshots: Snapshot[], counts: number[]): Promise<void> {
+/** Reads the cells of every snapshot, or of those in `pick` (the others keep empty columns). */
+async function readCells(engine: Engine, dir: string, id: number, snapshots: Snapshot[], counts: number[], pick: ReadonlySet<number> | null): Promise<void> {
   const cdir = partitionDir(dir, 'cells', id);
-  const total = counts.reduce((a, b) => a + b, 0);
+  const total = counts.reduce((a, b, j) => a + (pick && !pick.has(j) ? 0 : b), 0);
   let names: string[] = [];
   try {
     names = (await readdir(cdir)).filter((n) => n.endsWith('.parquet')).sort();
@@ -284,6 +294,7 @@ async function readCells(engine: Engine, dir: string, id: number, snapshots: Sna
     if (total > 0) throw new DatasetError(cdir, 'missing from the dataset (was it copied in full?)');
   }
   for (let j = 0; j < snapshots.length; j++) {
+    if (pick && !pick.has(j)) continue;
     const s = snapshots[j];
     s.stackIds = new Uint32Array(counts[j]);
     s.liveBytes = new Float64Array(counts[j]);
@@ -298,7 +309,8 @@ async function readCells(engine: Engine, dir: string, id: number, snapshots: Sna
   for (const name of names) {
     const file = join(cdir, name);
     // A snapshot's cells are all in the file of the run that added it, in the order the dump listed them.
-    const rows = await readColumns(engine, file, 'snapshot, stack_id, bytes, objects, accum_bytes, accum_objects, var_bytes', 'ORDER BY snapshot, file_row_number');
+    const where = pick ? `WHERE snapshot IN ${idList([...pick])} ` : '';
+    const rows = await readColumns(engine, file, 'snapshot, stack_id, bytes, objects, accum_bytes, accum_objects, var_bytes', `${where}ORDER BY snapshot, file_row_number`);
     const [snap, stack, bytes, objects, ab, ao, vb] = rows;
     let j = -1;
     let i = 0;

@@ -138,7 +138,7 @@ export async function writeProcess(engine: Engine, dir: string, rec: ProcessReco
     }
   }
   await engine.con.run(createTableSql('st_stack_frames', STACK_FRAMES_STAGE));
-  await appendColumns(engine.con, 'st_stack_frames', types(STACK_FRAMES_STAGE), [fStack, fDepth, frames], frames.length);
+  await appendColumns(engine.con, 'st_stack_frames', types(STACK_FRAMES_STAGE), [fStack, fDepth, Int32Array.from(frames)], frames.length);
   const ids = Array.from({ length: count }, (_, i) => i);
   await writeTable(
     engine,
@@ -230,7 +230,7 @@ async function writeCells(engine: Engine, p: ProcessSeries, from: number, file: 
   const accumBytes = withAccum ? new Float64Array(rows) : null;
   // rose: live bytes above the previous snapshot's for the same stack (0 where it was absent), as rankGrowth
   // counts growing intervals; kept per cell so SQL counts them without pairing cells across snapshots
-  const rose = new Array<boolean>(rows);
+  const rose = new Uint8Array(rows);
   const prev = new Float64Array(p.stacks.count);
   let prevIds: ArrayLike<number> = before?.stackIds ?? [];
   if (before) for (let i = 0; i < before.stackIds.length; i++) prev[before.stackIds[i]] += before.liveBytes[i];
@@ -247,7 +247,7 @@ async function writeCells(engine: Engine, p: ProcessSeries, from: number, file: 
         accumObjects[r] = s.accumObjects ? s.accumObjects[i] : NaN;
         accumBytes[r] = s.accumBytes ? s.accumBytes[i] : NaN;
       }
-      rose[r] = s.liveBytes[i] > prev[s.stackIds[i]];
+      rose[r] = s.liveBytes[i] > prev[s.stackIds[i]] ? 1 : 0;
     }
     for (let i = 0; i < prevIds.length; i++) prev[prevIds[i]] = 0;
     for (let i = 0; i < s.stackIds.length; i++) prev[s.stackIds[i]] += s.liveBytes[i];

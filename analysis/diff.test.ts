@@ -28,13 +28,32 @@ describe('diffSnapshots on the real fixtures', () => {
     expect(Math.abs(totals.deltaBytes - jeprofReportTotal('references/jeprof-sampled-base.txt'))).toBeLessThanOrEqual(1);
   });
 
-  it('marks stacks new and gone', async () => {
+  it('marks stacks new and gone: exactly the backtraces one dump has and the other lacks (read from the text)', async () => {
     const job = await loadJob(fixtureFiles('job'));
     const py = job.processes.find((p) => p.prefix === 'pygrow')!;
-    const deltas = diffSnapshots(py, 0, py.snapshots.length - 1);
-    for (const d of deltas) {
-      if (d.status === 'new') expect(d.baseBytes).toBe(0);
-      if (d.status === 'gone') expect(d.targetBytes).toBe(0);
+    const last = py.snapshots.length - 1;
+    // independent of the parser: the "@ …" lines of the two files as text
+    const backtraces = (i: number) => new Set(readFileSync(fixturePath(py.snapshots[i].file), 'utf8').split('\n').filter((l) => l.startsWith('@')).map((l) => l.slice(1).trim()));
+    const first = backtraces(0);
+    const final = backtraces(last);
+    const onlyFinal = [...final].filter((b) => !first.has(b));
+    expect(onlyFinal.length).toBeGreaterThan(0); // the fixture has a stack that appears during the run
+    const text = (d: { stackId: number }) => {
+      const { offsets, frames } = py.stacks;
+      return frames.slice(offsets[d.stackId], offsets[d.stackId + 1]).map((a) => py.addresses.hex[a]).join(' ');
+    };
+    const forward = diffSnapshots(py, 0, last);
+    const fresh = forward.filter((d) => d.status === 'new');
+    expect(fresh.map(text).sort()).toEqual(onlyFinal.sort());
+    for (const d of fresh) expect(d.baseBytes).toBe(0);
+    expect(forward.filter((d) => d.status === 'gone')).toEqual([]);
+    // the same pair backwards: those stacks are gone
+    const gone = diffSnapshots(py, last, 0).filter((d) => d.status === 'gone');
+    expect(gone.map(text).sort()).toEqual(onlyFinal.sort());
+    for (const d of gone) {
+      expect(d.targetBytes).toBe(0);
+      expect(d.deltaBytes).toBe(-d.baseBytes);
+      expect(d.baseBytes).toBeGreaterThan(0);
     }
     expect(() => diffSnapshots(py, 0, 999)).toThrow(RangeError);
   });

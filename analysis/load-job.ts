@@ -4,7 +4,8 @@
 import type { InputFile } from '../parsers/input-file.js';
 import { readDump } from '../parsers/read-dump.js';
 import type { ParsedDumpInfo } from '../parsers/heap-dump.js';
-import { parseMaps, type MapsEntry } from '../parsers/proc-maps.js';
+import { parseMaps, type MapsEntry, type MapsParseProblem } from '../parsers/proc-maps.js';
+import { chooseProcessMaps, type DumpMaps } from './process-maps.js';
 import {
   classifySideFile,
   dirName,
@@ -145,7 +146,7 @@ export async function loadJob(files: readonly InputFile[], options: LoadOptions 
 
   for (const g of groups) {
     const builder = new ProcessBuilder();
-    let bestMaps: { entries: MapsEntry[]; complete: boolean } | null = null;
+    const dumpMaps: (DumpMaps | null)[] = []; // by snapshot
     const pyTables: PyFrameTable[] = [];
     for (const d of g.dumps) {
       options.signal?.throwIfAborted();
@@ -162,18 +163,22 @@ export async function loadJob(files: readonly InputFile[], options: LoadOptions 
         const py = await pythonFramesForDump(d.file.path, loaded.trailerText, pyframeSidecars, warnings, loaded.mapsText);
         if (py) pyTables.push(py);
       }
-      if (loaded?.mapsText) {
-        const parsed = parseMaps(loaded.mapsText, loaded.mapsFirstLine);
-        // The newest complete maps win; a maps section cut off mid-write is used only when nothing better exists.
-        if (parsed.entries.length > 0 && (loaded.mapsComplete || !bestMaps || !bestMaps.complete)) {
-          bestMaps = { entries: parsed.entries, complete: loaded.mapsComplete };
+      if (loaded) {
+        if (loaded.mapsText) {
+          const parsed = parseMaps(loaded.mapsText, loaded.mapsFirstLine);
+          mapsLineWarnings(d.file.path, parsed.problems, warnings);
+          dumpMaps.push({ file: d.file.path, entries: parsed.entries, complete: loaded.mapsComplete, dropped: parsed.problems.length });
+        } else {
+          dumpMaps.push(null);
         }
       }
     }
     if (builder.snapshots.length === 0) continue;
-    let maps = bestMaps?.entries ?? null;
+    const chosen = chooseProcessMaps(dumpMaps, (i) => snapshotAddresses(builder, i), warnings);
+    let maps = chosen?.entries ?? null;
+    const baseComplete = chosen !== null && dumpMaps.some((m) => m?.file === chosen.base && m.complete);
     const fromFile = standaloneMaps.find((m) => (m.pid !== null && m.pid === g.pid) || (m.pid === null && m.dir === g.dir));
-    if ((!maps || !bestMaps?.complete) && fromFile) {
+    if ((!maps || !baseComplete) && fromFile) {
       maps = fromFile.entries;
       for (const s of builder.snapshots) if (s.mapsSource === null) s.mapsSource = 'file';
     }
@@ -240,6 +245,7 @@ async function loadOneDump(
   const info = result.info;
   if (result.gzipProblem) warnings.push({ file: path, message: result.gzipProblem });
   for (const p of info.problems) warnings.push({ file: path, line: p.line, byteOffset: p.byteOffset, message: p.message });
+  if (info.problemsOmitted > 0) warnings.push({ file: path, message: `${info.problemsOmitted} more problems of the same kinds (lines skipped or records dropped) not listed one by one` });
   if (info.fatal) {
     warnings.push({ file: path, line: info.fatal.line, byteOffset: info.fatal.byteOffset, message: `skipped: ${info.fatal.message}` });
     return null;
@@ -252,6 +258,7 @@ async function loadOneDump(
       message: `truncated at byte ${info.truncated.byteOffset} (line ${info.truncated.line}): ${info.truncated.reason}; kept ${info.recordCount} complete records`,
     });
   }
+  if (snap.nonFinite > 0) warnings.push({ file: path, message: `${snap.nonFinite} record(s) left out: unbiasing them gives no finite size` });
   const name = d.name;
   builder.snapshots.push(
     snap.build(
@@ -269,6 +276,28 @@ async function loadOneDump(
   return info;
 }
 
+/** Per-file warnings about maps lines beyond this many are summed up in one (their line numbers listed). */
+const MAX_MAPS_LINE_WARNINGS = 50;
+
+/** One warning per dropped maps line (its frames lose their module), naming the file and line. */
+function mapsLineWarnings(file: string, problems: readonly MapsParseProblem[], warnings: LoadWarning[]): void {
+  for (const p of problems.slice(0, MAX_MAPS_LINE_WARNINGS)) warnings.push({ file, line: p.line, message: `maps line dropped (${p.message})` });
+  const rest = problems.slice(MAX_MAPS_LINE_WARNINGS);
+  if (rest.length > 0) {
+    const lines = rest.slice(0, 200).map((p) => p.line).join(', ');
+    warnings.push({ file, line: rest[0].line, message: `${rest.length} more maps lines dropped: lines ${lines}${rest.length > 200 ? ', …' : ''}` });
+  }
+}
+
+/** The distinct frame addresses that snapshot i's records use. */
+function snapshotAddresses(builder: ProcessBuilder, i: number): bigint[] {
+  const snap = builder.snapshots[i];
+  const { offsets, frames } = builder.stacks;
+  const seen = new Set<number>();
+  for (const id of snap.stackIds) for (let k = offsets[id]; k < offsets[id + 1]; k++) seen.add(frames[k]);
+  return [...seen].map((a) => BigInt(builder.addresses.hex[a]));
+}
+
 interface StandaloneMaps {
   pid: number | null;
   dir: string;
@@ -281,7 +310,7 @@ async function readStandaloneMaps(side: ClassifiedFiles['side'], warnings: LoadW
     if (s.kind !== 'maps') continue;
     try {
       const parsed = parseMaps(await readText(file));
-      for (const p of parsed.problems.slice(0, 5)) warnings.push({ file: file.path, line: p.line, message: p.message });
+      mapsLineWarnings(file.path, parsed.problems, warnings);
       if (parsed.entries.length === 0) {
         warnings.push({ file: file.path, message: 'maps file has no mappings' });
         continue;

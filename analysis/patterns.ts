@@ -7,7 +7,7 @@ import type { ProcessSeries } from './model.js';
 import { NOISE_Z } from './sampling-error.js';
 import { theilSen } from './robust-slope.js';
 import { completeIndexes } from './snapshot-status.js';
-import { seriesTimes } from './series-times.js';
+import { secondsOf } from './snapshot-time.js';
 
 export type GrowthPattern = 'steady' | 'plateau' | 'step' | 'fluctuating' | 'declining' | 'flat' | 'unknown';
 
@@ -22,10 +22,17 @@ export const REL_FLOOR = 0.02;
 export const FLUCT_SHARE = 0.3;
 /** The late window (where "still growing" is decided) is the last third of the series, at least this many points. */
 export const MIN_LATE_POINTS = 3;
+/**
+ * A one-time allocation larger than jemalloc's dump interval triggers a dump in its middle (interval
+ * dumps fire on allocation volume), so a step's jump may span this many consecutive intervals.
+ */
+export const STEP_MAX_INTERVALS = 2;
 /** Series matrices are built this many cells at a time (≈ 32 MB of Float64), so huge processes stay bounded in memory. */
 const MAX_CHUNK_CELLS = 1 << 22;
 
 export interface SeriesVerdict {
+  /** the stack the series belongs to (−1 for a series of something else, e.g. a total) */
+  stackId: number;
   pattern: GrowthPattern;
   /** why the pattern is unknown, or a caveat; null otherwise */
   note: string | null;
@@ -66,6 +73,42 @@ export interface SeriesInput {
   v: ArrayLike<number>;
   /** seconds per point, or null */
   t: ArrayLike<number> | null;
+  /** accumulated (ever allocated) bytes per point when the dumps have them (prof_accum), else null */
+  a?: ArrayLike<number> | null;
+}
+
+/** Standard normal quantile (Acklam's rational approximation, relative error < 1.2e−9). */
+export function normalQuantile(p: number): number {
+  const a = [-3.969683028665376e1, 2.209460984245205e2, -2.759285104469687e2, 1.38357751867269e2, -3.066479806614716e1, 2.506628277459239];
+  const b = [-5.447609879822406e1, 1.615858368580409e2, -1.556989798598866e2, 6.680131188771972e1, -1.328068155288572e1];
+  const c = [-7.784894002430293e-3, -3.223964580411365e-1, -2.400758277161838, -2.549732539343734, 4.374664141464968, 2.938163982698783];
+  const d = [7.784695709041462e-3, 3.224671290700398e-1, 2.445134137142996, 3.754408661907416];
+  const lo = 0.02425;
+  if (p < lo) {
+    const q = Math.sqrt(-2 * Math.log(p));
+    return (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) / ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+  }
+  if (p > 1 - lo) return -normalQuantile(1 - p);
+  const q = p - 0.5;
+  const r = q * q;
+  return ((((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q) / (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+}
+
+/**
+ * The z a range, largest rise or largest fall among m points must pass: it is the extreme of the
+ * m(m−1)/2 pairs, so the 2σ of one comparison would be crossed by pure noise (a stack whose sampled
+ * objects turn over redraws its samples every dump). Bonferroni over the pairs keeps the false-alarm
+ * rate of the whole series near 5 % (within ~3 % of the exact studentized-range quantile for m ≤ 20).
+ */
+export function zForPairs(m: number): number {
+  if (m <= 2) return NOISE_Z;
+  return Math.max(NOISE_Z, normalQuantile(1 - 0.05 / (m * (m - 1))));
+}
+
+/** True when y on [from, to) never moves against `dir` (+1 up, −1 down) by more than `tol` between neighbours. */
+function monotone(y: ArrayLike<number>, from: number, to: number, tol: number, dir: 1 | -1): boolean {
+  for (let i = from + 1; i < to; i++) if (dir * (y[i] - y[i - 1]) < -tol) return false;
+  return true;
 }
 
 const rangeOf = (y: ArrayLike<number>, from: number, to: number): { lo: number; hi: number } => {
@@ -79,9 +122,10 @@ const rangeOf = (y: ArrayLike<number>, from: number, to: number): { lo: number; 
 };
 
 /** Classifies one series. */
-export function classifySeries({ y, v, t }: SeriesInput): SeriesVerdict {
+export function classifySeries({ y, v, t, a = null }: SeriesInput, stackId = -1): SeriesVerdict {
   const n = y.length;
   const base: SeriesVerdict = {
+    stackId,
     pattern: 'unknown',
     note: null,
     points: n,
@@ -102,7 +146,11 @@ export function classifySeries({ y, v, t }: SeriesInput): SeriesVerdict {
   };
   for (let i = 0; i < n; i++) if (y[i] > base.peakBytes) base.peakBytes = y[i];
   const floor = REL_FLOOR * base.peakBytes;
-  const thr = (i: number, j: number): number => Math.max(NOISE_Z * Math.sqrt(v[i] + v[j]), floor);
+  // Under "no change" both points share one variance; the larger plug-in estimate stands for both (a
+  // low draw, few samples, understates its own σ, since σ is estimated from the sample itself).
+  const thrZ = (i: number, j: number, z: number): number => Math.max(z * Math.sqrt(2 * Math.max(v[i], v[j])), floor);
+  const thr = (i: number, j: number): number => thrZ(i, j, NOISE_Z);
+  const zN = zForPairs(n);
   base.z = base.sigmaDeltaBytes > 0 ? base.deltaBytes / base.sigmaDeltaBytes : base.deltaBytes === 0 ? 0 : Math.sign(base.deltaBytes) * Number.POSITIVE_INFINITY;
   base.withinNoise = n < 2 || Math.abs(base.deltaBytes) < NOISE_Z * base.sigmaDeltaBytes;
   const growthBound = Math.max(0, base.deltaBytes - NOISE_Z * base.sigmaDeltaBytes);
@@ -127,9 +175,15 @@ export function classifySeries({ y, v, t }: SeriesInput): SeriesVerdict {
     base.pattern = 'flat';
     return base;
   }
-  const withinModel = range <= thr(r.hi, r.lo);
+  const withinModel = range <= thrZ(r.hi, r.lo, zN);
   const ts = theilSen(y, null, 0, n, withinModel);
-  if (withinModel && !(ts.lo > 0 || ts.hi < 0)) {
+  // A consistent trend counts only when the series never moves against it by more than the floor: the
+  // estimate of a stack that frees nothing cannot fall (its sampled objects stay sampled), while the
+  // samples of a stack whose objects turn over drift both ways, in runs (partial redraws), which
+  // Sen's interval (made for independent points) would read as a trend.
+  const trendUp = withinModel && ts.lo > 0 && monotone(y, 0, n, floor, 1);
+  const trendDown = withinModel && ts.hi < 0 && monotone(y, 0, n, floor, -1);
+  if (withinModel && !trendUp && !trendDown) {
     base.pattern = 'flat';
     return base;
   }
@@ -161,8 +215,8 @@ export function classifySeries({ y, v, t }: SeriesInput): SeriesVerdict {
   }
   // a rise or fall counts when it leaves the noise band, or (for the whole-series trend) when the
   // points trend consistently
-  const sigUp = up > thr(upI, upJ) || (withinModel && ts.lo > 0);
-  const sigDown = down > thr(downI, downJ) || (withinModel && ts.hi < 0);
+  const sigUp = up > thrZ(upI, upJ, zN) || trendUp;
+  const sigDown = down > thrZ(downI, downJ, zN) || trendDown;
 
   // late window: the last third
   const L = Math.min(n, Math.max(MIN_LATE_POINTS, Math.ceil(n / 3)));
@@ -173,17 +227,24 @@ export function classifySeries({ y, v, t }: SeriesInput): SeriesVerdict {
   } else if (sigDown && (!sigUp || down > up)) {
     pattern = 'declining';
   } else {
-    // rising. One jump with flat on both sides (at least two points after it) is a step.
-    let jStar = 1;
-    for (let j = 2; j < n; j++) if (y[j] - y[j - 1] > y[jStar] - y[jStar - 1]) jStar = j;
-    const before = rangeOf(y, 0, jStar);
-    const after = rangeOf(y, jStar, n);
-    const flatBefore = y[before.hi] - y[before.lo] <= thr(before.hi, before.lo);
-    const flatAfter = n - jStar >= 2 && y[after.hi] - y[after.lo] <= thr(after.hi, after.lo);
-    const jump = y[jStar] - y[jStar - 1];
-    if (flatBefore && flatAfter && jump > thr(jStar, jStar - 1)) {
+    // rising. One jump (over at most STEP_MAX_INTERVALS intervals) with flat on both sides, and at
+    // least two points after it, is a step.
+    let ja = 0;
+    let jb = 1;
+    for (let w = 1; w <= STEP_MAX_INTERVALS; w++) {
+      for (let a = 0; a + w < n; a++) if (y[a + w] - y[a] > y[jb] - y[ja]) [ja, jb] = [a, a + w];
+    }
+    const before = rangeOf(y, 0, ja + 1);
+    const after = rangeOf(y, jb, n);
+    const flatBefore = y[before.hi] - y[before.lo] <= thrZ(before.hi, before.lo, zForPairs(ja + 1));
+    const flatAfter = n - jb >= 2 && y[after.hi] - y[after.lo] <= thrZ(after.hi, after.lo, zForPairs(n - jb));
+    const jump = y[jb] - y[ja];
+    // with accumulated bytes: a stack that went on allocating at least what it holds after the jump
+    // turned its contents over — a bounded buffer that filled fast (plateau), not a one-time allocation
+    const turnedOver = a !== null && a[n - 1] - a[jb] >= y[n - 1];
+    if (flatBefore && flatAfter && jump > thrZ(ja, jb, zN) && !turnedOver) {
       pattern = 'step';
-      if (jStar > ls) ls = jStar; // the late growth of a step is measured after its jump
+      if (jb > ls) ls = jb; // the late growth of a step is measured after its jump
     } else {
       pattern = 'plateau'; // unless the late window still grows (below)
     }
@@ -191,25 +252,27 @@ export function classifySeries({ y, v, t }: SeriesInput): SeriesVerdict {
 
   const late = theilSen(y, null, ls, n, true);
   const span = n - 1 - ls;
-  const lateDelta = late.slope * span;
-  const lateSigma = Math.sqrt(v[ls] + v[n - 1]);
-  // still growing at the end: beyond the noise band, or a consistent late trend (Sen's lower bound > 0) above the floor
-  const lateGrows = span > 0 && (lateDelta > thr(ls, n - 1) || (late.lo > 0 && lateDelta > floor));
+  // the window's own change end to end is what the noise band applies to (a Theil–Sen slope
+  // extrapolated over the window reads the runs of a turning-over buffer's redrawn samples as growth)
+  const lateEnd = y[n - 1] - y[ls];
+  const lateSigma = Math.sqrt(2 * Math.max(v[ls], v[n - 1]));
+  // still growing at the end: end to end beyond the noise band with a rising slope, or a consistent
+  // late trend (Sen's lower bound > 0, never falling by more than the floor) above the floor
+  const lateGrows =
+    span > 0 && ((lateEnd > thr(ls, n - 1) && late.slope > 0) || (late.lo > 0 && late.slope * span > floor && monotone(y, ls, n, floor, 1)));
   if (pattern === 'plateau' && lateGrows) pattern = 'steady';
   base.pattern = pattern;
   base.lateSlopePerSnapshot = late.slope;
   if (t) base.lateSlopePerSecond = theilSen(y, t, ls, n).slope;
-  base.lateZ = lateSigma > 0 ? lateDelta / lateSigma : lateDelta === 0 ? 0 : Math.sign(lateDelta) * Number.POSITIVE_INFINITY;
+  base.lateZ = lateSigma > 0 ? lateEnd / lateSigma : lateEnd === 0 ? 0 : Math.sign(lateEnd) * Number.POSITIVE_INFINITY;
   // the late growth we are confident of: beyond 2σ of the model, or Sen's lower bound, extrapolated to the series
-  const confidentLate = Math.max(lateDelta - NOISE_Z * lateSigma, late.lo * span, 0);
+  const confidentLate = Math.max(late.slope * span - NOISE_Z * lateSigma, late.lo * span, 0);
   const lateBound = lateGrows ? (confidentLate * (n - 1)) / span : 0;
   base.score = pattern === 'declining' || pattern === 'step' ? 0 : Math.min(growthBound, lateBound);
   return base;
 }
 
-export interface StackSeriesVerdict extends SeriesVerdict {
-  stackId: number;
-}
+export type StackSeriesVerdict = SeriesVerdict;
 
 export interface ProcessPatterns {
   /** per stack id present in any complete snapshot of the series */
@@ -230,7 +293,7 @@ export function processPatterns(proc: ProcessSeries): ProcessPatterns {
   if (cut > 0) notes.push(`${cut} cut dump${cut === 1 ? '' : 's'} left out of the series (records incomplete)`);
   const snaps = idx.map((i) => proc.snapshots[i]);
   if (snaps.length < MIN_PATTERN_SNAPSHOTS) notes.push(`${snaps.length} complete snapshot${snaps.length === 1 ? '' : 's'}: patterns need ${MIN_PATTERN_SNAPSHOTS}, so they are unknown`);
-  const times = seriesTimes(snaps);
+  const times = secondsOf(snaps);
   if (times.note && snaps.length >= 2) notes.push(`no per-second slopes: ${times.note}`);
   const n = snaps.length;
   const count = proc.stacks.count;
@@ -244,23 +307,28 @@ export function processPatterns(proc: ProcessSeries): ProcessPatterns {
   for (let id = 0; id < count; id++) if (present[id]) ids.push(id);
 
   const chunk = Math.max(1, Math.floor(MAX_CHUNK_CELLS / n));
+  // accumulated bytes only when every snapshot of the series has them (prof_accum on throughout)
+  const hasAccum = snaps.every((s) => s.accumBytes !== null);
   const row = new Int32Array(count).fill(-1);
   for (let c0 = 0; c0 < ids.length; c0 += chunk) {
     const part = ids.slice(c0, c0 + chunk);
     part.forEach((id, r) => (row[id] = r));
     const ys = new Float64Array(part.length * n);
     const vs = new Float64Array(part.length * n);
+    const as = hasAccum ? new Float64Array(part.length * n) : null;
     snaps.forEach((s, j) => {
+      const acc = s.accumBytes;
       for (let i = 0; i < s.stackIds.length; i++) {
         const r = row[s.stackIds[i]];
         if (r < 0) continue;
         ys[r * n + j] += s.liveBytes[i];
         vs[r * n + j] += s.liveVarBytes[i];
+        if (as && acc) as[r * n + j] += acc[i];
       }
     });
     part.forEach((id, r) => {
-      const v = classifySeries({ y: ys.subarray(r * n, r * n + n), v: vs.subarray(r * n, r * n + n), t: times.seconds });
-      out.push({ stackId: id, ...v });
+      const a = as ? as.subarray(r * n, r * n + n) : null;
+      out.push(classifySeries({ y: ys.subarray(r * n, r * n + n), v: vs.subarray(r * n, r * n + n), t: times.seconds, a }, id));
       row[id] = -1;
     });
   }

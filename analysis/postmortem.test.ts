@@ -62,6 +62,24 @@ describe('postmortem', () => {
   });
 });
 
+describe('ended before its siblings', () => {
+  it('dumps 30 s apart from one start: the process whose dumps stop > 3 intervals before the last one is named', async () => {
+    const job = await loadJob(fixtureFiles('job'));
+    const t0 = 1_700_000_000_000;
+    for (const p of job.processes) p.snapshots.forEach((s, i) => (s.mtimeMs = t0 + i * 30_000));
+    // exact: 21 dumps (ends at 600 s), sampled: 24 (690 s), pygrow: 16 (450 s)
+    const pm = postmortem(job);
+    const fate = (prefix: string) => pm.processes.find((p) => job.processes[p.processIndex].prefix === prefix)!.fate;
+    expect(fate('pygrow').evidence.join(' ')).toMatch(/stopped 240 s before the job's last dump/);
+    expect(fate('exact').evidence.join(' ')).not.toMatch(/stopped/); // 90 s = 3 intervals: not more than 3
+    expect(fate('sampled').evidence.join(' ')).not.toMatch(/stopped/);
+    expect(pm.died[0]).toBe(job.processes.findIndex((p) => p.prefix === 'pygrow')); // most evidence first
+    // per-second rates now exist, and the job's rate is their sum
+    const sum = pm.processes.reduce((a, p) => a + p.rate!.perSecond!, 0);
+    expect(pm.job.perSecond).toBeCloseTo(sum, 6);
+  });
+});
+
 describe('parseLimit', () => {
   it('numbers with binary (memparse) or decimal units, and cgroup memory.max contents', () => {
     expect(parseLimit('8589934592\n')).toEqual({ ok: true, bytes: 8589934592, note: null });

@@ -6,7 +6,7 @@
 import type { Job, ProcessSeries } from './model.js';
 import { theilSen } from './robust-slope.js';
 import { completeIndexes, snapshotTotalBytes } from './snapshot-status.js';
-import { seriesTimes } from './series-times.js';
+import { secondsOf } from './snapshot-time.js';
 import { MIN_LATE_POINTS } from './patterns.js';
 import { rankJob, type JobSuspects } from './suspects.js';
 import type { ProcessFate } from './process-fate.js';
@@ -92,7 +92,7 @@ export function endRate(proc: ProcessSeries): { rate: EndRate | null; note: stri
   const totals = Float64Array.from(idx, (i) => proc.snapshots[i].live.bytes);
   const L = Math.min(n, Math.max(MIN_LATE_POINTS, Math.ceil(n / 3)));
   const ts = theilSen(totals, null, n - L, n, true);
-  const times = seriesTimes(idx.map((i) => proc.snapshots[i]));
+  const times = secondsOf(idx.map((i) => proc.snapshots[i]));
   const tt = times.seconds ? theilSen(totals, times.seconds, n - L, n, true) : null;
   return {
     rate: {

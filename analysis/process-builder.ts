@@ -66,11 +66,19 @@ export class SnapshotBuilder {
 
   constructor(private readonly process: ProcessBuilder) {}
 
+  /** Records left out because unbiasing gave a value that is not a finite size (the parser's range checks should stop these first). */
+  nonFinite = 0;
+
   /** Adds one parsed record: intern, unbias, store. */
   add(r: DumpRecord, sampling: Sampling): void {
-    const id = this.process.internStack(r.frameWords);
     const live = unbias(sampling, r.counts.liveObjects, r.counts.liveBytes);
     const acc = unbias(sampling, r.counts.accumObjects, r.counts.accumBytes);
+    // No NaN, Infinity or negative size may reach a total.
+    if (!(isSize(live.bytes) && isSize(live.objects) && isSize(acc.bytes) && isSize(acc.objects))) {
+      this.nonFinite++;
+      return;
+    }
+    const id = this.process.internStack(r.frameWords);
     const liveVar = recordVariance(sampling, r.counts.liveObjects, r.counts.liveBytes);
     if (r.counts.accumObjects !== 0 || r.counts.accumBytes !== 0) this.anyAccum = true;
     const row = this.rowOf.get(id);
@@ -96,6 +104,7 @@ export class SnapshotBuilder {
     for (const t of r.threads) {
       const tl = unbias(sampling, t.counts.liveObjects, t.counts.liveBytes);
       const ta = unbias(sampling, t.counts.accumObjects, t.counts.accumBytes);
+      if (!(isSize(tl.bytes) && isSize(tl.objects) && isSize(ta.bytes) && isSize(ta.objects))) continue;
       const tt = this.thread(t.uid);
       tt.live.bytes += tl.bytes;
       tt.live.objects += tl.objects;
@@ -253,6 +262,10 @@ export class ProcessBuilder {
       endedWithoutFinalDump: last !== undefined && last.trigger !== 'final',
     };
   }
+}
+
+function isSize(v: number): boolean {
+  return v >= 0 && v < Infinity;
 }
 
 /** The allocator libraries whose frames top every sampled stack (jemalloc; tcmalloc for gperftools dumps). */

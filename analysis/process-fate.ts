@@ -5,6 +5,7 @@
 
 import type { Job, ProcessSeries } from './model.js';
 import { lastCompleteIndex } from './snapshot-status.js';
+import { seriesTimes } from './snapshot-time.js';
 
 /**
  * A process "ended before its siblings" when its last dump is older than the job's last dump by more
@@ -23,20 +24,25 @@ export interface ProcessFate {
   killed: boolean;
   /** the evidence, in words (empty for a process that exited with a final dump) */
   evidence: string[];
-  /** mtime of the last dump, when known */
+  /** time of the last dump (capture clock, else a plausible mtime), when known */
   endedAtMs: number | null;
 }
 
-function medianInterval(p: ProcessSeries): number | null {
-  const t = p.snapshots.map((s) => s.mtimeMs).filter((m): m is number => m !== null);
-  if (t.length < 2) return null;
+/** The process's dump times (capture clock, else plausible mtimes), or null without a wall-clock axis. */
+function dumpTimes(p: ProcessSeries): number[] | null {
+  const t = seriesTimes(p);
+  return t.axis === 'wall' ? t.snapshots.map((s) => s.timeMs as number) : null;
+}
+
+function medianInterval(t: readonly number[]): number | null {
   const d = t.slice(1).map((x, i) => x - t[i]).filter((x) => x > 0).sort((a, b) => a - b);
   return d.length > 0 ? d[d.length >> 1] : null;
 }
 
 export function processFates(job: Pick<Job, 'processes'>): ProcessFate[] {
   const anyFinal = job.processes.some((p) => !p.endedWithoutFinalDump);
-  const lastTimes = job.processes.map((p) => p.snapshots[p.snapshots.length - 1]?.mtimeMs ?? null);
+  const times = job.processes.map(dumpTimes);
+  const lastTimes = times.map((t) => (t && t.length > 0 ? t[t.length - 1] : null));
   const known = lastTimes.filter((t): t is number => t !== null);
   const jobEnd = known.length > 1 ? Math.max(...known) : null;
   return job.processes.map((p, i) => {
@@ -46,7 +52,7 @@ export function processFates(job: Pick<Job, 'processes'>): ProcessFate[] {
     if (last && !last.complete) evidence.push(`its last dump (${last.file}) is cut off: the process was stopped while jemalloc wrote it`);
     if (p.endedWithoutFinalDump && anyFinal) evidence.push('no final dump, while other processes of the job wrote theirs');
     const end = lastTimes[i];
-    const step = medianInterval(p);
+    const step = times[i] ? medianInterval(times[i]!) : null;
     if (jobEnd !== null && end !== null && step !== null) {
       const gap = (jobEnd - end) / 1000;
       if (gap > Math.max(END_GAP_MIN_S, (END_GAP_INTERVALS * step) / 1000)) evidence.push(`its dumps stopped ${Math.round(gap)} s before the job's last dump (it dumped every ~${Math.round(step / 1000)} s)`);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { loadJob } from './load-job.js';
 import { lastCompleteIndex, snapshotTotalBytes } from './snapshot-status.js';
-import { fixtureFile, fixturePath, jeprofTotals } from '../tools/fixtures.js';
+import { fixtureFile, fixturePath, jeprofTotals, jobProcess } from '../tools/fixtures.js';
 import type { InputFile } from '../parsers/input-file.js';
 
 function renamed(f: InputFile, path: string): InputFile {
@@ -30,7 +30,8 @@ describe('cut dumps', () => {
 
   it('the last complete snapshot is the default target when the last dump was cut', async () => {
     // the exact run's m19 and its cut copy as the process's last dump (seq 21, after the final dump 20)
-    const files = [fixtureFile('job/exact.21459.18.m18.heap'), fixtureFile('job/exact.21459.19.m19.heap'), renamed(fixtureFile('damaged/truncated-in-stacks.heap'), 'job/exact.21459.21.i0.heap')];
+    const exact = jobProcess('exact'); // "exact.<pid>", the pid from the file names
+    const files = [fixtureFile(`job/${exact}.18.m18.heap`), fixtureFile(`job/${exact}.19.m19.heap`), renamed(fixtureFile('damaged/truncated-in-stacks.heap'), `job/${exact}.21.i0.heap`)];
     const job = await loadJob(files);
     const p = job.processes[0];
     expect(p.snapshots.map((s) => s.complete)).toEqual([true, true, false]);

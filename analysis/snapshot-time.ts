@@ -74,3 +74,14 @@ export function seriesTimes(series: Pick<ProcessSeries, 'snapshots'>): SeriesTim
 export function snapshotTime(series: Pick<ProcessSeries, 'snapshots'>, index: number): SnapshotTime {
   return seriesTimes(series).snapshots[index];
 }
+
+/**
+ * Seconds since the first of `snapshots` for slopes per second (patterns, post-mortem), or null with
+ * the reason when they have no common wall-clock axis.
+ */
+export function secondsOf(snapshots: readonly Snapshot[]): { seconds: Float64Array | null; note: string | null } {
+  if (snapshots.length < 2) return { seconds: null, note: 'one snapshot: no time span' };
+  const t = seriesTimes({ snapshots: [...snapshots] });
+  if (t.axis !== 'wall') return { seconds: null, note: t.mtimeProblem ?? 'no capture times or file modification times' };
+  return { seconds: Float64Array.from(t.x), note: null };
+}

@@ -60,6 +60,36 @@ export interface JobSuspects {
 const byRank = (a: { score: number; deltaBytes: number; lastBytes: number }, b: { score: number; deltaBytes: number; lastBytes: number }): number =>
   b.score - a.score || b.deltaBytes - a.deltaBytes || b.lastBytes - a.lastBytes;
 
+// one literal (not a spread): tens of thousands of these are made per job
+function suspect(s: StackSeriesVerdict, processIndex: number, process: string, pid: number | null, key: string, group: number): StackSuspect {
+  return {
+    stackId: s.stackId,
+    pattern: s.pattern,
+    note: s.note,
+    points: s.points,
+    firstBytes: s.firstBytes,
+    lastBytes: s.lastBytes,
+    peakBytes: s.peakBytes,
+    deltaBytes: s.deltaBytes,
+    sigmaBytes: s.sigmaBytes,
+    sigmaDeltaBytes: s.sigmaDeltaBytes,
+    z: s.z,
+    withinNoise: s.withinNoise,
+    slopePerSnapshot: s.slopePerSnapshot,
+    slopePerSecond: s.slopePerSecond,
+    lateSlopePerSnapshot: s.lateSlopePerSnapshot,
+    lateSlopePerSecond: s.lateSlopePerSecond,
+    lateZ: s.lateZ,
+    score: s.score,
+    processIndex,
+    process,
+    pid,
+    key,
+    group,
+    groupProcesses: 0,
+  };
+}
+
 export function rankJob(job: Pick<Job, 'processes'>): JobSuspects {
   const fates = processFates(job);
   const stacks: StackSuspect[] = [];
@@ -79,7 +109,7 @@ export function rankJob(job: Pick<Job, 'processes'>): JobSuspects {
         groupOf.set(key, g);
         groups.push({ group: g, key, processIndexes: [], processes: [], pattern: s.pattern, score: 0, deltaBytes: 0, lastBytes: 0, sigmaBytes: 0, top: { processIndex: pi, stackId: s.stackId }, members: 0 });
       }
-      stacks.push({ ...s, processIndex: pi, process: proc.key, pid: proc.pid, key, group: g, groupProcesses: 0 });
+      stacks.push(suspect(s, pi, proc.key, proc.pid, key, g));
     }
     processes.push({ processIndex: pi, fate: fates[pi], topPattern: top ? top.pattern : null, notes: pat.notes, snapshotIndexes: pat.snapshotIndexes, seconds: pat.seconds });
   });

@@ -11,9 +11,17 @@ describe('unbias (jeprof AdjustSamples, pprof scaleHeapSample)', () => {
 
   it('matches 1/(1-exp(-avg/period)) computed by hand for small objects', () => {
     const r = unbias({ kind: 'poisson', period: 524288 }, 10, 640);
-    const scale = 1 / (1 - Math.exp(-64 / 524288));
+    // 1 - e^(-x) summed as its series x - x²/2 + x³/6 (no cancellation, unlike 1 - Math.exp(-x))
+    const x = 64 / 524288;
+    const scale = 1 / (x - x ** 2 / 2 + x ** 3 / 6 - x ** 4 / 24);
     expect(r.bytes).toBeCloseTo(640 * scale, 6);
     expect(r.objects).toBeCloseTo(10 * scale, 9);
+  });
+
+  it('stays finite for the largest period (2^63) where 1 - exp(-x) rounds to 0', () => {
+    const r = unbias({ kind: 'poisson', period: 2 ** 63 }, 1, 8);
+    expect(r.bytes / 2 ** 63).toBeCloseTo(1, 9); // one 8-byte sample stands for period bytes
+    expect(Number.isFinite(r.objects)).toBe(true);
   });
 
   it('leaves exact dumps and zero-object records alone', () => {

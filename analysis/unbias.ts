@@ -14,7 +14,8 @@ export function unbias(sampling: Sampling, objects: number, bytes: number): Scal
   if (objects === 0 || sampling.kind === 'none') return { objects, bytes };
   const ratio = bytes / objects / sampling.period;
   if (sampling.kind === 'poisson') {
-    const scale = 1 / (1 - Math.exp(-ratio));
+    // -expm1(-x) = 1 - e^(-x) without cancellation: for a huge period 1 - exp(-x) rounds to 0 (Infinity).
+    const scale = 1 / -Math.expm1(-ratio);
     return { objects: objects * scale, bytes: bytes * scale };
   }
   // jeprof's remote-heap version 1: scale only records whose average is below the (halved) period.

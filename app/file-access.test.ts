@@ -53,7 +53,7 @@ describe('FileAccess', () => {
     await expect(fa.readChunk(f, 0.5, 3)).rejects.toThrow(/offset/);
     await expect(fa.readChunk(f, 0, MAX_CHUNK_BYTES + 1)).rejects.toThrow(/exceeds/);
     await expect(fa.readChunk(f, 0, '3')).rejects.toThrow(/length/);
-    await expect(fa.readChunk(path.join(dir, 'job'), 0, 3)).rejects.toThrow(/not a file/);
+    await expect(fa.readChunk(path.join(dir, 'job'), 0, 3)).rejects.toThrow(/not a regular file/);
   });
   it('refuses symlinks that escape the granted folder and traversal', async () => {
     const fa = new FileAccess();

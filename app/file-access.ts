@@ -1,9 +1,18 @@
 // What the renderer may read: only files and folders the user picked in a dialog, dropped from the OS, or
 // reopened from the recent list (paths the main process itself recorded). Every IPC argument is validated here.
 
-import { open, readdir, stat, realpath, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open, readdir, stat, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import type { HostFileEntry } from './host-api.js';
+import { writeFileAtomic } from './session-store.js';
+
+/**
+ * Opening a FIFO for reading blocks until a writer comes, holding one of libuv's four pool threads (four
+ * FIFOs stop every file operation of the main process): the kind is checked before opening, and the open
+ * is non-blocking where the platform has O_NONBLOCK, so a swap after the check cannot block either.
+ */
+const READ_FLAGS = constants.O_NONBLOCK !== undefined ? constants.O_RDONLY | constants.O_NONBLOCK : 'r';
 
 /** Largest chunk one readChunk call may ask for (the worker reads in 4 MiB pieces). */
 export const MAX_CHUNK_BYTES = 16 * 1024 * 1024;
@@ -49,6 +58,12 @@ export class FileAccess {
     return [...this.roots];
   }
 
+  /** True when this file itself was granted (picked, dropped, reopened), not only a folder holding it. */
+  async isGrantedFile(p: unknown): Promise<boolean> {
+    const real = await this.checkReadable(p);
+    return this.roots.has(real) && (await stat(real)).isFile();
+  }
+
   async grant(p: string): Promise<string> {
     const abs = checkPathArgument(p);
     const real = await realpath(abs);
@@ -74,10 +89,11 @@ export class FileAccess {
     if (!isNonNegativeInteger(length)) throw new AccessError('length must be a non-negative integer');
     if (length > MAX_CHUNK_BYTES) throw new AccessError(`length ${length} exceeds ${MAX_CHUNK_BYTES}`);
     const real = await this.checkReadable(p);
-    const fh = await open(real, 'r');
+    if (!(await stat(real)).isFile()) throw new AccessError(`not a regular file: ${real}`);
+    const fh = await open(real, READ_FLAGS);
     try {
       const st = await fh.stat();
-      if (!st.isFile()) throw new AccessError(`not a file: ${real}`);
+      if (!st.isFile()) throw new AccessError(`not a regular file: ${real}`);
       if (offset >= st.size || length === 0) return new Uint8Array(0);
       const n = Math.min(length, st.size - offset);
       const buf = new Uint8Array(n);
@@ -114,7 +130,8 @@ export class FileAccess {
     else throw new AccessError('data must be a string or bytes');
     if (bytes.byteLength > MAX_SAVE_BYTES) throw new AccessError('data too large');
     this.savable.delete(abs);
-    await writeFile(abs, bytes);
+    // atomic: a failed write (ENOSPC) never leaves a truncated report or export in place of the old file
+    await writeFileAtomic(abs, bytes);
   }
 }
 

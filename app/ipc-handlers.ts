@@ -82,7 +82,11 @@ export function createHandlers(deps: HandlerDeps): Record<string, Handler> {
     sessionHandlers[CHANNELS.sessionReadAutosave] = async () => sessions.readAutosave();
     // only a file the user made available (opened in a dialog or dropped) can become the session file
     sessionHandlers[CHANNELS.sessionOpened] = async (p: unknown) => {
-      sessions.opened(await deps.files.checkReadable(p));
+      // Autosave will write to this file: only one the user opened as a file. A folder granted for reading
+      // must not let any *.json in it (a session marker is easy to forge) be overwritten.
+      const real = await deps.files.checkReadable(p);
+      if (!(await deps.files.isGrantedFile(real))) throw new AccessError(`not opened as a file by the user, so not written to: ${real}`);
+      sessions.opened(real);
     };
     sessionHandlers[CHANNELS.sessionReset] = async () => sessions.reset();
     // A session file names paths the user did not pick in this run (it may come from someone else): main asks

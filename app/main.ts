@@ -1,7 +1,7 @@
 // Electron main process: wiring only. The logic lives in security.ts, protocol.ts, file-access.ts,
 // ipc-handlers.ts, recent.ts and menu.ts, which are unit-tested without Electron.
 
-import { app, BrowserWindow, dialog, ipcMain, Menu, nativeTheme, protocol, session, type WebContents } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, Menu, nativeTheme, protocol, session } from 'electron';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { FileAccess } from './file-access.js';
@@ -11,12 +11,12 @@ import { createDatasetHandlers, type DatasetReader } from './dataset-handlers.js
 import { SessionStore } from './session-store.js';
 import { buildMenuTemplate } from './menu.js';
 import { APP_SCHEME_PRIVILEGES, handleAppRequest } from './protocol.js';
-import { SettingsStore } from './recent.js';
+import { regrantSymbolPaths, SettingsStore } from './recent.js';
 import {
   APP_ENTRY,
-  APP_ORIGIN,
   APP_SCHEME,
   isNavigationAllowed,
+  isTrustedSender,
   isPermissionAllowed,
   isRequestAllowed,
   mainWindowOptions,
@@ -72,11 +72,6 @@ const handlers = {
     return mod.datasetBatches(dir);
   }),
 };
-
-function senderIsApp(contents: WebContents): boolean {
-  const url = contents.getURL();
-  return url.startsWith(`${APP_ORIGIN}/`) || (devServer !== null && url.startsWith(devServer));
-}
 
 function sendMenu(command: MenuCommand): void {
   mainWindow?.webContents.send(CHANNELS.menu, command);
@@ -170,12 +165,14 @@ void app.whenReady().then(async () => {
   });
   for (const [channel, handler] of Object.entries(handlers)) {
     ipcMain.handle(channel, async (event, ...args: unknown[]) => {
-      if (!senderIsApp(event.sender)) throw new Error('IPC from an unexpected page');
+      if (!isTrustedSender(event.senderFrame, devServer)) throw new Error('IPC from an unexpected frame');
       const result = await handler(...args);
       if (channel === CHANNELS.openDialog || channel === CHANNELS.openDropped || channel === CHANNELS.recentOpen) void rebuildMenu();
       return result;
     });
   }
+  // symbol folders saved in settings.json, granted again for this run
+  await regrantSymbolPaths(settings, files);
   pendingOpen.push(...heapPathsFromArgv(process.argv.slice(app.isPackaged ? 1 : 2)));
   await rebuildMenu();
   await createWindow();

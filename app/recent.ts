@@ -1,8 +1,10 @@
 // Recent sessions and symbol search paths, kept in one small JSON file in the user-data folder.
 
-import { readFile, writeFile, mkdir } from 'node:fs/promises';
+import { readFile, mkdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { RecentSession } from './host-api.js';
+import type { FileAccess } from './file-access.js';
+import { writeFileAtomic, type AtomicWriteHooks } from './session-store.js';
 
 export const MAX_RECENT = 12;
 
@@ -66,7 +68,11 @@ export function removeSymbolPath(list: string[], p: string): string[] {
 
 export class SettingsStore {
   private cache: Settings | null = null;
-  constructor(private readonly file: string) {}
+  /** hooks: for tests of a write that fails before the rename (a full disk) */
+  constructor(
+    private readonly file: string,
+    private readonly hooks: AtomicWriteHooks = {},
+  ) {}
 
   async load(): Promise<Settings> {
     if (this.cache) return this.cache;
@@ -80,9 +86,27 @@ export class SettingsStore {
 
   async update(fn: (s: Settings) => Settings): Promise<Settings> {
     const next = fn(await this.load());
-    this.cache = next;
     await mkdir(path.dirname(this.file), { recursive: true });
-    await writeFile(this.file, JSON.stringify(next, null, 2));
+    // atomic: a full disk (ENOSPC) or a crash mid-write leaves the previous settings whole
+    await writeFileAtomic(this.file, JSON.stringify(next, null, 2), this.hooks);
+    this.cache = next;
     return next;
   }
+}
+
+/**
+ * After a restart the grants are gone but settings.json still lists the symbol folders: grant them again
+ * (folders that no longer exist are skipped), or the symbolizer silently finds nothing in them.
+ */
+export async function regrantSymbolPaths(settings: SettingsStore, files: FileAccess): Promise<string[]> {
+  const granted: string[] = [];
+  for (const p of (await settings.load()).symbolPaths) {
+    try {
+      if (!(await stat(p)).isDirectory()) continue;
+      granted.push(await files.grant(p));
+    } catch {
+      // gone or unreadable: kept in the list (the drive may be back later), not granted
+    }
+  }
+  return granted;
 }

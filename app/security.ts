@@ -56,6 +56,30 @@ export interface MainWindowOptions {
 }
 
 /** BrowserWindow options: 1280×800 by default, every security switch set explicitly (not left to defaults). */
+/** The frame an IPC message came from, as Electron's event.senderFrame gives it (null once it is gone). */
+export interface SenderFrame {
+  url: string;
+  parent: unknown;
+}
+
+/**
+ * IPC is answered only for the app's own top-level page: checked on the frame that sent the message
+ * (event.senderFrame), not the window's URL, which an iframe or a navigation in flight does not change.
+ */
+export function isTrustedSender(frame: SenderFrame | null | undefined, devServer: string | null = null): boolean {
+  if (!frame || frame.parent !== null) return false;
+  let u: URL;
+  try {
+    u = new URL(frame.url);
+  } catch {
+    return false;
+  }
+  if (`${u.protocol}//${u.host}` === APP_ORIGIN) return true;
+  if (devServer === null) return false;
+  const d = new URL(devServer);
+  return u.protocol === d.protocol && u.host === d.host;
+}
+
 export function mainWindowOptions(preloadPath: string, opts: { devTools: boolean; dark: boolean }): MainWindowOptions {
   return {
     width: 1280,

@@ -43,8 +43,8 @@ export interface AtomicWriteHooks {
 }
 
 /** Readers see the old file or the whole new one, never a part. */
-export async function writeFileAtomic(file: string, text: string, hooks: AtomicWriteHooks = {}): Promise<void> {
-  const bytes = new TextEncoder().encode(text);
+export async function writeFileAtomic(file: string, text: string | Uint8Array, hooks: AtomicWriteHooks = {}): Promise<void> {
+  const bytes = typeof text === 'string' ? new TextEncoder().encode(text) : text;
   const dir = path.dirname(file);
   const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
   let mode = 0o644;
@@ -113,6 +113,9 @@ export class SessionStore {
   /** The last autosave (when no explicit session file was used), or null. */
   async readAutosave(): Promise<string | null> {
     try {
+      // size and kind first: a huge file is never read, a FIFO never blocks the read
+      const st = await stat(this.autosavePath);
+      if (!st.isFile() || st.size > MAX_SESSION_CHARS) return null;
       const t = await readFile(this.autosavePath, 'utf8');
       return t.length > MAX_SESSION_CHARS ? null : t;
     } catch {

@@ -58,14 +58,71 @@ describe('heaplens CLI', () => {
     expect(r.warnings.some((w: { message: string }) => /different processes/.test(w.message))).toBe(true);
   });
 
-  it('growth: steady growers with slope, growing fraction and delta', async () => {
+  it('growth --json: stacks ranked job-wide with pattern, σ and group; groups across processes', async () => {
     const r = JSON.parse((await cli('growth', job, '-n', '1', '--json')).out);
-    expect(r.stacks).toHaveLength(3);
+    expect(r.stacks).toHaveLength(3); // the top stack of each process
+    for (let i = 1; i < r.stacks.length; i++) expect(r.stacks[i - 1].score).toBeGreaterThanOrEqual(r.stacks[i].score);
     for (const s of r.stacks) {
-      expect(s.growingFraction).toBeGreaterThanOrEqual(0.9);
+      expect(s.pattern).toBe('steady');
       expect(s.slopeBytesPerSnapshot).toBeGreaterThan(0);
       expect(s.deltaBytes).toBeGreaterThan(0);
+      expect(typeof s.sigmaBytes).toBe('number');
     }
+    expect(r.groups).toHaveLength(1); // -n applies to groups too
+    expect(r.groups[0].group).toBe(0);
+    expect(r.stacks[0].group).toBe(0); // the top stack job-wide is in the top group
+    // leaky's leak in the exact and the sampled run: one group of two processes
+    const exact = r.processes.find((p: { prefix: string }) => p.prefix === 'exact');
+    const sampled = r.processes.find((p: { prefix: string }) => p.prefix === 'sampled');
+    const leak = r.stacks.find((s: { pid: number }) => s.pid === exact.pid);
+    expect(leak.groupProcesses).toBe(2);
+    expect(leak.sigmaBytes).toBe(0); // exact run
+    expect(leak.slopeBytesPerSnapshot).toBe(3 * 16384);
+    const all = JSON.parse((await cli('growth', job, '-n', '5', '--json')).out);
+    const g = all.groups.find((x: { group: number }) => x.group === leak.group);
+    expect([...g.processes].sort()).toEqual([exact.pid, sampled.pid].sort());
+    expect(g.pattern).toBe('steady');
+    expect(g.frames.length).toBeGreaterThan(0);
+    expect(exact).toMatchObject({ killed: false, lastCompleteSeq: 20, topPattern: 'steady' });
+    expect(sampled).toMatchObject({ killed: true, lastCompleteSeq: 23 });
+  });
+
+  it('growth prints the job-wide ranking first, then each process', async () => {
+    const r = await cli('growth', job, '-n', '2');
+    expect(r.code).toBe(0);
+    const jobAt = r.out.indexOf('job-wide suspects');
+    expect(jobAt).toBe(0);
+    expect(r.out.indexOf('(exact)')).toBeGreaterThan(jobAt);
+    expect(r.out).toMatch(/steady/);
+  });
+
+  it('postmortem: who died, the last complete snapshot, the end rate, the time to a limit given as a memory.max file', async () => {
+    const { mkdtempSync, writeFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const dir = mkdtempSync(join(tmpdir(), 'heaplens-pm-'));
+    writeFileSync(join(dir, 'memory.max'), '17179869184\n');
+    const r = JSON.parse((await cli('postmortem', job, '--limit', join(dir, 'memory.max'), '--json')).out);
+    expect(r.limit.bytes).toBe(16 * 1024 ** 3);
+    const byPrefix = (x: string) => r.processes.find((p: { prefix: string }) => p.prefix === x);
+    expect(r.died.sort()).toEqual([byPrefix('pygrow').pid, byPrefix('sampled').pid].sort());
+    const s = byPrefix('sampled');
+    expect(s.rate.perSnapshot).toBeGreaterThan(0);
+    expect(s.projection.snapshots).toBeCloseTo((16 * 1024 ** 3 - s.lastKnownBytes) / s.rate.perSnapshot, 6);
+    const text = await cli('postmortem', job, '--limit', '16G');
+    expect(text.out).toMatch(/^who died: 2 of 3 processes/);
+    expect(text.out).toMatch(/top suspects job-wide/);
+    expect((await cli('postmortem', job, '--limit', 'lots')).code).toBe(2);
+  });
+
+  it('bad input: one dump still gets a ranking (patterns unknown) with a note saying why', async () => {
+    const one = `${job}/exact.${/exact\.(\d+)\./.exec((await import('node:fs')).readdirSync(job).find((n) => n.startsWith('exact.'))!)![1]}.5.m5.heap`;
+    const r = JSON.parse((await cli('growth', one, '--json')).out);
+    expect(r.stacks.length).toBeGreaterThan(0);
+    for (const s of r.stacks) expect(s.pattern).toBe('unknown');
+    expect(r.processes[0].notes.join(' ')).toMatch(/1 complete snapshot/);
+    const text = await cli('growth', one);
+    expect(text.out).toMatch(/note: 1 complete snapshot: patterns need 3, so they are unknown/);
   });
 
   it('human-readable tables by default', async () => {

@@ -4,14 +4,17 @@
 import { loadJob } from '../analysis/load-job.js';
 import type { Job, LoadWarning, ProcessSeries, Snapshot } from '../analysis/model.js';
 import { diffSnapshots, diffTotals } from '../analysis/diff.js';
-import { rankGrowth } from '../analysis/growth.js';
+import { lastCompleteIndex } from '../analysis/snapshot-status.js';
+import { processFates } from '../analysis/process-fate.js';
+import { denseVariances, deltaSigma, withinNoise } from '../analysis/sampling-error.js';
+import { escapeControlsInJson, revealControls } from '../analysis/display-text.js';
 import { collectInputFiles, type CollectProblem } from '../node-io/node-files.js';
 import { checkFlags, flag, has, intFlag, parseArgs, UsageError, type ParsedArgs } from './args.js';
 import { describeFrame, mapsDescriber, pythonDescriber, visibleFrames, type FrameOut, type StackDescriber } from './describe-stacks.js';
 import { parseStackMode } from '../analysis/python-stacks.js';
 import { formatBytes, formatInt, formatPercent, formatSignedBytes, table } from './format.js';
 import { prepareSymbols, SYMBOL_FLAGS, SYMBOL_USAGE, symbolDescriber, symbolizeJob } from './symbols.js';
-import { datasetPath, loadDataset, precomputedGrowth } from './dataset-input.js';
+import { datasetPath, loadDataset } from './dataset-input.js';
 
 export interface Output {
   out: (s: string) => void;
@@ -34,7 +37,9 @@ usage:
   heaplens diff <base> <target> [-n 20]           stacks by growth between two dumps
   heaplens diff <paths…> [--base <seq> --target <seq>] [-n 20]
                                                   …or within each process (default first → last)
-  heaplens growth <paths…> [-n 20]                steady growers over each process's series
+  heaplens growth <paths…> [-n 20]                job-wide suspects (patterns, σ, groups), then each process
+  heaplens postmortem <paths…> [--limit <bytes|file>] [-n 10]
+                                                  who died, when, the top suspects; time to the limit
 ${REPORT_USAGE}
 ${EXPORT_USAGE}
 ${INGEST_USAGE}
@@ -53,7 +58,8 @@ folder written by ingest (every command reads it as it would read the dumps).`;
 
 const COMMON = ['json', 'show-allocator', 'pid', 'help', 'stacks'];
 
-export async function run(argv: readonly string[], io: Output): Promise<number> {
+export async function run(argv: readonly string[], rawIo: Output): Promise<number> {
+  const io = terminalSafe(rawIo, argv.includes('--json') || argv.includes('speedscope') || argv.includes('--format=speedscope'));
   let args: ParsedArgs;
   try {
     args = parseArgs(argv);
@@ -73,7 +79,13 @@ export async function run(argv: readonly string[], io: Output): Promise<number> 
         return await withJob(args, io, diff);
       case 'growth':
         checkFlags(args, [...COMMON, ...SYMBOL_FLAGS, 'top']);
-        return await withJob(args, io, growth);
+        return await withJob(args, io, (await import('./growth-command.js')).growth);
+      case 'postmortem': {
+        checkFlags(args, [...COMMON, ...SYMBOL_FLAGS, 'top', 'limit']);
+        const pm = await import('./postmortem-command.js');
+        const limit = await pm.readLimit(args);
+        return await withJob(args, io, (job, a, o) => pm.postmortemCommand(job, a, o, limit));
+      }
       case 'report':
         return await (await import('./report-command.js')).reportCommand(args, io);
       case 'export':
@@ -95,6 +107,11 @@ export async function run(argv: readonly string[], io: Output): Promise<number> 
     }
     throw e;
   }
+}
+
+/** Every line the CLI prints passes here: controls and bidi characters from files become visible text. */
+function terminalSafe(io: Output, json: boolean): Output {
+  return { out: (s) => io.out(json ? escapeControlsInJson(s) : revealControls(s)), err: (s) => io.err(revealControls(s)) };
 }
 
 type Command = (job: Job, args: ParsedArgs, io: Output) => Promise<void> | void;
@@ -131,16 +148,16 @@ async function withJob(args: ParsedArgs, io: Output, cmd: Command): Promise<numb
   return 0;
 }
 
-function printWarnings(warnings: readonly LoadWarning[], io: Output): void {
+export function printWarnings(warnings: readonly LoadWarning[], io: Output): void {
   for (const w of warnings) io.err(`warning: ${w.file}${w.line ? `:${w.line}` : ''}: ${w.message}`);
 }
 
-function processTitle(p: ProcessSeries): string {
+export function processTitle(p: ProcessSeries): string {
   const who = p.pid !== null ? `pid ${p.pid}${p.prefix ? ` (${p.prefix})` : ''}` : p.key;
   return `${who}: ${p.snapshots.length} snapshot${p.snapshots.length === 1 ? '' : 's'}${p.endedWithoutFinalDump ? ', no final dump (killed or still running)' : ''}`;
 }
 
-function snapshotJson(s: Snapshot) {
+export function snapshotJson(s: Snapshot) {
   return {
     file: s.file,
     seq: s.seq,
@@ -151,13 +168,23 @@ function snapshotJson(s: Snapshot) {
     samplePeriod: s.samplePeriod,
     format: s.format,
     truncated: s.truncated !== null,
+    complete: s.complete,
+    headerLiveBytes: s.headerLiveBytes,
     ...(s.truncated ? { truncatedAt: s.truncated } : {}),
     threads: s.threads.map((t) => ({ uid: t.uid, name: t.name, liveBytes: t.live.bytes, liveObjects: t.live.objects })),
   };
 }
 
-function processJson(p: ProcessSeries) {
-  return { key: p.key, pid: p.pid, prefix: p.prefix, endedWithoutFinalDump: p.endedWithoutFinalDump, hasMaps: p.maps !== null };
+export function processJson(p: ProcessSeries, job?: Job) {
+  const fate = job ? processFates(job)[job.processes.indexOf(p)] : null;
+  return {
+    key: p.key,
+    pid: p.pid,
+    prefix: p.prefix,
+    endedWithoutFinalDump: p.endedWithoutFinalDump,
+    hasMaps: p.maps !== null,
+    ...(fate ? { lastCompleteSeq: fate.lastCompleteSeq, killed: fate.killed, killedEvidence: fate.evidence } : {}),
+  };
 }
 
 function summary(job: Job, args: ParsedArgs, io: Output): void {
@@ -165,7 +192,7 @@ function summary(job: Job, args: ParsedArgs, io: Output): void {
     io.out(
       JSON.stringify(
         {
-          processes: job.processes.map((p) => ({ ...processJson(p), snapshots: p.snapshots.map(snapshotJson) })),
+          processes: job.processes.map((p) => ({ ...processJson(p, job), snapshots: p.snapshots.map(snapshotJson) })),
           warnings: job.warnings,
           ignoredFiles: job.ignoredFiles,
         },
@@ -182,7 +209,7 @@ function summary(job: Job, args: ParsedArgs, io: Output): void {
       s.trigger,
       formatBytes(s.live.bytes),
       formatInt(s.live.objects),
-      s.truncated ? `truncated at byte ${s.truncated.byteOffset}` : '',
+      s.truncated ? `truncated at byte ${s.truncated.byteOffset}${s.complete ? ' (in its maps: records complete)' : s.headerLiveBytes !== null ? `: records incomplete, header total ${formatBytes(s.headerLiveBytes)}` : ': records incomplete'}` : '',
       s.file,
     ]);
     io.out(indent(table(['seq', 'trigger', 'live', 'objects', 'note', 'file'], rows, [true, false, true, true, false, false])));
@@ -191,7 +218,7 @@ function summary(job: Job, args: ParsedArgs, io: Output): void {
   printWarnings(job.warnings, io);
 }
 
-function indent(s: string): string {
+export function indent(s: string): string {
   return s
     .split('\n')
     .map((l) => '  ' + l)
@@ -210,19 +237,19 @@ interface StackLine {
   frames: FrameOut[];
 }
 
-function describer(p: ProcessSeries, args: ParsedArgs): StackDescriber {
+export function describer(p: ProcessSeries, args: ParsedArgs): StackDescriber {
   const v = flag(args, 'stacks') ?? 'merged';
   const mode = parseStackMode(v);
   if (!mode) throw new UsageError(`--stacks takes merged, python or native, got ${JSON.stringify(v)}`);
   return pythonDescriber(symbolDescriber(mapsDescriber(p), p), p, mode);
 }
 
-function stackText(frames: readonly FrameOut[], max = 6): string {
+export function stackText(frames: readonly FrameOut[], max = 6): string {
   const shown = frames.slice(0, max).map(describeFrame);
   return shown.join(' ← ') + (frames.length > max ? ` ← … (${frames.length - max} more)` : '') || '(no frames)';
 }
 
-function framesFor(d: StackDescriber, stackId: number, args: ParsedArgs): StackLine {
+export function framesFor(d: StackDescriber, stackId: number, args: ParsedArgs): StackLine {
   return { frames: visibleFrames(d.frames(stackId), { showAllocator: has(args, 'show-allocator') }) };
 }
 
@@ -304,13 +331,14 @@ function diff(job: Job, args: ParsedArgs, io: Output): void {
   const twoFiles = args.positional.length === 2 && baseSeq === undefined && targetSeq === undefined;
   for (const p of job.processes) {
     let bi = 0;
-    let ti = p.snapshots.length - 1;
+    // the last complete dump: a cut one would report frees that never happened
+    let ti = lastCompleteIndex(p);
     if (twoFiles) {
       bi = p.snapshots.findIndex((s) => s.file === args.positional[0]);
       ti = p.snapshots.findIndex((s) => s.file === args.positional[1]);
       if (bi < 0 || ti < 0) {
         bi = 0;
-        ti = p.snapshots.length - 1;
+        ti = lastCompleteIndex(p);
       }
     }
     if (baseSeq !== undefined) bi = pickSnapshot(p, baseSeq);
@@ -327,6 +355,8 @@ function diff(job: Job, args: ParsedArgs, io: Output): void {
     const target = p.snapshots[ti];
     const deltas = diffSnapshots(p, bi, ti);
     const totals = diffTotals(deltas);
+    const varBase = denseVariances(p.stacks.count, base);
+    const varTarget = denseVariances(p.stacks.count, target);
     const d = describer(p, args);
     procsJson.push({ ...processJson(p), base: snapshotJson(base), target: snapshotJson(target), ...totals });
     if (!json) {
@@ -337,38 +367,15 @@ function diff(job: Job, args: ParsedArgs, io: Output): void {
     const rows: string[][] = [];
     deltas.slice(0, n).forEach((x, rank) => {
       const { frames } = framesFor(d, x.stackId, args);
+      const sd = deltaSigma(varBase[x.stackId], varTarget[x.stackId]);
+      const noise = withinNoise(x.deltaBytes, sd);
       if (json) {
-        stacksJson.push({ pid: p.pid, process: p.key, stackId: x.stackId, baseBytes: x.baseBytes, targetBytes: x.targetBytes, deltaBytes: x.deltaBytes, baseObjects: x.baseObjects, targetObjects: x.targetObjects, deltaObjects: x.deltaObjects, status: x.status, frames });
+        stacksJson.push({ pid: p.pid, process: p.key, stackId: x.stackId, baseBytes: x.baseBytes, targetBytes: x.targetBytes, deltaBytes: x.deltaBytes, sigmaBytes: sd, withinNoise: noise, baseObjects: x.baseObjects, targetObjects: x.targetObjects, deltaObjects: x.deltaObjects, status: x.status, frames });
       } else {
-        rows.push([String(rank + 1), formatSignedBytes(x.deltaBytes), formatBytes(x.baseBytes), formatBytes(x.targetBytes), x.status, stackText(frames)]);
+        rows.push([String(rank + 1), formatSignedBytes(x.deltaBytes) + (noise ? ' ~' : ''), sd > 0 ? '±' + formatBytes(2 * sd) : '', formatBytes(x.baseBytes), formatBytes(x.targetBytes), x.status, stackText(frames)]);
       }
     });
-    if (!json) io.out(indent(table(['#', 'Δ live', 'base', 'target', 'status', 'stack (leaf first)'], rows, [true, true, true, true, false, false])) + '\n');
-  }
-  if (json) io.out(JSON.stringify({ processes: procsJson, stacks: stacksJson, warnings: job.warnings }, null, 2));
-  else printWarnings(job.warnings, io);
-}
-
-function growth(job: Job, args: ParsedArgs, io: Output): void {
-  const n = intFlag(args, 'top', 20);
-  const json = has(args, 'json');
-  const stacksJson: unknown[] = [];
-  const procsJson: unknown[] = [];
-  for (const p of job.processes) {
-    const ranked = (precomputedGrowth(p) ?? rankGrowth(p)).filter((g) => g.deltaBytes > 0).slice(0, n);
-    const d = describer(p, args);
-    procsJson.push({ ...processJson(p), snapshots: p.snapshots.length });
-    if (!json) io.out(`${processTitle(p)}\n  steady growers over ${p.snapshots.length} snapshots (slope = least squares per snapshot; grew = share of intervals that grew)`);
-    const rows: string[][] = [];
-    ranked.forEach((g, rank) => {
-      const { frames } = framesFor(d, g.stackId, args);
-      if (json) {
-        stacksJson.push({ pid: p.pid, process: p.key, stackId: g.stackId, slopeBytesPerSnapshot: g.slopeBytesPerSnapshot, growingFraction: g.growingFraction, r2: g.r2, firstBytes: g.firstBytes, lastBytes: g.lastBytes, deltaBytes: g.deltaBytes, score: g.score, frames });
-      } else {
-        rows.push([String(rank + 1), formatSignedBytes(g.slopeBytesPerSnapshot) + '/snap', `${Math.round(g.growingFraction * 100)}%`, g.r2.toFixed(2), formatSignedBytes(g.deltaBytes), stackText(frames)]);
-      }
-    });
-    if (!json) io.out(indent(table(['#', 'slope', 'grew', 'r²', 'Δ total', 'stack (leaf first)'], rows, [true, true, true, true, true, false])) + '\n');
+    if (!json) io.out(indent(table(['#', 'Δ live', '±2σ', 'base', 'target', 'status', 'stack (leaf first)'], rows, [true, true, true, true, true, false, false])) + (rows.length > 0 ? '\n  (~ within sampling noise: |Δ| < 2σ)' : '') + '\n');
   }
   if (json) io.out(JSON.stringify({ processes: procsJson, stacks: stacksJson, warnings: job.warnings }, null, 2));
   else printWarnings(job.warnings, io);

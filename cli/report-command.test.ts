@@ -8,7 +8,9 @@ import { gunzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Profile } from 'pprof-format';
 import { run } from './main.js';
-import { FIXTURES, jeprofTotals } from '../tools/fixtures.js';
+import { FIXTURES, jeprofTotals, jobProcess } from '../tools/fixtures.js';
+
+const [EXACT, PYGROW] = ['exact', 'pygrow'].map(jobProcess);
 import { parseFolded } from '../export/folded.js';
 import { reopenReport } from '../report/reopen.js';
 import { findViewerBundle } from './report-command.js';
@@ -51,11 +53,11 @@ describe('heaplens export', () => {
 
   it('pprof file (gzipped) for one snapshot; go tool pprof reads it when present', async () => {
     const out = join(dir, 'exact.pb.gz');
-    const r = await cli('export', '--format', 'pprof', '--snapshot', '0', '--pid', '21459', '-o', out, job, '--no-symbols');
+    const r = await cli('export', '--format', 'pprof', '--snapshot', '0', '--pid', EXACT.split('.')[1], '-o', out, job, '--no-symbols');
     expect(r.code).toBe(0);
     const prof = Profile.decode(gunzipSync(readFileSync(out)));
     const total = prof.sample.reduce((a, s) => a + Number(s.value[1]), 0);
-    const want = jeprofTotals().get('job/exact.21459.0.m0.heap')!.inuseSpace;
+    const want = jeprofTotals().get(`job/${EXACT}.0.m0.heap`)!.inuseSpace;
     expect(total).toBe(want);
     if (spawnSync('go', ['version']).status === 0) {
       const top = execFileSync('go', ['tool', 'pprof', '-top', '-unit=B', '-symbolize=none', out], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
@@ -100,15 +102,15 @@ describe('heaplens report', () => {
     const pygrow = back.data.processes.find((p) => p.prefix === 'pygrow')!;
     expect(pygrow.target).toBe(pygrow.snapshots.length - 1);
     // a process without those sequence numbers falls back to first → last, with a warning
-    expect(r.err).toMatch(/pygrow\.21466: no snapshot with sequence number 20; the report compares to the last/);
+    expect(r.err).toMatch(new RegExp(`${PYGROW.replace('.', '\\.')}: no snapshot with sequence number 20; the report compares to the last`));
   });
 
   it('--sanitize prints what it removes and the report holds no directory', async () => {
     const out = join(dir, 'clean.html');
     const r = await cli('report', job, '-o', out, '--sanitize', '--no-symbols');
     expect(r.code).toBe(0);
-    expect(r.err).toContain('job/exact.21459 → exact.21459');
-    expect(r.err).toMatch(/maps of exact\.21459: \d+ mappings left out/);
+    expect(r.err).toContain(`job/${EXACT} → ${EXACT}`);
+    expect(r.err).toMatch(new RegExp(`maps of ${EXACT.replace('.', '\\.')}: \\d+ mappings left out`));
     const d = reopenReport(readFileSync(out, 'utf8')).data;
     expect(d.sanitized).toEqual({ paths: true, maps: true });
     expect(JSON.stringify(d)).not.toContain('job/');

@@ -81,6 +81,17 @@ async function perfMapsIn(paths: readonly string[], rt: SymbolRuntime): Promise<
  */
 export async function symbolizeJob(job: Job, args: ParsedArgs, io: Messages): Promise<void> {
   if (has(args, 'no-symbols')) return;
+  try {
+    await symbolizeAll(job, args, io);
+  } catch (e) {
+    // An address-space limit (ulimit -v) can refuse the WASM module or its memory anywhere in the
+    // symbolizer: the command goes on with the frames it has (module+offset), and says so.
+    if (!(e instanceof RangeError)) throw e;
+    io.err(`note: symbolization stopped, out of memory (${e.message}); frames without symbols are shown as module+offset`);
+  }
+}
+
+async function symbolizeAll(job: Job, args: ParsedArgs, io: Messages): Promise<void> {
   const sysroot = flag(args, 'sysroot') ?? null;
   const symbolDirs = args.flags.get('symbols') ?? [];
   const rt = await loadRuntime();

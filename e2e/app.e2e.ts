@@ -55,6 +55,7 @@ test.describe('heaplens web build', () => {
     await expect(page.getByTestId('target-select')).toHaveValue(String(nExact - 1));
 
     // the known leaking stack is first in the growth table (of this process, base 0, target last)
+    await page.getByTestId('tab-growth').click(); // the Suspects view opens first
     await expect(page.locator(`[data-testid=growth][data-pid="${exactPid}"][data-base="0"][data-target="${nExact - 1}"]`)).toBeVisible();
     const first = page.getByTestId('growth-row').first();
     await expect(first).toBeVisible();
@@ -120,8 +121,16 @@ test.describe('heaplens web build', () => {
     await expect(page.locator('[data-testid=timeline-points] .snap.truncated')).toHaveCount(1);
     await shot(page, '05-truncated');
 
-    // dark theme
+    // dark theme: the page's background turns dark
+    const luminance = () =>
+      page.evaluate(() => {
+        const m = /(\d+), (\d+), (\d+)/.exec(getComputedStyle(document.body).backgroundColor) ?? ['', '255', '255', '255'];
+        return (Number(m[1]) + Number(m[2]) + Number(m[3])) / 3;
+      });
+    const light = await luminance();
     await page.getByTestId('theme-toggle').click();
+    await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
+    expect(await luminance()).toBeLessThan(Math.min(light, 100));
     await page.getByTestId('tab-flame').click();
     await page.waitForTimeout(300);
     await shot(page, '06-dark-flame');
@@ -133,6 +142,7 @@ test.describe('heaplens web build', () => {
     await expect(page.getByTestId('job-info')).toContainText('3 processes', { timeout: 30_000 });
     const exactRow = page.locator('[data-testid=processes] tr[data-prefix="exact"]');
     await exactRow.click();
+    await page.getByTestId('tab-growth').click(); // the Suspects view opens first
     await expect(page.locator(`[data-testid=growth][data-pid="${await exactRow.getAttribute('data-pid')}"]`)).toBeVisible();
     const first = page.getByTestId('growth-row').first();
     await expect(first.locator('.lbl')).toHaveAttribute('title', /make_node ← leak_steady ← main/);
@@ -141,19 +151,53 @@ test.describe('heaplens web build', () => {
     await expect(page.getByTestId('stack-frames')).toContainText('leak_steady');
     await expect(page.getByTestId('stack-frames')).toContainText(/leaky\.c:\d+/);
     await shot(page, '08-symbolized-growth');
-    // by function: leak_steady's total grew by what its stack grew
+    // by function: leak_steady's total grew by what its stack grew (the workload: 57 more steps × 16,384 B)
     await page.getByRole('tab', { name: 'By function' }).click();
-    await expect(page.locator('.row.function').first()).toContainText(/make_node|leak_steady|main|_start/);
+    const leakRow = page.locator('.row.function', { has: page.locator('.fn', { hasText: /^leak_steady$/ }) });
+    await expect(leakRow).toHaveCount(1);
+    await expect(leakRow.locator('.n').nth(3)).toHaveText('+912 KiB');
     await shot(page, '08b-by-function');
     await page.getByRole('tab', { name: 'By stack' }).click();
     await page.getByTestId('tab-diff').click();
+    await expect(page.getByTestId('diff-flame').locator('canvas')).toBeVisible();
+    // the leak_steady node: in width-by-delta it takes a larger share than in width-by-target (it is most of the growth)
+    const leakNode = () =>
+      page.evaluate(() => {
+        const w = window as unknown as { __heaplensFlame?: Record<string, { find: (t: string) => { label: string; rect: { x: number; y: number; w: number; h: number } | null }[]; drawNow: () => number }> };
+        const api = w.__heaplensFlame?.['diff-flame'];
+        api?.drawNow();
+        return api?.find('leak_steady').find((n) => n.rect !== null) ?? null;
+      });
+    const byTarget = await leakNode();
     await page.getByTestId('diff-width').selectOption('delta');
     await page.waitForTimeout(300);
+    const byDelta = await leakNode();
+    expect(byTarget?.rect && byDelta?.rect, 'leak_steady drawn in both').toBeTruthy();
+    expect(byDelta!.rect!.w).toBeGreaterThan(byTarget!.rect!.w * 1.2);
     await shot(page, '09-symbolized-diff-width-delta');
     await page.getByTestId('diff-width').selectOption('target');
     await page.getByTestId('diff-mode').selectOption('share');
+    // search: matching nodes keep their colour, the others are dimmed
+    const pixelAt = (r: { x: number; y: number }) =>
+      page.evaluate((rect) => {
+        const w = window as unknown as { __heaplensFlame?: Record<string, { drawNow: () => number }> };
+        w.__heaplensFlame?.['diff-flame']?.drawNow();
+        const canvas = document.querySelector('[data-testid=diff-flame] canvas') as HTMLCanvasElement;
+        const dpr = window.devicePixelRatio || 1;
+        const d = (canvas.getContext('2d') as CanvasRenderingContext2D).getImageData(Math.round((rect.x + 1.5) * dpr), Math.round((rect.y + 2) * dpr), 1, 1).data;
+        return [d[0], d[1], d[2]];
+      }, r);
+    const others = await page.evaluate(() => {
+      const w = window as unknown as { __heaplensFlame?: Record<string, { find: (t: string) => { label: string; rect: { x: number; y: number; w: number; h: number } | null }[] }> };
+      return (w.__heaplensFlame?.['diff-flame']?.find('') ?? []).filter((n) => n.rect !== null && n.rect.w > 4 && !n.label.toLowerCase().includes('leak')).map((n) => n.rect!);
+    });
+    expect(others.length).toBeGreaterThan(0);
+    const leakRect = (await leakNode())!.rect!;
+    const [leakBefore, otherBefore] = [await pixelAt(leakRect), await pixelAt(others[0])];
     await page.getByTestId('flame-search').fill('leak');
     await page.waitForTimeout(300);
+    expect(await pixelAt(leakRect)).toEqual(leakBefore);
+    expect(await pixelAt(others[0])).not.toEqual(otherBefore);
     await shot(page, '10-diff-share-search');
   });
 
@@ -167,17 +211,28 @@ test.describe('heaplens web build', () => {
     await expect(parent.locator('.badge.py')).toBeVisible();
     await page.getByTestId('stack-mode').selectOption('python');
     const pid = await parent.getAttribute('data-pid');
+    await page.getByTestId('tab-growth').click(); // the Suspects view opens first
     await expect(page.locator(`[data-testid=growth][data-pid="${pid}"]`)).toBeVisible();
     // the steady leak grows most: make_record ← leaky_handler ← Pipeline.step
     const first = page.getByTestId('growth-row').first();
     await expect(first.locator('.lbl')).toHaveAttribute('title', /make_record ← leaky_handler ← Pipeline\.step/);
     await first.click();
-    await expect(page.getByTestId('stack-frames')).toContainText(/workload\.py:\d+/);
+    // the exact lines of the allocation and its call, read from the workload's source (marked @leak-alloc, @leak-call)
+    const src = readFileSync(path.join(ROOT, 'fixtures', 'python', 'workload', 'workload.py'), 'utf8').split('\n');
+    const lineOf = (mark: string) => src.findIndex((l) => l.includes(mark)) + 1;
+    await expect(page.getByTestId('stack-frames')).toContainText(`workload.py:${lineOf('@leak-alloc')}`);
+    await expect(page.getByTestId('stack-frames')).toContainText(`workload.py:${lineOf('@leak-call')}`);
     await expect(page.getByTestId('stack-frames').locator('.badge.py').first()).toBeVisible();
     await shot(page, '11-python-growth');
     await page.getByTestId('stack-mode').selectOption('merged');
     await page.getByTestId('tab-flame').click();
-    await page.waitForTimeout(400);
+    // merged: the Python frame make_record and the interpreter's native frames are both in the flame graph
+    await page.waitForFunction(() => {
+      const w = window as unknown as { __heaplensFlame?: Record<string, { find: (t: string) => { label: string }[] }> };
+      const api = w.__heaplensFlame?.flame;
+      return !!api && api.find('make_record').length > 0 && api.find('PyByteArray_Resize').length + api.find('libpython').length > 0;
+    });
+    await page.waitForTimeout(200);
     await shot(page, '12-python-merged-flame');
   });
 

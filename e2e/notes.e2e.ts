@@ -53,6 +53,7 @@ test.describe('notes, sessions and reports', () => {
     await expect(page.locator('[data-testid=timeline-points] .snap')).toHaveCount(nExact);
 
     // 1. a note on the leaking stack (first row of the growth table), from the stack panel
+    await page.getByTestId('tab-growth').click(); // the Suspects view opens first
     const first = page.getByTestId('growth-row').first();
     await expect(first).toContainText('make_node');
     await first.click();

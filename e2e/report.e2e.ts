@@ -3,7 +3,7 @@
 // fixture (fixtures/hostile/) and hostile notes runs nothing: no dialog, no injected element, no event handler.
 // The reports are made by the CLI (`heaplens report`, run from the sources with tsx) from real fixture dumps.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { expect, test, type BrowserContext, type Page } from '@playwright/test';
@@ -17,6 +17,8 @@ import { ROOT, SHOTS } from './helpers.ts';
 const OUT = path.join(ROOT, 'test-results', 'report-e2e');
 const JOB = path.join(ROOT, 'fixtures', 'jemalloc', 'job');
 const HOSTILE = path.join(ROOT, 'fixtures', 'hostile');
+// "job/exact.<pid>": the pid from the fixture's file names (a fixture rebuild changes it)
+const EXACT_KEY = `job/${readdirSync(JOB).find((n) => /^exact\.\d+\.0\.m0\.heap$/.test(n))!.split('.').slice(0, 2).join('.')}`;
 const T0 = new Date('2026-11-29T10:00:00Z');
 
 function run(cmd: string, args: string[]): string {
@@ -93,12 +95,12 @@ test.describe('single-file report', () => {
     await page.goto(pathToFileURL(jobReport).href);
     await expect(page.getByTestId('summary').locator('tbody tr')).toHaveCount(3);
     await expect(page.getByTestId('process-select')).toHaveValue('0');
-    await expect(page.getByTestId('process-select').locator('option:checked')).toHaveText('job/exact.21459');
+    await expect(page.getByTestId('process-select').locator('option:checked')).toHaveText(EXACT_KEY);
 
     // notes panel: all five, as written
     await expect(page.getByTestId('notes').getByTestId('note')).toHaveCount(5);
     await expect(page.getByTestId('notes')).toContainText('LEAK: leak_steady keeps every node');
-    await expect(page.getByTestId('notes')).toContainText('snapshots #4–#9 of job/exact.21459');
+    await expect(page.getByTestId('notes')).toContainText(`snapshots #4–#9 of ${EXACT_KEY}`);
     // timeline: the snapshot note is a marker, the span a band
     await expect(page.getByTestId('timeline-note')).toHaveCount(1);
     await expect(page.getByTestId('timeline-span')).toHaveCount(1);

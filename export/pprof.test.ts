@@ -1,7 +1,7 @@
 // pprof export: `go tool pprof` (an independent reader of profile.proto) reads our file, and its totals equal
 // ours and jeprof's. Skipped with a message when `go` is missing (CI installs golang-go).
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, writeFileSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -145,13 +145,15 @@ describe('pprof export', () => {
 
   it.skipIf(!hasGo)('Python frames (PYFRAMES/1) are functions with file:line; the total equals jeprof\'s on the real py312 dump', async () => {
     const py = join(fixturePath('..'), 'python');
-    const files = await collectInputFiles([join(py, 'py312', 'jeprof.4199.1.m1.heap'), join(py, 'py312', 'jeprof.4199.1.m1.heap.pyframes')]);
+    // the first process's m1 dump (its pid comes from the file names: a fixture rebuild changes it)
+    const dump = readdirSync(join(py, 'py312')).filter((n) => /^jeprof\.\d+\.1\.m1\.heap$/.test(n)).sort()[0];
+    const files = await collectInputFiles([join(py, 'py312', dump), join(py, 'py312', dump + '.pyframes')]);
     const job = await loadJob(files);
     const p = job.processes[0];
     expect(p.pythonFrames).toBeTruthy();
     const file = join(dir, 'py312.pb.gz');
     writeFileSync(file, toPprof([{ proc: p, snapshotIndex: 0, frames: processFrameSource(p) }]));
-    const want = Number(/py312\/jeprof\.4199\.1\.m1\.heap \S+ Total: (\d+) B/.exec(readFileSync(join(py, 'jeprof-totals.txt'), 'utf8'))![1]);
+    const want = Number(new RegExp(`py312/${dump.replaceAll('.', '\\.')} \\S+ Total: (\\d+) B`).exec(readFileSync(join(py, 'jeprof-totals.txt'), 'utf8'))![1]);
     expect(Math.abs(pprofTotal(pprofTop(file, ['-unit=B'])) - want)).toBeLessThanOrEqual(1);
     // the steady leak's allocation line, found in workload.py by its tag
     const src = readFileSync(join(py, 'workload', 'workload.py'), 'utf8').split('\n');

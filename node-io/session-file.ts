@@ -5,7 +5,7 @@
 import { open, readFile, rename, unlink, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { parseSession, serializeSession } from '../session/validate.js';
+import { checkSessionFileSize, parseSession, serializeSession } from '../session/validate.js';
 import type { Session } from '../session/schema.js';
 
 export interface AtomicWriteOptions {
@@ -71,6 +71,7 @@ export async function saveSessionFile(path: string, session: Session, options: A
 
 /** Reads and validates a session file; throws SessionError / SessionVersionError (session/validate.ts) when it is not one. */
 export async function loadSessionFile(path: string): Promise<Session> {
+  checkSessionFileSize((await stat(path)).size);
   return parseSession(await readFile(path, 'utf8'));
 }
 

@@ -7,11 +7,12 @@
 // Both may end with "MAPPED_LIBRARIES:" and a copy of /proc/<pid>/maps. See docs/formats.md.
 
 import type { DumpFormat, RawCounts } from './dump-types.js';
+import { countsProblem, MAX_FRAMES_PER_STACK, MAX_LINE_BYTES, periodProblem } from './limits.js';
 
 /** How the file says its samples must be scaled back to estimated totals. */
 export type Sampling =
   | { kind: 'poisson'; period: number } // heap_v2/N: P(sampled) = 1 - exp(-size/N)
-  | { kind: 'v1'; period: number } // legacy "heap/N": jeprof's remote-heap version 1
+  | { kind: 'v1'; period: number } // legacy "heap/N" without Go's comment lines: jeprof's remote-heap version 1
   | { kind: 'none' }; // every allocation recorded (heapprofile)
 
 export interface RecordThread {
@@ -64,8 +65,15 @@ export interface ParsedDumpInfo {
   /** a fatal problem: the file is not a heap profile at all */
   fatal: ParseProblem | null;
   problems: ParseProblem[];
+  /** problems past MAX_PROBLEMS, counted but not kept (so a summary can say how many records went) */
+  problemsOmitted: number;
   /** leading lines that were skipped before the header (e.g. "<jemalloc>: Leak …") */
   skippedLeadingLines: number;
+  /**
+   * A Go runtime heap profile (runtime/pprof debug=1: "heap/N" records followed by "#" comment lines and a
+   * "# runtime.MemStats" block): unsampled as Go's pprof does, Poisson at rate N/2, not by jeprof's version 1.
+   */
+  goRuntime: boolean;
   bytes: number;
   lines: number;
 }
@@ -81,6 +89,7 @@ const COLON = 58;
 const LBRACK = 91;
 const RBRACK = 93;
 const MINUS = 45;
+const HASH = 35;
 const D0 = 48;
 const D9 = 57;
 
@@ -89,6 +98,7 @@ const OLD_MAPS_HEADER = '--- Memory map:';
 const TRAILER_PREFIXES = ['PYFRAMES/'];
 // jemalloc writes through a 65,535-byte buffer: a dump killed mid-write has a multiple of it as length.
 export const JEMALLOC_DUMP_CHUNK = 65535;
+/** Problems listed one by one per file; the rest are counted (problemsOmitted): a damaged file stays readable. */
 const MAX_PROBLEMS = 50;
 
 type Phase = 'start' | 'v2' | 'legacy' | 'maps' | 'trailer' | 'fatal';
@@ -164,7 +174,12 @@ export interface HeapDumpParserOptions {
 
 export class HeapDumpParser {
   private phase: Phase = 'start';
-  private carry: Uint8Array | null = null;
+  // The partial last line, as the pieces it arrived in: joined once when its newline comes (copying
+  // it on every chunk made a file without newlines quadratic).
+  private carryParts: Uint8Array[] = [];
+  private carryLen = 0;
+  /** byte offset where a line longer than MAX_LINE_BYTES began; its bytes are dropped until its end */
+  private longLineAt = -1;
   private offset = 0; // bytes consumed before the current chunk
   private lineNo = 0;
   private pending: DumpRecord | null = null;
@@ -190,12 +205,20 @@ export class HeapDumpParser {
     truncated: null,
     fatal: null,
     problems: [],
+    problemsOmitted: 0,
     skippedLeadingLines: 0,
+    goRuntime: false,
     bytes: 0,
     lines: 0,
   };
 
   private readonly copyFrames: boolean;
+  /**
+   * The first heap/N record waits here until the file says who wrote it: a "#" comment line right after
+   * it (Go comments every record) makes the sampling Poisson at N/2; a second record, the maps or the end
+   * without one keeps jeprof's v1. At most one record is held.
+   */
+  private held: DumpRecord[] | null = null;
   private words = new Uint32Array(512);
 
   constructor(options: HeapDumpParserOptions = {}) {
@@ -226,36 +249,66 @@ export class HeapDumpParser {
         this.problem(this.lineNo, at, `malformed address in backtrace: ${clip(this.text(b, s, e))}`);
         return null;
       }
-      if (2 * n + 2 > this.words.length) {
-        const next = new Uint32Array(this.words.length * 2);
-        next.set(this.words);
-        this.words = next;
+      if (n < MAX_FRAMES_PER_STACK) {
+        if (2 * n + 2 > this.words.length) {
+          const next = new Uint32Array(this.words.length * 2);
+          next.set(this.words);
+          this.words = next;
+        }
+        this.words[2 * n] = hi;
+        this.words[2 * n + 1] = lo;
       }
-      this.words[2 * n] = hi;
-      this.words[2 * n + 1] = lo;
       n++;
+    }
+    if (n > MAX_FRAMES_PER_STACK) {
+      this.problem(this.lineNo, at, `backtrace of ${n} frames cut to its ${MAX_FRAMES_PER_STACK} leaf-most (jemalloc writes at most 128)`);
+      n = MAX_FRAMES_PER_STACK;
     }
     return this.words.subarray(0, 2 * n);
   }
 
   /** Feeds the next piece of the (decompressed) file. */
   push(chunk: Uint8Array): void {
-    if (this.phase === 'fatal') {
-      this.offset += chunk.length;
-      return;
-    }
-    let buf = chunk;
-    let base = this.offset;
-    if (this.carry) {
-      // Only the partial line is copied, never the whole history.
-      const joined = new Uint8Array(this.carry.length + chunk.length);
-      joined.set(this.carry);
-      joined.set(chunk, this.carry.length);
-      base -= this.carry.length;
-      buf = joined;
-      this.carry = null;
-    }
+    const base = this.offset;
+    this.offset += chunk.length;
+    if (this.phase === 'fatal') return;
     let pos = 0;
+    if (this.carryLen > 0 || this.longLineAt >= 0) {
+      const nl = chunk.indexOf(NL);
+      if (nl < 0) {
+        this.hold(chunk, 0, base);
+        return;
+      }
+      if (this.longLineAt >= 0) {
+        this.endLongLine();
+      } else {
+        // Only the partial line is joined, once, never the whole history.
+        const line = new Uint8Array(this.carryLen + nl + 1);
+        let k = 0;
+        for (const part of this.carryParts) {
+          line.set(part, k);
+          k += part.length;
+        }
+        line.set(chunk.subarray(0, nl + 1), k);
+        const lineBase = base - this.carryLen;
+        this.carryParts = [];
+        this.carryLen = 0;
+        if (line.length > MAX_LINE_BYTES) {
+          this.longLineAt = lineBase;
+          this.endLongLine();
+        } else {
+          this.lines(line, 0, lineBase);
+        }
+      }
+      pos = nl + 1;
+    }
+    if (this.isFatal()) return;
+    pos = this.lines(chunk, pos, base);
+    if (pos < chunk.length && !this.isFatal()) this.hold(chunk, pos, base);
+  }
+
+  /** Complete lines of buf from pos (buf[0] is at byte offset base); returns where the unfinished rest starts. */
+  private lines(buf: Uint8Array, pos: number, base: number): number {
     const n = buf.length;
     while (pos < n) {
       if (this.phase === 'maps' || this.phase === 'trailer') {
@@ -267,15 +320,57 @@ export class HeapDumpParser {
       }
       const nl = buf.indexOf(NL, pos);
       if (nl < 0) break;
-      let end = nl;
-      if (end > pos && buf[end - 1] === CR) end--;
-      this.lineNo++;
-      this.line(buf, pos, end, base + pos);
+      if (nl - pos > MAX_LINE_BYTES) {
+        this.longLineAt = base + pos;
+        this.endLongLine();
+      } else {
+        let end = nl;
+        if (end > pos && buf[end - 1] === CR) end--;
+        this.lineNo++;
+        this.line(buf, pos, end, base + pos);
+      }
       pos = nl + 1;
       if (this.isFatal()) break;
     }
-    if (pos < n && !this.isFatal()) this.carry = buf.slice(pos);
-    this.offset += chunk.length;
+    return pos;
+  }
+
+  /** Keeps buf[from…] (no newline in it) for the next chunk, or drops it once the line is too long. */
+  private hold(buf: Uint8Array, from: number, base: number): void {
+    if (this.longLineAt >= 0) return;
+    const len = buf.length - from;
+    if (this.carryLen + len > MAX_LINE_BYTES) {
+      this.longLineAt = base + from - this.carryLen;
+      this.carryParts = [];
+      this.carryLen = 0;
+      // No header is that long: say so now rather than after reading the rest.
+      if (this.phase === 'start') this.endLongLine();
+      return;
+    }
+    this.carryParts.push(buf.slice(from));
+    this.carryLen += len;
+  }
+
+  /** A line longer than MAX_LINE_BYTES ended: skip it, with what it may have held. */
+  private endLongLine(): void {
+    const at = this.longLineAt;
+    this.longLineAt = -1;
+    this.lineNo++;
+    const what = `line longer than ${MAX_LINE_BYTES} bytes`;
+    switch (this.phase) {
+      case 'start':
+        this.phase = 'fatal';
+        this.info.fatal = { line: this.lineNo, byteOffset: at, message: `not a heap profile: the first line is a ${what}` };
+        return;
+      case 'v2':
+        // It was most likely a backtrace: its record and count lines go with it.
+        this.flushPending(false);
+        this.skipping = true;
+        this.problem(this.lineNo, at, `${what} skipped, with its record`);
+        return;
+      default:
+        this.problem(this.lineNo, at, `${what} skipped`);
+    }
   }
 
   private isFatal(): boolean {
@@ -287,8 +382,27 @@ export class HeapDumpParser {
     const info = this.info;
     info.bytes = this.offset;
     if (this.phase === 'fatal') return info;
-    const carry = this.carry;
-    this.carry = null;
+    let carry: Uint8Array | null = null;
+    if (this.carryLen > 0) {
+      carry = new Uint8Array(this.carryLen);
+      let k = 0;
+      for (const part of this.carryParts) {
+        carry.set(part, k);
+        k += part.length;
+      }
+    }
+    this.carryParts = [];
+    this.carryLen = 0;
+    if (this.longLineAt >= 0) {
+      this.lineNo++;
+      if (this.phase === 'start') info.fatal = { line: this.lineNo, byteOffset: this.longLineAt, message: `not a heap profile: the first line is a line longer than ${MAX_LINE_BYTES} bytes` };
+      else this.markTruncated(this.longLineAt, this.lineNo, `the last line is longer than ${MAX_LINE_BYTES} bytes and has no end`);
+      this.longLineAt = -1;
+      if (info.fatal) {
+        this.phase = 'fatal';
+        return info;
+      }
+    }
     if (this.phase === 'maps' || this.phase === 'trailer') {
       this.finishText(carry);
     } else if (carry && carry.length > 0) {
@@ -297,6 +411,7 @@ export class HeapDumpParser {
       this.markTruncated(this.offset - carry.length, this.lineNo, 'the last line is cut off');
     }
     this.flushPending(true);
+    this.releaseHeld();
     info.lines = this.lineNo;
     if (info.format === null) {
       if (this.offset === 0) {
@@ -316,7 +431,7 @@ export class HeapDumpParser {
 
   private problem(line: number, byteOffset: number, message: string): void {
     if (this.info.problems.length < MAX_PROBLEMS) this.info.problems.push({ line, byteOffset, message });
-    else this.problemsDropped++;
+    else this.info.problemsOmitted = ++this.problemsDropped;
   }
 
   /** Number of problems not kept because there were too many. */
@@ -358,6 +473,7 @@ export class HeapDumpParser {
     const line = this.text(b, i, e);
     let m = /^heap_v2\/(\d+)\s*$/.exec(line);
     if (m) {
+      if (this.badPeriod(Number(m[1]), at)) return;
       this.info.format = 'heap_v2';
       this.info.sampling = samplingFor('heap_v2', Number(m[1]));
       this.phase = 'v2';
@@ -365,9 +481,15 @@ export class HeapDumpParser {
     }
     m = /^heap profile:\s*(-?\d+):\s*(-?\d+)\s*\[\s*(\d+):\s*(\d+)\s*\]\s*@\s*([a-z_0-9]+)(?:\/(\d+))?/.exec(line);
     if (m) {
+      const period = m[6] === undefined ? 0 : Number(m[6]);
+      if (this.badPeriod(period, at)) return;
       this.info.format = 'heap_profile';
-      this.info.header = { liveObjects: Number(m[1]), liveBytes: Number(m[2]), accumObjects: Number(m[3]), accumBytes: Number(m[4]) };
-      this.info.sampling = samplingFor(m[5], m[6] === undefined ? 0 : Number(m[6]));
+      const header = { liveObjects: Number(m[1]), liveBytes: Number(m[2]), accumObjects: Number(m[3]), accumBytes: Number(m[4]) };
+      const bad = countsProblem(header);
+      if (bad) this.problem(this.lineNo, at, `header totals ignored: ${bad}`);
+      else this.info.header = header;
+      this.info.sampling = samplingFor(m[5], period);
+      if (this.info.sampling.kind === 'v1') this.held = [];
       this.phase = 'legacy';
       return;
     }
@@ -383,6 +505,15 @@ export class HeapDumpParser {
       byteOffset: at,
       message: `not a heap profile: expected "heap_v2/<period>" or "heap profile: …", found ${clip(line)}`,
     };
+  }
+
+  /** A period no jemalloc can write makes every total of the file unknowable: the file is skipped. */
+  private badPeriod(period: number, at: number): boolean {
+    const bad = periodProblem(period);
+    if (!bad) return false;
+    this.phase = 'fatal';
+    this.info.fatal = { line: this.lineNo, byteOffset: at, message: `${bad}; no total of this file can be trusted` };
+    return true;
   }
 
   private v2Line(b: Uint8Array, s: number, e: number, at: number): void {
@@ -437,6 +568,11 @@ export class HeapDumpParser {
         this.problem(this.lineNo, at, 'count line outside any record skipped');
         return;
       }
+      const bad = countsProblem(counts);
+      if (bad) {
+        this.problem(this.lineNo, at, `header count line ignored: ${bad}`);
+        return;
+      }
       if (uid < 0) {
         if (this.info.header === null) this.info.header = counts;
       } else {
@@ -471,7 +607,19 @@ export class HeapDumpParser {
       else this.problem(p.line, this.pendingStartOffset, 'record without a count line skipped');
       return;
     }
+    let bad = countsProblem(p.counts);
+    for (let k = 0; bad === null && k < p.threads.length; k++) bad = countsProblem(p.threads[k].counts);
+    if (bad) {
+      this.problem(p.line, this.pendingStartOffset, `record dropped: ${bad}`);
+      return;
+    }
     this.info.recordCount++;
+    if (this.held && this.held.length === 0) {
+      this.held.push({ ...p, frameWords: p.frameWords.slice(), threads: [...p.threads] });
+      return;
+    }
+    // a second record with no "#" line between: not Go (which comments every record), jeprof's v1 stays
+    this.releaseHeld();
     this.onRecord(this.copyFrames ? { ...p, frameWords: p.frameWords.slice() } : p);
   }
 
@@ -481,6 +629,15 @@ export class HeapDumpParser {
     if (i === e) return;
     if (this.startsWith(b, i, e, MAPS_HEADER) || this.startsWith(b, i, e, OLD_MAPS_HEADER)) {
       this.enterMaps();
+      return;
+    }
+    if (b[i] === HASH) {
+      // comments (pprof skips them); Go's runtime writes one per frame after each record
+      if (this.held && this.info.sampling.kind === 'v1' && this.info.recordCount > 0) {
+        this.info.goRuntime = true;
+        this.info.sampling = { kind: 'poisson', period: this.info.sampling.period };
+        this.releaseHeld();
+      }
       return;
     }
     const sc = this.scan;
@@ -502,8 +659,16 @@ export class HeapDumpParser {
     this.flushPending(false);
   }
 
+  /** Records held while the writer was unknown go out, with the sampling now decided. */
+  private releaseHeld(): void {
+    const held = this.held;
+    this.held = null;
+    if (held) for (const r of held) this.onRecord(r);
+  }
+
   private enterMaps(): void {
     this.flushPending(false);
+    this.releaseHeld();
     this.skipping = false;
     this.phase = 'maps';
     this.info.mapsText = '';

@@ -4,6 +4,7 @@
 import { Inflate } from 'pako';
 import type { InputFile } from './input-file.js';
 import { HeapDumpParser, type DumpRecord, type ParsedDumpInfo } from './heap-dump.js';
+import { inflateLimit, MAX_INFLATE_RATIO, MAX_INFLATED_BYTES } from './limits.js';
 
 export const READ_CHUNK = 4 * 1024 * 1024;
 
@@ -31,39 +32,82 @@ export function isGzip(head: Uint8Array): boolean {
   return head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b;
 }
 
+/** Thrown from pako's onData to stop inflating a stream (pako has no way to stop from outside). */
+class StopInflate extends Error {}
+
+/** Work between two yields to the event loop, so a Cancel (a message to the worker, a signal) is seen. */
+export const YIELD_EVERY_MS = 100;
+/** Compressed bytes given to the inflater at once: one call inflates at most ~32 MB (deflate's 1032× ceiling), a few hundred ms of parsing, so a Cancel waits no longer. */
+const INFLATE_STEP = 32 * 1024;
+
+const now = (): number => (typeof performance !== 'undefined' ? performance.now() : Date.now());
+const macrotask = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
+
 export async function readDump(file: InputFile, options: ReadDumpOptions = {}): Promise<ReadDumpResult> {
   const onRecord = options.onRecord;
   const parser: HeapDumpParser = new HeapDumpParser(onRecord ? { onRecord: (r) => onRecord(r, parser.info) } : {});
   const chunkSize = options.chunkSize ?? READ_CHUNK;
+  const signal = options.signal;
   let offset = 0;
   let gzip = false;
   let gzipProblem: string | null = null;
   let inflate: InflateWithState | null = null;
+  let inflated = 0;
+  const limit = inflateLimit(file.size);
+  let lastYield = now();
+  const maybeYield = async (): Promise<void> => {
+    if (now() - lastYield < YIELD_EVERY_MS) return;
+    await macrotask();
+    lastYield = now();
+    signal?.throwIfAborted();
+  };
 
   while (offset < file.size) {
-    options.signal?.throwIfAborted();
+    signal?.throwIfAborted();
     const bytes = await file.read(offset, Math.min(chunkSize, file.size - offset));
     if (bytes.length === 0) break;
     if (offset === 0 && isGzip(bytes)) {
       gzip = true;
       inflate = new Inflate() as InflateWithState;
-      inflate.onData = (c: Uint8Array) => parser.push(c);
+      inflate.onData = (c: Uint8Array) => {
+        inflated += c.length;
+        if (inflated > limit) {
+          gzipProblem = `stopped inflating after ${inflated} bytes from ${file.size} compressed (limit ${limit}: at most ${MAX_INFLATE_RATIO}× the compressed size, and ${MAX_INFLATED_BYTES} bytes); the rest of the file is not read`;
+          throw new StopInflate();
+        }
+        if (signal?.aborted) throw new StopInflate();
+        parser.push(c);
+        if (parser.info.fatal) throw new StopInflate();
+      };
     }
     offset += bytes.length;
     if (inflate) {
-      if (!inflate.ended) {
-        inflate.push(bytes, false);
-        if (inflate.err) gzipProblem = `gzip data is corrupt near compressed byte ${offset}: ${inflate.msg}`;
+      for (let s = 0; s < bytes.length && !inflate.ended && !gzipProblem && !parser.info.fatal; s += INFLATE_STEP) {
+        try {
+          inflate.push(bytes.subarray(s, Math.min(bytes.length, s + INFLATE_STEP)), false);
+        } catch (e) {
+          if (!(e instanceof StopInflate)) throw e;
+          signal?.throwIfAborted();
+          break;
+        }
+        if (inflate.err) gzipProblem = `gzip data is corrupt near compressed byte ${offset - bytes.length + s}: ${inflate.msg}`;
+        await maybeYield();
       }
     } else {
       parser.push(bytes);
     }
     options.onBytes?.(offset);
-    if (gzipProblem) break;
+    if (gzipProblem || parser.info.fatal) break;
+    await maybeYield();
   }
-  if (inflate && !gzipProblem && !inflate.ended) {
-    inflate.push(new Uint8Array(0), true);
-    if (!inflate.ended || inflate.err) gzipProblem = `gzip stream ends early (after ${offset} compressed bytes)`;
+  if (inflate && !gzipProblem && !parser.info.fatal && !inflate.ended) {
+    try {
+      inflate.push(new Uint8Array(0), true);
+    } catch (e) {
+      if (!(e instanceof StopInflate)) throw e;
+      signal?.throwIfAborted();
+    }
+    if (!gzipProblem && (!inflate.ended || inflate.err)) gzipProblem = `gzip stream ends early (after ${offset} compressed bytes)`;
   }
   const info = parser.finish();
   return { info, records: parser.records, gzip, gzipProblem };

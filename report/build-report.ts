@@ -11,6 +11,7 @@ import { visible, type ExportFrame, type FrameSource } from '../export/frames.js
 import { emptySession, type Note, type NoteTarget, type Session, type SnapshotRef, type StackTarget } from '../session/schema.js';
 import { resolveSnapshot, resolveStack } from '../session/notes.js';
 import { REPORT_FORMAT, REPORT_VERSION, type ReportData, type ReportFrame, type ReportProcess, type ReportStack } from './data.js';
+import { directoriesOf, scrubDirectories } from './scrub-dirs.js';
 
 export interface ReportProcessInput {
   proc: ProcessSeries;
@@ -63,10 +64,6 @@ function basename(p: string): string {
   return i >= 0 ? t.slice(i + 1) : t;
 }
 
-/** Free text (warnings): every path-looking token loses its directories. */
-function stripDirsInText(s: string): string {
-  return s.replace(/(?:[^\s'"`()[\]/]*\/)+(?=[^\s/])/g, '');
-}
 
 export function buildReportData(inputs: readonly ReportProcessInput[], options: BuildReportOptions = {}): { data: ReportData; preview: SanitizePreview } {
   const topN = options.topN ?? 50;
@@ -260,8 +257,10 @@ export function buildReportData(inputs: readonly ReportProcessInput[], options: 
     source: s.source,
   };
 
-  const warnings = (options.warnings ?? []).slice(0, MAX_WARNINGS).map((w) => {
-    const o: ReportData['warnings'][number] = { file: path(w.file), message: stripPaths ? stripDirsInText(w.message) : w.message };
+  const shownWarnings = (options.warnings ?? []).slice(0, MAX_WARNINGS);
+  const dirs = stripPaths ? directoriesOf([...removed.keys(), ...shownWarnings.map((w) => w.file), ...inputs.flatMap(({ proc }) => [proc.key, ...proc.snapshots.map((s) => s.file), ...(proc.maps ?? []).map((m) => m.path)])]) : [];
+  const warnings = shownWarnings.map((w) => {
+    const o: ReportData['warnings'][number] = { file: path(w.file), message: stripPaths ? scrubDirectories(w.message, dirs) : w.message };
     if (w.line !== undefined) o.line = w.line;
     return o;
   });

@@ -1,13 +1,13 @@
 // The report's data and page: totals against jeprof, the known leak on top, CSP and inline-script hashes checked
 // with Node's crypto, report → reopen equals, sanitizing, hostile names kept intact as data.
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadJob } from '../analysis/load-job.js';
 import { collectInputFiles } from '../node-io/node-files.js';
 import { NodeSymbolFileSource, readAddr2lineWasm } from '../node-io/symbol-files.js';
-import { fixtureFiles, fixturePath, jeprofTotals } from '../tools/fixtures.js';
+import { fixtureFiles, fixturePath, jeprofTotals, jobProcess } from '../tools/fixtures.js';
 import { processFrameSource } from '../export/frames.js';
 import { Symbolizer } from '../symbolize/symbolize.js';
 import { compileAddr2line } from '../symbolize/wasm-addr2line.js';
@@ -18,6 +18,8 @@ import { buildReportHtml, extractReportData } from './html.js';
 import { encodePayload, decodePayload, ReportError } from './payload.js';
 import { reopenReport, reportToSession } from './reopen.js';
 import { flameTree, frameText, notesOnStack } from './viewer/model.js';
+
+const [EXACT, PYGROW, SAMPLED] = ['exact', 'pygrow', 'sampled'].map(jobProcess);
 
 const VIEWER = { js: 'document.getElementById("app").textContent = "viewer";' };
 const ROOT = resolve(import.meta.dirname, '..');
@@ -167,21 +169,21 @@ describe('sanitize', () => {
     expect(json).not.toContain(ROOT);
     expect(json).not.toContain('/secret/');
     expect(data.strings.filter((s) => s.includes('/'))).toEqual([]);
-    expect(data.processes.map((p) => p.key).sort()).toEqual(['exact.21459', 'pygrow.21466', 'sampled.21461']);
+    expect(data.processes.map((p) => p.key).sort()).toEqual([EXACT, PYGROW, SAMPLED]);
     expect(data.processes.every((p) => p.maps === null && p.snapshots.every((s) => !s.file.includes('/')))).toBe(true);
     expect(data.session.files).toEqual(['job']);
     expect(data.warnings).toEqual([{ file: 'x.heap', message: 'could not read x.heap: EACCES' }]);
     // the preview lists what goes: each path and its replacement, the maps per process
-    expect(preview.paths).toContainEqual({ from: 'job/exact.21459', to: 'exact.21459' });
+    expect(preview.paths).toContainEqual({ from: `job/${EXACT}`, to: EXACT });
     expect(preview.paths).toContainEqual({ from: fixturePath('job'), to: 'job' });
     expect(preview.paths).toContainEqual({ from: './leaky.c', to: 'leaky.c' });
-    expect(preview.maps.map((m) => m.process).sort()).toEqual(['exact.21459', 'pygrow.21466', 'sampled.21461']);
+    expect(preview.maps.map((m) => m.process).sort()).toEqual([EXACT, PYGROW, SAMPLED]);
     expect(preview.maps.every((m) => m.mappings > 0)).toBe(true);
     for (const x of preview.paths) expect(json).not.toContain(JSON.stringify(x.from));
     // notes still point at their stack and process after renaming
-    const p = data.processes.find((x) => x.key === 'exact.21459')!;
+    const p = data.processes.find((x) => x.key === EXACT)!;
     expect(p.stacks.some((s) => notesOnStack(data.notes, p, s).length === 1)).toBe(true);
-    expect(data.session.selection.process).toBe('exact.21459');
+    expect(data.session.selection.process).toBe(EXACT);
   });
 
   it('process keys that collide once shortened stay distinct', async () => {
@@ -190,7 +192,7 @@ describe('sanitize', () => {
     const pa = a.processes[0];
     const pb = { ...b.processes[0], key: 'node2/' + b.processes[0].key };
     const { data } = buildReportData([{ proc: pa, frames: processFrameSource(pa) }, { proc: pb, frames: processFrameSource(pb) }], { sanitize: { paths: true } });
-    expect(data.processes.map((p) => p.key)).toEqual(['exact.21459', 'exact.21459~2']);
+    expect(data.processes.map((p) => p.key)).toEqual([EXACT, `${EXACT}~2`]);
   });
 });
 
@@ -206,7 +208,9 @@ describe('hostile names', () => {
     const p = data.processes[0];
     expect(p.stacks.some((s) => s.frames.some((f) => frameText(data, p.frames[f]).startsWith('[py] <script>alert(1)</script> (x.py:')))).toBe(true);
     // totals are the original dump's (fixtures/python/jeprof-totals.txt)
-    const want = Number(/py312\/jeprof\.4199\.1\.m1\.heap \S+ Total: (\d+) B/.exec(readFileSync(join(ROOT, 'fixtures/python/jeprof-totals.txt'), 'utf8'))![1]);
+    // the hostile copy keeps the original's name (and pid): its jeprof Total is the original's
+    const hostileM1 = readdirSync(join(ROOT, 'fixtures', 'hostile')).find((n) => /^jeprof\.\d+\.1\.m1\.heap$/.test(n))!;
+    const want = Number(new RegExp(`py312/${hostileM1.replaceAll('.', '\\.')} \\S+ Total: (\\d+) B`).exec(readFileSync(join(ROOT, 'fixtures/python/jeprof-totals.txt'), 'utf8'))![1]);
     expect(Math.floor(p.snapshots[p.target].liveBytes)).toBe(want);
     const html = await buildReportHtml(data, VIEWER);
     expect(html.match(/<script/g)).toHaveLength(2);

@@ -223,6 +223,17 @@ export function validateSession(v: unknown): Session {
   };
 }
 
+/**
+ * Largest session file read, in bytes, checked against the file's size before reading (a 600 MB file
+ * read first cost 586 MB): the character limit, at one byte a character, as sessions are written.
+ */
+export const MAX_SESSION_BYTES = LIMITS.fileChars;
+
+/** Throws when a session file of this many bytes is too large to be read. */
+export function checkSessionFileSize(bytes: number): void {
+  if (bytes > MAX_SESSION_BYTES) throw new SessionError(`session file of ${bytes} bytes is larger than the ${MAX_SESSION_BYTES} bytes a session may have; not read`);
+}
+
 /** Parses the text of a session file (untrusted). */
 export function parseSession(text: string): Session {
   if (text.length > LIMITS.fileChars) throw new SessionError(`session file larger than ${LIMITS.fileChars} characters`);

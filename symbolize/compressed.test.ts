@@ -18,6 +18,7 @@ try {
 } catch {
   objcopy = false;
 }
+if (!objcopy) console.warn('compressed.test: skipped, objcopy (binutils) is not installed; it makes the compressed-debug copy');
 
 let wasm: CompiledWasm;
 let dir: string;

@@ -36,7 +36,11 @@ describe('corrupted ELF files', () => {
     };
     let inst = await Addr2lineInstance.create(wasm);
     const outcome = { ok: 0, elfError: 0, trap: 0 };
+    // Per-mutant time budget: a slow mutant fails by name, not by the whole test's timeout.
+    const BUDGET_MS = 5_000;
+    let slowest = { i: -1, ms: 0 };
     for (let i = 0; i < 300; i++) {
+      const t0 = performance.now();
       const orig = originals[i % originals.length];
       const b = orig.slice();
       // Mostly small targeted damage (headers, section table, DWARF), sometimes many random bytes.
@@ -49,7 +53,8 @@ describe('corrupted ELF files', () => {
         const f = memFile(`mutant-${i}`, b);
         const info = await readElfInfo(f);
         const h = await inst.load(f, info, 64 << 20);
-        inst.lookup(h, [0x1000n, 0x1129n, 0x1800n, 0x2000n, 0x10e5n]);
+        // one answer per address asked, whatever the damage
+        expect(inst.lookup(h, [0x1000n, 0x1129n, 0x1800n, 0x2000n, 0x10e5n])).toHaveLength(5);
         inst.unload(h);
         outcome.ok++;
       } catch (e) {
@@ -63,9 +68,14 @@ describe('corrupted ELF files', () => {
           throw e;
         }
       }
+      const ms = performance.now() - t0;
+      if (ms > slowest.ms) slowest = { i, ms };
+      expect(ms, `mutant ${i} took ${ms.toFixed(0)} ms`).toBeLessThan(BUDGET_MS);
     }
-    console.log('mutants:', outcome);
-    expect(outcome.ok + outcome.elfError + outcome.trap).toBe(300);
+    console.log('mutants:', outcome, 'slowest:', slowest);
+    // the mutations reach both outcomes: some files still load and answer, others are refused
+    expect(outcome.ok).toBeGreaterThan(0);
+    expect(outcome.elfError + outcome.trap).toBeGreaterThan(0);
     // The instance still works on a good file.
     const good = memFile('good', originals[0]);
     const h = await inst.load(good, await readElfInfo(good), 64 << 20);

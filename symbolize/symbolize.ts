@@ -416,8 +416,10 @@ export class Symbolizer {
         try {
           results = await this.lookupModule(state, vaddrs.filter((v): v is bigint => v !== null));
         } catch (e) {
-          report.error = e instanceof Error ? e.message : String(e);
-          if (!(e instanceof ElfError || e instanceof WasmTrapError)) throw e;
+          // RangeError: an ArrayBuffer or WASM memory grow refused (address-space limit): frames stay unsymbolized.
+          const memory = e instanceof RangeError;
+          report.error = memory ? `out of memory for the symbolizer (${e.message}); frames left unsymbolized` : e instanceof Error ? e.message : String(e);
+          if (!(e instanceof ElfError || e instanceof WasmTrapError || memory)) throw e;
         }
       }
       // Closing needs no waiting here (a round trip to the I/O threads per file); run() waits for all at the end.

@@ -96,7 +96,15 @@ export class Addr2lineInstance {
   private constructor(private readonly x: A2lExports) {}
 
   static async create(module: CompiledWasm): Promise<Addr2lineInstance> {
-    const inst = await WA.instantiate(module, {});
+    let inst: { exports: unknown };
+    try {
+      inst = await WA.instantiate(module, {});
+    } catch (e) {
+      // An address-space limit (ulimit -v, as clusters set) leaves no room for WASM memory: V8 throws a
+      // RangeError. Symbolization is given up for this module, not the command.
+      if (e instanceof RangeError) throw new WasmTrapError(`out of memory for the symbolizer (${e.message}); frames left unsymbolized`);
+      throw e;
+    }
     return new Addr2lineInstance(inst.exports as A2lExports);
   }
 

@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 
 const DIR = join(import.meta.dirname, '..', 'native-tools', 'addr2line');
 const enabled = process.env.HEAPLENS_WASM_REBUILD === '1';
+if (!enabled) console.warn('wasm-build.test: skipped, the 30 s reproducible rebuild runs only with HEAPLENS_WASM_REBUILD=1 (CI sets it)');
 
 describe('heaplens_addr2line.wasm', () => {
   it.skipIf(!enabled)('rebuilds byte for byte from native-tools/addr2line', () => {

@@ -30,6 +30,12 @@ export function findFixture(dir: string, re: RegExp): string {
   return `${dir}/${hits[0]}`;
 }
 
+/** "<prefix>.<pid>" of a fixture job process, with the pid read from its file names (a fixture rebuild changes it). */
+export function jobProcess(prefix: string): string {
+  const hit = findFixture('job', new RegExp(`^${prefix}\\.\\d+\\.0\\.`));
+  return hit.slice('job/'.length).split('.').slice(0, 2).join('.');
+}
+
 export interface JeprofTotals {
   inuseSpace: number;
   inuseObjects: number;

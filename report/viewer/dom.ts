@@ -1,4 +1,5 @@
 // DOM building without markup: every string becomes a text node or a property, never HTML.
+import { revealControls } from '../../analysis/display-text.js';
 
 type Child = Node | string | number | null | undefined | false;
 
@@ -6,8 +7,9 @@ export function h<K extends keyof HTMLElementTagNameMap>(tag: K, props: Record<s
   const el = document.createElement(tag);
   for (const [k, v] of Object.entries(props)) {
     if (k === 'class') el.className = String(v);
-    else if (k === 'text') el.textContent = String(v);
-    else if (/^(data-|aria-)|^(title|role|type|value|placeholder|colspan|tabindex|id)$/.test(k)) el.setAttribute(k, String(v));
+    else if (k === 'text') el.textContent = revealControls(String(v));
+    else if (k === 'title') el.setAttribute(k, revealControls(String(v)));
+    else if (/^(data-|aria-)|^(role|type|value|placeholder|colspan|tabindex|id)$/.test(k)) el.setAttribute(k, String(v));
     else throw new Error(`attribute not allowed here: ${k}`);
   }
   append(el, ...children);
@@ -17,7 +19,7 @@ export function h<K extends keyof HTMLElementTagNameMap>(tag: K, props: Record<s
 export function append(el: Node, ...children: Child[]): void {
   for (const c of children) {
     if (c === null || c === undefined || c === false) continue;
-    el.appendChild(typeof c === 'string' || typeof c === 'number' ? document.createTextNode(String(c)) : c);
+    el.appendChild(typeof c === 'string' || typeof c === 'number' ? document.createTextNode(revealControls(String(c))) : c);
   }
 }
 

@@ -82,3 +82,8 @@ export function statusColor(status: string): string {
       return 'var(--muted)';
   }
 }
+
+/** Diff nodes and rows whose change is within 2σ of sampling: a neutral grey (no hue of growth or shrink). */
+export function noiseColor(theme: Theme): string {
+  return theme === 'dark' ? '#4a4d55' : '#d9dbe0';
+}

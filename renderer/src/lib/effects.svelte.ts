@@ -56,6 +56,19 @@ export function startEffects(ui: Ui): { flush(): void; cancel(): void } {
       .finally(() => app.busy--);
   });
 
+  let suspectsSeq = 0;
+  $effect(() => {
+    const view = { mode: app.mode, hideAllocator: app.hideAllocator };
+    if (!app.summary || app.report) return;
+    const seq = ++suspectsSeq;
+    void app.client
+      .request({ type: 'suspects', view, limit: 200 })
+      .then((r) => {
+        if (seq === suspectsSeq) app.suspects = r.suspects;
+      })
+      .catch((e: unknown) => (app.error = String(e)));
+  });
+
   // -- stack notes resolved to stacks of what is loaded (worker, or the report's stacks) -----------
   let resolveSeq = 0;
   $effect(() => {

@@ -1,6 +1,10 @@
 // Number formatting for tables and tooltips.
 
 import { formatBytes as bytes } from '../../../analysis/units.js';
+import { revealControls } from '../../../analysis/display-text.js';
+
+/** Text from files and notes as shown: control and bidi characters visibly marked as <U+XXXX>. */
+export const shown = revealControls;
 
 export function formatBytes(n: number, signed = false): string {
   return bytes(n, signed, '−');
@@ -19,5 +23,5 @@ export function formatCount(n: number): string {
 
 export function shortFile(p: string): string {
   const i = p.lastIndexOf('/');
-  return i >= 0 ? p.slice(i + 1) : p;
+  return revealControls(i >= 0 ? p.slice(i + 1) : p);
 }

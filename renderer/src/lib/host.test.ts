@@ -20,3 +20,16 @@ describe('readTextVia', () => {
     await expect(readTextVia({ path: 'a', size: 1, mtimeMs: null }, null)).rejects.toThrow(/no content/);
   });
 });
+
+describe('readTextVia size bound', () => {
+  it('refuses a file larger than the bound before reading it (sessions: MAX_SESSION_BYTES)', async () => {
+    let reads = 0;
+    const read = async () => {
+      reads++;
+      return new Uint8Array(0);
+    };
+    await expect(readTextVia({ path: 'big.heaplens.json', size: 1000, mtimeMs: null, hostPath: '/x/big.heaplens.json' }, read, 999)).rejects.toThrow(/too large \(1000 bytes, at most 999/);
+    expect(reads).toBe(0);
+    await expect(readTextVia({ path: 'b.json', size: -1, mtimeMs: null, blob: new Blob(['x'.repeat(1000)]) }, null, 999)).rejects.toThrow(/too large/);
+  });
+});

@@ -37,7 +37,8 @@ export interface Host {
     openPaths: ((paths: string[]) => Promise<SourceFile[]>) | null;
   };
   /** the text of an opened file (session, report) */
-  readText(file: SourceFile): Promise<string>;
+  /** the whole text; refused before reading when the file is larger than maxBytes (default 256 MiB) */
+  readText(file: SourceFile, maxBytes?: number): Promise<string>;
   onMenu(listener: (c: MenuCommand) => void): () => void;
   onOpenRequest(listener: (files: SourceFile[]) => void): () => void;
   /** a dataset folder read by the main process, batch by batch (Electron); null: this host cannot read one */
@@ -136,20 +137,20 @@ export const AUTOSAVE_KEY = 'heaplens.autosave';
 /** Largest text read from an opened session or report file. */
 const MAX_TEXT_BYTES = 256 * 1024 * 1024;
 
-export async function readTextVia(file: SourceFile, readChunk: Host['readChunk']): Promise<string> {
+export async function readTextVia(file: SourceFile, readChunk: Host['readChunk'], maxBytes = MAX_TEXT_BYTES): Promise<string> {
   if (file.blob) {
-    if (file.blob.size > MAX_TEXT_BYTES) throw new Error(`${file.path} is too large`);
+    if (file.blob.size > maxBytes) throw new Error(`${file.path} is too large (${file.blob.size} bytes, at most ${maxBytes} are read)`);
     return file.blob.text();
   }
   if (file.hostPath && readChunk) {
-    if (file.size > MAX_TEXT_BYTES) throw new Error(`${file.path} is too large`);
+    if (file.size > maxBytes) throw new Error(`${file.path} is too large (${file.size} bytes, at most ${maxBytes} are read)`);
     const parts: Uint8Array[] = [];
     for (let off = 0; ; ) {
       const b = await readChunk(file.hostPath, off, 8 << 20);
       if (b.length === 0) break;
       parts.push(b);
       off += b.length;
-      if (off > MAX_TEXT_BYTES) throw new Error(`${file.path} is too large`);
+      if (off > maxBytes) throw new Error(`${file.path} is too large`);
     }
     return new TextDecoder().decode(await new Blob(parts.map((p) => new Uint8Array(p))).arrayBuffer());
   }
@@ -193,7 +194,7 @@ export function browserHost(): Host {
       reset: () => undefined,
       openPaths: null,
     },
-    readText: (f) => readTextVia(f, null),
+    readText: (f, max) => readTextVia(f, null, max),
     onMenu: () => () => undefined,
     onOpenRequest: () => () => undefined,
   };
@@ -244,7 +245,7 @@ export function electronHost(api: HeaplensElectronApi): Host {
       reset: () => void api.session.reset().catch(() => undefined),
       openPaths: async (paths) => (await api.session.openPaths(paths)).map(fromEntry),
     },
-    readText: (f) => readTextVia(f, (p, o, l) => api.readChunk(p, o, l)),
+    readText: (f, max) => readTextVia(f, (p, o, l) => api.readChunk(p, o, l), max),
     onMenu: (l) => api.onMenu(l),
     onOpenRequest: (l) => api.onOpenRequest((entries) => l(entries.map(fromEntry))),
   };

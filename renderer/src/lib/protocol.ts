@@ -41,6 +41,10 @@ export interface SnapshotSummary {
   liveBytes: number;
   liveObjects: number;
   truncated: boolean;
+  /** false for a dump cut before its last record (its records are partial) */
+  complete: boolean;
+  /** the header's total (a cut dump's total), null without one */
+  headerLiveBytes: number | null;
   mtimeMs: number | null;
 }
 
@@ -127,6 +131,10 @@ export interface StackRow {
   score: number;
   slope: number;
   growingFraction: number;
+  /** 1σ of deltaBytes from the sampling model (Var_base + Var_target) */
+  sigmaDeltaBytes: number;
+  /** |Δ| < 2σ: sampling alone can explain it (greyed) */
+  withinNoise: boolean;
 }
 
 export interface FunctionRow extends SelfTotal {
@@ -160,6 +168,8 @@ export interface FlameData {
   totalObjects: Float64Array;
   baseTotal: Float64Array | null;
   absDeltaTotal: Float64Array | null;
+  /** diff only: variance (bytes²) of each node's Δ from the sampling model (Var_base + Var_target of its stacks); absent in reports */
+  deltaVar?: Float64Array | null;
   maxDepth: number;
   /** frame info by key (only keys present in the tree) */
   frames: Record<number, FrameInfo>;
@@ -178,6 +188,58 @@ export interface StackDetail {
   targetBytes: number;
 }
 
+/** One process's series of a suspect stack: live bytes and 1σ per snapshot (all snapshots; cut ones flagged). */
+export interface SuspectMember {
+  proc: number;
+  pid: number | null;
+  stackId: number;
+  pattern: string;
+  score: number;
+  deltaBytes: number;
+  lastBytes: number;
+  sigmaBytes: number;
+  withinNoise: boolean;
+  /** late Theil–Sen slope: per second when times are known, else per snapshot */
+  lateRate: number;
+  lateRatePerSecond: boolean;
+  series: number[];
+  sigma: number[];
+  complete: boolean[];
+}
+
+/** A stack across the processes that hold it (analysis/suspects.ts group), ranked job-wide. */
+export interface SuspectRow {
+  group: number;
+  pattern: string;
+  score: number;
+  deltaBytes: number;
+  lastBytes: number;
+  sigmaBytes: number;
+  withinNoise: boolean;
+  label: string;
+  context: string;
+  kind: FrameKind;
+  /** members by score; the first is the group's top */
+  members: SuspectMember[];
+  /** processes holding the stack (members may list fewer: only the top few carry series) */
+  processCount: number;
+}
+
+export interface ProcessVerdict {
+  proc: number;
+  topPattern: string | null;
+  killed: boolean;
+  evidence: string[];
+  lastComplete: number;
+  notes: string[];
+}
+
+export interface SuspectsResult {
+  rows: SuspectRow[];
+  groupCount: number;
+  processes: ProcessVerdict[];
+}
+
 export type Request =
   | { type: 'load'; files: SourceFile[]; symbolFiles?: SourceFile[] }
   /** the job sent before it as `jobBatch` messages (a dataset read by the desktop app's main process) */
@@ -185,6 +247,8 @@ export type Request =
   | { type: 'summary' }
   | { type: 'stackSeries'; proc: number; n: number; view: ViewOptions }
   | { type: 'growth'; proc: number; base: number; target: number; view: ViewOptions; limit: number }
+  /** the job-wide ranking: top `limit` stacks across processes, with each holder's series and σ */
+  | { type: 'suspects'; view: ViewOptions; limit: number }
   | { type: 'flame'; proc: number; snapshot: number; base: number | null; view: ViewOptions }
   | { type: 'stack'; proc: number; stackId: number; members?: number[]; base: number; target: number; view: ViewOptions }
   /** stacks as note targets (their return addresses), for notes and sessions */
@@ -207,6 +271,7 @@ export type Response =
   | { type: 'summary'; summary: JobSummary }
   | { type: 'stackSeries'; series: StackSeries }
   | { type: 'growth'; growth: GrowthResult }
+  | { type: 'suspects'; suspects: SuspectsResult }
   | { type: 'flame'; flame: FlameData }
   | { type: 'stack'; stack: StackDetail }
   | { type: 'stackTargets'; targets: StackTarget[] }

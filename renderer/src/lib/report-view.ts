@@ -18,7 +18,7 @@ export function reportSummary(data: ReportData): JobSummary {
       key: p.key,
       pid: p.pid,
       prefix: p.prefix,
-      snapshots: p.snapshots.map((s, si) => ({ index: si, file: s.file, seq: s.seq, trigger: s.trigger, liveBytes: s.liveBytes, liveObjects: s.liveObjects, truncated: s.truncated, mtimeMs: s.mtimeMs })),
+      snapshots: p.snapshots.map((s, si) => ({ index: si, file: s.file, seq: s.seq, trigger: s.trigger, liveBytes: s.liveBytes, liveObjects: s.liveObjects, truncated: s.truncated, complete: !s.truncated, headerLiveBytes: null, mtimeMs: s.mtimeMs })),
       lastLiveBytes: live[live.length - 1] ?? 0,
       firstLiveBytes: live[0] ?? 0,
       maxLiveBytes: live.reduce((a, b) => Math.max(a, b), 0),
@@ -99,6 +99,9 @@ export function reportGrowth(data: ReportData, procIndex: number): GrowthResult 
       score: g?.score ?? 0,
       slope: g?.slope ?? 0,
       growingFraction: g?.grew ?? 0,
+      // reports keep no variances: nothing is greyed
+      sigmaDeltaBytes: 0,
+      withinNoise: false,
     };
   };
   const stacks = p.stacks.map((s, i) => row(i, s, s.frames, s.growth));

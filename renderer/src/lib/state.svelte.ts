@@ -13,12 +13,13 @@ import type {
   SourceFile,
   StackMode,
   StackSeries,
+  SuspectsResult,
   ViewOptions,
 } from './protocol.ts';
 
 import type { Note, NoteTarget, Session, StackTarget } from '../../../session/schema.ts';
 import { createNote } from '../../../session/notes.ts';
-import { parseSession, serializeSession, SessionVersionError } from '../../../session/validate.ts';
+import { MAX_SESSION_BYTES, parseSession, serializeSession, SessionVersionError } from '../../../session/validate.ts';
 import type { ReportData } from '../../../report/data.ts';
 import { classifyOpened, fromSession, missingFiles, toSession, type Tab } from './session-map.ts';
 import { reportStackTarget, reportSummary } from './report-view.ts';
@@ -45,7 +46,8 @@ export interface PanelContent {
 export class AppState {
   readonly client: AnalysisClient;
   theme = $state<Theme>('light');
-  tab = $state<Tab>('growth');
+  /** the job-wide Suspects view opens first */
+  tab = $state<Tab>('suspects');
   summary = $state.raw<JobSummary | null>(null);
   loading = $state<{ id: number; progress: LoadProgress | null; files: number } | null>(null);
   error = $state<string | null>(null);
@@ -58,6 +60,8 @@ export class AppState {
   mode = $state<StackMode>('merged');
   hideAllocator = $state(true);
   growth = $state.raw<GrowthResult | null>(null);
+  /** the job-wide ranking (Suspects view, process table badges) */
+  suspects = $state.raw<SuspectsResult | null>(null);
   series = $state.raw<StackSeries | null>(null);
   flame = $state.raw<FlameData | null>(null);
   diffFlame = $state.raw<FlameData | null>(null);
@@ -235,6 +239,7 @@ export class AppState {
     this.summary = null;
     this.selected = [];
     this.growth = null;
+    this.suspects = null;
     this.flame = null;
     this.diffFlame = null;
     this.panel = null;
@@ -244,9 +249,12 @@ export class AppState {
   resetBaseTarget(): void {
     const p = this.focused;
     const n = p ? p.snapshots.length : 0;
+    // the last complete dump: a cut one would show frees that never happened
+    let last = n - 1;
+    while (last > 0 && p && !p.snapshots[last].complete) last--;
     this.base = 0;
-    this.target = Math.max(0, n - 1);
-    this.snapshot = Math.max(0, n - 1);
+    this.target = Math.max(0, last);
+    this.snapshot = Math.max(0, last);
   }
 
   focus(index: number, additive: boolean): void {
@@ -287,7 +295,7 @@ export class AppState {
       }
       let session: Session | null = null;
       if (sessions.length > 0) {
-        session = parseSession(await this.host.readText(sessions[0]));
+        session = parseSession(await this.host.readText(sessions[0], MAX_SESSION_BYTES));
         if (session.readOnly) session = { ...session, readOnly: false, source: null };
         this.host.session.opened(sessions[0]);
       }

@@ -63,6 +63,14 @@ export class Ui {
     });
   }
 
+  /** A Suspects row → that process focused, its growth table open, the stack in the panel. */
+  openSuspect(proc: number, stackId: number): void {
+    const app = this.app;
+    if (this.procIndex !== proc) app.focus(proc, false);
+    app.tab = 'growth';
+    this.selectStack(stackId);
+  }
+
   /** A flame-graph node → the stack panel (its path, its bytes). */
   selectNode(data: FlameData, node: number): void {
     const f = node > 0 ? data.frames[data.key[node]] : null;

@@ -4,6 +4,7 @@
 import type { Component } from 'svelte';
 import type { Tab } from './tabs.ts';
 import GrowthView from './GrowthView.svelte';
+import SuspectsView from './SuspectsView.svelte';
 import FlameView from './FlameView.svelte';
 import DiffView from './DiffView.svelte';
 import DiffControls from './DiffControls.svelte';
@@ -15,6 +16,7 @@ export interface ViewEntry {
 }
 
 export const VIEWS: Record<Tab, ViewEntry> = {
+  suspects: { component: SuspectsView },
   growth: { component: GrowthView },
   flame: { component: FlameView, search: true },
   diff: { component: DiffView, search: true, controls: DiffControls },

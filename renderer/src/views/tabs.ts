@@ -2,6 +2,7 @@
 // session-map.ts and its unit tests can use it. Add a view: one line here, one in registry.ts, one component.
 
 export const TAB_LIST = [
+  { id: 'suspects', label: 'Suspects', key: 's' },
   { id: 'growth', label: 'Growth', key: 'g' },
   { id: 'flame', label: 'Flame graph', key: 'f' },
   { id: 'diff', label: 'Diff flame graph', key: 'd' },

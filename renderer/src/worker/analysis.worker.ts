@@ -7,7 +7,7 @@ import { diffSnapshots } from '../../../analysis/diff.ts';
 import { leastSquaresSlope, rankGrowth } from '../../../analysis/growth.ts';
 import { addStackToFunctions, finishFunctionRows } from '../../../analysis/function-diff.ts';
 import { buildCallTree } from '../../../analysis/call-tree.ts';
-import type { Job, ProcessSeries } from '../../../analysis/model.ts';
+import type { Job, ProcessSeries, Snapshot } from '../../../analysis/model.ts';
 import { JobAssembler } from '../../../analysis/job-batches.ts';
 import type { InputFile } from '../../../parsers/input-file.ts';
 import { FrameTable } from './frames.ts';
@@ -27,6 +27,9 @@ import { toPprof } from '../../../export/pprof.ts';
 import { toFolded } from '../../../export/folded.ts';
 import { toSpeedscope } from '../../../export/speedscope.ts';
 import type { ExportInput } from '../../../export/samples.ts';
+import { suspectsResult } from './suspects.ts';
+import { lastCompleteIndex, snapshotTotalBytes } from '../../../analysis/snapshot-status.ts';
+import { denseVariances, withinNoise } from '../../../analysis/sampling-error.ts';
 import type {
   FlameData,
   FrameInfo,
@@ -175,6 +178,7 @@ async function symbolizeAll(j: Job, files: InputFile[], extra: InputFile[], sign
       seen.add(key);
       if (m.binary === 'mismatch') j.warnings.push({ file, message: `binary ${m.binaryPath} does not match the mapping of ${m.mappingPath} (${m.reason}): its frames are marked unverified` });
       else if (m.binary === 'unverified' && m.binaryPath) j.warnings.push({ file, message: `unverified binary ${m.binaryPath} for ${m.mappingPath}: ${m.reason}` });
+      if (m.error) j.warnings.push({ file, message: `${m.mappingPath}: ${m.error}` }); // e.g. out of memory: its frames stay module+offset
     }
   });
   return symbolTables;
@@ -184,7 +188,8 @@ function growthInfo(i: number): Map<number, { score: number; slope: number; grow
   let g = growthCache.get(i);
   if (!g) {
     g = new Map();
-    for (const s of rankGrowth(proc(i))) g.set(s.stackId, { score: s.score, slope: s.slopeBytesPerSnapshot, growingFraction: s.growingFraction });
+    // over the complete dumps: a cut last dump would read as every stack shrinking at the end
+    for (const s of rankGrowth(proc(i), { to: lastCompleteIndex(proc(i)) })) g.set(s.stackId, { score: s.score, slope: s.slopeBytesPerSnapshot, growingFraction: s.growingFraction });
     growthCache.set(i, g);
   }
   return g;
@@ -200,7 +205,8 @@ function warningKind(message: string): WarningSummary['kind'] {
 
 function summarize(j: Job, loadMs: number, bytesTotal: number, waitMs: number): JobSummary {
   const processes: ProcessSummary[] = j.processes.map((p, index) => {
-    const live = p.snapshots.map((s) => s.live.bytes);
+    // totals: a cut dump's header total (its records are partial), else the sum of records
+    const live = p.snapshots.map(snapshotTotalBytes);
     const table = frameTable(index);
     return {
       index,
@@ -215,6 +221,8 @@ function summarize(j: Job, loadMs: number, bytesTotal: number, waitMs: number): 
         liveBytes: s.live.bytes,
         liveObjects: s.live.objects,
         truncated: s.truncated !== null,
+        complete: s.complete,
+        headerLiveBytes: s.headerLiveBytes,
         mtimeMs: s.mtimeMs,
       })),
       lastLiveBytes: live[live.length - 1] ?? 0,
@@ -266,6 +274,8 @@ function growth(i: number, base: number, target: number, view: ViewOptions, limi
   const table = frameTable(i);
   const deltas = diffSnapshots(p, base, target);
   const g = growthInfo(i);
+  const varBase = denseVariances(p.stacks.count, p.snapshots[base]);
+  const varTarget = denseVariances(p.stacks.count, p.snapshots[target]);
   // one row per visible stack: stacks that differ only in hidden frames (allocator paths, native frames in
   // the Python view, Python frames in the native view) are summed
   const groups = new Map<string, StackRow>();
@@ -293,6 +303,8 @@ function growth(i: number, base: number, target: number, view: ViewOptions, limi
         score: 0,
         slope: 0,
         growingFraction: 0,
+        sigmaDeltaBytes: 0,
+        withinNoise: false,
       };
       groups.set(gk, r);
     }
@@ -306,6 +318,8 @@ function growth(i: number, base: number, target: number, view: ViewOptions, limi
     r.targetBytes += d.targetBytes;
     r.baseObjects += d.baseObjects;
     r.targetObjects += d.targetObjects;
+    // variances add (σ² here, its root below)
+    r.sigmaDeltaBytes += varBase[d.stackId] + varTarget[d.stackId];
     r.score += gi?.score ?? 0;
     r.slope += gi?.slope ?? 0;
     r.growingFraction = Math.max(r.growingFraction, gi?.growingFraction ?? 0);
@@ -313,6 +327,8 @@ function growth(i: number, base: number, target: number, view: ViewOptions, limi
   const rows = [...groups.values()];
   for (const r of rows) {
     r.deltaBytes = r.targetBytes - r.baseBytes;
+    r.sigmaDeltaBytes = Math.sqrt(r.sigmaDeltaBytes);
+    r.withinNoise = withinNoise(r.deltaBytes, r.sigmaDeltaBytes);
     r.deltaPct = r.baseBytes > 0 ? (100 * r.deltaBytes) / r.baseBytes : r.targetBytes > 0 ? Infinity : 0;
     const inBase = r.baseBytes !== 0 || r.baseObjects !== 0;
     const inTarget = r.targetBytes !== 0 || r.targetObjects !== 0;
@@ -365,6 +381,7 @@ function flame(i: number, snapshot: number, base: number | null, view: ViewOptio
     baseBytes = Float64Array.from(deltas, (d) => d.baseBytes);
   }
   const tree = buildCallTree(p.stacks, { stackIds, bytes, objects, baseBytes }, { stackKeys: (id) => table.stackKeys(id, view) });
+  const deltaVar = base === null ? null : nodeDeltaVariance(tree, stackIds, p.stacks.count, p.snapshots[base], p.snapshots[snapshot]);
   const frames: Record<number, FrameInfo> = {};
   for (let n = 1; n < tree.size; n++) {
     const k = tree.key[n];
@@ -383,6 +400,7 @@ function flame(i: number, snapshot: number, base: number | null, view: ViewOptio
     totalObjects: tree.totalObjects,
     baseTotal: tree.baseTotal,
     absDeltaTotal: tree.absDeltaTotal,
+    deltaVar,
     maxDepth: tree.maxDepth,
     frames,
     stackNodes,
@@ -392,7 +410,19 @@ function flame(i: number, snapshot: number, base: number | null, view: ViewOptio
   const transfer: Transferable[] = [tree.depth.buffer, tree.end.buffer, tree.parent.buffer, tree.key.buffer, tree.total.buffer, tree.self.buffer, tree.totalObjects.buffer];
   if (tree.baseTotal) transfer.push(tree.baseTotal.buffer);
   if (tree.absDeltaTotal) transfer.push(tree.absDeltaTotal.buffer);
+  if (deltaVar) transfer.push(deltaVar.buffer);
   return { flame: data, transfer };
+}
+
+/** Per node of a diff tree: the variance of its Δ, the sum over the stacks through it of Var_base + Var_target. */
+function nodeDeltaVariance(tree: { size: number; parent: Int32Array; stackNode: Int32Array }, stackIds: ArrayLike<number>, count: number, a: Snapshot, b: Snapshot): Float64Array {
+  const va = denseVariances(count, a);
+  const vb = denseVariances(count, b);
+  const self = new Float64Array(tree.size);
+  for (let j = 0; j < stackIds.length; j++) self[tree.stackNode[j]] += va[stackIds[j]] + vb[stackIds[j]];
+  // preorder: a child's index is above its parent's, so one pass from the end sums subtrees
+  for (let n = tree.size - 1; n > 0; n--) self[tree.parent[n]] += self[n];
+  return self;
 }
 
 function valueIn(p: ProcessSeries, snapshot: number, stackId: number): number {
@@ -630,6 +660,12 @@ async function handle(id: number, req: Request): Promise<{ res: Response; transf
       return { res: { type: 'stackSeries', series: stackSeries(req.proc, req.n, req.view) } };
     case 'growth':
       return { res: { type: 'growth', growth: growth(req.proc, req.base, req.target, req.view, req.limit) } };
+    case 'suspects': {
+      if (!job) throw new Error('no job loaded');
+      const view = req.view;
+      const suspects = suspectsResult(job, req.limit, (i, id) => labelOf(frameTable(i), stackKeys(proc(i), frameTable(i), id, view), view.mode));
+      return { res: { type: 'suspects', suspects } };
+    }
     case 'flame': {
       const { flame: f, transfer } = flame(req.proc, req.snapshot, req.base, req.view);
       return { res: { type: 'flame', flame: f }, transfer };

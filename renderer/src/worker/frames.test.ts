@@ -105,3 +105,14 @@ describe('FrameTable with Python frames (PYFRAMES/1)', async () => {
     expect(py.map((f) => `${f.function} ${f.file}:${f.line}`)).toEqual(['make_record /srv/app/records.py:12', 'handler /srv/app/server.py:40']);
   });
 });
+
+describe('hostile names (issue 13, item 5)', () => {
+  it('control and bidi characters in a mapped path are marked visibly in labels and paths', () => {
+    const p = proc([['0x1100']], [0]);
+    p.maps = [map(0x1000n, 0x2000n, '/opt/x\u202E/lib\u001b[2Jfoo\u200F.so')];
+    const t = new FrameTable(p, null);
+    const f = t.frames[t.stackKeys(0, { mode: 'merged', hideAllocator: false })[0]];
+    expect(f.label).toBe('lib<U+001B>[2Jfoo<U+200F>.so+0x100');
+    expect(f.modulePath).toBe('/opt/x<U+202E>/lib<U+001B>[2Jfoo<U+200F>.so');
+  });
+});

@@ -3,6 +3,7 @@
 // maps (module+0xoffset). Stacks are turned into frame keys per view (merged / python / native; allocator
 // frames hidden or not); flame-graph keys merge by function (no line), the stack panel keeps lines.
 
+import { revealControls } from '../../../analysis/display-text.js';
 import type { MapsEntry } from '../../../parsers/proc-maps.ts';
 import type { ProcessSeries } from '../../../analysis/model.ts';
 import { decodePseudoAddress } from '../../../parsers/pyframes.ts';
@@ -111,7 +112,8 @@ export class FrameTable {
     let k = this.keyByDescriptor.get(d.treeDescriptor);
     if (k === undefined) {
       k = this.frames.length;
-      const info = d.info.function !== null ? { ...d.info, line: null, key: k } : { ...d.info, key: k };
+      const shown = visibleInfo(d.info);
+      const info = shown.function !== null ? { ...shown, line: null, key: k } : { ...shown, key: k };
       this.frames.push(info);
       this.keyByDescriptor.set(d.treeDescriptor, k);
     }
@@ -236,8 +238,14 @@ export class FrameTable {
     const out: (FrameInfo & { hidden: boolean })[] = [];
     this.walk(stackId, mode, 0, (kind, a, position, py) => {
       const descs = kind === 'native' ? this.nativeDescs(a, position) : py ? [this.pythonDesc(py)] : [];
-      for (const d of descs) out.push({ ...d.info, key: this.keyByDescriptor.get(d.treeDescriptor) ?? -1, hidden: position < alloc });
+      for (const d of descs) out.push({ ...visibleInfo(d.info), key: this.keyByDescriptor.get(d.treeDescriptor) ?? -1, hidden: position < alloc });
     });
     return out;
   }
+}
+
+/** Names from files as the UI shows them: control and bidi characters visibly marked (analysis/display-text). */
+function visibleInfo<T extends { label: string; function: string | null; file: string | null; module: string | null; modulePath: string | null }>(i: T): T {
+  const m = (v: string | null): string | null => (v === null ? null : revealControls(v));
+  return { ...i, label: revealControls(i.label), function: m(i.function), file: m(i.file), module: m(i.module), modulePath: m(i.modulePath) };
 }

@@ -1,0 +1,168 @@
+// What the fuzzer feeds and what must hold for every mutant: each reader of untrusted input either gives
+// a result whose numbers are finite sizes, or refuses with its own error type (naming the file) — never
+// another exception, a hang past the time budget, or memory past the RSS bound (fuzz.test.ts).
+
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { loadJob } from '../../analysis/load-job.js';
+import type { Job } from '../../analysis/model.js';
+import type { InputFile } from '../../parsers/input-file.js';
+import { parseMaps } from '../../parsers/proc-maps.js';
+import { parsePyFrames } from '../../parsers/pyframes.js';
+import { parseSystingCodeMap } from '../../parsers/systing-codemap.js';
+import { parsePerfMap } from '../../symbolize/perf-map.js';
+import { parseSession, serializeSession, SessionError } from '../../session/validate.js';
+import { emptySession } from '../../session/schema.js';
+import { addNote, createNote, snapshotRef, stackTarget } from '../../session/notes.js';
+import { buildReportData } from '../../report/build-report.js';
+import { buildReportHtml } from '../../report/html.js';
+import { reopenReport } from '../../report/reopen.js';
+import { ReportError } from '../../report/errors.js';
+import { processFrameSource } from '../../export/frames.js';
+import { FIXTURES, fixtureFiles } from '../fixtures.js';
+
+export interface Target {
+  name: string;
+  seeds: Uint8Array[];
+  /** throws (an Error whose message says what broke) when an invariant does not hold */
+  run(bytes: Uint8Array, seed: number): Promise<void>;
+}
+
+const dec = new TextDecoder();
+const enc = new TextEncoder();
+const mem = (path: string, bytes: Uint8Array): InputFile => ({ path, size: bytes.length, mtimeMs: null, read: async (o, l) => bytes.subarray(o, o + l) });
+const read = (...p: string[]): Uint8Array => new Uint8Array(readFileSync(join(FIXTURES, ...p)));
+const PY = join(FIXTURES, '..', 'python');
+
+class Broken extends Error {}
+function check(ok: boolean, what: string): void {
+  if (!ok) throw new Broken(what);
+}
+
+/** Every number of a job that reaches a view is a finite size, and every warning names a given file. */
+function checkJob(job: Job, paths: readonly string[]): void {
+  for (const p of job.processes) {
+    for (const s of p.snapshots) {
+      for (const v of [s.live.bytes, s.live.objects, s.accumulated.bytes, s.accumulated.objects]) check(v >= 0 && v < Infinity, `${s.file}: total ${v}`);
+      for (const col of [s.liveBytes, s.liveObjects, s.accumBytes, s.accumObjects]) {
+        if (col) for (const v of col) check(v >= 0 && v < Infinity, `${s.file}: cell ${v}`);
+      }
+      for (const t of s.threads) check(t.live.bytes >= 0 && t.live.bytes < Infinity, `${s.file}: thread ${t.uid} ${t.live.bytes}`);
+    }
+    for (let k = 0; k < p.stacks.count; k++) check(p.stacks.offsets[k + 1] - p.stacks.offsets[k] <= 1024, `${p.key}: stack ${k} deeper than the frame cap`);
+  }
+  for (const w of job.warnings) check(paths.includes(w.file) || job.processes.some((p) => p.key === w.file), `warning names an unknown file: ${w.file}`);
+}
+
+async function jobOf(files: [string, Uint8Array][]): Promise<void> {
+  const job = await loadJob(files.map(([p, b]) => mem(p, b)));
+  checkJob(job, files.map(([p]) => p));
+}
+
+/** Errors a reader may refuse with; anything else is a finding. */
+function refusesWith(e: unknown, ...types: (new (...a: never[]) => Error)[]): void {
+  if (e instanceof Broken) throw e;
+  if (!types.some((t) => e instanceof t)) throw new Broken(`unexpected ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`);
+}
+
+function dumpSeeds(): Uint8Array[] {
+  const job = readdirSync(join(FIXTURES, 'job')).sort();
+  const pick = [job.find((n) => /^exact\..*\.f\.heap$/.test(n))!, job.find((n) => /^sampled\..*\.0\.i0\.heap$/.test(n))!, job.find((n) => /^pygrow\..*\.1\.i1\.heap$/.test(n))!];
+  return [...pick.map((n) => read('job', n)), read('other', 'gperf.0001.heap'), read('other', 'empty-backtrace.heap'), read('damaged', 'truncated-in-maps.heap')];
+}
+
+async function sessionSeed(): Promise<Uint8Array> {
+  const job = await loadJob(fixtureFiles('job'));
+  const p = job.processes[0];
+  const t0 = new Date('2026-11-29T10:00:00Z');
+  let s = emptySession('fuzz');
+  s = addNote(s, createNote(stackTarget(p, 0), 'a stack', '#e4572e', t0));
+  s = addNote(s, createNote({ kind: 'frame', process: null, function: 'make_node' }, 'a frame', '#2a9d8f', t0));
+  s = addNote(s, createNote({ kind: 'span', process: p.key, from: snapshotRef(p, 0), to: snapshotRef(p, 2) }, 'a span\nline 2', '#29335c', t0));
+  return enc.encode(serializeSession(s, t0));
+}
+
+async function reportSeed(): Promise<Uint8Array> {
+  const job = await loadJob(fixtureFiles('job'));
+  const { data } = buildReportData(job.processes.slice(0, 1).map((proc) => ({ proc, frames: processFrameSource(proc) })), { seriesN: 3 });
+  return enc.encode(await buildReportHtml(data, { js: 'void 0;' }));
+}
+
+export async function targets(): Promise<Target[]> {
+  const dumps = dumpSeeds();
+  const pyDump = read('..', 'python', 'py312', readdirSync(join(PY, 'py312')).find((n) => n.endsWith('.1.m1.heap'))!);
+  const pyName = readdirSync(join(PY, 'py312')).find((n) => n.endsWith('.1.m1.heap'))!;
+  const noMaps = read('damaged', 'no-maps-section.heap');
+  const mapsText = dec.decode(dumps[0]).split('MAPPED_LIBRARIES:\n')[1];
+  return [
+    { name: 'dump', seeds: dumps, run: (b) => jobOf([['d/x.7.0.m0.heap', b]]) },
+    { name: 'dump.gz', seeds: dumps.map((d) => new Uint8Array(gzipSync(d))), run: (b) => jobOf([['d/x.7.0.m0.heap.gz', b]]) },
+    {
+      name: 'dump beside a good one',
+      seeds: dumps.slice(0, 2),
+      // a damaged dump never changes its neighbour's figures: the good one's totals are checked too
+      run: async (b) => {
+        const good = dumps[0];
+        const alone = await loadJob([mem('d/x.7.1.m1.heap', good)]);
+        const both = await loadJob([mem('d/x.7.0.m0.heap', b), mem('d/x.7.1.m1.heap', good)]);
+        checkJob(both, ['d/x.7.0.m0.heap', 'd/x.7.1.m1.heap']);
+        const s = both.processes[0]?.snapshots.find((x) => x.file === 'd/x.7.1.m1.heap');
+        check(s !== undefined && s.live.bytes === alone.processes[0].snapshots[0].live.bytes, 'the good dump lost or changed its total');
+      },
+    },
+    { name: 'pyframes sidecar', seeds: [read('..', 'python', 'py312', pyName + '.pyframes')], run: (b) => jobOf([[`p/${pyName}`, pyDump], [`p/${pyName}.pyframes`, b]]) },
+    {
+      name: 'pyframes text',
+      seeds: [read('..', 'python', 'py312', pyName + '.pyframes')],
+      run: async (b) => {
+        parsePyFrames(dec.decode(b));
+      },
+    },
+    {
+      name: 'maps',
+      seeds: [enc.encode(mapsText)],
+      run: async (b) => {
+        const { entries } = parseMaps(dec.decode(b));
+        for (let i = 1; i < entries.length; i++) check(entries[i - 1].start <= entries[i].start, 'maps entries not sorted');
+        await jobOf([['m/x.7.0.m0.heap', noMaps], ['m/maps.7', b]]);
+      },
+    },
+    {
+      name: 'perf map',
+      seeds: [read('..', 'python', 'perf-map', 'perf-9293.map')],
+      run: async (b) => {
+        parsePerfMap(dec.decode(b), 'perf-9293.map');
+      },
+    },
+    {
+      name: 'systing code map',
+      seeds: [read('..', 'python', 'systing', 'pycode-4242-00c0ffee12345678-py312.map')],
+      run: async (b) => {
+        parseSystingCodeMap(dec.decode(b));
+      },
+    },
+    {
+      name: 'session file',
+      seeds: [await sessionSeed()],
+      run: async (b) => {
+        try {
+          parseSession(dec.decode(b));
+        } catch (e) {
+          refusesWith(e, SessionError);
+        }
+      },
+    },
+    {
+      name: 'report envelope',
+      seeds: [await reportSeed()],
+      run: async (b) => {
+        try {
+          reopenReport(dec.decode(b));
+        } catch (e) {
+          refusesWith(e, ReportError, SessionError);
+        }
+      },
+    },
+  ];
+}

@@ -1,0 +1,37 @@
+// The README's example outputs are real output (issue 13, item 12): each "$ node bin/heaplens.js …" line of
+// its example block is run, and what it prints on stdout must be the lines below it.
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = resolve(import.meta.dirname, '..');
+const built = existsSync(resolve(ROOT, 'dist/cli/heaplens.js'));
+if (!built) console.warn('readme-examples.test: skipped, dist/ is not built (npm run build)');
+
+/** [command, expected output] pairs from the README's "$ node bin/heaplens.js" examples. */
+function examples(): [string, string][] {
+  const readme = readFileSync(resolve(ROOT, 'README.md'), 'utf8');
+  const out: [string, string][] = [];
+  for (const block of readme.split('```').filter((_, i) => i % 2 === 1)) {
+    const parts = block.split(/^\$ /m).slice(1);
+    for (const p of parts) {
+      const nl = p.indexOf('\n');
+      const cmd = p.slice(0, nl);
+      if (cmd.startsWith('node bin/heaplens.js ')) out.push([cmd, p.slice(nl + 1).replace(/\n+$/, '')]);
+    }
+  }
+  return out;
+}
+
+describe.skipIf(!built)('README examples', () => {
+  const list = examples();
+  it('there are examples to check', () => expect(list.length).toBeGreaterThanOrEqual(2));
+  for (const [cmd, want] of list) {
+    it(cmd, () => {
+      const args = cmd.split(' ').slice(1);
+      const got = execFileSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], env: { ...process.env, HEAPLENS_SYMBOL_CACHE: 'off' } });
+      expect(got.replace(/\n+$/, '')).toBe(want);
+    });
+  }
+});

@@ -21,6 +21,9 @@ import { adoptSystingFrames } from './systing-frames.js';
 import { decodeSystingSlot, parseSystingCodeMap, systingTokenFromMapsPaths } from '../parsers/systing-codemap.js';
 import { pythonFramesForDump, seriesPythonFrames } from './python-stacks.js';
 import type { PyFrameTable } from '../parsers/pyframes.js';
+import { contextForDump, isContextOnlyTable } from './dump-context-load.js';
+import { readRssLogs } from './rss-log-load.js';
+import { attachRssLogs } from './rss-log-align.js';
 
 export interface LoadProgress {
   phase: 'scan' | 'parse';
@@ -161,7 +164,10 @@ export async function loadJob(files: readonly InputFile[], options: LoadOptions 
       progress.filesDone++;
       if (loaded) {
         const py = await pythonFramesForDump(d.file.path, loaded.trailerText, pyframeSidecars, warnings, loaded.mapsText);
-        if (py) pyTables.push(py);
+        if (py) {
+          builder.snapshots[builder.snapshots.length - 1].context = contextForDump(py, d.file.path, d.name?.pid ?? null, pyframeSidecars, warnings);
+          if (!isContextOnlyTable(py)) pyTables.push(py);
+        }
       }
       if (loaded) {
         if (loaded.mapsText) {
@@ -193,6 +199,7 @@ export async function loadJob(files: readonly InputFile[], options: LoadOptions 
     await adoptSystingCodeMap(series, maps, codeMaps, warnings);
     processes.push(series);
   }
+  attachRssLogs(processes, await readRssLogs(classified.side, warnings), warnings);
   options.onProgress?.({ ...progress, file: '' });
   return { processes, warnings, ignoredFiles: classified.ignored };
 }

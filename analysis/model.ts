@@ -101,6 +101,8 @@ export interface ProcessSeries {
    * tables of its dumps: appended to a dump or in a `<dump>.pyframes` sidecar); absent without any.
    */
   pythonFrames?: PyFrameTable | null;
+  /** RSS over time from a CSV log given with the dumps (analysis/rss-log-align.ts); absent without one */
+  rssLog?: { file: string; timeMs: number[]; rss: number[] };
 }
 
 export interface LoadWarning {

@@ -1,6 +1,8 @@
 // Python frames in stacks: turns a stack's frames (normalized hex strings, leaf first, as in the
-// AddressTable) plus a PYFRAMES/1 table into one of three views:
-//   merged  - Python frames in place of the interpreter's native eval frames (like py-spy / memray)
+// AddressTable) plus a PYFRAMES/1 table into one of these views:
+//   python-first - the default: merged, then the interpreter's own native frames folded into markers
+//                  (the folding is analysis/stack-labels.ts, on described frames; here it is merged)
+//   merged  - Python frames in place of the interpreter's native eval frames, every other frame kept
 //   python  - Python frames only
 //   native  - native frames only (pseudo-addresses removed)
 // Markers (entry, unmerged, truncated) are never frames; they only set flags on the view.
@@ -25,8 +27,9 @@ import {
 import type { InputFile } from '../parsers/input-file.js';
 import type { LoadWarning } from './model.js';
 
-export type StackMode = 'merged' | 'python' | 'native';
-export const STACK_MODES: readonly StackMode[] = ['merged', 'python', 'native'];
+export type StackMode = 'python-first' | 'merged' | 'python' | 'native';
+export const STACK_MODES: readonly StackMode[] = ['python-first', 'merged', 'python', 'native'];
+export const DEFAULT_STACK_MODE: StackMode = 'python-first';
 
 export interface NativeFrameView {
   kind: 'native';
@@ -64,9 +67,10 @@ export interface StackView {
 
 export interface StackViewOptions {
   /**
-   * Native frames of the interpreter (libpython plumbing: eval loop, vectorcall, ...). In merged
-   * mode they are hidden once outward of the innermost Python frame; leaf-side native frames
-   * (the allocation site) are always kept. Without it only each group's own eval frame is hidden.
+   * Native frames of the interpreter (libpython plumbing: eval loop, vectorcall, ...). When given, merged
+   * mode hides them outward of the innermost Python frame; leaf-side native frames (the allocation site)
+   * are always kept. Without it only each group's own eval frame is hidden. The views (CLI, exports, the
+   * app) do not hide: they fold (stack-labels.ts), so `--stacks merged` keeps every frame.
    */
   isInterpreterFrame?: (addr: string) => boolean;
   /** `_PyEval_EvalFrameDefault` frames: lets merged mode re-merge a fallback (unmerged) stack. */

@@ -8,7 +8,7 @@ type TimedSnap = Pick<Snapshot, 'mtimeMs' | 'seq' | 'context'>;
 const ctx = (timeRealMs: number): DumpContext => ({
   version: 1, timeRealMs, timeMonoMs: null, timeBootMs: null, pid: 1, ppid: null, startRealMs: null, startBootMs: null,
   comm: null, cmdline: null, cmdlineCut: false, hostname: null, jemalloc: null, rss: null, rssAnon: null, cgroup: null,
-  costNs: null, extra: {},
+  costNs: null, jemallocDelayNs: null, extra: {},
 });
 const series = (snapshots: TimedSnap[]) => ({ snapshots: snapshots as Snapshot[] });
 
@@ -34,10 +34,17 @@ describe('snapshot times', () => {
     expect(mtimeProblem([{ seq: 0, mtimeMs: null }])).toMatch(/no modification time/);
   });
   it('mixes capture and plausible mtimes on one wall axis, admitting the weaker source', () => {
-    const t = seriesTimes(series([{ seq: 0, mtimeMs: 1000 }, { seq: 1, mtimeMs: 9000, context: ctx(2000) }, { seq: 2, mtimeMs: 4000 }]));
+    const t = seriesTimes(series([{ seq: 0, mtimeMs: 1000 }, { seq: 1, mtimeMs: 2100, context: ctx(2000) }, { seq: 2, mtimeMs: 4000 }]));
     expect(t.axis).toBe('wall');
     expect(t.source).toBe('mtime');
     expect(t.x).toEqual([0, 1, 3]);
+  });
+  it('mtimes that disagree with the capture clock (a copy) are not trusted for the dump without a context', () => {
+    // a killed process's last dump, cut before the library wrote its table, in a git checkout
+    const t = seriesTimes(series([{ seq: 0, mtimeMs: 9e12, context: ctx(1000) }, { seq: 1, mtimeMs: 9e12 + 5, context: ctx(2000) }, { seq: 2, mtimeMs: 9e12 + 9 }]));
+    expect(t.axis).toBe('seq');
+    expect(t.mtimeProblem).toMatch(/differ from the capture clock/);
+    expect(seriesTimes(series([{ seq: 0, mtimeMs: 5000, context: ctx(5000) }, { seq: 1, mtimeMs: 4000 }])).mtimeProblem).toMatch(/out of order/);
   });
   it('falls back to indices when some snapshots have no time', () => {
     const t = seriesTimes(series([{ seq: 0, mtimeMs: 1000, context: ctx(5) }, { seq: 1, mtimeMs: 1000 }, { seq: 2, mtimeMs: 1000 }]));

@@ -3,7 +3,7 @@
 //   1. the capture library's wall clock (Snapshot.context.timeRealMs), where the dump has it;
 //   2. else the file's mtime, but only when the series' mtimes are plausible: every snapshot has
 //      one, they are distinct and they increase with the dump sequence (scp / git copies lose
-//      mtimes: all equal, or in copy order);
+//      mtimes: all equal, or in copy order), and where dumps also have a capture time the two agree;
 //   3. else the sequence number (no time at all: the axis counts dumps).
 
 import type { ProcessSeries, Snapshot } from './model.js';
@@ -51,11 +51,37 @@ export function mtimeProblem(snapshots: readonly Pick<Snapshot, 'mtimeMs' | 'seq
   return null;
 }
 
+/**
+ * A dump's mtime and its capture time are the same moment (jemalloc closes the file, then the hook
+ * reads the clock): when they differ by more than this for the dumps that have both, the copy did
+ * not keep mtimes, and the mtimes of the dumps without a context cannot be trusted either.
+ */
+export const MTIME_AGREE_MS = 5000;
+
+/** Why mtimes cannot stand in for the missing capture times of a series, or null. */
+function mixedMtimeProblem(snaps: readonly Pick<Snapshot, 'mtimeMs' | 'seq' | 'context'>[]): string | null {
+  const own = mtimeProblem(snaps.filter((s) => !s.context));
+  if (own) return own;
+  for (const s of snaps) {
+    if (!s.context || s.mtimeMs === null) continue;
+    const d = Math.abs(s.mtimeMs - s.context.timeRealMs);
+    if (d > MTIME_AGREE_MS) return `file modification times differ from the capture clock by ${Math.round(d / 1000)} s (copied without keeping times?)`;
+  }
+  // together with the capture times, the series must still run forward
+  let prev = -Infinity;
+  for (const s of snaps) {
+    const t = s.context ? s.context.timeRealMs : (s.mtimeMs as number);
+    if (t <= prev) return 'file modification times and capture times are out of order';
+    prev = t;
+  }
+  return null;
+}
+
 /** Each snapshot's time and where it came from (see the file comment for the rules). */
 export function seriesTimes(series: Pick<ProcessSeries, 'snapshots'>): SeriesTimes {
   const snaps = series.snapshots;
   const needMtime = snaps.filter((s) => !s.context);
-  const problem = needMtime.length > 0 ? mtimeProblem(needMtime) : null;
+  const problem = needMtime.length > 0 ? mixedMtimeProblem(snaps) : null;
   const useMtime = needMtime.length > 0 && problem === null;
   const times: SnapshotTime[] = snaps.map((s) => {
     if (s.context) return { timeMs: s.context.timeRealMs, source: 'capture' };

@@ -2,9 +2,13 @@
 # Python-call-heavy benchmark of the capture library (about 10 s in total):
 #   A plain Python (glibc malloc)      B + jemalloc (prof off)
 #   C + jemalloc prof:true (default lg_prof_sample:19, native stacks only)
-#   D + libheaplens_capture.so (Python frames)
-# Configurations are interleaved over rounds; each run reports its own CPU time per iteration.
-# Prints the median and the best (least disturbed) CPU cost per iteration relative to A, then the per-sample cost of the hook
+#   D + libheaplens_capture.so (Python frames and the context) with a dump every 64 MiB allocated
+#     (lg_prof_interval:26), as a job profiled for a post-mortem would run
+#   E C with the same dumps, without the library: what jemalloc's own dumps cost
+# Configurations are interleaved over rounds; each run reports its own CPU time per iteration (all
+# threads: the library's context thread counts).
+# Prints the median and the best (least disturbed) CPU cost per iteration relative to A, the median of the
+# paired per-round ratios D/A, then the per-sample cost of the hook
 # (jemalloc's native unwind vs the Python walk) measured in-process (HEAPLENS_CAPTURE_TIMING=1) in a
 # denser-sampled run (lg_prof_sample:14) so there are enough samples.
 #
@@ -14,7 +18,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/.." && pwd)"
 PY="${1:-${PY312:-/root/.pyenv/versions/3.12.1/bin/python3.12}}"
 ROUNDS="${2:-4}"
-SECS="${3:-0.5}"
+SECS="${3:-1.5}"
 JEMALLOC="${JEMALLOC:-/usr/lib/x86_64-linux-gnu/libjemalloc.so.2}"
 CAPTURE="$repo/native-tools/capture/build/libheaplens_capture.so"
 [ -e "$CAPTURE" ] || bash "$repo/native-tools/capture/build.sh" >&2
@@ -29,27 +33,72 @@ run() { # config -> prints cpu-per-iteration in µs
     A) out="$(env -u LD_PRELOAD "$PY" "$W" "$SECS")" ;;
     B) out="$(LD_PRELOAD="$JEMALLOC" "$PY" "$W" "$SECS")" ;;
     C) out="$(LD_PRELOAD="$JEMALLOC" MALLOC_CONF=prof:true "$PY" "$W" "$SECS")" ;;
-    D) out="$(LD_PRELOAD="$JEMALLOC $CAPTURE" MALLOC_CONF=prof:true "$PY" "$W" "$SECS")" ;;
+    D) mkdir -p "$tmp/d"
+       out="$(LD_PRELOAD="$JEMALLOC $CAPTURE" MALLOC_CONF="prof:true,lg_prof_interval:26,prof_prefix:$tmp/d/bench" "$PY" "$W" "$SECS")" ;;
+    E) mkdir -p "$tmp/e"
+       out="$(LD_PRELOAD="$JEMALLOC" MALLOC_CONF="prof:true,lg_prof_interval:26,prof_prefix:$tmp/e/bench" "$PY" "$W" "$SECS")" ;;
   esac
   "$PY" -c 'import json,sys; d=json.loads(sys.argv[1]); print(1e6*d["cpu"]/d["iters"])' "$out"
 }
 
 echo "python: $("$PY" -c 'import sys; print(sys.version.split()[0])')  rounds: $ROUNDS x ${SECS}s  ($(nproc) CPUs, load $(cut -d' ' -f1 /proc/loadavg))"
 declare -A res=()
+pairs=""
 for r in $(seq "$ROUNDS"); do
-  for cfg in $(printf 'A\nB\nC\nD\n' | shuf); do res[$cfg]+="$(run "$cfg") "; done
+  declare -A this=()
+  for cfg in $(printf 'A\nB\nC\nD\nE\n' | shuf); do this[$cfg]="$(run "$cfg")"; res[$cfg]+="${this[$cfg]} "; done
+  pairs+="$(awk -v d="${this[D]}" -v a="${this[A]}" 'BEGIN { print d / a }') "
 done
 median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 minimum() { tr ' ' '\n' | grep -v '^$' | sort -g | head -1; }
 a="$(echo "${res[A]}" | median)"
 amin="$(echo "${res[A]}" | minimum)"
-for cfg in A B C D; do
+for cfg in A B C E D; do
   m="$(echo "${res[$cfg]}" | median)"
   mn="$(echo "${res[$cfg]}" | minimum)"
-  label=$(case $cfg in A) echo "plain python (glibc)";; B) echo "jemalloc, prof off";; C) echo "jemalloc prof:true lg19, native only";; D) echo "jemalloc prof:true lg19 + capture";; esac)
+  label=$(case $cfg in A) echo "plain python (glibc)";; B) echo "jemalloc, prof off";; C) echo "jemalloc prof:true lg19, native only";; D) echo "jemalloc prof lg19 + capture + ctx, dump/64MiB";; E) echo "jemalloc prof lg19, dump/64MiB, no capture";; esac)
   awk -v l="$label" -v c="$cfg" -v m="$m" -v a="$a" -v mn="$mn" -v amin="$amin" \
-    'BEGIN { printf "%s %-40s median %6.2f us/iter %.3fx plain   best %6.2f us/iter %.3fx plain\n", c, l, m, m / a, mn, mn / amin }'
+    'BEGIN { printf "%s %-48s median %6.2f us/iter %.3fx plain   best %6.2f us/iter %.3fx plain\n", c, l, m, m / a, mn, mn / amin }'
 done
+
+ndumps="$(ls "$tmp/d" | grep -c '\.heap$' || true)"
+echo "D paired ratio (D/A per round), median: $(echo "$pairs" | median)x   [$(echo $pairs)]   $ndumps interval dumps in $ROUNDS D runs, $(ls "$tmp/d" | grep -c '\.heap\.pyframes$' || true) tables"
+
+# the context's cost per dump on the dumping thread (ctx_cost_ns, recorded in every table) and how long
+# after the dump the context thread read jemalloc's stats (je_delay_ns): 100 manual dumps, 5 ms apart
+# (back-to-back dumps would starve the thread: each next dump takes jemalloc's dump lock first)
+dump_loop() { # <dir> [env...]: 100 manual dumps 5 ms apart; prints the median prof.dump call time in us
+  local d="$1"; shift; mkdir -p "$d"
+  env "$@" LD_PRELOAD="$JEMALLOC $CAPTURE" MALLOC_CONF="prof:true,prof_prefix:$d/c" "$PY" - <<'PYEOF'
+import ctypes, statistics, time
+lib = ctypes.CDLL(None)
+lib.mallctl.argtypes = [ctypes.c_char_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t]
+keep = [bytearray(1000) for _ in range(20000)]
+t = []
+for _ in range(100):
+    t0 = time.perf_counter()
+    lib.mallctl(b"prof.dump", None, None, None, 0)
+    t.append(time.perf_counter() - t0)
+    time.sleep(0.005)
+print(f"{statistics.median(t) * 1e6:.0f}")
+PYEOF
+}
+with_ctx="$(dump_loop "$tmp/ctx")"; no_ctx="$(dump_loop "$tmp/noctx" HEAPLENS_CAPTURE_CONTEXT=0)"
+with_ctx2="$(dump_loop "$tmp/ctx2")"; no_ctx2="$(dump_loop "$tmp/noctx2" HEAPLENS_CAPTURE_CONTEXT=0)"
+echo "prof.dump call on the dumping thread, median of 100: with context ${with_ctx}/${with_ctx2} us, HEAPLENS_CAPTURE_CONTEXT=0 ${no_ctx}/${no_ctx2} us (two runs each)"
+sleep 0.2
+"$PY" - "$tmp/ctx" <<'PYEOF'
+import glob, statistics, sys
+cost, delay, tables = [], [], glob.glob(sys.argv[1] + "/*.pyframes")
+for f in tables:
+    for line in open(f):
+        if line.startswith("C ctx_cost_ns "): cost.append(int(line.split()[2]))
+        if line.startswith("C je_delay_ns "): delay.append(int(line.split()[2]))
+cost.sort(); delay.sort()
+q = lambda v, p: v[min(len(v) - 1, int(p * len(v)))] / 1e3
+print(f"context per dump ({len(cost)} dumps): collect on the dumping thread median {q(cost, .5):.0f} us, p90 {q(cost, .9):.0f} us, max {q(cost, 1):.0f} us; "
+      f"jemalloc stats read {q(delay, .5):.0f} us (median, p90 {q(delay, .9):.0f} us) after the dump; {len(tables) - len(delay)} of {len(tables)} tables without them")
+PYEOF
 
 # per-sample cost, measured inside the hook: mean (sum / samples) and median (from the log2 histogram,
 # interpolated inside the bucket; robust to the odd preempted sample on a loaded machine)

@@ -2,10 +2,13 @@
 // the CLI asks for a describer once per process, then for the frames of each stack it prints.
 
 import type { ProcessSeries } from '../analysis/model.js';
-import { frameLabel, locateAddress } from '../analysis/frame-labels.js';
-import { applyStackMode, isInterpreterModule, type StackMode } from '../analysis/python-stacks.js';
+import { locateAddress } from '../analysis/frame-labels.js';
+import { applyStackMode, type StackMode } from '../analysis/python-stacks.js';
+import { foldOptionsFor, foldStack, frameText, stackLabel, type FoldedStack } from '../analysis/stack-labels.js';
+import { atGranularity, filterStack, frameTextAt, type Granularity, type StackFilter } from '../analysis/stack-filter.js';
 
-export type FrameKind = 'native' | 'allocator' | 'python';
+/** 'folded': a marker frame standing for folded frames (export/frames.ts foldMarker) */
+export type FrameKind = 'native' | 'allocator' | 'python' | 'folded';
 
 export interface FrameOut {
   /** raw return address as written in the dump, hex */
@@ -13,6 +16,8 @@ export interface FrameOut {
   kind: FrameKind;
   module: string | null;
   moduleOffset: string | null;
+  /** the module's path as in the maps (what --focus and the other filters match, as pprof's mapping file) */
+  modulePath?: string | null;
   function?: string | null;
   file?: string | null;
   line?: number | null;
@@ -42,7 +47,7 @@ export function mapsDescriber(proc: ProcessSeries): StackDescriber {
         let loc = cache.get(a);
         if (!loc) {
           const l = locateAddress(proc, a);
-          loc = { address: l.address, module: l.module, moduleOffset: l.moduleOffset };
+          loc = { address: l.address, module: l.module, moduleOffset: l.moduleOffset, modulePath: l.modulePath };
           cache.set(a, loc);
         }
         out.push({ ...loc, kind: k - offsets[stackId] < allocatorDepth[stackId] ? 'allocator' : 'native' });
@@ -53,15 +58,16 @@ export function mapsDescriber(proc: ProcessSeries): StackDescriber {
 }
 
 export function describeFrame(f: FrameOut): string {
-  if (f.kind === 'python') return `${f.function ?? '?'} (${f.file ? baseOf(f.file) : '?'}:${f.line ?? '?'})`;
   // A name from a binary that does not fit the mapping may be wrong: say so rather than present a guess as fact.
-  const mark = f.binary === 'mismatch' ? ' [binary mismatch]' : '';
-  if (f.function) return (f.file ? `${f.function} (${baseOf(f.file)}:${f.line ?? '?'})` : f.function) + mark;
-  return frameLabel({ address: f.address, module: f.module, modulePath: null, moduleOffset: f.moduleOffset });
+  const mark = f.kind !== 'python' && f.function && f.binary === 'mismatch' ? ' [binary mismatch]' : '';
+  return frameText(f) + mark;
 }
 
-function baseOf(p: string): string {
-  return p.slice(p.lastIndexOf('/') + 1);
+/** A stack's label for the terminal (analysis/stack-labels.ts): the first surviving frame first. */
+export function stackText(stack: FoldedStack<FrameOut>, max = 6, granularity: Granularity = 'lines'): string {
+  const text = granularity === 'lines' ? (f: FrameOut) => describeFrame(f) : (f: FrameOut) => frameTextAt(f, granularity);
+  const shown = { frames: atGranularity(stack.frames, granularity), folds: stack.folds };
+  return stackLabel(shown, { max, text: (f) => text(f as FrameOut) });
 }
 
 /** Frames to show: allocator frames dropped unless asked for. */
@@ -78,17 +84,33 @@ export function pythonDescriber(inner: StackDescriber, proc: ProcessSeries, mode
   const table = proc.pythonFrames ?? null;
   return {
     frames(stackId: number): FrameOut[] {
-      const frames = inner.frames(stackId);
-      const moduleOf = new Map(frames.map((f) => [f.address, f.module] as const));
-      // merged: the interpreter's own frames outward of the innermost Python frame are hidden
-      const isInterpreterFrame = (a: string): boolean => isInterpreterModule(moduleOf.get(a));
-      return applyStackMode(
-        frames,
-        table,
-        mode,
-        (p) => ({ address: p.addr, kind: 'python', module: null, moduleOffset: null, function: p.function, file: p.file, line: p.line }),
-        { isInterpreterFrame },
-      );
+      // Nothing is hidden here: the Python-first view folds the interpreter's frames (stackViewer).
+      return applyStackMode(inner.frames(stackId), table, mode, (p) => ({ address: p.addr, kind: 'python', module: null, moduleOffset: null, function: p.function, file: p.file, line: p.line }));
     },
   };
+}
+
+export interface ViewOptions extends DescribeOptions {
+  mode: StackMode;
+  foldImports: boolean;
+  /** --focus/--ignore/--hide/--show (analysis/stack-filter.ts), applied to every frame before folding */
+  filter?: StackFilter;
+}
+
+/**
+ * Stacks as a view shows them: allocator frames dropped unless asked for, then the filters (null: the stack is
+ * filtered out), then folded (analysis/stack-labels.ts).
+ */
+export function stackViewer(d: StackDescriber, proc: ProcessSeries, options: ViewOptions): (stackId: number) => FoldedStack<FrameOut> | null {
+  const fold = foldOptionsFor(proc, options.mode, options.foldImports);
+  const filter = options.filter ?? {};
+  return (stackId) => {
+    const frames = filterStack(visibleFrames(d.frames(stackId), options), filter);
+    return frames ? foldStack(frames, fold) : null;
+  };
+}
+
+/** The JSON of a stack's folds: where each run sits among `frames`, why, and how many frames it holds. */
+export function foldsJson(stack: FoldedStack<FrameOut>): { folded?: { index: number; reason: string; count: number }[] } {
+  return stack.folds.length > 0 ? { folded: stack.folds.map((f) => ({ index: f.index, reason: f.reason, count: f.frames.length })) } : {};
 }

@@ -7,7 +7,7 @@ import { NOISE_Z } from '../analysis/sampling-error.js';
 import { has, intFlag, type ParsedArgs } from './args.js';
 import type { FrameOut, StackDescriber } from './describe-stacks.js';
 import { formatBytes, formatSignedBytes, table } from './format.js';
-import { describer, framesFor, indent, printWarnings, processJson, processTitle, stackText, type Output } from './main.js';
+import { describer, framesFor, indent, printWarnings, processJson, processTitle, stackText, tableColumns, type Output } from './main.js';
 
 /** Describers per process, made on first use (symbolized frames are cached inside each). */
 export function describers(job: Job, args: ParsedArgs): (pi: number) => StackDescriber {
@@ -139,7 +139,7 @@ export function growth(job: Job, args: ParsedArgs, io: Output): void {
       stackText(frames(g.top.processIndex, g.top.stackId)),
     ];
   });
-  io.out(indent(table(['#', 'score', 'pattern', 'Δ total', '±2σ end', 'late rate (top)', 'processes', 'stack (leaf first)'], grows, [true, true, false, true, true, true, false, false])) + '\n');
+  io.out(indent(table(['#', 'score', 'pattern', 'Δ total', '±2σ end', 'late rate (top)', 'processes', 'stack (leaf first)'], grows, [true, true, false, true, true, true, false, false], tableColumns(io))) + '\n');
 
   r.processes.forEach((ps, pi) => {
     const p = job.processes[pi];
@@ -164,7 +164,7 @@ export function growth(job: Job, args: ParsedArgs, io: Output): void {
         s.groupProcesses > 1 ? `${s.groupProcesses} procs` : '',
         stackText(frames(pi, s.stackId)),
       ]);
-    io.out(indent(table(['#', 'score', 'pattern', 'Δ total', '±2σ end', 'slope', 'late slope', 'shared', 'stack (leaf first)'], rows, [true, true, false, true, true, true, true, false, false])) + '\n');
+    io.out(indent(table(['#', 'score', 'pattern', 'Δ total', '±2σ end', 'slope', 'late slope', 'shared', 'stack (leaf first)'], rows, [true, true, false, true, true, true, true, false, false], tableColumns(io))) + '\n');
   });
   printWarnings(job.warnings, io);
 }

@@ -1,8 +1,16 @@
 // Process entry point: runs the CLI with the real stdout/stderr and sets the exit code.
 
 import { run } from './main.js';
+import { terminalColumns } from './format.js';
+
+// `heaplens top … | head`: the reader went away; stop quietly rather than die on EPIPE.
+process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+  if (e.code === 'EPIPE') process.exit(0);
+  throw e;
+});
 
 run(process.argv.slice(2), {
+  columns: terminalColumns(process.stdout, process.env),
   out: (s) => process.stdout.write(s + '\n'),
   err: (s) => process.stderr.write(s + '\n'),
 }).then(

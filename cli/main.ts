@@ -9,16 +9,24 @@ import { processFates } from '../analysis/process-fate.js';
 import { denseVariances, deltaSigma, withinNoise } from '../analysis/sampling-error.js';
 import { escapeControlsInJson, revealControls } from '../analysis/display-text.js';
 import { collectInputFiles, type CollectProblem } from '../node-io/node-files.js';
-import { checkFlags, flag, has, intFlag, parseArgs, UsageError, type ParsedArgs } from './args.js';
-import { describeFrame, mapsDescriber, pythonDescriber, visibleFrames, type FrameOut, type StackDescriber } from './describe-stacks.js';
-import { parseStackMode } from '../analysis/python-stacks.js';
-import { formatBytes, formatInt, formatPercent, formatSignedBytes, table } from './format.js';
-import { prepareSymbols, SYMBOL_FLAGS, SYMBOL_USAGE, symbolDescriber, symbolizeJob } from './symbols.js';
+import { checkFlags, flag, has, intFlag, parseArgs, sliceFilter, UsageError, type ParsedArgs } from './args.js';
+import { atGranularity, frameKey, isActive, parseGranularity, type Granularity } from '../analysis/stack-filter.js';
+import { foldsJson, mapsDescriber, pythonDescriber, stackText as foldedStackText, stackViewer, visibleFrames, type FrameOut, type StackDescriber } from './describe-stacks.js';
+import { DEFAULT_STACK_MODE, parseStackMode } from '../analysis/python-stacks.js';
+import type { FoldedStack } from '../analysis/stack-labels.js';
+import { DEFAULT_SAMPLE_TYPE, parseSampleType, sampleSeries, sampleUnavailable, sampleUnit, type SampleType } from '../analysis/sample-type.js';
+import { formatBytes, formatInt, formatPercent, formatSignedBytes, table, wrapLines } from './format.js';
+import { processIdentity, processName } from '../analysis/memory-context.js';
+import { jobParents, processContextJson, processContextText, snapshotContextCells, snapshotContextJson } from './context-output.js';
+import { prepareSymbols, SYMBOL_FLAGS, SYMBOL_USAGE, symbolDescriber, symbolizeJob, symbolTableOf } from './symbols.js';
+import { missingBinaries } from '../symbolize/missing-binaries.js';
 import { datasetPath, loadDataset } from './dataset-input.js';
 
 export interface Output {
   out: (s: string) => void;
   err: (s: string) => void;
+  /** terminal width: tables fit it (cli/heaplens.ts passes the TTY's, $COLUMNS or 100); unlimited when absent */
+  columns?: number;
 }
 
 /**
@@ -40,6 +48,8 @@ usage:
   heaplens growth <paths…> [-n 20]                job-wide suspects (patterns, σ, groups), then each process
   heaplens postmortem <paths…> [--limit <bytes|file>] [-n 10]
                                                   who died, when, the top suspects; time to the limit
+  heaplens binaries <paths…> [--snapshot last]    modules whose frames stay unresolved, the bytes
+                                                  through them, and what to hand over (--symbols)
 ${REPORT_USAGE}
 ${EXPORT_USAGE}
 ${INGEST_USAGE}
@@ -48,21 +58,40 @@ options:
   --json             one JSON document on stdout (shape: README.md, "CLI JSON")
   --show-allocator   keep the allocator's own frames at the top of stacks
   --pid <pid>        only this process
-  --stacks merged|python|native
-                     Python frames (PYFRAMES/1) in place of the interpreter's frames (default),
-                     Python frames only, or native frames only
+  --stacks python-first|merged|python|native
+                     python-first (default): Python frames and the native frames that are not the
+                     interpreter's own, which fold into "[+N interpreter frames]"; merged: Python
+                     frames in place of the eval loop's, every other frame kept; Python frames
+                     only; native frames only
+  --fold-imports     fold import-machinery frames (<frozen importlib._bootstrap…>) too
+  --sample inuse_space|inuse_objects|alloc_space|alloc_objects
+                     what to count (pprof's names; space/objects = inuse_*): live bytes (default),
+                     live objects, or bytes/objects allocated since start (needs prof_accum:true)
+  --focus RE         only stacks with a frame whose function, file or module path matches (pprof -focus)
+  --ignore RE        drop stacks with a matching frame (pprof -ignore)
+  --hide RE          remove matching frames from stacks (pprof -hide)
+  --show RE          keep only matching frames in stacks (pprof -show)
+  --granularity lines|functions|files
+                     what a frame is when stacks are grouped and shown (default lines)
 ${SYMBOL_USAGE}
 Paths may be dump files (.heap, .heap.gz), maps files, or folders (read recursively), or one dataset
 folder written by ingest (every command reads it as it would read the dumps).`;
 }
 
-const COMMON = ['json', 'show-allocator', 'pid', 'help', 'stacks'];
+const COMMON = ['json', 'show-allocator', 'pid', 'help', 'stacks', 'fold-imports', 'sample'];
+/** what the stack-listing commands add: pprof's slicing options */
+const SLICING = ['focus', 'ignore', 'hide', 'show', 'granularity'];
 
 export async function run(argv: readonly string[], rawIo: Output): Promise<number> {
-  const io = terminalSafe(rawIo, argv.includes('--json') || argv.includes('speedscope') || argv.includes('--format=speedscope'));
+  const safe: Output = { ...terminalSafe(rawIo, argv.includes('--json') || argv.includes('speedscope') || argv.includes('--format=speedscope')), columns: rawIo.columns };
   let args: ParsedArgs;
+  let io = safe;
   try {
     args = parseArgs(argv);
+    const columns = rawIo.columns;
+    // Text output fits the terminal (tables cut their stack column; longer lines wrap); JSON is left whole, and
+    // so is the list of binaries to hand over (paths to copy).
+    if (columns !== undefined && !has(args, 'json') && args.command !== 'binaries') io = { ...safe, out: (s) => safe.out(wrapLines(s, columns)) };
     if (args.command === 'help' || args.command === '--help' || args.command === '-h' || has(args, 'help')) {
       io.out(await usage());
       return 0;
@@ -72,20 +101,24 @@ export async function run(argv: readonly string[], rawIo: Output): Promise<numbe
         checkFlags(args, COMMON);
         return await withJob(args, io, summary);
       case 'top':
-        checkFlags(args, [...COMMON, ...SYMBOL_FLAGS, 'snapshot', 'top']);
+        checkFlags(args, [...COMMON, ...SLICING, ...SYMBOL_FLAGS, 'snapshot', 'top']);
         return await withJob(args, io, top);
       case 'diff':
-        checkFlags(args, [...COMMON, ...SYMBOL_FLAGS, 'base', 'target', 'top']);
+        checkFlags(args, [...COMMON, ...SLICING, ...SYMBOL_FLAGS, 'base', 'target', 'top']);
         return await withJob(args, io, diff);
       case 'growth':
         checkFlags(args, [...COMMON, ...SYMBOL_FLAGS, 'top']);
-        return await withJob(args, io, (await import('./growth-command.js')).growth);
+        return await withJob(args, io, async (job, a, o) => (await import('./growth-command.js')).growth(sampledJob(job, a), a, o));
       case 'postmortem': {
         checkFlags(args, [...COMMON, ...SYMBOL_FLAGS, 'top', 'limit']);
         const pm = await import('./postmortem-command.js');
         const limit = await pm.readLimit(args);
-        return await withJob(args, io, (job, a, o) => pm.postmortemCommand(job, a, o, limit));
+        return await withJob(args, io, (job, a, o) => pm.postmortemCommand(sampledJob(job, a), a, o, limit));
       }
+      case 'binaries':
+        checkFlags(args, [...COMMON, ...SYMBOL_FLAGS, 'snapshot']);
+        if (has(args, 'no-symbols')) throw new UsageError('"binaries" symbolizes to find what is missing: drop --no-symbols');
+        return await withJob(args, io, binaries);
       case 'report':
         return await (await import('./report-command.js')).reportCommand(args, io);
       case 'export':
@@ -153,7 +186,8 @@ export function printWarnings(warnings: readonly LoadWarning[], io: Output): voi
 }
 
 export function processTitle(p: ProcessSeries): string {
-  const who = p.pid !== null ? `pid ${p.pid}${p.prefix ? ` (${p.prefix})` : ''}` : p.key;
+  const name = processName(processIdentity(p));
+  const who = p.pid !== null ? `pid ${p.pid}${name ? ` ${name}` : ''}${p.prefix ? ` (${p.prefix})` : ''}` : p.key;
   return `${who}: ${p.snapshots.length} snapshot${p.snapshots.length === 1 ? '' : 's'}${p.endedWithoutFinalDump ? ', no final dump (killed or still running)' : ''}`;
 }
 
@@ -175,24 +209,93 @@ export function snapshotJson(s: Snapshot) {
   };
 }
 
+const fatesOf = new WeakMap<Job, ReturnType<typeof processFates>>();
+
 export function processJson(p: ProcessSeries, job?: Job) {
-  const fate = job ? processFates(job)[job.processes.indexOf(p)] : null;
+  let fates = job ? fatesOf.get(job) : undefined;
+  if (job && !fates) {
+    fates = processFates(job);
+    fatesOf.set(job, fates);
+  }
+  const fate = job && fates ? fates[job.processes.indexOf(p)] : null;
   return {
     key: p.key,
     pid: p.pid,
     prefix: p.prefix,
+    name: processName(processIdentity(p)),
     endedWithoutFinalDump: p.endedWithoutFinalDump,
     hasMaps: p.maps !== null,
     ...(fate ? { lastCompleteSeq: fate.lastCompleteSeq, killed: fate.killed, killedEvidence: fate.evidence } : {}),
   };
 }
 
+/**
+ * The job with the sample's values in every process's columns, for the commands that read the columns only
+ * (growth, postmortem); processes without the values are left out with a warning saying why.
+ */
+function sampledJob(job: Job, args: ParsedArgs): Job {
+  if (sampleOf(args) === DEFAULT_SAMPLE_TYPE) return job;
+  const processes: ProcessSeries[] = [];
+  for (const p of job.processes) {
+    const sp = sampled(job, p, args);
+    if (sp) processes.push(sp);
+  }
+  return { ...job, processes };
+}
+
+function sampleOf(args: ParsedArgs): SampleType {
+  return parseSampleType(flag(args, 'sample') ?? DEFAULT_SAMPLE_TYPE) ?? DEFAULT_SAMPLE_TYPE;
+}
+
+/** The process with the sample's values in its columns, or null (and a warning) when its dumps lack them. */
+function sampled(job: Job, p: ProcessSeries, args: ParsedArgs): ProcessSeries | null {
+  const t = sampleOf(args);
+  const sp = sampleSeries(p, t);
+  if (!sp) job.warnings.push({ file: p.key, message: sampleUnavailable(p, t) ?? `no ${t} values` });
+  return sp;
+}
+
+/** Value formatting for the sample: bytes, or counts of objects. */
+function valueFormat(args: ParsedArgs): { plain: (n: number) => string; signed: (n: number) => string; unit: 'bytes' | 'objects'; name: string } {
+  const t = sampleOf(args);
+  const unit = sampleUnit(t);
+  if (unit === 'bytes') return { plain: formatBytes, signed: formatSignedBytes, unit, name: t };
+  return { plain: formatInt, signed: (n) => (n > 0 ? '+' : n < 0 ? '-' : '') + formatInt(Math.abs(n)), unit, name: t };
+}
+
+/** accumulatedBytes/accumulatedObjects of rows of a snapshot, where the dump has them. */
+function accumulatedJson(s: Snapshot, rows: readonly number[]): { accumulatedBytes?: number; accumulatedObjects?: number } {
+  if (!s.hasAccumulated || !s.accumBytes || !s.accumObjects) return {};
+  let b = 0;
+  let o = 0;
+  for (const r of rows) {
+    b += s.accumBytes[r];
+    o += s.accumObjects[r];
+  }
+  return { accumulatedBytes: b, accumulatedObjects: o };
+}
+
+/** accumulatedBytes/accumulatedObjects of one stack in a snapshot (looked up by stack id), where the dump has them. */
+function accumulatedLookup(s: Snapshot): (stackId: number) => { accumulatedBytes?: number; accumulatedObjects?: number } {
+  if (!s.hasAccumulated || !s.accumBytes || !s.accumObjects) return () => ({});
+  const row = new Map<number, number>();
+  s.stackIds.forEach((id, r) => row.set(id, r));
+  return (id) => {
+    const r = row.get(id);
+    return r === undefined ? { accumulatedBytes: 0, accumulatedObjects: 0 } : accumulatedJson(s, [r]);
+  };
+}
+
 function summary(job: Job, args: ParsedArgs, io: Output): void {
+  const parents = jobParents(job);
   if (has(args, 'json')) {
     io.out(
       JSON.stringify(
         {
-          processes: job.processes.map((p) => ({ ...processJson(p, job), snapshots: p.snapshots.map(snapshotJson) })),
+          processes: job.processes.map((p) => {
+            const ctx = snapshotContextJson(p);
+            return { ...processJson(p, job), ...processContextJson(p, parents), snapshots: p.snapshots.map((s, i) => ({ ...snapshotJson(s), ...ctx[i] })) };
+          }),
           warnings: job.warnings,
           ignoredFiles: job.ignoredFiles,
         },
@@ -202,17 +305,25 @@ function summary(job: Job, args: ParsedArgs, io: Output): void {
     );
     return;
   }
+  const fmt = valueFormat(args);
+  const withSample = fmt.name !== 'inuse_space' && fmt.name !== 'inuse_objects';
   for (const p of job.processes) {
     io.out(processTitle(p));
-    const rows = p.snapshots.map((s) => [
+    for (const l of processContextText(p, parents, job)) io.out(indent(l));
+    const extra = snapshotContextCells(p);
+    const sp = withSample ? sampled(job, p, args) : p;
+    const rows = p.snapshots.map((s, i) => [
       s.seq === null ? '-' : String(s.seq),
       s.trigger,
+      ...extra.rows[i],
       formatBytes(s.live.bytes),
       formatInt(s.live.objects),
+      ...(withSample ? [sp ? fmt.plain(sp.snapshots[i].live.bytes) : '-'] : []),
       s.truncated ? `truncated at byte ${s.truncated.byteOffset}${s.complete ? ' (in its maps: records complete)' : s.headerLiveBytes !== null ? `: records incomplete, header total ${formatBytes(s.headerLiveBytes)}` : ': records incomplete'}` : '',
       s.file,
     ]);
-    io.out(indent(table(['seq', 'trigger', 'live', 'objects', 'note', 'file'], rows, [true, false, true, true, false, false])));
+    const header = ['seq', 'trigger', ...extra.header, 'live', 'objects', ...(withSample ? [fmt.name] : []), 'note', 'file'];
+    io.out(indent(table(header, rows, [true, false, false, true, true, true, true, true, ...(withSample ? [true] : []), false, false])));
     io.out('');
   }
   printWarnings(job.warnings, io);
@@ -233,96 +344,158 @@ function pickSnapshot(p: ProcessSeries, which: string): number {
   return i;
 }
 
-interface StackLine {
-  frames: FrameOut[];
+type Viewer = (stackId: number) => FoldedStack<FrameOut> | null;
+
+function granularityOf(args: ParsedArgs): Granularity {
+  return parseGranularity(flag(args, 'granularity') ?? 'lines') ?? 'lines';
 }
 
-export function describer(p: ProcessSeries, args: ParsedArgs): StackDescriber {
-  const v = flag(args, 'stacks') ?? 'merged';
+/** The stacks of a process as the command shows them (maps → symbols → Python frames → allocator → filters → folds). */
+function viewer(p: ProcessSeries, args: ParsedArgs): Viewer {
+  const v = flag(args, 'stacks') ?? DEFAULT_STACK_MODE;
   const mode = parseStackMode(v);
-  if (!mode) throw new UsageError(`--stacks takes merged, python or native, got ${JSON.stringify(v)}`);
-  return pythonDescriber(symbolDescriber(mapsDescriber(p), p), p, mode);
+  if (!mode) throw new UsageError(`--stacks takes python-first, merged, python or native, got ${JSON.stringify(v)}`);
+  const d = pythonDescriber(symbolDescriber(mapsDescriber(p), p), p, mode);
+  return stackViewer(d, p, { mode, showAllocator: has(args, 'show-allocator'), foldImports: has(args, 'fold-imports'), filter: sliceFilter(args) });
 }
 
-export function stackText(frames: readonly FrameOut[], max = 6): string {
-  const shown = frames.slice(0, max).map(describeFrame);
-  return shown.join(' ← ') + (frames.length > max ? ` ← … (${frames.length - max} more)` : '') || '(no frames)';
+/**
+ * The frames the commands print for a stack, as a describer (growth-command, postmortem-command): the surviving
+ * frames of the view (python-first folds, allocator option, filters); folded frames are left out.
+ */
+export function describer(p: ProcessSeries, args: ParsedArgs): StackDescriber {
+  const view = viewer(p, args);
+  return { frames: (id) => view(id)?.frames ?? [] };
 }
 
-export function framesFor(d: StackDescriber, stackId: number, args: ParsedArgs): StackLine {
+/** A stack as one line: frames (or a folded stack, noting what was folded), the first surviving frame first. */
+export function stackText(frames: readonly FrameOut[] | FoldedStack<FrameOut>, max = 6): string {
+  return foldedStackText('folds' in frames ? frames : { frames: [...frames], folds: [] }, max);
+}
+
+/** The frames to print of one stack of a describer (allocator frames dropped unless --show-allocator). */
+export function framesFor(d: StackDescriber, stackId: number, args: ParsedArgs): { frames: FrameOut[] } {
   return { frames: visibleFrames(d.frames(stackId), { showAllocator: has(args, 'show-allocator') }) };
+}
+
+/** Output width for tables (cli/heaplens.ts passes the terminal's), less the two-space indent. */
+export function tableColumns(io: Output): number | undefined {
+  return io.columns !== undefined ? io.columns - 2 : undefined;
 }
 
 interface TopGroup {
   stackIds: number[];
-  frames: FrameOut[];
+  rows: number[];
+  stack: FoldedStack<FrameOut>;
+  value: number;
   bytes: number;
   objects: number;
 }
 
+/** What makes two shown stacks the same row: their surviving frames at the granularity (folded frames do not count). */
+function shownKey(stack: FoldedStack<FrameOut>, g: Granularity): string {
+  return atGranularity(stack.frames, g)
+    .map((f) => (f.function || f.kind === 'python' || g === 'files' ? frameKey(f, g) : f.address))
+    .join(';');
+}
+
 /**
- * A snapshot's stacks by live bytes. In the Python-only and native-only views, stacks whose visible
- * frames are the same (they differed only in frames the view hides) are one row, as in py-spy.
+ * A snapshot's stacks by the sample's value. Except in the merged view at line granularity without filters (every
+ * frame, one row per stack), stacks whose shown frames are the same (they differed only in frames the view hides,
+ * folds or does not distinguish) are one row, as in py-spy and pprof.
  */
-function topGroups(s: Snapshot, d: StackDescriber, args: ParsedArgs): TopGroup[] {
-  const mode = flag(args, 'stacks') ?? 'merged';
-  const rows = [...s.stackIds.keys()].sort((a, b) => s.liveBytes[b] - s.liveBytes[a]);
-  if (mode === 'merged') {
-    const n = intFlag(args, 'top', 20);
-    return rows.slice(0, n).map((r) => ({ stackIds: [s.stackIds[r]], frames: framesFor(d, s.stackIds[r], args).frames, bytes: s.liveBytes[r], objects: s.liveObjects[r] }));
-  }
+function topGroups(s: Snapshot, values: Snapshot, view: Viewer, args: ParsedArgs): TopGroup[] {
+  const mode = flag(args, 'stacks') ?? DEFAULT_STACK_MODE;
+  const g = granularityOf(args);
+  const perStack = mode === 'merged' && g === 'lines' && !isActive(sliceFilter(args));
+  const order = [...s.stackIds.keys()].sort((a, b) => values.liveBytes[b] - values.liveBytes[a]);
   const byKey = new Map<string, TopGroup>();
-  for (const r of rows) {
-    const { frames } = framesFor(d, s.stackIds[r], args);
-    const key = frames.map((f) => (f.function ? `${f.kind}|${f.function}|${f.file ?? ''}|${f.line ?? ''}` : f.address)).join(';');
-    const g = byKey.get(key);
-    if (g) {
-      g.stackIds.push(s.stackIds[r]);
-      g.bytes += s.liveBytes[r];
-      g.objects += s.liveObjects[r];
+  const out: TopGroup[] = [];
+  for (const r of order) {
+    const stack = view(s.stackIds[r]);
+    if (!stack) continue;
+    const key = perStack ? String(r) : shownKey(stack, g);
+    const grp = byKey.get(key);
+    if (grp) {
+      grp.stackIds.push(s.stackIds[r]);
+      grp.rows.push(r);
+      grp.value += values.liveBytes[r];
+      grp.bytes += s.liveBytes[r];
+      grp.objects += s.liveObjects[r];
     } else {
-      byKey.set(key, { stackIds: [s.stackIds[r]], frames, bytes: s.liveBytes[r], objects: s.liveObjects[r] });
+      const n: TopGroup = { stackIds: [s.stackIds[r]], rows: [r], stack, value: values.liveBytes[r], bytes: s.liveBytes[r], objects: s.liveObjects[r] };
+      byKey.set(key, n);
+      out.push(n);
     }
   }
-  return [...byKey.values()].sort((a, b) => b.bytes - a.bytes);
+  return out.sort((a, b) => b.value - a.value);
 }
 
 function top(job: Job, args: ParsedArgs, io: Output): void {
   const n = intFlag(args, 'top', 20);
   const which = flag(args, 'snapshot') ?? 'last';
   const json = has(args, 'json');
+  const fmt = valueFormat(args);
+  const g = granularityOf(args);
   const stacksJson: unknown[] = [];
   const procsJson: unknown[] = [];
   for (const p of job.processes) {
+    const sp = sampled(job, p, args);
+    if (!sp) continue;
     const si = pickSnapshot(p, which);
     if (si < 0) {
       job.warnings.push({ file: p.key, message: `no snapshot with sequence number ${which}` });
       continue;
     }
     const s = p.snapshots[si];
-    const d = describer(p, args);
-    const groups = topGroups(s, d, args).slice(0, n);
-    procsJson.push({ ...processJson(p), snapshot: snapshotJson(s) });
+    const values = sp.snapshots[si];
+    const all = topGroups(s, values, viewer(p, args), args);
+    const shown = all.reduce((a, x) => a + x.value, 0);
+    const groups = all.slice(0, n);
+    procsJson.push({ ...processJson(p), snapshot: snapshotJson(s), sample: fmt.name, total: values.live.bytes, shownTotal: shown });
     if (!json) {
-      io.out(`${processTitle(p)}\n  snapshot ${s.seq ?? '-'} (${s.trigger}) ${s.file}: ${formatBytes(s.live.bytes)} live in ${formatInt(s.live.objects)} objects`);
+      const what = fmt.name === 'inuse_space' ? 'live' : fmt.name;
+      io.out(`${processTitle(p)}\n  snapshot ${s.seq ?? '-'} (${s.trigger}) ${s.file}: ${fmt.plain(values.live.bytes)} ${what}${fmt.name === 'inuse_space' ? ` in ${formatInt(s.live.objects)} objects` : ''}`);
+      if (isActive(sliceFilter(args))) io.out(`  filters keep ${fmt.plain(shown)} (${formatPercent(shown, values.live.bytes)}) in ${all.length} rows`);
     }
     const rows: string[][] = [];
-    groups.forEach((g, rank) => {
+    groups.forEach((grp, rank) => {
       if (json) {
-        stacksJson.push({ pid: p.pid, process: p.key, stackId: g.stackIds[0], ...(g.stackIds.length > 1 ? { stackIds: g.stackIds } : {}), liveBytes: g.bytes, liveObjects: g.objects, frames: g.frames });
+        stacksJson.push({
+          pid: p.pid,
+          process: p.key,
+          stackId: grp.stackIds[0],
+          ...(grp.stackIds.length > 1 ? { stackIds: grp.stackIds } : {}),
+          ...(fmt.name !== 'inuse_space' ? { value: grp.value } : {}),
+          liveBytes: grp.bytes,
+          liveObjects: grp.objects,
+          ...accumulatedJson(s, grp.rows),
+          frames: grp.stack.frames,
+          ...foldsJson(grp.stack),
+        });
       } else {
-        rows.push([String(rank + 1), formatBytes(g.bytes), formatPercent(g.bytes, s.live.bytes), formatInt(g.objects), stackText(g.frames) + (g.stackIds.length > 1 ? ` [${g.stackIds.length} stacks]` : '')]);
+        const objects = fmt.unit === 'bytes' ? formatInt(fmt.name === 'alloc_space' ? sumRows(values.liveObjects, grp.rows) : grp.objects) : fmt.plain(grp.value);
+        rows.push([String(rank + 1), fmt.plain(grp.value), formatPercent(grp.value, values.live.bytes), objects, foldedStackText(grp.stack, 6, g) + (grp.stackIds.length > 1 ? ` [${grp.stackIds.length} stacks]` : '')]);
       }
     });
-    if (!json) io.out(indent(table(['#', 'live', 'share', 'objects', 'stack (leaf first)'], rows, [true, true, true, true, false])) + '\n');
+    const head = fmt.name === 'inuse_space' ? 'live' : fmt.name;
+    if (!json) io.out(indent(table(['#', head, 'share', 'objects', 'stack (leaf first)'], rows, [true, true, true, true, false], tableColumns(io))) + '\n');
   }
   if (json) io.out(JSON.stringify({ processes: procsJson, stacks: stacksJson, warnings: job.warnings }, null, 2));
   else printWarnings(job.warnings, io);
 }
 
+function sumRows(a: ArrayLike<number>, rows: readonly number[]): number {
+  let s = 0;
+  for (const r of rows) s += a[r];
+  return s;
+}
+
 function diff(job: Job, args: ParsedArgs, io: Output): void {
   const n = intFlag(args, 'top', 20);
   const json = has(args, 'json');
+  const fmt = valueFormat(args);
+  const g = granularityOf(args);
   const baseSeq = flag(args, 'base');
   const targetSeq = flag(args, 'target');
   const stacksJson: unknown[] = [];
@@ -330,6 +503,8 @@ function diff(job: Job, args: ParsedArgs, io: Output): void {
   // Two files of one process: compare those two; otherwise first → last (or --base/--target) per process.
   const twoFiles = args.positional.length === 2 && baseSeq === undefined && targetSeq === undefined;
   for (const p of job.processes) {
+    const sp = sampled(job, p, args);
+    if (!sp) continue;
     let bi = 0;
     // the last complete dump: a cut one would report frees that never happened
     let ti = lastCompleteIndex(p);
@@ -353,30 +528,71 @@ function diff(job: Job, args: ParsedArgs, io: Output): void {
     }
     const base = p.snapshots[bi];
     const target = p.snapshots[ti];
-    const deltas = diffSnapshots(p, bi, ti);
+    const view = viewer(p, args);
+    const deltas = diffSnapshots(sp, bi, ti).flatMap((x) => {
+      const stack = view(x.stackId);
+      return stack ? [{ ...x, stack }] : [];
+    });
     const totals = diffTotals(deltas);
-    const varBase = denseVariances(p.stacks.count, base);
-    const varTarget = denseVariances(p.stacks.count, target);
-    const d = describer(p, args);
-    procsJson.push({ ...processJson(p), base: snapshotJson(base), target: snapshotJson(target), ...totals });
+    const accOf = accumulatedLookup(target);
+    // σ of jemalloc's sampling, for live bytes (the model keeps no variance of the other sample types)
+    const withSigma = fmt.name === 'inuse_space';
+    const varBase = withSigma ? denseVariances(p.stacks.count, base) : null;
+    const varTarget = withSigma ? denseVariances(p.stacks.count, target) : null;
+    procsJson.push({ ...processJson(p), base: snapshotJson(base), target: snapshotJson(target), sample: fmt.name, ...totals });
     if (!json) {
       io.out(
-        `${processTitle(p)}\n  ${base.file} → ${target.file}: ${formatBytes(totals.baseBytes)} → ${formatBytes(totals.targetBytes)} (${formatSignedBytes(totals.deltaBytes)}), ${totals.newStacks} new stacks, ${totals.goneStacks} gone`,
+        `${processTitle(p)}\n  ${base.file} → ${target.file}: ${fmt.plain(totals.baseBytes)} → ${fmt.plain(totals.targetBytes)} (${fmt.signed(totals.deltaBytes)})${fmt.name === 'inuse_space' ? '' : ` ${fmt.name}`}${isActive(sliceFilter(args)) ? ' in the stacks the filters keep' : ''}, ${totals.newStacks} new stacks, ${totals.goneStacks} gone`,
       );
     }
     const rows: string[][] = [];
     deltas.slice(0, n).forEach((x, rank) => {
-      const { frames } = framesFor(d, x.stackId, args);
-      const sd = deltaSigma(varBase[x.stackId], varTarget[x.stackId]);
-      const noise = withinNoise(x.deltaBytes, sd);
+      const sd = varBase && varTarget ? deltaSigma(varBase[x.stackId], varTarget[x.stackId]) : 0;
+      const noise = withSigma && withinNoise(x.deltaBytes, sd);
       if (json) {
-        stacksJson.push({ pid: p.pid, process: p.key, stackId: x.stackId, baseBytes: x.baseBytes, targetBytes: x.targetBytes, deltaBytes: x.deltaBytes, sigmaBytes: sd, withinNoise: noise, baseObjects: x.baseObjects, targetObjects: x.targetObjects, deltaObjects: x.deltaObjects, status: x.status, frames });
+        stacksJson.push({ pid: p.pid, process: p.key, stackId: x.stackId, baseBytes: x.baseBytes, targetBytes: x.targetBytes, deltaBytes: x.deltaBytes, ...(withSigma ? { sigmaBytes: sd, withinNoise: noise } : {}), baseObjects: x.baseObjects, targetObjects: x.targetObjects, deltaObjects: x.deltaObjects, status: x.status, ...accOf(x.stackId), frames: x.stack.frames, ...foldsJson(x.stack) });
       } else {
-        rows.push([String(rank + 1), formatSignedBytes(x.deltaBytes) + (noise ? ' ~' : ''), sd > 0 ? '±' + formatBytes(2 * sd) : '', formatBytes(x.baseBytes), formatBytes(x.targetBytes), x.status, stackText(frames)]);
+        rows.push([String(rank + 1), fmt.signed(x.deltaBytes) + (noise ? ' ~' : ''), sd > 0 ? '±' + fmt.plain(2 * sd) : '', fmt.plain(x.baseBytes), fmt.plain(x.targetBytes), x.status, foldedStackText(x.stack, 6, g)]);
       }
     });
-    if (!json) io.out(indent(table(['#', 'Δ live', '±2σ', 'base', 'target', 'status', 'stack (leaf first)'], rows, [true, true, true, true, true, false, false])) + (rows.length > 0 ? '\n  (~ within sampling noise: |Δ| < 2σ)' : '') + '\n');
+    const head = fmt.name === 'inuse_space' ? 'Δ live' : `Δ ${fmt.name}`;
+    if (!json) io.out(indent(table(['#', head, '±2σ', 'base', 'target', 'status', 'stack (leaf first)'], rows, [true, true, true, true, true, false, false], tableColumns(io))) + (rows.length > 0 && withSigma ? '\n  (~ within sampling noise: |Δ| < 2σ)' : '') + '\n');
   }
   if (json) io.out(JSON.stringify({ processes: procsJson, stacks: stacksJson, warnings: job.warnings }, null, 2));
+  else printWarnings(job.warnings, io);
+}
+
+/** Modules whose frames stay unresolved, heaviest first, with what to hand over to resolve them. */
+function binaries(job: Job, args: ParsedArgs, io: Output): void {
+  const which = flag(args, 'snapshot') ?? 'last';
+  const json = has(args, 'json');
+  const procsJson: unknown[] = [];
+  for (const p of job.processes) {
+    const si = pickSnapshot(p, which);
+    if (si < 0) {
+      job.warnings.push({ file: p.key, message: `no snapshot with sequence number ${which}` });
+      continue;
+    }
+    const symbols = symbolTableOf(p);
+    const sum = missingBinaries(p, si, symbols?.modules ?? [], { includeAllocator: has(args, 'show-allocator') });
+    const s = p.snapshots[si];
+    procsJson.push({ ...processJson(p), snapshot: snapshotJson(s), symbolized: symbols !== null, ...sum });
+    if (json) continue;
+    io.out(`${processTitle(p)}\n  snapshot ${s.seq ?? '-'} ${s.file}`);
+    if (!symbols) {
+      io.out(p.maps ? '  not symbolized\n' : '  no maps: frames cannot be attributed to binaries (give the maps file beside the dumps)\n');
+      continue;
+    }
+    if (sum.modules.length === 0) {
+      io.out('  every module with frames was found and matches its mapping\n');
+      continue;
+    }
+    io.out(`  ${formatBytes(sum.unresolvedBytes)} of ${formatBytes(sum.totalBytes)} (${formatPercent(sum.unresolvedBytes, sum.totalBytes)}) is in stacks with unresolved frames.`);
+    io.out('  Hand over these files (or their debug files) and pass their folder with --symbols:');
+    // Paths are what to copy: never cut (the JSON has each module's reason in full)
+    const rows = sum.modules.map((m) => [formatBytes(m.bytes), formatPercent(m.bytes, sum.totalBytes), formatInt(m.stacks), formatInt(m.addresses), m.status, m.buildId ?? '-', m.mappingPath]);
+    io.out(indent(table(['bytes', 'share', 'stacks', 'addresses', 'status', 'build-id', 'path as in the maps'], rows, [true, true, true, true, false, false, false])) + '\n');
+  }
+  if (json) io.out(JSON.stringify({ processes: procsJson, warnings: job.warnings }, null, 2));
   else printWarnings(job.warnings, io);
 }

@@ -5,13 +5,14 @@
 import { readFile, stat } from 'node:fs/promises';
 import type { Job } from '../analysis/model.js';
 import { parseLimit, postmortem, type JobPostmortem, type Projection } from '../analysis/postmortem.js';
+import { recordedJobLimit } from '../analysis/memory-context.js';
 import { NOISE_Z } from '../analysis/sampling-error.js';
 import { flag, has, intFlag, UsageError, type ParsedArgs } from './args.js';
 import type { FrameOut } from './describe-stacks.js';
 import { describeFrame } from './describe-stacks.js';
 import { formatBytes, formatSignedBytes, table } from './format.js';
 import { describers, groupJson, listedStacks, rateText, stackJson } from './growth-command.js';
-import { framesFor, indent, printWarnings, processJson, processTitle, stackText, type Output } from './main.js';
+import { framesFor, indent, printWarnings, processJson, processTitle, stackText, tableColumns, type Output } from './main.js';
 
 /** A memory.max copy is a few bytes; anything bigger is not one. */
 const MAX_LIMIT_FILE_BYTES = 4096;
@@ -76,7 +77,10 @@ function callSite(frames: readonly FrameOut[]): string {
   return named ? describeFrame(named) : frames.length > 0 ? describeFrame(frames[0]) : '(no frames)';
 }
 
-export function postmortemCommand(job: Job, args: ParsedArgs, io: Output, limit: Limit | null): void {
+export function postmortemCommand(job: Job, args: ParsedArgs, io: Output, given: Limit | null): void {
+  // without --limit, the cgroup memory.max the capture library recorded with the dumps
+  const rec = given ? null : recordedJobLimit(job.processes);
+  const limit: Limit | null = given ?? (rec ? { bytes: rec.bytes, source: `memory.max recorded with the dumps of ${rec.processes} process(es)`, note: null } : null);
   const n = intFlag(args, 'top', 10);
   const pm: JobPostmortem = postmortem(job, limit?.bytes ?? null);
   const desc = describers(job, args);
@@ -166,7 +170,7 @@ export function postmortemCommand(job: Job, args: ParsedArgs, io: Output, limit:
       callSite(fr),
     ];
   });
-  io.out(indent(table(['#', 'pattern', 'late rate', 'live at end', '±2σ', 'top pid', 'also in', 'call site'], rows, [true, false, true, true, true, true, false, false])));
+  io.out(indent(table(['#', 'pattern', 'late rate', 'live at end', '±2σ', 'top pid', 'also in', 'call site'], rows, [true, false, true, true, true, true, false, false], tableColumns(io))));
   if (rows.length > 0) {
     const g = r.groups[0];
     io.out(`\n  #1 in full: ${stackText(frames(g.top.processIndex, g.top.stackId), 12)}`);

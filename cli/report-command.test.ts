@@ -56,7 +56,9 @@ describe('heaplens export', () => {
     const r = await cli('export', '--format', 'pprof', '--snapshot', '0', '--pid', EXACT.split('.')[1], '-o', out, job, '--no-symbols');
     expect(r.code).toBe(0);
     const prof = Profile.decode(gunzipSync(readFileSync(out)));
-    const total = prof.sample.reduce((a, s) => a + Number(s.value[1]), 0);
+    const st = prof.stringTable.strings;
+    const inuse = prof.sampleType.findIndex((t) => st[Number(t.type)] === 'inuse_space');
+    const total = prof.sample.reduce((a, s) => a + Number(s.value[inuse]), 0);
     const want = jeprofTotals().get(`job/${EXACT}.0.m0.heap`)!.inuseSpace;
     expect(total).toBe(want);
     if (spawnSync('go', ['version']).status === 0) {

@@ -5,13 +5,15 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Job, ProcessSeries } from '../analysis/model.js';
 import { loadJob } from '../analysis/load-job.js';
-import { parseStackMode } from '../analysis/python-stacks.js';
+import { DEFAULT_STACK_MODE, parseStackMode } from '../analysis/python-stacks.js';
+import { filteringSource, foldingSource } from '../export/frames.js';
+import { DEFAULT_SAMPLE_TYPE, parseSampleType, sampleSeries, sampleUnavailable } from '../analysis/sample-type.js';
 import { collectInputFiles, type CollectProblem } from '../node-io/node-files.js';
 import { loadSessionFile, writeFileAtomic } from '../node-io/session-file.js';
 import { buildReportData, type ReportProcessInput } from '../report/build-report.js';
 import { buildReportHtml } from '../report/html.js';
 import type { Session } from '../session/schema.js';
-import { checkFlags, flag, has, intFlag, UsageError, type ParsedArgs } from './args.js';
+import { checkFlags, flag, has, intFlag, sliceFilter, UsageError, type ParsedArgs } from './args.js';
 import { mapsDescriber, pythonDescriber, type StackDescriber } from './describe-stacks.js';
 import { formatBytes } from './format.js';
 import { SYMBOL_FLAGS, symbolDescriber, symbolizeJob } from './symbols.js';
@@ -48,12 +50,13 @@ export async function loadForCommand(args: ParsedArgs, io: CommandIO): Promise<J
   return job;
 }
 
-/** The CLI's frame describer (maps → symbols → Python frames), as `top` uses it. */
+/** The CLI's frame describer (maps → symbols → Python frames), as `top` uses it, with the view's folds as marker frames. */
 export function commandDescriber(p: ProcessSeries, args: ParsedArgs): StackDescriber {
-  const v = flag(args, 'stacks') ?? 'merged';
+  const v = flag(args, 'stacks') ?? DEFAULT_STACK_MODE;
   const mode = parseStackMode(v);
-  if (!mode) throw new UsageError(`--stacks takes merged, python or native, got ${JSON.stringify(v)}`);
-  return pythonDescriber(symbolDescriber(mapsDescriber(p), p), p, mode);
+  if (!mode) throw new UsageError(`--stacks takes python-first, merged, python or native, got ${JSON.stringify(v)}`);
+  const described = pythonDescriber(symbolDescriber(mapsDescriber(p), p), p, mode);
+  return foldingSource(filteringSource(described, sliceFilter(args), has(args, 'show-allocator')), p, mode, has(args, 'fold-imports'));
 }
 
 /** Snapshot index by `last`, `first` or sequence number; -1 when the process has no such snapshot. */
@@ -74,7 +77,7 @@ export function findViewerBundle(): string | null {
 }
 
 export async function reportCommand(args: ParsedArgs, io: CommandIO): Promise<number> {
-  checkFlags(args, ['output', 'base', 'target', 'session', 'sanitize', 'title', 'top', 'pid', 'stacks', 'show-allocator', 'help', ...SYMBOL_FLAGS]);
+  checkFlags(args, ['output', 'base', 'target', 'session', 'sanitize', 'title', 'top', 'pid', 'stacks', 'fold-imports', 'sample', 'show-allocator', 'help', ...SYMBOL_FLAGS]);
   const output = flag(args, 'output');
   if (!output) throw new UsageError('"report" needs -o <file.html>');
   const viewer = findViewerBundle();
@@ -98,8 +101,15 @@ export async function reportCommand(args: ParsedArgs, io: CommandIO): Promise<nu
   const baseSeq = flag(args, 'base');
   const targetSeq = flag(args, 'target');
   const inputs: ReportProcessInput[] = [];
+  const sample = parseSampleType(flag(args, 'sample') ?? DEFAULT_SAMPLE_TYPE) ?? DEFAULT_SAMPLE_TYPE;
   for (const p of job.processes) {
-    const input: ReportProcessInput = { proc: p, frames: commandDescriber(p, args) };
+    // the report's numbers are the sample's (its byte columns hold counts for the *_objects types)
+    const values = sampleSeries(p, sample);
+    if (!values) {
+      job.warnings.push({ file: p.key, message: sampleUnavailable(p, sample) ?? `no ${sample} values` });
+      continue;
+    }
+    const input: ReportProcessInput = { proc: values, frames: commandDescriber(p, args) };
     if (baseSeq !== undefined) {
       const i = snapshotBySeq(p, baseSeq, 'base');
       if (i >= 0) input.base = i;
@@ -114,10 +124,10 @@ export async function reportCommand(args: ParsedArgs, io: CommandIO): Promise<nu
   }
   const sanitize = has(args, 'sanitize');
   const { data, preview } = buildReportData(inputs, {
-    title: flag(args, 'title') ?? `heaplens report: ${args.positional.map((x) => x.replace(/\/+$/, '').split('/').pop()).join(', ')}`,
+    title: (flag(args, 'title') ?? `heaplens report: ${args.positional.map((x) => x.replace(/\/+$/, '').split('/').pop()).join(', ')}`) + (sample === DEFAULT_SAMPLE_TYPE ? '' : ` (${sample})`),
     generator: 'heaplens 0.1.0',
     topN,
-    stackMode: flag(args, 'stacks') ?? 'merged',
+    stackMode: flag(args, 'stacks') ?? DEFAULT_STACK_MODE,
     showAllocator: has(args, 'show-allocator'),
     symbolized: !has(args, 'no-symbols'),
     session,

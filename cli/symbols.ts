@@ -61,7 +61,8 @@ interface Messages {
   err: (s: string) => void;
 }
 
-const tables = new WeakMap<ProcessSeries, SymbolTable>();
+// Keyed by the process's stack table, which a process re-expressed for another sample type (sample-type.ts) shares.
+const tables = new WeakMap<ProcessSeries['stacks'], SymbolTable>();
 
 /** Perf maps (perf-<pid>.map) among the given paths; they are not dumps, so loadJob leaves them aside. */
 async function perfMapsIn(paths: readonly string[], rt: SymbolRuntime): Promise<PerfMap[]> {
@@ -111,8 +112,13 @@ async function symbolizeAll(job: Job, args: ParsedArgs, io: Messages): Promise<v
     for (const p of job.processes) {
       if (!p.maps) continue;
       const table = await symbolizer.symbolizeProcess(p, { perfMaps });
-      tables.set(p, table);
-      if (!quiet) printModuleNotes(table, io);
+      tables.set(p.stacks, table);
+      if (quiet) continue;
+      for (const m of table.modules) {
+        if (m.binaryPath === null) io.err(`note: no binary for ${m.mappingPath} (${m.addresses} addresses): ${m.reason}`);
+        else if (m.binary === 'mismatch') io.err(`note: ${m.binaryPath} does not match the mapping of ${m.mappingPath} (${m.reason}); its frames are marked`);
+        if (m.error) io.err(`note: ${m.mappingPath}: ${m.error}`);
+      }
     }
   } finally {
     await symbolizer.dispose();
@@ -127,11 +133,6 @@ function printModuleNotes(table: SymbolTable, io: Messages): void {
   }
 }
 
-/** The symbol table symbolizeJob made for a process (ingest stores it in the dataset). */
-export function symbolTableOf(p: ProcessSeries): SymbolTable | null {
-  return tables.get(p) ?? null;
-}
-
 /**
  * Symbol tables read from a dataset (made at ingest): used as symbolizeJob's own, so a dataset needs no
  * binaries. With --symbols or --sysroot the command symbolizes again instead; with --no-symbols it shows none.
@@ -140,15 +141,20 @@ export async function adoptSymbolTables(adopted: ReadonlyMap<ProcessSeries, Symb
   if (has(args, 'no-symbols') || has(args, 'symbols') || has(args, 'sysroot')) return false;
   symbolAtFn ??= (await import('../symbolize/symbolize.js')).symbolAt;
   for (const [p, t] of adopted) {
-    tables.set(p, t);
+    tables.set(p.stacks, t);
     if (!has(args, 'json')) printModuleNotes(t, io);
   }
   return true;
 }
 
+/** The symbolizer's result for a process (null with --no-symbols, without maps, or before symbolizeJob). */
+export function symbolTableOf(proc: ProcessSeries): SymbolTable | null {
+  return tables.get(proc.stacks) ?? null;
+}
+
 /** Adds symbols to the frames `inner` describes (native and allocator frames; Python ones pass through). */
 export function symbolDescriber(inner: StackDescriber, proc: ProcessSeries): StackDescriber {
-  const table = tables.get(proc);
+  const table = tables.get(proc.stacks);
   const symbolAt = symbolAtFn;
   if (!table || !symbolAt) return inner;
   return {

@@ -90,24 +90,29 @@ test.describe('heaplens web build', () => {
     // diff flame graph: the leak is drawn in the growth colour
     await page.getByTestId('tab-diff').click();
     await expect(page.getByTestId('diff-flame').locator('canvas')).toBeVisible();
-    // the leaking frame's node, found by label (the page knows no ELF; the test passes candidate labels)
-    const nodes = await page.evaluate(() => {
-      const w = window as unknown as {
-        __heaplensFlame?: Record<string, { find: (t: string) => { node: number; label: string; rect: { x: number; y: number; w: number; h: number } | null }[]; drawNow: () => number }>;
-      };
-      const api = w.__heaplensFlame?.['diff-flame'];
-      api?.drawNow();
-      return api ? api.find('') : [];
-    });
-    const leakNode = nodes.find((n) => isLeak(n.label) && n.rect !== null && n.rect.w > 4);
-    expect(leakNode, JSON.stringify(nodes.map((n) => n.label))).toBeTruthy();
-    const pixel = await page.evaluateHandle((rect: { x: number; y: number }) => {
-      const canvas = document.querySelector('[data-testid=diff-flame] canvas') as HTMLCanvasElement;
-      const dpr = window.devicePixelRatio || 1;
-      const d = (canvas.getContext('2d') as CanvasRenderingContext2D).getImageData(Math.round((rect.x + 1.5) * dpr), Math.round((rect.y + 2) * dpr), 1, 1).data;
-      return { r: d[0], g: d[1], b: d[2] };
-    }, leakNode?.rect ?? { x: 0, y: 0 });
-    const px = { label: leakNode?.label, ...((await pixel.jsonValue()) as { r: number; g: number; b: number }) };
+    // the leaking frame's node, found by label (the page knows no ELF; the test passes candidate labels); read
+    // again until the diff of this base/target has arrived and been drawn (the worker may still be busy)
+    const readLeakPixel = async () => {
+      const nodes = await page.evaluate(() => {
+        const w = window as unknown as {
+          __heaplensFlame?: Record<string, { find: (t: string) => { node: number; label: string; rect: { x: number; y: number; w: number; h: number } | null }[]; drawNow: () => number }>;
+        };
+        const api = w.__heaplensFlame?.['diff-flame'];
+        api?.drawNow();
+        return api ? api.find('') : [];
+      });
+      const leakNode = nodes.find((n) => isLeak(n.label) && n.rect !== null && n.rect.w > 4);
+      if (!leakNode) return { label: JSON.stringify(nodes.map((n) => n.label)), r: -1, g: -1, b: -1 };
+      const rgb = await page.evaluate((rect: { x: number; y: number }) => {
+        const canvas = document.querySelector('[data-testid=diff-flame] canvas') as HTMLCanvasElement;
+        const dpr = window.devicePixelRatio || 1;
+        const d = (canvas.getContext('2d') as CanvasRenderingContext2D).getImageData(Math.round((rect.x + 1.5) * dpr), Math.round((rect.y + 2) * dpr), 1, 1).data;
+        return { r: d[0], g: d[1], b: d[2] };
+      }, leakNode.rect ?? { x: 0, y: 0 });
+      return { label: leakNode.label, ...rgb };
+    };
+    let px = await readLeakPixel();
+    await expect.poll(async () => (px = await readLeakPixel()).r).toBeGreaterThan(180);
     // growth = Okabe–Ito vermillion (213, 94, 0): strongly red-orange, no blue
     expect(px.r, JSON.stringify(px)).toBeGreaterThan(180);
     expect(px.b, JSON.stringify(px)).toBeLessThan(80);

@@ -77,6 +77,11 @@ test('Suspects: job-wide ranking, pattern badges, σ sparklines, killed processe
   const selected = growth.locator('[data-testid=growth-row].sel');
   await expect(selected).toHaveCount(1);
   expect(labelHits((await selected.locator('.lbl').getAttribute('title')) ?? '', 'leak_steady', LEAK_RANGE)).toBe(true);
+  // the stack panel says what the ranking found: steady, held by both runs, its end σ
+  const panel = page.getByTestId('stack-panel');
+  await expect(panel).toContainText('steady');
+  await expect(panel).toContainText('held by');
+  await expect(panel).toContainText('±2σ at the end');
   // sampled deltas within 2σ are greyed (the plateau and the worker's buffers did not change)
   await expect(growth.locator('[data-testid=growth-row] [data-noise="true"]').first()).toBeVisible();
   await shot(page, 'suspects-opened');
@@ -85,14 +90,22 @@ test('Suspects: job-wide ranking, pattern badges, σ sparklines, killed processe
   await page.getByTestId('tab-diff').click();
   await expect(page.getByTestId('diff-flame').locator('canvas')).toBeVisible();
   const PLATEAU_RANGE = elfSymbolRange(path.join(ROOT, 'fixtures', 'jemalloc', 'bin', 'leaky'), 'plateau');
-  const nodes = await page.evaluate(() => {
-    const w = window as unknown as { __heaplensFlame?: Record<string, { find: (t: string) => { node: number; label: string; rect: { x: number; y: number; w: number; h: number } | null }[]; drawNow: () => number }> };
-    const api = w.__heaplensFlame?.['diff-flame'];
-    api?.drawNow();
-    return api ? api.find('') : [];
-  });
-  const plateauNode = nodes.find((n) => labelHits(n.label, 'plateau', PLATEAU_RANGE) && n.rect !== null && n.rect.w > 4);
-  expect(plateauNode, JSON.stringify(nodes.map((n) => n.label))).toBeTruthy();
+  const findNodes = () =>
+    page.evaluate(() => {
+      const w = window as unknown as { __heaplensFlame?: Record<string, { find: (t: string) => { node: number; label: string; rect: { x: number; y: number; w: number; h: number } | null }[]; drawNow: () => number }> };
+      const api = w.__heaplensFlame?.['diff-flame'];
+      api?.drawNow();
+      return api ? api.find('') : [];
+    });
+  // the sampled run's diff arrives after the tab opens: wait for its plateau node
+  type FlameNode = Awaited<ReturnType<typeof findNodes>>[number];
+  let plateauNode: FlameNode | undefined;
+  await expect
+    .poll(async () => {
+      plateauNode = (await findNodes()).find((n) => labelHits(n.label, 'plateau', PLATEAU_RANGE) && n.rect !== null && n.rect.w > 4);
+      return plateauNode !== undefined;
+    })
+    .toBe(true);
   const px = (await (
     await page.evaluateHandle((rect: { x: number; y: number }) => {
       const canvas = document.querySelector('[data-testid=diff-flame] canvas') as HTMLCanvasElement;

@@ -4,10 +4,13 @@
 
 import type { ProcessSeries } from '../analysis/model.js';
 import { locateAddress } from '../analysis/frame-labels.js';
-import { applyStackMode, isInterpreterModule, type StackMode } from '../analysis/python-stacks.js';
+import { applyStackMode, DEFAULT_STACK_MODE, type StackMode } from '../analysis/python-stacks.js';
+import { foldOptionsFor, foldStack, type Fold } from '../analysis/stack-labels.js';
+import { filterStack, isActive, type StackFilter } from '../analysis/stack-filter.js';
 import { symbolAt, type SymbolTable } from '../symbolize/symbolize.js';
 
-export type ExportFrameKind = 'native' | 'allocator' | 'python';
+/** 'folded': a marker standing for a run of folded frames (analysis/stack-labels.ts) */
+export type ExportFrameKind = 'native' | 'allocator' | 'python' | 'folded';
 
 export interface ExportLine {
   function: string | null;
@@ -22,6 +25,8 @@ export interface ExportFrame {
   kind: ExportFrameKind;
   module: string | null;
   moduleOffset: string | null;
+  /** the module's path as in the maps */
+  modulePath?: string | null;
   function?: string | null;
   file?: string | null;
   line?: number | null;
@@ -32,22 +37,75 @@ export interface ExportFrame {
 /** Frames of a stack, leaf first, allocator frames included (marked). */
 export interface FrameSource {
   frames(stackId: number): ExportFrame[];
+  /** true for a stack the view's filters (--focus, --ignore, …) leave out; absent: none is */
+  dropped?(stackId: number): boolean;
+}
+
+/**
+ * A frame source with pprof's slicing (analysis/stack-filter.ts) applied to the frames a view shows (allocator
+ * frames only with `showAllocator`; they stay in front, for the exports to drop or keep). Wrap before folding.
+ */
+export function filteringSource(source: FrameSource, filter: StackFilter, showAllocator: boolean): FrameSource {
+  if (!isActive(filter)) return source;
+  const cache = new Map<number, ExportFrame[] | null>();
+  const get = (id: number): ExportFrame[] | null => {
+    let v = cache.get(id);
+    if (v === undefined) {
+      const all = source.frames(id);
+      const alloc = showAllocator ? [] : all.filter((f) => f.kind === 'allocator');
+      const kept = filterStack(showAllocator ? all : all.filter((f) => f.kind !== 'allocator'), filter);
+      v = kept ? [...alloc, ...kept] : null;
+      cache.set(id, v);
+    }
+    return v;
+  };
+  return { frames: (id) => get(id) ?? [], dropped: (id) => get(id) === null || (source.dropped?.(id) ?? false) };
 }
 
 export interface FrameSourceOptions {
   /** the symbolizer's result for this process; frames stay module+offset without it */
   symbols?: SymbolTable | null;
-  /** Python frames merged in place of the interpreter's (default), only, or left out */
+  /** python-first (default: interpreter frames folded), merged (every frame), Python only, native only */
   stackMode?: StackMode;
+  /** fold import-machinery frames too */
+  foldImports?: boolean;
+}
+
+/**
+ * The marker frame of a fold. Its name carries no count, so that flame graphs and pprof merge the markers of one
+ * place whatever the number of frames folded there.
+ */
+export function foldMarker(fold: Pick<Fold<unknown>, 'reason'>): ExportFrame {
+  const name = fold.reason === 'import' ? '[import machinery]' : '[interpreter frames]';
+  return { address: '0x0', kind: 'folded', module: null, moduleOffset: null, function: name, file: null, line: null };
+}
+
+/** A frame source whose stacks show the view's folds as marker frames (python-first; --fold-imports). */
+export function foldingSource(source: FrameSource, proc: ProcessSeries, mode: StackMode, foldImports: boolean): FrameSource {
+  const opts = foldOptionsFor(proc, mode, foldImports);
+  if (!opts.interpreter && !opts.imports) return source;
+  return {
+    dropped: source.dropped ? (id) => source.dropped?.(id) ?? false : undefined,
+    frames(stackId: number): ExportFrame[] {
+      const { frames, folds } = foldStack(source.frames(stackId), opts);
+      const out: ExportFrame[] = [];
+      let k = 0;
+      for (let i = 0; i <= frames.length; i++) {
+        while (k < folds.length && folds[k].index === i) out.push(foldMarker(folds[k++]));
+        if (i < frames.length) out.push(frames[i]);
+      }
+      return out;
+    },
+  };
 }
 
 /** The pure describer chain: module+offset from the maps, symbols when given, Python frames per mode. */
 export function processFrameSource(proc: ProcessSeries, options: FrameSourceOptions = {}): FrameSource {
   const symbols = options.symbols ?? null;
-  const mode = options.stackMode ?? 'merged';
+  const mode = options.stackMode ?? DEFAULT_STACK_MODE;
   const table = proc.pythonFrames ?? null;
-  const located = new Map<number, { address: string; module: string | null; moduleOffset: string | null }>();
-  return {
+  const located = new Map<number, { address: string; module: string | null; moduleOffset: string | null; modulePath: string | null }>();
+  const source: FrameSource = {
     frames(stackId: number): ExportFrame[] {
       const { offsets, frames, allocatorDepth } = proc.stacks;
       const out: ExportFrame[] = [];
@@ -57,7 +115,7 @@ export function processFrameSource(proc: ProcessSeries, options: FrameSourceOpti
         let loc = located.get(a);
         if (!loc) {
           const l = locateAddress(proc, a);
-          loc = { address: l.address, module: l.module, moduleOffset: l.moduleOffset };
+          loc = { address: l.address, module: l.module, moduleOffset: l.moduleOffset, modulePath: l.modulePath };
           located.set(a, loc);
         }
         const f: ExportFrame = { ...loc, kind: pos < allocatorDepth[stackId] ? 'allocator' : 'native' };
@@ -71,16 +129,10 @@ export function processFrameSource(proc: ProcessSeries, options: FrameSourceOpti
         }
         out.push(f);
       }
-      const moduleOf = new Map(out.map((f) => [f.address, f.module] as const));
-      return applyStackMode(
-        out,
-        table,
-        mode,
-        (p) => ({ address: p.addr, kind: 'python', module: null, moduleOffset: null, function: p.function, file: p.file, line: p.line }),
-        { isInterpreterFrame: (addr) => isInterpreterModule(moduleOf.get(addr)) },
-      );
+      return applyStackMode(out, table, mode, (p) => ({ address: p.addr, kind: 'python', module: null, moduleOffset: null, function: p.function, file: p.file, line: p.line }));
     },
   };
+  return foldingSource(source, proc, mode, options.foldImports ?? false);
 }
 
 /** Frames to export: allocator frames dropped unless asked for. */

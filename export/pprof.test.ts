@@ -1,7 +1,7 @@
 // pprof export: `go tool pprof` (an independent reader of profile.proto) reads our file, and its totals equal
 // ours and jeprof's. Skipped with a message when `go` is missing (CI installs golang-go).
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, writeFileSync, readFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -64,16 +64,18 @@ describe('pprof export', () => {
       const si = p.snapshots.length - 1;
       const prof = Profile.decode(toPprof([{ proc: p, snapshotIndex: si, frames: processFrameSource(p) }]));
       const st = prof.stringTable.strings;
-      expect(prof.sampleType.map((t) => `${st[Number(t.type)]}/${st[Number(t.unit)]}`)).toEqual(['inuse_objects/count', 'inuse_space/bytes']);
+      const snap = p.snapshots[si];
+      const types = prof.sampleType.map((t) => `${st[Number(t.type)]}/${st[Number(t.unit)]}`);
+      // Go's heap profile order: alloc_* (when prof_accum recorded them), then inuse_*
+      expect(types).toEqual([...(snap.hasAccumulated ? ['alloc_objects/count', 'alloc_space/bytes'] : []), 'inuse_objects/count', 'inuse_space/bytes']);
       expect(st[Number(prof.defaultSampleType)]).toBe('inuse_space');
-      let bytes = 0;
-      let objects = 0;
-      for (const s of prof.sample) {
-        objects += Number(s.value[0]);
-        bytes += Number(s.value[1]);
+      const sum = (type: string) => prof.sample.reduce((a, s) => a + Number(s.value[types.indexOf(type)]), 0);
+      expect(sum('inuse_space/bytes')).toBe(Math.round(snap.live.bytes));
+      expect(sum('inuse_objects/count')).toBe(Math.round(snap.live.objects));
+      if (snap.hasAccumulated && snap.accumBytes && snap.accumObjects) {
+        expect(sum('alloc_space/bytes')).toBe(Math.round(snap.accumBytes.reduce((a, v) => a + v, 0)));
+        expect(sum('alloc_objects/count')).toBe(Math.round(snap.accumObjects.reduce((a, v) => a + v, 0)));
       }
-      expect(bytes).toBe(Math.round(p.snapshots[si].live.bytes));
-      expect(objects).toBe(Math.round(p.snapshots[si].live.objects));
     }
   });
 
@@ -145,15 +147,17 @@ describe('pprof export', () => {
 
   it.skipIf(!hasGo)('Python frames (PYFRAMES/1) are functions with file:line; the total equals jeprof\'s on the real py312 dump', async () => {
     const py = join(fixturePath('..'), 'python');
-    // the first process's m1 dump (its pid comes from the file names: a fixture rebuild changes it)
-    const dump = readdirSync(join(py, 'py312')).filter((n) => /^jeprof\.\d+\.1\.m1\.heap$/.test(n)).sort()[0];
+    // the parent's last dump (the pid that also wrote an m0 dump), found by pattern: pids change with each regeneration
+    const names = readdirSync(join(py, 'py312'));
+    const pid = /^jeprof\.(\d+)\.0\.m0\.heap$/.exec(names.find((n) => /^jeprof\.\d+\.0\.m0\.heap$/.test(n))!)![1];
+    const dump = `jeprof.${pid}.1.m1.heap`;
     const files = await collectInputFiles([join(py, 'py312', dump), join(py, 'py312', dump + '.pyframes')]);
     const job = await loadJob(files);
     const p = job.processes[0];
     expect(p.pythonFrames).toBeTruthy();
     const file = join(dir, 'py312.pb.gz');
     writeFileSync(file, toPprof([{ proc: p, snapshotIndex: 0, frames: processFrameSource(p) }]));
-    const want = Number(new RegExp(`py312/${dump.replaceAll('.', '\\.')} \\S+ Total: (\\d+) B`).exec(readFileSync(join(py, 'jeprof-totals.txt'), 'utf8'))![1]);
+    const want = Number(new RegExp(`py312/jeprof\\.${pid}\\.1\\.m1\\.heap \\S+ Total: (\\d+) B`).exec(readFileSync(join(py, 'jeprof-totals.txt'), 'utf8'))![1]);
     expect(Math.abs(pprofTotal(pprofTop(file, ['-unit=B'])) - want)).toBeLessThanOrEqual(1);
     // the steady leak's allocation line, found in workload.py by its tag
     const src = readFileSync(join(py, 'workload', 'workload.py'), 'utf8').split('\n');

@@ -1,5 +1,6 @@
 // pprof protobuf (profile.proto) through the `pprof-format` package: sample types inuse_objects/count and
-// inuse_space/bytes (default), one location per distinct frame with its function/file/line lines (inlined frames
+// inuse_space/bytes, preceded by alloc_objects/count and alloc_space/bytes when every snapshot has accumulated counts
+// (prof_accum:true), as Go's heap profiles have them; the default is `defaultSample` (inuse_space), one location per distinct frame with its function/file/line lines (inlined frames
 // innermost first, as profile.proto wants), mappings from the maps. Values are the unbiased estimates rounded to
 // integers so that each process's sum equals its rounded total. Several processes go into one profile, each
 // sample labelled process=<key> and pid=<pid>; `go tool pprof -tagfocus` selects one.
@@ -8,10 +9,13 @@ import { Function as PFunction, Line, Location, Mapping, Profile, Sample, String
 import { isFileMapping } from '../parsers/proc-maps.js';
 import { frameLines } from './frames.js';
 import { snapshotSamples, type ExportInput, type SampleOptions } from './samples.js';
+import type { SampleType } from '../analysis/sample-type.js';
 
 export interface PprofOptions extends SampleOptions {
   /** free-text comments stored in the profile */
   comments?: string[];
+  /** the sample type pprof shows first (`-sample_index` picks another); alloc_* only when written */
+  defaultSample?: SampleType;
 }
 
 export function toPprof(inputs: readonly ExportInput[], options: PprofOptions = {}): Uint8Array {
@@ -26,6 +30,10 @@ export function toPprof(inputs: readonly ExportInput[], options: PprofOptions = 
   const multi = inputs.length > 1;
   let earliest: number | null = null;
   let period = 0;
+  const withAlloc = inputs.length > 0 && inputs.every((x) => {
+    const s = x.proc.snapshots[x.snapshotIndex];
+    return s.hasAccumulated && s.accumBytes !== null;
+  });
 
   inputs.forEach((input, pi) => {
     const { proc } = input;
@@ -66,7 +74,7 @@ export function toPprof(inputs: readonly ExportInput[], options: PprofOptions = 
     const labels = multi || proc.pid !== null ? [new Label({ key: str('process'), str: str(proc.key) })] : [];
     if (proc.pid !== null) labels.push(new Label({ key: str('pid'), num: proc.pid }));
     for (const s of snapshotSamples(input, options)) {
-      if (s.intBytes === 0 && s.intObjects === 0) continue;
+      if (s.intBytes === 0 && s.intObjects === 0 && !(withAlloc && (s.intAccumBytes || s.intAccumObjects))) continue;
       const locs: number[] = [];
       for (const f of s.frames) {
         const lines = frameLines(f);
@@ -79,7 +87,7 @@ export function toPprof(inputs: readonly ExportInput[], options: PprofOptions = 
           locations.push(
             new Location({
               id: lid,
-              mappingId: f.kind === 'python' ? 0 : mappingOf(addr),
+              mappingId: f.kind === 'python' || f.kind === 'folded' ? 0 : mappingOf(addr),
               address: addr,
               line: lines.map((l) => new Line({ functionId: functionId(l.function ?? '?', l.file), line: l.line ?? 0 })),
             }),
@@ -87,7 +95,8 @@ export function toPprof(inputs: readonly ExportInput[], options: PprofOptions = 
         }
         locs.push(lid);
       }
-      samples.push(new Sample({ locationId: locs, value: [s.intObjects, s.intBytes], label: labels }));
+      const value = withAlloc ? [s.intAccumObjects ?? 0, s.intAccumBytes ?? 0, s.intObjects, s.intBytes] : [s.intObjects, s.intBytes];
+      samples.push(new Sample({ locationId: locs, value, label: labels }));
     }
   });
 
@@ -103,7 +112,11 @@ export function toPprof(inputs: readonly ExportInput[], options: PprofOptions = 
   }
 
   const profile = new Profile({
-    sampleType: [new ValueType({ type: str('inuse_objects'), unit: str('count') }), new ValueType({ type: str('inuse_space'), unit: str('bytes') })],
+    sampleType: [
+      ...(withAlloc ? [new ValueType({ type: str('alloc_objects'), unit: str('count') }), new ValueType({ type: str('alloc_space'), unit: str('bytes') })] : []),
+      new ValueType({ type: str('inuse_objects'), unit: str('count') }),
+      new ValueType({ type: str('inuse_space'), unit: str('bytes') }),
+    ],
     sample: samples,
     mapping: mappings,
     location: locations,
@@ -115,6 +128,7 @@ export function toPprof(inputs: readonly ExportInput[], options: PprofOptions = 
     comment: (options.comments ?? []).map(str),
     defaultSampleType: 0,
   });
-  profile.defaultSampleType = str('inuse_space');
+  const wanted = options.defaultSample ?? 'inuse_space';
+  profile.defaultSampleType = str(withAlloc || !wanted.startsWith('alloc_') ? wanted : 'inuse_space');
   return profile.encode();
 }

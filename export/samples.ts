@@ -20,6 +20,9 @@ export interface ExportSample {
   /** rounded so that Σ intBytes = round(Σ bytes) (largest remainder) */
   intBytes: number;
   intObjects: number;
+  /** accumulated (allocated since start) values, rounded the same way; null when the dump has none */
+  intAccumBytes: number | null;
+  intAccumObjects: number | null;
 }
 
 export interface SampleOptions {
@@ -56,9 +59,13 @@ export function snapshotSamples(input: ExportInput, options: SampleOptions = {})
   if (!s) throw new RangeError(`snapshot index ${snapshotIndex} out of range (0..${proc.snapshots.length - 1})`);
   const ib = roundPreservingSum(s.liveBytes);
   const io = roundPreservingSum(s.liveObjects);
+  const acc = s.hasAccumulated && s.accumBytes && s.accumObjects;
+  const ab = acc && s.accumBytes ? roundPreservingSum(s.accumBytes) : null;
+  const ao = acc && s.accumObjects ? roundPreservingSum(s.accumObjects) : null;
   const out: ExportSample[] = [];
   for (let i = 0; i < s.stackIds.length; i++) {
     const id = s.stackIds[i];
+    if (input.frames.dropped?.(id)) continue; // left out by the view's filters (the integer rounding is of the whole)
     out.push({
       stackId: id,
       frames: visible(input.frames.frames(id), options.showAllocator ?? false),
@@ -66,6 +73,8 @@ export function snapshotSamples(input: ExportInput, options: SampleOptions = {})
       objects: s.liveObjects[i],
       intBytes: ib[i],
       intObjects: io[i],
+      intAccumBytes: ab ? ab[i] : null,
+      intAccumObjects: ao ? ao[i] : null,
     });
   }
   return out;

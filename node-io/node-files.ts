@@ -1,8 +1,9 @@
 // Node implementation of InputFile: files and folders (recursive) from the command line.
 
 import { open, readdir, stat } from 'node:fs/promises';
-import { join, relative, resolve, sep } from 'node:path';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import type { InputFile } from '../parsers/input-file.js';
+import { looksLikeDumpName, parseDumpName, sideFilesOfDump } from '../parsers/dump-filename.js';
 
 export function nodeInputFile(absPath: string, displayPath: string, size: number, mtimeMs: number | null): InputFile {
   return {
@@ -27,14 +28,30 @@ export function nodeInputFile(absPath: string, displayPath: string, size: number
   };
 }
 
+function baseOf(p: string): string {
+  const i = Math.max(p.lastIndexOf('/'), p.lastIndexOf(sep));
+  return i >= 0 ? p.slice(i + 1) : p;
+}
+
 export interface CollectProblem {
   path: string;
   message: string;
 }
 
+/** Names in a folder (empty when it cannot be listed). */
+async function namesIn(dir: string): Promise<string[]> {
+  try {
+    return (await readdir(dir)).sort();
+  } catch {
+    return [];
+  }
+}
+
 /**
  * Expands files and folders into InputFiles. Paths inside a folder are shown relative to the folder's
- * parent (so "job/exact.1.0.m0.heap"), files given directly as given. Hidden entries are skipped.
+ * parent (so "job/exact.1.0.m0.heap"), files given directly as given. Hidden entries are skipped. A dump
+ * named alone brings the side files beside it (`<dump>.pyframes`, the maps, `perf-<pid>.map`), exactly as
+ * its folder would: they are shown with the dump's own directory prefix.
  */
 export async function collectInputFiles(paths: readonly string[], problems: CollectProblem[] = []): Promise<InputFile[]> {
   const out: InputFile[] = [];
@@ -55,6 +72,21 @@ export async function collectInputFiles(paths: readonly string[], problems: Coll
     }
     if (st.isFile()) {
       add(abs, p, st.size, st.mtimeMs);
+      const name = basename(abs);
+      if (!looksLikeDumpName(name)) continue;
+      const dir = dirname(abs);
+      const pid = parseDumpName(name)?.pid;
+      const procNames = pid !== undefined ? await namesIn(join(dir, 'proc', String(pid))) : [];
+      const shownDir = p.slice(0, p.length - baseOf(p).length);
+      for (const side of sideFilesOfDump(name, await namesIn(dir), procNames)) {
+        const full = join(dir, side);
+        try {
+          const s = await stat(full);
+          if (s.isFile()) add(full, shownDir + side, s.size, s.mtimeMs);
+        } catch {
+          // gone between listing and stat: nothing to add
+        }
+      }
       continue;
     }
     if (!st.isDirectory()) continue;

@@ -25,7 +25,9 @@ export interface JemallocStats {
 }
 
 export interface CgroupMemory {
-  /** the process's cgroup v2 path ("/" in a container's own namespace) */
+  /** 2 for cgroup v2; 1 when the producer fell back to v1's memory controller (usage/limit_in_bytes, rss/cache) */
+  version: number | null;
+  /** the directory the counters were read from */
   path: string | null;
   /** memory.current, bytes */
   current: number | null;
@@ -64,6 +66,8 @@ export interface DumpContext {
   cgroup: CgroupMemory | null;
   /** time the producer spent collecting the context, ns */
   costNs: number | null;
+  /** how long after the dump's clock reading jemalloc's stats were read (after jemalloc released its dump lock), ns */
+  jemallocDelayNs: number | null;
   /** keys this reader does not know (newer producers), kept for display */
   extra: Record<string, string>;
 }
@@ -91,7 +95,7 @@ const KEY = /^[a-z][a-z0-9_]{0,63}$/;
 const INT_KEYS = new Set([
   'context', 'time_real_ns', 'time_mono_ns', 'time_boot_ns', 'pid', 'ppid', 'start_boot_ns', 'start_real_ns',
   'cmdline_cut', 'je_allocated', 'je_active', 'je_resident', 'je_mapped', 'je_retained', 'je_metadata',
-  'rss', 'rss_anon', 'cg_current', 'cg_anon', 'cg_file', 'ctx_cost_ns',
+  'rss', 'rss_anon', 'cg_version', 'cg_current', 'cg_anon', 'cg_file', 'ctx_cost_ns', 'je_delay_ns', 'hook_alloc_bytes',
 ]);
 const STRING_KEYS = new Set(['comm', 'cmdline', 'hostname', 'cg_path']);
 
@@ -157,6 +161,7 @@ export function parseDumpContext(records: readonly ContextRecord[], expect: { pi
   const hasJe = Object.values(je).some((v) => v !== null);
   const cgMax = raw.get('cg_max');
   const cg: CgroupMemory = {
+    version: int('cg_version'),
     path: str('cg_path', MAX_CGPATH_CHARS),
     current: int('cg_current'),
     max: cgMax !== undefined && cgMax !== 'max' ? int('cg_max') : null,
@@ -188,6 +193,7 @@ export function parseDumpContext(records: readonly ContextRecord[], expect: { pi
       rssAnon: int('rss_anon'),
       cgroup: hasCg ? cg : null,
       costNs: int('ctx_cost_ns'),
+      jemallocDelayNs: int('je_delay_ns'),
       extra,
     },
     problem: null,

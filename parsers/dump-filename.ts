@@ -51,7 +51,7 @@ export function parseDumpName(path: string): DumpName | null {
   };
 }
 
-export type SideFileKind = 'maps' | 'pyframes' | 'perf-map' | 'pycode-map';
+export type SideFileKind = 'maps' | 'pyframes' | 'perf-map' | 'pycode-map' | 'rss-log';
 
 export interface SideFile {
   kind: SideFileKind;
@@ -62,6 +62,7 @@ export interface SideFile {
 /** Files that travel with dumps: copies of /proc/<pid>/maps, Python frame tables, perf maps. */
 export function classifySideFile(path: string): SideFile | null {
   const name = baseName(path);
+  if (name.toLowerCase().endsWith('.csv')) return { kind: 'rss-log', pid: null };
   if (name.endsWith('.pyframes')) return { kind: 'pyframes', pid: parseDumpName(name.slice(0, -'.pyframes'.length))?.pid ?? null };
   let m = /^perf-(\d+)\.map$/.exec(name);
   if (m) return { kind: 'perf-map', pid: Number(m[1]) };
@@ -86,4 +87,27 @@ export function looksLikeDumpBytes(head: Uint8Array): boolean {
   if (head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b) return true;
   const s = String.fromCharCode(...head.subarray(0, 32));
   return s.startsWith('heap_v2/') || s.startsWith('heap profile:') || s.startsWith('<jemalloc>:');
+}
+
+/**
+ * The side files of one dump among the names of its folder, as a folder holding them would supply them: its
+ * `<dump>.pyframes` table, the maps files and perf/code maps of its pid (`maps.<pid>`, `<pid>.maps`, a
+ * pid-less `maps`, `perf-<pid>.map`, `pycode-<pid>-….map`). `proc` lists `proc/<pid>/` when the folder has one.
+ */
+export function sideFilesOfDump(dumpName: string, folderNames: readonly string[], procPidNames: readonly string[] = []): string[] {
+  const pid = parseDumpName(dumpName)?.pid ?? null;
+  const plain = dumpName.endsWith('.gz') ? dumpName.slice(0, -3) : dumpName;
+  const out: string[] = [];
+  for (const n of folderNames) {
+    if (n === dumpName) continue;
+    if (n === dumpName + '.pyframes' || n === plain + '.pyframes') {
+      out.push(n);
+      continue;
+    }
+    if (n.endsWith('.pyframes')) continue; // another dump's table
+    const side = classifySideFile(n);
+    if (side && (side.pid === null ? side.kind === 'maps' : side.pid === pid)) out.push(n);
+  }
+  if (pid !== null && procPidNames.includes('maps')) out.push(`proc/${pid}/maps`);
+  return out;
 }

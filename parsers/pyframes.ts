@@ -57,6 +57,8 @@ export interface PyFrameTable {
   unknownRecords: number;
   problems: PyFramesProblem[];
   source: 'sidecar' | 'dump' | 'text';
+  /** the dump's context records (`C <key> <value>`, §5a), raw; read by parsers/dump-context.ts */
+  contextRecords?: { line: number; fields: string[] }[];
 }
 
 /** Bounds on untrusted text (characters after decoding). */
@@ -65,6 +67,8 @@ export const MAX_FILE_CHARS = 4096;
 /** Encoded fields longer than this are cut before decoding (worst case 12 encoded bytes per char). */
 const MAX_FIELD_BYTES = 12 * MAX_FILE_CHARS;
 const MAX_PROBLEMS = 100;
+/** context records kept per table (parsers/dump-context.ts refuses more than it knows to expect) */
+const MAX_CONTEXT_RECORDS = 256;
 
 const HEADER_PREFIX = 'PYFRAMES/';
 
@@ -233,6 +237,11 @@ export class PyFramesReader {
         return true;
       case 'M':
         this.parseMarker(f, t);
+        return true;
+      case 'C':
+        // a context has ~30 records; a runaway producer is cut here and the reader calls it damaged
+        t.contextRecords ??= [];
+        if (t.contextRecords.length <= MAX_CONTEXT_RECORDS) t.contextRecords.push({ line: this.lineNo, fields: f.slice(1) });
         return true;
       case 'END': {
         this.ended = true;

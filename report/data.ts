@@ -10,7 +10,8 @@ export const REPORT_VERSION = 1;
 export interface ReportFrame {
   /** raw address (hex), or the Python pseudo-address */
   address: string;
-  kind: 'native' | 'allocator' | 'python';
+  /** 'folded': the marker of folded frames (interpreter or import machinery; analysis/stack-labels.ts) */
+  kind: 'native' | 'allocator' | 'python' | 'folded';
   /** module name string id, -1 when in no module */
   module: number;
   moduleOffset: string | null;

@@ -67,7 +67,7 @@ export function validateReportData(v: unknown): ReportData {
       const F = `${P}.frames[${fi}]`;
       const f = obj(fv, F);
       str(f.address, `${F}.address`);
-      if (f.kind !== 'native' && f.kind !== 'allocator' && f.kind !== 'python') fail(`${F}.kind`, 'expected native, allocator or python');
+      if (f.kind !== 'native' && f.kind !== 'allocator' && f.kind !== 'python' && f.kind !== 'folded') fail(`${F}.kind`, 'expected native, allocator, python or folded');
       index(f.module, `${F}.module`, nStr, true);
       if (f.moduleOffset !== null) str(f.moduleOffset, `${F}.moduleOffset`);
       const lines = list(f.lines, `${F}.lines`);

@@ -68,7 +68,7 @@ export interface Note {
   updatedAt?: string;
 }
 
-export type StackModeName = 'merged' | 'python' | 'native';
+export type StackModeName = 'python-first' | 'merged' | 'python' | 'native';
 
 export interface ViewState {
   /** which view was showing ("timeline", "flame", "diff", "growth", …), null for the default */
@@ -105,7 +105,7 @@ export interface Session {
 }
 
 export function defaultView(): ViewState {
-  return { tab: null, stackMode: 'merged', showAllocator: false, measure: 'bytes', search: '', flameZoom: null, selectedStack: null, extra: {} };
+  return { tab: null, stackMode: 'python-first', showAllocator: false, measure: 'bytes', search: '', flameZoom: null, selectedStack: null, extra: {} };
 }
 
 export function emptySession(writer = 'heaplens'): Session {

@@ -99,7 +99,7 @@ describe('session file', () => {
   it('a minimal schema-1 file (only the required fields) reads with defaults', () => {
     const s = parseSession(JSON.stringify({ format: 'heaplens-session', schema: 1, savedAt: '2026-11-29T10:00:00Z' }));
     expect(s.notes).toEqual([]);
-    expect(s.view.stackMode).toBe('merged');
+    expect(s.view.stackMode).toBe('python-first');
     expect(s.readOnly).toBe(false);
   });
 });

@@ -166,7 +166,7 @@ function viewState(v: unknown, path: string): ViewState {
   }
   return {
     tab: o.tab === undefined ? d.tab : optStr(o.tab, `${path}.tab`, 64),
-    stackMode: o.stackMode === undefined ? d.stackMode : oneOf(o.stackMode, `${path}.stackMode`, ['merged', 'python', 'native'] as const),
+    stackMode: o.stackMode === undefined ? d.stackMode : oneOf(o.stackMode, `${path}.stackMode`, ['python-first', 'merged', 'python', 'native'] as const),
     showAllocator: o.showAllocator === undefined ? d.showAllocator : bool(o.showAllocator, `${path}.showAllocator`),
     measure: o.measure === undefined ? d.measure : oneOf(o.measure, `${path}.measure`, ['bytes', 'objects'] as const),
     search: o.search === undefined ? d.search : str(o.search, `${path}.search`, LIMITS.shortChars),

@@ -2,13 +2,14 @@
 // jemalloc + the library for each installed CPython 3.11/3.12/3.13, and read the dumps back. The
 // expected functions and lines come from the program's own source text.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { collectInputFiles } from '../../node-io/node-files.js';
 import { loadJob } from '../../analysis/load-job.js';
 import { run } from '../../cli/main.js';
+import { processLimit } from '../../analysis/memory-context.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const JEMALLOC = '/usr/lib/x86_64-linux-gnu/libjemalloc.so.2';
@@ -36,15 +37,100 @@ t = threading.Thread(target=keep_growing, args=(buf,), name="grower")
 t.start()
 t.join()
 ctypes.CDLL(None).mallctl(b"prof.dump", None, None, None, 0)
+import time; time.sleep(0.5)  # the program goes on: the context thread reads jemalloc's stats meanwhile
 `;
 const lineOf = (tag: string) => PROGRAM.split('\n').findIndex((l) => l.includes(`# @${tag}`)) + 1;
 const work = mkdtempSync(join(tmpdir(), 'heaplens-capture-'));
+
+/** A child memory cgroup we may create under this process's own (root only; v2 if delegated, else v1). */
+function ownMemoryCgroup(): { version: 'v1' | 'v2'; dir: string; limitFile: string; usageFile: string } | null {
+  if (process.getuid?.() !== 0) return null;
+  const lines = readFileSync('/proc/self/cgroup', 'utf8').split('\n');
+  const name = `heaplens-capture-test-${process.pid}`;
+  const v2 = lines.find((l) => l.startsWith('0::'))?.slice(3);
+  if (v2 !== undefined && existsSync(`/sys/fs/cgroup${v2}/cgroup.subtree_control`) && readFileSync(`/sys/fs/cgroup${v2}/cgroup.subtree_control`, 'utf8').includes('memory')) {
+    return { version: 'v2', dir: `/sys/fs/cgroup${v2 === '/' ? '' : v2}/${name}`, limitFile: 'memory.max', usageFile: 'memory.current' };
+  }
+  const v1 = lines.find((l) => /^\d+:memory:/.test(l))?.split(':')[2];
+  if (v1 !== undefined && existsSync(`/sys/fs/cgroup/memory${v1}/memory.limit_in_bytes`)) {
+    return { version: 'v1', dir: `/sys/fs/cgroup/memory${v1 === '/' ? '' : v1}/${name}`, limitFile: 'memory.limit_in_bytes', usageFile: 'memory.usage_in_bytes' };
+  }
+  return null;
+}
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 describe.skipIf(!ready)('libheaplens_capture, built and preloaded into real Python runs', () => {
   it('builds with gcc alone', () => {
     execFileSync('bash', [join(root, 'native-tools/capture/build.sh')], { stdio: 'pipe' });
     expect(existsSync(join(root, 'native-tools/capture/build/libheaplens_capture.so'))).toBe(true);
+  }, 120_000);
+
+  it('a process without Python (a subprocess inheriting LD_PRELOAD) gets a context-only table; its parent is named', async () => {
+    const dir = join(work, 'nopython');
+    execFileSync('mkdir', ['-p', dir]);
+    // sh runs ls under the preload; prof_final makes each write a final dump at exit
+    const r = spawnSync('/bin/sh', ['-c', 'ls / > /dev/null; exit 0'], {
+      cwd: dir,
+      env: { ...process.env, LD_PRELOAD: `${JEMALLOC} ${join(root, 'native-tools/capture/build/libheaplens_capture.so')}`, MALLOC_CONF: `prof:true,prof_final:true,prof_prefix:${dir}/jeprof` },
+      encoding: 'utf8',
+    });
+    expect(r.status, r.stderr).toBe(0);
+    const job = await loadJob(await collectInputFiles([dir]));
+    const ls = job.processes.find((p) => p.snapshots[0]?.context?.comm === 'ls');
+    expect(ls, job.processes.map((p) => p.snapshots[0]?.context?.comm).join(' ')).toBeDefined();
+    const c = ls!.snapshots[0].context!;
+    expect(c.cmdline).toEqual(['ls', '/']);
+    expect(ls!.pythonFrames ?? null).toBeNull(); // no Python frame table, only the context
+    expect(c.jemalloc?.allocated).toBeGreaterThan(0);
+    expect(c.rss).toBeGreaterThan(0);
+    // sh forked ls (or exec'd it): either way its ppid is sh's pid or sh's parent
+    expect(c.ppid).toBeGreaterThan(0);
+  }, 120_000);
+
+  // A memory cgroup of our own (a child of this process's cgroup, cgroup v1's memory controller as on
+  // this VM, or v2 where it is delegated) with a limit: the context must report it and the usage the
+  // program itself reads from the cgroup files at the dump.
+  const cg = ownMemoryCgroup();
+  it.skipIf(!cg)(`cgroup limit and usage in the context agree with the cgroup files (${cg ? cg.version : 'no writable memory cgroup: skipped'})`, async () => {
+    const c = cg!;
+    const dir = join(work, 'cgroup');
+    execFileSync('mkdir', ['-p', dir]);
+    const LIMIT = 3 * 1024 * 1024 * 1024;
+    try {
+      execFileSync('mkdir', ['-p', c.dir]);
+      writeFileSync(join(c.dir, c.limitFile), String(LIMIT));
+      const prog = `import ctypes, json, sys
+def rd(n):
+    return open(sys.argv[1] + "/" + n).read().split()[0]
+keep = [bytearray(4096) for _ in range(5000)]
+before = int(rd("${c.usageFile}"))
+ctypes.CDLL(None).mallctl(b"prof.dump", None, None, None, 0)
+after = int(rd("${c.usageFile}"))
+print(json.dumps({"limit": rd("${c.limitFile}"), "before": before, "after": after}))
+`;
+      writeFileSync(join(dir, 'cg.py'), prog);
+      const r = spawnSync('/bin/sh', ['-c', `echo $$ > ${c.dir}/cgroup.procs && exec "$0" cg.py "$1"`, PYTHONS[0], c.dir], {
+        cwd: dir,
+        env: { ...process.env, PYTHONMALLOC: 'malloc', LD_PRELOAD: `${JEMALLOC} ${join(root, 'native-tools/capture/build/libheaplens_capture.so')}`, MALLOC_CONF: `prof:true,prof_prefix:${dir}/jeprof` },
+        encoding: 'utf8',
+      });
+      expect(r.status, r.stderr).toBe(0);
+      const own = JSON.parse(r.stdout) as { limit: string; before: number; after: number };
+      const job = await loadJob(await collectInputFiles([dir]));
+      const ctx = job.processes[0].snapshots[0].context!;
+      expect(ctx.cgroup?.version).toBe(c.version === 'v2' ? 2 : 1);
+      expect(ctx.cgroup?.max).toBe(Number(own.limit));
+      expect(processLimit(job.processes[0])).toBe(LIMIT);
+      // the post-mortem takes that limit when none is given
+      let pmOut = '';
+      expect(await run(['postmortem', dir, '--json', '--no-symbols'], { out: (t) => (pmOut += t), err: () => {} })).toBe(0);
+      expect((JSON.parse(pmOut) as { limit: { bytes: number; source: string } | null }).limit).toMatchObject({ bytes: LIMIT, source: expect.stringMatching(/memory\.max recorded/) });
+      // usage moves with the dump's own writes (page cache): within the program's readings ± 4 MiB
+      expect(ctx.cgroup!.current!).toBeGreaterThanOrEqual(Math.min(own.before, own.after) - (4 << 20));
+      expect(ctx.cgroup!.current!).toBeLessThanOrEqual(Math.max(own.before, own.after) + (4 << 20));
+    } finally {
+      spawnSync('rmdir', [c.dir]);
+    }
   }, 120_000);
 
   for (const python of PYTHONS) {
@@ -59,6 +145,7 @@ describe.skipIf(!ready)('libheaplens_capture, built and preloaded into real Pyth
           PYTHONMALLOC: 'malloc',
           LD_PRELOAD: `${JEMALLOC} ${join(root, 'native-tools/capture/build/libheaplens_capture.so')}`,
           MALLOC_CONF: `prof:true,lg_prof_sample:12,prof_prefix:${dir}/jeprof`,
+          HEAPLENS_CAPTURE_TIMING: '1', // the context then records what the dump hook allocated
         },
         encoding: 'utf8',
       });
@@ -81,6 +168,13 @@ describe.skipIf(!ready)('libheaplens_capture, built and preloaded into real Pyth
       // 2,000 bytearrays of 4 KiB (+ object headers) kept: sampled at 1 in 4 KiB, the estimate is near 8 MiB
       expect(top.liveBytes).toBeGreaterThan(6e6);
       expect(top.liveBytes).toBeLessThan(11e6);
+      // the dump hook ran without allocating (jemalloc's own thread.allocated counter), and the
+      // context thread read jemalloc's stats after it
+      const ctx = job.processes[0].snapshots[0].context;
+      expect(ctx?.extra).not.toHaveProperty('hook_alloc_bytes');
+      const raw = readFileSync(join(dir, names.find((n) => n.endsWith('.heap.pyframes'))!), 'utf8');
+      expect(raw).toMatch(/^C hook_alloc_bytes 0$/m);
+      expect(ctx?.jemalloc?.allocated).toBeGreaterThan(8e6);
     }, 120_000);
   }
 });

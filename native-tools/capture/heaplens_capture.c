@@ -28,6 +28,10 @@
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/syscall.h>
+#include <linux/futex.h>
+#include <signal.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -60,10 +64,13 @@ static int cfg_max_py_walk = 1024;
 static int cfg_force_unmerged = 0;
 static int cfg_timing = 0;
 static int cfg_verbose = 0;
+static int cfg_context = 1;
 
 /* ---- state found at start-up ----------------------------------------------------------------- */
 static prof_backtrace_hook_t native_backtrace; /* jemalloc's own unwinder */
 static int py_ok;                              /* Python frames enabled and the layout known */
+static int dump_hook_on;                       /* the dump hook is installed (frames and/or context) */
+static mallctl_fn je_mallctl;                  /* jemalloc's mallctl, for the context's stats */
 static const struct hl_py_layout *L;
 static unsigned py_major, py_minor, py_micro;
 static void *py_code_type, *py_unicode_type;
@@ -471,106 +478,469 @@ done:
     }
 }
 
-/* ---- the dump hook: writes the table ------------------------------------------------------------ */
-static char wbuf[1 << 16];
-static size_t wlen;
-static int wfd = -1;
-static int werr;
 
-static void wflush(void) {
+/* ---- the context written with each dump (docs/pyframes-format.md §5a) ------------------------------
+ * Runs in the dump hook: jemalloc holds its prof_dump_mtx (dumps are serialized, so the static buffers
+ * below are never shared) and no sampled thread waits on it. Only raw system calls (open/read/close,
+ * clock_gettime, uname), jemalloc's own mallctl (which takes ctl_mtx, never held by a sampled thread or
+ * by our backtrace hook), no malloc, no stdio. */
+#define CTX_FILE_MAX 8192     /* /proc/self/status and memory.stat are 1.5-4 KB */
+#define CTX_CMDLINE_MAX 4096  /* the command line is cut here (cmdline_cut 1) */
+#define CTX_PATH_MAX 4096
+static char ctx_file[CTX_FILE_MAX + 1];
+static char ctx_cgdir[CTX_PATH_MAX];
+static long ctx_clk_tck = 100; /* sysconf(_SC_CLK_TCK), read at start-up */
+
+/* Reads up to cap bytes of path into buf (NUL-terminated); returns the length or -1. */
+static ssize_t ctx_read(const char *path, char *buf, size_t cap) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    size_t n = 0;
+    while (n < cap) {
+        ssize_t r = read(fd, buf + n, cap - n);
+        if (r < 0) { if (errno == EINTR) continue; close(fd); return -1; }
+        if (r == 0) break;
+        n += (size_t)r;
+    }
+    close(fd);
+    buf[n] = 0;
+    return (ssize_t)n;
+}
+
+/* Parses the unsigned decimal at *p (skipping blanks); -1 when there is none. */
+static int64_t ctx_num(const char *p) {
+    while (*p == ' ' || *p == '\t') p++;
+    if (*p < '0' || *p > '9') return -1;
+    uint64_t v = 0;
+    while (*p >= '0' && *p <= '9') {
+        if (v > (uint64_t)INT64_MAX / 10) return INT64_MAX; /* saturates (cgroup v1 writes "no limit" as ~2^63) */
+        v = v * 10 + (uint64_t)(*p - '0'); p++;
+    }
+    return v > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)v;
+}
+
+/* Value of "key <n>" at a line start in text (key includes its separator, e.g. "VmRSS:"); -1 if absent. */
+static int64_t ctx_field(const char *text, const char *key) {
+    size_t kl = strlen(key);
+    for (const char *p = text; p && *p; ) {
+        if (strncmp(p, key, kl) == 0) return ctx_num(p + kl);
+        p = strchr(p, '\n');
+        if (p) p++;
+    }
+    return -1;
+}
+
+static size_t ctx_join(char *out, size_t cap, const char *a, const char *b, const char *c) {
+    size_t n = 0;
+    const char *parts[3] = {a, b, c};
+    for (int i = 0; i < 3; i++)
+        for (const char *q = parts[i]; q && *q; q++) { if (n + 1 >= cap) { out[0] = 0; return 0; } out[n++] = *q; }
+    out[n] = 0;
+    return n;
+}
+
+struct hl_context {
+    int64_t real_ns, mono_ns, boot_ns, pid, ppid, start_boot_ns, start_real_ns;
+    int64_t je[6];
+    int64_t rss, rss_anon;
+    int cg_version;                       /* 0: none found */
+    int64_t cg_current, cg_max, cg_anon, cg_file; /* cg_max: -2 = unlimited */
+    char comm[32]; size_t comm_len;
+    size_t cmd_len; int cmd_cut;
+    char host[72];
+    int64_t cost_ns, je_delay_ns;
+    int64_t hook_alloc; /* HEAPLENS_CAPTURE_TIMING=1: bytes the dump hook allocated (jemalloc's thread.allocated), else -1 */
+    char cmdline[CTX_CMDLINE_MAX + 1];
+    char cgdir[CTX_PATH_MAX];
+};
+static const char *const je_names[6] = {"stats.allocated", "stats.active", "stats.resident", "stats.mapped", "stats.retained", "stats.metadata"};
+static const char *const je_keys[6] = {"je_allocated", "je_active", "je_resident", "je_mapped", "je_retained", "je_metadata"};
+
+static int64_t ts_ns(clockid_t c) {
+    struct timespec ts;
+    if (clock_gettime(c, &ts) != 0) return -1;
+    return (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
+}
+
+/* Finds the directory holding this process's memory counters: cgroup v2 (the `0::` path under
+ * /sys/fs/cgroup, or /sys/fs/cgroup/unified on hybrid hosts), else v1's memory controller. Without a
+ * cgroup namespace the path /proc/self/cgroup names may not exist inside the container's mount: then
+ * the mount's root (the container's own cgroup) is used. Returns the version, 0 for none. */
+static int ctx_cgroup_dir(void) {
+    char v2path[CTX_PATH_MAX] = "", v1path[CTX_PATH_MAX] = "";
+    if (ctx_read("/proc/self/cgroup", ctx_file, CTX_FILE_MAX) > 0) {
+        for (char *line = ctx_file; line && *line; ) {
+            char *nl = strchr(line, '\n');
+            if (nl) *nl = 0;
+            char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+            if (c1 && c2) {
+                if (c1[1] == ':' && strlen(c2 + 1) < sizeof v2path) ctx_join(v2path, sizeof v2path, c2 + 1, "", "");
+                else if (strncmp(c1 + 1, "memory:", 7) == 0 || strstr(c1 + 1, ",memory") == c2 - 7)
+                    ctx_join(v1path, sizeof v1path, c2 + 1, "", "");
+            }
+            line = nl ? nl + 1 : NULL;
+        }
+    }
+    static const char *const v2roots[2] = {"/sys/fs/cgroup", "/sys/fs/cgroup/unified"};
+    char probe[CTX_PATH_MAX];
+    for (int pass = 0; pass < 2; pass++) {
+        for (int r = 0; r < 2; r++) {
+            const char *sub = pass == 0 ? v2path : "";
+            if (pass == 0 && !v2path[0]) continue;
+            if (!ctx_join(probe, sizeof probe, v2roots[r], strcmp(sub, "/") ? sub : "", "/memory.current")) continue;
+            if (access(probe, R_OK) == 0) { ctx_join(ctx_cgdir, sizeof ctx_cgdir, v2roots[r], strcmp(sub, "/") ? sub : "", ""); return 2; }
+        }
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        const char *sub = pass == 0 ? v1path : "";
+        if (pass == 0 && !v1path[0]) continue;
+        if (!ctx_join(probe, sizeof probe, "/sys/fs/cgroup/memory", strcmp(sub, "/") ? sub : "", "/memory.usage_in_bytes")) continue;
+        if (access(probe, R_OK) == 0) { ctx_join(ctx_cgdir, sizeof ctx_cgdir, "/sys/fs/cgroup/memory", strcmp(sub, "/") ? sub : "", ""); return 1; }
+    }
+    ctx_cgdir[0] = 0;
+    return 0;
+}
+
+static int64_t ctx_cg_value(const char *name, int *unlimited) {
+    char path[CTX_PATH_MAX + 64];
+    if (!ctx_join(path, sizeof path, ctx_cgdir, "/", name)) return -1;
+    char b[64];
+    if (ctx_read(path, b, sizeof b - 1) <= 0) return -1;
+    if (unlimited && strncmp(b, "max", 3) == 0) { *unlimited = 1; return -1; }
+    return ctx_num(b);
+}
+
+static void ctx_collect(struct hl_context *c) {
+    int64_t t0 = ts_ns(CLOCK_MONOTONIC);
+    c->real_ns = ts_ns(CLOCK_REALTIME);
+    c->mono_ns = t0;
+    c->boot_ns = ts_ns(CLOCK_BOOTTIME);
+    c->pid = getpid();
+    c->ppid = getppid();
+    c->start_boot_ns = c->start_real_ns = -1;
+    if (ctx_read("/proc/self/stat", ctx_file, CTX_FILE_MAX) > 0) {
+        char *p = strrchr(ctx_file, ')'); /* comm may hold blanks and parentheses: fields follow the last ')' */
+        for (int field = 2; p && field < 22; field++) { p = strchr(p + 1, ' '); }
+        int64_t ticks = p ? ctx_num(p + 1) : -1;
+        if (ticks >= 0 && ctx_clk_tck > 0) {
+            c->start_boot_ns = ticks / ctx_clk_tck * 1000000000ll + ticks % ctx_clk_tck * (1000000000ll / ctx_clk_tck);
+            if (c->boot_ns >= 0 && c->real_ns >= 0) c->start_real_ns = c->real_ns - (c->boot_ns - c->start_boot_ns);
+        }
+    }
+    c->comm_len = 0;
+    ssize_t n = ctx_read("/proc/self/comm", c->comm, sizeof c->comm - 1);
+    if (n > 0) { while (n > 0 && c->comm[n - 1] == '\n') n--; c->comm_len = (size_t)n; }
+    n = ctx_read("/proc/self/cmdline", c->cmdline, CTX_CMDLINE_MAX);
+    c->cmd_len = n > 0 ? (size_t)n : 0;
+    c->cmd_cut = n == CTX_CMDLINE_MAX; /* a full buffer: longer, or exactly this long (rare) */
+    struct utsname u;
+    c->host[0] = 0;
+    if (uname(&u) == 0) ctx_join(c->host, sizeof c->host, u.nodename, "", "");
+    for (int i = 0; i < 6; i++) c->je[i] = -1;
+    c->je_delay_ns = -1;
+    c->rss = c->rss_anon = -1;
+    if (ctx_read("/proc/self/status", ctx_file, CTX_FILE_MAX) > 0) {
+        int64_t v = ctx_field(ctx_file, "VmRSS:");
+        if (v >= 0) c->rss = v * 1024;
+        v = ctx_field(ctx_file, "RssAnon:");
+        if (v >= 0) c->rss_anon = v * 1024;
+    }
+    c->cg_current = c->cg_max = c->cg_anon = c->cg_file = -1;
+    c->cg_version = ctx_cgroup_dir();
+    if (c->cg_version) {
+        int unlimited = 0;
+        char path[CTX_PATH_MAX + 64];
+        if (c->cg_version == 2) {
+            c->cg_current = ctx_cg_value("memory.current", NULL);
+            c->cg_max = ctx_cg_value("memory.max", &unlimited);
+        } else {
+            c->cg_current = ctx_cg_value("memory.usage_in_bytes", NULL);
+            c->cg_max = ctx_cg_value("memory.limit_in_bytes", NULL);
+            if (c->cg_max >= (1ll << 62)) { c->cg_max = -1; unlimited = 1; } /* v1 writes "no limit" as ~2^63 */
+        }
+        if (unlimited) c->cg_max = -2;
+        if (ctx_join(path, sizeof path, ctx_cgdir, "/memory.stat", "") && ctx_read(path, ctx_file, CTX_FILE_MAX) > 0) {
+            c->cg_anon = ctx_field(ctx_file, c->cg_version == 2 ? "anon " : "rss ");
+            c->cg_file = ctx_field(ctx_file, c->cg_version == 2 ? "file " : "cache ");
+        }
+    }
+    ctx_join(c->cgdir, sizeof c->cgdir, c->cg_version ? ctx_cgdir : "", "", "");
+    c->hook_alloc = -1;
+    c->cost_ns = ts_ns(CLOCK_MONOTONIC) - t0;
+}
+
+/* jemalloc's stats after an epoch refresh. Never from the dump hook: ctl_refresh takes prof_dump_mtx,
+ * which jemalloc holds while it calls the hook (it would deadlock). The context thread calls this
+ * right after the hook returned; the call waits for jemalloc to release that lock. */
+static void ctx_jemalloc(struct hl_context *c) {
+    if (!je_mallctl) return;
+    uint64_t epoch = 1;
+    size_t sz = sizeof epoch;
+    if (je_mallctl("epoch", &epoch, &sz, &epoch, sz) != 0) return;
+    for (int i = 0; i < 6; i++) {
+        size_t v = 0;
+        sz = sizeof v;
+        if (je_mallctl(je_names[i], &v, &sz, NULL, 0) == 0) c->je[i] = (int64_t)v;
+    }
+    c->je_delay_ns = ts_ns(CLOCK_MONOTONIC) - c->mono_ns;
+}
+
+/* ---- the dump hook: writes the table ------------------------------------------------------------ */
+/* Output through a fixed buffer with write(2). Two writers exist: the context thread's and the
+ * dump hook's own (used only when the context thread is missing or behind). */
+struct writer { char buf[1 << 16]; size_t len; int fd; int err; };
+
+static void wflush(struct writer *w) {
     size_t off = 0;
-    while (off < wlen && !werr) {
-        ssize_t r = write(wfd, wbuf + off, wlen - off);
-        if (r < 0) { if (errno == EINTR) continue; werr = 1; break; }
+    while (off < w->len && !w->err) {
+        ssize_t r = write(w->fd, w->buf + off, w->len - off);
+        if (r < 0) { if (errno == EINTR) continue; w->err = 1; break; }
         off += (size_t)r;
     }
-    wlen = 0;
+    w->len = 0;
 }
-static void wmem(const char *s, size_t n) {
+static void wmem(struct writer *w, const char *s, size_t n) {
     while (n) {
-        if (wlen == sizeof wbuf) wflush();
-        size_t k = sizeof wbuf - wlen < n ? sizeof wbuf - wlen : n;
-        memcpy(wbuf + wlen, s, k);
-        wlen += k; s += k; n -= k;
+        if (w->len == sizeof w->buf) wflush(w);
+        size_t k = sizeof w->buf - w->len < n ? sizeof w->buf - w->len : n;
+        memcpy(w->buf + w->len, s, k);
+        w->len += k; s += k; n -= k;
     }
 }
-static void wstr(const char *s) { wmem(s, strlen(s)); }
-static void wdec(int64_t v) {
+static void wstr(struct writer *w, const char *s) { wmem(w, s, strlen(s)); }
+static void wdec(struct writer *w, int64_t v) {
     char t[24]; int i = 24; uint64_t u = v < 0 ? (uint64_t)(-(v + 1)) + 1 : (uint64_t)v;
     do { t[--i] = (char)('0' + u % 10); u /= 10; } while (u);
     if (v < 0) t[--i] = '-';
-    wmem(t + i, (size_t)(24 - i));
+    wmem(w, t + i, (size_t)(24 - i));
 }
-static void whex(uint64_t u) {
+static void whex(struct writer *w, uint64_t u) {
     char t[20]; int i = 20;
     do { t[--i] = "0123456789abcdef"[u & 15]; u >>= 4; } while (u);
     t[--i] = 'x'; t[--i] = '0';
-    wmem(t + i, (size_t)(20 - i));
+    wmem(w, t + i, (size_t)(20 - i));
 }
 
-static void write_table(int fd) {
-    wfd = fd; wlen = 0; werr = 0;
-    uint32_t count = atomic_load_explicit(&n_entries, memory_order_acquire);
-    wstr("PYFRAMES/1 tag=0x7079 kind_shift=44 id_shift=4 pid=");
-    wdec(getpid());
-    wstr(" python=");
-    wdec(py_major); wstr("."); wdec(py_minor); wstr("."); wdec(py_micro);
-    if (table_token[0]) { wstr(" token="); wstr(table_token); }
-    wstr(cfg_lines ? " granularity=line" : " granularity=function");
-    wstr(" producer=heaplens-capture\n# samples=");
-    wdec((int64_t)atomic_load(&st_samples)); wstr(" merged="); wdec((int64_t)atomic_load(&st_merged));
-    wstr(" unmerged="); wdec((int64_t)atomic_load(&st_unmerged));
-    wstr(" nopython="); wdec((int64_t)atomic_load(&st_nopython));
-    wstr(" truncated="); wdec((int64_t)atomic_load(&st_truncated));
-    wstr(" unknown="); wdec((int64_t)atomic_load(&st_unknown));
+
+/* A string field, percent-encoded as in PYFRAMES/1 §3 ("-" when empty, a leading '-' as %2D). */
+static void wenc(struct writer *w, const char *s, size_t n) {
+    if (n == 0) { wstr(w, "-"); return; }
+    char t[3];
+    for (size_t i = 0; i < n; i++) {
+        unsigned char b = (unsigned char)s[i];
+        if (i == 0 && b == '-') { wstr(w, "%2D"); continue; }
+        size_t k = put_byte(t, 0, sizeof t, b);
+        wmem(w, t, k);
+    }
+}
+static void wkv(struct writer *w, const char *key, int64_t v) {
+    if (v < 0) return; /* unreadable: the key is left out */
+    wstr(w, "C "); wstr(w, key); wstr(w, " "); wdec(w, v); wstr(w, "\n");
+}
+
+static void write_context(struct writer *w, const struct hl_context *cp) {
+    const struct hl_context c = *cp;
+    wstr(w, "C context 1\n");
+    wkv(w, "time_real_ns", c.real_ns);
+    wkv(w, "time_mono_ns", c.mono_ns);
+    wkv(w, "time_boot_ns", c.boot_ns);
+    wkv(w, "pid", c.pid);
+    wkv(w, "ppid", c.ppid);
+    wkv(w, "start_boot_ns", c.start_boot_ns);
+    wkv(w, "start_real_ns", c.start_real_ns);
+    if (c.comm_len) { wstr(w, "C comm "); wenc(w, c.comm, c.comm_len); wstr(w, "\n"); }
+    if (c.cmd_len) { wstr(w, "C cmdline "); wenc(w, cp->cmdline, c.cmd_len); wstr(w, "\n"); }
+    if (c.cmd_cut) wkv(w, "cmdline_cut", 1);
+    if (c.host[0]) { wstr(w, "C hostname "); wenc(w, c.host, strlen(c.host)); wstr(w, "\n"); }
+    for (int i = 0; i < 6; i++) wkv(w, je_keys[i], c.je[i]);
+    wkv(w, "rss", c.rss);
+    wkv(w, "rss_anon", c.rss_anon);
+    if (c.cg_version) {
+        wkv(w, "cg_version", c.cg_version);
+        wstr(w, "C cg_path "); wenc(w, cp->cgdir, strlen(cp->cgdir)); wstr(w, "\n");
+        wkv(w, "cg_current", c.cg_current);
+        if (c.cg_max == -2) wstr(w, "C cg_max max\n"); else wkv(w, "cg_max", c.cg_max);
+        wkv(w, "cg_anon", c.cg_anon);
+        wkv(w, "cg_file", c.cg_file);
+    }
+    wkv(w, "ctx_cost_ns", c.cost_ns);
+    wkv(w, "je_delay_ns", c.je_delay_ns);
+    wkv(w, "hook_alloc_bytes", c.hook_alloc);
+}
+
+static void write_table(struct writer *w, int fd, const struct hl_context *c) {
+    w->fd = fd; w->len = 0; w->err = 0;
+    uint32_t count = py_ok ? atomic_load_explicit(&n_entries, memory_order_acquire) : 0;
+    wstr(w, "PYFRAMES/1 tag=0x7079 kind_shift=44 id_shift=4 pid=");
+    wdec(w, getpid());
+    wstr(w, " python=");
+    if (py_ok) { wdec(w, py_major); wstr(w, "."); wdec(w, py_minor); wstr(w, "."); wdec(w, py_micro); }
+    else wstr(w, "-"); /* no Python frames in this process: the table carries the context only */
+    if (table_token[0]) { wstr(w, " token="); wstr(w, table_token); }
+    wstr(w, cfg_lines ? " granularity=line" : " granularity=function");
+    wstr(w, " producer=heaplens-capture\n# samples=");
+    wdec(w, (int64_t)atomic_load(&st_samples)); wstr(w, " merged="); wdec(w, (int64_t)atomic_load(&st_merged));
+    wstr(w, " unmerged="); wdec(w, (int64_t)atomic_load(&st_unmerged));
+    wstr(w, " nopython="); wdec(w, (int64_t)atomic_load(&st_nopython));
+    wstr(w, " truncated="); wdec(w, (int64_t)atomic_load(&st_truncated));
+    wstr(w, " unknown="); wdec(w, (int64_t)atomic_load(&st_unknown));
     if (cfg_timing) {
-        wstr(" native_ns="); wdec((int64_t)atomic_load(&st_native_ns));
-        wstr(" python_ns="); wdec((int64_t)atomic_load(&st_python_ns));
+        wstr(w, " native_ns="); wdec(w, (int64_t)atomic_load(&st_native_ns));
+        wstr(w, " python_ns="); wdec(w, (int64_t)atomic_load(&st_python_ns));
     }
-    wstr("\n");
+    wstr(w, "\n");
     if (cfg_timing) { /* "# timing_log2_ns native=c0,c1,... python=..." (bucket k counts samples in [2^k, 2^(k+1)) ns) */
-        wstr("# timing_log2_ns native=");
-        for (int k = 0; k < HIST_BUCKETS; k++) { if (k) wstr(","); wdec((int64_t)atomic_load(&hist_native[k])); }
-        wstr(" python=");
-        for (int k = 0; k < HIST_BUCKETS; k++) { if (k) wstr(","); wdec((int64_t)atomic_load(&hist_python[k])); }
-        wstr("\n");
+        wstr(w, "# timing_log2_ns native=");
+        for (int k = 0; k < HIST_BUCKETS; k++) { if (k) wstr(w, ","); wdec(w, (int64_t)atomic_load(&hist_native[k])); }
+        wstr(w, " python=");
+        for (int k = 0; k < HIST_BUCKETS; k++) { if (k) wstr(w, ","); wdec(w, (int64_t)atomic_load(&hist_python[k])); }
+        wstr(w, "\n");
     }
+    if (c) write_context(w, c);
     static const char *const names[] = {"", "", "entry", "unmerged", "truncated", "unknown"};
     for (int k = PF_ENTRY; k <= PF_UNKNOWN; k++) {
-        wstr("M "); whex(PF_ADDR(k, 0)); wstr(" "); wstr(names[k]); wstr("\n");
+        wstr(w, "M "); whex(w, PF_ADDR(k, 0)); wstr(w, " "); wstr(w, names[k]); wstr(w, "\n");
     }
     for (uint32_t id = 1; id <= count; id++) {
         const struct entry *e = &entries[id - 1];
-        wstr("F "); whex(PF_ADDR(PF_FRAME, id));
-        wstr(" "); wdec(e->line); wstr(" "); wdec(e->firstlineno); wstr(" ");
-        wmem(arena + e->qual_off, e->qual_len); wstr(" ");
-        wmem(arena + e->file_off, ((size_t)e->file_len_hi << 16) | e->file_len_lo); wstr("\n");
+        wstr(w, "F "); whex(w, PF_ADDR(PF_FRAME, id));
+        wstr(w, " "); wdec(w, e->line); wstr(w, " "); wdec(w, e->firstlineno); wstr(w, " ");
+        wmem(w, arena + e->qual_off, e->qual_len); wstr(w, " ");
+        wmem(w, arena + e->file_off, ((size_t)e->file_len_hi << 16) | e->file_len_lo); wstr(w, "\n");
     }
-    wstr("END "); wdec(count); wstr("\n");
-    wflush();
+    wstr(w, "END "); wdec(w, count); wstr(w, "\n");
+    wflush(w);
 }
 
-static void hl_dump_hook(const char *filename) {
-    if (!filename || !py_ok) return;
+#define REPLACE_ONLY 8 /* write_tables: the sidecar only replaces an existing one */
+static void write_tables(struct writer *w, const char *filename, const struct hl_context *c, int modes) {
     size_t fl = strlen(filename);
-    if (cfg_table & TABLE_SIDECAR) {
+    if (modes & TABLE_SIDECAR) {
         char path[4096], tmp[4096];
         if (fl + sizeof ".pyframes.tmp" <= sizeof path) {
             memcpy(path, filename, fl); memcpy(path + fl, ".pyframes", sizeof ".pyframes");
             memcpy(tmp, filename, fl); memcpy(tmp + fl, ".pyframes.tmp", sizeof ".pyframes.tmp");
             int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
             if (fd >= 0) {
-                write_table(fd);
-                int bad = werr;
+                write_table(w, fd, c);
+                int bad = w->err;
                 close(fd);
-                if (!bad) rename(tmp, path); else unlink(tmp);
+                /* replacing the hook's first version: not if someone removed it meanwhile */
+                if (!bad && (!(modes & REPLACE_ONLY) || access(path, F_OK) == 0)) rename(tmp, path);
+                else unlink(tmp);
             }
         }
     }
-    if (cfg_table & TABLE_APPEND) {
+    if (modes & TABLE_APPEND) {
         int fd = open(filename, O_WRONLY | O_APPEND | O_CLOEXEC);
-        if (fd >= 0) { write_table(fd); close(fd); }
+        if (fd >= 0) { write_table(w, fd, c); close(fd); }
     }
+}
+
+/* ---- the context thread ----------------------------------------------------------------------------
+ * The dump hook captures the context (times, identity, RSS, cgroup) and queues it with the dump's name;
+ * this thread adds jemalloc's refreshed stats once jemalloc released its dump lock and writes the table.
+ * One producer (dumps are serialized by jemalloc), one consumer, a futex to sleep on. */
+#define PENDING_CAP 8 /* dumps queued at most; more (the thread far behind) are written by the hook itself */
+struct pending { char filename[4096]; struct hl_context c; };
+static struct pending pending[PENDING_CAP];
+static _Atomic uint32_t pend_head, pend_tail; /* head: next slot the hook fills; tail: next the thread writes */
+static _Atomic uint32_t pend_seq;             /* futex word: bumped on every queued dump */
+static _Atomic int ctx_thread_on;
+static struct writer ctx_writer, hook_writer;
+
+static void fwait(_Atomic uint32_t *addr, uint32_t val) {
+    syscall(SYS_futex, addr, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
+}
+static void fwake(_Atomic uint32_t *addr) { syscall(SYS_futex, addr, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0); }
+
+static void *ctx_thread_main(void *arg) {
+    (void)arg;
+    for (;;) {
+        uint32_t seq = atomic_load_explicit(&pend_seq, memory_order_acquire);
+        uint32_t tail = atomic_load_explicit(&pend_tail, memory_order_relaxed);
+        if (tail == atomic_load_explicit(&pend_head, memory_order_acquire)) { fwait(&pend_seq, seq); continue; }
+        struct pending *p = &pending[tail % PENDING_CAP];
+        ctx_jemalloc(&p->c);
+        write_tables(&ctx_writer, p->filename, &p->c, cfg_table | ((cfg_table & TABLE_SIDECAR) ? REPLACE_ONLY : 0));
+        atomic_store_explicit(&pend_tail, tail + 1, memory_order_release);
+        fwake(&pend_tail);
+    }
+    return NULL;
+}
+
+static void ctx_thread_start(void) {
+    pthread_attr_t a;
+    pthread_t t;
+    sigset_t all, old;
+    if (pthread_attr_init(&a) != 0) return;
+    pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+    pthread_attr_setstacksize(&a, 64 * 1024); /* buffers are static; the thread needs little stack */
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old); /* signals stay with the program's own threads */
+    if (pthread_create(&t, &a, ctx_thread_main, NULL) == 0) {
+        atomic_store(&ctx_thread_on, 1);
+        pthread_setname_np(t, "heaplens-ctx");
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    pthread_attr_destroy(&a);
+}
+
+/* A forked child has no context thread (threads do not survive fork) and must not write its parent's
+ * queued dumps. jemalloc's own child handler, registered before ours, has already reset its locks. */
+static void ctx_atfork_child(void) {
+    atomic_store(&pend_head, 0);
+    atomic_store(&pend_tail, 0);
+    atomic_store(&ctx_thread_on, 0);
+    ctx_thread_start();
+}
+
+/* At exit the final dump (prof_final, an atexit handler) may still be queued: wait for it, bounded. */
+#define EXIT_WAIT_MS 2000
+__attribute__((destructor)) static void hl_fini(void) {
+    if (!atomic_load(&ctx_thread_on)) return;
+    for (int ms = 0; ms < EXIT_WAIT_MS; ms++) {
+        uint32_t tail = atomic_load(&pend_tail);
+        if (tail == atomic_load(&pend_head)) return;
+        struct timespec d = {0, 1000000};
+        nanosleep(&d, NULL);
+    }
+}
+
+/* jemalloc's per-thread allocation counter (a lock-free read of the thread's own tsd): lets a timing
+ * run prove that the hook allocates nothing */
+static int64_t thread_allocated(void) {
+    uint64_t v = 0;
+    size_t sz = sizeof v;
+    return je_mallctl && je_mallctl("thread.allocated", &v, &sz, NULL, 0) == 0 ? (int64_t)v : -1;
+}
+
+static void hl_dump_hook(const char *filename) {
+    if (!filename || !dump_hook_on) return;
+    if (!cfg_context) { write_tables(&hook_writer, filename, NULL, cfg_table); return; }
+    int64_t a0 = cfg_timing ? thread_allocated() : -1;
+    uint32_t head = atomic_load_explicit(&pend_head, memory_order_relaxed);
+    uint32_t tail = atomic_load_explicit(&pend_tail, memory_order_acquire);
+    size_t fl = strlen(filename);
+    if (!atomic_load(&ctx_thread_on) || head - tail >= PENDING_CAP || fl >= sizeof pending[0].filename) {
+        /* no thread (or far behind): write now, without jemalloc's stats (they cannot be refreshed here) */
+        static struct hl_context c;
+        ctx_collect(&c);
+        c.hook_alloc = a0 >= 0 ? thread_allocated() - a0 : -1;
+        write_tables(&hook_writer, filename, &c, cfg_table);
+        return;
+    }
+    struct pending *p = &pending[head % PENDING_CAP];
+    ctx_collect(&p->c);
+    memcpy(p->filename, filename, fl + 1);
+    /* The sidecar is written now, without jemalloc's stats, so that a process ending right after the
+     * dump (os._exit in a worker) still leaves its table; the context thread replaces it (rename) once
+     * it has the stats. An appended table is written once, by the thread (two would both stay). */
+    if (cfg_table & TABLE_SIDECAR) write_tables(&hook_writer, filename, &p->c, TABLE_SIDECAR);
+    p->c.hook_alloc = a0 >= 0 ? thread_allocated() - a0 : -1;
+    atomic_store_explicit(&pend_head, head + 1, memory_order_release);
+    atomic_fetch_add_explicit(&pend_seq, 1, memory_order_release);
+    fwake(&pend_seq);
 }
 
 /* ---- start-up --------------------------------------------------------------------------------- */
@@ -740,6 +1110,7 @@ __attribute__((constructor)) static void hl_init(void) {
         else say("ignoring invalid HEAPLENS_CAPTURE_TABLE=", t, " (sidecar|append|both|none)");
     }
 
+    cfg_context = env_int("HEAPLENS_CAPTURE_CONTEXT", 1, 0, 2); /* 2: no context thread, no jemalloc stats */
     mallctl_fn mallctl = (mallctl_fn)dlsym(RTLD_DEFAULT, "mallctl");
     if (!mallctl) { say("mallctl not found: preload jemalloc before this library; inactive", "", ""); return; }
     bool prof = false;
@@ -748,7 +1119,10 @@ __attribute__((constructor)) static void hl_init(void) {
         if (cfg_verbose) say("jemalloc profiling is off (MALLOC_CONF=prof:true); inactive", "", "");
         return;
     }
-    if (!cfg_python) { if (cfg_verbose) say("HEAPLENS_CAPTURE_PYTHON=0: inactive", "", ""); return; }
+    if (!cfg_python && !cfg_context) { if (cfg_verbose) say("HEAPLENS_CAPTURE_PYTHON=0 and HEAPLENS_CAPTURE_CONTEXT=0: inactive", "", ""); return; }
+    je_mallctl = mallctl;
+    long tck = sysconf(_SC_CLK_TCK);
+    if (tck > 0) ctx_clk_tck = tck;
 
     Dl_info self;
     struct self_search ss;
@@ -757,27 +1131,38 @@ __attribute__((constructor)) static void hl_init(void) {
     /* dlpi_addr is the load bias; for a shared object that is also dli_fbase */
     dl_iterate_phdr(self_phdr_cb, &ss);
     if (!table_setup()) { say("mmap failed; inactive", "", ""); return; }
-    py_ok = setup_python();
-    if (!py_ok) return;
+    py_ok = cfg_python ? setup_python() : 0;
+    if (!py_ok && !cfg_context) return;
 
     prof_backtrace_hook_t ours = hl_backtrace_hook, old = NULL;
-    sz = sizeof old;
-    if (mallctl("experimental.hooks.prof_backtrace", &old, &sz, NULL, 0) != 0 || !old) {
-        say("jemalloc has no experimental.hooks.prof_backtrace (needs 5.3); inactive", "", "");
-        py_ok = 0;
-        return;
+    if (py_ok) {
+        sz = sizeof old;
+        if (mallctl("experimental.hooks.prof_backtrace", &old, &sz, NULL, 0) != 0 || !old) {
+            say("jemalloc has no experimental.hooks.prof_backtrace (needs 5.3); Python frames disabled", "", "");
+            py_ok = 0;
+            if (!cfg_context) return;
+        } else {
+            native_backtrace = old;
+        }
     }
-    native_backtrace = old;
+    /* the dump hook writes the table: Python frames and/or the context (a process without a usable
+     * Python, e.g. a subprocess inheriting LD_PRELOAD, still gets its context) */
     prof_dump_hook_t dump = hl_dump_hook;
     if (mallctl("experimental.hooks.prof_dump", NULL, NULL, &dump, sizeof dump) != 0) {
         say("jemalloc has no experimental.hooks.prof_dump (needs 5.3); inactive", "", "");
         py_ok = 0;
         return;
     }
+    dump_hook_on = 1;
     token_setup();
+    if (cfg_context == 1) {
+        ctx_thread_start();
+        pthread_atfork(NULL, NULL, ctx_atfork_child);
+    }
+    if (!py_ok) return;
     pthread_atfork(atfork_prepare, atfork_release, atfork_release);
     if (mallctl("experimental.hooks.prof_backtrace", NULL, NULL, &ours, sizeof ours) != 0) {
-        say("could not install the backtrace hook; inactive", "", "");
+        say("could not install the backtrace hook; Python frames disabled", "", "");
         py_ok = 0;
         return;
     }

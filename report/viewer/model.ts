@@ -32,13 +32,14 @@ export function frameText(data: ReportData, f: ReportFrame): string {
   return `${f.kind === 'python' ? '[py] ' : ''}${name}${where}${inl}`;
 }
 
-/** The leaf's function: what a table row shows. */
+/** The leaf's function: what a table row shows. Markers of folded frames are skipped: the first surviving frame leads. */
 export function stackTitle(data: ReportData, p: ReportProcess, s: ReportStack): string {
-  const names = s.frames.slice(0, 3).map((i) => {
+  const shown = s.frames.filter((i) => p.frames[i].kind !== 'folded');
+  const names = shown.slice(0, 3).map((i) => {
     const f = p.frames[i];
     return lineName(data, f, f.lines[f.lines.length - 1]);
   });
-  return names.length ? names.join(' ← ') + (s.frames.length > 3 ? ' ← …' : '') : '(no frames)';
+  return names.length ? names.join(' ← ') + (shown.length > 3 ? ' ← …' : '') : '(no frames)';
 }
 
 export interface FlameNode {

@@ -12,6 +12,7 @@ const KIND_HSL: Record<FrameKind, { h: number; s: number; l: [number, number] }>
   library: { h: 48, s: 60, l: [58, 74] },
   allocator: { h: 0, s: 0, l: [62, 74] },
   unknown: { h: 280, s: 12, l: [64, 76] },
+  folded: { h: 160, s: 10, l: [80, 86] },
 };
 
 export const KIND_LABEL: Record<FrameKind, string> = {
@@ -20,6 +21,7 @@ export const KIND_LABEL: Record<FrameKind, string> = {
   library: 'library',
   allocator: 'allocator',
   unknown: 'unknown',
+  folded: 'folded (click to expand)',
 };
 
 function hash(s: string): number {

@@ -114,7 +114,7 @@ export function handleKey(ui: Ui, ev: KeyboardEvent): void {
     '/': () => ui.searchInput?.focus(),
     t: () => app.toggleTheme(),
     a: () => (app.hideAllocator = !app.hideAllocator),
-    m: () => (app.mode = app.mode === 'merged' ? 'python' : app.mode === 'python' ? 'native' : 'merged'),
+    m: () => (app.mode = app.mode === 'python-first' ? 'merged' : app.mode === 'merged' ? 'python' : app.mode === 'python' ? 'native' : 'python-first'),
     '[': () => (app.snapshot = Math.max(0, app.snapshot - 1)),
     ']': () => (app.snapshot = Math.min(n - 1, app.snapshot + 1)),
     b: () => {

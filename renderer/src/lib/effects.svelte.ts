@@ -19,7 +19,7 @@ export function startEffects(ui: Ui): { flush(): void; cancel(): void } {
   let seriesSeq = 0;
   $effect(() => {
     const p = ui.procIndex;
-    const view = { mode: app.mode, hideAllocator: app.hideAllocator };
+    const view = app.view;
     if (p < 0 || !app.summary) return;
     const seq = ++seriesSeq;
     if (app.report) {
@@ -39,7 +39,7 @@ export function startEffects(ui: Ui): { flush(): void; cancel(): void } {
     const p = ui.procIndex;
     const base = app.base;
     const target = app.target;
-    const view = { mode: app.mode, hideAllocator: app.hideAllocator };
+    const view = app.view;
     if (p < 0 || !app.summary) return;
     const seq = ++growthSeq;
     if (app.report) {
@@ -102,7 +102,7 @@ export function startEffects(ui: Ui): { flush(): void; cancel(): void } {
   // -- sessions: autosave (debounced) on any change of what a session holds ------------------------
   const autosaver = debounce(() => void app.autosave(), 1500);
   $effect(() => {
-    void [app.notes, app.base, app.target, app.snapshot, app.tab, app.mode, app.hideAllocator, app.search, app.diffMode, app.widthBy, app.selectedStack, ui.procIndex];
+    void [app.notes, app.base, app.target, app.snapshot, app.tab, app.mode, app.hideAllocator, app.sample, app.filters, app.unfold, app.search, app.diffMode, app.widthBy, app.selectedStack, ui.procIndex];
     if (!app.summary || app.readOnly) return;
     untrack(() => autosaver.call());
   });

@@ -13,7 +13,7 @@ export function requestFlame(ui: Ui, kind: 'flame' | 'diff'): void {
     const snapshot = app.snapshot;
     const base = app.base;
     const target = app.target;
-    const view = { mode: app.mode, hideAllocator: app.hideAllocator };
+    const view = app.view;
     if (p < 0 || !app.summary) return;
     const mine = ++seq;
     if (app.report) {

@@ -4,12 +4,20 @@ import type { ReportData } from '../../../report/data.ts';
 import type { SelfTotal } from '../../../analysis/function-diff.ts';
 import type { JobBatch } from '../../../analysis/job-batches.ts';
 import type { SymbolTable } from '../../../symbolize/symbolize.ts';
+import type { MissingBinariesSummary } from '../../../symbolize/missing-binaries.ts';
 
 // Messages between the UI thread and the analysis worker. Everything heavy (reading, parsing, diffing,
 // growth ranking, tree building) happens in the worker; the UI receives small summaries and typed arrays.
 
-export type FrameKind = 'python' | 'program' | 'library' | 'allocator' | 'unknown';
-export type StackMode = 'merged' | 'python' | 'native';
+/** 'folded': the marker of a run of folded frames (interpreter or import machinery; analysis/stack-labels.ts) */
+export type FrameKind = 'python' | 'program' | 'library' | 'allocator' | 'unknown' | 'folded';
+export type StackMode = 'python-first' | 'merged' | 'python' | 'native';
+export type SampleType = 'inuse_space' | 'inuse_objects' | 'alloc_space' | 'alloc_objects';
+/** pprof's slicing (analysis/stack-filter.ts): a regular expression on function, file or module path */
+export interface StackFilterChip {
+  kind: 'focus' | 'ignore' | 'hide' | 'show';
+  re: string;
+}
 
 /**
  * A file to load: a Blob (browser) or a path read through the host (Electron). For Blobs, size and mtime are
@@ -46,6 +54,38 @@ export interface SnapshotSummary {
   /** the header's total (a cut dump's total), null without one */
   headerLiveBytes: number | null;
   mtimeMs: number | null;
+  /** wall-clock time (ms since the epoch) and where it came from (analysis/snapshot-time.ts); absent in old reports */
+  timeMs?: number | null;
+  timeSource?: 'capture' | 'mtime' | 'seq';
+  /** allocator / RSS / cgroup figures beside the heap estimate (analysis/memory-context.ts) */
+  memory?: SnapshotMemory | null;
+}
+
+export interface SnapshotMemory {
+  allocated: number | null;
+  active: number | null;
+  resident: number | null;
+  rss: number | null;
+  rssSource: 'context' | 'log' | null;
+  cgroupCurrent: number | null;
+  cgroupMax: number | null;
+  /** RSS − allocated and its likely meaning */
+  gap: { gap: number; dominant: 'fragmentation' | 'unpurged' | 'outside' | null; message: string; parts: Record<'fragmentation' | 'unpurged' | 'outside', number | null> } | null;
+}
+
+/** Who a process was (the capture context), its place in the job's fork/spawn tree and its limit. */
+export interface ProcessIdentitySummary {
+  name: string | null;
+  comm: string | null;
+  /** argv, shell-quoted for display */
+  cmdline: string | null;
+  ppid: number | null;
+  hostname: string | null;
+  startMs: number | null;
+  /** index of the parent process in this job, null for roots and unknown */
+  parentIndex: number | null;
+  /** depth in the tree, and the process indices in depth-first order (same for every process) */
+  depth: number;
 }
 
 export interface ProcessSummary {
@@ -63,6 +103,14 @@ export interface ProcessSummary {
   stackCount: number;
   hasPythonFrames: boolean;
   truncatedCount: number;
+  /** absent for dumps without a capture context (and in old reports) */
+  identity?: ProcessIdentitySummary | null;
+  /** depth-first position in the fork/spawn tree (for the process table's tree order) */
+  treeOrder?: number;
+  /** cgroup memory.max, bytes */
+  limitBytes?: number | null;
+  /** the series' time axis (analysis/snapshot-time.ts seriesTimes): wall clock from capture or mtimes, else seq */
+  time?: { axis: 'wall' | 'seq'; source: 'capture' | 'mtime' | 'seq'; mtimeProblem: string | null };
 }
 
 export interface WarningSummary {
@@ -102,6 +150,12 @@ export interface FrameInfo {
 export interface ViewOptions {
   mode: StackMode;
   hideAllocator: boolean;
+  /** what the values count (default inuse_space) */
+  sample?: SampleType;
+  /** focus/ignore/hide/show chips, applied to every frame before folding */
+  filters?: StackFilterChip[];
+  /** python-first: show the interpreter's frames instead of their "N interpreter frames" markers */
+  unfold?: boolean;
 }
 
 export interface StackSeries {
@@ -141,6 +195,9 @@ export interface FunctionRow extends SelfTotal {
   key: number;
   label: string;
   kind: FrameKind;
+  /** the function's source file (null for native frames without debug info) and module */
+  file?: string | null;
+  module?: string | null;
 }
 
 export interface GrowthResult {
@@ -181,11 +238,14 @@ export interface FlameData {
 
 export interface StackDetail {
   stackId: number;
-  /** leaf first, after mode filtering; allocator frames included and flagged */
-  frames: (FrameInfo & { hidden: boolean })[];
+  /** leaf first, after mode filtering; allocator frames included and flagged; `fold`: the index of the run of
+   *  folded frames (interpreter, import machinery) the frame belongs to in the python-first view */
+  frames: (FrameInfo & { hidden: boolean; fold?: number })[];
   series: number[];
   baseBytes: number;
   targetBytes: number;
+  /** the stack's verdict in the job-wide ranking (analysis/patterns.ts), absent in reports */
+  verdict?: { pattern: string; score: number; sigmaBytes: number; withinNoise: boolean; lateRate: number; lateRatePerSecond: boolean; groupProcesses: number; rank: number; note: string | null };
 }
 
 /** One process's series of a suspect stack: live bytes and 1σ per snapshot (all snapshots; cut ones flagged). */
@@ -249,7 +309,9 @@ export type Request =
   | { type: 'growth'; proc: number; base: number; target: number; view: ViewOptions; limit: number }
   /** the job-wide ranking: top `limit` stacks across processes, with each holder's series and σ */
   | { type: 'suspects'; view: ViewOptions; limit: number }
-  | { type: 'flame'; proc: number; snapshot: number; base: number | null; view: ViewOptions }
+  | { type: 'flame'; proc: number; snapshot: number; base: number | null; view: ViewOptions; shape?: FlameShape }
+  /** modules whose frames stay unresolved at a snapshot (symbolize/missing-binaries.ts) */
+  | { type: 'missingBinaries'; proc: number; snapshot: number; view: ViewOptions }
   | { type: 'stack'; proc: number; stackId: number; members?: number[]; base: number; target: number; view: ViewOptions }
   /** stacks as note targets (their return addresses), for notes and sessions */
   | { type: 'stackTargets'; proc: number; stackIds: number[] }
@@ -265,6 +327,17 @@ export type Request =
 
 export type ExportFormat = 'pprof' | 'folded' | 'speedscope';
 
+/**
+ * The shape of a flame-graph tree: as recorded (root on top), bottom-up (allocation sites as roots), or the
+ * callers / callees of one frame key (the sandwich view). `by`: weigh by the snapshot's bytes (or the diff's
+ * target and Δ when a base is given), or by each stack's steady-growth slope.
+ */
+export interface FlameShape {
+  kind: 'normal' | 'inverted' | 'callers' | 'callees';
+  key?: number;
+  by?: 'bytes' | 'growth';
+}
+
 export type Response =
   | { type: 'load'; summary: JobSummary }
   | { type: 'loadBatches'; summary: JobSummary }
@@ -273,6 +346,7 @@ export type Response =
   | { type: 'growth'; growth: GrowthResult }
   | { type: 'suspects'; suspects: SuspectsResult }
   | { type: 'flame'; flame: FlameData }
+  | { type: 'missingBinaries'; summary: MissingBinariesSummary; symbolized: boolean }
   | { type: 'stack'; stack: StackDetail }
   | { type: 'stackTargets'; targets: StackTarget[] }
   | { type: 'resolveStacks'; ids: ({ proc: number; stackId: number } | null)[] }

@@ -42,6 +42,12 @@ function snap(): AppSnapshot {
     selectedStack: stack,
     diffMode: 'share',
     widthBy: 'delta',
+    sample: 'alloc_space',
+    filters: [
+      { kind: 'focus', re: 'make_(node|record)' },
+      { kind: 'hide', re: '^libpython' },
+    ],
+    unfold: true,
     notes: [createNote(stack, '<img src=x onerror=alert(1)>', '#e4572e', new Date('2026-11-29T10:00:00Z'))],
     readOnly: false,
     source: null,
@@ -55,7 +61,28 @@ describe('state ⇄ session', () => {
     expect(back.selection).toEqual({ process: 'exact.1', base: { file: 'job/exact.1.4.i1.heap', seq: 4 }, target: { file: 'job/exact.1.7.i4.heap', seq: 7 } });
     expect(back.notes).toEqual(s.notes);
     const v = fromSession(back, procs);
-    expect(v).toEqual({ process: 0, base: 1, target: 4, snapshot: 2, tab: 'diff', mode: 'native', hideAllocator: false, search: 'make_node', diffMode: 'share', widthBy: 'delta', selectedStack: stack });
+    expect(v).toEqual({
+      process: 0,
+      base: 1,
+      target: 4,
+      snapshot: 2,
+      tab: 'diff',
+      mode: 'native',
+      hideAllocator: false,
+      search: 'make_node',
+      diffMode: 'share',
+      widthBy: 'delta',
+      sample: 'alloc_space',
+      filters: [
+        { kind: 'focus', re: 'make_(node|record)' },
+        { kind: 'hide', re: '^libpython' },
+      ],
+      unfold: true,
+      selectedStack: stack,
+    });
+    // chips a hand-edited session breaks are dropped, not applied
+    const bad = { ...back, view: { ...back.view, extra: { ...back.view.extra, filters: '[{"kind":"focus","re":"("},{"kind":"nope","re":"x"},{"kind":"show","re":"ok"}]' } } };
+    expect(fromSession(bad, procs).filters).toEqual([{ kind: 'show', re: 'ok' }]);
   });
   it('resolves by seq or base name when the job moved, and tolerates a missing process', () => {
     const s = toSession(snap(), 'x');

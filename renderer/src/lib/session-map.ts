@@ -3,7 +3,7 @@
 // stays true across loads (process key, snapshot file/seq, a stack's return addresses).
 
 import { emptySession, type Note, type NoteTarget, type Session, type SnapshotRef, type StackTarget, type ViewState } from '../../../session/schema.ts';
-import type { ProcessSummary, SourceFile, StackMode } from './protocol.ts';
+import type { ProcessSummary, SampleType, SourceFile, StackFilterChip, StackMode } from './protocol.ts';
 
 import { TABS, type Tab } from '../views/tabs.ts';
 
@@ -25,6 +25,10 @@ export interface AppSnapshot {
   selectedStack: StackTarget | null;
   diffMode: 'absolute' | 'share';
   widthBy: 'target' | 'delta';
+  /** pprof's sample type, slicing chips, interpreter frames shown (kept in the session's view.extra) */
+  sample?: SampleType;
+  filters?: StackFilterChip[];
+  unfold?: boolean;
   notes: Note[];
   readOnly: boolean;
   source: Session['source'];
@@ -43,7 +47,39 @@ export interface RestoredView {
   search: string;
   diffMode: 'absolute' | 'share';
   widthBy: 'target' | 'delta';
+  sample: SampleType;
+  filters: StackFilterChip[];
+  unfold: boolean;
   selectedStack: StackTarget | null;
+}
+
+const SAMPLES: readonly SampleType[] = ['inuse_space', 'inuse_objects', 'alloc_space', 'alloc_objects'];
+const CHIP_KINDS: readonly StackFilterChip['kind'][] = ['focus', 'ignore', 'hide', 'show'];
+
+/** Chips from a session's text: well-formed ones with a valid expression, the rest dropped. */
+export function parseChips(text: unknown): StackFilterChip[] {
+  if (typeof text !== 'string') return [];
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    return [];
+  }
+  if (!Array.isArray(v)) return [];
+  const out: StackFilterChip[] = [];
+  for (const c of v.slice(0, CHIP_KINDS.length)) {
+    if (typeof c !== 'object' || c === null) continue;
+    const kind = (c as { kind?: unknown }).kind;
+    const re = (c as { re?: unknown }).re;
+    if (typeof re !== 'string' || !CHIP_KINDS.includes(kind as StackFilterChip['kind'])) continue;
+    try {
+      new RegExp(re);
+    } catch {
+      continue;
+    }
+    out.push({ kind: kind as StackFilterChip['kind'], re });
+  }
+  return out;
 }
 
 export function refOf(p: ProcessSummary, index: number): SnapshotRef | null {
@@ -84,7 +120,15 @@ export function toSession(s: AppSnapshot, writer: string, previous: Session | nu
     search: s.search,
     flameZoom: null,
     selectedStack: s.selectedStack,
-    extra: { ...base.view.extra, diffMode: s.diffMode, widthBy: s.widthBy, snapshot: s.process ? (s.process.snapshots[s.snapshot]?.seq ?? s.snapshot) : null },
+    extra: {
+      ...base.view.extra,
+      diffMode: s.diffMode,
+      widthBy: s.widthBy,
+      snapshot: s.process ? (s.process.snapshots[s.snapshot]?.seq ?? s.snapshot) : null,
+      sample: s.sample ?? 'inuse_space',
+      filters: JSON.stringify(s.filters ?? []),
+      unfold: s.unfold ?? false,
+    },
   };
   return {
     ...base,
@@ -124,6 +168,9 @@ export function fromSession(session: Session, processes: readonly ProcessSummary
     search: v.search,
     diffMode: v.extra.diffMode === 'share' ? 'share' : 'absolute',
     widthBy: v.extra.widthBy === 'delta' ? 'delta' : 'target',
+    sample: SAMPLES.includes(v.extra.sample as SampleType) ? (v.extra.sample as SampleType) : 'inuse_space',
+    filters: parseChips(v.extra.filters),
+    unfold: v.extra.unfold === true,
     selectedStack: v.selectedStack,
   };
 }

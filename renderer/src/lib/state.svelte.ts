@@ -12,6 +12,8 @@ import type {
   ProcessSummary,
   SourceFile,
   StackMode,
+  SampleType,
+  StackFilterChip,
   StackSeries,
   SuspectsResult,
   ViewOptions,
@@ -34,7 +36,7 @@ export const WRITER = 'heaplens 0.1.0 (app)';
 export interface PanelContent {
   title: string;
   /** leaf first */
-  frames: (FrameInfo & { hidden: boolean })[];
+  frames: (FrameInfo & { hidden: boolean; fold?: number })[];
   facts: [string, string][];
   series: number[] | null;
   /** the stack shown (growth row, timeline legend): what a stack note points at */
@@ -57,8 +59,14 @@ export class AppState {
   target = $state(0);
   /** snapshot shown by the single-snapshot flame graph */
   snapshot = $state(0);
-  mode = $state<StackMode>('merged');
+  mode = $state<StackMode>('python-first');
   hideAllocator = $state(true);
+  /** what values count (pprof's sample types; alloc_* need prof_accum) */
+  sample = $state<SampleType>('inuse_space');
+  /** focus/ignore/hide/show chips (pprof's slicing) */
+  filters = $state<StackFilterChip[]>([]);
+  /** python-first: interpreter frames shown instead of their markers */
+  unfold = $state(false);
   growth = $state.raw<GrowthResult | null>(null);
   /** the job-wide ranking (Suspects view, process table badges) */
   suspects = $state.raw<SuspectsResult | null>(null);
@@ -106,7 +114,7 @@ export class AppState {
   }
 
   get view(): ViewOptions {
-    return { mode: this.mode, hideAllocator: this.hideAllocator };
+    return { mode: this.mode, hideAllocator: this.hideAllocator, sample: this.sample, filters: this.filters.map((f) => ({ ...f })), unfold: this.unfold };
   }
 
   toggleTheme(): void {
@@ -344,6 +352,9 @@ export class AppState {
     this.search = v.search;
     this.diffMode = v.diffMode;
     this.widthBy = v.widthBy;
+    this.sample = v.sample;
+    this.filters = v.filters;
+    this.unfold = v.unfold;
     this.notes = s.notes;
     this.session = s;
     this.pendingSession = null;
@@ -400,6 +411,9 @@ export class AppState {
         selectedStack: selected,
         diffMode: this.diffMode,
         widthBy: this.widthBy,
+        sample: this.sample,
+        filters: this.filters,
+        unfold: this.unfold,
         notes: this.notes,
         readOnly: this.readOnly,
         source: this.readOnly ? (this.session?.source ?? null) : null,

@@ -58,7 +58,15 @@ export class Ui {
       ];
       if (row) facts.push(['status', row.status], ['steady-growth score', formatBytes(row.score) + '/dump'], ['grew in', `${(row.growingFraction * 100).toFixed(0)}% of intervals`]);
       if (row && row.members.length > 1) facts.push(['stacks in this row', `${row.members.length} (same visible frames)`]);
-      const leaf = stack.frames.find((f) => !f.hidden) ?? stack.frames[0];
+      const v = stack.verdict;
+      if (v) {
+        facts.push(['pattern', v.pattern + (v.note ? ` (${v.note})` : '')], ['job-wide rank', `#${v.rank + 1} · score ${formatBytes(v.score)}`]);
+        facts.push(['late rate', `${formatBytes(v.lateRate, true)}/${v.lateRatePerSecond ? 's' : 'dump'}`]);
+        if (v.sigmaBytes > 0) facts.push(['±2σ at the end', `${formatBytes(2 * v.sigmaBytes)} (sampling)`]);
+        if (v.groupProcesses > 1) facts.push(['held by', `${v.groupProcesses} processes`]);
+      }
+      // the title leads with the first surviving frame: not an allocator frame, not a folded interpreter frame
+      const leaf = stack.frames.find((f) => !f.hidden && f.fold === undefined) ?? stack.frames.find((f) => !f.hidden) ?? stack.frames[0];
       app.panel = { title: report ? `${leaf?.function ?? leaf?.label ?? row?.label ?? ''}` : `stack #${stackId}: ${leaf?.function ?? leaf?.label ?? ''}`, frames: stack.frames, facts, series: stack.series, stackId };
     });
   }
@@ -74,6 +82,12 @@ export class Ui {
   /** A flame-graph node → the stack panel (its path, its bytes). */
   selectNode(data: FlameData, node: number): void {
     const f = node > 0 ? data.frames[data.key[node]] : null;
+    // a marker of folded interpreter frames expands them (python-first view; the slice bar folds them again)
+    if (f?.kind === 'folded') {
+      this.app.unfold = true;
+      this.app.status = 'interpreter frames shown: untick "show interpreter frames" to fold them again';
+      return;
+    }
     const facts: [string, string][] = [];
     if (data.baseTotal) {
       const b = data.baseTotal[node];

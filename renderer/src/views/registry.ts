@@ -8,6 +8,8 @@ import SuspectsView from './SuspectsView.svelte';
 import FlameView from './FlameView.svelte';
 import DiffView from './DiffView.svelte';
 import DiffControls from './DiffControls.svelte';
+import InvertedView from './InvertedView.svelte';
+import SandwichView from './SandwichView.svelte';
 
 export interface ViewEntry {
   component: Component;
@@ -20,4 +22,6 @@ export const VIEWS: Record<Tab, ViewEntry> = {
   growth: { component: GrowthView },
   flame: { component: FlameView, search: true },
   diff: { component: DiffView, search: true, controls: DiffControls },
+  inverted: { component: InvertedView, search: true },
+  sandwich: { component: SandwichView, search: true },
 };

@@ -1,16 +1,20 @@
 // The analysis worker: owns the loaded Job and answers the UI's queries. The UI thread never parses text.
 
 /// <reference lib="webworker" />
+import { contextParts } from './context-summary.ts';
 import { classifyFiles, groupProcesses, loadJob } from '../../../analysis/load-job.ts';
 import { withPrefetch } from './prefetch.ts';
 import { diffSnapshots } from '../../../analysis/diff.ts';
 import { leastSquaresSlope, rankGrowth } from '../../../analysis/growth.ts';
 import { addStackToFunctions, finishFunctionRows } from '../../../analysis/function-diff.ts';
 import { buildCallTree } from '../../../analysis/call-tree.ts';
+import { calleeKeys, callerKeys, invertedKeys } from '../../../analysis/callers.ts';
 import type { Job, ProcessSeries, Snapshot } from '../../../analysis/model.ts';
 import { JobAssembler } from '../../../analysis/job-batches.ts';
 import type { InputFile } from '../../../parsers/input-file.ts';
 import { FrameTable } from './frames.ts';
+import { sampleSeries, sampleUnavailable, sampleUnit } from '../../../analysis/sample-type.ts';
+import { missingBinaries } from '../../../symbolize/missing-binaries.ts';
 import { Symbolizer, type SymbolTable } from '../../../symbolize/symbolize.ts';
 import { compileAddr2line, type CompiledWasm } from '../../../symbolize/wasm-addr2line.ts';
 import type { SymbolFile, SymbolFileSource } from '../../../symbolize/files.ts';
@@ -27,7 +31,7 @@ import { toPprof } from '../../../export/pprof.ts';
 import { toFolded } from '../../../export/folded.ts';
 import { toSpeedscope } from '../../../export/speedscope.ts';
 import type { ExportInput } from '../../../export/samples.ts';
-import { suspectsResult } from './suspects.ts';
+import { stackVerdict, suspectsResult } from './suspects.ts';
 import { lastCompleteIndex, snapshotTotalBytes } from '../../../analysis/snapshot-status.ts';
 import { denseVariances, withinNoise } from '../../../analysis/sampling-error.ts';
 import type {
@@ -48,6 +52,7 @@ import type {
   ToWorker,
   ViewOptions,
   ExportFormat,
+  FlameShape,
   WarningSummary,
 } from '../lib/protocol.ts';
 
@@ -105,6 +110,23 @@ function proc(i: number): ProcessSeries {
   if (!job) throw new Error('no job loaded');
   const p = job.processes[i];
   if (!p) throw new Error(`no process ${i}`);
+  return p;
+}
+
+const sampled = new Map<string, ProcessSeries>();
+
+/** The process with the view's sample values in its columns (analysis/sample-type.ts); an error says why not. */
+function valuesProc(i: number, view: ViewOptions): ProcessSeries {
+  const t = view.sample ?? 'inuse_space';
+  if (t === 'inuse_space') return proc(i);
+  const k = `${i}|${t}`;
+  let p = sampled.get(k);
+  if (!p) {
+    const sp = sampleSeries(proc(i), t);
+    if (!sp) throw new Error(`${proc(i).key}: ${sampleUnavailable(proc(i), t)}`);
+    p = sp;
+    sampled.set(k, p);
+  }
   return p;
 }
 
@@ -184,13 +206,15 @@ async function symbolizeAll(j: Job, files: InputFile[], extra: InputFile[], sign
   return symbolTables;
 }
 
-function growthInfo(i: number): Map<number, { score: number; slope: number; growingFraction: number }> {
-  let g = growthCache.get(i);
+const growthCache2 = new Map<string, Map<number, { score: number; slope: number; growingFraction: number }>>();
+function growthInfo(i: number, view: ViewOptions = { mode: 'merged', hideAllocator: true }): Map<number, { score: number; slope: number; growingFraction: number }> {
+  const k = `${i}|${view.sample ?? 'inuse_space'}`;
+  let g = growthCache2.get(k);
   if (!g) {
     g = new Map();
     // over the complete dumps: a cut last dump would read as every stack shrinking at the end
-    for (const s of rankGrowth(proc(i), { to: lastCompleteIndex(proc(i)) })) g.set(s.stackId, { score: s.score, slope: s.slopeBytesPerSnapshot, growingFraction: s.growingFraction });
-    growthCache.set(i, g);
+    for (const s of rankGrowth(valuesProc(i, view), { to: lastCompleteIndex(proc(i)) })) g.set(s.stackId, { score: s.score, slope: s.slopeBytesPerSnapshot, growingFraction: s.growingFraction });
+    growthCache2.set(k, g);
   }
   return g;
 }
@@ -204,10 +228,12 @@ function warningKind(message: string): WarningSummary['kind'] {
 }
 
 function summarize(j: Job, loadMs: number, bytesTotal: number, waitMs: number): JobSummary {
+  const ctx = contextParts(j);
   const processes: ProcessSummary[] = j.processes.map((p, index) => {
     // totals: a cut dump's header total (its records are partial), else the sum of records
     const live = p.snapshots.map(snapshotTotalBytes);
     const table = frameTable(index);
+    const c = ctx[index];
     return {
       index,
       key: p.key,
@@ -224,6 +250,7 @@ function summarize(j: Job, loadMs: number, bytesTotal: number, waitMs: number): 
         complete: s.complete,
         headerLiveBytes: s.headerLiveBytes,
         mtimeMs: s.mtimeMs,
+        ...c.snapshots[si],
       })),
       lastLiveBytes: live[live.length - 1] ?? 0,
       firstLiveBytes: live[0] ?? 0,
@@ -233,6 +260,10 @@ function summarize(j: Job, loadMs: number, bytesTotal: number, waitMs: number): 
       stackCount: p.stacks.count,
       hasPythonFrames: table.hasPython,
       truncatedCount: p.snapshots.filter((s) => s.truncated !== null).length,
+      identity: c.identity,
+      treeOrder: c.treeOrder,
+      limitBytes: c.limitBytes,
+      time: c.time,
     };
   });
   const warnings: WarningSummary[] = j.warnings.map((w) => ({ ...w, kind: warningKind(w.message) }));
@@ -261,21 +292,25 @@ function stackKeys(_p: ProcessSeries, table: FrameTable, stackId: number, view: 
   return table.stackKeys(stackId, view);
 }
 
+/** A stack's label: its first surviving frame (markers of folded frames never lead) and a short caller chain. */
 function labelOf(table: FrameTable, keys: ArrayLike<number>, mode: ViewOptions['mode'] = 'merged'): { label: string; context: string; kind: FrameInfo['kind'] } {
-  if (keys.length === 0) return { label: mode === 'python' ? '(no Python frames)' : '(no frames)', context: '', kind: 'unknown' };
-  const f = table.frames[keys[0]];
+  const shown = Array.from(keys).filter((k) => table.frames[k].kind !== 'folded');
+  if (shown.length === 0) return { label: mode === 'python' ? '(no Python frames)' : '(no frames)', context: '', kind: 'unknown' };
+  const f = table.frames[shown[0]];
   const ctx: string[] = [];
-  for (let i = 1; i < Math.min(keys.length, 4); i++) ctx.push(table.frames[keys[i]].label);
+  for (let i = 1; i < Math.min(shown.length, 4); i++) ctx.push(table.frames[shown[i]].label);
   return { label: f.label, context: ctx.join(' ← '), kind: f.kind };
 }
 
 function growth(i: number, base: number, target: number, view: ViewOptions, limit: number): GrowthResult {
-  const p = proc(i);
+  const p = valuesProc(i, view);
   const table = frameTable(i);
-  const deltas = diffSnapshots(p, base, target);
-  const g = growthInfo(i);
-  const varBase = denseVariances(p.stacks.count, p.snapshots[base]);
-  const varTarget = denseVariances(p.stacks.count, p.snapshots[target]);
+  const deltas = diffSnapshots(p, base, target).filter((d) => !table.dropped(d.stackId, view));
+  const g = growthInfo(i, view);
+  // σ of jemalloc's sampling is of live bytes: other sample types get none (no row is greyed as noise)
+  const liveSample = (view.sample ?? 'inuse_space') === 'inuse_space';
+  const varBase = liveSample ? denseVariances(p.stacks.count, p.snapshots[base]) : new Float64Array(p.stacks.count);
+  const varTarget = liveSample ? denseVariances(p.stacks.count, p.snapshots[target]) : new Float64Array(p.stacks.count);
   // one row per visible stack: stacks that differ only in hidden frames (allocator paths, native frames in
   // the Python view, Python frames in the native view) are summed
   const groups = new Map<string, StackRow>();
@@ -342,7 +377,7 @@ function growth(i: number, base: number, target: number, view: ViewOptions, limi
     let r = fn.get(k);
     if (!r) {
       const f = table.frames[k];
-      r = { key: k, label: f.label, kind: f.kind, selfBase: 0, selfTarget: 0, selfDelta: 0, totalBase: 0, totalTarget: 0, totalDelta: 0 };
+      r = { key: k, label: f.label, kind: f.kind, file: f.file, module: f.module, selfBase: 0, selfTarget: 0, selfDelta: 0, totalBase: 0, totalTarget: 0, totalDelta: 0 };
       fn.set(k, r);
     }
     return r;
@@ -353,15 +388,22 @@ function growth(i: number, base: number, target: number, view: ViewOptions, limi
   for (const d of deltas) {
     baseTotal += d.baseBytes;
     targetTotal += d.targetBytes;
-    addStackToFunctions(stackKeys(p, table, d.stackId, view), d.baseBytes, d.targetBytes, row, seen);
+    // markers of folded frames are not functions: the by-function table leaves them out
+    addStackToFunctions(
+      stackKeys(p, table, d.stackId, view).filter((k) => table.frames[k].kind !== 'folded'),
+      d.baseBytes,
+      d.targetBytes,
+      row,
+      seen,
+    );
   }
   const functions = finishFunctionRows([...fn.values()]);
   functions.sort((a, b) => b.totalDelta - a.totalDelta);
   return { proc: i, pid: p.pid, base, target, stacks, stackCount: rows.length, functions: functions.slice(0, limit), baseTotal, targetTotal };
 }
 
-function flame(i: number, snapshot: number, base: number | null, view: ViewOptions): { flame: FlameData; transfer: Transferable[] } {
-  const p = proc(i);
+function flame(i: number, snapshot: number, base: number | null, view: ViewOptions, shape: FlameShape = { kind: 'normal' }): { flame: FlameData; transfer: Transferable[] } {
+  const p = valuesProc(i, view);
   const table = frameTable(i);
   let stackIds: ArrayLike<number>;
   let bytes: ArrayLike<number>;
@@ -370,18 +412,23 @@ function flame(i: number, snapshot: number, base: number | null, view: ViewOptio
   if (base === null) {
     const s = p.snapshots[snapshot];
     if (!s) throw new Error(`no snapshot ${snapshot}`);
-    stackIds = s.stackIds;
-    bytes = s.liveBytes;
-    objects = s.liveObjects;
+    const keep = Array.from(s.stackIds.keys()).filter((j) => !table.dropped(s.stackIds[j], view));
+    stackIds = Uint32Array.from(keep, (j) => s.stackIds[j]);
+    bytes = Float64Array.from(keep, (j) => s.liveBytes[j]);
+    objects = Float64Array.from(keep, (j) => s.liveObjects[j]);
   } else {
-    const deltas = diffSnapshots(p, base, snapshot);
+    const deltas = diffSnapshots(p, base, snapshot).filter((d) => !table.dropped(d.stackId, view));
     stackIds = Uint32Array.from(deltas, (d) => d.stackId);
     bytes = Float64Array.from(deltas, (d) => d.targetBytes);
     objects = Float64Array.from(deltas, (d) => d.targetObjects);
     baseBytes = Float64Array.from(deltas, (d) => d.baseBytes);
   }
-  const tree = buildCallTree(p.stacks, { stackIds, bytes, objects, baseBytes }, { stackKeys: (id) => table.stackKeys(id, view) });
-  const deltaVar = base === null ? null : nodeDeltaVariance(tree, stackIds, p.stacks.count, p.snapshots[base], p.snapshots[snapshot]);
+  const shaped = shapeStacks(shape, stackIds, bytes, objects, baseBytes, (id) => table.stackKeys(id, view), i, view);
+  const tree = buildCallTree(p.stacks, shaped.values, { stackKeys: shaped.stackKeys });
+  stackIds = shaped.values.stackIds;
+  // σ of sampling is of live bytes: none for other sample types or for trees weighed by growth
+  const sigmaOk = base !== null && shape.by !== 'growth' && (view.sample ?? 'inuse_space') === 'inuse_space';
+  const deltaVar = sigmaOk && base !== null ? nodeDeltaVariance(tree, stackIds, p.stacks.count, p.snapshots[base], p.snapshots[snapshot]) : null;
   const frames: Record<number, FrameInfo> = {};
   for (let n = 1; n < tree.size; n++) {
     const k = tree.key[n];
@@ -434,16 +481,30 @@ function valueIn(p: ProcessSeries, snapshot: number, stackId: number): number {
 }
 
 function stackDetail(i: number, stackId: number, members: number[], base: number, target: number, view: ViewOptions): StackDetail {
-  const p = proc(i);
+  const p = valuesProc(i, view);
   const table = frameTable(i);
   const frames = table.stackDetail(stackId, view.mode);
   const ids = members.length > 0 ? members : [stackId];
   const series = p.snapshots.map((_, si) => ids.reduce((sum, id) => sum + valueIn(p, si, id), 0));
-  return { stackId, frames, series, baseBytes: series[base] ?? 0, targetBytes: series[target] ?? 0 };
+  const v = job ? stackVerdict(job, i, stackId) : null;
+  const verdict = v
+    ? {
+        pattern: v.s.pattern,
+        score: v.s.score,
+        sigmaBytes: v.s.sigmaBytes,
+        withinNoise: v.s.withinNoise,
+        lateRate: v.s.lateSlopePerSecond ?? v.s.lateSlopePerSnapshot,
+        lateRatePerSecond: v.s.lateSlopePerSecond !== null,
+        groupProcesses: v.s.groupProcesses,
+        rank: v.rank,
+        note: v.s.note,
+      }
+    : undefined;
+  return { stackId, frames, series, baseBytes: series[base] ?? 0, targetBytes: series[target] ?? 0, ...(verdict ? { verdict } : {}) };
 }
 
 function stackSeries(i: number, n: number, view: ViewOptions): StackSeries {
-  const p = proc(i);
+  const p = valuesProc(i, view);
   const table = frameTable(i);
   if (p.snapshots.length === 0) return { stackIds: [], labels: [], values: [] };
   // stacks with the same visible frames in this view are one series
@@ -470,6 +531,7 @@ function stackSeries(i: number, n: number, view: ViewOptions): StackSeries {
   for (const s of p.snapshots) {
     sums.fill(0);
     for (let j = 0; j < s.stackIds.length; j++) {
+      if (table.dropped(s.stackIds[j], view)) continue;
       const g = group(s.stackIds[j]);
       if (g >= sums.length) {
         const grow = (a: Float64Array<ArrayBuffer>): Float64Array<ArrayBuffer> => {
@@ -492,6 +554,7 @@ function stackSeries(i: number, n: number, view: ViewOptions): StackSeries {
   const values: number[][] = Array.from({ length: top.length + 1 }, () => new Array<number>(p.snapshots.length).fill(0));
   p.snapshots.forEach((s, si) => {
     for (let j = 0; j < s.stackIds.length; j++) {
+      if (groupOf[s.stackIds[j]] < 0) continue; // filtered out
       const k = slot.get(groupOf[s.stackIds[j]]);
       values[k === undefined ? top.length : k][si] += s.liveBytes[j];
     }
@@ -510,8 +573,9 @@ function stackTargets(i: number, stackIds: number[]): StackTarget[] {
   const p = proc(i);
   const table = frameTable(i);
   return stackIds.map((id) => {
-    const keys = table.stackKeys(id, { mode: 'merged', hideAllocator: true });
-    const label = keys.length > 0 ? table.frames[keys[0]].label : undefined;
+    // a note's label is the stack's first surviving frame in the default (python-first) view
+    const l = labelOf(table, table.stackKeys(id, { mode: 'python-first', hideAllocator: true }));
+    const label = l.label.startsWith('(no ') ? undefined : l.label;
     return stackTarget(p, id, label);
   });
 }
@@ -528,7 +592,7 @@ function resolveStacks(targets: StackTarget[]): ({ proc: number; stackId: number
 }
 
 function frameSource(i: number, view: ViewOptions): FrameSource {
-  return processFrameSource(proc(i), { symbols: symbolTables.get(i) ?? null, stackMode: view.mode });
+  return processFrameSource(proc(i), { symbols: symbolTables.get(i) ?? null, stackMode: view.unfold && view.mode === 'python-first' ? 'merged' : view.mode });
 }
 
 async function report(procs: number[], base: number, target: number, session: Session, title: string, sanitize: SanitizeOptions, view: ViewOptions, previewOnly: boolean) {
@@ -563,14 +627,15 @@ function exportSnapshot(format: ExportFormat, procs: number[], snapshot: number,
     const p = proc(i);
     // the snapshot index applies to the focused process; others export their last snapshot
     const s = i === procs[0] ? Math.min(snapshot, p.snapshots.length - 1) : p.snapshots.length - 1;
-    return { proc: p, snapshotIndex: s, frames: frameSource(i, view) };
+    // pprof carries every sample type; folded and speedscope carry the view's sample
+    return { proc: format === 'pprof' ? p : valuesProc(i, view), snapshotIndex: s, frames: frameSource(i, view) };
   });
   const first = inputs[0]?.proc;
   const stem = `heaplens-${first?.pid ?? 'job'}-${first ? (first.snapshots[inputs[0].snapshotIndex].seq ?? inputs[0].snapshotIndex) : 0}`;
-  const opts = { showAllocator: !view.hideAllocator };
+  const opts = { showAllocator: !view.hideAllocator, measure: sampleUnit(view.sample ?? 'inuse_space') };
   switch (format) {
     case 'pprof':
-      return { data: toPprof(inputs, { ...opts, comments: ['heaplens app export'] }), name: `${stem}.pb`, mime: 'application/octet-stream' };
+      return { data: toPprof(inputs, { ...opts, comments: ['heaplens app export'], defaultSample: view.sample }), name: `${stem}.pb`, mime: 'application/octet-stream' };
     case 'folded':
       return { data: toFolded(inputs, opts), name: `${stem}.folded`, mime: 'text/plain' };
     case 'speedscope':
@@ -631,6 +696,8 @@ async function handle(id: number, req: Request): Promise<{ res: Response; transf
         job = j;
         frameTables.clear();
         growthCache.clear();
+        growthCache2.clear();
+        sampled.clear();
         symbolTables.clear();
         symbols.forEach((t, k) => symbolTables.set(k, t));
         summary = summarize(j, performance.now() - t0, direct.reduce((a, f) => a + f.size, 0), waited);
@@ -667,7 +734,7 @@ async function handle(id: number, req: Request): Promise<{ res: Response; transf
       return { res: { type: 'suspects', suspects } };
     }
     case 'flame': {
-      const { flame: f, transfer } = flame(req.proc, req.snapshot, req.base, req.view);
+      const { flame: f, transfer } = flame(req.proc, req.snapshot, req.base, req.view, req.shape);
       return { res: { type: 'flame', flame: f }, transfer };
     }
     case 'stack':
@@ -688,11 +755,15 @@ async function handle(id: number, req: Request): Promise<{ res: Response; transf
       const r = reopenReport(req.html);
       return { res: { type: 'reopenReport', session: r.session, data: r.data } };
     }
+    case 'missingBinaries':
+      return { res: { type: 'missingBinaries', summary: missingBinaries(proc(req.proc), req.snapshot, symbolTables.get(req.proc)?.modules ?? [], { includeAllocator: !req.view.hideAllocator }), symbolized: symbolTables.has(req.proc) } };
     case 'close':
       job = null;
       summary = null;
       frameTables.clear();
       growthCache.clear();
+      growthCache2.clear();
+      sampled.clear();
       return { res: { type: 'close' } };
   }
 }
@@ -731,3 +802,52 @@ self.onmessage = (ev: MessageEvent<ToWorker>) => {
     },
   );
 };
+
+// -- inverted flame graph and sandwich view (analysis/callers.ts) -----------------------------------
+
+/**
+ * The stacks of a tree request in the requested shape: as they are, bottom-up (inverted), or the callers or
+ * callees of one frame key (only the stacks through it). `by: 'growth'` weighs each stack by its steady-growth
+ * slope (rankGrowth over the series) instead of its bytes.
+ */
+function shapeStacks(
+  shape: FlameShape,
+  stackIds: ArrayLike<number>,
+  bytes: ArrayLike<number>,
+  objects: ArrayLike<number> | undefined,
+  baseBytes: ArrayLike<number> | undefined,
+  keysOf: (id: number) => Int32Array,
+  proc: number,
+  view: ViewOptions,
+): { values: { stackIds: Uint32Array; bytes: Float64Array; objects?: Float64Array; baseBytes?: Float64Array }; stackKeys: (id: number) => ArrayLike<number> } {
+  const growthBy = shape.by === 'growth' ? growthInfo(proc, view) : null;
+  const keep: number[] = [];
+  const shapedKeys = new Map<number, Int32Array>();
+  for (let j = 0; j < stackIds.length; j++) {
+    const id = stackIds[j];
+    const keys = keysOf(id);
+    let k: Int32Array | null = keys;
+    // bottom-up: the roots are the first surviving frames (a leaf-side run of folded frames is not a root)
+    if (shape.kind === 'inverted') k = invertedKeys(dropLeadingMarkers(keys, proc));
+    else if (shape.kind === 'callers') k = callerKeys(keys, shape.key ?? -1);
+    else if (shape.kind === 'callees') k = calleeKeys(keys, shape.key ?? -1);
+    if (!k) continue;
+    if (growthBy && !((growthBy.get(id)?.slope ?? 0) > 0)) continue;
+    shapedKeys.set(id, k);
+    keep.push(j);
+  }
+  const values = {
+    stackIds: Uint32Array.from(keep, (j) => stackIds[j]),
+    bytes: Float64Array.from(keep, (j) => (growthBy ? (growthBy.get(stackIds[j])?.slope ?? 0) : bytes[j])),
+    ...(objects ? { objects: Float64Array.from(keep, (j) => objects[j]) } : {}),
+    ...(baseBytes && !growthBy ? { baseBytes: Float64Array.from(keep, (j) => baseBytes[j]) } : {}),
+  };
+  return { values, stackKeys: (id) => shapedKeys.get(id) ?? keysOf(id) };
+}
+
+function dropLeadingMarkers(keys: Int32Array, i: number): Int32Array {
+  const frames = frameTable(i).frames;
+  let n = 0;
+  while (n < keys.length && frames[keys[n]].kind === 'folded') n++;
+  return n === 0 ? keys : keys.subarray(n);
+}

@@ -9,7 +9,40 @@ import type { ProcessSeries } from '../../../analysis/model.ts';
 import { decodePseudoAddress } from '../../../parsers/pyframes.ts';
 import { isInterpreterModule, layoutOf, viewStack, type PythonFrameView } from '../../../analysis/python-stacks.ts';
 import { symbolAt, type SymbolTable, type SymbolizedAddress } from '../../../symbolize/symbolize.ts';
+import { foldOptionsFor, foldStack, type FoldOptions, type FoldReason } from '../../../analysis/stack-labels.ts';
+import { filterStack, isActive, type StackFilter } from '../../../analysis/stack-filter.ts';
 import type { FrameInfo, FrameKind, StackMode, ViewOptions } from '../lib/protocol.ts';
+
+const EMPTY = new Int32Array(0);
+
+// Per view object (one per request): its filter and cache key are made once, not once per stack.
+const filterOf = new WeakMap<ViewOptions, StackFilter>();
+const cacheKeyOf = new WeakMap<ViewOptions, string>();
+
+/** The chips of a view as a stack filter (the last chip of each kind wins, as the CLI's last option does). */
+export function viewFilter(view: ViewOptions): StackFilter {
+  const hit = filterOf.get(view);
+  if (hit) return hit;
+  const f: StackFilter = {};
+  filterOf.set(view, f);
+  for (const c of view.filters ?? []) {
+    try {
+      f[c.kind] = new RegExp(c.re);
+    } catch {
+      // an invalid expression filters nothing (the chip editor refuses it before it gets here)
+    }
+  }
+  return f;
+}
+
+function viewCacheKey(view: ViewOptions): string {
+  let k = cacheKeyOf.get(view);
+  if (k === undefined) {
+    k = JSON.stringify([view.mode, view.hideAllocator, view.unfold ?? false, view.filters ?? []]);
+    cacheKeyOf.set(view, k);
+  }
+  return k;
+}
 
 export function basename(p: string): string {
   const i = p.lastIndexOf('/');
@@ -71,7 +104,8 @@ export class FrameTable {
   private readonly callerKeys: (Int32Array | undefined)[];
   private readonly pseudo: Uint8Array;
   private readonly stackHasPseudo: Uint8Array;
-  private readonly stackCache = new Map<string, (Int32Array | undefined)[]>();
+  private readonly stackCache = new Map<string, (Int32Array | null | undefined)[]>();
+  private readonly foldCache = new Map<string, FoldOptions>();
 
   constructor(
     private readonly proc: ProcessSeries,
@@ -183,7 +217,6 @@ export class FrameTable {
     };
   }
 
-  private isInterpreter = (hex: string): boolean => isInterpreterModule(this.moduleOf(hex).modulePath);
   private isEval = (hex: string): boolean => {
     const i = this.proc.addresses.index.get(hex);
     if (i === undefined) return false;
@@ -202,23 +235,84 @@ export class FrameTable {
     }
     const hexes: string[] = [];
     for (let f = s + skip; f < e; f++) hexes.push(this.proc.addresses.hex[st.frames[f]]);
-    const v = viewStack(hexes, this.proc.pythonFrames ?? null, mode, { isInterpreterFrame: this.isInterpreter, isEvalFrame: this.isEval });
+    // nothing hidden here: python-first folds the interpreter's frames afterwards (viewKeys), merged keeps them
+    const v = viewStack(hexes, this.proc.pythonFrames ?? null, mode, { isEvalFrame: this.isEval });
     for (const fv of v.frames) {
       if (fv.kind === 'native') emit('native', st.frames[s + skip + fv.index], skip + fv.index, null);
       else emit('python', -1, skip + fv.index, fv);
     }
   }
 
-  /** Tree keys of a stack, leaf first, for a view (cached). */
+  private foldOptions(view: ViewOptions): FoldOptions {
+    const k = `${view.mode}|${view.unfold ? 1 : 0}`;
+    let o = this.foldCache.get(k);
+    if (!o) {
+      o = foldOptionsFor(this.proc, view.unfold ? 'merged' : view.mode, false);
+      this.foldCache.set(k, o);
+    }
+    return o;
+  }
+
+  /** The marker frame of a fold (one key per reason, so flame graphs merge the markers of one place). */
+  private markerKey(reason: FoldReason): number {
+    const label = reason === 'import' ? 'import machinery' : 'interpreter frames';
+    return this.intern({
+      info: { label, function: null, file: null, line: null, module: null, modulePath: null, offset: null, address: '0x0', inlined: false, kind: 'folded', unverified: false },
+      treeDescriptor: `fold|${reason}`,
+    });
+  }
+
+  /** Filters (null: the stack is filtered out) and folds of a view, on a stack's raw keys. */
+  private viewKeys(raw: Int32Array, view: ViewOptions): Int32Array | null {
+    const filter = viewFilter(view);
+    let keys: number[] = Array.from(raw);
+    if (isActive(filter)) {
+      const wrapped = keys.map((k) => {
+        const f = this.frames[k];
+        return { key: k, kind: f.kind, module: f.module, modulePath: f.modulePath, moduleOffset: f.offset, address: f.address, function: f.function, file: f.file, line: f.line };
+      });
+      const kept = filterStack(wrapped, filter);
+      if (!kept) return null;
+      keys = kept.map((w) => w.key);
+    }
+    const fold = this.foldOptions(view);
+    if (!fold.interpreter && !fold.imports) return keys.length === raw.length ? raw : Int32Array.from(keys);
+    const folded = foldStack(keys.map((k) => ({ ...this.frames[k], key: k })), fold);
+    const out: number[] = [];
+    let fi = 0;
+    for (let i = 0; i <= folded.frames.length; i++) {
+      while (fi < folded.folds.length && folded.folds[fi].index === i) out.push(this.markerKey(folded.folds[fi++].reason));
+      if (i < folded.frames.length) out.push(folded.frames[i].key);
+    }
+    return Int32Array.from(out);
+  }
+
+  /** Tree keys of a stack, leaf first, for a view; empty when the view's filters drop it (see dropped). */
   stackKeys(stackId: number, view: ViewOptions): Int32Array {
-    const ck = `${view.mode}|${view.hideAllocator ? 1 : 0}`;
+    return this.viewStackKeys(stackId, view) ?? EMPTY;
+  }
+
+  /** Whether the view's filters (focus, ignore, a hide that leaves nothing) drop the stack. */
+  dropped(stackId: number, view: ViewOptions): boolean {
+    return this.viewStackKeys(stackId, view) === null;
+  }
+
+  private viewStackKeys(stackId: number, view: ViewOptions): Int32Array | null {
+    const ck = viewCacheKey(view);
     let cache = this.stackCache.get(ck);
     if (!cache) {
       cache = new Array(this.proc.stacks.count);
       this.stackCache.set(ck, cache);
     }
     const hit = cache[stackId];
-    if (hit) return hit;
+    if (hit !== undefined) return hit;
+    const v = this.viewKeys(this.rawStackKeys(stackId, view), view);
+    cache[stackId] = v;
+    return v;
+  }
+
+  /** Keys of a stack in the view's mode, before filters and folds. */
+  private rawStackKeys(stackId: number, view: ViewOptions): Int32Array {
     const skip = view.hideAllocator ? (this.proc.stacks.allocatorDepth[stackId] ?? 0) : 0;
     const out: number[] = [];
     this.walk(stackId, view.mode, skip, (kind, a, position, py) => {
@@ -227,19 +321,27 @@ export class FrameTable {
         for (let i = 0; i < ks.length; i++) out.push(ks[i]);
       } else if (py) out.push(this.intern(this.pythonDesc(py)));
     });
-    const arr = Int32Array.from(out);
-    cache[stackId] = arr;
-    return arr;
+    return Int32Array.from(out);
   }
 
-  /** Every frame of a stack with lines, leaf first; allocator frames included and flagged. */
-  stackDetail(stackId: number, mode: StackMode): (FrameInfo & { hidden: boolean })[] {
+  /**
+   * Every frame of a stack with lines, leaf first; allocator frames included and flagged; in the python-first
+   * view each frame of a folded run carries the run's index (`fold`), so the panel shows a marker that expands.
+   */
+  stackDetail(stackId: number, mode: StackMode): (FrameInfo & { hidden: boolean; fold?: number })[] {
     const alloc = this.proc.stacks.allocatorDepth[stackId] ?? 0;
-    const out: (FrameInfo & { hidden: boolean })[] = [];
+    const out: (FrameInfo & { hidden: boolean; fold?: number })[] = [];
     this.walk(stackId, mode, 0, (kind, a, position, py) => {
       const descs = kind === 'native' ? this.nativeDescs(a, position) : py ? [this.pythonDesc(py)] : [];
       for (const d of descs) out.push({ ...visibleInfo(d.info), key: this.keyByDescriptor.get(d.treeDescriptor) ?? -1, hidden: position < alloc });
     });
+    const fold = this.foldOptions({ mode, hideAllocator: true });
+    if (fold.interpreter) {
+      const shown = out.map((f, i) => ({ ...f, i })).filter((f) => !f.hidden);
+      foldStack(shown, fold).folds.forEach((run, n) => {
+        for (const f of run.frames) out[f.i].fold = n;
+      });
+    }
     return out;
   }
 }

@@ -34,6 +34,25 @@ function seriesOf(job: Job, proc: number, stackId: number): { series: number[]; 
   return { series, sigma: variance.map((v) => Math.sqrt(v)), complete: snaps.map((s) => s.complete) };
 }
 
+const byStack = new WeakMap<JobSuspects, Map<number, Map<number, { s: JobSuspects['stacks'][number]; rank: number }>>>();
+
+/** The ranking entry of one (process, stack), with its job-wide rank (0 = top), or null. */
+export function stackVerdict(job: Job, proc: number, stackId: number): { s: JobSuspects['stacks'][number]; rank: number } | null {
+  const r = jobSuspects(job);
+  let m = byStack.get(r);
+  if (!m) {
+    const built = new Map<number, Map<number, { s: JobSuspects['stacks'][number]; rank: number }>>();
+    r.stacks.forEach((s, rank) => {
+      let pm = built.get(s.processIndex);
+      if (!pm) built.set(s.processIndex, (pm = new Map()));
+      pm.set(s.stackId, { s, rank });
+    });
+    byStack.set(r, built);
+    m = built;
+  }
+  return m.get(proc)?.get(stackId) ?? null;
+}
+
 export function suspectsResult(
   job: Job,
   limit: number,

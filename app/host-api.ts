@@ -96,6 +96,15 @@ export interface HeaplensElectronApi {
     openPaths(paths: string[]): Promise<HostFileEntry[]>;
   };
   /** subscribes to application-menu commands; returns an unsubscribe function */
+  /**
+   * A dataset folder (written by `heaplens ingest`), read by DuckDB in the main process: `open` gives a handle,
+   * `next` the job's batches one at a time (analysis/job-batches.ts, opaque here), null after the last.
+   */
+  dataset: {
+    open(path: string): Promise<number>;
+    next(handle: number): Promise<unknown>;
+    close(handle: number): Promise<void>;
+  };
   onMenu(listener: (command: MenuCommand) => void): () => void;
   /** files the OS asked the app to open (file association, second instance, macOS open-file) */
   onOpenRequest(listener: (entries: HostFileEntry[]) => void): () => void;
@@ -122,4 +131,7 @@ export const CHANNELS = {
   sessionOpenPaths: 'heaplens:session-open-paths',
   menu: 'heaplens:menu',
   openRequest: 'heaplens:open-request',
+  datasetOpen: 'heaplens:dataset-open',
+  datasetNext: 'heaplens:dataset-next',
+  datasetClose: 'heaplens:dataset-close',
 } as const;

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { FileAccess } from './file-access.js';
 import { CHANNELS, type HostFileEntry, type MenuCommand, type OpenKind } from './host-api.js';
 import { createHandlers, type Dialogs } from './ipc-handlers.js';
+import { createDatasetHandlers, type DatasetReader } from './dataset-handlers.js';
 import { SessionStore } from './session-store.js';
 import { buildMenuTemplate } from './menu.js';
 import { APP_SCHEME_PRIVILEGES, handleAppRequest } from './protocol.js';
@@ -63,7 +64,14 @@ const dialogs: Dialogs = {
 };
 
 const sessions = new SessionStore(app.getPath('userData'));
-const handlers = createHandlers({ files, settings, dialogs, sessions });
+const handlers = {
+  ...createHandlers({ files, settings, dialogs, sessions }),
+  // dist/dataset (the root build) beside dist/app; loaded on first use, since DuckDB is a native addon
+  ...createDatasetHandlers(files, async (dir) => {
+    const mod = (await import(new URL('../dataset/app-batches.js', import.meta.url).href)) as { datasetBatches: DatasetReader };
+    return mod.datasetBatches(dir);
+  }),
+};
 
 function sendMenu(command: MenuCommand): void {
   mainWindow?.webContents.send(CHANNELS.menu, command);

@@ -28,6 +28,9 @@ const C = {
   sessionOpenPaths: 'heaplens:session-open-paths',
   menu: 'heaplens:menu',
   openRequest: 'heaplens:open-request',
+  datasetOpen: 'heaplens:dataset-open',
+  datasetNext: 'heaplens:dataset-next',
+  datasetClose: 'heaplens:dataset-close',
 } as const;
 
 const api: HeaplensElectronApi = {
@@ -59,6 +62,11 @@ const api: HeaplensElectronApi = {
     opened: (path: string) => ipcRenderer.invoke(C.sessionOpened, path) as Promise<void>,
     reset: () => ipcRenderer.invoke(C.sessionReset) as Promise<void>,
     openPaths: (paths: string[]) => ipcRenderer.invoke(C.sessionOpenPaths, paths) as Promise<HostFileEntry[]>,
+  },
+  dataset: {
+    open: (path: string) => ipcRenderer.invoke(C.datasetOpen, path) as Promise<number>,
+    next: (handle: number) => ipcRenderer.invoke(C.datasetNext, handle) as Promise<unknown>,
+    close: (handle: number) => ipcRenderer.invoke(C.datasetClose, handle) as Promise<void>,
   },
   onMenu: (listener: (command: MenuCommand) => void) => {
     const wrapped = (_e: unknown, command: MenuCommand): void => listener(command);

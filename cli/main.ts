@@ -20,6 +20,7 @@ import { processIdentity, processName } from '../analysis/memory-context.js';
 import { jobParents, processContextJson, processContextText, snapshotContextCells, snapshotContextJson } from './context-output.js';
 import { prepareSymbols, SYMBOL_FLAGS, SYMBOL_USAGE, symbolDescriber, symbolizeJob, symbolTableOf } from './symbols.js';
 import { missingBinaries } from '../symbolize/missing-binaries.js';
+import { datasetPath, loadDataset } from './dataset-input.js';
 
 export interface Output {
   out: (s: string) => void;
@@ -34,6 +35,7 @@ export interface Output {
  */
 async function usage(): Promise<string> {
   const { EXPORT_USAGE, REPORT_USAGE } = await import('./report-command.js');
+  const { INGEST_USAGE } = await import('./ingest-command.js');
   return `heaplens — offline analyzer for jemalloc heap profiles
 
 usage:
@@ -50,6 +52,7 @@ usage:
                                                   through them, and what to hand over (--symbols)
 ${REPORT_USAGE}
 ${EXPORT_USAGE}
+${INGEST_USAGE}
 
 options:
   --json             one JSON document on stdout (shape: README.md, "CLI JSON")
@@ -71,7 +74,8 @@ options:
   --granularity lines|functions|files
                      what a frame is when stacks are grouped and shown (default lines)
 ${SYMBOL_USAGE}
-Paths may be dump files (.heap, .heap.gz), maps files, or folders (read recursively).`;
+Paths may be dump files (.heap, .heap.gz), maps files, or folders (read recursively), or one dataset
+folder written by ingest (every command reads it as it would read the dumps).`;
 }
 
 const COMMON = ['json', 'show-allocator', 'pid', 'help', 'stacks', 'fold-imports', 'sample'];
@@ -119,10 +123,17 @@ export async function run(argv: readonly string[], rawIo: Output): Promise<numbe
         return await (await import('./report-command.js')).reportCommand(args, io);
       case 'export':
         return await (await import('./export-command.js')).exportCommand(args, io);
+      case 'ingest':
+        return await (await import('./ingest-command.js')).ingestCommand(args, io);
       default:
         throw new UsageError(`unknown command "${args.command}"`);
     }
   } catch (e) {
+    // A dataset with a missing or damaged file (dataset/read-dataset.ts): the message names the file.
+    if (e instanceof Error && e.name === 'DatasetError') {
+      io.err(`heaplens: ${e.message}`);
+      return 1;
+    }
     if (e instanceof UsageError) {
       io.err(`heaplens: ${e.message}\n\n${await usage()}`);
       return 2;
@@ -141,18 +152,23 @@ type Command = (job: Job, args: ParsedArgs, io: Output) => Promise<void> | void;
 async function withJob(args: ParsedArgs, io: Output, cmd: Command): Promise<number> {
   if (args.positional.length === 0) throw new UsageError(`"${args.command}" needs at least one file or folder`);
   const problems: CollectProblem[] = [];
+  const dataset = await datasetPath(args.positional);
   // The symbolizer (modules, WASM compile) loads while the dumps are read.
-  if (args.command !== 'summary') prepareSymbols(args);
-  const files = await collectInputFiles(args.positional, problems);
+  if (args.command !== 'summary' && !dataset) prepareSymbols(args);
+  const files = dataset ? [] : await collectInputFiles(args.positional, problems);
+  const fromDataset = dataset ? await loadDataset(dataset, args, io) : null;
   let job: Job;
-  try {
-    job = await loadDumps(files);
-  } catch (e) {
-    if (!(e instanceof JobTooLargeError)) throw e;
-    io.err(`heaplens: ${e.message}`);
-    return 1;
+  if (fromDataset) job = fromDataset.job;
+  else {
+    try {
+      job = await loadDumps(files);
+    } catch (e) {
+      if (!(e instanceof JobTooLargeError)) throw e;
+      io.err(`heaplens: ${e.message}`);
+      return 1;
+    }
   }
-  if (args.command === 'diff' && files.length === 2 && args.positional.length === 2 && job.processes.length === 2 && !has(args, 'base') && !has(args, 'target')) {
+  if (!dataset && args.command === 'diff' && files.length === 2 && args.positional.length === 2 && job.processes.length === 2 && !has(args, 'base') && !has(args, 'target')) {
     // Two dumps of different processes: compare them as one series of two snapshots.
     const [a, b] = job.processes;
     job = await loadDumps(files, { singleSeries: true });
@@ -170,7 +186,7 @@ async function withJob(args: ParsedArgs, io: Output, cmd: Command): Promise<numb
     io.err(`heaplens: no heap profile could be read from ${args.positional.join(', ')}`);
     return 1;
   }
-  if (args.command !== 'summary') await symbolizeJob(job, args, io);
+  if (args.command !== 'summary' && !fromDataset?.symbolized) await symbolizeJob(job, args, io);
   await cmd(job, args, io);
   return 0;
 }

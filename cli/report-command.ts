@@ -17,6 +17,7 @@ import { checkFlags, flag, has, intFlag, sliceFilter, UsageError, type ParsedArg
 import { mapsDescriber, pythonDescriber, type StackDescriber } from './describe-stacks.js';
 import { formatBytes } from './format.js';
 import { SYMBOL_FLAGS, symbolDescriber, symbolizeJob, symbolTableOf } from './symbols.js';
+import { datasetPath, loadDataset } from './dataset-input.js';
 
 export interface CommandIO {
   out: (s: string) => void;
@@ -34,14 +35,18 @@ export const EXPORT_USAGE = `  heaplens export --format pprof|folded|speedscope 
 export async function loadForCommand(args: ParsedArgs, io: CommandIO): Promise<Job | null> {
   if (args.positional.length === 0) throw new UsageError(`"${args.command}" needs at least one file or folder`);
   const problems: CollectProblem[] = [];
-  const files = await collectInputFiles(args.positional, problems);
+  const dataset = await datasetPath(args.positional);
+  const fromDataset = dataset ? await loadDataset(dataset, args, io) : null;
   let job: Job;
-  try {
-    job = await loadDumps(files);
-  } catch (e) {
-    if (!(e instanceof JobTooLargeError)) throw e;
-    io.err(`heaplens: ${e.message}`);
-    return null;
+  if (fromDataset) job = fromDataset.job;
+  else {
+    try {
+      job = await loadDumps(await collectInputFiles(args.positional, problems));
+    } catch (e) {
+      if (!(e instanceof JobTooLargeError)) throw e;
+      io.err(`heaplens: ${e.message}`);
+      return null;
+    }
   }
   const pidFlag = flag(args, 'pid');
   if (pidFlag !== undefined) job.processes = job.processes.filter((p) => String(p.pid) === pidFlag);
@@ -51,7 +56,7 @@ export async function loadForCommand(args: ParsedArgs, io: CommandIO): Promise<J
     io.err(`heaplens: no heap profile could be read from ${args.positional.join(', ')}`);
     return null;
   }
-  await symbolizeJob(job, args, io);
+  if (!fromDataset?.symbolized) await symbolizeJob(job, args, io);
   return job;
 }
 
@@ -65,7 +70,7 @@ export function commandDescriber(p: ProcessSeries, args: ParsedArgs): StackDescr
 }
 
 /** Snapshot index by `last`, `first` or sequence number; -1 when the process has no such snapshot. */
-export function snapshotBySeq(p: ProcessSeries, which: string, option: string): number {
+export function snapshotBySeq(p: Pick<ProcessSeries, 'snapshots'>, which: string, option: string): number {
   if (which === 'last') return p.snapshots.length - 1;
   if (which === 'first') return 0;
   if (!/^\d+$/.test(which)) throw new UsageError(`--${option} takes last, first or a sequence number, got ${JSON.stringify(which)}`);

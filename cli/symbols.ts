@@ -125,6 +125,28 @@ async function symbolizeAll(job: Job, args: ParsedArgs, io: Messages): Promise<v
   }
 }
 
+function printModuleNotes(table: SymbolTable, io: Messages): void {
+  for (const m of table.modules) {
+    if (m.binaryPath === null) io.err(`note: no binary for ${m.mappingPath} (${m.addresses} addresses): ${m.reason}`);
+    else if (m.binary === 'mismatch') io.err(`note: ${m.binaryPath} does not match the mapping of ${m.mappingPath} (${m.reason}); its frames are marked`);
+    if (m.error) io.err(`note: ${m.mappingPath}: ${m.error}`);
+  }
+}
+
+/**
+ * Symbol tables read from a dataset (made at ingest): used as symbolizeJob's own, so a dataset needs no
+ * binaries. With --symbols or --sysroot the command symbolizes again instead; with --no-symbols it shows none.
+ */
+export async function adoptSymbolTables(adopted: ReadonlyMap<ProcessSeries, SymbolTable>, args: ParsedArgs, io: Messages): Promise<boolean> {
+  if (has(args, 'no-symbols') || has(args, 'symbols') || has(args, 'sysroot')) return false;
+  symbolAtFn ??= (await import('../symbolize/symbolize.js')).symbolAt;
+  for (const [p, t] of adopted) {
+    tables.set(p.stacks, t);
+    if (!has(args, 'json')) printModuleNotes(t, io);
+  }
+  return true;
+}
+
 /** The symbolizer's result for a process (null with --no-symbols, without maps, or before symbolizeJob). */
 export function symbolTableOf(proc: ProcessSeries): SymbolTable | null {
   return tables.get(proc.stacks) ?? null;

@@ -12,12 +12,14 @@ const ALLOWED = {
   analysis: ['parsers'],
   symbolize: ['parsers', 'analysis'],
   'node-io': ['parsers', 'analysis', 'symbolize', 'session'],
-  cli: ['parsers', 'analysis', 'symbolize', 'node-io', 'export', 'session', 'report'],
+  cli: ['parsers', 'analysis', 'symbolize', 'node-io', 'export', 'session', 'report', 'dataset'],
+  // Node only (DuckDB is a native addon): the CLI and the Electron main process use it, never the renderer.
+  dataset: ['parsers', 'analysis', 'symbolize', 'node-io'],
   export: ['parsers', 'analysis', 'symbolize'],
   session: ['parsers', 'analysis'],
   report: ['parsers', 'analysis', 'symbolize', 'export', 'session'],
   renderer: ['parsers', 'analysis', 'symbolize', 'export', 'session', 'report'],
-  app: [],
+  app: ['dataset'],
 };
 /** folders whose non-test code must run in a browser worker too */
 const PURE = new Set(['parsers', 'analysis', 'symbolize', 'export', 'session', 'report']);

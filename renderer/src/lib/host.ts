@@ -50,6 +50,8 @@ export interface Host {
   readText(file: SourceFile, maxBytes?: number): Promise<string>;
   onMenu(listener: (c: MenuCommand) => void): () => void;
   onOpenRequest(listener: (files: SourceFile[]) => void): () => void;
+  /** a dataset folder read by the main process, batch by batch (Electron); null: this host cannot read one */
+  dataset: { open(dir: string): Promise<number>; next(handle: number): Promise<unknown>; close(handle: number): Promise<void> } | null;
 }
 
 declare global {
@@ -161,6 +163,7 @@ export function browserHost(): Host {
     filesFromInput: (list) => Array.from(list, (f) => fromFile(f)),
     openDialog: () => null,
     readChunk: null,
+    dataset: null,
     sampleFiles: fetchSample,
     save: browserSave,
     symbolFiles: async () => [],
@@ -221,6 +224,7 @@ export function electronHost(api: HeaplensElectronApi): Host {
     filesFromInput: (list) => Array.from(list, (f) => fromFile(f)),
     openDialog: (kind) => api.openDialog(kind).then((e) => (e ? e.map(fromEntry) : null)),
     readChunk: (p, o, l) => api.readChunk(p, o, l),
+    dataset: api.dataset,
     sampleFiles: fetchSample,
     save: async (name, data) => {
       const ext = name.split('.').pop() ?? '*';

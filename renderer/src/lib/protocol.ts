@@ -1,6 +1,8 @@
 import type { Session, StackTarget } from '../../../session/schema.ts';
 import type { SanitizeOptions, SanitizePreview } from '../../../report/build-report.ts';
 import type { SelfTotal } from '../../../analysis/function-diff.ts';
+import type { JobBatch } from '../../../analysis/job-batches.ts';
+import type { SymbolTable } from '../../../symbolize/symbolize.ts';
 import type { MissingBinariesSummary } from '../../../symbolize/missing-binaries.ts';
 import type { JobPreview } from '../../../analysis/job-preview.ts';
 
@@ -306,6 +308,8 @@ export interface SuspectsResult {
 
 export type Request =
   | { type: 'load'; files: SourceFile[]; symbolFiles?: SourceFile[] }
+  /** the job sent before it as `jobBatch` messages (a dataset read by the desktop app's main process) */
+  | { type: 'loadBatches' }
   | { type: 'summary' }
   | { type: 'stackSeries'; proc: number; n: number; view: ViewOptions }
   | { type: 'growth'; proc: number; base: number; target: number; view: ViewOptions; limit: number }
@@ -343,6 +347,7 @@ export interface FlameShape {
 
 export type Response =
   | { type: 'load'; summary: JobSummary }
+  | { type: 'loadBatches'; summary: JobSummary }
   | { type: 'summary'; summary: JobSummary }
   | { type: 'stackSeries'; series: StackSeries }
   | { type: 'growth'; growth: GrowthResult }
@@ -361,6 +366,8 @@ export type ToWorker =
   | { id: number; req: Request }
   /** files sent ahead of a 'load' in batches (each batch is a separate task on the UI thread) */
   | { stage: SourceFile[] }
+  /** one batch of a job ahead of a 'loadBatches' (analysis/job-batches.ts) */
+  | { jobBatch: JobBatch<SymbolTable> }
   | { cancel: number }
   | { readReply: number; bytes?: Uint8Array; error?: string };
 

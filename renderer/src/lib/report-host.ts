@@ -9,6 +9,7 @@ export function reportHost(): Host {
   const none = async () => [];
   return {
     kind: 'report',
+    dataset: null,
     spawnWorker: inPageWorker,
     filesFromDrop: none,
     filesFromInput: () => [],

@@ -25,6 +25,9 @@ import { createNote } from '../../../session/notes.ts';
 import { jobKey } from '../../../session/job-key.ts';
 import { MAX_SESSION_BYTES, parseSession, serializeSession, SessionVersionError } from '../../../session/validate.ts';
 import { classifyOpened, fromSession, missingFiles, toSession, type Tab } from './session-map.ts';
+import { datasetDir, datasetManifest, datasetNeedsDesktop } from './dataset-open.ts';
+import type { JobBatch } from '../../../analysis/job-batches.ts';
+import type { SymbolTable } from '../../../symbolize/symbolize.ts';
 
 export type { Tab };
 export const WRITER = 'heaplens 0.1.0 (app)';
@@ -162,7 +165,43 @@ export class AppState {
       staging,
     );
     performance.mark('heaplens:load-posted');
-    this.loading = { id, progress: null, files: files.length };
+    await this.finishLoad(id, done, files.map((f) => f.hostPath ?? f.path), files.length, preferPrefix, session);
+  }
+
+  /**
+   * A dataset folder (heaplens ingest): the desktop app's main process reads it and hands the job over in
+   * batches; a host that cannot (the web page) says to use the desktop app or the command line.
+   */
+  async loadDataset(manifest: SourceFile): Promise<void> {
+    const dir = datasetDir(manifest);
+    const ds = this.host.dataset;
+    if (!ds || !dir) {
+      this.error = datasetNeedsDesktop(manifest);
+      return;
+    }
+    if (this.loading && this.loading.id >= 0) this.client.cancel(this.loading.id);
+    this.error = null;
+    this.cancelPending = false;
+    const progress = (batches: number) => ({ phase: `reading the dataset (${batches} batches)`, filesDone: 0, filesTotal: 1, bytesDone: 0, bytesTotal: 0, file: dir });
+    this.loading = { id: -1, progress: progress(0), files: 1 };
+    try {
+      const handle = await ds.open(dir);
+      let n = 0;
+      for (let b = await ds.next(handle); b !== null; b = await ds.next(handle)) {
+        this.client.sendJobBatch(b as JobBatch<SymbolTable>);
+        this.loading = { id: -1, progress: progress(++n), files: 1 };
+      }
+    } catch (e) {
+      this.loading = null;
+      this.error = `Could not open the dataset ${dir}: ${e instanceof Error ? e.message : String(e)}`;
+      return;
+    }
+    const { id, done } = this.client.start({ type: 'loadBatches' });
+    await this.finishLoad(id, done, [dir], 1, undefined, null);
+  }
+
+  private async finishLoad(id: number, done: Promise<{ summary: JobSummary }>, opened: string[], fileCount: number, preferPrefix: string | undefined, session: Session | null): Promise<void> {
+    this.loading = { id, progress: null, files: fileCount };
     if (this.cancelPending) {
       this.cancelPending = false;
       this.client.cancel(id);
@@ -171,7 +210,7 @@ export class AppState {
       const res = await done;
       this.fromReport = false;
       this.summary = res.summary;
-      this.openedPaths = files.map((f) => f.hostPath ?? f.path);
+      this.openedPaths = opened;
       // a new job without a session: autosaves go to the autosave file, not to a session file opened before
       if (!(session ?? this.pendingSession)) this.host.session.reset();
       this.growth = null;
@@ -263,6 +302,11 @@ export class AppState {
 
   /** Dropped or picked files: a report opens read-only; a session restores its views (after its dumps). */
   async openAny(files: SourceFile[]): Promise<void> {
+    const manifest = datasetManifest(files);
+    if (manifest) {
+      await this.loadDataset(manifest);
+      return;
+    }
     const { sessions, reports, dumps } = classifyOpened(files);
     this.error = null;
     try {

@@ -2,6 +2,8 @@
 
 import type { FromWorker, LoadProgress, Request, Response, SourceFile, ToWorker } from './protocol.ts';
 import type { WorkerLike } from './spawn-worker.ts';
+import type { JobBatch } from '../../../analysis/job-batches.ts';
+import type { SymbolTable } from '../../../symbolize/symbolize.ts';
 
 type ResponseOf<T extends Request['type']> = Extract<Response, { type: T }>;
 
@@ -97,6 +99,15 @@ export class AnalysisClient {
       await new Promise<void>((r) => setTimeout(r, 0));
     }
     return this.start({ type: 'load', files: files.slice(i), symbolFiles }, onProgress);
+  }
+
+  /** Hands one batch of a job to the worker (typed arrays transferred), ahead of a 'loadBatches' request. */
+  sendJobBatch(batch: JobBatch<SymbolTable>): void {
+    const transfer: ArrayBuffer[] = [];
+    if (batch.kind === 'cells') {
+      for (const c of batch.snapshots) for (const a of [c.stackIds, c.liveBytes, c.liveObjects, c.liveVarBytes, c.accumBytes, c.accumObjects]) if (a) transfer.push(a.buffer as ArrayBuffer);
+    }
+    this.send({ jobBatch: batch }, transfer);
   }
 
   request<T extends Request['type']>(req: Extract<Request, { type: T }>): Promise<ResponseOf<T>> {

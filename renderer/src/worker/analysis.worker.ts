@@ -17,6 +17,7 @@ import { buildCallTree } from '../../../analysis/call-tree.ts';
 import { calleeKeys, callerKeys, invertedKeys } from '../../../analysis/callers.ts';
 import { seriesTimes } from '../../../analysis/snapshot-time.ts';
 import type { Job, ProcessSeries, Snapshot } from '../../../analysis/model.ts';
+import { JobAssembler } from '../../../analysis/job-batches.ts';
 import type { InputFile } from '../../../parsers/input-file.ts';
 import { FrameTable } from './frames.ts';
 import { sampleSeries, sampleUnavailable, sampleUnit } from '../../../analysis/sample-type.ts';
@@ -75,6 +76,8 @@ const controllers = new Map<number, AbortController>();
 const pendingReads = new Map<number, { resolve: (b: Uint8Array) => void; reject: (e: Error) => void }>();
 let nextRead = 1;
 let staged: SourceFile[] = [];
+/** a job arriving in batches (a dataset the desktop app's main process reads), until 'loadBatches' */
+let assembling: JobAssembler<SymbolTable> | null = null;
 
 let postOut: (msg: FromWorker, transfer: Transferable[]) => void = (msg, transfer) => self.postMessage(msg, transfer);
 
@@ -758,6 +761,20 @@ async function handle(id: number, req: Request): Promise<{ res: Response; transf
         controllers.delete(id);
       }
     }
+    case 'loadBatches': {
+      const t0 = performance.now();
+      const asm = assembling;
+      assembling = null;
+      if (!asm) throw new Error('no job batches arrived');
+      const { job: j, symbols } = asm.finish();
+      job = j;
+      frameTables.clear();
+      growthCache.clear();
+      symbolTables.clear();
+      symbols.forEach((t, k) => symbolTables.set(k, t));
+      summary = summarize(j, performance.now() - t0, 0, 0);
+      return { res: { type: 'loadBatches', summary } };
+    }
     case 'summary':
       if (!summary) throw new Error('no job loaded');
       return { res: { type: 'summary', summary } };
@@ -822,6 +839,12 @@ async function handle(id: number, req: Request): Promise<{ res: Response; transf
 export function receive(msg: ToWorker): void {
   if ('stage' in msg) {
     staged.push(...msg.stage);
+    return;
+  }
+  if ('jobBatch' in msg) {
+    // a 'job' batch starts a job afresh (what an interrupted earlier one left is dropped)
+    if (msg.jobBatch.kind === 'job' || !assembling) assembling = new JobAssembler<SymbolTable>();
+    assembling.add(msg.jobBatch);
     return;
   }
   if ('cancel' in msg) {

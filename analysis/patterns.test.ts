@@ -12,7 +12,7 @@ const WORKER = 100 * 8192;
 const CHURN = 40960;
 
 /** The stack whose values are `bytes` in the first complete snapshot (the plateau and worker are allocated before any dump). */
-function stackAt(p: ProcessSeries, pred: (bytes: number) => boolean): number[] {
+function _stackAt(p: ProcessSeries, pred: (bytes: number) => boolean): number[] {
   const s = p.snapshots[0];
   return [...s.stackIds].filter((_, i) => pred(s.liveBytes[i]));
 }

@@ -1,6 +1,7 @@
 // Preload (sandboxed, so CommonJS and self-contained: a sandboxed preload may require only 'electron').
 // Exposes the typed HeaplensElectronApi as window.heaplens; nothing of Node or ipcRenderer leaks to the page.
 
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- a sandboxed preload is CommonJS and may require only 'electron'
 import electron = require('electron');
 import type { HeaplensElectronApi, HostFileEntry, MenuCommand, OpenKind, RecentSession, SaveRequest } from './host-api.js';
 

@@ -63,7 +63,7 @@ describe('corrupted ELF files', () => {
           outcome.trap++;
           inst = await Addr2lineInstance.create(wasm);
         } else if (e instanceof RangeError) {
-          throw new Error(`mutant ${i}: unchecked read: ${e.message}`);
+          throw new Error(`mutant ${i}: unchecked read: ${e.message}`, { cause: e });
         } else {
           throw e;
         }

@@ -5,7 +5,7 @@ import { gunzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { NodeSymbolFileSource, readAddr2lineWasm } from '../node-io/symbol-files.js';
-import { readElfInfo, ElfError } from './elf.js';
+import { readElfInfo } from './elf.js';
 import { Addr2lineInstance, compileAddr2line, type CompiledWasm, type RawFrame } from './wasm-addr2line.js';
 import { compareFrames, parseGnuAddr2line, parseLlvmSymbolizer, type RefFrame } from './reference.js';
 

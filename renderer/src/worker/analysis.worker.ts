@@ -15,7 +15,6 @@ import { leastSquaresSlope, rankGrowth } from '../../../analysis/growth.ts';
 import { addStackToFunctions, finishFunctionRows } from '../../../analysis/function-diff.ts';
 import { buildCallTree } from '../../../analysis/call-tree.ts';
 import { calleeKeys, callerKeys, invertedKeys } from '../../../analysis/callers.ts';
-import { seriesTimes } from '../../../analysis/snapshot-time.ts';
 import type { Job, ProcessSeries, Snapshot } from '../../../analysis/model.ts';
 import { JobAssembler } from '../../../analysis/job-batches.ts';
 import type { InputFile } from '../../../parsers/input-file.ts';
@@ -98,7 +97,6 @@ function hostRead(hostPath: string, offset: number, length: number): Promise<Uin
   });
 }
 
-let readWaitMs = 0;
 
 // The model's memory budget in the app: a renderer process holds a few GB at most (V8 caps each heap
 // near 4 GB and the readers need room too); beyond it the load stops with a message naming
@@ -131,14 +129,9 @@ function toInputFile(f: SourceFile): InputFile {
     size: f.size >= 0 ? f.size : (blob?.size ?? 0),
     mtimeMs: f.mtimeMs ?? (file && file.lastModified > 0 ? file.lastModified : null),
     async read(offset: number, length: number): Promise<Uint8Array> {
-      const t0 = performance.now();
-      try {
-        if (blob) return new Uint8Array(await (offset === 0 && length >= blob.size ? blob : blob.slice(offset, offset + length)).arrayBuffer());
-        if (hostPath) return await hostRead(hostPath, offset, length);
-        throw new Error(`no content for ${f.path}`);
-      } finally {
-        readWaitMs += performance.now() - t0;
-      }
+      if (blob) return new Uint8Array(await (offset === 0 && length >= blob.size ? blob : blob.slice(offset, offset + length)).arrayBuffer());
+      if (hostPath) return await hostRead(hostPath, offset, length);
+      throw new Error(`no content for ${f.path}`);
     },
   };
 }
@@ -699,7 +692,6 @@ async function handle(id: number, req: Request): Promise<{ res: Response; transf
         const order: number[] = [];
         for (const g of groupProcesses(classified.dumps)) for (const d of g.dumps) order.push(index.get(d.file) as number);
         const files = withPrefetch(direct, order, (i) => direct[i].read(0, direct[i].size));
-        readWaitMs = 0;
         let waited = 0;
         const timed = files.map((f) => ({
           ...f,

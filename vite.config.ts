@@ -29,7 +29,10 @@ function sampleSeries(): Plugin {
     });
   };
   const index = (files: { name: string; size: number; mtimeMs: number }[]): string =>
-    JSON.stringify({ source: 'fixtures/jemalloc/job + fixtures/jemalloc/bin/leaky', files: files.map((f) => ({ path: f.name, size: f.size, mtimeMs: f.mtimeMs })) });
+    JSON.stringify({
+      source: 'fixtures/jemalloc/job + fixtures/jemalloc/bin/leaky',
+      files: files.map((f) => ({ path: f.name, size: f.size, mtimeMs: f.mtimeMs })),
+    });
   return {
     name: 'heaplens-sample-series',
     configureServer(server) {
@@ -50,7 +53,8 @@ function sampleSeries(): Plugin {
     },
     generateBundle() {
       const files = pick();
-      for (const f of files) this.emitFile({ type: 'asset', fileName: `sample/${f.name}`, source: readFileSync(f.file) });
+      for (const f of files)
+        this.emitFile({ type: 'asset', fileName: `sample/${f.name}`, source: readFileSync(f.file) });
       this.emitFile({ type: 'asset', fileName: 'sample/index.json', source: index(files) });
     },
   };

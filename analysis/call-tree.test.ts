@@ -100,7 +100,10 @@ describe('buildCallTree', () => {
   it('handles 100k stacks quickly', () => {
     const stacks: number[][] = [];
     for (let i = 0; i < 100_000; i++) stacks.push([0, 1000 + i, 10 + (i % 50), 5 + (i % 5), 3]);
-    const big = table(stacks, stacks.map(() => 1));
+    const big = table(
+      stacks,
+      stacks.map(() => 1),
+    );
     const ids = stacks.map((_, i) => i);
     const t0 = performance.now();
     const t = buildCallTree(big, { stackIds: ids, bytes: ids.map((i) => i + 1) });

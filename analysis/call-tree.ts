@@ -86,7 +86,9 @@ export function buildCallTree(stacks: StackTable, values: CallTreeValues, option
   const baseTotalB = new Grow(isDiff ? cap : 0);
   const baseSelfB = new Grow(isDiff ? cap : 0);
   const absB = new Grow(isDiff ? cap : 0);
-  const all = isDiff ? [keyB, parentB, depthB, totalB, selfB, objB, baseTotalB, baseSelfB, absB] : [keyB, parentB, depthB, totalB, selfB, objB];
+  const all = isDiff
+    ? [keyB, parentB, depthB, totalB, selfB, objB, baseTotalB, baseSelfB, absB]
+    : [keyB, parentB, depthB, totalB, selfB, objB];
   let size = 1;
   keyB.data[0] = -1;
   parentB.data[0] = -1;
@@ -110,13 +112,14 @@ export function buildCallTree(stacks: StackTable, values: CallTreeValues, option
     if (options.stackKeys) {
       const ks = options.stackKeys(s);
       for (let k = ks.length - 1; k >= 0; k--) keysTmp.push(ks[k]);
-    } else for (let f = stop - 1; f >= first; f--) {
-      const addr = stacks.frames[f];
-      if (expand) {
-        const ks = expand(addr);
-        for (let k = ks.length - 1; k >= 0; k--) keysTmp.push(ks[k]);
-      } else keysTmp.push(addr);
-    }
+    } else
+      for (let f = stop - 1; f >= first; f--) {
+        const addr = stacks.frames[f];
+        if (expand) {
+          const ks = expand(addr);
+          for (let k = ks.length - 1; k >= 0; k--) keysTmp.push(ks[k]);
+        } else keysTmp.push(addr);
+      }
     path.length = 0;
     let node = 0;
     path.push(0);
@@ -216,7 +219,21 @@ export function buildCallTree(stacks: StackTable, values: CallTreeValues, option
   }
   const stackNode = new Int32Array(n);
   for (let i = 0; i < n; i++) stackNode[i] = newId[stackNodeBuild[i]];
-  return { size, key, parent, depth, end, total, self, totalObjects, baseTotal, baseSelf, absDeltaTotal, maxDepth, stackNode };
+  return {
+    size,
+    key,
+    parent,
+    depth,
+    end,
+    total,
+    self,
+    totalObjects,
+    baseTotal,
+    baseSelf,
+    absDeltaTotal,
+    maxDepth,
+    stackNode,
+  };
 }
 
 /** Frame keys from the root to node `id` (root excluded). */

@@ -29,11 +29,19 @@ describe('analysis/callers', () => {
   });
 
   it('sandwich of a recursive function: callers from its innermost call, callees from its outermost; each stack once', () => {
-    const callers = buildCallTree(stacks, { stackIds: [1], bytes: [40] }, { stackKeys: () => callerKeys(keys[1], 5) ?? [] });
+    const callers = buildCallTree(
+      stacks,
+      { stackIds: [1], bytes: [40] },
+      { stackKeys: () => callerKeys(keys[1], 5) ?? [] },
+    );
     // fn → recurse (its own outer call) → main
     expect(children(callers, 0)).toEqual([[5, 40]]);
     expect(children(callers, 1)).toEqual([[5, 40]]);
-    const callees = buildCallTree(stacks, { stackIds: [1], bytes: [40] }, { stackKeys: () => calleeKeys(keys[1], 5) ?? [] });
+    const callees = buildCallTree(
+      stacks,
+      { stackIds: [1], bytes: [40] },
+      { stackKeys: () => calleeKeys(keys[1], 5) ?? [] },
+    );
     expect(children(callees, 0)).toEqual([[5, 40]]);
     expect(children(callees, 1)).toEqual([[5, 40]]);
     expect(callerKeys(keys[2], 5)).toBeNull();

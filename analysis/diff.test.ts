@@ -15,7 +15,9 @@ describe('diffSnapshots on the real fixtures', () => {
     expect(deltas[0].deltaBytes).toBe(57 * 16384);
     expect(deltas[0].deltaObjects).toBe(57);
     expect(deltas[0].status).toBe('grown');
-    expect(deltas.filter((d) => d.status === 'same').map((d) => d.targetBytes)).toEqual(expect.arrayContaining([16 * 65536, 100 * 8192]));
+    expect(deltas.filter((d) => d.status === 'same').map((d) => d.targetBytes)).toEqual(
+      expect.arrayContaining([16 * 65536, 100 * 8192]),
+    );
   });
 
   it('sampled run, i0 → last: total change equals jeprof --base within rounding', async () => {
@@ -25,7 +27,9 @@ describe('diffSnapshots on the real fixtures', () => {
     const bi = sampled.snapshots.findIndex((s) => s.file === `job/${first}`);
     const ti = sampled.snapshots.findIndex((s) => s.file === `job/${last}`);
     const totals = diffTotals(diffSnapshots(sampled, bi, ti));
-    expect(Math.abs(totals.deltaBytes - jeprofReportTotal('references/jeprof-sampled-base.txt'))).toBeLessThanOrEqual(1);
+    expect(Math.abs(totals.deltaBytes - jeprofReportTotal('references/jeprof-sampled-base.txt'))).toBeLessThanOrEqual(
+      1,
+    );
   });
 
   it('marks stacks new and gone: exactly the backtraces one dump has and the other lacks (read from the text)', async () => {
@@ -33,14 +37,23 @@ describe('diffSnapshots on the real fixtures', () => {
     const py = job.processes.find((p) => p.prefix === 'pygrow')!;
     const last = py.snapshots.length - 1;
     // independent of the parser: the "@ …" lines of the two files as text
-    const backtraces = (i: number) => new Set(readFileSync(fixturePath(py.snapshots[i].file), 'utf8').split('\n').filter((l) => l.startsWith('@')).map((l) => l.slice(1).trim()));
+    const backtraces = (i: number) =>
+      new Set(
+        readFileSync(fixturePath(py.snapshots[i].file), 'utf8')
+          .split('\n')
+          .filter((l) => l.startsWith('@'))
+          .map((l) => l.slice(1).trim()),
+      );
     const first = backtraces(0);
     const final = backtraces(last);
     const onlyFinal = [...final].filter((b) => !first.has(b));
     expect(onlyFinal.length).toBeGreaterThan(0); // the fixture has a stack that appears during the run
     const text = (d: { stackId: number }) => {
       const { offsets, frames } = py.stacks;
-      return frames.slice(offsets[d.stackId], offsets[d.stackId + 1]).map((a) => py.addresses.hex[a]).join(' ');
+      return frames
+        .slice(offsets[d.stackId], offsets[d.stackId + 1])
+        .map((a) => py.addresses.hex[a])
+        .join(' ');
     };
     const forward = diffSnapshots(py, 0, last);
     const fresh = forward.filter((d) => d.status === 'new');

@@ -31,7 +31,15 @@ export function diffSnapshots(proc: ProcessSeries, baseIndex: number, targetInde
     const inTarget = to[id] !== 0 || tb[id] !== 0;
     if (!inBase && !inTarget) continue;
     const deltaBytes = tb[id] - bb[id];
-    const status: DeltaStatus = !inBase ? 'new' : !inTarget ? 'gone' : deltaBytes > 0 ? 'grown' : deltaBytes < 0 ? 'shrunk' : 'same';
+    const status: DeltaStatus = !inBase
+      ? 'new'
+      : !inTarget
+        ? 'gone'
+        : deltaBytes > 0
+          ? 'grown'
+          : deltaBytes < 0
+            ? 'shrunk'
+            : 'same';
     out.push({
       stackId: id,
       baseBytes: bb[id],

@@ -4,8 +4,9 @@
 // function makes them visible as <U+XXXX>; the CLI runs all its text output through it, the app its labels.
 
 // C0 controls but tab and newline, DEL and C1; ALM; LRM, RLM; LRE…RLO; LRI…PDI; LS, PS; BOM/ZWNBSP.
- 
-const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029\ufeff]/g;
+
+const UNSAFE =
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029\ufeff]/g;
 
 const hex4 = (c: string): string => c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0');
 

@@ -17,8 +17,13 @@ export function contextForDump(
   if (!table.contextRecords || table.contextRecords.length === 0) return null;
   const r = parseDumpContext(table.contextRecords, { pids: [table.pid, namePid] });
   if (r.problem) {
-    const file = table.source === 'sidecar' ? (sidecarPathsFor(dumpPath).find((p) => sidecars.has(p)) ?? dumpPath) : dumpPath;
-    warnings.push({ file, ...(r.problem.line !== undefined ? { line: r.problem.line } : {}), message: `context ignored: ${r.problem.message}` });
+    const file =
+      table.source === 'sidecar' ? (sidecarPathsFor(dumpPath).find((p) => sidecars.has(p)) ?? dumpPath) : dumpPath;
+    warnings.push({
+      file,
+      ...(r.problem.line !== undefined ? { line: r.problem.line } : {}),
+      message: `context ignored: ${r.problem.message}`,
+    });
   }
   return r.context;
 }

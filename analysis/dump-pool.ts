@@ -116,11 +116,17 @@ export function createDumpPool<F>(host: DumpPoolHost<F>): DumpPool {
       slot.job = null;
       if (!slot.ready) {
         broken = true;
-        for (const j of [...(job ? [job] : []), ...queue.splice(0)]) inThread(j.task, j.onBytes, j.signal).then(j.resolve, j.reject);
+        for (const j of [...(job ? [job] : []), ...queue.splice(0)])
+          inThread(j.task, j.onBytes, j.signal).then(j.resolve, j.reject);
         return;
       }
       // The file's own failure: the other tasks go on, in fresh workers.
-      if (job) job.resolve({ file: job.msg.path, warnings: [{ file: job.msg.path, message: `could not be read: ${why}` }], parsed: null });
+      if (job)
+        job.resolve({
+          file: job.msg.path,
+          warnings: [{ file: job.msg.path, message: `could not be read: ${why}` }],
+          parsed: null,
+        });
       pump();
     };
     slot.worker = host.spawn(message, lost);
@@ -148,7 +154,14 @@ export function createDumpPool<F>(host: DumpPoolHost<F>): DumpPool {
     signal?.throwIfAborted();
     return new Promise<DumpTaskResult>((resolve, reject) => {
       const f = task.file;
-      const msg: ToDumpWorker<F> = { id: nextId++, file: where, path: f.path, size: f.size, mtimeMs: f.mtimeMs, meta: task.meta };
+      const msg: ToDumpWorker<F> = {
+        id: nextId++,
+        file: where,
+        path: f.path,
+        size: f.size,
+        mtimeMs: f.mtimeMs,
+        meta: task.meta,
+      };
       const onAbort = () => {
         const q = queue.indexOf(job);
         if (q >= 0) queue.splice(q, 1);
@@ -160,10 +173,12 @@ export function createDumpPool<F>(host: DumpPoolHost<F>): DumpPool {
         }
         reject(signal?.reason ?? new Error('cancelled'));
       };
-      const settle = <T>(fn: (v: T) => void) => (v: T) => {
-        signal?.removeEventListener('abort', onAbort);
-        fn(v);
-      };
+      const settle =
+        <T>(fn: (v: T) => void) =>
+        (v: T) => {
+          signal?.removeEventListener('abort', onAbort);
+          fn(v);
+        };
       const job: Job<F> = { msg, task, signal, onBytes, resolve: settle(resolve), reject: settle(reject) };
       signal?.addEventListener('abort', onAbort, { once: true });
       queue.push(job);
@@ -192,7 +207,10 @@ export interface WorkerPort {
  */
 export function serveDumpTasks<F>(
   port: WorkerPort,
-  open: (msg: ToDumpWorker<F>, ask: (source: string, offset: number, length: number) => Promise<Uint8Array>) => InputFile,
+  open: (
+    msg: ToDumpWorker<F>,
+    ask: (source: string, offset: number, length: number) => Promise<Uint8Array>,
+  ) => InputFile,
   inflate: Inflater | null,
 ): void {
   let nextRead = 1;

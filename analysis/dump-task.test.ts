@@ -20,12 +20,27 @@ async function serialSeries(files: readonly InputFile[]) {
     const r = await readDump(f, { onRecord: (rec, info) => snap.add(rec, info.sampling) });
     if (r.info.fatal) continue;
     const n = parseDumpName(f.path);
-    b.snapshots.push(snap.build({ file: f.path, seq: n?.seq ?? null, trigger: n?.trigger ?? 'unknown', triggerSeq: n?.triggerSeq ?? null, mtimeMs: f.mtimeMs }, r.info, r.info.mapsText ? 'dump' : null));
+    b.snapshots.push(
+      snap.build(
+        {
+          file: f.path,
+          seq: n?.seq ?? null,
+          trigger: n?.trigger ?? 'unknown',
+          triggerSeq: n?.triggerSeq ?? null,
+          mtimeMs: f.mtimeMs,
+        },
+        r.info,
+        r.info.mapsText ? 'dump' : null,
+      ),
+    );
   }
   return b;
 }
 
-const plainArrays = (v: unknown): unknown => JSON.parse(JSON.stringify(v, (_k, x: unknown) => (ArrayBuffer.isView(x) ? Array.from(x as unknown as ArrayLike<number>) : x)));
+const plainArrays = (v: unknown): unknown =>
+  JSON.parse(
+    JSON.stringify(v, (_k, x: unknown) => (ArrayBuffer.isView(x) ? Array.from(x as unknown as ArrayLike<number>) : x)),
+  );
 
 describe('dump tasks merged in load order', () => {
   it('equal the serial reader exactly: stack and address ids, rows, sums (also for stacks repeated within a dump)', async () => {
@@ -40,7 +55,10 @@ describe('dump tasks merged in load order', () => {
         '@ 0x30\n  t*: 3: 4300 [0: 0]\n',
     );
     const dup2 = join(work, 'dup.77.1.i1.heap');
-    writeFileSync(dup2, 'heap_v2/524288\n  t*: 1: 10 [0: 0]\n@ 0x30\n  t*: 1: 10 [0: 0]\n@ 0x40 0x10\n  t*: 1: 10 [0: 0]\n@ 0x30\n  t*: 1: 10 [0: 0]\n');
+    writeFileSync(
+      dup2,
+      'heap_v2/524288\n  t*: 1: 10 [0: 0]\n@ 0x30\n  t*: 1: 10 [0: 0]\n@ 0x40 0x10\n  t*: 1: 10 [0: 0]\n@ 0x30\n  t*: 1: 10 [0: 0]\n',
+    );
     const root = resolve(import.meta.dirname, '..', 'fixtures');
     const files = await collectInputFiles([join(root, 'jemalloc', 'job'), join(root, 'python'), dup, dup2]);
     const job = await loadJob(files);

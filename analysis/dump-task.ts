@@ -64,10 +64,20 @@ export async function runDumpTask(task: DumpTask, options: DumpTaskOptions = {})
   }
   const info = result.info;
   if (result.gzipProblem) warnings.push({ file: path, message: result.gzipProblem });
-  for (const p of info.problems) warnings.push({ file: path, line: p.line, byteOffset: p.byteOffset, message: p.message });
-  if (info.problemsOmitted > 0) warnings.push({ file: path, message: `${info.problemsOmitted} more problems of the same kinds (lines skipped or records dropped) not listed one by one` });
+  for (const p of info.problems)
+    warnings.push({ file: path, line: p.line, byteOffset: p.byteOffset, message: p.message });
+  if (info.problemsOmitted > 0)
+    warnings.push({
+      file: path,
+      message: `${info.problemsOmitted} more problems of the same kinds (lines skipped or records dropped) not listed one by one`,
+    });
   if (info.fatal) {
-    warnings.push({ file: path, line: info.fatal.line, byteOffset: info.fatal.byteOffset, message: `skipped: ${info.fatal.message}` });
+    warnings.push({
+      file: path,
+      line: info.fatal.line,
+      byteOffset: info.fatal.byteOffset,
+      message: `skipped: ${info.fatal.message}`,
+    });
     return { file: path, warnings, parsed: null };
   }
   if (info.truncated) {
@@ -78,7 +88,8 @@ export async function runDumpTask(task: DumpTask, options: DumpTaskOptions = {})
       message: `truncated at byte ${info.truncated.byteOffset} (line ${info.truncated.line}): ${info.truncated.reason}; kept ${info.recordCount} complete records`,
     });
   }
-  if (snap.nonFinite > 0) warnings.push({ file: path, message: `${snap.nonFinite} record(s) left out: unbiasing them gives no finite size` });
+  if (snap.nonFinite > 0)
+    warnings.push({ file: path, message: `${snap.nonFinite} record(s) left out: unbiasing them gives no finite size` });
   const snapshot = snap.build(task.meta, info, info.mapsText ? 'dump' : null);
   const { offsets, words } = local.seal();
   return {
@@ -216,6 +227,15 @@ export function dumpTaskTransfer(r: DumpTaskResult): ArrayBuffer[] {
   const p = r.parsed;
   if (!p) return [];
   const s = p.snapshot;
-  const arrays = [p.stackOffsets, p.stackWords, s.stackIds, s.liveBytes, s.liveObjects, s.liveVarBytes, s.accumBytes, s.accumObjects];
+  const arrays = [
+    p.stackOffsets,
+    p.stackWords,
+    s.stackIds,
+    s.liveBytes,
+    s.liveObjects,
+    s.liveVarBytes,
+    s.accumBytes,
+    s.accumObjects,
+  ];
   return arrays.filter((a): a is NonNullable<typeof a> => a !== null).map((a) => a.buffer as ArrayBuffer);
 }

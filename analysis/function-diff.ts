@@ -27,7 +27,13 @@ export type SelfTotal = Omit<FunctionDelta, 'key'>;
  * count once in the total of every function in it, however often recursion repeats it. Deltas are
  * filled in by `finishFunctionRows`. `seen` is scratch space, reused across calls.
  */
-export function addStackToFunctions<K, R extends SelfTotal>(keys: ArrayLike<K> & Iterable<K>, baseBytes: number, targetBytes: number, rowOf: (key: K) => R, seen: Set<R>): void {
+export function addStackToFunctions<K, R extends SelfTotal>(
+  keys: ArrayLike<K> & Iterable<K>,
+  baseBytes: number,
+  targetBytes: number,
+  rowOf: (key: K) => R,
+  seen: Set<R>,
+): void {
   if (keys.length === 0) return;
   const leaf = rowOf(keys[0]);
   leaf.selfBase += baseBytes;

@@ -14,7 +14,12 @@ import { FIXTURES } from '../tools/fixtures.js';
 const GO = join(FIXTURES, '..', 'go');
 const profile = join(GO, 'go-heap.prof');
 const bytes = new Uint8Array(readFileSync(profile));
-const mem = (path: string, b: Uint8Array): InputFile => ({ path, size: b.length, mtimeMs: null, read: async (o, l) => b.subarray(o, o + l) });
+const mem = (path: string, b: Uint8Array): InputFile => ({
+  path,
+  size: b.length,
+  mtimeMs: null,
+  read: async (o, l) => b.subarray(o, o + l),
+});
 
 /** Sample rows of `go tool pprof -raw`: [alloc_objects, alloc_space, inuse_objects, inuse_space]. */
 function pprofRows(raw: string): number[][] {
@@ -23,7 +28,10 @@ function pprofRows(raw: string): number[][] {
 const sum = (rows: number[][], k: number) => rows.reduce((a, r) => a + r[k], 0);
 
 const hasGo = spawnSync('go', ['version']).status === 0;
-if (!hasGo) console.warn('go-heap.test: `go` not found; compared with the stored `go tool pprof -raw` output only (apt-get install golang-go)');
+if (!hasGo)
+  console.warn(
+    'go-heap.test: `go` not found; compared with the stored `go tool pprof -raw` output only (apt-get install golang-go)',
+  );
 
 describe('Go legacy heap profile', () => {
   const stored = pprofRows(readFileSync(join(GO, 'go-heap.pprof-raw.txt'), 'utf8'));
@@ -39,15 +47,26 @@ describe('Go legacy heap profile', () => {
     expect(p.records.length).toBe(stored.length);
   });
 
-  it('live and allocated totals equal go tool pprof\'s (it truncates each record to whole units)', async () => {
+  it("live and allocated totals equal go tool pprof's (it truncates each record to whole units)", async () => {
     const rows = hasGo
-      ? pprofRows(execFileSync('go', ['tool', 'pprof', '-raw', '-symbolize=none', profile], { encoding: 'utf8', env: { ...process.env, HOME: process.env.HOME ?? '/tmp' }, stdio: ['ignore', 'pipe', 'pipe'] }))
+      ? pprofRows(
+          execFileSync('go', ['tool', 'pprof', '-raw', '-symbolize=none', profile], {
+            encoding: 'utf8',
+            env: { ...process.env, HOME: process.env.HOME ?? '/tmp' },
+            stdio: ['ignore', 'pipe', 'pipe'],
+          }),
+        )
       : stored;
     expect(rows.length).toBeGreaterThan(3);
     const job = await loadJob([mem('go/go-heap.prof', bytes)]);
     const s = job.processes[0].snapshots[0];
     // each of pprof's records is rounded down: ours may be above by less than one unit per record
-    for (const [ours, k] of [[s.live.bytes, 3], [s.live.objects, 2], [s.accumulated.bytes, 1], [s.accumulated.objects, 0]] as const) {
+    for (const [ours, k] of [
+      [s.live.bytes, 3],
+      [s.live.objects, 2],
+      [s.accumulated.bytes, 1],
+      [s.accumulated.objects, 0],
+    ] as const) {
       expect(ours - sum(rows, k)).toBeGreaterThanOrEqual(0);
       expect(ours - sum(rows, k)).toBeLessThan(rows.length);
     }
@@ -56,8 +75,12 @@ describe('Go legacy heap profile', () => {
     expect(s.live.bytes / (2000 * 4096 + 64 * 262144)).toBeLessThan(1.2);
   });
 
-  it('jeprof\'s version 1 still applies to a heap/N profile without Go\'s comments', () => {
-    const text = new TextDecoder().decode(bytes).split('\n').filter((l) => !l.startsWith('#')).join('\n');
+  it("jeprof's version 1 still applies to a heap/N profile without Go's comments", () => {
+    const text = new TextDecoder()
+      .decode(bytes)
+      .split('\n')
+      .filter((l) => !l.startsWith('#'))
+      .join('\n');
     const p = new HeapDumpParser();
     p.push(new TextEncoder().encode(text));
     const info = p.finish();

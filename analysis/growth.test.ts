@@ -31,7 +31,7 @@ describe('rankGrowth', () => {
     }
   });
 
-  it('stackSeries gives each stack\'s bytes at every snapshot', async () => {
+  it("stackSeries gives each stack's bytes at every snapshot", async () => {
     const job = await loadJob(fixtureFiles('job'));
     const exact = job.processes.find((p) => p.prefix === 'exact')!;
     const leak = rankGrowth(exact)[0].stackId;

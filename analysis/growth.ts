@@ -61,7 +61,7 @@ export function rankGrowth(proc: ProcessSeries, options: GrowthOptions = {}): St
     if (sy[id] === 0) continue; // never live in this range
     const slope = dx > 0 ? (n * sxy[id] - sx * sy[id]) / dx : 0;
     const dy = n * syy[id] - sy[id] * sy[id];
-    const r2 = dx > 0 && dy > 0 ? ((n * sxy[id] - sx * sy[id]) ** 2) / (dx * dy) : 0;
+    const r2 = dx > 0 && dy > 0 ? (n * sxy[id] - sx * sy[id]) ** 2 / (dx * dy) : 0;
     const growingFraction = n > 1 ? grew[id] / (n - 1) : 0;
     out.push({
       stackId: id,

@@ -29,12 +29,28 @@ export type JobBatch<S> =
 export function* jobBatches<S>(job: Job, symbols: ReadonlyMap<ProcessSeries, S> = new Map()): Generator<JobBatch<S>> {
   yield { kind: 'job', processCount: job.processes.length, warnings: job.warnings, ignoredFiles: job.ignoredFiles };
   for (const [index, p] of job.processes.entries()) {
-    const snapshots = p.snapshots.map((s) => ({ ...s, stackIds: new Uint32Array(0), liveBytes: new Float64Array(0), liveObjects: new Float64Array(0), liveVarBytes: new Float64Array(0), accumBytes: s.accumBytes && new Float64Array(0), accumObjects: s.accumObjects && new Float64Array(0) }));
+    const snapshots = p.snapshots.map((s) => ({
+      ...s,
+      stackIds: new Uint32Array(0),
+      liveBytes: new Float64Array(0),
+      liveObjects: new Float64Array(0),
+      liveVarBytes: new Float64Array(0),
+      accumBytes: s.accumBytes && new Float64Array(0),
+      accumObjects: s.accumObjects && new Float64Array(0),
+    }));
     yield { kind: 'process', index, series: { ...p, snapshots, addresses: { hex: p.addresses.hex } } };
     let pending: SnapshotCells[] = [];
     let cells = 0;
     for (const [j, s] of p.snapshots.entries()) {
-      pending.push({ snapshot: j, stackIds: s.stackIds, liveBytes: s.liveBytes, liveObjects: s.liveObjects, liveVarBytes: s.liveVarBytes, accumBytes: s.accumBytes, accumObjects: s.accumObjects });
+      pending.push({
+        snapshot: j,
+        stackIds: s.stackIds,
+        liveBytes: s.liveBytes,
+        liveObjects: s.liveObjects,
+        liveVarBytes: s.liveVarBytes,
+        accumBytes: s.accumBytes,
+        accumObjects: s.accumObjects,
+      });
       cells += s.stackIds.length;
       if (cells >= CELLS_PER_BATCH) {
         yield { kind: 'cells', index, snapshots: pending };
@@ -71,8 +87,16 @@ export class JobAssembler<S> {
         if (!p) throw new Error(`cells for process ${b.index} before the process`);
         for (const c of b.snapshots) {
           const s = p.snapshots[c.snapshot];
-          if (!s) throw new Error(`cells for snapshot ${c.snapshot} of process ${b.index}, which has ${p.snapshots.length}`);
-          Object.assign(s, { stackIds: c.stackIds, liveBytes: c.liveBytes, liveObjects: c.liveObjects, liveVarBytes: c.liveVarBytes, accumBytes: c.accumBytes, accumObjects: c.accumObjects });
+          if (!s)
+            throw new Error(`cells for snapshot ${c.snapshot} of process ${b.index}, which has ${p.snapshots.length}`);
+          Object.assign(s, {
+            stackIds: c.stackIds,
+            liveBytes: c.liveBytes,
+            liveObjects: c.liveObjects,
+            liveVarBytes: c.liveVarBytes,
+            accumBytes: c.accumBytes,
+            accumObjects: c.accumObjects,
+          });
           this.filled[b.index].add(c.snapshot);
         }
         return;
@@ -88,8 +112,16 @@ export class JobAssembler<S> {
     for (let i = 0; i < this.head.processCount; i++) {
       const p = this.processes[i];
       if (!p) throw new Error(`process ${i} of ${this.head.processCount} did not arrive`);
-      if (this.filled[i].size !== p.snapshots.length) throw new Error(`${p.key}: cells of ${p.snapshots.length - this.filled[i].size} snapshots did not arrive`);
+      if (this.filled[i].size !== p.snapshots.length)
+        throw new Error(`${p.key}: cells of ${p.snapshots.length - this.filled[i].size} snapshots did not arrive`);
     }
-    return { job: { processes: this.processes.slice(0, this.head.processCount), warnings: this.head.warnings, ignoredFiles: this.head.ignoredFiles }, symbols: this.symbols };
+    return {
+      job: {
+        processes: this.processes.slice(0, this.head.processCount),
+        warnings: this.head.warnings,
+        ignoredFiles: this.head.ignoredFiles,
+      },
+      symbols: this.symbols,
+    };
   }
 }

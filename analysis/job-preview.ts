@@ -32,14 +32,22 @@ export interface JobPreview {
 // Heads read at once: each is one small read (an IPC round trip in the app), so many overlap.
 const HEAD_CONCURRENCY = 32;
 
-export async function previewJob(files: readonly InputFile[], options: { inflate?: Inflater | null; signal?: AbortSignal } = {}): Promise<JobPreview> {
+export async function previewJob(
+  files: readonly InputFile[],
+  options: { inflate?: Inflater | null; signal?: AbortSignal } = {},
+): Promise<JobPreview> {
   const classified = await classifyFiles(files);
   const groups = groupProcesses(classified.dumps);
   const processes: PreviewProcess[] = groups.map((g) => ({
     key: g.key,
     pid: g.pid,
     prefix: g.prefix,
-    snapshots: g.dumps.map((d) => ({ file: d.file.path, seq: d.name?.seq ?? null, trigger: d.name?.trigger ?? 'unknown', headerLiveBytes: null })),
+    snapshots: g.dumps.map((d) => ({
+      file: d.file.path,
+      seq: d.name?.seq ?? null,
+      trigger: d.name?.trigger ?? 'unknown',
+      headerLiveBytes: null,
+    })),
   }));
   const work = groups.flatMap((g, gi) => g.dumps.map((d, di) => ({ file: d.file, snap: processes[gi].snapshots[di] })));
   let next = 0;
@@ -49,7 +57,8 @@ export async function previewJob(files: readonly InputFile[], options: { inflate
       const w = work[next++];
       try {
         const head = await readDumpHead(w.file, options.inflate ?? null);
-        if (head.header) w.snap.headerLiveBytes = unbias(head.sampling, head.header.liveObjects, head.header.liveBytes).bytes;
+        if (head.header)
+          w.snap.headerLiveBytes = unbias(head.sampling, head.header.liveObjects, head.header.liveBytes).bytes;
       } catch {
         // unreadable: the full read reports it
       }

@@ -19,7 +19,7 @@ describe('loadJob on the real fixture job', () => {
     expect(job.warnings).toEqual([]);
   });
 
-  it('unbiased snapshot totals equal jeprof\'s Total on every fixture dump (bytes and objects)', async () => {
+  it("unbiased snapshot totals equal jeprof's Total on every fixture dump (bytes and objects)", async () => {
     const ref = jeprofTotals();
     const files = [...fixtureFiles('job'), ...fixtureFiles('other')];
     const job = await loadJob(files);
@@ -84,11 +84,17 @@ describe('loadJob on the real fixture job', () => {
     expect(loaded).toContain('other/gperf.0001.heap');
     expect(loaded).not.toContain('damaged/zero-length.heap');
     const truncated = job.processes.flatMap((p) => p.snapshots).filter((s) => s.truncated);
-    expect(truncated.map((s) => s.file).sort()).toEqual(['damaged/truncated-in-header.heap', 'damaged/truncated-in-maps.heap', 'damaged/truncated-in-stacks.heap']);
+    expect(truncated.map((s) => s.file).sort()).toEqual([
+      'damaged/truncated-in-header.heap',
+      'damaged/truncated-in-maps.heap',
+      'damaged/truncated-in-stacks.heap',
+    ]);
   });
 
   it('a gzip copy reads the same as the original', async () => {
-    const src = (await import('node:fs')).readFileSync(new URL('../fixtures/jemalloc/damaged/SOURCE', import.meta.url), 'utf8').trim();
+    const src = (await import('node:fs'))
+      .readFileSync(new URL('../fixtures/jemalloc/damaged/SOURCE', import.meta.url), 'utf8')
+      .trim();
     const job = await loadJob([fixtureFile('damaged/gzip-copy.heap.gz'), fixtureFile(`job/${src}`)]);
     const [a, b] = job.processes.flatMap((p) => p.snapshots);
     expect(a.live).toEqual(b.live);
@@ -97,16 +103,33 @@ describe('loadJob on the real fixture job', () => {
 
   it('uses a standalone maps file matched by pid where the dump has none', async () => {
     const src = fixtureFile('damaged/no-maps-section.heap');
-    const full = await loadJob([fixtureFile('job/' + (await import('node:fs')).readFileSync(new URL('../fixtures/jemalloc/damaged/SOURCE', import.meta.url), 'utf8').trim())]);
+    const full = await loadJob([
+      fixtureFile(
+        'job/' +
+          (await import('node:fs'))
+            .readFileSync(new URL('../fixtures/jemalloc/damaged/SOURCE', import.meta.url), 'utf8')
+            .trim(),
+      ),
+    ]);
     const mapsText = (await full.processes[0].maps)!.length;
     expect(mapsText).toBeGreaterThan(10);
     // rename the dump so it has a pid, and give its maps as maps.<pid>
     const pid = full.processes[0].pid!;
     const renamed: InputFile = { ...src, path: `x/exact.${pid}.5.m5.heap` };
     const mapsBytes = new TextEncoder().encode(
-      full.processes[0].maps!.map((m) => `${m.start.toString(16)}-${m.end.toString(16)} ${m.perms} ${m.offset.toString(16).padStart(8, '0')} ${m.dev} ${m.inode} ${m.path}`).join('\n') + '\n',
+      full.processes[0]
+        .maps!.map(
+          (m) =>
+            `${m.start.toString(16)}-${m.end.toString(16)} ${m.perms} ${m.offset.toString(16).padStart(8, '0')} ${m.dev} ${m.inode} ${m.path}`,
+        )
+        .join('\n') + '\n',
     );
-    const mapsFile: InputFile = { path: `x/maps.${pid}`, size: mapsBytes.length, mtimeMs: null, read: async (o, l) => mapsBytes.subarray(o, o + l) };
+    const mapsFile: InputFile = {
+      path: `x/maps.${pid}`,
+      size: mapsBytes.length,
+      mtimeMs: null,
+      read: async (o, l) => mapsBytes.subarray(o, o + l),
+    };
     const withMaps = await loadJob([renamed, mapsFile]);
     expect(withMaps.processes[0].maps).toHaveLength(full.processes[0].maps!.length);
     expect(withMaps.processes[0].snapshots[0].mapsSource).toBe('file');

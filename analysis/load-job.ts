@@ -53,7 +53,11 @@ export interface LoadOptions {
 }
 
 /** Runs one dump task somewhere (this thread, a worker); rejects only when cancelled. */
-export type DumpRunner = (task: DumpTask, onBytes: (bytesRead: number) => void, signal?: AbortSignal) => Promise<DumpTaskResult>;
+export type DumpRunner = (
+  task: DumpTask,
+  onBytes: (bytesRead: number) => void,
+  signal?: AbortSignal,
+) => Promise<DumpTaskResult>;
 
 // The platform's native gunzip when it has one (browsers, Electron, Node ≥ 18); else the reader uses pako.
 const defaultInflater = webInflater();
@@ -86,7 +90,8 @@ export async function classifyFiles(files: readonly InputFile[]): Promise<Classi
       out.dumps.push({ file, name });
       continue;
     }
-    if (file.size > 0 && looksLikeDumpBytes(await file.read(0, Math.min(64, file.size)))) out.dumps.push({ file, name: null });
+    if (file.size > 0 && looksLikeDumpBytes(await file.read(0, Math.min(64, file.size))))
+      out.dumps.push({ file, name: null });
     else out.ignored.push(file.path);
   }
   return out;
@@ -107,7 +112,9 @@ export function groupProcesses(dumps: readonly DumpEntry[]): ProcessGroup[] {
   for (const d of dumps) {
     const dir = dirName(d.file.path);
     const n = d.name;
-    const key = n ? `${dir}/${n.prefix}${n.pidNamespace !== null ? '.' + n.pidNamespace : ''}.${n.pid}` : `${dir}/(unnamed dumps)`;
+    const key = n
+      ? `${dir}/${n.prefix}${n.pidNamespace !== null ? '.' + n.pidNamespace : ''}.${n.pid}`
+      : `${dir}/(unnamed dumps)`;
     let g = groups.get(key);
     if (!g) {
       g = { key, dir, prefix: n?.prefix ?? '', pid: n?.pid ?? null, pidNamespace: n?.pidNamespace ?? null, dumps: [] };
@@ -154,10 +161,19 @@ export async function loadJob(files: readonly InputFile[], options: LoadOptions 
   const standaloneMaps = await readStandaloneMaps(classified.side, warnings);
   // PYFRAMES/1 sidecars (<dump>.pyframes), by path; tables appended to dumps come from the dump reader
   const codeMaps = classified.side.filter((s) => s.side.kind === 'pycode-map');
-  const pyframeSidecars = new Map(classified.side.filter((s) => s.side.kind === 'pyframes').map((s) => [s.file.path, s.file] as const));
+  const pyframeSidecars = new Map(
+    classified.side.filter((s) => s.side.kind === 'pyframes').map((s) => [s.file.path, s.file] as const),
+  );
 
   const bytesTotal = classified.dumps.reduce((s, d) => s + d.file.size, 0);
-  const progress: LoadProgress = { phase: 'parse', filesDone: 0, filesTotal: classified.dumps.length, bytesDone: 0, bytesTotal, file: '' };
+  const progress: LoadProgress = {
+    phase: 'parse',
+    filesDone: 0,
+    filesTotal: classified.dumps.length,
+    bytesDone: 0,
+    bytesTotal,
+    file: '',
+  };
   const processes: ProcessSeries[] = [];
   const tasks = startDumpTasks(groups, options, progress);
   let modelBytes = 0;
@@ -190,13 +206,24 @@ export async function loadJob(files: readonly InputFile[], options: LoadOptions 
       const trailer = loaded.trailerText === null ? null : (lastTrailer.table ?? loaded.trailerText);
       const py = await pythonFramesForDump(d.file.path, trailer, pyframeSidecars, warnings, loaded.mapsText);
       if (py) {
-        builder.snapshots[builder.snapshots.length - 1].context = contextForDump(py, d.file.path, d.name?.pid ?? null, pyframeSidecars, warnings);
+        builder.snapshots[builder.snapshots.length - 1].context = contextForDump(
+          py,
+          d.file.path,
+          d.name?.pid ?? null,
+          pyframeSidecars,
+          warnings,
+        );
         if (!isContextOnlyTable(py)) pyTables.push(py);
       }
       if (loaded.mapsText) {
         const parsed = parseMaps(loaded.mapsText, loaded.mapsFirstLine);
         mapsLineWarnings(d.file.path, parsed.problems, warnings);
-        dumpMaps.push({ file: d.file.path, entries: parsed.entries, complete: loaded.mapsComplete, dropped: parsed.problems.length });
+        dumpMaps.push({
+          file: d.file.path,
+          entries: parsed.entries,
+          complete: loaded.mapsComplete,
+          dropped: parsed.problems.length,
+        });
       } else {
         dumpMaps.push(null);
       }
@@ -205,7 +232,9 @@ export async function loadJob(files: readonly InputFile[], options: LoadOptions 
     const chosen = chooseProcessMaps(dumpMaps, (i) => snapshotAddresses(builder, i), warnings);
     let maps = chosen?.entries ?? null;
     const baseComplete = chosen !== null && dumpMaps.some((m) => m?.file === chosen.base && m.complete);
-    const fromFile = standaloneMaps.find((m) => (m.pid !== null && m.pid === g.pid) || (m.pid === null && m.dir === g.dir));
+    const fromFile = standaloneMaps.find(
+      (m) => (m.pid !== null && m.pid === g.pid) || (m.pid === null && m.dir === g.dir),
+    );
     if ((!maps || !baseComplete) && fromFile) {
       maps = fromFile.entries;
       for (const s of builder.snapshots) if (s.mapsSource === null) s.mapsSource = 'file';
@@ -217,7 +246,8 @@ export async function loadJob(files: readonly InputFile[], options: LoadOptions 
       });
     }
     const series = builder.finish(g.key, { pid: g.pid, pidNamespace: g.pidNamespace, prefix: g.prefix }, maps);
-    if (pyTables.length > 0) series.pythonFrames = seriesPythonFrames(pyTables, g.dumps[g.dumps.length - 1].file.path, warnings);
+    if (pyTables.length > 0)
+      series.pythonFrames = seriesPythonFrames(pyTables, g.dumps[g.dumps.length - 1].file.path, warnings);
     await adoptSystingCodeMap(series, maps, codeMaps, warnings);
     processes.push(series);
   }
@@ -227,7 +257,12 @@ export async function loadJob(files: readonly InputFile[], options: LoadOptions 
 }
 
 /** systing's Python code map for this process (by pid, and by token when its maps name one). */
-async function adoptSystingCodeMap(series: ProcessSeries, maps: MapsEntry[] | null, codeMaps: ClassifiedFiles['side'], warnings: LoadWarning[]): Promise<void> {
+async function adoptSystingCodeMap(
+  series: ProcessSeries,
+  maps: MapsEntry[] | null,
+  codeMaps: ClassifiedFiles['side'],
+  warnings: LoadWarning[],
+): Promise<void> {
   if (series.pid === null || !series.addresses.hex.some((h) => decodeSystingSlot(h) !== null)) return;
   const token = maps ? systingTokenFromMapsPaths(maps.map((m) => m.path)) : null;
   for (const { file, side } of codeMaps) {
@@ -235,15 +270,22 @@ async function adoptSystingCodeMap(series: ProcessSeries, maps: MapsEntry[] | nu
     if (token !== null && !file.path.toLowerCase().includes(`-${token}`)) continue;
     const map = parseSystingCodeMap(await readText(file));
     if (!map) {
-      warnings.push({ file: file.path, message: 'not a systing Python code map (no "# systing-pycode" header); its frames stay unresolved' });
+      warnings.push({
+        file: file.path,
+        message: 'not a systing Python code map (no "# systing-pycode" header); its frames stay unresolved',
+      });
       continue;
     }
     const r = adoptSystingFrames(series.addresses, map, series.pythonFrames ?? null);
     if (r.table) series.pythonFrames = r.table;
-    if (r.unknown > 0) warnings.push({ file: file.path, message: `${r.unknown} Python frame(s) name code ids this map does not have` });
+    if (r.unknown > 0)
+      warnings.push({ file: file.path, message: `${r.unknown} Python frame(s) name code ids this map does not have` });
     return;
   }
-  warnings.push({ file: series.key, message: 'stacks hold systing Python slots (0x5059…) but no matching pycode-<pid>-<token>.map was given' });
+  warnings.push({
+    file: series.key,
+    message: 'stacks hold systing Python slots (0x5059…) but no matching pycode-<pid>-<token>.map was given',
+  });
 }
 
 function describeGroup(g: ProcessGroup): string {
@@ -256,7 +298,10 @@ function describeGroup(g: ProcessGroup): string {
  */
 function startDumpTasks(groups: readonly ProcessGroup[], options: LoadOptions, progress: LoadProgress) {
   const order = groups.flatMap((g) => g.dumps);
-  const run = options.runDump ?? ((task: DumpTask, onBytes: (n: number) => void, signal?: AbortSignal) => runDumpTask(task, { onBytes, ...(signal ? { signal } : {}), inflate: defaultInflater }));
+  const run =
+    options.runDump ??
+    ((task: DumpTask, onBytes: (n: number) => void, signal?: AbortSignal) =>
+      runDumpTask(task, { onBytes, ...(signal ? { signal } : {}), inflate: defaultInflater }));
   const ahead = Math.max(1, options.parallelism ?? 1);
   const started: Promise<DumpTaskResult>[] = [];
   const partial: number[] = [];
@@ -273,7 +318,13 @@ function startDumpTasks(groups: readonly ProcessGroup[], options: LoadOptions, p
     const name = d.name;
     const task: DumpTask = {
       file: d.file,
-      meta: { file: d.file.path, seq: name?.seq ?? null, trigger: name?.trigger ?? 'unknown', triggerSeq: name?.triggerSeq ?? null, mtimeMs: d.file.mtimeMs },
+      meta: {
+        file: d.file.path,
+        seq: name?.seq ?? null,
+        trigger: name?.trigger ?? 'unknown',
+        triggerSeq: name?.triggerSeq ?? null,
+        mtimeMs: d.file.mtimeMs,
+      },
     };
     const p = run(
       task,
@@ -315,11 +366,19 @@ const MAX_MAPS_LINE_WARNINGS = 50;
 
 /** One warning per dropped maps line (its frames lose their module), naming the file and line. */
 function mapsLineWarnings(file: string, problems: readonly MapsParseProblem[], warnings: LoadWarning[]): void {
-  for (const p of problems.slice(0, MAX_MAPS_LINE_WARNINGS)) warnings.push({ file, line: p.line, message: `maps line dropped (${p.message})` });
+  for (const p of problems.slice(0, MAX_MAPS_LINE_WARNINGS))
+    warnings.push({ file, line: p.line, message: `maps line dropped (${p.message})` });
   const rest = problems.slice(MAX_MAPS_LINE_WARNINGS);
   if (rest.length > 0) {
-    const lines = rest.slice(0, 200).map((p) => p.line).join(', ');
-    warnings.push({ file, line: rest[0].line, message: `${rest.length} more maps lines dropped: lines ${lines}${rest.length > 200 ? ', …' : ''}` });
+    const lines = rest
+      .slice(0, 200)
+      .map((p) => p.line)
+      .join(', ');
+    warnings.push({
+      file,
+      line: rest[0].line,
+      message: `${rest.length} more maps lines dropped: lines ${lines}${rest.length > 200 ? ', …' : ''}`,
+    });
   }
 }
 
@@ -350,7 +409,9 @@ async function readStandaloneMaps(side: ClassifiedFiles['side'], warnings: LoadW
         continue;
       }
       // A maps file inside proc/<pid>/ belongs to the dumps beside the proc folder.
-      const dir = /(?:^|\/)proc\/\d+$/.test(dirName(file.path)) ? dirName(dirName(dirName(file.path))) : dirName(file.path);
+      const dir = /(?:^|\/)proc\/\d+$/.test(dirName(file.path))
+        ? dirName(dirName(dirName(file.path)))
+        : dirName(file.path);
       out.push({ pid: s.pid, dir, entries: parsed.entries });
     } catch (e) {
       warnings.push({ file: file.path, message: `could not be read: ${e instanceof Error ? e.message : String(e)}` });

@@ -13,7 +13,12 @@ const BYTES_PER_STACK = 32;
 const BYTES_PER_SNAPSHOT = 2048;
 
 export function snapshotBytes(s: Snapshot): number {
-  let n = BYTES_PER_SNAPSHOT + s.stackIds.byteLength + s.liveBytes.byteLength + s.liveObjects.byteLength + s.liveVarBytes.byteLength;
+  let n =
+    BYTES_PER_SNAPSHOT +
+    s.stackIds.byteLength +
+    s.liveBytes.byteLength +
+    s.liveObjects.byteLength +
+    s.liveVarBytes.byteLength;
   if (s.accumBytes) n += s.accumBytes.byteLength;
   if (s.accumObjects) n += s.accumObjects.byteLength;
   return n;

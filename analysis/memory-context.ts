@@ -52,7 +52,8 @@ export const GAP_DOMINANT_SHARE = 0.5;
 export const GAP_MEANING: Record<GapPart, string> = {
   fragmentation: 'fragmentation inside jemalloc (active − allocated: partly used pages)',
   unpurged: 'unpurged pages (resident − active: freed but not yet returned to the kernel; see dirty_decay_ms)',
-  outside: 'memory outside jemalloc (RSS − resident: pymalloc arenas, mmap’d files, CUDA host buffers, other allocators)',
+  outside:
+    'memory outside jemalloc (RSS − resident: pymalloc arenas, mmap’d files, CUDA host buffers, other allocators)',
 };
 
 export function memoryPoint(s: Snapshot): MemoryPoint {
@@ -91,7 +92,8 @@ export function memoryGap(m: MemoryPoint): MemoryGap | null {
   if (matters) {
     for (const k of ['fragmentation', 'unpurged', 'outside'] as const) {
       const v = parts[k];
-      if (v !== null && v >= GAP_DOMINANT_SHARE * gap && (dominant === null || v > (parts[dominant] ?? 0))) dominant = k;
+      if (v !== null && v >= GAP_DOMINANT_SHARE * gap && (dominant === null || v > (parts[dominant] ?? 0)))
+        dominant = k;
     }
   }
   const split = (['fragmentation', 'unpurged', 'outside'] as const)
@@ -112,7 +114,11 @@ export function memoryGap(m: MemoryPoint): MemoryGap | null {
   const message =
     `RSS ${mib(m.rss)} − allocated ${mib(m.allocated)} = ${mib(gap)}` +
     (split ? ` (${split})` : '') +
-    (!matters ? ': small, the allocations explain the process’s memory' : dominant ? `: mostly ${GAP_MEANING[dominant]}` : ': no single cause');
+    (!matters
+      ? ': small, the allocations explain the process’s memory'
+      : dominant
+        ? `: mostly ${GAP_MEANING[dominant]}`
+        : ': no single cause');
   return { rss: m.rss, allocated: m.allocated, gap, parts, dominant, message };
 }
 
@@ -139,7 +145,15 @@ export interface ProcessIdentity {
 export function processIdentity(p: Pick<ProcessSeries, 'snapshots'>): ProcessIdentity | null {
   for (let i = p.snapshots.length - 1; i >= 0; i--) {
     const c = p.snapshots[i].context;
-    if (c) return { pid: c.pid, ppid: c.ppid, comm: c.comm, cmdline: c.cmdline, hostname: c.hostname, startMs: c.startRealMs };
+    if (c)
+      return {
+        pid: c.pid,
+        ppid: c.ppid,
+        comm: c.comm,
+        cmdline: c.cmdline,
+        hostname: c.hostname,
+        startMs: c.startRealMs,
+      };
   }
   return null;
 }
@@ -172,7 +186,9 @@ export function processParents(processes: readonly ProcessSeries[]): Map<string,
 }
 
 /** Depth-first order of the tree (roots by start time, then key), with each process's depth. */
-export function processTreeOrder(processes: readonly ProcessSeries[]): { process: ProcessSeries; depth: number; parent: string | null }[] {
+export function processTreeOrder(
+  processes: readonly ProcessSeries[],
+): { process: ProcessSeries; depth: number; parent: string | null }[] {
   const parents = processParents(processes);
   const children = new Map<string | null, ProcessSeries[]>();
   for (const p of processes) {
@@ -182,7 +198,8 @@ export function processTreeOrder(processes: readonly ProcessSeries[]): { process
     children.set(k, list);
   }
   const start = (p: ProcessSeries): number => processIdentity(p)?.startMs ?? Number.POSITIVE_INFINITY;
-  for (const list of children.values()) list.sort((a, b) => start(a) - start(b) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  for (const list of children.values())
+    list.sort((a, b) => start(a) - start(b) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   const out: { process: ProcessSeries; depth: number; parent: string | null }[] = [];
   const seen = new Set<string>();
   const visit = (p: ProcessSeries, depth: number): void => {
@@ -209,7 +226,9 @@ export function processName(id: ProcessIdentity | null): string | null {
  * the limit when the user gave none; null when no dump recorded one or the processes ran under
  * different limits (different cgroups or nodes: no single job-wide limit).
  */
-export function recordedJobLimit(processes: readonly Pick<ProcessSeries, 'snapshots'>[]): { bytes: number; processes: number } | null {
+export function recordedJobLimit(
+  processes: readonly Pick<ProcessSeries, 'snapshots'>[],
+): { bytes: number; processes: number } | null {
   const limits = processes.map(processLimit).filter((l): l is number => l !== null);
   if (limits.length === 0 || new Set(limits).size !== 1) return null;
   return { bytes: limits[0], processes: limits.length };

@@ -55,7 +55,9 @@ describe('patterns on leaky.c sampled 1 in 16 KiB (24 interval dumps, no final d
       expect(s.sigmaBytes).toBeGreaterThan(0); // sampled: a σ is known
     }
     // the churn path's 8 × 40 KiB are live only while a step runs: at an interval dump 0–7 of them
-    const churn = r.stacks.filter((s) => s.peakBytes < 9 * CHURN && s.peakBytes > CHURN && s.pattern !== 'flat' && s !== byScore[0]);
+    const churn = r.stacks.filter(
+      (s) => s.peakBytes < 9 * CHURN && s.peakBytes > CHURN && s.pattern !== 'flat' && s !== byScore[0],
+    );
     expect(churn.map((s) => s.pattern)).toEqual(['fluctuating']);
     expect(churn[0].score).toBe(0);
   });
@@ -82,7 +84,9 @@ describe('a process with one dump still gets a ranking, patterns unknown, with a
     expect(r.notes.join(' ')).toMatch(/1 complete snapshot: patterns need 3/);
   });
   it('mtimes not usable: per-second slopes are null, with a note', async () => {
-    const files = fixtureFiles('job').filter((f) => f.path.includes('exact')).map((f) => ({ ...f, mtimeMs: 1000 }));
+    const files = fixtureFiles('job')
+      .filter((f) => f.path.includes('exact'))
+      .map((f) => ({ ...f, mtimeMs: 1000 }));
     const r = processPatterns((await loadJob(files)).processes[0]);
     expect(r.seconds).toBeNull();
     expect(r.notes.join(' ')).toMatch(/no per-second slopes/);
@@ -105,7 +109,11 @@ describe('classification rules (series built from their definition; σ from the 
   const sampled = (ks: number[]) => ({ y: ks.map((k) => k * R), v: ks.map((k) => R * R * k), t: null });
   const cases: [string, number[], GrowthPattern][] = [
     ['a leak of 40 samples per dump', [40, 80, 120, 160, 200, 240, 280, 320, 360, 400], 'steady'],
-    ['a buffer that fills in 4 dumps and stays full', [50, 150, 250, 350, 400, 400, 400, 400, 400, 400, 400, 400], 'plateau'],
+    [
+      'a buffer that fills in 4 dumps and stays full',
+      [50, 150, 250, 350, 400, 400, 400, 400, 400, 400, 400, 400],
+      'plateau',
+    ],
     ['one allocation between dumps 3 and 4', [100, 100, 100, 900, 900, 900, 900, 900], 'step'],
     ['a buffer filled and cleared', [0, 300, 600, 0, 300, 600, 0, 300, 600, 0], 'fluctuating'],
     ['a cache draining', [400, 360, 320, 280, 240, 200, 160], 'declining'],

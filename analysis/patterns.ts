@@ -79,19 +79,33 @@ export interface SeriesInput {
 
 /** Standard normal quantile (Acklam's rational approximation, relative error < 1.2e−9). */
 export function normalQuantile(p: number): number {
-  const a = [-3.969683028665376e1, 2.209460984245205e2, -2.759285104469687e2, 1.38357751867269e2, -3.066479806614716e1, 2.506628277459239];
-  const b = [-5.447609879822406e1, 1.615858368580409e2, -1.556989798598866e2, 6.680131188771972e1, -1.328068155288572e1];
-  const c = [-7.784894002430293e-3, -3.223964580411365e-1, -2.400758277161838, -2.549732539343734, 4.374664141464968, 2.938163982698783];
+  const a = [
+    -3.969683028665376e1, 2.209460984245205e2, -2.759285104469687e2, 1.38357751867269e2, -3.066479806614716e1,
+    2.506628277459239,
+  ];
+  const b = [
+    -5.447609879822406e1, 1.615858368580409e2, -1.556989798598866e2, 6.680131188771972e1, -1.328068155288572e1,
+  ];
+  const c = [
+    -7.784894002430293e-3, -3.223964580411365e-1, -2.400758277161838, -2.549732539343734, 4.374664141464968,
+    2.938163982698783,
+  ];
   const d = [7.784695709041462e-3, 3.224671290700398e-1, 2.445134137142996, 3.754408661907416];
   const lo = 0.02425;
   if (p < lo) {
     const q = Math.sqrt(-2 * Math.log(p));
-    return (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) / ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+    return (
+      (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+      ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1)
+    );
   }
   if (p > 1 - lo) return -normalQuantile(1 - p);
   const q = p - 0.5;
   const r = q * q;
-  return ((((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q) / (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+  return (
+    ((((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q) /
+    (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1)
+  );
 }
 
 /**
@@ -151,12 +165,20 @@ export function classifySeries({ y, v, t, a = null }: SeriesInput, stackId = -1)
   const thrZ = (i: number, j: number, z: number): number => Math.max(z * Math.sqrt(2 * Math.max(v[i], v[j])), floor);
   const thr = (i: number, j: number): number => thrZ(i, j, NOISE_Z);
   const zN = zForPairs(n);
-  base.z = base.sigmaDeltaBytes > 0 ? base.deltaBytes / base.sigmaDeltaBytes : base.deltaBytes === 0 ? 0 : Math.sign(base.deltaBytes) * Number.POSITIVE_INFINITY;
+  base.z =
+    base.sigmaDeltaBytes > 0
+      ? base.deltaBytes / base.sigmaDeltaBytes
+      : base.deltaBytes === 0
+        ? 0
+        : Math.sign(base.deltaBytes) * Number.POSITIVE_INFINITY;
   base.withinNoise = n < 2 || Math.abs(base.deltaBytes) < NOISE_Z * base.sigmaDeltaBytes;
   const growthBound = Math.max(0, base.deltaBytes - NOISE_Z * base.sigmaDeltaBytes);
 
   if (n < MIN_PATTERN_SNAPSHOTS) {
-    base.note = n <= 1 ? 'one complete snapshot: no series' : `${n} complete snapshots: a change but no shape (patterns need ${MIN_PATTERN_SNAPSHOTS})`;
+    base.note =
+      n <= 1
+        ? 'one complete snapshot: no series'
+        : `${n} complete snapshots: a change but no shape (patterns need ${MIN_PATTERN_SNAPSHOTS})`;
     if (n === 2) {
       base.slopePerSnapshot = base.deltaBytes;
       base.lateSlopePerSnapshot = base.deltaBytes;
@@ -259,7 +281,9 @@ export function classifySeries({ y, v, t, a = null }: SeriesInput, stackId = -1)
   // still growing at the end: end to end beyond the noise band with a rising slope, or a consistent
   // late trend (Sen's lower bound > 0, never falling by more than the floor) above the floor
   const lateGrows =
-    span > 0 && ((lateEnd > thr(ls, n - 1) && late.slope > 0) || (late.lo > 0 && late.slope * span > floor && monotone(y, ls, n, floor, 1)));
+    span > 0 &&
+    ((lateEnd > thr(ls, n - 1) && late.slope > 0) ||
+      (late.lo > 0 && late.slope * span > floor && monotone(y, ls, n, floor, 1)));
   if (pattern === 'plateau' && lateGrows) pattern = 'steady';
   base.pattern = pattern;
   base.lateSlopePerSnapshot = late.slope;
@@ -292,7 +316,10 @@ export function processPatterns(proc: ProcessSeries): ProcessPatterns {
   const cut = proc.snapshots.length - idx.length;
   if (cut > 0) notes.push(`${cut} cut dump${cut === 1 ? '' : 's'} left out of the series (records incomplete)`);
   const snaps = idx.map((i) => proc.snapshots[i]);
-  if (snaps.length < MIN_PATTERN_SNAPSHOTS) notes.push(`${snaps.length} complete snapshot${snaps.length === 1 ? '' : 's'}: patterns need ${MIN_PATTERN_SNAPSHOTS}, so they are unknown`);
+  if (snaps.length < MIN_PATTERN_SNAPSHOTS)
+    notes.push(
+      `${snaps.length} complete snapshot${snaps.length === 1 ? '' : 's'}: patterns need ${MIN_PATTERN_SNAPSHOTS}, so they are unknown`,
+    );
   const times = secondsOf(snaps);
   if (times.note && snaps.length >= 2) notes.push(`no per-second slopes: ${times.note}`);
   const n = snaps.length;
@@ -328,7 +355,9 @@ export function processPatterns(proc: ProcessSeries): ProcessPatterns {
     });
     part.forEach((id, r) => {
       const a = as ? as.subarray(r * n, r * n + n) : null;
-      out.push(classifySeries({ y: ys.subarray(r * n, r * n + n), v: vs.subarray(r * n, r * n + n), t: times.seconds, a }, id));
+      out.push(
+        classifySeries({ y: ys.subarray(r * n, r * n + n), v: vs.subarray(r * n, r * n + n), t: times.seconds, a }, id),
+      );
       row[id] = -1;
     });
   }

@@ -62,7 +62,14 @@ export interface JobPostmortem {
   suspects: JobSuspects;
   limitBytes: number | null;
   /** the job as one cgroup: sum of last totals and of per-second rates (processes with times only) */
-  job: { lastKnownBytes: number; perSecond: number | null; perSecondLo: number | null; perSecondHi: number | null; projection: Projection | null; note: string | null };
+  job: {
+    lastKnownBytes: number;
+    perSecond: number | null;
+    perSecondLo: number | null;
+    perSecondHi: number | null;
+    projection: Projection | null;
+    note: string | null;
+  };
 }
 
 function ratio(headroom: number, rate: number | null): number | null {
@@ -154,10 +161,23 @@ export function postmortem(job: Pick<Job, 'processes'>, limitBytes: number | nul
   } else {
     note = `a job-wide rate needs times for every process (${timed.length} of ${processes.length} have usable times)`;
   }
-  if (alive.length < processes.length && note === null) note = 'the sum includes the killed processes at their last dumps';
-  const jobRate: EndRate | null = perSecond === null ? null : { perSnapshot: 0, perSnapshotLo: 0, perSnapshotHi: 0, perSecond, perSecondLo, perSecondHi, points: 0 };
-  const jobProjection = limitBytes !== null && jobRate ? { ...project(limitBytes - lastKnownBytes, jobRate), snapshots: null, snapshotsLo: null, snapshotsHi: null } : null;
-  return { processes, died, suspects, limitBytes, job: { lastKnownBytes, perSecond, perSecondLo, perSecondHi, projection: jobProjection, note } };
+  if (alive.length < processes.length && note === null)
+    note = 'the sum includes the killed processes at their last dumps';
+  const jobRate: EndRate | null =
+    perSecond === null
+      ? null
+      : { perSnapshot: 0, perSnapshotLo: 0, perSnapshotHi: 0, perSecond, perSecondLo, perSecondHi, points: 0 };
+  const jobProjection =
+    limitBytes !== null && jobRate
+      ? { ...project(limitBytes - lastKnownBytes, jobRate), snapshots: null, snapshotsLo: null, snapshotsHi: null }
+      : null;
+  return {
+    processes,
+    died,
+    suspects,
+    limitBytes,
+    job: { lastKnownBytes, perSecond, perSecondLo, perSecondHi, projection: jobProjection, note },
+  };
 }
 
 // ---- limits ----------------------------------------------------------------------------------
@@ -192,10 +212,15 @@ export function parseLimit(text: string): LimitParse {
   const t = text.trim();
   if (t === 'max') return { ok: true, bytes: null, note: 'the cgroup had no memory limit (memory.max is "max")' };
   const m = /^(\d+(?:\.\d+)?)\s*([a-zA-Z]*)$/.exec(t);
-  if (!m) return { ok: false, message: `not a byte count: ${JSON.stringify(t.slice(0, 40))} (use e.g. 8G, 8GiB, 7.5GB, 8589934592, or a memory.max file)` };
+  if (!m)
+    return {
+      ok: false,
+      message: `not a byte count: ${JSON.stringify(t.slice(0, 40))} (use e.g. 8G, 8GiB, 7.5GB, 8589934592, or a memory.max file)`,
+    };
   const unit = m[2].toLowerCase();
   const mult = UNITS[unit];
-  if (mult === undefined) return { ok: false, message: `unknown unit "${m[2]}" (use K, M, G, T, KiB…, kB, MB, GB, TB)` };
+  if (mult === undefined)
+    return { ok: false, message: `unknown unit "${m[2]}" (use K, M, G, T, KiB…, kB, MB, GB, TB)` };
   const bytes = Number(m[1]) * mult;
   if (!(bytes > 0)) return { ok: false, message: 'the limit must be more than 0 bytes' };
   return { ok: true, bytes, note: null };

@@ -142,7 +142,12 @@ export class SnapshotBuilder {
       triggerSeq: meta.triggerSeq,
       mtimeMs: meta.mtimeMs,
       format: info.format ?? 'heap_v2',
-      samplePeriod: info.sampling.kind === 'none' ? 1 : info.sampling.kind === 'v1' ? info.sampling.period * 2 : info.sampling.period,
+      samplePeriod:
+        info.sampling.kind === 'none'
+          ? 1
+          : info.sampling.kind === 'v1'
+            ? info.sampling.period * 2
+            : info.sampling.period,
       live: { ...this.live },
       accumulated: { ...this.accumulated },
       header: {
@@ -189,7 +194,8 @@ export class ProcessBuilder implements StackInterner {
       const o = offsets[id];
       if (offsets[id + 1] - o !== n) continue;
       let k = 0;
-      while (k < n && this.addrHi[frames[o + k]] === words[2 * k] && this.addrLo[frames[o + k]] === words[2 * k + 1]) k++;
+      while (k < n && this.addrHi[frames[o + k]] === words[2 * k] && this.addrLo[frames[o + k]] === words[2 * k + 1])
+        k++;
       if (k === n) return id;
     }
     const id = this.stacks.count++;
@@ -254,7 +260,11 @@ export class ProcessBuilder implements StackInterner {
     }
   }
 
-  finish(key: string, meta: Pick<ProcessSeries, 'pid' | 'pidNamespace' | 'prefix'>, maps: MapsEntry[] | null): ProcessSeries {
+  finish(
+    key: string,
+    meta: Pick<ProcessSeries, 'pid' | 'pidNamespace' | 'prefix'>,
+    maps: MapsEntry[] | null,
+  ): ProcessSeries {
     this.markAllocatorFrames(maps);
     const last = this.snapshots[this.snapshots.length - 1];
     return {

@@ -35,7 +35,11 @@ function dumpTimes(p: ProcessSeries): number[] | null {
 }
 
 function medianInterval(t: readonly number[]): number | null {
-  const d = t.slice(1).map((x, i) => x - t[i]).filter((x) => x > 0).sort((a, b) => a - b);
+  const d = t
+    .slice(1)
+    .map((x, i) => x - t[i])
+    .filter((x) => x > 0)
+    .sort((a, b) => a - b);
   return d.length > 0 ? d[d.length >> 1] : null;
 }
 
@@ -49,13 +53,18 @@ export function processFates(job: Pick<Job, 'processes'>): ProcessFate[] {
     const li = lastCompleteIndex(p);
     const last = p.snapshots[p.snapshots.length - 1];
     const evidence: string[] = [];
-    if (last && !last.complete) evidence.push(`its last dump (${last.file}) is cut off: the process was stopped while jemalloc wrote it`);
-    if (p.endedWithoutFinalDump && anyFinal) evidence.push('no final dump, while other processes of the job wrote theirs');
+    if (last && !last.complete)
+      evidence.push(`its last dump (${last.file}) is cut off: the process was stopped while jemalloc wrote it`);
+    if (p.endedWithoutFinalDump && anyFinal)
+      evidence.push('no final dump, while other processes of the job wrote theirs');
     const end = lastTimes[i];
     const step = times[i] ? medianInterval(times[i]!) : null;
     if (jobEnd !== null && end !== null && step !== null) {
       const gap = (jobEnd - end) / 1000;
-      if (gap > Math.max(END_GAP_MIN_S, (END_GAP_INTERVALS * step) / 1000)) evidence.push(`its dumps stopped ${Math.round(gap)} s before the job's last dump (it dumped every ~${Math.round(step / 1000)} s)`);
+      if (gap > Math.max(END_GAP_MIN_S, (END_GAP_INTERVALS * step) / 1000))
+        evidence.push(
+          `its dumps stopped ${Math.round(gap)} s before the job's last dump (it dumped every ~${Math.round(step / 1000)} s)`,
+        );
     }
     if (p.endedWithoutFinalDump && !anyFinal && evidence.length > 0) evidence.push('no final dump');
     return {

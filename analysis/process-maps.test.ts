@@ -31,9 +31,17 @@ describe('maps damage', () => {
     expect(damaged).not.toBe(text20);
     const job = await loadJob([mem(name0, text0), mem(name20, damaged)]);
     const p = job.processes[0];
-    expect(job.warnings).toContainEqual(expect.objectContaining({ file: name20, line: lineOf(damaged, / r-xq /), message: expect.stringMatching(/maps line dropped/) }));
+    expect(job.warnings).toContainEqual(
+      expect.objectContaining({
+        file: name20,
+        line: lineOf(damaged, / r-xq /),
+        message: expect.stringMatching(/maps line dropped/),
+      }),
+    );
     // the base is the undamaged dump, and the final dump is told so
-    expect(job.warnings).toContainEqual(expect.objectContaining({ file: name20, message: expect.stringMatching(/maps are not used/) }));
+    expect(job.warnings).toContainEqual(
+      expect.objectContaining({ file: name20, message: expect.stringMatching(/maps are not used/) }),
+    );
     // every frame of the first dump that its own maps put in leaky is still in leaky
     const own = parseMaps(text0.slice(text0.indexOf('MAPPED_LIBRARIES:') + 18)).entries;
     const { offsets, frames } = p.stacks;
@@ -56,6 +64,8 @@ describe('maps damage', () => {
     const moved = text20.replace(/^([0-9a-f]+-[0-9a-f]+ r-xp \S+ \S+ \S+ +)\S*\/leaky$/m, '$1/usr/lib/evil.so');
     const job = await loadJob([mem(name0, text0), mem(name20, moved)]);
     // the newest complete maps are the base: the first dump's frames in leaky are reported moved
-    expect(job.warnings).toContainEqual(expect.objectContaining({ file: name0, message: expect.stringMatching(/leaky → \/usr\/lib\/evil\.so/) }));
+    expect(job.warnings).toContainEqual(
+      expect.objectContaining({ file: name0, message: expect.stringMatching(/leaky → \/usr\/lib\/evil\.so/) }),
+    );
   });
 });

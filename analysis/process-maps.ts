@@ -91,7 +91,11 @@ export function chooseProcessMaps(
         message: `${n} frame address(es) lie in another file by this dump's own maps than by the maps used for the process (${base.file}): ${key}`,
       });
     }
-    if (added > 0) warnings.push({ file: d.file, message: `${added} mapping(s) taken from this dump's own maps, which ${base.file}'s maps lack` });
+    if (added > 0)
+      warnings.push({
+        file: d.file,
+        message: `${added} mapping(s) taken from this dump's own maps, which ${base.file}'s maps lack`,
+      });
   });
   return { entries: merged, base: base.file };
 }

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { isInterpreterModule, isPythonPseudoAddress, parseStackMode, pythonFrameJson, pythonFramesForDump, viewStack, type PythonFrameView, type StackView } from './python-stacks.js';
+import {
+  isInterpreterModule,
+  isPythonPseudoAddress,
+  parseStackMode,
+  pythonFrameJson,
+  pythonFramesForDump,
+  viewStack,
+  type PythonFrameView,
+  type StackView,
+} from './python-stacks.js';
 import { findPyFramesInDump, parsePyFrames, type PyFrameTable } from '../parsers/pyframes.js';
 import { findMapping, parseMaps } from '../parsers/proc-maps.js';
 import {
@@ -49,7 +58,11 @@ describe('merged / python / native views of the real fixture stacks', () => {
     const t = tableOf(parent);
 
     it(`${v}: the steady leak path has the right functions and lines, and grows`, () => {
-      const path = [`make_record:${lineOf('leak-alloc')}`, `leaky_handler:${lineOf('leak-call')}`, `Pipeline.step:${lineOf('pipeline-leak')}`];
+      const path = [
+        `make_record:${lineOf('leak-alloc')}`,
+        `leaky_handler:${lineOf('leak-call')}`,
+        `Pipeline.step:${lineOf('pipeline-leak')}`,
+      ];
       const hits = findPath(parent, t, path);
       expect(hits.length).toBeGreaterThan(0);
       // both loops of main() leak through it
@@ -63,7 +76,10 @@ describe('merged / python / native views of the real fixture stacks', () => {
     });
 
     it(`${v}: allocate-and-free shows only in the accumulated columns`, () => {
-      const hits = findPath(parent, t, [`transient_handler:${lineOf('transient-alloc')}`, `Pipeline.step:${lineOf('pipeline-transient')}`]);
+      const hits = findPath(parent, t, [
+        `transient_handler:${lineOf('transient-alloc')}`,
+        `Pipeline.step:${lineOf('pipeline-transient')}`,
+      ]);
       expect(hits.length).toBeGreaterThan(0);
       expect(hits.reduce((s, h) => s + h.rec.liveBytes, 0)).toBe(0);
       // 3,000 × 64 KiB (+1: an 80 KiB size class) allocated in total: ~200-250 MB, estimated from samples
@@ -86,7 +102,9 @@ describe('merged / python / native views of the real fixture stacks', () => {
     });
 
     it(`${v}: a thread that released the GIL still gets its Python frames`, () => {
-      const scanner = parent.records.filter((r) => sig(pyOnly(viewStack(r.frames, t, 'python')))[0] === `scanner:${lineOf('scanner-listdir')}`);
+      const scanner = parent.records.filter(
+        (r) => sig(pyOnly(viewStack(r.frames, t, 'python')))[0] === `scanner:${lineOf('scanner-listdir')}`,
+      );
       expect(scanner.length).toBeGreaterThan(0);
       for (const r of scanner) {
         const fs = pyOnly(viewStack(r.frames, t, 'python'));
@@ -98,7 +116,11 @@ describe('merged / python / native views of the real fixture stacks', () => {
     });
 
     it(`${v}: non-ASCII names and a lambda`, () => {
-      const hits = findPath(parent, t, [`分配_é.<locals>.<lambda>:${lineOf('unicode-lambda')}`, `分配_é:${lineOf('unicode-alloc')}`, `main:${lineOf('unicode-call')}`]);
+      const hits = findPath(parent, t, [
+        `分配_é.<locals>.<lambda>:${lineOf('unicode-lambda')}`,
+        `分配_é:${lineOf('unicode-alloc')}`,
+        `main:${lineOf('unicode-call')}`,
+      ]);
       expect(hits.length).toBeGreaterThan(0);
       expect(pyOnly(hits[0].view)[1].file?.endsWith('dir with space 100% ünï/模块_mod.py')).toBe(true);
     });
@@ -117,14 +139,19 @@ describe('merged / python / native views of the real fixture stacks', () => {
         expect(native.frames.every((f) => f.kind === 'native' && !isPythonPseudoAddress(f.addr))).toBe(true);
         // the native frame right after each Python group is the interpreter's eval loop: its return
         // address - 1 lies in libpython's _PyEval_EvalFrameDefault (file offset = ELF address there)
-        const hidden = native.frames.filter((n) => !merged.frames.some((m) => m.kind === 'native' && m.index === n.index));
+        const hidden = native.frames.filter(
+          (n) => !merged.frames.some((m) => m.kind === 'native' && m.index === n.index),
+        );
         for (const h of hidden) {
           const pc = BigInt(h.addr) - 1n;
           const m = findMapping(maps, pc);
           expect(m?.path ?? '', h.addr).toMatch(/libpython3\.1[123]/);
           if (!m) continue;
           const off = pc - m.start + m.offset;
-          expect(ranges.some((r) => m.path.endsWith('/' + r.library) && off >= r.start && off < r.end), `${h.addr} at ${m.path}+0x${off.toString(16)}`).toBe(true);
+          expect(
+            ranges.some((r) => m.path.endsWith('/' + r.library) && off >= r.start && off < r.end),
+            `${h.addr} at ${m.path}+0x${off.toString(16)}`,
+          ).toBe(true);
           groups++;
         }
         expect(merged.frames.length).toBe(native.frames.length - hidden.length + python.frames.length);
@@ -160,11 +187,17 @@ describe('merged / python / native views of the real fixture stacks', () => {
     const last = parentLastDump(dumps);
     if (!first) throw new Error('no m0');
     const leak = (d: FixtureDump): number =>
-      findPath(d, tableOf(d), [`make_record:${lineOf('leak-alloc')}`]).reduce((s, h) => s + unbiasedBytes(h.rec.liveObjects, h.rec.liveBytes, d.period), 0);
+      findPath(d, tableOf(d), [`make_record:${lineOf('leak-alloc')}`]).reduce(
+        (s, h) => s + unbiasedBytes(h.rec.liveObjects, h.rec.liveBytes, d.period),
+        0,
+      );
     expect(leak(last)).toBeGreaterThan(1.5 * leak(first));
     const child = childDump(dumps);
     if (!child) throw new Error('no child dump');
-    const hits = findPath(child, tableOf(child), [`child_work:${lineOf('child-alloc')}`, `main:${lineOf('child-call')}`]);
+    const hits = findPath(child, tableOf(child), [
+      `child_work:${lineOf('child-alloc')}`,
+      `main:${lineOf('child-call')}`,
+    ]);
     expect(hits.length).toBeGreaterThan(0);
     // inherited stacks: the child's dump also holds the parent's leak path
     expect(leak(child)).toBeGreaterThan(0);
@@ -184,20 +217,43 @@ describe('view rules on synthetic stacks', () => {
   const EVAL1 = '0x7f0000001000';
   const EVAL2 = '0x7f0000002000';
   // leaf: malloc, PyBytes, [py make_record, handler], eval1, call plumbing, [py <module>], eval2, main
-  const merged = ['0x7f0000000100', '0x7f0000000200', '0x7079100000000010', '0x7079100000000020', EVAL1, '0x7f0000000300', '0x7079100000000030', EVAL2, '0x555500000100'];
+  const merged = [
+    '0x7f0000000100',
+    '0x7f0000000200',
+    '0x7079100000000010',
+    '0x7079100000000020',
+    EVAL1,
+    '0x7f0000000300',
+    '0x7079100000000030',
+    EVAL2,
+    '0x555500000100',
+  ];
 
   it('merged hides the eval frame after each group, python-only and native-only filter', () => {
     const m = viewStack(merged, table, 'merged');
     expect(m.frames.map((f) => (f.kind === 'python' ? f.function : f.addr))).toEqual([
-      '0x7f0000000100', '0x7f0000000200', 'make_record', 'handler', '0x7f0000000300', '<module>', '0x555500000100',
+      '0x7f0000000100',
+      '0x7f0000000200',
+      'make_record',
+      'handler',
+      '0x7f0000000300',
+      '<module>',
+      '0x555500000100',
     ]);
     const withInterp = viewStack(merged, table, 'merged', { isInterpreterFrame: (a) => a.startsWith('0x7f') });
     // leaf-side natives stay (allocation site); interpreter plumbing between groups goes
     expect(withInterp.frames.map((f) => (f.kind === 'python' ? f.function : f.addr))).toEqual([
-      '0x7f0000000100', '0x7f0000000200', 'make_record', 'handler', '<module>', '0x555500000100',
+      '0x7f0000000100',
+      '0x7f0000000200',
+      'make_record',
+      'handler',
+      '<module>',
+      '0x555500000100',
     ]);
     expect(sig(pyOnly(viewStack(merged, table, 'python')))).toEqual(['make_record:22', 'handler:30', '<module>:5']);
-    expect(viewStack(merged, table, 'native').frames.map((f) => f.addr)).toEqual(merged.filter((a) => !a.startsWith('0x7079')));
+    expect(viewStack(merged, table, 'native').frames.map((f) => f.addr)).toEqual(
+      merged.filter((a) => !a.startsWith('0x7079')),
+    );
   });
 
   it('undoes a -1 applied to tagged callers (jeprof style) and labels unresolved frames', () => {
@@ -207,26 +263,68 @@ describe('view rules on synthetic stacks', () => {
     const p = pyOnly(v)[0];
     expect(p.resolved).toBe(false);
     expect(p.label).toBe('[py] <unresolved 0x7079100000000990>');
-    expect(pythonFrameJson(p)).toEqual({ kind: 'python', function: '<unresolved 0x7079100000000990>', file: null, line: null });
+    expect(pythonFrameJson(p)).toEqual({
+      kind: 'python',
+      function: '<unresolved 0x7079100000000990>',
+      file: null,
+      line: null,
+    });
     const none = viewStack(['0x7079100000000010', EVAL1], null, 'merged');
     expect(pyOnly(none)[0].label).toBe('[py] <unresolved 0x7079100000000010>');
-    expect(pyOnly(viewStack(['0x7079100000000010'], table, 'merged'))[0].label).toBe('[py] make_record (/srv/app.py:22)');
+    expect(pyOnly(viewStack(['0x7079100000000010'], table, 'merged'))[0].label).toBe(
+      '[py] make_record (/srv/app.py:22)',
+    );
   });
 
   it('markers are flags, not frames; unknown frames are shown', () => {
-    const v = viewStack(['0x7f01', '0x7079100000000010', '0x7079400000000000', EVAL1, '0x7079500000000000', EVAL2, '0x7079400000000000'], table, 'merged');
+    const v = viewStack(
+      ['0x7f01', '0x7079100000000010', '0x7079400000000000', EVAL1, '0x7079500000000000', EVAL2, '0x7079400000000000'],
+      table,
+      'merged',
+    );
     expect(v.truncated).toBe(true);
-    expect(v.frames.map((f) => (f.kind === 'python' ? f.function : f.addr))).toEqual(['0x7f01', 'make_record', '<unknown>']);
+    expect(v.frames.map((f) => (f.kind === 'python' ? f.function : f.addr))).toEqual([
+      '0x7f01',
+      'make_record',
+      '<unknown>',
+    ]);
     expect(v.pythonFrames).toBe(2);
   });
 
   it('fallback layout: Python frames outward of the natives, or re-merged with an eval-frame test', () => {
-    const fb = ['0x7f01', EVAL1, '0x7f03', EVAL2, '0x5501', '0x7079300000000000', '0x7079100000000010', '0x7079100000000020', '0x7079200000000000', '0x7079100000000030'];
+    const fb = [
+      '0x7f01',
+      EVAL1,
+      '0x7f03',
+      EVAL2,
+      '0x5501',
+      '0x7079300000000000',
+      '0x7079100000000010',
+      '0x7079100000000020',
+      '0x7079200000000000',
+      '0x7079100000000030',
+    ];
     const plain = viewStack(fb, table, 'merged');
     expect(plain.unmerged).toBe(true);
-    expect(plain.frames.map((f) => (f.kind === 'python' ? f.function : f.addr))).toEqual(['0x7f01', EVAL1, '0x7f03', EVAL2, '0x5501', 'make_record', 'handler', '<module>']);
+    expect(plain.frames.map((f) => (f.kind === 'python' ? f.function : f.addr))).toEqual([
+      '0x7f01',
+      EVAL1,
+      '0x7f03',
+      EVAL2,
+      '0x5501',
+      'make_record',
+      'handler',
+      '<module>',
+    ]);
     const re = viewStack(fb, table, 'merged', { isEvalFrame: (a) => a === EVAL1 || a === EVAL2 });
-    expect(re.frames.map((f) => (f.kind === 'python' ? f.function : f.addr))).toEqual(['0x7f01', 'make_record', 'handler', '0x7f03', '<module>', '0x5501']);
+    expect(re.frames.map((f) => (f.kind === 'python' ? f.function : f.addr))).toEqual([
+      '0x7f01',
+      'make_record',
+      'handler',
+      '0x7f03',
+      '<module>',
+      '0x5501',
+    ]);
     expect(sig(pyOnly(viewStack(fb, table, 'python')))).toEqual(['make_record:22', 'handler:30', '<module>:5']);
   });
 
@@ -238,8 +336,22 @@ describe('view rules on synthetic stacks', () => {
     expect(isPythonPseudoAddress('0xffffffffff600000')).toBe(false);
     expect(parseStackMode('python')).toBe('python');
     expect(parseStackMode('mixed')).toBeNull();
-    for (const m of ['libpython3.12.so.1.0', '/usr/lib/x86_64-linux-gnu/libpython3.11.so.1.0', 'python3.11', 'python3', 'libpython3.13t.so.1.0']) expect(isInterpreterModule(m), m).toBe(true);
-    for (const m of ['libc.so.6', 'libjemalloc.so.2', '_multiarray_umath.cpython-312-x86_64-linux-gnu.so', 'pythonista', null]) expect(isInterpreterModule(m), String(m)).toBe(false);
+    for (const m of [
+      'libpython3.12.so.1.0',
+      '/usr/lib/x86_64-linux-gnu/libpython3.11.so.1.0',
+      'python3.11',
+      'python3',
+      'libpython3.13t.so.1.0',
+    ])
+      expect(isInterpreterModule(m), m).toBe(true);
+    for (const m of [
+      'libc.so.6',
+      'libjemalloc.so.2',
+      '_multiarray_umath.cpython-312-x86_64-linux-gnu.so',
+      'pythonista',
+      null,
+    ])
+      expect(isInterpreterModule(m), String(m)).toBe(false);
   });
 });
 
@@ -259,60 +371,103 @@ describe('loading a job folder attaches the Python frame tables', () => {
       if (!t) continue;
       expect(t.pid).toBe(p.pid);
       // every pseudo-address of the process's stacks is named
-      const unresolved = p.addresses.hex.filter((a) => isPythonPseudoAddress(a) && !t.frames.has(a) && !t.markers.has(a));
+      const unresolved = p.addresses.hex.filter(
+        (a) => isPythonPseudoAddress(a) && !t.frames.has(a) && !t.markers.has(a),
+      );
       expect(unresolved).toEqual([]);
     }
     expect(job.processes.filter((p) => p.pythonFrames?.source === 'dump').length).toBe(2); // the 3.13 (append) set
     expect(job.warnings.filter((w) => /Python frame/.test(w.message))).toEqual([]);
 
     let out = '';
-    const code = await run(['top', join(PY_FIXTURES, 'py312'), '-n', '3', '--json', '--stacks', 'python'], { out: (s) => (out += s), err: () => {} });
+    const code = await run(['top', join(PY_FIXTURES, 'py312'), '-n', '3', '--json', '--stacks', 'python'], {
+      out: (s) => (out += s),
+      err: () => {},
+    });
     expect(code).toBe(0);
-    const doc = JSON.parse(out) as { stacks: { frames: { kind: string; function: string; file: string; line: number }[] }[] };
+    const doc = JSON.parse(out) as {
+      stacks: { frames: { kind: string; function: string; file: string; line: number }[] }[];
+    };
     const top = doc.stacks[0].frames;
     expect(top.every((f) => f.kind === 'python')).toBe(true);
     expect(top[0]).toMatchObject({ kind: 'python', function: 'make_record', line: lineOf('leak-alloc') });
     expect(top[0].file.endsWith('workload/workload.py')).toBe(true);
     // merged: Python frames in place of the eval loop's, every other frame kept (libpython's on both sides)
     out = '';
-    await run(['top', join(PY_FIXTURES, 'py312'), '-n', '3', '--json', '--stacks', 'merged'], { out: (s) => (out += s), err: () => {} });
-    const merged = JSON.parse(out) as { stacks: { frames: { kind: string; function: string; module: string | null }[] }[] };
+    await run(['top', join(PY_FIXTURES, 'py312'), '-n', '3', '--json', '--stacks', 'merged'], {
+      out: (s) => (out += s),
+      err: () => {},
+    });
+    const merged = JSON.parse(out) as {
+      stacks: { frames: { kind: string; function: string; module: string | null }[] }[];
+    };
     const mf = merged.stacks[0].frames;
     const firstPy = mf.findIndex((f) => f.kind === 'python');
     expect(firstPy).toBeGreaterThan(0); // leaf-side native frames (the allocation inside libpython) stay
-    expect(mf.slice(firstPy).filter((f) => f.kind !== 'python' && isInterpreterModule(f.module)).length).toBeGreaterThan(0);
-    expect(mf.filter((f) => f.kind === 'python').map((f) => f.function).slice(0, 3)).toEqual(['make_record', 'leaky_handler', 'Pipeline.step']);
+    expect(
+      mf.slice(firstPy).filter((f) => f.kind !== 'python' && isInterpreterModule(f.module)).length,
+    ).toBeGreaterThan(0);
+    expect(
+      mf
+        .filter((f) => f.kind === 'python')
+        .map((f) => f.function)
+        .slice(0, 3),
+    ).toEqual(['make_record', 'leaky_handler', 'Pipeline.step']);
     // the default (python-first): the interpreter's frames folded, the Python call site first
     out = '';
     await run(['top', join(PY_FIXTURES, 'py312'), '-n', '3', '--json'], { out: (s) => (out += s), err: () => {} });
-    const pf = (JSON.parse(out) as { stacks: { frames: { kind: string; function: string; module: string | null }[] }[] }).stacks[0].frames;
+    const pf = (
+      JSON.parse(out) as { stacks: { frames: { kind: string; function: string; module: string | null }[] }[] }
+    ).stacks[0].frames;
     expect(pf[0]).toMatchObject({ kind: 'python', function: 'make_record' });
     expect(pf.filter((f) => f.kind !== 'python' && isInterpreterModule(f.module))).toEqual([]);
     out = '';
-    await run(['top', join(PY_FIXTURES, 'py312'), '-n', '3', '--json', '--stacks', 'native'], { out: (s) => (out += s), err: () => {} });
+    await run(['top', join(PY_FIXTURES, 'py312'), '-n', '3', '--json', '--stacks', 'native'], {
+      out: (s) => (out += s),
+      err: () => {},
+    });
     const nat = JSON.parse(out) as { stacks: { frames: { kind: string; address: string }[] }[] };
     expect(nat.stacks[0].frames.some((f) => f.kind === 'python' || isPythonPseudoAddress(f.address))).toBe(false);
   });
 });
 
 describe('a sidecar from another run is refused by its token', () => {
-  it('keeps the matching table, drops one whose token differs from the dump\'s memfd mapping', async () => {
+  it("keeps the matching table, drops one whose token differs from the dump's memfd mapping", async () => {
     const d = parentLastDump(listDumps('py312'));
     const good = d.sidecar ?? '';
     const file = (path: string, text: string) => {
       const bytes = new TextEncoder().encode(text);
-      return { path, size: bytes.length, mtimeMs: null, read: async (o: number, n: number) => bytes.subarray(o, o + n) };
+      return {
+        path,
+        size: bytes.length,
+        mtimeMs: null,
+        read: async (o: number, n: number) => bytes.subarray(o, o + n),
+      };
     };
     const warnings: { file: string; message: string }[] = [];
-    const ok = await pythonFramesForDump('x.heap', null, new Map([['x.heap.pyframes', file('x.heap.pyframes', good)]]), warnings, d.mapsText);
+    const ok = await pythonFramesForDump(
+      'x.heap',
+      null,
+      new Map([['x.heap.pyframes', file('x.heap.pyframes', good)]]),
+      warnings,
+      d.mapsText,
+    );
     expect(ok?.frames.size).toBeGreaterThan(0);
     expect(warnings).toEqual([]);
     const stale = good.replace(/token=[0-9a-f]+/, 'token=00000000deadbeef');
-    const refused = await pythonFramesForDump('x.heap', null, new Map([['x.heap.pyframes', file('x.heap.pyframes', stale)]]), warnings, d.mapsText);
+    const refused = await pythonFramesForDump(
+      'x.heap',
+      null,
+      new Map([['x.heap.pyframes', file('x.heap.pyframes', stale)]]),
+      warnings,
+      d.mapsText,
+    );
     expect(refused).toBeNull();
     expect(warnings[0].message).toMatch(/belongs to another run/);
     // without a token in the maps (another producer, or no memfd) the table is used
-    expect(await pythonFramesForDump('x.heap', null, new Map([['x.heap.pyframes', file('x.heap.pyframes', stale)]]), [], '')).not.toBeNull();
+    expect(
+      await pythonFramesForDump('x.heap', null, new Map([['x.heap.pyframes', file('x.heap.pyframes', stale)]]), [], ''),
+    ).not.toBeNull();
   });
 });
 
@@ -324,8 +479,18 @@ describe('top in the Python-only view', () => {
     const dir = join(PY_FIXTURES, 'py312');
     const get = async (mode: string) => {
       let out = '';
-      await run(['top', dir, '-n', '100000', '--json', '--no-symbols', '--stacks', mode], { out: (s) => (out += s), err: () => {} });
-      return JSON.parse(out) as { stacks: { process: string; liveBytes: number; stackIds?: number[]; frames: { function?: string; line?: number }[] }[] };
+      await run(['top', dir, '-n', '100000', '--json', '--no-symbols', '--stacks', mode], {
+        out: (s) => (out += s),
+        err: () => {},
+      });
+      return JSON.parse(out) as {
+        stacks: {
+          process: string;
+          liveBytes: number;
+          stackIds?: number[];
+          frames: { function?: string; line?: number }[];
+        }[];
+      };
     };
     const py = await get('python');
     const merged = await get('merged');

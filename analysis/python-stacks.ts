@@ -96,7 +96,16 @@ function pythonFrame(addr: string, index: number, kind: number, table: PyFrameTa
   if (kind === PY_KIND_FRAME) {
     const e = table?.frames.get(addr);
     if (e) {
-      const v = { kind: 'python' as const, addr, index, function: e.function || '<anonymous>', file: e.file || null, line: e.line, resolved: true, label: '' };
+      const v = {
+        kind: 'python' as const,
+        addr,
+        index,
+        function: e.function || '<anonymous>',
+        file: e.file || null,
+        line: e.line,
+        resolved: true,
+        label: '',
+      };
       v.label = pythonFrameLabel(v);
       return v;
     }
@@ -121,10 +130,16 @@ function classify(frames: readonly string[], table: PyFrameTable | null): Classi
 }
 
 const isMarker = (k: number): boolean => k === PY_KIND_ENTRY || k === PY_KIND_UNMERGED || k === PY_KIND_TRUNCATED;
-const isPyFrame = (c: Classified): boolean => !c.native && (c.kind === PY_KIND_FRAME || c.kind === PY_KIND_UNKNOWN || !isMarker(c.kind));
+const isPyFrame = (c: Classified): boolean =>
+  !c.native && (c.kind === PY_KIND_FRAME || c.kind === PY_KIND_UNKNOWN || !isMarker(c.kind));
 
 /** Builds the view of one stack in `mode`. */
-export function viewStack(frames: readonly string[], table: PyFrameTable | null, mode: StackMode, opts: StackViewOptions = {}): StackView {
+export function viewStack(
+  frames: readonly string[],
+  table: PyFrameTable | null,
+  mode: StackMode,
+  opts: StackViewOptions = {},
+): StackView {
   const cs = classify(frames, table);
   const truncated = cs.some((c) => !c.native && c.kind === PY_KIND_TRUNCATED);
   const unmergedAt = cs.findIndex((c) => !c.native && c.kind === PY_KIND_UNMERGED);
@@ -189,7 +204,9 @@ function mergeFallback(
     else if (isPyFrame(c)) groups[groups.length - 1].push(c);
   }
   while (groups.length > 0 && groups[groups.length - 1].length === 0) groups.pop();
-  const evals = opts.isEvalFrame ? natives.map((c, i) => (opts.isEvalFrame?.(c.addr) ? i : -1)).filter((i) => i >= 0) : [];
+  const evals = opts.isEvalFrame
+    ? natives.map((c, i) => (opts.isEvalFrame?.(c.addr) ? i : -1)).filter((i) => i >= 0)
+    : [];
   if (evals.length >= groups.length && groups.length > 0) {
     const pairOf = new Map<number, number>();
     groups.forEach((_, g) => pairOf.set(evals[evals.length - groups.length + g], g));
@@ -211,7 +228,12 @@ function mergeFallback(
 }
 
 /** The JSON form of a frame for `--json` output: Python frames as {kind, function, file, line}. */
-export function pythonFrameJson(f: PythonFrameView): { kind: 'python'; function: string; file: string | null; line: number | null } {
+export function pythonFrameJson(f: PythonFrameView): {
+  kind: 'python';
+  function: string;
+  file: string | null;
+  line: number | null;
+} {
   return { kind: 'python', function: f.function, file: f.file, line: f.line };
 }
 
@@ -277,7 +299,11 @@ export async function pythonFramesForDump(
       where = f.path;
       try {
         table = await readPyFramesSidecar(f);
-        if (!table) warnings.push({ file: f.path, message: 'not a PYFRAMES table (no PYFRAMES/1 header); Python frames stay unresolved' });
+        if (!table)
+          warnings.push({
+            file: f.path,
+            message: 'not a PYFRAMES table (no PYFRAMES/1 header); Python frames stay unresolved',
+          });
       } catch (e) {
         warnings.push({ file: f.path, message: `could not be read: ${e instanceof Error ? e.message : String(e)}` });
       }
@@ -285,18 +311,27 @@ export async function pythonFramesForDump(
     }
   }
   if (!table) return null;
-  for (const p of table.problems.slice(0, 5)) warnings.push({ file: where, message: `Python frame table: ${p.message}` });
+  for (const p of table.problems.slice(0, 5))
+    warnings.push({ file: where, message: `Python frame table: ${p.message}` });
   const want = pyFramesTokenFromMaps(mapsText);
   if (want !== null && table.token !== null && table.token !== want) {
-    warnings.push({ file: where, message: `Python frame table has token ${table.token} but the dump's process mapped pyframes-${want}: it belongs to another run and is ignored` });
+    warnings.push({
+      file: where,
+      message: `Python frame table has token ${table.token} but the dump's process mapped pyframes-${want}: it belongs to another run and is ignored`,
+    });
     return null;
   }
   return table;
 }
 
 /** Merges the tables of one process's dumps for ProcessSeries.pythonFrames; conflicts become warnings. */
-export function seriesPythonFrames(tables: readonly PyFrameTable[], file: string, warnings: LoadWarning[]): PyFrameTable | null {
+export function seriesPythonFrames(
+  tables: readonly PyFrameTable[],
+  file: string,
+  warnings: LoadWarning[],
+): PyFrameTable | null {
   const { table, conflicts } = mergePyFrameTables(tables);
-  for (const c of conflicts.slice(0, 5)) warnings.push({ file, message: `Python frame tables disagree (stale sidecar or reused pid?): ${c}` });
+  for (const c of conflicts.slice(0, 5))
+    warnings.push({ file, message: `Python frame tables disagree (stale sidecar or reused pid?): ${c}` });
   return table;
 }

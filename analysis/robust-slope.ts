@@ -63,7 +63,13 @@ function median(a: Float64Array, n: number): number {
  * Theil–Sen slope of y over x on [from, to) (x null: the index). `interval` adds Sen's 95 % bounds;
  * without it lo = hi = slope.
  */
-export function theilSen(y: ArrayLike<number>, x: ArrayLike<number> | null, from = 0, to = y.length, interval = false): RobustSlope {
+export function theilSen(
+  y: ArrayLike<number>,
+  x: ArrayLike<number> | null,
+  from = 0,
+  to = y.length,
+  interval = false,
+): RobustSlope {
   const n = to - from;
   if (n < 2) return { slope: 0, lo: 0, hi: 0, points: n };
   const m = Math.min(n, THEIL_SEN_MAX_POINTS);

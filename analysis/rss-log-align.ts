@@ -22,7 +22,11 @@ function dirOf(path: string): string {
 const under = (file: string, dir: string): boolean => dir === '' || file === dir || file.startsWith(dir + '/');
 
 /** Sets ProcessSeries.rssLog from the logs given; problems become warnings naming the log file. */
-export function attachRssLogs(processes: ProcessSeries[], logs: readonly { file: string; log: RssLog }[], warnings: LoadWarning[]): void {
+export function attachRssLogs(
+  processes: ProcessSeries[],
+  logs: readonly { file: string; log: RssLog }[],
+  warnings: LoadWarning[],
+): void {
   for (const { file, log } of logs) {
     for (const p of log.problems.slice(0, 10)) warnings.push({ file, line: p.line, message: `RSS log: ${p.message}` });
     const dir = dirOf(file);
@@ -32,14 +36,20 @@ export function attachRssLogs(processes: ProcessSeries[], logs: readonly { file:
     for (const p of candidates) {
       let rows = log.samples.filter((s) => (anyPid ? s.pid === p.pid : true));
       if (!anyPid && candidates.length > 1) {
-        warnings.push({ file, message: `RSS log has no pid column and ${candidates.length} processes share its folder: not used` });
+        warnings.push({
+          file,
+          message: `RSS log has no pid column and ${candidates.length} processes share its folder: not used`,
+        });
         break;
       }
       if (rows.length === 0) continue;
       if (log.timeKind === 'since-start') {
         const start = processIdentity(p)?.startMs ?? null;
         if (start === null) {
-          warnings.push({ file, message: `RSS log times are seconds since start, but pid ${p.pid ?? '?'} has no recorded start time (no capture context): not aligned` });
+          warnings.push({
+            file,
+            message: `RSS log times are seconds since start, but pid ${p.pid ?? '?'} has no recorded start time (no capture context): not aligned`,
+          });
           continue;
         }
         rows = rows.map((r) => ({ ...r, timeMs: start + r.timeMs }));
@@ -48,7 +58,8 @@ export function attachRssLogs(processes: ProcessSeries[], logs: readonly { file:
       p.rssLog = { file, timeMs: rows.map((r) => r.timeMs), rss: rows.map((r) => r.rss) };
       matched++;
     }
-    if (matched === 0 && candidates.length > 0) warnings.push({ file, message: 'RSS log matches no process of the job (by pid, in its folder)' });
+    if (matched === 0 && candidates.length > 0)
+      warnings.push({ file, message: 'RSS log matches no process of the job (by pid, in its folder)' });
   }
 }
 
@@ -60,7 +71,10 @@ export function rssFromLog(p: Pick<ProcessSeries, 'snapshots' | 'rssLog'>): (num
   const log = p.rssLog;
   const times = seriesTimes(p).snapshots;
   if (!log || log.timeMs.length === 0) return times.map(() => null);
-  const gaps = log.timeMs.slice(1).map((t, i) => t - log.timeMs[i]).sort((a, b) => a - b);
+  const gaps = log.timeMs
+    .slice(1)
+    .map((t, i) => t - log.timeMs[i])
+    .sort((a, b) => a - b);
   const slack = Math.max(MIN_MATCH_MS, 2 * (gaps.length ? gaps[gaps.length >> 1] : 0));
   return times.map((t) => {
     if (t.timeMs === null) return null;
@@ -75,7 +89,11 @@ export function rssFromLog(p: Pick<ProcessSeries, 'snapshots' | 'rssLog'>): (num
     let best = -1;
     for (const i of [lo - 1, lo]) {
       if (i < 0 || i >= log.timeMs.length) continue;
-      if (best < 0 || Math.abs(log.timeMs[i] - (t.timeMs as number)) < Math.abs(log.timeMs[best] - (t.timeMs as number))) best = i;
+      if (
+        best < 0 ||
+        Math.abs(log.timeMs[i] - (t.timeMs as number)) < Math.abs(log.timeMs[best] - (t.timeMs as number))
+      )
+        best = i;
     }
     return best >= 0 && Math.abs(log.timeMs[best] - (t.timeMs as number)) <= slack ? log.rss[best] : null;
   });

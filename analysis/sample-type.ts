@@ -48,10 +48,16 @@ function sumOf(a: ArrayLike<number>): number {
 function snapshotFor(s: Snapshot, t: SampleType): Snapshot {
   if (t === 'inuse_space') return s;
   const empty = new Float64Array(s.stackIds.length);
-  const values = t === 'inuse_objects' ? s.liveObjects : t === 'alloc_space' ? (s.accumBytes ?? empty) : (s.accumObjects ?? empty);
+  const values =
+    t === 'inuse_objects' ? s.liveObjects : t === 'alloc_space' ? (s.accumBytes ?? empty) : (s.accumObjects ?? empty);
   const objects = isAllocSample(t) ? (s.accumObjects ?? empty) : s.liveObjects;
   const total = t === 'inuse_objects' ? s.live.objects : isAllocSample(t) ? sumOf(values) : s.live.bytes;
-  return { ...s, liveBytes: values, liveObjects: objects, live: { bytes: total, objects: isAllocSample(t) ? sumOf(objects) : s.live.objects } };
+  return {
+    ...s,
+    liveBytes: values,
+    liveObjects: objects,
+    live: { bytes: total, objects: isAllocSample(t) ? sumOf(objects) : s.live.objects },
+  };
 }
 
 /**

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { deltaSigma, denseVariances, recordVariance, sigma, totalVariance, withinNoise, zScore } from './sampling-error.js';
+import {
+  deltaSigma,
+  denseVariances,
+  recordVariance,
+  sigma,
+  totalVariance,
+  withinNoise,
+  zScore,
+} from './sampling-error.js';
 import { unbias } from './unbias.js';
 import { loadJob } from './load-job.js';
 import { fixtureFiles } from '../tools/fixtures.js';
@@ -30,7 +38,8 @@ describe('recordVariance (jemalloc sampling model)', () => {
   it('large objects are nearly exact: relative SD 0.137 at 2 MiB and 0.000 at 8 MiB (§3, R = 512 KiB)', () => {
     const s = { kind: 'poisson' as const, period: R };
     // one sampled object: relative to the true size s (the estimate is s/p)
-    const rel = (size: number) => (sigma(recordVariance(s, 1, size)) / unbias(s, 1, size).bytes) * (1 / (1 - Math.exp(-size / R)));
+    const rel = (size: number) =>
+      (sigma(recordVariance(s, 1, size)) / unbias(s, 1, size).bytes) * (1 / (1 - Math.exp(-size / R)));
     expect(rel(2 * MiB)).toBeCloseTo(0.137, 2);
     expect(rel(8 * MiB)).toBeLessThan(0.0005);
   });

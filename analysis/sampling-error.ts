@@ -56,7 +56,10 @@ export function withinNoise(delta: number, sd: number, z: number = NOISE_Z): boo
 }
 
 /** The variance of each stack in a snapshot, dense by stack id (0 for stacks absent from it). */
-export function denseVariances(stackCount: number, snap: { stackIds: Uint32Array; liveVarBytes: Float64Array }): Float64Array {
+export function denseVariances(
+  stackCount: number,
+  snap: { stackIds: Uint32Array; liveVarBytes: Float64Array },
+): Float64Array {
   const out = new Float64Array(stackCount);
   for (let i = 0; i < snap.stackIds.length; i++) out[snap.stackIds[i]] += snap.liveVarBytes[i];
   return out;

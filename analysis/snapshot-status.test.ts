@@ -31,7 +31,11 @@ describe('cut dumps', () => {
   it('the last complete snapshot is the default target when the last dump was cut', async () => {
     // the exact run's m19 and its cut copy as the process's last dump (seq 21, after the final dump 20)
     const exact = jobProcess('exact'); // "exact.<pid>", the pid from the file names
-    const files = [fixtureFile(`job/${exact}.18.m18.heap`), fixtureFile(`job/${exact}.19.m19.heap`), renamed(fixtureFile('damaged/truncated-in-stacks.heap'), `job/${exact}.21.i0.heap`)];
+    const files = [
+      fixtureFile(`job/${exact}.18.m18.heap`),
+      fixtureFile(`job/${exact}.19.m19.heap`),
+      renamed(fixtureFile('damaged/truncated-in-stacks.heap'), `job/${exact}.21.i0.heap`),
+    ];
     const job = await loadJob(files);
     const p = job.processes[0];
     expect(p.snapshots.map((s) => s.complete)).toEqual([true, true, false]);

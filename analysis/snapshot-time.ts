@@ -41,7 +41,8 @@ export function mtimeProblem(snapshots: readonly Pick<Snapshot, 'mtimeMs' | 'seq
   for (let i = 1; i < snapshots.length; i++) {
     const a = snapshots[i - 1];
     const b = snapshots[i];
-    if ((b.mtimeMs as number) === (a.mtimeMs as number)) return 'files share a modification time (copied without keeping times?)';
+    if ((b.mtimeMs as number) === (a.mtimeMs as number))
+      return 'files share a modification time (copied without keeping times?)';
     if ((b.mtimeMs as number) < (a.mtimeMs as number)) {
       return a.seq !== null && b.seq !== null
         ? `modification times do not increase with the dump sequence (dump ${b.seq} is older than dump ${a.seq}): copied without keeping times?`
@@ -65,7 +66,8 @@ function mixedMtimeProblem(snaps: readonly Pick<Snapshot, 'mtimeMs' | 'seq' | 'c
   for (const s of snaps) {
     if (!s.context || s.mtimeMs === null) continue;
     const d = Math.abs(s.mtimeMs - s.context.timeRealMs);
-    if (d > MTIME_AGREE_MS) return `file modification times differ from the capture clock by ${Math.round(d / 1000)} s (copied without keeping times?)`;
+    if (d > MTIME_AGREE_MS)
+      return `file modification times differ from the capture clock by ${Math.round(d / 1000)} s (copied without keeping times?)`;
   }
   // together with the capture times, the series must still run forward
   let prev = -Infinity;
@@ -90,7 +92,9 @@ export function seriesTimes(series: Pick<ProcessSeries, 'snapshots'>): SeriesTim
   });
   const wall = times.length > 0 && times.every((t) => t.timeMs !== null);
   const rank = { capture: 0, mtime: 1, seq: 2 } as const;
-  const source = wall ? times.reduce<SnapshotTimeSource>((w, t) => (rank[t.source] > rank[w] ? t.source : w), 'capture') : 'seq';
+  const source = wall
+    ? times.reduce<SnapshotTimeSource>((w, t) => (rank[t.source] > rank[w] ? t.source : w), 'capture')
+    : 'seq';
   const originMs = wall ? (times[0].timeMs as number) : null;
   const x = wall ? times.map((t) => ((t.timeMs as number) - (originMs as number)) / 1000) : times.map((_, i) => i);
   return { snapshots: times, axis: wall ? 'wall' : 'seq', source, x, originMs, mtimeProblem: problem };
@@ -108,6 +112,7 @@ export function snapshotTime(series: Pick<ProcessSeries, 'snapshots'>, index: nu
 export function secondsOf(snapshots: readonly Snapshot[]): { seconds: Float64Array | null; note: string | null } {
   if (snapshots.length < 2) return { seconds: null, note: 'one snapshot: no time span' };
   const t = seriesTimes({ snapshots: [...snapshots] });
-  if (t.axis !== 'wall') return { seconds: null, note: t.mtimeProblem ?? 'no capture times or file modification times' };
+  if (t.axis !== 'wall')
+    return { seconds: null, note: t.mtimeProblem ?? 'no capture times or file modification times' };
   return { seconds: Float64Array.from(t.x), note: null };
 }

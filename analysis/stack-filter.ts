@@ -95,7 +95,8 @@ export function filterStack<F extends FilterFrame>(frames: readonly F[], filter:
   const out: F[] = [];
   for (const f of frames) {
     let g: F | null = f;
-    if (hide && frameMatches(f, hide)) g = moduleMatches(f, hide) ? null : withLines(f, (l) => !lineMatches(f, l, hide));
+    if (hide && frameMatches(f, hide))
+      g = moduleMatches(f, hide) ? null : withLines(f, (l) => !lineMatches(f, l, hide));
     if (g && show) g = moduleMatches(g, show) ? g : withLines(g, (l) => lineMatches(f, l, show));
     if (g) out.push(g);
   }
@@ -110,7 +111,9 @@ function baseOf(p: string): string {
 export function frameKey(f: FilterFrame, g: Granularity): string {
   if (g === 'files') return f.file ? `file|${f.file}` : `module|${f.modulePath ?? f.module ?? f.address ?? ''}`;
   const lines = frameLines(f);
-  const name = lines.map((l) => `${lineName(f, l)}|${l.file ?? ''}${g === 'lines' ? '|' + (l.line ?? '') : ''}`).join('>');
+  const name = lines
+    .map((l) => `${lineName(f, l)}|${l.file ?? ''}${g === 'lines' ? '|' + (l.line ?? '') : ''}`)
+    .join('>');
   return `${f.kind === 'python' ? 'py' : 'n'}|${name}`;
 }
 
@@ -118,7 +121,8 @@ export function frameKey(f: FilterFrame, g: Granularity): string {
 export function frameTextAt(f: FilterFrame, g: Granularity): string {
   if (g === 'lines') return frameText(f);
   if (g === 'files') return f.file ? baseOf(f.file) : (f.module ?? frameText(f));
-  if (f.kind === 'python' || f.function) return f.file ? `${f.function ?? '?'} (${baseOf(f.file)})` : (f.function ?? '?');
+  if (f.kind === 'python' || f.function)
+    return f.file ? `${f.function ?? '?'} (${baseOf(f.file)})` : (f.function ?? '?');
   return frameText(f);
 }
 

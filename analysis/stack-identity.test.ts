@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { loadJob } from './load-job.js';
 import { rankGrowth } from './growth.js';
-import { frameIdentities, frameIdentity, isUnresolvedIdentity, stackFrameIdentities, stackIdentityKeys } from './stack-identity.js';
+import {
+  frameIdentities,
+  frameIdentity,
+  isUnresolvedIdentity,
+  stackFrameIdentities,
+  stackIdentityKeys,
+} from './stack-identity.js';
 import { stackFrames, type ProcessSeries } from './model.js';
 import { fixtureFiles } from '../tools/fixtures.js';
 import { collectInputFiles } from '../node-io/node-files.js';
@@ -49,12 +55,16 @@ describe('stack identity across processes', () => {
       const ck = stackIdentityKeys(child);
       // the leak (make_record) allocated before the fork is in the child's heap too
       const leakStacks = (p: ProcessSeries) =>
-        [...Array(p.stacks.count).keys()].filter((s) => stackFrameIdentities(p, s).some((f) => f.startsWith('y:') && JSON.parse(f.slice(2))[0] === 'make_record'));
+        [...Array(p.stacks.count).keys()].filter((s) =>
+          stackFrameIdentities(p, s).some((f) => f.startsWith('y:') && JSON.parse(f.slice(2))[0] === 'make_record'),
+        );
       const childLeak = leakStacks(child);
       expect(childLeak.length, v).toBeGreaterThan(0);
       for (const s of childLeak) expect(pk.has(ck[s]), `${v} stack ${s}`).toBe(true);
       // the child's own allocation site (child_work) is not in the parent
-      const own = [...Array(child.stacks.count).keys()].filter((s) => stackFrameIdentities(child, s).some((f) => f.startsWith('y:') && JSON.parse(f.slice(2))[0] === 'child_work'));
+      const own = [...Array(child.stacks.count).keys()].filter((s) =>
+        stackFrameIdentities(child, s).some((f) => f.startsWith('y:') && JSON.parse(f.slice(2))[0] === 'child_work'),
+      );
       expect(own.length, v).toBeGreaterThan(0);
       for (const s of own) expect(pk.has(ck[s])).toBe(false);
     }
@@ -73,7 +83,11 @@ describe('stack identity across processes', () => {
     frames.set(other, { ...entry, addr: other });
     const hex = [...p.addresses.hex];
     hex[id] = other;
-    const copy: ProcessSeries = { ...p, addresses: { hex, index: new Map(hex.map((h, i) => [h, i])) }, pythonFrames: { ...table, frames } };
+    const copy: ProcessSeries = {
+      ...p,
+      addresses: { hex, index: new Map(hex.map((h, i) => [h, i])) },
+      pythonFrames: { ...table, frames },
+    };
     expect(frameIdentity(copy, id)).toBe(frameIdentity(p, id));
     expect(frameIdentity(p, id)).toBe('y:' + JSON.stringify([entry.function, entry.file, entry.line]));
     expect(stackIdentityKeys(copy)).toEqual(stackIdentityKeys(p));

@@ -12,7 +12,13 @@
 // A stack's key is a 96-bit hash of its frames' identities (three 32-bit lanes) plus its depth:
 // "k<depth>-<24 hex>". Birthday bound: 10^6 distinct stacks collide with probability ~10^−17.
 
-import { decodePseudoAddress, PY_KIND_ENTRY, PY_KIND_FRAME, PY_KIND_TRUNCATED, PY_KIND_UNMERGED } from '../parsers/pyframes.js';
+import {
+  decodePseudoAddress,
+  PY_KIND_ENTRY,
+  PY_KIND_FRAME,
+  PY_KIND_TRUNCATED,
+  PY_KIND_UNMERGED,
+} from '../parsers/pyframes.js';
 import { findMapping } from '../parsers/proc-maps.js';
 import type { ProcessSeries } from './model.js';
 import { layoutOf } from './python-stacks.js';

@@ -71,7 +71,11 @@ export function processHasPython(proc: Pick<ProcessSeries, 'pythonFrames'>): boo
   return (proc.pythonFrames ?? null) !== null;
 }
 
-function foldReasonOf<F extends LabelFrame>(f: F, opts: FoldOptions, isInterp: (m: string) => boolean): FoldReason | null {
+function foldReasonOf<F extends LabelFrame>(
+  f: F,
+  opts: FoldOptions,
+  isInterp: (m: string) => boolean,
+): FoldReason | null {
   if (f.kind === 'python') return opts.imports && isImportMachineryFile(f.file) ? 'import' : null;
   if (f.kind === 'allocator' || f.kind === 'folded') return null;
   if (opts.interpreter && f.module !== null && isInterp(f.module)) return 'interpreter';
@@ -135,7 +139,10 @@ export interface LabelOptions {
  * A stack's label, leaf first: the surviving frames, then what was folded ("[+12 interpreter frames]"). The first
  * surviving frame always comes first, whatever was folded leafward of it.
  */
-export function stackLabel<F extends LabelFrame>(stack: FoldedStack<F> | readonly F[], options: LabelOptions = {}): string {
+export function stackLabel<F extends LabelFrame>(
+  stack: FoldedStack<F> | readonly F[],
+  options: LabelOptions = {},
+): string {
   const frames = 'folds' in stack ? stack.frames : stack;
   const folds = 'folds' in stack ? stack.folds : [];
   const text = options.text ?? frameText;
@@ -151,7 +158,15 @@ export function stackLabel<F extends LabelFrame>(stack: FoldedStack<F> | readonl
 }
 
 /** The fold options of a view: `python-first` folds for processes with Python frames; `merged` keeps every frame. */
-export function foldOptionsFor(proc: Pick<ProcessSeries, 'maps' | 'pythonFrames'>, mode: string, foldImports: boolean): FoldOptions {
+export function foldOptionsFor(
+  proc: Pick<ProcessSeries, 'maps' | 'pythonFrames'>,
+  mode: string,
+  foldImports: boolean,
+): FoldOptions {
   const python = processHasPython(proc);
-  return { interpreter: python && mode === 'python-first', imports: python && foldImports && mode !== 'native', isInterpreterModule: interpreterModules(proc) };
+  return {
+    interpreter: python && mode === 'python-first',
+    imports: python && foldImports && mode !== 'native',
+    isInterpreterModule: interpreterModules(proc),
+  };
 }

@@ -57,11 +57,20 @@ export interface JobSuspects {
   processes: ProcessSuspects[];
 }
 
-const byRank = (a: { score: number; deltaBytes: number; lastBytes: number }, b: { score: number; deltaBytes: number; lastBytes: number }): number =>
-  b.score - a.score || b.deltaBytes - a.deltaBytes || b.lastBytes - a.lastBytes;
+const byRank = (
+  a: { score: number; deltaBytes: number; lastBytes: number },
+  b: { score: number; deltaBytes: number; lastBytes: number },
+): number => b.score - a.score || b.deltaBytes - a.deltaBytes || b.lastBytes - a.lastBytes;
 
 // one literal (not a spread): tens of thousands of these are made per job
-function suspect(s: StackSeriesVerdict, processIndex: number, process: string, pid: number | null, key: string, group: number): StackSuspect {
+function suspect(
+  s: StackSeriesVerdict,
+  processIndex: number,
+  process: string,
+  pid: number | null,
+  key: string,
+  group: number,
+): StackSuspect {
   return {
     stackId: s.stackId,
     pattern: s.pattern,
@@ -107,11 +116,30 @@ export function rankJob(job: Pick<Job, 'processes'>): JobSuspects {
       if (g === undefined) {
         g = groups.length;
         groupOf.set(key, g);
-        groups.push({ group: g, key, processIndexes: [], processes: [], pattern: s.pattern, score: 0, deltaBytes: 0, lastBytes: 0, sigmaBytes: 0, top: { processIndex: pi, stackId: s.stackId }, members: 0 });
+        groups.push({
+          group: g,
+          key,
+          processIndexes: [],
+          processes: [],
+          pattern: s.pattern,
+          score: 0,
+          deltaBytes: 0,
+          lastBytes: 0,
+          sigmaBytes: 0,
+          top: { processIndex: pi, stackId: s.stackId },
+          members: 0,
+        });
       }
       stacks.push(suspect(s, pi, proc.key, proc.pid, key, g));
     }
-    processes.push({ processIndex: pi, fate: fates[pi], topPattern: top ? top.pattern : null, notes: pat.notes, snapshotIndexes: pat.snapshotIndexes, seconds: pat.seconds });
+    processes.push({
+      processIndex: pi,
+      fate: fates[pi],
+      topPattern: top ? top.pattern : null,
+      notes: pat.notes,
+      snapshotIndexes: pat.snapshotIndexes,
+      seconds: pat.seconds,
+    });
   });
   stacks.sort(byRank);
   // members in rank order: the first member seen is the group's top
@@ -124,7 +152,8 @@ export function rankJob(job: Pick<Job, 'processes'>): JobSuspects {
       g.top = { processIndex: s.processIndex, stackId: s.stackId };
       g.pattern = s.pattern;
     }
-    if (g.processIndexes[g.processIndexes.length - 1] !== s.processIndex && !g.processIndexes.includes(s.processIndex)) g.processIndexes.push(s.processIndex);
+    if (g.processIndexes[g.processIndexes.length - 1] !== s.processIndex && !g.processIndexes.includes(s.processIndex))
+      g.processIndexes.push(s.processIndex);
     g.score += s.score;
     g.deltaBytes += s.deltaBytes;
     g.lastBytes += s.lastBytes;

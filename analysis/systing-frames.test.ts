@@ -12,7 +12,8 @@ interface Expected {
   codes: { id: number; qualname: string; file: string; lines: (number | null)[] }[];
 }
 const expected = JSON.parse(readFileSync(join(SYSTING, 'expected-py312.json'), 'utf8')) as Expected;
-const slot = (id: number, inst: number) => '0x' + ((0x5059n << 48n) | (BigInt(id) << 24n) | BigInt(inst + 1)).toString(16);
+const slot = (id: number, inst: number) =>
+  '0x' + ((0x5059n << 48n) | (BigInt(id) << 24n) | BigInt(inst + 1)).toString(16);
 
 const work = mkdtempSync(join(tmpdir(), 'heaplens-systing-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -21,7 +22,15 @@ describe('systing Python slots', () => {
   it('are named from the code map (function, file, line of the instruction) in every stack mode', async () => {
     const [sample, cafe] = expected.codes;
     const eval1 = '0x7f0000001234';
-    const stack = ['0x7f0000000100', slot(sample.id, 5), eval1, slot(cafe.id, 2), eval1, '0x5059000000000000', '0x7f0000000200'].join(' ');
+    const stack = [
+      '0x7f0000000100',
+      slot(sample.id, 5),
+      eval1,
+      slot(cafe.id, 2),
+      eval1,
+      '0x5059000000000000',
+      '0x7f0000000200',
+    ].join(' ');
     writeFileSync(
       join(work, 'jeprof.4242.0.m0.heap'),
       `heap_v2/1\n  t*: 4: 4096 [0: 0]\n  t0: 4: 4096 [0: 0]\n@ ${stack}\n  t*: 4: 4096 [0: 0]\n  t0: 4: 4096 [0: 0]\n\nMAPPED_LIBRARIES:\n` +
@@ -32,8 +41,16 @@ describe('systing Python slots', () => {
     const frames = async (mode: string) => {
       let out = '';
       let err = '';
-      expect(await run(['top', work, '--json', '--no-symbols', '--stacks', mode], { out: (s) => (out += s), err: (s) => (err += s) })).toBe(0);
-      const doc = JSON.parse(out) as { stacks: { frames: { kind: string; function?: string; file?: string; line?: number; address: string }[] }[]; warnings: unknown[] };
+      expect(
+        await run(['top', work, '--json', '--no-symbols', '--stacks', mode], {
+          out: (s) => (out += s),
+          err: (s) => (err += s),
+        }),
+      ).toBe(0);
+      const doc = JSON.parse(out) as {
+        stacks: { frames: { kind: string; function?: string; file?: string; line?: number; address: string }[] }[];
+        warnings: unknown[];
+      };
       expect(doc.warnings, err + JSON.stringify(doc.warnings)).toEqual([]);
       return doc.stacks[0].frames;
     };
@@ -44,7 +61,9 @@ describe('systing Python slots', () => {
     ]);
     expect(py[0].file).toBe(sample.file);
     const native = await frames('native');
-    expect(native.every((f) => f.kind !== 'python' && !f.address.startsWith('0x5059') && !f.address.startsWith('0x7079'))).toBe(true);
+    expect(
+      native.every((f) => f.kind !== 'python' && !f.address.startsWith('0x5059') && !f.address.startsWith('0x7079')),
+    ).toBe(true);
     const merged = await frames('merged');
     expect(merged.filter((f) => f.kind === 'python').map((f) => f.function)).toEqual([sample.qualname, cafe.qualname]);
   });
@@ -52,7 +71,10 @@ describe('systing Python slots', () => {
   it('without the code map, says so', async () => {
     const dir = join(work, 'nomap');
     (await import('node:fs')).mkdirSync(dir);
-    writeFileSync(join(dir, 'jeprof.4243.0.m0.heap'), `heap_v2/1\n  t*: 1: 64 [0: 0]\n@ 0x7f0000000100 ${slot(1, 0)}\n  t*: 1: 64 [0: 0]\n`);
+    writeFileSync(
+      join(dir, 'jeprof.4243.0.m0.heap'),
+      `heap_v2/1\n  t*: 1: 64 [0: 0]\n@ 0x7f0000000100 ${slot(1, 0)}\n  t*: 1: 64 [0: 0]\n`,
+    );
     let out = '';
     await run(['summary', dir, '--json'], { out: (s) => (out += s), err: () => {} });
     const doc = JSON.parse(out) as { warnings: { message: string }[] };

@@ -12,7 +12,14 @@ const TAG = BigInt('0x' + DEFAULT_LAYOUT.tagHex) << 48n;
 const FIRST_ID = 1 << 30;
 
 function pseudo(kind: number, id: number): string {
-  return '0x' + (TAG | (BigInt(kind) << BigInt(DEFAULT_LAYOUT.kindShift)) | (BigInt(id) << BigInt(DEFAULT_LAYOUT.idShift))).toString(16);
+  return (
+    '0x' +
+    (
+      TAG |
+      (BigInt(kind) << BigInt(DEFAULT_LAYOUT.kindShift)) |
+      (BigInt(id) << BigInt(DEFAULT_LAYOUT.idShift))
+    ).toString(16)
+  );
 }
 
 function emptyTable(map: SystingCodeMap): PyFrameTable {
@@ -49,7 +56,11 @@ export interface AdoptResult {
  * Rewrites the systing slots among `addresses` into PYFRAMES pseudo-addresses and names them from
  * `map`, adding to `existing` (a process may have both producers' frames) or to a new table.
  */
-export function adoptSystingFrames(addresses: AddressTable, map: SystingCodeMap, existing: PyFrameTable | null): AdoptResult {
+export function adoptSystingFrames(
+  addresses: AddressTable,
+  map: SystingCodeMap,
+  existing: PyFrameTable | null,
+): AdoptResult {
   let table = existing;
   let nextId = FIRST_ID;
   let adopted = 0;
@@ -68,7 +79,13 @@ export function adoptSystingFrames(addresses: AddressTable, map: SystingCodeMap,
       const f = systingFrame(map, slot);
       if (f) {
         const code = map.codes.get(slot.id);
-        table.frames.set(addr, { addr, function: f.function, file: f.file, line: f.line, firstLine: code?.firstLine ?? null });
+        table.frames.set(addr, {
+          addr,
+          function: f.function,
+          file: f.file,
+          line: f.line,
+          firstLine: code?.firstLine ?? null,
+        });
       } else {
         unknown++;
       }

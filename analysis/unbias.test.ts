@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { unbias } from './unbias.js';
 
 describe('unbias (jeprof AdjustSamples, pprof scaleHeapSample)', () => {
-  it('scales one 81,939-byte record at period 16,384 to jeprof\'s 82,494 B', () => {
+  it("scales one 81,939-byte record at period 16,384 to jeprof's 82,494 B", () => {
     // jemalloc-format.md §6.3: jemalloc 5.3 writes 1: 81939 for one 81,920-byte object; jeprof reports 82,494 B
     const r = unbias({ kind: 'poisson', period: 16384 }, 1, 81939);
     expect(Math.round(r.bytes)).toBe(82494);

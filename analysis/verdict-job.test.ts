@@ -6,7 +6,14 @@ import { describe, expect, it } from 'vitest';
 import { loadJob } from './load-job.js';
 import { rankJob } from './suspects.js';
 import { postmortem } from './postmortem.js';
-import { dumpName, expectedJob, innermostPython, jobFiles, workloadTags, JOB_FIXTURE } from '../fixtures/job/job-fixture.js';
+import {
+  dumpName,
+  expectedJob,
+  innermostPython,
+  jobFiles,
+  workloadTags,
+  JOB_FIXTURE,
+} from '../fixtures/job/job-fixture.js';
 import type { Job, ProcessSeries } from './model.js';
 import { nodeInputFile } from '../node-io/node-files.js';
 import { viewStack } from './python-stacks.js';
@@ -19,7 +26,8 @@ async function job(): Promise<Job> {
   cached ??= await loadJob(jobFiles());
   return cached;
 }
-const proc = (j: Job, role: string): ProcessSeries => j.processes.find((p) => p.pid === ex.processes.find((e) => e.role === role)!.pid)!;
+const proc = (j: Job, role: string): ProcessSeries =>
+  j.processes.find((p) => p.pid === ex.processes.find((e) => e.role === role)!.pid)!;
 const role = (p: ProcessSeries): string => ex.processes.find((e) => e.pid === p.pid)!.role;
 
 /** Stack ids of `p` allocating at `site` (innermost Python frame = the site's function at its # @tag line). */
@@ -75,18 +83,23 @@ describe('growth patterns on the job fixture match the workload arithmetic', () 
     for (const site of ['replay', 'optimizer']) {
       const t = proc(j, 'trainer');
       const pi = j.processes.indexOf(t);
-      for (const id of siteStacks(t, site)) expect(r.stacks.find((x) => x.processIndex === pi && x.stackId === id)!.score, site).toBe(0);
+      for (const id of siteStacks(t, site))
+        expect(r.stacks.find((x) => x.processIndex === pi && x.stackId === id)!.score, site).toBe(0);
     }
     // rollout-0's leak: 200 × 256 KiB by the end; its Δ within 3σ of the truth (first dump's truth to the end's)
     const r0 = proc(j, 'rollout-0');
     const e0 = ex.processes.find((e) => e.pid === r0.pid)!;
     const pi0 = j.processes.indexOf(r0);
-    const [leak] = siteStacks(r0, 'leak').map((id) => r.stacks.find((x) => x.processIndex === pi0 && x.stackId === id)!);
+    const [leak] = siteStacks(r0, 'leak').map((id) =>
+      r.stacks.find((x) => x.processIndex === pi0 && x.stackId === id)!,
+    );
     const lastFile = dumpName(r0.snapshots[r0.snapshots.length - 1].file);
     const t1 = e0.dumps.find((d) => d.file === lastFile)?.sites.leak ?? [e0.end!.sites.leak, e0.end!.sites.leak];
     const t0 = e0.dumps.find((d) => d.file === dumpName(r0.snapshots[0].file))!.sites.leak;
     const truthDelta = (t1[0] + t1[1]) / 2 - (t0[0] + t0[1]) / 2;
-    expect(Math.abs(leak.deltaBytes - truthDelta)).toBeLessThan(3 * leak.sigmaDeltaBytes + (t1[1] - t1[0]) + (t0[1] - t0[0]));
+    expect(Math.abs(leak.deltaBytes - truthDelta)).toBeLessThan(
+      3 * leak.sigmaDeltaBytes + (t1[1] - t1[0]) + (t0[1] - t0[0]),
+    );
   });
 });
 
@@ -96,7 +109,11 @@ describe('groups across processes (stack identity) on the job fixture', () => {
     const r = rankJob(j);
     const groupOf = (p: ProcessSeries, site: string): number[] => {
       const pi = j.processes.indexOf(p);
-      return [...new Set(siteStacks(p, site).map((id) => r.stacks.find((x) => x.processIndex === pi && x.stackId === id)!.group))];
+      return [
+        ...new Set(
+          siteStacks(p, site).map((id) => r.stacks.find((x) => x.processIndex === pi && x.stackId === id)!.group),
+        ),
+      ];
     };
     const forked = ex.processes.filter((e) => e.start === 'fork').map((e) => e.pid);
     const trainer = proc(j, 'trainer');
@@ -129,7 +146,8 @@ describe('post-mortem on the job fixture', () => {
     const complete = e2.dumps.filter((d) => d.file !== e2.cutDump!.file);
     expect(dumpName(r2.snapshots[p.fate.lastCompleteIndex].file)).toBe(complete[complete.length - 1].file);
     expect(p.lastKnownFromHeader).toBe(true);
-    for (const q of pm.processes) if (q.pid !== r2.pid) expect(q.fate.killed, role(j.processes[q.processIndex])).toBe(false);
+    for (const q of pm.processes)
+      if (q.pid !== r2.pid) expect(q.fate.killed, role(j.processes[q.processIndex])).toBe(false);
   });
 
   it("with the workload's own dump times: rollout-2's end rate per second holds the leak's 2 × 256 KiB per step", async () => {
@@ -150,9 +168,12 @@ describe('post-mortem on the job fixture', () => {
     const idx = p.rate!.points;
     const complete = e2.dumps.filter((d) => d.file !== e2.cutDump!.file).slice(-idx);
     const mid = (d: (typeof complete)[number]) => (d.sites.leak[0] + d.sites.leak[1]) / 2;
-    const truthRate = (mid(complete[complete.length - 1]) - mid(complete[0])) / (complete[complete.length - 1].t - complete[0].t);
+    const truthRate =
+      (mid(complete[complete.length - 1]) - mid(complete[0])) / (complete[complete.length - 1].t - complete[0].t);
     expect(truthRate).toBeGreaterThan(0);
-    console.log(`rollout-2 end rate ${(p.rate!.perSecond! / 1024).toFixed(0)} KiB/s [${(p.rate!.perSecondLo! / 1024).toFixed(0)}–${(p.rate!.perSecondHi! / 1024).toFixed(0)}], truth (leak) ${(truthRate / 1024).toFixed(0)} KiB/s`);
+    console.log(
+      `rollout-2 end rate ${(p.rate!.perSecond! / 1024).toFixed(0)} KiB/s [${(p.rate!.perSecondLo! / 1024).toFixed(0)}–${(p.rate!.perSecondHi! / 1024).toFixed(0)}], truth (leak) ${(truthRate / 1024).toFixed(0)} KiB/s`,
+    );
     // the whole process grows at the leak's rate (its other sites are flat or transient): within the 95 % interval, ±10 %
     expect(p.rate!.perSecondLo! * 0.9).toBeLessThanOrEqual(truthRate);
     expect(p.rate!.perSecondHi! * 1.1).toBeGreaterThanOrEqual(truthRate);
@@ -167,10 +188,13 @@ const SIGMA = join(JOB_FIXTURE, '..', 'sigma', 'dumps');
 interface SigmaRun {
   pid: number;
   samplePeriod: number;
-  groups: Record<string, { objectBytes: number; objectsPerSite: number; trueBytesPerSite: number; functions: string[]; dump: string }>;
+  groups: Record<
+    string,
+    { objectBytes: number; objectsPerSite: number; trueBytesPerSite: number; functions: string[]; dump: string }
+  >;
 }
 
-describe("σ from the model (Snapshot.liveVarBytes) against the spread of 8 independent runs (fixtures/sigma)", () => {
+describe('σ from the model (Snapshot.liveVarBytes) against the spread of 8 independent runs (fixtures/sigma)', () => {
   it('per size group, the observed RMS error of 400 site estimates is 0.5–2× (and 0.8–1.25×) the model σ', async () => {
     const runs = readdirSync(SIGMA)
       .filter((n) => /^sigma\.\d+\.expected\.json$/.test(n))
@@ -212,7 +236,9 @@ describe("σ from the model (Snapshot.liveVarBytes) against the spread of 8 inde
     expect(groups.size).toBe(3);
     for (const [gname, g] of groups) {
       const ratio = Math.sqrt(g.sq / g.n) / Math.sqrt(g.model / g.n);
-      console.log(`σ check ${gname}: ${g.n} sites, observed/model = ${ratio.toFixed(2)}, within 2σ: ${((100 * g.inside) / g.n).toFixed(0)}%`);
+      console.log(
+        `σ check ${gname}: ${g.n} sites, observed/model = ${ratio.toFixed(2)}, within 2σ: ${((100 * g.inside) / g.n).toFixed(0)}%`,
+      );
       expect(ratio, gname).toBeGreaterThan(0.5);
       expect(ratio, gname).toBeLessThan(2);
       expect(ratio, gname).toBeGreaterThan(0.8);

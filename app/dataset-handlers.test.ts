@@ -38,7 +38,9 @@ describe('dataset IPC handlers', () => {
       n++;
     }
     expect(n).toBeGreaterThan(3);
-    expect(asm.finish().job).toEqual(await loadJob(await collectInputFiles([path.join(ROOT, 'fixtures/jemalloc/job')])));
+    expect(asm.finish().job).toEqual(
+      await loadJob(await collectInputFiles([path.join(ROOT, 'fixtures/jemalloc/job')])),
+    );
     // the handle is closed after the last batch
     await expect(h[CHANNELS.datasetNext](handle)).rejects.toThrow(/no such open dataset/);
   });

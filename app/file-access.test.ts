@@ -21,7 +21,8 @@ beforeAll(async () => {
 
 describe('path checks', () => {
   it('rejects relative, empty, NUL and non-string paths', () => {
-    for (const bad of ['', 'rel/x', '/a\0b', 3, null, undefined]) expect(() => checkPathArgument(bad)).toThrow(AccessError);
+    for (const bad of ['', 'rel/x', '/a\0b', 3, null, undefined])
+      expect(() => checkPathArgument(bad)).toThrow(AccessError);
     expect(checkPathArgument('/a/b/../c')).toBe(path.resolve('/a/c'));
   });
   it('isInside', () => {
@@ -59,7 +60,9 @@ describe('FileAccess', () => {
     const fa = new FileAccess();
     await fa.grant(path.join(dir, 'job'));
     await expect(fa.readChunk(path.join(dir, 'job', 'link-out'), 0, 3)).rejects.toThrow(/not opened/);
-    await expect(fa.readChunk(path.join(dir, 'job', '..', '..', path.basename(outside), 'secret'), 0, 3)).rejects.toThrow();
+    await expect(
+      fa.readChunk(path.join(dir, 'job', '..', '..', path.basename(outside), 'secret'), 0, 3),
+    ).rejects.toThrow();
   });
   it('lists folders recursively with relative paths, skipping dot files and symlink loops', async () => {
     const fa = new FileAccess();

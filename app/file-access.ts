@@ -36,7 +36,8 @@ function isNonNegativeInteger(n: unknown): n is number {
 
 /** Validates an IPC path argument: a string, absolute, no NUL; returns it normalized. */
 export function checkPathArgument(p: unknown): string {
-  if (typeof p !== 'string' || p.length === 0 || p.length > 4096) throw new AccessError('path must be a non-empty string');
+  if (typeof p !== 'string' || p.length === 0 || p.length > 4096)
+    throw new AccessError('path must be a non-empty string');
   if (p.includes('\0')) throw new AccessError('path contains NUL');
   if (!path.isAbsolute(p)) throw new AccessError(`path is not absolute: ${p}`);
   return path.resolve(p);

@@ -76,7 +76,13 @@ describe('IPC handlers', () => {
   it('save writes where the dialog said, with a sanitized name', async () => {
     const target = path.join(dir, 'out.json');
     const { h } = setup(null, target);
-    expect(await h[CHANNELS.save]({ suggestedName: '../../x.json', data: '{"ok":true}', filters: [{ name: 'JSON', extensions: ['json'] }] })).toBe(target);
+    expect(
+      await h[CHANNELS.save]({
+        suggestedName: '../../x.json',
+        data: '{"ok":true}',
+        filters: [{ name: 'JSON', extensions: ['json'] }],
+      }),
+    ).toBe(target);
     expect(await readFile(target, 'utf8')).toBe('{"ok":true}');
     await expect(h[CHANNELS.save]({ suggestedName: 'x', data: 5, filters: [] })).rejects.toThrow();
   });
@@ -85,7 +91,10 @@ describe('IPC handlers', () => {
 describe('settings', () => {
   it('parses defensively', () => {
     expect(parseSettings('nonsense')).toEqual({ recent: [], symbolPaths: [] });
-    expect(parseSettings('{"recent":[{"paths":[1]}],"symbolPaths":["/a","rel","/a"]}')).toEqual({ recent: [], symbolPaths: ['/a'] });
+    expect(parseSettings('{"recent":[{"paths":[1]}],"symbolPaths":["/a","rel","/a"]}')).toEqual({
+      recent: [],
+      symbolPaths: ['/a'],
+    });
   });
   it('dedupes and caps recent sessions', () => {
     let list: RecentSession[] = [];
@@ -100,17 +109,32 @@ describe('settings', () => {
 describe('menu and argv', () => {
   it('has the expected accelerators and sends commands', () => {
     const sent: string[] = [];
-    const t = buildMenuTemplate('linux', (c) => sent.push(c), [], () => undefined);
+    const t = buildMenuTemplate(
+      'linux',
+      (c) => sent.push(c),
+      [],
+      () => undefined,
+    );
     const file = t.find((m) => m.label === 'File');
     const items = Array.isArray(file?.submenu) ? file.submenu : [];
     const open = items.find((i) => i.label === 'Open Dumps…');
     expect(open?.accelerator).toBe('CmdOrCtrl+O');
     open?.click?.({} as never, undefined, {} as never);
     expect(sent).toEqual(['open-files']);
-    expect(buildMenuTemplate('darwin', () => undefined, [], () => undefined)[0].role).toBe('appMenu');
+    expect(
+      buildMenuTemplate(
+        'darwin',
+        () => undefined,
+        [],
+        () => undefined,
+      )[0].role,
+    ).toBe('appMenu');
   });
   it('argv keeps paths only', () => {
-    expect(heapPathsFromArgv(['--inspect', '.', 'a.heap', '/abs/b.heap', 'app://x'], '/cwd')).toEqual(['/cwd/a.heap', '/abs/b.heap']);
+    expect(heapPathsFromArgv(['--inspect', '.', 'a.heap', '/abs/b.heap', 'app://x'], '/cwd')).toEqual([
+      '/cwd/a.heap',
+      '/abs/b.heap',
+    ]);
   });
   it('preload channel names equal CHANNELS', async () => {
     const src = await readFile(new URL('./preload.cts', import.meta.url), 'utf8');

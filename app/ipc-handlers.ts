@@ -61,7 +61,8 @@ export function createHandlers(deps: HandlerDeps): Record<string, Handler> {
       granted.push(real);
       out.push(...(await deps.files.list(real)));
     }
-    if (remember && granted.length > 0) await deps.settings.update((s) => ({ ...s, recent: addRecent(s.recent, granted, now()) }));
+    if (remember && granted.length > 0)
+      await deps.settings.update((s) => ({ ...s, recent: addRecent(s.recent, granted, now()) }));
     return out;
   }
 
@@ -72,7 +73,9 @@ export function createHandlers(deps: HandlerDeps): Record<string, Handler> {
       let target = saveAs === true ? null : sessions.current;
       if (!target) {
         const name = checkSuggestedName(suggestedName);
-        target = await deps.dialogs.showSave(/\.json$/i.test(name) ? name : `${name}.heaplens.json`, [{ name: 'heaplens session', extensions: ['json'] }]);
+        target = await deps.dialogs.showSave(/\.json$/i.test(name) ? name : `${name}.heaplens.json`, [
+          { name: 'heaplens session', extensions: ['json'] },
+        ]);
         if (!target) return null;
         target = checkPathArgument(target);
       }
@@ -85,17 +88,22 @@ export function createHandlers(deps: HandlerDeps): Record<string, Handler> {
       // Autosave will write to this file: only one the user opened as a file. A folder granted for reading
       // must not let any *.json in it (a session marker is easy to forge) be overwritten.
       const real = await deps.files.checkReadable(p);
-      if (!(await deps.files.isGrantedFile(real))) throw new AccessError(`not opened as a file by the user, so not written to: ${real}`);
+      if (!(await deps.files.isGrantedFile(real)))
+        throw new AccessError(`not opened as a file by the user, so not written to: ${real}`);
       sessions.opened(real);
     };
     sessionHandlers[CHANNELS.sessionReset] = async () => sessions.reset();
     // A session file names paths the user did not pick in this run (it may come from someone else): main asks
     // the user, listing them, before granting any.
     sessionHandlers[CHANNELS.sessionOpenPaths] = async (paths: unknown) => {
-      if (!Array.isArray(paths) || paths.length === 0 || paths.length > MAX_SESSION_PATHS) throw new AccessError('paths must be a non-empty array');
+      if (!Array.isArray(paths) || paths.length === 0 || paths.length > MAX_SESSION_PATHS)
+        throw new AccessError('paths must be a non-empty array');
       const checked = [...new Set(paths.map((p) => checkPathArgument(p)))];
-      const shown = checked.slice(0, 20).join('\n') + (checked.length > 20 ? `\n… and ${checked.length - 20} more` : '');
-      const ok = deps.dialogs.confirm ? await deps.dialogs.confirm(`Open the ${checked.length} file(s) and folder(s) this session names?`, shown) : false;
+      const shown =
+        checked.slice(0, 20).join('\n') + (checked.length > 20 ? `\n… and ${checked.length - 20} more` : '');
+      const ok = deps.dialogs.confirm
+        ? await deps.dialogs.confirm(`Open the ${checked.length} file(s) and folder(s) this session names?`, shown)
+        : false;
       if (!ok) return [];
       const out: HostFileEntry[] = [];
       const opened: string[] = [];

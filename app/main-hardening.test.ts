@@ -13,7 +13,12 @@ import { isTrustedSender } from './security.js';
 import { SessionStore } from './session-store.js';
 
 const tmp = () => mkdtemp(path.join(tmpdir(), 'heaplens-main-'));
-const SESSION = JSON.stringify({ format: 'heaplens-session', schema: 1, savedAt: '2026-11-29T10:00:00.000Z', notes: [] });
+const SESSION = JSON.stringify({
+  format: 'heaplens-session',
+  schema: 1,
+  savedAt: '2026-11-29T10:00:00.000Z',
+  notes: [],
+});
 
 describe('atomic writes', () => {
   it('settings.json: a write failing before the rename (a full disk) keeps the old settings whole', async () => {
@@ -26,7 +31,9 @@ describe('atomic writes', () => {
         throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
       },
     });
-    await expect(failing.update((s) => ({ ...s, symbolPaths: [...s.symbolPaths, '/srv/more'] }))).rejects.toThrow(/ENOSPC/);
+    await expect(failing.update((s) => ({ ...s, symbolPaths: [...s.symbolPaths, '/srv/more'] }))).rejects.toThrow(
+      /ENOSPC/,
+    );
     expect(await readFile(file, 'utf8')).toBe(before);
     expect(await readdir(dir)).toEqual(['settings.json']); // no temp file left
     // and the store did not pretend it saved
@@ -64,7 +71,12 @@ describe('symbol folders after a restart', () => {
 describe('autosave target', () => {
   function handlers(files: FileAccess, sessions: SessionStore) {
     const dialogs: Dialogs = { showOpen: async () => null, showSave: async () => null };
-    return createHandlers({ files, settings: new SettingsStore(path.join(tmpdir(), `s-${Math.random()}.json`)), dialogs, sessions });
+    return createHandlers({
+      files,
+      settings: new SettingsStore(path.join(tmpdir(), `s-${Math.random()}.json`)),
+      dialogs,
+      sessions,
+    });
   }
 
   it('a *.json with the session marker inside a folder granted for reading is not written to', async () => {
@@ -123,7 +135,7 @@ describe('FIFOs and other non-regular files', () => {
 });
 
 describe('IPC sender', () => {
-  it('only the app\'s own top-level frame: not an iframe, another origin, or a gone frame', () => {
+  it("only the app's own top-level frame: not an iframe, another origin, or a gone frame", () => {
     const top = { url: 'app://bundle/index.html', parent: null };
     expect(isTrustedSender(top)).toBe(true);
     expect(isTrustedSender({ url: 'app://bundle/index.html', parent: top })).toBe(false); // a subframe
@@ -131,7 +143,9 @@ describe('IPC sender', () => {
     expect(isTrustedSender({ url: 'app://bundle.evil/index.html', parent: null })).toBe(false);
     expect(isTrustedSender({ url: 'app://bundleevil/', parent: null })).toBe(false);
     expect(isTrustedSender(null)).toBe(false);
-    expect(isTrustedSender({ url: 'http://127.0.0.1:5173/src/main.ts', parent: null }, 'http://127.0.0.1:5173')).toBe(true);
+    expect(isTrustedSender({ url: 'http://127.0.0.1:5173/src/main.ts', parent: null }, 'http://127.0.0.1:5173')).toBe(
+      true,
+    );
     expect(isTrustedSender({ url: 'http://127.0.0.1:51730/', parent: null }, 'http://127.0.0.1:5173')).toBe(false);
   });
 

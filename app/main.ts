@@ -29,7 +29,9 @@ const preloadPath = path.join(here, 'preload.cjs');
 // Development only: `HEAPLENS_DEV_SERVER=http://127.0.0.1:5173 npm start` loads the Vite dev server instead.
 const devServer = !app.isPackaged ? (process.env.HEAPLENS_DEV_SERVER ?? null) : null;
 
-protocol.registerSchemesAsPrivileged([{ ...APP_SCHEME_PRIVILEGES, privileges: { ...APP_SCHEME_PRIVILEGES.privileges } }]);
+protocol.registerSchemesAsPrivileged([
+  { ...APP_SCHEME_PRIVILEGES, privileges: { ...APP_SCHEME_PRIVILEGES.privileges } },
+]);
 
 if (!app.requestSingleInstanceLock()) app.quit();
 
@@ -44,15 +46,35 @@ const dialogs: Dialogs = {
     const props: ('openFile' | 'openDirectory' | 'multiSelections')[] =
       kind === 'files' ? ['openFile', 'multiSelections'] : ['openDirectory', 'multiSelections'];
     const opts = {
-      title: kind === 'symbol-folder' ? 'Add a symbol search folder' : kind === 'files' ? 'Open heap dumps' : 'Open a folder of dumps',
+      title:
+        kind === 'symbol-folder'
+          ? 'Add a symbol search folder'
+          : kind === 'files'
+            ? 'Open heap dumps'
+            : 'Open a folder of dumps',
       properties: props,
-      filters: kind === 'files' ? [{ name: 'Heap dumps', extensions: ['heap', 'gz', 'maps', 'pyframes'] }, { name: 'heaplens sessions and reports', extensions: ['json', 'html'] }, { name: 'All files', extensions: ['*'] }] : [],
+      filters:
+        kind === 'files'
+          ? [
+              { name: 'Heap dumps', extensions: ['heap', 'gz', 'maps', 'pyframes'] },
+              { name: 'heaplens sessions and reports', extensions: ['json', 'html'] },
+              { name: 'All files', extensions: ['*'] },
+            ]
+          : [],
     };
     const r = win ? await dialog.showOpenDialog(win, opts) : await dialog.showOpenDialog(opts);
     return r.canceled ? null : r.filePaths;
   },
   async confirm(message, detail) {
-    const opts = { type: 'question' as const, buttons: ['Open', 'Cancel'], defaultId: 0, cancelId: 1, message, detail, noLink: true };
+    const opts = {
+      type: 'question' as const,
+      buttons: ['Open', 'Cancel'],
+      defaultId: 0,
+      cancelId: 1,
+      message,
+      detail,
+      noLink: true,
+    };
     const r = mainWindow ? await dialog.showMessageBox(mainWindow, opts) : await dialog.showMessageBox(opts);
     return r.response === 0;
   },
@@ -68,7 +90,9 @@ const handlers = {
   ...createHandlers({ files, settings, dialogs, sessions }),
   // dist/dataset (the root build) beside dist/app; loaded on first use, since DuckDB is a native addon
   ...createDatasetHandlers(files, async (dir) => {
-    const mod = (await import(new URL('../dataset/app-batches.js', import.meta.url).href)) as { datasetBatches: DatasetReader };
+    const mod = (await import(new URL('../dataset/app-batches.js', import.meta.url).href)) as {
+      datasetBatches: DatasetReader;
+    };
     return mod.datasetBatches(dir);
   }),
 };
@@ -145,7 +169,9 @@ app.on('window-all-closed', () => {
 });
 
 async function createWindow(): Promise<void> {
-  mainWindow = new BrowserWindow(mainWindowOptions(preloadPath, { devTools: !app.isPackaged, dark: nativeTheme.shouldUseDarkColors }));
+  mainWindow = new BrowserWindow(
+    mainWindowOptions(preloadPath, { devTools: !app.isPackaged, dark: nativeTheme.shouldUseDarkColors }),
+  );
   mainWindow.once('ready-to-show', () => mainWindow?.show());
   mainWindow.on('closed', () => {
     mainWindow = null;
@@ -167,7 +193,8 @@ void app.whenReady().then(async () => {
     ipcMain.handle(channel, async (event, ...args: unknown[]) => {
       if (!isTrustedSender(event.senderFrame, devServer)) throw new Error('IPC from an unexpected frame');
       const result = await handler(...args);
-      if (channel === CHANNELS.openDialog || channel === CHANNELS.openDropped || channel === CHANNELS.recentOpen) void rebuildMenu();
+      if (channel === CHANNELS.openDialog || channel === CHANNELS.openDropped || channel === CHANNELS.recentOpen)
+        void rebuildMenu();
       return result;
     });
   }

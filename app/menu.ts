@@ -40,12 +40,19 @@ export function buildMenuTemplate(
       cmd('Export View as PNG…', 'export-png', 'CmdOrCtrl+Shift+E'),
       { type: 'separator' },
       cmd('Close Job', 'close-job', 'CmdOrCtrl+W'),
-      ...(mac ? [] : [{ type: 'separator' } as MenuItemConstructorOptions, { role: 'quit' } as MenuItemConstructorOptions]),
+      ...(mac
+        ? []
+        : [{ type: 'separator' } as MenuItemConstructorOptions, { role: 'quit' } as MenuItemConstructorOptions]),
     ],
   };
   const edit: MenuItemConstructorOptions = {
     label: 'Edit',
-    submenu: [{ role: 'copy' }, { role: 'selectAll' }, { type: 'separator' }, cmd('Find in View', 'find', 'CmdOrCtrl+F')],
+    submenu: [
+      { role: 'copy' },
+      { role: 'selectAll' },
+      { type: 'separator' },
+      cmd('Find in View', 'find', 'CmdOrCtrl+F'),
+    ],
   };
   const view: MenuItemConstructorOptions = {
     label: 'View',
@@ -65,7 +72,10 @@ export function buildMenuTemplate(
     ],
   };
   const windowMenu: MenuItemConstructorOptions = { role: 'windowMenu' };
-  const help: MenuItemConstructorOptions = { role: 'help', submenu: [{ label: 'heaplens works offline: it makes no network requests', enabled: false }] };
+  const help: MenuItemConstructorOptions = {
+    role: 'help',
+    submenu: [{ label: 'heaplens works offline: it makes no network requests', enabled: false }],
+  };
   const appMenu: MenuItemConstructorOptions[] = mac ? [{ role: 'appMenu' }] : [];
   return [...appMenu, file, edit, view, windowMenu, help];
 }

@@ -3,7 +3,14 @@
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- a sandboxed preload is CommonJS and may require only 'electron'
 import electron = require('electron');
-import type { HeaplensElectronApi, HostFileEntry, MenuCommand, OpenKind, RecentSession, SaveRequest } from './host-api.js';
+import type {
+  HeaplensElectronApi,
+  HostFileEntry,
+  MenuCommand,
+  OpenKind,
+  RecentSession,
+  SaveRequest,
+} from './host-api.js';
 
 const { contextBridge, ipcRenderer, webUtils } = electron;
 
@@ -57,7 +64,8 @@ const api: HeaplensElectronApi = {
     clear: () => ipcRenderer.invoke(C.recentClear) as Promise<void>,
   },
   session: {
-    save: (text: string, saveAs: boolean, suggestedName: string) => ipcRenderer.invoke(C.sessionSave, text, saveAs, suggestedName) as Promise<string | null>,
+    save: (text: string, saveAs: boolean, suggestedName: string) =>
+      ipcRenderer.invoke(C.sessionSave, text, saveAs, suggestedName) as Promise<string | null>,
     autosave: (text: string, job: string) => ipcRenderer.invoke(C.sessionAutosave, text, job) as Promise<string>,
     readAutosave: () => ipcRenderer.invoke(C.sessionReadAutosave) as Promise<string | null>,
     opened: (path: string) => ipcRenderer.invoke(C.sessionOpened, path) as Promise<void>,

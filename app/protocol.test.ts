@@ -7,14 +7,21 @@ const root = path.resolve('/opt/heaplens/renderer');
 describe('resolveAppRequest', () => {
   it('maps bundle paths under the root', () => {
     const r = resolveAppRequest('app://bundle/assets/index-1.js', root);
-    expect(r).toEqual({ ok: true, filePath: path.join(root, 'assets', 'index-1.js'), mimeType: 'text/javascript; charset=utf-8' });
+    expect(r).toEqual({
+      ok: true,
+      filePath: path.join(root, 'assets', 'index-1.js'),
+      mimeType: 'text/javascript; charset=utf-8',
+    });
     const idx = resolveAppRequest('app://bundle/', root);
     expect(idx.ok && idx.filePath).toBe(path.join(root, 'index.html'));
   });
-  it.each(['app://bundle/../../etc/passwd', 'app://bundle/assets/%2e%2e/%2e%2e/secret'])('clamps dot segments of %s to the root', (url) => {
-    const r = resolveAppRequest(url, root);
-    expect(r.ok && r.filePath.startsWith(root + path.sep)).toBe(true);
-  });
+  it.each(['app://bundle/../../etc/passwd', 'app://bundle/assets/%2e%2e/%2e%2e/secret'])(
+    'clamps dot segments of %s to the root',
+    (url) => {
+      const r = resolveAppRequest(url, root);
+      expect(r.ok && r.filePath.startsWith(root + path.sep)).toBe(true);
+    },
+  );
   it.each([
     'app://bundle/a/..%2f..%2fx',
     'app://bundle/a%5c..%5cx',

@@ -41,8 +41,7 @@ export function mimeTypeFor(filePath: string): string {
 }
 
 export type AppRequestResolution =
-  | { ok: true; filePath: string; mimeType: string }
-  | { ok: false; status: 400 | 403 | 404 | 405; reason: string };
+  { ok: true; filePath: string; mimeType: string } | { ok: false; status: 400 | 403 | 404 | 405; reason: string };
 
 /**
  * Maps an app:// URL to a file under `rootDir` (absolute). Rejects other hosts, non-GET methods, encoded
@@ -56,7 +55,8 @@ export function resolveAppRequest(url: string, rootDir: string, method = 'GET'):
   } catch {
     return { ok: false, status: 400, reason: 'bad URL' };
   }
-  if (u.protocol !== `${APP_SCHEME}:` || u.host !== APP_HOST) return { ok: false, status: 403, reason: 'foreign origin' };
+  if (u.protocol !== `${APP_SCHEME}:` || u.host !== APP_HOST)
+    return { ok: false, status: 403, reason: 'foreign origin' };
   const raw = u.pathname;
   if (/%2f|%5c|%00/i.test(raw)) return { ok: false, status: 400, reason: 'encoded separator' };
   let decoded: string;
@@ -75,7 +75,8 @@ export function resolveAppRequest(url: string, rootDir: string, method = 'GET'):
   const root = path.resolve(rootDir);
   const filePath = path.resolve(root, ...segments);
   const relCheck = path.relative(root, filePath);
-  if (relCheck.startsWith('..') || path.isAbsolute(relCheck)) return { ok: false, status: 403, reason: 'path escapes root' };
+  if (relCheck.startsWith('..') || path.isAbsolute(relCheck))
+    return { ok: false, status: 403, reason: 'path escapes root' };
   return { ok: true, filePath, mimeType: mimeTypeFor(filePath) };
 }
 

@@ -36,7 +36,12 @@ export function parseSettings(text: string): Settings {
     for (const r of o.recent) {
       if (typeof r !== 'object' || r === null) continue;
       const e = r as Record<string, unknown>;
-      if (isStringArray(e.paths) && e.paths.length > 0 && typeof e.label === 'string' && typeof e.openedAt === 'number') {
+      if (
+        isStringArray(e.paths) &&
+        e.paths.length > 0 &&
+        typeof e.label === 'string' &&
+        typeof e.openedAt === 'number'
+      ) {
         s.recent.push({ paths: e.paths, label: e.label, openedAt: e.openedAt });
       }
     }

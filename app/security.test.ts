@@ -20,7 +20,14 @@ describe('window options', () => {
         expect(w.preload).toBe('/x/preload.cjs');
         // what a renderer compromise could use: no Node, no unsandboxed or cross-context access
         expect([w.contextIsolation, w.sandbox, w.webSecurity]).toEqual([true, true, true]);
-        expect([w.nodeIntegration, w.nodeIntegrationInWorker, w.nodeIntegrationInSubFrames, w.allowRunningInsecureContent, w.webviewTag, w.navigateOnDragDrop]).toEqual([false, false, false, false, false, false]);
+        expect([
+          w.nodeIntegration,
+          w.nodeIntegrationInWorker,
+          w.nodeIntegrationInSubFrames,
+          w.allowRunningInsecureContent,
+          w.webviewTag,
+          w.navigateOnDragDrop,
+        ]).toEqual([false, false, false, false, false, false]);
         seen.add(o.backgroundColor);
       }
     }
@@ -30,10 +37,18 @@ describe('window options', () => {
 
 describe('CSP', () => {
   it('no directive names a remote origin, eval or a wildcard (Chromium enforcing it: e2e/csp.e2e.ts)', () => {
-    const directives = new Map(CONTENT_SECURITY_POLICY.split(';').map((d) => d.trim().split(/\s+/)).map(([k, ...v]) => [k, v] as const));
+    const directives = new Map(
+      CONTENT_SECURITY_POLICY.split(';')
+        .map((d) => d.trim().split(/\s+/))
+        .map(([k, ...v]) => [k, v] as const),
+    );
     expect(directives.get('default-src')).toEqual(["'none'"]);
     for (const [name, sources] of directives) {
-      for (const src of sources) expect(["'none'", "'self'", "'wasm-unsafe-eval'", "'unsafe-inline'", 'data:', 'blob:'], `${name} ${src}`).toContain(src);
+      for (const src of sources)
+        expect(
+          ["'none'", "'self'", "'wasm-unsafe-eval'", "'unsafe-inline'", 'data:', 'blob:'],
+          `${name} ${src}`,
+        ).toContain(src);
       if (name !== 'style-src') expect(sources, name).not.toContain("'unsafe-inline'");
     }
     expect(securityHeaders()['Content-Security-Policy']).toBe(CONTENT_SECURITY_POLICY);
@@ -78,6 +93,7 @@ describe('navigation and permissions', () => {
     expect(isNavigationAllowed('http://127.0.0.1:5173/', 'http://127.0.0.1:5173')).toBe(true);
   });
   it('refuses every permission', () => {
-    for (const p of ['media', 'geolocation', 'notifications', 'clipboard-read', 'openExternal']) expect(isPermissionAllowed(p)).toBe(false);
+    for (const p of ['media', 'geolocation', 'notifications', 'clipboard-read', 'openExternal'])
+      expect(isPermissionAllowed(p)).toBe(false);
   });
 });

@@ -10,7 +10,13 @@ import { createHandlers } from './ipc-handlers.js';
 import { SettingsStore } from './recent.js';
 import { AUTOSAVE_NAME, checkSessionText, SessionStore, writeFileAtomic } from './session-store.js';
 
-const doc = (notes: number): string => JSON.stringify({ format: 'heaplens-session', schema: 1, savedAt: '2026-11-29T10:00:00.000Z', notes: Array.from({ length: notes }, (_, i) => ({ id: `n${i}` })) });
+const doc = (notes: number): string =>
+  JSON.stringify({
+    format: 'heaplens-session',
+    schema: 1,
+    savedAt: '2026-11-29T10:00:00.000Z',
+    notes: Array.from({ length: notes }, (_, i) => ({ id: `n${i}` })),
+  });
 
 describe('session store', () => {
   it('checks the text: JSON object, heaplens-session, not read-only', () => {
@@ -112,7 +118,7 @@ describe('session IPC handlers', () => {
   });
 });
 
-describe('reopening a session\'s paths', () => {
+describe("reopening a session's paths", () => {
   it('asks the user (listing the paths) before granting; declined or no confirm → nothing', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'heaplens-sso-'));
     await writeFile(path.join(dir, 'a.1.0.i0.heap'), 'x');
@@ -122,7 +128,11 @@ describe('reopening a session\'s paths', () => {
     const h = createHandlers({
       files,
       settings: new SettingsStore(path.join(dir, 'settings.json')),
-      dialogs: { showOpen: async () => null, showSave: async () => null, confirm: async (_m, detail) => (asked.push(detail), answer) },
+      dialogs: {
+        showOpen: async () => null,
+        showSave: async () => null,
+        confirm: async (_m, detail) => (asked.push(detail), answer),
+      },
       sessions: new SessionStore(dir),
     });
     const heap = path.join(dir, 'a.1.0.i0.heap');
@@ -135,7 +145,12 @@ describe('reopening a session\'s paths', () => {
     expect(new TextDecoder().decode((await h[CHANNELS.readChunk](heap, 0, 1)) as Uint8Array)).toBe('x');
     await expect(h[CHANNELS.sessionOpenPaths]([])).rejects.toThrow();
     await expect(h[CHANNELS.sessionOpenPaths](['relative'])).rejects.toThrow(/absolute/);
-    const noConfirm = createHandlers({ files: new FileAccess(), settings: new SettingsStore(path.join(dir, 's2.json')), dialogs: { showOpen: async () => null, showSave: async () => null }, sessions: new SessionStore(dir) });
+    const noConfirm = createHandlers({
+      files: new FileAccess(),
+      settings: new SettingsStore(path.join(dir, 's2.json')),
+      dialogs: { showOpen: async () => null, showSave: async () => null },
+      sessions: new SessionStore(dir),
+    });
     expect(await noConfirm[CHANNELS.sessionOpenPaths]([heap])).toEqual([]);
   });
 });

@@ -30,7 +30,8 @@ export function checkSessionText(text: unknown): string {
   } catch {
     throw new SessionStoreError('session text is not JSON');
   }
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new SessionStoreError('session text is not a JSON object');
+  if (typeof v !== 'object' || v === null || Array.isArray(v))
+    throw new SessionStoreError('session text is not a JSON object');
   const o = v as Record<string, unknown>;
   if (o.format !== 'heaplens-session') throw new SessionStoreError('not a heaplens session');
   if (o.readOnly === true) throw new SessionStoreError('a read-only session (opened from a report) is not saved');
@@ -43,7 +44,11 @@ export interface AtomicWriteHooks {
 }
 
 /** Readers see the old file or the whole new one, never a part. */
-export async function writeFileAtomic(file: string, text: string | Uint8Array, hooks: AtomicWriteHooks = {}): Promise<void> {
+export async function writeFileAtomic(
+  file: string,
+  text: string | Uint8Array,
+  hooks: AtomicWriteHooks = {},
+): Promise<void> {
   const bytes = typeof text === 'string' ? new TextEncoder().encode(text) : text;
   const dir = path.dirname(file);
   const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
@@ -56,7 +61,7 @@ export async function writeFileAtomic(file: string, text: string | Uint8Array, h
   const fh = await open(tmp, 'wx', mode);
   let renamed = false;
   try {
-    for (let off = 0; off < bytes.length; ) {
+    for (let off = 0; off < bytes.length;) {
       const { bytesWritten } = await fh.write(bytes, off, Math.min(1 << 20, bytes.length - off));
       off += bytesWritten;
     }
@@ -105,7 +110,9 @@ export class SessionStore {
   /** The autosave file of a job (its key, 16 hex digits, from the renderer): one per job, so a second job never
    *  overwrites the first's; anything else → the shared autosave file. */
   autosavePathFor(job: unknown): string {
-    return typeof job === 'string' && /^[0-9a-f]{16}$/.test(job) ? path.join(this.userDataDir, `autosave-${job}.heaplens.json`) : this.autosavePath;
+    return typeof job === 'string' && /^[0-9a-f]{16}$/.test(job)
+      ? path.join(this.userDataDir, `autosave-${job}.heaplens.json`)
+      : this.autosavePath;
   }
 
   /** Autosave: the current session file, or the job's autosave file when the session was never saved. */

@@ -10,7 +10,12 @@ import { parseArgs } from 'node:util';
 import * as gen from './generate-series.mjs';
 
 const root = resolve(import.meta.dirname, '..');
-const { values } = parseArgs({ options: { jobs: { type: 'string', default: '16x100x5000,64x200x2000' }, dir: { type: 'string', default: '/tmp/heaplens-dataset-bench' } } });
+const { values } = parseArgs({
+  options: {
+    jobs: { type: 'string', default: '16x100x5000,64x200x2000' },
+    dir: { type: 'string', default: '/tmp/heaplens-dataset-bench' },
+  },
+});
 const bin = join(root, 'bin', 'heaplens.js');
 if (!existsSync(join(root, 'dist', 'cli', 'heaplens.js'))) {
   console.log('dist/ is not built: run `npm run build` (npm run bench:dataset does)');
@@ -20,7 +25,9 @@ const hasTime = existsSync('/usr/bin/time');
 
 /** Runs heaplens under nice; returns wall seconds, peak RSS (MB, when /usr/bin/time exists) and stdout. */
 function heaplens(args) {
-  const cmd = hasTime ? ['/usr/bin/time', '-f', 'maxrss=%M', 'nice', '-n', '10', process.execPath, bin, ...args] : ['nice', '-n', '10', process.execPath, bin, ...args];
+  const cmd = hasTime
+    ? ['/usr/bin/time', '-f', 'maxrss=%M', 'nice', '-n', '10', process.execPath, bin, ...args]
+    : ['nice', '-n', '10', process.execPath, bin, ...args];
   const t0 = performance.now();
   const r = spawnSync(cmd[0], cmd.slice(1), { encoding: 'utf8', maxBuffer: 1 << 30 });
   const seconds = (performance.now() - t0) / 1000;
@@ -42,7 +49,12 @@ async function job(spec) {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   console.log(`generating ${dir} …`);
-  const textBytes = gen.writeSeries(dir, { processes: spec.processes, snapshots: spec.dumps, stacks: spec.stacks, depth: 26 });
+  const textBytes = gen.writeSeries(dir, {
+    processes: spec.processes,
+    snapshots: spec.dumps,
+    stacks: spec.stacks,
+    depth: 26,
+  });
   const info = { textBytes, kind: 'native frames, plain text' };
   writeFileSync(marker, JSON.stringify(info));
   return { dir, ...info };
@@ -54,24 +66,40 @@ for (const s of values.jobs.split(',')) {
   const j = await job({ processes, dumps, stacks });
   const ds = `${j.dir}.dataset`;
   rmSync(ds, { recursive: true, force: true });
-  console.log(`\n${processes} processes × ${dumps} dumps × ${stacks} stacks (${j.kind}): ${(j.textBytes / 1e9).toFixed(2)} GB of dump text`);
+  console.log(
+    `\n${processes} processes × ${dumps} dumps × ${stacks} stacks (${j.kind}): ${(j.textBytes / 1e9).toFixed(2)} GB of dump text`,
+  );
 
   const ing = heaplens(['ingest', j.dir, '-o', ds, '--no-symbols', '--json']);
   const ingDoc = JSON.parse(ing.stdout);
-  console.log(`  ingest:             ${ing.seconds.toFixed(1)} s${ing.rssMb ? `, peak RSS ${ing.rssMb.toFixed(0)} MB` : ''}, ${(j.textBytes / 1e6 / ing.seconds).toFixed(0)} MB/s of dump text`);
-  console.log(`  dataset:            ${fmtMb(ingDoc.bytes)} (${((ingDoc.bytes / j.textBytes) * 100).toFixed(2)} % of the dump text)`);
+  console.log(
+    `  ingest:             ${ing.seconds.toFixed(1)} s${ing.rssMb ? `, peak RSS ${ing.rssMb.toFixed(0)} MB` : ''}, ${(j.textBytes / 1e6 / ing.seconds).toFixed(0)} MB/s of dump text`,
+  );
+  console.log(
+    `  dataset:            ${fmtMb(ingDoc.bytes)} (${((ingDoc.bytes / j.textBytes) * 100).toFixed(2)} % of the dump text)`,
+  );
   const again = heaplens(['ingest', j.dir, '-o', ds, '--no-symbols', '--json']);
-  console.log(`  ingest again:       ${again.seconds.toFixed(1)} s (${JSON.parse(again.stdout).dumpsRead} dumps read: nothing new)`);
+  console.log(
+    `  ingest again:       ${again.seconds.toFixed(1)} s (${JSON.parse(again.stdout).dumpsRead} dumps read: nothing new)`,
+  );
 
   const onDumps = heaplens(['growth', j.dir, '--json', '--no-symbols', '-n', '20']);
   const onDataset = heaplens(['growth', ds, '--json', '--no-symbols', '-n', '20']);
   const a = JSON.parse(onDumps.stdout).stacks.map((x) => `${x.process}:${x.stackId}`);
   const b = JSON.parse(onDataset.stdout).stacks.map((x) => `${x.process}:${x.stackId}`);
   const same = a.length === b.length && a.every((x, i) => x === b[i]);
-  console.log(`  growth on dumps:    ${onDumps.seconds.toFixed(2)} s${onDumps.rssMb ? `, peak RSS ${onDumps.rssMb.toFixed(0)} MB` : ''}`);
-  console.log(`  growth on dataset:  ${onDataset.seconds.toFixed(2)} s${onDataset.rssMb ? `, peak RSS ${onDataset.rssMb.toFixed(0)} MB` : ''}`);
-  console.log(`  ratio:              ${(onDumps.seconds / onDataset.seconds).toFixed(1)}× faster on the dataset (goal ≥ 10×); same ranked stacks: ${same ? 'yes' : 'NO'}`);
+  console.log(
+    `  growth on dumps:    ${onDumps.seconds.toFixed(2)} s${onDumps.rssMb ? `, peak RSS ${onDumps.rssMb.toFixed(0)} MB` : ''}`,
+  );
+  console.log(
+    `  growth on dataset:  ${onDataset.seconds.toFixed(2)} s${onDataset.rssMb ? `, peak RSS ${onDataset.rssMb.toFixed(0)} MB` : ''}`,
+  );
+  console.log(
+    `  ratio:              ${(onDumps.seconds / onDataset.seconds).toFixed(1)}× faster on the dataset (goal ≥ 10×); same ranked stacks: ${same ? 'yes' : 'NO'}`,
+  );
   const top = heaplens(['top', ds, '--json', '--no-symbols', '-n', '5']);
-  console.log(`  top on dataset:     ${top.seconds.toFixed(2)} s (only the shown snapshot's cells read)${top.rssMb ? `, peak RSS ${top.rssMb.toFixed(0)} MB` : ''}`);
+  console.log(
+    `  top on dataset:     ${top.seconds.toFixed(2)} s (only the shown snapshot's cells read)${top.rssMb ? `, peak RSS ${top.rssMb.toFixed(0)} MB` : ''}`,
+  );
   if (!same) process.exitCode = 1;
 }

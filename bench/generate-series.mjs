@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 
 function rng(seed) {
   let s = seed >>> 0;
-  return () => ((s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+  return () => (s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32;
 }
 
 const MAPS = `
@@ -68,7 +68,7 @@ export function writeDump(path, { stacks, depth, step, seed, python = false, pid
     let frames = alloc;
     // Call sites come from a pool, as in a real program: leaves vary most, roots are shared.
     for (let d = 0; d < depth; d++) {
-      if (python && d === (depth >> 1)) {
+      if (python && d === depth >> 1) {
         for (let k = 0; k < PY_PER_STACK; k++) {
           const id = 1 + ((i * 7 + k * 131 + (i >> 6)) % PY_POOL);
           used.add(id);
@@ -88,7 +88,8 @@ export function writeDump(path, { stacks, depth, step, seed, python = false, pid
   if (python) {
     buf += `PYFRAMES/1 tag=0x7079 kind_shift=44 id_shift=4 pid=${pid} python=3.12.3 producer=generate-series\n`;
     const ids = [...used].sort((a, b) => a - b);
-    for (const id of ids) buf += `F ${pyAddr(id)} ${10 + (id % 90)} ${id % 90} handler_${id} /srv/app/module_${id % 40}.py\n`;
+    for (const id of ids)
+      buf += `F ${pyAddr(id)} ${10 + (id % 90)} ${id % 90} handler_${id} /srv/app/module_${id % 40}.py\n`;
     buf += `END ${ids.length}\n`;
   }
   flush(true);
@@ -98,7 +99,10 @@ export function writeDump(path, { stacks, depth, step, seed, python = false, pid
 }
 
 /** P processes × S snapshots under dir; returns total bytes (decompressed). */
-export function writeSeries(dir, { processes, snapshots, stacks, depth, python = false, gzipHalf = false, firstProcess = 0 }) {
+export function writeSeries(
+  dir,
+  { processes, snapshots, stacks, depth, python = false, gzipHalf = false, firstProcess = 0 },
+) {
   mkdirSync(dir, { recursive: true });
   let total = 0;
   for (let p = firstProcess; p < firstProcess + processes; p++) {
@@ -134,7 +138,9 @@ export async function ensureJob(dir, spec) {
       const first = k * per;
       const count = Math.max(0, Math.min(per, spec.processes - first));
       return new Promise((resolve, reject) => {
-        const c = fork(self, ['--child', JSON.stringify({ dir, ...spec, firstProcess: first, processes: count })], { stdio: 'inherit' });
+        const c = fork(self, ['--child', JSON.stringify({ dir, ...spec, firstProcess: first, processes: count })], {
+          stdio: 'inherit',
+        });
         c.on('message', resolve);
         c.on('exit', (code) => (code === 0 ? undefined : reject(new Error(`generator child exited ${code}`))));
       });
@@ -148,15 +154,40 @@ export async function ensureJob(dir, spec) {
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   if (process.argv[2] === '--child') {
     const o = JSON.parse(process.argv[3]);
-    const bytes = writeSeries(o.dir, { processes: o.processes, snapshots: o.dumps, stacks: o.stacks, depth: o.depth, python: o.python, gzipHalf: o.gzipHalf, firstProcess: o.firstProcess });
+    const bytes = writeSeries(o.dir, {
+      processes: o.processes,
+      snapshots: o.dumps,
+      stacks: o.stacks,
+      depth: o.depth,
+      python: o.python,
+      gzipHalf: o.gzipHalf,
+      firstProcess: o.firstProcess,
+    });
     process.send(bytes, () => process.exit(0));
   } else {
     const { values, positionals } = parseArgs({
       allowPositionals: true,
-      options: { processes: { type: 'string', default: '16' }, dumps: { type: 'string', default: '100' }, stacks: { type: 'string', default: '5000' }, depth: { type: 'string', default: '26' }, python: { type: 'boolean' }, 'gzip-half': { type: 'boolean' } },
+      options: {
+        processes: { type: 'string', default: '16' },
+        dumps: { type: 'string', default: '100' },
+        stacks: { type: 'string', default: '5000' },
+        depth: { type: 'string', default: '26' },
+        python: { type: 'boolean' },
+        'gzip-half': { type: 'boolean' },
+      },
     });
-    if (positionals.length !== 1) throw new Error('usage: generate-series.mjs <dir> [--processes N --dumps N --stacks N --depth N --python --gzip-half]');
-    const r = await ensureJob(positionals[0], { processes: Number(values.processes), dumps: Number(values.dumps), stacks: Number(values.stacks), depth: Number(values.depth), python: !!values.python, gzipHalf: !!values['gzip-half'] });
+    if (positionals.length !== 1)
+      throw new Error(
+        'usage: generate-series.mjs <dir> [--processes N --dumps N --stacks N --depth N --python --gzip-half]',
+      );
+    const r = await ensureJob(positionals[0], {
+      processes: Number(values.processes),
+      dumps: Number(values.dumps),
+      stacks: Number(values.stacks),
+      depth: Number(values.depth),
+      python: !!values.python,
+      gzipHalf: !!values['gzip-half'],
+    });
     console.log(`${r.dir}: ${(r.textBytes / 1e9).toFixed(2)} GB of dump text`);
   }
 }

@@ -38,7 +38,12 @@ function viewAll(mode, filter) {
   let n = 0;
   for (const p of job.processes) {
     // fresh describers: their per-address caches are part of the cost
-    const view = stackViewer(pythonDescriber(mapsDescriber(p), p, mode), p, { mode, showAllocator: false, foldImports: false, filter });
+    const view = stackViewer(pythonDescriber(mapsDescriber(p), p, mode), p, {
+      mode,
+      showAllocator: false,
+      foldImports: false,
+      filter,
+    });
     for (let id = 0; id < p.stacks.count; id++) n += view(id)?.frames.length ?? 0;
   }
   return n;
@@ -55,4 +60,6 @@ console.log(`view python-first         ${fmt(folded)}`);
 console.log(`view python-first + focus ${fmt(focused)}`);
 console.log(`FOLDED / MERGED  ${(folded / merged).toFixed(2)}   (target < 1.5)`);
 console.log(`FOCUSED / MERGED ${(focused / merged).toFixed(2)}`);
-console.log(`VIEW / LOAD      ${(folded / loadEach).toFixed(2)}   (every stack described; the commands describe only the rows they print)`);
+console.log(
+  `VIEW / LOAD      ${(folded / loadEach).toFixed(2)}   (every stack described; the commands describe only the rows they print)`,
+);

@@ -23,14 +23,19 @@ const { collectInputFiles } = await import(join(root, 'dist/node-io/node-files.j
 const { buildReport } = await import(join(root, 'dist/report/build-report.js'));
 const { buildReportHtml } = await import(join(root, 'dist/report/html.js'));
 const { unpackJob } = await import(join(root, 'dist/report/job-pack.js'));
-const app = { js: readFileSync(join(root, 'dist/report-app/report.js'), 'utf8'), css: readFileSync(join(root, 'dist/report-app/report.css'), 'utf8') };
+const app = {
+  js: readFileSync(join(root, 'dist/report-app/report.js'), 'utf8'),
+  css: readFileSync(join(root, 'dist/report-app/report.css'), 'utf8'),
+};
 const LIMIT = 15e6;
 
 const work = mkdtempSync(join(tmpdir(), 'heaplens-report-bench-'));
 try {
   let t = performance.now();
   const bytes = writeSeries(join(work, 'series'), { processes: P, snapshots: S, stacks, depth });
-  console.log(`generated ${P} processes × ${S} snapshots × ${stacks} stacks (depth ~${depth}): ${(bytes / 1e6).toFixed(0)} MB in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+  console.log(
+    `generated ${P} processes × ${S} snapshots × ${stacks} stacks (depth ~${depth}): ${(bytes / 1e6).toFixed(0)} MB in ${((performance.now() - t) / 1000).toFixed(1)} s`,
+  );
   t = performance.now();
   const job = await loadJob(await collectInputFiles([join(work, 'series')]));
   console.log(`loaded in ${((performance.now() - t) / 1000).toFixed(1)} s`);
@@ -56,9 +61,15 @@ try {
   const cells = packed.processes.reduce((a, p) => a + p.cellBytes.n, 0);
   // physical floor of the kept values: 12 bytes (float32 bytes, objects, variance) per cell, before compression
   const floor = cells * 12;
-  console.log(`packed: ${packed.processes.length} processes, ${included} of ${all} stacks kept (top ${topN} per list) + one "other" each; ${cells} cells (floor ${(floor / 1e6).toFixed(2)} MB raw float32); header JSON ${(json / 1e6).toFixed(2)} MB; deflated payload ${(payload / 1e6).toFixed(2)} MB (${(payload / floor).toFixed(2)}× the floor)`);
-  console.log(`report page script ${(app.js.length / 1e3).toFixed(0)} kB + style ${(app.css.length / 1e3).toFixed(0)} kB; built in ${buildMs.toFixed(0)} ms + page ${htmlMs.toFixed(0)} ms; unpacked (what the page does) in ${unpackMs.toFixed(0)} ms, ${back.job.processes.length} processes`);
-  console.log(`REPORT SIZE: ${(size / 1e6).toFixed(2)} MB (${size} bytes; target ≤ 15 MB) — gzip of the page would be ${(gzipSync(html).length / 1e6).toFixed(2)} MB`);
+  console.log(
+    `packed: ${packed.processes.length} processes, ${included} of ${all} stacks kept (top ${topN} per list) + one "other" each; ${cells} cells (floor ${(floor / 1e6).toFixed(2)} MB raw float32); header JSON ${(json / 1e6).toFixed(2)} MB; deflated payload ${(payload / 1e6).toFixed(2)} MB (${(payload / floor).toFixed(2)}× the floor)`,
+  );
+  console.log(
+    `report page script ${(app.js.length / 1e3).toFixed(0)} kB + style ${(app.css.length / 1e3).toFixed(0)} kB; built in ${buildMs.toFixed(0)} ms + page ${htmlMs.toFixed(0)} ms; unpacked (what the page does) in ${unpackMs.toFixed(0)} ms, ${back.job.processes.length} processes`,
+  );
+  console.log(
+    `REPORT SIZE: ${(size / 1e6).toFixed(2)} MB (${size} bytes; target ≤ 15 MB) — gzip of the page would be ${(gzipSync(html).length / 1e6).toFixed(2)} MB`,
+  );
   if (process.argv.includes('--keep')) console.log(`kept ${work}`);
   if (size > LIMIT) process.exitCode = 1;
 } finally {

@@ -13,13 +13,29 @@ const benches = [
   ['Python frame capture overhead', 'bash', ['bench/python-capture-bench.sh']],
   ['UI: drop to timeline, flame graph frame time', 'node', ['bench/ui-bench.mjs']],
   ['HTML report size for a 64-process × 200-snapshot job', 'node', ['bench/report-bench.mjs']],
-  ['Python-first view (folding, labels, focus) vs the merged view and loading', 'node', ['bench/python-first-bench.mjs']],
-  ['job-wide ranking (patterns, σ, groups) vs load time, 64 processes × 200 dumps', 'node', ['bench/verdict-bench.mjs']],
+  [
+    'Python-first view (folding, labels, focus) vs the merged view and loading',
+    'node',
+    ['bench/python-first-bench.mjs'],
+  ],
+  [
+    'job-wide ranking (patterns, σ, groups) vs load time, 64 processes × 200 dumps',
+    'node',
+    ['bench/verdict-bench.mjs'],
+  ],
   ['dataset: ingest time and size, growth on the dataset vs on the dumps', 'node', ['bench/dataset-bench.mjs']],
 ];
 let failed = 0;
 for (const [title, cmd, args] of benches) {
-  if (!existsSync(resolve(root, args.find((a) => a.startsWith('bench/'))))) continue;
+  if (
+    !existsSync(
+      resolve(
+        root,
+        args.find((a) => a.startsWith('bench/')),
+      ),
+    )
+  )
+    continue;
   console.log(`\n== ${title} ==`);
   const r = spawnSync(cmd, args, { cwd: root, stdio: 'inherit' });
   if (r.status !== 0) {

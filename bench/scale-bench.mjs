@@ -28,7 +28,12 @@ if (!existsSync(TIME)) {
 
 /** Runs a command under GNU time; returns { s, rssMB, cpuS } (cpuS: user + system, all threads). */
 function timed(cmd, args, env = {}) {
-  const r = spawnSync(TIME, ['-f', '%e %M %U %S', cmd, ...args], { encoding: 'utf8', env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 1 << 26 });
+  const r = spawnSync(TIME, ['-f', '%e %M %U %S', cmd, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+    maxBuffer: 1 << 26,
+  });
   const last = r.stderr.trim().split('\n').pop() ?? '';
   const m = /^([\d.]+) (\d+) ([\d.]+) ([\d.]+)$/.exec(last);
   if (r.status !== 0 || !m) throw new Error(`${cmd} ${args.join(' ')} failed (${r.status}): ${r.stderr.slice(-2000)}`);
@@ -38,14 +43,31 @@ function timed(cmd, args, env = {}) {
 const cores = availableParallelism();
 for (const spec of JOBS) {
   const t0 = performance.now();
-  const { dir, textBytes } = await ensureJob(join(data, spec.name), { processes: spec.processes, dumps: spec.dumps, stacks: spec.stacks, depth: 26, python: true, gzipHalf: true });
+  const { dir, textBytes } = await ensureJob(join(data, spec.name), {
+    processes: spec.processes,
+    dumps: spec.dumps,
+    stacks: spec.stacks,
+    depth: 26,
+    python: true,
+    gzipHalf: true,
+  });
   const genS = (performance.now() - t0) / 1000;
   const du = spawnSync('du', ['-sb', dir], { encoding: 'utf8' }).stdout.split('\t')[0];
-  console.log(`job ${spec.name} (Python frames, half gzipped): ${(textBytes / 1e9).toFixed(2)} GB of dump text, ${(Number(du) / 1e9).toFixed(2)} GB on disk${genS > 1 ? ` (generated in ${genS.toFixed(0)} s)` : ''}`);
+  console.log(
+    `job ${spec.name} (Python frames, half gzipped): ${(textBytes / 1e9).toFixed(2)} GB of dump text, ${(Number(du) / 1e9).toFixed(2)} GB on disk${genS > 1 ? ` (generated in ${genS.toFixed(0)} s)` : ''}`,
+  );
   // Floors: the same bytes, only inflated and read.
-  const serialFloor = timed('sh', ['-c', `find "${dir}" -name '*.gz' -print0 | xargs -0 gzip -dc > /dev/null && find "${dir}" -name '*.heap' -print0 | xargs -0 cat > /dev/null`]);
-  const parallelFloor = timed('sh', ['-c', `find "${dir}" -name '*.gz' -print0 | xargs -0 -P ${cores} -n 32 gzip -dc > /dev/null && find "${dir}" -name '*.heap' -print0 | xargs -0 -P ${cores} -n 32 cat > /dev/null`]);
-  console.log(`  floor: gzip -dc + cat ${serialFloor.s.toFixed(1)} s on one core, ${parallelFloor.s.toFixed(1)} s on ${cores} cores (load average now ${loadavg()[0].toFixed(1)}: other work shares the machine)`);
+  const serialFloor = timed('sh', [
+    '-c',
+    `find "${dir}" -name '*.gz' -print0 | xargs -0 gzip -dc > /dev/null && find "${dir}" -name '*.heap' -print0 | xargs -0 cat > /dev/null`,
+  ]);
+  const parallelFloor = timed('sh', [
+    '-c',
+    `find "${dir}" -name '*.gz' -print0 | xargs -0 -P ${cores} -n 32 gzip -dc > /dev/null && find "${dir}" -name '*.heap' -print0 | xargs -0 -P ${cores} -n 32 cat > /dev/null`,
+  ]);
+  console.log(
+    `  floor: gzip -dc + cat ${serialFloor.s.toFixed(1)} s on one core, ${parallelFloor.s.toFixed(1)} s on ${cores} cores (load average now ${loadavg()[0].toFixed(1)}: other work shares the machine)`,
+  );
   const cli = join(root, 'bin/heaplens.js');
   const runs = [['summary, worker pool', {}]];
   if (values.serial) runs.push(['summary, in-thread (HEAPLENS_WORKERS=0)', { HEAPLENS_WORKERS: '0' }]);

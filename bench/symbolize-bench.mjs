@@ -26,7 +26,10 @@ if (process.argv[2] === '--worker') {
   const { NodeSymbolFileSource, readAddr2lineWasm } = await import(join(root, 'dist/node-io/symbol-files.js'));
   const { readElfInfo, planCompactImage } = await import(join(root, 'dist/symbolize/elf.js'));
   const { Addr2lineInstance, compileAddr2line } = await import(join(root, 'dist/symbolize/wasm-addr2line.js'));
-  const addrs = readFileSync(addrFile, 'utf8').trim().split('\n').map((l) => BigInt(l));
+  const addrs = readFileSync(addrFile, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => BigInt(l));
   const t0 = performance.now();
   const wasm = await compileAddr2line(await readAddr2lineWasm());
   const inst = await Addr2lineInstance.create(wasm);
@@ -75,10 +78,20 @@ if (process.argv[2] === '--worker') {
     }));
   const hex = addrs.map((a) => '0x' + (a + base).toString(16));
   const proc = {
-    key: 'bench', pid: 1, pidNamespace: null, prefix: 'bench', snapshots: [],
-    stacks: { count: hex.length, offsets: hex.map((_, i) => i).concat(hex.length), frames: hex.map((_, i) => i), allocatorDepth: hex.map(() => 0) },
+    key: 'bench',
+    pid: 1,
+    pidNamespace: null,
+    prefix: 'bench',
+    snapshots: [],
+    stacks: {
+      count: hex.length,
+      offsets: hex.map((_, i) => i).concat(hex.length),
+      frames: hex.map((_, i) => i),
+      allocatorDepth: hex.map(() => 0),
+    },
     addresses: { hex, index: new Map(hex.map((h, i) => [h, i])) },
-    maps, endedWithoutFinalDump: false,
+    maps,
+    endedWithoutFinalDump: false,
   };
   const sym = new Symbolizer(new NodeSymbolFileSource(), { wasm, hostPaths: true });
   const s0 = performance.now();
@@ -167,7 +180,10 @@ function buildBinary() {
     decls.push(`long entry_${t}(int);`);
     calls.push(`  s += entry_${t}(argc);`);
   }
-  writeFileSync(join(dir, 'main.cpp'), `${decls.join('\n')}\nint main(int argc, char**) {\n  long s = 0;\n${calls.join('\n')}\n  return (int)(s & 1);\n}\n`);
+  writeFileSync(
+    join(dir, 'main.cpp'),
+    `${decls.join('\n')}\nint main(int argc, char**) {\n  long s = 0;\n${calls.join('\n')}\n  return (int)(s & 1);\n}\n`,
+  );
   writeFileSync(
     join(dir, 'Makefile'),
     `CXXFLAGS=-O2 -g\nbench-cpp: main.o ${objs.join(' ')}\n\tg++ -o $@ $^\n%.o: %.cpp\n\tg++ $(CXXFLAGS) -c $< -o $@\n`,
@@ -274,7 +290,9 @@ const debugBytes = Object.entries(secs)
   .filter(([n]) => n.startsWith('.debug_'))
   .reduce((s, [, v]) => s + v.size, 0);
 console.log(`binary: ${bin}`);
-console.log(`  ${(fileSize / 2 ** 20).toFixed(1)} MiB file, ${(secs['.text'].size / 2 ** 20).toFixed(2)} MiB .text, ${(debugBytes / 2 ** 20).toFixed(1)} MiB debug sections`);
+console.log(
+  `  ${(fileSize / 2 ** 20).toFixed(1)} MiB file, ${(secs['.text'].size / 2 ** 20).toFixed(2)} MiB .text, ${(debugBytes / 2 ** 20).toFixed(1)} MiB debug sections`,
+);
 
 const results = [];
 for (const n of SIZES) {
@@ -286,7 +304,10 @@ for (const n of SIZES) {
     // Every tool runs twice per round, each time in a fresh process, and the ratios compare the best of
     // each: on a shared machine one run of any tool can be 30 % off.
     const worker = () => {
-      const w = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--worker', bin, addrFile], { encoding: 'utf8', maxBuffer: 1 << 28 });
+      const w = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--worker', bin, addrFile], {
+        encoding: 'utf8',
+        maxBuffer: 1 << 28,
+      });
       if (w.status !== 0) throw new Error(`wasm worker failed: ${w.stderr}`);
       return JSON.parse(w.stdout);
     };
@@ -319,17 +340,33 @@ for (const n of SIZES) {
     const gnuBest = Math.min(gnu1.ms, gnu2.ms);
     const mb = (kb) => (kb / 1024).toFixed(0) + ' MiB';
     console.log(`\n${n} unique addresses (run ${run + 1}), ${wasm.frames} frames from WASM`);
-    console.log(`  WASM  instantiate ${wasm.instantiateMs.toFixed(0)} ms, load ${wasm.loadMs.toFixed(0)} ms (image ${(wasm.imageBytes / 2 ** 20).toFixed(1)} MiB), cold lookup ${wasm.coldMs.toFixed(0)} ms → cold total ${wasmCold.toFixed(0)} ms (other process ${coldTotal(wasmOther).toFixed(0)} ms); warm pass ${wasm.warmMs.toFixed(0)} ms`);
-    console.log(`        WASM memory ${(wasm.wasmMemAfterLoad / 2 ** 20).toFixed(0)} → ${(wasm.wasmMemAfterCold / 2 ** 20).toFixed(0)} MiB; Node process peak RSS ${mb(wasm.rssAfterColdKb)} through the cold pass (${mb(wasm.maxRssKb)} with both passes' JS results and the text dump)`);
-    console.log(`  Symbolizer end to end (maps → frames objects, ${wasm.e2eSymbolized} symbolized): first ${wasm.e2eColdMs.toFixed(0)} ms, same addresses again (session cache) ${wasm.e2eCachedMs.toFixed(0)} ms → ${(wasm.e2eColdMs / wasm.e2eCachedMs).toFixed(1)}×`);
+    console.log(
+      `  WASM  instantiate ${wasm.instantiateMs.toFixed(0)} ms, load ${wasm.loadMs.toFixed(0)} ms (image ${(wasm.imageBytes / 2 ** 20).toFixed(1)} MiB), cold lookup ${wasm.coldMs.toFixed(0)} ms → cold total ${wasmCold.toFixed(0)} ms (other process ${coldTotal(wasmOther).toFixed(0)} ms); warm pass ${wasm.warmMs.toFixed(0)} ms`,
+    );
+    console.log(
+      `        WASM memory ${(wasm.wasmMemAfterLoad / 2 ** 20).toFixed(0)} → ${(wasm.wasmMemAfterCold / 2 ** 20).toFixed(0)} MiB; Node process peak RSS ${mb(wasm.rssAfterColdKb)} through the cold pass (${mb(wasm.maxRssKb)} with both passes' JS results and the text dump)`,
+    );
+    console.log(
+      `  Symbolizer end to end (maps → frames objects, ${wasm.e2eSymbolized} symbolized): first ${wasm.e2eColdMs.toFixed(0)} ms, same addresses again (session cache) ${wasm.e2eCachedMs.toFixed(0)} ms → ${(wasm.e2eColdMs / wasm.e2eCachedMs).toFixed(1)}×`,
+    );
     if (native) {
-      console.log(`  same Rust, native   load ${native.loadMs.toFixed(0)} ms (whole file), cold lookup ${native.coldMs.toFixed(0)} ms, warm ${native.warmMs.toFixed(0)} ms, peak RSS ${mb(native.rssKb)}; WASM/native cold lookup = ${(wasm.coldMs / native.coldMs).toFixed(2)}×`);
+      console.log(
+        `  same Rust, native   load ${native.loadMs.toFixed(0)} ms (whole file), cold lookup ${native.coldMs.toFixed(0)} ms, warm ${native.warmMs.toFixed(0)} ms, peak RSS ${mb(native.rssKb)}; WASM/native cold lookup = ${(wasm.coldMs / native.coldMs).toFixed(2)}×`,
+      );
     }
-    console.log(`  GNU addr2line       ${gnu1.ms.toFixed(0)} ms (second run ${gnu2.ms.toFixed(0)} ms), peak RSS ${mb(gnu1.rssKb)}`);
-    console.log(`  llvm-symbolizer-14  ${llvm1.ms.toFixed(0)} ms (second run ${llvm2.ms.toFixed(0)} ms), peak RSS ${mb(llvm1.rssKb)}`);
-    console.log(`  ratios (best of 2 each): WASM cold / llvm = ${(wasmCold / llvmBest).toFixed(2)}× (target ≤ 1.0; first runs only ${(coldTotal(wasmRuns[0]) / llvm1.ms).toFixed(2)}×), WASM cold / GNU = ${(wasmCold / gnuBest).toFixed(2)}×, cold / warm = ${(wasm.coldMs / wasm.warmMs).toFixed(1)}× raw WASM re-lookup, ${(wasm.e2eColdMs / wasm.e2eCachedMs).toFixed(1)}× through the session cache (target ≥ 5), ` +
-      `peak WASM memory / debug sections = ${(wasm.wasmMemAfterCold / debugBytes).toFixed(2)}× (target ≤ 2), process RSS / debug = ${((wasm.rssAfterColdKb * 1024) / debugBytes).toFixed(2)}× (llvm ${((llvm1.rssKb * 1024) / debugBytes).toFixed(2)}×)`);
-    console.log(`  same file:line per frame (inlined included): vs GNU ${r.matchGnu.toFixed(2)}%, vs llvm ${r.matchLlvm.toFixed(2)}%`);
+    console.log(
+      `  GNU addr2line       ${gnu1.ms.toFixed(0)} ms (second run ${gnu2.ms.toFixed(0)} ms), peak RSS ${mb(gnu1.rssKb)}`,
+    );
+    console.log(
+      `  llvm-symbolizer-14  ${llvm1.ms.toFixed(0)} ms (second run ${llvm2.ms.toFixed(0)} ms), peak RSS ${mb(llvm1.rssKb)}`,
+    );
+    console.log(
+      `  ratios (best of 2 each): WASM cold / llvm = ${(wasmCold / llvmBest).toFixed(2)}× (target ≤ 1.0; first runs only ${(coldTotal(wasmRuns[0]) / llvm1.ms).toFixed(2)}×), WASM cold / GNU = ${(wasmCold / gnuBest).toFixed(2)}×, cold / warm = ${(wasm.coldMs / wasm.warmMs).toFixed(1)}× raw WASM re-lookup, ${(wasm.e2eColdMs / wasm.e2eCachedMs).toFixed(1)}× through the session cache (target ≥ 5), ` +
+        `peak WASM memory / debug sections = ${(wasm.wasmMemAfterCold / debugBytes).toFixed(2)}× (target ≤ 2), process RSS / debug = ${((wasm.rssAfterColdKb * 1024) / debugBytes).toFixed(2)}× (llvm ${((llvm1.rssKb * 1024) / debugBytes).toFixed(2)}×)`,
+    );
+    console.log(
+      `  same file:line per frame (inlined included): vs GNU ${r.matchGnu.toFixed(2)}%, vs llvm ${r.matchLlvm.toFixed(2)}%`,
+    );
   }
 }
 
@@ -339,12 +376,21 @@ if (process.argv.includes('--fat')) {
   const fat = join(dirname(bin), 'fat.bin');
   closeSync(openSync(zeros, 'w'));
   truncateSync(zeros, 1 << 30);
-  execFileSync('objcopy', ['--add-section', `.nv_fatbin=${zeros}`, '--set-section-flags', '.nv_fatbin=alloc,readonly', bin, fat], { stdio: 'ignore' });
+  execFileSync(
+    'objcopy',
+    ['--add-section', `.nv_fatbin=${zeros}`, '--set-section-flags', '.nv_fatbin=alloc,readonly', bin, fat],
+    { stdio: 'ignore' },
+  );
   rmSync(zeros);
   const addrFile = join(dirname(bin), `addrs-${SIZES[0]}.txt`);
-  const w = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--worker', fat, addrFile], { encoding: 'utf8', maxBuffer: 1 << 28 });
+  const w = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--worker', fat, addrFile], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 28,
+  });
   rmSync(fat);
   if (w.status !== 0) throw new Error(`wasm worker failed: ${w.stderr}`);
   const r = JSON.parse(w.stdout);
-  console.log(`\n1 GiB-bigger copy (${SIZES[0]} addresses): load ${r.loadMs.toFixed(0)} ms (image ${(r.imageBytes / 2 ** 20).toFixed(1)} MiB), cold ${r.coldMs.toFixed(0)} ms, WASM memory ${(r.wasmMemAfterCold / 2 ** 20).toFixed(0)} MiB, peak RSS ${(r.rssAfterColdKb / 1024).toFixed(0)} MiB`);
+  console.log(
+    `\n1 GiB-bigger copy (${SIZES[0]} addresses): load ${r.loadMs.toFixed(0)} ms (image ${(r.imageBytes / 2 ** 20).toFixed(1)} MiB), cold ${r.coldMs.toFixed(0)} ms, WASM memory ${(r.wasmMemAfterCold / 2 ** 20).toFixed(0)} MiB, peak RSS ${(r.rssAfterColdKb / 1024).toFixed(0)} MiB`,
+  );
 }

@@ -24,16 +24,16 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 // ---------- synthetic jemalloc heap_v2 dumps (a writer, for load testing only) ----------
 let seed = 12345;
-const rnd = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+const rnd = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
 const hex = (n) => '0x' + n.toString(16);
 const EXE = 0x55d0a0000000;
 const LIBC = 0x7f3a10000000;
 const JE = 0x7f3a20000000;
 const MAPS = [
-  `${(EXE).toString(16)}-${(EXE + 0x1000).toString(16)} r--p 00000000 fe:00 1001 /opt/train/bin/trainer`,
+  `${EXE.toString(16)}-${(EXE + 0x1000).toString(16)} r--p 00000000 fe:00 1001 /opt/train/bin/trainer`,
   `${(EXE + 0x1000).toString(16)}-${(EXE + 0x400000).toString(16)} r-xp 00001000 fe:00 1001 /opt/train/bin/trainer`,
-  `${(LIBC).toString(16)}-${(LIBC + 0x200000).toString(16)} r-xp 00000000 fe:00 2002 /usr/lib/x86_64-linux-gnu/libc.so.6`,
-  `${(JE).toString(16)}-${(JE + 0x100000).toString(16)} r-xp 00000000 fe:00 3003 /usr/lib/x86_64-linux-gnu/libjemalloc.so.2`,
+  `${LIBC.toString(16)}-${(LIBC + 0x200000).toString(16)} r-xp 00000000 fe:00 2002 /usr/lib/x86_64-linux-gnu/libc.so.6`,
+  `${JE.toString(16)}-${(JE + 0x100000).toString(16)} r-xp 00000000 fe:00 3003 /usr/lib/x86_64-linux-gnu/libjemalloc.so.2`,
 ].join('\n');
 const ALLOC = [JE + 0x2630, JE + 0x2d21, JE + 0x15f24];
 
@@ -61,7 +61,16 @@ function dump(stacks, values) {
     tBytes += bytes;
     recs.push(`@ ${stacks[s].map(hex).join(' ')}\n  t*: ${objs}: ${bytes} [0: 0]\n  t0: ${objs}: ${bytes} [0: 0]`);
   }
-  lines.push('heap_v2/524288', `  t*: ${tObj}: ${tBytes} [0: 0]`, `  t0: ${tObj}: ${tBytes} [0: 0]`, ...recs, '', 'MAPPED_LIBRARIES:', MAPS, '');
+  lines.push(
+    'heap_v2/524288',
+    `  t*: ${tObj}: ${tBytes} [0: 0]`,
+    `  t0: ${tObj}: ${tBytes} [0: 0]`,
+    ...recs,
+    '',
+    'MAPPED_LIBRARIES:',
+    MAPS,
+    '',
+  );
   return lines.join('\n');
 }
 
@@ -84,7 +93,14 @@ function makeBig(dir) {
   if (existsSync(dir) && readdirSync(dir).length === 2) return;
   mkdirSync(dir, { recursive: true });
   // distinct leaves under a branching tree: > 100k flame-graph nodes
-  const stacks = Array.from({ length: BIG_STACKS }, (_, i) => [...ALLOC, EXE + 0x200000 + i * 16, EXE + 0x100000 + (i % 5000) * 16, EXE + 0x80000 + (i % 300) * 16, EXE + 0x40000 + (i % 20) * 16, EXE + 0x1101]);
+  const stacks = Array.from({ length: BIG_STACKS }, (_, i) => [
+    ...ALLOC,
+    EXE + 0x200000 + i * 16,
+    EXE + 0x100000 + (i % 5000) * 16,
+    EXE + 0x80000 + (i % 300) * 16,
+    EXE + 0x40000 + (i % 20) * 16,
+    EXE + 0x1101,
+  ]);
   for (let s = 0; s < 2; s++) {
     const vals = stacks.map((_, i) => 4096 * (1 + (i % 50)) + (s === 1 && i % 7 === 0 ? 8192 : 0));
     writeFileSync(path.join(dir, `big.4242.${s}.i${s}.heap`), dump(stacks, vals));
@@ -167,7 +183,8 @@ function treeRss(pid) {
 }
 
 async function main() {
-  if (!existsSync(path.join(ROOT, 'dist', 'renderer', 'index.html'))) throw new Error('build the renderer first: npm run build:renderer');
+  if (!existsSync(path.join(ROOT, 'dist', 'renderer', 'index.html')))
+    throw new Error('build the renderer first: npm run build:renderer');
   const seriesDir = path.join(OUT, `series-${PROCS}x${SNAPS}`);
   const bigDir = path.join(OUT, 'big');
   let t = Date.now();
@@ -177,132 +194,181 @@ async function main() {
   }
   console.log(`generated inputs in ${((Date.now() - t) / 1000).toFixed(1)} s (${seriesDir}, ${bigDir})`);
 
-  const server = spawn(process.execPath, [path.join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js'), 'preview', '--port', String(PORT), '--strictPort'], { cwd: ROOT, stdio: 'ignore' });
+  const server = spawn(
+    process.execPath,
+    [path.join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js'), 'preview', '--port', String(PORT), '--strictPort'],
+    { cwd: ROOT, stdio: 'ignore' },
+  );
   const results = {};
   try {
     await waitForServer(`http://127.0.0.1:${PORT}/index.html`, 30_000);
-    const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'] });
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--no-first-run',
+      ],
+    });
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    await context.route('**/*', (route) => (new URL(route.request().url()).hostname === '127.0.0.1' ? route.continue() : route.abort()));
+    await context.route('**/*', (route) =>
+      new URL(route.request().url()).hostname === '127.0.0.1' ? route.continue() : route.abort(),
+    );
     await context.addInitScript(LONGTASKS);
 
     // BENCH_ONLY=scale runs only phase 4
     const only = process.env.BENCH_ONLY;
     if (only !== 'scale') {
-    // 1. drop → first timeline
-    const page = await context.newPage();
-    await page.goto(`http://127.0.0.1:${PORT}/index.html`);
-    const files = readdirSync(seriesDir).map((n) => path.join(seriesDir, n));
-    await page.evaluate(() => (window.__longtasks = []));
-    t = performance.now();
-    await page.locator('[data-testid=file-input]').setInputFiles(files);
-    const tGiven = performance.now();
-    await page.locator('[data-testid=timeline-points] .snap').first().waitFor({ timeout: 300_000 });
-    await page.waitForFunction(() => performance.getEntriesByName('heaplens:timeline').length > 0, null, { timeout: 300_000 });
-    const tTimeline = performance.now();
-    const load = await page.evaluate(() => ({
-      worker: window.__heaplens?.client.timings.load ?? null,
-      readWait: Math.round(window.__heaplens?.summary?.readWaitMs ?? -1),
-      mb: Math.round((window.__heaplens?.summary?.bytesTotal ?? 0) / 1e6),
-      // Playwright's setInputFiles of 12,800 files runs one long task (creating the File objects) that also
-      // dispatches the app's change handler; the app's part of it is appDropHandlerMs.
-      // tasks that started after the app's change handler (that one also contains Playwright's own work)
-      longest: Math.max(0, ...window.__longtasks.filter((e) => e.start > (performance.getEntriesByName('heaplens:load-start')[0]?.startTime ?? 0)).map((e) => e.ms)),
-      appHandlerMs: performance.getEntriesByName('heaplens:load-posted')[0].startTime - performance.getEntriesByName('heaplens:load-start')[0].startTime,
-      longestAll: Math.max(0, ...window.__longtasks.map((e) => e.ms)),
-      count: window.__longtasks.length,
-      startToTimeline: performance.getEntriesByName('heaplens:timeline')[0].startTime - performance.getEntriesByName('heaplens:load-start')[0].startTime,
-      // where the long tasks fell, relative to the app's marks (ms after load-start)
-      tasks: (() => {
-        const t0 = performance.getEntriesByName('heaplens:load-start')[0].startTime;
-        const marks = Object.fromEntries(['heaplens:load-posted', 'heaplens:load-done', 'heaplens:timeline'].map((n) => [n.slice(9), Math.round((performance.getEntriesByName(n)[0]?.startTime ?? NaN) - t0)]));
-        return { marks, long: window.__longtasks.filter((e) => e.start > t0).map((e) => ({ at: Math.round(e.start - t0), ms: Math.round(e.ms) })) };
-      })(),
-      procs: window.__heaplens?.summary?.processes.length ?? 0,
-      snaps: window.__heaplens?.summary?.processes.reduce((s, p) => s + p.snapshots.length, 0) ?? 0,
-    }));
-    results.load = {
-      files: files.length,
-      processes: load.procs,
-      snapshots: load.snaps,
-      handToPageMs: Math.round(tGiven - t),
-      dropToFirstTimelineMs: Math.round(tTimeline - t),
-      appLoadStartToTimelineMs: Math.round(load.startToTimeline),
-      appDropHandlerMs: Math.round(load.appHandlerMs),
-      workerLoadMs: load.worker === null ? null : Math.round(load.worker),
-      loaderReadWaitMs: load.readWait,
-      megabytes: load.mb,
-      longestMainThreadTaskMs: Math.round(load.longest),
-      longestTaskIncludingHarnessMs: Math.round(load.longestAll),
-      longTasks: load.count,
-      longTasksAfterLoadStart: load.tasks,
-    };
-    console.log('load', results.load);
-    // interaction on the big series: switch processes and tabs
-    await page.evaluate(() => (window.__longtasks = []));
-    await page.locator('[data-testid=processes] tbody tr').nth(3).click();
-    await page.getByTestId('tab-flame').click();
-    await page.getByTestId('flame').locator('canvas').waitFor();
-    await page.getByTestId('tab-diff').click();
-    await page.getByTestId('diff-flame').locator('canvas').waitFor();
-    await page.getByTestId('tab-growth').click();
-    await page.getByTestId('growth-row').first().waitFor();
-    results.interact64 = { longestMainThreadTaskMs: Math.round(await page.evaluate(() => Math.max(0, ...window.__longtasks.map((e) => e.ms)))) };
-    console.log('interaction (64×200)', results.interact64);
-    await page.close();
+      // 1. drop → first timeline
+      const page = await context.newPage();
+      await page.goto(`http://127.0.0.1:${PORT}/index.html`);
+      const files = readdirSync(seriesDir).map((n) => path.join(seriesDir, n));
+      await page.evaluate(() => (window.__longtasks = []));
+      t = performance.now();
+      await page.locator('[data-testid=file-input]').setInputFiles(files);
+      const tGiven = performance.now();
+      await page.locator('[data-testid=timeline-points] .snap').first().waitFor({ timeout: 300_000 });
+      await page.waitForFunction(() => performance.getEntriesByName('heaplens:timeline').length > 0, null, {
+        timeout: 300_000,
+      });
+      const tTimeline = performance.now();
+      const load = await page.evaluate(() => ({
+        worker: window.__heaplens?.client.timings.load ?? null,
+        readWait: Math.round(window.__heaplens?.summary?.readWaitMs ?? -1),
+        mb: Math.round((window.__heaplens?.summary?.bytesTotal ?? 0) / 1e6),
+        // Playwright's setInputFiles of 12,800 files runs one long task (creating the File objects) that also
+        // dispatches the app's change handler; the app's part of it is appDropHandlerMs.
+        // tasks that started after the app's change handler (that one also contains Playwright's own work)
+        longest: Math.max(
+          0,
+          ...window.__longtasks
+            .filter((e) => e.start > (performance.getEntriesByName('heaplens:load-start')[0]?.startTime ?? 0))
+            .map((e) => e.ms),
+        ),
+        appHandlerMs:
+          performance.getEntriesByName('heaplens:load-posted')[0].startTime -
+          performance.getEntriesByName('heaplens:load-start')[0].startTime,
+        longestAll: Math.max(0, ...window.__longtasks.map((e) => e.ms)),
+        count: window.__longtasks.length,
+        startToTimeline:
+          performance.getEntriesByName('heaplens:timeline')[0].startTime -
+          performance.getEntriesByName('heaplens:load-start')[0].startTime,
+        // where the long tasks fell, relative to the app's marks (ms after load-start)
+        tasks: (() => {
+          const t0 = performance.getEntriesByName('heaplens:load-start')[0].startTime;
+          const marks = Object.fromEntries(
+            ['heaplens:load-posted', 'heaplens:load-done', 'heaplens:timeline'].map((n) => [
+              n.slice(9),
+              Math.round((performance.getEntriesByName(n)[0]?.startTime ?? NaN) - t0),
+            ]),
+          );
+          return {
+            marks,
+            long: window.__longtasks
+              .filter((e) => e.start > t0)
+              .map((e) => ({ at: Math.round(e.start - t0), ms: Math.round(e.ms) })),
+          };
+        })(),
+        procs: window.__heaplens?.summary?.processes.length ?? 0,
+        snaps: window.__heaplens?.summary?.processes.reduce((s, p) => s + p.snapshots.length, 0) ?? 0,
+      }));
+      results.load = {
+        files: files.length,
+        processes: load.procs,
+        snapshots: load.snaps,
+        handToPageMs: Math.round(tGiven - t),
+        dropToFirstTimelineMs: Math.round(tTimeline - t),
+        appLoadStartToTimelineMs: Math.round(load.startToTimeline),
+        appDropHandlerMs: Math.round(load.appHandlerMs),
+        workerLoadMs: load.worker === null ? null : Math.round(load.worker),
+        loaderReadWaitMs: load.readWait,
+        megabytes: load.mb,
+        longestMainThreadTaskMs: Math.round(load.longest),
+        longestTaskIncludingHarnessMs: Math.round(load.longestAll),
+        longTasks: load.count,
+        longTasksAfterLoadStart: load.tasks,
+      };
+      console.log('load', results.load);
+      // interaction on the big series: switch processes and tabs
+      await page.evaluate(() => (window.__longtasks = []));
+      await page.locator('[data-testid=processes] tbody tr').nth(3).click();
+      await page.getByTestId('tab-flame').click();
+      await page.getByTestId('flame').locator('canvas').waitFor();
+      await page.getByTestId('tab-diff').click();
+      await page.getByTestId('diff-flame').locator('canvas').waitFor();
+      await page.getByTestId('tab-growth').click();
+      await page.getByTestId('growth-row').first().waitFor();
+      results.interact64 = {
+        longestMainThreadTaskMs: Math.round(
+          await page.evaluate(() => Math.max(0, ...window.__longtasks.map((e) => e.ms))),
+        ),
+      };
+      console.log('interaction (64×200)', results.interact64);
+      await page.close();
 
-    // 2. flame graph at 100k+ nodes
-    const p2 = await context.newPage();
-    await p2.goto(`http://127.0.0.1:${PORT}/index.html`);
-    await p2.locator('[data-testid=file-input]').setInputFiles(readdirSync(bigDir).map((n) => path.join(bigDir, n)));
-    await p2.getByTestId('job-info').waitFor({ timeout: 300_000 });
-    await p2.getByTestId('tab-flame').click();
-    await p2.waitForFunction(() => (window.__heaplensFlame?.flame?.size() ?? 0) > 100_000, null, { timeout: 120_000 });
-    await p2.waitForTimeout(300);
-    await p2.evaluate(() => (window.__longtasks = []));
-    const frames = await p2.evaluate(async () => {
-      const api = window.__heaplensFlame.flame;
-      const times = [];
-      for (let i = 0; i < 60; i++) times.push(api.drawNow());
-      return { nodes: api.size(), times };
-    });
-    // hover + zoom interactions, measured by the component's own per-frame timer
-    const box = await p2.getByTestId('flame').locator('canvas').boundingBox();
-    const hoverTimes = [];
-    for (let i = 0; i < 40; i++) {
-      await p2.mouse.move(box.x + 5 + (i * (box.width - 10)) / 40, box.y + 18 * (2 + (i % 4)) + 5);
+      // 2. flame graph at 100k+ nodes
+      const p2 = await context.newPage();
+      await p2.goto(`http://127.0.0.1:${PORT}/index.html`);
+      await p2.locator('[data-testid=file-input]').setInputFiles(readdirSync(bigDir).map((n) => path.join(bigDir, n)));
+      await p2.getByTestId('job-info').waitFor({ timeout: 300_000 });
+      await p2.getByTestId('tab-flame').click();
+      await p2.waitForFunction(() => (window.__heaplensFlame?.flame?.size() ?? 0) > 100_000, null, {
+        timeout: 120_000,
+      });
+      await p2.waitForTimeout(300);
+      await p2.evaluate(() => (window.__longtasks = []));
+      const frames = await p2.evaluate(async () => {
+        const api = window.__heaplensFlame.flame;
+        const times = [];
+        for (let i = 0; i < 60; i++) times.push(api.drawNow());
+        return { nodes: api.size(), times };
+      });
+      // hover + zoom interactions, measured by the component's own per-frame timer
+      const box = await p2.getByTestId('flame').locator('canvas').boundingBox();
+      const hoverTimes = [];
+      for (let i = 0; i < 40; i++) {
+        await p2.mouse.move(box.x + 5 + (i * (box.width - 10)) / 40, box.y + 18 * (2 + (i % 4)) + 5);
+        await p2.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+        hoverTimes.push(await p2.evaluate(() => window.__heaplensPerf?.flameFrameMs ?? 0));
+      }
+      await p2.mouse.dblclick(box.x + box.width / 3, box.y + 18 * 2 + 5);
       await p2.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
-      hoverTimes.push(await p2.evaluate(() => window.__heaplensPerf?.flameFrameMs ?? 0));
-    }
-    await p2.mouse.dblclick(box.x + box.width / 3, box.y + 18 * 2 + 5);
-    await p2.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
-    const zoomMs = await p2.evaluate(() => window.__heaplensPerf?.flameFrameMs ?? 0);
-    await p2.keyboard.press('Escape');
-    await p2.getByTestId('flame-search').fill('trainer+0x2');
-    await p2.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
-    const searchMs = await p2.evaluate(() => window.__heaplensPerf?.flameFrameMs ?? 0);
-    const sorted = [...frames.times].sort((a, b) => a - b);
-    const pct = (q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
-    results.flame = {
-      nodes: frames.nodes,
-      drawMedianMs: +pct(0.5).toFixed(2),
-      drawP95Ms: +pct(0.95).toFixed(2),
-      drawMaxMs: +sorted[sorted.length - 1].toFixed(2),
-      hoverFrameMaxMs: +Math.max(...hoverTimes).toFixed(2),
-      zoomFrameMs: +zoomMs.toFixed(2),
-      searchFrameMs: +searchMs.toFixed(2),
-      longestMainThreadTaskMs: Math.round(await p2.evaluate(() => Math.max(0, ...window.__longtasks.map((e) => e.ms)))),
-    };
-    console.log('flame', results.flame);
-    await p2.close();
+      const zoomMs = await p2.evaluate(() => window.__heaplensPerf?.flameFrameMs ?? 0);
+      await p2.keyboard.press('Escape');
+      await p2.getByTestId('flame-search').fill('trainer+0x2');
+      await p2.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+      const searchMs = await p2.evaluate(() => window.__heaplensPerf?.flameFrameMs ?? 0);
+      const sorted = [...frames.times].sort((a, b) => a - b);
+      const pct = (q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+      results.flame = {
+        nodes: frames.nodes,
+        drawMedianMs: +pct(0.5).toFixed(2),
+        drawP95Ms: +pct(0.95).toFixed(2),
+        drawMaxMs: +sorted[sorted.length - 1].toFixed(2),
+        hoverFrameMaxMs: +Math.max(...hoverTimes).toFixed(2),
+        zoomFrameMs: +zoomMs.toFixed(2),
+        searchFrameMs: +searchMs.toFixed(2),
+        longestMainThreadTaskMs: Math.round(
+          await p2.evaluate(() => Math.max(0, ...window.__longtasks.map((e) => e.ms))),
+        ),
+      };
+      console.log('flame', results.flame);
+      await p2.close();
     }
 
     // 4. large job: first timeline (the preview from the dump heads) and full load, browser memory
-    const scaleDir = process.env.BENCH_SCALE_JOB ?? path.join(process.env.HEAPLENS_SCALE_DATA ?? '/tmp/heaplens-scale-data', '16x100x5000');
+    const scaleDir =
+      process.env.BENCH_SCALE_JOB ??
+      path.join(process.env.HEAPLENS_SCALE_DATA ?? '/tmp/heaplens-scale-data', '16x100x5000');
     if (existsSync(path.join(scaleDir, '.complete'))) {
       const p3 = await context.newPage();
       await p3.goto(`http://127.0.0.1:${PORT}/index.html`);
-      const scaleFiles = readdirSync(scaleDir).filter((n) => !n.startsWith('.')).map((n) => path.join(scaleDir, n));
+      const scaleFiles = readdirSync(scaleDir)
+        .filter((n) => !n.startsWith('.'))
+        .map((n) => path.join(scaleDir, n));
       const textBytes = JSON.parse(readFileSync(path.join(scaleDir, '.complete'), 'utf8')).textBytes;
       let peakRss = 0;
       const browserPid = childPids(process.pid).find((p) => /chrom/i.test(readFileSync(`/proc/${p}/comm`, 'utf8')));
@@ -324,7 +390,15 @@ async function main() {
         readers: window.__heaplens?.summary?.readers ?? 0,
         procs: window.__heaplens?.summary?.processes.length ?? 0,
         longTasks: window.__longtasks.map((e) => ({ start: e.start, ms: e.ms })),
-        marks: Object.fromEntries(['heaplens:load-posted', 'heaplens:preview', 'heaplens:load-done', 'heaplens:timeline'].map((n) => [n.slice(9), Math.round((performance.getEntriesByName(n)[0]?.startTime ?? NaN) - (performance.getEntriesByName('heaplens:load-start')[0]?.startTime ?? 0))])),
+        marks: Object.fromEntries(
+          ['heaplens:load-posted', 'heaplens:preview', 'heaplens:load-done', 'heaplens:timeline'].map((n) => [
+            n.slice(9),
+            Math.round(
+              (performance.getEntriesByName(n)[0]?.startTime ?? NaN) -
+                (performance.getEntriesByName('heaplens:load-start')[0]?.startTime ?? 0),
+            ),
+          ]),
+        ),
       }));
       results.scale = {
         job: scaleDir,
@@ -334,27 +408,50 @@ async function main() {
         readers: info.readers,
         dropToFirstTimelineMs: Math.round(tPreview - t3),
         dropToFullLoadMs: Math.round(tFull - t3),
-        longestMainThreadTaskAfterLoadStartMs: Math.round(Math.max(0, ...info.longTasks.filter((e) => e.start > info.start).map((e) => e.ms))),
+        longestMainThreadTaskAfterLoadStartMs: Math.round(
+          Math.max(0, ...info.longTasks.filter((e) => e.start > info.start).map((e) => e.ms)),
+        ),
         browserPeakRssMB: Math.round(peakRss / 1024),
         // the largest single process of the browser (the page's renderer, which holds the analysis worker and readers)
         largestProcessPeakRssMB: Math.round(peakOne / 1024),
         // ms after the app's load start; long tasks after it (ms at, duration)
         appMarks: info.marks,
-        longTasksAfterLoadStart: info.longTasks.filter((e) => e.start > info.start).map((e) => ({ at: Math.round(e.start - info.start), ms: Math.round(e.ms) })),
+        longTasksAfterLoadStart: info.longTasks
+          .filter((e) => e.start > info.start)
+          .map((e) => ({ at: Math.round(e.start - info.start), ms: Math.round(e.ms) })),
       };
       console.log('large job', results.scale);
       await p3.close();
     } else {
-      console.log(`large job: skipped (generate it with: node bench/scale-bench.mjs --only 16x100x5000, or set BENCH_SCALE_JOB)`);
+      console.log(
+        `large job: skipped (generate it with: node bench/scale-bench.mjs --only 16x100x5000, or set BENCH_SCALE_JOB)`,
+      );
     }
     await browser.close();
   } finally {
     server.kill();
   }
   const ok =
-    (!results.load || (results.load.dropToFirstTimelineMs < 20_000 && results.flame.drawP95Ms < 16 && results.load.longestMainThreadTaskMs <= 100)) &&
-    (!results.scale || (results.scale.dropToFirstTimelineMs <= 3000 && results.scale.longestMainThreadTaskAfterLoadStartMs <= 100 && results.scale.browserPeakRssMB < 1536));
-  console.log(JSON.stringify({ bench: 'ui', targets: { loadMs: 20000, frameMs: 16, longTaskMs: 100, scaleFirstTimelineMs: 3000, scaleRssMB: 1536 }, ...results, meetsTargets: ok }, null, 2));
+    (!results.load ||
+      (results.load.dropToFirstTimelineMs < 20_000 &&
+        results.flame.drawP95Ms < 16 &&
+        results.load.longestMainThreadTaskMs <= 100)) &&
+    (!results.scale ||
+      (results.scale.dropToFirstTimelineMs <= 3000 &&
+        results.scale.longestMainThreadTaskAfterLoadStartMs <= 100 &&
+        results.scale.browserPeakRssMB < 1536));
+  console.log(
+    JSON.stringify(
+      {
+        bench: 'ui',
+        targets: { loadMs: 20000, frameMs: 16, longTaskMs: 100, scaleFirstTimelineMs: 3000, scaleRssMB: 1536 },
+        ...results,
+        meetsTargets: ok,
+      },
+      null,
+      2,
+    ),
+  );
 }
 
 main().catch((e) => {

@@ -26,7 +26,9 @@ const work = mkdtempSync(join(tmpdir(), 'heaplens-verdict-bench-'));
 try {
   let t = performance.now();
   const bytes = writeSeries(join(work, 'series'), { processes: P, snapshots: S, stacks, depth });
-  console.log(`generated ${P} processes × ${S} snapshots × ${stacks} stacks (depth ~${depth}): ${(bytes / 1e6).toFixed(0)} MB in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+  console.log(
+    `generated ${P} processes × ${S} snapshots × ${stacks} stacks (depth ~${depth}): ${(bytes / 1e6).toFixed(0)} MB in ${((performance.now() - t) / 1000).toFixed(1)} s`,
+  );
   t = performance.now();
   const job = await loadJob(await collectInputFiles([join(work, 'series')]));
   const loadMs = performance.now() - t;
@@ -40,8 +42,14 @@ try {
   }
   const patterns = {};
   for (const s of r.stacks) patterns[s.pattern] = (patterns[s.pattern] ?? 0) + 1;
-  console.log(`loaded in ${(loadMs / 1000).toFixed(1)} s; job-wide ranking of ${r.stacks.length} series (${r.groups.length} groups) in ${rankMs.toFixed(0)} ms`);
-  console.log(`patterns: ${Object.entries(patterns).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+  console.log(
+    `loaded in ${(loadMs / 1000).toFixed(1)} s; job-wide ranking of ${r.stacks.length} series (${r.groups.length} groups) in ${rankMs.toFixed(0)} ms`,
+  );
+  console.log(
+    `patterns: ${Object.entries(patterns)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}`,
+  );
   const ratio = rankMs / loadMs;
   console.log(`RANKING / LOAD: ${ratio.toFixed(3)} (target < ${TARGET})`);
   if (process.argv.includes('--keep')) console.log(`kept ${work}`);

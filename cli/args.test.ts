@@ -11,7 +11,19 @@ async function cli(...argv: string[]) {
 
 describe('cli/args (node:util parseArgs)', () => {
   it('collects positionals, repeatable options in order, short aliases and booleans', () => {
-    const a = parseArgs(['top', 'a.heap', '-n', '5', '--symbols', 'x', '--symbols=y', '--json', 'b', '--', '--not-an-option']);
+    const a = parseArgs([
+      'top',
+      'a.heap',
+      '-n',
+      '5',
+      '--symbols',
+      'x',
+      '--symbols=y',
+      '--json',
+      'b',
+      '--',
+      '--not-an-option',
+    ]);
     expect(a.command).toBe('top');
     expect(a.positional).toEqual(['a.heap', 'b', '--not-an-option']);
     expect(a.flags.get('top')).toEqual(['5']);
@@ -24,7 +36,9 @@ describe('cli/args (node:util parseArgs)', () => {
     expect(() => parseArgs(['top', '--pid'])).toThrow(/--pid needs a value/);
     expect(() => parseArgs(['top', '--json=1'])).toThrow(/--json takes no value/);
     expect(() => checkFlags(parseArgs(['top', '--stacks', 'both']), ['stacks'])).toThrow(UsageError);
-    expect(() => checkFlags(parseArgs(['top', '--focus', '(unclosed']), ['focus'])).toThrow(/--focus takes a regular expression/);
+    expect(() => checkFlags(parseArgs(['top', '--focus', '(unclosed']), ['focus'])).toThrow(
+      /--focus takes a regular expression/,
+    );
   });
 
   // A path that does not exist would give exit code 1 ("nothing could be read") if it were read first.

@@ -53,7 +53,8 @@ const oneOf =
   (v: string): string | null =>
     values.includes(v) ? null : `takes ${values.join(', ')}`;
 const wholeNumber = (v: string): string | null => (/^\d+$/.test(v) ? null : 'takes a whole number');
-const snapshotRef = (v: string): string | null => (v === 'last' || v === 'first' || /^\d+$/.test(v) ? null : 'takes last, first or a sequence number');
+const snapshotRef = (v: string): string | null =>
+  v === 'last' || v === 'first' || /^\d+$/.test(v) ? null : 'takes last, first or a sequence number';
 const regex = (v: string): string | null => {
   try {
     new RegExp(v);
@@ -96,7 +97,9 @@ interface NodeError {
 
 export function parseArgs(argv: readonly string[]): ParsedArgs {
   const [command = 'help', ...rest] = argv;
-  let parsed: ReturnType<typeof utilParseArgs<{ options: typeof OPTIONS; allowPositionals: true; strict: true; tokens: true }>>;
+  let parsed: ReturnType<
+    typeof utilParseArgs<{ options: typeof OPTIONS; allowPositionals: true; strict: true; tokens: true }>
+  >;
   try {
     parsed = utilParseArgs({ args: [...rest], options: OPTIONS, allowPositionals: true, strict: true, tokens: true });
   } catch (e) {
@@ -106,7 +109,13 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
       case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
         throw new UsageError(`unknown option ${name} for "${command}"`);
       case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
-        throw new UsageError(/argument missing/.test(err.message) ? `${name} needs a value` : /does not take an argument/.test(err.message) ? `${name} takes no value` : err.message);
+        throw new UsageError(
+          /argument missing/.test(err.message)
+            ? `${name} needs a value`
+            : /does not take an argument/.test(err.message)
+              ? `${name} takes no value`
+              : err.message,
+        );
       default:
         throw new UsageError(err.message);
     }

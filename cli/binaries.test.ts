@@ -21,7 +21,12 @@ describe('heaplens binaries', () => {
     const empty = mkdtempSync(join(tmpdir(), 'heaplens-nosys-'));
     const r = await cli('binaries', join(PY_FIXTURES, 'py312', d.name), '--sysroot', empty, '--json');
     expect(r.code).toBe(0);
-    const doc = JSON.parse(r.out) as { processes: { modules: { mappingPath: string; status: string; bytes: number; stacks: number }[]; totalBytes: number }[] };
+    const doc = JSON.parse(r.out) as {
+      processes: {
+        modules: { mappingPath: string; status: string; bytes: number; stacks: number }[];
+        totalBytes: number;
+      }[];
+    };
     const maps = parseMaps(d.mapsText).entries;
     const lib = maps.find((m) => /libpython3\.12\.so/.test(m.path))?.path ?? '';
     expect(lib).not.toBe('');

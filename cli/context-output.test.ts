@@ -6,12 +6,40 @@ import { describe, expect, it } from 'vitest';
 import { run } from './main.js';
 
 const PY312 = resolve(import.meta.dirname, '../fixtures/python/py312');
-const rows = readFileSync(join(PY312, 'context-expected.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { pid: number; ppid: number; mseq: number; comm: string; before: { time_ns: number }; after: { time_ns: number } });
+const rows = readFileSync(join(PY312, 'context-expected.jsonl'), 'utf8')
+  .trim()
+  .split('\n')
+  .map(
+    (l) =>
+      JSON.parse(l) as {
+        pid: number;
+        ppid: number;
+        mseq: number;
+        comm: string;
+        before: { time_ns: number };
+        after: { time_ns: number };
+      },
+  );
 
 interface SummaryJson {
   processes: {
-    key: string; pid: number; name: string; comm: string; cmdline: string[]; ppid: number; parentKey: string | null; limitBytes: number | null; timeAxis: string;
-    snapshots: { triggerSeq?: number; file: string; timeMs: number; timeSource: string; context: { pid: number; jemalloc: { allocated: number } } | null; memory: { heapEstimate: number; allocated: number; rss: number; gap: { gap: number; message: string } | null } }[];
+    key: string;
+    pid: number;
+    name: string;
+    comm: string;
+    cmdline: string[];
+    ppid: number;
+    parentKey: string | null;
+    limitBytes: number | null;
+    timeAxis: string;
+    snapshots: {
+      triggerSeq?: number;
+      file: string;
+      timeMs: number;
+      timeSource: string;
+      context: { pid: number; jemalloc: { allocated: number } } | null;
+      memory: { heapEstimate: number; allocated: number; rss: number; gap: { gap: number; message: string } | null };
+    }[];
   }[];
 }
 

@@ -97,7 +97,15 @@ export function snapshotContextCells(p: ProcessSeries): { header: string[]; rows
     const m = mem[i];
     const time = t.snapshots[i].timeMs;
     const b = (v: number | null): string => (v === null ? '' : formatBytes(v));
-    return [time === null ? '' : new Date(time).toISOString().replace('T', ' ').replace('Z', ''), b(m.allocated), b(m.resident), b(m.rss)];
+    return [
+      time === null ? '' : new Date(time).toISOString().replace('T', ' ').replace('Z', ''),
+      b(m.allocated),
+      b(m.resident),
+      b(m.rss),
+    ];
   });
-  return { header: [t.source === 'capture' ? 'time (UTC)' : `time (${t.source}, UTC)`, 'allocated', 'resident', 'RSS'], rows };
+  return {
+    header: [t.source === 'capture' ? 'time (UTC)' : `time (${t.source}, UTC)`, 'allocated', 'resident', 'RSS'],
+    rows,
+  };
 }

@@ -22,7 +22,8 @@ async function isDatasetFolder(path: string): Promise<boolean> {
  */
 async function cellPicker(args: ParsedArgs): Promise<true | CellPicker> {
   const { snapshotBySeq } = await import('./report-command.js');
-  const pick = (which: string, option: string) => (snaps: readonly Snapshot[]) => snapshotBySeq({ snapshots: [...snaps] }, which, option);
+  const pick = (which: string, option: string) => (snaps: readonly Snapshot[]) =>
+    snapshotBySeq({ snapshots: [...snaps] }, which, option);
   if (args.command === 'top' || args.command === 'export') {
     const one = pick(flag(args, 'snapshot') ?? 'last', 'snapshot');
     return (snaps) => [one(snaps)];
@@ -35,7 +36,10 @@ export async function datasetPath(paths: readonly string[]): Promise<string | nu
   const found: string[] = [];
   for (const p of paths) if (await isDatasetFolder(p)) found.push(p);
   if (found.length === 0) return null;
-  if (paths.length > 1) throw new UsageError(`${found[0]} is a dataset: give it alone (ingest the other dumps into it to read them together)`);
+  if (paths.length > 1)
+    throw new UsageError(
+      `${found[0]} is a dataset: give it alone (ingest the other dumps into it to read them together)`,
+    );
   return found[0];
 }
 
@@ -49,7 +53,11 @@ export interface DatasetLoad {
  * Reads the dataset for `args.command`. A DatasetError (missing or damaged file) propagates with the file's name.
  * DuckDB (a native addon) is loaded only here, so commands on dumps never load it.
  */
-export async function loadDataset(dir: string, args: ParsedArgs, io: { err: (s: string) => void }): Promise<DatasetLoad> {
+export async function loadDataset(
+  dir: string,
+  args: ParsedArgs,
+  io: { err: (s: string) => void },
+): Promise<DatasetLoad> {
   const { readDataset } = await import('../dataset/read-dataset.js');
   // summary shows snapshot totals only: no cells; top and export read the cells of the snapshot they show
   const ds = await readDataset(dir, { cells: args.command === 'summary' ? false : await cellPicker(args) });

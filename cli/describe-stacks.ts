@@ -5,7 +5,13 @@ import type { ProcessSeries } from '../analysis/model.js';
 import { locateAddress } from '../analysis/frame-labels.js';
 import { applyStackMode, type StackMode } from '../analysis/python-stacks.js';
 import { foldOptionsFor, foldStack, frameText, stackLabel, type FoldedStack } from '../analysis/stack-labels.js';
-import { atGranularity, filterStack, frameTextAt, type Granularity, type StackFilter } from '../analysis/stack-filter.js';
+import {
+  atGranularity,
+  filterStack,
+  frameTextAt,
+  type Granularity,
+  type StackFilter,
+} from '../analysis/stack-filter.js';
 
 /** 'folded': a marker frame standing for folded frames (export/frames.ts foldMarker) */
 export type FrameKind = 'native' | 'allocator' | 'python' | 'folded';
@@ -65,7 +71,8 @@ export function describeFrame(f: FrameOut): string {
 
 /** A stack's label for the terminal (analysis/stack-labels.ts): the first surviving frame first. */
 export function stackText(stack: FoldedStack<FrameOut>, max = 6, granularity: Granularity = 'lines'): string {
-  const text = granularity === 'lines' ? (f: FrameOut) => describeFrame(f) : (f: FrameOut) => frameTextAt(f, granularity);
+  const text =
+    granularity === 'lines' ? (f: FrameOut) => describeFrame(f) : (f: FrameOut) => frameTextAt(f, granularity);
   const shown = { frames: atGranularity(stack.frames, granularity), folds: stack.folds };
   return stackLabel(shown, { max, text: (f) => text(f as FrameOut) });
 }
@@ -85,7 +92,15 @@ export function pythonDescriber(inner: StackDescriber, proc: ProcessSeries, mode
   return {
     frames(stackId: number): FrameOut[] {
       // Nothing is hidden here: the Python-first view folds the interpreter's frames (stackViewer).
-      return applyStackMode(inner.frames(stackId), table, mode, (p) => ({ address: p.addr, kind: 'python', module: null, moduleOffset: null, function: p.function, file: p.file, line: p.line }));
+      return applyStackMode(inner.frames(stackId), table, mode, (p) => ({
+        address: p.addr,
+        kind: 'python',
+        module: null,
+        moduleOffset: null,
+        function: p.function,
+        file: p.file,
+        line: p.line,
+      }));
     },
   };
 }
@@ -101,7 +116,11 @@ export interface ViewOptions extends DescribeOptions {
  * Stacks as a view shows them: allocator frames dropped unless asked for, then the filters (null: the stack is
  * filtered out), then folded (analysis/stack-labels.ts).
  */
-export function stackViewer(d: StackDescriber, proc: ProcessSeries, options: ViewOptions): (stackId: number) => FoldedStack<FrameOut> | null {
+export function stackViewer(
+  d: StackDescriber,
+  proc: ProcessSeries,
+  options: ViewOptions,
+): (stackId: number) => FoldedStack<FrameOut> | null {
   const fold = foldOptionsFor(proc, options.mode, options.foldImports);
   const filter = options.filter ?? {};
   return (stackId) => {
@@ -111,6 +130,10 @@ export function stackViewer(d: StackDescriber, proc: ProcessSeries, options: Vie
 }
 
 /** The JSON of a stack's folds: where each run sits among `frames`, why, and how many frames it holds. */
-export function foldsJson(stack: FoldedStack<FrameOut>): { folded?: { index: number; reason: string; count: number }[] } {
-  return stack.folds.length > 0 ? { folded: stack.folds.map((f) => ({ index: f.index, reason: f.reason, count: f.frames.length })) } : {};
+export function foldsJson(stack: FoldedStack<FrameOut>): {
+  folded?: { index: number; reason: string; count: number }[];
+} {
+  return stack.folds.length > 0
+    ? { folded: stack.folds.map((f) => ({ index: f.index, reason: f.reason, count: f.frames.length })) }
+    : {};
 }

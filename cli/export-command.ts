@@ -9,23 +9,47 @@ import { toFolded } from '../export/folded.js';
 import { toSpeedscope } from '../export/speedscope.js';
 import { checkFlags, flag, has, UsageError, type ParsedArgs } from './args.js';
 import { formatBytes } from './format.js';
-import { DEFAULT_SAMPLE_TYPE, parseSampleType, sampleSeries, sampleUnavailable, sampleUnit } from '../analysis/sample-type.js';
+import {
+  DEFAULT_SAMPLE_TYPE,
+  parseSampleType,
+  sampleSeries,
+  sampleUnavailable,
+  sampleUnit,
+} from '../analysis/sample-type.js';
 import { SYMBOL_FLAGS } from './symbols.js';
 import { commandDescriber, loadForCommand, snapshotBySeq, type CommandIO } from './report-command.js';
 
 const FORMATS = ['pprof', 'folded', 'speedscope'] as const;
 
 export async function exportCommand(args: ParsedArgs, io: CommandIO): Promise<number> {
-  checkFlags(args, ['format', 'output', 'snapshot', 'measure', 'pid', 'stacks', 'fold-imports', 'sample', 'focus', 'ignore', 'hide', 'show', 'show-allocator', 'help', ...SYMBOL_FLAGS]);
+  checkFlags(args, [
+    'format',
+    'output',
+    'snapshot',
+    'measure',
+    'pid',
+    'stacks',
+    'fold-imports',
+    'sample',
+    'focus',
+    'ignore',
+    'hide',
+    'show',
+    'show-allocator',
+    'help',
+    ...SYMBOL_FLAGS,
+  ]);
   const format = flag(args, 'format');
-  if (!format || !(FORMATS as readonly string[]).includes(format)) throw new UsageError(`--format takes ${FORMATS.join(', ')}${format ? `, got ${JSON.stringify(format)}` : ''}`);
+  if (!format || !(FORMATS as readonly string[]).includes(format))
+    throw new UsageError(`--format takes ${FORMATS.join(', ')}${format ? `, got ${JSON.stringify(format)}` : ''}`);
   const output = flag(args, 'output');
   if (!output) throw new UsageError('"export" needs -o <file> (or -o - for folded and speedscope on stdout)');
   if (output === '-' && format === 'pprof') throw new UsageError('pprof is binary: give -o <file>');
   const sample = parseSampleType(flag(args, 'sample') ?? DEFAULT_SAMPLE_TYPE) ?? DEFAULT_SAMPLE_TYPE;
   // --sample names the unit too; --measure alone keeps its old meaning (live bytes or objects)
   const measure = has(args, 'sample') ? sampleUnit(sample) : (flag(args, 'measure') ?? 'bytes');
-  if (measure !== 'bytes' && measure !== 'objects') throw new UsageError(`--measure takes bytes or objects, got ${JSON.stringify(measure)}`);
+  if (measure !== 'bytes' && measure !== 'objects')
+    throw new UsageError(`--measure takes bytes or objects, got ${JSON.stringify(measure)}`);
   const which = flag(args, 'snapshot') ?? 'last';
   const job = await loadForCommand(args, io);
   if (!job) return 1;
@@ -55,7 +79,10 @@ export async function exportCommand(args: ParsedArgs, io: CommandIO): Promise<nu
     const comments = inputs.map((x) => `heaplens: ${x.proc.key} ${x.proc.snapshots[x.snapshotIndex].file}`);
     bytes = gzipSync(toPprof(inputs, { showAllocator, comments, defaultSample: sample }));
   } else {
-    const text = format === 'folded' ? toFolded(inputs, { showAllocator, measure }) : JSON.stringify(toSpeedscope(inputs, { showAllocator, measure }));
+    const text =
+      format === 'folded'
+        ? toFolded(inputs, { showAllocator, measure })
+        : JSON.stringify(toSpeedscope(inputs, { showAllocator, measure }));
     if (output === '-') {
       io.out(text.endsWith('\n') ? text.slice(0, -1) : text);
       return 0;
@@ -63,6 +90,8 @@ export async function exportCommand(args: ParsedArgs, io: CommandIO): Promise<nu
     bytes = new TextEncoder().encode(text);
   }
   await writeFileAtomic(output, bytes);
-  io.err(`wrote ${output} (${formatBytes(bytes.length)}): ${format}, ${inputs.length} process${inputs.length === 1 ? '' : 'es'}, snapshot ${which}`);
+  io.err(
+    `wrote ${output} (${formatBytes(bytes.length)}): ${format}, ${inputs.length} process${inputs.length === 1 ? '' : 'es'}, snapshot ${which}`,
+  );
   return 0;
 }

@@ -67,7 +67,12 @@ const MIN_LAST_COLUMN = 20;
  * less what the caller indents by), the last column (the stack) is cut to fit, so each row stays one line and
  * starts with the stack's first frame.
  */
-export function table(header: readonly string[], rows: readonly string[][], right: readonly boolean[], columns?: number): string {
+export function table(
+  header: readonly string[],
+  rows: readonly string[][],
+  right: readonly boolean[],
+  columns?: number,
+): string {
   const widths = header.map((h, c) => Math.max(displayWidth(h), ...rows.map((r) => displayWidth(r[c] ?? ''))));
   const pad = (cell: string, c: number) => {
     const fill = ' '.repeat(Math.max(0, widths[c] - displayWidth(cell)));
@@ -88,7 +93,10 @@ export function table(header: readonly string[], rows: readonly string[][], righ
 
 /** The terminal width for output: the TTY's columns, else $COLUMNS, else 100 (pipes, files, CI logs). */
 export const DEFAULT_COLUMNS = 100;
-export function terminalColumns(stream: { isTTY?: boolean; columns?: number }, env: Record<string, string | undefined>): number {
+export function terminalColumns(
+  stream: { isTTY?: boolean; columns?: number },
+  env: Record<string, string | undefined>,
+): number {
   if (stream.isTTY && stream.columns) return stream.columns;
   const c = Number(env.COLUMNS);
   return Number.isInteger(c) && c > 0 ? c : DEFAULT_COLUMNS;

@@ -7,7 +7,17 @@ import { NOISE_Z } from '../analysis/sampling-error.js';
 import { has, intFlag, type ParsedArgs } from './args.js';
 import type { FrameOut, StackDescriber } from './describe-stacks.js';
 import { formatBytes, formatSignedBytes, table } from './format.js';
-import { describer, framesFor, indent, printWarnings, processJson, processTitle, stackText, tableColumns, type Output } from './main.js';
+import {
+  describer,
+  framesFor,
+  indent,
+  printWarnings,
+  processJson,
+  processTitle,
+  stackText,
+  tableColumns,
+  type Output,
+} from './main.js';
 
 /** Describers per process, made on first use (symbolized frames are cached inside each). */
 export function describers(job: Job, args: ParsedArgs): (pi: number) => StackDescriber {
@@ -75,7 +85,11 @@ export function groupJson(job: Job, g: SuspectGroup, frames: FrameOut[]) {
     lastBytes: g.lastBytes,
     sigmaBytes: g.sigmaBytes,
     members: g.members,
-    top: { pid: job.processes[g.top.processIndex].pid, process: job.processes[g.top.processIndex].key, stackId: g.top.stackId },
+    top: {
+      pid: job.processes[g.top.processIndex].pid,
+      process: job.processes[g.top.processIndex].key,
+      stackId: g.top.stackId,
+    },
     frames,
   };
 }
@@ -125,7 +139,9 @@ export function growth(job: Job, args: ParsedArgs, io: Output): void {
   }
   const procs = job.processes.length;
   io.out(`job-wide suspects: ${r.groups.length} stacks over ${procs} process${procs === 1 ? '' : 'es'}`);
-  io.out(`  score = growth beyond ${NOISE_Z}σ of sampling that is still going on at the end (plateaus and steps score ~0); ~ = within sampling noise`);
+  io.out(
+    `  score = growth beyond ${NOISE_Z}σ of sampling that is still going on at the end (plateaus and steps score ~0); ~ = within sampling noise`,
+  );
   const grows = groups.map((g, i) => {
     const top = r.stacks.find((s) => s.group === g.group)!;
     return [
@@ -139,7 +155,16 @@ export function growth(job: Job, args: ParsedArgs, io: Output): void {
       stackText(frames(g.top.processIndex, g.top.stackId)),
     ];
   });
-  io.out(indent(table(['#', 'score', 'pattern', 'Δ total', '±2σ end', 'late rate (top)', 'processes', 'stack (leaf first)'], grows, [true, true, false, true, true, true, false, false], tableColumns(io))) + '\n');
+  io.out(
+    indent(
+      table(
+        ['#', 'score', 'pattern', 'Δ total', '±2σ end', 'late rate (top)', 'processes', 'stack (leaf first)'],
+        grows,
+        [true, true, false, true, true, true, false, false],
+        tableColumns(io),
+      ),
+    ) + '\n',
+  );
 
   r.processes.forEach((ps, pi) => {
     const p = job.processes[pi];
@@ -147,7 +172,9 @@ export function growth(job: Job, args: ParsedArgs, io: Output): void {
     const lastSeq = fate.lastCompleteSeq;
     io.out(
       `${processTitle(p)}${fate.killed ? ' — killed' : ''}\n  series over ${ps.snapshotIndexes.length} complete snapshot${ps.snapshotIndexes.length === 1 ? '' : 's'}` +
-        (lastSeq !== null && fate.lastCompleteIndex !== p.snapshots.length - 1 ? ` (last complete: seq ${lastSeq})` : '') +
+        (lastSeq !== null && fate.lastCompleteIndex !== p.snapshots.length - 1
+          ? ` (last complete: seq ${lastSeq})`
+          : '') +
         (ps.topPattern ? `; top pattern ${ps.topPattern}` : ''),
     );
     for (const note of ps.notes) io.out(`  note: ${note}`);
@@ -164,7 +191,16 @@ export function growth(job: Job, args: ParsedArgs, io: Output): void {
         s.groupProcesses > 1 ? `${s.groupProcesses} procs` : '',
         stackText(frames(pi, s.stackId)),
       ]);
-    io.out(indent(table(['#', 'score', 'pattern', 'Δ total', '±2σ end', 'slope', 'late slope', 'shared', 'stack (leaf first)'], rows, [true, true, false, true, true, true, true, false, false], tableColumns(io))) + '\n');
+    io.out(
+      indent(
+        table(
+          ['#', 'score', 'pattern', 'Δ total', '±2σ end', 'slope', 'late slope', 'shared', 'stack (leaf first)'],
+          rows,
+          [true, true, false, true, true, true, true, false, false],
+          tableColumns(io),
+        ),
+      ) + '\n',
+    );
   });
   printWarnings(job.warnings, io);
 }

@@ -14,7 +14,10 @@ export const INGEST_USAGE = `  heaplens ingest <paths…> -o <dir> [--symbols <d
                                                   the job as a Parquet dataset (docs/dataset.md); a re-run
                                                   adds only new dumps; every command reads <dir>`;
 
-export async function ingestCommand(args: ParsedArgs, io: { out: (s: string) => void; err: (s: string) => void }): Promise<number> {
+export async function ingestCommand(
+  args: ParsedArgs,
+  io: { out: (s: string) => void; err: (s: string) => void },
+): Promise<number> {
   checkFlags(args, ['output', 'help', 'json', ...SYMBOL_FLAGS]);
   const out = flag(args, 'output');
   if (!out) throw new UsageError('"ingest" needs -o <dir>');
@@ -24,8 +27,13 @@ export async function ingestCommand(args: ParsedArgs, io: { out: (s: string) => 
   const all = await collectInputFiles(args.positional, problems);
   for (const p of problems) io.err(`warning: ${p.path}: ${p.message}`);
   // A dataset inside the folders given (the output of an earlier run, say) is not input.
-  const datasetDirs = all.filter((f) => f.path.endsWith(`/${MANIFEST_FILE}`) || f.path === MANIFEST_FILE).map((f) => dirName(f.path));
-  const files = all.filter((f) => !datasetDirs.some((d) => (d === '' ? /\.parquet$|^_heaplens\.json$/.test(f.path) : f.path.startsWith(`${d}/`))));
+  const datasetDirs = all
+    .filter((f) => f.path.endsWith(`/${MANIFEST_FILE}`) || f.path === MANIFEST_FILE)
+    .map((f) => dirName(f.path));
+  const files = all.filter(
+    (f) =>
+      !datasetDirs.some((d) => (d === '' ? /\.parquet$|^_heaplens\.json$/.test(f.path) : f.path.startsWith(`${d}/`))),
+  );
   const { ingest, IngestError } = await import('../dataset/ingest.js');
   const { DatasetError } = await import('../dataset/read-dataset.js');
   const t0 = performance.now();
@@ -44,7 +52,8 @@ export async function ingestCommand(args: ParsedArgs, io: { out: (s: string) => 
             return m;
           },
       onProcess: (p) => {
-        if (p.mode !== 'unchanged') io.err(`${p.mode === 'full' ? 'wrote' : 'appended'} ${p.key} (${p.dumps} dump${p.dumps === 1 ? '' : 's'})`);
+        if (p.mode !== 'unchanged')
+          io.err(`${p.mode === 'full' ? 'wrote' : 'appended'} ${p.key} (${p.dumps} dump${p.dumps === 1 ? '' : 's'})`);
       },
     });
   } catch (e) {
@@ -57,7 +66,8 @@ export async function ingestCommand(args: ParsedArgs, io: { out: (s: string) => 
   for (const w of result.warnings) io.err(`warning: ${w.file}${w.line ? `:${w.line}` : ''}: ${w.message}`);
   const { size } = await import('../dataset/size.js').then((m) => m.datasetSize(out));
   const seconds = ((performance.now() - t0) / 1000).toFixed(1);
-  if (has(args, 'json')) io.out(JSON.stringify({ output: out, ...result, bytes: size, seconds: Number(seconds) }, null, 2));
+  if (has(args, 'json'))
+    io.out(JSON.stringify({ output: out, ...result, bytes: size, seconds: Number(seconds) }, null, 2));
   else {
     io.out(
       `${out}: ${result.dumpsRead} dump${result.dumpsRead === 1 ? '' : 's'} read, ${result.dumpsSkipped} already in the dataset; ` +

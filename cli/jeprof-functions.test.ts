@@ -16,10 +16,13 @@ function jeprofFunctions(rel: string): Map<string, { flat: number; cum: number }
 }
 
 describe('per-function totals vs jeprof', () => {
-  it('the last sampled dump: cum of leak_steady, churn, plateau, worker, main and flat of make_node equal jeprof\'s', async () => {
+  it("the last sampled dump: cum of leak_steady, churn, plateau, worker, main and flat of make_node equal jeprof's", async () => {
     const [, last] = readFileSync(fixturePath('references/jeprof-sampled-base.files'), 'utf8').trim().split('\t');
     let out = '';
-    const code = await run(['top', `${FIXTURES}/job/${last}`, '-n', '100000', '--json', '--symbols', `${FIXTURES}/bin`], { out: (s) => (out += s), err: () => {} });
+    const code = await run(
+      ['top', `${FIXTURES}/job/${last}`, '-n', '100000', '--json', '--symbols', `${FIXTURES}/bin`],
+      { out: (s) => (out += s), err: () => {} },
+    );
     expect(code).toBe(0);
     const doc = JSON.parse(out) as { stacks: { liveBytes: number; frames: { function?: string | null }[] }[] };
     const cum = new Map<string, number>();

@@ -27,12 +27,19 @@ describe('heaplens CLI', () => {
     const r = await cli('top', job, '--pid', '0', '--json');
     expect(r.code).toBe(1); // no process has pid 0
     const all = JSON.parse((await cli('top', job, '-n', '3', '--json')).out);
-    const exact = all.stacks.filter((s: { process: string }) => s.process.endsWith(all.processes[0].key.split('/').pop()));
+    const exact = all.stacks.filter((s: { process: string }) =>
+      s.process.endsWith(all.processes[0].key.split('/').pop()),
+    );
     expect(exact[0].liveBytes).toBe(16 * 65536);
     expect(exact[0].frames[0].address).toMatch(/^0x[0-9a-f]+$/);
     expect(exact[0].frames.every((f: { kind: string }) => f.kind !== 'allocator')).toBe(true);
     const withAlloc = JSON.parse((await cli('top', job, '-n', '1', '--json', '--show-allocator')).out);
-    expect(withAlloc.stacks[0].frames.slice(0, 4).map((f: { kind: string }) => f.kind)).toEqual(['allocator', 'allocator', 'allocator', 'allocator']);
+    expect(withAlloc.stacks[0].frames.slice(0, 4).map((f: { kind: string }) => f.kind)).toEqual([
+      'allocator',
+      'allocator',
+      'allocator',
+      'allocator',
+    ]);
   });
 
   it('diff two files: base/target/delta bytes, the leak first, total equal to jeprof --base', async () => {
@@ -43,7 +50,9 @@ describe('heaplens CLI', () => {
     const r = JSON.parse((await cli('diff', first, last, '--json')).out);
     expect(r.stacks[0]).toMatchObject({ deltaBytes: 57 * 16384, baseBytes: 3 * 16384, targetBytes: 60 * 16384 });
     expect(r.processes[0].deltaBytes).toBe(jeprofReportTotal('references/jeprof-exact-base-m0-f.txt'));
-    const bySeq = JSON.parse((await cli('diff', job, '--pid', String(exact.pid), '--base', '0', '--target', '19', '--json')).out);
+    const bySeq = JSON.parse(
+      (await cli('diff', job, '--pid', String(exact.pid), '--base', '0', '--target', '19', '--json')).out,
+    );
     expect(bySeq.stacks[0].deltaBytes).toBe(19 * 3 * 16384);
   });
 
@@ -51,7 +60,16 @@ describe('heaplens CLI', () => {
     const summary = JSON.parse((await cli('summary', job, '--json')).out);
     const exact = summary.processes.find((p: { prefix: string }) => p.prefix === 'exact');
     const sampled = summary.processes.find((p: { prefix: string }) => p.prefix === 'sampled');
-    const r = JSON.parse((await cli('diff', `${FIXTURES}/${exact.snapshots[0].file}`, `${FIXTURES}/${sampled.snapshots[0].file}`, '--json')).out);
+    const r = JSON.parse(
+      (
+        await cli(
+          'diff',
+          `${FIXTURES}/${exact.snapshots[0].file}`,
+          `${FIXTURES}/${sampled.snapshots[0].file}`,
+          '--json',
+        )
+      ).out,
+    );
     expect(r.processes).toHaveLength(1);
     expect(r.processes[0].baseBytes).toBeCloseTo(exact.snapshots[0].liveBytes, 6);
     expect(r.processes[0].targetBytes).toBeCloseTo(sampled.snapshots[0].liveBytes, 6);

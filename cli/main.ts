@@ -11,13 +11,35 @@ import { escapeControlsInJson, revealControls } from '../analysis/display-text.j
 import { collectInputFiles, type CollectProblem } from '../node-io/node-files.js';
 import { checkFlags, flag, has, intFlag, parseArgs, sliceFilter, UsageError, type ParsedArgs } from './args.js';
 import { atGranularity, frameKey, isActive, parseGranularity, type Granularity } from '../analysis/stack-filter.js';
-import { foldsJson, mapsDescriber, pythonDescriber, stackText as foldedStackText, stackViewer, visibleFrames, type FrameOut, type StackDescriber } from './describe-stacks.js';
+import {
+  foldsJson,
+  mapsDescriber,
+  pythonDescriber,
+  stackText as foldedStackText,
+  stackViewer,
+  visibleFrames,
+  type FrameOut,
+  type StackDescriber,
+} from './describe-stacks.js';
 import { DEFAULT_STACK_MODE, parseStackMode } from '../analysis/python-stacks.js';
 import type { FoldedStack } from '../analysis/stack-labels.js';
-import { DEFAULT_SAMPLE_TYPE, parseSampleType, sampleSeries, sampleUnavailable, sampleUnit, type SampleType } from '../analysis/sample-type.js';
+import {
+  DEFAULT_SAMPLE_TYPE,
+  parseSampleType,
+  sampleSeries,
+  sampleUnavailable,
+  sampleUnit,
+  type SampleType,
+} from '../analysis/sample-type.js';
 import { formatBytes, formatInt, formatPercent, formatSignedBytes, table, wrapLines } from './format.js';
 import { processIdentity, processName } from '../analysis/memory-context.js';
-import { jobParents, processContextJson, processContextText, snapshotContextCells, snapshotContextJson } from './context-output.js';
+import {
+  jobParents,
+  processContextJson,
+  processContextText,
+  snapshotContextCells,
+  snapshotContextJson,
+} from './context-output.js';
 import { prepareSymbols, SYMBOL_FLAGS, SYMBOL_USAGE, symbolDescriber, symbolizeJob, symbolTableOf } from './symbols.js';
 import { missingBinaries } from '../symbolize/missing-binaries.js';
 import { datasetPath, loadDataset } from './dataset-input.js';
@@ -83,7 +105,13 @@ const COMMON = ['json', 'show-allocator', 'pid', 'help', 'stacks', 'fold-imports
 const SLICING = ['focus', 'ignore', 'hide', 'show', 'granularity'];
 
 export async function run(argv: readonly string[], rawIo: Output): Promise<number> {
-  const safe: Output = { ...terminalSafe(rawIo, argv.includes('--json') || argv.includes('speedscope') || argv.includes('--format=speedscope')), columns: rawIo.columns };
+  const safe: Output = {
+    ...terminalSafe(
+      rawIo,
+      argv.includes('--json') || argv.includes('speedscope') || argv.includes('--format=speedscope'),
+    ),
+    columns: rawIo.columns,
+  };
   let args: ParsedArgs;
   let io = safe;
   try {
@@ -91,7 +119,8 @@ export async function run(argv: readonly string[], rawIo: Output): Promise<numbe
     const columns = rawIo.columns;
     // Text output fits the terminal (tables cut their stack column; longer lines wrap); JSON is left whole, and
     // so is the list of binaries to hand over (paths to copy).
-    if (columns !== undefined && !has(args, 'json') && args.command !== 'binaries') io = { ...safe, out: (s) => safe.out(wrapLines(s, columns)) };
+    if (columns !== undefined && !has(args, 'json') && args.command !== 'binaries')
+      io = { ...safe, out: (s) => safe.out(wrapLines(s, columns)) };
     if (args.command === 'help' || args.command === '--help' || args.command === '-h' || has(args, 'help')) {
       io.out(await usage());
       return 0;
@@ -108,7 +137,9 @@ export async function run(argv: readonly string[], rawIo: Output): Promise<numbe
         return await withJob(args, io, diff);
       case 'growth':
         checkFlags(args, [...COMMON, ...SYMBOL_FLAGS, 'top']);
-        return await withJob(args, io, async (job, a, o) => (await import('./growth-command.js')).growth(sampledJob(job, a), a, o));
+        return await withJob(args, io, async (job, a, o) =>
+          (await import('./growth-command.js')).growth(sampledJob(job, a), a, o),
+        );
       case 'postmortem': {
         checkFlags(args, [...COMMON, ...SYMBOL_FLAGS, 'top', 'limit']);
         const pm = await import('./postmortem-command.js');
@@ -117,7 +148,8 @@ export async function run(argv: readonly string[], rawIo: Output): Promise<numbe
       }
       case 'binaries':
         checkFlags(args, [...COMMON, ...SYMBOL_FLAGS, 'snapshot']);
-        if (has(args, 'no-symbols')) throw new UsageError('"binaries" symbolizes to find what is missing: drop --no-symbols');
+        if (has(args, 'no-symbols'))
+          throw new UsageError('"binaries" symbolizes to find what is missing: drop --no-symbols');
         return await withJob(args, io, binaries);
       case 'report':
         return await (await import('./report-command.js')).reportCommand(args, io);
@@ -144,7 +176,10 @@ export async function run(argv: readonly string[], rawIo: Output): Promise<numbe
 
 /** Every line the CLI prints passes here: controls and bidi characters from files become visible text. */
 function terminalSafe(io: Output, json: boolean): Output {
-  return { out: (s) => io.out(json ? escapeControlsInJson(s) : revealControls(s)), err: (s) => io.err(revealControls(s)) };
+  return {
+    out: (s) => io.out(json ? escapeControlsInJson(s) : revealControls(s)),
+    err: (s) => io.err(revealControls(s)),
+  };
 }
 
 type Command = (job: Job, args: ParsedArgs, io: Output) => Promise<void> | void;
@@ -168,7 +203,15 @@ async function withJob(args: ParsedArgs, io: Output, cmd: Command): Promise<numb
       return 1;
     }
   }
-  if (!dataset && args.command === 'diff' && files.length === 2 && args.positional.length === 2 && job.processes.length === 2 && !has(args, 'base') && !has(args, 'target')) {
+  if (
+    !dataset &&
+    args.command === 'diff' &&
+    files.length === 2 &&
+    args.positional.length === 2 &&
+    job.processes.length === 2 &&
+    !has(args, 'base') &&
+    !has(args, 'target')
+  ) {
     // Two dumps of different processes: compare them as one series of two snapshots.
     const [a, b] = job.processes;
     job = await loadDumps(files, { singleSeries: true });
@@ -266,7 +309,12 @@ function sampled(job: Job, p: ProcessSeries, args: ParsedArgs): ProcessSeries | 
 }
 
 /** Value formatting for the sample: bytes, or counts of objects. */
-function valueFormat(args: ParsedArgs): { plain: (n: number) => string; signed: (n: number) => string; unit: 'bytes' | 'objects'; name: string } {
+function valueFormat(args: ParsedArgs): {
+  plain: (n: number) => string;
+  signed: (n: number) => string;
+  unit: 'bytes' | 'objects';
+  name: string;
+} {
   const t = sampleOf(args);
   const unit = sampleUnit(t);
   if (unit === 'bytes') return { plain: formatBytes, signed: formatSignedBytes, unit, name: t };
@@ -274,7 +322,10 @@ function valueFormat(args: ParsedArgs): { plain: (n: number) => string; signed: 
 }
 
 /** accumulatedBytes/accumulatedObjects of rows of a snapshot, where the dump has them. */
-function accumulatedJson(s: Snapshot, rows: readonly number[]): { accumulatedBytes?: number; accumulatedObjects?: number } {
+function accumulatedJson(
+  s: Snapshot,
+  rows: readonly number[],
+): { accumulatedBytes?: number; accumulatedObjects?: number } {
   if (!s.hasAccumulated || !s.accumBytes || !s.accumObjects) return {};
   let b = 0;
   let o = 0;
@@ -286,7 +337,9 @@ function accumulatedJson(s: Snapshot, rows: readonly number[]): { accumulatedByt
 }
 
 /** accumulatedBytes/accumulatedObjects of one stack in a snapshot (looked up by stack id), where the dump has them. */
-function accumulatedLookup(s: Snapshot): (stackId: number) => { accumulatedBytes?: number; accumulatedObjects?: number } {
+function accumulatedLookup(
+  s: Snapshot,
+): (stackId: number) => { accumulatedBytes?: number; accumulatedObjects?: number } {
   if (!s.hasAccumulated || !s.accumBytes || !s.accumObjects) return () => ({});
   const row = new Map<number, number>();
   s.stackIds.forEach((id, r) => row.set(id, r));
@@ -304,7 +357,11 @@ function summary(job: Job, args: ParsedArgs, io: Output): void {
         {
           processes: job.processes.map((p) => {
             const ctx = snapshotContextJson(p);
-            return { ...processJson(p, job), ...processContextJson(p, parents), snapshots: p.snapshots.map((s, i) => ({ ...snapshotJson(s), ...ctx[i] })) };
+            return {
+              ...processJson(p, job),
+              ...processContextJson(p, parents),
+              snapshots: p.snapshots.map((s, i) => ({ ...snapshotJson(s), ...ctx[i] })),
+            };
           }),
           warnings: job.warnings,
           ignoredFiles: job.ignoredFiles,
@@ -329,11 +386,38 @@ function summary(job: Job, args: ParsedArgs, io: Output): void {
       formatBytes(s.live.bytes),
       formatInt(s.live.objects),
       ...(withSample ? [sp ? fmt.plain(sp.snapshots[i].live.bytes) : '-'] : []),
-      s.truncated ? `truncated at byte ${s.truncated.byteOffset}${s.complete ? ' (in its maps: records complete)' : s.headerLiveBytes !== null ? `: records incomplete, header total ${formatBytes(s.headerLiveBytes)}` : ': records incomplete'}` : '',
+      s.truncated
+        ? `truncated at byte ${s.truncated.byteOffset}${s.complete ? ' (in its maps: records complete)' : s.headerLiveBytes !== null ? `: records incomplete, header total ${formatBytes(s.headerLiveBytes)}` : ': records incomplete'}`
+        : '',
       s.file,
     ]);
-    const header = ['seq', 'trigger', ...extra.header, 'live', 'objects', ...(withSample ? [fmt.name] : []), 'note', 'file'];
-    io.out(indent(table(header, rows, [true, false, false, true, true, true, true, true, ...(withSample ? [true] : []), false, false])));
+    const header = [
+      'seq',
+      'trigger',
+      ...extra.header,
+      'live',
+      'objects',
+      ...(withSample ? [fmt.name] : []),
+      'note',
+      'file',
+    ];
+    io.out(
+      indent(
+        table(header, rows, [
+          true,
+          false,
+          false,
+          true,
+          true,
+          true,
+          true,
+          true,
+          ...(withSample ? [true] : []),
+          false,
+          false,
+        ]),
+      ),
+    );
     io.out('');
   }
   printWarnings(job.warnings, io);
@@ -349,7 +433,8 @@ export function indent(s: string): string {
 function pickSnapshot(p: ProcessSeries, which: string): number {
   if (which === 'last') return p.snapshots.length - 1;
   if (which === 'first') return 0;
-  if (!/^\d+$/.test(which)) throw new UsageError(`--snapshot takes last, first or a sequence number, got ${JSON.stringify(which)}`);
+  if (!/^\d+$/.test(which))
+    throw new UsageError(`--snapshot takes last, first or a sequence number, got ${JSON.stringify(which)}`);
   const i = p.snapshots.findIndex((s) => s.seq === Number(which));
   return i;
 }
@@ -366,7 +451,12 @@ function viewer(p: ProcessSeries, args: ParsedArgs): Viewer {
   const mode = parseStackMode(v);
   if (!mode) throw new UsageError(`--stacks takes python-first, merged, python or native, got ${JSON.stringify(v)}`);
   const d = pythonDescriber(symbolDescriber(mapsDescriber(p), p), p, mode);
-  return stackViewer(d, p, { mode, showAllocator: has(args, 'show-allocator'), foldImports: has(args, 'fold-imports'), filter: sliceFilter(args) });
+  return stackViewer(d, p, {
+    mode,
+    showAllocator: has(args, 'show-allocator'),
+    foldImports: has(args, 'fold-imports'),
+    filter: sliceFilter(args),
+  });
 }
 
 /**
@@ -433,7 +523,14 @@ function topGroups(s: Snapshot, values: Snapshot, view: Viewer, args: ParsedArgs
       grp.bytes += s.liveBytes[r];
       grp.objects += s.liveObjects[r];
     } else {
-      const n: TopGroup = { stackIds: [s.stackIds[r]], rows: [r], stack, value: values.liveBytes[r], bytes: s.liveBytes[r], objects: s.liveObjects[r] };
+      const n: TopGroup = {
+        stackIds: [s.stackIds[r]],
+        rows: [r],
+        stack,
+        value: values.liveBytes[r],
+        bytes: s.liveBytes[r],
+        objects: s.liveObjects[r],
+      };
       byKey.set(key, n);
       out.push(n);
     }
@@ -462,11 +559,20 @@ function top(job: Job, args: ParsedArgs, io: Output): void {
     const all = topGroups(s, values, viewer(p, args), args);
     const shown = all.reduce((a, x) => a + x.value, 0);
     const groups = all.slice(0, n);
-    procsJson.push({ ...processJson(p), snapshot: snapshotJson(s), sample: fmt.name, total: values.live.bytes, shownTotal: shown });
+    procsJson.push({
+      ...processJson(p),
+      snapshot: snapshotJson(s),
+      sample: fmt.name,
+      total: values.live.bytes,
+      shownTotal: shown,
+    });
     if (!json) {
       const what = fmt.name === 'inuse_space' ? 'live' : fmt.name;
-      io.out(`${processTitle(p)}\n  snapshot ${s.seq ?? '-'} (${s.trigger}) ${s.file}: ${fmt.plain(values.live.bytes)} ${what}${fmt.name === 'inuse_space' ? ` in ${formatInt(s.live.objects)} objects` : ''}`);
-      if (isActive(sliceFilter(args))) io.out(`  filters keep ${fmt.plain(shown)} (${formatPercent(shown, values.live.bytes)}) in ${all.length} rows`);
+      io.out(
+        `${processTitle(p)}\n  snapshot ${s.seq ?? '-'} (${s.trigger}) ${s.file}: ${fmt.plain(values.live.bytes)} ${what}${fmt.name === 'inuse_space' ? ` in ${formatInt(s.live.objects)} objects` : ''}`,
+      );
+      if (isActive(sliceFilter(args)))
+        io.out(`  filters keep ${fmt.plain(shown)} (${formatPercent(shown, values.live.bytes)}) in ${all.length} rows`);
     }
     const rows: string[][] = [];
     groups.forEach((grp, rank) => {
@@ -484,12 +590,31 @@ function top(job: Job, args: ParsedArgs, io: Output): void {
           ...foldsJson(grp.stack),
         });
       } else {
-        const objects = fmt.unit === 'bytes' ? formatInt(fmt.name === 'alloc_space' ? sumRows(values.liveObjects, grp.rows) : grp.objects) : fmt.plain(grp.value);
-        rows.push([String(rank + 1), fmt.plain(grp.value), formatPercent(grp.value, values.live.bytes), objects, foldedStackText(grp.stack, 6, g) + (grp.stackIds.length > 1 ? ` [${grp.stackIds.length} stacks]` : '')]);
+        const objects =
+          fmt.unit === 'bytes'
+            ? formatInt(fmt.name === 'alloc_space' ? sumRows(values.liveObjects, grp.rows) : grp.objects)
+            : fmt.plain(grp.value);
+        rows.push([
+          String(rank + 1),
+          fmt.plain(grp.value),
+          formatPercent(grp.value, values.live.bytes),
+          objects,
+          foldedStackText(grp.stack, 6, g) + (grp.stackIds.length > 1 ? ` [${grp.stackIds.length} stacks]` : ''),
+        ]);
       }
     });
     const head = fmt.name === 'inuse_space' ? 'live' : fmt.name;
-    if (!json) io.out(indent(table(['#', head, 'share', 'objects', 'stack (leaf first)'], rows, [true, true, true, true, false], tableColumns(io))) + '\n');
+    if (!json)
+      io.out(
+        indent(
+          table(
+            ['#', head, 'share', 'objects', 'stack (leaf first)'],
+            rows,
+            [true, true, true, true, false],
+            tableColumns(io),
+          ),
+        ) + '\n',
+      );
   }
   if (json) io.out(JSON.stringify({ processes: procsJson, stacks: stacksJson, warnings: job.warnings }, null, 2));
   else printWarnings(job.warnings, io);
@@ -549,7 +674,13 @@ function diff(job: Job, args: ParsedArgs, io: Output): void {
     const withSigma = fmt.name === 'inuse_space';
     const varBase = withSigma ? denseVariances(p.stacks.count, base) : null;
     const varTarget = withSigma ? denseVariances(p.stacks.count, target) : null;
-    procsJson.push({ ...processJson(p), base: snapshotJson(base), target: snapshotJson(target), sample: fmt.name, ...totals });
+    procsJson.push({
+      ...processJson(p),
+      base: snapshotJson(base),
+      target: snapshotJson(target),
+      sample: fmt.name,
+      ...totals,
+    });
     if (!json) {
       io.out(
         `${processTitle(p)}\n  ${base.file} → ${target.file}: ${fmt.plain(totals.baseBytes)} → ${fmt.plain(totals.targetBytes)} (${fmt.signed(totals.deltaBytes)})${fmt.name === 'inuse_space' ? '' : ` ${fmt.name}`}${isActive(sliceFilter(args)) ? ' in the stacks the filters keep' : ''}, ${totals.newStacks} new stacks, ${totals.goneStacks} gone`,
@@ -560,13 +691,48 @@ function diff(job: Job, args: ParsedArgs, io: Output): void {
       const sd = varBase && varTarget ? deltaSigma(varBase[x.stackId], varTarget[x.stackId]) : 0;
       const noise = withSigma && withinNoise(x.deltaBytes, sd);
       if (json) {
-        stacksJson.push({ pid: p.pid, process: p.key, stackId: x.stackId, baseBytes: x.baseBytes, targetBytes: x.targetBytes, deltaBytes: x.deltaBytes, ...(withSigma ? { sigmaBytes: sd, withinNoise: noise } : {}), baseObjects: x.baseObjects, targetObjects: x.targetObjects, deltaObjects: x.deltaObjects, status: x.status, ...accOf(x.stackId), frames: x.stack.frames, ...foldsJson(x.stack) });
+        stacksJson.push({
+          pid: p.pid,
+          process: p.key,
+          stackId: x.stackId,
+          baseBytes: x.baseBytes,
+          targetBytes: x.targetBytes,
+          deltaBytes: x.deltaBytes,
+          ...(withSigma ? { sigmaBytes: sd, withinNoise: noise } : {}),
+          baseObjects: x.baseObjects,
+          targetObjects: x.targetObjects,
+          deltaObjects: x.deltaObjects,
+          status: x.status,
+          ...accOf(x.stackId),
+          frames: x.stack.frames,
+          ...foldsJson(x.stack),
+        });
       } else {
-        rows.push([String(rank + 1), fmt.signed(x.deltaBytes) + (noise ? ' ~' : ''), sd > 0 ? '±' + fmt.plain(2 * sd) : '', fmt.plain(x.baseBytes), fmt.plain(x.targetBytes), x.status, foldedStackText(x.stack, 6, g)]);
+        rows.push([
+          String(rank + 1),
+          fmt.signed(x.deltaBytes) + (noise ? ' ~' : ''),
+          sd > 0 ? '±' + fmt.plain(2 * sd) : '',
+          fmt.plain(x.baseBytes),
+          fmt.plain(x.targetBytes),
+          x.status,
+          foldedStackText(x.stack, 6, g),
+        ]);
       }
     });
     const head = fmt.name === 'inuse_space' ? 'Δ live' : `Δ ${fmt.name}`;
-    if (!json) io.out(indent(table(['#', head, '±2σ', 'base', 'target', 'status', 'stack (leaf first)'], rows, [true, true, true, true, true, false, false], tableColumns(io))) + (rows.length > 0 && withSigma ? '\n  (~ within sampling noise: |Δ| < 2σ)' : '') + '\n');
+    if (!json)
+      io.out(
+        indent(
+          table(
+            ['#', head, '±2σ', 'base', 'target', 'status', 'stack (leaf first)'],
+            rows,
+            [true, true, true, true, true, false, false],
+            tableColumns(io),
+          ),
+        ) +
+          (rows.length > 0 && withSigma ? '\n  (~ within sampling noise: |Δ| < 2σ)' : '') +
+          '\n',
+      );
   }
   if (json) io.out(JSON.stringify({ processes: procsJson, stacks: stacksJson, warnings: job.warnings }, null, 2));
   else printWarnings(job.warnings, io);
@@ -590,18 +756,44 @@ function binaries(job: Job, args: ParsedArgs, io: Output): void {
     if (json) continue;
     io.out(`${processTitle(p)}\n  snapshot ${s.seq ?? '-'} ${s.file}`);
     if (!symbols) {
-      io.out(p.maps ? '  not symbolized\n' : '  no maps: frames cannot be attributed to binaries (give the maps file beside the dumps)\n');
+      io.out(
+        p.maps
+          ? '  not symbolized\n'
+          : '  no maps: frames cannot be attributed to binaries (give the maps file beside the dumps)\n',
+      );
       continue;
     }
     if (sum.modules.length === 0) {
       io.out('  every module with frames was found and matches its mapping\n');
       continue;
     }
-    io.out(`  ${formatBytes(sum.unresolvedBytes)} of ${formatBytes(sum.totalBytes)} (${formatPercent(sum.unresolvedBytes, sum.totalBytes)}) is in stacks with unresolved frames.`);
+    io.out(
+      `  ${formatBytes(sum.unresolvedBytes)} of ${formatBytes(sum.totalBytes)} (${formatPercent(sum.unresolvedBytes, sum.totalBytes)}) is in stacks with unresolved frames.`,
+    );
     io.out('  Hand over these files (or their debug files) and pass their folder with --symbols:');
     // Paths are what to copy: never cut (the JSON has each module's reason in full)
-    const rows = sum.modules.map((m) => [formatBytes(m.bytes), formatPercent(m.bytes, sum.totalBytes), formatInt(m.stacks), formatInt(m.addresses), m.status, m.buildId ?? '-', m.mappingPath]);
-    io.out(indent(table(['bytes', 'share', 'stacks', 'addresses', 'status', 'build-id', 'path as in the maps'], rows, [true, true, true, true, false, false, false])) + '\n');
+    const rows = sum.modules.map((m) => [
+      formatBytes(m.bytes),
+      formatPercent(m.bytes, sum.totalBytes),
+      formatInt(m.stacks),
+      formatInt(m.addresses),
+      m.status,
+      m.buildId ?? '-',
+      m.mappingPath,
+    ]);
+    io.out(
+      indent(
+        table(['bytes', 'share', 'stacks', 'addresses', 'status', 'build-id', 'path as in the maps'], rows, [
+          true,
+          true,
+          true,
+          true,
+          false,
+          false,
+          false,
+        ]),
+      ) + '\n',
+    );
   }
   if (json) io.out(JSON.stringify({ processes: procsJson, warnings: job.warnings }, null, 2));
   else printWarnings(job.warnings, io);

@@ -12,7 +12,16 @@ import type { FrameOut } from './describe-stacks.js';
 import { describeFrame } from './describe-stacks.js';
 import { formatBytes, formatSignedBytes, table } from './format.js';
 import { describers, groupJson, listedStacks, rateText, stackJson } from './growth-command.js';
-import { framesFor, indent, printWarnings, processJson, processTitle, stackText, tableColumns, type Output } from './main.js';
+import {
+  framesFor,
+  indent,
+  printWarnings,
+  processJson,
+  processTitle,
+  stackText,
+  tableColumns,
+  type Output,
+} from './main.js';
 
 /** A memory.max copy is a few bytes; anything bigger is not one. */
 const MAX_LIMIT_FILE_BYTES = 4096;
@@ -31,7 +40,8 @@ export async function readLimit(args: ParsedArgs): Promise<Limit | null> {
   let source = v;
   const st = await stat(v).catch(() => null);
   if (st?.isFile()) {
-    if (st.size > MAX_LIMIT_FILE_BYTES) throw new UsageError(`--limit ${v}: ${st.size} bytes is not a memory.max file (one number or "max")`);
+    if (st.size > MAX_LIMIT_FILE_BYTES)
+      throw new UsageError(`--limit ${v}: ${st.size} bytes is not a memory.max file (one number or "max")`);
     text = await readFile(v, 'utf8');
     source = `${v}`;
   }
@@ -61,11 +71,15 @@ function projectionText(p: Projection): string {
   if (p.snapshots === null || !Number.isFinite(p.snapshots)) {
     // not growing at the end: say so, and what the fastest bound of the rate would give
     const fast = p.secondsLo !== null && Number.isFinite(p.secondsLo) ? `${duration(p.secondsLo)} (` : '';
-    const fastDumps = p.snapshotsLo !== null && Number.isFinite(p.snapshotsLo) ? `${fast}${dumps(p.snapshotsLo)} dumps${fast ? ')' : ''}` : '';
+    const fastDumps =
+      p.snapshotsLo !== null && Number.isFinite(p.snapshotsLo)
+        ? `${fast}${dumps(p.snapshotsLo)} dumps${fast ? ')' : ''}`
+        : '';
     return `${left}not growing at the end${fastDumps ? `; at the fastest bound of the 95 % interval in ${fastDumps}` : ''}`;
   }
   const byDumps = `${dumps(p.snapshots)} dumps [${dumps(p.snapshotsLo)}–${dumps(p.snapshotsHi)}]`;
-  const byTime = p.seconds !== null ? `${duration(p.seconds)} [${duration(p.secondsLo)}–${duration(p.secondsHi)}], ` : '';
+  const byTime =
+    p.seconds !== null ? `${duration(p.seconds)} [${duration(p.secondsLo)}–${duration(p.secondsHi)}], ` : '';
   return `${left}${byTime}${byDumps} at the end rate (95 % interval)`;
 }
 
@@ -80,7 +94,11 @@ function callSite(frames: readonly FrameOut[]): string {
 export function postmortemCommand(job: Job, args: ParsedArgs, io: Output, given: Limit | null): void {
   // without --limit, the cgroup memory.max the capture library recorded with the dumps
   const rec = given ? null : recordedJobLimit(job.processes);
-  const limit: Limit | null = given ?? (rec ? { bytes: rec.bytes, source: `memory.max recorded with the dumps of ${rec.processes} process(es)`, note: null } : null);
+  const limit: Limit | null =
+    given ??
+    (rec
+      ? { bytes: rec.bytes, source: `memory.max recorded with the dumps of ${rec.processes} process(es)`, note: null }
+      : null);
   const n = intFlag(args, 'top', 10);
   const pm: JobPostmortem = postmortem(job, limit?.bytes ?? null);
   const desc = describers(job, args);
@@ -110,35 +128,57 @@ export function postmortemCommand(job: Job, args: ParsedArgs, io: Output, given:
           stacks: listedStacks(r, n).map((s) => stackJson(s, frames(s.processIndex, s.stackId))),
           warnings: job.warnings,
         },
-        (_k, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? (Number.isNaN(v) ? null : v > 0 ? 'Infinity' : '-Infinity') : v),
+        (_k, v: unknown) =>
+          typeof v === 'number' && !Number.isFinite(v)
+            ? Number.isNaN(v)
+              ? null
+              : v > 0
+                ? 'Infinity'
+                : '-Infinity'
+            : v,
         2,
       ),
     );
     return;
   }
 
-  io.out(pm.died.length === 0 ? 'who died: no process shows signs of being killed (every one wrote a final dump, or none did and all ended together)' : `who died: ${pm.died.length} of ${job.processes.length} process${job.processes.length === 1 ? '' : 'es'}`);
+  io.out(
+    pm.died.length === 0
+      ? 'who died: no process shows signs of being killed (every one wrote a final dump, or none did and all ended together)'
+      : `who died: ${pm.died.length} of ${job.processes.length} process${job.processes.length === 1 ? '' : 'es'}`,
+  );
   const order = [...pm.died, ...pm.processes.map((p) => p.processIndex).filter((i) => !pm.died.includes(i))];
   for (const pi of order) {
     const p = pm.processes[pi];
     const proc = job.processes[pi];
     const lc = p.fate.lastCompleteIndex >= 0 ? proc.snapshots[p.fate.lastCompleteIndex] : null;
     const lines: string[] = [];
-    lines.push(`${processTitle(proc)}${p.fate.killed ? ' — KILLED' : proc.endedWithoutFinalDump ? '' : ' — exited (final dump)'}`);
+    lines.push(
+      `${processTitle(proc)}${p.fate.killed ? ' — KILLED' : proc.endedWithoutFinalDump ? '' : ' — exited (final dump)'}`,
+    );
     for (const e of p.fate.evidence) lines.push(`  · ${e}`);
-    if (p.fate.endedAtMs !== null && p.fate.killed) lines.push(`  last dump written ${new Date(p.fate.endedAtMs).toISOString()} (capture clock or file mtime)`);
+    if (p.fate.endedAtMs !== null && p.fate.killed)
+      lines.push(`  last dump written ${new Date(p.fate.endedAtMs).toISOString()} (capture clock or file mtime)`);
     if (lc) {
       lines.push(
         `  last complete snapshot: seq ${lc.seq ?? '-'} (${lc.file}): ${formatBytes(p.lastCompleteBytes)}${p.lastCompleteSigmaBytes > 0 ? ` ±${formatBytes(NOISE_Z * p.lastCompleteSigmaBytes)}` : ''}` +
-          (p.lastKnownFromHeader ? `; the cut dump after it says ${formatBytes(p.lastKnownBytes)} (its header total)` : ''),
+          (p.lastKnownFromHeader
+            ? `; the cut dump after it says ${formatBytes(p.lastKnownBytes)} (its header total)`
+            : ''),
       );
     }
     if (p.rate) {
       const rt = p.rate;
-      const perS = rt.perSecond !== null ? `, ${formatSignedBytes(rt.perSecond)}/s [${formatSignedBytes(rt.perSecondLo ?? 0)} – ${formatSignedBytes(rt.perSecondHi ?? 0)}]` : '';
-      lines.push(`  growth at the end (last ${rt.points} complete snapshots, Theil–Sen, 95 %): ${formatSignedBytes(rt.perSnapshot)}/dump [${formatSignedBytes(rt.perSnapshotLo)} – ${formatSignedBytes(rt.perSnapshotHi)}]${perS}`);
+      const perS =
+        rt.perSecond !== null
+          ? `, ${formatSignedBytes(rt.perSecond)}/s [${formatSignedBytes(rt.perSecondLo ?? 0)} – ${formatSignedBytes(rt.perSecondHi ?? 0)}]`
+          : '';
+      lines.push(
+        `  growth at the end (last ${rt.points} complete snapshots, Theil–Sen, 95 %): ${formatSignedBytes(rt.perSnapshot)}/dump [${formatSignedBytes(rt.perSnapshotLo)} – ${formatSignedBytes(rt.perSnapshotHi)}]${perS}`,
+      );
     }
-    if (p.projection && limit?.bytes) lines.push(`  to the limit (${formatBytes(limit.bytes)}): ${projectionText(p.projection)}`);
+    if (p.projection && limit?.bytes)
+      lines.push(`  to the limit (${formatBytes(limit.bytes)}): ${projectionText(p.projection)}`);
     for (const note of p.notes) lines.push(`  note: ${note}`);
     io.out(lines.join('\n'));
   }
@@ -158,7 +198,9 @@ export function postmortemCommand(job: Job, args: ParsedArgs, io: Output, given:
   const rows = r.groups.slice(0, n).map((g, i) => {
     const top = r.stacks.find((s) => s.group === g.group)!;
     const fr = frames(g.top.processIndex, g.top.stackId);
-    const others = g.processIndexes.filter((x) => x !== g.top.processIndex).map((x) => String(job.processes[x].pid ?? job.processes[x].key));
+    const others = g.processIndexes
+      .filter((x) => x !== g.top.processIndex)
+      .map((x) => String(job.processes[x].pid ?? job.processes[x].key));
     return [
       String(i + 1),
       g.pattern,
@@ -166,11 +208,24 @@ export function postmortemCommand(job: Job, args: ParsedArgs, io: Output, given:
       formatBytes(g.lastBytes),
       g.sigmaBytes > 0 ? '±' + formatBytes(NOISE_Z * g.sigmaBytes) : '',
       String(job.processes[g.top.processIndex].pid ?? '-'),
-      others.length === 0 ? '' : others.length <= 4 ? others.join(', ') : `${others.slice(0, 4).join(', ')}, +${others.length - 4}`,
+      others.length === 0
+        ? ''
+        : others.length <= 4
+          ? others.join(', ')
+          : `${others.slice(0, 4).join(', ')}, +${others.length - 4}`,
       callSite(fr),
     ];
   });
-  io.out(indent(table(['#', 'pattern', 'late rate', 'live at end', '±2σ', 'top pid', 'also in', 'call site'], rows, [true, false, true, true, true, true, false, false], tableColumns(io))));
+  io.out(
+    indent(
+      table(
+        ['#', 'pattern', 'late rate', 'live at end', '±2σ', 'top pid', 'also in', 'call site'],
+        rows,
+        [true, false, true, true, true, true, false, false],
+        tableColumns(io),
+      ),
+    ),
+  );
   if (rows.length > 0) {
     const g = r.groups[0];
     io.out(`\n  #1 in full: ${stackText(frames(g.top.processIndex, g.top.stackId), 12)}`);

@@ -4,7 +4,14 @@ import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { run } from './main.js';
 import { isInterpreterModule } from '../analysis/python-stacks.js';
-import { jeprofTotals, listDumps, parentLastDump, PY_FIXTURES, VERSIONS, workloadLines } from '../fixtures/python/fixture-helpers.js';
+import {
+  jeprofTotals,
+  listDumps,
+  parentLastDump,
+  PY_FIXTURES,
+  VERSIONS,
+  workloadLines,
+} from '../fixtures/python/fixture-helpers.js';
 
 async function cli(...argv: string[]) {
   const out: string[] = [];
@@ -50,20 +57,30 @@ describe.each(VERSIONS)('Python-first view on %s', (v) => {
     const leak = stacks.filter((s) => s.frames[0]?.function === 'make_record');
     expect(leak.length).toBeGreaterThan(0);
     for (const s of leak) {
-      expect(s.frames.slice(0, 3).map(sig)).toEqual([`make_record:${line('leak-alloc')}`, `leaky_handler:${line('leak-call')}`, `Pipeline.step:${line('pipeline-leak')}`]);
+      expect(s.frames.slice(0, 3).map(sig)).toEqual([
+        `make_record:${line('leak-alloc')}`,
+        `leaky_handler:${line('leak-call')}`,
+        `Pipeline.step:${line('pipeline-leak')}`,
+      ]);
       expect([`main:${line('main-step')}`, `main:${line('main-step-2')}`]).toContain(sig(s.frames[3]));
       // the interpreter's allocation plumbing (PyByteArray_Resize, type_call, …) is folded leafward of make_record
       expect(s.folded?.[0]).toMatchObject({ index: 0, reason: 'interpreter' });
     }
-    for (const s of stacks) for (const f of s.frames) expect(f.kind === 'native' && isInterpreterModule(f.module)).toBe(false);
+    for (const s of stacks)
+      for (const f of s.frames) expect(f.kind === 'native' && isInterpreterModule(f.module)).toBe(false);
     // the deep recursion and the Unicode module keep their call sites first too
     expect(stacks.some((s) => sig(s.frames[0]) === `recurse:${line('deep-alloc')}`)).toBe(true);
     expect(stacks.some((s) => s.frames[0]?.function === '分配_é.<locals>.<lambda>')).toBe(true);
   });
 
   it('folding keeps every byte: Σ rows = the snapshot total = jeprof; every frame is shown or counted in a fold', async () => {
-    const first = JSON.parse((await cli('top', dump, '--json', '--no-symbols', '-n', '100000')).out) as { stacks: JStack[]; processes: { pid: number; snapshot: { liveBytes: number } }[] };
-    const merged = JSON.parse((await cli('top', dump, '--json', '--no-symbols', '-n', '100000', '--stacks', 'merged')).out) as { stacks: JStack[] };
+    const first = JSON.parse((await cli('top', dump, '--json', '--no-symbols', '-n', '100000')).out) as {
+      stacks: JStack[];
+      processes: { pid: number; snapshot: { liveBytes: number } }[];
+    };
+    const merged = JSON.parse(
+      (await cli('top', dump, '--json', '--no-symbols', '-n', '100000', '--stacks', 'merged')).out,
+    ) as { stacks: JStack[] };
     const sum = (xs: JStack[]) => xs.filter((s) => s.pid === parent.pid).reduce((a, s) => a + s.liveBytes, 0);
     const total = first.processes.find((p) => p.pid === parent.pid)?.snapshot.liveBytes ?? NaN;
     expect(sum(first.stacks)).toBeCloseTo(total, 3);
@@ -95,8 +112,12 @@ describe.each(VERSIONS)('Python-first view on %s', (v) => {
 describe('--fold-imports', () => {
   it('folds <frozen importlib._bootstrap…> frames into import-machinery runs, keeping the totals', async () => {
     const dump = join(PY_FIXTURES, 'py312', parentLastDump(listDumps('py312')).name);
-    const plain = JSON.parse((await cli('top', dump, '--json', '--no-symbols', '-n', '100000', '--stacks', 'python')).out) as { stacks: JStack[] };
-    const folded = JSON.parse((await cli('top', dump, '--json', '--no-symbols', '-n', '100000', '--stacks', 'python', '--fold-imports')).out) as { stacks: JStack[] };
+    const plain = JSON.parse(
+      (await cli('top', dump, '--json', '--no-symbols', '-n', '100000', '--stacks', 'python')).out,
+    ) as { stacks: JStack[] };
+    const folded = JSON.parse(
+      (await cli('top', dump, '--json', '--no-symbols', '-n', '100000', '--stacks', 'python', '--fold-imports')).out,
+    ) as { stacks: JStack[] };
     const isImport = (f: JFrame) => (f.file ?? '').startsWith('<frozen importlib._bootstrap');
     expect(plain.stacks.some((s) => s.frames.some(isImport))).toBe(true);
     expect(folded.stacks.some((s) => s.frames.some(isImport))).toBe(false);

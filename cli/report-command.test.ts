@@ -31,11 +31,16 @@ const ROOT = resolve(import.meta.dirname, '..');
 
 beforeAll(() => {
   // `npm run build` makes the report page (postbuild); build it here when the tests run on their own
-  if (!findReportApp()) execFileSync(process.execPath, [join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', '-c', 'vite.report.config.ts'], { cwd: ROOT, stdio: 'ignore' });
+  if (!findReportApp())
+    execFileSync(
+      process.execPath,
+      [join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', '-c', 'vite.report.config.ts'],
+      { cwd: ROOT, stdio: 'ignore' },
+    );
 }, 120_000);
 
 describe('heaplens export', () => {
-  it('folded to stdout: per process sums equal jeprof\'s totals of the last dumps', async () => {
+  it("folded to stdout: per process sums equal jeprof's totals of the last dumps", async () => {
     const r = await cli('export', '--format', 'folded', '-o', '-', job, '--no-symbols');
     expect(r.code).toBe(0);
     const lines = parseFolded(r.out + '\n');
@@ -53,7 +58,19 @@ describe('heaplens export', () => {
 
   it('pprof file (gzipped) for one snapshot; go tool pprof reads it when present', async () => {
     const out = join(dir, 'exact.pb.gz');
-    const r = await cli('export', '--format', 'pprof', '--snapshot', '0', '--pid', EXACT.split('.')[1], '-o', out, job, '--no-symbols');
+    const r = await cli(
+      'export',
+      '--format',
+      'pprof',
+      '--snapshot',
+      '0',
+      '--pid',
+      EXACT.split('.')[1],
+      '-o',
+      out,
+      job,
+      '--no-symbols',
+    );
     expect(r.code).toBe(0);
     const prof = Profile.decode(gunzipSync(readFileSync(out)));
     const st = prof.stringTable.strings;
@@ -62,7 +79,10 @@ describe('heaplens export', () => {
     const want = jeprofTotals().get(`job/${EXACT}.0.m0.heap`)!.inuseSpace;
     expect(total).toBe(want);
     if (spawnSync('go', ['version']).status === 0) {
-      const top = execFileSync('go', ['tool', 'pprof', '-top', '-unit=B', '-symbolize=none', out], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+      const top = execFileSync('go', ['tool', 'pprof', '-top', '-unit=B', '-symbolize=none', out], {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       expect(top).toContain(`of ${want}B total`);
     }
   });
@@ -86,12 +106,34 @@ describe('heaplens export', () => {
 });
 
 describe('heaplens report', () => {
-  it('writes a report with the session\'s notes and --base/--target; reopening gives them back', async () => {
+  it("writes a report with the session's notes and --base/--target; reopening gives them back", async () => {
     const sessionPath = join(dir, 's.json');
-    const s = addNote(emptySession('t'), createNote({ kind: 'frame', process: null, function: 'make_node' }, 'every node', '#2a9d8f', new Date('2026-11-29T10:00:00Z')));
+    const s = addNote(
+      emptySession('t'),
+      createNote(
+        { kind: 'frame', process: null, function: 'make_node' },
+        'every node',
+        '#2a9d8f',
+        new Date('2026-11-29T10:00:00Z'),
+      ),
+    );
     writeFileSync(sessionPath, serializeSession(s));
     const out = join(dir, 'r.html');
-    const r = await cli('report', job, '-o', out, '--session', sessionPath, '--base', '3', '--target', '20', '--no-symbols', '--title', 'fixture job');
+    const r = await cli(
+      'report',
+      job,
+      '-o',
+      out,
+      '--session',
+      sessionPath,
+      '--base',
+      '3',
+      '--target',
+      '20',
+      '--no-symbols',
+      '--title',
+      'fixture job',
+    );
     expect(r.code, r.err).toBe(0);
     expect(r.out).toMatch(/^wrote .*r\.html \(.*\): 3 processes, \d+ stacks, 1 notes$/);
     const back = reopenReport(readFileSync(out, 'utf8'));
@@ -104,7 +146,9 @@ describe('heaplens report', () => {
     const pygrow = back.header.processes.find((p) => p.prefix === 'pygrow')!;
     expect(pygrow.target).toBe(pygrow.snapshots.length - 1);
     // a process without those sequence numbers falls back to first → last, with a warning
-    expect(r.err).toMatch(new RegExp(`${PYGROW.replace('.', '\\.')}: no snapshot with sequence number 20; the report compares to the last`));
+    expect(r.err).toMatch(
+      new RegExp(`${PYGROW.replace('.', '\\.')}: no snapshot with sequence number 20; the report compares to the last`),
+    );
   });
 
   it('--sanitize prints what it removes and the report holds no directory', async () => {

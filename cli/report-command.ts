@@ -66,14 +66,20 @@ export function commandDescriber(p: ProcessSeries, args: ParsedArgs): StackDescr
   const mode = parseStackMode(v);
   if (!mode) throw new UsageError(`--stacks takes python-first, merged, python or native, got ${JSON.stringify(v)}`);
   const described = pythonDescriber(symbolDescriber(mapsDescriber(p), p), p, mode);
-  return foldingSource(filteringSource(described, sliceFilter(args), has(args, 'show-allocator')), p, mode, has(args, 'fold-imports'));
+  return foldingSource(
+    filteringSource(described, sliceFilter(args), has(args, 'show-allocator')),
+    p,
+    mode,
+    has(args, 'fold-imports'),
+  );
 }
 
 /** Snapshot index by `last`, `first` or sequence number; -1 when the process has no such snapshot. */
 export function snapshotBySeq(p: Pick<ProcessSeries, 'snapshots'>, which: string, option: string): number {
   if (which === 'last') return p.snapshots.length - 1;
   if (which === 'first') return 0;
-  if (!/^\d+$/.test(which)) throw new UsageError(`--${option} takes last, first or a sequence number, got ${JSON.stringify(which)}`);
+  if (!/^\d+$/.test(which))
+    throw new UsageError(`--${option} takes last, first or a sequence number, got ${JSON.stringify(which)}`);
   return p.snapshots.findIndex((s) => s.seq === Number(which));
 }
 
@@ -88,12 +94,29 @@ export function findReportApp(): { js: string; css: string } | null {
 }
 
 export async function reportCommand(args: ParsedArgs, io: CommandIO): Promise<number> {
-  checkFlags(args, ['output', 'base', 'target', 'session', 'sanitize', 'title', 'top', 'pid', 'stacks', 'fold-imports', 'sample', 'show-allocator', 'help', ...SYMBOL_FLAGS]);
+  checkFlags(args, [
+    'output',
+    'base',
+    'target',
+    'session',
+    'sanitize',
+    'title',
+    'top',
+    'pid',
+    'stacks',
+    'fold-imports',
+    'sample',
+    'show-allocator',
+    'help',
+    ...SYMBOL_FLAGS,
+  ]);
   const output = flag(args, 'output');
   if (!output) throw new UsageError('"report" needs -o <file.html>');
   const reportApp = findReportApp();
   if (!reportApp) {
-    io.err('heaplens: the report page is not built (dist/report-app/report.js): run `npm run build` (or `npm run build:report`)');
+    io.err(
+      'heaplens: the report page is not built (dist/report-app/report.js): run `npm run build` (or `npm run build:report`)',
+    );
     return 1;
   }
   const topN = intFlag(args, 'top', 50);
@@ -125,18 +148,33 @@ export async function reportCommand(args: ParsedArgs, io: CommandIO): Promise<nu
     if (baseSeq !== undefined) {
       const i = snapshotBySeq(p, baseSeq, 'base');
       if (i >= 0) input.base = i;
-      else job.warnings.push({ file: p.key, message: `no snapshot with sequence number ${baseSeq}; the report compares from the first` });
+      else
+        job.warnings.push({
+          file: p.key,
+          message: `no snapshot with sequence number ${baseSeq}; the report compares from the first`,
+        });
     }
     if (targetSeq !== undefined) {
       const i = snapshotBySeq(p, targetSeq, 'target');
       if (i >= 0) input.target = i;
-      else job.warnings.push({ file: p.key, message: `no snapshot with sequence number ${targetSeq}; the report compares to the last` });
+      else
+        job.warnings.push({
+          file: p.key,
+          message: `no snapshot with sequence number ${targetSeq}; the report compares to the last`,
+        });
     }
     inputs.push(input);
   }
   const sanitize = has(args, 'sanitize');
-  const { job: packed, bytes, preview } = buildReport(inputs, {
-    title: (flag(args, 'title') ?? `heaplens report: ${args.positional.map((x) => x.replace(/\/+$/, '').split('/').pop()).join(', ')}`) + (sample === DEFAULT_SAMPLE_TYPE ? '' : ` (${sample})`),
+  const {
+    job: packed,
+    bytes,
+    preview,
+  } = buildReport(inputs, {
+    title:
+      (flag(args, 'title') ??
+        `heaplens report: ${args.positional.map((x) => x.replace(/\/+$/, '').split('/').pop()).join(', ')}`) +
+      (sample === DEFAULT_SAMPLE_TYPE ? '' : ` (${sample})`),
     generator: 'heaplens 0.1.0',
     topN,
     stackMode: flag(args, 'stacks') ?? DEFAULT_STACK_MODE,
@@ -147,16 +185,25 @@ export async function reportCommand(args: ParsedArgs, io: CommandIO): Promise<nu
     sanitize: sanitize ? { paths: true, maps: true } : {},
   });
   if (sanitize) {
-    io.err(`sanitized: ${preview.paths.length} paths shortened to their basenames, maps of ${preview.maps.length} processes left out:`);
+    io.err(
+      `sanitized: ${preview.paths.length} paths shortened to their basenames, maps of ${preview.maps.length} processes left out:`,
+    );
     for (const p of preview.paths.slice(0, 50)) io.err(`  ${p.from} → ${p.to}`);
     if (preview.paths.length > 50) io.err(`  … and ${preview.paths.length - 50} more`);
     for (const m of preview.maps) io.err(`  maps of ${m.process}: ${m.mappings} mappings left out`);
-    if (preview.notesKeptAsWritten) io.err(`  ${preview.notesKeptAsWritten} notes are kept as written (check their text)`);
+    if (preview.notesKeptAsWritten)
+      io.err(`  ${preview.notesKeptAsWritten} notes are kept as written (check their text)`);
   }
-  const html = await buildReportHtml(bytes, { title: packed.title, generator: packed.generator }, { js: readFileSync(reportApp.js, 'utf8'), css: readFileSync(reportApp.css, 'utf8') });
+  const html = await buildReportHtml(
+    bytes,
+    { title: packed.title, generator: packed.generator },
+    { js: readFileSync(reportApp.js, 'utf8'), css: readFileSync(reportApp.css, 'utf8') },
+  );
   await writeFileAtomic(output, html);
   for (const w of job.warnings) io.err(`warning: ${w.file}${w.line ? `:${w.line}` : ''}: ${w.message}`);
   const stacks = packed.processes.reduce((a, p) => a + p.sourceIds.length, 0);
-  io.out(`wrote ${output} (${formatBytes(Buffer.byteLength(html))}): ${packed.processes.length} processes, ${stacks} stacks, ${packed.notes.length} notes`);
+  io.out(
+    `wrote ${output} (${formatBytes(Buffer.byteLength(html))}): ${packed.processes.length} processes, ${stacks} stacks, ${packed.notes.length} notes`,
+  );
   return 0;
 }

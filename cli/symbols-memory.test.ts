@@ -8,7 +8,10 @@ import { FIXTURES } from '../tools/fixtures.js';
 
 const root = resolve(import.meta.dirname, '..');
 const built = existsSync(resolve(root, 'dist/cli/heaplens.js'));
-if (!built) console.warn('symbols-memory.test: skipped, dist/ is not built (npm run build); the test runs the built CLI under ulimit -v');
+if (!built)
+  console.warn(
+    'symbols-memory.test: skipped, dist/ is not built (npm run build); the test runs the built CLI under ulimit -v',
+  );
 
 describe.skipIf(!built)('symbolizer under an address-space limit', () => {
   it('falls back to unsymbolized frames with a note, exit 0, no internal error', () => {

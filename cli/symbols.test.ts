@@ -47,8 +47,12 @@ describe('heaplens top with symbols', () => {
       expect(f.binary).toBe('verified');
     }
     // Leaf-first stacks: make_node is called by one of the three known callers.
-    const callers = new Set(doc.stacks.map((s) => s.frames[s.frames.findIndex((f) => f.function === 'make_node') + 1]?.function));
-    expect([...callers].filter((c) => c === 'plateau' || c === 'leak_steady' || c === 'worker').length).toBeGreaterThan(0);
+    const callers = new Set(
+      doc.stacks.map((s) => s.frames[s.frames.findIndex((f) => f.function === 'make_node') + 1]?.function),
+    );
+    expect([...callers].filter((c) => c === 'plateau' || c === 'leak_steady' || c === 'worker').length).toBeGreaterThan(
+      0,
+    );
   });
 
   it('text output names functions with file:line', async () => {

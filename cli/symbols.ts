@@ -88,7 +88,9 @@ export async function symbolizeJob(job: Job, args: ParsedArgs, io: Messages): Pr
     // An address-space limit (ulimit -v) can refuse the WASM module or its memory anywhere in the
     // symbolizer: the command goes on with the frames it has (module+offset), and says so.
     if (!(e instanceof RangeError)) throw e;
-    io.err(`note: symbolization stopped, out of memory (${e.message}); frames without symbols are shown as module+offset`);
+    io.err(
+      `note: symbolization stopped, out of memory (${e.message}); frames without symbols are shown as module+offset`,
+    );
   }
 }
 
@@ -115,8 +117,12 @@ async function symbolizeAll(job: Job, args: ParsedArgs, io: Messages): Promise<v
       tables.set(p.stacks, table);
       if (quiet) continue;
       for (const m of table.modules) {
-        if (m.binaryPath === null) io.err(`note: no binary for ${m.mappingPath} (${m.addresses} addresses): ${m.reason}`);
-        else if (m.binary === 'mismatch') io.err(`note: ${m.binaryPath} does not match the mapping of ${m.mappingPath} (${m.reason}); its frames are marked`);
+        if (m.binaryPath === null)
+          io.err(`note: no binary for ${m.mappingPath} (${m.addresses} addresses): ${m.reason}`);
+        else if (m.binary === 'mismatch')
+          io.err(
+            `note: ${m.binaryPath} does not match the mapping of ${m.mappingPath} (${m.reason}); its frames are marked`,
+          );
         if (m.error) io.err(`note: ${m.mappingPath}: ${m.error}`);
       }
     }
@@ -128,7 +134,10 @@ async function symbolizeAll(job: Job, args: ParsedArgs, io: Messages): Promise<v
 function printModuleNotes(table: SymbolTable, io: Messages): void {
   for (const m of table.modules) {
     if (m.binaryPath === null) io.err(`note: no binary for ${m.mappingPath} (${m.addresses} addresses): ${m.reason}`);
-    else if (m.binary === 'mismatch') io.err(`note: ${m.binaryPath} does not match the mapping of ${m.mappingPath} (${m.reason}); its frames are marked`);
+    else if (m.binary === 'mismatch')
+      io.err(
+        `note: ${m.binaryPath} does not match the mapping of ${m.mappingPath} (${m.reason}); its frames are marked`,
+      );
     if (m.error) io.err(`note: ${m.mappingPath}: ${m.error}`);
   }
 }
@@ -137,7 +146,11 @@ function printModuleNotes(table: SymbolTable, io: Messages): void {
  * Symbol tables read from a dataset (made at ingest): used as symbolizeJob's own, so a dataset needs no
  * binaries. With --symbols or --sysroot the command symbolizes again instead; with --no-symbols it shows none.
  */
-export async function adoptSymbolTables(adopted: ReadonlyMap<ProcessSeries, SymbolTable>, args: ParsedArgs, io: Messages): Promise<boolean> {
+export async function adoptSymbolTables(
+  adopted: ReadonlyMap<ProcessSeries, SymbolTable>,
+  args: ParsedArgs,
+  io: Messages,
+): Promise<boolean> {
   if (has(args, 'no-symbols') || has(args, 'symbols') || has(args, 'sysroot')) return false;
   symbolAtFn ??= (await import('../symbolize/symbolize.js')).symbolAt;
   for (const [p, t] of adopted) {
@@ -167,7 +180,8 @@ export function symbolDescriber(inner: StackDescriber, proc: ProcessSeries): Sta
         const outer = s.frames[s.frames.length - 1];
         const out: FrameOut = { ...f, function: outer.function, file: outer.file, line: outer.line };
         if (s.python) out.kind = 'python';
-        if (s.frames.length > 1) out.inlined = s.frames.map((x) => ({ function: x.function, file: x.file, line: x.line }));
+        if (s.frames.length > 1)
+          out.inlined = s.frames.map((x) => ({ function: x.function, file: x.file, line: x.line }));
         if (s.binary) out.binary = s.binary;
         return out;
       });

@@ -20,10 +20,16 @@ const HOSTILE = 'le\u001b]0;owned\u0007a\u001b[2Jky\u202Eos.bil\u2028';
 describe('CLI text is terminal-safe', () => {
   const name = findFixture('job', /^exact\.\d+\.20\.f\.heap$/);
   const dir = mkdtempSync(join(tmpdir(), 'heaplens-tty-'));
-  const text = readFileSync(fixturePath(name), 'utf8').replaceAll('/tmp/heaplens-lab/leaky', `/tmp/heaplens-lab/${HOSTILE}`);
+  const text = readFileSync(fixturePath(name), 'utf8').replaceAll(
+    '/tmp/heaplens-lab/leaky',
+    `/tmp/heaplens-lab/${HOSTILE}`,
+  );
   expect(text).toContain(HOSTILE);
   // plus a damaged line whose warning quotes the hostile text
-  writeFileSync(join(dir, name.split("/").pop()!), text.replace('MAPPED_LIBRARIES:\n', `MAPPED_LIBRARIES:\nnot a maps line \u001b[31m\u202E\n`));
+  writeFileSync(
+    join(dir, name.split('/').pop()!),
+    text.replace('MAPPED_LIBRARIES:\n', `MAPPED_LIBRARIES:\nnot a maps line \u001b[31m\u202E\n`),
+  );
 
   it('top and summary: no raw control or bidi character, the marks are visible', async () => {
     for (const cmd of ['top', 'summary']) {

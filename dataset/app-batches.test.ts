@@ -24,8 +24,25 @@ describe('dataset → batches → job (the Electron main process to the renderer
     dir = await mkdtemp(join(tmpdir(), 'heaplens-app-batches-'));
     const files = await collectInputFiles([join(ROOT, 'fixtures/jemalloc/job'), join(ROOT, 'fixtures/python/py312')]);
     const out = join(dir, 'ds');
-    const fakeTable = (n: number): SymbolTable => ({ leaf: [], caller: [], modules: [{ mappingPath: `/m${n}`, binaryPath: null, debugPath: null, buildId: null, binary: null, reason: 'test', addresses: n, error: null }] });
-    await ingest(files, out, { symbolize: async (job) => new Map(job.processes.map((p) => [p, fakeTable(p.stacks.count)])) });
+    const fakeTable = (n: number): SymbolTable => ({
+      leaf: [],
+      caller: [],
+      modules: [
+        {
+          mappingPath: `/m${n}`,
+          binaryPath: null,
+          debugPath: null,
+          buildId: null,
+          binary: null,
+          reason: 'test',
+          addresses: n,
+          error: null,
+        },
+      ],
+    });
+    await ingest(files, out, {
+      symbolize: async (job) => new Map(job.processes.map((p) => [p, fakeTable(p.stacks.count)])),
+    });
     const asm = new JobAssembler<SymbolTable>();
     let batches = 0;
     for await (const b of await datasetBatches(out)) {

@@ -90,8 +90,12 @@ describe('damaged dumps at ingest', () => {
     expect(r.code).toBe(0);
     expect(r.err).toMatch(/warning: .*zero-length\.heap/);
     expect(r.err).toMatch(/warning: .*truncated-in-stacks\.heap:\d+: truncated/);
-    const mixed = JSON.parse((await cli('summary', out, '--json')).out) as { processes: { key: string; snapshots: unknown[] }[] };
-    const alone = JSON.parse((await cli('summary', join(ROOT, 'fixtures/jemalloc/job'), '--json')).out) as { processes: { key: string; snapshots: unknown[] }[] };
+    const mixed = JSON.parse((await cli('summary', out, '--json')).out) as {
+      processes: { key: string; snapshots: unknown[] }[];
+    };
+    const alone = JSON.parse((await cli('summary', join(ROOT, 'fixtures/jemalloc/job'), '--json')).out) as {
+      processes: { key: string; snapshots: unknown[] }[];
+    };
     for (const p of alone.processes) expect(mixed.processes.find((q) => q.key === p.key)).toEqual(p);
   });
 });

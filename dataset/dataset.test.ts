@@ -16,7 +16,15 @@ import { datasetGrowth } from './growth-sql.js';
 import { rankGrowth } from '../analysis/growth.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
-const FIXTURE_DIRS = ['fixtures/jemalloc/job', 'fixtures/jemalloc/damaged', 'fixtures/jemalloc/other', 'fixtures/python', 'fixtures/hostile', 'fixtures/job/dumps', 'fixtures/sigma'];
+const FIXTURE_DIRS = [
+  'fixtures/jemalloc/job',
+  'fixtures/jemalloc/damaged',
+  'fixtures/jemalloc/other',
+  'fixtures/python',
+  'fixtures/hostile',
+  'fixtures/job/dumps',
+  'fixtures/sigma',
+];
 
 const temps: string[] = [];
 async function tempDir(): Promise<string> {
@@ -55,7 +63,9 @@ describe('dataset round trip', () => {
  */
 function close(a: unknown, b: unknown, path = '$'): string | null {
   if (typeof a === 'number' && typeof b === 'number') {
-    return a === b || Math.abs(a - b) <= 1e-9 * Math.max(Math.abs(a), Math.abs(b)) || Math.abs(a - b) < 1e-6 ? null : `${path}: ${a} vs ${b}`;
+    return a === b || Math.abs(a - b) <= 1e-9 * Math.max(Math.abs(a), Math.abs(b)) || Math.abs(a - b) < 1e-6
+      ? null
+      : `${path}: ${a} vs ${b}`;
   }
   if (Array.isArray(a) && Array.isArray(b)) {
     if (a.length !== b.length) return `${path}: length ${a.length} vs ${b.length}`;
@@ -161,7 +171,7 @@ describe('commands on a dataset give the answers they give on the dumps', async 
 });
 
 describe('dump groups that give no process', () => {
-  it('keep their warnings in loadJob\'s order, also across runs', async () => {
+  it("keep their warnings in loadJob's order, also across runs", async () => {
     const d = await tempDir();
     const job = join(ROOT, 'fixtures/jemalloc/job');
     const { cp, writeFile } = await import('node:fs/promises');
@@ -174,7 +184,10 @@ describe('dump groups that give no process', () => {
     const expected = await loadJob(files);
     expect(expected.warnings.length).toBeGreaterThanOrEqual(3);
     const out = join(d, 'ds');
-    await ingest(files.filter((f) => !f.path.includes('zzz.')), out);
+    await ingest(
+      files.filter((f) => !f.path.includes('zzz.')),
+      out,
+    );
     await ingest(files, out);
     expect((await readDataset(out)).job).toEqual(expected);
     await ingest(files, out);
@@ -183,7 +196,13 @@ describe('dump groups that give no process', () => {
 });
 
 describe('incremental ingest', () => {
-  const seqOf = (path: string) => Number(/\.(\d+)\.[a-z]\d*\.heap$|\.(\d+)\.f\.heap$/.exec(path)?.slice(1).find((x) => x !== undefined) ?? -1);
+  const seqOf = (path: string) =>
+    Number(
+      /\.(\d+)\.[a-z]\d*\.heap$|\.(\d+)\.f\.heap$/
+        .exec(path)
+        ?.slice(1)
+        .find((x) => x !== undefined) ?? -1,
+    );
 
   it('a re-run reads only the new dumps, appends them, and the dataset equals a load of all of them', async () => {
     const all = await collectInputFiles([join(ROOT, 'fixtures/jemalloc/job')]);
@@ -262,7 +281,17 @@ describe('report and export on a dataset', async () => {
     expect(b.out).toBe(a.out);
     expect(a.out.split('\n').length).toBeGreaterThan(10);
     for (const format of ['pprof', 'speedscope']) {
-      await cli('export', '--format', format, '--snapshot', 'first', '-o', join(dir, `a.${format}`), join(JE, 'job'), ...sym);
+      await cli(
+        'export',
+        '--format',
+        format,
+        '--snapshot',
+        'first',
+        '-o',
+        join(dir, `a.${format}`),
+        join(JE, 'job'),
+        ...sym,
+      );
       await cli('export', '--format', format, '--snapshot', 'first', '-o', join(dir, `b.${format}`), out);
       expect(readFileSync(join(dir, `b.${format}`)).equals(readFileSync(join(dir, `a.${format}`)))).toBe(true);
     }
@@ -270,7 +299,19 @@ describe('report and export on a dataset', async () => {
 
   it('report: the same embedded data (but the time it was made)', async () => {
     expect((await ingested).code).toBe(0);
-    const ra = await cli('report', join(JE, 'job'), '-o', join(dir, 'a.html'), '--title', 't', '--base', '2', '--target', '9', ...sym);
+    const ra = await cli(
+      'report',
+      join(JE, 'job'),
+      '-o',
+      join(dir, 'a.html'),
+      '--title',
+      't',
+      '--base',
+      '2',
+      '--target',
+      '9',
+      ...sym,
+    );
     const rb = await cli('report', out, '-o', join(dir, 'b.html'), '--title', 't', '--base', '2', '--target', '9');
     expect(ra.code).toBe(0);
     expect(rb.code).toBe(0);
@@ -284,7 +325,7 @@ describe('report and export on a dataset', async () => {
 });
 
 describe('job-wide columns', () => {
-  it('stacks.stack_key is analysis/stack-identity.ts\'s key and cells.sd_bytes its σ (analysis/sampling-error.ts)', async () => {
+  it("stacks.stack_key is analysis/stack-identity.ts's key and cells.sd_bytes its σ (analysis/sampling-error.ts)", async () => {
     const files = await collectInputFiles([join(ROOT, 'fixtures/jemalloc/job')]);
     const out = join(await tempDir(), 'ds');
     await ingest(files, out);
@@ -297,9 +338,17 @@ describe('job-wide columns', () => {
       let sampled = 0;
       for (const p of job.processes) {
         const id = ids.get(p)!;
-        const keys = (await e.con.runAndReadAll(`SELECT stack_key FROM read_parquet(${sqlString(join(out, 'stacks', `process=${id}`, 'data.parquet'))}) ORDER BY stack_id`)).getColumns()[0];
+        const keys = (
+          await e.con.runAndReadAll(
+            `SELECT stack_key FROM read_parquet(${sqlString(join(out, 'stacks', `process=${id}`, 'data.parquet'))}) ORDER BY stack_id`,
+          )
+        ).getColumns()[0];
         expect(keys).toEqual(stackIdentityKeys(p));
-        const sd = (await e.con.runAndReadAll(`SELECT sd_bytes FROM read_parquet(${sqlString(join(out, 'cells', `process=${id}`, 'run-0001.parquet'))}, file_row_number = true) ORDER BY snapshot, file_row_number`)).getColumns()[0];
+        const sd = (
+          await e.con.runAndReadAll(
+            `SELECT sd_bytes FROM read_parquet(${sqlString(join(out, 'cells', `process=${id}`, 'run-0001.parquet'))}, file_row_number = true) ORDER BY snapshot, file_row_number`,
+          )
+        ).getColumns()[0];
         const want = p.snapshots.flatMap((s) => [...s.liveVarBytes].map(sigma));
         expect(sd).toEqual(want);
         sampled += want.filter((x) => x > 0).length;

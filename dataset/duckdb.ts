@@ -2,7 +2,14 @@
 // memory with spilling to a temporary folder, and columnar appends (data chunks, not row-by-row calls).
 
 import { tmpdir } from 'node:os';
-import { DuckDBDataChunk, DuckDBInstance, type DuckDBConnection, type DuckDBType, type DuckDBValue, type DuckDBVector } from '@duckdb/node-api';
+import {
+  DuckDBDataChunk,
+  DuckDBInstance,
+  type DuckDBConnection,
+  type DuckDBType,
+  type DuckDBValue,
+  type DuckDBVector,
+} from '@duckdb/node-api';
 
 /**
  * DuckDB spills grouping, sorting and window operators past this to `temp_directory`: a 64 × 200 × 20,000 job
@@ -50,7 +57,8 @@ function stagingArray(vector: DuckDBVector, src: Column, n: number): Typed | nul
     return items;
   }
   const dv = v.dataView;
-  if (dv instanceof DataView && dv.byteLength === n && src instanceof Uint8Array) return new Uint8Array(dv.buffer, dv.byteOffset, n);
+  if (dv instanceof DataView && dv.byteLength === n && src instanceof Uint8Array)
+    return new Uint8Array(dv.buffer, dv.byteOffset, n);
   return null;
 }
 
@@ -58,8 +66,15 @@ function stagingArray(vector: DuckDBVector, src: Column, n: number): Typed | nul
  * Appends `rowCount` rows given as columns (one array per column, in the table's column order). Typed-array
  * columns of fixed-width types are copied a chunk at a time; other columns (strings, nulls) value by value.
  */
-export async function appendColumns(con: DuckDBConnection, table: string, types: readonly DuckDBType[], columns: readonly Column[], rowCount: number): Promise<void> {
-  if (columns.length !== types.length) throw new Error(`appendColumns(${table}): ${columns.length} columns for ${types.length} types`);
+export async function appendColumns(
+  con: DuckDBConnection,
+  table: string,
+  types: readonly DuckDBType[],
+  columns: readonly Column[],
+  rowCount: number,
+): Promise<void> {
+  if (columns.length !== types.length)
+    throw new Error(`appendColumns(${table}): ${columns.length} columns for ${types.length} types`);
   const appender = await con.createAppender(table);
   try {
     const chunk = DuckDBDataChunk.create(types, CHUNK_ROWS);

@@ -36,7 +36,17 @@ function docSql(): string {
 
 interface CliGrowth {
   processes: { key: string }[];
-  stacks: { process: string; stackId: number; slopeBytesPerSnapshot: number; growingFraction: number; r2: number; firstBytes: number; lastBytes: number; deltaBytes: number; score: number }[];
+  stacks: {
+    process: string;
+    stackId: number;
+    slopeBytesPerSnapshot: number;
+    growingFraction: number;
+    r2: number;
+    firstBytes: number;
+    lastBytes: number;
+    deltaBytes: number;
+    score: number;
+  }[];
 }
 
 const near = (a: number, b: number) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
@@ -56,15 +66,23 @@ describe('job-wide growth SQL (docs/dataset.md)', () => {
       const ds = join(dir, `${job}.dataset`);
       expect((await cli('ingest', src, '-o', ds, '--no-symbols')).code).toBe(0);
       // the recipe of the page: each job's per-process tables under job=<name>
-      for (const t of ['cells', 'snapshots']) await cp(join(ds, t), join(dir, 'warehouse', t, `job=${job}`), { recursive: true });
+      for (const t of ['cells', 'snapshots'])
+        await cp(join(ds, t), join(dir, 'warehouse', t, `job=${job}`), { recursive: true });
       const loaded = await loadJob(await collectInputFiles([src]));
       expectedOf[job] = {
         processes: loaded.processes.map((p) => ({ key: p.key })),
-        stacks: loaded.processes.flatMap((p) => rankGrowth(p).filter((g) => g.deltaBytes > 0).map((g) => ({ process: p.key, ...g }))),
+        stacks: loaded.processes.flatMap((p) =>
+          rankGrowth(p)
+            .filter((g) => g.deltaBytes > 0)
+            .map((g) => ({ process: p.key, ...g })),
+        ),
       };
       expect(expectedOf[job].stacks.length).toBeGreaterThan(2);
       const e = await openEngine();
-      for (const k of (await e.con.runAndReadAll(`SELECT process, key FROM read_parquet(${sqlString(join(ds, 'processes.parquet'))})`)).getRowObjectsJS()) keyOf.set(`${job}/${k.process}`, String(k.key));
+      for (const k of (
+        await e.con.runAndReadAll(`SELECT process, key FROM read_parquet(${sqlString(join(ds, 'processes.parquet'))})`)
+      ).getRowObjectsJS())
+        keyOf.set(`${job}/${k.process}`, String(k.key));
       e.close();
     }
     expect(await readFile(join(dir, 'a.dataset', '_heaplens.json'), 'utf8')).toContain('heaplens-dataset');
@@ -72,8 +90,12 @@ describe('job-wide growth SQL (docs/dataset.md)', () => {
     const engine = await openEngine();
     try {
       const wh = join(dir, 'warehouse');
-      await engine.con.run(`CREATE VIEW cells AS SELECT * FROM read_parquet(${sqlString(`${wh}/cells/*/*/*.parquet`)}, hive_partitioning = true)`);
-      await engine.con.run(`CREATE VIEW snapshots AS SELECT * FROM read_parquet(${sqlString(`${wh}/snapshots/*/*/*.parquet`)}, hive_partitioning = true)`);
+      await engine.con.run(
+        `CREATE VIEW cells AS SELECT * FROM read_parquet(${sqlString(`${wh}/cells/*/*/*.parquet`)}, hive_partitioning = true)`,
+      );
+      await engine.con.run(
+        `CREATE VIEW snapshots AS SELECT * FROM read_parquet(${sqlString(`${wh}/snapshots/*/*/*.parquet`)}, hive_partitioning = true)`,
+      );
       const rows = (await engine.con.runAndReadAll(docSql())).getRowObjectsJS();
       for (const job of Object.keys(jobs)) {
         const expected = expectedOf[job];
@@ -96,7 +118,8 @@ describe('job-wide growth SQL (docs/dataset.md)', () => {
               ['delta_bytes', w.deltaBytes],
               ['score', w.score],
             ] as const) {
-              if (!near(Number(r[col]), v)) throw new Error(`${key} stack ${w.stackId} ${col}: SQL ${String(r[col])}, CLI ${v}`);
+              if (!near(Number(r[col]), v))
+                throw new Error(`${key} stack ${w.stackId} ${col}: SQL ${String(r[col])}, CLI ${v}`);
             }
           });
         }

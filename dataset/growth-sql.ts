@@ -29,7 +29,8 @@ export async function tableFiles(dir: string, table: string): Promise<string[]> 
     return out;
   }
   for (const p of parts.filter((x) => x.startsWith('process=')).sort()) {
-    for (const f of (await readdir(join(dir, table, p))).filter((x) => x.endsWith('.parquet')).sort()) out.push(join(dir, table, p, f));
+    for (const f of (await readdir(join(dir, table, p))).filter((x) => x.endsWith('.parquet')).sort())
+      out.push(join(dir, table, p, f));
   }
   return out;
 }
@@ -62,7 +63,10 @@ export async function runOnDataset<T>(engine: Engine, dir: string, run: () => Pr
         try {
           await engine.con.run(`SELECT count(*) FROM read_parquet(${sqlString(f)})`);
         } catch (fe) {
-          throw new DatasetError(f, `not a readable Parquet file (${fe instanceof Error ? fe.message.split('\n')[0] : String(fe)})`);
+          throw new DatasetError(
+            f,
+            `not a readable Parquet file (${fe instanceof Error ? fe.message.split('\n')[0] : String(fe)})`,
+          );
         }
       }
     }
@@ -81,7 +85,10 @@ async function checkCellCounts(engine: Engine, dir: string): Promise<void> {
     ),
   );
   for (const row of r.getRowObjects()) {
-    throw new DatasetError(join(dir, 'cells', `process=${String(row.process)}`), `holds ${String(row.have)} cells; the snapshots say ${String(row.want)} (a cells file is missing or extra)`);
+    throw new DatasetError(
+      join(dir, 'cells', `process=${String(row.process)}`),
+      `holds ${String(row.have)} cells; the snapshots say ${String(row.want)} (a cells file is missing or extra)`,
+    );
   }
 }
 

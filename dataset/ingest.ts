@@ -35,10 +35,15 @@ function sameFile(a: { size: number; mtimeMs: number | null }, b: { size: number
   return a.size === b.size && a.mtimeMs === b.mtimeMs;
 }
 
-export async function ingest(files: readonly InputFile[], outDir: string, options: IngestOptions = {}): Promise<IngestResult> {
+export async function ingest(
+  files: readonly InputFile[],
+  outDir: string,
+  options: IngestOptions = {},
+): Promise<IngestResult> {
   let existing: DatasetJob | null = null;
   if (await isDataset(outDir)) existing = await readDataset(outDir, { cells: false });
-  else if (await nonEmptyFolder(outDir)) throw new IngestError(`${outDir}: exists and is not a heaplens dataset; refusing to write into it`);
+  else if (await nonEmptyFolder(outDir))
+    throw new IngestError(`${outDir}: exists and is not a heaplens dataset; refusing to write into it`);
   await mkdir(outDir, { recursive: true });
 
   const classified = await classifyFiles(files);
@@ -51,7 +56,12 @@ export async function ingest(files: readonly InputFile[], outDir: string, option
   const runs = (existing?.manifest.runs ?? 0) + 1;
   const runName = `run-${String(runs).padStart(4, '0')}`;
 
-  const result: IngestResult = { dumpsRead: 0, dumpsSkipped: 0, processes: { full: 0, append: 0, unchanged: 0 }, warnings: [] };
+  const result: IngestResult = {
+    dumpsRead: 0,
+    dumpsSkipped: 0,
+    processes: { full: 0, append: 0, unchanged: 0 },
+    warnings: [],
+  };
   const records = new Map<string, ProcessRecord>();
   const fileRecords = new Map<string, FileRecord>((existing?.files ?? []).map((f) => [f.path, f] as const));
   const jobWarnings: LoadWarning[] = [...(existing?.jobWarnings ?? [])];
@@ -62,7 +72,13 @@ export async function ingest(files: readonly InputFile[], outDir: string, option
   // Processes already in the dataset keep their record unless this run changes them.
   if (existing) {
     for (const p of existing.job.processes) {
-      records.set(p.key, { id: existing.ids.get(p)!, series: p, symbols: existing.symbols.get(p) ?? null, warnings: existing.processWarnings.get(p) ?? [], cellCounts: existing.cellCounts.get(p) });
+      records.set(p.key, {
+        id: existing.ids.get(p)!,
+        series: p,
+        symbols: existing.symbols.get(p) ?? null,
+        warnings: existing.processWarnings.get(p) ?? [],
+        cellCounts: existing.cellCounts.get(p),
+      });
     }
   }
 
@@ -83,7 +99,10 @@ export async function ingest(files: readonly InputFile[], outDir: string, option
       }
       // Appending keeps stack ids as a full load would give them only when every new dump sorts after the old ones.
       const firstFresh = g.dumps.indexOf(fresh[0]);
-      const canAppend = old !== null && g.dumps.slice(firstFresh).every((d) => !isKnown(d)) && !(g.pid !== null && pycodePids.has(g.pid));
+      const canAppend =
+        old !== null &&
+        g.dumps.slice(firstFresh).every((d) => !isKnown(d)) &&
+        !(g.pid !== null && pycodePids.has(g.pid));
       const mode: IngestMode = canAppend ? 'append' : 'full';
       const toLoad = canAppend ? fresh : g.dumps;
       result.dumpsRead += toLoad.length;
@@ -110,7 +129,13 @@ export async function ingest(files: readonly InputFile[], outDir: string, option
         cellsFrom = old.snapshots.length;
         const merged = appendSeries(old, loadedSeries, procWarnings);
         const counts = [...(prior.cellCounts ?? []), ...loadedSeries.snapshots.map((s) => s.stackIds.length)];
-        rec = { id, series: merged, symbols: null, warnings: dedupe([...prior.warnings, ...procWarnings]), cellCounts: counts };
+        rec = {
+          id,
+          series: merged,
+          symbols: null,
+          warnings: dedupe([...prior.warnings, ...procWarnings]),
+          cellCounts: counts,
+        };
       } else if (loadedSeries) {
         rec = { id, series: loadedSeries, symbols: null, warnings: procWarnings };
       } else if (prior && canAppend) {
@@ -124,7 +149,13 @@ export async function ingest(files: readonly InputFile[], outDir: string, option
       if (rec) orphanWarnings.delete(g.key);
       for (const d of toLoad) {
         const ok = rec?.series.snapshots.some((s) => s.file === d.file.path) ?? false;
-        fileRecords.set(d.file.path, { path: d.file.path, size: d.file.size, mtimeMs: d.file.mtimeMs, status: ok ? 'dump' : 'failed', process: ok ? id : null });
+        fileRecords.set(d.file.path, {
+          path: d.file.path,
+          size: d.file.size,
+          mtimeMs: d.file.mtimeMs,
+          status: ok ? 'dump' : 'failed',
+          process: ok ? id : null,
+        });
       }
       if (rec) {
         if (options.symbolize && rec.series.snapshots.length > 0) {
@@ -142,10 +173,24 @@ export async function ingest(files: readonly InputFile[], outDir: string, option
       result.processes[mode]++;
       options.onProcess?.({ key: g.key, mode, dumps: toLoad.length });
     }
-    for (const s of classified.side) fileRecords.set(s.file.path, { path: s.file.path, size: s.file.size, mtimeMs: s.file.mtimeMs, status: 'side', process: null });
-    for (const path of classified.ignored) if (!fileRecords.has(path)) fileRecords.set(path, { path, size: 0, mtimeMs: null, status: 'ignored', process: null });
+    for (const s of classified.side)
+      fileRecords.set(s.file.path, {
+        path: s.file.path,
+        size: s.file.size,
+        mtimeMs: s.file.mtimeMs,
+        status: 'side',
+        process: null,
+      });
+    for (const path of classified.ignored)
+      if (!fileRecords.has(path))
+        fileRecords.set(path, { path, size: 0, mtimeMs: null, status: 'ignored', process: null });
     const processes = [...records.values()].sort((a, b) => a.id - b.id);
-    await writeJobTables(engine, outDir, { processes, files: [...fileRecords.values()], jobWarnings, orphanWarnings }, runs);
+    await writeJobTables(
+      engine,
+      outDir,
+      { processes, files: [...fileRecords.values()], jobWarnings, orphanWarnings },
+      runs,
+    );
   } finally {
     engine.close();
   }
@@ -199,13 +244,21 @@ export function appendSeries(old: ProcessSeries, next: ProcessSeries, warnings: 
     }
     return id;
   });
-  const stacks: StackTable = { count: old.stacks.count, offsets: [...old.stacks.offsets], frames: [...old.stacks.frames], allocatorDepth: [...old.stacks.allocatorDepth] };
+  const stacks: StackTable = {
+    count: old.stacks.count,
+    offsets: [...old.stacks.offsets],
+    frames: [...old.stacks.frames],
+    allocatorDepth: [...old.stacks.allocatorDepth],
+  };
   const stackKey = (frames: readonly number[]) => frames.join(',');
   const byKey = new Map<string, number>();
-  for (let id = 0; id < old.stacks.count; id++) byKey.set(stackKey(old.stacks.frames.slice(old.stacks.offsets[id], old.stacks.offsets[id + 1])), id);
+  for (let id = 0; id < old.stacks.count; id++)
+    byKey.set(stackKey(old.stacks.frames.slice(old.stacks.offsets[id], old.stacks.offsets[id + 1])), id);
   const stackMap = new Uint32Array(next.stacks.count);
   for (let id = 0; id < next.stacks.count; id++) {
-    const frames = next.stacks.frames.slice(next.stacks.offsets[id], next.stacks.offsets[id + 1]).map((a) => addrMap[a]);
+    const frames = next.stacks.frames
+      .slice(next.stacks.offsets[id], next.stacks.offsets[id + 1])
+      .map((a) => addrMap[a]);
     const k = stackKey(frames);
     let to = byKey.get(k);
     if (to === undefined) {
@@ -217,7 +270,10 @@ export function appendSeries(old: ProcessSeries, next: ProcessSeries, warnings: 
     }
     stackMap[id] = to;
   }
-  const snapshots = [...old.snapshots, ...next.snapshots.map((s) => ({ ...s, stackIds: s.stackIds.map((id) => stackMap[id]) }))];
+  const snapshots = [
+    ...old.snapshots,
+    ...next.snapshots.map((s) => ({ ...s, stackIds: s.stackIds.map((id) => stackMap[id]) })),
+  ];
   const merged: ProcessSeries = {
     key: old.key,
     pid: old.pid,
@@ -231,7 +287,8 @@ export function appendSeries(old: ProcessSeries, next: ProcessSeries, warnings: 
     endedWithoutFinalDump: next.endedWithoutFinalDump,
   };
   const tables = [old.pythonFrames, next.pythonFrames].filter((t) => t != null);
-  if (tables.length === 2) merged.pythonFrames = seriesPythonFrames(tables, next.snapshots[next.snapshots.length - 1].file, warnings);
+  if (tables.length === 2)
+    merged.pythonFrames = seriesPythonFrames(tables, next.snapshots[next.snapshots.length - 1].file, warnings);
   else if (tables.length === 1) merged.pythonFrames = tables[0];
   return merged;
 }

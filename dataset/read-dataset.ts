@@ -40,10 +40,18 @@ export async function readManifest(dir: string): Promise<Manifest> {
   try {
     m = JSON.parse(await readFile(file, 'utf8')) as Partial<Manifest>;
   } catch (e) {
-    throw new DatasetError(file, `not a readable heaplens dataset manifest (${e instanceof Error ? e.message : String(e)})`);
+    throw new DatasetError(
+      file,
+      `not a readable heaplens dataset manifest (${e instanceof Error ? e.message : String(e)})`,
+    );
   }
-  if (m.format !== DATASET_FORMAT) throw new DatasetError(file, `format is ${JSON.stringify(m.format)}, not ${DATASET_FORMAT}`);
-  if (m.version !== DATASET_VERSION) throw new DatasetError(file, `dataset version ${m.version}; this heaplens reads version ${DATASET_VERSION} (ingest the dumps again)`);
+  if (m.format !== DATASET_FORMAT)
+    throw new DatasetError(file, `format is ${JSON.stringify(m.format)}, not ${DATASET_FORMAT}`);
+  if (m.version !== DATASET_VERSION)
+    throw new DatasetError(
+      file,
+      `dataset version ${m.version}; this heaplens reads version ${DATASET_VERSION} (ingest the dumps again)`,
+    );
   return m as Manifest;
 }
 
@@ -93,7 +101,10 @@ export async function readParquetRows(engine: Engine, file: string, select = '*'
     const r = await engine.con.runAndReadAll(`SELECT ${select} FROM read_parquet(${sqlString(file)}) ${tail}`);
     return r.getRowObjects();
   } catch (e) {
-    throw new DatasetError(file, `not a readable Parquet file (${e instanceof Error ? e.message.split('\n')[0] : String(e)})`);
+    throw new DatasetError(
+      file,
+      `not a readable Parquet file (${e instanceof Error ? e.message.split('\n')[0] : String(e)})`,
+    );
   }
 }
 
@@ -112,11 +123,28 @@ export async function readDataset(dir: string, options: ReadOptions = {}): Promi
   }
 }
 
-async function readWith(engine: Engine, dir: string, manifest: Manifest, withCells: boolean | CellPicker, onlyStacks: ReadonlyMap<number, readonly number[]> | null): Promise<DatasetJob> {
+async function readWith(
+  engine: Engine,
+  dir: string,
+  manifest: Manifest,
+  withCells: boolean | CellPicker,
+  onlyStacks: ReadonlyMap<number, readonly number[]> | null,
+): Promise<DatasetJob> {
   const procRows = await readParquetRows(engine, join(dir, 'processes.parquet'));
   const fileRows = await readParquetRows(engine, join(dir, 'files.parquet'));
-  const warnRows = await readParquetRows(engine, join(dir, 'warnings.parquet'), '*', 'ORDER BY process NULLS FIRST, group_key NULLS FIRST, ordinal');
-  const files: FileRecord[] = fileRows.map((r) => ({ path: str(r.path), size: num(r.size), mtimeMs: numOrNull(r.mtime_ms), status: str(r.status) as FileRecord['status'], process: numOrNull(r.process) }));
+  const warnRows = await readParquetRows(
+    engine,
+    join(dir, 'warnings.parquet'),
+    '*',
+    'ORDER BY process NULLS FIRST, group_key NULLS FIRST, ordinal',
+  );
+  const files: FileRecord[] = fileRows.map((r) => ({
+    path: str(r.path),
+    size: num(r.size),
+    mtimeMs: numOrNull(r.mtime_ms),
+    status: str(r.status) as FileRecord['status'],
+    process: numOrNull(r.process),
+  }));
 
   const processes: ProcessSeries[] = [];
   const symbols = new Map<ProcessSeries, SymbolTable>();
@@ -146,7 +174,8 @@ async function readWith(engine: Engine, dir: string, manifest: Manifest, withCel
   const orphanKeys = [...orphanWarnings.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   let oi = 0;
   const orphansBefore = (key: string | null) => {
-    while (oi < orphanKeys.length && (key === null || orphanKeys[oi] < key)) warnings.push(...orphanWarnings.get(orphanKeys[oi++])!);
+    while (oi < orphanKeys.length && (key === null || orphanKeys[oi] < key))
+      warnings.push(...orphanWarnings.get(orphanKeys[oi++])!);
   };
   for (const pr of sorted) {
     orphansBefore(str(pr.key));
@@ -157,12 +186,23 @@ async function readWith(engine: Engine, dir: string, manifest: Manifest, withCel
     ids.set(series, id);
     cellCounts.set(series, counts);
     processWarnings.set(series, warningsOf.get(id) ?? []);
-    if (pr.symbolized) symbols.set(series, await readSymbols(engine, dir, id, series, strOrNull(pr.symbol_modules_json), addressIds));
+    if (pr.symbolized)
+      symbols.set(series, await readSymbols(engine, dir, id, series, strOrNull(pr.symbol_modules_json), addressIds));
     warnings.push(...(warningsOf.get(id) ?? []));
   }
   orphansBefore(null);
   const ignoredFiles = files.filter((f) => f.status === 'ignored').map((f) => f.path);
-  return { job: { processes, warnings, ignoredFiles }, symbols, ids, cellCounts, processWarnings, jobWarnings: warningsOf.get(null) ?? [], orphanWarnings, files, manifest };
+  return {
+    job: { processes, warnings, ignoredFiles },
+    symbols,
+    ids,
+    cellCounts,
+    processWarnings,
+    jobWarnings: warningsOf.get(null) ?? [],
+    orphanWarnings,
+    files,
+    manifest,
+  };
 }
 
 function partFile(dir: string, table: string, id: number): string {
@@ -170,7 +210,8 @@ function partFile(dir: string, table: string, id: number): string {
 }
 
 /** SQL list of ids (numbers only). */
-const idList = (ids: readonly number[]) => `(${ids.length ? ids.map((x) => String(Math.trunc(x))).join(', ') : 'NULL'})`;
+const idList = (ids: readonly number[]) =>
+  `(${ids.length ? ids.map((x) => String(Math.trunc(x))).join(', ') : 'NULL'})`;
 
 async function readProcess(
   engine: Engine,
@@ -199,7 +240,10 @@ async function readProcess(
     complete: r.complete === true,
     headerLiveBytes: numOrNull(r.header_live_bytes_unbiased),
     threads: JSON.parse(str(r.threads_json)) as ThreadTotals[],
-    truncated: r.truncated_byte_offset === null ? null : { byteOffset: num(r.truncated_byte_offset), line: num(r.truncated_line) },
+    truncated:
+      r.truncated_byte_offset === null
+        ? null
+        : { byteOffset: num(r.truncated_byte_offset), line: num(r.truncated_line) },
     stackIds: new Uint32Array(0),
     liveBytes: new Float64Array(0),
     liveObjects: new Float64Array(0),
@@ -209,33 +253,63 @@ async function readProcess(
     mapsSource: strOrNull(r.maps_source) as Snapshot['mapsSource'],
     ...(r.context_json === null ? {} : { context: fromTaggedJson<Snapshot['context']>(str(r.context_json)) }),
   }));
-  if (snapshots.length !== num(pr.snapshot_count)) throw new DatasetError(partFile(dir, 'snapshots', id), `has ${snapshots.length} snapshots; processes.parquet says ${num(pr.snapshot_count)}`);
+  if (snapshots.length !== num(pr.snapshot_count))
+    throw new DatasetError(
+      partFile(dir, 'snapshots', id),
+      `has ${snapshots.length} snapshots; processes.parquet says ${num(pr.snapshot_count)}`,
+    );
   const counts = snapRows.map((r) => num(r.cell_count));
-  if (withCells === false) await checkCellFiles(engine, dir, id, counts.reduce((a, b) => a + b, 0));
+  if (withCells === false)
+    await checkCellFiles(
+      engine,
+      dir,
+      id,
+      counts.reduce((a, b) => a + b, 0),
+    );
   else if (withCells === true) await readCells(engine, dir, id, snapshots, counts, null);
   else {
-    await checkCellFiles(engine, dir, id, counts.reduce((a, b) => a + b, 0));
-    await readCells(engine, dir, id, snapshots, counts, new Set(withCells(snapshots).filter((j) => j >= 0 && j < snapshots.length)));
+    await checkCellFiles(
+      engine,
+      dir,
+      id,
+      counts.reduce((a, b) => a + b, 0),
+    );
+    await readCells(
+      engine,
+      dir,
+      id,
+      snapshots,
+      counts,
+      new Set(withCells(snapshots).filter((j) => j >= 0 && j < snapshots.length)),
+    );
   }
 
   // stacks, flattened in stack order (the file is written in stack order; a file that is not is refused)
   const stackCount = num(pr.stack_count);
   const stacksFile = partFile(dir, 'stacks', id);
   const [sid, depth, lens] = await readColumns(engine, stacksFile, 'stack_id, allocator_depth, len(frames)', '');
-  if (sid.length !== stackCount) throw new DatasetError(stacksFile, `has ${sid.length} stacks; processes.parquet says ${stackCount}`);
+  if (sid.length !== stackCount)
+    throw new DatasetError(stacksFile, `has ${sid.length} stacks; processes.parquet says ${stackCount}`);
   const wanted = only ? new Set(only) : null;
   const offsets = new Array<number>(stackCount + 1);
   offsets[0] = 0;
   const allocatorDepth = new Array<number>(stackCount);
   for (let i = 0; i < stackCount; i++) {
-    if (num(sid[i]) !== i) throw new DatasetError(stacksFile, `stack ${num(sid[i])} is at row ${i} (the file is not in stack order)`);
+    if (num(sid[i]) !== i)
+      throw new DatasetError(stacksFile, `stack ${num(sid[i])} is at row ${i} (the file is not in stack order)`);
     offsets[i + 1] = offsets[i] + (wanted && !wanted.has(i) ? 0 : num(lens[i]));
     allocatorDepth[i] = num(depth[i]);
   }
   const [flat] = wanted
-    ? await readColumns(engine, stacksFile, 'a', `, unnest(frames) WITH ORDINALITY AS u(a, k) WHERE stack_id IN ${idList(only!)} ORDER BY stack_id, k`)
+    ? await readColumns(
+        engine,
+        stacksFile,
+        'a',
+        `, unnest(frames) WITH ORDINALITY AS u(a, k) WHERE stack_id IN ${idList(only!)} ORDER BY stack_id, k`,
+      )
     : await readColumns(engine, stacksFile, 'unnest(frames)', '');
-  if (flat.length !== offsets[stackCount]) throw new DatasetError(stacksFile, `holds ${flat.length} frames; its stacks' lengths say ${offsets[stackCount]}`);
+  if (flat.length !== offsets[stackCount])
+    throw new DatasetError(stacksFile, `holds ${flat.length} frames; its stacks' lengths say ${offsets[stackCount]}`);
   const frames = flat.map(num);
 
   const framesFile = partFile(dir, 'frames', id);
@@ -245,13 +319,19 @@ async function readProcess(
   if (wanted) {
     // only the addresses of the wanted stacks; the others stay empty strings (never looked up)
     addressIds = [...new Set(frames)].sort((a, b) => a - b);
-    const [aid, addr] = await readColumns(engine, framesFile, 'DISTINCT address_id, address', `WHERE address_id IN ${idList(addressIds)} ORDER BY address_id`);
+    const [aid, addr] = await readColumns(
+      engine,
+      framesFile,
+      'DISTINCT address_id, address',
+      `WHERE address_id IN ${idList(addressIds)} ORDER BY address_id`,
+    );
     hex = new Array<string>(addressCount).fill('');
     aid.forEach((a, i) => (hex[num(a)] = str(addr[i])));
   } else {
     const [aid, addr] = await readColumns(engine, framesFile, 'DISTINCT address_id, address', 'ORDER BY address_id');
     hex = addr.map(str);
-    if (hex.length !== addressCount || aid.some((a, i) => num(a) !== i)) throw new DatasetError(framesFile, `has ${hex.length} addresses; processes.parquet says ${addressCount}`);
+    if (hex.length !== addressCount || aid.some((a, i) => num(a) !== i))
+      throw new DatasetError(framesFile, `has ${hex.length} addresses; processes.parquet says ${addressCount}`);
   }
 
   const mapRows = await readParquetRows(engine, partFile(dir, 'mappings', id), '*', 'ORDER BY ordinal');
@@ -284,7 +364,14 @@ async function readProcess(
 }
 
 /** Reads the cells of every snapshot, or of those in `pick` (the others keep empty columns). */
-async function readCells(engine: Engine, dir: string, id: number, snapshots: Snapshot[], counts: number[], pick: ReadonlySet<number> | null): Promise<void> {
+async function readCells(
+  engine: Engine,
+  dir: string,
+  id: number,
+  snapshots: Snapshot[],
+  counts: number[],
+  pick: ReadonlySet<number> | null,
+): Promise<void> {
   const cdir = partitionDir(dir, 'cells', id);
   const total = counts.reduce((a, b, j) => a + (pick && !pick.has(j) ? 0 : b), 0);
   let names: string[] = [];
@@ -310,7 +397,12 @@ async function readCells(engine: Engine, dir: string, id: number, snapshots: Sna
     const file = join(cdir, name);
     // A snapshot's cells are all in the file of the run that added it, in the order the dump listed them.
     const where = pick ? `WHERE snapshot IN ${idList([...pick])} ` : '';
-    const rows = await readColumns(engine, file, 'snapshot, stack_id, bytes, objects, accum_bytes, accum_objects, var_bytes', `${where}ORDER BY snapshot, file_row_number`);
+    const rows = await readColumns(
+      engine,
+      file,
+      'snapshot, stack_id, bytes, objects, accum_bytes, accum_objects, var_bytes',
+      `${where}ORDER BY snapshot, file_row_number`,
+    );
     const [snap, stack, bytes, objects, ab, ao, vb] = rows;
     let j = -1;
     let i = 0;
@@ -319,10 +411,15 @@ async function readCells(engine: Engine, dir: string, id: number, snapshots: Sna
       if (sj !== j) {
         j = sj;
         i = 0;
-        if (j >= snapshots.length) throw new DatasetError(file, `names snapshot ${j}; the process has ${snapshots.length}`);
+        if (j >= snapshots.length)
+          throw new DatasetError(file, `names snapshot ${j}; the process has ${snapshots.length}`);
       }
       const s = snapshots[j];
-      if (i >= s.stackIds.length) throw new DatasetError(file, `holds more cells for snapshot ${j} than its snapshots row says (${s.stackIds.length})`);
+      if (i >= s.stackIds.length)
+        throw new DatasetError(
+          file,
+          `holds more cells for snapshot ${j} than its snapshots row says (${s.stackIds.length})`,
+        );
       s.stackIds[i] = num(stack[r]);
       s.liveBytes[i] = num(bytes[r]);
       s.liveObjects[i] = num(objects[r]);
@@ -335,17 +432,27 @@ async function readCells(engine: Engine, dir: string, id: number, snapshots: Sna
     }
     seen += snap.length;
   }
-  if (seen !== total) throw new DatasetError(cdir, `holds ${seen} cells; the snapshots say ${total} (a cells file is missing or extra)`);
+  if (seen !== total)
+    throw new DatasetError(cdir, `holds ${seen} cells; the snapshots say ${total} (a cells file is missing or extra)`);
 }
 
 /** The cells of one snapshot (stack ids and live bytes), e.g. the last one before an append. */
-export async function readSnapshotCells(dir: string, id: number, snapshot: number): Promise<{ stackIds: number[]; liveBytes: number[] }> {
+export async function readSnapshotCells(
+  dir: string,
+  id: number,
+  snapshot: number,
+): Promise<{ stackIds: number[]; liveBytes: number[] }> {
   const engine = await openEngine();
   try {
     const cdir = partitionDir(dir, 'cells', id);
     const out = { stackIds: [] as number[], liveBytes: [] as number[] };
     for (const name of (await readdir(cdir)).filter((n) => n.endsWith('.parquet')).sort()) {
-      const [ids, bytes] = await readColumns(engine, join(cdir, name), 'stack_id, bytes', `WHERE snapshot = ${snapshot} ORDER BY file_row_number`);
+      const [ids, bytes] = await readColumns(
+        engine,
+        join(cdir, name),
+        'stack_id, bytes',
+        `WHERE snapshot = ${snapshot} ORDER BY file_row_number`,
+      );
       out.stackIds.push(...ids.map(num));
       out.liveBytes.push(...bytes.map(num));
     }
@@ -371,10 +478,14 @@ async function checkCellFiles(engine: Engine, dir: string, id: number, total: nu
       const r = await engine.con.runAndReadAll(`SELECT num_rows FROM parquet_file_metadata(${sqlString(file)})`);
       seen += num(r.getColumns()[0][0]);
     } catch (e) {
-      throw new DatasetError(file, `not a readable Parquet file (${e instanceof Error ? e.message.split('\n')[0] : String(e)})`);
+      throw new DatasetError(
+        file,
+        `not a readable Parquet file (${e instanceof Error ? e.message.split('\n')[0] : String(e)})`,
+      );
     }
   }
-  if (seen !== total) throw new DatasetError(cdir, `holds ${seen} cells; the snapshots say ${total} (a cells file is missing or extra)`);
+  if (seen !== total)
+    throw new DatasetError(cdir, `holds ${seen} cells; the snapshots say ${total} (a cells file is missing or extra)`);
 }
 
 async function readColumns(engine: Engine, file: string, select: string, tail: string): Promise<DuckDBValue[][]> {
@@ -384,20 +495,42 @@ async function readColumns(engine: Engine, file: string, select: string, tail: s
     throw new DatasetError(file, 'missing from the dataset (was it copied in full?)');
   }
   try {
-    const r = await engine.con.runAndReadAll(`SELECT ${select} FROM read_parquet(${sqlString(file)}, file_row_number = true) ${tail}`);
+    const r = await engine.con.runAndReadAll(
+      `SELECT ${select} FROM read_parquet(${sqlString(file)}, file_row_number = true) ${tail}`,
+    );
     // no rows gives no columns: one empty array per selected column
     const cols = r.getColumns();
     return cols.length === r.columnCount ? cols : Array.from({ length: r.columnCount }, () => []);
   } catch (e) {
-    throw new DatasetError(file, `not a readable Parquet file (${e instanceof Error ? e.message.split('\n')[0] : String(e)})`);
+    throw new DatasetError(
+      file,
+      `not a readable Parquet file (${e instanceof Error ? e.message.split('\n')[0] : String(e)})`,
+    );
   }
 }
 
-async function readSymbols(engine: Engine, dir: string, id: number, series: ProcessSeries, modulesJson: string | null, addressIds: number[] | null): Promise<SymbolTable> {
+async function readSymbols(
+  engine: Engine,
+  dir: string,
+  id: number,
+  series: ProcessSeries,
+  modulesJson: string | null,
+  addressIds: number[] | null,
+): Promise<SymbolTable> {
   const only = addressIds ? ` AND address_id IN ${idList(addressIds)}` : '';
-  const [ids, roles, json] = await readColumns(engine, partFile(dir, 'frames', id), 'address_id, role, symbol_json', `WHERE role <> ''${only}`);
+  const [ids, roles, json] = await readColumns(
+    engine,
+    partFile(dir, 'frames', id),
+    'address_id, role, symbol_json',
+    `WHERE role <> ''${only}`,
+  );
   const n = series.addresses.hex.length;
-  const table: SymbolTable = { leaf: new Array<SymbolizedAddress | undefined>(n), caller: new Array<SymbolizedAddress | undefined>(n), modules: modulesJson ? (JSON.parse(modulesJson) as ModuleReport[]) : [] };
-  for (let i = 0; i < ids.length; i++) (roles[i] === 'leaf' ? table.leaf : table.caller)[num(ids[i])] = JSON.parse(str(json[i])) as SymbolizedAddress;
+  const table: SymbolTable = {
+    leaf: new Array<SymbolizedAddress | undefined>(n),
+    caller: new Array<SymbolizedAddress | undefined>(n),
+    modules: modulesJson ? (JSON.parse(modulesJson) as ModuleReport[]) : [],
+  };
+  for (let i = 0; i < ids.length; i++)
+    (roles[i] === 'leaf' ? table.leaf : table.caller)[num(ids[i])] = JSON.parse(str(json[i])) as SymbolizedAddress;
   return table;
 }

@@ -95,7 +95,11 @@ export const SNAPSHOTS: readonly ColumnDef[] = [
 ];
 
 /** Staging form of `stacks`: one row per frame, folded into a list per stack when written. */
-export const STACK_FRAMES_STAGE: readonly ColumnDef[] = [col('stack_id', 'INTEGER', INTEGER), col('depth', 'INTEGER', INTEGER), col('address_id', 'INTEGER', INTEGER)];
+export const STACK_FRAMES_STAGE: readonly ColumnDef[] = [
+  col('stack_id', 'INTEGER', INTEGER),
+  col('depth', 'INTEGER', INTEGER),
+  col('address_id', 'INTEGER', INTEGER),
+];
 export const STACKS_STAGE: readonly ColumnDef[] = [
   col('stack_id', 'INTEGER', INTEGER),
   col('allocator_depth', 'INTEGER', INTEGER),
@@ -158,7 +162,10 @@ export const CELLS_STAGE: readonly ColumnDef[] = [
   col('var_bytes', 'DOUBLE', DOUBLE),
   col('rose', 'BOOLEAN', BOOLEAN),
 ];
-export const CELLS_STAGE_ACCUM: readonly ColumnDef[] = [col('accum_objects', 'DOUBLE', DOUBLE), col('accum_bytes', 'DOUBLE', DOUBLE)];
+export const CELLS_STAGE_ACCUM: readonly ColumnDef[] = [
+  col('accum_objects', 'DOUBLE', DOUBLE),
+  col('accum_bytes', 'DOUBLE', DOUBLE),
+];
 
 export const PER_PROCESS_TABLES = ['snapshots', 'stacks', 'frames', 'mappings', 'cells'] as const;
 export type PerProcessTable = (typeof PER_PROCESS_TABLES)[number];

@@ -33,7 +33,7 @@ import {
 import { toTaggedJson } from './tagged-json.js';
 
 /** Parquet options: zstd (the columns are repetitive: 16×100×5,000 cells compress to a few MB). */
-const PARQUET = "(FORMAT parquet, COMPRESSION zstd)";
+const PARQUET = '(FORMAT parquet, COMPRESSION zstd)';
 
 export interface ProcessRecord {
   /** stable id of the process in this dataset (its partition folder) */
@@ -59,7 +59,15 @@ export function partitionDir(dir: string, table: string, processId: number): str
 }
 
 /** Stages `rows` columns in a temp table and copies it to `file` (written as file.tmp, then renamed). */
-async function writeTable(engine: Engine, name: string, cols: readonly ColumnDef[], columns: readonly Column[], rows: number, file: string, select?: string): Promise<void> {
+async function writeTable(
+  engine: Engine,
+  name: string,
+  cols: readonly ColumnDef[],
+  columns: readonly Column[],
+  rows: number,
+  file: string,
+  select?: string,
+): Promise<void> {
   await engine.con.run(createTableSql(name, cols));
   await appendColumns(engine.con, name, types(cols), columns, rows);
   const tmp = `${file}.tmp`;
@@ -77,7 +85,14 @@ export async function removeProcess(dir: string, processId: number): Promise<voi
  * Writes one process: snapshots, stacks, frames and mappings in full, and the cells of snapshots
  * `cellsFrom`… as a new file named after `runName` (earlier snapshots' cells are already in earlier files).
  */
-export async function writeProcess(engine: Engine, dir: string, rec: ProcessRecord, cellsFrom: number, runName: string, before: PreviousCells | null = null): Promise<void> {
+export async function writeProcess(
+  engine: Engine,
+  dir: string,
+  rec: ProcessRecord,
+  cellsFrom: number,
+  runName: string,
+  before: PreviousCells | null = null,
+): Promise<void> {
   const p = rec.series;
   for (const t of PER_PROCESS_TABLES) await mkdir(partitionDir(dir, t, rec.id), { recursive: true });
   const part = (t: string) => join(partitionDir(dir, t, rec.id), 'data.parquet');
@@ -138,7 +153,13 @@ export async function writeProcess(engine: Engine, dir: string, rec: ProcessReco
     }
   }
   await engine.con.run(createTableSql('st_stack_frames', STACK_FRAMES_STAGE));
-  await appendColumns(engine.con, 'st_stack_frames', types(STACK_FRAMES_STAGE), [fStack, fDepth, Int32Array.from(frames)], frames.length);
+  await appendColumns(
+    engine.con,
+    'st_stack_frames',
+    types(STACK_FRAMES_STAGE),
+    [fStack, fDepth, Int32Array.from(frames)],
+    frames.length,
+  );
   const ids = Array.from({ length: count }, (_, i) => i);
   await writeTable(
     engine,
@@ -204,7 +225,17 @@ async function writeMappings(engine: Engine, p: ProcessSeries, file: string): Pr
     engine,
     'st_mappings',
     MAPPINGS,
-    [m.map((_, i) => i), m.map((x) => x.start), m.map((x) => x.end), m.map((x) => x.perms), m.map((x) => x.offset), m.map((x) => x.dev), m.map((x) => BigInt(x.inode)), m.map((x) => x.path), m.map((x) => x.deleted)],
+    [
+      m.map((_, i) => i),
+      m.map((x) => x.start),
+      m.map((x) => x.end),
+      m.map((x) => x.perms),
+      m.map((x) => x.offset),
+      m.map((x) => x.dev),
+      m.map((x) => BigInt(x.inode)),
+      m.map((x) => x.path),
+      m.map((x) => x.deleted),
+    ],
     m.length,
     file,
   );
@@ -216,7 +247,13 @@ export interface PreviousCells {
   liveBytes: ArrayLike<number>;
 }
 
-async function writeCells(engine: Engine, p: ProcessSeries, from: number, file: string, before: PreviousCells | null): Promise<void> {
+async function writeCells(
+  engine: Engine,
+  p: ProcessSeries,
+  from: number,
+  file: string,
+  before: PreviousCells | null,
+): Promise<void> {
   const snaps = p.snapshots.slice(from);
   const rows = snaps.reduce((n, s) => n + s.stackIds.length, 0);
   if (rows === 0) return;
@@ -302,20 +339,48 @@ export async function writeJobTables(engine: Engine, dir: string, t: JobTables, 
     join(dir, 'processes.parquet'),
   );
   const f = t.files;
-  await writeTable(engine, 'st_files', FILES, [f.map((x) => x.path), f.map((x) => BigInt(x.size)), f.map((x) => x.mtimeMs), f.map((x) => x.status), f.map((x) => x.process)], f.length, join(dir, 'files.parquet'));
+  await writeTable(
+    engine,
+    'st_files',
+    FILES,
+    [
+      f.map((x) => x.path),
+      f.map((x) => BigInt(x.size)),
+      f.map((x) => x.mtimeMs),
+      f.map((x) => x.status),
+      f.map((x) => x.process),
+    ],
+    f.length,
+    join(dir, 'files.parquet'),
+  );
   const w: { process: number | null; group: string | null; ordinal: number; w: LoadWarning }[] = [];
   t.jobWarnings.forEach((x, i) => w.push({ process: null, group: null, ordinal: i, w: x }));
-  for (const [key, list] of t.orphanWarnings) list.forEach((x, i) => w.push({ process: null, group: key, ordinal: i, w: x }));
+  for (const [key, list] of t.orphanWarnings)
+    list.forEach((x, i) => w.push({ process: null, group: key, ordinal: i, w: x }));
   for (const r of ps) r.warnings.forEach((x, i) => w.push({ process: r.id, group: null, ordinal: i, w: x }));
   await writeTable(
     engine,
     'st_warnings',
     WARNINGS,
-    [w.map((x) => x.process), w.map((x) => x.ordinal), w.map((x) => x.group), w.map((x) => x.w.file), w.map((x) => big(x.w.line ?? null)), w.map((x) => big(x.w.byteOffset ?? null)), w.map((x) => x.w.message)],
+    [
+      w.map((x) => x.process),
+      w.map((x) => x.ordinal),
+      w.map((x) => x.group),
+      w.map((x) => x.w.file),
+      w.map((x) => big(x.w.line ?? null)),
+      w.map((x) => big(x.w.byteOffset ?? null)),
+      w.map((x) => x.w.message),
+    ],
     w.length,
     join(dir, 'warnings.parquet'),
   );
-  const manifest: Manifest = { format: DATASET_FORMAT, version: DATASET_VERSION, writer: 'heaplens 0.1.0', updated: new Date().toISOString(), runs };
+  const manifest: Manifest = {
+    format: DATASET_FORMAT,
+    version: DATASET_VERSION,
+    writer: 'heaplens 0.1.0',
+    updated: new Date().toISOString(),
+    runs,
+  };
   await writeFile(join(dir, `${MANIFEST_FILE}.tmp`), JSON.stringify(manifest, null, 2) + '\n');
   await rename(join(dir, `${MANIFEST_FILE}.tmp`), join(dir, MANIFEST_FILE));
 }

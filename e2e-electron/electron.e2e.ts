@@ -20,7 +20,9 @@ function electronBinary(): string | null {
 }
 
 const exe = electronBinary();
-const built = existsSync(path.join(ROOT, 'dist', 'app', 'main.js')) && existsSync(path.join(ROOT, 'dist', 'renderer', 'index.html'));
+const built =
+  existsSync(path.join(ROOT, 'dist', 'app', 'main.js')) &&
+  existsSync(path.join(ROOT, 'dist', 'renderer', 'index.html'));
 const display = process.platform !== 'linux' || Boolean(process.env.DISPLAY || process.env.WAYLAND_DISPLAY);
 const skipReason = !exe
   ? 'SKIPPED: no Electron binary (node_modules/electron/dist is empty; run `npx install-electron` with network, or set ELECTRON_PATH)'
@@ -38,7 +40,11 @@ test.describe('heaplens Electron app', () => {
   let page: Page;
 
   test.beforeAll(async () => {
-    app = await electron.launch({ executablePath: exe ?? undefined, args: [path.join(ROOT, 'dist', 'app', 'main.js')], cwd: ROOT });
+    app = await electron.launch({
+      executablePath: exe ?? undefined,
+      args: [path.join(ROOT, 'dist', 'app', 'main.js')],
+      cwd: ROOT,
+    });
     page = await app.firstWindow();
   });
   test.afterAll(async () => {
@@ -50,12 +56,21 @@ test.describe('heaplens Electron app', () => {
     const size = await app.evaluate(({ BrowserWindow }) => BrowserWindow.getAllWindows()[0].getSize());
     expect(size).toEqual([1280, 800]);
     // contextIsolation + sandbox + no nodeIntegration, seen from the page: only the preload's API exists
-    const page1 = await page.evaluate(() => ({ kind: (window as unknown as { heaplens?: { kind: string } }).heaplens?.kind, require: typeof (globalThis as { require?: unknown }).require, process: typeof (globalThis as { process?: unknown }).process }));
+    const page1 = await page.evaluate(() => ({
+      kind: (window as unknown as { heaplens?: { kind: string } }).heaplens?.kind,
+      require: typeof (globalThis as { require?: unknown }).require,
+      process: typeof (globalThis as { process?: unknown }).process,
+    }));
     expect(page1).toEqual({ kind: 'electron', require: 'undefined', process: 'undefined' });
   });
 
   test('network requests and navigation are refused', async () => {
-    const fetched = await page.evaluate(() => fetch('https://example.com/').then(() => 'ok', () => 'blocked'));
+    const fetched = await page.evaluate(() =>
+      fetch('https://example.com/').then(
+        () => 'ok',
+        () => 'blocked',
+      ),
+    );
     expect(fetched).toBe('blocked');
     const opened = await page.evaluate(() => window.open('https://example.com/') === null);
     expect(opened).toBe(true);

@@ -2,7 +2,17 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
-import { dropFiles, elfSymbolRange, fixtureSeries, folderFiles, guardNetwork, labelHits, ROOT, SHOTS, TRUNCATED } from './helpers.ts';
+import {
+  dropFiles,
+  elfSymbolRange,
+  fixtureSeries,
+  folderFiles,
+  guardNetwork,
+  labelHits,
+  ROOT,
+  SHOTS,
+  TRUNCATED,
+} from './helpers.ts';
 
 mkdirSync(SHOTS, { recursive: true });
 const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
@@ -56,11 +66,15 @@ test.describe('heaplens web build', () => {
 
     // the known leaking stack is first in the growth table (of this process, base 0, target last)
     await page.getByTestId('tab-growth').click(); // the Suspects view opens first
-    await expect(page.locator(`[data-testid=growth][data-pid="${exactPid}"][data-base="0"][data-target="${nExact - 1}"]`)).toBeVisible();
+    await expect(
+      page.locator(`[data-testid=growth][data-pid="${exactPid}"][data-base="0"][data-target="${nExact - 1}"]`),
+    ).toBeVisible();
     const first = page.getByTestId('growth-row').first();
     await expect(first).toBeVisible();
     const firstTitle = (await first.locator('.lbl').getAttribute('title')) ?? '';
-    expect(isLeak(firstTitle), `first growth row: ${firstTitle}; leak_steady at ${JSON.stringify(LEAK_RANGE)}`).toBe(true);
+    expect(isLeak(firstTitle), `first growth row: ${firstTitle}; leak_steady at ${JSON.stringify(LEAK_RANGE)}`).toBe(
+      true,
+    );
     await first.click();
     await expect(page.getByTestId('stack-frames').locator('li').first()).toBeVisible();
     expect(isLeak((await page.getByTestId('stack-frames').innerText()).replace(/\s+/g, ' '))).toBe(true);
@@ -68,7 +82,10 @@ test.describe('heaplens web build', () => {
 
     // export the growth tables as JSON (a download in the browser, a save dialog in Electron)
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-json').click()]);
-    const exported = JSON.parse(readFileSync(await download.path(), 'utf8')) as { process: { pid: number }; stacks: { deltaBytes: number; label: string; context: string }[] };
+    const exported = JSON.parse(readFileSync(await download.path(), 'utf8')) as {
+      process: { pid: number };
+      stacks: { deltaBytes: number; label: string; context: string }[];
+    };
     expect(String(exported.process.pid)).toBe(exactPid);
     expect(isLeak(`${exported.stacks[0].label} ← ${exported.stacks[0].context}`)).toBe(true);
 
@@ -95,7 +112,15 @@ test.describe('heaplens web build', () => {
     const readLeakPixel = async () => {
       const nodes = await page.evaluate(() => {
         const w = window as unknown as {
-          __heaplensFlame?: Record<string, { find: (t: string) => { node: number; label: string; rect: { x: number; y: number; w: number; h: number } | null }[]; drawNow: () => number }>;
+          __heaplensFlame?: Record<
+            string,
+            {
+              find: (
+                t: string,
+              ) => { node: number; label: string; rect: { x: number; y: number; w: number; h: number } | null }[];
+              drawNow: () => number;
+            }
+          >;
         };
         const api = w.__heaplensFlame?.['diff-flame'];
         api?.drawNow();
@@ -103,12 +128,20 @@ test.describe('heaplens web build', () => {
       });
       const leakNode = nodes.find((n) => isLeak(n.label) && n.rect !== null && n.rect.w > 4);
       if (!leakNode) return { label: JSON.stringify(nodes.map((n) => n.label)), r: -1, g: -1, b: -1 };
-      const rgb = await page.evaluate((rect: { x: number; y: number }) => {
-        const canvas = document.querySelector('[data-testid=diff-flame] canvas') as HTMLCanvasElement;
-        const dpr = window.devicePixelRatio || 1;
-        const d = (canvas.getContext('2d') as CanvasRenderingContext2D).getImageData(Math.round((rect.x + 1.5) * dpr), Math.round((rect.y + 2) * dpr), 1, 1).data;
-        return { r: d[0], g: d[1], b: d[2] };
-      }, leakNode.rect ?? { x: 0, y: 0 });
+      const rgb = await page.evaluate(
+        (rect: { x: number; y: number }) => {
+          const canvas = document.querySelector('[data-testid=diff-flame] canvas') as HTMLCanvasElement;
+          const dpr = window.devicePixelRatio || 1;
+          const d = (canvas.getContext('2d') as CanvasRenderingContext2D).getImageData(
+            Math.round((rect.x + 1.5) * dpr),
+            Math.round((rect.y + 2) * dpr),
+            1,
+            1,
+          ).data;
+          return { r: d[0], g: d[1], b: d[2] };
+        },
+        leakNode.rect ?? { x: 0, y: 0 },
+      );
       return { label: leakNode.label, ...rgb };
     };
     let px = await readLeakPixel();
@@ -129,7 +162,12 @@ test.describe('heaplens web build', () => {
     // dark theme: the page's background turns dark
     const luminance = () =>
       page.evaluate(() => {
-        const m = /(\d+), (\d+), (\d+)/.exec(getComputedStyle(document.body).backgroundColor) ?? ['', '255', '255', '255'];
+        const m = /(\d+), (\d+), (\d+)/.exec(getComputedStyle(document.body).backgroundColor) ?? [
+          '',
+          '255',
+          '255',
+          '255',
+        ];
         return (Number(m[1]) + Number(m[2]) + Number(m[3])) / 3;
       });
     const light = await luminance();
@@ -148,7 +186,9 @@ test.describe('heaplens web build', () => {
     const exactRow = page.locator('[data-testid=processes] tr[data-prefix="exact"]');
     await exactRow.click();
     await page.getByTestId('tab-growth').click(); // the Suspects view opens first
-    await expect(page.locator(`[data-testid=growth][data-pid="${await exactRow.getAttribute('data-pid')}"]`)).toBeVisible();
+    await expect(
+      page.locator(`[data-testid=growth][data-pid="${await exactRow.getAttribute('data-pid')}"]`),
+    ).toBeVisible();
     const first = page.getByTestId('growth-row').first();
     await expect(first.locator('.lbl')).toHaveAttribute('title', /make_node ← leak_steady ← main/);
     await first.click();
@@ -168,7 +208,15 @@ test.describe('heaplens web build', () => {
     // the leak_steady node: in width-by-delta it takes a larger share than in width-by-target (it is most of the growth)
     const leakNode = () =>
       page.evaluate(() => {
-        const w = window as unknown as { __heaplensFlame?: Record<string, { find: (t: string) => { label: string; rect: { x: number; y: number; w: number; h: number } | null }[]; drawNow: () => number }> };
+        const w = window as unknown as {
+          __heaplensFlame?: Record<
+            string,
+            {
+              find: (t: string) => { label: string; rect: { x: number; y: number; w: number; h: number } | null }[];
+              drawNow: () => number;
+            }
+          >;
+        };
         const api = w.__heaplensFlame?.['diff-flame'];
         api?.drawNow();
         return api?.find('leak_steady').find((n) => n.rect !== null) ?? null;
@@ -189,12 +237,24 @@ test.describe('heaplens web build', () => {
         w.__heaplensFlame?.['diff-flame']?.drawNow();
         const canvas = document.querySelector('[data-testid=diff-flame] canvas') as HTMLCanvasElement;
         const dpr = window.devicePixelRatio || 1;
-        const d = (canvas.getContext('2d') as CanvasRenderingContext2D).getImageData(Math.round((rect.x + 1.5) * dpr), Math.round((rect.y + 2) * dpr), 1, 1).data;
+        const d = (canvas.getContext('2d') as CanvasRenderingContext2D).getImageData(
+          Math.round((rect.x + 1.5) * dpr),
+          Math.round((rect.y + 2) * dpr),
+          1,
+          1,
+        ).data;
         return [d[0], d[1], d[2]];
       }, r);
     const others = await page.evaluate(() => {
-      const w = window as unknown as { __heaplensFlame?: Record<string, { find: (t: string) => { label: string; rect: { x: number; y: number; w: number; h: number } | null }[] }> };
-      return (w.__heaplensFlame?.['diff-flame']?.find('') ?? []).filter((n) => n.rect !== null && n.rect.w > 4 && !n.label.toLowerCase().includes('leak')).map((n) => n.rect!);
+      const w = window as unknown as {
+        __heaplensFlame?: Record<
+          string,
+          { find: (t: string) => { label: string; rect: { x: number; y: number; w: number; h: number } | null }[] }
+        >;
+      };
+      return (w.__heaplensFlame?.['diff-flame']?.find('') ?? [])
+        .filter((n) => n.rect !== null && n.rect.w > 4 && !n.label.toLowerCase().includes('leak'))
+        .map((n) => n.rect!);
     });
     expect(others.length).toBeGreaterThan(0);
     const leakRect = (await leakNode())!.rect!;
@@ -235,7 +295,11 @@ test.describe('heaplens web build', () => {
     await page.waitForFunction(() => {
       const w = window as unknown as { __heaplensFlame?: Record<string, { find: (t: string) => { label: string }[] }> };
       const api = w.__heaplensFlame?.flame;
-      return !!api && api.find('make_record').length > 0 && api.find('PyByteArray_Resize').length + api.find('libpython').length > 0;
+      return (
+        !!api &&
+        api.find('make_record').length > 0 &&
+        api.find('PyByteArray_Resize').length + api.find('libpython').length > 0
+      );
     });
     await page.waitForTimeout(200);
     await shot(page, '12-python-merged-flame');
@@ -244,8 +308,16 @@ test.describe('heaplens web build', () => {
   test('a load can be cancelled, and the next one works', async ({ page }) => {
     await page.goto('/');
     // 3,000 copies of a real dump under new names: long enough a load to cancel
-    const one = fixtureSeries().find((f) => f.name.startsWith('exact.')) as { name: string; b64: string; mtimeMs: number };
-    const many = Array.from({ length: 3000 }, (_, i) => ({ name: `copy.${100 + (i % 30)}.${i}.i${i}.heap`, b64: one.b64, mtimeMs: one.mtimeMs }));
+    const one = fixtureSeries().find((f) => f.name.startsWith('exact.')) as {
+      name: string;
+      b64: string;
+      mtimeMs: number;
+    };
+    const many = Array.from({ length: 3000 }, (_, i) => ({
+      name: `copy.${100 + (i % 30)}.${i}.i${i}.heap`,
+      b64: one.b64,
+      mtimeMs: one.mtimeMs,
+    }));
     await dropFiles(page, '[data-testid=dropzone]', many);
     await expect(page.getByTestId('progress')).toBeVisible();
     await page.getByTestId('cancel').click();

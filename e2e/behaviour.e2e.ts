@@ -18,7 +18,9 @@ async function open(page: Page, files: DropFile[]): Promise<void> {
 }
 
 test.describe('behaviour', () => {
-  test('time axis: wall clock from plausible mtimes, else seq with the reason; labels name snapshots by seq', async ({ page }) => {
+  test('time axis: wall clock from plausible mtimes, else seq with the reason; labels name snapshots by seq', async ({
+    page,
+  }) => {
     // mtimes one minute apart, increasing with seq: a wall-clock axis
     const t0 = Date.UTC(2026, 10, 29, 9, 0, 0);
     const timed = exactFiles().map((f) => ({ ...f, mtimeMs: t0 + seqOf(f.name) * 60_000 }));
@@ -27,7 +29,10 @@ test.describe('behaviour', () => {
     await expect(page.getByTestId('timeline-axis')).toContainText('file modification times');
     const ticks = await page.locator('[data-testid=timeline-x-axis] .tick text').allTextContents();
     expect(ticks.length).toBeGreaterThan(1);
-    expect(ticks.every((t) => /\d:\d\d|\d\d \w+|AM|PM/.test(t)), ticks.join(' | ')).toBe(true);
+    expect(
+      ticks.every((t) => /\d:\d\d|\d\d \w+|AM|PM/.test(t)),
+      ticks.join(' | '),
+    ).toBe(true);
 
     // the same files, all with one mtime (a copy that lost them): the axis counts dumps and says why
     const flat = exactFiles().map((f) => ({ ...f, mtimeMs: t0 }));
@@ -44,12 +49,17 @@ test.describe('behaviour', () => {
     await expect(page.getByTestId('target-select').locator('option:checked')).toHaveText(new RegExp(`^#${last} · `));
     await expect(page.getByTestId('note-snapshot')).toHaveText(`✎ #${last}`);
     await expect(page.locator('.marker-label').first()).toHaveText(`base #${first}`);
-    await expect(page.locator('[data-testid=timeline-points] .snap[data-index="0"]')).toHaveAttribute('data-seq', String(first));
+    await expect(page.locator('[data-testid=timeline-points] .snap[data-index="0"]')).toHaveAttribute(
+      'data-seq',
+      String(first),
+    );
     await page.getByTestId('growth-row').first().click();
     await expect(page.getByTestId('stack-panel').locator('dt').first()).toHaveText(`base #${first}`);
   });
 
-  test('hover tooltips carry formatted values and hide on a key; the stack panel follows base/target', async ({ page }) => {
+  test('hover tooltips carry formatted values and hide on a key; the stack panel follows base/target', async ({
+    page,
+  }) => {
     await open(page, exactFiles());
     const pt = page.locator('[data-testid=timeline-points] .snap[data-index="3"]');
     await pt.hover();

@@ -20,7 +20,10 @@ test.describe('capture context', () => {
 
   test('processes are named and form a tree; memory lines and the gap beside the heap estimate', async ({ page }) => {
     // the workload's own record of pids, parent pids and comm (context-expected.jsonl)
-    const rows = readFileSync(path.join(PY312, 'context-expected.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { pid: number; ppid: number; comm: string });
+    const rows = readFileSync(path.join(PY312, 'context-expected.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { pid: number; ppid: number; comm: string });
     const child = rows.find((r) => rows.some((q) => q.pid === r.ppid))!;
     await page.goto('/');
     await dropFiles(page, '[data-testid=dropzone]', folderFiles(PY312));
@@ -34,11 +37,15 @@ test.describe('capture context', () => {
     await expect(trs.nth(0)).toHaveAttribute('data-pid', String(child.ppid));
     await expect(trs.nth(1)).toHaveAttribute('data-pid', String(child.pid));
     await expect(trs.nth(1).getByTestId('process-name')).toContainText('↳');
-    await expect(trs.nth(1).getByTestId('process-name')).toHaveAttribute('title', new RegExp(`workload\\.py[\\s\\S]*parent pid ${child.ppid} \\(`));
+    await expect(trs.nth(1).getByTestId('process-name')).toHaveAttribute(
+      'title',
+      new RegExp(`workload\\.py[\\s\\S]*parent pid ${child.ppid} \\(`),
+    );
     await trs.nth(0).click();
     const chart = page.getByTestId('memory-chart');
     await expect(chart).toBeVisible();
-    for (const k of ['heap', 'allocated', 'resident', 'rss', 'cgroupCurrent']) await expect(page.getByTestId(`memory-key-${k}`)).toBeVisible();
+    for (const k of ['heap', 'allocated', 'resident', 'rss', 'cgroupCurrent'])
+      await expect(page.getByTestId(`memory-key-${k}`)).toBeVisible();
     await expect(page.getByTestId('memory-axis')).toContainText('from the capture');
     await expect(chart.locator('path.mem-line')).toHaveCount(5);
     await expect(page.getByTestId('memory-gap')).toContainText(/RSS .* − allocated .* = /);
@@ -50,7 +57,9 @@ test.describe('capture context', () => {
   });
 
   test('the real job: trainer, forked rollouts and the spawned evaluator as a tree', async ({ page }) => {
-    const exp = JSON.parse(readFileSync(path.join(ROOT, 'fixtures', 'job', 'expected.json'), 'utf8')) as { processes: { pid: number; ppid: number; role: string; start: string }[] };
+    const exp = JSON.parse(readFileSync(path.join(ROOT, 'fixtures', 'job', 'expected.json'), 'utf8')) as {
+      processes: { pid: number; ppid: number; role: string; start: string }[];
+    };
     const trainer = exp.processes.find((e) => e.role === 'trainer')!;
     await page.goto('/');
     await dropFiles(page, '[data-testid=dropzone]', folderFiles(path.join(ROOT, 'fixtures', 'job', 'dumps')));
@@ -61,7 +70,10 @@ test.describe('capture context', () => {
     for (const e of exp.processes.filter((x) => x.ppid === trainer.pid)) {
       const row = page.locator(`[data-testid=processes] tbody tr[data-pid="${e.pid}"]`);
       await expect(row.getByTestId('process-name'), e.role).toContainText('↳');
-      await expect(row.getByTestId('process-name'), e.role).toHaveAttribute('title', e.start === 'subprocess' ? /evaluator\.py/ : /job\.py/);
+      await expect(row.getByTestId('process-name'), e.role).toHaveAttribute(
+        'title',
+        e.start === 'subprocess' ? /evaluator\.py/ : /job\.py/,
+      );
     }
     await trs.nth(0).click();
     await expect(page.getByTestId('memory-axis')).toContainText('from the capture');
@@ -84,7 +96,11 @@ test.describe('capture context', () => {
 
   test('dumps from jemalloc alone: plausible mtimes place them and an RSS log gives their RSS', async ({ page }) => {
     const dir = path.join(ROOT, 'fixtures', 'rss-log');
-    const log = readFileSync(path.join(dir, 'rss.csv'), 'utf8').trim().split('\n').slice(1).map((l) => l.split(','));
+    const log = readFileSync(path.join(dir, 'rss.csv'), 'utf8')
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((l) => l.split(','));
     // the mtimes the dumps had when written: each pid's k-th dump ↔ its k-th log row (git does not keep mtimes)
     const seen = new Map<string, number>();
     const files: DropFile[] = readdirSync(dir)

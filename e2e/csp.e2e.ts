@@ -5,7 +5,9 @@ import { CONTENT_SECURITY_POLICY } from '../app/security.ts';
 
 const ORIGIN = 'http://heaplens.test';
 
-test('the CSP blocks inline and remote script, eval, remote fetches and frames; allows own script', async ({ page }) => {
+test('the CSP blocks inline and remote script, eval, remote fetches and frames; allows own script', async ({
+  page,
+}) => {
   const remoteHits: string[] = [];
   await page.route('**/*', async (route) => {
     const url = new URL(route.request().url());
@@ -40,7 +42,14 @@ test('the CSP blocks inline and remote script, eval, remote fetches and frames; 
   await page.waitForFunction(() => 'fetched' in window && 'wasm' in window);
   const state = await page.evaluate(() => {
     const w = window as unknown as Record<string, unknown>;
-    return { own: w.ownRan, inline: w.inlineRan ?? false, remote: w.remoteRan ?? false, eval: w.evalRan, fetched: w.fetched, wasm: w.wasm };
+    return {
+      own: w.ownRan,
+      inline: w.inlineRan ?? false,
+      remote: w.remoteRan ?? false,
+      eval: w.evalRan,
+      fetched: w.fetched,
+      wasm: w.wasm,
+    };
   });
   expect(state).toEqual({ own: true, inline: false, remote: false, eval: false, fetched: false, wasm: true });
   // blocked before any request left the page

@@ -13,7 +13,12 @@ test('a module named with U+202E, U+200F and ESC is marked in the growth table a
   const drop = files.map((name) => ({
     name,
     mtimeMs: 0,
-    b64: Buffer.from(readFileSync(path.join(dir, name), 'utf8').replaceAll('/tmp/heaplens-lab/leaky', `/tmp/heaplens-lab/${HOSTILE_NAME}`)).toString('base64'),
+    b64: Buffer.from(
+      readFileSync(path.join(dir, name), 'utf8').replaceAll(
+        '/tmp/heaplens-lab/leaky',
+        `/tmp/heaplens-lab/${HOSTILE_NAME}`,
+      ),
+    ).toString('base64'),
   }));
   await page.goto('/');
   await dropFiles(page, '[data-testid=dropzone]', drop);
@@ -25,7 +30,11 @@ test('a module named with U+202E, U+200F and ESC is marked in the growth table a
   await first.click();
   await expect(page.getByTestId('stack-frames')).toContainText('le<U+202E>aky<U+200F><U+001B>[31m');
   // nowhere in the page does a raw override, mark or escape remain
-  const raw = await page.evaluate(() => /[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c\u001b]/.test(document.body.innerText + [...document.querySelectorAll('[title]')].map((e) => e.getAttribute('title')).join('')));
+  const raw = await page.evaluate(() =>
+    /[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c\u001b]/.test(
+      document.body.innerText + [...document.querySelectorAll('[title]')].map((e) => e.getAttribute('title')).join(''),
+    ),
+  );
   expect(raw).toBe(false);
   for (const width of [1024, 1280, 1920]) {
     await page.setViewportSize({ width, height: 800 });

@@ -24,20 +24,28 @@ export const TRUNCATED = readdirSync(JOB)
 
 /** The dumps of fixtures/jemalloc/job (last sampled one truncated), plus the binaries when `withBinaries`. */
 export function fixtureSeries(withBinaries = false): DropFile[] {
-  const names = readdirSync(JOB).filter((n) => n.endsWith('.heap')).sort();
+  const names = readdirSync(JOB)
+    .filter((n) => n.endsWith('.heap'))
+    .sort();
   const bins = withBinaries ? [path.join(ROOT, 'fixtures', 'jemalloc', 'bin', 'leaky')] : [];
-  const binFiles = bins.map((b) => ({ name: path.basename(b), b64: readFileSync(b).toString('base64'), mtimeMs: statSync(b).mtimeMs }));
-  return binFiles.concat(names.map((name) => {
-    let bytes = readFileSync(path.join(JOB, name));
-    if (name === TRUNCATED) {
-      // cut inside the stack records (before MAPPED_LIBRARIES), mid-line
-      const text = bytes.toString('latin1');
-      const at = text.indexOf('MAPPED_LIBRARIES');
-      const cut = Math.floor((at > 0 ? at : bytes.length) * 0.6);
-      bytes = bytes.subarray(0, cut);
-    }
-    return { name, b64: bytes.toString('base64'), mtimeMs: statSync(path.join(JOB, name)).mtimeMs };
+  const binFiles = bins.map((b) => ({
+    name: path.basename(b),
+    b64: readFileSync(b).toString('base64'),
+    mtimeMs: statSync(b).mtimeMs,
   }));
+  return binFiles.concat(
+    names.map((name) => {
+      let bytes = readFileSync(path.join(JOB, name));
+      if (name === TRUNCATED) {
+        // cut inside the stack records (before MAPPED_LIBRARIES), mid-line
+        const text = bytes.toString('latin1');
+        const at = text.indexOf('MAPPED_LIBRARIES');
+        const cut = Math.floor((at > 0 ? at : bytes.length) * 0.6);
+        bytes = bytes.subarray(0, cut);
+      }
+      return { name, b64: bytes.toString('base64'), mtimeMs: statSync(path.join(JOB, name)).mtimeMs };
+    }),
+  );
 }
 
 /** Dispatches a synthetic drop of `files` on the element matching `selector`. */
@@ -64,7 +72,10 @@ export async function guardNetwork(context: BrowserContext): Promise<{ requests:
     let ok = false;
     try {
       const u = new URL(url);
-      ok = u.protocol === 'data:' || u.protocol === 'blob:' || (LOCAL.has(u.hostname) && (u.protocol === 'http:' || u.protocol === 'ws:'));
+      ok =
+        u.protocol === 'data:' ||
+        u.protocol === 'blob:' ||
+        (LOCAL.has(u.hostname) && (u.protocol === 'http:' || u.protocol === 'ws:'));
     } catch {
       ok = false;
     }
@@ -88,7 +99,13 @@ export function elfSymbolRange(file: string, name: string): [number, number] | n
   const shnum = b.readUInt16LE(0x3c);
   const sect = (i: number) => {
     const o = shoff + i * shentsize;
-    return { type: b.readUInt32LE(o + 4), offset: Number(b.readBigUInt64LE(o + 0x18)), size: Number(b.readBigUInt64LE(o + 0x20)), link: b.readUInt32LE(o + 0x28), entsize: Number(b.readBigUInt64LE(o + 0x38)) };
+    return {
+      type: b.readUInt32LE(o + 4),
+      offset: Number(b.readBigUInt64LE(o + 0x18)),
+      size: Number(b.readBigUInt64LE(o + 0x20)),
+      link: b.readUInt32LE(o + 0x28),
+      entsize: Number(b.readBigUInt64LE(o + 0x38)),
+    };
   };
   for (let i = 0; i < shnum; i++) {
     const s = sect(i);
@@ -122,5 +139,9 @@ export function labelHits(label: string, fn: string, range: [number, number] | n
 export function folderFiles(dir: string): DropFile[] {
   return readdirSync(dir)
     .sort()
-    .map((name) => ({ name, b64: readFileSync(path.join(dir, name)).toString('base64'), mtimeMs: statSync(path.join(dir, name)).mtimeMs }));
+    .map((name) => ({
+      name,
+      b64: readFileSync(path.join(dir, name)).toString('base64'),
+      mtimeMs: statSync(path.join(dir, name)).mtimeMs,
+    }));
 }

@@ -72,7 +72,17 @@ async function layoutProblems(page: Page): Promise<{ problems: Problem[]; scroll
       const rr = range.getBoundingClientRect();
       if (rr.width < 1 || rr.height < 1) continue;
       const prev = byEl.get(el);
-      byEl.set(el, prev ? new DOMRect(Math.min(prev.left, rr.left), Math.min(prev.top, rr.top), Math.max(prev.right, rr.right) - Math.min(prev.left, rr.left), Math.max(prev.bottom, rr.bottom) - Math.min(prev.top, rr.top)) : rr);
+      byEl.set(
+        el,
+        prev
+          ? new DOMRect(
+              Math.min(prev.left, rr.left),
+              Math.min(prev.top, rr.top),
+              Math.max(prev.right, rr.right) - Math.min(prev.left, rr.left),
+              Math.max(prev.bottom, rr.bottom) - Math.min(prev.top, rr.top),
+            )
+          : rr,
+      );
     }
     const problems: Problem[] = [];
     /** an ellipsis on purpose: the clipping box says "…" and the full text is a hover away (a title) */
@@ -86,13 +96,19 @@ async function layoutProblems(page: Page): Promise<{ problems: Problem[]; scroll
         }
       }
       if (!clip || getComputedStyle(clip).textOverflow !== 'ellipsis') return false;
-      for (let p: Element | null = el; p && p !== document.body; p = p.parentElement) if (p.getAttribute('title')) return true;
+      for (let p: Element | null = el; p && p !== document.body; p = p.parentElement)
+        if (p.getAttribute('title')) return true;
       return false;
     };
     for (const [el, r] of byEl) {
       const vis = clipRect(el);
       if (!vis) continue; // scrolled out of view
-      const shown = new DOMRect(Math.max(r.left, vis.left), Math.max(r.top, vis.top), Math.max(0, Math.min(r.right, vis.right) - Math.max(r.left, vis.left)), Math.max(0, Math.min(r.bottom, vis.bottom) - Math.max(r.top, vis.top)));
+      const shown = new DOMRect(
+        Math.max(r.left, vis.left),
+        Math.max(r.top, vis.top),
+        Math.max(0, Math.min(r.right, vis.right) - Math.max(r.left, vis.left)),
+        Math.max(0, Math.min(r.bottom, vis.bottom) - Math.max(r.top, vis.top)),
+      );
       if (shown.width < 1 || shown.height < 1) continue;
       items.push({ el, r: shown });
       // cut text: the text's box goes beyond what its clipping ancestors show
@@ -100,7 +116,8 @@ async function layoutProblems(page: Page): Promise<{ problems: Problem[]; scroll
       const cutY = r.top < vis.top - 2 || r.bottom > vis.bottom + 2;
       // a text scrolled partly out of a scroll container (rows of a long table) is not a layout fault
       let scroller: Element | null = null;
-      for (let p = el.parentElement; p && !scroller; p = p.parentElement) if (/auto|scroll/.test(getComputedStyle(p).overflowY)) scroller = p;
+      for (let p = el.parentElement; p && !scroller; p = p.parentElement)
+        if (/auto|scroll/.test(getComputedStyle(p).overflowY)) scroller = p;
       const scrolledY = cutY && scroller !== null && !cutX;
       if ((cutX || cutY) && !scrolledY && !ellipsized(el)) problems.push({ kind: 'overflow', a: describe(el) });
     }
@@ -114,7 +131,10 @@ async function layoutProblems(page: Page): Promise<{ problems: Problem[]; scroll
         const oy = Math.min(a.r.bottom, b.r.bottom) - Math.max(a.r.top, b.r.top);
         if (ox > 1.5 && oy > 1.5) {
           // one is painted over the other on purpose (a dialog or tooltip over the page): the top one wins
-          const top = document.elementFromPoint((Math.max(a.r.left, b.r.left) + Math.min(a.r.right, b.r.right)) / 2, (Math.max(a.r.top, b.r.top) + Math.min(a.r.bottom, b.r.bottom)) / 2);
+          const top = document.elementFromPoint(
+            (Math.max(a.r.left, b.r.left) + Math.min(a.r.right, b.r.right)) / 2,
+            (Math.max(a.r.top, b.r.top) + Math.min(a.r.bottom, b.r.bottom)) / 2,
+          );
           const over = top && (a.el.contains(top) || top.contains(a.el)) !== (b.el.contains(top) || top.contains(b.el));
           if (over && (a.el.closest('[role=dialog],.tip') || b.el.closest('[role=dialog],.tip'))) continue;
           problems.push({ kind: 'overlap', a: describe(a.el), b: describe(b.el) });
@@ -129,7 +149,11 @@ async function layoutProblems(page: Page): Promise<{ problems: Problem[]; scroll
       ctx.font = `${cs.fontWeight} ${cs.fontSize} ${cs.fontFamily}`;
       const text = sel.selectedOptions[0]?.text ?? '';
       const room = sel.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight) - 16;
-      if (ctx.measureText(text).width > room + 0.5) problems.push({ kind: 'select', a: `select[${sel.getAttribute('data-testid') ?? sel.getAttribute('aria-label') ?? ''}] "${text}" (${ctx.measureText(text).width.toFixed(0)} > ${room.toFixed(0)} px)` });
+      if (ctx.measureText(text).width > room + 0.5)
+        problems.push({
+          kind: 'select',
+          a: `select[${sel.getAttribute('data-testid') ?? sel.getAttribute('aria-label') ?? ''}] "${text}" (${ctx.measureText(text).width.toFixed(0)} > ${room.toFixed(0)} px)`,
+        });
     }
     // controls: visible where they are (their left and right ends not under another element or off screen)
     for (const c of document.querySelectorAll('button, select, input:not([type=hidden]), [role=tab]')) {
@@ -138,7 +162,8 @@ async function layoutProblems(page: Page): Promise<{ problems: Problem[]; scroll
       if (r.bottom < 0 || r.top > innerHeight) continue;
       // inside a scroll container and scrolled out of its view: not a layout fault
       let sc: Element | null = null;
-      for (let p = c.parentElement; p && !sc; p = p.parentElement) if (/auto|scroll/.test(getComputedStyle(p).overflowY)) sc = p;
+      for (let p = c.parentElement; p && !sc; p = p.parentElement)
+        if (/auto|scroll/.test(getComputedStyle(p).overflowY)) sc = p;
       const y = (r.top + r.bottom) / 2;
       if (sc) {
         const q = sc.getBoundingClientRect();
@@ -166,10 +191,17 @@ async function check(page: Page, name: string, size: { width: number }): Promise
 }
 
 /** The pixel at the middle-left of the first node whose label contains `label` in a flame graph. */
-async function nodePixel(page: Page, testid: string, label: string): Promise<{ r: number; g: number; b: number; label: string } | null> {
+async function nodePixel(
+  page: Page,
+  testid: string,
+  label: string,
+): Promise<{ r: number; g: number; b: number; label: string } | null> {
   return page.evaluate(
     ({ testid, label }) => {
-      type Api = { find: (t: string) => { label: string; rect: { x: number; y: number; w: number; h: number } | null }[]; drawNow: () => number };
+      type Api = {
+        find: (t: string) => { label: string; rect: { x: number; y: number; w: number; h: number } | null }[];
+        drawNow: () => number;
+      };
       const api = (window as unknown as { __heaplensFlame?: Record<string, Api> }).__heaplensFlame?.[testid];
       if (!api) return null;
       api.drawNow();
@@ -177,7 +209,12 @@ async function nodePixel(page: Page, testid: string, label: string): Promise<{ r
       if (!n?.rect) return null;
       const canvas = document.querySelector(`[data-testid=${testid}] canvas`) as HTMLCanvasElement;
       const dpr = window.devicePixelRatio || 1;
-      const d = (canvas.getContext('2d') as CanvasRenderingContext2D).getImageData(Math.round((n.rect.x + 2) * dpr), Math.round((n.rect.y + 2) * dpr), 1, 1).data;
+      const d = (canvas.getContext('2d') as CanvasRenderingContext2D).getImageData(
+        Math.round((n.rect.x + 2) * dpr),
+        Math.round((n.rect.y + 2) * dpr),
+        1,
+        1,
+      ).data;
       return { r: d[0], g: d[1], b: d[2], label: n.label };
     },
     { testid, label },
@@ -196,7 +233,9 @@ function hue({ r, g, b }: { r: number; g: number; b: number }): number {
 test.beforeAll(() => mkdirSync(SHOTS, { recursive: true }));
 
 for (const size of SIZES) {
-  test(`every view at ${size.width}×${size.height}: no overlap, no cut text, no sideways scroll; colours by pixel`, async ({ page }) => {
+  test(`every view at ${size.width}×${size.height}: no overlap, no cut text, no sideways scroll; colours by pixel`, async ({
+    page,
+  }) => {
     await page.setViewportSize(size);
     await page.goto('/');
     await check(page, 'open', size);
@@ -214,7 +253,12 @@ for (const size of SIZES) {
 
     await page.getByTestId('tab-flame').click();
     await expect(page.getByTestId('flame').locator('canvas')).toBeVisible();
-    await page.waitForFunction(() => ((window as unknown as { __heaplensFlame?: Record<string, { size: () => number }> }).__heaplensFlame?.flame?.size() ?? 0) > 1);
+    await page.waitForFunction(
+      () =>
+        ((
+          window as unknown as { __heaplensFlame?: Record<string, { size: () => number }> }
+        ).__heaplensFlame?.flame?.size() ?? 0) > 1,
+    );
     await check(page, 'flame', size);
     // frame kinds by hue: our program orange (28°), libraries yellow (48°) — colors.ts KIND_HSL ± its spread
     const prog = await nodePixel(page, 'flame', 'leak_steady');
@@ -233,7 +277,10 @@ for (const size of SIZES) {
     expect(grew!.r).toBeGreaterThan(170);
 
     // several processes on the timeline, and the dark theme
-    await page.locator('[data-testid=processes] tbody tr').nth(1).click({ modifiers: ['Control'] });
+    await page
+      .locator('[data-testid=processes] tbody tr')
+      .nth(1)
+      .click({ modifiers: ['Control'] });
     await page.getByTestId('theme-toggle').click();
     await page.getByTestId('tab-suspects').click();
     await check(page, 'multi-dark', size);

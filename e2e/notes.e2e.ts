@@ -12,7 +12,11 @@ const OUT = path.join(ROOT, 'test-results', 'notes-e2e');
 mkdirSync(OUT, { recursive: true });
 const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
 const HOSTILE = '<img src=x onerror=alert(1)>';
-const asDrop = (file: string): DropFile => ({ name: path.basename(file), b64: readFileSync(file).toString('base64'), mtimeMs: statSync(file).mtimeMs });
+const asDrop = (file: string): DropFile => ({
+  name: path.basename(file),
+  b64: readFileSync(file).toString('base64'),
+  mtimeMs: statSync(file).mtimeMs,
+});
 
 test.describe('notes, sessions and reports', () => {
   let net: { requests: string[]; blocked: string[] };
@@ -117,7 +121,11 @@ test.describe('notes, sessions and reports', () => {
     await expect(page.getByTestId('note-item')).toHaveCount(5);
 
     // edit a note, and write then delete another (the snapshot bar's ✎ #N)
-    await page.getByTestId('note-item').filter({ hasText: 'allocates 16 KiB' }).getByRole('button', { name: 'edit note' }).click();
+    await page
+      .getByTestId('note-item')
+      .filter({ hasText: 'allocates 16 KiB' })
+      .getByRole('button', { name: 'edit note' })
+      .click();
     await expect(page.getByTestId('note-text')).toHaveValue('allocates 16 KiB nodes');
     await page.getByTestId('note-text').fill('allocates 16 KiB nodes per step');
     await page.getByTestId('note-save').click();
@@ -126,7 +134,11 @@ test.describe('notes, sessions and reports', () => {
     await page.getByTestId('note-text').fill('temporary');
     await page.getByTestId('note-save').click();
     await expect(page.getByTestId('note-item')).toHaveCount(6);
-    await page.getByTestId('note-item').filter({ hasText: 'temporary' }).getByRole('button', { name: 'edit note' }).click();
+    await page
+      .getByTestId('note-item')
+      .filter({ hasText: 'temporary' })
+      .getByRole('button', { name: 'edit note' })
+      .click();
     await page.getByTestId('note-delete').click();
     await expect(page.getByTestId('note-item')).toHaveCount(5);
     await shot(page, '21-notes-growth');
@@ -148,7 +160,11 @@ test.describe('notes, sessions and reports', () => {
     expect(dl.suggestedFilename()).toMatch(/\.heaplens\.json$/);
     const sessionFile = path.join(OUT, dl.suggestedFilename());
     await dl.saveAs(sessionFile);
-    const saved = JSON.parse(readFileSync(sessionFile, 'utf8')) as { format: string; notes: { text: string }[]; selection: { base: { seq: number } } };
+    const saved = JSON.parse(readFileSync(sessionFile, 'utf8')) as {
+      format: string;
+      notes: { text: string }[];
+      selection: { base: { seq: number } };
+    };
     expect(saved.format).toBe('heaplens-session');
     expect(saved.notes.map((n) => n.text)).toContain(HOSTILE);
 
@@ -189,7 +205,10 @@ test.describe('notes, sessions and reports', () => {
     await expect(page.getByTestId('sanitize-preview')).toContainText('mappings');
     await shot(page, '25-export-dialog');
     await page.getByTestId('sanitize-maps').uncheck();
-    const [rep] = await Promise.all([page.waitForEvent('download', { timeout: 60_000 }), page.getByTestId('export-report-go').click()]);
+    const [rep] = await Promise.all([
+      page.waitForEvent('download', { timeout: 60_000 }),
+      page.getByTestId('export-report-go').click(),
+    ]);
     const reportFile = path.join(OUT, 'report.html');
     await rep.saveAs(reportFile);
     const html = readFileSync(reportFile, 'utf8');
@@ -233,7 +252,10 @@ test.describe('notes, sessions and reports', () => {
     await page.goto('/');
     const file = path.join(OUT, 'newer.heaplens.json');
     const { writeFileSync } = await import('node:fs');
-    writeFileSync(file, JSON.stringify({ format: 'heaplens-session', schema: 99, savedAt: '2026-11-29T10:00:00Z', notes: [] }));
+    writeFileSync(
+      file,
+      JSON.stringify({ format: 'heaplens-session', schema: 99, savedAt: '2026-11-29T10:00:00Z', notes: [] }),
+    );
     await dropFiles(page, '[data-testid=dropzone]', [asDrop(file)]);
     await expect(page.getByRole('alert')).toContainText('written by a newer heaplens (schema 99)');
     await shot(page, '28-session-newer');

@@ -31,7 +31,9 @@ test.describe('Python first', () => {
   });
   test.afterEach(() => expect(errors).toEqual([]));
 
-  test('default view: the leak row leads with make_record; the panel folds interpreter frames and expands them', async ({ page }) => {
+  test('default view: the leak row leads with make_record; the panel folds interpreter frames and expands them', async ({
+    page,
+  }) => {
     await openPy312(page);
     await expect(page.getByTestId('stack-mode')).toHaveValue('python-first');
     const first = page.getByTestId('growth-row').first();
@@ -59,11 +61,16 @@ test.describe('Python first', () => {
     await page.getByTestId('unfold-interpreter').uncheck();
   });
 
-  test('sample selector: alloc_space puts the allocate-and-free handler first; the functions show their files', async ({ page }) => {
+  test('sample selector: alloc_space puts the allocate-and-free handler first; the functions show their files', async ({
+    page,
+  }) => {
     await openPy312(page);
     await page.getByTestId('sample-select').selectOption('alloc_space');
     // allocated since start, the 64 KiB buffers freed right away dominate: they lead by Δ, which live bytes never show
-    await expect(page.getByTestId('growth-row').first().locator('.lbl')).toHaveAttribute('title', /^transient_handler ← Pipeline\.step/);
+    await expect(page.getByTestId('growth-row').first().locator('.lbl')).toHaveAttribute(
+      'title',
+      /^transient_handler ← Pipeline\.step/,
+    );
     await page.getByTestId('sample-select').selectOption('inuse_space');
     await expect(page.getByTestId('growth-row').first().locator('.lbl')).toHaveAttribute('title', /^make_record/);
     await page.getByTestId('sample-select').selectOption('alloc_space');
@@ -81,13 +88,17 @@ test.describe('Python first', () => {
     const rows = page.getByTestId('growth-row');
     await expect(rows.first()).toBeVisible();
     const titles = () => rows.locator('.lbl').evaluateAll((els) => els.map((e) => e.getAttribute('title') ?? ''));
-    await expect.poll(async () => (await titles()).length > 0 && (await titles()).every((t) => t.startsWith('recurse'))).toBe(true);
+    await expect
+      .poll(async () => (await titles()).length > 0 && (await titles()).every((t) => t.startsWith('recurse')))
+      .toBe(true);
     // hide the recursion: the rows now lead with what remains (the interpreter's marker never leads)
     await page.getByTestId('chip-kind').selectOption('hide');
     await page.getByTestId('chip-re').fill('^recurse$');
     await page.getByTestId('chip-add').click();
     await expect(page.getByTestId('chip')).toHaveCount(2);
-    await expect.poll(async () => (await titles()).length > 0 && (await titles()).every((t) => !t.includes('recurse'))).toBe(true);
+    await expect
+      .poll(async () => (await titles()).length > 0 && (await titles()).every((t) => !t.includes('recurse')))
+      .toBe(true);
     await page.getByTestId('chip-kind').selectOption('ignore');
     await page.getByTestId('chip-re').fill('(unclosed');
     await page.getByTestId('chip-add').click();
@@ -124,7 +135,10 @@ test.describe('Python first', () => {
     await shot(page, 'py-05-bottom-up');
     await page.getByTestId('tab-sandwich').click();
     const pick = page.getByTestId('sandwich-function');
-    const value = await pick.locator('option', { hasText: /^leaky_handler/ }).first().getAttribute('value');
+    const value = await pick
+      .locator('option', { hasText: /^leaky_handler/ })
+      .first()
+      .getAttribute('value');
     await pick.selectOption(value ?? '');
     // callers of leaky_handler: Pipeline.step; callees: make_record
     await expect(page.getByTestId('sandwich-callers')).toHaveAttribute('data-roots', /leaky_handler/);

@@ -19,7 +19,11 @@ const OUT = path.join(ROOT, 'test-results', 'report-e2e');
 const JOB = path.join(ROOT, 'fixtures', 'jemalloc', 'job');
 const HOSTILE = path.join(ROOT, 'fixtures', 'hostile');
 // "job/exact.<pid>": the pid from the fixture's file names (a fixture rebuild changes it)
-const EXACT_KEY = `job/${readdirSync(JOB).find((n) => /^exact\.\d+\.0\.m0\.heap$/.test(n))!.split('.').slice(0, 2).join('.')}`;
+const EXACT_KEY = `job/${readdirSync(JOB)
+  .find((n) => /^exact\.\d+\.0\.m0\.heap$/.test(n))!
+  .split('.')
+  .slice(0, 2)
+  .join('.')}`;
 const T0 = new Date('2026-11-29T10:00:00Z');
 
 function run(cmd: string, args: string[]): string {
@@ -55,7 +59,12 @@ test.beforeAll(async () => {
   mkdirSync(OUT, { recursive: true });
   mkdirSync(SHOTS, { recursive: true });
   // the report page as every report inlines it (dist/report-app/)
-  run(process.execPath, [path.join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '-c', 'vite.report.config.ts']);
+  run(process.execPath, [
+    path.join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js'),
+    'build',
+    '-c',
+    'vite.report.config.ts',
+  ]);
 
   // a session on the fixture job: a note on the leaking stack, a span, a snapshot, a function and a diff
   const job = await loadJob(await collectInputFiles([JOB]));
@@ -66,13 +75,46 @@ test.beforeAll(async () => {
   let s: Session = { ...emptySession('e2e'), files: [JOB] };
   s.selection = { process: p.key, base: snapshotRef(p, 0), target: snapshotRef(p, p.snapshots.length - 1) };
   s = addNote(s, createNote(stackTarget(p, leak, 'make_node'), 'LEAK: leak_steady keeps every node', '#e4572e', T0));
-  s = addNote(s, createNote({ kind: 'span', process: p.key, from: snapshotRef(p, 4), to: snapshotRef(p, 9) }, 'steps 4-9: steady', '#2a9d8f', T0));
-  s = addNote(s, createNote({ kind: 'snapshot', process: p.key, snapshot: snapshotRef(p, 12) }, 'snapshot twelve', '#f3a712', T0));
-  s = addNote(s, createNote({ kind: 'frame', process: null, function: 'plateau' }, 'plateau fills once', '#669bbc', T0));
-  s = addNote(s, createNote({ kind: 'diff', process: p.key, base: snapshotRef(p, 0), target: snapshotRef(p, p.snapshots.length - 1) }, 'first → last', '#8e44ad', T0));
+  s = addNote(
+    s,
+    createNote(
+      { kind: 'span', process: p.key, from: snapshotRef(p, 4), to: snapshotRef(p, 9) },
+      'steps 4-9: steady',
+      '#2a9d8f',
+      T0,
+    ),
+  );
+  s = addNote(
+    s,
+    createNote({ kind: 'snapshot', process: p.key, snapshot: snapshotRef(p, 12) }, 'snapshot twelve', '#f3a712', T0),
+  );
+  s = addNote(
+    s,
+    createNote({ kind: 'frame', process: null, function: 'plateau' }, 'plateau fills once', '#669bbc', T0),
+  );
+  s = addNote(
+    s,
+    createNote(
+      { kind: 'diff', process: p.key, base: snapshotRef(p, 0), target: snapshotRef(p, p.snapshots.length - 1) },
+      'first → last',
+      '#8e44ad',
+      T0,
+    ),
+  );
   writeFileSync(path.join(OUT, 'job.session.json'), serializeSession(s, T0));
   jobReport = path.join(OUT, 'job-report.html');
-  heaplens('report', JOB, '-o', jobReport, '--session', path.join(OUT, 'job.session.json'), '--symbols', path.join(ROOT, 'fixtures', 'jemalloc', 'bin'), '--sysroot', path.join(OUT, 'no-sysroot'));
+  heaplens(
+    'report',
+    JOB,
+    '-o',
+    jobReport,
+    '--session',
+    path.join(OUT, 'job.session.json'),
+    '--symbols',
+    path.join(ROOT, 'fixtures', 'jemalloc', 'bin'),
+    '--sysroot',
+    path.join(OUT, 'no-sysroot'),
+  );
 
   // the hostile fixture, with hostile notes too
   const hj = await loadJob(await collectInputFiles([HOSTILE]));
@@ -80,8 +122,24 @@ test.beforeAll(async () => {
   const ht = hp.snapshots[hp.snapshots.length - 1];
   const top = ht.stackIds[[...ht.liveBytes].indexOf(Math.max(...ht.liveBytes))];
   let hs: Session = { ...emptySession('e2e'), files: [HOSTILE] };
-  hs = addNote(hs, createNote(stackTarget(hp, top, '<img src=x onerror="window.__pwned=1">'), '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>', '#e4572e', T0));
-  hs = addNote(hs, createNote({ kind: 'frame', process: hp.key, function: '"><svg onload=alert(7)>' }, '</textarea><iframe srcdoc="<script>parent.__pwned=3</script>">', '#2a9d8f', T0));
+  hs = addNote(
+    hs,
+    createNote(
+      stackTarget(hp, top, '<img src=x onerror="window.__pwned=1">'),
+      '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>',
+      '#e4572e',
+      T0,
+    ),
+  );
+  hs = addNote(
+    hs,
+    createNote(
+      { kind: 'frame', process: hp.key, function: '"><svg onload=alert(7)>' },
+      '</textarea><iframe srcdoc="<script>parent.__pwned=3</script>">',
+      '#2a9d8f',
+      T0,
+    ),
+  );
   writeFileSync(path.join(OUT, 'hostile.session.json'), serializeSession(hs, T0));
   hostileReport = path.join(OUT, 'hostile-report.html');
   heaplens('report', HOSTILE, '-o', hostileReport, '--session', path.join(OUT, 'hostile.session.json'), '--no-symbols');
@@ -95,7 +153,9 @@ async function watch(page: Page): Promise<string[]> {
     if (m.type() === 'error') errors.push(m.text());
   });
   await page.addInitScript(() => {
-    document.addEventListener('securitypolicyviolation', (e) => console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI} ${e.sample}`));
+    document.addEventListener('securitypolicyviolation', (e) =>
+      console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI} ${e.sample}`),
+    );
   });
   return errors;
 }
@@ -115,7 +175,12 @@ async function pixelOf(page: Page, testid: string, label: string): Promise<{ r: 
       if (!n?.rect) return null;
       const canvas = document.querySelector(`[data-testid=${testid}] canvas`) as HTMLCanvasElement;
       const dpr = window.devicePixelRatio || 1;
-      const d = (canvas.getContext('2d') as CanvasRenderingContext2D).getImageData(Math.round((n.rect.x + 1.5) * dpr), Math.round((n.rect.y + 2) * dpr), 1, 1).data;
+      const d = (canvas.getContext('2d') as CanvasRenderingContext2D).getImageData(
+        Math.round((n.rect.x + 1.5) * dpr),
+        Math.round((n.rect.y + 2) * dpr),
+        1,
+        1,
+      ).data;
       return { r: d[0], g: d[1], b: d[2] };
     },
     { testid, label },
@@ -123,7 +188,10 @@ async function pixelOf(page: Page, testid: string, label: string): Promise<{ r: 
 }
 
 test.describe('single-file report', () => {
-  test('opens from file:// with the network blocked: the app, read-only, on the top suspect; views and notes work', async ({ context, page }) => {
+  test('opens from file:// with the network blocked: the app, read-only, on the top suspect; views and notes work', async ({
+    context,
+    page,
+  }) => {
     const attempted = await blockNetwork(context, page);
     const errors = await watch(page);
     await page.goto(pathToFileURL(jobReport).href);
@@ -163,7 +231,12 @@ test.describe('single-file report', () => {
     // flame graph of the target, then the diff: the leak drawn in the growth colour
     await page.getByTestId('tab-flame').click();
     await expect(page.getByTestId('flame').locator('canvas')).toBeVisible();
-    await page.waitForFunction(() => ((window as unknown as { __heaplensFlame?: Record<string, { size: () => number }> }).__heaplensFlame?.flame?.size() ?? 0) > 1);
+    await page.waitForFunction(
+      () =>
+        ((
+          window as unknown as { __heaplensFlame?: Record<string, { size: () => number }> }
+        ).__heaplensFlame?.flame?.size() ?? 0) > 1,
+    );
     await page.getByTestId('tab-diff').click();
     await expect(page.getByTestId('diff-flame').locator('canvas')).toBeVisible();
     await page.waitForTimeout(200);
@@ -201,7 +274,9 @@ test.describe('single-file report', () => {
     await expect(page.getByTestId('read-only-banner')).toBeVisible({ timeout: 30_000 });
     await expect(page.getByTestId('note-item')).toHaveCount(2);
     // the names are shown, as text
-    await expect(page.getByTestId('notes-panel')).toContainText('<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>');
+    await expect(page.getByTestId('notes-panel')).toContainText(
+      '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>',
+    );
     await expect(page.getByTestId('suspects-view')).toBeVisible();
     await page.getByTestId('tab-growth').click();
     const rows = page.getByTestId('growth-row');
@@ -220,7 +295,9 @@ test.describe('single-file report', () => {
     expect(dialogs).toEqual([]);
     const found = await page.evaluate(() => {
       const w = window as unknown as { __pwned?: number };
-      const handlers = [...document.querySelectorAll('*')].filter((el) => [...el.attributes].some((a) => a.name.toLowerCase().startsWith('on'))).length;
+      const handlers = [...document.querySelectorAll('*')].filter((el) =>
+        [...el.attributes].some((a) => a.name.toLowerCase().startsWith('on')),
+      ).length;
       return {
         pwned: w.__pwned ?? null,
         scripts: document.querySelectorAll('script').length,
@@ -246,6 +323,5 @@ test.describe('single-file report', () => {
     expect(csp.ran).toBeNull();
     expect(csp.violations[0]).toMatch(/^script-src/);
     expect(attempted).toEqual([]);
-
   });
 });

@@ -25,7 +25,9 @@ test.describe('large job, progressive', () => {
     await page.goto('/');
     // Watch for the preview from the start: on a fast machine the whole load may take only a second or two.
     await page.evaluate(() => {
-      const w = window as unknown as { __preview: { rows: number; labels: string[]; values: string[]; at: number } | null };
+      const w = window as unknown as {
+        __preview: { rows: number; labels: string[]; values: string[]; at: number } | null;
+      };
       w.__preview = null;
       const t0 = performance.now();
       new MutationObserver(() => {
@@ -40,10 +42,16 @@ test.describe('large job, progressive', () => {
         }
       }).observe(document.body, { childList: true, subtree: true });
     });
-    const files = readdirSync(DIR).filter((n) => !n.startsWith('.')).map((n) => path.join(DIR, n));
+    const files = readdirSync(DIR)
+      .filter((n) => !n.startsWith('.'))
+      .map((n) => path.join(DIR, n));
     await page.locator('[data-testid=file-input]').setInputFiles(files);
     await expect(page.getByTestId('job-info')).toContainText(`${PROCS} processes`, { timeout: 60_000 });
-    const seen = await page.evaluate(() => (window as unknown as { __preview: { rows: number; labels: string[]; values: string[]; at: number } | null }).__preview);
+    const seen = await page.evaluate(
+      () =>
+        (window as unknown as { __preview: { rows: number; labels: string[]; values: string[]; at: number } | null })
+          .__preview,
+    );
     expect(seen, 'the preview was shown before the job').not.toBeNull();
     expect(seen!.rows).toBe(PROCS);
     expect(seen!.labels).toEqual(Array.from({ length: PROCS }, (_, p) => `jeprof ${1000 + p}`));
@@ -58,7 +66,10 @@ test.describe('large job, progressive', () => {
       return formatBytes(bytes / (1 - Math.exp(-(bytes / objs) / 524288)));
     });
     expect(seen!.values).toEqual(expected);
-    const readers = await page.evaluate(() => (window as unknown as { __heaplens?: { summary?: { readers?: number } } }).__heaplens?.summary?.readers ?? 0);
+    const readers = await page.evaluate(
+      () =>
+        (window as unknown as { __heaplens?: { summary?: { readers?: number } } }).__heaplens?.summary?.readers ?? 0,
+    );
     expect(readers).toBeGreaterThanOrEqual(1);
   });
 
@@ -66,7 +77,9 @@ test.describe('large job, progressive', () => {
     for (const width of [1024, 1280, 1920]) {
       await page.setViewportSize({ width, height: 800 });
       await page.goto('/');
-      const files = readdirSync(DIR).filter((n) => !n.startsWith('.')).map((n) => path.join(DIR, n));
+      const files = readdirSync(DIR)
+        .filter((n) => !n.startsWith('.'))
+        .map((n) => path.join(DIR, n));
       await page.locator('[data-testid=file-input]').setInputFiles(files);
       await page.getByTestId('preview').waitFor({ timeout: 30_000 });
       await page.screenshot({ path: path.join(SHOTS, `scale-preview-${width}.png`) });

@@ -11,7 +11,10 @@ mkdirSync(SHOTS, { recursive: true });
 const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
 const LEAK_RANGE = elfSymbolRange(path.join(ROOT, 'fixtures', 'jemalloc', 'bin', 'leaky'), 'leak_steady');
 
-test('Suspects: job-wide ranking, pattern badges, σ sparklines, killed processes, click opens process + stack', async ({ context, page }) => {
+test('Suspects: job-wide ranking, pattern badges, σ sparklines, killed processes, click opens process + stack', async ({
+  context,
+  page,
+}) => {
   const net = await guardNetwork(context);
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(String(e)));
@@ -41,9 +44,13 @@ test('Suspects: job-wide ranking, pattern badges, σ sparklines, killed processe
   await expect(leak).toHaveAttribute('data-pattern', 'steady');
   const sparks = leak.getByTestId('suspect-spark');
   await expect(sparks).toHaveCount(2);
-  const exactPid = (await page.locator('[data-testid=processes] tr[data-prefix="exact"]').getAttribute('data-pid')) ?? '';
-  const sampledPid = (await page.locator('[data-testid=processes] tr[data-prefix="sampled"]').getAttribute('data-pid')) ?? '';
-  expect((await sparks.evaluateAll((els) => els.map((e) => e.getAttribute('data-pid')))).sort()).toEqual([exactPid, sampledPid].sort());
+  const exactPid =
+    (await page.locator('[data-testid=processes] tr[data-prefix="exact"]').getAttribute('data-pid')) ?? '';
+  const sampledPid =
+    (await page.locator('[data-testid=processes] tr[data-prefix="sampled"]').getAttribute('data-pid')) ?? '';
+  expect((await sparks.evaluateAll((els) => els.map((e) => e.getAttribute('data-pid')))).sort()).toEqual(
+    [exactPid, sampledPid].sort(),
+  );
   // the sampled run's band is drawn (σ > 0); its cut last dump is a hollow mark off the line
   const sampledSpark = leak.locator(`[data-testid=suspect-spark][data-pid="${sampledPid}"]`);
   await expect(sampledSpark.locator('polygon.band')).toHaveCount(1);
@@ -54,7 +61,10 @@ test('Suspects: job-wide ranking, pattern badges, σ sparklines, killed processe
   // process table: each process's top pattern; the two without a final dump are killed, the exact run is not
   for (const prefix of ['exact', 'sampled', 'pygrow']) {
     const tr = page.locator(`[data-testid=processes] tr[data-prefix="${prefix}"]`);
-    await expect(tr.getByTestId('process-pattern').getByTestId('pattern-badge')).toHaveAttribute('data-pattern', 'steady');
+    await expect(tr.getByTestId('process-pattern').getByTestId('pattern-badge')).toHaveAttribute(
+      'data-pattern',
+      'steady',
+    );
     await expect(tr).toHaveAttribute('data-killed', prefix === 'exact' ? 'false' : 'true');
   }
   await expect(view.getByTestId('suspects-killed')).toContainText('cut off');
@@ -92,7 +102,17 @@ test('Suspects: job-wide ranking, pattern badges, σ sparklines, killed processe
   const PLATEAU_RANGE = elfSymbolRange(path.join(ROOT, 'fixtures', 'jemalloc', 'bin', 'leaky'), 'plateau');
   const findNodes = () =>
     page.evaluate(() => {
-      const w = window as unknown as { __heaplensFlame?: Record<string, { find: (t: string) => { node: number; label: string; rect: { x: number; y: number; w: number; h: number } | null }[]; drawNow: () => number }> };
+      const w = window as unknown as {
+        __heaplensFlame?: Record<
+          string,
+          {
+            find: (
+              t: string,
+            ) => { node: number; label: string; rect: { x: number; y: number; w: number; h: number } | null }[];
+            drawNow: () => number;
+          }
+        >;
+      };
       const api = w.__heaplensFlame?.['diff-flame'];
       api?.drawNow();
       return api ? api.find('') : [];
@@ -102,17 +122,27 @@ test('Suspects: job-wide ranking, pattern badges, σ sparklines, killed processe
   let plateauNode: FlameNode | undefined;
   await expect
     .poll(async () => {
-      plateauNode = (await findNodes()).find((n) => labelHits(n.label, 'plateau', PLATEAU_RANGE) && n.rect !== null && n.rect.w > 4);
+      plateauNode = (await findNodes()).find(
+        (n) => labelHits(n.label, 'plateau', PLATEAU_RANGE) && n.rect !== null && n.rect.w > 4,
+      );
       return plateauNode !== undefined;
     })
     .toBe(true);
   const px = (await (
-    await page.evaluateHandle((rect: { x: number; y: number }) => {
-      const canvas = document.querySelector('[data-testid=diff-flame] canvas') as HTMLCanvasElement;
-      const dpr = window.devicePixelRatio || 1;
-      const d = (canvas.getContext('2d') as CanvasRenderingContext2D).getImageData(Math.round((rect.x + 1.5) * dpr), Math.round((rect.y + 2) * dpr), 1, 1).data;
-      return { r: d[0], g: d[1], b: d[2] };
-    }, plateauNode?.rect ?? { x: 0, y: 0 })
+    await page.evaluateHandle(
+      (rect: { x: number; y: number }) => {
+        const canvas = document.querySelector('[data-testid=diff-flame] canvas') as HTMLCanvasElement;
+        const dpr = window.devicePixelRatio || 1;
+        const d = (canvas.getContext('2d') as CanvasRenderingContext2D).getImageData(
+          Math.round((rect.x + 1.5) * dpr),
+          Math.round((rect.y + 2) * dpr),
+          1,
+          1,
+        ).data;
+        return { r: d[0], g: d[1], b: d[2] };
+      },
+      plateauNode?.rect ?? { x: 0, y: 0 },
+    )
   ).jsonValue()) as { r: number; g: number; b: number };
   // grey: no hue (the growth colour is vermillion, the shrink colour blue)
   expect(Math.abs(px.r - px.g), JSON.stringify(px)).toBeLessThan(16);

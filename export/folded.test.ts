@@ -6,7 +6,7 @@ import { processFrameSource } from './frames.js';
 import { foldedName, parseFolded, toFolded } from './folded.js';
 
 describe('folded export', () => {
-  it('parses back; per process the weights sum to jeprof\'s total (bytes) and to the object count', async () => {
+  it("parses back; per process the weights sum to jeprof's total (bytes) and to the object count", async () => {
     const ref = jeprofTotals();
     const job = await loadJob(fixtureFiles('job'));
     for (const p of job.processes) {
@@ -24,7 +24,7 @@ describe('folded export', () => {
     }
   });
 
-  it('root first: the exact run\'s leak stack starts at the program\'s entry and ends at the allocation site', async () => {
+  it("root first: the exact run's leak stack starts at the program's entry and ends at the allocation site", async () => {
     const job = await loadJob(fixtureFiles('job'));
     const p = job.processes.find((x) => x.prefix === 'exact')!;
     const frames = processFrameSource(p);
@@ -36,7 +36,10 @@ describe('folded export', () => {
     const s = p.snapshots[p.snapshots.length - 1];
     const i = [...s.liveBytes].indexOf(20 * 3 * 16384);
     const id = s.stackIds[i];
-    const leafFirst = frames.frames(id).filter((f) => f.kind !== 'allocator').map((f) => `${f.module}+${f.moduleOffset}`);
+    const leafFirst = frames
+      .frames(id)
+      .filter((f) => f.kind !== 'allocator')
+      .map((f) => `${f.module}+${f.moduleOffset}`);
     expect(leak.stack).toEqual([...leafFirst].reverse());
   });
 
@@ -52,6 +55,8 @@ describe('folded export', () => {
 
   it('names cannot break the format: separators and newlines are replaced', () => {
     expect(foldedName('a;b\nc d\u0007')).toBe('a:b\uFFFDc d\uFFFD');
-    expect(parseFolded(`${foldedName('x;y')};${foldedName('z\n1')} 5\n`)).toEqual([{ stack: ['x:y', 'z\uFFFD1'], weight: 5 }]);
+    expect(parseFolded(`${foldedName('x;y')};${foldedName('z\n1')} 5\n`)).toEqual([
+      { stack: ['x:y', 'z\uFFFD1'], weight: 5 },
+    ]);
   });
 });

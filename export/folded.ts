@@ -43,7 +43,9 @@ export function toFolded(inputs: readonly ExportInput[], options: FoldedOptions 
       weights.set(key, (weights.get(key) ?? 0) + w);
     }
   }
-  const lines = [...weights.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map(([k, w]) => `${k} ${w}`);
+  const lines = [...weights.entries()]
+    .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
+    .map(([k, w]) => `${k} ${w}`);
   return lines.length ? lines.join('\n') + '\n' : '';
 }
 

@@ -81,7 +81,12 @@ export function foldMarker(fold: Pick<Fold<unknown>, 'reason'>): ExportFrame {
 }
 
 /** A frame source whose stacks show the view's folds as marker frames (python-first; --fold-imports). */
-export function foldingSource(source: FrameSource, proc: ProcessSeries, mode: StackMode, foldImports: boolean): FrameSource {
+export function foldingSource(
+  source: FrameSource,
+  proc: ProcessSeries,
+  mode: StackMode,
+  foldImports: boolean,
+): FrameSource {
   const opts = foldOptionsFor(proc, mode, foldImports);
   if (!opts.interpreter && !opts.imports) return source;
   return {
@@ -104,7 +109,10 @@ export function processFrameSource(proc: ProcessSeries, options: FrameSourceOpti
   const symbols = options.symbols ?? null;
   const mode = options.stackMode ?? DEFAULT_STACK_MODE;
   const table = proc.pythonFrames ?? null;
-  const located = new Map<number, { address: string; module: string | null; moduleOffset: string | null; modulePath: string | null }>();
+  const located = new Map<
+    number,
+    { address: string; module: string | null; moduleOffset: string | null; modulePath: string | null }
+  >();
   const source: FrameSource = {
     frames(stackId: number): ExportFrame[] {
       const { offsets, frames, allocatorDepth } = proc.stacks;
@@ -125,11 +133,20 @@ export function processFrameSource(proc: ProcessSeries, options: FrameSourceOpti
           f.function = outer.function;
           f.file = outer.file;
           f.line = outer.line;
-          if (s.frames.length > 1) f.inlined = s.frames.map((x) => ({ function: x.function, file: x.file, line: x.line }));
+          if (s.frames.length > 1)
+            f.inlined = s.frames.map((x) => ({ function: x.function, file: x.file, line: x.line }));
         }
         out.push(f);
       }
-      return applyStackMode(out, table, mode, (p) => ({ address: p.addr, kind: 'python', module: null, moduleOffset: null, function: p.function, file: p.file, line: p.line }));
+      return applyStackMode(out, table, mode, (p) => ({
+        address: p.addr,
+        kind: 'python',
+        module: null,
+        moduleOffset: null,
+        function: p.function,
+        file: p.file,
+        line: p.line,
+      }));
     },
   };
   return foldingSource(source, proc, mode, options.foldImports ?? false);
@@ -152,7 +169,8 @@ export function frameName(f: ExportFrame): string {
 
 /** Lines of a frame, innermost first (one per inlined function), as pprof's Location.line wants them. */
 export function frameLines(f: ExportFrame): ExportLine[] {
-  if (f.inlined && f.inlined.length > 0) return f.inlined.map((l) => ({ function: l.function ?? unresolvedName(f), file: l.file, line: l.line }));
+  if (f.inlined && f.inlined.length > 0)
+    return f.inlined.map((l) => ({ function: l.function ?? unresolvedName(f), file: l.file, line: l.line }));
   return [{ function: frameName(f), file: f.file ?? null, line: f.line ?? null }];
 }
 

@@ -22,7 +22,8 @@ function goBinary(): string | null {
   if (goChecked !== undefined) return goChecked;
   const r = spawnSync('go', ['version'], { encoding: 'utf8' });
   goChecked = r.status === 0 ? 'go' : null;
-  if (goChecked === null) console.warn('export tests: `go` not found; the `go tool pprof` checks are skipped (apt-get install golang-go)');
+  if (goChecked === null)
+    console.warn('export tests: `go` not found; the `go tool pprof` checks are skipped (apt-get install golang-go)');
   return goChecked;
 }
 
@@ -67,7 +68,11 @@ describe('pprof export', () => {
       const snap = p.snapshots[si];
       const types = prof.sampleType.map((t) => `${st[Number(t.type)]}/${st[Number(t.unit)]}`);
       // Go's heap profile order: alloc_* (when prof_accum recorded them), then inuse_*
-      expect(types).toEqual([...(snap.hasAccumulated ? ['alloc_objects/count', 'alloc_space/bytes'] : []), 'inuse_objects/count', 'inuse_space/bytes']);
+      expect(types).toEqual([
+        ...(snap.hasAccumulated ? ['alloc_objects/count', 'alloc_space/bytes'] : []),
+        'inuse_objects/count',
+        'inuse_space/bytes',
+      ]);
       expect(st[Number(prof.defaultSampleType)]).toBe('inuse_space');
       const sum = (type: string) => prof.sample.reduce((a, s) => a + Number(s.value[types.indexOf(type)]), 0);
       expect(sum('inuse_space/bytes')).toBe(Math.round(snap.live.bytes));
@@ -79,92 +84,119 @@ describe('pprof export', () => {
     }
   });
 
-  it.skipIf(!hasGo)('go tool pprof -top reads every fixture dump; its total equals ours and jeprof\'s (bytes and objects)', async () => {
-    const ref = jeprofTotals();
-    const job = await loadJob(fixtureFiles('job'));
-    let compared = 0;
-    for (const p of job.processes) {
-      // first, a middle and the last snapshot of each process
-      for (const si of [0, p.snapshots.length >> 1, p.snapshots.length - 1]) {
-        const s = p.snapshots[si];
-        const file = join(dir, `${p.prefix}-${si}.pb.gz`);
-        writeFileSync(file, toPprof([{ proc: p, snapshotIndex: si, frames: processFrameSource(p) }]));
-        const bytes = pprofTotal(pprofTop(file, ['-unit=B', '-sample_index=inuse_space']));
-        const objects = pprofTotal(pprofTop(file, ['-sample_index=inuse_objects']));
-        const r = ref.get(s.file);
-        expect(r, s.file).toBeDefined();
-        expect(bytes, s.file).toBe(Math.round(s.live.bytes));
-        expect(objects, s.file).toBe(Math.round(s.live.objects));
-        // jeprof prints whole bytes of the same unbiased sum
-        expect(Math.abs(bytes - r!.inuseSpace), s.file).toBeLessThanOrEqual(1);
-        expect(Math.abs(objects - r!.inuseObjects), s.file).toBeLessThanOrEqual(1);
-        compared++;
+  it.skipIf(!hasGo)(
+    "go tool pprof -top reads every fixture dump; its total equals ours and jeprof's (bytes and objects)",
+    async () => {
+      const ref = jeprofTotals();
+      const job = await loadJob(fixtureFiles('job'));
+      let compared = 0;
+      for (const p of job.processes) {
+        // first, a middle and the last snapshot of each process
+        for (const si of [0, p.snapshots.length >> 1, p.snapshots.length - 1]) {
+          const s = p.snapshots[si];
+          const file = join(dir, `${p.prefix}-${si}.pb.gz`);
+          writeFileSync(file, toPprof([{ proc: p, snapshotIndex: si, frames: processFrameSource(p) }]));
+          const bytes = pprofTotal(pprofTop(file, ['-unit=B', '-sample_index=inuse_space']));
+          const objects = pprofTotal(pprofTop(file, ['-sample_index=inuse_objects']));
+          const r = ref.get(s.file);
+          expect(r, s.file).toBeDefined();
+          expect(bytes, s.file).toBe(Math.round(s.live.bytes));
+          expect(objects, s.file).toBe(Math.round(s.live.objects));
+          // jeprof prints whole bytes of the same unbiased sum
+          expect(Math.abs(bytes - r!.inuseSpace), s.file).toBeLessThanOrEqual(1);
+          expect(Math.abs(objects - r!.inuseObjects), s.file).toBeLessThanOrEqual(1);
+          compared++;
+        }
       }
-    }
-    expect(compared).toBe(9);
-  });
+      expect(compared).toBe(9);
+    },
+  );
 
-  it.skipIf(!hasGo)('several processes in one profile: go tool pprof totals the sum, -tagfocus selects one', async () => {
-    const ref = jeprofTotals();
-    const job = await loadJob(fixtureFiles('job'));
-    const inputs = job.processes.map((p) => ({ proc: p, snapshotIndex: p.snapshots.length - 1, frames: processFrameSource(p) }));
-    const file = join(dir, 'all.pb.gz');
-    writeFileSync(file, toPprof(inputs));
-    const sum = job.processes.reduce((a, p) => a + ref.get(p.snapshots[p.snapshots.length - 1].file)!.inuseSpace, 0);
-    const total = pprofTotal(pprofTop(file, ['-unit=B']));
-    expect(Math.abs(total - sum)).toBeLessThanOrEqual(job.processes.length);
-    const sampled = job.processes.find((p) => p.prefix === 'sampled')!;
-    const one = pprofTotal(pprofTop(file, ['-unit=B', `-tagfocus=pid=${sampled.pid}`]));
-    // -tagfocus keeps matching samples; the "total" stays the whole profile, the shown nodes are the process
-    const shown = /accounting for (\d+)B/.exec(pprofTop(file, ['-unit=B', `-tagfocus=pid=${sampled.pid}`]))![1];
-    expect(one).toBe(total);
-    expect(Number(shown)).toBe(Math.round(sampled.snapshots[sampled.snapshots.length - 1].live.bytes));
-  });
+  it.skipIf(!hasGo)(
+    'several processes in one profile: go tool pprof totals the sum, -tagfocus selects one',
+    async () => {
+      const ref = jeprofTotals();
+      const job = await loadJob(fixtureFiles('job'));
+      const inputs = job.processes.map((p) => ({
+        proc: p,
+        snapshotIndex: p.snapshots.length - 1,
+        frames: processFrameSource(p),
+      }));
+      const file = join(dir, 'all.pb.gz');
+      writeFileSync(file, toPprof(inputs));
+      const sum = job.processes.reduce((a, p) => a + ref.get(p.snapshots[p.snapshots.length - 1].file)!.inuseSpace, 0);
+      const total = pprofTotal(pprofTop(file, ['-unit=B']));
+      expect(Math.abs(total - sum)).toBeLessThanOrEqual(job.processes.length);
+      const sampled = job.processes.find((p) => p.prefix === 'sampled')!;
+      const one = pprofTotal(pprofTop(file, ['-unit=B', `-tagfocus=pid=${sampled.pid}`]));
+      // -tagfocus keeps matching samples; the "total" stays the whole profile, the shown nodes are the process
+      const shown = /accounting for (\d+)B/.exec(pprofTop(file, ['-unit=B', `-tagfocus=pid=${sampled.pid}`]))![1];
+      expect(one).toBe(total);
+      expect(Number(shown)).toBe(Math.round(sampled.snapshots[sampled.snapshots.length - 1].live.bytes));
+    },
+  );
 
-  it.skipIf(!hasGo)('symbolized frames: go tool pprof shows leak_steady with the known leak (3 × 16,384 B per dump) and file:line', async () => {
-    const job = await loadJob(fixtureFiles('job'));
-    const exact = job.processes.find((p) => p.prefix === 'exact')!;
-    const wasm = await compileAddr2line(await readAddr2lineWasm());
-    const sym = new Symbolizer(new NodeSymbolFileSource(), { wasm, symbolDirs: [fixturePath('bin')], hostPaths: false });
-    const symbols = await sym.symbolizeProcess(exact);
-    await sym.dispose();
-    // the 20th manual dump (m19): leak_steady holds 20 × 3 × 16,384 B (the known pattern, fixtures/jemalloc/src/leaky.c)
-    const si = exact.snapshots.findIndex((s) => s.trigger === 'manual' && s.triggerSeq === 19);
-    expect(si).toBeGreaterThanOrEqual(0);
-    const file = join(dir, 'exact-sym.pb.gz');
-    writeFileSync(file, toPprof([{ proc: exact, snapshotIndex: si, frames: processFrameSource(exact, { symbols }) }]));
-    const top = pprofTop(file, ['-unit=B']);
-    const rows = pprofRows(top);
-    const leak = rows.find((r) => r.name === 'leak_steady');
-    expect(leak, top).toBeDefined();
-    expect(leak!.cum).toBe(20 * 3 * 16384);
-    expect(rows.find((r) => r.name === 'make_node')?.flat).toBeGreaterThan(0);
-    // -lines: file:line from our Line records
-    const src = readFileSync(fixturePath('src/leaky.c'), 'utf8').split('\n');
-    const line = src.findIndex((l) => l.includes('leaked[step] = make_node')) + 1;
-    expect(pprofTop(file, ['-unit=B', '-lines'])).toContain(`leak_steady leaky.c:${line}`);
-  });
+  it.skipIf(!hasGo)(
+    'symbolized frames: go tool pprof shows leak_steady with the known leak (3 × 16,384 B per dump) and file:line',
+    async () => {
+      const job = await loadJob(fixtureFiles('job'));
+      const exact = job.processes.find((p) => p.prefix === 'exact')!;
+      const wasm = await compileAddr2line(await readAddr2lineWasm());
+      const sym = new Symbolizer(new NodeSymbolFileSource(), {
+        wasm,
+        symbolDirs: [fixturePath('bin')],
+        hostPaths: false,
+      });
+      const symbols = await sym.symbolizeProcess(exact);
+      await sym.dispose();
+      // the 20th manual dump (m19): leak_steady holds 20 × 3 × 16,384 B (the known pattern, fixtures/jemalloc/src/leaky.c)
+      const si = exact.snapshots.findIndex((s) => s.trigger === 'manual' && s.triggerSeq === 19);
+      expect(si).toBeGreaterThanOrEqual(0);
+      const file = join(dir, 'exact-sym.pb.gz');
+      writeFileSync(
+        file,
+        toPprof([{ proc: exact, snapshotIndex: si, frames: processFrameSource(exact, { symbols }) }]),
+      );
+      const top = pprofTop(file, ['-unit=B']);
+      const rows = pprofRows(top);
+      const leak = rows.find((r) => r.name === 'leak_steady');
+      expect(leak, top).toBeDefined();
+      expect(leak!.cum).toBe(20 * 3 * 16384);
+      expect(rows.find((r) => r.name === 'make_node')?.flat).toBeGreaterThan(0);
+      // -lines: file:line from our Line records
+      const src = readFileSync(fixturePath('src/leaky.c'), 'utf8').split('\n');
+      const line = src.findIndex((l) => l.includes('leaked[step] = make_node')) + 1;
+      expect(pprofTop(file, ['-unit=B', '-lines'])).toContain(`leak_steady leaky.c:${line}`);
+    },
+  );
 
-  it.skipIf(!hasGo)('Python frames (PYFRAMES/1) are functions with file:line; the total equals jeprof\'s on the real py312 dump', async () => {
-    const py = join(fixturePath('..'), 'python');
-    // the parent's last dump (the pid that also wrote an m0 dump), found by pattern: pids change with each regeneration
-    const names = readdirSync(join(py, 'py312'));
-    const pid = /^jeprof\.(\d+)\.0\.m0\.heap$/.exec(names.find((n) => /^jeprof\.\d+\.0\.m0\.heap$/.test(n))!)![1];
-    const dump = `jeprof.${pid}.1.m1.heap`;
-    const files = await collectInputFiles([join(py, 'py312', dump), join(py, 'py312', dump + '.pyframes')]);
-    const job = await loadJob(files);
-    const p = job.processes[0];
-    expect(p.pythonFrames).toBeTruthy();
-    const file = join(dir, 'py312.pb.gz');
-    writeFileSync(file, toPprof([{ proc: p, snapshotIndex: 0, frames: processFrameSource(p) }]));
-    const want = Number(new RegExp(`py312/jeprof\\.${pid}\\.1\\.m1\\.heap \\S+ Total: (\\d+) B`).exec(readFileSync(join(py, 'jeprof-totals.txt'), 'utf8'))![1]);
-    expect(Math.abs(pprofTotal(pprofTop(file, ['-unit=B'])) - want)).toBeLessThanOrEqual(1);
-    // the steady leak's allocation line, found in workload.py by its tag
-    const src = readFileSync(join(py, 'workload', 'workload.py'), 'utf8').split('\n');
-    const line = src.findIndex((l) => l.includes('# @leak-alloc')) + 1;
-    const lines = pprofRows(pprofTop(file, ['-unit=B', '-lines']));
-    const rec = lines.find((r) => r.name.startsWith('make_record ') && r.name.endsWith(`workload.py:${line}`));
-    expect(rec, lines.map((r) => r.name).join('\n')).toBeDefined();
-    expect(rec!.cum).toBeGreaterThan(0);
-  });
+  it.skipIf(!hasGo)(
+    "Python frames (PYFRAMES/1) are functions with file:line; the total equals jeprof's on the real py312 dump",
+    async () => {
+      const py = join(fixturePath('..'), 'python');
+      // the parent's last dump (the pid that also wrote an m0 dump), found by pattern: pids change with each regeneration
+      const names = readdirSync(join(py, 'py312'));
+      const pid = /^jeprof\.(\d+)\.0\.m0\.heap$/.exec(names.find((n) => /^jeprof\.\d+\.0\.m0\.heap$/.test(n))!)![1];
+      const dump = `jeprof.${pid}.1.m1.heap`;
+      const files = await collectInputFiles([join(py, 'py312', dump), join(py, 'py312', dump + '.pyframes')]);
+      const job = await loadJob(files);
+      const p = job.processes[0];
+      expect(p.pythonFrames).toBeTruthy();
+      const file = join(dir, 'py312.pb.gz');
+      writeFileSync(file, toPprof([{ proc: p, snapshotIndex: 0, frames: processFrameSource(p) }]));
+      const want = Number(
+        new RegExp(`py312/jeprof\\.${pid}\\.1\\.m1\\.heap \\S+ Total: (\\d+) B`).exec(
+          readFileSync(join(py, 'jeprof-totals.txt'), 'utf8'),
+        )![1],
+      );
+      expect(Math.abs(pprofTotal(pprofTop(file, ['-unit=B'])) - want)).toBeLessThanOrEqual(1);
+      // the steady leak's allocation line, found in workload.py by its tag
+      const src = readFileSync(join(py, 'workload', 'workload.py'), 'utf8').split('\n');
+      const line = src.findIndex((l) => l.includes('# @leak-alloc')) + 1;
+      const lines = pprofRows(pprofTop(file, ['-unit=B', '-lines']));
+      const rec = lines.find((r) => r.name.startsWith('make_record ') && r.name.endsWith(`workload.py:${line}`));
+      expect(rec, lines.map((r) => r.name).join('\n')).toBeDefined();
+      expect(rec!.cum).toBeGreaterThan(0);
+    },
+  );
 });

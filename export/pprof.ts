@@ -5,7 +5,17 @@
 // integers so that each process's sum equals its rounded total. Several processes go into one profile, each
 // sample labelled process=<key> and pid=<pid>; `go tool pprof -tagfocus` selects one.
 
-import { Function as PFunction, Line, Location, Mapping, Profile, Sample, StringTable, ValueType, Label } from 'pprof-format';
+import {
+  Function as PFunction,
+  Line,
+  Location,
+  Mapping,
+  Profile,
+  Sample,
+  StringTable,
+  ValueType,
+  Label,
+} from 'pprof-format';
 import { isFileMapping } from '../parsers/proc-maps.js';
 import { frameLines } from './frames.js';
 import { snapshotSamples, type ExportInput, type SampleOptions } from './samples.js';
@@ -30,10 +40,12 @@ export function toPprof(inputs: readonly ExportInput[], options: PprofOptions = 
   const multi = inputs.length > 1;
   let earliest: number | null = null;
   let period = 0;
-  const withAlloc = inputs.length > 0 && inputs.every((x) => {
-    const s = x.proc.snapshots[x.snapshotIndex];
-    return s.hasAccumulated && s.accumBytes !== null;
-  });
+  const withAlloc =
+    inputs.length > 0 &&
+    inputs.every((x) => {
+      const s = x.proc.snapshots[x.snapshotIndex];
+      return s.hasAccumulated && s.accumBytes !== null;
+    });
 
   inputs.forEach((input, pi) => {
     const { proc } = input;
@@ -89,13 +101,17 @@ export function toPprof(inputs: readonly ExportInput[], options: PprofOptions = 
               id: lid,
               mappingId: f.kind === 'python' || f.kind === 'folded' ? 0 : mappingOf(addr),
               address: addr,
-              line: lines.map((l) => new Line({ functionId: functionId(l.function ?? '?', l.file), line: l.line ?? 0 })),
+              line: lines.map(
+                (l) => new Line({ functionId: functionId(l.function ?? '?', l.file), line: l.line ?? 0 }),
+              ),
             }),
           );
         }
         locs.push(lid);
       }
-      const value = withAlloc ? [s.intAccumObjects ?? 0, s.intAccumBytes ?? 0, s.intObjects, s.intBytes] : [s.intObjects, s.intBytes];
+      const value = withAlloc
+        ? [s.intAccumObjects ?? 0, s.intAccumBytes ?? 0, s.intObjects, s.intBytes]
+        : [s.intObjects, s.intBytes];
       samples.push(new Sample({ locationId: locs, value, label: labels }));
     }
   });
@@ -113,7 +129,12 @@ export function toPprof(inputs: readonly ExportInput[], options: PprofOptions = 
 
   const profile = new Profile({
     sampleType: [
-      ...(withAlloc ? [new ValueType({ type: str('alloc_objects'), unit: str('count') }), new ValueType({ type: str('alloc_space'), unit: str('bytes') })] : []),
+      ...(withAlloc
+        ? [
+            new ValueType({ type: str('alloc_objects'), unit: str('count') }),
+            new ValueType({ type: str('alloc_space'), unit: str('bytes') }),
+          ]
+        : []),
       new ValueType({ type: str('inuse_objects'), unit: str('count') }),
       new ValueType({ type: str('inuse_space'), unit: str('bytes') }),
     ],

@@ -12,7 +12,8 @@ type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 /** Validates a parsed file against the spec's required fields and types; returns the problems found. */
 function validateSpeedscope(doc: Json): string[] {
   const p: string[] = [];
-  const isObj = (v: Json | undefined): v is { [k: string]: Json } => typeof v === 'object' && v !== null && !Array.isArray(v);
+  const isObj = (v: Json | undefined): v is { [k: string]: Json } =>
+    typeof v === 'object' && v !== null && !Array.isArray(v);
   if (!isObj(doc)) return ['not an object'];
   if (doc.$schema !== SPEEDSCOPE_SCHEMA) p.push('$schema');
   const shared = doc.shared;
@@ -26,16 +27,24 @@ function validateSpeedscope(doc: Json): string[] {
     }
   });
   if (!Array.isArray(doc.profiles) || doc.profiles.length === 0) return [...p, 'profiles'];
-  if (doc.activeProfileIndex !== undefined && (typeof doc.activeProfileIndex !== 'number' || doc.activeProfileIndex >= doc.profiles.length)) p.push('activeProfileIndex');
+  if (
+    doc.activeProfileIndex !== undefined &&
+    (typeof doc.activeProfileIndex !== 'number' || doc.activeProfileIndex >= doc.profiles.length)
+  )
+    p.push('activeProfileIndex');
   doc.profiles.forEach((pr, i) => {
     if (!isObj(pr)) return p.push(`profiles[${i}]`);
     if (pr.type !== 'sampled') p.push(`profiles[${i}].type`);
     if (typeof pr.name !== 'string') p.push(`profiles[${i}].name`);
-    if (!['none', 'nanoseconds', 'microseconds', 'milliseconds', 'seconds', 'bytes'].includes(String(pr.unit))) p.push(`profiles[${i}].unit`);
-    if (typeof pr.startValue !== 'number' || typeof pr.endValue !== 'number' || pr.endValue < pr.startValue) p.push(`profiles[${i}].start/endValue`);
-    if (!Array.isArray(pr.samples) || !Array.isArray(pr.weights) || pr.samples.length !== pr.weights.length) return p.push(`profiles[${i}].samples/weights`);
+    if (!['none', 'nanoseconds', 'microseconds', 'milliseconds', 'seconds', 'bytes'].includes(String(pr.unit)))
+      p.push(`profiles[${i}].unit`);
+    if (typeof pr.startValue !== 'number' || typeof pr.endValue !== 'number' || pr.endValue < pr.startValue)
+      p.push(`profiles[${i}].start/endValue`);
+    if (!Array.isArray(pr.samples) || !Array.isArray(pr.weights) || pr.samples.length !== pr.weights.length)
+      return p.push(`profiles[${i}].samples/weights`);
     pr.samples.forEach((s, j) => {
-      if (!Array.isArray(s) || s.some((x) => typeof x !== 'number' || !Number.isInteger(x) || x < 0 || x >= nFrames)) p.push(`profiles[${i}].samples[${j}]`);
+      if (!Array.isArray(s) || s.some((x) => typeof x !== 'number' || !Number.isInteger(x) || x < 0 || x >= nFrames))
+        p.push(`profiles[${i}].samples[${j}]`);
     });
     if (pr.weights.some((w) => typeof w !== 'number' || w < 0)) p.push(`profiles[${i}].weights`);
     return undefined;
@@ -44,10 +53,14 @@ function validateSpeedscope(doc: Json): string[] {
 }
 
 describe('speedscope export', () => {
-  it('has the spec\'s required fields; weights sum to jeprof\'s totals; endValue is the total', async () => {
+  it("has the spec's required fields; weights sum to jeprof's totals; endValue is the total", async () => {
     const ref = jeprofTotals();
     const job = await loadJob(fixtureFiles('job'));
-    const inputs = job.processes.map((p) => ({ proc: p, snapshotIndex: p.snapshots.length - 1, frames: processFrameSource(p) }));
+    const inputs = job.processes.map((p) => ({
+      proc: p,
+      snapshotIndex: p.snapshots.length - 1,
+      frames: processFrameSource(p),
+    }));
     const doc = JSON.parse(JSON.stringify(toSpeedscope(inputs))) as Json;
     expect(validateSpeedscope(doc)).toEqual([]);
     const file = toSpeedscope(inputs);
@@ -62,11 +75,25 @@ describe('speedscope export', () => {
   });
 
   it('the validator rejects what the spec forbids (so the check above can fail)', () => {
-    expect(validateSpeedscope({ $schema: SPEEDSCOPE_SCHEMA, shared: { frames: [{ name: 'a' }] }, profiles: [{ type: 'sampled', name: 'x', unit: 'bytes', startValue: 0, endValue: 1, samples: [[1]], weights: [1] }] })).toEqual(['profiles[0].samples[0]']);
-    expect(validateSpeedscope({ $schema: SPEEDSCOPE_SCHEMA, shared: { frames: [] }, profiles: [{ type: 'sampled', name: 'x', unit: 'kg', startValue: 0, endValue: 1, samples: [], weights: [1] }] })).toContain('profiles[0].unit');
+    expect(
+      validateSpeedscope({
+        $schema: SPEEDSCOPE_SCHEMA,
+        shared: { frames: [{ name: 'a' }] },
+        profiles: [
+          { type: 'sampled', name: 'x', unit: 'bytes', startValue: 0, endValue: 1, samples: [[1]], weights: [1] },
+        ],
+      }),
+    ).toEqual(['profiles[0].samples[0]']);
+    expect(
+      validateSpeedscope({
+        $schema: SPEEDSCOPE_SCHEMA,
+        shared: { frames: [] },
+        profiles: [{ type: 'sampled', name: 'x', unit: 'kg', startValue: 0, endValue: 1, samples: [], weights: [1] }],
+      }),
+    ).toContain('profiles[0].unit');
   });
 
-  it('stacks are root first: the leak stack\'s last frame is its leaf', async () => {
+  it("stacks are root first: the leak stack's last frame is its leaf", async () => {
     const job = await loadJob(fixtureFiles('job'));
     const p = job.processes.find((x) => x.prefix === 'exact')!;
     const frames = processFrameSource(p);
@@ -76,6 +103,8 @@ describe('speedscope export', () => {
     const s = p.snapshots[p.snapshots.length - 1];
     const id = s.stackIds[[...s.liveBytes].indexOf(20 * 3 * 16384)];
     const leaf = frames.frames(id).find((f) => f.kind !== 'allocator')!;
-    expect(file.shared.frames[pr.samples[k][pr.samples[k].length - 1]].name).toBe(`${leaf.module}+${leaf.moduleOffset}`);
+    expect(file.shared.frames[pr.samples[k][pr.samples[k].length - 1]].name).toBe(
+      `${leaf.module}+${leaf.moduleOffset}`,
+    );
   });
 });

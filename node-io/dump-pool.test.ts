@@ -25,7 +25,11 @@ function plain(job: unknown): unknown {
   );
 }
 
-async function pooled(files: Parameters<typeof loadJob>[0], size = 2, resourceLimits?: { maxOldGenerationSizeMb: number }) {
+async function pooled(
+  files: Parameters<typeof loadJob>[0],
+  size = 2,
+  resourceLimits?: { maxOldGenerationSizeMb: number },
+) {
   const pool = createDumpPool({ size, ...(resourceLimits ? { resourceLimits } : {}) });
   try {
     return await loadJob(files, { runDump: pool.run, parallelism: 2 * size });
@@ -48,7 +52,10 @@ describe('parallel dump reading (worker pool)', () => {
     const good = await collectInputFiles([join(FIXTURES, 'job')]);
     // 1.5 M distinct stacks: their reader's tables need far more than the 64 MB heap allowed here.
     const hungry = join(work, 'hungry.7.0.i0.heap');
-    const records = Array.from({ length: 1_500_000 }, (_, i) => `@ 0x${(0x7f0000000000 + i * 16).toString(16)}\n  t*: 1: 8 [0: 0]\n`);
+    const records = Array.from(
+      { length: 1_500_000 },
+      (_, i) => `@ 0x${(0x7f0000000000 + i * 16).toString(16)}\n  t*: 1: 8 [0: 0]\n`,
+    );
     writeFileSync(hungry, `heap_v2/1\n  t*: 1: 8 [0: 0]\n${records.join('')}`);
     const gone = join(work, 'gone.8.0.i0.heap');
     writeFileSync(gone, readFileSync(join(FIXTURES, 'damaged', 'crlf.heap')));

@@ -8,7 +8,10 @@ import { nodeInputFile } from './node-files.js';
 const port = parentPort;
 if (!port) throw new Error('dump-worker.ts runs as a worker thread (node-io/dump-pool.ts)');
 serveDumpTasks<string>(
-  { post: (m, t) => port.postMessage(m, t ?? []), onMessage: (h) => port.on('message', (m: ToDumpWorker<unknown> | ReadReply) => h(m)) },
+  {
+    post: (m, t) => port.postMessage(m, t ?? []),
+    onMessage: (h) => port.on('message', (m: ToDumpWorker<unknown> | ReadReply) => h(m)),
+  },
   (m) => nodeInputFile(m.file, m.path, m.size, m.mtimeMs),
   nodeInflater,
 );

@@ -15,8 +15,27 @@ async function cli(...argv: string[]) {
 
 describe('side files beside a dump named alone', () => {
   it('sideFilesOfDump: its own table, maps and perf/code maps of its pid, nothing of other dumps', () => {
-    const names = ['a.7.0.m0.heap', 'a.7.0.m0.heap.pyframes', 'a.7.1.m1.heap.pyframes', 'a.8.0.m0.heap', 'maps.7', '8.maps', 'maps', 'perf-7.map', 'perf-8.map', 'pycode-7-00ff.map', 'notes.txt'];
-    expect(sideFilesOfDump('a.7.0.m0.heap', names, ['maps'])).toEqual(['a.7.0.m0.heap.pyframes', 'maps.7', 'maps', 'perf-7.map', 'pycode-7-00ff.map', 'proc/7/maps']);
+    const names = [
+      'a.7.0.m0.heap',
+      'a.7.0.m0.heap.pyframes',
+      'a.7.1.m1.heap.pyframes',
+      'a.8.0.m0.heap',
+      'maps.7',
+      '8.maps',
+      'maps',
+      'perf-7.map',
+      'perf-8.map',
+      'pycode-7-00ff.map',
+      'notes.txt',
+    ];
+    expect(sideFilesOfDump('a.7.0.m0.heap', names, ['maps'])).toEqual([
+      'a.7.0.m0.heap.pyframes',
+      'maps.7',
+      'maps',
+      'perf-7.map',
+      'pycode-7-00ff.map',
+      'proc/7/maps',
+    ]);
     expect(sideFilesOfDump('a.7.0.m0.heap.gz', ['a.7.0.m0.heap.pyframes'])).toEqual(['a.7.0.m0.heap.pyframes']);
   });
 
@@ -29,10 +48,19 @@ describe('side files beside a dump named alone', () => {
     mkdirSync(join(dir, 'proc', String(d.pid)), { recursive: true });
     writeFileSync(join(dir, 'proc', String(d.pid), 'maps'), d.mapsText);
     const files = (await collectInputFiles([join(dir, d.name)])).map((f) => f.path);
-    expect(files).toEqual([join(dir, d.name), join(dir, d.name + '.pyframes'), join(dir, `perf-${d.pid}.map`), join(dir, 'proc', String(d.pid), 'maps')]);
+    expect(files).toEqual([
+      join(dir, d.name),
+      join(dir, d.name + '.pyframes'),
+      join(dir, `perf-${d.pid}.map`),
+      join(dir, 'proc', String(d.pid), 'maps'),
+    ]);
     const alone = JSON.parse((await cli('top', join(dir, d.name), '--json', '--no-symbols', '-n', '5')).out);
-    const folder = JSON.parse((await cli('top', join(PY_FIXTURES, 'py312'), '--pid', String(d.pid), '--json', '--no-symbols', '-n', '5')).out);
-    expect(alone.stacks.map((s: { frames: unknown }) => s.frames)).toEqual(folder.stacks.map((s: { frames: unknown }) => s.frames));
+    const folder = JSON.parse(
+      (await cli('top', join(PY_FIXTURES, 'py312'), '--pid', String(d.pid), '--json', '--no-symbols', '-n', '5')).out,
+    );
+    expect(alone.stacks.map((s: { frames: unknown }) => s.frames)).toEqual(
+      folder.stacks.map((s: { frames: unknown }) => s.frames),
+    );
     expect(alone.stacks[0].frames[0]).toMatchObject({ kind: 'python', function: 'make_record' });
   });
 });

@@ -63,7 +63,10 @@ async function namesIn(dir: string): Promise<string[]> {
  * named alone brings the side files beside it (`<dump>.pyframes`, the maps, `perf-<pid>.map`), exactly as
  * its folder would: they are shown with the dump's own directory prefix.
  */
-export async function collectInputFiles(paths: readonly string[], problems: CollectProblem[] = []): Promise<InputFile[]> {
+export async function collectInputFiles(
+  paths: readonly string[],
+  problems: CollectProblem[] = [],
+): Promise<InputFile[]> {
   const out: InputFile[] = [];
   const seen = new Set<string>();
   const add = (abs: string, shown: string, size: number, mtimeMs: number) => {
@@ -77,7 +80,10 @@ export async function collectInputFiles(paths: readonly string[], problems: Coll
     try {
       st = await stat(abs);
     } catch (e) {
-      problems.push({ path: p, message: (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or folder' : String(e) });
+      problems.push({
+        path: p,
+        message: (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or folder' : String(e),
+      });
       continue;
     }
     if (st.isFile()) {

@@ -13,7 +13,16 @@ import { loadSessionFile, saveSessionFile, SessionAutosaver, writeFileAtomic } f
 
 function sessionWith(n: number, text: string): Session {
   let s = emptySession('test');
-  for (let i = 0; i < n; i++) s = addNote(s, createNote({ kind: 'frame', process: null, function: `f${i}` }, `${text} ${i}`, '#e4572e', new Date('2026-11-29T10:00:00Z')));
+  for (let i = 0; i < n; i++)
+    s = addNote(
+      s,
+      createNote(
+        { kind: 'frame', process: null, function: `f${i}` },
+        `${text} ${i}`,
+        '#e4572e',
+        new Date('2026-11-29T10:00:00Z'),
+      ),
+    );
   return s;
 }
 
@@ -50,7 +59,10 @@ await saveSessionFile(process.argv[2], s, { chunkSize: 65536, onChunk: () => { i
 console.log('not killed');
 `,
     );
-    const r = spawnSync(process.execPath, ['--import', 'tsx', child, path], { encoding: 'utf8', cwd: resolve(import.meta.dirname, '..') });
+    const r = spawnSync(process.execPath, ['--import', 'tsx', child, path], {
+      encoding: 'utf8',
+      cwd: resolve(import.meta.dirname, '..'),
+    });
     expect(r.signal, r.stderr).toBe('SIGKILL');
     expect(r.stdout).not.toContain('not killed');
     // the partial temp file is there (it was killed), the session is the old one, byte for byte
@@ -73,14 +85,18 @@ console.log('not killed');
         },
       }),
     ).rejects.toThrow('ENOSPC');
-    await expect(writeFileAtomic(path, 'new', { beforeRename: () => Promise.reject(new Error('crash before rename')) })).rejects.toThrow('crash');
+    await expect(
+      writeFileAtomic(path, 'new', { beforeRename: () => Promise.reject(new Error('crash before rename')) }),
+    ).rejects.toThrow('crash');
     expect(readFileSync(path, 'utf8')).toBe('old contents');
     expect(readdirSync(dir)).toEqual(['s.json']);
   });
 
   it('read-only sessions are never written', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'heaplens-ro-'));
-    await expect(saveSessionFile(join(dir, 's.json'), { ...emptySession(), readOnly: true })).rejects.toThrow(/read-only/);
+    await expect(saveSessionFile(join(dir, 's.json'), { ...emptySession(), readOnly: true })).rejects.toThrow(
+      /read-only/,
+    );
     expect(readdirSync(dir)).toEqual([]);
   });
 
@@ -105,7 +121,9 @@ console.log('not killed');
     auto.changed();
     await Promise.all([p1, auto.flush()]);
     expect(saves).toBe(3);
-    expect(readFileSync(path, 'utf8')).toBe(serializeSession(current, new Date(JSON.parse(readFileSync(path, 'utf8')).savedAt)));
+    expect(readFileSync(path, 'utf8')).toBe(
+      serializeSession(current, new Date(JSON.parse(readFileSync(path, 'utf8')).savedAt)),
+    );
     auto.dispose();
   });
 });

@@ -18,7 +18,11 @@ export interface AtomicWriteOptions {
 }
 
 /** Writes `data` to `path` so that readers see either the old file or the whole new one, never a part. */
-export async function writeFileAtomic(path: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): Promise<void> {
+export async function writeFileAtomic(
+  path: string,
+  data: string | Uint8Array,
+  options: AtomicWriteOptions = {},
+): Promise<void> {
   const bytes = typeof data === 'string' ? new TextEncoder().encode(data) : data;
   const dir = dirname(path);
   const tmp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
@@ -32,7 +36,7 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array, o
   let renamed = false;
   try {
     const chunk = options.chunkSize ?? 1 << 20;
-    for (let off = 0; off < bytes.length; ) {
+    for (let off = 0; off < bytes.length;) {
       const { bytesWritten } = await fh.write(bytes, off, Math.min(chunk, bytes.length - off));
       off += bytesWritten;
       await options.onChunk?.(off, bytes.length);
@@ -64,8 +68,13 @@ async function syncDir(dir: string): Promise<void> {
   }
 }
 
-export async function saveSessionFile(path: string, session: Session, options: AtomicWriteOptions & { now?: Date } = {}): Promise<void> {
-  if (session.readOnly) throw new Error('a read-only session (opened from a report) is not saved; save a copy as a new session');
+export async function saveSessionFile(
+  path: string,
+  session: Session,
+  options: AtomicWriteOptions & { now?: Date } = {},
+): Promise<void> {
+  if (session.readOnly)
+    throw new Error('a read-only session (opened from a report) is not saved; save a copy as a new session');
   await writeFileAtomic(path, serializeSession(session, options.now ?? new Date()), options);
 }
 

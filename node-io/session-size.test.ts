@@ -17,14 +17,16 @@ function sparse(path: string, bytes: number): string {
 describe('session size before reading', () => {
   const dir = mkdtempSync(join(tmpdir(), 'heaplens-big-session-'));
 
-  it('the CLI\'s loadSessionFile refuses a 600 MB file without reading it', async () => {
+  it("the CLI's loadSessionFile refuses a 600 MB file without reading it", async () => {
     const f = sparse(join(dir, 'big.heaplens-session.json'), 600 * 1024 * 1024);
     const rss0 = process.memoryUsage().rss;
-    await expect(loadSessionFile(f)).rejects.toThrow(new RegExp(`of ${600 * 1024 * 1024} bytes is larger than the ${MAX_SESSION_BYTES}`));
+    await expect(loadSessionFile(f)).rejects.toThrow(
+      new RegExp(`of ${600 * 1024 * 1024} bytes is larger than the ${MAX_SESSION_BYTES}`),
+    );
     expect(process.memoryUsage().rss - rss0).toBeLessThan(100 * 1024 * 1024);
   });
 
-  it('the app\'s autosave reader skips an oversized autosave file without reading it', async () => {
+  it("the app's autosave reader skips an oversized autosave file without reading it", async () => {
     sparse(join(dir, AUTOSAVE_NAME), 600 * 1024 * 1024);
     const rss0 = process.memoryUsage().rss;
     expect(await new SessionStore(dir).readAutosave()).toBeNull();

@@ -13,8 +13,16 @@ const FIX = join(import.meta.dirname, '..', 'fixtures', 'symbols');
 
 function proc(): ProcessSeries {
   const text = readFileSync(join(FIX, 'runtime', 'c-pie.txt'), 'utf8');
-  const maps = parseMaps(text.split('\n').filter((l) => !l.startsWith('RA ')).join('\n')).entries;
-  const hex = text.split('\n').filter((l) => l.startsWith('RA ')).map((l) => '0x' + BigInt(l.slice(3)).toString(16));
+  const maps = parseMaps(
+    text
+      .split('\n')
+      .filter((l) => !l.startsWith('RA '))
+      .join('\n'),
+  ).entries;
+  const hex = text
+    .split('\n')
+    .filter((l) => l.startsWith('RA '))
+    .map((l) => '0x' + BigInt(l.slice(3)).toString(16));
   return {
     key: 'p',
     pid: 1,

@@ -105,7 +105,10 @@ export class NodeSymbolCacheStore implements SymbolCacheStore {
 
   async load(identity: string): Promise<Map<string, RawFrame[]> | null> {
     try {
-      const data = JSON.parse(await readFile(this.file(identity), 'utf8')) as { identity: string; entries: [string, RawFrame[]][] };
+      const data = JSON.parse(await readFile(this.file(identity), 'utf8')) as {
+        identity: string;
+        entries: [string, RawFrame[]][];
+      };
       if (data.identity !== identity || !Array.isArray(data.entries)) return null;
       return new Map(data.entries);
     } catch {

@@ -13,8 +13,20 @@ import { PY_FIXTURES, VERSIONS } from '../fixtures/python/fixture-helpers.js';
 import { CONTEXT_VERSION, formatCmdline, parseDumpContext } from './dump-context.js';
 import { parsePyFrames } from './pyframes.js';
 
-interface Reading { time_ns: number; je: Record<string, number>; status: { VmRSS: number; RssAnon: number } }
-interface Expected { pid: number; ppid: number; mseq: number; comm: string; argv0: string; before: Reading; after: Reading }
+interface Reading {
+  time_ns: number;
+  je: Record<string, number>;
+  status: { VmRSS: number; RssAnon: number };
+}
+interface Expected {
+  pid: number;
+  ppid: number;
+  mseq: number;
+  comm: string;
+  argv0: string;
+  before: Reading;
+  after: Reading;
+}
 
 function expected(version: string): Expected[] {
   return readFileSync(join(PY_FIXTURES, version, 'context-expected.jsonl'), 'utf8')
@@ -36,7 +48,10 @@ describe('dump context in the real fixture runs', () => {
   for (const version of VERSIONS) {
     it(`${version}: time, identity, jemalloc stats and RSS agree with the workload's own readings`, async () => {
       const job = await loadJob(await collectInputFiles([join(PY_FIXTURES, version)]));
-      expect(job.warnings.filter((w) => w.message.includes('context')), JSON.stringify(job.warnings)).toEqual([]);
+      expect(
+        job.warnings.filter((w) => w.message.includes('context')),
+        JSON.stringify(job.warnings),
+      ).toEqual([]);
       const rows = expected(version);
       let checked = 0;
       for (const p of job.processes) {
@@ -57,10 +72,16 @@ describe('dump context in the real fixture runs', () => {
           expect(c.timeRealMs).toBeLessThanOrEqual(Math.ceil(row.after.time_ns / 1e6));
           for (const k of ['allocated', 'active', 'resident', 'mapped', 'retained', 'metadata'] as const) {
             const v = c.jemalloc?.[k];
-            expect(within(v, row.before.je[k], row.after.je[k], STATS_SLACK), `${s.file} ${k}: ${v} vs ${row.before.je[k]}…${row.after.je[k]}`).toBe(true);
+            expect(
+              within(v, row.before.je[k], row.after.je[k], STATS_SLACK),
+              `${s.file} ${k}: ${v} vs ${row.before.je[k]}…${row.after.je[k]}`,
+            ).toBe(true);
           }
           expect(within(c.rss, row.before.status.VmRSS, row.after.status.VmRSS, RSS_SLACK), `rss ${c.rss}`).toBe(true);
-          expect(within(c.rssAnon, row.before.status.RssAnon, row.after.status.RssAnon, RSS_SLACK), `rssAnon ${c.rssAnon}`).toBe(true);
+          expect(
+            within(c.rssAnon, row.before.status.RssAnon, row.after.status.RssAnon, RSS_SLACK),
+            `rssAnon ${c.rssAnon}`,
+          ).toBe(true);
           // process start precedes the dump; collecting the context stayed under a millisecond budget
           expect(c.startRealMs).not.toBeNull();
           expect(c.startRealMs as number).toBeLessThan(c.timeRealMs);
@@ -73,7 +94,11 @@ describe('dump context in the real fixture runs', () => {
         expect(t.axis).toBe('wall');
         for (let i = 1; i < t.x.length; i++) expect(t.x[i]).toBeGreaterThan(t.x[i - 1]);
       }
-      expect(checked).toBe(rows.filter((r) => job.processes.some((p) => p.pid === r.pid && p.snapshots.some((s) => s.triggerSeq === r.mseq))).length);
+      expect(checked).toBe(
+        rows.filter((r) =>
+          job.processes.some((p) => p.pid === r.pid && p.snapshots.some((s) => s.triggerSeq === r.mseq)),
+        ).length,
+      );
       expect(checked).toBeGreaterThan(0);
     });
   }
@@ -81,7 +106,9 @@ describe('dump context in the real fixture runs', () => {
   it('the forked child names its parent: ppid is the parent process of the same run', async () => {
     const job = await loadJob(await collectInputFiles([join(PY_FIXTURES, 'py312')]));
     expect(job.processes).toHaveLength(2);
-    const child = job.processes.find((p) => p.snapshots.every((s) => s.context?.ppid !== undefined && job.processes.some((q) => q.pid === s.context?.ppid)));
+    const child = job.processes.find((p) =>
+      p.snapshots.every((s) => s.context?.ppid !== undefined && job.processes.some((q) => q.pid === s.context?.ppid)),
+    );
     expect(child).toBeDefined();
   });
 });
@@ -103,9 +130,21 @@ async function loadEdited(edit: (lines: string[]) => string[]) {
 
 describe('a damaged, newer or foreign context is ignored with a warning; the dump still loads', () => {
   const cases: [string, (l: string[]) => string[], RegExp][] = [
-    ['newer version', (l) => l.map((x) => (x === 'C context 1' ? `C context ${CONTEXT_VERSION + 1}` : x)), /newer version \(2/],
-    ['non-integer value', (l) => l.map((x) => (x.startsWith('C je_allocated ') ? 'C je_allocated 12x' : x)), /je_allocated is not an integer/],
-    ['another pid', (l) => l.map((x) => (x.startsWith('C pid ') ? 'C pid 1' : x)), /context is for pid 1 but the dump is pid/],
+    [
+      'newer version',
+      (l) => l.map((x) => (x === 'C context 1' ? `C context ${CONTEXT_VERSION + 1}` : x)),
+      /newer version \(2/,
+    ],
+    [
+      'non-integer value',
+      (l) => l.map((x) => (x.startsWith('C je_allocated ') ? 'C je_allocated 12x' : x)),
+      /je_allocated is not an integer/,
+    ],
+    [
+      'another pid',
+      (l) => l.map((x) => (x.startsWith('C pid ') ? 'C pid 1' : x)),
+      /context is for pid 1 but the dump is pid/,
+    ],
     ['repeated key', (l) => l.flatMap((x) => (x.startsWith('C rss ') ? [x, x] : [x])), /rss repeats/],
     ['missing version line', (l) => l.filter((x) => x !== 'C context 1'), /do not start with "C context/],
     ['extra field', (l) => l.map((x) => (x.startsWith('C hostname ') ? x + ' extra' : x)), /3 fields/],
@@ -125,7 +164,9 @@ describe('a damaged, newer or foreign context is ignored with a warning; the dum
   }
 
   it('unknown keys of version 1 are kept aside, not fatal', async () => {
-    const { job } = await loadEdited((l) => l.flatMap((x) => (x === 'C context 1' ? [x, 'C future_key some%20value'] : [x])));
+    const { job } = await loadEdited((l) =>
+      l.flatMap((x) => (x === 'C context 1' ? [x, 'C future_key some%20value'] : [x])),
+    );
     expect(job.warnings.filter((w) => w.message.startsWith('context'))).toEqual([]);
     expect(job.processes[0].snapshots[0].context?.extra).toEqual({ future_key: 'some value' });
   });

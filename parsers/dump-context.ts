@@ -93,9 +93,30 @@ const INT = /^-?\d{1,19}$/;
 const KEY = /^[a-z][a-z0-9_]{0,63}$/;
 
 const INT_KEYS = new Set([
-  'context', 'time_real_ns', 'time_mono_ns', 'time_boot_ns', 'pid', 'ppid', 'start_boot_ns', 'start_real_ns',
-  'cmdline_cut', 'je_allocated', 'je_active', 'je_resident', 'je_mapped', 'je_retained', 'je_metadata',
-  'rss', 'rss_anon', 'cg_version', 'cg_current', 'cg_anon', 'cg_file', 'ctx_cost_ns', 'je_delay_ns', 'hook_alloc_bytes',
+  'context',
+  'time_real_ns',
+  'time_mono_ns',
+  'time_boot_ns',
+  'pid',
+  'ppid',
+  'start_boot_ns',
+  'start_real_ns',
+  'cmdline_cut',
+  'je_allocated',
+  'je_active',
+  'je_resident',
+  'je_mapped',
+  'je_retained',
+  'je_metadata',
+  'rss',
+  'rss_anon',
+  'cg_version',
+  'cg_current',
+  'cg_anon',
+  'cg_file',
+  'ctx_cost_ns',
+  'je_delay_ns',
+  'hook_alloc_bytes',
 ]);
 const STRING_KEYS = new Set(['comm', 'cmdline', 'hostname', 'cg_path']);
 
@@ -109,31 +130,41 @@ function nsToMs(s: string): number {
  * Interprets a table's `C` records. `expect` holds what the dump says about itself (the table
  * header's pid, the file name's pid): a context naming another process is ignored.
  */
-export function parseDumpContext(records: readonly ContextRecord[], expect: { pids?: readonly (number | null)[] } = {}): ContextResult {
+export function parseDumpContext(
+  records: readonly ContextRecord[],
+  expect: { pids?: readonly (number | null)[] } = {},
+): ContextResult {
   if (records.length === 0) return { context: null, problem: null };
-  const bad = (message: string, line?: number): ContextResult => ({ context: null, problem: line !== undefined ? { line, message } : { message } });
+  const bad = (message: string, line?: number): ContextResult => ({
+    context: null,
+    problem: line !== undefined ? { line, message } : { message },
+  });
   const first = records[0];
   if (first.fields[0] !== 'context') return bad('context records do not start with "C context <version>"', first.line);
   if (first.fields.length < 2 || !INT.test(first.fields[1])) return bad('context version is not a number', first.line);
   const version = Number(first.fields[1]);
-  if (version > CONTEXT_VERSION) return bad(`context from a newer version (${version}; this reader knows ${CONTEXT_VERSION})`, first.line);
+  if (version > CONTEXT_VERSION)
+    return bad(`context from a newer version (${version}; this reader knows ${CONTEXT_VERSION})`, first.line);
   if (version < 1) return bad(`unknown context version ${version}`, first.line);
   if (records.length > MAX_RECORDS) return bad(`more than ${MAX_RECORDS} context records`, records[MAX_RECORDS].line);
 
   const raw = new Map<string, string>();
   for (const r of records) {
-    if (r.fields.length !== 2) return bad(`context record with ${r.fields.length} fields (want "C <key> <value>")`, r.line);
+    if (r.fields.length !== 2)
+      return bad(`context record with ${r.fields.length} fields (want "C <key> <value>")`, r.line);
     const [key, value] = r.fields;
     if (!KEY.test(key)) return bad('context record with a malformed key', r.line);
     if (raw.has(key)) return bad(`context key ${key} repeats`, r.line);
     if (INT_KEYS.has(key) && !INT.test(value)) return bad(`context key ${key} is not an integer`, r.line);
-    if (key === 'cg_max' && value !== 'max' && !INT.test(value)) return bad('context key cg_max is neither an integer nor "max"', r.line);
+    if (key === 'cg_max' && value !== 'max' && !INT.test(value))
+      return bad('context key cg_max is neither an integer nor "max"', r.line);
     raw.set(key, value);
   }
   for (const k of ['time_real_ns', 'pid']) if (!raw.has(k)) return bad(`context has no ${k}`);
   const pid = Number(raw.get('pid'));
   for (const p of expect.pids ?? []) {
-    if (p !== null && p !== pid) return bad(`context is for pid ${pid} but the dump is pid ${p} (stale or renamed file)`);
+    if (p !== null && p !== pid)
+      return bad(`context is for pid ${pid} but the dump is pid ${p} (stale or renamed file)`);
   }
 
   const int = (k: string): number | null => {
@@ -172,7 +203,8 @@ export function parseDumpContext(records: readonly ContextRecord[], expect: { pi
   const hasCg = cg.current !== null || cg.max !== null || cg.maxUnlimited || cg.anon !== null || cg.file !== null;
   const cmd = raw.get('cmdline');
   const extra: Record<string, string> = {};
-  for (const [k, v] of raw) if (!INT_KEYS.has(k) && !STRING_KEYS.has(k) && k !== 'cg_max') extra[k] = decodePyString(v, 256);
+  for (const [k, v] of raw)
+    if (!INT_KEYS.has(k) && !STRING_KEYS.has(k) && k !== 'cg_max') extra[k] = decodePyString(v, 256);
   return {
     context: {
       version,

@@ -3,15 +3,32 @@ import { classifySideFile, looksLikeDumpBytes, parseDumpName } from './dump-file
 
 describe('dump file names', () => {
   it('reads prefix, pid, sequence and trigger (i, m, u, f)', () => {
-    expect(parseDumpName('job/jeprof.26525.255.f.heap')).toEqual({ prefix: 'jeprof', pidNamespace: null, pid: 26525, seq: 255, trigger: 'final', triggerSeq: null });
-    expect(parseDumpName('a/b/exact.1.12.m11.heap')).toMatchObject({ pid: 1, seq: 12, trigger: 'manual', triggerSeq: 11 });
+    expect(parseDumpName('job/jeprof.26525.255.f.heap')).toEqual({
+      prefix: 'jeprof',
+      pidNamespace: null,
+      pid: 26525,
+      seq: 255,
+      trigger: 'final',
+      triggerSeq: null,
+    });
+    expect(parseDumpName('a/b/exact.1.12.m11.heap')).toMatchObject({
+      pid: 1,
+      seq: 12,
+      trigger: 'manual',
+      triggerSeq: 11,
+    });
     expect(parseDumpName('x.9.3.u2.heap')?.trigger).toBe('high-water');
     expect(parseDumpName('x.9.3.i2.heap.gz')?.trigger).toBe('interval');
     expect(parseDumpName('/tmp/my.prefix.with.dots.77.4.i1.heap')?.prefix).toBe('my.prefix.with.dots');
   });
 
   it('reads the pid-namespace field of jemalloc 5.3.1 (namespace ids are 10-digit inode numbers)', () => {
-    expect(parseDumpName('jeprof.4026531836.4242.7.i3.heap')).toMatchObject({ prefix: 'jeprof', pidNamespace: 4026531836, pid: 4242, seq: 7 });
+    expect(parseDumpName('jeprof.4026531836.4242.7.i3.heap')).toMatchObject({
+      prefix: 'jeprof',
+      pidNamespace: 4026531836,
+      pid: 4242,
+      seq: 7,
+    });
   });
 
   it('returns null for names jemalloc did not write', () => {

@@ -63,7 +63,8 @@ export interface SideFile {
 export function classifySideFile(path: string): SideFile | null {
   const name = baseName(path);
   if (name.toLowerCase().endsWith('.csv')) return { kind: 'rss-log', pid: null };
-  if (name.endsWith('.pyframes')) return { kind: 'pyframes', pid: parseDumpName(name.slice(0, -'.pyframes'.length))?.pid ?? null };
+  if (name.endsWith('.pyframes'))
+    return { kind: 'pyframes', pid: parseDumpName(name.slice(0, -'.pyframes'.length))?.pid ?? null };
   let m = /^perf-(\d+)\.map$/.exec(name);
   if (m) return { kind: 'perf-map', pid: Number(m[1]) };
   m = /^pycode-(\d+)-[^/]*\.map$/.exec(name);
@@ -94,7 +95,11 @@ export function looksLikeDumpBytes(head: Uint8Array): boolean {
  * `<dump>.pyframes` table, the maps files and perf/code maps of its pid (`maps.<pid>`, `<pid>.maps`, a
  * pid-less `maps`, `perf-<pid>.map`, `pycode-<pid>-….map`). `proc` lists `proc/<pid>/` when the folder has one.
  */
-export function sideFilesOfDump(dumpName: string, folderNames: readonly string[], procPidNames: readonly string[] = []): string[] {
+export function sideFilesOfDump(
+  dumpName: string,
+  folderNames: readonly string[],
+  procPidNames: readonly string[] = [],
+): string[] {
   const pid = parseDumpName(dumpName)?.pid ?? null;
   const plain = dumpName.endsWith('.gz') ? dumpName.slice(0, -3) : dumpName;
   const out: string[] = [];

@@ -36,7 +36,9 @@ describe('heap_v2 (jemalloc 4.x–5.3)', () => {
     expect(info.mapsComplete).toBe(true);
     // the per-thread split of the worker's record
     const worker = records.find((r) => r.counts.liveBytes === 819200)!;
-    expect(worker.threads).toEqual([{ uid: 1, counts: { liveObjects: 100, liveBytes: 819200, accumObjects: 100, accumBytes: 819200 } }]);
+    expect(worker.threads).toEqual([
+      { uid: 1, counts: { liveObjects: 100, liveBytes: 819200, accumObjects: 100, accumBytes: 819200 } },
+    ]);
   });
 
   it('gives the same records whatever the chunk size (lines split across chunks)', () => {
@@ -75,7 +77,9 @@ describe('heap_v2 (jemalloc 4.x–5.3)', () => {
   });
 
   it('sums nothing twice and keeps per-thread lines that repeat a uid (after prof.reset)', () => {
-    const { records } = parseText('heap_v2/1\n  t*: 2: 20 [0: 0]\n@ 0x1 0x2\n  t*: 2: 20 [0: 0]\n  t0: 1: 10 [0: 0]\n  t0: 1: 10 [0: 0]\n');
+    const { records } = parseText(
+      'heap_v2/1\n  t*: 2: 20 [0: 0]\n@ 0x1 0x2\n  t*: 2: 20 [0: 0]\n  t0: 1: 10 [0: 0]\n  t0: 1: 10 [0: 0]\n',
+    );
     expect(records[0].threads.map((t) => t.uid)).toEqual([0, 0]);
   });
 });
@@ -128,7 +132,9 @@ describe('truncated and damaged files', () => {
   });
 
   it('a malformed count line names its line and drops only that record', () => {
-    const { info, records } = parseText('heap_v2/1\n  t*: 2: 16 [0: 0]\n@ 0x1\n  t*: x: 8 [0: 0]\n@ 0x2\n  t*: 1: 8 [0: 0]\n');
+    const { info, records } = parseText(
+      'heap_v2/1\n  t*: 2: 16 [0: 0]\n@ 0x1\n  t*: x: 8 [0: 0]\n@ 0x2\n  t*: 1: 8 [0: 0]\n',
+    );
     expect(records.map((r) => framesText(r.frameWords))).toEqual(['0x2']);
     expect(info.problems.map((p) => p.line)).toEqual([4, 3]);
   });
@@ -153,7 +159,9 @@ describe('heap profile (jemalloc 3.x / gperftools)', () => {
     expect(info.header).toEqual({ liveObjects: 163, liveBytes: 1992448, accumObjects: 9337, accumBytes: 377759488 });
     // 3.x prints live counts signed, but a record's sum over threads cannot be below zero: damage, not data
     expect(records.map((r) => framesText(r.frameWords))).toEqual(['0x7f6b936980ae 0x55de02516276']);
-    expect(info.problems).toEqual([{ line: 3, byteOffset: expect.any(Number), message: expect.stringMatching(/record dropped: negative count -1/) }]);
+    expect(info.problems).toEqual([
+      { line: 3, byteOffset: expect.any(Number), message: expect.stringMatching(/record dropped: negative count -1/) },
+    ]);
   });
 
   it('reads "heap/N" as jeprof\'s version-1 sampling at half the period', () => {
@@ -163,7 +171,9 @@ describe('heap profile (jemalloc 3.x / gperftools)', () => {
 
 describe('address text', () => {
   it('reads zero-padded, upper-case and 64-bit addresses into the same words', () => {
-    const { records, info } = parseText('heap_v2/1\n  t*: 1: 8 [0: 0]\n@ 0x00007F12 0x7079100000000010 0xFFFFFFFFFF600000\n  t*: 1: 8 [0: 0]\n@ 0x1 zz\n  t*: 1: 8 [0: 0]\n');
+    const { records, info } = parseText(
+      'heap_v2/1\n  t*: 1: 8 [0: 0]\n@ 0x00007F12 0x7079100000000010 0xFFFFFFFFFF600000\n  t*: 1: 8 [0: 0]\n@ 0x1 zz\n  t*: 1: 8 [0: 0]\n',
+    );
     expect(framesText(records[0].frameWords)).toBe('0x7f12 0x7079100000000010 0xffffffffff600000');
     expect(records).toHaveLength(1);
     expect(info.problems[0]).toMatchObject({ line: 5, message: expect.stringMatching(/malformed address/) });

@@ -245,7 +245,11 @@ export class HeapDumpParser {
         digits++;
         i++;
       }
-      if (digits === 0 || (i < e && b[i] !== SPACE && b[i] !== TAB) || digits > 16 + countLeadingZeros(b, i - digits, i)) {
+      if (
+        digits === 0 ||
+        (i < e && b[i] !== SPACE && b[i] !== TAB) ||
+        digits > 16 + countLeadingZeros(b, i - digits, i)
+      ) {
         this.problem(this.lineNo, at, `malformed address in backtrace: ${clip(this.text(b, s, e))}`);
         return null;
       }
@@ -261,7 +265,11 @@ export class HeapDumpParser {
       n++;
     }
     if (n > MAX_FRAMES_PER_STACK) {
-      this.problem(this.lineNo, at, `backtrace of ${n} frames cut to its ${MAX_FRAMES_PER_STACK} leaf-most (jemalloc writes at most 128)`);
+      this.problem(
+        this.lineNo,
+        at,
+        `backtrace of ${n} frames cut to its ${MAX_FRAMES_PER_STACK} leaf-most (jemalloc writes at most 128)`,
+      );
       n = MAX_FRAMES_PER_STACK;
     }
     return this.words.subarray(0, 2 * n);
@@ -360,7 +368,11 @@ export class HeapDumpParser {
     switch (this.phase) {
       case 'start':
         this.phase = 'fatal';
-        this.info.fatal = { line: this.lineNo, byteOffset: at, message: `not a heap profile: the first line is a ${what}` };
+        this.info.fatal = {
+          line: this.lineNo,
+          byteOffset: at,
+          message: `not a heap profile: the first line is a ${what}`,
+        };
         return;
       case 'v2':
         // It was most likely a backtrace: its record and count lines go with it.
@@ -395,8 +407,18 @@ export class HeapDumpParser {
     this.carryLen = 0;
     if (this.longLineAt >= 0) {
       this.lineNo++;
-      if (this.phase === 'start') info.fatal = { line: this.lineNo, byteOffset: this.longLineAt, message: `not a heap profile: the first line is a line longer than ${MAX_LINE_BYTES} bytes` };
-      else this.markTruncated(this.longLineAt, this.lineNo, `the last line is longer than ${MAX_LINE_BYTES} bytes and has no end`);
+      if (this.phase === 'start')
+        info.fatal = {
+          line: this.lineNo,
+          byteOffset: this.longLineAt,
+          message: `not a heap profile: the first line is a line longer than ${MAX_LINE_BYTES} bytes`,
+        };
+      else
+        this.markTruncated(
+          this.longLineAt,
+          this.lineNo,
+          `the last line is longer than ${MAX_LINE_BYTES} bytes and has no end`,
+        );
       this.longLineAt = -1;
       if (info.fatal) {
         this.phase = 'fatal';
@@ -415,7 +437,11 @@ export class HeapDumpParser {
     info.lines = this.lineNo;
     if (info.format === null) {
       if (this.offset === 0) {
-        info.fatal = { line: 0, byteOffset: 0, message: 'empty file (zero bytes): a dump whose writer was stopped before its first write' };
+        info.fatal = {
+          line: 0,
+          byteOffset: 0,
+          message: 'empty file (zero bytes): a dump whose writer was stopped before its first write',
+        };
       } else if (!info.truncated) {
         info.fatal = { line: 1, byteOffset: 0, message: 'no heap profile header ("heap_v2/…" or "heap profile: …")' };
       } else {
@@ -423,7 +449,11 @@ export class HeapDumpParser {
       }
     } else if (info.mapsText === null && !info.truncated && info.format === 'heap_v2') {
       if (this.offset > 0 && this.offset % JEMALLOC_DUMP_CHUNK === 0) {
-        this.markTruncated(this.offset, this.lineNo, `no MAPPED_LIBRARIES section and the size is a multiple of jemalloc's ${JEMALLOC_DUMP_CHUNK}-byte write buffer`);
+        this.markTruncated(
+          this.offset,
+          this.lineNo,
+          `no MAPPED_LIBRARIES section and the size is a multiple of jemalloc's ${JEMALLOC_DUMP_CHUNK}-byte write buffer`,
+        );
       }
     }
     return info;
@@ -484,7 +514,12 @@ export class HeapDumpParser {
       const period = m[6] === undefined ? 0 : Number(m[6]);
       if (this.badPeriod(period, at)) return;
       this.info.format = 'heap_profile';
-      const header = { liveObjects: Number(m[1]), liveBytes: Number(m[2]), accumObjects: Number(m[3]), accumBytes: Number(m[4]) };
+      const header = {
+        liveObjects: Number(m[1]),
+        liveBytes: Number(m[2]),
+        accumObjects: Number(m[3]),
+        accumBytes: Number(m[4]),
+      };
       const bad = countsProblem(header);
       if (bad) this.problem(this.lineNo, at, `header totals ignored: ${bad}`);
       else this.info.header = header;
@@ -700,11 +735,16 @@ export class HeapDumpParser {
 
   private finishText(carry: Uint8Array | null): void {
     if (carry && carry.length > 0) {
-      const startsTrailer = this.phase === 'maps' && TRAILER_PREFIXES.some((p) => this.startsWith(carry, 0, carry.length, p));
+      const startsTrailer =
+        this.phase === 'maps' && TRAILER_PREFIXES.some((p) => this.startsWith(carry, 0, carry.length, p));
       if (!startsTrailer) {
         // A maps or trailer line cut off mid-write: drop the partial line and say so.
         this.lineNo++;
-        this.markTruncated(this.offset - carry.length, this.lineNo, 'the file ends inside the MAPPED_LIBRARIES section');
+        this.markTruncated(
+          this.offset - carry.length,
+          this.lineNo,
+          'the file ends inside the MAPPED_LIBRARIES section',
+        );
       }
     }
     this.info.mapsText = this.mapsParts.join('');
@@ -763,10 +803,7 @@ export function normalizeFramesText(raw: string): string {
   if (t === '') return '';
   // Fast path: jemalloc already writes "%#x" lowercase, unpadded, single-spaced.
   if (!/[A-F\s]{2}|[A-F]|0x0[0-9a-f]|\t/.test(t) && !t.includes('  ')) return t;
-  return t
-    .split(/\s+/)
-    .map(normalizeAddress)
-    .join(' ');
+  return t.split(/\s+/).map(normalizeAddress).join(' ');
 }
 
 /** "0x00007F12" → "0x7f12"; "0x0" stays "0x0". */

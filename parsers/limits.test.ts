@@ -25,9 +25,18 @@ const GOOD = '@ 0x10 0x20\n  t*: 1: 4096 [0: 0]\n';
 
 /** Loads dumps through the whole flow and returns every snapshot total, which must all be finite sizes. */
 async function totals(files: Record<string, string | Uint8Array>) {
-  const job = await loadJob(Object.entries(files).map(([p, t]) => memFile(p, typeof t === 'string' ? enc.encode(t) : t)));
+  const job = await loadJob(
+    Object.entries(files).map(([p, t]) => memFile(p, typeof t === 'string' ? enc.encode(t) : t)),
+  );
   const values = job.processes.flatMap((p) =>
-    p.snapshots.flatMap((s) => [s.live.bytes, s.live.objects, s.accumulated.bytes, s.accumulated.objects, ...s.liveBytes, ...s.liveObjects]),
+    p.snapshots.flatMap((s) => [
+      s.live.bytes,
+      s.live.objects,
+      s.accumulated.bytes,
+      s.accumulated.objects,
+      ...s.liveBytes,
+      ...s.liveObjects,
+    ]),
   );
   return { job, values };
 }
@@ -52,7 +61,9 @@ describe('range checks (item 1)', () => {
       for (const v of values) expect(Number.isFinite(v) && v >= 0).toBe(true);
       // the two good records, unbiased: 2 × 4096 / (1 − e^(−4096/524288))
       expect(job.processes[0].snapshots[0].live.bytes).toBeCloseTo((2 * 4096) / -Math.expm1(-4096 / 524288), 3);
-      expect(job.warnings).toContainEqual(expect.objectContaining({ file: 'x.1.0.m0.heap', line: 5, message: expect.stringMatching(message) }));
+      expect(job.warnings).toContainEqual(
+        expect.objectContaining({ file: 'x.1.0.m0.heap', line: 5, message: expect.stringMatching(message) }),
+      );
     });
   }
 
@@ -61,19 +72,25 @@ describe('range checks (item 1)', () => {
     expect(parse(bad).info.fatal?.message).toMatch(/above 2\^63/);
     const { job, values } = await totals({ 'x.1.0.m0.heap': bad, 'x.1.1.m1.heap': SAMPLED_HEAD + GOOD });
     expect(job.processes[0].snapshots.map((s) => s.file)).toEqual(['x.1.1.m1.heap']);
-    expect(job.warnings).toContainEqual(expect.objectContaining({ file: 'x.1.0.m0.heap', line: 1, message: expect.stringMatching(/above 2\^63/) }));
+    expect(job.warnings).toContainEqual(
+      expect.objectContaining({ file: 'x.1.0.m0.heap', line: 1, message: expect.stringMatching(/above 2\^63/) }),
+    );
     for (const v of values) expect(Number.isFinite(v)).toBe(true);
   });
 
   it('the largest period jemalloc can write (2^63) gives finite totals', async () => {
-    const { job, values } = await totals({ 'x.1.0.m0.heap': `heap_v2/${2n ** 63n}\n  t*: 1: 8 [0: 0]\n@ 0x1\n  t*: 1: 8 [0: 0]\n` });
+    const { job, values } = await totals({
+      'x.1.0.m0.heap': `heap_v2/${2n ** 63n}\n  t*: 1: 8 [0: 0]\n@ 0x1\n  t*: 1: 8 [0: 0]\n`,
+    });
     expect(values.length).toBeGreaterThan(0);
     for (const v of values) expect(Number.isFinite(v) && v >= 0).toBe(true);
     expect(job.processes[0].snapshots[0].live.bytes).toBeGreaterThan(2 ** 59);
   });
 
   it('absurd legacy header totals are ignored with a warning, records kept', () => {
-    const { info, records } = parse(`heap profile: 1: ${'9'.repeat(400)} [0: 0] @ heapprofile\n1: 8 [0: 0] @ 0x1 0x0\n`);
+    const { info, records } = parse(
+      `heap profile: 1: ${'9'.repeat(400)} [0: 0] @ heapprofile\n1: 8 [0: 0] @ 0x1 0x0\n`,
+    );
     expect(info.header).toBeNull();
     expect(info.problems[0]).toMatchObject({ line: 1, message: expect.stringMatching(/header totals ignored/) });
     expect(records).toHaveLength(1);
@@ -103,7 +120,9 @@ describe('no hangs (item 2)', () => {
     for (const chunk of [4096, 1 << 20, 1 << 24]) {
       const { info, records } = parse(text, chunk);
       expect(records).toHaveLength(2);
-      expect(info.problems).toEqual([expect.objectContaining({ line: 5, message: expect.stringMatching(/longer than .* skipped/) })]);
+      expect(info.problems).toEqual([
+        expect.objectContaining({ line: 5, message: expect.stringMatching(/longer than .* skipped/) }),
+      ]);
     }
   });
 
@@ -157,7 +176,9 @@ describe('frames per stack (item 3)', () => {
     expect(records).toHaveLength(2);
     expect(records[0].frameWords.length / 2).toBe(MAX_FRAMES_PER_STACK);
     expect(records[0].frameWords[1]).toBe(1); // leaf first
-    expect(info.problems).toEqual([expect.objectContaining({ line: 3, message: expect.stringMatching(/100000 frames cut/) })]);
+    expect(info.problems).toEqual([
+      expect.objectContaining({ line: 3, message: expect.stringMatching(/100000 frames cut/) }),
+    ]);
   });
 
   it('every real fixture dump passes the checks untouched (no false alarms)', () => {
@@ -171,6 +192,8 @@ describe('many bad records', () => {
     const bad = '@ 0x1\n  t*: -1: -8 [0: 0]\n'.repeat(80);
     const job = await loadJob([memFile('x.1.0.m0.heap', enc.encode(SAMPLED_HEAD + GOOD + bad))]);
     expect(job.warnings.filter((w) => /record dropped/.test(w.message))).toHaveLength(50);
-    expect(job.warnings).toContainEqual(expect.objectContaining({ file: 'x.1.0.m0.heap', message: expect.stringMatching(/^30 more problems/) }));
+    expect(job.warnings).toContainEqual(
+      expect.objectContaining({ file: 'x.1.0.m0.heap', message: expect.stringMatching(/^30 more problems/) }),
+    );
   });
 });

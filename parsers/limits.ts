@@ -50,23 +50,36 @@ export function inflateLimit(compressedBytes: number): number {
 export function countsProblem(c: RawCounts): string | null {
   // Fast path (every record passes here): whole, in range, and zero together.
   const { liveObjects: a, liveBytes: b, accumObjects: x, accumBytes: y } = c;
-  if (a >= 0 && b >= 0 && x >= 0 && y >= 0 && a <= MAX_COUNT && b <= MAX_COUNT && x <= MAX_COUNT && y <= MAX_COUNT && (a === 0) === (b === 0) && (x === 0) === (y === 0)) {
+  if (
+    a >= 0 &&
+    b >= 0 &&
+    x >= 0 &&
+    y >= 0 &&
+    a <= MAX_COUNT &&
+    b <= MAX_COUNT &&
+    x <= MAX_COUNT &&
+    y <= MAX_COUNT &&
+    (a === 0) === (b === 0) &&
+    (x === 0) === (y === 0)
+  ) {
     if (Number.isInteger(a) && Number.isInteger(b) && Number.isInteger(x) && Number.isInteger(y)) return null;
   }
   for (const v of [c.liveObjects, c.liveBytes, c.accumObjects, c.accumBytes]) {
-    if (!Number.isFinite(v)) return "count with over 300 digits";
+    if (!Number.isFinite(v)) return 'count with over 300 digits';
     if (!Number.isInteger(v)) return `count ${v} is not a whole number`;
     if (v < 0) return `negative count ${v}`;
     if (v > MAX_COUNT) return `count ${v > 1e30 ? 'with ' + String(v).length + '+ digits' : v} is above 2^53`;
   }
   if ((c.liveObjects === 0) !== (c.liveBytes === 0)) return `${c.liveObjects} live objects with ${c.liveBytes} bytes`;
-  if ((c.accumObjects === 0) !== (c.accumBytes === 0)) return `${c.accumObjects} allocated objects with ${c.accumBytes} bytes`;
+  if ((c.accumObjects === 0) !== (c.accumBytes === 0))
+    return `${c.accumObjects} allocated objects with ${c.accumBytes} bytes`;
   return null;
 }
 
 /** Why a sampling period is unusable (null when it is fine). */
 export function periodProblem(period: number): string | null {
-  if (!Number.isFinite(period) || !Number.isInteger(period) || period < 0) return `sampling period ${period} is not a whole number`;
+  if (!Number.isFinite(period) || !Number.isInteger(period) || period < 0)
+    return `sampling period ${period} is not a whole number`;
   if (period > MAX_SAMPLE_PERIOD) return `sampling period ${period} is above 2^63 (lg_prof_sample is at most 63)`;
   return null;
 }

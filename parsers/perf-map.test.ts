@@ -38,7 +38,10 @@ describe('perf maps written by CPython 3.12 -X perf', () => {
 
 describe('perf map rules', () => {
   it('splits the name at the first colon after py::, keeps colons in the file', () => {
-    expect(parsePythonPerfName('py::Outer.inner:C:\\dir\\a:b.py')).toEqual({ function: 'Outer.inner', file: 'C:\\dir\\a:b.py' });
+    expect(parsePythonPerfName('py::Outer.inner:C:\\dir\\a:b.py')).toEqual({
+      function: 'Outer.inner',
+      file: 'C:\\dir\\a:b.py',
+    });
     expect(parsePythonPerfName('py:::x.py')).toBeNull();
     expect(parsePythonPerfName('LazyCompile:*foo /srv/a.js:1')).toBeNull();
   });

@@ -32,7 +32,11 @@ export function parsePerfMapLine(raw: string): PerfMapLine | null {
   if (!m) return null;
   const start = BigInt('0x' + m[1]);
   const size = BigInt('0x' + m[2]);
-  return { start, end: start + (size > 0n ? size : 1n), name: sanitizeDisplayText(m[3], MAX_FILE_CHARS + MAX_FUNCTION_CHARS) };
+  return {
+    start,
+    end: start + (size > 0n ? size : 1n),
+    name: sanitizeDisplayText(m[3], MAX_FILE_CHARS + MAX_FUNCTION_CHARS),
+  };
 }
 
 /** `py::<qualname>:<filename>` → its parts; null for other names. */

@@ -11,7 +11,9 @@ describe('maps', () => {
     const info = p.finish();
     const { entries, problems } = parseMaps(info.mapsText!, info.mapsFirstLine);
     expect(problems).toEqual([]);
-    expect(entries.some((e) => e.path === '/tmp/heaplens-lab/leaky' && e.perms === 'r-xp' && e.offset === 0x1000n)).toBe(true);
+    expect(
+      entries.some((e) => e.path === '/tmp/heaplens-lab/leaky' && e.perms === 'r-xp' && e.offset === 0x1000n),
+    ).toBe(true);
     expect(entries.some((e) => e.path.endsWith('/libjemalloc.so.2'))).toBe(true);
     expect(entries.some((e) => e.path === '[stack]')).toBe(true);
     // sorted, and every record's address falls in some mapping
@@ -20,7 +22,14 @@ describe('maps', () => {
 
   it('parses paths with spaces, (deleted), anonymous lines with trailing space, 16-digit addresses', () => {
     const e = parseMapsLine('7f00-7f10 r-xp 00001000 fe:00 123    /opt/my lib/libx.so (deleted)')!;
-    expect(e).toMatchObject({ start: 0x7f00n, end: 0x7f10n, offset: 0x1000n, inode: 123, path: '/opt/my lib/libx.so', deleted: true });
+    expect(e).toMatchObject({
+      start: 0x7f00n,
+      end: 0x7f10n,
+      offset: 0x1000n,
+      inode: 123,
+      path: '/opt/my lib/libx.so',
+      deleted: true,
+    });
     expect(parseMapsLine('7f7764a80000-7f7765400000 rw-p 00000000 00:00 0 ')!.path).toBe('');
     const v = parseMapsLine('ffffffffff600000-ffffffffff601000 --xp 00000000 00:00 0                  [vsyscall]')!;
     expect(v.start).toBe(0xffffffffff600000n);
@@ -29,7 +38,10 @@ describe('maps', () => {
   });
 
   it('finds the mapping of an address by binary search, and reports unreadable lines with their line number', () => {
-    const { entries, problems } = parseMaps('1000-2000 r-xp 0 08:01 1 /a\nnonsense\n3000-4000 r-xp 0 08:01 2 /b/c.so\n', 10);
+    const { entries, problems } = parseMaps(
+      '1000-2000 r-xp 0 08:01 1 /a\nnonsense\n3000-4000 r-xp 0 08:01 2 /b/c.so\n',
+      10,
+    );
     expect(problems).toEqual([{ line: 11, message: expect.stringContaining('nonsense') }]);
     expect(findMapping(entries, 0x3fffn)?.path).toBe('/b/c.so');
     expect(findMapping(entries, 0x2000n)).toBeNull();

@@ -31,7 +31,8 @@ export interface ParsedMaps {
 
 // start-end perms offset dev inode [path]; the path is the rest of the line and may contain spaces.
 // The path is any bytes but a newline (the kernel escapes only "\n"): "." would stop at U+2028/U+2029.
-const MAPS_LINE = /^([0-9a-fA-F]+)-([0-9a-fA-F]+)[ \t]+([-r][-w][-x][sp])[ \t]+([0-9a-fA-F]+)[ \t]+([0-9a-fA-F]+:[0-9a-fA-F]+)[ \t]+(\d+)(?:[ \t]+([^\n]*))?$/;
+const MAPS_LINE =
+  /^([0-9a-fA-F]+)-([0-9a-fA-F]+)[ \t]+([-r][-w][-x][sp])[ \t]+([0-9a-fA-F]+)[ \t]+([0-9a-fA-F]+:[0-9a-fA-F]+)[ \t]+(\d+)(?:[ \t]+([^\n]*))?$/;
 // macOS dyld form written by jemalloc 5.3.1+: "%016llx-%016llx: <image path>"
 const DYLD_LINE = /^([0-9a-fA-F]+)-([0-9a-fA-F]+):[ \t]+([^\n]*)$/;
 const DELETED_SUFFIX = ' (deleted)';

@@ -12,7 +12,15 @@ import {
   MAX_FILE_CHARS,
   type PyFrameTable,
 } from './pyframes.js';
-import { childDump, listDumps, parentLastDump, readDump, VERSIONS, workloadLines, type FixtureDump } from '../fixtures/python/fixture-helpers.js';
+import {
+  childDump,
+  listDumps,
+  parentLastDump,
+  readDump,
+  VERSIONS,
+  workloadLines,
+  type FixtureDump,
+} from '../fixtures/python/fixture-helpers.js';
 
 function tableOf(d: FixtureDump): PyFrameTable {
   const t = d.sidecar !== null ? parsePyFrames(d.sidecar, 'sidecar') : findPyFramesInDump(d.text);
@@ -54,7 +62,9 @@ describe('PYFRAMES/1 tables of the real fixture dumps', () => {
       const has = (fn: string, tag: string): boolean => {
         const want = tags.get(tag);
         if (!want) throw new Error(tag);
-        return [...t.frames.values()].some((e) => e.function === fn && e.line === want.line && want.file.endsWith(e.file.split('/').slice(-2).join('/')));
+        return [...t.frames.values()].some(
+          (e) => e.function === fn && e.line === want.line && want.file.endsWith(e.file.split('/').slice(-2).join('/')),
+        );
       };
       expect(has('make_record', 'leak-alloc')).toBe(true);
       expect(has('leaky_handler', 'leak-call')).toBe(true);
@@ -98,7 +108,9 @@ describe('PYFRAMES/1 tables of the real fixture dumps', () => {
   });
 
   it('merging a series: later tables extend earlier ones, conflicts are reported', () => {
-    const [a, b] = listDumps('py312').filter((d) => d.name.includes('.0.m0.') || d.name.includes(`.${listDumps('py312')[0].pid}.1.m1.`)).map(tableOf);
+    const [a, b] = listDumps('py312')
+      .filter((d) => d.name.includes('.0.m0.') || d.name.includes(`.${listDumps('py312')[0].pid}.1.m1.`))
+      .map(tableOf);
     const { table, conflicts } = mergePyFrameTables([a, b]);
     expect(conflicts).toEqual([]);
     expect(table?.frames.size).toBe(b.frames.size);
@@ -135,7 +147,13 @@ describe('PYFRAMES/1 reader rules', () => {
     expect(t.unknownRecords).toBe(1);
     expect(t.markers.get('0x7079200000000000')).toBe('entry');
     expect(t.markers.size).toBe(1);
-    expect(t.frames.get('0x7079100000000010')).toEqual({ addr: '0x7079100000000010', function: 'make_record', file: '/srv/app.py', line: 22, firstLine: 20 });
+    expect(t.frames.get('0x7079100000000010')).toEqual({
+      addr: '0x7079100000000010',
+      function: 'make_record',
+      file: '/srv/app.py',
+      line: 22,
+      firstLine: 20,
+    });
     expect(t.frames.get('0x7079100000000020')).toMatchObject({ function: '', file: '', line: null, firstLine: null });
     expect(t.frames.has('0x7079100000000030')).toBe(false);
     expect(t.complete).toBe(true);
@@ -168,7 +186,9 @@ describe('PYFRAMES/1 reader rules', () => {
     expect(decodePyString('100%', 100)).toBe('100%'); // malformed escapes stay literal
     expect(decodePyString('%zz', 100)).toBe('%zz');
     expect(decodePyString('a'.repeat(5000), MAX_FUNCTION_CHARS)).toBe('a'.repeat(MAX_FUNCTION_CHARS) + '\u2026');
-    const long = parsePyFrames(`${HEAD}\nF 0x7079100000000010 1 1 ${'x'.repeat(200000)} ${'y'.repeat(200000)}\nEND 1\n`);
+    const long = parsePyFrames(
+      `${HEAD}\nF 0x7079100000000010 1 1 ${'x'.repeat(200000)} ${'y'.repeat(200000)}\nEND 1\n`,
+    );
     const e = long?.frames.get('0x7079100000000010');
     expect(e?.function.length).toBe(MAX_FUNCTION_CHARS + 1);
     expect(e?.file.length).toBe(MAX_FILE_CHARS + 1);
@@ -194,7 +214,9 @@ describe('PYFRAMES/1 reader rules', () => {
   });
 
   it('honours a declared tag and CRLF line ends', () => {
-    const t = parsePyFrames('PYFRAMES/1 tag=0x7a7a kind_shift=44 id_shift=4\r\nF 0x7a7a100000000010 3 1 f a.py\r\nEND 1\r\n');
+    const t = parsePyFrames(
+      'PYFRAMES/1 tag=0x7a7a kind_shift=44 id_shift=4\r\nF 0x7a7a100000000010 3 1 f a.py\r\nEND 1\r\n',
+    );
     expect(t?.tagHex).toBe('7a7a');
     expect(t?.frames.get('0x7a7a100000000010')?.function).toBe('f');
     expect(t?.problems).toEqual([]);

@@ -241,7 +241,8 @@ export class PyFramesReader {
       case 'C':
         // a context has ~30 records; a runaway producer is cut here and the reader calls it damaged
         t.contextRecords ??= [];
-        if (t.contextRecords.length <= MAX_CONTEXT_RECORDS) t.contextRecords.push({ line: this.lineNo, fields: f.slice(1) });
+        if (t.contextRecords.length <= MAX_CONTEXT_RECORDS)
+          t.contextRecords.push({ line: this.lineNo, fields: f.slice(1) });
         return true;
       case 'END': {
         this.ended = true;
@@ -249,7 +250,8 @@ export class PyFramesReader {
         const n = f.length > 1 ? parseIntField(f[1]) : null;
         t.declaredCount = n;
         if (n === null) this.problem(t, 'END without a count');
-        else if (n !== this.frameLines) this.problem(t, `END declares ${n} frames, the table has ${this.frameLines} F lines`);
+        else if (n !== this.frameLines)
+          this.problem(t, `END declares ${n} frames, the table has ${this.frameLines} F lines`);
         return false;
       }
       default:
@@ -262,7 +264,10 @@ export class PyFramesReader {
   finish(): PyFrameTable | null {
     const t = this.table;
     if (t && !this.ended && !t.problems.some((p) => p.message.startsWith('no END'))) {
-      t.problems.push({ line: this.lineNo, message: 'no END line: the table may be incomplete (writer stopped or file cut)' });
+      t.problems.push({
+        line: this.lineNo,
+        message: 'no END line: the table may be incomplete (writer stopped or file cut)',
+      });
     }
     return t;
   }
@@ -283,7 +288,10 @@ export class PyFramesReader {
     const fields = line.split(/[ \t]+/);
     const version = Number(fields[0].slice(HEADER_PREFIX.length));
     if (!Number.isInteger(version) || version !== 1) {
-      this.headerProblems.push({ line: this.lineNo, message: `unsupported table version ${sanitizeDisplayText(fields[0], 32)}` });
+      this.headerProblems.push({
+        line: this.lineNo,
+        message: `unsupported table version ${sanitizeDisplayText(fields[0], 32)}`,
+      });
       return null;
     }
     const header: Record<string, string> = {};
@@ -314,7 +322,8 @@ export class PyFramesReader {
     };
     if (header.tag !== undefined) {
       const m = /^0x([0-9a-fA-F]{1,4})$/.exec(header.tag);
-      if (m && parseInt(m[1], 16) >= 0x10 && parseInt(m[1], 16) <= 0xfffe) t.tagHex = parseInt(m[1], 16).toString(16).padStart(4, '0');
+      if (m && parseInt(m[1], 16) >= 0x10 && parseInt(m[1], 16) <= 0xfffe)
+        t.tagHex = parseInt(m[1], 16).toString(16).padStart(4, '0');
       else this.problem(t, `bad tag= value, using 0x7079`);
     }
     const ks = header.kind_shift !== undefined ? parseIntField(header.kind_shift) : 44;
@@ -330,7 +339,11 @@ export class PyFramesReader {
   }
 
   private parseComment(line: string, t: PyFrameTable): void {
-    for (const kv of line.slice(1).trim().split(/[ \t]+/).slice(0, 64)) {
+    for (const kv of line
+      .slice(1)
+      .trim()
+      .split(/[ \t]+/)
+      .slice(0, 64)) {
       const m = /^([A-Za-z_][A-Za-z0-9_]{0,63})=(\d{1,19})$/.exec(kv);
       if (m) t.stats[m[1]] = Number(m[2]);
     }
@@ -411,7 +424,10 @@ export function findPyFramesInDump(dumpText: string): PyFrameTable | null {
  * ones). An address named differently by two tables (a reused pid, a stale sidecar) is reported and
  * the later name kept.
  */
-export function mergePyFrameTables(tables: readonly PyFrameTable[]): { table: PyFrameTable | null; conflicts: string[] } {
+export function mergePyFrameTables(tables: readonly PyFrameTable[]): {
+  table: PyFrameTable | null;
+  conflicts: string[];
+} {
   if (tables.length === 0) return { table: null, conflicts: [] };
   if (tables.length === 1) return { table: tables[0], conflicts: [] };
   const last = tables[tables.length - 1];
@@ -450,7 +466,8 @@ export const MAX_SIDECAR_BYTES = 256 * 1024 * 1024;
 export async function readPyFramesSidecar(file: InputFile): Promise<PyFrameTable | null> {
   const bytes = await file.read(0, Math.min(file.size, MAX_SIDECAR_BYTES));
   const t = parsePyFrames(new TextDecoder('utf-8').decode(bytes), 'sidecar');
-  if (t && file.size > MAX_SIDECAR_BYTES) t.problems.push({ line: 0, message: `only the first ${MAX_SIDECAR_BYTES} bytes were read` });
+  if (t && file.size > MAX_SIDECAR_BYTES)
+    t.problems.push({ line: 0, message: `only the first ${MAX_SIDECAR_BYTES} bytes were read` });
   return t;
 }
 

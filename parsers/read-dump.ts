@@ -102,7 +102,8 @@ export async function readDump(file: InputFile, options: ReadDumpOptions = {}): 
           signal?.throwIfAborted();
           break;
         }
-        if (inflate.err) gzipProblem = `gzip data is corrupt near compressed byte ${offset - bytes.length + s}: ${inflate.msg}`;
+        if (inflate.err)
+          gzipProblem = `gzip data is corrupt near compressed byte ${offset - bytes.length + s}: ${inflate.msg}`;
         await maybeYield();
       }
     } else {
@@ -119,7 +120,8 @@ export async function readDump(file: InputFile, options: ReadDumpOptions = {}): 
       if (!(e instanceof StopInflate)) throw e;
       signal?.throwIfAborted();
     }
-    if (!gzipProblem && (!inflate.ended || inflate.err)) gzipProblem = `gzip stream ends early (after ${offset} compressed bytes)`;
+    if (!gzipProblem && (!inflate.ended || inflate.err))
+      gzipProblem = `gzip stream ends early (after ${offset} compressed bytes)`;
   }
   const info = parser.finish();
   return { info, records: parser.records, gzip, gzipProblem };
@@ -176,7 +178,9 @@ async function inflateNative(
     if (signal?.aborted) throw signal.reason;
     if (readError !== null) throw readError;
     const why = e instanceof Error ? e.message : String(e);
-    return allFed ? `gzip stream ends early (after ${fed} compressed bytes): ${why}` : `gzip data is corrupt near compressed byte ${fed}: ${why}`;
+    return allFed
+      ? `gzip stream ends early (after ${fed} compressed bytes): ${why}`
+      : `gzip data is corrupt near compressed byte ${fed}: ${why}`;
   }
   return null;
 }

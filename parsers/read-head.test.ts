@@ -15,7 +15,9 @@ function memFile(path: string, bytes: Uint8Array): InputFile {
 /** The header totals as the file's own text says them (the first "t*:" line, or the "heap profile:" line). */
 function textHeader(bytes: Buffer): number[] | null {
   const text = bytes.subarray(0, 65536).toString('latin1');
-  const m = /^\s*t\*:\s*(\d+):\s*(\d+)\s*\[\s*(\d+):\s*(\d+)\s*\]/m.exec(text) ?? /^heap profile:\s*(-?\d+):\s*(-?\d+)\s*\[\s*(\d+):\s*(\d+)\s*\]/m.exec(text);
+  const m =
+    /^\s*t\*:\s*(\d+):\s*(\d+)\s*\[\s*(\d+):\s*(\d+)\s*\]/m.exec(text) ??
+    /^heap profile:\s*(-?\d+):\s*(-?\d+)\s*\[\s*(\d+):\s*(\d+)\s*\]/m.exec(text);
   return m ? m.slice(1, 5).map(Number) : null;
 }
 
@@ -33,7 +35,10 @@ describe('readDumpHead', () => {
         [memFile(f.path + '.gz', gzipSync(bytes)), null],
       ] as const) {
         const h = await readDumpHead(file, inflate);
-        expect(h.header && [h.header.liveObjects, h.header.liveBytes, h.header.accumObjects, h.header.accumBytes], file.path).toEqual(want);
+        expect(
+          h.header && [h.header.liveObjects, h.header.liveBytes, h.header.accumObjects, h.header.accumBytes],
+          file.path,
+        ).toEqual(want);
       }
       compared++;
     }
@@ -44,7 +49,9 @@ describe('readDumpHead', () => {
     const gz = readFileSync(fixturePath('damaged/gzip-copy.heap.gz'));
     const want = textHeader(gunzipSync(gz));
     const h = await readDumpHead(memFile('cut.heap.gz', gz.subarray(0, 200)), webInflater());
-    expect(h.header && [h.header.liveObjects, h.header.liveBytes, h.header.accumObjects, h.header.accumBytes]).toEqual(want);
+    expect(h.header && [h.header.liveObjects, h.header.liveBytes, h.header.accumObjects, h.header.accumBytes]).toEqual(
+      want,
+    );
   });
 });
 

@@ -15,15 +15,21 @@ const work = mkdtempSync(join(tmpdir(), 'heaplens-rss-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 /** The log's own rows: the reference (time, pid, VmRSS KiB read by the workload right after each dump). */
-const rows = readFileSync(join(FIX, 'rss.csv'), 'utf8').trim().split('\n').slice(1).map((l) => {
-  const [t, pid, kb] = l.split(',');
-  return { timeMs: Date.parse(t), pid: Number(pid), rss: Number(kb) * 1024 };
-});
+const rows = readFileSync(join(FIX, 'rss.csv'), 'utf8')
+  .trim()
+  .split('\n')
+  .slice(1)
+  .map((l) => {
+    const [t, pid, kb] = l.split(',');
+    return { timeMs: Date.parse(t), pid: Number(pid), rss: Number(kb) * 1024 };
+  });
 
 /** A copy of the fixture whose dumps carry the mtimes they had when written (the log's time for each). */
 function copyWithMtimes(csv: string | null, keepTimes = true): string {
   const dir = mkdtempSync(join(work, 'case-'));
-  const dumps = readdirSync(FIX).filter((n) => n.endsWith('.heap')).sort((a, b) => Number(a.split('.')[2]) - Number(b.split('.')[2]));
+  const dumps = readdirSync(FIX)
+    .filter((n) => n.endsWith('.heap'))
+    .sort((a, b) => Number(a.split('.')[2]) - Number(b.split('.')[2]));
   const seen = new Map<number, number>();
   for (const d of dumps) {
     copyFileSync(join(FIX, d), join(dir, d));
@@ -55,7 +61,9 @@ describe('RSS log aligned with dumps from jemalloc alone', () => {
   });
 
   it('mtimes lost in a copy: the axis counts dumps and the log cannot be placed', async () => {
-    const job = await loadJob(await collectInputFiles([copyWithMtimes(readFileSync(join(FIX, 'rss.csv'), 'utf8'), false)]));
+    const job = await loadJob(
+      await collectInputFiles([copyWithMtimes(readFileSync(join(FIX, 'rss.csv'), 'utf8'), false)]),
+    );
     const p = job.processes[0];
     const t = seriesTimes(p);
     expect(t.axis).toBe('seq');
@@ -83,7 +91,8 @@ describe('RSS log aligned with dumps from jemalloc alone', () => {
     expect(w[2].message).toMatch(/pid "abc"/);
     expect(w[3].message).toMatch(/RSS "-5"/);
     expect(w[4].message).toMatch(/1 column/);
-    for (const p of job.processes) expect(seriesMemory(p).map((m) => m.rss)).toEqual(rows.filter((r) => r.pid === p.pid).map((r) => r.rss));
+    for (const p of job.processes)
+      expect(seriesMemory(p).map((m) => m.rss)).toEqual(rows.filter((r) => r.pid === p.pid).map((r) => r.rss));
   });
 });
 
@@ -101,7 +110,10 @@ describe('RSS log columns and time forms (docs/formats.md)', () => {
   });
   it('ISO-8601 with a zone or a blank separator; quoted cells', () => {
     const l = parseRssLog('"timestamp","rss_kib"\n"2026-12-01 10:00:00+01:00","1"\n2026-12-01 09:00:01,2\n')!;
-    expect(l.samples.map((s) => s.timeMs)).toEqual([Date.parse('2026-12-01T09:00:00Z'), Date.parse('2026-12-01T09:00:01Z')]);
+    expect(l.samples.map((s) => s.timeMs)).toEqual([
+      Date.parse('2026-12-01T09:00:00Z'),
+      Date.parse('2026-12-01T09:00:01Z'),
+    ]);
     expect(l.samples[0].pid).toBeNull();
   });
   it('a CSV without time and RSS columns is not an RSS log', () => {

@@ -36,18 +36,50 @@ const EPOCH_S_MIN = 1e9;
 
 // Accepted column names (lowercase, after trimming, quotes removed, and blanks/dashes as "_").
 const TIME_NAMES: Record<string, RssTimeKind | 'auto'> = {
-  time: 'auto', timestamp: 'auto', ts: 'auto', date: 'iso', datetime: 'iso', time_iso: 'iso',
-  epoch: 'epoch-s', epoch_s: 'epoch-s', unix: 'epoch-s', unix_time: 'epoch-s', time_s: 'auto',
-  epoch_ms: 'epoch-ms', time_ms: 'epoch-ms', timestamp_ms: 'epoch-ms',
-  elapsed: 'since-start', elapsed_s: 'since-start', seconds: 'since-start', since_start: 'since-start',
-  seconds_since_start: 'since-start', uptime_s: 'since-start', t: 'auto',
+  time: 'auto',
+  timestamp: 'auto',
+  ts: 'auto',
+  date: 'iso',
+  datetime: 'iso',
+  time_iso: 'iso',
+  epoch: 'epoch-s',
+  epoch_s: 'epoch-s',
+  unix: 'epoch-s',
+  unix_time: 'epoch-s',
+  time_s: 'auto',
+  epoch_ms: 'epoch-ms',
+  time_ms: 'epoch-ms',
+  timestamp_ms: 'epoch-ms',
+  elapsed: 'since-start',
+  elapsed_s: 'since-start',
+  seconds: 'since-start',
+  since_start: 'since-start',
+  seconds_since_start: 'since-start',
+  uptime_s: 'since-start',
+  t: 'auto',
 };
 const PID_NAMES = new Set(['pid', 'process_id', 'procid']);
-const RSS_KIB_NAMES = new Set(['rss', 'vmrss', 'vm_rss', 'rss_kb', 'rss_kib', 'vmrss_kb', 'rss_kbytes', 'rss(kb)', 'rss_kilobytes', 'rss_k']);
+const RSS_KIB_NAMES = new Set([
+  'rss',
+  'vmrss',
+  'vm_rss',
+  'rss_kb',
+  'rss_kib',
+  'vmrss_kb',
+  'rss_kbytes',
+  'rss(kb)',
+  'rss_kilobytes',
+  'rss_k',
+]);
 const RSS_BYTE_NAMES = new Set(['rss_bytes', 'rss_b', 'vmrss_bytes', 'rss(bytes)', 'rss_byte', 'memory_rss_bytes']);
 
 function normName(s: string): string {
-  return s.trim().replace(/^"(.*)"$/, '$1').trim().toLowerCase().replace(/[\s-]+/g, '_');
+  return s
+    .trim()
+    .replace(/^"(.*)"$/, '$1')
+    .trim()
+    .toLowerCase()
+    .replace(/[\s-]+/g, '_');
 }
 
 function splitRow(line: string, sep: string): string[] {
@@ -59,12 +91,16 @@ function splitRow(line: string, sep: string): string[] {
   for (let i = 0; i < line.length; i++) {
     const c = line[i];
     if (q) {
-      if (c === '"' && line[i + 1] === '"') { cur += '"'; i++; }
-      else if (c === '"') q = false;
+      if (c === '"' && line[i + 1] === '"') {
+        cur += '"';
+        i++;
+      } else if (c === '"') q = false;
       else cur += c;
     } else if (c === '"') q = true;
-    else if (c === sep) { out.push(cur.trim()); cur = ''; }
-    else cur += c;
+    else if (c === sep) {
+      out.push(cur.trim());
+      cur = '';
+    } else cur += c;
   }
   out.push(cur.trim());
   return out;
@@ -117,10 +153,14 @@ export function parseRssLog(text: string): RssLog | null {
       continue;
     }
     const tc = cells[ti];
-    if (kind === 'auto') kind = ISO.test(tc) ? 'iso' : NUM.test(tc) && Number(tc) >= EPOCH_S_MIN ? 'epoch-s' : 'since-start';
+    if (kind === 'auto')
+      kind = ISO.test(tc) ? 'iso' : NUM.test(tc) && Number(tc) >= EPOCH_S_MIN ? 'epoch-s' : 'since-start';
     const timeMs = parseTime(tc, kind);
     if (timeMs === null) {
-      problem(lineNo, `time ${JSON.stringify(tc.slice(0, 40))} is not ${kind === 'iso' ? 'an ISO-8601 date' : 'a number of seconds'}: row skipped`);
+      problem(
+        lineNo,
+        `time ${JSON.stringify(tc.slice(0, 40))} is not ${kind === 'iso' ? 'an ISO-8601 date' : 'a number of seconds'}: row skipped`,
+      );
       continue;
     }
     const rc = cells[ri];

@@ -39,7 +39,9 @@ describe('systing code maps written from real CPython code objects', () => {
         expect(code?.function).toBe(c.qualname);
         expect(code?.file).toBe(c.file);
         c.lines.forEach((line, inst) => {
-          const slot = decodeSystingSlot('0x' + ((0x5059n << 48n) | (BigInt(c.id) << 24n) | BigInt(inst + 1)).toString(16));
+          const slot = decodeSystingSlot(
+            '0x' + ((0x5059n << 48n) | (BigInt(c.id) << 24n) | BigInt(inst + 1)).toString(16),
+          );
           if (!slot) throw new Error('slot');
           expect(systingFrame(map, slot)?.line ?? null, `${c.qualname} inst ${inst}`).toBe(line);
           checked++;
@@ -72,7 +74,9 @@ describe('systing code map rules', () => {
     expect(parseSystingCodeMap('')).toBeNull();
   });
   it('skips a line cut short, over-long names and malformed fields; replaces control characters', () => {
-    const m = parseSystingCodeMap(HEAD + '1 1 1:61 1:62 -\n2 1 1:' + '61'.repeat(1025) + ' 1:61 -\n3 1 1:610a1b 2:2f00 -\n4 1 1:6');
+    const m = parseSystingCodeMap(
+      HEAD + '1 1 1:61 1:62 -\n2 1 1:' + '61'.repeat(1025) + ' 1:61 -\n3 1 1:610a1b 2:2f00 -\n4 1 1:6',
+    );
     expect(m?.codes.size).toBe(2);
     expect(m?.codes.get(3)?.function).toBe('a\uFFFD\uFFFD');
     expect(m?.codes.has(4)).toBe(false);
@@ -86,8 +90,10 @@ describe('systing code map rules', () => {
     expect(lineForInstruction(t, 10, 3)).toBeNull();
     expect(lineForInstruction(Uint8Array.from([0x01]), 10, 0)).toBeNull();
   });
-  it('finds the token in a dump\'s maps and recognises file names', () => {
-    expect(systingTokenFromMapsPaths(['/usr/lib/libc.so.6', '/memfd:systing-pycode-DEAD0a9f (deleted)'])).toBe('dead0a9f');
+  it("finds the token in a dump's maps and recognises file names", () => {
+    expect(systingTokenFromMapsPaths(['/usr/lib/libc.so.6', '/memfd:systing-pycode-DEAD0a9f (deleted)'])).toBe(
+      'dead0a9f',
+    );
     expect(systingTokenFromMapsPaths(['/memfd:other'])).toBeNull();
     expect(isSystingCodeMapName('pycode-12-dead0a9f94b985ac.map')).toBe(true);
     expect(isSystingCodeMapName('perf-12.map')).toBe(false);

@@ -198,7 +198,8 @@ export function systingFrame(map: SystingCodeMap, slot: SystingSlot): SystingFra
   const code = map.codes.get(slot.id);
   if (!code) return null;
   let line: number | null;
-  if (slot.inst === null) line = code.firstLine; // not started: the line the function starts on
+  if (slot.inst === null)
+    line = code.firstLine; // not started: the line the function starts on
   else if (code.linetable) line = lineForInstruction(code.linetable, code.firstLine, slot.inst);
   else line = null;
   return { function: code.function, file: code.file, line: line !== null && line > 0 ? line : null };

@@ -9,7 +9,14 @@ import { diffSnapshots } from '../analysis/diff.js';
 import { rankGrowth } from '../analysis/growth.js';
 import { isFileMapping } from '../parsers/proc-maps.js';
 import type { SymbolTable } from '../symbolize/symbolize.js';
-import { emptySession, type Note, type NoteTarget, type Session, type SnapshotRef, type StackTarget } from '../session/schema.js';
+import {
+  emptySession,
+  type Note,
+  type NoteTarget,
+  type Session,
+  type SnapshotRef,
+  type StackTarget,
+} from '../session/schema.js';
 import { resolveSnapshot, resolveStack } from '../session/notes.js';
 import { packJob, type PackedJob, type PackInput } from './job-pack.js';
 import { directoriesOf, scrubDirectories } from './scrub-dirs.js';
@@ -64,20 +71,41 @@ function basename(p: string): string {
   return i >= 0 ? t.slice(i + 1) : t;
 }
 
-
 /** The stacks a report keeps for one process (ids), best first. */
-export function keptStacks(proc: ProcessSeries, base: number, target: number, topN: number, notes: readonly Note[], selected: StackTarget | null): number[] {
+export function keptStacks(
+  proc: ProcessSeries,
+  base: number,
+  target: number,
+  topN: number,
+  notes: readonly Note[],
+  selected: StackTarget | null,
+): number[] {
   const include = new Set<number>();
   const n = proc.snapshots.length;
   if (n === 0) return [];
   const deltas = diffSnapshots(proc, base, target);
-  [...deltas].sort((x, y) => y.targetBytes - x.targetBytes || x.stackId - y.stackId).slice(0, topN).forEach((d) => include.add(d.stackId));
-  deltas.filter((d) => d.deltaBytes > 0).slice(0, topN).forEach((d) => include.add(d.stackId));
-  if (n > 1) rankGrowth(proc).filter((g) => g.score > 0).slice(0, topN).forEach((g) => include.add(g.stackId));
+  [...deltas]
+    .sort((x, y) => y.targetBytes - x.targetBytes || x.stackId - y.stackId)
+    .slice(0, topN)
+    .forEach((d) => include.add(d.stackId));
+  deltas
+    .filter((d) => d.deltaBytes > 0)
+    .slice(0, topN)
+    .forEach((d) => include.add(d.stackId));
+  if (n > 1)
+    rankGrowth(proc)
+      .filter((g) => g.score > 0)
+      .slice(0, topN)
+      .forEach((g) => include.add(g.stackId));
   // peak over the series (the timeline's stacked areas)
   const peak = new Float64Array(proc.stacks.count);
-  for (const snap of proc.snapshots) for (let j = 0; j < snap.stackIds.length; j++) if (snap.liveBytes[j] > peak[snap.stackIds[j]]) peak[snap.stackIds[j]] = snap.liveBytes[j];
-  Array.from(peak.keys()).sort((x, y) => peak[y] - peak[x] || x - y).slice(0, topN).forEach((id) => include.add(id));
+  for (const snap of proc.snapshots)
+    for (let j = 0; j < snap.stackIds.length; j++)
+      if (snap.liveBytes[j] > peak[snap.stackIds[j]]) peak[snap.stackIds[j]] = snap.liveBytes[j];
+  Array.from(peak.keys())
+    .sort((x, y) => peak[y] - peak[x] || x - y)
+    .slice(0, topN)
+    .forEach((id) => include.add(id));
   for (const note of notes) {
     if (note.target.kind !== 'stack') continue;
     const id = resolveStack(proc, note.target);
@@ -90,7 +118,10 @@ export function keptStacks(proc: ProcessSeries, base: number, target: number, to
   return [...include];
 }
 
-export function buildReport(inputs: readonly ReportProcessInput[], options: BuildReportOptions = {}): { job: PackedJob; bytes: Uint8Array; preview: SanitizePreview } {
+export function buildReport(
+  inputs: readonly ReportProcessInput[],
+  options: BuildReportOptions = {},
+): { job: PackedJob; bytes: Uint8Array; preview: SanitizePreview } {
   const topN = options.topN ?? 50;
   const showAllocator = options.showAllocator ?? false;
   const stripPaths = options.sanitize?.paths ?? false;
@@ -148,7 +179,13 @@ export function buildReport(inputs: readonly ReportProcessInput[], options: Buil
     if (base < 0 || base >= n) base = 0;
     if (tgt < 0 || tgt >= n) tgt = n - 1;
     bases.push({ base, target: tgt });
-    packInputs.push({ proc, symbols: input.symbols, keep: keptStacks(proc, base, tgt, topN, notes, session?.view.selectedStack ?? null), base, target: tgt });
+    packInputs.push({
+      proc,
+      symbols: input.symbols,
+      keep: keptStacks(proc, base, tgt, topN, notes, session?.view.selectedStack ?? null),
+      base,
+      target: tgt,
+    });
     const fileMaps = (proc.maps ?? []).filter(isFileMapping);
     if (dropMaps && fileMaps.length > 0) mapsDropped.push({ process: key(proc.key), mappings: fileMaps.length });
     // paths that go out through the maps and symbols are recorded for the preview
@@ -171,23 +208,53 @@ export function buildReport(inputs: readonly ReportProcessInput[], options: Buil
     savedAt: s.savedAt,
     writer: s.writer,
     files: s.files.map(path),
-    symbols: { dirs: s.symbols.dirs.map(path), sysroot: s.symbols.sysroot === null ? null : path(s.symbols.sysroot), enabled: s.symbols.enabled },
-    selection: session && s.selection.process !== null
-      ? { process: s.selection.process === null ? null : key(s.selection.process), base: s.selection.base && ref(s.selection.base), target: s.selection.target && ref(s.selection.target) }
-      : first && firstSel
-        ? { process: key(first.key), base: ref({ file: first.snapshots[firstSel.base].file, seq: first.snapshots[firstSel.base].seq }), target: ref({ file: first.snapshots[firstSel.target].file, seq: first.snapshots[firstSel.target].seq }) }
-        : { process: null, base: null, target: null },
+    symbols: {
+      dirs: s.symbols.dirs.map(path),
+      sysroot: s.symbols.sysroot === null ? null : path(s.symbols.sysroot),
+      enabled: s.symbols.enabled,
+    },
+    selection:
+      session && s.selection.process !== null
+        ? {
+            process: s.selection.process === null ? null : key(s.selection.process),
+            base: s.selection.base && ref(s.selection.base),
+            target: s.selection.target && ref(s.selection.target),
+          }
+        : first && firstSel
+          ? {
+              process: key(first.key),
+              base: ref({ file: first.snapshots[firstSel.base].file, seq: first.snapshots[firstSel.base].seq }),
+              target: ref({ file: first.snapshots[firstSel.target].file, seq: first.snapshots[firstSel.target].seq }),
+            }
+          : { process: null, base: null, target: null },
     view: session
       ? { ...s.view, selectedStack: s.view.selectedStack ? stackT(s.view.selectedStack) : null }
-      : { ...s.view, stackMode: (['merged', 'python', 'native'] as const).find((m) => m === options.stackMode) ?? s.view.stackMode, showAllocator },
+      : {
+          ...s.view,
+          stackMode: (['merged', 'python', 'native'] as const).find((m) => m === options.stackMode) ?? s.view.stackMode,
+          showAllocator,
+        },
     readOnly: s.readOnly,
     source: s.source,
   };
 
   const shownWarnings = (options.warnings ?? []).slice(0, MAX_WARNINGS);
-  const dirs = stripPaths ? directoriesOf([...removed.keys(), ...shownWarnings.map((w) => w.file), ...inputs.flatMap(({ proc }) => [proc.key, ...proc.snapshots.map((s) => s.file), ...(proc.maps ?? []).map((m) => m.path)])]) : [];
+  const dirs = stripPaths
+    ? directoriesOf([
+        ...removed.keys(),
+        ...shownWarnings.map((w) => w.file),
+        ...inputs.flatMap(({ proc }) => [
+          proc.key,
+          ...proc.snapshots.map((s) => s.file),
+          ...(proc.maps ?? []).map((m) => m.path),
+        ]),
+      ])
+    : [];
   const warnings = shownWarnings.map((w) => {
-    const o: PackedJob['warnings'][number] = { file: path(w.file), message: stripPaths ? scrubDirectories(w.message, dirs) : w.message };
+    const o: PackedJob['warnings'][number] = {
+      file: path(w.file),
+      message: stripPaths ? scrubDirectories(w.message, dirs) : w.message,
+    };
     if (w.line !== undefined) o.line = w.line;
     return o;
   });
@@ -197,7 +264,12 @@ export function buildReport(inputs: readonly ReportProcessInput[], options: Buil
       createdAt: (options.createdAt ?? new Date()).toISOString(),
       generator: options.generator ?? 'heaplens',
       sanitized: { paths: stripPaths, maps: dropMaps },
-      options: { topN, stackMode: options.stackMode ?? 'merged', showAllocator, symbolized: options.symbolized ?? false },
+      options: {
+        topN,
+        stackMode: options.stackMode ?? 'merged',
+        showAllocator,
+        symbolized: options.symbolized ?? false,
+      },
       notes: notes.map((n) => ({ ...n, target: target(n.target) })),
       session: sessionOut,
       warnings,
@@ -207,7 +279,9 @@ export function buildReport(inputs: readonly ReportProcessInput[], options: Buil
     { path, key, keepMaps: !dropMaps },
   );
   const preview: SanitizePreview = {
-    paths: [...removed.entries()].map(([from, to]) => ({ from, to })).sort((a, b) => (a.from < b.from ? -1 : a.from > b.from ? 1 : 0)),
+    paths: [...removed.entries()]
+      .map(([from, to]) => ({ from, to }))
+      .sort((a, b) => (a.from < b.from ? -1 : a.from > b.from ? 1 : 0)),
     maps: mapsDropped,
     notesKeptAsWritten: notes.length,
   };

@@ -15,7 +15,10 @@ export interface ReportApp {
 
 /** Escapes text for HTML element content and attribute values. */
 export function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
+  return s.replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string,
+  );
 }
 
 /** Inline script text can never close its element early. */
@@ -45,7 +48,11 @@ export function contentSecurityPolicy(scriptHash: string, styleHash: string): st
   ].join('; ');
 }
 
-export async function buildReportHtml(payload: Uint8Array, meta: { title: string; generator: string }, app: ReportApp): Promise<string> {
+export async function buildReportHtml(
+  payload: Uint8Array,
+  meta: { title: string; generator: string },
+  app: ReportApp,
+): Promise<string> {
   const js = safeInlineScript(app.js);
   const css = safeInlineStyle(app.css);
   const csp = contentSecurityPolicy(await sha256Base64(js), await sha256Base64(css));

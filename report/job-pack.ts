@@ -73,7 +73,8 @@ export interface PackedProcess {
   maps: { start: string; end: string; offset: string; perms: string; path: string }[] | null;
   /** per address id: [leaf, caller] symbol entries (null: none) */
   symbols: [SymbolizedAddress | null, SymbolizedAddress | null][] | null;
-  pythonFrames: (Omit<PyFrameTable, 'frames' | 'markers'> & { frames: PyFrameEntry[]; markers: [string, PyMarkerKind][] }) | null;
+  pythonFrames:
+    (Omit<PyFrameTable, 'frames' | 'markers'> & { frames: PyFrameEntry[]; markers: [string, PyMarkerKind][] }) | null;
 }
 
 /** The header of a report's payload (everything but the columns). */
@@ -116,7 +117,8 @@ class ColumnWriter {
   private parts: Uint8Array[] = [];
   private size = 0;
   add(t: Column['t'], values: ArrayLike<number>): Column {
-    const arr = t === 'u16' ? Uint16Array.from(values) : t === 'u32' ? Uint32Array.from(values) : Float32Array.from(values);
+    const arr =
+      t === 'u16' ? Uint16Array.from(values) : t === 'u32' ? Uint32Array.from(values) : Float32Array.from(values);
     const bytes = new Uint8Array(arr.buffer, arr.byteOffset, arr.byteLength);
     const pad = (4 - (bytes.length % 4)) % 4;
     const c: Column = { o: this.size, n: values.length, t };
@@ -215,13 +217,29 @@ function packProcess(input: PackInput, s: PackStrings, w: ColumnWriter): PackedP
 
   // symbols of the kept addresses, paths as they go out
   const symOut = (x: SymbolizedAddress | undefined): SymbolizedAddress | null =>
-    x ? { ...x, modulePath: x.modulePath === null ? null : s.path(x.modulePath), frames: x.frames.map((f) => ({ ...f, file: f.file === null ? null : s.path(f.file) })) } : null;
+    x
+      ? {
+          ...x,
+          modulePath: x.modulePath === null ? null : s.path(x.modulePath),
+          frames: x.frames.map((f) => ({ ...f, file: f.file === null ? null : s.path(f.file) })),
+        }
+      : null;
   let syms: PackedProcess['symbols'] = null;
   if (symbols || otherAddr >= 0) {
-    syms = addrSource.map((a) => (a < 0 ? [null, null] : symbols ? [symOut(symbols.leaf[a]), symOut(symbols.caller[a])] : [null, null]));
+    syms = addrSource.map((a) =>
+      a < 0 ? [null, null] : symbols ? [symOut(symbols.leaf[a]), symOut(symbols.caller[a])] : [null, null],
+    );
     if (otherAddr >= 0) {
       const label = `(${otherStacks.toLocaleString('en-US')} other stacks)`;
-      const entry: SymbolizedAddress = { address: OTHER_ADDRESS, module: null, modulePath: null, moduleOffset: null, frames: [{ function: label, file: null, line: null }], status: 'symbol-only', binary: null };
+      const entry: SymbolizedAddress = {
+        address: OTHER_ADDRESS,
+        module: null,
+        modulePath: null,
+        moduleOffset: null,
+        frames: [{ function: label, file: null, line: null }],
+        status: 'symbol-only',
+        binary: null,
+      };
       syms[otherAddr] = [entry, entry];
     }
   }
@@ -229,7 +247,14 @@ function packProcess(input: PackInput, s: PackStrings, w: ColumnWriter): PackedP
   // maps: all (paths as they go out), or only the kept addresses' module ranges
   let maps: PackedProcess['maps'] = null;
   if (proc.maps) {
-    if (s.keepMaps) maps = proc.maps.map((m) => ({ start: hex(m.start), end: hex(m.end), offset: hex(m.offset), perms: m.perms, path: s.path(m.path) }));
+    if (s.keepMaps)
+      maps = proc.maps.map((m) => ({
+        start: hex(m.start),
+        end: hex(m.end),
+        offset: hex(m.offset),
+        perms: m.perms,
+        path: s.path(m.path),
+      }));
     else {
       const used = new Map<MapsEntry, { lo: bigint; hi: bigint }>();
       for (const h of addresses) {
@@ -251,13 +276,24 @@ function packProcess(input: PackInput, s: PackStrings, w: ColumnWriter): PackedP
       }
       maps = [...used.entries()]
         .sort((a, b) => (a[1].lo < b[1].lo ? -1 : 1))
-        .map(([m, r]) => ({ start: hex(r.lo), end: hex(r.hi + 1n), offset: hex(m.offset + (r.lo - m.start)), perms: m.perms, path: basename(m.path) }));
+        .map(([m, r]) => ({
+          start: hex(r.lo),
+          end: hex(r.hi + 1n),
+          offset: hex(m.offset + (r.lo - m.start)),
+          perms: m.perms,
+          path: basename(m.path),
+        }));
     }
   }
 
   const py = proc.pythonFrames ?? null;
   const pythonFrames: PackedProcess['pythonFrames'] = py
-    ? { ...py, frames: [...py.frames.values()].map((f) => ({ ...f, file: s.path(f.file) })), markers: [...py.markers.entries()], problems: py.problems.slice(0, 20) }
+    ? {
+        ...py,
+        frames: [...py.frames.values()].map((f) => ({ ...f, file: s.path(f.file) })),
+        markers: [...py.markers.entries()],
+        problems: py.problems.slice(0, 20),
+      }
     : null;
 
   return {
@@ -287,7 +323,15 @@ function packProcess(input: PackInput, s: PackStrings, w: ColumnWriter): PackedP
       complete: x.complete,
       headerLiveBytes: x.headerLiveBytes,
       mapsSource: x.mapsSource,
-      context: x.context ? { ...x.context, cmdline: x.context.cmdline?.map((c) => (c.includes('/') ? s.path(c) : c)) ?? null, cgroup: x.context.cgroup ? { ...x.context.cgroup, path: x.context.cgroup.path === null ? null : s.path(x.context.cgroup.path) } : null } : null,
+      context: x.context
+        ? {
+            ...x.context,
+            cmdline: x.context.cmdline?.map((c) => (c.includes('/') ? s.path(c) : c)) ?? null,
+            cgroup: x.context.cgroup
+              ? { ...x.context.cgroup, path: x.context.cgroup.path === null ? null : s.path(x.context.cgroup.path) }
+              : null,
+          }
+        : null,
     })),
     addresses,
     allocatorDepth,
@@ -312,7 +356,11 @@ function basename(p: string): string {
 }
 
 /** The header and the packed processes → the payload's bytes (deflated). */
-export function packJob(header: Omit<PackedJob, 'processes' | 'format' | 'version'>, inputs: readonly PackInput[], strings: PackStrings): { job: PackedJob; bytes: Uint8Array } {
+export function packJob(
+  header: Omit<PackedJob, 'processes' | 'format' | 'version'>,
+  inputs: readonly PackInput[],
+  strings: PackStrings,
+): { job: PackedJob; bytes: Uint8Array } {
   const w = new ColumnWriter();
   const processes = inputs.map((i) => packProcess(i, strings, w));
   const job: PackedJob = { format: REPORT_FORMAT, version: REPORT_VERSION, ...header, processes };
@@ -349,11 +397,18 @@ export function readPayload(deflated: Uint8Array): { job: PackedJob; cols: Uint8
   } catch (e) {
     throw new ReportError(`the report's data is damaged (${e instanceof Error ? e.message : String(e)})`);
   }
-  if (typeof v !== 'object' || v === null || (v as { format?: unknown }).format !== REPORT_FORMAT) throw new ReportError('not a heaplens report');
+  if (typeof v !== 'object' || v === null || (v as { format?: unknown }).format !== REPORT_FORMAT)
+    throw new ReportError('not a heaplens report');
   const version = (v as { version?: unknown }).version;
   if (typeof version !== 'number' || !Number.isInteger(version)) throw new ReportError('report without a version');
-  if (version > REPORT_VERSION) throw new ReportError(`this report was written by a newer heaplens (report version ${version}); this one reads up to ${REPORT_VERSION}`);
-  if (version < REPORT_VERSION) throw new ReportError(`this report was written by an older heaplens (report version ${version}), whose reports only its own page shows; open the report in a browser`);
+  if (version > REPORT_VERSION)
+    throw new ReportError(
+      `this report was written by a newer heaplens (report version ${version}); this one reads up to ${REPORT_VERSION}`,
+    );
+  if (version < REPORT_VERSION)
+    throw new ReportError(
+      `this report was written by an older heaplens (report version ${version}), whose reports only its own page shows; open the report in a browser`,
+    );
   const pad = (4 - ((4 + len) % 4)) % 4;
   const cols = raw.slice(4 + len + pad);
   const job = v as PackedJob;
@@ -363,7 +418,17 @@ export function readPayload(deflated: Uint8Array): { job: PackedJob; cols: Uint8
 
 function column(cols: Uint8Array, c: unknown, path: string, t: Column['t']): ArrayLike<number> {
   const x = c as Column | null;
-  if (!x || typeof x !== 'object' || x.t !== t || !Number.isInteger(x.o) || !Number.isInteger(x.n) || x.o < 0 || x.n < 0 || x.o % 4 !== 0) fail(path, `expected a ${t} column`);
+  if (
+    !x ||
+    typeof x !== 'object' ||
+    x.t !== t ||
+    !Number.isInteger(x.o) ||
+    !Number.isInteger(x.n) ||
+    x.o < 0 ||
+    x.n < 0 ||
+    x.o % 4 !== 0
+  )
+    fail(path, `expected a ${t} column`);
   const size = t === 'u16' ? 2 : 4;
   if (x.o + x.n * size > cols.length) fail(path, 'column beyond the data');
   const buf = cols.buffer.slice(cols.byteOffset + x.o, cols.byteOffset + x.o + x.n * size);
@@ -376,27 +441,52 @@ function big(h: unknown, path: string): bigint {
 }
 
 /** A packed process back into the model (every index checked), with its symbols. */
-function unpackProcess(p: PackedProcess, cols: Uint8Array, at: string): { proc: ProcessSeries; symbols: SymbolTable | null } {
-  if (!p || typeof p !== 'object' || typeof p.key !== 'string' || !Array.isArray(p.snapshots) || !Array.isArray(p.addresses)) fail(at, 'expected a process');
+function unpackProcess(
+  p: PackedProcess,
+  cols: Uint8Array,
+  at: string,
+): { proc: ProcessSeries; symbols: SymbolTable | null } {
+  if (
+    !p ||
+    typeof p !== 'object' ||
+    typeof p.key !== 'string' ||
+    !Array.isArray(p.snapshots) ||
+    !Array.isArray(p.addresses)
+  )
+    fail(at, 'expected a process');
   const nAddr = p.addresses.length;
   p.addresses.forEach((h, i) => big(h, `${at}.addresses[${i}]`));
   const offsets = column(cols, p.offsets, `${at}.offsets`, 'u32');
   const frames = column(cols, p.frames, `${at}.frames`, 'u32');
   const count = offsets.length - 1;
   if (count < 0) fail(`${at}.offsets`, 'empty');
-  for (let i = 0; i < offsets.length; i++) if (offsets[i] > frames.length || (i > 0 && offsets[i] < offsets[i - 1])) fail(`${at}.offsets[${i}]`, 'out of order');
-  for (let i = 0; i < frames.length; i++) if (frames[i] >= nAddr) fail(`${at}.frames[${i}]`, `expected an index below ${nAddr}`);
+  for (let i = 0; i < offsets.length; i++)
+    if (offsets[i] > frames.length || (i > 0 && offsets[i] < offsets[i - 1]))
+      fail(`${at}.offsets[${i}]`, 'out of order');
+  for (let i = 0; i < frames.length; i++)
+    if (frames[i] >= nAddr) fail(`${at}.frames[${i}]`, `expected an index below ${nAddr}`);
   const counts = column(cols, p.cellCounts, `${at}.cellCounts`, 'u32');
-  const snaps = column(cols, p.cellSnapshots, `${at}.cellSnapshots`, (p.cellSnapshots as Column | null)?.t === 'u32' ? 'u32' : 'u16');
+  const snaps = column(
+    cols,
+    p.cellSnapshots,
+    `${at}.cellSnapshots`,
+    (p.cellSnapshots as Column | null)?.t === 'u32' ? 'u32' : 'u16',
+  );
   const bytes = column(cols, p.cellBytes, `${at}.cellBytes`, 'f32');
   const objects = column(cols, p.cellObjects, `${at}.cellObjects`, 'f32');
   const variance = column(cols, p.cellVar, `${at}.cellVar`, 'f32');
   if (counts.length !== count) fail(`${at}.cellCounts`, `expected ${count} entries`);
   let cells = 0;
   for (let i = 0; i < counts.length; i++) cells += counts[i];
-  if (snaps.length !== cells || bytes.length !== cells || objects.length !== cells || variance.length !== cells) fail(`${at}.cells`, 'columns of different lengths');
+  if (snaps.length !== cells || bytes.length !== cells || objects.length !== cells || variance.length !== cells)
+    fail(`${at}.cells`, 'columns of different lengths');
   const n = p.snapshots.length;
-  const per: { ids: number[]; b: number[]; o: number[]; v: number[] }[] = Array.from({ length: n }, () => ({ ids: [], b: [], o: [], v: [] }));
+  const per: { ids: number[]; b: number[]; o: number[]; v: number[] }[] = Array.from({ length: n }, () => ({
+    ids: [],
+    b: [],
+    o: [],
+    v: [],
+  }));
   let c = 0;
   for (let s = 0; s < count; s++) {
     let si = 0;
@@ -425,22 +515,42 @@ function unpackProcess(p: PackedProcess, cols: Uint8Array, at: string): { proc: 
   const index = new Map<string, number>();
   p.addresses.forEach((h, i) => index.set(h, i));
   const maps: MapsEntry[] | null = p.maps
-    ? p.maps.map((m, i) => ({ start: big(m.start, `${at}.maps[${i}].start`), end: big(m.end, `${at}.maps[${i}].end`), offset: big(m.offset, `${at}.maps[${i}].offset`), perms: String(m.perms), dev: '00:00', inode: 0, path: String(m.path), deleted: false }))
+    ? p.maps.map((m, i) => ({
+        start: big(m.start, `${at}.maps[${i}].start`),
+        end: big(m.end, `${at}.maps[${i}].end`),
+        offset: big(m.offset, `${at}.maps[${i}].offset`),
+        perms: String(m.perms),
+        dev: '00:00',
+        inode: 0,
+        path: String(m.path),
+        deleted: false,
+      }))
     : null;
   let symbols: SymbolTable | null = null;
   if (p.symbols) {
     if (!Array.isArray(p.symbols) || p.symbols.length !== nAddr) fail(`${at}.symbols`, `expected ${nAddr} entries`);
-    symbols = { leaf: p.symbols.map((x) => x[0] ?? undefined), caller: p.symbols.map((x) => x[1] ?? undefined), modules: [] };
+    symbols = {
+      leaf: p.symbols.map((x) => x[0] ?? undefined),
+      caller: p.symbols.map((x) => x[1] ?? undefined),
+      modules: [],
+    };
   }
   const py = p.pythonFrames;
-  const pythonFrames: PyFrameTable | null = py ? { ...py, frames: new Map(py.frames.map((f) => [f.addr, f] as const)), markers: new Map(py.markers) } : null;
+  const pythonFrames: PyFrameTable | null = py
+    ? { ...py, frames: new Map(py.frames.map((f) => [f.addr, f] as const)), markers: new Map(py.markers) }
+    : null;
   const proc: ProcessSeries = {
     key: p.key,
     pid: p.pid,
     pidNamespace: p.pidNamespace,
     prefix: String(p.prefix),
     snapshots,
-    stacks: { count, offsets: Array.from(offsets), frames: Array.from(frames), allocatorDepth: Array.from({ length: count }, (_, i) => Number(p.allocatorDepth?.[i] ?? 0)) },
+    stacks: {
+      count,
+      offsets: Array.from(offsets),
+      frames: Array.from(frames),
+      allocatorDepth: Array.from({ length: count }, (_, i) => Number(p.allocatorDepth?.[i] ?? 0)),
+    },
     addresses: { hex: p.addresses, index },
     maps,
     endedWithoutFinalDump: Boolean(p.endedWithoutFinalDump),
@@ -458,12 +568,20 @@ export function unpackJob(deflated: Uint8Array): { header: PackedJob; job: Job; 
     } catch (e) {
       // a shape the checks above did not foresee is still damage, named, never a crash of the reader
       if (e instanceof ReportError) throw e;
-      throw new ReportError(`the report's data is damaged: processes[${i}]: ${e instanceof Error ? e.message : String(e)}`);
+      throw new ReportError(
+        `the report's data is damaged: processes[${i}]: ${e instanceof Error ? e.message : String(e)}`,
+      );
     }
   });
   const job: Job = {
     processes: out.map((x) => x.proc),
-    warnings: Array.isArray(header.warnings) ? header.warnings.map((w) => ({ file: String(w.file), message: String(w.message), ...(typeof w.line === 'number' ? { line: w.line } : {}) })) : [],
+    warnings: Array.isArray(header.warnings)
+      ? header.warnings.map((w) => ({
+          file: String(w.file),
+          message: String(w.message),
+          ...(typeof w.line === 'number' ? { line: w.line } : {}),
+        }))
+      : [],
     ignoredFiles: [],
   };
   return { header, job, symbols: out.map((x) => x.symbols) };

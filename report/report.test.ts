@@ -33,12 +33,30 @@ async function jobWithSession(): Promise<{ job: Awaited<ReturnType<typeof loadJo
   const p = job.processes.find((x) => x.prefix === 'exact')!;
   const last = p.snapshots[p.snapshots.length - 1];
   const leak = last.stackIds[[...last.liveBytes].indexOf(20 * 3 * 16384)];
-  let session: Session = { ...emptySession('test'), files: [fixturePath('job')], symbols: { dirs: [fixturePath('bin')], sysroot: null, enabled: true } };
+  let session: Session = {
+    ...emptySession('test'),
+    files: [fixturePath('job')],
+    symbols: { dirs: [fixturePath('bin')], sysroot: null, enabled: true },
+  };
   session.selection = { process: p.key, base: snapshotRef(p, 2), target: snapshotRef(p, 12) };
   const t = new Date('2026-11-29T10:00:00Z');
-  session = addNote(session, createNote(stackTarget(p, leak, 'make_node'), 'the leak <b>never</b> freed', '#e4572e', t));
-  session = addNote(session, createNote({ kind: 'span', process: p.key, from: snapshotRef(p, 3), to: snapshotRef(p, 6) }, 'warm-up', '#2a9d8f', t));
-  session = addNote(session, createNote({ kind: 'frame', process: null, function: 'make_node' }, 'allocates', '#f3a712', t));
+  session = addNote(
+    session,
+    createNote(stackTarget(p, leak, 'make_node'), 'the leak <b>never</b> freed', '#e4572e', t),
+  );
+  session = addNote(
+    session,
+    createNote(
+      { kind: 'span', process: p.key, from: snapshotRef(p, 3), to: snapshotRef(p, 6) },
+      'warm-up',
+      '#2a9d8f',
+      t,
+    ),
+  );
+  session = addNote(
+    session,
+    createNote({ kind: 'frame', process: null, function: 'make_node' }, 'allocates', '#f3a712', t),
+  );
   return { job, session, leak };
 }
 
@@ -63,7 +81,10 @@ describe('report data', () => {
       expect(p.stacks.count).toBe(hp.sourceIds.length + 1);
       expect(p.addresses.hex[p.stacks.frames[p.stacks.offsets[p.stacks.count - 1]]]).toBe(OTHER_ADDRESS);
       p.snapshots.forEach((s, si) => {
-        expect(close(liveSum(p, si), ref.get(s.file)!.inuseSpace), `${s.file}: ${liveSum(p, si)} vs ${ref.get(s.file)!.inuseSpace}`).toBe(true);
+        expect(
+          close(liveSum(p, si), ref.get(s.file)!.inuseSpace),
+          `${s.file}: ${liveSum(p, si)} vs ${ref.get(s.file)!.inuseSpace}`,
+        ).toBe(true);
         expect(Math.floor(s.live.bytes)).toBe(ref.get(s.file)!.inuseSpace);
       });
       // kept stacks keep their values: the diff of the last two dumps, stack by stack
@@ -77,7 +98,7 @@ describe('report data', () => {
     });
   });
 
-  it('the exact run\'s leak is kept with its exact series: 3 × 16,384 B per dump, the final dump equal to the last', async () => {
+  it("the exact run's leak is kept with its exact series: 3 × 16,384 B per dump, the final dump equal to the last", async () => {
     const { job, leak } = await jobWithSession();
     const exact = job.processes.find((x) => x.prefix === 'exact')!;
     const { bytes } = buildReport([{ proc: exact, symbols: null }], { topN: 1 });
@@ -91,7 +112,7 @@ describe('report data', () => {
     expect(series).toEqual([...Array.from({ length: 20 }, (_, k) => (k + 1) * 3 * 16384), 20 * 3 * 16384]);
   });
 
-  it('the session\'s selection and notes: base/target from it, noted stacks kept', async () => {
+  it("the session's selection and notes: base/target from it, noted stacks kept", async () => {
     const { job, session } = await jobWithSession();
     const { job: header, bytes } = buildReport(inputsOf(job.processes), { session, topN: 0 });
     const k = header.processes.findIndex((x) => x.key === session.selection.process);
@@ -118,7 +139,9 @@ describe('report page', () => {
     expect(scripts).toHaveLength(1);
     expect(styles).toHaveLength(1);
     const sha = (s: string): string => createHash('sha256').update(s, 'utf8').digest('base64');
-    expect(csp).toBe(`default-src 'none'; script-src 'sha256-${sha(scripts[0])}'; style-src 'sha256-${sha(styles[0])}'; img-src data:; base-uri 'none'; form-action 'none'`);
+    expect(csp).toBe(
+      `default-src 'none'; script-src 'sha256-${sha(scripts[0])}'; style-src 'sha256-${sha(styles[0])}'; img-src data:; base-uri 'none'; form-action 'none'`,
+    );
     expect(html).not.toMatch(/\s(src|href)=/i);
     expect(html).not.toMatch(/@import|url\(/i);
     // the data element is inert: a non-JavaScript type, base64 only
@@ -129,7 +152,10 @@ describe('report page', () => {
   it('an inline script containing "</script" cannot end its element early', async () => {
     const job = await loadJob(fixtureFiles('job'));
     const { bytes } = buildReport(inputsOf(job.processes.slice(0, 1)));
-    const html = await buildReportHtml(bytes, META, { js: 'var s = "</script><img src=x onerror=alert(1)>";', css: 'a{}</style><b>x</b>' });
+    const html = await buildReportHtml(bytes, META, {
+      js: 'var s = "</script><img src=x onerror=alert(1)>";',
+      css: 'a{}</style><b>x</b>',
+    });
     expect(html.match(/<\/script>/g)).toHaveLength(2);
     expect(html.match(/<\/style>/g)).toHaveLength(1);
     expect(html).toContain('var s = "<\\/script><img src=x onerror=alert(1)>";');
@@ -142,7 +168,9 @@ describe('report page', () => {
     expect(html).toContain('<title>leak in &lt;exact&gt;</title>');
     const back = reopenReport(html);
     expect(back.header).toEqual(JSON.parse(JSON.stringify(header)));
-    expect(back.job.processes.map((p) => p.snapshots.map((s) => s.live.bytes))).toEqual(job.processes.map((p) => p.snapshots.map((s) => s.live.bytes)));
+    expect(back.job.processes.map((p) => p.snapshots.map((s) => s.live.bytes))).toEqual(
+      job.processes.map((p) => p.snapshots.map((s) => s.live.bytes)),
+    );
     expect(back.session.readOnly).toBe(true);
     expect(back.session.source).toEqual({ kind: 'report', title: 'leak in <exact>', createdAt: header.createdAt });
     expect(back.session.notes).toEqual(session.notes);
@@ -155,7 +183,9 @@ describe('report page', () => {
     const job = await loadJob(fixtureFiles('job'));
     const { job: header, bytes } = buildReport(inputsOf(job.processes.slice(0, 1)));
     const html = await buildReportHtml(bytes, META, APP);
-    expect(() => extractPayload(html.replace(/(id="heaplens-report-data"[^>]*>)([A-Za-z0-9+/]{40})/, '$1$2!!'))).toThrow(/damaged/);
+    expect(() =>
+      extractPayload(html.replace(/(id="heaplens-report-data"[^>]*>)([A-Za-z0-9+/]{40})/, '$1$2!!')),
+    ).toThrow(/damaged/);
     expect(() => extractPayload(html.slice(0, html.indexOf('heaplens-report-data') + 200))).toThrow(/cut off/);
     expect(() => unpackJob(bytes.slice(0, bytes.length >> 1))).toThrow(/damaged/);
     // a payload with another header: newer, older, foreign, an index out of range
@@ -169,7 +199,9 @@ describe('report page', () => {
       raw.set(cols, 4 + json.length + pad);
       return deflate(raw);
     };
-    expect(() => unpackJob(repack({ ...header, version: 3 }))).toThrow('written by a newer heaplens (report version 3); this one reads up to 2');
+    expect(() => unpackJob(repack({ ...header, version: 3 }))).toThrow(
+      'written by a newer heaplens (report version 3); this one reads up to 2',
+    );
     expect(() => unpackJob(repack({ ...header, version: 1 }))).toThrow(/older heaplens/);
     expect(() => unpackJob(repack({ ...header, format: 'x' }))).toThrow('not a heaplens report');
     const bad = structuredClone(header);
@@ -179,7 +211,9 @@ describe('report page', () => {
     bad2.processes[0].cellBytes = { ...bad2.processes[0].cellBytes, o: 1 << 30 };
     expect(() => unpackJob(repack(bad2))).toThrow(/processes\[0\]\.cellBytes: /);
     // a session embedded with bad fields is refused as untrusted input
-    expect(() => reportToSession({ ...header, notes: [{ ...(header.notes[0] ?? {}), color: 'javascript:x' } as never] })).toThrow();
+    expect(() =>
+      reportToSession({ ...header, notes: [{ ...(header.notes[0] ?? {}), color: 'javascript:x' } as never] }),
+    ).toThrow();
   });
 });
 
@@ -187,7 +221,11 @@ describe('sanitize', () => {
   it('strips every directory (dumps, processes, sources, modules, session paths), reduces the maps, and previews exactly that', async () => {
     const { job, session } = await jobWithSession();
     const wasm = await compileAddr2line(await readAddr2lineWasm());
-    const sym = new Symbolizer(new NodeSymbolFileSource(), { wasm, symbolDirs: [fixturePath('bin')], hostPaths: false });
+    const sym = new Symbolizer(new NodeSymbolFileSource(), {
+      wasm,
+      symbolDirs: [fixturePath('bin')],
+      hostPaths: false,
+    });
     const inputs = [];
     for (const proc of job.processes) inputs.push({ proc, symbols: await sym.symbolizeProcess(proc) });
     await sym.dispose();
@@ -195,7 +233,11 @@ describe('sanitize', () => {
     // unsanitized, the source files are paths as DWARF has them and the maps are whole
     expect(JSON.stringify(plain)).toContain('"./leaky.c"');
     plain.processes.forEach((p, k) => expect(p.maps?.length).toBe(job.processes[k].maps?.length));
-    const { job: data, preview } = buildReport(inputs, { session, sanitize: { paths: true, maps: true }, warnings: [{ file: '/secret/dir/x.heap', message: 'could not read /secret/dir/x.heap: EACCES' }] });
+    const { job: data, preview } = buildReport(inputs, {
+      session,
+      sanitize: { paths: true, maps: true },
+      warnings: [{ file: '/secret/dir/x.heap', message: 'could not read /secret/dir/x.heap: EACCES' }],
+    });
     const json = JSON.stringify(data);
     expect(json).not.toContain(ROOT);
     expect(json).not.toContain('/secret/');
@@ -246,7 +288,11 @@ describe('hostile names', () => {
     // totals are the original dump's (fixtures/python/jeprof-totals.txt)
     // the hostile copy keeps the original's name (and pid): its jeprof Total is the original's
     const hostileM1 = readdirSync(join(ROOT, 'fixtures', 'hostile')).find((n) => /^jeprof\.\d+\.1\.m1\.heap$/.test(n))!;
-    const want = Number(new RegExp(`py312/${hostileM1.replaceAll('.', '\\.')} \\S+ Total: (\\d+) B`).exec(readFileSync(join(ROOT, 'fixtures/python/jeprof-totals.txt'), 'utf8'))![1]);
+    const want = Number(
+      new RegExp(`py312/${hostileM1.replaceAll('.', '\\.')} \\S+ Total: (\\d+) B`).exec(
+        readFileSync(join(ROOT, 'fixtures/python/jeprof-totals.txt'), 'utf8'),
+      )![1],
+    );
     const hp = header.processes[0];
     expect(Math.floor(hp.snapshots[hp.target].live.bytes)).toBe(want);
     const html = await buildReportHtml(bytes, META, APP);

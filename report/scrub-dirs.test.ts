@@ -23,7 +23,12 @@ describe('--sanitize leaves nothing of directory names in warnings (issue 13, it
   it('in a built report: the warning keeps the file name only', () => {
     const { job: data } = buildReport([], {
       sanitize: { paths: true, maps: true },
-      warnings: [{ file: '/srv/my secret dir/a b/x.heap', message: 'skipped: not a heap profile: /srv/my secret dir/a b/x.heap, beside /srv/my secret dir/a b/y.heap' }],
+      warnings: [
+        {
+          file: '/srv/my secret dir/a b/x.heap',
+          message: 'skipped: not a heap profile: /srv/my secret dir/a b/x.heap, beside /srv/my secret dir/a b/y.heap',
+        },
+      ],
     });
     expect(JSON.stringify(data.warnings)).not.toMatch(/secret|srv|a b|my /);
     expect(data.warnings[0].message).toBe('skipped: not a heap profile: x.heap, beside y.heap');

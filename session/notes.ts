@@ -8,10 +8,21 @@ export const NOTE_COLORS = ['#e4572e', '#f3a712', '#29335c', '#669bbc', '#2a9d8f
 let counter = 0;
 
 /** A new note; its id is made of the time, a counter and random bits (unique within a session). */
-export function createNote(target: NoteTarget, text: string, color: string = NOTE_COLORS[0], now: Date = new Date()): Note {
+export function createNote(
+  target: NoteTarget,
+  text: string,
+  color: string = NOTE_COLORS[0],
+  now: Date = new Date(),
+): Note {
   counter = (counter + 1) % 1e6;
   const rnd = crypto.getRandomValues(new Uint32Array(1))[0].toString(36);
-  return { id: `n${now.getTime().toString(36)}-${counter.toString(36)}-${rnd}`, target, text, color, createdAt: now.toISOString() };
+  return {
+    id: `n${now.getTime().toString(36)}-${counter.toString(36)}-${rnd}`,
+    target,
+    text,
+    color,
+    createdAt: now.toISOString(),
+  };
 }
 
 export function addNote(session: Session, note: Note): Session {
@@ -19,9 +30,17 @@ export function addNote(session: Session, note: Note): Session {
   return { ...session, notes: [...session.notes, note] };
 }
 
-export function editNote(session: Session, id: string, change: { text?: string; color?: string }, now: Date = new Date()): Session {
+export function editNote(
+  session: Session,
+  id: string,
+  change: { text?: string; color?: string },
+  now: Date = new Date(),
+): Session {
   if (session.readOnly) throw new Error('this session is read-only (opened from a report)');
-  return { ...session, notes: session.notes.map((n) => (n.id === id ? { ...n, ...change, updatedAt: now.toISOString() } : n)) };
+  return {
+    ...session,
+    notes: session.notes.map((n) => (n.id === id ? { ...n, ...change, updatedAt: now.toISOString() } : n)),
+  };
 }
 
 export function removeNote(session: Session, id: string): Session {
@@ -32,7 +51,11 @@ export function removeNote(session: Session, id: string): Session {
 /** A stack as a note target: its addresses, leaf first. */
 export function stackTarget(proc: ProcessSeries, stackId: number, label?: string): StackTarget {
   const { offsets, frames } = proc.stacks;
-  const t: StackTarget = { kind: 'stack', process: proc.key, frames: frames.slice(offsets[stackId], offsets[stackId + 1]).map((a) => proc.addresses.hex[a]) };
+  const t: StackTarget = {
+    kind: 'stack',
+    process: proc.key,
+    frames: frames.slice(offsets[stackId], offsets[stackId + 1]).map((a) => proc.addresses.hex[a]),
+  };
   if (label !== undefined) t.label = label;
   return t;
 }
@@ -79,7 +102,12 @@ export function notesOnStack(notes: readonly Note[], t: StackTarget): Note[] {
 
 /** Notes on this function (in this process, or on all processes). */
 export function notesOnFunction(notes: readonly Note[], process: string, fn: string): Note[] {
-  return notes.filter((n) => n.target.kind === 'frame' && n.target.function === fn && (n.target.process === null || n.target.process === process));
+  return notes.filter(
+    (n) =>
+      n.target.kind === 'frame' &&
+      n.target.function === fn &&
+      (n.target.process === null || n.target.process === process),
+  );
 }
 
 /** Notes on a snapshot, a span containing it, or a diff with it as base or target (timeline markers). */

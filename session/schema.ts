@@ -105,7 +105,16 @@ export interface Session {
 }
 
 export function defaultView(): ViewState {
-  return { tab: null, stackMode: 'python-first', showAllocator: false, measure: 'bytes', search: '', flameZoom: null, selectedStack: null, extra: {} };
+  return {
+    tab: null,
+    stackMode: 'python-first',
+    showAllocator: false,
+    measure: 'bytes',
+    search: '',
+    flameZoom: null,
+    selectedStack: null,
+    extra: {},
+  };
 }
 
 export function emptySession(writer = 'heaplens'): Session {

@@ -4,7 +4,17 @@ import { loadJob } from '../analysis/load-job.js';
 import { fixtureFiles } from '../tools/fixtures.js';
 import { emptySession, SESSION_SCHEMA, type Session } from './schema.js';
 import { parseSession, serializeSession, SessionError, SessionVersionError } from './validate.js';
-import { addNote, createNote, describeTarget, notesOnSnapshot, notesOnStack, resolveStack, resolveSnapshot, snapshotRef, stackTarget } from './notes.js';
+import {
+  addNote,
+  createNote,
+  describeTarget,
+  notesOnSnapshot,
+  notesOnStack,
+  resolveStack,
+  resolveSnapshot,
+  snapshotRef,
+  stackTarget,
+} from './notes.js';
 
 async function sampleSession(): Promise<Session> {
   const job = await loadJob(fixtureFiles('job'));
@@ -19,12 +29,41 @@ async function sampleSession(): Promise<Session> {
     symbols: { dirs: ['/data/symbols'], sysroot: '/data/rootfs', enabled: true },
     selection: { process: p.key, base: snapshotRef(p, 0), target: snapshotRef(p, last) },
   };
-  session.view = { ...session.view, tab: 'diff', search: 'make_node', flameZoom: ['main', 'leak_steady'], selectedStack: stackTarget(p, leak), extra: { width: 1200, diffMode: 'abs', pinned: true, none: null } };
+  session.view = {
+    ...session.view,
+    tab: 'diff',
+    search: 'make_node',
+    flameZoom: ['main', 'leak_steady'],
+    selectedStack: stackTarget(p, leak),
+    extra: { width: 1200, diffMode: 'abs', pinned: true, none: null },
+  };
   session = addNote(session, createNote(stackTarget(p, leak, 'make_node'), 'the leak: never freed', '#e4572e', t0));
-  session = addNote(session, createNote({ kind: 'frame', process: null, function: 'make_node' }, 'allocates every node', '#2a9d8f', t0));
-  session = addNote(session, createNote({ kind: 'snapshot', process: p.key, snapshot: snapshotRef(p, 5) }, 'step 5', '#f3a712', t0));
-  session = addNote(session, createNote({ kind: 'span', process: p.key, from: snapshotRef(p, 2), to: snapshotRef(p, 8) }, 'warm-up\nsecond line', '#29335c', t0));
-  session = addNote(session, createNote({ kind: 'diff', process: p.key, base: snapshotRef(p, 0), target: snapshotRef(p, last) }, '+2.9 MiB', '#669bbc', t0));
+  session = addNote(
+    session,
+    createNote({ kind: 'frame', process: null, function: 'make_node' }, 'allocates every node', '#2a9d8f', t0),
+  );
+  session = addNote(
+    session,
+    createNote({ kind: 'snapshot', process: p.key, snapshot: snapshotRef(p, 5) }, 'step 5', '#f3a712', t0),
+  );
+  session = addNote(
+    session,
+    createNote(
+      { kind: 'span', process: p.key, from: snapshotRef(p, 2), to: snapshotRef(p, 8) },
+      'warm-up\nsecond line',
+      '#29335c',
+      t0,
+    ),
+  );
+  session = addNote(
+    session,
+    createNote(
+      { kind: 'diff', process: p.key, base: snapshotRef(p, 0), target: snapshotRef(p, last) },
+      '+2.9 MiB',
+      '#669bbc',
+      t0,
+    ),
+  );
   return session;
 }
 
@@ -48,8 +87,17 @@ describe('session file', () => {
     const last = p.snapshots[p.snapshots.length - 1];
     expect(last.liveBytes[[...last.stackIds].indexOf(id)]).toBe(20 * 3 * 16384);
     expect(notesOnStack(s.notes, stackTarget(p, id))).toHaveLength(1);
-    expect(resolveStack(job.processes.find((x) => x.prefix === 'sampled')!, note.target)).toBeNull();
-    expect(notesOnSnapshot(s.notes, p, 5).map((n) => n.target.kind).sort()).toEqual(['snapshot', 'span']);
+    expect(
+      resolveStack(
+        job.processes.find((x) => x.prefix === 'sampled')!,
+        note.target,
+      ),
+    ).toBeNull();
+    expect(
+      notesOnSnapshot(s.notes, p, 5)
+        .map((n) => n.target.kind)
+        .sort(),
+    ).toEqual(['snapshot', 'span']);
     expect(notesOnSnapshot(s.notes, p, 9).map((n) => n.target.kind)).toEqual([]);
     expect(notesOnSnapshot(s.notes, p, 0).map((n) => n.target.kind)).toEqual(['diff']);
     expect(resolveSnapshot(p, { file: 'moved/elsewhere.heap', seq: p.snapshots[3].seq })).toBe(3);
@@ -61,7 +109,9 @@ describe('session file', () => {
     doc.schema = SESSION_SCHEMA + 1;
     doc.notes.push({ kind: 'something new' });
     expect(() => parseSession(JSON.stringify(doc))).toThrow(SessionVersionError);
-    expect(() => parseSession(JSON.stringify(doc))).toThrow(`written by a newer heaplens (schema ${SESSION_SCHEMA + 1}); this one reads up to ${SESSION_SCHEMA}`);
+    expect(() => parseSession(JSON.stringify(doc))).toThrow(
+      `written by a newer heaplens (schema ${SESSION_SCHEMA + 1}); this one reads up to ${SESSION_SCHEMA}`,
+    );
   });
 
   it('rejects malformed and hostile input with the field named', async () => {
@@ -90,10 +140,14 @@ describe('session file', () => {
     expect(bad((d) => (d.selection.base = { file: 5 }))).toMatch(/^selection\.base\.file:/);
     expect(bad((d) => (d.schema = 1.5))).toMatch(/^schema:/);
     // a note's text may hold anything (it is shown as text, never as markup)
-    const s = parseSession(JSON.stringify({ ...good, notes: [{ ...good.notes[0], text: '<script>alert(1)</script>\u0000' }] }));
+    const s = parseSession(
+      JSON.stringify({ ...good, notes: [{ ...good.notes[0], text: '<script>alert(1)</script>\u0000' }] }),
+    );
     expect(s.notes[0].text).toBe('<script>alert(1)</script>\u0000');
     // unknown fields are dropped, not kept
-    expect(Object.keys(parseSession(JSON.stringify({ ...good, __proto__x: 1, extraField: 2 })))).not.toContain('extraField');
+    expect(Object.keys(parseSession(JSON.stringify({ ...good, __proto__x: 1, extraField: 2 })))).not.toContain(
+      'extraField',
+    );
   });
 
   it('a minimal schema-1 file (only the required fields) reads with defaults', () => {

@@ -27,7 +27,9 @@ export class SessionVersionError extends SessionError {
     readonly found: number,
     readonly supported: number,
   ) {
-    super(`this session was written by a newer heaplens (schema ${found}); this one reads up to ${supported}. Update heaplens to open it.`);
+    super(
+      `this session was written by a newer heaplens (schema ${found}); this one reads up to ${supported}. Update heaplens to open it.`,
+    );
     this.name = 'SessionVersionError';
   }
 }
@@ -83,12 +85,14 @@ function int(v: unknown, path: string): number {
 
 function isoDate(v: unknown, path: string): string {
   const s = str(v, path, 64);
-  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(s) || Number.isNaN(Date.parse(s))) fail(path, 'expected an ISO 8601 date-time');
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(s) || Number.isNaN(Date.parse(s)))
+    fail(path, 'expected an ISO 8601 date-time');
   return s;
 }
 
 function oneOf<T extends string>(v: unknown, path: string, allowed: readonly T[]): T {
-  if (typeof v !== 'string' || !(allowed as readonly string[]).includes(v)) fail(path, `expected one of ${allowed.join(', ')}`);
+  if (typeof v !== 'string' || !(allowed as readonly string[]).includes(v))
+    fail(path, `expected one of ${allowed.join(', ')}`);
   return v as T;
 }
 
@@ -119,16 +123,34 @@ export function parseNoteTarget(v: unknown, path: string): NoteTarget {
     case 'stack':
       return stackTarget(o, path);
     case 'frame': {
-      const t: NoteTarget = { kind, process: optStr(o.process, `${path}.process`, LIMITS.pathChars), function: str(o.function, `${path}.function`, LIMITS.pathChars) };
+      const t: NoteTarget = {
+        kind,
+        process: optStr(o.process, `${path}.process`, LIMITS.pathChars),
+        function: str(o.function, `${path}.function`, LIMITS.pathChars),
+      };
       if (o.module !== undefined) t.module = optStr(o.module, `${path}.module`, LIMITS.pathChars);
       return t;
     }
     case 'snapshot':
-      return { kind, process: str(o.process, `${path}.process`, LIMITS.pathChars), snapshot: snapshotRef(o.snapshot, `${path}.snapshot`) };
+      return {
+        kind,
+        process: str(o.process, `${path}.process`, LIMITS.pathChars),
+        snapshot: snapshotRef(o.snapshot, `${path}.snapshot`),
+      };
     case 'span':
-      return { kind, process: str(o.process, `${path}.process`, LIMITS.pathChars), from: snapshotRef(o.from, `${path}.from`), to: snapshotRef(o.to, `${path}.to`) };
+      return {
+        kind,
+        process: str(o.process, `${path}.process`, LIMITS.pathChars),
+        from: snapshotRef(o.from, `${path}.from`),
+        to: snapshotRef(o.to, `${path}.to`),
+      };
     case 'diff':
-      return { kind, process: str(o.process, `${path}.process`, LIMITS.pathChars), base: snapshotRef(o.base, `${path}.base`), target: snapshotRef(o.target, `${path}.target`) };
+      return {
+        kind,
+        process: str(o.process, `${path}.process`, LIMITS.pathChars),
+        base: snapshotRef(o.base, `${path}.base`),
+        target: snapshotRef(o.target, `${path}.target`),
+      };
   }
 }
 
@@ -166,15 +188,23 @@ function viewState(v: unknown, path: string): ViewState {
   }
   return {
     tab: o.tab === undefined ? d.tab : optStr(o.tab, `${path}.tab`, 64),
-    stackMode: o.stackMode === undefined ? d.stackMode : oneOf(o.stackMode, `${path}.stackMode`, ['python-first', 'merged', 'python', 'native'] as const),
+    stackMode:
+      o.stackMode === undefined
+        ? d.stackMode
+        : oneOf(o.stackMode, `${path}.stackMode`, ['python-first', 'merged', 'python', 'native'] as const),
     showAllocator: o.showAllocator === undefined ? d.showAllocator : bool(o.showAllocator, `${path}.showAllocator`),
     measure: o.measure === undefined ? d.measure : oneOf(o.measure, `${path}.measure`, ['bytes', 'objects'] as const),
     search: o.search === undefined ? d.search : str(o.search, `${path}.search`, LIMITS.shortChars),
     flameZoom:
       o.flameZoom === undefined || o.flameZoom === null
         ? null
-        : arr(o.flameZoom, `${path}.flameZoom`, LIMITS.stackFrames).map((x, i) => str(x, `${path}.flameZoom[${i}]`, LIMITS.pathChars)),
-    selectedStack: o.selectedStack === undefined || o.selectedStack === null ? null : stackTarget(obj(o.selectedStack, `${path}.selectedStack`), `${path}.selectedStack`),
+        : arr(o.flameZoom, `${path}.flameZoom`, LIMITS.stackFrames).map((x, i) =>
+            str(x, `${path}.flameZoom[${i}]`, LIMITS.pathChars),
+          ),
+    selectedStack:
+      o.selectedStack === undefined || o.selectedStack === null
+        ? null
+        : stackTarget(obj(o.selectedStack, `${path}.selectedStack`), `${path}.selectedStack`),
     extra,
   };
 }
@@ -198,7 +228,11 @@ export function validateSession(v: unknown): Session {
   if (o.source !== undefined && o.source !== null) {
     const s = obj(o.source, 'source');
     oneOf(s.kind, 'source.kind', ['report'] as const);
-    source = { kind: 'report', title: str(s.title, 'source.title', LIMITS.shortChars), createdAt: isoDate(s.createdAt, 'source.createdAt') };
+    source = {
+      kind: 'report',
+      title: str(s.title, 'source.title', LIMITS.shortChars),
+      createdAt: isoDate(s.createdAt, 'source.createdAt'),
+    };
   }
   return {
     format: SESSION_FORMAT,
@@ -231,7 +265,10 @@ export const MAX_SESSION_BYTES = LIMITS.fileChars;
 
 /** Throws when a session file of this many bytes is too large to be read. */
 export function checkSessionFileSize(bytes: number): void {
-  if (bytes > MAX_SESSION_BYTES) throw new SessionError(`session file of ${bytes} bytes is larger than the ${MAX_SESSION_BYTES} bytes a session may have; not read`);
+  if (bytes > MAX_SESSION_BYTES)
+    throw new SessionError(
+      `session file of ${bytes} bytes is larger than the ${MAX_SESSION_BYTES} bytes a session may have; not read`,
+    );
 }
 
 /** Parses the text of a session file (untrusted). */

@@ -18,7 +18,8 @@ try {
 } catch {
   objcopy = false;
 }
-if (!objcopy) console.warn('compressed.test: skipped, objcopy (binutils) is not installed; it makes the compressed-debug copy');
+if (!objcopy)
+  console.warn('compressed.test: skipped, objcopy (binutils) is not installed; it makes the compressed-debug copy');
 
 let wasm: CompiledWasm;
 let dir: string;
@@ -35,7 +36,10 @@ beforeAll(async () => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 async function lookup(path: string, inflate?: InflateFn): Promise<{ frames: RawFrame[][]; compressedDebug: boolean }> {
-  const list = readFileSync(join(FIX, 'ref', 'cxx-pie.addrs'), 'utf8').trim().split('\n').map((l) => BigInt(l));
+  const list = readFileSync(join(FIX, 'ref', 'cxx-pie.addrs'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => BigInt(l));
   const inst = await Addr2lineInstance.create(wasm);
   const file = await source.open(path);
   if (!file) throw new Error(`missing ${path}`);

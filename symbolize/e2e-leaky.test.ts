@@ -28,7 +28,11 @@ describe('leaky dumps symbolize to the known pattern', () => {
     const sym = new Symbolizer(new NodeSymbolFileSource(), { wasm, symbolDirs: [join(JE, 'bin')], hostPaths: false });
     const mk = `make_node leaky.c:${lineOf('void *p = malloc(size)')}`;
     const want = [
-      [mk, `leak_steady leaky.c:${lineOf('leaked[step] = make_node')}`, `main leaky.c:${lineOf('    leak_steady(s);')}`],
+      [
+        mk,
+        `leak_steady leaky.c:${lineOf('leaked[step] = make_node')}`,
+        `main leaky.c:${lineOf('    leak_steady(s);')}`,
+      ],
       [mk, `plateau leaky.c:${lineOf('plateau_objs[i] = make_node')}`, `main leaky.c:${lineOf('  plateau();')}`],
       [mk, `worker leaky.c:${lineOf('worker_objs[i] = make_node')}`],
     ];

@@ -67,13 +67,20 @@ const MAX_NOTE = 1 << 16;
 /** Byte ranges already read (the head and the tail of the file), served without another read. */
 type ReadWindows = { offset: number; bytes: Uint8Array }[];
 
-async function readExact(file: SymbolFile, offset: bigint, length: number, what: string, windows?: ReadWindows): Promise<Uint8Array> {
+async function readExact(
+  file: SymbolFile,
+  offset: bigint,
+  length: number,
+  what: string,
+  windows?: ReadWindows,
+): Promise<Uint8Array> {
   if (offset < 0n || offset + BigInt(length) > BigInt(file.size)) {
     throw new ElfError(`${what} lies outside the file (offset ${offset}, ${length} bytes, file ${file.size} bytes)`);
   }
   const o = Number(offset);
   for (const w of windows ?? []) {
-    if (o >= w.offset && o + length <= w.offset + w.bytes.length) return w.bytes.subarray(o - w.offset, o - w.offset + length);
+    if (o >= w.offset && o + length <= w.offset + w.bytes.length)
+      return w.bytes.subarray(o - w.offset, o - w.offset + length);
   }
   const data = await file.read(o, length);
   if (data.length < length) throw new ElfError(`${what}: short read`);
@@ -308,7 +315,17 @@ function parseBuildIdNote(raw: Uint8Array, le: boolean): string | null {
  * DWARF sections symbolization never reads: variable locations (often a quarter of -O2 DWARF), macros,
  * name indexes, call frame info.
  */
-const UNUSED_DEBUG = new Set(['loc', 'loclists', 'macro', 'macinfo', 'pubnames', 'pubtypes', 'gnu_pubnames', 'gnu_pubtypes', 'frame']);
+const UNUSED_DEBUG = new Set([
+  'loc',
+  'loclists',
+  'macro',
+  'macinfo',
+  'pubnames',
+  'pubtypes',
+  'gnu_pubnames',
+  'gnu_pubtypes',
+  'frame',
+]);
 
 /** Sections the WASM module reads; everything else becomes SHT_NOBITS in the compact image. */
 export function isNeededSection(name: string): boolean {
@@ -347,7 +364,9 @@ export type InflateFn = (zlibData: Uint8Array, size: number) => Promise<Uint8Arr
 
 /** Whether the image would carry SHF_COMPRESSED sections (what `inflateSections` works on). */
 export function hasCompressedSections(info: ElfInfo): boolean {
-  return info.sections.some((s, i) => i > 0 && s.type !== SHT_NOBITS && (s.flags & SHF_COMPRESSED) !== 0n && isNeededSection(s.name));
+  return info.sections.some(
+    (s, i) => i > 0 && s.type !== SHT_NOBITS && (s.flags & SHF_COMPRESSED) !== 0n && isNeededSection(s.name),
+  );
 }
 
 /**
@@ -355,7 +374,12 @@ export function hasCompressedSections(info: ElfInfo): boolean {
  * A section that fails (bad header, wrong size, inflate error) is left out and stays compressed; the module
  * then inflates it, or reports it, as before. Results are the same either way.
  */
-export async function inflateSections(file: SymbolFile, info: ElfInfo, inflate: InflateFn, maxBytes: number): Promise<Map<number, Uint8Array>> {
+export async function inflateSections(
+  file: SymbolFile,
+  info: ElfInfo,
+  inflate: InflateFn,
+  maxBytes: number,
+): Promise<Map<number, Uint8Array>> {
   const out = new Map<number, Uint8Array>();
   const chdr = info.is64 ? 24 : 12;
   const jobs = info.sections.map(async (s, i) => {

@@ -24,7 +24,9 @@ function memFile(path: string, bytes: Uint8Array): SymbolFile {
 describe('corrupted ELF files', () => {
   it('300 mutants of the fixture binaries: results or errors, never a crash', async () => {
     const wasm = await compileAddr2line(await readAddr2lineWasm());
-    const originals = ['bin/c-pie', 'bin/cxx-pie', 'lib/libsolib.so'].map((p) => new Uint8Array(readFileSync(join(FIX, p))));
+    const originals = ['bin/c-pie', 'bin/cxx-pie', 'lib/libsolib.so'].map(
+      (p) => new Uint8Array(readFileSync(join(FIX, p))),
+    );
     let seed = 0x9e3779b9;
     const rnd = (n: number): number => {
       seed ^= seed << 13;

@@ -69,7 +69,10 @@ export function fileOffsetToVaddr(info: ElfInfo, fileOffset: bigint): bigint | n
  * same load bias (zero for ET_EXEC), and the file is long enough. Dumps carry no build-ids, so this is the
  * evidence we have; a different build of the same source usually differs in segment sizes.
  */
-export function checkAgainstMappings(info: ElfInfo, entries: readonly MapsEntry[]): { check: BinaryCheck; reason: string } {
+export function checkAgainstMappings(
+  info: ElfInfo,
+  entries: readonly MapsEntry[],
+): { check: BinaryCheck; reason: string } {
   if (entries.length === 0) return { check: 'unverified', reason: 'no mappings to compare with' };
   if (!info.programHeaders.some((p) => p.type === PT_LOAD)) {
     return { check: 'mismatch', reason: 'file has no loadable segments' };
@@ -83,7 +86,11 @@ export function checkAgainstMappings(info: ElfInfo, entries: readonly MapsEntry[
   return { check: 'mismatch', reason: firstReason };
 }
 
-function checkWithPage(info: ElfInfo, entries: readonly MapsEntry[], page: bigint): { check: BinaryCheck; reason: string } {
+function checkWithPage(
+  info: ElfInfo,
+  entries: readonly MapsEntry[],
+  page: bigint,
+): { check: BinaryCheck; reason: string } {
   const loads = info.programHeaders.filter((p) => p.type === PT_LOAD);
   const fileEnd = alignUp(BigInt(info.fileSize), page);
   // Segments can share a page in the file (RELRO data right after .rodata), so a mapping may belong to
@@ -106,20 +113,28 @@ function checkWithPage(info: ElfInfo, entries: readonly MapsEntry[], page: bigin
   for (const e of entries) {
     const size = e.end - e.start;
     const hex = '0x' + e.offset.toString(16);
-    if (e.offset >= fileEnd) return { check: 'mismatch', reason: `mapping at file offset ${hex} is past the end of the file` };
+    if (e.offset >= fileEnd)
+      return { check: 'mismatch', reason: `mapping at file offset ${hex} is past the end of the file` };
     const seg = candidates(e).find((p) => biasOf(e, p) === bias);
-    if (!seg) return { check: 'mismatch', reason: `mapping at file offset ${hex} fits no loadable segment at the common load address` };
+    if (!seg)
+      return {
+        check: 'mismatch',
+        reason: `mapping at file offset ${hex} fits no loadable segment at the common load address`,
+      };
     const segStart = alignDown(seg.offset, page);
     const segEnd = alignUp(seg.offset + seg.filesz, page);
     if (e.perms[2] === 'x') {
-      if (!(seg.flags & PF_X)) return { check: 'mismatch', reason: `executable mapping at ${hex} is a non-executable segment in the file` };
-      if (e.offset + size > segEnd) return { check: 'mismatch', reason: `executable mapping at ${hex} is longer than its segment` };
+      if (!(seg.flags & PF_X))
+        return { check: 'mismatch', reason: `executable mapping at ${hex} is a non-executable segment in the file` };
+      if (e.offset + size > segEnd)
+        return { check: 'mismatch', reason: `executable mapping at ${hex} is longer than its segment` };
       if (e.offset === segStart && e.offset + size === segEnd) exactExec++;
     } else if (e.offset + size > alignUp(seg.offset + seg.memsz, page) + page) {
       return { check: 'mismatch', reason: `mapping at ${hex} is longer than its segment` };
     }
   }
-  if (info.type === 2 && bias !== 0n) return { check: 'mismatch', reason: 'non-PIE executable mapped at another address' };
+  if (info.type === 2 && bias !== 0n)
+    return { check: 'mismatch', reason: 'non-PIE executable mapped at another address' };
   if (exactExec > 0) return { check: 'verified', reason: `segments match ${entries.length} mapping(s)` };
   return { check: 'unverified', reason: 'no executable mapping to compare segment sizes with' };
 }
@@ -134,7 +149,9 @@ export function pcToVaddr(info: ElfInfo, e: MapsEntry, pc: bigint): bigint | nul
   if (!loads) loadSegments.set(info, (loads = info.programHeaders.filter((p) => p.type === PT_LOAD)));
   const holds = (p: ProgramHeader): boolean => fileOffset >= p.offset && fileOffset < p.offset + p.filesz;
   const seg =
-    loads.find((p) => holds(p) && (!exec || (p.flags & PF_X) !== 0)) ?? loads.find(holds) ?? segmentForOffset(info, fileOffset);
+    loads.find((p) => holds(p) && (!exec || (p.flags & PF_X) !== 0)) ??
+    loads.find(holds) ??
+    segmentForOffset(info, fileOffset);
   return seg ? fileOffset - seg.offset + seg.vaddr : null;
 }
 

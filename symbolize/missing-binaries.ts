@@ -41,7 +41,12 @@ function statusOf(m: ModuleReport): MissingBinary['status'] | null {
  * The unresolved modules of one process at one snapshot, heaviest first. The allocator's own frames (the leading
  * frames views hide) count only with `includeAllocator`: their names matter only to those who show them.
  */
-export function missingBinaries(proc: ProcessSeries, snapshotIndex: number, modules: readonly ModuleReport[], options: { includeAllocator?: boolean } = {}): MissingBinariesSummary {
+export function missingBinaries(
+  proc: ProcessSeries,
+  snapshotIndex: number,
+  modules: readonly ModuleReport[],
+  options: { includeAllocator?: boolean } = {},
+): MissingBinariesSummary {
   const s = proc.snapshots[snapshotIndex];
   const wanted = new Map<string, { report: ModuleReport; status: MissingBinary['status'] }>();
   for (const m of modules) {
@@ -94,7 +99,15 @@ export function missingBinaries(proc: ProcessSeries, snapshotIndex: number, modu
   for (const [path, e] of acc) {
     const w = wanted.get(path);
     if (!w) continue;
-    out.push({ mappingPath: path, buildId: w.report.buildId, status: w.status, reason: w.report.error ?? w.report.reason, addresses: e.addresses.size, stacks: e.stacks, bytes: e.bytes });
+    out.push({
+      mappingPath: path,
+      buildId: w.report.buildId,
+      status: w.status,
+      reason: w.report.error ?? w.report.reason,
+      addresses: e.addresses.size,
+      stacks: e.stacks,
+      bytes: e.bytes,
+    });
   }
   out.sort((a, b) => b.bytes - a.bytes || (a.mappingPath < b.mappingPath ? -1 : 1));
   return { modules: out, totalBytes, unresolvedBytes };

@@ -64,8 +64,14 @@ function processOf(stacks: bigint[][], maps: MapsEntry[] | null, pid: number | n
 
 function runtime(name: string): { maps: MapsEntry[]; ras: bigint[]; expected: RefFrame[][] } {
   const text = readFileSync(join(FIX, 'runtime', `${name}.txt`), 'utf8');
-  const mapsText = text.split('\n').filter((l) => !l.startsWith('RA ')).join('\n');
-  const ras = text.split('\n').filter((l) => l.startsWith('RA ')).map((l) => BigInt(l.slice(3)));
+  const mapsText = text
+    .split('\n')
+    .filter((l) => !l.startsWith('RA '))
+    .join('\n');
+  const ras = text
+    .split('\n')
+    .filter((l) => l.startsWith('RA '))
+    .map((l) => BigInt(l.slice(3)));
   const expected = [...parseGnuAddr2line(readFileSync(join(FIX, 'runtime', `${name}.expected.txt`), 'utf8')).values()];
   return { maps: parseMaps(mapsText).entries, ras, expected };
 }
@@ -91,7 +97,16 @@ async function mapsFor(path: string, mappedAs: string, base: bigint): Promise<Ma
       const start = base + p.vaddr - (p.vaddr % page);
       const end = base + ((p.vaddr + p.filesz + page - 1n) / page) * page;
       const perms = `${p.flags & 4 ? 'r' : '-'}${p.flags & 2 ? 'w' : '-'}${p.flags & 1 ? 'x' : '-'}p`;
-      return { start, end, perms, offset: p.offset - (p.offset % page), dev: 'fe:00', inode: 7, path: mappedAs, deleted: false };
+      return {
+        start,
+        end,
+        perms,
+        offset: p.offset - (p.offset % page),
+        dev: 'fe:00',
+        inode: 7,
+        path: mappedAs,
+        deleted: false,
+      };
     });
 }
 
@@ -106,7 +121,11 @@ describe('symbolizeProcess on real runtime maps', () => {
       expect(ras.length).toBe(3);
       // One stack, leaf first: an extra leaf in main's code, then the three recorded return addresses.
       const proc = processOf([[ras[2] + 8n, ...ras]], maps);
-      const sym = new Symbolizer(new NodeSymbolFileSource(), { wasm, symbolDirs: [join(FIX, 'bin')], hostPaths: false });
+      const sym = new Symbolizer(new NodeSymbolFileSource(), {
+        wasm,
+        symbolDirs: [join(FIX, 'bin')],
+        hostPaths: false,
+      });
       const table = await symbolizeProcess(proc, sym);
       for (let i = 0; i < 3; i++) {
         const id = proc.addresses.index.get('0x' + ras[i].toString(16));
@@ -126,7 +145,13 @@ describe('symbolizeProcess on real runtime maps', () => {
   it('an address seen as leaf and as caller is looked up at PC and at PC-1', async () => {
     const { maps, ras } = runtime('c-pie');
     const ra = ras[2]; // in main, right after `call level1`
-    const proc = processOf([[ra, 0x1n], [0x2n, ra]], maps);
+    const proc = processOf(
+      [
+        [ra, 0x1n],
+        [0x2n, ra],
+      ],
+      maps,
+    );
     const sym = new Symbolizer(new NodeSymbolFileSource(), { wasm, symbolDirs: [join(FIX, 'bin')], hostPaths: false });
     const table = await sym.symbolizeProcess(proc);
     const id = proc.addresses.index.get('0x' + ra.toString(16))!;
@@ -158,12 +183,21 @@ describe('symbol search', () => {
   const libGnu = (): Map<string, RefFrame[]> =>
     parseGnuAddr2line(gunzipSync(readFileSync(join(FIX, 'ref', 'libsolib.gnu.txt.gz'))).toString());
 
-  async function libProcess(mappedAs: string, base = 0x7f0000000000n): Promise<{ proc: ProcessSeries; vaddrs: bigint[] }> {
+  async function libProcess(
+    mappedAs: string,
+    base = 0x7f0000000000n,
+  ): Promise<{ proc: ProcessSeries; vaddrs: bigint[] }> {
     const maps = await mapsFor(join(FIX, 'lib', 'libsolib.so'), mappedAs, base);
     // Every address of the reference that GNU addr2line places on a line, looked up as leaves.
     const vaddrs = [...libGnu()].filter(([, f]) => f.some((x) => x.line !== null)).map(([a]) => BigInt('0x' + a));
     expect(vaddrs.length).toBeGreaterThan(20);
-    return { proc: processOf(vaddrs.map((v) => [base + v]), maps), vaddrs };
+    return {
+      proc: processOf(
+        vaddrs.map((v) => [base + v]),
+        maps,
+      ),
+      vaddrs,
+    };
   }
 
   async function expectLib(sym: Symbolizer, mappedAs: string, debugPathEnd: string): Promise<void> {
@@ -208,7 +242,11 @@ describe('symbol search', () => {
     mkdirSync(dbgDir, { recursive: true });
     copyFileSync(LIB_DEBUG, join(dbgDir, 'libsolib.so.debug'));
     const sym = new Symbolizer(new NodeSymbolFileSource(), { wasm, sysroot: root, hostPaths: false });
-    await expectLib(sym, '/usr/lib/x86_64-linux-gnu/libsolib.so', '/usr/lib/debug/usr/lib/x86_64-linux-gnu/libsolib.so.debug');
+    await expectLib(
+      sym,
+      '/usr/lib/x86_64-linux-gnu/libsolib.so',
+      '/usr/lib/debug/usr/lib/x86_64-linux-gnu/libsolib.so.debug',
+    );
   });
 
   it('rejects a debug file whose build-id differs', async () => {
@@ -270,7 +308,10 @@ describe('symbol search', () => {
 describe('perf maps and Python frames', () => {
   it('resolves anonymous JIT code through perf-<pid>.map and never looks up Python pseudo-addresses', async () => {
     const maps = parseMaps('7f5000000000-7f5000100000 rwxp 00000000 00:00 0 \n').entries;
-    const perf = parsePerfMap('7f5000001000 40 py::compute:/app/x.py\n7f5000002000 10 [trampoline]\n', '/dumps/perf-4242.map');
+    const perf = parsePerfMap(
+      '7f5000001000 40 py::compute:/app/x.py\n7f5000002000 10 [trampoline]\n',
+      '/dumps/perf-4242.map',
+    );
     const other = parsePerfMap('7f5000001000 40 wrong-process\n', '/dumps/perf-1.map');
     const py = 0x7079000000000005n;
     expect(isPythonPseudoAddress(py)).toBe(true);
@@ -331,7 +372,9 @@ describe('caching and bad files', () => {
   it('processes mapping the same build at other addresses share the loaded module and close their files', async () => {
     const { maps, ras } = runtime('c-pie');
     const shift = 0x10000000n;
-    const moved = maps.map((m) => (m.path.endsWith('/c-pie') ? { ...m, start: m.start + shift, end: m.end + shift } : m));
+    const moved = maps.map((m) =>
+      m.path.endsWith('/c-pie') ? { ...m, start: m.start + shift, end: m.end + shift } : m,
+    );
     let loads = 0;
     let open = 0;
     const node = new NodeSymbolFileSource();
@@ -340,7 +383,14 @@ describe('caching and bad files', () => {
         const f = await node.open(p);
         if (!f) return null;
         open++;
-        return { ...f, path: f.path, size: f.size, mtimeMs: f.mtimeMs, read: (o, n) => f.read(o, n), close: () => (open--, f.close()) };
+        return {
+          ...f,
+          path: f.path,
+          size: f.size,
+          mtimeMs: f.mtimeMs,
+          read: (o, n) => f.read(o, n),
+          close: () => (open--, f.close()),
+        };
       },
     };
     const realLoad = Addr2lineInstance.prototype.load;
@@ -357,7 +407,9 @@ describe('caching and bad files', () => {
       expect(loads).toBe(1);
       expect(open).toBe(0);
       expect(t.leaf[0]?.status).toBe('symbolized');
-      expect(t.leaf[0]?.moduleOffset).toBe('0x' + (ras[1] - maps.find((m) => m.path.endsWith('/c-pie'))!.start).toString(16));
+      expect(t.leaf[0]?.moduleOffset).toBe(
+        '0x' + (ras[1] - maps.find((m) => m.path.endsWith('/c-pie'))!.start).toString(16),
+      );
       await sym.dispose();
     } finally {
       Addr2lineInstance.prototype.load = realLoad;

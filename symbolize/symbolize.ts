@@ -62,7 +62,9 @@ export interface SymbolTable {
 
 /** The entry for the frame at `position` of a stack (0 = leaf). */
 export function symbolAt(table: SymbolTable, addressId: number, position: number): SymbolizedAddress | undefined {
-  return position === 0 ? table.leaf[addressId] ?? table.caller[addressId] : table.caller[addressId] ?? table.leaf[addressId];
+  return position === 0
+    ? (table.leaf[addressId] ?? table.caller[addressId])
+    : (table.caller[addressId] ?? table.leaf[addressId]);
 }
 
 /** Python frames are recorded as pseudo-addresses with the top 16 bits 0x7079 ("py"); see python-frames.md. */
@@ -246,7 +248,9 @@ export class Symbolizer {
     let p = this.resultsLoading.get(identity);
     if (!p) {
       p = (async () => {
-        const loaded = (this.opts.cacheStore ? await this.opts.cacheStore.load(identity).catch(() => null) : null) ?? new Map<string, RawFrame[]>();
+        const loaded =
+          (this.opts.cacheStore ? await this.opts.cacheStore.load(identity).catch(() => null) : null) ??
+          new Map<string, RawFrame[]>();
         const had = this.results.get(identity);
         if (had) return had;
         this.results.set(identity, loaded);
@@ -268,7 +272,11 @@ export class Symbolizer {
       const loaded = await this.ensureLoaded(state);
       try {
         const flags = 1 | (this.opts.demangle === false ? 0 : 2) | 4;
-        const frames = loaded.instance.lookup(loaded.handle, missing.map((h) => BigInt('0x' + h)), flags);
+        const frames = loaded.instance.lookup(
+          loaded.handle,
+          missing.map((h) => BigInt('0x' + h)),
+          flags,
+        );
         missing.forEach((h, i) => cache.set(h, frames[i]));
         this.dirty.add(identity);
       } finally {
@@ -308,7 +316,11 @@ export class Symbolizer {
 
   private async run(proc: ProcessSeries, options: SymbolizeProcessOptions): Promise<SymbolTable> {
     const n = proc.addresses.hex.length;
-    const table: SymbolTable = { leaf: new Array(n).fill(undefined), caller: new Array(n).fill(undefined), modules: [] };
+    const table: SymbolTable = {
+      leaf: new Array(n).fill(undefined),
+      caller: new Array(n).fill(undefined),
+      modules: [],
+    };
     const asLeaf = new Uint8Array(n);
     const asCaller = new Uint8Array(n);
     const { offsets, frames } = proc.stacks;
@@ -366,9 +378,16 @@ export class Symbolizer {
       const cached = await this.resultsFor(st.identity);
       // Nothing cached for a module with compressed debug sections (Debian's /usr/lib/debug files): start
       // inflating them now, on the host's I/O threads, while the modules before it are looked up.
-      const src = st.located ? st.located.debug ?? st.located.binary : null;
+      const src = st.located ? (st.located.debug ?? st.located.binary) : null;
       const inflate = this.opts.inflate;
-      if (cached.size === 0 && src && inflate && st.filesOpen && st.inflated === undefined && hasCompressedSections(src.info)) {
+      if (
+        cached.size === 0 &&
+        src &&
+        inflate &&
+        st.filesOpen &&
+        st.inflated === undefined &&
+        hasCompressedSections(src.info)
+      ) {
         st.inflated = inflateSections(src.file, src.info, inflate, this.opts.maxImageBytes ?? DEFAULT_MAX_IMAGE);
       }
     };
@@ -401,7 +420,7 @@ export class Symbolizer {
         debugPath: located?.debug?.file.path ?? null,
         buildId: located?.binary.info.buildId ?? null,
         binary: located?.check ?? null,
-        reason: located ? located.checkReason : state.error ?? `not found (tried ${this.candidatesNote(path)})`,
+        reason: located ? located.checkReason : (state.error ?? `not found (tried ${this.candidatesNote(path)})`),
         addresses: wants.length,
         error: state.error,
       };
@@ -414,11 +433,18 @@ export class Symbolizer {
       let results: Map<string, RawFrame[]> | null = null;
       if (located && state.identity) {
         try {
-          results = await this.lookupModule(state, vaddrs.filter((v): v is bigint => v !== null));
+          results = await this.lookupModule(
+            state,
+            vaddrs.filter((v): v is bigint => v !== null),
+          );
         } catch (e) {
           // RangeError: an ArrayBuffer or WASM memory grow refused (address-space limit): frames stay unsymbolized.
           const memory = e instanceof RangeError;
-          report.error = memory ? `out of memory for the symbolizer (${e.message}); frames left unsymbolized` : e instanceof Error ? e.message : String(e);
+          report.error = memory
+            ? `out of memory for the symbolizer (${e.message}); frames left unsymbolized`
+            : e instanceof Error
+              ? e.message
+              : String(e);
           if (!(e instanceof ElfError || e instanceof WasmTrapError || memory)) throw e;
         }
       }
@@ -460,14 +486,29 @@ export class Symbolizer {
     return parts.join(', ') || 'nothing: no symbol folders given';
   }
 
-  private unmapped(hex: string, pc: bigint, probe: bigint, entry: MapsEntry | null, perfMaps: PerfMap[]): SymbolizedAddress {
+  private unmapped(
+    hex: string,
+    pc: bigint,
+    probe: bigint,
+    entry: MapsEntry | null,
+    perfMaps: PerfMap[],
+  ): SymbolizedAddress {
     for (const m of perfMaps) {
       const sym = findPerfSymbol(m, probe);
       if (sym) {
         const py = parsePythonPerfName(sym.name);
         if (py) {
           // Python 3.12's perf trampolines name the Python function run by that eval call (no line).
-          return { address: hex, module: baseName(m.path), modulePath: m.path, moduleOffset: null, frames: [{ function: py.function, file: py.file, line: null }], status: 'symbol-only', binary: null, python: true };
+          return {
+            address: hex,
+            module: baseName(m.path),
+            modulePath: m.path,
+            moduleOffset: null,
+            frames: [{ function: py.function, file: py.file, line: null }],
+            status: 'symbol-only',
+            binary: null,
+            python: true,
+          };
         }
         return {
           address: hex,

@@ -23,7 +23,10 @@ function ref(name: string, tool: 'gnu' | 'llvm'): Map<string, RefFrame[]> {
 }
 
 function addrs(name: string): bigint[] {
-  return readFileSync(join(FIX, 'ref', `${name}.addrs`), 'utf8').trim().split('\n').map((l) => BigInt(l));
+  return readFileSync(join(FIX, 'ref', `${name}.addrs`), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => BigInt(l));
 }
 
 function asRef(frames: RawFrame[]): RefFrame[] {
@@ -69,7 +72,9 @@ describe('addr2line wasm vs GNU addr2line / llvm-symbolizer on fixture binaries'
           `vs llvm ${pct(llvm.sameLocation, llvm.frames)}% of ${llvm.frames}; function names vs GNU ${pct(gnu.sameFunction, gnu.frames)}%; ` +
           `whole stacks vs GNU ${pct(gnu.sameStack, gnu.addresses)}%, vs llvm ${pct(llvm.sameStack, llvm.addresses)}%`,
       );
-      console.log(`  function names where GNU has a line: ${pct(gnu.sameFunctionLocated, gnu.locatedFrames)}% of ${gnu.locatedFrames}`);
+      console.log(
+        `  function names where GNU has a line: ${pct(gnu.sameFunctionLocated, gnu.locatedFrames)}% of ${gnu.locatedFrames}`,
+      );
       for (const m of gnu.mismatches.slice(0, 3)) console.log('  location mismatch vs GNU', JSON.stringify(m));
       for (const m of gnu.functionMismatches.slice(0, 3)) console.log('  name mismatch vs GNU', JSON.stringify(m));
       // The comparison must not be vacuous: most reference frames carry a real file:line.

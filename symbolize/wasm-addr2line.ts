@@ -102,7 +102,8 @@ export class Addr2lineInstance {
     } catch (e) {
       // An address-space limit (ulimit -v, as clusters set) leaves no room for WASM memory: V8 throws a
       // RangeError. Symbolization is given up for this module, not the command.
-      if (e instanceof RangeError) throw new WasmTrapError(`out of memory for the symbolizer (${e.message}); frames left unsymbolized`);
+      if (e instanceof RangeError)
+        throw new WasmTrapError(`out of memory for the symbolizer (${e.message}); frames left unsymbolized`);
       throw e;
     }
     return new Addr2lineInstance(inst.exports as A2lExports);
@@ -170,11 +171,16 @@ export class Addr2lineInstance {
     const inflated = preInflated ?? (inflate ? await inflateSections(file, info, inflate, maxImageBytes) : undefined);
     const layout = planCompactImage(info, inflated);
     if (layout.size > maxImageBytes) {
-      throw new ElfError(`debug and symbol sections of ${file.path} need ${layout.size} bytes, over the ${maxImageBytes} limit`);
+      throw new ElfError(
+        `debug and symbol sections of ${file.path} need ${layout.size} bytes, over the ${maxImageBytes} limit`,
+      );
     }
     // The heap reserve for loading (see below) and the image come from one memory grow: V8 may answer each
     // grow with GC work.
-    const loadReserve = Math.max(layout.size * RESERVE_SHARE, Math.min(LOAD_RESERVE_CAP, layout.size * LOAD_RESERVE_SHARE));
+    const loadReserve = Math.max(
+      layout.size * RESERVE_SHARE,
+      Math.min(LOAD_RESERVE_CAP, layout.size * LOAD_RESERVE_SHARE),
+    );
     this.reserve(layout.size + loadReserve);
     const ptr = this.call(() => this.x.a2l_alloc(layout.size)) >>> 0;
     if (ptr === 0) throw new WasmTrapError(`cannot allocate ${layout.size} bytes in WASM memory`);
@@ -192,7 +198,12 @@ export class Addr2lineInstance {
         }
         for (let done = 0; done < piece.size; done += READ_CHUNK) {
           const n = Math.min(READ_CHUNK, piece.size - done);
-          reads.push({ fileOffset: piece.fileOffset + done, imageOffset: piece.imageOffset + done, size: n, name: piece.name });
+          reads.push({
+            fileOffset: piece.fileOffset + done,
+            imageOffset: piece.imageOffset + done,
+            size: n,
+            name: piece.name,
+          });
         }
       }
       const readOne = async (r: (typeof reads)[number]): Promise<void> => {
@@ -239,7 +250,7 @@ export class Addr2lineInstance {
 
   info(handle: number): ModuleInfo {
     const p = this.call(() => this.x.a2l_info(handle));
-    if ((p >>> 0) === 0) throw new Error(this.lastError());
+    if (p >>> 0 === 0) throw new Error(this.lastError());
     const n = this.call(() => this.x.a2l_result_len());
     return JSON.parse(this.decoder.decode(this.bytes(p, n).slice())) as ModuleInfo;
   }
@@ -300,7 +311,7 @@ export class Addr2lineInstance {
       const b = u32(offBase + i + 1);
       strings[i] = this.decoder.decode(new Uint8Array(buf, blobStart + a, b - a));
     }
-    const str = (id: number): string | null => (id === 0xffffffff ? null : strings[id] ?? null);
+    const str = (id: number): string | null => (id === 0xffffffff ? null : (strings[id] ?? null));
     const result: RawFrame[][] = [];
     let frameWord = 4 + nAddrs;
     for (let a = 0; a < nAddrs; a++) {

@@ -9,19 +9,26 @@ import { describe, expect, it } from 'vitest';
 
 const DIR = join(import.meta.dirname, '..', 'native-tools', 'addr2line');
 const enabled = process.env.HEAPLENS_WASM_REBUILD === '1';
-if (!enabled) console.warn('wasm-build.test: skipped, the 30 s reproducible rebuild runs only with HEAPLENS_WASM_REBUILD=1 (CI sets it)');
+if (!enabled)
+  console.warn(
+    'wasm-build.test: skipped, the 30 s reproducible rebuild runs only with HEAPLENS_WASM_REBUILD=1 (CI sets it)',
+  );
 
 describe('heaplens_addr2line.wasm', () => {
-  it.skipIf(!enabled)('rebuilds byte for byte from native-tools/addr2line', () => {
-    const scratch = mkdtempSync(join(tmpdir(), 'heaplens-wasm-'));
-    const out = join(scratch, 'rebuilt.wasm');
-    execFileSync(join(DIR, 'build.sh'), {
-      env: { ...process.env, OUT: out, CARGO_TARGET_DIR: join(scratch, 'target') },
-      stdio: 'pipe',
-    });
-    const committed = readFileSync(join(DIR, 'heaplens_addr2line.wasm'));
-    const rebuilt = readFileSync(out);
-    expect(rebuilt.length).toBe(committed.length);
-    expect(Buffer.compare(rebuilt, committed)).toBe(0);
-  }, 600_000);
+  it.skipIf(!enabled)(
+    'rebuilds byte for byte from native-tools/addr2line',
+    () => {
+      const scratch = mkdtempSync(join(tmpdir(), 'heaplens-wasm-'));
+      const out = join(scratch, 'rebuilt.wasm');
+      execFileSync(join(DIR, 'build.sh'), {
+        env: { ...process.env, OUT: out, CARGO_TARGET_DIR: join(scratch, 'target') },
+        stdio: 'pipe',
+      });
+      const committed = readFileSync(join(DIR, 'heaplens_addr2line.wasm'));
+      const rebuilt = readFileSync(out);
+      expect(rebuilt.length).toBe(committed.length);
+      expect(Buffer.compare(rebuilt, committed)).toBe(0);
+    },
+    600_000,
+  );
 });

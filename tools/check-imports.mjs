@@ -40,7 +40,9 @@ function check(file) {
   const isTest = /\.test\.ts$/.test(file) || rel.startsWith('tools/');
   const lines = readFileSync(file, 'utf8').split('\n');
   lines.forEach((line, i) => {
-    const m = /^\s*(?:import|export)\s(?:[^'"]*\sfrom\s)?['"]([^'"]+)['"]/.exec(line) ?? /\bimport\(\s*['"]([^'"]+)['"]\s*\)/.exec(line);
+    const m =
+      /^\s*(?:import|export)\s(?:[^'"]*\sfrom\s)?['"]([^'"]+)['"]/.exec(line) ??
+      /\bimport\(\s*['"]([^'"]+)['"]\s*\)/.exec(line);
     if (!m) return;
     const spec = m[1];
     if (spec.startsWith('.')) {
@@ -50,7 +52,8 @@ function check(file) {
       if (isTest) return;
       // The preload API's types are the one contract the renderer shares with the Electron shell.
       if (top === 'renderer' && /\/app\/host-api(\.ts|\.js)?$/.test(spec)) return;
-      if (!(ALLOWED[top] ?? []).includes(target)) problems.push(`${rel}:${i + 1}: ${top}/ may not import from ${target}/ (${spec})`);
+      if (!(ALLOWED[top] ?? []).includes(target))
+        problems.push(`${rel}:${i + 1}: ${top}/ may not import from ${target}/ (${spec})`);
     } else if (PURE.has(top) && !isTest && NODE_MODULE.test(spec)) {
       problems.push(`${rel}:${i + 1}: ${top}/ must run in a browser worker: no Node module (${spec})`);
     }

@@ -48,7 +48,10 @@ export function jeprofTotals(): Map<string, JeprofTotals> {
   return new Map(
     lines.map((l) => {
       const [file, space, objects, alloc] = l.split('\t');
-      return [file, { inuseSpace: Number(space), inuseObjects: Number(objects), allocSpace: alloc ? Number(alloc) : null }];
+      return [
+        file,
+        { inuseSpace: Number(space), inuseObjects: Number(objects), allocSpace: alloc ? Number(alloc) : null },
+      ];
     }),
   );
 }

@@ -32,7 +32,12 @@ describe.skipIf(!built)('README examples', () => {
   for (const [cmd, want] of list) {
     it(cmd, () => {
       const args = cmd.split(' ').slice(1);
-      const got = execFileSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], env: { ...process.env, HEAPLENS_SYMBOL_CACHE: 'off', COLUMNS: String(README_COLUMNS) } });
+      const got = execFileSync(process.execPath, args, {
+        cwd: ROOT,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+        env: { ...process.env, HEAPLENS_SYMBOL_CACHE: 'off', COLUMNS: String(README_COLUMNS) },
+      });
       expect(got.replace(/\n+$/, '')).toBe(want);
     });
   }

@@ -20,8 +20,18 @@ export function nodeProblem(version) {
 
 /** The first line of a failed download's output that says what went wrong (not a stack frame). */
 export function downloadCause(output) {
-  const lines = output.split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('at ') && !/^\^+$/.test(l) && !l.startsWith('Node.js v'));
-  const cause = lines.find((l) => /ENOTFOUND|ECONNREFUSED|ETIMEDOUT|EAI_AGAIN|ECONNRESET|certificate|fetch failed|HTTPError|404|403|checksum/i.test(l)) ?? lines.find((l) => /error/i.test(l)) ?? lines[0];
+  const lines = output
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith('at ') && !/^\^+$/.test(l) && !l.startsWith('Node.js v'));
+  const cause =
+    lines.find((l) =>
+      /ENOTFOUND|ECONNREFUSED|ETIMEDOUT|EAI_AGAIN|ECONNRESET|certificate|fetch failed|HTTPError|404|403|checksum/i.test(
+        l,
+      ),
+    ) ??
+    lines.find((l) => /error/i.test(l)) ??
+    lines[0];
   return cause ?? 'the download failed without a message';
 }
 
@@ -40,11 +50,19 @@ function main() {
     // the binary, once there, runs from any Node; getting it (electron's install.js) needs 22.12
     const tooOld = nodeProblem(version);
     if (tooOld) {
-      say([`${tooOld}, and its binary is not downloaded yet.`, 'instead:', `  ${FALLBACK}`, '  or install Node 22.12 or later, then npm start']);
+      say([
+        `${tooOld}, and its binary is not downloaded yet.`,
+        'instead:',
+        `  ${FALLBACK}`,
+        '  or install Node 22.12 or later, then npm start',
+      ]);
       return 1;
     }
     process.stderr.write('heaplens: the Electron binary is not installed yet; downloading it (once)…\n');
-    const r = spawnSync(process.execPath, [join(pkgDir, 'install.js')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    const r = spawnSync(process.execPath, [join(pkgDir, 'install.js')], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     exe = binary();
     if (r.status !== 0 || !exe || !existsSync(exe)) {
       say([

@@ -7,7 +7,8 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const script = resolve(import.meta.dirname, 'start-electron.mjs');
-const run = (env: Record<string, string>) => spawnSync(process.execPath, [script], { encoding: 'utf8', env: { ...process.env, ...env }, timeout: 30_000 });
+const run = (env: Record<string, string>) =>
+  spawnSync(process.execPath, [script], { encoding: 'utf8', env: { ...process.env, ...env }, timeout: 30_000 });
 
 describe('npm start wrapper', () => {
   it('no Electron binary and the download fails: the cause and `npm run web`, no stack', () => {
@@ -25,7 +26,10 @@ describe('npm start wrapper', () => {
   });
 
   it('no binary and Node older than 22.12: says what Electron 45 needs and what works on this Node', () => {
-    const r = run({ HEAPLENS_ELECTRON_DIR: mkdtempSync(join(tmpdir(), 'heaplens-no-electron-')), HEAPLENS_NODE_VERSION_FOR_TEST: 'v20.19.2' });
+    const r = run({
+      HEAPLENS_ELECTRON_DIR: mkdtempSync(join(tmpdir(), 'heaplens-no-electron-')),
+      HEAPLENS_NODE_VERSION_FOR_TEST: 'v20.19.2',
+    });
     expect(r.status).toBe(1);
     expect(r.stderr).toContain('needs Node ≥ 22.12; this is Node 20.19.2');
     expect(r.stderr).toContain('npm run web');

@@ -13,7 +13,12 @@ import { processLimit } from '../../analysis/memory-context.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const JEMALLOC = '/usr/lib/x86_64-linux-gnu/libjemalloc.so.2';
-const PYTHONS = ['/root/.pyenv/versions/3.11.7/bin/python3.11', '/usr/bin/python3.11', '/root/.pyenv/versions/3.12.1/bin/python3.12', '/root/.pyenv/versions/3.13.0/bin/python3.13'].filter((p) => existsSync(p));
+const PYTHONS = [
+  '/root/.pyenv/versions/3.11.7/bin/python3.11',
+  '/usr/bin/python3.11',
+  '/root/.pyenv/versions/3.12.1/bin/python3.12',
+  '/root/.pyenv/versions/3.13.0/bin/python3.13',
+].filter((p) => existsSync(p));
 const haveGcc = spawnSync('gcc', ['--version']).status === 0;
 const ready = existsSync(JEMALLOC) && haveGcc && PYTHONS.length > 0;
 if (!ready) console.warn(`capture.test: SKIPPED (needs gcc, ${JEMALLOC} from libjemalloc2, and CPython 3.11–3.13)`);
@@ -48,12 +53,26 @@ function ownMemoryCgroup(): { version: 'v1' | 'v2'; dir: string; limitFile: stri
   const lines = readFileSync('/proc/self/cgroup', 'utf8').split('\n');
   const name = `heaplens-capture-test-${process.pid}`;
   const v2 = lines.find((l) => l.startsWith('0::'))?.slice(3);
-  if (v2 !== undefined && existsSync(`/sys/fs/cgroup${v2}/cgroup.subtree_control`) && readFileSync(`/sys/fs/cgroup${v2}/cgroup.subtree_control`, 'utf8').includes('memory')) {
-    return { version: 'v2', dir: `/sys/fs/cgroup${v2 === '/' ? '' : v2}/${name}`, limitFile: 'memory.max', usageFile: 'memory.current' };
+  if (
+    v2 !== undefined &&
+    existsSync(`/sys/fs/cgroup${v2}/cgroup.subtree_control`) &&
+    readFileSync(`/sys/fs/cgroup${v2}/cgroup.subtree_control`, 'utf8').includes('memory')
+  ) {
+    return {
+      version: 'v2',
+      dir: `/sys/fs/cgroup${v2 === '/' ? '' : v2}/${name}`,
+      limitFile: 'memory.max',
+      usageFile: 'memory.current',
+    };
   }
   const v1 = lines.find((l) => /^\d+:memory:/.test(l))?.split(':')[2];
   if (v1 !== undefined && existsSync(`/sys/fs/cgroup/memory${v1}/memory.limit_in_bytes`)) {
-    return { version: 'v1', dir: `/sys/fs/cgroup/memory${v1 === '/' ? '' : v1}/${name}`, limitFile: 'memory.limit_in_bytes', usageFile: 'memory.usage_in_bytes' };
+    return {
+      version: 'v1',
+      dir: `/sys/fs/cgroup/memory${v1 === '/' ? '' : v1}/${name}`,
+      limitFile: 'memory.limit_in_bytes',
+      usageFile: 'memory.usage_in_bytes',
+    };
   }
   return null;
 }
@@ -71,7 +90,11 @@ describe.skipIf(!ready)('libheaplens_capture, built and preloaded into real Pyth
     // sh runs ls under the preload; prof_final makes each write a final dump at exit
     const r = spawnSync('/bin/sh', ['-c', 'ls / > /dev/null; exit 0'], {
       cwd: dir,
-      env: { ...process.env, LD_PRELOAD: `${JEMALLOC} ${join(root, 'native-tools/capture/build/libheaplens_capture.so')}`, MALLOC_CONF: `prof:true,prof_final:true,prof_prefix:${dir}/jeprof` },
+      env: {
+        ...process.env,
+        LD_PRELOAD: `${JEMALLOC} ${join(root, 'native-tools/capture/build/libheaplens_capture.so')}`,
+        MALLOC_CONF: `prof:true,prof_final:true,prof_prefix:${dir}/jeprof`,
+      },
       encoding: 'utf8',
     });
     expect(r.status, r.stderr).toBe(0);
@@ -91,15 +114,17 @@ describe.skipIf(!ready)('libheaplens_capture, built and preloaded into real Pyth
   // this VM, or v2 where it is delegated) with a limit: the context must report it and the usage the
   // program itself reads from the cgroup files at the dump.
   const cg = ownMemoryCgroup();
-  it.skipIf(!cg)(`cgroup limit and usage in the context agree with the cgroup files (${cg ? cg.version : 'no writable memory cgroup: skipped'})`, async () => {
-    const c = cg!;
-    const dir = join(work, 'cgroup');
-    execFileSync('mkdir', ['-p', dir]);
-    const LIMIT = 3 * 1024 * 1024 * 1024;
-    try {
-      execFileSync('mkdir', ['-p', c.dir]);
-      writeFileSync(join(c.dir, c.limitFile), String(LIMIT));
-      const prog = `import ctypes, json, sys
+  it.skipIf(!cg)(
+    `cgroup limit and usage in the context agree with the cgroup files (${cg ? cg.version : 'no writable memory cgroup: skipped'})`,
+    async () => {
+      const c = cg!;
+      const dir = join(work, 'cgroup');
+      execFileSync('mkdir', ['-p', dir]);
+      const LIMIT = 3 * 1024 * 1024 * 1024;
+      try {
+        execFileSync('mkdir', ['-p', c.dir]);
+        writeFileSync(join(c.dir, c.limitFile), String(LIMIT));
+        const prog = `import ctypes, json, sys
 def rd(n):
     return open(sys.argv[1] + "/" + n).read().split()[0]
 keep = [bytearray(4096) for _ in range(5000)]
@@ -108,30 +133,46 @@ ctypes.CDLL(None).mallctl(b"prof.dump", None, None, None, 0)
 after = int(rd("${c.usageFile}"))
 print(json.dumps({"limit": rd("${c.limitFile}"), "before": before, "after": after}))
 `;
-      writeFileSync(join(dir, 'cg.py'), prog);
-      const r = spawnSync('/bin/sh', ['-c', `echo $$ > ${c.dir}/cgroup.procs && exec "$0" cg.py "$1"`, PYTHONS[0], c.dir], {
-        cwd: dir,
-        env: { ...process.env, PYTHONMALLOC: 'malloc', LD_PRELOAD: `${JEMALLOC} ${join(root, 'native-tools/capture/build/libheaplens_capture.so')}`, MALLOC_CONF: `prof:true,prof_prefix:${dir}/jeprof` },
-        encoding: 'utf8',
-      });
-      expect(r.status, r.stderr).toBe(0);
-      const own = JSON.parse(r.stdout) as { limit: string; before: number; after: number };
-      const job = await loadJob(await collectInputFiles([dir]));
-      const ctx = job.processes[0].snapshots[0].context!;
-      expect(ctx.cgroup?.version).toBe(c.version === 'v2' ? 2 : 1);
-      expect(ctx.cgroup?.max).toBe(Number(own.limit));
-      expect(processLimit(job.processes[0])).toBe(LIMIT);
-      // the post-mortem takes that limit when none is given
-      let pmOut = '';
-      expect(await run(['postmortem', dir, '--json', '--no-symbols'], { out: (t) => (pmOut += t), err: () => {} })).toBe(0);
-      expect((JSON.parse(pmOut) as { limit: { bytes: number; source: string } | null }).limit).toMatchObject({ bytes: LIMIT, source: expect.stringMatching(/memory\.max recorded/) });
-      // usage moves with the dump's own writes (page cache): within the program's readings ± 4 MiB
-      expect(ctx.cgroup!.current!).toBeGreaterThanOrEqual(Math.min(own.before, own.after) - (4 << 20));
-      expect(ctx.cgroup!.current!).toBeLessThanOrEqual(Math.max(own.before, own.after) + (4 << 20));
-    } finally {
-      spawnSync('rmdir', [c.dir]);
-    }
-  }, 120_000);
+        writeFileSync(join(dir, 'cg.py'), prog);
+        const r = spawnSync(
+          '/bin/sh',
+          ['-c', `echo $$ > ${c.dir}/cgroup.procs && exec "$0" cg.py "$1"`, PYTHONS[0], c.dir],
+          {
+            cwd: dir,
+            env: {
+              ...process.env,
+              PYTHONMALLOC: 'malloc',
+              LD_PRELOAD: `${JEMALLOC} ${join(root, 'native-tools/capture/build/libheaplens_capture.so')}`,
+              MALLOC_CONF: `prof:true,prof_prefix:${dir}/jeprof`,
+            },
+            encoding: 'utf8',
+          },
+        );
+        expect(r.status, r.stderr).toBe(0);
+        const own = JSON.parse(r.stdout) as { limit: string; before: number; after: number };
+        const job = await loadJob(await collectInputFiles([dir]));
+        const ctx = job.processes[0].snapshots[0].context!;
+        expect(ctx.cgroup?.version).toBe(c.version === 'v2' ? 2 : 1);
+        expect(ctx.cgroup?.max).toBe(Number(own.limit));
+        expect(processLimit(job.processes[0])).toBe(LIMIT);
+        // the post-mortem takes that limit when none is given
+        let pmOut = '';
+        expect(
+          await run(['postmortem', dir, '--json', '--no-symbols'], { out: (t) => (pmOut += t), err: () => {} }),
+        ).toBe(0);
+        expect((JSON.parse(pmOut) as { limit: { bytes: number; source: string } | null }).limit).toMatchObject({
+          bytes: LIMIT,
+          source: expect.stringMatching(/memory\.max recorded/),
+        });
+        // usage moves with the dump's own writes (page cache): within the program's readings ± 4 MiB
+        expect(ctx.cgroup!.current!).toBeGreaterThanOrEqual(Math.min(own.before, own.after) - (4 << 20));
+        expect(ctx.cgroup!.current!).toBeLessThanOrEqual(Math.max(own.before, own.after) + (4 << 20));
+      } finally {
+        spawnSync('rmdir', [c.dir]);
+      }
+    },
+    120_000,
+  );
 
   for (const python of PYTHONS) {
     it(`${python}: the leaking path of a Python thread appears with its functions and lines`, async () => {
@@ -151,14 +192,24 @@ print(json.dumps({"limit": rd("${c.limitFile}"), "before": before, "after": afte
       });
       expect(r.status, r.stderr).toBe(0);
       const names = readdirSync(dir);
-      expect(names.some((n) => n.endsWith('.heap.pyframes')), names.join(' ')).toBe(true);
+      expect(
+        names.some((n) => n.endsWith('.heap.pyframes')),
+        names.join(' '),
+      ).toBe(true);
 
       const job = await loadJob(await collectInputFiles([dir]));
       expect(job.processes).toHaveLength(1);
       expect(job.processes[0].pythonFrames).toBeTruthy();
       let out = '';
-      expect(await run(['top', dir, '-n', '3', '--json', '--stacks', 'python', '--no-symbols'], { out: (s) => (out += s), err: () => {} })).toBe(0);
-      const doc = JSON.parse(out) as { stacks: { liveBytes: number; frames: { kind: string; function: string; line: number; file: string }[] }[] };
+      expect(
+        await run(['top', dir, '-n', '3', '--json', '--stacks', 'python', '--no-symbols'], {
+          out: (s) => (out += s),
+          err: () => {},
+        }),
+      ).toBe(0);
+      const doc = JSON.parse(out) as {
+        stacks: { liveBytes: number; frames: { kind: string; function: string; line: number; file: string }[] }[];
+      };
       const top = doc.stacks[0];
       expect(top.frames.slice(0, 2).map((f) => [f.function, f.line])).toEqual([
         ['Buffer.append_rows', lineOf('leak')],
@@ -172,7 +223,13 @@ print(json.dumps({"limit": rd("${c.limitFile}"), "before": before, "after": afte
       // context thread read jemalloc's stats after it
       const ctx = job.processes[0].snapshots[0].context;
       expect(ctx?.extra).not.toHaveProperty('hook_alloc_bytes');
-      const raw = readFileSync(join(dir, names.find((n) => n.endsWith('.heap.pyframes'))!), 'utf8');
+      const raw = readFileSync(
+        join(
+          dir,
+          names.find((n) => n.endsWith('.heap.pyframes'))!,
+        ),
+        'utf8',
+      );
       expect(raw).toMatch(/^C hook_alloc_bytes 0$/m);
       expect(ctx?.jemalloc?.allocated).toBeGreaterThan(8e6);
     }, 120_000);

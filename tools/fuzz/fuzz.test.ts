@@ -33,7 +33,9 @@ describe('mutation fuzzing', async () => {
         throw new Error(`${id}: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
       }
       const ms = performance.now() - t0;
-      expect(ms, `${id} took ${ms.toFixed(0)} ms`).toBeLessThan(TIME_BUDGET_MS + (BUDGET_MS_PER_MB * bytes.length) / 1e6);
+      expect(ms, `${id} took ${ms.toFixed(0)} ms`).toBeLessThan(
+        TIME_BUDGET_MS + (BUDGET_MS_PER_MB * bytes.length) / 1e6,
+      );
       if (i % 50 === 0) expect(process.memoryUsage().rss, `${id}: RSS`).toBeLessThan(RSS_LIMIT);
       const s = perTarget.get(t.name) ?? { cases: 0, slowestMs: 0 };
       s.cases++;
@@ -54,15 +56,38 @@ describe('fuzz findings kept as regression cases', async () => {
   const head = 'heap_v2/524288\n  t*: 1: 4096 [0: 0]\n';
   const rec = '@ 0x10 0x20\n  t*: 1: 4096 [0: 0]\n';
   const cases: [string, string, Uint8Array][] = [
-    ['sampled record with objects and 0 bytes (NaN/Infinity totals)', 'dump', enc.encode(head + '@ 0x1\n  t*: 3: 0 [0: 0]\n' + rec)],
+    [
+      'sampled record with objects and 0 bytes (NaN/Infinity totals)',
+      'dump',
+      enc.encode(head + '@ 0x1\n  t*: 3: 0 [0: 0]\n' + rec),
+    ],
     ['negative counts (negative stack bytes)', 'dump', enc.encode(head + '@ 0x1\n  t*: -5: -40960 [0: 0]\n' + rec)],
     ['a count of 2^64', 'dump', enc.encode(head + '@ 0x1\n  t*: 1: 18446744073709551616 [0: 0]\n')],
     ['a count of 400 digits', 'dump', enc.encode(head + `@ 0x1\n  t*: 1: ${'9'.repeat(400)} [0: 0]\n`)],
     ['a period of 1e23', 'dump', enc.encode('heap_v2/100000000000000000000000\n  t*: 1: 8 [0: 0]\n' + rec)],
     ['64 KB gzip of zeros (quadratic line carrying)', 'dump.gz', new Uint8Array(gzipSync(new Uint8Array(64 << 20)))],
-    ['one stack of 200,000 frames', 'dump', enc.encode(head + '@ ' + Array.from({ length: 200_000 }, (_, k) => '0x' + (k + 16).toString(16)).join(' ') + '\n  t*: 1: 4096 [0: 0]\n')],
-    ['a maps path with U+2028 and a flipped permission letter', 'maps', enc.encode('00400000-00401000 r-xp 00000000 08:01 7 /opt/a\u2028b\n00401000-00402000 r-xq 00001000 08:01 7 /opt/c\n')],
-    ['a maps path with terminal escapes', 'maps', enc.encode('00400000-00401000 r-xp 00000000 08:01 7 /opt/\u001b]0;x\u0007\u001b[2J\u202Eos.bil\n')],
+    [
+      'one stack of 200,000 frames',
+      'dump',
+      enc.encode(
+        head +
+          '@ ' +
+          Array.from({ length: 200_000 }, (_, k) => '0x' + (k + 16).toString(16)).join(' ') +
+          '\n  t*: 1: 4096 [0: 0]\n',
+      ),
+    ],
+    [
+      'a maps path with U+2028 and a flipped permission letter',
+      'maps',
+      enc.encode(
+        '00400000-00401000 r-xp 00000000 08:01 7 /opt/a\u2028b\n00401000-00402000 r-xq 00001000 08:01 7 /opt/c\n',
+      ),
+    ],
+    [
+      'a maps path with terminal escapes',
+      'maps',
+      enc.encode('00400000-00401000 r-xp 00000000 08:01 7 /opt/\u001b]0;x\u0007\u001b[2J\u202Eos.bil\n'),
+    ],
   ];
   for (const [what, target, bytes] of cases) {
     it(what, async () => {

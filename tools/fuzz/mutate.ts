@@ -133,12 +133,12 @@ export function mutate(orig: Uint8Array, rng: Rng): Uint8Array {
           b = splice(b, s, 0, rep);
         }
         break;
-      default: // random bytes
-        {
-          const r = new Uint8Array(1 + rng.int(32));
-          for (let j = 0; j < r.length; j++) r[j] = rng.int(256);
-          b = splice(b, at, 0, r);
-        }
+      default: {
+        // random bytes
+        const r = new Uint8Array(1 + rng.int(32));
+        for (let j = 0; j < r.length; j++) r[j] = rng.int(256);
+        b = splice(b, at, 0, r);
+      }
     }
   }
   return b;

@@ -30,7 +30,12 @@ export interface Target {
 
 const dec = new TextDecoder();
 const enc = new TextEncoder();
-const mem = (path: string, bytes: Uint8Array): InputFile => ({ path, size: bytes.length, mtimeMs: null, read: async (o, l) => bytes.subarray(o, o + l) });
+const mem = (path: string, bytes: Uint8Array): InputFile => ({
+  path,
+  size: bytes.length,
+  mtimeMs: null,
+  read: async (o, l) => bytes.subarray(o, o + l),
+});
 const read = (...p: string[]): Uint8Array => new Uint8Array(readFileSync(join(FIXTURES, ...p)));
 const PY = join(FIXTURES, '..', 'python');
 
@@ -43,32 +48,52 @@ function check(ok: boolean, what: string): void {
 function checkJob(job: Job, paths: readonly string[]): void {
   for (const p of job.processes) {
     for (const s of p.snapshots) {
-      for (const v of [s.live.bytes, s.live.objects, s.accumulated.bytes, s.accumulated.objects]) check(v >= 0 && v < Infinity, `${s.file}: total ${v}`);
+      for (const v of [s.live.bytes, s.live.objects, s.accumulated.bytes, s.accumulated.objects])
+        check(v >= 0 && v < Infinity, `${s.file}: total ${v}`);
       for (const col of [s.liveBytes, s.liveObjects, s.accumBytes, s.accumObjects]) {
         if (col) for (const v of col) check(v >= 0 && v < Infinity, `${s.file}: cell ${v}`);
       }
-      for (const t of s.threads) check(t.live.bytes >= 0 && t.live.bytes < Infinity, `${s.file}: thread ${t.uid} ${t.live.bytes}`);
+      for (const t of s.threads)
+        check(t.live.bytes >= 0 && t.live.bytes < Infinity, `${s.file}: thread ${t.uid} ${t.live.bytes}`);
     }
-    for (let k = 0; k < p.stacks.count; k++) check(p.stacks.offsets[k + 1] - p.stacks.offsets[k] <= 1024, `${p.key}: stack ${k} deeper than the frame cap`);
+    for (let k = 0; k < p.stacks.count; k++)
+      check(p.stacks.offsets[k + 1] - p.stacks.offsets[k] <= 1024, `${p.key}: stack ${k} deeper than the frame cap`);
   }
-  for (const w of job.warnings) check(paths.includes(w.file) || job.processes.some((p) => p.key === w.file), `warning names an unknown file: ${w.file}`);
+  for (const w of job.warnings)
+    check(
+      paths.includes(w.file) || job.processes.some((p) => p.key === w.file),
+      `warning names an unknown file: ${w.file}`,
+    );
 }
 
 async function jobOf(files: [string, Uint8Array][]): Promise<void> {
   const job = await loadJob(files.map(([p, b]) => mem(p, b)));
-  checkJob(job, files.map(([p]) => p));
+  checkJob(
+    job,
+    files.map(([p]) => p),
+  );
 }
 
 /** Errors a reader may refuse with; anything else is a finding. */
 function refusesWith(e: unknown, ...types: (new (...a: never[]) => Error)[]): void {
   if (e instanceof Broken) throw e;
-  if (!types.some((t) => e instanceof t)) throw new Broken(`unexpected ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`);
+  if (!types.some((t) => e instanceof t))
+    throw new Broken(`unexpected ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`);
 }
 
 function dumpSeeds(): Uint8Array[] {
   const job = readdirSync(join(FIXTURES, 'job')).sort();
-  const pick = [job.find((n) => /^exact\..*\.f\.heap$/.test(n))!, job.find((n) => /^sampled\..*\.0\.i0\.heap$/.test(n))!, job.find((n) => /^pygrow\..*\.1\.i1\.heap$/.test(n))!];
-  return [...pick.map((n) => read('job', n)), read('other', 'gperf.0001.heap'), read('other', 'empty-backtrace.heap'), read('damaged', 'truncated-in-maps.heap')];
+  const pick = [
+    job.find((n) => /^exact\..*\.f\.heap$/.test(n))!,
+    job.find((n) => /^sampled\..*\.0\.i0\.heap$/.test(n))!,
+    job.find((n) => /^pygrow\..*\.1\.i1\.heap$/.test(n))!,
+  ];
+  return [
+    ...pick.map((n) => read('job', n)),
+    read('other', 'gperf.0001.heap'),
+    read('other', 'empty-backtrace.heap'),
+    read('damaged', 'truncated-in-maps.heap'),
+  ];
 }
 
 async function sessionSeed(): Promise<Uint8Array> {
@@ -78,25 +103,45 @@ async function sessionSeed(): Promise<Uint8Array> {
   let s = emptySession('fuzz');
   s = addNote(s, createNote(stackTarget(p, 0), 'a stack', '#e4572e', t0));
   s = addNote(s, createNote({ kind: 'frame', process: null, function: 'make_node' }, 'a frame', '#2a9d8f', t0));
-  s = addNote(s, createNote({ kind: 'span', process: p.key, from: snapshotRef(p, 0), to: snapshotRef(p, 2) }, 'a span\nline 2', '#29335c', t0));
+  s = addNote(
+    s,
+    createNote(
+      { kind: 'span', process: p.key, from: snapshotRef(p, 0), to: snapshotRef(p, 2) },
+      'a span\nline 2',
+      '#29335c',
+      t0,
+    ),
+  );
   return enc.encode(serializeSession(s, t0));
 }
 
 async function reportSeed(): Promise<Uint8Array> {
   const job = await loadJob(fixtureFiles('job'));
-  const { job: header, bytes } = buildReport(job.processes.slice(0, 1).map((proc) => ({ proc, symbols: null })), { topN: 3 });
+  const { job: header, bytes } = buildReport(
+    job.processes.slice(0, 1).map((proc) => ({ proc, symbols: null })),
+    { topN: 3 },
+  );
   return enc.encode(await buildReportHtml(bytes, header, { js: 'void 0;', css: '' }));
 }
 
 export async function targets(): Promise<Target[]> {
   const dumps = dumpSeeds();
-  const pyDump = read('..', 'python', 'py312', readdirSync(join(PY, 'py312')).find((n) => n.endsWith('.1.m1.heap'))!);
+  const pyDump = read(
+    '..',
+    'python',
+    'py312',
+    readdirSync(join(PY, 'py312')).find((n) => n.endsWith('.1.m1.heap'))!,
+  );
   const pyName = readdirSync(join(PY, 'py312')).find((n) => n.endsWith('.1.m1.heap'))!;
   const noMaps = read('damaged', 'no-maps-section.heap');
   const mapsText = dec.decode(dumps[0]).split('MAPPED_LIBRARIES:\n')[1];
   return [
     { name: 'dump', seeds: dumps, run: (b) => jobOf([['d/x.7.0.m0.heap', b]]) },
-    { name: 'dump.gz', seeds: dumps.map((d) => new Uint8Array(gzipSync(d))), run: (b) => jobOf([['d/x.7.0.m0.heap.gz', b]]) },
+    {
+      name: 'dump.gz',
+      seeds: dumps.map((d) => new Uint8Array(gzipSync(d))),
+      run: (b) => jobOf([['d/x.7.0.m0.heap.gz', b]]),
+    },
     {
       name: 'dump beside a good one',
       seeds: dumps.slice(0, 2),
@@ -107,10 +152,21 @@ export async function targets(): Promise<Target[]> {
         const both = await loadJob([mem('d/x.7.0.m0.heap', b), mem('d/x.7.1.m1.heap', good)]);
         checkJob(both, ['d/x.7.0.m0.heap', 'd/x.7.1.m1.heap']);
         const s = both.processes[0]?.snapshots.find((x) => x.file === 'd/x.7.1.m1.heap');
-        check(s !== undefined && s.live.bytes === alone.processes[0].snapshots[0].live.bytes, 'the good dump lost or changed its total');
+        check(
+          s !== undefined && s.live.bytes === alone.processes[0].snapshots[0].live.bytes,
+          'the good dump lost or changed its total',
+        );
       },
     },
-    { name: 'pyframes sidecar', seeds: [read('..', 'python', 'py312', pyName + '.pyframes')], run: (b) => jobOf([[`p/${pyName}`, pyDump], [`p/${pyName}.pyframes`, b]]) },
+    {
+      name: 'pyframes sidecar',
+      seeds: [read('..', 'python', 'py312', pyName + '.pyframes')],
+      run: (b) =>
+        jobOf([
+          [`p/${pyName}`, pyDump],
+          [`p/${pyName}.pyframes`, b],
+        ]),
+    },
     {
       name: 'pyframes text',
       seeds: [read('..', 'python', 'py312', pyName + '.pyframes')],
@@ -123,8 +179,12 @@ export async function targets(): Promise<Target[]> {
       seeds: [enc.encode(mapsText)],
       run: async (b) => {
         const { entries } = parseMaps(dec.decode(b));
-        for (let i = 1; i < entries.length; i++) check(entries[i - 1].start <= entries[i].start, 'maps entries not sorted');
-        await jobOf([['m/x.7.0.m0.heap', noMaps], ['m/maps.7', b]]);
+        for (let i = 1; i < entries.length; i++)
+          check(entries[i - 1].start <= entries[i].start, 'maps entries not sorted');
+        await jobOf([
+          ['m/x.7.0.m0.heap', noMaps],
+          ['m/maps.7', b],
+        ]);
       },
     },
     {

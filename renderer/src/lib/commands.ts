@@ -80,7 +80,9 @@ export function runCommand(ui: Ui, c: MenuCommand): void {
 /** True when keys typed go to a text field (shortcuts must not fire). */
 export function isTyping(t: EventTarget | null): boolean {
   const el = t as HTMLElement | null;
-  return !!el && (el.tagName === 'INPUT' || el.tagName === 'SELECT' || el.tagName === 'TEXTAREA' || el.isContentEditable);
+  return (
+    !!el && (el.tagName === 'INPUT' || el.tagName === 'SELECT' || el.tagName === 'TEXTAREA' || el.isContentEditable)
+  );
 }
 
 export function handleKey(ui: Ui, ev: KeyboardEvent): void {
@@ -112,10 +114,19 @@ export function handleKey(ui: Ui, ev: KeyboardEvent): void {
   const n = app.focused?.snapshots.length ?? 0;
   const keys: Record<string, () => void> = {
     // the search box of the flame tabs, else the tab's own filter (growth)
-    '/': () => (ui.searchInput ?? (document.querySelector('.tabbody input[type=search]') as HTMLInputElement | null))?.focus(),
+    '/': () =>
+      (ui.searchInput ?? (document.querySelector('.tabbody input[type=search]') as HTMLInputElement | null))?.focus(),
     t: () => app.toggleTheme(),
     a: () => (app.hideAllocator = !app.hideAllocator),
-    m: () => (app.mode = app.mode === 'python-first' ? 'merged' : app.mode === 'merged' ? 'python' : app.mode === 'python' ? 'native' : 'python-first'),
+    m: () =>
+      (app.mode =
+        app.mode === 'python-first'
+          ? 'merged'
+          : app.mode === 'merged'
+            ? 'python'
+            : app.mode === 'python'
+              ? 'native'
+              : 'python-first'),
     '[': () => (app.snapshot = Math.max(0, app.snapshot - 1)),
     ']': () => (app.snapshot = Math.min(n - 1, app.snapshot + 1)),
     b: () => {

@@ -33,7 +33,9 @@ export function startEffects(ui: Ui): { flush(): void; cancel(): void } {
   /** the steadiest grower of the focused process, else its largest growth */
   const focusTopGrowth = (rows: GrowthResult['stacks']): void => {
     app.focusTopSuspect = false;
-    const top = rows.reduce<(typeof rows)[number] | null>((b, x) => (x.score > 0 && (!b || x.score > b.score) ? x : b), null) ?? rows.find((x) => x.deltaBytes > 0);
+    const top =
+      rows.reduce<(typeof rows)[number] | null>((b, x) => (x.score > 0 && (!b || x.score > b.score) ? x : b), null) ??
+      rows.find((x) => x.deltaBytes > 0);
     if (top) ui.selectStack(top.stackId);
   };
 
@@ -101,7 +103,9 @@ export function startEffects(ui: Ui): { flush(): void; cancel(): void } {
   $effect(() => {
     const notes = app.notes;
     const summary = app.summary;
-    const targets = notes.filter((n) => n.target.kind === 'stack').map((n) => ({ id: n.id, t: n.target as StackTarget }));
+    const targets = notes
+      .filter((n) => n.target.kind === 'stack')
+      .map((n) => ({ id: n.id, t: n.target as StackTarget }));
     const pending = app.pendingSelectedStack;
     if (!summary) return;
     const seq = ++resolveSeq;
@@ -120,14 +124,31 @@ export function startEffects(ui: Ui): { flush(): void; cancel(): void } {
         if (r && r.proc === ui.procIndex) ui.selectStack(r.stackId);
       }
     };
-    if (all.length > 0) void untrack(() => app.client.request({ type: 'resolveStacks', targets: all })).then(({ ids }) => done(ids));
+    if (all.length > 0)
+      void untrack(() => app.client.request({ type: 'resolveStacks', targets: all })).then(({ ids }) => done(ids));
     else done([]);
   });
 
   // -- sessions: autosave (debounced) on any change of what a session holds ------------------------
   const autosaver = debounce(() => void app.autosave(), 1500);
   $effect(() => {
-    void [app.notes, app.base, app.target, app.snapshot, app.tab, app.mode, app.hideAllocator, app.sample, app.filters, app.unfold, app.search, app.diffMode, app.widthBy, app.selectedStack, ui.procIndex];
+    void [
+      app.notes,
+      app.base,
+      app.target,
+      app.snapshot,
+      app.tab,
+      app.mode,
+      app.hideAllocator,
+      app.sample,
+      app.filters,
+      app.unfold,
+      app.search,
+      app.diffMode,
+      app.widthBy,
+      app.selectedStack,
+      ui.procIndex,
+    ];
     if (!app.summary || app.readOnly) return;
     untrack(() => autosaver.call());
   });

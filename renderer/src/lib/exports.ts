@@ -5,22 +5,52 @@ import type { Session } from '../../../session/schema.ts';
 import type { ExportFormat } from './protocol.ts';
 import type { Ui } from './ui.svelte.ts';
 
-const exportProcs = (ui: Ui, all: boolean): number[] => (all ? (ui.app.summary?.processes.map((p) => p.index) ?? []) : [...ui.app.selected]);
+const exportProcs = (ui: Ui, all: boolean): number[] =>
+  all ? (ui.app.summary?.processes.map((p) => p.index) ?? []) : [...ui.app.selected];
 /** a plain copy for postMessage (no state proxies) */
 const plainSession = (ui: Ui): Session => JSON.parse(JSON.stringify(ui.app.toSession())) as Session;
 
 export async function reportPreview(ui: Ui, sanitize: { paths: boolean; maps: boolean }) {
   const app = ui.app;
-  const r = await app.client.request({ type: 'report', procs: exportProcs(ui, false), base: app.base, target: app.target, session: plainSession(ui), title: '', sanitize: { ...sanitize }, view: { ...app.view }, previewOnly: true });
+  const r = await app.client.request({
+    type: 'report',
+    procs: exportProcs(ui, false),
+    base: app.base,
+    target: app.target,
+    session: plainSession(ui),
+    title: '',
+    sanitize: { ...sanitize },
+    view: { ...app.view },
+    previewOnly: true,
+  });
   return r.preview;
 }
 
-export async function exportReport(ui: Ui, title: string, sanitize: { paths: boolean; maps: boolean }, all: boolean): Promise<void> {
+export async function exportReport(
+  ui: Ui,
+  title: string,
+  sanitize: { paths: boolean; maps: boolean },
+  all: boolean,
+): Promise<void> {
   const app = ui.app;
   try {
-    const r = await app.client.request({ type: 'report', procs: exportProcs(ui, all), base: app.base, target: app.target, session: plainSession(ui), title, sanitize: { ...sanitize }, view: { ...app.view }, previewOnly: false });
+    const r = await app.client.request({
+      type: 'report',
+      procs: exportProcs(ui, all),
+      base: app.base,
+      target: app.target,
+      session: plainSession(ui),
+      title,
+      sanitize: { ...sanitize },
+      view: { ...app.view },
+      previewOnly: false,
+    });
     if (r.html === null) return;
-    await app.host.save(`${(title || 'heaplens-report').replace(/[^A-Za-z0-9._-]+/g, '-').slice(0, 80)}.html`, r.html, 'text/html');
+    await app.host.save(
+      `${(title || 'heaplens-report').replace(/[^A-Za-z0-9._-]+/g, '-').slice(0, 80)}.html`,
+      r.html,
+      'text/html',
+    );
     app.status = `Report exported (${(r.bytes / 1024).toFixed(0)} KiB).`;
     ui.showExport = false;
   } catch (e) {
@@ -32,7 +62,13 @@ export async function exportFormat(ui: Ui, format: ExportFormat): Promise<void> 
   const app = ui.app;
   if (ui.procIndex < 0) return;
   try {
-    const r = await app.client.request({ type: 'export', format, procs: [...app.selected], snapshot: app.tab === 'flame' ? app.snapshot : app.target, view: app.view });
+    const r = await app.client.request({
+      type: 'export',
+      format,
+      procs: [...app.selected],
+      snapshot: app.tab === 'flame' ? app.snapshot : app.target,
+      view: app.view,
+    });
     await app.host.save(r.name, r.data, r.mime);
     app.status = `Exported ${r.name}.`;
   } catch (e) {
@@ -58,7 +94,9 @@ export async function exportJson(ui: Ui): Promise<void> {
 }
 
 export async function exportPng(ui: Ui): Promise<void> {
-  const canvas = document.querySelector('[data-testid=flame] canvas, [data-testid=diff-flame] canvas') as HTMLCanvasElement | null;
+  const canvas = document.querySelector(
+    '[data-testid=flame] canvas, [data-testid=diff-flame] canvas',
+  ) as HTMLCanvasElement | null;
   if (!canvas) return;
   const blob = await new Promise<Blob | null>((r) => canvas.toBlob(r, 'image/png'));
   if (blob) await ui.app.host.save(`heaplens-${ui.app.tab}.png`, new Uint8Array(await blob.arrayBuffer()), 'image/png');

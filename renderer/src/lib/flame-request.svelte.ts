@@ -17,7 +17,13 @@ export function requestFlame(ui: Ui, kind: 'flame' | 'diff'): void {
     const mine = ++seq;
     untrack(() => app.busy++);
     app.client
-      .request({ type: 'flame', proc: p, snapshot: kind === 'flame' ? snapshot : target, base: kind === 'diff' ? base : null, view })
+      .request({
+        type: 'flame',
+        proc: p,
+        snapshot: kind === 'flame' ? snapshot : target,
+        base: kind === 'diff' ? base : null,
+        view,
+      })
       .then((r) => {
         if (mine !== seq) return;
         if (kind === 'flame') app.flame = r.flame;

@@ -4,7 +4,9 @@ import { readTextVia } from './host.ts';
 
 describe('readTextVia', () => {
   it('reads a Blob', async () => {
-    expect(await readTextVia({ path: 's.heaplens.json', size: -1, mtimeMs: null, blob: new Blob(['{"a":"é"}']) }, null)).toBe('{"a":"é"}');
+    expect(
+      await readTextVia({ path: 's.heaplens.json', size: -1, mtimeMs: null, blob: new Blob(['{"a":"é"}']) }, null),
+    ).toBe('{"a":"é"}');
   });
   it('reads a host path in chunks until a short/empty read, UTF-8 across chunk ends', async () => {
     const bytes = new TextEncoder().encode('x'.repeat(10) + 'é'.repeat(5));
@@ -13,7 +15,9 @@ describe('readTextVia', () => {
       calls.push(off);
       return bytes.slice(off, Math.min(bytes.length, off + Math.min(len, 11)));
     };
-    expect(await readTextVia({ path: 'r.html', size: bytes.length, mtimeMs: null, hostPath: '/x/r.html' }, read)).toBe('x'.repeat(10) + 'é'.repeat(5));
+    expect(await readTextVia({ path: 'r.html', size: bytes.length, mtimeMs: null, hostPath: '/x/r.html' }, read)).toBe(
+      'x'.repeat(10) + 'é'.repeat(5),
+    );
     expect(calls).toEqual([0, 11, 20]);
   });
   it('refuses a file without content', async () => {
@@ -28,8 +32,16 @@ describe('readTextVia size bound', () => {
       reads++;
       return new Uint8Array(0);
     };
-    await expect(readTextVia({ path: 'big.heaplens.json', size: 1000, mtimeMs: null, hostPath: '/x/big.heaplens.json' }, read, 999)).rejects.toThrow(/too large \(1000 bytes, at most 999/);
+    await expect(
+      readTextVia(
+        { path: 'big.heaplens.json', size: 1000, mtimeMs: null, hostPath: '/x/big.heaplens.json' },
+        read,
+        999,
+      ),
+    ).rejects.toThrow(/too large \(1000 bytes, at most 999/);
     expect(reads).toBe(0);
-    await expect(readTextVia({ path: 'b.json', size: -1, mtimeMs: null, blob: new Blob(['x'.repeat(1000)]) }, null, 999)).rejects.toThrow(/too large/);
+    await expect(
+      readTextVia({ path: 'b.json', size: -1, mtimeMs: null, blob: new Blob(['x'.repeat(1000)]) }, null, 999),
+    ).rejects.toThrow(/too large/);
   });
 });

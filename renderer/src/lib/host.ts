@@ -51,7 +51,11 @@ export interface Host {
   onMenu(listener: (c: MenuCommand) => void): () => void;
   onOpenRequest(listener: (files: SourceFile[]) => void): () => void;
   /** a dataset folder read by the main process, batch by batch (Electron); null: this host cannot read one */
-  dataset: { open(dir: string): Promise<number>; next(handle: number): Promise<unknown>; close(handle: number): Promise<void> } | null;
+  dataset: {
+    open(dir: string): Promise<number>;
+    next(handle: number): Promise<unknown>;
+    close(handle: number): Promise<void>;
+  } | null;
 }
 
 declare global {
@@ -135,15 +139,21 @@ export const AUTOSAVE_KEY = 'heaplens.autosave';
 /** Largest text read from an opened session or report file. */
 const MAX_TEXT_BYTES = 256 * 1024 * 1024;
 
-export async function readTextVia(file: SourceFile, readChunk: Host['readChunk'], maxBytes = MAX_TEXT_BYTES): Promise<string> {
+export async function readTextVia(
+  file: SourceFile,
+  readChunk: Host['readChunk'],
+  maxBytes = MAX_TEXT_BYTES,
+): Promise<string> {
   if (file.blob) {
-    if (file.blob.size > maxBytes) throw new Error(`${file.path} is too large (${file.blob.size} bytes, at most ${maxBytes} are read)`);
+    if (file.blob.size > maxBytes)
+      throw new Error(`${file.path} is too large (${file.blob.size} bytes, at most ${maxBytes} are read)`);
     return file.blob.text();
   }
   if (file.hostPath && readChunk) {
-    if (file.size > maxBytes) throw new Error(`${file.path} is too large (${file.size} bytes, at most ${maxBytes} are read)`);
+    if (file.size > maxBytes)
+      throw new Error(`${file.path} is too large (${file.size} bytes, at most ${maxBytes} are read)`);
     const parts: Uint8Array[] = [];
-    for (let off = 0; ; ) {
+    for (let off = 0; ;) {
       const b = await readChunk(file.hostPath, off, 8 << 20);
       if (b.length === 0) break;
       parts.push(b);
@@ -266,5 +276,7 @@ export function electronHost(api: HeaplensElectronApi): Host {
 }
 
 export function detectHost(): Host {
-  return typeof window !== 'undefined' && window.heaplens?.kind === 'electron' ? electronHost(window.heaplens) : browserHost();
+  return typeof window !== 'undefined' && window.heaplens?.kind === 'electron'
+    ? electronHost(window.heaplens)
+    : browserHost();
 }

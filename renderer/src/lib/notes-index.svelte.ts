@@ -137,7 +137,11 @@ export class NoteIndex {
       if (r.proc !== this.ui.procIndex) app.focus(r.proc, false);
       app.tab = 'growth';
       this.ui.selectStack(r.stackId);
-      requestAnimationFrame(() => document.querySelector(`[data-testid=growth-row][data-stack="${r.stackId}"]`)?.scrollIntoView({ block: 'nearest' }));
+      requestAnimationFrame(() =>
+        document
+          .querySelector(`[data-testid=growth-row][data-stack="${r.stackId}"]`)
+          ?.scrollIntoView({ block: 'nearest' }),
+      );
       return;
     }
     const p = procs.find((x) => x.key === t.process);

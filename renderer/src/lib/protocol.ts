@@ -74,7 +74,12 @@ export interface SnapshotMemory {
   cgroupCurrent: number | null;
   cgroupMax: number | null;
   /** RSS − allocated and its likely meaning */
-  gap: { gap: number; dominant: 'fragmentation' | 'unpurged' | 'outside' | null; message: string; parts: Record<'fragmentation' | 'unpurged' | 'outside', number | null> } | null;
+  gap: {
+    gap: number;
+    dominant: 'fragmentation' | 'unpurged' | 'outside' | null;
+    message: string;
+    parts: Record<'fragmentation' | 'unpurged' | 'outside', number | null>;
+  } | null;
 }
 
 /** Who a process was (the capture context), its place in the job's fork/spawn tree and its limit. */
@@ -251,7 +256,17 @@ export interface StackDetail {
   baseBytes: number;
   targetBytes: number;
   /** the stack's verdict in the job-wide ranking (analysis/patterns.ts), absent in reports */
-  verdict?: { pattern: string; score: number; sigmaBytes: number; withinNoise: boolean; lateRate: number; lateRatePerSecond: boolean; groupProcesses: number; rank: number; note: string | null };
+  verdict?: {
+    pattern: string;
+    score: number;
+    sigmaBytes: number;
+    withinNoise: boolean;
+    lateRate: number;
+    lateRatePerSecond: boolean;
+    groupProcesses: number;
+    rank: number;
+    note: string | null;
+  };
 }
 
 /** One process's series of a suspect stack: live bytes and 1σ per snapshot (all snapshots; cut ones flagged). */
@@ -318,13 +333,31 @@ export type Request =
   | { type: 'flame'; proc: number; snapshot: number; base: number | null; view: ViewOptions; shape?: FlameShape }
   /** modules whose frames stay unresolved at a snapshot (symbolize/missing-binaries.ts) */
   | { type: 'missingBinaries'; proc: number; snapshot: number; view: ViewOptions }
-  | { type: 'stack'; proc: number; stackId: number; members?: number[]; base: number; target: number; view: ViewOptions }
+  | {
+      type: 'stack';
+      proc: number;
+      stackId: number;
+      members?: number[];
+      base: number;
+      target: number;
+      view: ViewOptions;
+    }
   /** stacks as note targets (their return addresses), for notes and sessions */
   | { type: 'stackTargets'; proc: number; stackIds: number[] }
   /** note/session stack targets back to stack ids (null: not in these dumps) */
   | { type: 'resolveStacks'; targets: StackTarget[] }
   /** the single-file HTML report (html null when only the sanitize preview is asked for) */
-  | { type: 'report'; procs: number[]; base: number; target: number; session: Session; title: string; sanitize: SanitizeOptions; view: ViewOptions; previewOnly: boolean }
+  | {
+      type: 'report';
+      procs: number[];
+      base: number;
+      target: number;
+      session: Session;
+      title: string;
+      sanitize: SanitizeOptions;
+      view: ViewOptions;
+      previewOnly: boolean;
+    }
   /** interop export of one snapshot of the given processes */
   | { type: 'export'; format: ExportFormat; procs: number[]; snapshot: number; view: ViewOptions }
   /** a report (its file's text, or the payload a report page embeds) becomes the loaded job; its session is

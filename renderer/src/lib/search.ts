@@ -23,7 +23,10 @@ export function searchRegex(query: string): { re: RegExp; valid: boolean } | nul
  * Names always match; source files and module paths only for a query that looks like a path (has '/' or '.'),
  * so "leak" finds leak_steady, not every frame of /tmp/lab/leaky.
  */
-export function frameMatchesSearch(f: Pick<FrameInfo, 'label' | 'function' | 'file' | 'modulePath'>, re: RegExp): boolean {
+export function frameMatchesSearch(
+  f: Pick<FrameInfo, 'label' | 'function' | 'file' | 'modulePath'>,
+  re: RegExp,
+): boolean {
   if (re.test(f.label) || (f.function !== null && re.test(f.function))) return true;
   const pathy = re.source.includes('/') || re.source.includes('.');
   return pathy && ((f.file !== null && re.test(f.file)) || (f.modulePath !== null && re.test(f.modulePath)));

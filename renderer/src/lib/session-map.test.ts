@@ -4,7 +4,16 @@ import { describe, expect, it } from 'vitest';
 import { parseSession, serializeSession } from '../../../session/validate.ts';
 import { createNote } from '../../../session/notes.ts';
 import type { ProcessSummary, SourceFile } from './protocol.ts';
-import { classifyOpened, debounce, fromSession, missingFiles, notedFunctions, timelineMarks, toSession, type AppSnapshot } from './session-map.ts';
+import {
+  classifyOpened,
+  debounce,
+  fromSession,
+  missingFiles,
+  notedFunctions,
+  timelineMarks,
+  toSession,
+  type AppSnapshot,
+} from './session-map.ts';
 
 function proc(index: number, key: string, n: number): ProcessSummary {
   return {
@@ -12,7 +21,16 @@ function proc(index: number, key: string, n: number): ProcessSummary {
     key,
     pid: 100 + index,
     prefix: key.split('.')[0],
-    snapshots: Array.from({ length: n }, (_, i) => ({ index: i, file: `job/${key}.${i + 3}.i${i}.heap`, seq: i + 3, trigger: 'i', liveBytes: i * 10, liveObjects: i, truncated: false, mtimeMs: null })),
+    snapshots: Array.from({ length: n }, (_, i) => ({
+      index: i,
+      file: `job/${key}.${i + 3}.i${i}.heap`,
+      seq: i + 3,
+      trigger: 'i',
+      liveBytes: i * 10,
+      liveObjects: i,
+      truncated: false,
+      mtimeMs: null,
+    })),
     lastLiveBytes: (n - 1) * 10,
     firstLiveBytes: 0,
     maxLiveBytes: (n - 1) * 10,
@@ -58,7 +76,11 @@ describe('state ⇄ session', () => {
   it('round-trips through the file format', () => {
     const s = toSession(snap(), 'heaplens test');
     const back = parseSession(serializeSession(s, new Date('2026-11-29T11:00:00Z')));
-    expect(back.selection).toEqual({ process: 'exact.1', base: { file: 'job/exact.1.4.i1.heap', seq: 4 }, target: { file: 'job/exact.1.7.i4.heap', seq: 7 } });
+    expect(back.selection).toEqual({
+      process: 'exact.1',
+      base: { file: 'job/exact.1.4.i1.heap', seq: 4 },
+      target: { file: 'job/exact.1.7.i4.heap', seq: 7 },
+    });
     expect(back.notes).toEqual(s.notes);
     const v = fromSession(back, procs);
     expect(v).toEqual({
@@ -81,7 +103,16 @@ describe('state ⇄ session', () => {
       selectedStack: stack,
     });
     // chips a hand-edited session breaks are dropped, not applied
-    const bad = { ...back, view: { ...back.view, extra: { ...back.view.extra, filters: '[{"kind":"focus","re":"("},{"kind":"nope","re":"x"},{"kind":"show","re":"ok"}]' } } };
+    const bad = {
+      ...back,
+      view: {
+        ...back.view,
+        extra: {
+          ...back.view.extra,
+          filters: '[{"kind":"focus","re":"("},{"kind":"nope","re":"x"},{"kind":"show","re":"ok"}]',
+        },
+      },
+    };
     expect(fromSession(bad, procs).filters).toEqual([{ kind: 'show', re: 'ok' }]);
   });
   it('resolves by seq or base name when the job moved, and tolerates a missing process', () => {
@@ -128,13 +159,22 @@ describe('notes in views', () => {
   });
   it('noted functions of a process (or of all processes)', () => {
     const t = new Date('2026-11-29T10:00:00Z');
-    const notes = [createNote({ kind: 'frame', process: null, function: 'f1' }, 'x', '#111111', t), createNote({ kind: 'frame', process: 'sampled.2', function: 'f2' }, 'y', '#222222', t)];
+    const notes = [
+      createNote({ kind: 'frame', process: null, function: 'f1' }, 'x', '#111111', t),
+      createNote({ kind: 'frame', process: 'sampled.2', function: 'f2' }, 'y', '#222222', t),
+    ];
     expect([...notedFunctions(notes, 'exact.1').keys()]).toEqual(['f1']);
     expect([...notedFunctions(notes, 'sampled.2').keys()]).toEqual(['f1', 'f2']);
   });
   it('classifies opened files by name', () => {
     const f = (path: string): SourceFile => ({ path, size: 1, mtimeMs: null });
-    const c = classifyOpened([f('a.heaplens.json'), f('dir/x.heaplens-session.json'), f('r.HTML'), f('exact.1.0.i0.heap'), f('maps.json')]);
+    const c = classifyOpened([
+      f('a.heaplens.json'),
+      f('dir/x.heaplens-session.json'),
+      f('r.HTML'),
+      f('exact.1.0.i0.heap'),
+      f('maps.json'),
+    ]);
     expect(c.sessions.map((x) => x.path)).toEqual(['a.heaplens.json', 'dir/x.heaplens-session.json']);
     expect(c.reports.map((x) => x.path)).toEqual(['r.HTML']);
     expect(c.dumps.map((x) => x.path)).toEqual(['exact.1.0.i0.heap', 'maps.json']);

@@ -2,7 +2,15 @@
 // unit-tested (session-map.test.ts). The app keeps indices (process, snapshot, stack id); a session keeps what
 // stays true across loads (process key, snapshot file/seq, a stack's return addresses).
 
-import { emptySession, type Note, type NoteTarget, type Session, type SnapshotRef, type StackTarget, type ViewState } from '../../../session/schema.ts';
+import {
+  emptySession,
+  type Note,
+  type NoteTarget,
+  type Session,
+  type SnapshotRef,
+  type StackTarget,
+  type ViewState,
+} from '../../../session/schema.ts';
 import type { ProcessSummary, SampleType, SourceFile, StackFilterChip, StackMode } from './protocol.ts';
 
 import { TABS, type Tab } from '../views/tabs.ts';
@@ -135,7 +143,9 @@ export function toSession(s: AppSnapshot, writer: string, previous: Session | nu
     writer,
     files: [...s.files],
     symbols: { dirs: [...s.symbolDirs], sysroot: base.symbols.sysroot, enabled: base.symbols.enabled },
-    selection: s.process ? { process: s.process.key, base: refOf(s.process, s.base), target: refOf(s.process, s.target) } : { process: null, base: null, target: null },
+    selection: s.process
+      ? { process: s.process.key, base: refOf(s.process, s.base), target: refOf(s.process, s.target) }
+      : { process: null, base: null, target: null },
     view,
     notes: s.notes.map((n) => ({ ...n })),
     readOnly: s.readOnly,
@@ -193,7 +203,11 @@ export function openedKind(path: string): OpenedKind {
   return 'dump';
 }
 
-export function classifyOpened(files: readonly SourceFile[]): { sessions: SourceFile[]; reports: SourceFile[]; dumps: SourceFile[] } {
+export function classifyOpened(files: readonly SourceFile[]): {
+  sessions: SourceFile[];
+  reports: SourceFile[];
+  dumps: SourceFile[];
+} {
   const out = { sessions: [] as SourceFile[], reports: [] as SourceFile[], dumps: [] as SourceFile[] };
   for (const f of files) {
     const k = openedKind(f.path);
@@ -218,7 +232,8 @@ export function timelineMarks(notes: readonly Note[], p: ProcessSummary | null):
     const t = note.target;
     if (t.kind === 'stack' || t.kind === 'frame') continue;
     if (t.process !== p.key && baseName(t.process) !== baseName(p.key)) continue;
-    const [a, b] = t.kind === 'snapshot' ? [t.snapshot, t.snapshot] : t.kind === 'span' ? [t.from, t.to] : [t.base, t.target];
+    const [a, b] =
+      t.kind === 'snapshot' ? [t.snapshot, t.snapshot] : t.kind === 'span' ? [t.from, t.to] : [t.base, t.target];
     const from = resolveRef(p, a);
     const to = resolveRef(p, b);
     if (from < 0 || to < 0) continue;
@@ -229,7 +244,12 @@ export function timelineMarks(notes: readonly Note[], p: ProcessSummary | null):
 
 /** Notes on a function (frame notes of this process or of every process). */
 export function notesOnFunction(notes: readonly Note[], processKey: string | null, fn: string): Note[] {
-  return notes.filter((n) => n.target.kind === 'frame' && n.target.function === fn && (n.target.process === null || n.target.process === processKey));
+  return notes.filter(
+    (n) =>
+      n.target.kind === 'frame' &&
+      n.target.function === fn &&
+      (n.target.process === null || n.target.process === processKey),
+  );
 }
 
 /** Function names with frame notes in this process: what the flame graph and tables badge. */
@@ -237,7 +257,8 @@ export function notedFunctions(notes: readonly Note[], processKey: string | null
   const out = new Map<string, string>();
   for (const n of notes) {
     const t = n.target;
-    if (t.kind === 'frame' && (t.process === null || t.process === processKey) && !out.has(t.function)) out.set(t.function, n.color);
+    if (t.kind === 'frame' && (t.process === null || t.process === processKey) && !out.has(t.function))
+      out.set(t.function, n.color);
   }
   return out;
 }

@@ -12,5 +12,8 @@ export interface WorkerLike {
 }
 
 export function spawnAnalysisWorker(): WorkerLike {
-  return new Worker(new URL('../worker/analysis.worker.ts', import.meta.url), { type: 'module', name: 'heaplens-analysis' }) as unknown as WorkerLike;
+  return new Worker(new URL('../worker/analysis.worker.ts', import.meta.url), {
+    type: 'module',
+    name: 'heaplens-analysis',
+  }) as unknown as WorkerLike;
 }

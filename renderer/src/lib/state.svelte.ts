@@ -108,7 +108,8 @@ export class AppState {
     this.client = new AnalysisClient(host.readChunk, host.spawnWorker());
     const saved = typeof localStorage !== 'undefined' ? localStorage.getItem('heaplens.theme') : null;
     if (saved === 'dark' || saved === 'light') this.theme = saved;
-    else if (typeof matchMedia !== 'undefined' && matchMedia('(prefers-color-scheme: dark)').matches) this.theme = 'dark';
+    else if (typeof matchMedia !== 'undefined' && matchMedia('(prefers-color-scheme: dark)').matches)
+      this.theme = 'dark';
   }
 
   get focused(): ProcessSummary | null {
@@ -118,7 +119,13 @@ export class AppState {
   }
 
   get view(): ViewOptions {
-    return { mode: this.mode, hideAllocator: this.hideAllocator, sample: this.sample, filters: this.filters.map((f) => ({ ...f })), unfold: this.unfold };
+    return {
+      mode: this.mode,
+      hideAllocator: this.hideAllocator,
+      sample: this.sample,
+      filters: this.filters.map((f) => ({ ...f })),
+      unfold: this.unfold,
+    };
   }
 
   toggleTheme(): void {
@@ -143,7 +150,18 @@ export class AppState {
     this.loading = { id: -1, progress: null, files: files.length };
     this.preview = null;
     const staging = (n: number): void => {
-      if (this.loading && this.loading.id === -1) this.loading = { ...this.loading, progress: { phase: 'handing files to the worker', filesDone: n, filesTotal: files.length, bytesDone: 0, bytesTotal: 0, file: '' } };
+      if (this.loading && this.loading.id === -1)
+        this.loading = {
+          ...this.loading,
+          progress: {
+            phase: 'handing files to the worker',
+            filesDone: n,
+            filesTotal: files.length,
+            bytesDone: 0,
+            bytesTotal: 0,
+            file: '',
+          },
+        };
     };
     let symbolFiles: SourceFile[] = [];
     try {
@@ -165,7 +183,14 @@ export class AppState {
       staging,
     );
     performance.mark('heaplens:load-posted');
-    await this.finishLoad(id, done, files.map((f) => f.hostPath ?? f.path), files.length, preferPrefix, session);
+    await this.finishLoad(
+      id,
+      done,
+      files.map((f) => f.hostPath ?? f.path),
+      files.length,
+      preferPrefix,
+      session,
+    );
   }
 
   /**
@@ -182,7 +207,14 @@ export class AppState {
     if (this.loading && this.loading.id >= 0) this.client.cancel(this.loading.id);
     this.error = null;
     this.cancelPending = false;
-    const progress = (batches: number) => ({ phase: `reading the dataset (${batches} batches)`, filesDone: 0, filesTotal: 1, bytesDone: 0, bytesTotal: 0, file: dir });
+    const progress = (batches: number) => ({
+      phase: `reading the dataset (${batches} batches)`,
+      filesDone: 0,
+      filesTotal: 1,
+      bytesDone: 0,
+      bytesTotal: 0,
+      file: dir,
+    });
     this.loading = { id: -1, progress: progress(0), files: 1 };
     try {
       const handle = await ds.open(dir);
@@ -200,7 +232,14 @@ export class AppState {
     await this.finishLoad(id, done, [dir], 1, undefined, null);
   }
 
-  private async finishLoad(id: number, done: Promise<{ summary: JobSummary }>, opened: string[], fileCount: number, preferPrefix: string | undefined, session: Session | null): Promise<void> {
+  private async finishLoad(
+    id: number,
+    done: Promise<{ summary: JobSummary }>,
+    opened: string[],
+    fileCount: number,
+    preferPrefix: string | undefined,
+    session: Session | null,
+  ): Promise<void> {
     this.loading = { id, progress: null, files: fileCount };
     if (this.cancelPending) {
       this.cancelPending = false;
@@ -222,7 +261,8 @@ export class AppState {
       if (procs.length === 0) this.error = 'No heap dumps were found in what you opened.';
       // focus the process that grew the most
       let best = 0;
-      for (const p of procs) if (p.lastLiveBytes - p.firstLiveBytes > procs[best].lastLiveBytes - procs[best].firstLiveBytes) best = p.index;
+      for (const p of procs)
+        if (p.lastLiveBytes - p.firstLiveBytes > procs[best].lastLiveBytes - procs[best].firstLiveBytes) best = p.index;
       const preferred = preferPrefix ? procs.find((p) => p.prefix === preferPrefix) : undefined;
       if (preferred) best = preferred.index;
       this.selected = procs.length > 0 ? [best] : [];
@@ -281,7 +321,9 @@ export class AppState {
   focus(index: number, additive: boolean): void {
     const before = this.selected[0];
     if (additive) {
-      this.selected = this.selected.includes(index) ? this.selected.filter((i) => i !== index) : [...this.selected, index];
+      this.selected = this.selected.includes(index)
+        ? this.selected.filter((i) => i !== index)
+        : [...this.selected, index];
       if (this.selected.length === 0) this.selected = [index];
     } else this.selected = [index];
     if (this.selected[0] === before) return;
@@ -334,7 +376,10 @@ export class AppState {
         }
       }
     } catch (e) {
-      this.error = e instanceof SessionVersionError ? e.message : `Could not open ${files.map((f) => f.path.split('/').pop()).join(', ')}: ${e instanceof Error ? e.message : String(e)}`;
+      this.error =
+        e instanceof SessionVersionError
+          ? e.message
+          : `Could not open ${files.map((f) => f.path.split('/').pop()).join(', ')}: ${e instanceof Error ? e.message : String(e)}`;
     }
   }
 
@@ -393,7 +438,8 @@ export class AppState {
     this.pendingSession = null;
     const procs = summary.processes;
     let best = 0;
-    for (const p of procs) if (p.lastLiveBytes - p.firstLiveBytes > procs[best].lastLiveBytes - procs[best].firstLiveBytes) best = p.index;
+    for (const p of procs)
+      if (p.lastLiveBytes - p.firstLiveBytes > procs[best].lastLiveBytes - procs[best].firstLiveBytes) best = p.index;
     this.selected = procs.length > 0 ? [best] : [];
     this.resetBaseTarget();
     this.applySession(session);

@@ -41,27 +41,56 @@ export class Ui {
     if (p < 0) return;
     const row = app.growth?.stacks.find((r) => r.stackId === stackId);
     void app.client.request({ type: 'stackTargets', proc: p, stackIds: [stackId] }).then(({ targets }) => {
-        if (app.selectedStack === stackId) app.selectedStackTarget = targets[0] ?? null;
-      });
-    const detail = app.client.request({ type: 'stack', proc: p, stackId, members: row?.members, base: app.base, target: app.target, view: app.view });
+      if (app.selectedStack === stackId) app.selectedStackTarget = targets[0] ?? null;
+    });
+    const detail = app.client.request({
+      type: 'stack',
+      proc: p,
+      stackId,
+      members: row?.members,
+      base: app.base,
+      target: app.target,
+      view: app.view,
+    });
     void detail.then(({ stack }) => {
       const facts: [string, string][] = [
         [`base ${snapLabel(app.focused?.snapshots[app.base])}`, formatBytes(stack.baseBytes)],
         [`target ${snapLabel(app.focused?.snapshots[app.target])}`, formatBytes(stack.targetBytes)],
-        ['Δ', `${formatBytes(stack.targetBytes - stack.baseBytes, true)} (${formatPct(stack.baseBytes > 0 ? (100 * (stack.targetBytes - stack.baseBytes)) / stack.baseBytes : stack.targetBytes > 0 ? Infinity : 0)})`],
+        [
+          'Δ',
+          `${formatBytes(stack.targetBytes - stack.baseBytes, true)} (${formatPct(stack.baseBytes > 0 ? (100 * (stack.targetBytes - stack.baseBytes)) / stack.baseBytes : stack.targetBytes > 0 ? Infinity : 0)})`,
+        ],
       ];
-      if (row) facts.push(['status', row.status], ['steady-growth score', formatBytes(row.score) + '/dump'], ['grew in', `${(row.growingFraction * 100).toFixed(0)}% of intervals`]);
-      if (row && row.members.length > 1) facts.push(['stacks in this row', `${row.members.length} (same visible frames)`]);
+      if (row)
+        facts.push(
+          ['status', row.status],
+          ['steady-growth score', formatBytes(row.score) + '/dump'],
+          ['grew in', `${(row.growingFraction * 100).toFixed(0)}% of intervals`],
+        );
+      if (row && row.members.length > 1)
+        facts.push(['stacks in this row', `${row.members.length} (same visible frames)`]);
       const v = stack.verdict;
       if (v) {
-        facts.push(['pattern', v.pattern + (v.note ? ` (${v.note})` : '')], ['job-wide rank', `#${v.rank + 1} · score ${formatBytes(v.score)}`]);
+        facts.push(
+          ['pattern', v.pattern + (v.note ? ` (${v.note})` : '')],
+          ['job-wide rank', `#${v.rank + 1} · score ${formatBytes(v.score)}`],
+        );
         facts.push(['late rate', `${formatBytes(v.lateRate, true)}/${v.lateRatePerSecond ? 's' : 'dump'}`]);
         if (v.sigmaBytes > 0) facts.push(['±2σ at the end', `${formatBytes(2 * v.sigmaBytes)} (sampling)`]);
         if (v.groupProcesses > 1) facts.push(['held by', `${v.groupProcesses} processes`]);
       }
       // the title leads with the first surviving frame: not an allocator frame, not a folded interpreter frame
-      const leaf = stack.frames.find((f) => !f.hidden && f.fold === undefined) ?? stack.frames.find((f) => !f.hidden) ?? stack.frames[0];
-      app.panel = { title: `stack #${stackId}: ${leaf?.function ?? leaf?.label ?? row?.label ?? ''}`, frames: stack.frames, facts, series: stack.series, stackId };
+      const leaf =
+        stack.frames.find((f) => !f.hidden && f.fold === undefined) ??
+        stack.frames.find((f) => !f.hidden) ??
+        stack.frames[0];
+      app.panel = {
+        title: `stack #${stackId}: ${leaf?.function ?? leaf?.label ?? row?.label ?? ''}`,
+        frames: stack.frames,
+        facts,
+        series: stack.series,
+        stackId,
+      };
     });
   }
 
@@ -86,15 +115,34 @@ export class Ui {
     if (data.baseTotal) {
       const b = data.baseTotal[node];
       const t = data.total[node];
-      facts.push(['base', formatBytes(b)], ['target', formatBytes(t)], ['Δ', `${formatBytes(t - b, true)} (${formatPct(b > 0 ? (100 * (t - b)) / b : t > 0 ? Infinity : 0)})`]);
-      facts.push(['share', `${((100 * b) / (data.baseGrand || 1)).toFixed(2)}% → ${((100 * t) / (data.targetGrand || 1)).toFixed(2)}%`]);
+      facts.push(
+        ['base', formatBytes(b)],
+        ['target', formatBytes(t)],
+        ['Δ', `${formatBytes(t - b, true)} (${formatPct(b > 0 ? (100 * (t - b)) / b : t > 0 ? Infinity : 0)})`],
+      );
+      facts.push([
+        'share',
+        `${((100 * b) / (data.baseGrand || 1)).toFixed(2)}% → ${((100 * t) / (data.targetGrand || 1)).toFixed(2)}%`,
+      ]);
       if (b === 0 && t > 0) facts.push(['status', 'new']);
       if (t === 0 && b > 0) facts.push(['status', 'gone']);
     } else {
-      facts.push(['bytes', `${formatBytes(data.total[node])} (${((100 * data.total[node]) / (data.targetGrand || 1)).toFixed(1)}%)`], ['objects', formatCount(data.totalObjects[node])], ['self bytes', formatBytes(data.self[node])]);
+      facts.push(
+        [
+          'bytes',
+          `${formatBytes(data.total[node])} (${((100 * data.total[node]) / (data.targetGrand || 1)).toFixed(1)}%)`,
+        ],
+        ['objects', formatCount(data.totalObjects[node])],
+        ['self bytes', formatBytes(data.self[node])],
+      );
     }
     if (f) facts.push(['kind', KIND_LABEL[f.kind]]);
-    const panel: PanelContent = { title: f ? (f.function ?? f.label) : 'all stacks', frames: framesOfNode(data, node), facts, series: null };
+    const panel: PanelContent = {
+      title: f ? (f.function ?? f.label) : 'all stacks',
+      frames: framesOfNode(data, node),
+      facts,
+      series: null,
+    };
     if (f) panel.fn = { name: f.function ?? f.label, module: f.module };
     this.app.panel = panel;
   }
@@ -142,7 +190,11 @@ export class Ui {
     } else {
       this.app.close();
       await Promise.resolve();
-      (document.querySelector(kind === 'files' ? '[data-testid=file-input]' : '[data-testid=folder-input]') as HTMLInputElement | null)?.click();
+      (
+        document.querySelector(
+          kind === 'files' ? '[data-testid=file-input]' : '[data-testid=folder-input]',
+        ) as HTMLInputElement | null
+      )?.click();
     }
   }
 

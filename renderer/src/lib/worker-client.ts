@@ -70,7 +70,10 @@ export class AnalysisClient {
   }
 
   /** Sends a request; returns its id (for cancel) and the promise of its typed response. */
-  start<T extends Request['type']>(req: Extract<Request, { type: T }>, onProgress?: (p: LoadProgress) => void): { id: number; done: Promise<ResponseOf<T>> } {
+  start<T extends Request['type']>(
+    req: Extract<Request, { type: T }>,
+    onProgress?: (p: LoadProgress) => void,
+  ): { id: number; done: Promise<ResponseOf<T>> } {
     const id = this.nextId++;
     const done = new Promise<ResponseOf<T>>((resolve, reject) => {
       this.pending.set(id, { resolve: (r) => resolve(r as ResponseOf<T>), reject, onProgress });
@@ -83,7 +86,12 @@ export class AnalysisClient {
    * Starts a load, handing Blob-backed files to the worker in batches: cloning a disk-backed File costs a
    * synchronous stat on the UI thread, so one postMessage of 10,000 files would block the page for seconds.
    */
-  async startLoad(files: SourceFile[], symbolFiles: SourceFile[], onProgress: (p: LoadProgress) => void, onStaged?: (n: number) => void): Promise<{ id: number; done: Promise<ResponseOf<'load'>> }> {
+  async startLoad(
+    files: SourceFile[],
+    symbolFiles: SourceFile[],
+    onProgress: (p: LoadProgress) => void,
+    onStaged?: (n: number) => void,
+  ): Promise<{ id: number; done: Promise<ResponseOf<'load'>> }> {
     // Batches cut by time, not count: a fixed count blocked the page for 130–270 ms per batch on a busy
     // machine. Each slice stays well under the 100 ms a user notices.
     const SLICE_MS = 20;
@@ -105,7 +113,9 @@ export class AnalysisClient {
   sendJobBatch(batch: JobBatch<SymbolTable>): void {
     const transfer: ArrayBuffer[] = [];
     if (batch.kind === 'cells') {
-      for (const c of batch.snapshots) for (const a of [c.stackIds, c.liveBytes, c.liveObjects, c.liveVarBytes, c.accumBytes, c.accumObjects]) if (a) transfer.push(a.buffer as ArrayBuffer);
+      for (const c of batch.snapshots)
+        for (const a of [c.stackIds, c.liveBytes, c.liveObjects, c.liveVarBytes, c.accumBytes, c.accumObjects])
+          if (a) transfer.push(a.buffer as ArrayBuffer);
     }
     this.send({ jobBatch: batch }, transfer);
   }

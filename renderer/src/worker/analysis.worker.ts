@@ -97,7 +97,6 @@ function hostRead(hostPath: string, offset: number, length: number): Promise<Uin
   });
 }
 
-
 // The model's memory budget in the app: a renderer process holds a few GB at most (V8 caps each heap
 // near 4 GB and the readers need room too); beyond it the load stops with a message naming
 // `heaplens ingest` (analysis/memory-budget.ts) rather than the tab crashing.
@@ -109,12 +108,16 @@ const PREVIEW_HEAD_START_MS = 2000;
 
 // Dump readers, one per core, started on the first load and kept; each load says where its files are.
 let pool: DumpPool | null | undefined;
-let poolFiles: { locate: Map<InputFile, ReaderFile>; read: (i: number, offset: number, length: number) => Promise<Uint8Array> } | null = null;
+let poolFiles: {
+  locate: Map<InputFile, ReaderFile>;
+  read: (i: number, offset: number, length: number) => Promise<Uint8Array>;
+} | null = null;
 function dumpPool(): DumpPool | null {
   if (pool === undefined) {
     pool = createWebDumpPool({
       locate: (f) => poolFiles?.locate.get(f) ?? null,
-      read: (source, offset, length) => (poolFiles ? poolFiles.read(Number(source), offset, length) : Promise.reject(new Error('no load in progress'))),
+      read: (source, offset, length) =>
+        poolFiles ? poolFiles.read(Number(source), offset, length) : Promise.reject(new Error('no load in progress')),
     });
   }
   return pool;
@@ -129,7 +132,10 @@ function toInputFile(f: SourceFile): InputFile {
     size: f.size >= 0 ? f.size : (blob?.size ?? 0),
     mtimeMs: f.mtimeMs ?? (file && file.lastModified > 0 ? file.lastModified : null),
     async read(offset: number, length: number): Promise<Uint8Array> {
-      if (blob) return new Uint8Array(await (offset === 0 && length >= blob.size ? blob : blob.slice(offset, offset + length)).arrayBuffer());
+      if (blob)
+        return new Uint8Array(
+          await (offset === 0 && length >= blob.size ? blob : blob.slice(offset, offset + length)).arrayBuffer(),
+        );
       if (hostPath) return await hostRead(hostPath, offset, length);
       throw new Error(`no content for ${f.path}`);
     },
@@ -184,13 +190,25 @@ function symbolSource(files: InputFile[]): { source: SymbolFileSource; dirs: str
     async open(path: string): Promise<SymbolFile | null> {
       const f = byPath.get(path.replace(/^\/+/, ''));
       if (!f) return null;
-      return { path: f.path, size: f.size, mtimeMs: f.mtimeMs, read: (o, l) => f.read(o, l), close: async () => undefined };
+      return {
+        path: f.path,
+        size: f.size,
+        mtimeMs: f.mtimeMs,
+        read: (o, l) => f.read(o, l),
+        close: async () => undefined,
+      };
     },
   };
   return { source, dirs: [...dirs] };
 }
 
-async function symbolizeAll(j: Job, files: InputFile[], extra: InputFile[], signal: AbortSignal, progress: (p: LoadProgress) => void): Promise<Map<number, SymbolTable>> {
+async function symbolizeAll(
+  j: Job,
+  files: InputFile[],
+  extra: InputFile[],
+  signal: AbortSignal,
+  progress: (p: LoadProgress) => void,
+): Promise<Map<number, SymbolTable>> {
   const symbolTables = new Map<number, SymbolTable>();
   const withMaps = j.processes.filter((p) => p.maps);
   if (withMaps.length === 0) return symbolTables;
@@ -198,23 +216,40 @@ async function symbolizeAll(j: Job, files: InputFile[], extra: InputFile[], sign
   const others = files.filter((f) => !dumps.has(f.path));
   const perfMaps: PerfMap[] = [];
   for (const f of others) {
-    if (isPerfMapName(f.path.slice(f.path.lastIndexOf('/') + 1)) && f.size < 256 << 20) perfMaps.push(parsePerfMap(new TextDecoder().decode(await f.read(0, f.size)), f.path));
+    if (isPerfMapName(f.path.slice(f.path.lastIndexOf('/') + 1)) && f.size < 256 << 20)
+      perfMaps.push(parsePerfMap(new TextDecoder().decode(await f.read(0, f.size)), f.path));
   }
   compiledWasm ??= fetch(addr2lineWasmUrl)
     .then((r) => r.arrayBuffer())
     .then((b) => compileAddr2line(new Uint8Array(b)));
   const { source, dirs } = symbolSource(others.concat(extra));
-  const symbolizer = new Symbolizer(source, { wasm: await compiledWasm, symbolDirs: dirs, sysroot: null, hostPaths: false, cacheStore: null });
+  const symbolizer = new Symbolizer(source, {
+    wasm: await compiledWasm,
+    symbolDirs: dirs,
+    sysroot: null,
+    hostPaths: false,
+    cacheStore: null,
+  });
   try {
     for (let k = 0; k < j.processes.length; k++) {
       const p = j.processes[k];
       if (!p.maps) continue;
       signal.throwIfAborted();
-      progress({ phase: 'symbolize', filesDone: k, filesTotal: j.processes.length, bytesDone: k, bytesTotal: j.processes.length, file: p.key });
+      progress({
+        phase: 'symbolize',
+        filesDone: k,
+        filesTotal: j.processes.length,
+        bytesDone: k,
+        bytesTotal: j.processes.length,
+        file: p.key,
+      });
       try {
         symbolTables.set(k, await symbolizer.symbolizeProcess(p, { perfMaps }));
       } catch (e) {
-        j.warnings.push({ file: p.snapshots[p.snapshots.length - 1]?.file ?? p.key, message: `symbolization failed: ${e instanceof Error ? e.message : String(e)}` });
+        j.warnings.push({
+          file: p.snapshots[p.snapshots.length - 1]?.file ?? p.key,
+          message: `symbolization failed: ${e instanceof Error ? e.message : String(e)}`,
+        });
       }
     }
   } finally {
@@ -228,8 +263,13 @@ async function symbolizeAll(j: Job, files: InputFile[], extra: InputFile[], sign
       const key = `${m.mappingPath}|${m.binaryPath}|${m.binary}`;
       if (seen.has(key)) continue;
       seen.add(key);
-      if (m.binary === 'mismatch') j.warnings.push({ file, message: `binary ${m.binaryPath} does not match the mapping of ${m.mappingPath} (${m.reason}): its frames are marked unverified` });
-      else if (m.binary === 'unverified' && m.binaryPath) j.warnings.push({ file, message: `unverified binary ${m.binaryPath} for ${m.mappingPath}: ${m.reason}` });
+      if (m.binary === 'mismatch')
+        j.warnings.push({
+          file,
+          message: `binary ${m.binaryPath} does not match the mapping of ${m.mappingPath} (${m.reason}): its frames are marked unverified`,
+        });
+      else if (m.binary === 'unverified' && m.binaryPath)
+        j.warnings.push({ file, message: `unverified binary ${m.binaryPath} for ${m.mappingPath}: ${m.reason}` });
       if (m.error) j.warnings.push({ file, message: `${m.mappingPath}: ${m.error}` }); // e.g. out of memory: its frames stay module+offset
     }
   });
@@ -237,18 +277,21 @@ async function symbolizeAll(j: Job, files: InputFile[], extra: InputFile[], sign
 }
 
 const growthCache2 = new Map<string, Map<number, { score: number; slope: number; growingFraction: number }>>();
-function growthInfo(i: number, view: ViewOptions = { mode: 'merged', hideAllocator: true }): Map<number, { score: number; slope: number; growingFraction: number }> {
+function growthInfo(
+  i: number,
+  view: ViewOptions = { mode: 'merged', hideAllocator: true },
+): Map<number, { score: number; slope: number; growingFraction: number }> {
   const k = `${i}|${view.sample ?? 'inuse_space'}`;
   let g = growthCache2.get(k);
   if (!g) {
     g = new Map();
     // over the complete dumps: a cut last dump would read as every stack shrinking at the end
-    for (const s of rankGrowth(valuesProc(i, view), { to: lastCompleteIndex(proc(i)) })) g.set(s.stackId, { score: s.score, slope: s.slopeBytesPerSnapshot, growingFraction: s.growingFraction });
+    for (const s of rankGrowth(valuesProc(i, view), { to: lastCompleteIndex(proc(i)) }))
+      g.set(s.stackId, { score: s.score, slope: s.slopeBytesPerSnapshot, growingFraction: s.growingFraction });
     growthCache2.set(k, g);
   }
   return g;
 }
-
 
 function warningKind(message: string): WarningSummary['kind'] {
   if (/truncat|ended early|incomplete/i.test(message)) return 'truncated';
@@ -310,7 +353,13 @@ function summarize(j: Job, loadMs: number, bytesTotal: number, waitMs: number): 
   for (const p of j.processes) {
     for (const s of p.snapshots) {
       if (s.truncated && !warnings.some((w) => w.file === s.file && w.kind === 'truncated')) {
-        warnings.push({ file: s.file, byteOffset: s.truncated.byteOffset, line: s.truncated.line, message: `truncated at byte ${s.truncated.byteOffset}: the dump ended early (complete records kept)`, kind: 'truncated' });
+        warnings.push({
+          file: s.file,
+          byteOffset: s.truncated.byteOffset,
+          line: s.truncated.line,
+          message: `truncated at byte ${s.truncated.byteOffset}: the dump ended early (complete records kept)`,
+          kind: 'truncated',
+        });
       }
     }
   }
@@ -323,9 +372,14 @@ function stackKeys(_p: ProcessSeries, table: FrameTable, stackId: number, view: 
 }
 
 /** A stack's label: its first surviving frame (markers of folded frames never lead) and a short caller chain. */
-function labelOf(table: FrameTable, keys: ArrayLike<number>, mode: ViewOptions['mode'] = 'merged'): { label: string; context: string; kind: FrameInfo['kind'] } {
+function labelOf(
+  table: FrameTable,
+  keys: ArrayLike<number>,
+  mode: ViewOptions['mode'] = 'merged',
+): { label: string; context: string; kind: FrameInfo['kind'] } {
   const shown = Array.from(keys).filter((k) => table.frames[k].kind !== 'folded');
-  if (shown.length === 0) return { label: mode === 'python' ? '(no Python frames)' : '(no frames)', context: '', kind: 'unknown' };
+  if (shown.length === 0)
+    return { label: mode === 'python' ? '(no Python frames)' : '(no frames)', context: '', kind: 'unknown' };
   const f = table.frames[shown[0]];
   const ctx: string[] = [];
   for (let i = 1; i < Math.min(shown.length, 4); i++) ctx.push(table.frames[shown[i]].label);
@@ -407,7 +461,19 @@ function growth(i: number, base: number, target: number, view: ViewOptions, limi
     let r = fn.get(k);
     if (!r) {
       const f = table.frames[k];
-      r = { key: k, label: f.label, kind: f.kind, file: f.file, module: f.module, selfBase: 0, selfTarget: 0, selfDelta: 0, totalBase: 0, totalTarget: 0, totalDelta: 0 };
+      r = {
+        key: k,
+        label: f.label,
+        kind: f.kind,
+        file: f.file,
+        module: f.module,
+        selfBase: 0,
+        selfTarget: 0,
+        selfDelta: 0,
+        totalBase: 0,
+        totalTarget: 0,
+        totalDelta: 0,
+      };
       fn.set(k, r);
     }
     return r;
@@ -429,10 +495,26 @@ function growth(i: number, base: number, target: number, view: ViewOptions, limi
   }
   const functions = finishFunctionRows([...fn.values()]);
   functions.sort((a, b) => b.totalDelta - a.totalDelta);
-  return { proc: i, pid: p.pid, base, target, stacks, stackCount: rows.length, functions: functions.slice(0, limit), baseTotal, targetTotal };
+  return {
+    proc: i,
+    pid: p.pid,
+    base,
+    target,
+    stacks,
+    stackCount: rows.length,
+    functions: functions.slice(0, limit),
+    baseTotal,
+    targetTotal,
+  };
 }
 
-function flame(i: number, snapshot: number, base: number | null, view: ViewOptions, shape: FlameShape = { kind: 'normal' }): { flame: FlameData; transfer: Transferable[] } {
+function flame(
+  i: number,
+  snapshot: number,
+  base: number | null,
+  view: ViewOptions,
+  shape: FlameShape = { kind: 'normal' },
+): { flame: FlameData; transfer: Transferable[] } {
   const p = valuesProc(i, view);
   const table = frameTable(i);
   let stackIds: ArrayLike<number>;
@@ -458,7 +540,10 @@ function flame(i: number, snapshot: number, base: number | null, view: ViewOptio
   stackIds = shaped.values.stackIds;
   // σ of sampling is of live bytes: none for other sample types or for trees weighed by growth
   const sigmaOk = base !== null && shape.by !== 'growth' && (view.sample ?? 'inuse_space') === 'inuse_space';
-  const deltaVar = sigmaOk && base !== null ? nodeDeltaVariance(tree, stackIds, p.stacks.count, p.snapshots[base], p.snapshots[snapshot]) : null;
+  const deltaVar =
+    sigmaOk && base !== null
+      ? nodeDeltaVariance(tree, stackIds, p.stacks.count, p.snapshots[base], p.snapshots[snapshot])
+      : null;
   const frames: Record<number, FrameInfo> = {};
   for (let n = 1; n < tree.size; n++) {
     const k = tree.key[n];
@@ -484,7 +569,15 @@ function flame(i: number, snapshot: number, base: number | null, view: ViewOptio
     baseGrand: tree.baseTotal ? tree.baseTotal[0] : 0,
     targetGrand: tree.total[0],
   };
-  const transfer: Transferable[] = [tree.depth.buffer, tree.end.buffer, tree.parent.buffer, tree.key.buffer, tree.total.buffer, tree.self.buffer, tree.totalObjects.buffer];
+  const transfer: Transferable[] = [
+    tree.depth.buffer,
+    tree.end.buffer,
+    tree.parent.buffer,
+    tree.key.buffer,
+    tree.total.buffer,
+    tree.self.buffer,
+    tree.totalObjects.buffer,
+  ];
   if (tree.baseTotal) transfer.push(tree.baseTotal.buffer);
   if (tree.absDeltaTotal) transfer.push(tree.absDeltaTotal.buffer);
   if (deltaVar) transfer.push(deltaVar.buffer);
@@ -492,7 +585,13 @@ function flame(i: number, snapshot: number, base: number | null, view: ViewOptio
 }
 
 /** Per node of a diff tree: the variance of its Δ, the sum over the stacks through it of Var_base + Var_target. */
-function nodeDeltaVariance(tree: { size: number; parent: Int32Array; stackNode: Int32Array }, stackIds: ArrayLike<number>, count: number, a: Snapshot, b: Snapshot): Float64Array {
+function nodeDeltaVariance(
+  tree: { size: number; parent: Int32Array; stackNode: Int32Array },
+  stackIds: ArrayLike<number>,
+  count: number,
+  a: Snapshot,
+  b: Snapshot,
+): Float64Array {
   const va = denseVariances(count, a);
   const vb = denseVariances(count, b);
   const self = new Float64Array(tree.size);
@@ -510,7 +609,14 @@ function valueIn(p: ProcessSeries, snapshot: number, stackId: number): number {
   return 0;
 }
 
-function stackDetail(i: number, stackId: number, members: number[], base: number, target: number, view: ViewOptions): StackDetail {
+function stackDetail(
+  i: number,
+  stackId: number,
+  members: number[],
+  base: number,
+  target: number,
+  view: ViewOptions,
+): StackDetail {
   const p = valuesProc(i, view);
   const table = frameTable(i);
   const frames = table.stackDetail(stackId, view.mode);
@@ -530,7 +636,14 @@ function stackDetail(i: number, stackId: number, members: number[], base: number
         note: v.s.note,
       }
     : undefined;
-  return { stackId, frames, series, baseBytes: series[base] ?? 0, targetBytes: series[target] ?? 0, ...(verdict ? { verdict } : {}) };
+  return {
+    stackId,
+    frames,
+    series,
+    baseBytes: series[base] ?? 0,
+    targetBytes: series[target] ?? 0,
+    ...(verdict ? { verdict } : {}),
+  };
 }
 
 function stackSeries(i: number, n: number, view: ViewOptions): StackSeries {
@@ -581,7 +694,9 @@ function stackSeries(i: number, n: number, view: ViewOptions): StackSeries {
     .slice(0, n);
   const slot = new Map<number, number>();
   top.forEach((g, k) => slot.set(g, k));
-  const values: number[][] = Array.from({ length: top.length + 1 }, () => new Array<number>(p.snapshots.length).fill(0));
+  const values: number[][] = Array.from({ length: top.length + 1 }, () =>
+    new Array<number>(p.snapshots.length).fill(0),
+  );
   p.snapshots.forEach((s, si) => {
     for (let j = 0; j < s.stackIds.length; j++) {
       if (groupOf[s.stackIds[j]] < 0) continue; // filtered out
@@ -622,22 +737,41 @@ function resolveStacks(targets: StackTarget[]): ({ proc: number; stackId: number
 }
 
 function frameSource(i: number, view: ViewOptions): FrameSource {
-  return processFrameSource(proc(i), { symbols: symbolTables.get(i) ?? null, stackMode: view.unfold && view.mode === 'python-first' ? 'merged' : view.mode });
+  return processFrameSource(proc(i), {
+    symbols: symbolTables.get(i) ?? null,
+    stackMode: view.unfold && view.mode === 'python-first' ? 'merged' : view.mode,
+  });
 }
 
-async function report(procs: number[], base: number, target: number, session: Session, title: string, sanitize: SanitizeOptions, view: ViewOptions, previewOnly: boolean) {
+async function report(
+  procs: number[],
+  base: number,
+  target: number,
+  session: Session,
+  title: string,
+  sanitize: SanitizeOptions,
+  view: ViewOptions,
+  previewOnly: boolean,
+) {
   if (!job) throw new Error('no job loaded');
   const focusedKey = session.selection.process;
   const inputs = procs.map((i) => {
     const p = proc(i);
-    const input: { proc: ProcessSeries; symbols: SymbolTable | null; base?: number; target?: number } = { proc: p, symbols: symbolTables.get(i) ?? null };
+    const input: { proc: ProcessSeries; symbols: SymbolTable | null; base?: number; target?: number } = {
+      proc: p,
+      symbols: symbolTables.get(i) ?? null,
+    };
     if (p.key === focusedKey && base >= 0 && target >= 0 && base < p.snapshots.length && target < p.snapshots.length) {
       input.base = base;
       input.target = target;
     }
     return input;
   });
-  const { job: header, bytes, preview } = buildReport(inputs, {
+  const {
+    job: header,
+    bytes,
+    preview,
+  } = buildReport(inputs, {
     title,
     generator: 'heaplens app',
     stackMode: view.mode,
@@ -652,7 +786,12 @@ async function report(procs: number[], base: number, target: number, session: Se
   return { html, preview, bytes: new TextEncoder().encode(html).length };
 }
 
-function exportSnapshot(format: ExportFormat, procs: number[], snapshot: number, view: ViewOptions): { data: string | Uint8Array; name: string; mime: string } {
+function exportSnapshot(
+  format: ExportFormat,
+  procs: number[],
+  snapshot: number,
+  view: ViewOptions,
+): { data: string | Uint8Array; name: string; mime: string } {
   const inputs: ExportInput[] = procs.map((i) => {
     const p = proc(i);
     // the snapshot index applies to the focused process; others export their last snapshot
@@ -665,11 +804,19 @@ function exportSnapshot(format: ExportFormat, procs: number[], snapshot: number,
   const opts = { showAllocator: !view.hideAllocator, measure: sampleUnit(view.sample ?? 'inuse_space') };
   switch (format) {
     case 'pprof':
-      return { data: toPprof(inputs, { ...opts, comments: ['heaplens app export'], defaultSample: view.sample }), name: `${stem}.pb`, mime: 'application/octet-stream' };
+      return {
+        data: toPprof(inputs, { ...opts, comments: ['heaplens app export'], defaultSample: view.sample }),
+        name: `${stem}.pb`,
+        mime: 'application/octet-stream',
+      };
     case 'folded':
       return { data: toFolded(inputs, opts), name: `${stem}.folded`, mime: 'text/plain' };
     case 'speedscope':
-      return { data: JSON.stringify(toSpeedscope(inputs, { ...opts, name: stem })), name: `${stem}.speedscope.json`, mime: 'application/json' };
+      return {
+        data: JSON.stringify(toSpeedscope(inputs, { ...opts, name: stem })),
+        name: `${stem}.speedscope.json`,
+        mime: 'application/json',
+      };
   }
 }
 
@@ -690,7 +837,8 @@ async function handle(id: number, req: Request): Promise<{ res: Response; transf
         const index = new Map<InputFile, number>();
         direct.forEach((f, i) => index.set(f, i));
         const order: number[] = [];
-        for (const g of groupProcesses(classified.dumps)) for (const d of g.dumps) order.push(index.get(d.file) as number);
+        for (const g of groupProcesses(classified.dumps))
+          for (const d of g.dumps) order.push(index.get(d.file) as number);
         const files = withPrefetch(direct, order, (i) => direct[i].read(0, direct[i].size));
         let waited = 0;
         const timed = files.map((f) => ({
@@ -713,7 +861,19 @@ async function handle(id: number, req: Request): Promise<{ res: Response; transf
         const bytesTotal = direct.reduce((a, f) => a + f.size, 0);
         const previewed = previewJob(direct, { inflate: webInflater(), signal: ctrl.signal }).then(
           (preview) => {
-            if (!ctrl.signal.aborted) post({ id, progress: { phase: 'parse', filesDone: 0, filesTotal: preview.dumps, bytesDone: 0, bytesTotal, file: '', preview } });
+            if (!ctrl.signal.aborted)
+              post({
+                id,
+                progress: {
+                  phase: 'parse',
+                  filesDone: 0,
+                  filesTotal: preview.dumps,
+                  bytesDone: 0,
+                  bytesTotal,
+                  file: '',
+                  preview,
+                },
+              });
           },
           () => undefined,
         );
@@ -727,17 +887,32 @@ async function handle(id: number, req: Request): Promise<{ res: Response; transf
             const now = performance.now();
             if (now - lastPost > 50 || pr.filesDone === pr.filesTotal) {
               lastPost = now;
-              post({ id, progress: { phase: pr.phase, filesDone: pr.filesDone, filesTotal: pr.filesTotal, bytesDone: pr.bytesDone, bytesTotal: pr.bytesTotal, file: pr.file } });
+              post({
+                id,
+                progress: {
+                  phase: pr.phase,
+                  filesDone: pr.filesDone,
+                  filesTotal: pr.filesTotal,
+                  bytesDone: pr.bytesDone,
+                  bytesTotal: pr.bytesTotal,
+                  file: pr.file,
+                },
+              });
             }
           },
         });
         if (ctrl.signal.aborted) throw new DOMException('cancelled', 'AbortError');
         let symbols = new Map<number, SymbolTable>();
         try {
-          symbols = await symbolizeAll(j, direct, (req.symbolFiles ?? []).map(toInputFile), ctrl.signal, (pr) => post({ id, progress: pr }));
+          symbols = await symbolizeAll(j, direct, (req.symbolFiles ?? []).map(toInputFile), ctrl.signal, (pr) =>
+            post({ id, progress: pr }),
+          );
         } catch (e) {
           if (ctrl.signal.aborted) throw e;
-          j.warnings.push({ file: '', message: `symbolization unavailable: ${e instanceof Error ? e.message : String(e)}; frames show module+offset` });
+          j.warnings.push({
+            file: '',
+            message: `symbolization unavailable: ${e instanceof Error ? e.message : String(e)}; frames show module+offset`,
+          });
         }
         job = j;
         frameTables.clear();
@@ -746,7 +921,15 @@ async function handle(id: number, req: Request): Promise<{ res: Response; transf
         sampled.clear();
         symbolTables.clear();
         symbols.forEach((t, k) => symbolTables.set(k, t));
-        summary = { ...summarize(j, performance.now() - t0, direct.reduce((a, f) => a + f.size, 0), waited), readers: readers?.size ?? 0 };
+        summary = {
+          ...summarize(
+            j,
+            performance.now() - t0,
+            direct.reduce((a, f) => a + f.size, 0),
+            waited,
+          ),
+          readers: readers?.size ?? 0,
+        };
         return { res: { type: 'load', summary } };
       } finally {
         poolFiles = null;
@@ -777,7 +960,9 @@ async function handle(id: number, req: Request): Promise<{ res: Response; transf
     case 'suspects': {
       if (!job) throw new Error('no job loaded');
       const view = req.view;
-      const suspects = suspectsResult(job, req.limit, (i, id) => labelOf(frameTable(i), stackKeys(proc(i), frameTable(i), id, view), view.mode));
+      const suspects = suspectsResult(job, req.limit, (i, id) =>
+        labelOf(frameTable(i), stackKeys(proc(i), frameTable(i), id, view), view.mode),
+      );
       return { res: { type: 'suspects', suspects } };
     }
     case 'flame': {
@@ -785,18 +970,35 @@ async function handle(id: number, req: Request): Promise<{ res: Response; transf
       return { res: { type: 'flame', flame: f }, transfer };
     }
     case 'stack':
-      return { res: { type: 'stack', stack: stackDetail(req.proc, req.stackId, req.members ?? [], req.base, req.target, req.view) } };
+      return {
+        res: {
+          type: 'stack',
+          stack: stackDetail(req.proc, req.stackId, req.members ?? [], req.base, req.target, req.view),
+        },
+      };
     case 'stackTargets':
       return { res: { type: 'stackTargets', targets: stackTargets(req.proc, req.stackIds) } };
     case 'resolveStacks':
       return { res: { type: 'resolveStacks', ids: resolveStacks(req.targets) } };
     case 'report': {
-      const r = await report(req.procs, req.base, req.target, req.session, req.title, req.sanitize, req.view, req.previewOnly);
+      const r = await report(
+        req.procs,
+        req.base,
+        req.target,
+        req.session,
+        req.title,
+        req.sanitize,
+        req.view,
+        req.previewOnly,
+      );
       return { res: { type: 'report', ...r } };
     }
     case 'export': {
       const r = exportSnapshot(req.format, req.procs, req.snapshot, req.view);
-      return { res: { type: 'export', ...r }, transfer: typeof r.data === 'string' ? [] : [r.data.buffer as ArrayBuffer] };
+      return {
+        res: { type: 'export', ...r },
+        transfer: typeof r.data === 'string' ? [] : [r.data.buffer as ArrayBuffer],
+      };
     }
     case 'reopenReport': {
       // the report's job replaces the loaded one: every view then runs on it as on loaded dumps
@@ -815,7 +1017,15 @@ async function handle(id: number, req: Request): Promise<{ res: Response; transf
       return { res: { type: 'reopenReport', session: r.session, summary } };
     }
     case 'missingBinaries':
-      return { res: { type: 'missingBinaries', summary: missingBinaries(proc(req.proc), req.snapshot, symbolTables.get(req.proc)?.modules ?? [], { includeAllocator: !req.view.hideAllocator }), symbolized: symbolTables.has(req.proc) } };
+      return {
+        res: {
+          type: 'missingBinaries',
+          summary: missingBinaries(proc(req.proc), req.snapshot, symbolTables.get(req.proc)?.modules ?? [], {
+            includeAllocator: !req.view.hideAllocator,
+          }),
+          symbolized: symbolTables.has(req.proc),
+        },
+      };
     case 'close':
       job = null;
       summary = null;
@@ -878,7 +1088,10 @@ function shapeStacks(
   keysOf: (id: number) => Int32Array,
   proc: number,
   view: ViewOptions,
-): { values: { stackIds: Uint32Array; bytes: Float64Array; objects?: Float64Array; baseBytes?: Float64Array }; stackKeys: (id: number) => ArrayLike<number> } {
+): {
+  values: { stackIds: Uint32Array; bytes: Float64Array; objects?: Float64Array; baseBytes?: Float64Array };
+  stackKeys: (id: number) => ArrayLike<number>;
+} {
   const growthBy = shape.by === 'growth' ? growthInfo(proc, view) : null;
   const keep: number[] = [];
   const shapedKeys = new Map<number, Int32Array>();
@@ -912,4 +1125,5 @@ function dropLeadingMarkers(keys: Int32Array, i: number): Int32Array {
 }
 
 // in a worker (not when imported in-page): messages come from the UI thread
-if (typeof (globalThis as { WorkerGlobalScope?: unknown }).WorkerGlobalScope !== 'undefined') self.onmessage = (ev: MessageEvent<ToWorker>) => receive(ev.data);
+if (typeof (globalThis as { WorkerGlobalScope?: unknown }).WorkerGlobalScope !== 'undefined')
+  self.onmessage = (ev: MessageEvent<ToWorker>) => receive(ev.data);

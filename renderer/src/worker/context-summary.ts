@@ -2,7 +2,13 @@
 // the fork/spawn tree (from analysis/, shared with the CLI).
 import type { Job } from '../../../analysis/model.ts';
 import { seriesTimes } from '../../../analysis/snapshot-time.ts';
-import { memoryGap, processIdentity, processLimit, processName, processTreeOrder } from '../../../analysis/memory-context.ts';
+import {
+  memoryGap,
+  processIdentity,
+  processLimit,
+  processName,
+  processTreeOrder,
+} from '../../../analysis/memory-context.ts';
 import { seriesMemory } from '../../../analysis/series-memory.ts';
 import { formatCmdline } from '../../../parsers/dump-context.ts';
 import type { ProcessIdentitySummary, SnapshotMemory } from '../lib/protocol.ts';

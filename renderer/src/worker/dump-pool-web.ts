@@ -24,7 +24,10 @@ export function createWebDumpPool(host: WebDumpPoolHost): DumpPool | null {
     locate: (f) => host.locate(f),
     read: (source, offset, length) => host.read(source, offset, length),
     spawn(message, lost) {
-      const w = new Worker(new URL('./dump-reader.worker.ts', import.meta.url), { type: 'module', name: 'heaplens-dump-reader' });
+      const w = new Worker(new URL('./dump-reader.worker.ts', import.meta.url), {
+        type: 'module',
+        name: 'heaplens-dump-reader',
+      });
       w.onmessage = (ev: MessageEvent<FromDumpWorker>) => message(ev.data);
       w.onerror = (ev: ErrorEvent) => {
         ev.preventDefault();

@@ -19,7 +19,9 @@ serveDumpTasks<ReaderFile>(
       size: m.size,
       mtimeMs: m.mtimeMs,
       read: async (offset, length) =>
-        'blob' in f ? new Uint8Array(await f.blob.slice(offset, offset + length).arrayBuffer()) : ask(f.source, offset, length),
+        'blob' in f
+          ? new Uint8Array(await f.blob.slice(offset, offset + length).arrayBuffer())
+          : ask(f.source, offset, length),
     };
   },
   webInflater(),

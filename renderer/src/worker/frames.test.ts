@@ -3,7 +3,16 @@ import type { ProcessSeries } from '../../../analysis/model.ts';
 import type { MapsEntry } from '../../../parsers/proc-maps.ts';
 import { FrameTable, findMapping, guessMainExecutable, moduleKind } from './frames.ts';
 
-const map = (start: bigint, end: bigint, path: string, offset = 0n): MapsEntry => ({ start, end, perms: 'r-xp', offset, dev: '00:00', inode: 1, path, deleted: false });
+const map = (start: bigint, end: bigint, path: string, offset = 0n): MapsEntry => ({
+  start,
+  end,
+  perms: 'r-xp',
+  offset,
+  dev: '00:00',
+  inode: 1,
+  path,
+  deleted: false,
+});
 const MAPS = [
   map(0x1000n, 0x2000n, '/opt/app/trainer', 0x1000n),
   map(0x7000n, 0x8000n, '/usr/lib/libjemalloc.so.2'),
@@ -82,12 +91,18 @@ describe('FrameTable with Python frames (PYFRAMES/1)', async () => {
   const PY1 = '0x7079100000000010';
   const PY2 = '0x7079100000000020';
   const table = parsePyFrames(
-    ['PYFRAMES/1 tag=0x7079 kind_shift=44 id_shift=4 pid=1 python=3.12.1', `F ${PY1} 12 10 make_record /srv/app/records.py`, `F ${PY2} 40 35 handler /srv/app/server.py`, 'END 2'].join('\n'),
+    [
+      'PYFRAMES/1 tag=0x7079 kind_shift=44 id_shift=4 pid=1 python=3.12.1',
+      `F ${PY1} 12 10 make_record /srv/app/records.py`,
+      `F ${PY2} 40 35 handler /srv/app/server.py`,
+      'END 2',
+    ].join('\n'),
   );
   // leaf first: jemalloc, a libc frame, two Python frames, the eval frame (kept by the producer), main
   const p = { ...proc([['0x7010', '0x9200', PY1, PY2, '0x1500', '0x1100']], [1]), pythonFrames: table };
   const t = new FrameTable(p, null);
-  const labels = (mode: 'merged' | 'python' | 'native'): string[] => Array.from(t.stackKeys(0, { mode, hideAllocator: true }), (k) => t.frames[k].label);
+  const labels = (mode: 'merged' | 'python' | 'native'): string[] =>
+    Array.from(t.stackKeys(0, { mode, hideAllocator: true }), (k) => t.frames[k].label);
   it('has the table', () => {
     expect(table?.frames.size).toBe(2);
     expect(t.hasPython).toBe(true);
@@ -102,7 +117,10 @@ describe('FrameTable with Python frames (PYFRAMES/1)', async () => {
   it('stack details carry Python files and lines', () => {
     const d = t.stackDetail(0, 'merged');
     const py = d.filter((f) => f.kind === 'python');
-    expect(py.map((f) => `${f.function} ${f.file}:${f.line}`)).toEqual(['make_record /srv/app/records.py:12', 'handler /srv/app/server.py:40']);
+    expect(py.map((f) => `${f.function} ${f.file}:${f.line}`)).toEqual([
+      'make_record /srv/app/records.py:12',
+      'handler /srv/app/server.py:40',
+    ]);
   });
 });
 

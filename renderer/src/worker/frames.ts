@@ -154,7 +154,12 @@ export class FrameTable {
     return k;
   }
 
-  private moduleOf(hex: string): { kind: FrameKind; module: string | null; modulePath: string | null; offset: string | null } {
+  private moduleOf(hex: string): {
+    kind: FrameKind;
+    module: string | null;
+    modulePath: string | null;
+    offset: string | null;
+  } {
     let addr: bigint;
     try {
       addr = BigInt(hex);
@@ -164,7 +169,12 @@ export class FrameTable {
     const mi = findMapping(this.maps, addr);
     if (mi < 0) return { kind: 'unknown', module: null, modulePath: null, offset: null };
     const m = this.maps[mi];
-    return { kind: moduleKind(m.path, this.mainExe), module: basename(m.path) || '[anon]', modulePath: m.path || null, offset: '0x' + (addr - m.start + m.offset).toString(16) };
+    return {
+      kind: moduleKind(m.path, this.mainExe),
+      module: basename(m.path) || '[anon]',
+      modulePath: m.path || null,
+      offset: '0x' + (addr - m.start + m.offset).toString(16),
+    };
   }
 
   /** Native frames of one address (innermost inlined first). */
@@ -182,7 +192,19 @@ export class FrameTable {
       out = sym.frames.map((f, i) => {
         const fn = f.function ?? `${loc.module ?? '?'}+${loc.offset ?? hex}`;
         return {
-          info: { label: fn, function: fn, file: f.file, line: f.line, module: loc.module, modulePath: loc.modulePath, offset: loc.offset, address: hex, inlined: i < last, kind: sym.python ? 'python' : loc.kind, unverified },
+          info: {
+            label: fn,
+            function: fn,
+            file: f.file,
+            line: f.line,
+            module: loc.module,
+            modulePath: loc.modulePath,
+            offset: loc.offset,
+            address: hex,
+            inlined: i < last,
+            kind: sym.python ? 'python' : loc.kind,
+            unverified,
+          },
           treeDescriptor: `f|${loc.modulePath ?? ''}|${fn}|${f.file ?? ''}`,
         };
       });
@@ -190,7 +212,19 @@ export class FrameTable {
       const label = loc.module && loc.offset ? `${loc.module}+${loc.offset}` : hex;
       out = [
         {
-          info: { label, function: null, file: null, line: null, module: loc.module, modulePath: loc.modulePath, offset: loc.offset, address: hex, inlined: false, kind: loc.kind, unverified: sym?.binary === 'mismatch' },
+          info: {
+            label,
+            function: null,
+            file: null,
+            line: null,
+            module: loc.module,
+            modulePath: loc.modulePath,
+            offset: loc.offset,
+            address: hex,
+            inlined: false,
+            kind: loc.kind,
+            unverified: sym?.binary === 'mismatch',
+          },
           treeDescriptor: `a|${label}`,
         },
       ];
@@ -212,7 +246,19 @@ export class FrameTable {
   private pythonDesc(p: PythonFrameView): FrameDesc {
     const fn = p.function;
     return {
-      info: { label: p.resolved ? fn : p.label, function: p.resolved ? fn : null, file: p.file, line: p.line, module: null, modulePath: null, offset: null, address: p.addr, inlined: false, kind: 'python', unverified: false },
+      info: {
+        label: p.resolved ? fn : p.label,
+        function: p.resolved ? fn : null,
+        file: p.file,
+        line: p.line,
+        module: null,
+        modulePath: null,
+        offset: null,
+        address: p.addr,
+        inlined: false,
+        kind: 'python',
+        unverified: false,
+      },
       treeDescriptor: p.resolved ? `py|${fn}|${p.file ?? ''}` : `pyu|${p.addr}`,
     };
   }
@@ -224,7 +270,12 @@ export class FrameTable {
   };
 
   /** Visits the frames of a stack in view order (leaf first). `hidden` marks allocator frames. */
-  private walk(stackId: number, mode: StackMode, skip: number, emit: (kind: 'native' | 'python', a: number, position: number, py: PythonFrameView | null) => void): void {
+  private walk(
+    stackId: number,
+    mode: StackMode,
+    skip: number,
+    emit: (kind: 'native' | 'python', a: number, position: number, py: PythonFrameView | null) => void,
+  ): void {
     const st = this.proc.stacks;
     const s = st.offsets[stackId];
     const e = st.offsets[stackId + 1];
@@ -257,7 +308,19 @@ export class FrameTable {
   private markerKey(reason: FoldReason): number {
     const label = reason === 'import' ? 'import machinery' : 'interpreter frames';
     return this.intern({
-      info: { label, function: null, file: null, line: null, module: null, modulePath: null, offset: null, address: '0x0', inlined: false, kind: 'folded', unverified: false },
+      info: {
+        label,
+        function: null,
+        file: null,
+        line: null,
+        module: null,
+        modulePath: null,
+        offset: null,
+        address: '0x0',
+        inlined: false,
+        kind: 'folded',
+        unverified: false,
+      },
       treeDescriptor: `fold|${reason}`,
     });
   }
@@ -269,7 +332,17 @@ export class FrameTable {
     if (isActive(filter)) {
       const wrapped = keys.map((k) => {
         const f = this.frames[k];
-        return { key: k, kind: f.kind, module: f.module, modulePath: f.modulePath, moduleOffset: f.offset, address: f.address, function: f.function, file: f.file, line: f.line };
+        return {
+          key: k,
+          kind: f.kind,
+          module: f.module,
+          modulePath: f.modulePath,
+          moduleOffset: f.offset,
+          address: f.address,
+          function: f.function,
+          file: f.file,
+          line: f.line,
+        };
       });
       const kept = filterStack(wrapped, filter);
       if (!kept) return null;
@@ -277,11 +350,15 @@ export class FrameTable {
     }
     const fold = this.foldOptions(view);
     if (!fold.interpreter && !fold.imports) return keys.length === raw.length ? raw : Int32Array.from(keys);
-    const folded = foldStack(keys.map((k) => ({ ...this.frames[k], key: k })), fold);
+    const folded = foldStack(
+      keys.map((k) => ({ ...this.frames[k], key: k })),
+      fold,
+    );
     const out: number[] = [];
     let fi = 0;
     for (let i = 0; i <= folded.frames.length; i++) {
-      while (fi < folded.folds.length && folded.folds[fi].index === i) out.push(this.markerKey(folded.folds[fi++].reason));
+      while (fi < folded.folds.length && folded.folds[fi].index === i)
+        out.push(this.markerKey(folded.folds[fi++].reason));
       if (i < folded.frames.length) out.push(folded.frames[i].key);
     }
     return Int32Array.from(out);
@@ -333,7 +410,12 @@ export class FrameTable {
     const out: (FrameInfo & { hidden: boolean; fold?: number })[] = [];
     this.walk(stackId, mode, 0, (kind, a, position, py) => {
       const descs = kind === 'native' ? this.nativeDescs(a, position) : py ? [this.pythonDesc(py)] : [];
-      for (const d of descs) out.push({ ...visibleInfo(d.info), key: this.keyByDescriptor.get(d.treeDescriptor) ?? -1, hidden: position < alloc });
+      for (const d of descs)
+        out.push({
+          ...visibleInfo(d.info),
+          key: this.keyByDescriptor.get(d.treeDescriptor) ?? -1,
+          hidden: position < alloc,
+        });
     });
     const fold = this.foldOptions({ mode, hideAllocator: true });
     if (fold.interpreter) {
@@ -347,7 +429,22 @@ export class FrameTable {
 }
 
 /** Names from files as the UI shows them: control and bidi characters visibly marked (analysis/display-text). */
-function visibleInfo<T extends { label: string; function: string | null; file: string | null; module: string | null; modulePath: string | null }>(i: T): T {
+function visibleInfo<
+  T extends {
+    label: string;
+    function: string | null;
+    file: string | null;
+    module: string | null;
+    modulePath: string | null;
+  },
+>(i: T): T {
   const m = (v: string | null): string | null => (v === null ? null : revealControls(v));
-  return { ...i, label: revealControls(i.label), function: m(i.function), file: m(i.file), module: m(i.module), modulePath: m(i.modulePath) };
+  return {
+    ...i,
+    label: revealControls(i.label),
+    function: m(i.function),
+    file: m(i.file),
+    module: m(i.module),
+    modulePath: m(i.modulePath),
+  };
 }

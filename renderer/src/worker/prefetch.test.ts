@@ -44,7 +44,11 @@ describe('withPrefetch', () => {
   it('serves partial reads from the fetched file and leaves large files to direct reads', async () => {
     const { files: fs, log } = files(2, 50);
     fs[1] = { ...fs[1], size: 5000 };
-    const wrapped = withPrefetch(fs, [0, 1], async (i) => new Uint8Array(fs[i].size).map((_, k) => k % 256), { concurrency: 2, maxBytesAhead: 10_000, maxFileBytes: 1000 });
+    const wrapped = withPrefetch(fs, [0, 1], async (i) => new Uint8Array(fs[i].size).map((_, k) => k % 256), {
+      concurrency: 2,
+      maxBytesAhead: 10_000,
+      maxFileBytes: 1000,
+    });
     expect(Array.from(await wrapped[0].read(10, 5))).toEqual([10, 11, 12, 13, 14]);
     expect((await wrapped[0].read(45, 100)).length).toBe(5);
     await wrapped[1].read(0, 10);

@@ -13,7 +13,11 @@ export interface PrefetchOptions {
   maxFileBytes: number;
 }
 
-export const DEFAULT_PREFETCH: PrefetchOptions = { concurrency: 24, maxBytesAhead: 128 * 1024 * 1024, maxFileBytes: 8 * 1024 * 1024 };
+export const DEFAULT_PREFETCH: PrefetchOptions = {
+  concurrency: 24,
+  maxBytesAhead: 128 * 1024 * 1024,
+  maxFileBytes: 8 * 1024 * 1024,
+};
 
 /**
  * Wraps `files` so that reads follow `order` (indices into files) with read-ahead. `readWhole(i)` fetches file i

@@ -12,7 +12,9 @@ import type { ViewOptions } from '../lib/protocol.ts';
 async function cliJson(...argv: string[]) {
   const out: string[] = [];
   await run(argv, { out: (s) => out.push(s), err: () => undefined });
-  return JSON.parse(out.join('\n')) as { stacks: { stackId: number; stackIds?: number[]; liveBytes: number; frames: { function?: string | null }[] }[] };
+  return JSON.parse(out.join('\n')) as {
+    stacks: { stackId: number; stackIds?: number[]; liveBytes: number; frames: { function?: string | null }[] }[];
+  };
 }
 
 describe('worker FrameTable: python-first and chips on py312', () => {
@@ -30,7 +32,11 @@ describe('worker FrameTable: python-first and chips on py312', () => {
       if (t.frames[shown[0]]?.function !== 'make_record') continue;
       leak++;
       expect(t.frames[keys[0]].kind).toBe('folded'); // the allocation plumbing in libpython, one marker
-      expect(shown.slice(0, 3).map((k) => t.frames[k].function)).toEqual(['make_record', 'leaky_handler', 'Pipeline.step']);
+      expect(shown.slice(0, 3).map((k) => t.frames[k].function)).toEqual([
+        'make_record',
+        'leaky_handler',
+        'Pipeline.step',
+      ]);
       expect(shown.some((k) => /libpython/.test(t.frames[k].module ?? ''))).toBe(false);
     }
     expect(leak).toBeGreaterThan(0);
@@ -41,7 +47,16 @@ describe('worker FrameTable: python-first and chips on py312', () => {
     for (const re of ['make_record', 'libc\\.so', '^recurse$']) {
       const chip: ViewOptions = { ...view, filters: [{ kind: 'focus', re }] };
       const kept = new Set(Array.from(s.stackIds).filter((id) => !t.dropped(id, chip)));
-      const cli = await cliJson('top', join(PY_FIXTURES, 'py312', d.name), '--json', '--no-symbols', '-n', '1000000', '--focus', re);
+      const cli = await cliJson(
+        'top',
+        join(PY_FIXTURES, 'py312', d.name),
+        '--json',
+        '--no-symbols',
+        '-n',
+        '1000000',
+        '--focus',
+        re,
+      );
       const cliIds = new Set(cli.stacks.flatMap((x) => x.stackIds ?? [x.stackId]));
       expect([...kept].sort(), re).toEqual([...cliIds].sort());
     }

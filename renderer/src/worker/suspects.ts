@@ -34,10 +34,17 @@ function seriesOf(job: Job, proc: number, stackId: number): { series: number[]; 
   return { series, sigma: variance.map((v) => Math.sqrt(v)), complete: snaps.map((s) => s.complete) };
 }
 
-const byStack = new WeakMap<JobSuspects, Map<number, Map<number, { s: JobSuspects['stacks'][number]; rank: number }>>>();
+const byStack = new WeakMap<
+  JobSuspects,
+  Map<number, Map<number, { s: JobSuspects['stacks'][number]; rank: number }>>
+>();
 
 /** The ranking entry of one (process, stack), with its job-wide rank (0 = top), or null. */
-export function stackVerdict(job: Job, proc: number, stackId: number): { s: JobSuspects['stacks'][number]; rank: number } | null {
+export function stackVerdict(
+  job: Job,
+  proc: number,
+  stackId: number,
+): { s: JobSuspects['stacks'][number]; rank: number } | null {
   const r = jobSuspects(job);
   let m = byStack.get(r);
   if (!m) {

@@ -7,6 +7,7 @@
 import type { LoadWarning, ProcessSeries } from '../analysis/model.js';
 import { diffSnapshots } from '../analysis/diff.js';
 import { rankGrowth } from '../analysis/growth.js';
+import { lastCompleteIndex } from '../analysis/snapshot-status.js';
 import { isFileMapping } from '../parsers/proc-maps.js';
 import type { SymbolTable } from '../symbolize/symbolize.js';
 import {
@@ -177,7 +178,8 @@ export function buildReport(
     let base = input.base ?? (sel?.base ? resolveSnapshot(proc, sel.base) : -1);
     let tgt = input.target ?? (sel?.target ? resolveSnapshot(proc, sel.target) : -1);
     if (base < 0 || base >= n) base = 0;
-    if (tgt < 0 || tgt >= n) tgt = n - 1;
+    // default target: the last complete dump (a killed process's cut dump would report frees that never happened)
+    if (tgt < 0 || tgt >= n) tgt = Math.max(0, lastCompleteIndex(proc));
     bases.push({ base, target: tgt });
     packInputs.push({
       proc,

@@ -301,3 +301,22 @@ describe('hostile names', () => {
     expect(readPayload(extractPayload(html)).job).toEqual(JSON.parse(JSON.stringify(header)));
   });
 });
+
+describe('default target', () => {
+  it('is the last complete dump: the killed worker of fixtures/job ends on its cut dump, the report targets the one before', async () => {
+    const job = await loadJob(await collectInputFiles([resolve(import.meta.dirname, '../fixtures/job/dumps')], []));
+    const { job: header } = buildReport(
+      job.processes.map((proc) => ({ proc, symbols: null })),
+      { topN: 3 },
+    );
+    let cut = 0;
+    job.processes.forEach((p, i) => {
+      const last = p.snapshots.length - 1;
+      const expected = p.snapshots[last].complete ? last : last - 1;
+      if (!p.snapshots[last].complete) cut++;
+      expect(header.processes[i].target, p.key).toBe(expected);
+      expect(p.snapshots[header.processes[i].target].complete, p.key).toBe(true);
+    });
+    expect(cut).toBe(1); // the workload's one SIGKILLed rollout (fixtures/job/expected.json)
+  });
+});

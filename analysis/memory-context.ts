@@ -10,17 +10,11 @@
 // (docs next-features §6; Redis reports the same three ratios.) Pure: used by the CLI and the app.
 
 import type { ProcessSeries, Snapshot } from './model.js';
-import type { DumpContext } from '../parsers/dump-context.js';
+import type { DumpContext, JemallocStats } from '../parsers/dump-context.js';
 
-export interface MemoryPoint {
+export interface MemoryPoint extends JemallocStats {
   /** the dump's unbiased live bytes (what the heap profile explains) */
   heapEstimate: number;
-  allocated: number | null;
-  active: number | null;
-  resident: number | null;
-  mapped: number | null;
-  retained: number | null;
-  metadata: number | null;
   rss: number | null;
   rssAnon: number | null;
   cgroupCurrent: number | null;

@@ -22,6 +22,17 @@ export function memoryBudget(env: NodeJS.ProcessEnv = process.env): number {
 
 export { JobTooLargeError };
 
+/** loadDumps, or null after writing why when the job does not fit in memory (the message names `heaplens ingest`). */
+export async function loadDumpsOrSay(files: readonly InputFile[], err: (s: string) => void): Promise<Job | null> {
+  try {
+    return await loadDumps(files);
+  } catch (e) {
+    if (!(e instanceof JobTooLargeError)) throw e;
+    err(`heaplens: ${e.message}`);
+    return null;
+  }
+}
+
 /** loadJob over a worker pool (HEAPLENS_WORKERS=<n> sets its size; 0 reads in this thread). */
 export async function loadDumps(files: readonly InputFile[], options: LoadOptions = {}): Promise<Job> {
   const n = process.env.HEAPLENS_WORKERS;

@@ -1,7 +1,7 @@
 // heaplens command line: summary, top, diff, growth over dumps, files or folders.
 // Exit codes: 0 success, 1 nothing could be read, 2 usage error.
 
-import { JobTooLargeError, loadDumps } from './load-dumps.js';
+import { loadDumps, loadDumpsOrSay } from './load-dumps.js';
 import type { Job, LoadWarning, ProcessSeries, Snapshot } from '../analysis/model.js';
 import { diffSnapshots, diffTotals } from '../analysis/diff.js';
 import { lastCompleteIndex } from '../analysis/snapshot-status.js';
@@ -192,17 +192,9 @@ async function withJob(args: ParsedArgs, io: Output, cmd: Command): Promise<numb
   if (args.command !== 'summary' && !dataset) prepareSymbols(args);
   const files = dataset ? [] : await collectInputFiles(args.positional, problems);
   const fromDataset = dataset ? await loadDataset(dataset, args, io) : null;
-  let job: Job;
-  if (fromDataset) job = fromDataset.job;
-  else {
-    try {
-      job = await loadDumps(files);
-    } catch (e) {
-      if (!(e instanceof JobTooLargeError)) throw e;
-      io.err(`heaplens: ${e.message}`);
-      return 1;
-    }
-  }
+  const loaded = fromDataset?.job ?? (await loadDumpsOrSay(files, io.err));
+  if (!loaded) return 1;
+  let job = loaded;
   if (
     !dataset &&
     args.command === 'diff' &&

@@ -4,7 +4,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Job, ProcessSeries } from '../analysis/model.js';
-import { JobTooLargeError, loadDumps } from './load-dumps.js';
+import { loadDumpsOrSay } from './load-dumps.js';
 import { DEFAULT_STACK_MODE, parseStackMode } from '../analysis/python-stacks.js';
 import { filteringSource, foldingSource } from '../export/frames.js';
 import { DEFAULT_SAMPLE_TYPE, parseSampleType, sampleSeries, sampleUnavailable } from '../analysis/sample-type.js';
@@ -37,17 +37,8 @@ export async function loadForCommand(args: ParsedArgs, io: CommandIO): Promise<J
   const problems: CollectProblem[] = [];
   const dataset = await datasetPath(args.positional);
   const fromDataset = dataset ? await loadDataset(dataset, args, io) : null;
-  let job: Job;
-  if (fromDataset) job = fromDataset.job;
-  else {
-    try {
-      job = await loadDumps(await collectInputFiles(args.positional, problems));
-    } catch (e) {
-      if (!(e instanceof JobTooLargeError)) throw e;
-      io.err(`heaplens: ${e.message}`);
-      return null;
-    }
-  }
+  const job = fromDataset?.job ?? (await loadDumpsOrSay(await collectInputFiles(args.positional, problems), io.err));
+  if (!job) return null;
   const pidFlag = flag(args, 'pid');
   if (pidFlag !== undefined) job.processes = job.processes.filter((p) => String(p.pid) === pidFlag);
   for (const p of problems) job.warnings.unshift({ file: p.path, message: p.message });

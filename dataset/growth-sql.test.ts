@@ -11,7 +11,7 @@ import { run } from '../cli/main.js';
 import { openEngine, sqlString } from './duckdb.js';
 import { growthSql } from './growth-sql.js';
 import { loadJob } from '../analysis/load-job.js';
-import { rankGrowth } from '../analysis/growth.js';
+import { rankGrowth, type StackGrowth } from '../analysis/growth.js';
 import { collectInputFiles } from '../node-io/node-files.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -36,17 +36,7 @@ function docSql(): string {
 
 interface CliGrowth {
   processes: { key: string }[];
-  stacks: {
-    process: string;
-    stackId: number;
-    slopeBytesPerSnapshot: number;
-    growingFraction: number;
-    r2: number;
-    firstBytes: number;
-    lastBytes: number;
-    deltaBytes: number;
-    score: number;
-  }[];
+  stacks: (StackGrowth & { process: string })[];
 }
 
 const near = (a: number, b: number) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));

@@ -309,8 +309,19 @@ export interface ProcessPatterns {
   notes: string[];
 }
 
-/** Patterns of every stack of `proc` over its complete snapshots. */
-export function processPatterns(proc: ProcessSeries): ProcessPatterns {
+/** What a process's series are made of, without its cells: the complete snapshots, their times, the notes. */
+export interface SeriesFrame {
+  /** snapshot indexes of the series (the complete ones) */
+  snapshotIndexes: number[];
+  /** seconds per point, null when the times are not usable */
+  seconds: Float64Array | null;
+  /** accumulated bytes only when every snapshot of the series has them (prof_accum on throughout) */
+  hasAccum: boolean;
+  notes: string[];
+}
+
+/** The series frame of `proc`: reads snapshot metadata only (a dataset read without cells gives it too). */
+export function seriesFrame(proc: Pick<ProcessSeries, 'snapshots'>): SeriesFrame {
   const idx = completeIndexes(proc);
   const notes: string[] = [];
   const cut = proc.snapshots.length - idx.length;
@@ -322,6 +333,20 @@ export function processPatterns(proc: ProcessSeries): ProcessPatterns {
     );
   const times = secondsOf(snaps);
   if (times.note && snaps.length >= 2) notes.push(`no per-second slopes: ${times.note}`);
+  return {
+    snapshotIndexes: idx,
+    seconds: times.seconds,
+    hasAccum: snaps.every((s) => s.accumBytes !== null),
+    notes,
+  };
+}
+
+/** Patterns of every stack of `proc` over its complete snapshots. */
+export function processPatterns(proc: ProcessSeries): ProcessPatterns {
+  const frame = seriesFrame(proc);
+  const { snapshotIndexes: idx, notes } = frame;
+  const times = { seconds: frame.seconds };
+  const snaps = idx.map((i) => proc.snapshots[i]);
   const n = snaps.length;
   const count = proc.stacks.count;
   const out: StackSeriesVerdict[] = [];
@@ -334,8 +359,7 @@ export function processPatterns(proc: ProcessSeries): ProcessPatterns {
   for (let id = 0; id < count; id++) if (present[id]) ids.push(id);
 
   const chunk = Math.max(1, Math.floor(MAX_CHUNK_CELLS / n));
-  // accumulated bytes only when every snapshot of the series has them (prof_accum on throughout)
-  const hasAccum = snaps.every((s) => s.accumBytes !== null);
+  const hasAccum = frame.hasAccum;
   const row = new Int32Array(count).fill(-1);
   for (let c0 = 0; c0 < ids.length; c0 += chunk) {
     const part = ids.slice(c0, c0 + chunk);

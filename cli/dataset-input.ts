@@ -3,9 +3,9 @@
 
 import { stat } from 'node:fs/promises';
 import type { Job, Snapshot } from '../analysis/model.js';
-import { MANIFEST_FILE } from '../dataset/schema.js';
+import { MANIFEST_FILE } from '../dataset/manifest.js';
 import { flag, UsageError, type ParsedArgs } from './args.js';
-import type { CellPicker } from '../dataset/read-dataset.js';
+import type { CellPicker, StackChooser } from '../dataset/read-dataset.js';
 import { adoptSymbolTables } from './symbols.js';
 
 async function isDatasetFolder(path: string): Promise<boolean> {
@@ -57,10 +57,15 @@ export async function loadDataset(
   dir: string,
   args: ParsedArgs,
   io: { err: (s: string) => void },
+  /** no cells, and only these stacks' frames (by dataset process id): for a ranking done in SQL (growth) */
+  onlyStacks?: ReadonlyMap<number, readonly number[]> | StackChooser,
 ): Promise<DatasetLoad> {
   const { readDataset } = await import('../dataset/read-dataset.js');
   // summary shows snapshot totals only: no cells; top and export read the cells of the snapshot they show
-  const ds = await readDataset(dir, { cells: args.command === 'summary' ? false : await cellPicker(args) });
+  const ds = await readDataset(
+    dir,
+    onlyStacks ? { cells: false, onlyStacks } : { cells: args.command === 'summary' ? false : await cellPicker(args) },
+  );
   const symbolized = args.command !== 'summary' && (await adoptSymbolTables(ds.symbols, args, io));
   return { job: ds.job, symbolized };
 }

@@ -4,13 +4,15 @@
 import type { Job, ProcessSeries } from '../analysis/model.js';
 import { rankJob, type JobSuspects, type StackSuspect, type SuspectGroup } from '../analysis/suspects.js';
 import { NOISE_Z } from '../analysis/sampling-error.js';
-import { has, intFlag, type ParsedArgs } from './args.js';
+import { flag, has, intFlag, type ParsedArgs } from './args.js';
 import type { FrameOut, StackDescriber } from './describe-stacks.js';
 import { formatBytes, formatSignedBytes, table } from './format.js';
+import { symbolizeJob } from './symbols.js';
 import {
   describer,
   framesFor,
   indent,
+  noProcess,
   printWarnings,
   processJson,
   processTitle,
@@ -109,10 +111,54 @@ function deltaText(delta: number, noise: boolean): string {
   return formatSignedBytes(delta) + (noise ? ' ~' : '');
 }
 
-export function growth(job: Job, args: ParsedArgs, io: Output): void {
+/**
+ * `growth` on a dataset: ranked without its cells in memory (dataset/rank-dataset.ts), then only the listed
+ * stacks' frames are read. The output is the same as on the dumps.
+ */
+export async function growthOnDataset(dir: string, args: ParsedArgs, io: Output): Promise<number> {
+  const n = intFlag(args, 'top', 20);
+  const { loadDataset } = await import('./dataset-input.js');
+  const { startDatasetRanking } = await import('../dataset/rank-dataset.js');
+  const pid = flag(args, 'pid');
+  const pick = (job: Job): Job =>
+    pid === undefined ? job : { ...job, processes: job.processes.filter((p) => String(p.pid) === pid) };
+  let r: JobSuspects | null = null;
+  // SQL's first pass over the cells runs while the snapshots are read; the ranking ends once they are in, and
+  // then only the listed stacks' frames are read
+  const ranking = await startDatasetRanking(dir);
+  const chooser = async (bare: Job, ids: ReadonlyMap<ProcessSeries, number>) => {
+    const job = pick(bare);
+    const wanted = new Map<number, number[]>();
+    if (job.processes.length === 0) return wanted;
+    const pids = job.processes.map((p) => ids.get(p)!);
+    r = await ranking.rank(job, pids, { top: n });
+    const want = (pi: number, stackId: number) => {
+      const list = wanted.get(pids[pi]) ?? [];
+      list.push(stackId);
+      wanted.set(pids[pi], list);
+    };
+    for (const s of listedStacks(r, n)) want(s.processIndex, s.stackId);
+    for (const g of r.groups.slice(0, n)) want(g.top.processIndex, g.top.stackId);
+    return wanted;
+  };
+  let loaded;
+  try {
+    loaded = await loadDataset(dir, args, io, chooser);
+  } finally {
+    ranking.close();
+  }
+  const { job: all, symbolized } = loaded;
+  const job = pick(all);
+  if (job.processes.length === 0 || !r) return noProcess(job, args, io);
+  if (!symbolized) await symbolizeJob(job, args, io);
+  growth(job, args, io, r);
+  return 0;
+}
+
+export function growth(job: Job, args: ParsedArgs, io: Output, ranked?: JobSuspects): void {
   const n = intFlag(args, 'top', 20);
   const json = has(args, 'json');
-  const r = rankJob(job);
+  const r = ranked ?? rankJob(job);
   const desc = describers(job, args);
   const frames = (pi: number, stackId: number) => framesFor(desc(pi), stackId, args).frames;
   const listed = listedStacks(r, n);
@@ -138,7 +184,7 @@ export function growth(job: Job, args: ParsedArgs, io: Output): void {
     return;
   }
   const procs = job.processes.length;
-  io.out(`job-wide suspects: ${r.groups.length} stacks over ${procs} process${procs === 1 ? '' : 'es'}`);
+  io.out(`job-wide suspects: ${r.groupCount} stacks over ${procs} process${procs === 1 ? '' : 'es'}`);
   io.out(
     `  score = growth beyond ${NOISE_Z}σ of sampling that is still going on at the end (plateaus and steps score ~0); ~ = within sampling noise`,
   );

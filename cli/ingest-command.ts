@@ -7,7 +7,7 @@ import type { SymbolTable } from '../symbolize/symbolize.js';
 import { checkFlags, flag, has, UsageError, type ParsedArgs } from './args.js';
 import { formatBytes } from './format.js';
 import { prepareSymbols, SYMBOL_FLAGS, symbolizeJob, symbolTableOf } from './symbols.js';
-import { MANIFEST_FILE } from '../dataset/schema.js';
+import { MANIFEST_FILE } from '../dataset/manifest.js';
 import { dirName } from '../parsers/dump-filename.js';
 
 export const INGEST_USAGE = `  heaplens ingest <paths…> -o <dir> [--symbols <dir>] [--sysroot <dir>] [--no-symbols]

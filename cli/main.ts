@@ -135,11 +135,14 @@ export async function run(argv: readonly string[], rawIo: Output): Promise<numbe
       case 'diff':
         checkFlags(args, [...COMMON, ...SLICING, ...SYMBOL_FLAGS, 'base', 'target', 'top']);
         return await withJob(args, io, diff);
-      case 'growth':
+      case 'growth': {
         checkFlags(args, [...COMMON, ...SYMBOL_FLAGS, 'top']);
-        return await withJob(args, io, async (job, a, o) =>
-          (await import('./growth-command.js')).growth(sampledJob(job, a), a, o),
-        );
+        const g = await import('./growth-command.js');
+        const dataset = await datasetPath(args.positional);
+        // on a dataset the ranking runs over its cells in SQL; other sample types rebuild the job's columns
+        if (dataset && sampleOf(args) === DEFAULT_SAMPLE_TYPE) return await g.growthOnDataset(dataset, args, io);
+        return await withJob(args, io, (job, a, o) => g.growth(sampledJob(job, a), a, o));
+      }
       case 'postmortem': {
         checkFlags(args, [...COMMON, ...SYMBOL_FLAGS, 'top', 'limit']);
         const pm = await import('./postmortem-command.js');
@@ -215,15 +218,18 @@ async function withJob(args: ParsedArgs, io: Output, cmd: Command): Promise<numb
   const pidFlag = flag(args, 'pid');
   if (pidFlag !== undefined) job.processes = job.processes.filter((p) => String(p.pid) === pidFlag);
   for (const p of problems) job.warnings.unshift({ file: p.path, message: p.message });
-  if (job.processes.length === 0) {
-    if (has(args, 'json')) io.out(JSON.stringify({ processes: [], stacks: [], warnings: job.warnings }, null, 2));
-    else printWarnings(job.warnings, io);
-    io.err(`heaplens: no heap profile could be read from ${args.positional.join(', ')}`);
-    return 1;
-  }
+  if (job.processes.length === 0) return noProcess(job, args, io);
   if (args.command !== 'summary' && !fromDataset?.symbolized) await symbolizeJob(job, args, io);
   await cmd(job, args, io);
   return 0;
+}
+
+/** No process to show (none read, or --pid matched none): the warnings, and exit status 1. */
+export function noProcess(job: Job, args: ParsedArgs, io: Output): number {
+  if (has(args, 'json')) io.out(JSON.stringify({ processes: [], stacks: [], warnings: job.warnings }, null, 2));
+  else printWarnings(job.warnings, io);
+  io.err(`heaplens: no heap profile could be read from ${args.positional.join(', ')}`);
+  return 1;
 }
 
 export function printWarnings(warnings: readonly LoadWarning[], io: Output): void {

@@ -108,3 +108,52 @@ export async function appendColumns(
 export function sqlString(s: string): string {
   return `'${s.replace(/'/g, "''")}'`;
 }
+
+/**
+ * A numeric column of a result chunk. DuckDB's fixed-width vectors expose their data as a typed array: it is
+ * returned as is (a view, valid until the next chunk), instead of a call per value, which cost 3/4 of reading a
+ * dataset's cells. Nulls, other widths or a library version without `items` go value by value (null → NaN).
+ */
+export function chunkNumbers(chunk: DuckDBDataChunk, column: number): ArrayLike<number> {
+  const vector = chunk.getColumnVector(column);
+  const v = vector as unknown as { items?: unknown; validity?: { data?: unknown } };
+  if (
+    (v.items instanceof Float64Array || v.items instanceof Int32Array) &&
+    v.validity &&
+    allValid(v.validity.data, v.items.length)
+  )
+    return v.items;
+  const out = new Float64Array(chunk.rowCount);
+  for (let i = 0; i < out.length; i++) {
+    const x = vector.getItem(i);
+    out[i] = x === null ? Number.NaN : Number(x);
+  }
+  return out;
+}
+
+/** A validity mask (null: all valid; else one bit per row, set when valid) with no row null. */
+function allValid(mask: unknown, n: number): boolean {
+  if (mask === null) return true;
+  if (!(mask instanceof BigUint64Array)) return false;
+  const full = Math.floor(n / 64);
+  for (let w = 0; w < full; w++) if (mask[w] !== 0xffffffffffffffffn) return false;
+  const rest = n % 64;
+  return rest === 0 || (mask[full] & ((1n << BigInt(rest)) - 1n)) === (1n << BigInt(rest)) - 1n;
+}
+
+/**
+ * Runs `sql` and hands over its result a chunk (2,048 rows) at a time, never as JS values per row. The result is
+ * materialized in DuckDB first: a streamed result ran the growth queries 2.5× slower (fewer threads).
+ */
+export async function forEachChunk(
+  con: DuckDBConnection,
+  sql: string,
+  visit: (chunk: DuckDBDataChunk) => void,
+): Promise<void> {
+  const result = await con.run(sql);
+  for (;;) {
+    const chunk = await result.fetchChunk();
+    if (!chunk || chunk.rowCount === 0) return;
+    visit(chunk);
+  }
+}

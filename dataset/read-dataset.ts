@@ -66,9 +66,16 @@ export interface ReadOptions {
   /**
    * Only these stacks of a process (by its dataset id) get their frames, addresses and symbols read; the other
    * stacks keep their ids but have no frames. For commands that describe a few stacks ranked in SQL (growth).
+   * A function is called once every process's snapshots are read (its processes have no stacks yet), with
+   * each process's dataset id, and names the stacks then.
    */
-  onlyStacks?: ReadonlyMap<number, readonly number[]>;
+  onlyStacks?: ReadonlyMap<number, readonly number[]> | StackChooser;
 }
+
+export type StackChooser = (
+  job: Job,
+  ids: ReadonlyMap<ProcessSeries, number>,
+) => Promise<ReadonlyMap<number, readonly number[]>>;
 
 export interface DatasetJob {
   job: Job;
@@ -128,7 +135,7 @@ async function readWith(
   dir: string,
   manifest: Manifest,
   withCells: boolean | CellPicker,
-  onlyStacks: ReadonlyMap<number, readonly number[]> | null,
+  onlyStacks: ReadonlyMap<number, readonly number[]> | StackChooser | null,
 ): Promise<DatasetJob> {
   const procRows = await readParquetRows(engine, join(dir, 'processes.parquet'));
   const fileRows = await readParquetRows(engine, join(dir, 'files.parquet'));
@@ -177,15 +184,25 @@ async function readWith(
     while (oi < orphanKeys.length && (key === null || orphanKeys[oi] < key))
       warnings.push(...orphanWarnings.get(orphanKeys[oi++])!);
   };
+  // first every process's snapshots (and cells), then its stacks: a chooser sees the snapshots before naming stacks
+  const shells: { pr: Row; id: number; series: ProcessSeries }[] = [];
   for (const pr of sorted) {
-    orphansBefore(str(pr.key));
     const id = num(pr.process);
-    const only = onlyStacks ? (onlyStacks.get(id) ?? []) : null;
-    const { series, counts, addressIds } = await readProcess(engine, dir, id, pr, withCells, only);
+    const { series, counts } = await readSnapshots(engine, dir, id, pr, withCells);
+    shells.push({ pr, id, series });
     processes.push(series);
     ids.set(series, id);
     cellCounts.set(series, counts);
     processWarnings.set(series, warningsOf.get(id) ?? []);
+  }
+  const chosen =
+    typeof onlyStacks === 'function'
+      ? await onlyStacks({ processes: [...processes], warnings: [...warnings], ignoredFiles: [] }, ids)
+      : onlyStacks;
+  for (const { pr, id, series } of shells) {
+    orphansBefore(str(pr.key));
+    const only = chosen ? (chosen.get(id) ?? []) : null;
+    const { addressIds } = await readStacks(engine, dir, id, pr, series, only);
     if (pr.symbolized)
       symbols.set(series, await readSymbols(engine, dir, id, series, strOrNull(pr.symbol_modules_json), addressIds));
     warnings.push(...(warningsOf.get(id) ?? []));
@@ -213,14 +230,14 @@ function partFile(dir: string, table: string, id: number): string {
 const idList = (ids: readonly number[]) =>
   `(${ids.length ? ids.map((x) => String(Math.trunc(x))).join(', ') : 'NULL'})`;
 
-async function readProcess(
+/** A process's series with its snapshots (and their cells, as asked); its stacks are read by readStacks. */
+async function readSnapshots(
   engine: Engine,
   dir: string,
   id: number,
   pr: Row,
   withCells: boolean | CellPicker,
-  only: readonly number[] | null,
-): Promise<{ series: ProcessSeries; counts: number[]; addressIds: number[] | null }> {
+): Promise<{ series: ProcessSeries; counts: number[] }> {
   const snapRows = await readParquetRows(engine, partFile(dir, 'snapshots', id), '*', 'ORDER BY snapshot');
   const snapshots: Snapshot[] = snapRows.map((r) => ({
     file: str(r.file),
@@ -284,6 +301,30 @@ async function readProcess(
     );
   }
 
+  const series: ProcessSeries = {
+    key: str(pr.key),
+    pid: numOrNull(pr.pid),
+    pidNamespace: numOrNull(pr.pid_namespace),
+    prefix: str(pr.prefix),
+    snapshots,
+    stacks: { count: 0, offsets: [0], frames: [], allocatorDepth: [] },
+    addresses: { hex: [], index: new Map() },
+    maps: null,
+    endedWithoutFinalDump: pr.ended_without_final_dump === true,
+  };
+  if (pr.python_frames_json !== null) series.pythonFrames = fromTaggedJson<PyFrameTable>(str(pr.python_frames_json));
+  return { series, counts };
+}
+
+/** Fills in the stacks, addresses and maps of a series read by readSnapshots (of `only` stacks: their frames). */
+async function readStacks(
+  engine: Engine,
+  dir: string,
+  id: number,
+  pr: Row,
+  series: ProcessSeries,
+  only: readonly number[] | null,
+): Promise<{ addressIds: number[] | null }> {
   // stacks, flattened in stack order (the file is written in stack order; a file that is not is refused)
   const stackCount = num(pr.stack_count);
   const stacksFile = partFile(dir, 'stacks', id);
@@ -348,19 +389,10 @@ async function readProcess(
       }))
     : null;
 
-  const series: ProcessSeries = {
-    key: str(pr.key),
-    pid: numOrNull(pr.pid),
-    pidNamespace: numOrNull(pr.pid_namespace),
-    prefix: str(pr.prefix),
-    snapshots,
-    stacks: { count: stackCount, offsets, frames, allocatorDepth },
-    addresses: { hex, index: new Map(hex.flatMap((h, i) => (h === '' ? [] : [[h, i] as const]))) },
-    maps,
-    endedWithoutFinalDump: pr.ended_without_final_dump === true,
-  };
-  if (pr.python_frames_json !== null) series.pythonFrames = fromTaggedJson<PyFrameTable>(str(pr.python_frames_json));
-  return { series, counts, addressIds };
+  series.stacks = { count: stackCount, offsets, frames, allocatorDepth };
+  series.addresses = { hex, index: new Map(hex.flatMap((h, i) => (h === '' ? [] : [[h, i] as const]))) };
+  series.maps = maps;
+  return { addressIds };
 }
 
 /** Reads the cells of every snapshot, or of those in `pick` (the others keep empty columns). */

@@ -3,11 +3,7 @@
 
 import { BIGINT, BOOLEAN, DOUBLE, INTEGER, UBIGINT, VARCHAR, type DuckDBType } from '@duckdb/node-api';
 
-export const DATASET_FORMAT = 'heaplens-dataset';
-/** Bumped when a table changes incompatibly; a reader refuses a dataset of another major version. */
-export const DATASET_VERSION = 1;
-/** Names starting with "_" are skipped by Spark, Hive and Trino when they list a table's files. */
-export const MANIFEST_FILE = '_heaplens.json';
+export { DATASET_FORMAT, DATASET_VERSION, MANIFEST_FILE, type Manifest } from './manifest.js';
 
 export interface ColumnDef {
   name: string;
@@ -176,14 +172,4 @@ export function createTableSql(name: string, cols: readonly ColumnDef[]): string
 
 export function types(cols: readonly ColumnDef[]): DuckDBType[] {
   return cols.map((c) => c.type);
-}
-
-export interface Manifest {
-  format: typeof DATASET_FORMAT;
-  version: number;
-  writer: string;
-  /** ISO time of the last ingest run */
-  updated: string;
-  /** ingest runs so far (names the cells files each run added) */
-  runs: number;
 }

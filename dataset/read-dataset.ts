@@ -9,7 +9,7 @@ import type { MapsEntry } from '../parsers/proc-maps.js';
 import type { PyFrameTable } from '../parsers/pyframes.js';
 import type { DumpFormat, Trigger } from '../parsers/dump-types.js';
 import type { ModuleReport, SymbolizedAddress, SymbolTable } from '../symbolize/symbolize.js';
-import { openEngine, sqlString, type Engine } from './duckdb.js';
+import { chunkNumbers, forEachChunk, openEngine, sqlString, type Engine } from './duckdb.js';
 import { DATASET_FORMAT, DATASET_VERSION, MANIFEST_FILE, type Manifest } from './schema.js';
 import { fromTaggedJson } from './tagged-json.js';
 import { partitionDir, type FileRecord } from './write-dataset.js';
@@ -328,7 +328,16 @@ async function readStacks(
   // stacks, flattened in stack order (the file is written in stack order; a file that is not is refused)
   const stackCount = num(pr.stack_count);
   const stacksFile = partFile(dir, 'stacks', id);
-  const [sid, depth, lens] = await readColumns(engine, stacksFile, 'stack_id, allocator_depth, len(frames)', '');
+  const sid: number[] = [];
+  const depth: number[] = [];
+  const lens: number[] = [];
+  await visitNumbers(engine, stacksFile, 'stack_id, allocator_depth, CAST(len(frames) AS INTEGER)', '', (c, rows) => {
+    for (let r = 0; r < rows; r++) {
+      sid.push(c[0][r]);
+      depth.push(c[1][r]);
+      lens.push(c[2][r]);
+    }
+  });
   if (sid.length !== stackCount)
     throw new DatasetError(stacksFile, `has ${sid.length} stacks; processes.parquet says ${stackCount}`);
   const wanted = only ? new Set(only) : null;
@@ -336,22 +345,23 @@ async function readStacks(
   offsets[0] = 0;
   const allocatorDepth = new Array<number>(stackCount);
   for (let i = 0; i < stackCount; i++) {
-    if (num(sid[i]) !== i)
-      throw new DatasetError(stacksFile, `stack ${num(sid[i])} is at row ${i} (the file is not in stack order)`);
-    offsets[i + 1] = offsets[i] + (wanted && !wanted.has(i) ? 0 : num(lens[i]));
-    allocatorDepth[i] = num(depth[i]);
+    if (sid[i] !== i)
+      throw new DatasetError(stacksFile, `stack ${sid[i]} is at row ${i} (the file is not in stack order)`);
+    offsets[i + 1] = offsets[i] + (wanted && !wanted.has(i) ? 0 : lens[i]);
+    allocatorDepth[i] = depth[i];
   }
-  const [flat] = wanted
-    ? await readColumns(
-        engine,
-        stacksFile,
-        'a',
-        `, unnest(frames) WITH ORDINALITY AS u(a, k) WHERE stack_id IN ${idList(only!)} ORDER BY stack_id, k`,
-      )
-    : await readColumns(engine, stacksFile, 'unnest(frames)', '');
-  if (flat.length !== offsets[stackCount])
-    throw new DatasetError(stacksFile, `holds ${flat.length} frames; its stacks' lengths say ${offsets[stackCount]}`);
-  const frames = flat.map(num);
+  const frames: number[] = [];
+  await visitNumbers(
+    engine,
+    stacksFile,
+    wanted ? 'a' : 'unnest(frames)',
+    wanted ? `, unnest(frames) WITH ORDINALITY AS u(a, k) WHERE stack_id IN ${idList(only!)} ORDER BY stack_id, k` : '',
+    (c, rows) => {
+      for (let r = 0; r < rows; r++) frames.push(c[0][r]);
+    },
+  );
+  if (frames.length !== offsets[stackCount])
+    throw new DatasetError(stacksFile, `holds ${frames.length} frames; its stacks' lengths say ${offsets[stackCount]}`);
 
   const framesFile = partFile(dir, 'frames', id);
   const addressCount = num(pr.address_count);
@@ -429,40 +439,41 @@ async function readCells(
     const file = join(cdir, name);
     // A snapshot's cells are all in the file of the run that added it, in the order the dump listed them.
     const where = pick ? `WHERE snapshot IN ${idList([...pick])} ` : '';
-    const rows = await readColumns(
-      engine,
-      file,
-      'snapshot, stack_id, bytes, objects, accum_bytes, accum_objects, var_bytes',
-      `${where}ORDER BY snapshot, file_row_number`,
-    );
-    const [snap, stack, bytes, objects, ab, ao, vb] = rows;
     let j = -1;
     let i = 0;
-    for (let r = 0; r < snap.length; r++) {
-      const sj = num(snap[r]);
-      if (sj !== j) {
-        j = sj;
-        i = 0;
-        if (j >= snapshots.length)
-          throw new DatasetError(file, `names snapshot ${j}; the process has ${snapshots.length}`);
-      }
-      const s = snapshots[j];
-      if (i >= s.stackIds.length)
-        throw new DatasetError(
-          file,
-          `holds more cells for snapshot ${j} than its snapshots row says (${s.stackIds.length})`,
-        );
-      s.stackIds[i] = num(stack[r]);
-      s.liveBytes[i] = num(bytes[r]);
-      s.liveObjects[i] = num(objects[r]);
-      s.liveVarBytes[i] = num(vb[r]);
-      if (s.accumBytes && s.accumObjects) {
-        s.accumBytes[i] = num(ab[r]);
-        s.accumObjects[i] = num(ao[r]);
-      }
-      i++;
-    }
-    seen += snap.length;
+    await visitNumbers(
+      engine,
+      file,
+      'snapshot, stack_id, bytes, objects, coalesce(accum_bytes, 0), coalesce(accum_objects, 0), var_bytes',
+      `${where}ORDER BY snapshot, file_row_number`,
+      ([snap, stack, bytes, objects, ab, ao, vb], rows) => {
+        for (let r = 0; r < rows; r++) {
+          const sj = snap[r];
+          if (sj !== j) {
+            j = sj;
+            i = 0;
+            if (j >= snapshots.length)
+              throw new DatasetError(file, `names snapshot ${j}; the process has ${snapshots.length}`);
+          }
+          const s = snapshots[j];
+          if (i >= s.stackIds.length)
+            throw new DatasetError(
+              file,
+              `holds more cells for snapshot ${j} than its snapshots row says (${s.stackIds.length})`,
+            );
+          s.stackIds[i] = stack[r];
+          s.liveBytes[i] = bytes[r];
+          s.liveObjects[i] = objects[r];
+          s.liveVarBytes[i] = vb[r];
+          if (s.accumBytes && s.accumObjects) {
+            s.accumBytes[i] = ab[r];
+            s.accumObjects[i] = ao[r];
+          }
+          i++;
+        }
+        seen += rows;
+      },
+    );
   }
   if (seen !== total)
     throw new DatasetError(cdir, `holds ${seen} cells; the snapshots say ${total} (a cells file is missing or extra)`);
@@ -518,6 +529,41 @@ async function checkCellFiles(engine: Engine, dir: string, id: number, total: nu
   }
   if (seen !== total)
     throw new DatasetError(cdir, `holds ${seen} cells; the snapshots say ${total} (a cells file is missing or extra)`);
+}
+
+/**
+ * Numeric columns of one Parquet file, a chunk at a time as typed arrays (duckdb.ts chunkNumbers: no call per
+ * value); a failure names the file, as readColumns does.
+ */
+async function visitNumbers(
+  engine: Engine,
+  file: string,
+  select: string,
+  tail: string,
+  visit: (columns: ArrayLike<number>[], rows: number) => void,
+): Promise<void> {
+  try {
+    await stat(file);
+  } catch {
+    throw new DatasetError(file, 'missing from the dataset (was it copied in full?)');
+  }
+  try {
+    await forEachChunk(
+      engine.con,
+      `SELECT ${select} FROM read_parquet(${sqlString(file)}, file_row_number = true) ${tail}`,
+      (chunk) => {
+        const cols: ArrayLike<number>[] = [];
+        for (let c = 0; c < chunk.columnCount; c++) cols.push(chunkNumbers(chunk, c));
+        visit(cols, chunk.rowCount);
+      },
+    );
+  } catch (e) {
+    if (e instanceof DatasetError) throw e;
+    throw new DatasetError(
+      file,
+      `not a readable Parquet file (${e instanceof Error ? e.message.split('\n')[0] : String(e)})`,
+    );
+  }
 }
 
 async function readColumns(engine: Engine, file: string, select: string, tail: string): Promise<DuckDBValue[][]> {

@@ -37,25 +37,30 @@ export async function ingestCommand(
   const { ingest, IngestError } = await import('../dataset/ingest.js');
   const { DatasetError } = await import('../dataset/read-dataset.js');
   const t0 = performance.now();
+  const { withDumpLoader } = await import('./load-dumps.js');
   let result;
   try {
-    result = await ingest(files, out, {
-      symbolize: has(args, 'no-symbols')
-        ? undefined
-        : async (job: Job) => {
-            await symbolizeJob(job, args, io);
-            const m = new Map<ProcessSeries, SymbolTable>();
-            for (const p of job.processes) {
-              const t = symbolTableOf(p);
-              if (t) m.set(p, t);
-            }
-            return m;
-          },
-      onProcess: (p) => {
-        if (p.mode !== 'unchanged')
-          io.err(`${p.mode === 'full' ? 'wrote' : 'appended'} ${p.key} (${p.dumps} dump${p.dumps === 1 ? '' : 's'})`);
-      },
-    });
+    result = await withDumpLoader((load) =>
+      ingest(files, out, {
+        // each process's dumps are parsed in parallel, one dump per task
+        load: (f) => load(f),
+        symbolize: has(args, 'no-symbols')
+          ? undefined
+          : async (job: Job) => {
+              await symbolizeJob(job, args, io);
+              const m = new Map<ProcessSeries, SymbolTable>();
+              for (const p of job.processes) {
+                const t = symbolTableOf(p);
+                if (t) m.set(p, t);
+              }
+              return m;
+            },
+        onProcess: (p) => {
+          if (p.mode !== 'unchanged')
+            io.err(`${p.mode === 'full' ? 'wrote' : 'appended'} ${p.key} (${p.dumps} dump${p.dumps === 1 ? '' : 's'})`);
+        },
+      }),
+    );
   } catch (e) {
     if (e instanceof IngestError || e instanceof DatasetError) {
       io.err(`heaplens: ${e.message}`);

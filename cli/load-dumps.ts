@@ -33,17 +33,29 @@ export async function loadDumpsOrSay(files: readonly InputFile[], err: (s: strin
   }
 }
 
-/** loadJob over a worker pool (HEAPLENS_WORKERS=<n> sets its size; 0 reads in this thread). */
-export async function loadDumps(files: readonly InputFile[], options: LoadOptions = {}): Promise<Job> {
+export type DumpLoader = (files: readonly InputFile[], options?: LoadOptions) => Promise<Job>;
+
+/**
+ * Runs `fn` with loadJob over one worker pool for all its loads (HEAPLENS_WORKERS=<n> sets the pool's size; 0
+ * reads in this thread), within the memory budget; the pool is closed after.
+ */
+export async function withDumpLoader<T>(fn: (load: DumpLoader) => Promise<T>): Promise<T> {
   const n = process.env.HEAPLENS_WORKERS;
   const size = n !== undefined && /^\d+$/.test(n) ? Number(n) : undefined;
   const budget = { memoryBudget: memoryBudget() };
-  if (size === 0) return loadJob(files, { ...budget, ...options });
+  if (size === 0) return fn((files, options = {}) => loadJob(files, { ...budget, ...options }));
   const pool = createDumpPool(size !== undefined ? { size } : {});
   try {
     // Twice the pool in flight: a worker never waits while this thread merges the previous result.
-    return await loadJob(files, { ...budget, ...options, runDump: pool.run, parallelism: 2 * pool.size });
+    return await fn((files, options = {}) =>
+      loadJob(files, { ...budget, ...options, runDump: pool.run, parallelism: 2 * pool.size }),
+    );
   } finally {
     pool.close();
   }
+}
+
+/** loadJob over a worker pool (HEAPLENS_WORKERS=<n> sets its size; 0 reads in this thread). */
+export async function loadDumps(files: readonly InputFile[], options: LoadOptions = {}): Promise<Job> {
+  return withDumpLoader((load) => load(files, options));
 }

@@ -16,6 +16,8 @@ export interface IngestOptions {
   /** symbol tables for the processes of a freshly loaded job (the CLI symbolizes as `top` does); none when absent */
   symbolize?: (job: Job) => Promise<Map<ProcessSeries, SymbolTable>>;
   onProcess?: (p: { key: string; mode: IngestMode; dumps: number }) => void;
+  /** how a process's dumps are loaded (the CLI: over its pool of parsing workers); loadJob in this thread by default */
+  load?: (files: readonly InputFile[]) => Promise<Job>;
 }
 
 /** full: the process was (re)written; append: its new dumps were added; unchanged: nothing new */
@@ -106,7 +108,7 @@ export async function ingest(
       const mode: IngestMode = canAppend ? 'append' : 'full';
       const toLoad = canAppend ? fresh : g.dumps;
       result.dumpsRead += toLoad.length;
-      const loaded = await loadJob([...toLoad.map((d) => d.file), ...sideFiles]);
+      const loaded = await (options.load ?? loadJob)([...toLoad.map((d) => d.file), ...sideFiles]);
       const procWarnings: LoadWarning[] = [];
       for (const w of loaded.warnings) {
         if (mapsFiles.has(w.file)) {

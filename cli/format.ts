@@ -59,13 +59,19 @@ export function fitWidth(s: string, width: number): string {
   return out + '…';
 }
 
-/** Fewest columns left for the last column, so that a narrow terminal still shows the start of each stack. */
-const MIN_LAST_COLUMN = 20;
+/**
+ * Fewest columns the last column (the stack) keeps beside the others; with less room it goes on a line of its
+ * own under its row, where a narrow terminal (a 100-column pipe, a CI log) still shows its first frames whole.
+ */
+const MIN_LAST_COLUMN = 32;
+/** indent of a stack on its own line, under its row */
+const STACK_LINE_INDENT = '    ';
 
 /**
  * Columns padded to the widest cell; `right` marks right-aligned columns. With `columns` (the terminal's width,
  * less what the caller indents by), the last column (the stack) is cut to fit, so each row stays one line and
- * starts with the stack's first frame.
+ * starts with the stack's first frame — or, when fewer than MIN_LAST_COLUMN columns are left for it, each stack
+ * goes on its own line under its row, cut to the width.
  */
 export function table(
   header: readonly string[],
@@ -79,7 +85,21 @@ export function table(
     return right[c] ? fill + cell : cell + fill;
   };
   const lead = widths.slice(0, -1).reduce((a, w) => a + w + 2, 0);
-  const last = columns !== undefined ? Math.max(MIN_LAST_COLUMN, columns - lead) : Infinity;
+  if (columns !== undefined && header.length > 1 && columns - lead < MIN_LAST_COLUMN) {
+    const cells = (r: readonly string[]) =>
+      fitWidth(
+        r
+          .slice(0, -1)
+          .map((cell, c) => pad(cell, c))
+          .join('  ')
+          .trimEnd(),
+        columns,
+      );
+    const under = (cell: string) => STACK_LINE_INDENT + fitWidth(cell, columns - STACK_LINE_INDENT.length);
+    const lastOf = (r: readonly string[]) => r[header.length - 1] ?? '';
+    return [cells(header), under(lastOf(header)), ...rows.flatMap((r) => [cells(r), under(lastOf(r))])].join('\n');
+  }
+  const last = columns !== undefined ? columns - lead : Infinity;
   // with a width, every row fits it (a table too wide for the stack's minimum is cut at the width, never wrapped)
   const fmt = (r: readonly string[]) => {
     const line = r

@@ -1,8 +1,11 @@
 // The Python-first default view on the real Python fixtures: expected stacks from the workload's `# @tag` lines,
 // every byte kept by folding (totals equal jeprof's), labels that lead with the Python call site.
 import { describe, expect, it } from 'vitest';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { run } from './main.js';
+
+const ROOT = resolve(import.meta.dirname, '..');
 import { isInterpreterModule } from '../analysis/python-stacks.js';
 import {
   jeprofTotals,
@@ -136,9 +139,28 @@ describe('terminal width', () => {
       await run(['top', dump, '--no-symbols', '-n', '5'], { out: (s) => out.push(s), err: () => undefined, columns });
       const lines = out.join('\n').split('\n');
       for (const l of lines) expect(displayWidth(l), l).toBeLessThanOrEqual(columns);
-      const first = lines.find((l) => /^\s+1\s/.test(l)) ?? '';
-      expect(first).toMatch(/\d\s{2}make_record \(workload\.py/);
+      const at = lines.findIndex((l) => /^\s+1\s/.test(l));
+      if (columns >= 100) expect(lines[at]).toMatch(/\d\s{2}make_record \(workload\.py/);
+      // too narrow for the stack beside the figures: it goes whole on its own line, under its row
+      else expect(lines[at + 1]).toMatch(/^\s{4,}make_record \(workload\.py:\d+\) ← /);
     }
+    // the job-wide growth table on a 100-column pipe: the top suspect's Python call site is whole (the
+    // workload's own expected.json names it), on its own line under its row
+    const job = JSON.parse(readFileSync(join(ROOT, 'fixtures/job/expected.json'), 'utf8')) as {
+      sites: { leak: { function: string; file: string; line: number } };
+    };
+    const leak = job.sites.leak;
+    const out: string[] = [];
+    await run(['growth', join(ROOT, 'fixtures/job/dumps'), '--no-symbols', '-n', '3'], {
+      out: (s) => out.push(s),
+      err: () => undefined,
+      columns: 100,
+    });
+    const lines = out.join('\n').split('\n');
+    for (const l of lines) expect(displayWidth(l), l).toBeLessThanOrEqual(100);
+    const top = lines.findIndex((l) => /^\s+1\s/.test(l));
+    expect(lines[top]).toMatch(/steady/);
+    expect(lines[top + 1]).toContain(`${leak.function} (${leak.file}:${leak.line}) ← `);
     expect(terminalColumns({ isTTY: false }, {})).toBe(100);
     expect(terminalColumns({ isTTY: false }, { COLUMNS: '132' })).toBe(132);
     expect(terminalColumns({ isTTY: true, columns: 90 }, { COLUMNS: '132' })).toBe(90);

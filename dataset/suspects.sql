@@ -48,19 +48,9 @@ grid AS (
   JOIN ppts p ON p.pk = s.pk
   LEFT JOIN pcells c ON c.sid = s.sid AND c.j = p.j
 ),
--- per point: the step from the previous point, prefix extremes (before and including j), suffix extremes, and
--- the jumps over one and two intervals starting at j
-ga AS (
-  SELECT sid, j, n, y, v, a,
-         y - LAG(y, 1) OVER (PARTITION BY sid ORDER BY j) AS d,
-         MIN(y) OVER (PARTITION BY sid ORDER BY j ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS pmin_x,
-         MAX(y) OVER (PARTITION BY sid ORDER BY j ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS pmax_x,
-         MIN(y) OVER (PARTITION BY sid ORDER BY j ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS pmin,
-         MAX(y) OVER (PARTITION BY sid ORDER BY j ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS pmax,
-         MIN(y) OVER (PARTITION BY sid ORDER BY j ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING) AS smin,
-         MAX(y) OVER (PARTITION BY sid ORDER BY j ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING) AS smax,
-         LEAD(y, 1) OVER (PARTITION BY sid ORDER BY j) - y AS jump1,
-         LEAD(y, 2) OVER (PARTITION BY sid ORDER BY j) - y AS jump2
+-- the change from the previous point
+gd AS (
+  SELECT sid, j, n, y, v, a, y - LAG(y, 1) OVER (PARTITION BY sid ORDER BY j) AS d
   FROM grid
 ),
 -- zForPairs(m): the Bonferroni z over the m(m-1)/2 pairs of m points, max(2, Phi^-1(1 - 0.05/(m(m-1)))), Phi^-1 by
@@ -98,12 +88,8 @@ sb AS (
          MAX(CASE WHEN j = n - 1 THEN v END) AS vl,
          MAX(CASE WHEN j = n - 1 THEN a END) AS al,
          MIN(y) AS ymin,
-         MAX(y) AS ymax,
-         MAX(y - pmin_x) AS up_max,
-         MAX(pmax_x - y) AS down_max,
-         MAX(jump1) AS jump1_max,
-         MAX(jump2) AS jump2_max
-  FROM ga
+         MAX(y) AS ymax
+  FROM gd
   GROUP BY sid
 ),
 base AS (
@@ -113,53 +99,127 @@ base AS (
          SQRT(v0 + vl) AS sigma_delta,
          CASE WHEN ymax > 0 THEN ymax ELSE 0e0 END AS peak,
          2e-2 * (CASE WHEN ymax > 0 THEN ymax ELSE 0e0 END) AS fl,
-         CASE WHEN up_max > 0 THEN up_max ELSE 0e0 END AS up,
-         CASE WHEN down_max > 0 THEN down_max ELSE 0e0 END AS down,
-         CASE WHEN jump2_max IS NULL OR jump1_max >= jump2_max THEN jump1_max ELSE jump2_max END AS jump,
-         -- a shape to tell: 3 points or more, not flat by range (the whole range within the 2 % floor)
+         -- a shape to tell: 3 points or more, not flat by range (the whole range within the 2 % floor of the peak)
          CASE WHEN n >= 3 AND ymax > 0 AND ymax - ymin > 2e-2 * ymax THEN 1 ELSE 0 END AS shaped
   FROM sb
 ),
--- first index of the range's ends, of the largest rise's and fall's ends, of the largest jump (over 1 interval
--- first, then 2); whether the series ever falls / rises between neighbours by more than the floor
+-- first index of the range's ends (rangeOf); whether the series ever falls / rises between neighbours by more
+-- than the floor (monotone)
 sc AS (
   SELECT g.sid,
          MIN(CASE WHEN g.y = b.ymin THEN g.j END) AS lo_j,
          MIN(CASE WHEN g.y = b.ymax THEN g.j END) AS hi_j,
-         MIN(CASE WHEN b.up > 0 AND g.y - g.pmin_x = b.up THEN g.j END) AS up_j,
-         MIN(CASE WHEN b.down > 0 AND g.pmax_x - g.y = b.down THEN g.j END) AS down_j,
-         MIN(CASE WHEN g.jump1 = b.jump THEN g.j END) AS a1,
-         MIN(CASE WHEN g.jump2 = b.jump THEN g.j END) AS a2,
          MAX(CASE WHEN g.d < -b.fl THEN 1 ELSE 0 END) AS falls,
          MAX(CASE WHEN g.d > b.fl THEN 1 ELSE 0 END) AS rises
-  FROM ga g
+  FROM gd g
   JOIN base b ON b.sid = g.sid
   WHERE b.shaped = 1
   GROUP BY g.sid
 ),
+-- the whole range within noise (thrZ of its ends at the Bonferroni z of the n points)
+wm AS (
+  SELECT b.sid, b.n, c.falls, c.rises,
+         CASE WHEN b.ymax - b.ymin <= GREATEST(zn.z * SQRT(2 * GREATEST(e.v_hi, e.v_lo)), b.fl) THEN 1 ELSE 0 END AS within_model
+  FROM base b
+  JOIN sc c ON c.sid = b.sid
+  JOIN (SELECT g.sid, MAX(CASE WHEN g.j = c.lo_j THEN g.v END) AS v_lo, MAX(CASE WHEN g.j = c.hi_j THEN g.v END) AS v_hi
+        FROM gd g JOIN sc c ON c.sid = g.sid
+        GROUP BY g.sid) e ON e.sid = b.sid
+  JOIN zq zn ON zn.m = b.n
+),
+-- Theil-Sen over the whole series where it can matter: beyond noise (its slope is the series' slope), or within
+-- noise and never moving against the trend by more than the floor (Sen's interval then tells a consistent trend
+-- from flat). Thinned to 24 evenly spaced points: index round(k(n-1)/23), k = 0..23 (a point
+-- t is one of them when rounding back from k = round(t*23/(n-1)) gives t)
+tp0 AS (
+  SELECT g.sid, g.j AS x, g.y
+  FROM gd g
+  JOIN wm b ON b.sid = g.sid
+  WHERE (b.within_model = 0 OR b.falls = 0 OR b.rises = 0)
+    AND (b.n <= 24 OR FLOOR(FLOOR(g.j * 23e0 / (b.n - 1) + 5e-1) * (b.n - 1) / 23e0 + 5e-1) = g.j)
+),
+rk0 AS (
+  SELECT p.sid, (q.y - p.y) / (q.x - p.x) AS s,
+         ROW_NUMBER() OVER (PARTITION BY p.sid ORDER BY (q.y - p.y) / (q.x - p.x)) - 1 AS r
+  FROM tp0 p
+  JOIN tp0 q ON q.sid = p.sid AND q.x > p.x
+),
+ts0 AS (
+  SELECT k.sid,
+         CASE WHEN MAX(t.k_med_lo) = MAX(t.k_med_hi) THEN MAX(CASE WHEN k.r = t.k_med_hi THEN k.s END)
+              ELSE (MAX(CASE WHEN k.r = t.k_med_lo THEN k.s END) + MAX(CASE WHEN k.r = t.k_med_hi THEN k.s END)) / 2
+         END AS slope,
+         MAX(CASE WHEN k.r = t.k_lo THEN k.s END) AS lo,
+         MAX(CASE WHEN k.r = t.k_hi THEN k.s END) AS hi
+  FROM rk0 k
+  JOIN wm b ON b.sid = k.sid
+  JOIN mtab t ON t.m = LEAST(b.n, 24)
+  GROUP BY k.sid
+),
+-- flat: the whole range within noise and no consistent trend (Sen's interval excluding 0, never moving against it
+-- by more than the floor); only the other series go on
+moving AS (
+  SELECT w.sid, t.slope AS ts_slope,
+         CASE WHEN w.within_model = 1 AND t.lo > 0 AND w.falls = 0 THEN 1 ELSE 0 END AS trend_up,
+         CASE WHEN w.within_model = 1 AND t.hi < 0 AND w.rises = 0 THEN 1 ELSE 0 END AS trend_down,
+         w.within_model
+  FROM wm w
+  JOIN ts0 t ON t.sid = w.sid
+  WHERE w.within_model = 0 OR (t.lo > 0 AND w.falls = 0) OR (t.hi < 0 AND w.rises = 0)
+),
+-- per point of a moving series: the running minimum and maximum (up to and including j) and the jumps over one and
+-- two intervals starting at j
+ga AS (
+  SELECT g.sid, g.j, g.n, g.y, g.v, g.a, g.d,
+         MIN(g.y) OVER (PARTITION BY g.sid ORDER BY g.j ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS pmin,
+         MAX(g.y) OVER (PARTITION BY g.sid ORDER BY g.j ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS pmax,
+         LEAD(g.y, 1) OVER (PARTITION BY g.sid ORDER BY g.j) - g.y AS jump1,
+         LEAD(g.y, 2) OVER (PARTITION BY g.sid ORDER BY g.j) - g.y AS jump2
+  FROM gd g
+  JOIN moving m ON m.sid = g.sid
+),
+-- the largest rise (y_j minus the minimum before j; y - pmin is 0 where y is a new minimum, so including j changes
+-- nothing), the largest fall, the largest jump over 1 or 2 intervals
+sm AS (
+  SELECT sid,
+         CASE WHEN MAX(y - pmin) > 0 THEN MAX(y - pmin) ELSE 0e0 END AS up,
+         CASE WHEN MAX(pmax - y) > 0 THEN MAX(pmax - y) ELSE 0e0 END AS down,
+         CASE WHEN MAX(jump1) >= MAX(jump2) THEN MAX(jump1) ELSE MAX(jump2) END AS jump
+  FROM ga
+  GROUP BY sid
+),
+-- their ends: the first j where each is reached (a jump over 1 interval before one over 2, as the loop meets them)
+sn AS (
+  SELECT g.sid, m.up, m.down, m.jump,
+         COALESCE(MIN(CASE WHEN m.up > 0 AND g.y - g.pmin = m.up THEN g.j END), 0) AS up_j,
+         COALESCE(MIN(CASE WHEN m.down > 0 AND g.pmax - g.y = m.down THEN g.j END), 0) AS down_j,
+         MIN(CASE WHEN g.jump1 = m.jump THEN g.j END) AS a1,
+         MIN(CASE WHEN g.jump2 = m.jump THEN g.j END) AS a2
+  FROM ga g
+  JOIN sm m ON m.sid = g.sid
+  GROUP BY g.sid, m.up, m.down, m.jump
+),
 sc2 AS (
-  SELECT sid, lo_j, hi_j, COALESCE(up_j, 0) AS up_j, COALESCE(down_j, 0) AS down_j, falls, rises,
+  SELECT sid, up, down, jump, up_j, down_j,
          CASE WHEN a1 IS NOT NULL THEN a1 ELSE a2 END AS ja,
          CASE WHEN a1 IS NOT NULL THEN a1 + 1 ELSE a2 + 2 END AS jb
-  FROM sc
+  FROM sn
 ),
 -- values at those indexes; the start of the largest rise (fall) is the first minimum (maximum) before its end;
--- the step's flat sides are [0, ja] and [jb, n-1]
+-- the step's flat sides are [0, ja] and [jb, n-1] (the jump runs from ja to jb)
 sd AS (
   SELECT g.sid,
-         MAX(CASE WHEN g.j = c.lo_j THEN g.v END) AS v_lo,
-         MAX(CASE WHEN g.j = c.hi_j THEN g.v END) AS v_hi,
-         MAX(CASE WHEN g.j = c.up_j THEN g.pmin_x END) AS up_from,
+         MIN(CASE WHEN g.j < c.up_j THEN g.y END) AS up_from,
          MAX(CASE WHEN g.j = c.up_j THEN g.v END) AS v_up_j,
-         MAX(CASE WHEN g.j = c.down_j THEN g.pmax_x END) AS down_from,
+         MAX(CASE WHEN g.j < c.down_j THEN g.y END) AS down_from,
          MAX(CASE WHEN g.j = c.down_j THEN g.v END) AS v_down_j,
          MAX(CASE WHEN g.j = c.ja THEN g.v END) AS v_ja,
          MAX(CASE WHEN g.j = c.jb THEN g.v END) AS v_jb,
          MAX(CASE WHEN g.j = c.jb THEN g.a END) AS a_jb,
-         MAX(CASE WHEN g.j = c.ja THEN g.pmin END) AS before_min,
-         MAX(CASE WHEN g.j = c.ja THEN g.pmax END) AS before_max,
-         MAX(CASE WHEN g.j = c.jb THEN g.smin END) AS after_min,
-         MAX(CASE WHEN g.j = c.jb THEN g.smax END) AS after_max
+         MIN(CASE WHEN g.j <= c.ja THEN g.y END) AS before_min,
+         MAX(CASE WHEN g.j <= c.ja THEN g.y END) AS before_max,
+         MIN(CASE WHEN g.j >= c.jb THEN g.y END) AS after_min,
+         MAX(CASE WHEN g.j >= c.jb THEN g.y END) AS after_max
   FROM ga g
   JOIN sc2 c ON c.sid = g.sid
   GROUP BY g.sid
@@ -189,95 +249,59 @@ sf AS (
   JOIN se e ON e.sid = g.sid
   GROUP BY g.sid
 ),
--- Theil-Sen over the whole series, thinned to 24 evenly spaced points: index round(k(n-1)/23), k = 0..23 (a point
--- t is one of them when rounding back from k = round(t*23/(n-1)) gives t)
-tp0 AS (
-  SELECT g.sid, g.j AS x, g.y
-  FROM ga g
-  JOIN base b ON b.sid = g.sid
-  WHERE b.shaped = 1
-    AND (b.n <= 24 OR FLOOR(FLOOR(g.j * 23e0 / (b.n - 1) + 5e-1) * (b.n - 1) / 23e0 + 5e-1) = g.j)
-),
-rk0 AS (
-  SELECT p.sid, (q.y - p.y) / (q.x - p.x) AS s,
-         ROW_NUMBER() OVER (PARTITION BY p.sid ORDER BY (q.y - p.y) / (q.x - p.x)) - 1 AS r
-  FROM tp0 p
-  JOIN tp0 q ON q.sid = p.sid AND q.x > p.x
-),
-ts0 AS (
-  SELECT k.sid,
-         CASE WHEN MAX(t.k_med_lo) = MAX(t.k_med_hi) THEN MAX(CASE WHEN k.r = t.k_med_hi THEN k.s END)
-              ELSE (MAX(CASE WHEN k.r = t.k_med_lo THEN k.s END) + MAX(CASE WHEN k.r = t.k_med_hi THEN k.s END)) / 2
-         END AS slope,
-         MAX(CASE WHEN k.r = t.k_lo THEN k.s END) AS lo,
-         MAX(CASE WHEN k.r = t.k_hi THEN k.s END) AS hi
-  FROM rk0 k
-  JOIN base b ON b.sid = k.sid
-  JOIN mtab t ON t.m = LEAST(b.n, 24)
-  GROUP BY k.sid
-),
--- the rules of analysis/patterns.ts up to the late window (docs/analysis.md, "Growth patterns")
-p1 AS (
-  SELECT b.sid, b.n, b.fl, b.up, b.down, b.jump, c.jb, c.falls, c.rises, t.slope AS ts_slope,
-         CASE WHEN b.ymax - b.ymin <= GREATEST(zn.z * SQRT(2 * GREATEST(d.v_hi, d.v_lo)), b.fl) THEN 1 ELSE 0 END AS within_model,
-         t.lo AS ts_lo, t.hi AS ts_hi,
-         b.up > GREATEST(zn.z * SQRT(2 * GREATEST(f.v_up_i, d.v_up_j)), b.fl) AS up_beyond,
-         b.down > GREATEST(zn.z * SQRT(2 * GREATEST(f.v_down_i, d.v_down_j)), b.fl) AS down_beyond,
-         -- a step: flat (within noise) before the jump and for at least two points after it, the jump beyond
-         -- noise, and (with accumulated bytes) not a buffer that went on allocating what it holds
-         CASE WHEN d.before_max - d.before_min <= GREATEST(zb.z * SQRT(2 * GREATEST(f.v_before_hi, f.v_before_lo)), b.fl)
-                   AND b.n - c.jb >= 2
-                   AND d.after_max - d.after_min <= GREATEST(za.z * SQRT(2 * GREATEST(f.v_after_hi, f.v_after_lo)), b.fl)
-                   AND b.jump > GREATEST(zn.z * SQRT(2 * GREATEST(d.v_ja, d.v_jb)), b.fl)
-                   AND NOT (s.all_acc = 1 AND b.al - d.a_jb >= b.yl)
-              THEN 1 ELSE 0 END AS is_step
-  FROM base b
-  JOIN series s ON s.sid = b.sid
-  JOIN sc2 c ON c.sid = b.sid
-  JOIN sd d ON d.sid = b.sid
-  JOIN sf f ON f.sid = b.sid
-  JOIN ts0 t ON t.sid = b.sid
-  JOIN zq zn ON zn.m = b.n
-  JOIN zq zb ON zb.m = c.ja + 1
-  LEFT JOIN zq za ON za.m = b.n - c.jb
-),
-p2 AS (
-  SELECT sid, n, fl, up, down, jb, ts_slope, is_step,
-         CASE WHEN within_model = 1 AND ts_lo > 0 AND falls = 0 THEN 1 ELSE 0 END AS trend_up,
-         CASE WHEN within_model = 1 AND ts_hi < 0 AND rises = 0 THEN 1 ELSE 0 END AS trend_down,
-         within_model, up_beyond, down_beyond
-  FROM p1
-),
+-- the rules of analysis/patterns.ts classifySeries (docs/analysis.md, "Growth patterns"): fluctuating, declining,
+-- step, else plateau (steady when the late window still grows, below)
 p3 AS (
-  SELECT sid, n, fl, ts_slope,
-         CASE WHEN within_model = 1 AND trend_up = 0 AND trend_down = 0 THEN 'flat'
-              WHEN (up_beyond OR trend_up = 1) AND (down_beyond OR trend_down = 1)
-                   AND LEAST(up, down) >= 3e-1 * GREATEST(up, down) THEN 'fluctuating'
-              WHEN (down_beyond OR trend_down = 1) AND (NOT (up_beyond OR trend_up = 1) OR down > up) THEN 'declining'
+  SELECT m.sid, b.n, b.fl, m.ts_slope, c.jb,
+         CASE WHEN (up_beyond OR m.trend_up = 1) AND (down_beyond OR m.trend_down = 1)
+                   AND LEAST(c.up, c.down) >= 3e-1 * GREATEST(c.up, c.down) THEN 'fluctuating'
+              WHEN (down_beyond OR m.trend_down = 1) AND (NOT (up_beyond OR m.trend_up = 1) OR c.down > c.up) THEN 'declining'
               WHEN is_step = 1 THEN 'step'
               ELSE 'plateau'
-         END AS pattern0,
-         jb
-  FROM p2
+         END AS pattern0
+  FROM (
+    SELECT c.sid,
+           c.up > GREATEST(zn.z * SQRT(2 * GREATEST(f.v_up_i, d.v_up_j)), b.fl) AS up_beyond,
+           c.down > GREATEST(zn.z * SQRT(2 * GREATEST(f.v_down_i, d.v_down_j)), b.fl) AS down_beyond,
+           -- a step: flat (within noise) before the jump and for at least two points after it, the jump beyond
+           -- noise, and (with accumulated bytes) not a buffer that went on allocating what it holds after the jump
+           CASE WHEN d.before_max - d.before_min <= GREATEST(zb.z * SQRT(2 * GREATEST(f.v_before_hi, f.v_before_lo)), b.fl)
+                     AND b.n - c.jb >= 2
+                     AND d.after_max - d.after_min <= GREATEST(za.z * SQRT(2 * GREATEST(f.v_after_hi, f.v_after_lo)), b.fl)
+                     AND c.jump > GREATEST(zn.z * SQRT(2 * GREATEST(d.v_ja, d.v_jb)), b.fl)
+                     AND NOT (s.all_acc = 1 AND b.al - d.a_jb >= b.yl)
+                THEN 1 ELSE 0 END AS is_step
+    FROM sc2 c
+    JOIN base b ON b.sid = c.sid
+    JOIN series s ON s.sid = c.sid
+    JOIN sd d ON d.sid = c.sid
+    JOIN sf f ON f.sid = c.sid
+    JOIN zq zn ON zn.m = b.n
+    JOIN zq zb ON zb.m = c.ja + 1
+    JOIN zq za ON za.m = b.n - c.jb
+  ) x
+  JOIN moving m ON m.sid = x.sid
+  JOIN sc2 c ON c.sid = x.sid
+  JOIN base b ON b.sid = x.sid
 ),
 -- the late window: the last third, at least 3 points (after the jump for a step)
 p4 AS (
   SELECT sid, n, fl, ts_slope, pattern0,
          CASE WHEN pattern0 = 'step' AND jb > n - lw THEN jb ELSE n - lw END AS ls
-  FROM (SELECT p3.*, LEAST(n, GREATEST(3, CAST(CEIL(n / 3e0) AS INTEGER))) AS lw FROM p3 WHERE pattern0 <> 'flat') u
+  FROM (SELECT p3.*, LEAST(n, GREATEST(3, CAST(CEIL(n / 3e0) AS INTEGER))) AS lw FROM p3) u
 ),
 sg AS (
   SELECT g.sid,
          MAX(CASE WHEN g.j = p.ls THEN g.y END) AS y_ls,
          MAX(CASE WHEN g.j = p.ls THEN g.v END) AS v_ls,
          MAX(CASE WHEN g.j > p.ls AND g.d < -p.fl THEN 1 ELSE 0 END) AS late_falls
-  FROM ga g
+  FROM gd g
   JOIN p4 p ON p.sid = g.sid
   GROUP BY g.sid
 ),
 tp1 AS (
   SELECT g.sid, g.j AS x, g.y
-  FROM ga g
+  FROM gd g
   JOIN p4 p ON p.sid = g.sid
   WHERE g.j >= p.ls
     AND (p.n - p.ls <= 24

@@ -82,7 +82,9 @@ function differences(sql: SqlSuspect, js: Figures, what: string): string[] {
 
 /** The SQL's rows against rankJob: the same series in the same order, the same figures, the same groups. */
 function compareWithRankJob(rows: SqlSuspect[], ranked: JobSuspects): void {
-  expect(rows.map((r) => `${r.processKey}#${r.stackId}`)).toEqual(ranked.stacks.map((s) => `${s.process}#${s.stackId}`));
+  expect(rows.map((r) => `${r.processKey}#${r.stackId}`)).toEqual(
+    ranked.stacks.map((s) => `${s.process}#${s.stackId}`),
+  );
   const problems: string[] = [];
   rows.forEach((r, i) => {
     const s = ranked.stacks[i];
@@ -93,7 +95,8 @@ function compareWithRankJob(rows: SqlSuspect[], ranked: JobSuspects): void {
     const g = ranked.groups[s.group];
     if (r.groupRank !== s.group + 1) problems.push(`${what} group rank ${r.groupRank}, JS ${s.group + 1}`);
     if (!near(r.groupScore, g.score)) problems.push(`${what} group score ${r.groupScore}, JS ${g.score}`);
-    if (r.groupProcesses !== s.groupProcesses) problems.push(`${what} group processes ${r.groupProcesses}, JS ${s.groupProcesses}`);
+    if (r.groupProcesses !== s.groupProcesses)
+      problems.push(`${what} group processes ${r.groupProcesses}, JS ${s.groupProcesses}`);
     if (r.groupPattern !== g.pattern) problems.push(`${what} group pattern ${r.groupPattern}, JS ${g.pattern}`);
   });
   expect(problems.slice(0, 20)).toEqual([]);
@@ -202,7 +205,7 @@ function rng(seed: number): () => number {
   };
 }
 
-const range = (n: number, f: (i: number) => number) => Array.from({ length: n }, (_, i) => f(i));
+const range = <T>(n: number, f: (i: number) => T): T[] => Array.from({ length: n }, (_, i) => f(i));
 
 /** One series per branch of classifySeries, by name. */
 const branchCases: [string, SynthSeries][] = [
@@ -236,6 +239,9 @@ const branchCases: [string, SynthSeries][] = [
   ['gaps', { y: [1000, null, 3000, null, 5000, 6000, null, 8000, 9000, 10000, 11000, 12000] }],
   // ties at the extremes, with different variances
   ['ties', { y: [100, 100, 500, 500, 100, 500, 500], v: [4, 1, 9, 2, 16, 1, 3] }],
+  // the rise starts at the first of two equal minima, whose σ is large: not beyond noise, so declining (the
+  // second one's small σ would make it fluctuating)
+  ['tie-first', { y: [1000, 1000, 3500, 2000, 900], v: [1e6, 1, 1, 1, 1] }],
   // all zero but present
   ['zero', { y: [0, 0, 0, 0] }],
 ];
@@ -293,7 +299,7 @@ function cases(): SynthProcess[] {
         { y: noisy(100, (i) => 1e6 + 1e4 * Math.min(i, 50), 3e3), v: range(100, () => 1e6) },
         { y: noisy(100, (i) => (i > 60 ? 5e6 : 1e6), 1e4), v: range(100, () => 1e8) },
         { y: noisy(100, () => 1e6, 5e4), v: range(100, () => 9e8) },
-        { y: noisy(40, (i) => 1e6 + 1e4 * i, 3e3).concat(range(60, () => null)) },
+        { y: [...noisy(40, (i) => 1e6 + 1e4 * i, 3e3), ...range<number | null>(60, () => null)] },
       ],
     },
     {
@@ -409,14 +415,19 @@ describe('suspects SQL on synthetic series', () => {
     });
     // rankJob's order: score, Δ, size at the end (descending), then the order the series were met in
     const order = [...expected].sort(
-      (a, b) => b.score - a.score || b.deltaBytes - a.deltaBytes || b.lastBytes - a.lastBytes || a.pi - b.pi || a.stackId - b.stackId,
+      (a, b) =>
+        b.score - a.score ||
+        b.deltaBytes - a.deltaBytes ||
+        b.lastBytes - a.lastBytes ||
+        a.pi - b.pi ||
+        a.stackId - b.stackId,
     );
     expect(rows.map((r) => `${r.processKey}#${r.stackId}`)).toEqual(order.map((e) => `${e.process}#${e.stackId}`));
     const problems = rows.flatMap((r, i) => differences(r, order[i], `${r.processKey} stack ${r.stackId}`));
     expect(problems.slice(0, 20)).toEqual([]);
 
     // the cases reach every branch
-    const byKey = new Map(rows.map((r) => [`${r.processKey}#${r.stackId}`, r] as const));
+    const byKey = new Map<string, SqlSuspect>(rows.map((r) => [`${r.processKey}#${r.stackId}`, r]));
     const patternOf = (k: string) => byKey.get(k)?.pattern;
     for (const [name, want] of [
       ['steady', 'steady'],
@@ -434,6 +445,7 @@ describe('suspects SQL on synthetic series', () => {
       ['gone', 'fluctuating'],
       ['gaps', 'fluctuating'],
       ['zero', 'flat'],
+      ['tie-first', 'declining'],
     ] as const)
       expect(`${name}: ${patternOf(`a/${name}#0`)}`).toBe(`${name}: ${want}`);
     expect(patternOf('b/two-points#0')).toBe('unknown');
@@ -465,7 +477,7 @@ describe('suspects SQL on synthetic series', () => {
     const engine = await openEngine();
     try {
       await engine.con.run(
-        'CREATE TABLE snapshots AS SELECT \'\' AS job, 0 AS process, CAST(i AS INTEGER) AS snapshot, true AS complete, false AS has_accum_cells FROM range(0, 2000) t(i)',
+        "CREATE TABLE snapshots AS SELECT '' AS job, 0 AS process, CAST(i AS INTEGER) AS snapshot, true AS complete, false AS has_accum_cells FROM range(0, 2000) t(i)",
       );
       const sql = suspectsSql();
       const zq = /\nzq AS \(([\s\S]*?)\n\),\n/.exec(sql);

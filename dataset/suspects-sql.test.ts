@@ -16,6 +16,7 @@ import { THEIL_SEN_MAX_POINTS } from '../analysis/robust-slope.js';
 import { collectInputFiles } from '../node-io/node-files.js';
 import { appendColumns, openEngine, sqlString, type Engine } from './duckdb.js';
 import { ingest } from './ingest.js';
+import { run } from '../cli/main.js';
 import { createSuspectsViews, datasetSuspects, suspectRows, suspectsSql, type SqlSuspect } from './suspects-sql.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -127,6 +128,28 @@ describe('job-wide suspects SQL (docs/dataset.md)', () => {
     expect(ranked.stacks[0].score).toBeGreaterThan(0);
     expect(ranked.groups.some((g) => g.processIndexes.length > 1)).toBe(true);
     compareWithRankJob(await datasetSuspects(ds), ranked);
+  });
+
+  it("equals the CLI's answer: `heaplens growth <dataset> --json` lists the stacks in the SQL's order", async () => {
+    const { ds } = await rankDumps('fixtures/job/dumps');
+    const out: string[] = [];
+    const code = await run(['growth', ds, '--json', '--no-symbols', '-n', '1000000'], {
+      out: (x) => out.push(x),
+      err: () => undefined,
+    });
+    expect(code).toBe(0);
+    const cli = JSON.parse(out.join('\n')) as {
+      stacks: { process: string; stackId: number; pattern: string; score: number; group: number }[];
+    };
+    const sql = [...(await datasetSuspects(ds))].sort((a, b) => a.rank - b.rank);
+    expect(cli.stacks.length).toBe(sql.length);
+    cli.stacks.forEach((c, i) => {
+      const q = sql[i];
+      expect(`${q.processKey}:${q.stackId}`, `rank ${i + 1}`).toBe(`${c.process}:${c.stackId}`);
+      expect(q.pattern).toBe(c.pattern);
+      expect(near(q.score, c.score), `score at rank ${i + 1}`).toBe(true);
+      expect(q.groupRank).toBe(c.group + 1);
+    });
   });
 
   for (const rel of [

@@ -48,7 +48,7 @@ export async function runDumpTask(task: DumpTask, options: DumpTaskOptions = {})
   const path = task.file.path;
   const warnings: LoadWarning[] = [];
   const local = new RecordStacks();
-  const snap = new SnapshotBuilder(local);
+  const snap = new SnapshotBuilder(local, true);
   let result;
   try {
     result = await readDump(task.file, {

@@ -69,7 +69,14 @@ export class SnapshotBuilder {
   readonly live: Counts = { objects: 0, bytes: 0 };
   readonly accumulated: Counts = { objects: 0, bytes: 0 };
 
-  constructor(private readonly process: StackInterner) {}
+  /**
+   * `distinctIds`: the interner gives every record an id of its own (a parse task's RecordStacks), so no row
+   * can repeat and the per-record lookup is skipped (the merge folds repeated stacks).
+   */
+  constructor(
+    private readonly process: StackInterner,
+    private readonly distinctIds = false,
+  ) {}
 
   /** Records left out because unbiasing gave a value that is not a finite size (the parser's range checks should stop these first). */
   nonFinite = 0;
@@ -86,9 +93,9 @@ export class SnapshotBuilder {
     const id = this.process.internStack(r.frameWords);
     const liveVar = recordVariance(sampling, r.counts.liveObjects, r.counts.liveBytes);
     if (r.counts.accumObjects !== 0 || r.counts.accumBytes !== 0) this.anyAccum = true;
-    const row = this.rowOf.get(id);
+    const row = this.distinctIds ? undefined : this.rowOf.get(id);
     if (row === undefined) {
-      this.rowOf.set(id, this.ids.length);
+      if (!this.distinctIds) this.rowOf.set(id, this.ids.length);
       this.ids.push(id);
       this.liveBytes.push(live.bytes);
       this.liveObjects.push(live.objects);

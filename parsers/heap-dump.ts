@@ -220,6 +220,8 @@ export class HeapDumpParser {
    */
   private held: DumpRecord[] | null = null;
   private words = new Uint32Array(512);
+  /** views words[0, 2n) by n, made once per buffer: a new view per record was an allocation per record */
+  private wordViews: Uint32Array[] = [];
 
   constructor(options: HeapDumpParserOptions = {}) {
     this.onRecord = options.onRecord ?? ((r) => this.records.push(r));
@@ -258,6 +260,7 @@ export class HeapDumpParser {
           const next = new Uint32Array(this.words.length * 2);
           next.set(this.words);
           this.words = next;
+          this.wordViews = [];
         }
         this.words[2 * n] = hi;
         this.words[2 * n + 1] = lo;
@@ -272,7 +275,7 @@ export class HeapDumpParser {
       );
       n = MAX_FRAMES_PER_STACK;
     }
-    return this.words.subarray(0, 2 * n);
+    return (this.wordViews[n] ??= this.words.subarray(0, 2 * n));
   }
 
   /** Feeds the next piece of the (decompressed) file. */

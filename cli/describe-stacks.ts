@@ -41,22 +41,35 @@ export interface DescribeOptions {
   showAllocator: boolean;
 }
 
-/** Frames from the maps alone: module+offset, allocator frames marked. */
+/**
+ * Frames from the maps alone: module+offset, allocator frames marked. One FrameOut per (address, kind), shared by
+ * every stack that holds it (describers and views never change a frame; building one per frame of every stack
+ * made `top` over a large job mostly garbage collection).
+ */
 export function mapsDescriber(proc: ProcessSeries): StackDescriber {
-  const cache = new Map<number, Omit<FrameOut, 'kind'>>();
+  const native = new Map<number, FrameOut>();
+  const allocator = new Map<number, FrameOut>();
   return {
     frames(stackId: number): FrameOut[] {
       const { offsets, frames, allocatorDepth } = proc.stacks;
       const out: FrameOut[] = [];
       for (let k = offsets[stackId]; k < offsets[stackId + 1]; k++) {
         const a = frames[k];
-        let loc = cache.get(a);
-        if (!loc) {
+        const inAllocator = k - offsets[stackId] < allocatorDepth[stackId];
+        const cache = inAllocator ? allocator : native;
+        let f = cache.get(a);
+        if (!f) {
           const l = locateAddress(proc, a);
-          loc = { address: l.address, module: l.module, moduleOffset: l.moduleOffset, modulePath: l.modulePath };
-          cache.set(a, loc);
+          f = {
+            address: l.address,
+            module: l.module,
+            moduleOffset: l.moduleOffset,
+            modulePath: l.modulePath,
+            kind: inAllocator ? 'allocator' : 'native',
+          };
+          cache.set(a, f);
         }
-        out.push({ ...loc, kind: k - offsets[stackId] < allocatorDepth[stackId] ? 'allocator' : 'native' });
+        out.push(f);
       }
       return out;
     },

@@ -170,19 +170,29 @@ export function symbolDescriber(inner: StackDescriber, proc: ProcessSeries): Sta
   const table = tables.get(proc.stacks);
   const symbolAt = symbolAtFn;
   if (!table || !symbolAt) return inner;
+  // one symbolized frame per (frame, leaf or caller), shared as mapsDescriber shares its frames
+  const made = [new Map<FrameOut, FrameOut>(), new Map<FrameOut, FrameOut>()];
+  const symbolized = (f: FrameOut, address: number, i: number): FrameOut => {
+    const s = symbolAt(table, address, i);
+    if (!s || s.frames.length === 0) return s?.binary === 'mismatch' ? { ...f, binary: s.binary } : f;
+    const outer = s.frames[s.frames.length - 1];
+    const out: FrameOut = { ...f, function: outer.function, file: outer.file, line: outer.line };
+    if (s.python) out.kind = 'python';
+    if (s.frames.length > 1) out.inlined = s.frames.map((x) => ({ function: x.function, file: x.file, line: x.line }));
+    if (s.binary) out.binary = s.binary;
+    return out;
+  };
   return {
     frames(stackId: number): FrameOut[] {
       const { offsets, frames } = proc.stacks;
       return inner.frames(stackId).map((f, i) => {
         if (f.kind === 'python' || offsets[stackId] + i >= offsets[stackId + 1]) return f;
-        const s = symbolAt(table, frames[offsets[stackId] + i], i);
-        if (!s || s.frames.length === 0) return s?.binary === 'mismatch' ? { ...f, binary: s.binary } : f;
-        const outer = s.frames[s.frames.length - 1];
-        const out: FrameOut = { ...f, function: outer.function, file: outer.file, line: outer.line };
-        if (s.python) out.kind = 'python';
-        if (s.frames.length > 1)
-          out.inlined = s.frames.map((x) => ({ function: x.function, file: x.file, line: x.line }));
-        if (s.binary) out.binary = s.binary;
+        const cache = made[i === 0 ? 0 : 1];
+        let out = cache.get(f);
+        if (!out) {
+          out = symbolized(f, frames[offsets[stackId] + i], i);
+          cache.set(f, out);
+        }
         return out;
       });
     },

@@ -26,14 +26,21 @@ const hasTime = existsSync('/usr/bin/time');
 /** Runs heaplens under nice; returns wall seconds, peak RSS (MB, when /usr/bin/time exists) and stdout. */
 function heaplens(args) {
   const cmd = hasTime
-    ? ['/usr/bin/time', '-f', 'maxrss=%M', 'nice', '-n', '10', process.execPath, bin, ...args]
+    ? ['/usr/bin/time', '-f', 'maxrss=%M cpu=%U+%S', 'nice', '-n', '10', process.execPath, bin, ...args]
     : ['nice', '-n', '10', process.execPath, bin, ...args];
   const t0 = performance.now();
   const r = spawnSync(cmd[0], cmd.slice(1), { encoding: 'utf8', maxBuffer: 1 << 30 });
   const seconds = (performance.now() - t0) / 1000;
   if (r.status !== 0) throw new Error(`heaplens ${args.join(' ')} exited ${r.status}:\n${r.stderr.slice(-2000)}`);
   const m = /maxrss=(\d+)/.exec(r.stderr);
-  return { seconds, rssMb: m ? Number(m[1]) / 1024 : null, stdout: r.stdout };
+  // CPU seconds (user + system) too: on a shared machine the wall time depends on the other work
+  const c = /cpu=([\d.]+)\+([\d.]+)/.exec(r.stderr);
+  return {
+    seconds,
+    rssMb: m ? Number(m[1]) / 1024 : null,
+    cpu: c ? Number(c[1]) + Number(c[2]) : null,
+    stdout: r.stdout,
+  };
 }
 
 /** A generated job, reused while its marker says the same spec. */
@@ -87,11 +94,12 @@ for (const s of values.jobs.split(',')) {
   const onDataset = heaplens(['growth', ds, '--json', '--no-symbols', '-n', '20']);
   // the whole JSON document (processes, ranked stacks with every figure, groups, warnings) must be the same
   const same = onDumps.stdout === onDataset.stdout;
+  const cpu = (r) => (r.cpu !== null ? `, ${r.cpu.toFixed(1)} s CPU` : '');
   console.log(
-    `  growth on dumps:    ${onDumps.seconds.toFixed(2)} s${onDumps.rssMb ? `, peak RSS ${onDumps.rssMb.toFixed(0)} MB` : ''}`,
+    `  growth on dumps:    ${onDumps.seconds.toFixed(2)} s${cpu(onDumps)}${onDumps.rssMb ? `, peak RSS ${onDumps.rssMb.toFixed(0)} MB` : ''}`,
   );
   console.log(
-    `  growth on dataset:  ${onDataset.seconds.toFixed(2)} s${onDataset.rssMb ? `, peak RSS ${onDataset.rssMb.toFixed(0)} MB` : ''}`,
+    `  growth on dataset:  ${onDataset.seconds.toFixed(2)} s${cpu(onDataset)}${onDataset.rssMb ? `, peak RSS ${onDataset.rssMb.toFixed(0)} MB` : ''}`,
   );
   console.log(
     `  ratio:              ${(onDumps.seconds / onDataset.seconds).toFixed(1)}× faster on the dataset (goal ≥ 10×); identical JSON: ${same ? 'yes' : 'NO'}`,

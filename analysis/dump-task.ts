@@ -163,7 +163,7 @@ export function mergeDumpTask(builder: ProcessBuilder, parsed: NonNullable<DumpT
   let repeated = false;
   for (let k = 0; k < n; k++) {
     const local = gids[k];
-    const gid = builder.internStack(words.subarray(2 * off[local], 2 * off[local + 1]));
+    const gid = builder.internRange(words, 2 * off[local], 2 * off[local + 1]);
     if (gid >= sc.seenIn.length) {
       const size = Math.max(2 * sc.seenIn.length, gid + 1);
       const seen = new Int32Array(size);

@@ -192,23 +192,32 @@ export class ProcessBuilder implements StackInterner {
 
   /** The stack id of a record's frames (see DumpRecord.frameWords), interning it when new. */
   internStack(words: Uint32Array): number {
-    const n = words.length >>> 1;
+    return this.internRange(words, 0, words.length);
+  }
+
+  /** internStack of words[from, to) (a merge passes a task's words in place: no view per record). */
+  internRange(words: Uint32Array, from: number, to: number): number {
+    const n = (to - from) >>> 1;
     let h = 0x811c9dc5 ^ n;
-    for (let i = 0; i < words.length; i++) h = Math.imul(h ^ words[i], 0x01000193);
+    for (let i = from; i < to; i++) h = Math.imul(h ^ words[i], 0x01000193);
     h |= 0;
     const { offsets, frames } = this.stacks;
     for (let id = this.stackByHash.get(h) ?? -1; id >= 0; id = this.nextSameHash[id]) {
       const o = offsets[id];
       if (offsets[id + 1] - o !== n) continue;
       let k = 0;
-      while (k < n && this.addrHi[frames[o + k]] === words[2 * k] && this.addrLo[frames[o + k]] === words[2 * k + 1])
+      while (
+        k < n &&
+        this.addrHi[frames[o + k]] === words[from + 2 * k] &&
+        this.addrLo[frames[o + k]] === words[from + 2 * k + 1]
+      )
         k++;
       if (k === n) return id;
     }
     const id = this.stacks.count++;
     this.nextSameHash.push(this.stackByHash.get(h) ?? -1);
     this.stackByHash.set(h, id);
-    for (let k = 0; k < n; k++) frames.push(this.internWords(words[2 * k], words[2 * k + 1]));
+    for (let k = 0; k < n; k++) frames.push(this.internWords(words[from + 2 * k], words[from + 2 * k + 1]));
     offsets.push(frames.length);
     this.stacks.allocatorDepth.push(0);
     return id;

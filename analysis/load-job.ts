@@ -50,6 +50,12 @@ export interface LoadOptions {
   parallelism?: number;
   /** stop with a JobTooLargeError once the model would take more than this many bytes */
   memoryBudget?: number;
+  /**
+   * Called as each process's series is complete (in load order, so `processes` is always a prefix of the
+   * job's list and an index stays valid): the app shows a job process by process while the rest is read.
+   * RSS logs are attached to the series only at the end.
+   */
+  onProcess?: (processes: readonly ProcessSeries[], warnings: readonly LoadWarning[]) => void;
 }
 
 /** Runs one dump task somewhere (this thread, a worker); rejects only when cancelled. */
@@ -250,6 +256,7 @@ export async function loadJob(files: readonly InputFile[], options: LoadOptions 
       series.pythonFrames = seriesPythonFrames(pyTables, g.dumps[g.dumps.length - 1].file.path, warnings);
     await adoptSystingCodeMap(series, maps, codeMaps, warnings);
     processes.push(series);
+    options.onProcess?.(processes, warnings);
   }
   attachRssLogs(processes, await readRssLogs(classified.side, warnings), warnings);
   options.onProgress?.({ ...progress, file: '' });

@@ -2,7 +2,7 @@
 // whole job, and groups of the same stack (stack-identity.ts) across processes — "this stack leaks
 // in all four workers" is one line, not four lines in four tables.
 
-import type { Job } from './model.js';
+import type { Job, ProcessSeries } from './model.js';
 import { processPatterns, type GrowthPattern, type StackSeriesVerdict } from './patterns.js';
 import { stackIdentityKeys } from './stack-identity.js';
 import { processFates, type ProcessFate } from './process-fate.js';
@@ -99,19 +99,52 @@ function suspect(
   };
 }
 
-export function rankJob(job: Pick<Job, 'processes'>): JobSuspects {
+/** A process's part of a ranking: its stacks' verdicts as suspects (their group fields set by each ranking). */
+interface ProcessPart {
+  processIndex: number;
+  stacks: StackSuspect[];
+  topPattern: GrowthPattern | null;
+  notes: string[];
+  snapshotIndexes: number[];
+  seconds: Float64Array | null;
+}
+
+/**
+ * Each process's part of a ranking, by series, for ranking a job again as it grows by processes (the app ranks a
+ * job process by process while it loads): a process's patterns depend on its series alone, so a part is made
+ * once and its suspects are reused (a ranking sets their group fields; the one before is then stale).
+ */
+export type RankMemo = WeakMap<ProcessSeries, ProcessPart>;
+
+export function rankJob(job: Pick<Job, 'processes'>, memo?: RankMemo): JobSuspects {
   const fates = processFates(job);
   const stacks: StackSuspect[] = [];
   const processes: ProcessSuspects[] = [];
   const groupOf = new Map<string, number>();
   const groups: SuspectGroup[] = [];
   job.processes.forEach((proc, pi) => {
-    const pat = processPatterns(proc);
-    const keys = stackIdentityKeys(proc);
-    let top: StackSeriesVerdict | null = null;
-    for (const s of pat.stacks) {
-      if (!top || byRank(s, top) < 0) top = s;
-      const key = keys[s.stackId];
+    let part = memo?.get(proc);
+    if (!part || part.processIndex !== pi) {
+      const pat = processPatterns(proc);
+      const keys = stackIdentityKeys(proc);
+      let top: StackSeriesVerdict | null = null;
+      const list: StackSuspect[] = [];
+      for (const s of pat.stacks) {
+        if (!top || byRank(s, top) < 0) top = s;
+        list.push(suspect(s, pi, proc.key, proc.pid, keys[s.stackId], -1));
+      }
+      part = {
+        processIndex: pi,
+        stacks: list,
+        topPattern: top ? top.pattern : null,
+        notes: pat.notes,
+        snapshotIndexes: pat.snapshotIndexes,
+        seconds: pat.seconds,
+      };
+      memo?.set(proc, part);
+    }
+    for (const s of part.stacks) {
+      const key = s.key;
       let g = groupOf.get(key);
       if (g === undefined) {
         g = groups.length;
@@ -130,15 +163,17 @@ export function rankJob(job: Pick<Job, 'processes'>): JobSuspects {
           members: 0,
         });
       }
-      stacks.push(suspect(s, pi, proc.key, proc.pid, key, g));
+      s.group = g;
+      s.groupProcesses = 0;
+      stacks.push(s);
     }
     processes.push({
       processIndex: pi,
       fate: fates[pi],
-      topPattern: top ? top.pattern : null,
-      notes: pat.notes,
-      snapshotIndexes: pat.snapshotIndexes,
-      seconds: pat.seconds,
+      topPattern: part.topPattern,
+      notes: part.notes,
+      snapshotIndexes: part.snapshotIndexes,
+      seconds: part.seconds,
     });
   });
   stacks.sort(byRank);

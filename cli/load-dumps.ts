@@ -42,7 +42,13 @@ export async function loadDumps(files: readonly InputFile[], options: LoadOption
   const pool = createDumpPool(size !== undefined ? { size } : {});
   try {
     // Twice the pool in flight: a worker never waits while this thread merges the previous result.
-    return await loadJob(files, { ...budget, ...options, runDump: pool.run, parallelism: 2 * pool.size });
+    return await loadJob(files, {
+      ...budget,
+      ...options,
+      runDump: pool.run,
+      parallelism: 2 * pool.size,
+      recycle: pool.recycle,
+    });
   } finally {
     pool.close();
   }

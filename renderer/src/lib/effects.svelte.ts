@@ -49,7 +49,9 @@ export function startEffects(ui: Ui): { flush(): void; cancel(): void } {
     const seq = ++growthSeq;
     untrack(() => app.busy++);
     app.client
-      .request({ type: 'growth', proc: p, base, target, view, limit: 20000 })
+      // every stack of a process, and the functions that changed most (a symbolized job has a few thousand; an
+      // unsymbolized one a row per address, whose decoding blocked the page for ~50 ms and more)
+      .request({ type: 'growth', proc: p, base, target, view, limit: 20000, functionLimit: 5000 })
       .then((r) => {
         if (seq !== growthSeq) return;
         app.growth = r.growth;

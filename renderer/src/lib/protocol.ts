@@ -233,6 +233,8 @@ export interface GrowthResult {
   stacks: StackRow[];
   stackCount: number;
   functions: FunctionRow[];
+  /** functions before the cut to the request's functionLimit (absent: none were cut) */
+  functionCount?: number;
   baseTotal: number;
   targetTotal: number;
 }
@@ -340,7 +342,16 @@ export type Request =
   | { type: 'loadBatches' }
   | { type: 'summary' }
   | { type: 'stackSeries'; proc: number; n: number; view: ViewOptions }
-  | { type: 'growth'; proc: number; base: number; target: number; view: ViewOptions; limit: number }
+  | {
+      type: 'growth';
+      proc: number;
+      base: number;
+      target: number;
+      view: ViewOptions;
+      limit: number;
+      /** rows of the by-function table (by Δ total), `limit` when absent */
+      functionLimit?: number;
+    }
   /** the job-wide ranking: top `limit` stacks across processes, with each holder's series and σ */
   | { type: 'suspects'; view: ViewOptions; limit: number }
   | { type: 'flame'; proc: number; snapshot: number; base: number | null; view: ViewOptions; shape?: FlameShape }

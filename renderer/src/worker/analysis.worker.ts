@@ -524,7 +524,14 @@ function labelOf(
   return { label: f.label, context: ctx.join(' ← '), kind: f.kind };
 }
 
-function growth(i: number, base: number, target: number, view: ViewOptions, limit: number): GrowthResult {
+function growth(
+  i: number,
+  base: number,
+  target: number,
+  view: ViewOptions,
+  limit: number,
+  functionLimit: number = limit,
+): GrowthResult {
   const p = valuesProc(i, view);
   const table = frameTable(i);
   const deltas = diffSnapshots(p, base, target).filter((d) => !table.dropped(d.stackId, view));
@@ -640,7 +647,8 @@ function growth(i: number, base: number, target: number, view: ViewOptions, limi
     target,
     stacks,
     stackCount: rows.length,
-    functions: functions.slice(0, limit),
+    functions: functions.slice(0, functionLimit),
+    functionCount: functions.length,
     baseTotal,
     targetTotal,
   };
@@ -1035,7 +1043,7 @@ async function handle(id: number, req: Request): Promise<{ res: Response; transf
           () => lastProgress,
         );
         const j = await loadJob(timed, {
-          ...(readers ? { runDump: readers.run, parallelism: 2 * readers.size } : {}),
+          ...(readers ? { runDump: readers.run, parallelism: 2 * readers.size, recycle: readers.recycle } : {}),
           memoryBudget: APP_MEMORY_BUDGET,
           signal: ctrl.signal,
           onProcess: partial.onProcess,
@@ -1048,6 +1056,9 @@ async function handle(id: number, req: Request): Promise<{ res: Response; transf
               bytesTotal: pr.bytesTotal,
               file: pr.file,
             };
+            // every dump is read (what is left is merging): the readers' heaps go now, before the job is put
+            // together and ranked (the peak of a load); a next load starts fresh readers
+            if (pr.filesDone === pr.filesTotal && pr.filesTotal > 0) closeDumpPool();
             const now = performance.now();
             if (now - lastPost > 50 || pr.filesDone === pr.filesTotal) {
               lastPost = now;
@@ -1057,8 +1068,6 @@ async function handle(id: number, req: Request): Promise<{ res: Response; transf
         });
         partial.stop();
         if (ctrl.signal.aborted) throw new DOMException('cancelled', 'AbortError');
-        // the readers' heaps go before the job is put together and ranked (the peak of a load): a next load
-        // starts fresh ones
         closeDumpPool();
         let symbols = new Map<number, SymbolTable>();
         try {
@@ -1133,7 +1142,12 @@ async function handle(id: number, req: Request): Promise<{ res: Response; transf
     case 'stackSeries':
       return { res: { type: 'stackSeries', series: stackSeries(req.proc, req.n, req.view) } };
     case 'growth':
-      return { res: { type: 'growth', growth: growth(req.proc, req.base, req.target, req.view, req.limit) } };
+      return {
+        res: {
+          type: 'growth',
+          growth: growth(req.proc, req.base, req.target, req.view, req.limit, req.functionLimit ?? req.limit),
+        },
+      };
     case 'suspects': {
       if (!job) throw new Error('no job loaded');
       const view = req.view;

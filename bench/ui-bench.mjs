@@ -4,7 +4,10 @@
 //   2. flame-graph frame time with a 100k+-node tree (draw calls, hover and zoom);
 //   3. the longest main-thread task (PerformanceObserver 'longtask') during each phase;
 //   4. a large job (issue 12: the 16 × 100 × 5,000 job of bench/scale-bench.mjs, when generated): drop to
-//      the first timeline of every process (header totals), to the full load, and the browser's peak RSS.
+//      the first timeline of every process (header totals), to the first processes shown while it loads, to the
+//      full load and to the full job's views drawn; the longest main-thread task over all of it; the browser's
+//      peak RSS (whole tree, and per kind of process). Targets (issue 12): first timeline ≤ 3 s, no task > 100 ms,
+//      tree < 1.5 GiB.
 // Targets (issue 5): load < 20 s, frame < 16 ms, main thread never blocked > 100 ms.
 // Usage: npm run bench:ui   (builds the renderer first). Env: CHROMIUM_PATH, BENCH_DIR, BENCH_PROCS, BENCH_SNAPS.
 import { spawn } from 'node:child_process';

@@ -102,7 +102,7 @@ export function startEffects(ui: Ui): { flush(): void; cancel(): void } {
     // reports too: the analysis runs in their page over the embedded job; while a job loads, again on each
     // update (the ranking of the processes read so far, its top rows only)
     if (!app.summary) return;
-    const limit = app.partial ? 25 : 200;
+    const limit = app.partial ? 16 : 200;
     const key = `${app.jobEpoch}|${view.mode}|${view.hideAllocator}|${limit}`;
     untrack(() => askSuspects({ view, limit, key }));
   });

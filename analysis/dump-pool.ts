@@ -18,6 +18,8 @@ export interface ToDumpWorker<F> {
   size: number;
   mtimeMs: number | null;
   meta: SnapshotMeta;
+  /** a stack-words buffer to reuse (transferred): an earlier task's, whose merge is done */
+  words?: ArrayBuffer;
 }
 
 /** What a worker says. `read` asks the pool's thread for bytes it cannot reach itself (Electron host files). */
@@ -51,9 +53,17 @@ export interface DumpPoolHost<F> {
 export interface DumpPool {
   readonly size: number;
   run: DumpRunner;
+  /**
+   * Hands back a task's stack-words buffer once its merge is done: the next task's worker gets it (transferred)
+   * instead of allocating one, so a long load does not leave a dump's words as garbage on both sides each time.
+   */
+  recycle(words: ArrayBuffer): void;
   /** terminates the workers */
   close(): void;
 }
+
+/** Buffers kept for reuse, at most (a few per worker: tasks in flight ahead of the merge). */
+const MAX_SPARE_BUFFERS = 8;
 
 interface Job<F> {
   msg: ToDumpWorker<F>;
@@ -75,6 +85,7 @@ export function createDumpPool<F>(host: DumpPoolHost<F>): DumpPool {
   const size = Math.max(1, host.size);
   const slots: Slot<F>[] = [];
   const queue: Job<F>[] = [];
+  const spare: ArrayBuffer[] = [];
   let nextId = 1;
   let closed = false;
   // Set when workers cannot start at all: then every task runs in this thread instead.
@@ -144,7 +155,9 @@ export function createDumpPool<F>(host: DumpPoolHost<F>): DumpPool {
       const job = queue.shift() as Job<F>;
       slot.job = job;
       slot.worker.keepAlive?.(true);
-      slot.worker.post(job.msg);
+      const words = spare.pop();
+      if (words) slot.worker.post({ ...job.msg, words }, [words]);
+      else slot.worker.post(job.msg);
     }
   };
 
@@ -189,8 +202,12 @@ export function createDumpPool<F>(host: DumpPoolHost<F>): DumpPool {
   return {
     size,
     run,
+    recycle(words) {
+      if (!closed && !broken && spare.length < MAX_SPARE_BUFFERS && words.byteLength > 0) spare.push(words);
+    },
     close() {
       closed = true;
+      spare.length = 0;
       for (const s of slots.splice(0)) s.worker.terminate();
     },
   };
@@ -231,7 +248,14 @@ export function serveDumpTasks<F>(
     }
     const msg = m as ToDumpWorker<F>;
     const file = open(msg, ask);
-    runDumpTask({ file, meta: msg.meta }, { inflate, onBytes: (bytes) => port.post({ id: msg.id, bytes }) }).then(
+    runDumpTask(
+      { file, meta: msg.meta },
+      {
+        inflate,
+        onBytes: (bytes) => port.post({ id: msg.id, bytes }),
+        ...(msg.words ? { words: new Uint32Array(msg.words) } : {}),
+      },
+    ).then(
       (result) => port.post({ id: msg.id, result }, dumpTaskTransfer(result)),
       (e: unknown) => port.post({ id: msg.id, error: e instanceof Error ? e.message : String(e) }),
     );

@@ -41,14 +41,16 @@ export interface DumpTaskOptions {
   signal?: AbortSignal;
   onBytes?: (bytesRead: number) => void;
   inflate?: Inflater | null;
+  /** a buffer for the task's stack words (one an earlier task's merge is done with), grown when too small */
+  words?: Uint32Array;
 }
 
 /** Reads and parses one dump. Never throws for bad input (that becomes warnings); only for cancellation. */
 export async function runDumpTask(task: DumpTask, options: DumpTaskOptions = {}): Promise<DumpTaskResult> {
   const path = task.file.path;
   const warnings: LoadWarning[] = [];
-  const local = new RecordStacks();
-  const snap = new SnapshotBuilder(local, true);
+  const local = new RecordStacks(options.words);
+  const snap = new SnapshotBuilder(local);
   let result;
   try {
     result = await readDump(task.file, {
@@ -115,9 +117,16 @@ export async function runDumpTask(task: DumpTask, options: DumpTaskOptions = {})
  * over every frame (a fifth of the parse). The merge folds a repeated stack's rows together.
  */
 class RecordStacks implements StackInterner {
-  private words = new Uint32Array(1 << 16);
+  readonly freshIds = true;
+  private words: Uint32Array;
   private used = 0;
-  private offsets: number[] = [0];
+  // typed, not a JS array: what a reader keeps for the whole dump stays out of its young heap
+  private offsets = new Uint32Array(1024);
+  private count = 0;
+
+  constructor(words?: Uint32Array) {
+    this.words = words && words.length > 0 ? words : new Uint32Array(1 << 16);
+  }
 
   internStack(w: Uint32Array): number {
     if (this.used + w.length > this.words.length) {
@@ -127,13 +136,24 @@ class RecordStacks implements StackInterner {
     }
     this.words.set(w, this.used);
     this.used += w.length;
-    this.offsets.push(this.used);
-    return this.offsets.length - 2;
+    if (this.count + 2 > this.offsets.length) {
+      const next = new Uint32Array(2 * this.offsets.length);
+      next.set(this.offsets);
+      this.offsets = next;
+    }
+    this.offsets[++this.count] = this.used;
+    return this.count - 1;
   }
 
-  /** Offsets in frames (word pairs), and the words. */
+  /**
+   * Offsets in frames (word pairs), and the words: a view of the whole buffer (no copy), which goes back to a
+   * reader for a later task once merged (DumpPool.recycle).
+   */
   seal(): { offsets: Uint32Array; words: Uint32Array } {
-    return { offsets: Uint32Array.from(this.offsets, (o) => o >>> 1), words: this.words.slice(0, this.used) };
+    return {
+      offsets: this.offsets.slice(0, this.count + 1).map((o) => o >>> 1),
+      words: this.words.subarray(0, this.used),
+    };
   }
 }
 

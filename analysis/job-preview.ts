@@ -15,6 +15,8 @@ export interface PreviewSnapshot {
   trigger: Trigger;
   /** the header's live bytes, unbiased as one record (as Snapshot.headerLiveBytes); null when unreadable */
   headerLiveBytes: number | null;
+  /** the file's modification time, as the loader will see it */
+  mtimeMs: number | null;
 }
 
 export interface PreviewProcess {
@@ -47,6 +49,7 @@ export async function previewJob(
       seq: d.name?.seq ?? null,
       trigger: d.name?.trigger ?? 'unknown',
       headerLiveBytes: null,
+      mtimeMs: d.file.mtimeMs,
     })),
   }));
   const work = groups.flatMap((g, gi) => g.dumps.map((d, di) => ({ file: d.file, snap: processes[gi].snapshots[di] })));

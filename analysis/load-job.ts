@@ -48,8 +48,16 @@ export interface LoadOptions {
   runDump?: DumpRunner;
   /** how many dump tasks may run at once (the pool's size); 1 when absent */
   parallelism?: number;
+  /** takes a task's stack-words buffer once merged, for a later task to reuse (a pool's DumpPool.recycle) */
+  recycle?: (words: ArrayBuffer) => void;
   /** stop with a JobTooLargeError once the model would take more than this many bytes */
   memoryBudget?: number;
+  /**
+   * Called as each process's series is complete (in load order, so `processes` is always a prefix of the
+   * job's list and an index stays valid): the app shows a job process by process while the rest is read.
+   * RSS logs are attached to the series only at the end.
+   */
+  onProcess?: (processes: readonly ProcessSeries[], warnings: readonly LoadWarning[]) => void;
 }
 
 /** Runs one dump task somewhere (this thread, a worker); rejects only when cancelled. */
@@ -192,6 +200,7 @@ export async function loadJob(files: readonly InputFile[], options: LoadOptions 
       if (!parsed) continue;
       const loaded = parsed.info;
       modelBytes += snapshotBytes(mergeDumpTask(builder, parsed));
+      options.recycle?.(parsed.stackWords.buffer as ArrayBuffer);
       const nowStackBytes = stackTableBytes(builder.stacks, builder.addresses.hex.length);
       modelBytes += nowStackBytes - stackBytes;
       stackBytes = nowStackBytes;
@@ -250,6 +259,7 @@ export async function loadJob(files: readonly InputFile[], options: LoadOptions 
       series.pythonFrames = seriesPythonFrames(pyTables, g.dumps[g.dumps.length - 1].file.path, warnings);
     await adoptSystingCodeMap(series, maps, codeMaps, warnings);
     processes.push(series);
+    options.onProcess?.(processes, warnings);
   }
   attachRssLogs(processes, await readRssLogs(classified.side, warnings), warnings);
   options.onProgress?.({ ...progress, file: '' });

@@ -52,6 +52,8 @@ class U32Column {
 /** Gives each distinct stack (its frame words, see DumpRecord.frameWords) a dense id from 0. */
 export interface StackInterner {
   internStack(words: Uint32Array): number;
+  /** every call gives a new id (a dump task's per-record stacks): no record's stack repeats one before it */
+  readonly freshIds?: boolean;
 }
 
 /** Collects the records of one dump. */
@@ -69,14 +71,11 @@ export class SnapshotBuilder {
   readonly live: Counts = { objects: 0, bytes: 0 };
   readonly accumulated: Counts = { objects: 0, bytes: 0 };
 
-  /**
-   * `distinctIds`: the interner gives every record an id of its own (a parse task's RecordStacks), so no row
-   * can repeat and the per-record lookup is skipped (the merge folds repeated stacks).
-   */
-  constructor(
-    private readonly process: StackInterner,
-    private readonly distinctIds = false,
-  ) {}
+  private readonly fresh: boolean;
+
+  constructor(private readonly process: StackInterner) {
+    this.fresh = process.freshIds === true;
+  }
 
   /** Records left out because unbiasing gave a value that is not a finite size (the parser's range checks should stop these first). */
   nonFinite = 0;
@@ -93,9 +92,11 @@ export class SnapshotBuilder {
     const id = this.process.internStack(r.frameWords);
     const liveVar = recordVariance(sampling, r.counts.liveObjects, r.counts.liveBytes);
     if (r.counts.accumObjects !== 0 || r.counts.accumBytes !== 0) this.anyAccum = true;
-    const row = this.distinctIds ? undefined : this.rowOf.get(id);
+    // fresh ids never repeat: no row to look up (a map of every record, kept for the whole dump, was most of what
+    // a dump reader's young heap had to keep)
+    const row = this.fresh ? undefined : this.rowOf.get(id);
     if (row === undefined) {
-      if (!this.distinctIds) this.rowOf.set(id, this.ids.length);
+      if (!this.fresh) this.rowOf.set(id, this.ids.length);
       this.ids.push(id);
       this.liveBytes.push(live.bytes);
       this.liveObjects.push(live.objects);

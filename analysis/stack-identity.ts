@@ -34,19 +34,24 @@ const MARKER_NAME: Record<number, string> = {
   [PY_KIND_TRUNCATED]: 'truncated',
 };
 
-// Default-option results per process (maps, frame tables and addresses do not change after loading).
-const frameCache = new WeakMap<ProcessSeries, string[]>();
+// Default-option stack keys per process (maps, frame tables and addresses do not change after loading). The
+// frame identities are not kept: a string per address (over a million in a 16 × 5,000-stack job, ~70 MB) for
+// keys that are only hashed.
 const stackCache = new WeakMap<ProcessSeries, string[]>();
 
 /** The job-wide identity of every address of `proc` (index = address id). */
 export function frameIdentities(proc: ProcessSeries, options: IdentityOptions = {}): string[] {
-  const cacheable = options.buildIds === undefined;
-  const cached = cacheable ? frameCache.get(proc) : undefined;
-  if (cached && cached.length === proc.addresses.hex.length) return cached;
+  const of = identityOf(proc, options);
+  return proc.addresses.hex.map((_, a) => of(a));
+}
+
+/** The identity of an address id of `proc`, one at a time. */
+function identityOf(proc: ProcessSeries, options: IdentityOptions): (addressId: number) => string {
   const table = proc.pythonFrames ?? null;
   const layout = layoutOf(table);
   const maps = proc.maps;
-  const out = proc.addresses.hex.map((hex) => {
+  return (a) => {
+    const hex = proc.addresses.hex[a];
     const pa = decodePseudoAddress(hex, layout);
     if (pa) {
       if (pa.kind === PY_KIND_FRAME) {
@@ -62,14 +67,12 @@ export function frameIdentities(proc: ProcessSeries, options: IdentityOptions = 
     const off = BigInt(hex) - m.start + m.offset;
     const id = options.buildIds?.get(m.path);
     return `n:${id ? 'b:' + id : 'p:' + m.path}+0x${off.toString(16)}`;
-  });
-  if (cacheable) frameCache.set(proc, out);
-  return out;
+  };
 }
 
 /** The job-wide identity of one frame of `proc`. */
 export function frameIdentity(proc: ProcessSeries, addressId: number, options: IdentityOptions = {}): string {
-  return frameIdentities(proc, options)[addressId];
+  return identityOf(proc, options)(addressId);
 }
 
 /** True for an identity that is only the raw address (no mapping, or an unnamed Python frame). */
@@ -79,10 +82,10 @@ export function isUnresolvedIdentity(id: string): boolean {
 
 /** The frame identities of stack `stackId`, leaf first. */
 export function stackFrameIdentities(proc: ProcessSeries, stackId: number, options: IdentityOptions = {}): string[] {
-  const ids = frameIdentities(proc, options);
+  const of = identityOf(proc, options);
   const { offsets, frames } = proc.stacks;
   const out: string[] = [];
-  for (let k = offsets[stackId]; k < offsets[stackId + 1]; k++) out.push(ids[frames[k]]);
+  for (let k = offsets[stackId]; k < offsets[stackId + 1]; k++) out.push(of(frames[k]));
   return out;
 }
 
@@ -91,11 +94,13 @@ export function stackIdentityKeys(proc: ProcessSeries, options: IdentityOptions 
   const cacheable = options.buildIds === undefined;
   const cached = cacheable ? stackCache.get(proc) : undefined;
   if (cached && cached.length === proc.stacks.count) return cached;
-  const ids = frameIdentities(proc, options);
-  // Hash each distinct frame identity once; a stack's key then mixes its frames' hashes in order.
-  const fh = new Uint32Array(ids.length * 3);
-  for (let a = 0; a < ids.length; a++) {
-    const s = ids[a];
+  const of = identityOf(proc, options);
+  const n = proc.addresses.hex.length;
+  // Hash each distinct frame identity once (made and dropped: not kept); a stack's key then mixes its frames'
+  // hashes in order.
+  const fh = new Uint32Array(n * 3);
+  for (let a = 0; a < n; a++) {
+    const s = of(a);
     let h1 = 0x811c9dc5;
     let h2 = 0x9e3779b9;
     let h3 = 0x85ebca6b;

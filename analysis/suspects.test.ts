@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadJob } from './load-job.js';
-import { rankJob } from './suspects.js';
+import { rankJob, type RankMemo } from './suspects.js';
 import { fixtureFiles } from '../tools/fixtures.js';
 
 describe('job-wide ranking on the jemalloc job folder (two runs of leaky.c and grow.py)', () => {
@@ -42,5 +42,15 @@ describe('job-wide ranking on the jemalloc job folder (two runs of leaky.c and g
       expect(p.fate.killed, proc.prefix).toBe(proc.prefix !== 'exact');
       expect(p.fate.lastCompleteSeq).toBe(proc.snapshots[proc.snapshots.length - 1].seq);
     }
+  });
+
+  it('ranked again as the job grows process by process (a memo, as the app does while loading): the same as at once', async () => {
+    const job = await loadJob(fixtureFiles('job'));
+    const memo: RankMemo = new WeakMap();
+    // prefixes of the processes, in load order, each ranked with the memo of the ones before
+    for (let n = 1; n < job.processes.length; n++) rankJob({ processes: job.processes.slice(0, n) }, memo);
+    const grown = structuredClone(rankJob(job, memo));
+    const fresh = structuredClone(rankJob(job));
+    expect(grown).toEqual(fresh);
   });
 });

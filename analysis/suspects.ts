@@ -2,7 +2,7 @@
 // whole job, and groups of the same stack (stack-identity.ts) across processes — "this stack leaks
 // in all four workers" is one line, not four lines in four tables.
 
-import type { Job } from './model.js';
+import type { Job, ProcessSeries } from './model.js';
 import { processPatterns, type GrowthPattern, type StackSeriesVerdict } from './patterns.js';
 import { stackIdentityKeys } from './stack-identity.js';
 import { processFates, type ProcessFate } from './process-fate.js';
@@ -264,9 +264,17 @@ export function rankSuspects(
   return { stacks, groups, groupCount: G, processes, missing };
 }
 
+/**
+ * Each process's ranking input, by series, for ranking a job again as it grows by processes (the app ranks a job
+ * process by process while it loads): a process's patterns depend on its series alone, so they are made once.
+ */
+export type RankMemo = WeakMap<ProcessSeries, RankInput>;
+
 /** The ranking of a job in memory: every stack's series classified (patterns.ts). */
-export function rankJob(job: Pick<Job, 'processes'>): JobSuspects {
+export function rankJob(job: Pick<Job, 'processes'>, memo?: RankMemo): JobSuspects {
   const input: RankInput[] = job.processes.map((proc) => {
+    const known = memo?.get(proc);
+    if (known) return known;
     const pat = processPatterns(proc);
     const keys = stackIdentityKeys(proc);
     const n = pat.stacks.length;
@@ -286,7 +294,9 @@ export function rankJob(job: Pick<Job, 'processes'>): JobSuspects {
       totals.keys[r] = keys[s.stackId];
       verdicts.set(s.stackId, s);
     });
-    return { totals, verdicts, notes: pat.notes, snapshotIndexes: pat.snapshotIndexes, seconds: pat.seconds };
+    const made = { totals, verdicts, notes: pat.notes, snapshotIndexes: pat.snapshotIndexes, seconds: pat.seconds };
+    memo?.set(proc, made);
+    return made;
   });
   return rankSuspects(job, input);
 }

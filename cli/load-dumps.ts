@@ -48,7 +48,13 @@ export async function withDumpLoader<T>(fn: (load: DumpLoader) => Promise<T>): P
   try {
     // Twice the pool in flight: a worker never waits while this thread merges the previous result.
     return await fn((files, options = {}) =>
-      loadJob(files, { ...budget, ...options, runDump: pool.run, parallelism: 2 * pool.size }),
+      loadJob(files, {
+        ...budget,
+        ...options,
+        runDump: pool.run,
+        parallelism: 2 * pool.size,
+        recycle: pool.recycle,
+      }),
     );
   } finally {
     pool.close();

@@ -1,11 +1,11 @@
 // Progressive opening of a generated job (issue 12): every process's timeline from the dump heads
 // shows while the records are read by the pool of dump readers, then the full job replaces it.
-import { mkdirSync, readdirSync, existsSync, readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, existsSync, readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import path from 'node:path';
 import { test, expect } from '@playwright/test';
 import { formatBytes } from '../analysis/units.ts';
-import { SHOTS } from './helpers.ts';
+import { guardNetwork, ROOT, SHOTS } from './helpers.ts';
 
 const DIR = '/tmp/heaplens-e2e-scale';
 const PROCS = 6;
@@ -86,5 +86,135 @@ test.describe('large job, progressive', () => {
       await page.getByTestId('cancel').click();
       await expect(page.getByTestId('preview')).toBeHidden({ timeout: 10_000 });
     }
+  });
+});
+
+// The real 5-process job of fixtures/job, copied into six folders (nodes of one job: 30 processes, same pids
+// per folder, as on a cluster): while the later folders are read, the first ones' processes are open.
+const NODES = 6;
+const PROGRESSIVE = '/tmp/heaplens-e2e-progressive';
+
+test.describe('progressive opening of the real job', () => {
+  test.beforeAll(() => {
+    const src = path.join(ROOT, 'fixtures', 'job', 'dumps');
+    const names = readdirSync(src);
+    for (let n = 1; n <= NODES; n++) {
+      const dir = path.join(PROGRESSIVE, `node${n}`);
+      mkdirSync(dir, { recursive: true });
+      for (const f of names) if (!existsSync(path.join(dir, f))) copyFileSync(path.join(src, f), path.join(dir, f));
+    }
+  });
+
+  test("a process's suspects, growth and per-process progress show before the whole job is read", async ({
+    page,
+    context,
+  }) => {
+    const net = await guardNetwork(context);
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(String(e)));
+    page.on('console', (m) => {
+      if (m.type() === 'error') errors.push(m.text());
+    });
+    await page.goto('/');
+    // What the page showed when the first suspect row appeared (a MutationObserver: the state may last a moment).
+    await page.evaluate(() => {
+      type Seen = {
+        loaded: boolean;
+        loading: boolean;
+        pending: number;
+        progress: string[];
+        read: string[];
+        holders: string[];
+      };
+      const w = window as unknown as { __partial: Seen | null };
+      w.__partial = null;
+      new MutationObserver(() => {
+        if (w.__partial || !document.querySelector('[data-testid=suspect-row]')) return;
+        const rows = [...document.querySelectorAll('[data-testid=processes] tbody tr')];
+        w.__partial = {
+          loaded: document.querySelector('[data-testid=job-info]') !== null,
+          loading: document.querySelector('[data-testid=job-loading]') !== null,
+          pending: document.querySelectorAll('[data-testid=process-pending]').length,
+          progress: [...document.querySelectorAll('[data-testid=process-progress]')].map((e) => e.textContent ?? ''),
+          read: rows
+            .filter((r) => r.getAttribute('data-testid') !== 'process-pending')
+            .map((r) => r.getAttribute('data-pid') ?? ''),
+          holders: [...document.querySelectorAll('[data-testid=suspect-spark]')].map(
+            (e) => e.getAttribute('data-pid') ?? '',
+          ),
+        };
+      }).observe(document.body, { childList: true, subtree: true });
+    });
+    await page.locator('[data-testid=folder-input]').setInputFiles(PROGRESSIVE);
+    // while it loads: the main window, the load bar with Cancel, the growth tab answering for a process read
+    await expect(page.getByTestId('job-loading')).toBeVisible({ timeout: 30_000 });
+    await expect(page.getByTestId('suspect-row').first()).toBeVisible();
+    await expect(page.getByTestId('job-info')).toHaveCount(0);
+    await page.screenshot({ path: path.join(SHOTS, 'progressive-mid-1280.png') });
+    await page.getByTestId('tab-growth').click();
+    await expect(page.getByTestId('growth-row').first()).toBeVisible();
+    await page.getByTestId('tab-suspects').click();
+    await expect(page.getByTestId('job-info')).toContainText(`${5 * NODES} processes`, { timeout: 120_000 });
+    const seen = await page.evaluate(
+      () => (window as unknown as { __partial: { [k: string]: unknown } | null }).__partial,
+    );
+    expect(seen, 'suspect rows were shown').not.toBeNull();
+    // the first suspects were of a job still loading: no job summary yet, the load bar up, processes pending…
+    expect(seen!.loaded).toBe(false);
+    expect(seen!.loading).toBe(true);
+    expect(seen!.pending as number).toBeGreaterThan(0);
+    // …each with how many of its dumps are read ("k/n")
+    for (const t of seen!.progress as string[]) expect(t).toMatch(/^\d+\/\d+$/);
+    // the holders' sparklines are of processes read, which are the real job's (expected.json)
+    const pids = (
+      JSON.parse(readFileSync(path.join(ROOT, 'fixtures', 'job', 'expected.json'), 'utf8')) as {
+        processes: { pid: number }[];
+      }
+    ).processes.map((p) => String(p.pid));
+    expect((seen!.holders as string[]).length).toBeGreaterThan(0);
+    for (const h of seen!.holders as string[]) {
+      expect(seen!.read).toContain(h);
+      expect(pids).toContain(h);
+    }
+    // the full job: nothing pending, the load bar gone
+    await expect(page.getByTestId('job-loading')).toHaveCount(0);
+    await expect(page.getByTestId('process-pending')).toHaveCount(0);
+    await expect(page.locator('[data-testid=processes] tbody tr')).toHaveCount(5 * NODES);
+    await expect(page.getByTestId('suspect-row').first()).toBeVisible();
+    expect(errors).toEqual([]);
+    expect(net.blocked).toEqual([]);
+  });
+
+  test('cancel while shown process by process: what was open before comes back', async ({ page }) => {
+    await page.goto('/');
+    await page.locator('[data-testid=folder-input]').setInputFiles(path.join(PROGRESSIVE, 'node1'));
+    await expect(page.getByTestId('job-info')).toContainText('5 processes', { timeout: 60_000 });
+    await page.locator('[data-testid=processes] tbody tr').first().waitFor();
+    // a second job over it, cancelled once its first processes show
+    await page.evaluate(() => {
+      const input = document.createElement('input');
+      input.type = 'file';
+      input.webkitdirectory = true;
+      input.dataset.testid = 'second-folder';
+      input.hidden = true;
+      input.onchange = () => {
+        const w = window as unknown as { __heaplens: { openAny: (f: unknown[]) => Promise<void> } };
+        const files = [...(input.files ?? [])].map((f) => ({
+          path: f.webkitRelativePath || f.name,
+          size: -1,
+          mtimeMs: null,
+          blob: f,
+        }));
+        void w.__heaplens.openAny(files);
+      };
+      document.body.append(input);
+    });
+    await page.locator('[data-testid=second-folder]').setInputFiles(PROGRESSIVE);
+    await expect(page.getByTestId('job-loading')).toBeVisible({ timeout: 30_000 });
+    await page.getByTestId('cancel').click();
+    await expect(page.getByTestId('job-loading')).toHaveCount(0);
+    await expect(page.getByTestId('job-info')).toContainText('5 processes');
+    await expect(page.locator('[data-testid=processes] tbody tr')).toHaveCount(5);
+    await expect(page.getByTestId('suspect-row').first()).toBeVisible();
   });
 });

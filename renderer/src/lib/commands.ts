@@ -60,7 +60,7 @@ export function runCommand(ui: Ui, c: MenuCommand): void {
       void ui.openSessionDialog();
       break;
     case 'export-report':
-      if (app.summary && !app.readOnly) ui.showExport = true;
+      if (app.summary && !app.readOnly && !app.partial) ui.showExport = true;
       break;
     case 'export-pprof':
       void exportFormat(ui, 'pprof');

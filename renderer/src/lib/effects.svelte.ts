@@ -6,7 +6,7 @@ import { untrack } from 'svelte';
 import type { StackTarget } from '../../../session/schema.ts';
 import { debounce } from './session-map.ts';
 import type { Ui } from './ui.svelte.ts';
-import type { GrowthResult } from './protocol.ts';
+import type { GrowthResult, StackMode } from './protocol.ts';
 
 /** Sets up the effects; returns the autosaver (flushed on pagehide, cancelled on unmount). */
 export function startEffects(ui: Ui): { flush(): void; cancel(): void } {
@@ -20,7 +20,7 @@ export function startEffects(ui: Ui): { flush(): void; cancel(): void } {
   $effect(() => {
     const p = ui.procIndex;
     const view = app.view;
-    if (p < 0 || !app.summary) return;
+    if (p < 0 || !app.hasJob) return;
     const seq = ++seriesSeq;
     void app.client.request({ type: 'stackSeries', proc: p, n: 8, view }).then((r) => {
       if (seq === seriesSeq) {
@@ -45,11 +45,13 @@ export function startEffects(ui: Ui): { flush(): void; cancel(): void } {
     const base = app.base;
     const target = app.target;
     const view = app.view;
-    if (p < 0 || !app.summary) return;
+    if (p < 0 || !app.hasJob) return;
     const seq = ++growthSeq;
     untrack(() => app.busy++);
     app.client
-      .request({ type: 'growth', proc: p, base, target, view, limit: 20000 })
+      // every stack of a process, and the functions that changed most (a symbolized job has a few thousand; an
+      // unsymbolized one a row per address, whose decoding blocked the page for ~50 ms and more)
+      .request({ type: 'growth', proc: p, base, target, view, limit: 20000, functionLimit: 5000 })
       .then((r) => {
         if (seq !== growthSeq) return;
         app.growth = r.growth;
@@ -60,16 +62,24 @@ export function startEffects(ui: Ui): { flush(): void; cancel(): void } {
       .finally(() => app.busy--);
   });
 
-  let suspectsSeq = 0;
-  $effect(() => {
-    const view = { mode: app.mode, hideAllocator: app.hideAllocator };
-    // reports too: the analysis runs in their page over the embedded job
-    if (!app.summary) return;
-    const seq = ++suspectsSeq;
+  // One suspects request at a time: while a job loads, each update asks again, and answers the window no longer
+  // wants would still cost the page their decoding; the latest wish waits for the one in flight. An answer is
+  // shown while it is of the same job and view (an earlier update's ranking is better than none).
+  type SuspectsAsk = { view: { mode: StackMode; hideAllocator: boolean }; limit: number; key: string };
+  let suspectsBusy = false;
+  let suspectsNext: SuspectsAsk | null = null;
+  let suspectsKey = '';
+  const askSuspects = (ask: SuspectsAsk): void => {
+    suspectsKey = ask.key;
+    if (suspectsBusy) {
+      suspectsNext = ask;
+      return;
+    }
+    suspectsBusy = true;
     void app.client
-      .request({ type: 'suspects', view, limit: 200 })
+      .request({ type: 'suspects', view: ask.view, limit: ask.limit })
       .then((r) => {
-        if (seq !== suspectsSeq) return;
+        if (ask.key !== suspectsKey) return;
         app.suspects = r.suspects;
         // a report opens on the job's top suspect: its process focused, its stack in the panel
         const top = r.suspects.rows[0]?.members[0];
@@ -79,14 +89,29 @@ export function startEffects(ui: Ui): { flush(): void; cancel(): void } {
           ui.selectStack(top.stackId);
         } else if (app.focusTopSuspect && app.growth) focusTopGrowth(app.growth.stacks);
       })
-      .catch((e: unknown) => (app.error = String(e)));
+      .catch((e: unknown) => (app.error = String(e)))
+      .finally(() => {
+        suspectsBusy = false;
+        const next = suspectsNext;
+        suspectsNext = null;
+        if (next) askSuspects(next);
+      });
+  };
+  $effect(() => {
+    const view = { mode: app.mode, hideAllocator: app.hideAllocator };
+    // reports too: the analysis runs in their page over the embedded job; while a job loads, again on each
+    // update (the ranking of the processes read so far, its top rows only)
+    if (!app.summary) return;
+    const limit = app.partial ? 16 : 200;
+    const key = `${app.jobEpoch}|${view.mode}|${view.hideAllocator}|${limit}`;
+    untrack(() => askSuspects({ view, limit, key }));
   });
 
   // -- the stack panel follows base/target and the view: a stack is shown again for the new pair; a flame
   //    node's path (of the old tree) is cleared
   let panelKey = '';
   $effect(() => {
-    const key = `${ui.procIndex}|${app.base}|${app.target}|${app.mode}|${app.hideAllocator}`;
+    const key = `${app.jobEpoch}|${ui.procIndex}|${app.base}|${app.target}|${app.mode}|${app.hideAllocator}`;
     if (key === panelKey) return;
     const first = panelKey === '';
     panelKey = key;
@@ -102,12 +127,12 @@ export function startEffects(ui: Ui): { flush(): void; cancel(): void } {
   let resolveSeq = 0;
   $effect(() => {
     const notes = app.notes;
-    const summary = app.summary;
+    const hasJob = app.hasJob;
     const targets = notes
       .filter((n) => n.target.kind === 'stack')
       .map((n) => ({ id: n.id, t: n.target as StackTarget }));
     const pending = app.pendingSelectedStack;
-    if (!summary) return;
+    if (!hasJob) return;
     const seq = ++resolveSeq;
     const all = pending ? [...targets.map((x) => x.t), pending] : targets.map((x) => x.t);
     const done = (ids: ({ proc: number; stackId: number } | null)[]): void => {
@@ -149,7 +174,8 @@ export function startEffects(ui: Ui): { flush(): void; cancel(): void } {
       app.selectedStack,
       ui.procIndex,
     ];
-    if (!app.summary || app.readOnly) return;
+    // a job still loading is not saved (its files are not all read)
+    if (!app.summary || app.readOnly || app.partial) return;
     untrack(() => autosaver.call());
   });
   $effect(() => {

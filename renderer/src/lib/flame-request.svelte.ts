@@ -13,7 +13,7 @@ export function requestFlame(ui: Ui, kind: 'flame' | 'diff'): void {
     const base = app.base;
     const target = app.target;
     const view = app.view;
-    if (p < 0 || !app.summary) return;
+    if (p < 0 || !app.hasJob) return;
     const mine = ++seq;
     untrack(() => app.busy++);
     app.client

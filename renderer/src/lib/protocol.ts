@@ -43,6 +43,13 @@ export interface LoadProgress {
   file: string;
   /** sent once, early: every process's timeline from the dump heads (analysis/job-preview.ts) */
   preview?: JobPreview;
+  /**
+   * the job so far, as each process's dumps are all read (at most one every ~500 ms): the processes read
+   * so far in full, the others from their dump heads (`ProcessSummary.pending`). The worker's queries answer
+   * on it meanwhile (growth, flame graphs, suspects of the processes read), so the views fill in process by
+   * process; the full job (symbolized) replaces it.
+   */
+  partial?: JobSummary;
 }
 
 export interface SnapshotSummary {
@@ -120,6 +127,12 @@ export interface ProcessSummary {
   limitBytes?: number | null;
   /** the series' time axis (analysis/snapshot-time.ts seriesTimes): wall clock from capture or mtimes, else seq */
   time: { axis: 'wall' | 'seq'; source: 'capture' | 'mtime' | 'seq'; mtimeProblem: string | null };
+  /**
+   * while a job loads: this process's dumps are still being read; its snapshots are the dump heads' header
+   * totals (no stacks yet), and `first` is the position of its first dump in the loader's order (with the load's
+   * filesDone, how far it has come)
+   */
+  pending?: { first: number };
 }
 
 export interface WarningSummary {
@@ -220,6 +233,8 @@ export interface GrowthResult {
   stacks: StackRow[];
   stackCount: number;
   functions: FunctionRow[];
+  /** functions before the cut to the request's functionLimit (absent: none were cut) */
+  functionCount?: number;
   baseTotal: number;
   targetTotal: number;
 }
@@ -327,7 +342,16 @@ export type Request =
   | { type: 'loadBatches' }
   | { type: 'summary' }
   | { type: 'stackSeries'; proc: number; n: number; view: ViewOptions }
-  | { type: 'growth'; proc: number; base: number; target: number; view: ViewOptions; limit: number }
+  | {
+      type: 'growth';
+      proc: number;
+      base: number;
+      target: number;
+      view: ViewOptions;
+      limit: number;
+      /** rows of the by-function table (by Δ total), `limit` when absent */
+      functionLimit?: number;
+    }
   /** the job-wide ranking: top `limit` stacks across processes, with each holder's series and σ */
   | { type: 'suspects'; view: ViewOptions; limit: number }
   | { type: 'flame'; proc: number; snapshot: number; base: number | null; view: ViewOptions; shape?: FlameShape }

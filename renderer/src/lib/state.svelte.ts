@@ -1,5 +1,6 @@
 // Application state (Svelte 5 runes). Large typed-array results are held with $state.raw (no proxies).
 
+import { untrack } from 'svelte';
 import type { Theme } from './colors.ts';
 import type { Host } from './host.ts';
 import { AnalysisClient, CancelledError } from './worker-client.ts';
@@ -51,6 +52,26 @@ export class AppState {
   /** the job-wide Suspects view opens first */
   tab = $state<Tab>('suspects');
   summary = $state.raw<JobSummary | null>(null);
+  /**
+   * which job the worker has: changes when another job is loaded (or the first part of one), not on each update
+   * of a job that is loading. Effects that ask the worker about the job follow this (`hasJob`), not `summary`.
+   */
+  jobEpoch = $state(0);
+  /** the summary is the job so far of a load in progress: its processes read so far, the others `pending` */
+  partial = $state(false);
+  /** what was open before a load showed its first processes: back in place if it is cancelled or fails */
+  private beforePartial: {
+    summary: JobSummary | null;
+    suspects: SuspectsResult | null;
+    selected: number[];
+    base: number;
+    target: number;
+    snapshot: number;
+    fromReport: boolean;
+    notes: Note[];
+  } | null = null;
+  /** a process was picked by hand while the job was loading: the full job keeps the choice */
+  private pickedWhileLoading = false;
   loading = $state<{ id: number; progress: LoadProgress | null; files: number } | null>(null);
   /** while loading: every process's timeline from the dump heads (shown until the full job is in) */
   preview = $state.raw<JobPreview | null>(null);
@@ -118,6 +139,12 @@ export class AppState {
     return s && i !== undefined ? (s.processes[i] ?? null) : null;
   }
 
+  /** For effects that ask the worker about the job: a job is loaded; re-runs when another one is (`jobEpoch`). */
+  get hasJob(): boolean {
+    void this.jobEpoch;
+    return untrack(() => this.summary !== null && this.summary.processes.length > 0);
+  }
+
   get view(): ViewOptions {
     return {
       mode: this.mode,
@@ -178,7 +205,11 @@ export class AppState {
           this.preview = p.preview;
           performance.mark('heaplens:preview');
         }
-        this.loading = { ...this.loading, progress: p.preview ? { ...p, preview: undefined } : p };
+        if (p.partial) this.showPartial(p.partial);
+        this.loading = {
+          ...this.loading,
+          progress: p.preview || p.partial ? { ...p, preview: undefined, partial: undefined } : p,
+        };
       },
       staging,
     );
@@ -232,6 +263,64 @@ export class AppState {
     await this.finishLoad(id, done, [dir], 1, undefined, null);
   }
 
+  /** The job so far of the load in progress (processes read so far, the others pending), as it comes in. */
+  private showPartial(s: JobSummary): void {
+    if (this.partial) {
+      this.summary = s;
+      return;
+    }
+    performance.mark('heaplens:partial');
+    this.beforePartial = {
+      summary: this.summary,
+      suspects: this.suspects,
+      selected: this.selected,
+      base: this.base,
+      target: this.target,
+      snapshot: this.snapshot,
+      fromReport: this.fromReport,
+      notes: this.notes,
+    };
+    this.partial = true;
+    this.pickedWhileLoading = false;
+    this.fromReport = false;
+    this.summary = s;
+    this.jobEpoch++;
+    this.suspects = null;
+    this.growth = null;
+    this.series = null;
+    this.flame = null;
+    this.diffFlame = null;
+    this.panel = null;
+    this.selectedStack = null;
+    this.notes = [];
+    const read = s.processes.filter((p) => !p.pending);
+    this.selected = read.length > 0 ? [bestProcess(read, undefined)] : [];
+    this.resetBaseTarget();
+  }
+
+  /** A load that showed its first processes was cancelled or failed: what was open before comes back. */
+  private undoPartial(): void {
+    const b = this.beforePartial;
+    this.beforePartial = null;
+    if (!this.partial || !b) return;
+    this.partial = false;
+    this.summary = b.summary;
+    this.jobEpoch++;
+    this.suspects = b.suspects;
+    this.selected = b.selected;
+    this.base = b.base;
+    this.target = b.target;
+    this.snapshot = b.snapshot;
+    this.fromReport = b.fromReport;
+    this.notes = b.notes;
+    this.growth = null;
+    this.series = null;
+    this.flame = null;
+    this.diffFlame = null;
+    this.panel = null;
+    this.selectedStack = null;
+  }
+
   private async finishLoad(
     id: number,
     done: Promise<{ summary: JobSummary }>,
@@ -247,26 +336,35 @@ export class AppState {
     }
     try {
       const res = await done;
+      // shown process by process while it loaded: what the user picked meanwhile stays (the indices of the
+      // processes read then are the same in the full job), and the views keep their data until the new arrives
+      const kept = this.partial && this.pickedWhileLoading;
+      const wasPartial = this.partial;
+      this.partial = false;
+      this.beforePartial = null;
       this.fromReport = false;
       this.summary = res.summary;
+      this.jobEpoch++;
       this.openedPaths = opened;
       // a new job without a session: autosaves go to the autosave file, not to a session file opened before
       if (!(session ?? this.pendingSession)) this.host.session.reset();
-      this.growth = null;
-      this.flame = null;
-      this.diffFlame = null;
-      this.panel = null;
-      this.selectedStack = null;
+      if (!wasPartial) {
+        this.growth = null;
+        this.flame = null;
+        this.diffFlame = null;
+        this.panel = null;
+        this.selectedStack = null;
+      }
       const procs = res.summary.processes;
       if (procs.length === 0) this.error = 'No heap dumps were found in what you opened.';
-      // focus the process that grew the most
-      let best = 0;
-      for (const p of procs)
-        if (p.lastLiveBytes - p.firstLiveBytes > procs[best].lastLiveBytes - procs[best].firstLiveBytes) best = p.index;
-      const preferred = preferPrefix ? procs.find((p) => p.prefix === preferPrefix) : undefined;
-      if (preferred) best = preferred.index;
-      this.selected = procs.length > 0 ? [best] : [];
-      this.resetBaseTarget();
+      if (!kept || this.selected.some((i) => i >= procs.length)) {
+        // focus the process that grew the most
+        if (procs.length === 0) this.selected = [];
+        else {
+          this.focus(bestProcess(procs, preferPrefix), false);
+          this.resetBaseTarget();
+        }
+      }
       const s = session ?? this.pendingSession;
       if (s) this.applySession(s);
       else {
@@ -275,6 +373,7 @@ export class AppState {
       }
       performance.mark('heaplens:load-done');
     } catch (e) {
+      this.undoPartial();
       if (!(e instanceof CancelledError)) this.error = e instanceof Error ? e.message : String(e);
     } finally {
       if (this.loading?.id === id) {
@@ -292,6 +391,7 @@ export class AppState {
 
   close(): void {
     void this.client.request({ type: 'close' });
+    this.jobEpoch++;
     this.fromReport = false;
     this.notes = [];
     this.session = null;
@@ -319,6 +419,9 @@ export class AppState {
   }
 
   focus(index: number, additive: boolean): void {
+    // a process still being read has no stacks to show yet
+    if (this.summary?.processes[index]?.pending) return;
+    if (this.partial) this.pickedWhileLoading = true;
     const before = this.selected[0];
     if (additive) {
       this.selected = this.selected.includes(index)
@@ -427,6 +530,7 @@ export class AppState {
     const { session, summary } = await this.client.request({ type: 'reopenReport', ...from });
     this.fromReport = true;
     this.summary = summary;
+    this.jobEpoch++;
     this.suspects = null;
     this.growth = null;
     this.flame = null;
@@ -499,6 +603,10 @@ export class AppState {
       return;
     }
     if (!this.summary) return;
+    if (this.partial) {
+      this.status = 'The job is still loading: save the session once every dump is read.';
+      return;
+    }
     try {
       const where = await this.host.session.save(this.sessionText(), saveAs, this.suggestedName());
       if (where) {
@@ -511,7 +619,7 @@ export class AppState {
   }
 
   async autosave(): Promise<void> {
-    if (this.readOnly || !this.summary || this.summary.processes.length === 0) return;
+    if (this.readOnly || this.partial || !this.summary || this.summary.processes.length === 0) return;
     try {
       await this.host.session.autosave(this.sessionText(), jobKey(this.openedPaths));
       this.savedAt = new Date().toISOString();
@@ -561,4 +669,13 @@ export class AppState {
     this.notes = this.notes.filter((n) => n.id !== id);
     if (this.editing?.note?.id === id) this.editing = null;
   }
+}
+
+/** The process that grew the most (the one named by `preferPrefix`, if any): what a job opens on. */
+function bestProcess(procs: readonly ProcessSummary[], preferPrefix: string | undefined): number {
+  const preferred = preferPrefix ? procs.find((p) => p.prefix === preferPrefix) : undefined;
+  if (preferred) return preferred.index;
+  let best = procs[0];
+  for (const p of procs) if (p.lastLiveBytes - p.firstLiveBytes > best.lastLiveBytes - best.firstLiveBytes) best = p;
+  return best.index;
 }

@@ -26,17 +26,41 @@ export class AnalysisClient {
   private readonly pending = new Map<number, Pending>();
   /** ms the worker spent on the last request of each type (for the status bar and the bench) */
   readonly timings: Record<string, number> = {};
+  /** the page's ms decoding the slowest message of each kind (a response's type, 'progress', 'partial'): the bench's */
+  readonly decodeMs: Record<string, number> = {};
 
   constructor(
     private readonly hostRead: ((hostPath: string, offset: number, length: number) => Promise<Uint8Array>) | null,
     worker: WorkerLike,
   ) {
     this.worker = worker;
-    this.worker.onmessage = (ev: { data: FromWorker }) => this.onMessage(ev.data);
+    this.worker.onmessage = (ev: { data: FromWorker }) => {
+      // a message is decoded on first access of its data (structured clone): measured, for the bench
+      const t0 = performance.now();
+      const msg = ev.data;
+      const ms = performance.now() - t0;
+      const kind =
+        'res' in msg && msg.ok
+          ? msg.res.type
+          : 'progress' in msg
+            ? msg.progress.partial
+              ? 'partial'
+              : msg.progress.preview
+                ? 'preview'
+                : 'progress'
+            : 'other';
+      if (ms > (this.decodeMs[kind] ?? 0)) this.decodeMs[kind] = ms;
+      this.onMessage(msg);
+    };
     this.worker.onerror = (ev: { message: string }) => {
       for (const p of this.pending.values()) p.reject(new Error(`analysis worker failed: ${ev.message}`));
       this.pending.clear();
     };
+  }
+
+  /** requests not answered yet (the bench waits for the views of a loaded job to have their data) */
+  get inFlight(): number {
+    return this.pending.size;
   }
 
   private send(msg: ToWorker, transfer: Transferable[] = []): void {

@@ -8,14 +8,15 @@ import { classifyFiles, groupProcesses, loadJob } from '../../../analysis/load-j
 import { withPrefetch } from './prefetch.ts';
 import { createWebDumpPool, type ReaderFile } from './dump-pool-web.ts';
 import type { DumpPool } from '../../../analysis/dump-pool.ts';
-import { previewJob } from '../../../analysis/job-preview.ts';
+import { previewJob, type PreviewProcess } from '../../../analysis/job-preview.ts';
+import { mtimeProblem } from '../../../analysis/snapshot-time.ts';
 import { webInflater } from '../../../parsers/inflate.ts';
 import { diffSnapshots } from '../../../analysis/diff.ts';
 import { leastSquaresSlope, rankGrowth } from '../../../analysis/growth.ts';
 import { addStackToFunctions, finishFunctionRows } from '../../../analysis/function-diff.ts';
 import { buildCallTree } from '../../../analysis/call-tree.ts';
 import { calleeKeys, callerKeys, invertedKeys } from '../../../analysis/callers.ts';
-import type { Job, ProcessSeries, Snapshot } from '../../../analysis/model.ts';
+import type { Job, LoadWarning, ProcessSeries, Snapshot } from '../../../analysis/model.ts';
 import { JobAssembler } from '../../../analysis/job-batches.ts';
 import type { InputFile } from '../../../parsers/input-file.ts';
 import { FrameTable } from './frames.ts';
@@ -38,7 +39,7 @@ import { toPprof } from '../../../export/pprof.ts';
 import { toFolded } from '../../../export/folded.ts';
 import { toSpeedscope } from '../../../export/speedscope.ts';
 import type { ExportInput } from '../../../export/samples.ts';
-import { stackVerdict, suspectsResult } from './suspects.ts';
+import { keepPatterns, stackVerdict, suspectsResult } from './suspects.ts';
 import { lastCompleteIndex, snapshotTotalBytes } from '../../../analysis/snapshot-status.ts';
 import { denseVariances, withinNoise } from '../../../analysis/sampling-error.ts';
 import type {
@@ -60,6 +61,7 @@ import type {
   ViewOptions,
   ExportFormat,
   FlameShape,
+  JobPreview,
   WarningSummary,
 } from '../lib/protocol.ts';
 
@@ -121,6 +123,142 @@ function dumpPool(): DumpPool | null {
     });
   }
   return pool;
+}
+
+/** Closes the dump readers (their heaps go with them); the next load starts fresh ones. */
+function closeDumpPool(): void {
+  pool?.close();
+  pool = undefined;
+}
+
+/** Everything cached per loaded job (by process index). */
+function resetCaches(): void {
+  jobIsPartial = false;
+  keepPatterns(false);
+  frameTables.clear();
+  growthCache.clear();
+  growthCache2.clear();
+  sampled.clear();
+  symbolTables.clear();
+}
+
+// While a job loads, the job so far goes to the window at most this often (each update re-renders its views).
+const PARTIAL_INTERVAL_MS = 500;
+
+/** The load in progress: the job open before it (back in place if it is cancelled), and whether it was replaced. */
+let loading: {
+  before: { job: Job | null; summary: JobSummary | null; symbols: Map<number, SymbolTable> };
+  replaced: boolean;
+  stopTimer: () => void;
+} | null = null;
+/** the loaded job is the partial one of a load in progress (its ranking is redone as processes come in) */
+let jobIsPartial = false;
+
+/**
+ * The job process by process while it loads (loadJob's onProcess): the first complete process at once, then at
+ * most one update per PARTIAL_INTERVAL_MS (the last one waits on a timer). Each update makes the processes read
+ * so far the worker's job, so the window's queries (suspects, growth, flame graphs) answer on them, and posts
+ * its summary with the other processes from their dump heads.
+ */
+function partialPoster(
+  id: number,
+  signal: AbortSignal,
+  preview: () => JobPreview | null,
+  progress: () => LoadProgress,
+): { onProcess: (processes: readonly ProcessSeries[], warnings: readonly LoadWarning[]) => void; stop: () => void } {
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  let last = -Infinity;
+  let latest: { processes: readonly ProcessSeries[]; warnings: readonly LoadWarning[] } | null = null;
+  let stopped = false;
+  const state = {
+    before: { job, summary, symbols: new Map(symbolTables) },
+    replaced: false,
+    stopTimer: () => {
+      if (timer !== null) clearTimeout(timer);
+      timer = null;
+    },
+  };
+  loading = state;
+  const send = (): void => {
+    timer = null;
+    if (stopped || !latest || signal.aborted) return;
+    const { processes, warnings } = latest;
+    latest = null;
+    last = performance.now();
+    if (!state.replaced) {
+      state.replaced = true;
+      resetCaches();
+    }
+    // a new Job object each time: what is cached per job (the ranking) is of this prefix of the processes
+    job = { processes: processes.slice(), warnings: warnings.slice(), ignoredFiles: [] };
+    jobIsPartial = true;
+    keepPatterns(true);
+    summary = null;
+    const done = summarize(job, 0, progress().bytesTotal, 0);
+    const keys = new Set(job.processes.map((p) => p.key));
+    const pending: ProcessSummary[] = [];
+    let first = 0;
+    for (const pp of preview()?.processes ?? []) {
+      if (!keys.has(pp.key)) pending.push(pendingProcess(pp, done.processes.length + pending.length, first));
+      first += pp.snapshots.length;
+    }
+    post({ id, progress: { ...progress(), partial: { ...done, processes: done.processes.concat(pending) } } });
+  };
+  return {
+    onProcess(processes, warnings) {
+      latest = { processes, warnings };
+      const wait = last + PARTIAL_INTERVAL_MS - performance.now();
+      if (wait <= 0) send();
+      else timer ??= setTimeout(send, wait);
+    },
+    stop() {
+      stopped = true;
+      state.stopTimer();
+    },
+  };
+}
+
+/** A process whose dumps are still being read, from its dump heads: header totals, no stacks. */
+function pendingProcess(p: PreviewProcess, index: number, first: number): ProcessSummary {
+  const live = p.snapshots.map((s) => s.headerLiveBytes ?? 0);
+  // on the wall clock when the files' times are plausible (as the loader will judge them), else by sequence
+  const problem = mtimeProblem(p.snapshots);
+  return {
+    index,
+    key: p.key,
+    pid: p.pid,
+    prefix: p.prefix,
+    snapshots: p.snapshots.map((s, si) => ({
+      index: si,
+      file: s.file,
+      seq: s.seq,
+      trigger: s.trigger,
+      liveBytes: live[si],
+      liveObjects: 0,
+      truncated: false,
+      complete: true,
+      headerLiveBytes: s.headerLiveBytes,
+      mtimeMs: s.mtimeMs,
+      timeMs: problem === null ? s.mtimeMs : null,
+      timeSource: problem === null ? 'mtime' : 'seq',
+      memory: null,
+    })),
+    lastLiveBytes: live[live.length - 1] ?? 0,
+    firstLiveBytes: live[0] ?? 0,
+    maxLiveBytes: live.reduce((a, b) => Math.max(a, b), 0),
+    slopeBytesPerSnapshot: leastSquaresSlope(live),
+    endedWithoutFinalDump: false,
+    stackCount: 0,
+    hasPythonFrames: false,
+    truncatedCount: 0,
+    identity: null,
+    limitBytes: null,
+    time:
+      problem === null
+        ? { axis: 'wall', source: 'mtime', mtimeProblem: null }
+        : { axis: 'seq', source: 'seq', mtimeProblem: `${problem}; its dumps are still being read` },
+    pending: { first },
+  };
 }
 
 function toInputFile(f: SourceFile): InputFile {
@@ -386,7 +524,14 @@ function labelOf(
   return { label: f.label, context: ctx.join(' ← '), kind: f.kind };
 }
 
-function growth(i: number, base: number, target: number, view: ViewOptions, limit: number): GrowthResult {
+function growth(
+  i: number,
+  base: number,
+  target: number,
+  view: ViewOptions,
+  limit: number,
+  functionLimit: number = limit,
+): GrowthResult {
   const p = valuesProc(i, view);
   const table = frameTable(i);
   const deltas = diffSnapshots(p, base, target).filter((d) => !table.dropped(d.stackId, view));
@@ -502,7 +647,8 @@ function growth(i: number, base: number, target: number, view: ViewOptions, limi
     target,
     stacks,
     stackCount: rows.length,
-    functions: functions.slice(0, limit),
+    functions: functions.slice(0, functionLimit),
+    functionCount: functions.length,
     baseTotal,
     targetTotal,
   };
@@ -859,8 +1005,11 @@ async function handle(id: number, req: Request): Promise<{ res: Response; transf
         const readers = dumpPool();
         // Every process's timeline from the dump heads first, while the readers parse.
         const bytesTotal = direct.reduce((a, f) => a + f.size, 0);
+        // set by the heads' read (a callback: typed wide so the narrowing to null does not stick)
+        let preview = null as JobPreview | null;
         const previewed = previewJob(direct, { inflate: webInflater(), signal: ctrl.signal }).then(
-          (preview) => {
+          (got) => {
+            preview = got;
             if (!ctrl.signal.aborted)
               post({
                 id,
@@ -871,7 +1020,7 @@ async function handle(id: number, req: Request): Promise<{ res: Response; transf
                   bytesDone: 0,
                   bytesTotal,
                   file: '',
-                  preview,
+                  preview: got,
                 },
               });
           },
@@ -879,29 +1028,47 @@ async function handle(id: number, req: Request): Promise<{ res: Response; transf
         );
         // The heads go first (the readers would otherwise take the disk and cores from them), for a bounded time.
         await Promise.race([previewed, new Promise((r) => setTimeout(r, PREVIEW_HEAD_START_MS))]);
+        let lastProgress: LoadProgress = {
+          phase: 'parse',
+          filesDone: 0,
+          filesTotal: preview?.dumps ?? 0,
+          bytesDone: 0,
+          bytesTotal,
+          file: '',
+        };
+        const partial = partialPoster(
+          id,
+          ctrl.signal,
+          () => preview,
+          () => lastProgress,
+        );
         const j = await loadJob(timed, {
-          ...(readers ? { runDump: readers.run, parallelism: 2 * readers.size } : {}),
+          ...(readers ? { runDump: readers.run, parallelism: 2 * readers.size, recycle: readers.recycle } : {}),
           memoryBudget: APP_MEMORY_BUDGET,
           signal: ctrl.signal,
+          onProcess: partial.onProcess,
           onProgress: (pr: LoadProgress) => {
+            lastProgress = {
+              phase: pr.phase,
+              filesDone: pr.filesDone,
+              filesTotal: pr.filesTotal,
+              bytesDone: pr.bytesDone,
+              bytesTotal: pr.bytesTotal,
+              file: pr.file,
+            };
+            // every dump is read (what is left is merging): the readers' heaps go now, before the job is put
+            // together and ranked (the peak of a load); a next load starts fresh readers
+            if (pr.filesDone === pr.filesTotal && pr.filesTotal > 0) closeDumpPool();
             const now = performance.now();
             if (now - lastPost > 50 || pr.filesDone === pr.filesTotal) {
               lastPost = now;
-              post({
-                id,
-                progress: {
-                  phase: pr.phase,
-                  filesDone: pr.filesDone,
-                  filesTotal: pr.filesTotal,
-                  bytesDone: pr.bytesDone,
-                  bytesTotal: pr.bytesTotal,
-                  file: pr.file,
-                },
-              });
+              post({ id, progress: lastProgress });
             }
           },
         });
+        partial.stop();
         if (ctrl.signal.aborted) throw new DOMException('cancelled', 'AbortError');
+        closeDumpPool();
         let symbols = new Map<number, SymbolTable>();
         try {
           symbols = await symbolizeAll(j, direct, (req.symbolFiles ?? []).map(toInputFile), ctrl.signal, (pr) =>
@@ -914,13 +1081,23 @@ async function handle(id: number, req: Request): Promise<{ res: Response; transf
             message: `symbolization unavailable: ${e instanceof Error ? e.message : String(e)}; frames show module+offset`,
           });
         }
+        // frame tables made while the job was shown process by process serve the full job where nothing changed
+        // (same series, no symbols found): made again, they were the second copy in memory at the load's end
+        // (same series, no symbols found): made again, they were the second copy in memory at the load's end. The
+        // growth of a series and its other sample types depend on the series alone: kept too.
+        const made = loading?.replaced
+          ? { tables: new Map(frameTables), growth: new Map(growthCache2), sampled: new Map(sampled) }
+          : null;
         job = j;
-        frameTables.clear();
-        growthCache.clear();
-        growthCache2.clear();
-        sampled.clear();
-        symbolTables.clear();
+        resetCaches();
         symbols.forEach((t, k) => symbolTables.set(k, t));
+        if (made) {
+          made.tables.forEach((t, k) => {
+            if (t.describes(j.processes[k], symbolTables.get(k) ?? null)) frameTables.set(k, t);
+          });
+          made.growth.forEach((g, k) => growthCache2.set(k, g));
+          made.sampled.forEach((p, k) => sampled.set(k, p));
+        }
         summary = {
           ...summarize(
             j,
@@ -931,7 +1108,18 @@ async function handle(id: number, req: Request): Promise<{ res: Response; transf
           readers: readers?.size ?? 0,
         };
         return { res: { type: 'load', summary } };
+      } catch (e) {
+        // a cancelled or failed load leaves the job that was open before, also where its processes were shown
+        if (loading?.replaced) {
+          job = loading.before.job;
+          summary = loading.before.summary;
+          resetCaches();
+          loading.before.symbols.forEach((t, k) => symbolTables.set(k, t));
+        }
+        throw e;
       } finally {
+        loading?.stopTimer();
+        loading = null;
         poolFiles = null;
         controllers.delete(id);
       }
@@ -943,9 +1131,7 @@ async function handle(id: number, req: Request): Promise<{ res: Response; transf
       if (!asm) throw new Error('no job batches arrived');
       const { job: j, symbols } = asm.finish();
       job = j;
-      frameTables.clear();
-      growthCache.clear();
-      symbolTables.clear();
+      resetCaches();
       symbols.forEach((t, k) => symbolTables.set(k, t));
       summary = summarize(j, performance.now() - t0, 0, 0);
       return { res: { type: 'loadBatches', summary } };
@@ -956,7 +1142,12 @@ async function handle(id: number, req: Request): Promise<{ res: Response; transf
     case 'stackSeries':
       return { res: { type: 'stackSeries', series: stackSeries(req.proc, req.n, req.view) } };
     case 'growth':
-      return { res: { type: 'growth', growth: growth(req.proc, req.base, req.target, req.view, req.limit) } };
+      return {
+        res: {
+          type: 'growth',
+          growth: growth(req.proc, req.base, req.target, req.view, req.limit, req.functionLimit ?? req.limit),
+        },
+      };
     case 'suspects': {
       if (!job) throw new Error('no job loaded');
       const view = req.view;
@@ -981,6 +1172,7 @@ async function handle(id: number, req: Request): Promise<{ res: Response; transf
     case 'resolveStacks':
       return { res: { type: 'resolveStacks', ids: resolveStacks(req.targets) } };
     case 'report': {
+      if (jobIsPartial) throw new Error('the job is still loading: a report is made once every dump is read');
       const r = await report(
         req.procs,
         req.base,
@@ -1005,9 +1197,7 @@ async function handle(id: number, req: Request): Promise<{ res: Response; transf
       const t0 = performance.now();
       const r = req.payload !== undefined ? reopenPayload(fromBase64(req.payload)) : reopenReport(req.html ?? '');
       job = r.job;
-      frameTables.clear();
-      growthCache.clear();
-      symbolTables.clear();
+      resetCaches();
       r.symbols.forEach((t, k) => {
         if (t) symbolTables.set(k, t);
       });
@@ -1029,10 +1219,7 @@ async function handle(id: number, req: Request): Promise<{ res: Response; transf
     case 'close':
       job = null;
       summary = null;
-      frameTables.clear();
-      growthCache.clear();
-      growthCache2.clear();
-      sampled.clear();
+      resetCaches();
       return { res: { type: 'close' } };
   }
 }

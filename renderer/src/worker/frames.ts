@@ -107,6 +107,11 @@ export class FrameTable {
   private readonly stackCache = new Map<string, (Int32Array | null | undefined)[]>();
   private readonly foldCache = new Map<string, FoldOptions>();
 
+  /** Whether this table describes `proc` with `symbols` (a table made while the job loaded can serve the full job). */
+  describes(proc: ProcessSeries, symbols: SymbolTable | null): boolean {
+    return this.proc === proc && this.symbols === symbols;
+  }
+
   constructor(
     private readonly proc: ProcessSeries,
     private readonly symbols: SymbolTable | null,

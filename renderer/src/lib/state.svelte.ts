@@ -286,12 +286,7 @@ export class AppState {
     this.summary = s;
     this.jobEpoch++;
     this.suspects = null;
-    this.growth = null;
-    this.series = null;
-    this.flame = null;
-    this.diffFlame = null;
-    this.panel = null;
-    this.selectedStack = null;
+    this.dropProcessViews();
     this.notes = [];
     const read = s.processes.filter((p) => !p.pending);
     this.selected = read.length > 0 ? [bestProcess(read, undefined)] : [];
@@ -313,12 +308,7 @@ export class AppState {
     this.snapshot = b.snapshot;
     this.fromReport = b.fromReport;
     this.notes = b.notes;
-    this.growth = null;
-    this.series = null;
-    this.flame = null;
-    this.diffFlame = null;
-    this.panel = null;
-    this.selectedStack = null;
+    this.dropProcessViews();
   }
 
   private async finishLoad(
@@ -430,12 +420,7 @@ export class AppState {
       if (this.selected.length === 0) this.selected = [index];
     } else this.selected = [index];
     if (this.selected[0] === before) return;
-    this.flame = null;
-    this.diffFlame = null;
-    this.growth = null;
-    this.series = null;
-    this.panel = null;
-    this.selectedStack = null;
+    this.dropProcessViews();
     this.resetBaseTarget();
   }
 
@@ -525,6 +510,16 @@ export class AppState {
   /** a stack a restored session had selected, resolved once the worker answers */
   pendingSelectedStack: StackTarget | null = null;
 
+  /** Forgets what was shown of the selected process (growth, series, flame graphs, stack panel): it is fetched again. */
+  private dropProcessViews(): void {
+    this.growth = null;
+    this.series = null;
+    this.flame = null;
+    this.diffFlame = null;
+    this.panel = null;
+    this.selectedStack = null;
+  }
+
   /** A report (a file's text, or in a report's own page its embedded payload) becomes the job, read-only. */
   async openReport(from: { html: string } | { payload: string }): Promise<void> {
     const { session, summary } = await this.client.request({ type: 'reopenReport', ...from });
@@ -532,12 +527,7 @@ export class AppState {
     this.summary = summary;
     this.jobEpoch++;
     this.suspects = null;
-    this.growth = null;
-    this.flame = null;
-    this.diffFlame = null;
-    this.panel = null;
-    this.selectedStack = null;
-    this.series = null;
+    this.dropProcessViews();
     this.openedPaths = [];
     this.pendingSession = null;
     const procs = summary.processes;

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { StackGrowth } from '../analysis/growth.js';
 import { openEngine, sqlString, type Engine } from './duckdb.js';
-import { DatasetError } from './read-dataset.js';
+import { DatasetError, unreadableParquet } from './read-dataset.js';
 import { CELLS, SNAPSHOTS } from './schema.js';
 
 /** The growth query's text: dataset/growth.sql beside the sources (tsx, tests) or the build (dist/dataset). */
@@ -63,10 +63,7 @@ export async function runOnDataset<T>(engine: Engine, dir: string, run: () => Pr
         try {
           await engine.con.run(`SELECT count(*) FROM read_parquet(${sqlString(f)})`);
         } catch (fe) {
-          throw new DatasetError(
-            f,
-            `not a readable Parquet file (${fe instanceof Error ? fe.message.split('\n')[0] : String(fe)})`,
-          );
+          throw unreadableParquet(f, fe);
         }
       }
     }

@@ -8,8 +8,9 @@ import type { Job } from '../analysis/model.js';
 import { classifySeries, seriesFrame, type SeriesFrame, type StackSeriesVerdict } from '../analysis/patterns.js';
 import { NOISE_Z } from '../analysis/sampling-error.js';
 import { rankSuspects, type JobSuspects, type RankInput, type StackTotals } from '../analysis/suspects.js';
-import { appendColumns, chunkNumbers, forEachChunk, openEngine, sqlString, type Engine } from './duckdb.js';
-import { createDatasetViews, runOnDataset, tableFiles } from './growth-sql.js';
+import { appendColumns, chunkNumbers, forEachChunk, openEngine, type Engine } from './duckdb.js';
+import { runOnDataset } from './growth-sql.js';
+import { createSuspectsViews } from './suspects-sql.js';
 import { DatasetError } from './read-dataset.js';
 import { INTEGER } from '@duckdb/node-api';
 
@@ -34,8 +35,7 @@ export async function startDatasetRanking(dir: string): Promise<DatasetRanking> 
   const engine = await openEngine();
   let closed = false;
   const stats = (async () => {
-    await createDatasetViews(engine, dir);
-    await createStacksView(engine, dir);
+    await createSuspectsViews(engine, dir); // cells, snapshots and stacks (for stack_key)
     await createPoints(engine);
     return runOnDataset(engine, dir, () => stackStats(engine));
   })();
@@ -117,15 +117,6 @@ export async function rankDataset(
   } finally {
     ranking.close();
   }
-}
-
-async function createStacksView(engine: Engine, dir: string): Promise<void> {
-  const files = await tableFiles(dir, 'stacks');
-  await engine.con.run(
-    files.length === 0
-      ? `CREATE OR REPLACE VIEW stacks AS SELECT CAST(NULL AS INTEGER) AS process, CAST(NULL AS INTEGER) AS stack_id, CAST(NULL AS VARCHAR) AS stack_key WHERE false`
-      : `CREATE OR REPLACE VIEW stacks AS SELECT CAST(process AS INTEGER) AS process, stack_id, stack_key FROM read_parquet([${files.map(sqlString).join(', ')}], hive_partitioning = true)`,
-  );
 }
 
 /**
@@ -239,23 +230,28 @@ async function classify(
   need: readonly number[][],
   verdicts: Map<number, StackSeriesVerdict>[],
 ): Promise<void> {
-  // row r of `need_stacks` is a series of n points at offset off[r] of the flat columns
-  const proc: number[] = [];
+  // row r of `need_stacks` (process pis[r], stack sid[r]) is a series of n points at offset off[r] of the flat columns
+  const pis: number[] = [];
   const sid: number[] = [];
-  const row: number[] = [];
   const off: number[] = [0];
   need.forEach((list, pi) =>
     list.forEach((id) => {
       if (verdicts[pi].has(id)) return;
-      row.push(proc.length);
-      proc.push(ids[pi]);
+      pis.push(pi);
       sid.push(id);
       off.push(off[off.length - 1] + frames[pi].snapshotIndexes.length);
     }),
   );
-  if (proc.length === 0) return;
+  const rows = pis.length;
+  if (rows === 0) return;
   await engine.con.run('CREATE OR REPLACE TEMP TABLE need_stacks (process INTEGER, stack_id INTEGER, r INTEGER)');
-  await appendColumns(engine.con, 'need_stacks', [INTEGER, INTEGER, INTEGER], [proc, sid, row], proc.length);
+  await appendColumns(
+    engine.con,
+    'need_stacks',
+    [INTEGER, INTEGER, INTEGER],
+    [pis.map((pi) => ids[pi]), sid, Array.from({ length: rows }, (_, r) => r)],
+    rows,
+  );
   const size = off[off.length - 1];
   const y = new Float64Array(size);
   const v = new Float64Array(size);
@@ -268,7 +264,7 @@ async function classify(
        JOIN points p ON p.process = c.process AND p.snapshot = c.snapshot`,
     (chunk) => {
       const [r, j, b, vb, ab] = [0, 1, 2, 3, 4].map((c) => chunkNumbers(chunk, c));
-      for (let i = 0, rows = chunk.rowCount; i < rows; i++) {
+      for (let i = 0, n = chunk.rowCount; i < n; i++) {
         const k = off[r[i]] + j[i];
         // one cell per (snapshot, stack): the sums of the in-memory series start from 0 the same way
         y[k] += b[i];
@@ -277,9 +273,8 @@ async function classify(
       }
     },
   );
-  const piOf = new Map(ids.map((id, pi) => [id, pi]));
-  for (let r = 0; r < proc.length; r++) {
-    const pi = piOf.get(proc[r])!;
+  for (let r = 0; r < rows; r++) {
+    const pi = pis[r];
     const f = frames[pi];
     const s = off[r];
     const e = off[r + 1];

@@ -99,19 +99,31 @@ type Row = Record<string, DuckDBValue>;
 
 /** Rows of one Parquet file, as objects; a failure names the file. */
 export async function readParquetRows(engine: Engine, file: string, select = '*', tail = ''): Promise<Row[]> {
+  return onParquetFile(file, async () =>
+    (await engine.con.runAndReadAll(`SELECT ${select} FROM read_parquet(${sqlString(file)}) ${tail}`)).getRowObjects(),
+  );
+}
+
+/** The error for a Parquet file DuckDB cannot read, naming it with the first line of DuckDB's message. */
+export function unreadableParquet(file: string, e: unknown): DatasetError {
+  return new DatasetError(
+    file,
+    `not a readable Parquet file (${e instanceof Error ? e.message.split('\n')[0] : String(e)})`,
+  );
+}
+
+/** Runs `query` on one Parquet file: a file that is missing or that DuckDB cannot read fails naming it. */
+async function onParquetFile<T>(file: string, query: () => Promise<T>): Promise<T> {
   try {
     await stat(file);
   } catch {
     throw new DatasetError(file, 'missing from the dataset (was it copied in full?)');
   }
   try {
-    const r = await engine.con.runAndReadAll(`SELECT ${select} FROM read_parquet(${sqlString(file)}) ${tail}`);
-    return r.getRowObjects();
+    return await query();
   } catch (e) {
-    throw new DatasetError(
-      file,
-      `not a readable Parquet file (${e instanceof Error ? e.message.split('\n')[0] : String(e)})`,
-    );
+    if (e instanceof DatasetError) throw e; // a check of the caller's, already naming the file
+    throw unreadableParquet(file, e);
   }
 }
 
@@ -521,10 +533,7 @@ async function checkCellFiles(engine: Engine, dir: string, id: number, total: nu
       const r = await engine.con.runAndReadAll(`SELECT num_rows FROM parquet_file_metadata(${sqlString(file)})`);
       seen += num(r.getColumns()[0][0]);
     } catch (e) {
-      throw new DatasetError(
-        file,
-        `not a readable Parquet file (${e instanceof Error ? e.message.split('\n')[0] : String(e)})`,
-      );
+      throw unreadableParquet(file, e);
     }
   }
   if (seen !== total)
@@ -542,13 +551,8 @@ async function visitNumbers(
   tail: string,
   visit: (columns: ArrayLike<number>[], rows: number) => void,
 ): Promise<void> {
-  try {
-    await stat(file);
-  } catch {
-    throw new DatasetError(file, 'missing from the dataset (was it copied in full?)');
-  }
-  try {
-    await forEachChunk(
+  return onParquetFile(file, () =>
+    forEachChunk(
       engine.con,
       `SELECT ${select} FROM read_parquet(${sqlString(file)}, file_row_number = true) ${tail}`,
       (chunk) => {
@@ -556,35 +560,19 @@ async function visitNumbers(
         for (let c = 0; c < chunk.columnCount; c++) cols.push(chunkNumbers(chunk, c));
         visit(cols, chunk.rowCount);
       },
-    );
-  } catch (e) {
-    if (e instanceof DatasetError) throw e;
-    throw new DatasetError(
-      file,
-      `not a readable Parquet file (${e instanceof Error ? e.message.split('\n')[0] : String(e)})`,
-    );
-  }
+    ),
+  );
 }
 
 async function readColumns(engine: Engine, file: string, select: string, tail: string): Promise<DuckDBValue[][]> {
-  try {
-    await stat(file);
-  } catch {
-    throw new DatasetError(file, 'missing from the dataset (was it copied in full?)');
-  }
-  try {
+  return onParquetFile(file, async () => {
     const r = await engine.con.runAndReadAll(
       `SELECT ${select} FROM read_parquet(${sqlString(file)}, file_row_number = true) ${tail}`,
     );
     // no rows gives no columns: one empty array per selected column
     const cols = r.getColumns();
     return cols.length === r.columnCount ? cols : Array.from({ length: r.columnCount }, () => []);
-  } catch (e) {
-    throw new DatasetError(
-      file,
-      `not a readable Parquet file (${e instanceof Error ? e.message.split('\n')[0] : String(e)})`,
-    );
-  }
+  });
 }
 
 async function readSymbols(

@@ -4,7 +4,7 @@
 import type { Job, ProcessSeries } from '../analysis/model.js';
 import { rankJob, type JobSuspects, type StackSuspect, type SuspectGroup } from '../analysis/suspects.js';
 import { NOISE_Z } from '../analysis/sampling-error.js';
-import { flag, has, intFlag, type ParsedArgs } from './args.js';
+import { has, intFlag, type ParsedArgs } from './args.js';
 import type { FrameOut, StackDescriber } from './describe-stacks.js';
 import { formatBytes, formatSignedBytes, table } from './format.js';
 import { symbolizeJob } from './symbols.js';
@@ -13,6 +13,7 @@ import {
   framesFor,
   indent,
   noProcess,
+  onlyPid,
   printWarnings,
   processJson,
   processTitle,
@@ -119,15 +120,12 @@ export async function growthOnDataset(dir: string, args: ParsedArgs, io: Output)
   const n = intFlag(args, 'top', 20);
   const { loadDataset } = await import('./dataset-input.js');
   const { startDatasetRanking } = await import('../dataset/rank-dataset.js');
-  const pid = flag(args, 'pid');
-  const pick = (job: Job): Job =>
-    pid === undefined ? job : { ...job, processes: job.processes.filter((p) => String(p.pid) === pid) };
   let r: JobSuspects | null = null;
   // SQL's first pass over the cells runs while the snapshots are read; the ranking ends once they are in, and
   // then only the listed stacks' frames are read
   const ranking = await startDatasetRanking(dir);
   const chooser = async (bare: Job, ids: ReadonlyMap<ProcessSeries, number>) => {
-    const job = pick(bare);
+    const job = onlyPid(bare, args);
     const wanted = new Map<number, number[]>();
     if (job.processes.length === 0) return wanted;
     const pids = job.processes.map((p) => ids.get(p)!);
@@ -148,7 +146,7 @@ export async function growthOnDataset(dir: string, args: ParsedArgs, io: Output)
     ranking.close();
   }
   const { job: all, symbolized } = loaded;
-  const job = pick(all);
+  const job = onlyPid(all, args);
   if (job.processes.length === 0 || !r) return noProcess(job, args, io);
   if (!symbolized) await symbolizeJob(job, args, io);
   growth(job, args, io, r);

@@ -215,13 +215,18 @@ async function withJob(args: ParsedArgs, io: Output, cmd: Command): Promise<numb
       message: `base and target come from different processes (pid ${a.pid ?? '?'} and ${b.pid ?? '?'}): stacks are matched by raw return address, which differs between processes under ASLR unless the binaries were loaded at the same addresses`,
     });
   }
-  const pidFlag = flag(args, 'pid');
-  if (pidFlag !== undefined) job.processes = job.processes.filter((p) => String(p.pid) === pidFlag);
+  job = onlyPid(job, args);
   for (const p of problems) job.warnings.unshift({ file: p.path, message: p.message });
   if (job.processes.length === 0) return noProcess(job, args, io);
   if (args.command !== 'summary' && !fromDataset?.symbolized) await symbolizeJob(job, args, io);
   await cmd(job, args, io);
   return 0;
+}
+
+/** The job with only the process `--pid` names, when given. */
+export function onlyPid(job: Job, args: ParsedArgs): Job {
+  const pid = flag(args, 'pid');
+  return pid === undefined ? job : { ...job, processes: job.processes.filter((p) => String(p.pid) === pid) };
 }
 
 /** No process to show (none read, or --pid matched none): the warnings, and exit status 1. */

@@ -1,6 +1,6 @@
 // Vite config for the single-file report: the renderer itself (renderer/src/report-main.ts: App.svelte over
 // the embedded job, the analysis in-page) as one self-contained IIFE script plus one stylesheet, no imports, no
-// assets, no worker file, that report/html.ts inlines into every report. Output: dist/report-app/report.js and
+// assets, no worker file, that core/report/html.ts inlines into every report. Output: dist/report-app/report.js and
 // report.css (the CLI reads them; the app's worker gets them through vite.config.ts's plugin).
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -3,9 +3,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     environment: 'node',
-    include: [
-      '{dataset,parsers,analysis,symbolize,cli,node-io,app,renderer,tools,export,session,report,native-tools,fixtures}/**/*.test.ts',
-    ],
+    include: ['{core,node,app,renderer,tools,native-tools,fixtures}/**/*.test.ts'],
     testTimeout: 60_000,
     // Hermetic: no symbol results from earlier runs (~/.cache/heaplens) can hide a regression.
     env: { HEAPLENS_SYMBOL_CACHE: '0' },

@@ -8,12 +8,12 @@ import { AccessError, type FileAccess } from './file-access.js';
 import { CHANNELS } from './host-api.js';
 import type { Handler } from './ipc-handlers.js';
 
-/** The manifest that marks a dataset folder (dataset/schema.ts MANIFEST_FILE; app/ is self-contained). */
+/** The manifest that marks a dataset folder (node/dataset/schema.ts MANIFEST_FILE; app/ is self-contained). */
 export const DATASET_MANIFEST = '_heaplens.json';
 /** Datasets open at once: each holds its job in main's memory until the renderer has taken every batch. */
 export const MAX_OPEN_DATASETS = 4;
 
-/** Reads a dataset folder as batches (dataset/app-batches.ts datasetBatches, loaded lazily: DuckDB is a native addon). */
+/** Reads a dataset folder as batches (node/dataset/app-batches.ts datasetBatches, loaded lazily: DuckDB is a native addon). */
 export type DatasetReader = (dir: string) => Promise<AsyncIterator<unknown>>;
 
 export function createDatasetHandlers(files: FileAccess, reader: DatasetReader): Record<string, Handler> {

@@ -83,7 +83,7 @@ export interface HeaplensElectronApi {
      *  written atomically; resolves to the path, or null when the dialog was cancelled */
     save(text: string, saveAs: boolean, suggestedName: string): Promise<string | null>;
     /** autosave (atomic) to the current session file, else the job's <userData>/autosave-<job>.heaplens.json
-     *  (`job`: session/job-key.ts of the session's files, 16 hex digits; '' → autosave.heaplens.json) */
+     *  (`job`: core/notes/job-key.ts of the session's files, 16 hex digits; '' → autosave.heaplens.json) */
     autosave(text: string, job: string): Promise<string>;
     /** text of the last autosave, or null */
     readAutosave(): Promise<string | null>;
@@ -98,7 +98,7 @@ export interface HeaplensElectronApi {
   /** subscribes to application-menu commands; returns an unsubscribe function */
   /**
    * A dataset folder (written by `heaplens ingest`), read by DuckDB in the main process: `open` gives a handle,
-   * `next` the job's batches one at a time (analysis/job-batches.ts, opaque here), null after the last.
+   * `next` the job's batches one at a time (core/model/job-batches.ts, opaque here), null after the last.
    */
   dataset: {
     open(path: string): Promise<number>;

@@ -90,7 +90,7 @@ const handlers = {
   ...createHandlers({ files, settings, dialogs, sessions }),
   // dist/dataset (the root build) beside dist/app; loaded on first use, since DuckDB is a native addon
   ...createDatasetHandlers(files, async (dir) => {
-    const mod = (await import(new URL('../dataset/app-batches.js', import.meta.url).href)) as {
+    const mod = (await import(new URL('../node/dataset/app-batches.js', import.meta.url).href)) as {
       datasetBatches: DatasetReader;
     };
     return mod.datasetBatches(dir);

@@ -1,15 +1,15 @@
 // Session files from the main process: explicit saves (to the path the save dialog returned, then "the current
 // session file" of the window) and autosaves (to the current session file, else the job's <userData>/autosave-<job>.heaplens.json),
 // always written atomically: temp file in the same folder, fsync, rename over the old file, fsync of the folder.
-// The same procedure as node-io/session-file.ts (the app's tsconfig and import rules keep app/ self-contained,
-// so it is repeated here rather than imported). The renderer validates sessions (session/validate.ts); main only
+// The same procedure as node/io/session-file.ts (the app's tsconfig and import rules keep app/ self-contained,
+// so it is repeated here rather than imported). The renderer validates sessions (core/notes/validate.ts); main only
 // checks that the text is a bounded heaplens-session JSON document, so it never writes arbitrary data.
 
 import { open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 
-/** Largest session text main accepts (session/validate.ts LIMITS.fileChars). */
+/** Largest session text main accepts (core/notes/validate.ts LIMITS.fileChars). */
 export const MAX_SESSION_CHARS = 64 * 1024 * 1024;
 export const AUTOSAVE_NAME = 'autosave.heaplens.json';
 

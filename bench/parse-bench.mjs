@@ -7,8 +7,8 @@ import { join, resolve } from 'node:path';
 import { writeDump, writeSeries } from './generate-series.mjs';
 
 const root = resolve(import.meta.dirname, '..');
-const { loadJob } = await import(join(root, 'dist/analysis/load-job.js'));
-const { collectInputFiles } = await import(join(root, 'dist/node-io/node-files.js'));
+const { loadJob } = await import(join(root, 'dist/core/load/load-job.js'));
+const { collectInputFiles } = await import(join(root, 'dist/node/io/node-files.js'));
 const work = mkdtempSync(join(tmpdir(), 'heaplens-bench-'));
 const big = process.argv.includes('--no-1gb') ? false : true;
 

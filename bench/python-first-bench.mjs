@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The Python-first view's cost: describing every stack of the real Python fixtures (fixtures/python/py3XX) in the
-// python-first view (interpreter frames folded, analysis/stack-labels.ts), with a focus filter on top
-// (analysis/stack-filter.ts), against the merged view (every frame, no folding) and against loading the same
+// python-first view (interpreter frames folded, core/frames/stack-labels.ts), with a focus filter on top
+// (core/frames/stack-filter.ts), against the merged view (every frame, no folding) and against loading the same
 // dumps, all measured in this run. Prints FOLDED / MERGED (target < 1.5: folding and labels add little to
 // describing the frames) and VIEW / LOAD for scale (describing every stack, maps lookups included, is the CLI's own
 // cost; it only describes the rows it prints).
@@ -10,9 +10,9 @@ import { resolve } from 'node:path';
 
 const root = resolve(import.meta.dirname, '..');
 const dist = (p) => import(resolve(root, 'dist', p));
-const { loadJob } = await dist('analysis/load-job.js');
-const { collectInputFiles } = await dist('node-io/node-files.js');
-const { mapsDescriber, pythonDescriber, stackViewer } = await dist('cli/describe-stacks.js');
+const { loadJob } = await dist('core/load/load-job.js');
+const { collectInputFiles } = await dist('node/io/node-files.js');
+const { mapsDescriber, pythonDescriber, stackViewer } = await dist('node/cli/describe-stacks.js');
 
 const REPS = Number(process.env.BENCH_REPS ?? 40);
 const dirs = ['py311', 'py312', 'py313'].map((v) => resolve(root, 'fixtures', 'python', v));

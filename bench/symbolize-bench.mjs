@@ -23,9 +23,9 @@ function arg(name, fallback) {
 // ---- worker mode: one WASM measurement in a fresh process ------------------------------------------------
 if (process.argv[2] === '--worker') {
   const [, , , bin, addrFile] = process.argv;
-  const { NodeSymbolFileSource, readAddr2lineWasm } = await import(join(root, 'dist/node-io/symbol-files.js'));
-  const { readElfInfo, planCompactImage } = await import(join(root, 'dist/symbolize/elf.js'));
-  const { Addr2lineInstance, compileAddr2line } = await import(join(root, 'dist/symbolize/wasm-addr2line.js'));
+  const { NodeSymbolFileSource, readAddr2lineWasm } = await import(join(root, 'dist/node/io/symbol-files.js'));
+  const { readElfInfo, planCompactImage } = await import(join(root, 'dist/core/symbolize/elf.js'));
+  const { Addr2lineInstance, compileAddr2line } = await import(join(root, 'dist/core/symbolize/wasm-addr2line.js'));
   const addrs = readFileSync(addrFile, 'utf8')
     .trim()
     .split('\n')
@@ -61,7 +61,7 @@ if (process.argv[2] === '--worker') {
 
   // End to end through the Symbolizer, as the CLI and the app use it: the binary mapped like a PIE at
   // 0x555555554000, one stack per address; then the same process again (answered from the session cache).
-  const { Symbolizer } = await import(join(root, 'dist/symbolize/symbolize.js'));
+  const { Symbolizer } = await import(join(root, 'dist/core/symbolize/symbolize.js'));
   const base = 0x555555554000n;
   const page = 4096n;
   const maps = info.programHeaders

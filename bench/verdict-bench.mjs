@@ -18,9 +18,9 @@ const stacks = arg('stacks', 400);
 const depth = arg('depth', 24);
 const TARGET = 0.1;
 
-const { loadJob } = await import(join(root, 'dist/analysis/load-job.js'));
-const { rankJob } = await import(join(root, 'dist/analysis/suspects.js'));
-const { collectInputFiles } = await import(join(root, 'dist/node-io/node-files.js'));
+const { loadJob } = await import(join(root, 'dist/core/load/load-job.js'));
+const { rankJob } = await import(join(root, 'dist/core/stats/suspects.js'));
+const { collectInputFiles } = await import(join(root, 'dist/node/io/node-files.js'));
 
 const work = mkdtempSync(join(tmpdir(), 'heaplens-verdict-bench-'));
 try {

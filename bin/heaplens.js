@@ -1,3 +1,3 @@
 #!/usr/bin/env node
 // Built CLI entry (run `npm run build` first when working from a checkout).
-import '../dist/cli/heaplens.js';
+import '../dist/node/cli/heaplens.js';

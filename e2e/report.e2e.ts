@@ -8,11 +8,11 @@ import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { expect, test, type BrowserContext, type Page } from '@playwright/test';
-import { loadJob } from '../analysis/load-job.ts';
-import { collectInputFiles } from '../node-io/node-files.ts';
-import { emptySession, type Session } from '../session/schema.ts';
-import { addNote, createNote, snapshotRef, stackTarget } from '../session/notes.ts';
-import { serializeSession } from '../session/validate.ts';
+import { loadJob } from '../core/load/load-job.ts';
+import { collectInputFiles } from '../node/io/node-files.ts';
+import { emptySession, type Session } from '../core/notes/schema.ts';
+import { addNote, createNote, snapshotRef, stackTarget } from '../core/notes/notes.ts';
+import { serializeSession } from '../core/notes/validate.ts';
 import { ROOT, SHOTS } from './helpers.ts';
 
 const OUT = path.join(ROOT, 'test-results', 'report-e2e');

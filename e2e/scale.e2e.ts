@@ -4,7 +4,7 @@ import { copyFileSync, mkdirSync, readdirSync, existsSync, readFileSync } from '
 import { gunzipSync } from 'node:zlib';
 import path from 'node:path';
 import { test, expect } from '@playwright/test';
-import { formatBytes } from '../analysis/units.ts';
+import { formatBytes } from '../core/model/units.ts';
 import { guardNetwork, ROOT, SHOTS } from './helpers.ts';
 
 const DIR = '/tmp/heaplens-e2e-scale';

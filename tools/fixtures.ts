@@ -2,8 +2,8 @@
 
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { InputFile } from '../parsers/input-file.js';
-import { nodeInputFile } from '../node-io/node-files.js';
+import type { InputFile } from '../core/formats/input-file.js';
+import { nodeInputFile } from '../node/io/node-files.js';
 
 export const FIXTURES = resolve(import.meta.dirname, '..', 'fixtures', 'jemalloc');
 

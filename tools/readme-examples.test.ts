@@ -6,9 +6,9 @@ import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = resolve(import.meta.dirname, '..');
-/** the terminal width the README's examples are shown at (output fits the terminal: cli/format.ts) */
+/** the terminal width the README's examples are shown at (output fits the terminal: node/cli/format.ts) */
 const README_COLUMNS = 160;
-const built = existsSync(resolve(ROOT, 'dist/cli/heaplens.js'));
+const built = existsSync(resolve(ROOT, 'dist/node/cli/heaplens.js'));
 if (!built) console.warn('readme-examples.test: skipped, dist/ is not built (npm run build)');
 
 /** [command, expected output] pairs from the README's "$ node bin/heaplens.js" examples. */

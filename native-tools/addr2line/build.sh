@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds heaplens_addr2line.wasm offline with Debian 12's Rust toolchain and packaged crates.
 # Needs the apt packages in apt-packages.txt. The output is byte-for-byte reproducible; the test
-# `symbolize/wasm-build.test.ts` (HEAPLENS_WASM_REBUILD=1) rebuilds it and compares with the committed file.
+# `core/symbolize/wasm-build.test.ts` (HEAPLENS_WASM_REBUILD=1) rebuilds it and compares with the committed file.
 #   OUT=/path/to/file.wasm ./build.sh    # build somewhere else (the reproducibility check does this)
 #   NATIVE_BENCH=1 ./build.sh            # instead, build the same code natively for the benchmark; prints its path
 set -euo pipefail

@@ -6,10 +6,10 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { collectInputFiles } from '../../node-io/node-files.js';
-import { loadJob } from '../../analysis/load-job.js';
-import { run } from '../../cli/main.js';
-import { processLimit } from '../../analysis/memory-context.js';
+import { collectInputFiles } from '../../node/io/node-files.js';
+import { loadJob } from '../../core/load/load-job.js';
+import { run } from '../../node/cli/main.js';
+import { processLimit } from '../../core/model/memory-context.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const JEMALLOC = '/usr/lib/x86_64-linux-gnu/libjemalloc.so.2';

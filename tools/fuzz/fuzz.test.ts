@@ -48,7 +48,7 @@ describe('mutation fuzzing', async () => {
 });
 
 // Every finding of the review that led to issue 13, through the same targets and budget. The detailed
-// expectations (warnings, lines, totals) live beside each reader (parsers/limits.test.ts and others).
+// expectations (warnings, lines, totals) live beside each reader (core/formats/limits.test.ts and others).
 describe('fuzz findings kept as regression cases', async () => {
   const { gzipSync } = await import('node:zlib');
   const all = new Map((await targets()).map((t) => [t.name, t]));

@@ -5,20 +5,20 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { loadJob } from '../../analysis/load-job.js';
-import type { Job } from '../../analysis/model.js';
-import type { InputFile } from '../../parsers/input-file.js';
-import { parseMaps } from '../../parsers/proc-maps.js';
-import { parsePyFrames } from '../../parsers/pyframes.js';
-import { parseSystingCodeMap } from '../../parsers/systing-codemap.js';
-import { parsePerfMap } from '../../symbolize/perf-map.js';
-import { parseSession, serializeSession, SessionError } from '../../session/validate.js';
-import { emptySession } from '../../session/schema.js';
-import { addNote, createNote, snapshotRef, stackTarget } from '../../session/notes.js';
-import { buildReport } from '../../report/build-report.js';
-import { buildReportHtml } from '../../report/html.js';
-import { reopenReport } from '../../report/reopen.js';
-import { ReportError } from '../../report/errors.js';
+import { loadJob } from '../../core/load/load-job.js';
+import type { Job } from '../../core/model/model.js';
+import type { InputFile } from '../../core/formats/input-file.js';
+import { parseMaps } from '../../core/formats/proc-maps.js';
+import { parsePyFrames } from '../../core/formats/pyframes.js';
+import { parseSystingCodeMap } from '../../core/formats/systing-codemap.js';
+import { parsePerfMap } from '../../core/symbolize/perf-map.js';
+import { parseSession, serializeSession, SessionError } from '../../core/notes/validate.js';
+import { emptySession } from '../../core/notes/schema.js';
+import { addNote, createNote, snapshotRef, stackTarget } from '../../core/notes/notes.js';
+import { buildReport } from '../../core/report/build-report.js';
+import { buildReportHtml } from '../../core/report/html.js';
+import { reopenReport } from '../../core/report/reopen.js';
+import { ReportError } from '../../core/report/errors.js';
 import { FIXTURES, fixtureFiles } from '../fixtures.js';
 
 export interface Target {

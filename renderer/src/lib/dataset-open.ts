@@ -3,7 +3,7 @@
 
 import type { SourceFile } from './protocol.ts';
 
-/** dataset/schema.ts MANIFEST_FILE: the file that marks a dataset folder. */
+/** node/dataset/schema.ts MANIFEST_FILE: the file that marks a dataset folder. */
 const MANIFEST = '_heaplens.json';
 
 /** The manifest among the opened files (the shallowest, when datasets are nested), or null. */

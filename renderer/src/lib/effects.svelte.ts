@@ -3,7 +3,7 @@
 // A view's own data (a flame graph, …) is requested by the view itself.
 
 import { untrack } from 'svelte';
-import type { StackTarget } from '../../../session/schema.ts';
+import type { StackTarget } from '../../../core/notes/schema.ts';
 import { debounce } from './session-map.ts';
 import type { Ui } from './ui.svelte.ts';
 import type { GrowthResult, StackMode } from './protocol.ts';

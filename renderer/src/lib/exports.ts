@@ -1,7 +1,7 @@
 // Exports from the app: the HTML report, pprof / folded / speedscope of a dump, growth tables as JSON, the
 // flame graph as PNG. The worker builds the files; the host saves them.
 
-import type { Session } from '../../../session/schema.ts';
+import type { Session } from '../../../core/notes/schema.ts';
 import type { ExportFormat } from './protocol.ts';
 import type { Ui } from './ui.svelte.ts';
 

@@ -1,7 +1,7 @@
 // Number formatting for tables and tooltips.
 
-import { formatBytes as bytes } from '../../../analysis/units.js';
-import { revealControls } from '../../../analysis/display-text.js';
+import { formatBytes as bytes } from '../../../core/model/units.js';
+import { revealControls } from '../../../core/model/display-text.js';
 
 /** Text from files and notes as shown: control and bidi characters visibly marked as <U+XXXX>. */
 export const shown = revealControls;
@@ -28,7 +28,7 @@ export function shortFile(p: string): string {
 
 /**
  * A snapshot as every label, select, note and tooltip names it: its sequence number from the file name (as the
- * file name and session/notes.ts do), never its position in the list.
+ * file name and core/notes/notes.ts do), never its position in the list.
  */
 export function snapLabel(s: { seq: number | null; index: number } | null | undefined): string {
   if (!s) return '#?';

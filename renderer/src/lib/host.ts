@@ -33,7 +33,7 @@ export interface Host {
    *  (localStorage in the browser; atomic write in Electron) */
   session: {
     save(text: string, saveAs: boolean, suggestedName: string): Promise<string | null>;
-    /** `job`: session/job-key.ts of the session's files; each job has its own autosave */
+    /** `job`: core/notes/job-key.ts of the session's files; each job has its own autosave */
     autosave(text: string, job: string): Promise<void>;
     /** the most recent autosave of any job */
     readAutosave(): Promise<string | null>;

@@ -1,13 +1,20 @@
 // Notes as the views show them (timeline marks, ✎ badges on rows, frames and flame nodes, the stack panel's
 // notes), where notes are written from, and the Notes panel's "go to what this note is on".
 
-import type { Note, NoteTarget, StackTarget } from '../../../session/schema.ts';
+import type { Note, NoteTarget, StackTarget } from '../../../core/notes/schema.ts';
 import { notedFunctions, notesOnFunction, refOf, resolveRef, timelineMarks } from './session-map.ts';
 import type { FlameData } from './protocol.ts';
-import type { Ui } from './ui.svelte.ts';
+import type { AppState } from './state.svelte.ts';
+
+/** What the index reads of the window's Ui (ui.svelte.ts owns an index; naming Ui here would be an import cycle). */
+export interface NoteHost {
+  readonly app: AppState;
+  readonly procIndex: number;
+  selectStack(stackId: number): void;
+}
 
 export class NoteIndex {
-  constructor(private readonly ui: Ui) {}
+  constructor(private readonly ui: NoteHost) {}
 
   readonly marks = $derived.by(() => timelineMarks(this.ui.app.notes, this.ui.app.focused));
 

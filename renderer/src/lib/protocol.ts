@@ -1,21 +1,21 @@
-import type { Session, StackTarget } from '../../../session/schema.ts';
-import type { SanitizeOptions, SanitizePreview } from '../../../report/build-report.ts';
-import type { SelfTotal } from '../../../analysis/function-diff.ts';
-import type { JobBatch } from '../../../analysis/job-batches.ts';
-import type { SymbolTable } from '../../../symbolize/symbolize.ts';
-import type { MissingBinariesSummary } from '../../../symbolize/missing-binaries.ts';
-import type { JobPreview } from '../../../analysis/job-preview.ts';
+import type { Session, StackTarget } from '../../../core/notes/schema.ts';
+import type { SanitizeOptions, SanitizePreview } from '../../../core/report/build-report.ts';
+import type { SelfTotal } from '../../../core/stats/function-diff.ts';
+import type { JobBatch } from '../../../core/model/job-batches.ts';
+import type { SymbolTable } from '../../../core/symbolize/symbolize.ts';
+import type { MissingBinariesSummary } from '../../../core/symbolize/missing-binaries.ts';
+import type { JobPreview } from '../../../core/load/job-preview.ts';
 
 export type { JobPreview };
 
 // Messages between the UI thread and the analysis worker. Everything heavy (reading, parsing, diffing,
 // growth ranking, tree building) happens in the worker; the UI receives small summaries and typed arrays.
 
-/** 'folded': the marker of a run of folded frames (interpreter or import machinery; analysis/stack-labels.ts) */
+/** 'folded': the marker of a run of folded frames (interpreter or import machinery; core/frames/stack-labels.ts) */
 export type FrameKind = 'python' | 'program' | 'library' | 'allocator' | 'unknown' | 'folded';
 export type StackMode = 'python-first' | 'merged' | 'python' | 'native';
 export type SampleType = 'inuse_space' | 'inuse_objects' | 'alloc_space' | 'alloc_objects';
-/** pprof's slicing (analysis/stack-filter.ts): a regular expression on function, file or module path */
+/** pprof's slicing (core/frames/stack-filter.ts): a regular expression on function, file or module path */
 export interface StackFilterChip {
   kind: 'focus' | 'ignore' | 'hide' | 'show';
   re: string;
@@ -41,7 +41,7 @@ export interface LoadProgress {
   bytesDone: number;
   bytesTotal: number;
   file: string;
-  /** sent once, early: every process's timeline from the dump heads (analysis/job-preview.ts) */
+  /** sent once, early: every process's timeline from the dump heads (core/load/job-preview.ts) */
   preview?: JobPreview;
   /**
    * the job so far, as each process's dumps are all read (at most one every ~500 ms): the processes read
@@ -65,10 +65,10 @@ export interface SnapshotSummary {
   /** the header's total (a cut dump's total), null without one */
   headerLiveBytes: number | null;
   mtimeMs: number | null;
-  /** wall-clock time (ms since the epoch) and where it came from (analysis/snapshot-time.ts); absent in old reports */
+  /** wall-clock time (ms since the epoch) and where it came from (core/model/snapshot-time.ts); absent in old reports */
   timeMs: number | null;
   timeSource?: 'capture' | 'mtime' | 'seq';
-  /** allocator / RSS / cgroup figures beside the heap estimate (analysis/memory-context.ts) */
+  /** allocator / RSS / cgroup figures beside the heap estimate (core/model/memory-context.ts) */
   memory?: SnapshotMemory | null;
 }
 
@@ -125,7 +125,7 @@ export interface ProcessSummary {
   treeOrder?: number;
   /** cgroup memory.max, bytes */
   limitBytes?: number | null;
-  /** the series' time axis (analysis/snapshot-time.ts seriesTimes): wall clock from capture or mtimes, else seq */
+  /** the series' time axis (core/model/snapshot-time.ts seriesTimes): wall clock from capture or mtimes, else seq */
   time: { axis: 'wall' | 'seq'; source: 'capture' | 'mtime' | 'seq'; mtimeProblem: string | null };
   /**
    * while a job loads: this process's dumps are still being read; its snapshots are the dump heads' header
@@ -270,7 +270,7 @@ export interface StackDetail {
   series: number[];
   baseBytes: number;
   targetBytes: number;
-  /** the stack's verdict in the job-wide ranking (analysis/patterns.ts), absent in reports */
+  /** the stack's verdict in the job-wide ranking (core/stats/patterns.ts), absent in reports */
   verdict?: {
     pattern: string;
     score: number;
@@ -303,7 +303,7 @@ export interface SuspectMember {
   complete: boolean[];
 }
 
-/** A stack across the processes that hold it (analysis/suspects.ts group), ranked job-wide. */
+/** A stack across the processes that hold it (core/stats/suspects.ts group), ranked job-wide. */
 export interface SuspectRow {
   group: number;
   pattern: string;
@@ -355,7 +355,7 @@ export type Request =
   /** the job-wide ranking: top `limit` stacks across processes, with each holder's series and σ */
   | { type: 'suspects'; view: ViewOptions; limit: number }
   | { type: 'flame'; proc: number; snapshot: number; base: number | null; view: ViewOptions; shape?: FlameShape }
-  /** modules whose frames stay unresolved at a snapshot (symbolize/missing-binaries.ts) */
+  /** modules whose frames stay unresolved at a snapshot (core/symbolize/missing-binaries.ts) */
   | { type: 'missingBinaries'; proc: number; snapshot: number; view: ViewOptions }
   | {
       type: 'stack';
@@ -423,7 +423,7 @@ export type ToWorker =
   | { id: number; req: Request }
   /** files sent ahead of a 'load' in batches (each batch is a separate task on the UI thread) */
   | { stage: SourceFile[] }
-  /** one batch of a job ahead of a 'loadBatches' (analysis/job-batches.ts) */
+  /** one batch of a job ahead of a 'loadBatches' (core/model/job-batches.ts) */
   | { jobBatch: JobBatch<SymbolTable> }
   | { cancel: number }
   | { readReply: number; bytes?: Uint8Array; error?: string };

@@ -1,8 +1,8 @@
 // App state ⇄ session: a round trip through the file format restores the same selection and view; notes on the
 // timeline resolve to snapshot indices; opened files are classified by name.
 import { describe, expect, it } from 'vitest';
-import { parseSession, serializeSession } from '../../../session/validate.ts';
-import { createNote } from '../../../session/notes.ts';
+import { parseSession, serializeSession } from '../../../core/notes/validate.ts';
+import { createNote } from '../../../core/notes/notes.ts';
 import type { ProcessSummary, SourceFile } from './protocol.ts';
 import {
   classifyOpened,

@@ -1,4 +1,4 @@
-// App state ⇄ session (session/schema.ts), and what the views need from notes. Pure: no DOM, no runes, so it is
+// App state ⇄ session (core/notes/schema.ts), and what the views need from notes. Pure: no DOM, no runes, so it is
 // unit-tested (session-map.test.ts). The app keeps indices (process, snapshot, stack id); a session keeps what
 // stays true across loads (process key, snapshot file/seq, a stack's return addresses).
 
@@ -10,7 +10,7 @@ import {
   type SnapshotRef,
   type StackTarget,
   type ViewState,
-} from '../../../session/schema.ts';
+} from '../../../core/notes/schema.ts';
 import type { ProcessSummary, SampleType, SourceFile, StackFilterChip, StackMode } from './protocol.ts';
 
 import { TABS, type Tab } from '../views/tabs.ts';

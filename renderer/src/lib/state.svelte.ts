@@ -21,14 +21,19 @@ import type {
   ViewOptions,
 } from './protocol.ts';
 
-import type { Note, NoteTarget, Session, StackTarget } from '../../../session/schema.ts';
-import { createNote } from '../../../session/notes.ts';
-import { jobKey } from '../../../session/job-key.ts';
-import { MAX_SESSION_BYTES, parseSession, serializeSession, SessionVersionError } from '../../../session/validate.ts';
+import type { Note, NoteTarget, Session, StackTarget } from '../../../core/notes/schema.ts';
+import { createNote } from '../../../core/notes/notes.ts';
+import { jobKey } from '../../../core/notes/job-key.ts';
+import {
+  MAX_SESSION_BYTES,
+  parseSession,
+  serializeSession,
+  SessionVersionError,
+} from '../../../core/notes/validate.ts';
 import { classifyOpened, fromSession, missingFiles, toSession, type Tab } from './session-map.ts';
 import { datasetDir, datasetManifest, datasetNeedsDesktop } from './dataset-open.ts';
-import type { JobBatch } from '../../../analysis/job-batches.ts';
-import type { SymbolTable } from '../../../symbolize/symbolize.ts';
+import type { JobBatch } from '../../../core/model/job-batches.ts';
+import type { SymbolTable } from '../../../core/symbolize/symbolize.ts';
 
 export type { Tab };
 export const WRITER = 'heaplens 0.1.0 (app)';

@@ -2,7 +2,7 @@
 // opening files, and the flame graphs' zoom reset. One instance per window, given to every view by context
 // (lib/context.ts), so a view file needs no props from App.svelte.
 
-import type { Session } from '../../../session/schema.ts';
+import type { Session } from '../../../core/notes/schema.ts';
 import { AppState, type PanelContent } from './state.svelte.ts';
 import type { Host } from './host.ts';
 import type { FlameData, FrameInfo, FunctionRow, SourceFile } from './protocol.ts';

@@ -2,8 +2,8 @@
 
 import type { FromWorker, LoadProgress, Request, Response, SourceFile, ToWorker } from './protocol.ts';
 import type { WorkerLike } from './spawn-worker.ts';
-import type { JobBatch } from '../../../analysis/job-batches.ts';
-import type { SymbolTable } from '../../../symbolize/symbolize.ts';
+import type { JobBatch } from '../../../core/model/job-batches.ts';
+import type { SymbolTable } from '../../../core/symbolize/symbolize.ts';
 
 type ResponseOf<T extends Request['type']> = Extract<Response, { type: T }>;
 

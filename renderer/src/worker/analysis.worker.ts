@@ -4,44 +4,44 @@
 
 /// <reference lib="webworker" />
 import { contextParts } from './context-summary.ts';
-import { classifyFiles, groupProcesses, loadJob } from '../../../analysis/load-job.ts';
+import { classifyFiles, groupProcesses, loadJob } from '../../../core/load/load-job.ts';
 import { withPrefetch } from './prefetch.ts';
 import { createWebDumpPool, type ReaderFile } from './dump-pool-web.ts';
-import type { DumpPool } from '../../../analysis/dump-pool.ts';
-import { previewJob, type PreviewProcess } from '../../../analysis/job-preview.ts';
-import { mtimeProblem } from '../../../analysis/snapshot-time.ts';
-import { webInflater } from '../../../parsers/inflate.ts';
-import { diffSnapshots } from '../../../analysis/diff.ts';
-import { leastSquaresSlope, rankGrowth } from '../../../analysis/growth.ts';
-import { addStackToFunctions, finishFunctionRows } from '../../../analysis/function-diff.ts';
-import { buildCallTree } from '../../../analysis/call-tree.ts';
-import { calleeKeys, callerKeys, invertedKeys } from '../../../analysis/callers.ts';
-import type { Job, LoadWarning, ProcessSeries, Snapshot } from '../../../analysis/model.ts';
-import { JobAssembler } from '../../../analysis/job-batches.ts';
-import type { InputFile } from '../../../parsers/input-file.ts';
+import type { DumpPool } from '../../../core/load/dump-pool.ts';
+import { previewJob, type PreviewProcess } from '../../../core/load/job-preview.ts';
+import { mtimeProblem } from '../../../core/model/snapshot-time.ts';
+import { webInflater } from '../../../core/formats/inflate.ts';
+import { diffSnapshots } from '../../../core/stats/diff.ts';
+import { leastSquaresSlope, rankGrowth } from '../../../core/stats/growth.ts';
+import { addStackToFunctions, finishFunctionRows } from '../../../core/stats/function-diff.ts';
+import { buildCallTree } from '../../../core/stats/call-tree.ts';
+import { calleeKeys, callerKeys, invertedKeys } from '../../../core/frames/callers.ts';
+import type { Job, LoadWarning, ProcessSeries, Snapshot } from '../../../core/model/model.ts';
+import { JobAssembler } from '../../../core/model/job-batches.ts';
+import type { InputFile } from '../../../core/formats/input-file.ts';
 import { FrameTable } from './frames.ts';
-import { sampleSeries, sampleUnavailable, sampleUnit } from '../../../analysis/sample-type.ts';
-import { missingBinaries } from '../../../symbolize/missing-binaries.ts';
-import { Symbolizer, type SymbolTable } from '../../../symbolize/symbolize.ts';
-import { compileAddr2line, type CompiledWasm } from '../../../symbolize/wasm-addr2line.ts';
-import type { SymbolFile, SymbolFileSource } from '../../../symbolize/files.ts';
-import { isPerfMapName, parsePerfMap, type PerfMap } from '../../../symbolize/perf-map.ts';
+import { sampleSeries, sampleUnavailable, sampleUnit } from '../../../core/model/sample-type.ts';
+import { missingBinaries } from '../../../core/symbolize/missing-binaries.ts';
+import { Symbolizer, type SymbolTable } from '../../../core/symbolize/symbolize.ts';
+import { compileAddr2line, type CompiledWasm } from '../../../core/symbolize/wasm-addr2line.ts';
+import type { SymbolFile, SymbolFileSource } from '../../../core/symbolize/files.ts';
+import { isPerfMapName, parsePerfMap, type PerfMap } from '../../../core/symbolize/perf-map.ts';
 import addr2lineWasmUrl from 'virtual:heaplens/addr2line-wasm-url';
 import reportApp from 'virtual:heaplens/report-app';
-import { resolveStack, stackTarget } from '../../../session/notes.ts';
-import type { Session, StackTarget } from '../../../session/schema.ts';
-import { buildReport, type SanitizeOptions } from '../../../report/build-report.ts';
-import { buildReportHtml } from '../../../report/html.ts';
-import { reopenPayload, reopenReport } from '../../../report/reopen.ts';
-import { fromBase64 } from '../../../report/payload.ts';
-import { processFrameSource, type FrameSource } from '../../../export/frames.ts';
-import { toPprof } from '../../../export/pprof.ts';
-import { toFolded } from '../../../export/folded.ts';
-import { toSpeedscope } from '../../../export/speedscope.ts';
-import type { ExportInput } from '../../../export/samples.ts';
+import { resolveStack, stackTarget } from '../../../core/notes/notes.ts';
+import type { Session, StackTarget } from '../../../core/notes/schema.ts';
+import { buildReport, type SanitizeOptions } from '../../../core/report/build-report.ts';
+import { buildReportHtml } from '../../../core/report/html.ts';
+import { reopenPayload, reopenReport } from '../../../core/report/reopen.ts';
+import { fromBase64 } from '../../../core/report/payload.ts';
+import { processFrameSource, type FrameSource } from '../../../core/export/frames.ts';
+import { toPprof } from '../../../core/export/pprof.ts';
+import { toFolded } from '../../../core/export/folded.ts';
+import { toSpeedscope } from '../../../core/export/speedscope.ts';
+import type { ExportInput } from '../../../core/export/samples.ts';
 import { keepPatterns, stackVerdict, suspectsResult } from './suspects.ts';
-import { lastCompleteIndex, snapshotTotalBytes } from '../../../analysis/snapshot-status.ts';
-import { denseVariances, withinNoise } from '../../../analysis/sampling-error.ts';
+import { lastCompleteIndex, snapshotTotalBytes } from '../../../core/model/snapshot-status.ts';
+import { denseVariances, withinNoise } from '../../../core/model/sampling-error.ts';
 import type {
   FlameData,
   FrameInfo,
@@ -101,7 +101,7 @@ function hostRead(hostPath: string, offset: number, length: number): Promise<Uin
 
 // The model's memory budget in the app: a renderer process holds a few GB at most (V8 caps each heap
 // near 4 GB and the readers need room too); beyond it the load stops with a message naming
-// `heaplens ingest` (analysis/memory-budget.ts) rather than the tab crashing.
+// `heaplens ingest` (core/load/memory-budget.ts) rather than the tab crashing.
 const APP_MEMORY_BUDGET = 2e9;
 
 // How long the parse waits for the dump heads' preview before starting anyway: the first picture in
@@ -289,7 +289,7 @@ function proc(i: number): ProcessSeries {
 
 const sampled = new Map<string, ProcessSeries>();
 
-/** The process with the view's sample values in its columns (analysis/sample-type.ts); an error says why not. */
+/** The process with the view's sample values in its columns (core/model/sample-type.ts); an error says why not. */
 function valuesProc(i: number, view: ViewOptions): ProcessSeries {
   const t = view.sample ?? 'inuse_space';
   if (t === 'inuse_space') return proc(i);
@@ -1259,7 +1259,7 @@ export function receive(msg: ToWorker): void {
   );
 }
 
-// -- inverted flame graph and sandwich view (analysis/callers.ts) -----------------------------------
+// -- inverted flame graph and sandwich view (core/frames/callers.ts) -----------------------------------
 
 /**
  * The stacks of a tree request in the requested shape: as they are, bottom-up (inverted), or the callers or

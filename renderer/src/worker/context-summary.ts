@@ -1,16 +1,16 @@
 // The capture context for the app's summaries: snapshot times and memory figures, process identity and
-// the fork/spawn tree (from analysis/, shared with the CLI).
-import type { Job } from '../../../analysis/model.ts';
-import { seriesTimes } from '../../../analysis/snapshot-time.ts';
+// the fork/spawn tree (from core/, shared with the CLI).
+import type { Job } from '../../../core/model/model.ts';
+import { seriesTimes } from '../../../core/model/snapshot-time.ts';
 import {
   memoryGap,
   processIdentity,
   processLimit,
   processName,
   processTreeOrder,
-} from '../../../analysis/memory-context.ts';
-import { seriesMemory } from '../../../analysis/series-memory.ts';
-import { formatCmdline } from '../../../parsers/dump-context.ts';
+} from '../../../core/model/memory-context.ts';
+import { seriesMemory } from '../../../core/load/series-memory.ts';
+import { formatCmdline } from '../../../core/formats/dump-context.ts';
 import type { ProcessIdentitySummary, SnapshotMemory } from '../lib/protocol.ts';
 
 export interface ProcessContextParts {

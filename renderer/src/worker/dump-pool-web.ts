@@ -1,11 +1,11 @@
-// The dump pool (analysis/dump-pool.ts) on Web Workers, for the app: the analysis worker starts one
+// The dump pool (core/load/dump-pool.ts) on Web Workers, for the app: the analysis worker starts one
 // dump reader per core (dump-reader.worker.ts); each reads a Blob itself and inflates with the
 // platform's DecompressionStream. Files only this worker can reach (Electron host paths, with their
 // read-ahead) are read here on the reader's request.
 
-import { createDumpPool, type DumpPool, type FromDumpWorker } from '../../../analysis/dump-pool.ts';
-import type { InputFile } from '../../../parsers/input-file.ts';
-import { webInflater } from '../../../parsers/inflate.ts';
+import { createDumpPool, type DumpPool, type FromDumpWorker } from '../../../core/load/dump-pool.ts';
+import type { InputFile } from '../../../core/formats/input-file.ts';
+import { webInflater } from '../../../core/formats/inflate.ts';
 
 /** Where a reader finds a file: its Blob, or ask this worker (by source key) for bytes. */
 export type ReaderFile = { blob: Blob } | { source: string };

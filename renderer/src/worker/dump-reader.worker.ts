@@ -1,8 +1,8 @@
 // A dump reader of the app's pool (dump-pool-web.ts): one dump per task, results sent back transferred.
 
 /// <reference lib="webworker" />
-import { serveDumpTasks, type ReadReply, type ToDumpWorker } from '../../../analysis/dump-pool.ts';
-import { webInflater } from '../../../parsers/inflate.ts';
+import { serveDumpTasks, type ReadReply, type ToDumpWorker } from '../../../core/load/dump-pool.ts';
+import { webInflater } from '../../../core/formats/inflate.ts';
 import type { ReaderFile } from './dump-pool-web.ts';
 
 declare const self: DedicatedWorkerGlobalScope;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { ProcessSeries } from '../../../analysis/model.ts';
-import type { MapsEntry } from '../../../parsers/proc-maps.ts';
+import type { ProcessSeries } from '../../../core/model/model.ts';
+import type { MapsEntry } from '../../../core/formats/proc-maps.ts';
 import { FrameTable, findMapping, guessMainExecutable, moduleKind } from './frames.ts';
 
 const map = (start: bigint, end: bigint, path: string, offset = 0n): MapsEntry => ({
@@ -87,7 +87,7 @@ describe('FrameTable without symbols', () => {
 });
 
 describe('FrameTable with Python frames (PYFRAMES/1)', async () => {
-  const { parsePyFrames } = await import('../../../parsers/pyframes.ts');
+  const { parsePyFrames } = await import('../../../core/formats/pyframes.ts');
   const PY1 = '0x7079100000000010';
   const PY2 = '0x7079100000000020';
   const table = parsePyFrames(

@@ -3,14 +3,14 @@
 // maps (module+0xoffset). Stacks are turned into frame keys per view (merged / python / native; allocator
 // frames hidden or not); flame-graph keys merge by function (no line), the stack panel keeps lines.
 
-import { revealControls } from '../../../analysis/display-text.js';
-import type { MapsEntry } from '../../../parsers/proc-maps.ts';
-import type { ProcessSeries } from '../../../analysis/model.ts';
-import { decodePseudoAddress } from '../../../parsers/pyframes.ts';
-import { isInterpreterModule, layoutOf, viewStack, type PythonFrameView } from '../../../analysis/python-stacks.ts';
-import { symbolAt, type SymbolTable, type SymbolizedAddress } from '../../../symbolize/symbolize.ts';
-import { foldOptionsFor, foldStack, type FoldOptions, type FoldReason } from '../../../analysis/stack-labels.ts';
-import { filterStack, isActive, type StackFilter } from '../../../analysis/stack-filter.ts';
+import { revealControls } from '../../../core/model/display-text.js';
+import type { MapsEntry } from '../../../core/formats/proc-maps.ts';
+import type { ProcessSeries } from '../../../core/model/model.ts';
+import { decodePseudoAddress } from '../../../core/formats/pyframes.ts';
+import { isInterpreterModule, layoutOf, viewStack, type PythonFrameView } from '../../../core/frames/python-stacks.ts';
+import { symbolAt, type SymbolTable, type SymbolizedAddress } from '../../../core/symbolize/symbolize.ts';
+import { foldOptionsFor, foldStack, type FoldOptions, type FoldReason } from '../../../core/frames/stack-labels.ts';
+import { filterStack, isActive, type StackFilter } from '../../../core/frames/stack-filter.ts';
 import type { FrameInfo, FrameKind, StackMode, ViewOptions } from '../lib/protocol.ts';
 
 const EMPTY = new Int32Array(0);
@@ -433,7 +433,7 @@ export class FrameTable {
   }
 }
 
-/** Names from files as the UI shows them: control and bidi characters visibly marked (analysis/display-text). */
+/** Names from files as the UI shows them: control and bidi characters visibly marked (core/model/display-text). */
 function visibleInfo<
   T extends {
     label: string;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { InputFile } from '../../../parsers/input-file.ts';
+import type { InputFile } from '../../../core/formats/input-file.ts';
 import { withPrefetch } from './prefetch.ts';
 
 function files(n: number, size: number): { files: InputFile[]; log: string[] } {

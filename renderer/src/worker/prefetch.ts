@@ -2,7 +2,7 @@
 // path in Electron) is an IPC round trip. Knowing the loader's order (classifyFiles + groupProcesses, both
 // pure for named dumps), whole small files are fetched a window ahead, several at a time.
 
-import type { InputFile } from '../../../parsers/input-file.ts';
+import type { InputFile } from '../../../core/formats/input-file.ts';
 
 export interface PrefetchOptions {
   /** files fetched concurrently */

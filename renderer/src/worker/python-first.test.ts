@@ -2,9 +2,9 @@
 // surviving frame, interpreter frames folded to one marker), the same bytes kept by a focus chip and --focus.
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { loadJob } from '../../../analysis/load-job.ts';
-import { collectInputFiles } from '../../../node-io/node-files.ts';
-import { run } from '../../../cli/main.ts';
+import { loadJob } from '../../../core/load/load-job.ts';
+import { collectInputFiles } from '../../../node/io/node-files.ts';
+import { run } from '../../../node/cli/main.ts';
 import { FrameTable } from './frames.ts';
 import { listDumps, parentLastDump, PY_FIXTURES } from '../../../fixtures/python/fixture-helpers.ts';
 import type { ViewOptions } from '../lib/protocol.ts';

@@ -1,8 +1,8 @@
-// The worker's side of the Suspects view: the job-wide ranking (analysis/suspects.ts, computed once per
+// The worker's side of the Suspects view: the job-wide ranking (core/stats/suspects.ts, computed once per
 // loaded job) cut to the top groups, each with its holders' series and σ per snapshot for the sparklines.
 
-import type { Job } from '../../../analysis/model.ts';
-import { rankJob, type JobSuspects, type RankMemo } from '../../../analysis/suspects.ts';
+import type { Job } from '../../../core/model/model.ts';
+import { rankJob, type JobSuspects, type RankMemo } from '../../../core/stats/suspects.ts';
 import type { FrameKind, SuspectMember, SuspectsResult } from '../lib/protocol.ts';
 
 /** Sparklines drawn per group row: the top holders by score (a stack in 64 ranks shows its 4 worst, and a count). */
@@ -11,7 +11,7 @@ export const MEMBERS_PER_ROW = 4;
 const cache = new WeakMap<Job, JobSuspects>();
 
 // While a job loads, it is ranked again as each process comes in: each process's part of the ranking is kept
-// (analysis/suspects.ts RankMemo), and dropped once the full job is ranked.
+// (core/stats/suspects.ts RankMemo), and dropped once the full job is ranked.
 let memo: RankMemo | null = null;
 
 /** Whether the jobs ranked from now on are partial ones of a load in progress (keep their processes' parts). */

@@ -1,0 +1,188 @@
+// The context records against the real fixture runs (fixtures/python/py3XX): every recorded figure is
+// checked against what the workload itself read around the same dump (context-expected.jsonl: its own
+// clock, mallctl stats after an epoch refresh, /proc/self/status), and damaged copies of a real table
+// are ignored with a warning naming the file while the dump still loads.
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, copyFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { collectInputFiles } from '../../node/io/node-files.js';
+import { loadJob } from '../load/load-job.js';
+import { seriesTimes } from '../model/snapshot-time.js';
+import { PY_FIXTURES, VERSIONS } from '../../fixtures/python/fixture-helpers.js';
+import { CONTEXT_VERSION, formatCmdline, parseDumpContext } from './dump-context.js';
+import { parsePyFrames } from './pyframes.js';
+
+interface Reading {
+  time_ns: number;
+  je: Record<string, number>;
+  status: { VmRSS: number; RssAnon: number };
+}
+interface Expected {
+  pid: number;
+  ppid: number;
+  mseq: number;
+  comm: string;
+  argv0: string;
+  before: Reading;
+  after: Reading;
+}
+
+function expected(version: string): Expected[] {
+  return readFileSync(join(PY_FIXTURES, version, 'context-expected.jsonl'), 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as Expected);
+}
+
+// The library reads jemalloc's stats right after the dump on its own thread, while the workload goes on
+// to take its "after" reading: Python allocates a little in between (ctypes objects, the JSON line).
+const STATS_SLACK = 512 * 1024;
+// RSS moves with the same allocations and with page faults of the dump's own buffers.
+const RSS_SLACK = 1024 * 1024;
+
+const within = (v: number | null | undefined, a: number, b: number, slack: number): boolean =>
+  v !== null && v !== undefined && v >= Math.min(a, b) - slack && v <= Math.max(a, b) + slack;
+
+describe('dump context in the real fixture runs', () => {
+  for (const version of VERSIONS) {
+    it(`${version}: time, identity, jemalloc stats and RSS agree with the workload's own readings`, async () => {
+      const job = await loadJob(await collectInputFiles([join(PY_FIXTURES, version)]));
+      expect(
+        job.warnings.filter((w) => w.message.includes('context')),
+        JSON.stringify(job.warnings),
+      ).toEqual([]);
+      const rows = expected(version);
+      let checked = 0;
+      for (const p of job.processes) {
+        for (const s of p.snapshots) {
+          const c = s.context;
+          expect(c, s.file).toBeTruthy();
+          if (!c) continue;
+          const row = rows.find((r) => r.pid === p.pid && r.mseq === s.triggerSeq);
+          expect(row, `${s.file}: no reading of pid ${p.pid} m${s.triggerSeq}`).toBeDefined();
+          if (!row) continue;
+          expect(c.pid).toBe(row.pid);
+          expect(c.ppid).toBe(row.ppid);
+          expect(c.comm).toBe(row.comm);
+          expect(c.cmdline?.[0]).toBe(row.argv0);
+          expect(c.cmdline?.[c.cmdline.length - 1].endsWith('workload.py')).toBe(true);
+          // the wall clock at the dump lies between the workload's readings before and after it
+          expect(c.timeRealMs).toBeGreaterThanOrEqual(Math.floor(row.before.time_ns / 1e6));
+          expect(c.timeRealMs).toBeLessThanOrEqual(Math.ceil(row.after.time_ns / 1e6));
+          for (const k of ['allocated', 'active', 'resident', 'mapped', 'retained', 'metadata'] as const) {
+            const v = c.jemalloc?.[k];
+            expect(
+              within(v, row.before.je[k], row.after.je[k], STATS_SLACK),
+              `${s.file} ${k}: ${v} vs ${row.before.je[k]}…${row.after.je[k]}`,
+            ).toBe(true);
+          }
+          expect(within(c.rss, row.before.status.VmRSS, row.after.status.VmRSS, RSS_SLACK), `rss ${c.rss}`).toBe(true);
+          expect(
+            within(c.rssAnon, row.before.status.RssAnon, row.after.status.RssAnon, RSS_SLACK),
+            `rssAnon ${c.rssAnon}`,
+          ).toBe(true);
+          // process start precedes the dump; collecting the context stayed under a millisecond budget
+          expect(c.startRealMs).not.toBeNull();
+          expect(c.startRealMs as number).toBeLessThan(c.timeRealMs);
+          expect(c.costNs).not.toBeNull();
+          checked++;
+        }
+        // the timeline's times are the capture's, in the workload's clock order
+        const t = seriesTimes(p);
+        expect(t.source).toBe('capture');
+        expect(t.axis).toBe('wall');
+        for (let i = 1; i < t.x.length; i++) expect(t.x[i]).toBeGreaterThan(t.x[i - 1]);
+      }
+      expect(checked).toBe(
+        rows.filter((r) =>
+          job.processes.some((p) => p.pid === r.pid && p.snapshots.some((s) => s.triggerSeq === r.mseq)),
+        ).length,
+      );
+      expect(checked).toBeGreaterThan(0);
+    });
+  }
+
+  it('the forked child names its parent: ppid is the parent process of the same run', async () => {
+    const job = await loadJob(await collectInputFiles([join(PY_FIXTURES, 'py312')]));
+    expect(job.processes).toHaveLength(2);
+    const child = job.processes.find((p) =>
+      p.snapshots.every((s) => s.context?.ppid !== undefined && job.processes.some((q) => q.pid === s.context?.ppid)),
+    );
+    expect(child).toBeDefined();
+  });
+});
+
+const work = mkdtempSync(join(tmpdir(), 'heaplens-ctx-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+/** A copy of the py312 parent's first dump with its sidecar's context lines edited. */
+async function loadEdited(edit: (lines: string[]) => string[]) {
+  const dir = mkdtempSync(join(work, 'case-'));
+  const src = join(PY_FIXTURES, 'py312');
+  const dump = readdirSync(src).find((n) => /^jeprof\.\d+\.0\.m0\.heap$/.test(n))!;
+  copyFileSync(join(src, dump), join(dir, dump));
+  const lines = readFileSync(join(src, dump + '.pyframes'), 'utf8').split('\n');
+  writeFileSync(join(dir, dump + '.pyframes'), edit(lines).join('\n'));
+  const job = await loadJob(await collectInputFiles([dir]));
+  return { job, sidecar: join(dir, dump + '.pyframes'), dump };
+}
+
+describe('a damaged, newer or foreign context is ignored with a warning; the dump still loads', () => {
+  const cases: [string, (l: string[]) => string[], RegExp][] = [
+    [
+      'newer version',
+      (l) => l.map((x) => (x === 'C context 1' ? `C context ${CONTEXT_VERSION + 1}` : x)),
+      /newer version \(2/,
+    ],
+    [
+      'non-integer value',
+      (l) => l.map((x) => (x.startsWith('C je_allocated ') ? 'C je_allocated 12x' : x)),
+      /je_allocated is not an integer/,
+    ],
+    [
+      'another pid',
+      (l) => l.map((x) => (x.startsWith('C pid ') ? 'C pid 1' : x)),
+      /context is for pid 1 but the dump is pid/,
+    ],
+    ['repeated key', (l) => l.flatMap((x) => (x.startsWith('C rss ') ? [x, x] : [x])), /rss repeats/],
+    ['missing version line', (l) => l.filter((x) => x !== 'C context 1'), /do not start with "C context/],
+    ['extra field', (l) => l.map((x) => (x.startsWith('C hostname ') ? x + ' extra' : x)), /3 fields/],
+  ];
+  for (const [name, edit, message] of cases) {
+    it(name, async () => {
+      const { job, sidecar } = await loadEdited(edit);
+      const w = job.warnings.find((x) => x.message.startsWith('context ignored'));
+      expect(sidecar.endsWith(w?.file ?? '-'), w?.file).toBe(true);
+      expect(w?.message).toMatch(message);
+      expect(job.processes).toHaveLength(1);
+      const p = job.processes[0];
+      expect(p.snapshots[0].context).toBeNull();
+      expect(p.pythonFrames?.frames.size).toBeGreaterThan(0);
+      expect(p.snapshots[0].live.bytes).toBeGreaterThan(0);
+    });
+  }
+
+  it('unknown keys of version 1 are kept aside, not fatal', async () => {
+    const { job } = await loadEdited((l) =>
+      l.flatMap((x) => (x === 'C context 1' ? [x, 'C future_key some%20value'] : [x])),
+    );
+    expect(job.warnings.filter((w) => w.message.startsWith('context'))).toEqual([]);
+    expect(job.processes[0].snapshots[0].context?.extra).toEqual({ future_key: 'some value' });
+  });
+});
+
+describe('context record details', () => {
+  it('cmdline arguments split on NUL, each decoded; cg_max "max" means unlimited', () => {
+    const t = parsePyFrames(
+      'PYFRAMES/1 pid=7 python=-\nC context 1\nC time_real_ns 1796118337741721536\nC pid 7\nC cmdline a%20b%00-%00%2Dx%00\nC cg_version 2\nC cg_max max\nC cg_current 5\nEND 0\n',
+    )!;
+    const r = parseDumpContext(t.contextRecords!, { pids: [t.pid] });
+    expect(r.problem).toBeNull();
+    expect(r.context?.cmdline).toEqual(['a b', '', '-x']);
+    expect(formatCmdline(r.context!.cmdline!)).toBe("'a b' '' -x");
+    expect(r.context?.cgroup).toMatchObject({ max: null, maxUnlimited: true, current: 5 });
+    // ns beyond 2^53 keep sub-millisecond precision
+    expect(r.context?.timeRealMs).toBeCloseTo(1796118337741.72, 2);
+  });
+});

@@ -1,0 +1,239 @@
+import { describe, expect, it } from 'vitest';
+import {
+  decodePseudoAddress,
+  decodePyString,
+  encodePyString,
+  findPyFramesInDump,
+  mergePyFrameTables,
+  parsePyFrames,
+  pyFramesTokenFromMaps,
+  PyFramesReader,
+  MAX_FUNCTION_CHARS,
+  MAX_FILE_CHARS,
+  type PyFrameTable,
+} from './pyframes.js';
+import {
+  childDump,
+  listDumps,
+  parentLastDump,
+  readDump,
+  VERSIONS,
+  workloadLines,
+  type FixtureDump,
+} from '../../fixtures/python/fixture-helpers.js';
+
+function tableOf(d: FixtureDump): PyFrameTable {
+  const t = d.sidecar !== null ? parsePyFrames(d.sidecar, 'sidecar') : findPyFramesInDump(d.text);
+  if (!t) throw new Error(`${d.name}: no table`);
+  return t;
+}
+
+describe('PYFRAMES/1 tables of the real fixture dumps', () => {
+  const tags = workloadLines();
+  for (const v of VERSIONS) {
+    const dumps = listDumps(v);
+    it(`${v}: every pseudo-address in every stack is named by the dump's table`, () => {
+      expect(dumps.length).toBeGreaterThan(0);
+      for (const d of dumps) {
+        const t = tableOf(d);
+        expect(t.complete, d.name).toBe(true);
+        expect(t.problems, d.name).toEqual([]);
+        expect(t.pid).toBe(d.pid);
+        expect(t.python).toMatch(new RegExp('^3\\.' + v.slice(3) + '\\.\\d+$'));
+        expect(t.declaredCount).toBe(t.frames.size);
+        // the table's token is the one the dump's maps name (memfd pyframes-<token>)
+        expect(t.token).toMatch(/^[0-9a-f]{16}$/);
+        expect(pyFramesTokenFromMaps(d.mapsText)).toBe(t.token);
+        let pseudo = 0;
+        for (const r of d.records) {
+          for (const a of r.frames) {
+            const pa = decodePseudoAddress(a);
+            if (!pa) continue;
+            pseudo++;
+            expect(t.frames.has(pa.addr) || t.markers.has(pa.addr), `${d.name}: ${a}`).toBe(true);
+          }
+        }
+        expect(pseudo).toBeGreaterThan(100);
+      }
+    });
+
+    it(`${v}: names the workload's functions at their source lines`, () => {
+      const t = tableOf(parentLastDump(dumps));
+      const has = (fn: string, tag: string): boolean => {
+        const want = tags.get(tag);
+        if (!want) throw new Error(tag);
+        return [...t.frames.values()].some(
+          (e) => e.function === fn && e.line === want.line && want.file.endsWith(e.file.split('/').slice(-2).join('/')),
+        );
+      };
+      expect(has('make_record', 'leak-alloc')).toBe(true);
+      expect(has('leaky_handler', 'leak-call')).toBe(true);
+      expect(has('Pipeline.step', 'pipeline-leak')).toBe(true);
+      expect(has('recurse', 'deep-alloc')).toBe(true);
+      expect(has('scanner', 'scanner-listdir')).toBe(true);
+      // non-ASCII function and a directory with spaces, '%' and non-ASCII letters, decoded exactly
+      expect(has('分配_é', 'unicode-alloc')).toBe(true);
+      expect(has('分配_é.<locals>.<lambda>', 'unicode-lambda')).toBe(true);
+      const uni = [...t.frames.values()].find((e) => e.function === '分配_é');
+      expect(uni?.file.endsWith('/dir with space 100% ünï/模块_mod.py')).toBe(true);
+    });
+  }
+
+  it('the 3.13 set carries its table inside the dump (append mode), after the maps', () => {
+    for (const d of listDumps('py313')) {
+      expect(d.sidecar).toBeNull();
+      const at = d.text.indexOf('\nPYFRAMES/1 ');
+      expect(at).toBeGreaterThan(d.text.indexOf('\nMAPPED_LIBRARIES:'));
+      expect(findPyFramesInDump(d.text)?.source).toBe('dump');
+    }
+    // a sidecar dump has no table inside
+    expect(findPyFramesInDump(listDumps('py312')[0].text)).toBeNull();
+  });
+
+  it('a forked child keeps the parent table and numbers its new frames after it', () => {
+    const dumps = listDumps('py312');
+    const parent0 = dumps.find((d) => d.name.endsWith('.0.m0.heap'));
+    const child = childDump(dumps);
+    if (!parent0 || !child) throw new Error('fixture set incomplete');
+    const pt = tableOf(parent0);
+    const ct = tableOf(child);
+    for (const [a, e] of pt.frames) expect(ct.frames.get(a)).toEqual(e);
+    const maxParentId = Math.max(...[...pt.frames.keys()].map((a) => decodePseudoAddress(a)?.id ?? 0));
+    const childWork = [...ct.frames.values()].filter((e) => e.function === 'child_work');
+    expect(childWork.length).toBeGreaterThan(0);
+    for (const e of childWork) expect(decodePseudoAddress(e.addr)?.id).toBeGreaterThan(maxParentId);
+    // producer statistics are read from the comment line
+    expect(ct.stats.samples).toBeGreaterThan(0);
+    expect(ct.stats.merged).toBeGreaterThan(ct.stats.unmerged);
+  });
+
+  it('merging a series: later tables extend earlier ones, conflicts are reported', () => {
+    const [a, b] = listDumps('py312')
+      .filter((d) => d.name.includes('.0.m0.') || d.name.includes(`.${listDumps('py312')[0].pid}.1.m1.`))
+      .map(tableOf);
+    const { table, conflicts } = mergePyFrameTables([a, b]);
+    expect(conflicts).toEqual([]);
+    expect(table?.frames.size).toBe(b.frames.size);
+    const fake = parsePyFrames('PYFRAMES/1 pid=1\nF 0x7079100000000010 1 1 other other.py\nEND 1\n');
+    if (!fake) throw new Error('parse');
+    expect(mergePyFrameTables([a, fake]).conflicts.length).toBe(1);
+  });
+});
+
+describe('PYFRAMES/1 reader rules', () => {
+  const HEAD = 'PYFRAMES/1 tag=0x7079 kind_shift=44 id_shift=4 pid=42 python=3.12.1';
+
+  it('reads frames, markers and header keys; ignores unknown keys and records', () => {
+    const t = parsePyFrames(
+      [
+        HEAD + ' future_key=zz token=ABCDEF',
+        '# samples=10 merged=9 note=text',
+        'M 0x7079200000000000 entry',
+        'M 0x7079600000000000 someday',
+        'F 0x7079100000000010 22 20 make_record /srv/app.py extra-field',
+        'X whatever this is',
+        'F 0x7079100000000020 0 0 - -',
+        'END 2',
+        'F 0x7079100000000030 1 1 after end',
+      ].join('\n'),
+    );
+    expect(t).not.toBeNull();
+    if (!t) return;
+    expect(t.pid).toBe(42);
+    expect(t.python).toBe('3.12.1');
+    expect(t.token).toBe('abcdef');
+    expect(t.header.future_key).toBe('zz');
+    expect(t.stats).toEqual({ samples: 10, merged: 9 });
+    expect(t.unknownRecords).toBe(1);
+    expect(t.markers.get('0x7079200000000000')).toBe('entry');
+    expect(t.markers.size).toBe(1);
+    expect(t.frames.get('0x7079100000000010')).toEqual({
+      addr: '0x7079100000000010',
+      function: 'make_record',
+      file: '/srv/app.py',
+      line: 22,
+      firstLine: 20,
+    });
+    expect(t.frames.get('0x7079100000000020')).toMatchObject({ function: '', file: '', line: null, firstLine: null });
+    expect(t.frames.has('0x7079100000000030')).toBe(false);
+    expect(t.complete).toBe(true);
+    expect(t.problems).toEqual([]);
+  });
+
+  it('flags a missing END and a count mismatch, keeps what it read', () => {
+    const cut = parsePyFrames(HEAD + '\nF 0x7079100000000010 22 20 f a.py\nF 0x70791000000000');
+    expect(cut?.complete).toBe(false);
+    expect(cut?.frames.size).toBe(1);
+    expect(cut?.problems.some((p) => /no END/.test(p.message))).toBe(true);
+    const bad = parsePyFrames(HEAD + '\nF 0x7079100000000010 22 20 f a.py\nEND 5\n');
+    expect(bad?.complete).toBe(true);
+    expect(bad?.problems[0].message).toMatch(/declares 5/);
+  });
+
+  it('rejects text without a header or with another major version', () => {
+    expect(parsePyFrames('F 0x7079100000000010 1 1 f a.py\n')).toBeNull();
+    expect(parsePyFrames('PYFRAMES/2 pid=1\nEND 0\n')).toBeNull();
+    expect(parsePyFrames('')).toBeNull();
+  });
+
+  it('treats strings as untrusted: percent-decoding, control characters, bounds', () => {
+    expect(decodePyString('dir%20with%20space%20100%25%20%C3%BCn%C3%AF', 100)).toBe('dir with space 100% ünï');
+    expect(decodePyString('-', 10)).toBe('');
+    expect(decodePyString('%2D', 10)).toBe('-');
+    expect(decodePyString('a%0Ab%1B[31m%00', 100)).toBe('a\uFFFDb\uFFFD[31m\uFFFD');
+    expect(decodePyString('%E2%80%AEevil', 100)).toBe('\uFFFDevil'); // bidi override
+    expect(decodePyString('%FF%FE', 100)).toBe('\uFFFD\uFFFD'); // invalid UTF-8 (surrogateescape bytes)
+    expect(decodePyString('100%', 100)).toBe('100%'); // malformed escapes stay literal
+    expect(decodePyString('%zz', 100)).toBe('%zz');
+    expect(decodePyString('a'.repeat(5000), MAX_FUNCTION_CHARS)).toBe('a'.repeat(MAX_FUNCTION_CHARS) + '\u2026');
+    const long = parsePyFrames(
+      `${HEAD}\nF 0x7079100000000010 1 1 ${'x'.repeat(200000)} ${'y'.repeat(200000)}\nEND 1\n`,
+    );
+    const e = long?.frames.get('0x7079100000000010');
+    expect(e?.function.length).toBe(MAX_FUNCTION_CHARS + 1);
+    expect(e?.file.length).toBe(MAX_FILE_CHARS + 1);
+  });
+
+  it('encodes the way the producer does (round trip)', () => {
+    for (const s of ['分配_é', 'dir with space 100% ünï/模块_mod.py', '-lead', '<lambda>', 'a\tb']) {
+      const enc = encodePyString(s);
+      expect(enc).toMatch(/^[\x21-\x7e]+$/);
+      expect(decodePyString(enc, 1000)).toBe(s.replace('\t', '\uFFFD'));
+    }
+    expect(encodePyString('')).toBe('-');
+    expect(encodePyString('-x')).toBe('%2Dx');
+  });
+
+  it('undoes a "-1" on tagged values and tells addresses from pseudo-addresses', () => {
+    expect(decodePseudoAddress('0x707910000000000f')).toEqual({ addr: '0x7079100000000010', kind: 1, id: 1 });
+    expect(decodePseudoAddress('0x7079400000000000')).toEqual({ addr: '0x7079400000000000', kind: 4, id: 0 });
+    expect(decodePseudoAddress('0x70793fffffffffff')).toEqual({ addr: '0x7079400000000000', kind: 4, id: 0 });
+    expect(decodePseudoAddress('0x7f4bc7446b86')).toBeNull();
+    expect(decodePseudoAddress('0x5059000005000083')).toBeNull(); // systing's tag is another format
+    expect(decodePseudoAddress('0x5059000005000083', { tagHex: '5059', kindShift: 44, idShift: 4 })).not.toBeNull();
+  });
+
+  it('honours a declared tag and CRLF line ends', () => {
+    const t = parsePyFrames(
+      'PYFRAMES/1 tag=0x7a7a kind_shift=44 id_shift=4\r\nF 0x7a7a100000000010 3 1 f a.py\r\nEND 1\r\n',
+    );
+    expect(t?.tagHex).toBe('7a7a');
+    expect(t?.frames.get('0x7a7a100000000010')?.function).toBe('f');
+    expect(t?.problems).toEqual([]);
+  });
+
+  it('streams: a dump reader can feed lines after the maps', () => {
+    const d = readDump('py313', listDumps('py313')[0].name);
+    const lines = d.text.split('\n');
+    const r = new PyFramesReader('dump');
+    let started = false;
+    for (const l of lines) {
+      if (!started && !l.startsWith('PYFRAMES/')) continue;
+      started = true;
+      if (!r.push(l)) break;
+    }
+    const t = r.finish();
+    expect(t?.complete).toBe(true);
+    expect(t?.frames.size).toBe(findPyFramesInDump(d.text)?.frames.size);
+  });
+});

@@ -1,0 +1,489 @@
+// Reader of PYFRAMES/1 frame tables (docs/pyframes-format.md): the names of the Python frames that
+// libheaplens_capture (or any producer of the format) put into jemalloc stacks as pseudo-addresses.
+// The table is in a sidecar `<dump>.pyframes`, or appended to the dump after its maps section.
+// Everything in it comes from the profiled process: strings are decoded defensively and bounded.
+
+import type { InputFile } from './input-file.js';
+
+export type PyMarkerKind = 'entry' | 'unmerged' | 'truncated' | 'unknown';
+
+/** Kind field of a pseudo-address (bits 44..47 with the default layout). */
+export const PY_KIND_FRAME = 1;
+export const PY_KIND_ENTRY = 2;
+export const PY_KIND_UNMERGED = 3;
+export const PY_KIND_TRUNCATED = 4;
+export const PY_KIND_UNKNOWN = 5;
+
+export interface PyFrameEntry {
+  /** normalized pseudo-address ("0x7079…", lowercase) */
+  addr: string;
+  /** qualname (co_qualname), decoded; "" when the producer wrote "-" */
+  function: string;
+  file: string;
+  /** the line executing in the frame; null when unknown (0 or negative in the table) */
+  line: number | null;
+  /** co_firstlineno; null when unknown */
+  firstLine: number | null;
+}
+
+export interface PyFramesProblem {
+  /** 1-based line within the table text */
+  line: number;
+  message: string;
+}
+
+export interface PyFrameTable {
+  /** format major version (1) */
+  version: number;
+  /** top 16 bits of every pseudo-address, as 4 lowercase hex digits ("7079") */
+  tagHex: string;
+  kindShift: number;
+  idShift: number;
+  pid: number | null;
+  python: string | null;
+  token: string | null;
+  granularity: 'line' | 'function';
+  /** every key=value of the header, decoded and bounded (unknown keys kept for display) */
+  header: Record<string, string>;
+  /** producer statistics from `# key=value` comment lines (numbers only) */
+  stats: Record<string, number>;
+  frames: Map<string, PyFrameEntry>;
+  markers: Map<string, PyMarkerKind>;
+  /** false when the END line is missing (writer died mid-write, or the file was cut) */
+  complete: boolean;
+  /** the count the END line declared, null without END */
+  declaredCount: number | null;
+  /** records with an unknown letter, skipped */
+  unknownRecords: number;
+  problems: PyFramesProblem[];
+  source: 'sidecar' | 'dump' | 'text';
+  /** the dump's context records (`C <key> <value>`, §5a), raw; read by core/formats/dump-context.ts */
+  contextRecords?: { line: number; fields: string[] }[];
+}
+
+/** Bounds on untrusted text (characters after decoding). */
+export const MAX_FUNCTION_CHARS = 1024;
+export const MAX_FILE_CHARS = 4096;
+/** Encoded fields longer than this are cut before decoding (worst case 12 encoded bytes per char). */
+const MAX_FIELD_BYTES = 12 * MAX_FILE_CHARS;
+const MAX_PROBLEMS = 100;
+/** context records kept per table (core/formats/dump-context.ts refuses more than it knows to expect) */
+const MAX_CONTEXT_RECORDS = 256;
+
+const HEADER_PREFIX = 'PYFRAMES/';
+
+/** True for the first line of a table (also used to find it after MAPPED_LIBRARIES). */
+export function isPyFramesHeaderLine(line: string): boolean {
+  return line.startsWith(HEADER_PREFIX);
+}
+
+// Characters never shown as-is: C0/C1 controls, DEL, and bidi overrides/isolates (which can make a
+// name display as something else).
+const UNSAFE_CHARS = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+
+/** Replaces control and bidi-control characters with U+FFFD and bounds the length (adds "…"). */
+export function sanitizeDisplayText(s: string, maxChars: number): string {
+  let out = s.replace(UNSAFE_CHARS, '\uFFFD');
+  if (out.length > maxChars) out = out.slice(0, maxChars) + '\u2026';
+  return out;
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: false });
+const utf8Encoder = new TextEncoder();
+
+function hexVal(c: number): number {
+  if (c >= 48 && c <= 57) return c - 48;
+  if (c >= 65 && c <= 70) return c - 55;
+  if (c >= 97 && c <= 102) return c - 87;
+  return -1;
+}
+
+/**
+ * Decodes one PYFRAMES string field: "-" is the empty string, %XX are bytes, the bytes are UTF-8
+ * (invalid sequences become U+FFFD), then control characters are replaced and the length bounded.
+ * A malformed escape ("%4", "%zz") is kept literally.
+ */
+export function decodePyString(field: string, maxChars: number): string {
+  if (field === '-') return '';
+  const raw = field.length > MAX_FIELD_BYTES ? field.slice(0, MAX_FIELD_BYTES) : field;
+  const bytes: number[] = [];
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw.charCodeAt(i);
+    if (c === 37 /* % */ && i + 2 < raw.length) {
+      const hi = hexVal(raw.charCodeAt(i + 1));
+      const lo = hexVal(raw.charCodeAt(i + 2));
+      if (hi >= 0 && lo >= 0) {
+        bytes.push(hi * 16 + lo);
+        i += 2;
+        continue;
+      }
+    }
+    if (c < 0x80) bytes.push(c);
+    else {
+      // the format is ASCII; a stray non-ASCII character is kept as its own UTF-8
+      const cp = raw.codePointAt(i) ?? 0xfffd;
+      if (cp > 0xffff) i++;
+      for (const b of utf8Encoder.encode(String.fromCodePoint(cp))) bytes.push(b);
+    }
+  }
+  return sanitizeDisplayText(utf8.decode(Uint8Array.from(bytes)), maxChars);
+}
+
+/** Encodes a string the way producers must (for tests and writers of the format). */
+export function encodePyString(s: string): string {
+  if (s === '') return '-';
+  const bytes = utf8Encoder.encode(s);
+  let out = '';
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i];
+    if (b <= 0x20 || b === 0x25 || b >= 0x7f || (i === 0 && b === 0x2d)) {
+      out += '%' + b.toString(16).toUpperCase().padStart(2, '0');
+    } else out += String.fromCharCode(b);
+  }
+  return out;
+}
+
+const HEX_ADDR = /^0x[0-9a-f]{1,16}$/;
+
+/**
+ * Normalizes an address string to the form jemalloc prints ("0x…", lowercase, no padding); null if
+ * it is not a 64-bit hex address.
+ */
+export function normalizeHexAddress(s: string): string | null {
+  let t = s.toLowerCase();
+  if (!t.startsWith('0x')) return null;
+  let i = 2;
+  while (i < t.length - 1 && t[i] === '0') i++;
+  t = '0x' + t.slice(i);
+  return HEX_ADDR.test(t) ? t : null;
+}
+
+export interface PseudoAddressLayout {
+  tagHex: string;
+  kindShift: number;
+  idShift: number;
+}
+
+export const DEFAULT_LAYOUT: PseudoAddressLayout = { tagHex: '7079', kindShift: 44, idShift: 4 };
+
+export interface PseudoAddress {
+  /** the canonical pseudo-address (a "-1" applied by a tool undone) */
+  addr: string;
+  kind: number;
+  id: number;
+}
+
+/**
+ * Decodes a tagged value; null for an ordinary address. A value whose low 4 bits are all ones had 1
+ * subtracted (jeprof does that to caller addresses): it is rounded up to the multiple of 16.
+ */
+export function decodePseudoAddress(hex: string, layout: PseudoAddressLayout = DEFAULT_LAYOUT): PseudoAddress | null {
+  // fast path on the string: the tag occupies the top 16 bits, so a tagged value has 16 digits
+  const h = hex.length === 18 ? hex.toLowerCase() : null;
+  if (h === null || !h.startsWith('0x' + layout.tagHex)) return null;
+  let v = BigInt(h);
+  if ((v & 0xfn) === 0xfn) v += 1n;
+  if (v >> 48n !== BigInt('0x' + layout.tagHex)) return null;
+  const kind = Number((v >> BigInt(layout.kindShift)) & 0xfn);
+  const idBits = layout.kindShift - layout.idShift;
+  const id = Number((v >> BigInt(layout.idShift)) & ((1n << BigInt(idBits)) - 1n));
+  return { addr: '0x' + v.toString(16), kind, id };
+}
+
+const MARKER_NAMES: Record<string, PyMarkerKind> = {
+  entry: 'entry',
+  unmerged: 'unmerged',
+  truncated: 'truncated',
+  unknown: 'unknown',
+};
+
+function parseIntField(s: string): number | null {
+  if (!/^-?\d{1,10}$/.test(s)) return null;
+  return Number(s);
+}
+
+/**
+ * Incremental reader: feed lines (without their newline), starting at the header line.
+ * Used directly by a dump reader that meets `PYFRAMES/` after its maps section.
+ */
+export class PyFramesReader {
+  private table: PyFrameTable | null = null;
+  private lineNo = 0;
+  private ended = false;
+  private frameLines = 0;
+  private readonly headerProblems: PyFramesProblem[] = [];
+
+  constructor(private readonly source: PyFrameTable['source']) {}
+
+  /** Feeds one line; returns false once the table has ended (END seen) or cannot start. */
+  push(rawLine: string): boolean {
+    this.lineNo++;
+    if (this.ended) return false;
+    const line = rawLine.endsWith('\r') ? rawLine.slice(0, -1) : rawLine;
+    if (this.table === null) {
+      if (line.trim() === '') return true;
+      this.table = this.parseHeader(line);
+      return this.table !== null;
+    }
+    const t = this.table;
+    if (line.trim() === '' || line.startsWith('#')) {
+      if (line.startsWith('#')) this.parseComment(line, t);
+      return true;
+    }
+    const f = line.split(/[ \t]+/);
+    switch (f[0]) {
+      case 'F':
+        this.parseFrame(f, t);
+        return true;
+      case 'M':
+        this.parseMarker(f, t);
+        return true;
+      case 'C':
+        // a context has ~30 records; a runaway producer is cut here and the reader calls it damaged
+        t.contextRecords ??= [];
+        if (t.contextRecords.length <= MAX_CONTEXT_RECORDS)
+          t.contextRecords.push({ line: this.lineNo, fields: f.slice(1) });
+        return true;
+      case 'END': {
+        this.ended = true;
+        t.complete = true;
+        const n = f.length > 1 ? parseIntField(f[1]) : null;
+        t.declaredCount = n;
+        if (n === null) this.problem(t, 'END without a count');
+        else if (n !== this.frameLines)
+          this.problem(t, `END declares ${n} frames, the table has ${this.frameLines} F lines`);
+        return false;
+      }
+      default:
+        t.unknownRecords++;
+        return true;
+    }
+  }
+
+  /** The table read so far (null when no valid header was seen). Flags a missing END. */
+  finish(): PyFrameTable | null {
+    const t = this.table;
+    if (t && !this.ended && !t.problems.some((p) => p.message.startsWith('no END'))) {
+      t.problems.push({
+        line: this.lineNo,
+        message: 'no END line: the table may be incomplete (writer stopped or file cut)',
+      });
+    }
+    return t;
+  }
+
+  get headerProblemsSeen(): readonly PyFramesProblem[] {
+    return this.headerProblems;
+  }
+
+  private problem(t: PyFrameTable, message: string): void {
+    if (t.problems.length < MAX_PROBLEMS) t.problems.push({ line: this.lineNo, message });
+  }
+
+  private parseHeader(line: string): PyFrameTable | null {
+    if (!line.startsWith(HEADER_PREFIX)) {
+      this.headerProblems.push({ line: this.lineNo, message: 'not a PYFRAMES table (missing header)' });
+      return null;
+    }
+    const fields = line.split(/[ \t]+/);
+    const version = Number(fields[0].slice(HEADER_PREFIX.length));
+    if (!Number.isInteger(version) || version !== 1) {
+      this.headerProblems.push({
+        line: this.lineNo,
+        message: `unsupported table version ${sanitizeDisplayText(fields[0], 32)}`,
+      });
+      return null;
+    }
+    const header: Record<string, string> = {};
+    for (const kv of fields.slice(1, 64)) {
+      const eq = kv.indexOf('=');
+      if (eq <= 0) continue;
+      const key = sanitizeDisplayText(kv.slice(0, eq), 64);
+      header[key] = decodePyString(kv.slice(eq + 1), 256);
+    }
+    const t: PyFrameTable = {
+      version,
+      tagHex: '7079',
+      kindShift: 44,
+      idShift: 4,
+      pid: null,
+      python: null,
+      token: null,
+      granularity: header.granularity === 'function' ? 'function' : 'line',
+      header,
+      stats: {},
+      frames: new Map(),
+      markers: new Map(),
+      complete: false,
+      declaredCount: null,
+      unknownRecords: 0,
+      problems: [],
+      source: this.source,
+    };
+    if (header.tag !== undefined) {
+      const m = /^0x([0-9a-fA-F]{1,4})$/.exec(header.tag);
+      if (m && parseInt(m[1], 16) >= 0x10 && parseInt(m[1], 16) <= 0xfffe)
+        t.tagHex = parseInt(m[1], 16).toString(16).padStart(4, '0');
+      else this.problem(t, `bad tag= value, using 0x7079`);
+    }
+    const ks = header.kind_shift !== undefined ? parseIntField(header.kind_shift) : 44;
+    const is = header.id_shift !== undefined ? parseIntField(header.id_shift) : 4;
+    if (ks !== null && is !== null && is >= 0 && ks > is && ks <= 44) {
+      t.kindShift = ks;
+      t.idShift = is;
+    } else this.problem(t, 'bad kind_shift/id_shift, using 44/4');
+    if (header.pid !== undefined) t.pid = parseIntField(header.pid);
+    if (header.python !== undefined && /^\d+\.\d+(\.\d+)?[a-z0-9+]*$/.test(header.python)) t.python = header.python;
+    if (header.token !== undefined && /^[0-9a-fA-F]{1,64}$/.test(header.token)) t.token = header.token.toLowerCase();
+    return t;
+  }
+
+  private parseComment(line: string, t: PyFrameTable): void {
+    for (const kv of line
+      .slice(1)
+      .trim()
+      .split(/[ \t]+/)
+      .slice(0, 64)) {
+      const m = /^([A-Za-z_][A-Za-z0-9_]{0,63})=(\d{1,19})$/.exec(kv);
+      if (m) t.stats[m[1]] = Number(m[2]);
+    }
+  }
+
+  private layout(t: PyFrameTable): PseudoAddressLayout {
+    return { tagHex: t.tagHex, kindShift: t.kindShift, idShift: t.idShift };
+  }
+
+  private parseFrame(f: string[], t: PyFrameTable): void {
+    this.frameLines++;
+    if (f.length < 6) {
+      this.problem(t, 'F line with fewer than 5 fields, skipped');
+      return;
+    }
+    const addr = normalizeHexAddress(f[1]);
+    const pa = addr ? decodePseudoAddress(addr, this.layout(t)) : null;
+    if (!pa || pa.kind !== PY_KIND_FRAME) {
+      this.problem(t, 'F line whose address is not a frame pseudo-address, skipped');
+      return;
+    }
+    const line = parseIntField(f[2]);
+    const first = parseIntField(f[3]);
+    if (t.frames.has(pa.addr)) this.problem(t, `duplicate F line for ${pa.addr}; the last one is used`);
+    t.frames.set(pa.addr, {
+      addr: pa.addr,
+      function: decodePyString(f[4], MAX_FUNCTION_CHARS),
+      file: decodePyString(f[5], MAX_FILE_CHARS),
+      line: line !== null && line > 0 ? line : null,
+      firstLine: first !== null && first > 0 ? first : null,
+    });
+  }
+
+  private parseMarker(f: string[], t: PyFrameTable): void {
+    if (f.length < 3) {
+      this.problem(t, 'M line with fewer than 2 fields, skipped');
+      return;
+    }
+    const addr = normalizeHexAddress(f[1]);
+    const pa = addr ? decodePseudoAddress(addr, this.layout(t)) : null;
+    const kind = MARKER_NAMES[f[2]];
+    if (!pa || kind === undefined) return; // unknown marker names are future extensions
+    t.markers.set(pa.addr, kind);
+  }
+}
+
+/** Parses a whole table (a sidecar's text, or any text whose first non-blank line is the header). */
+export function parsePyFrames(text: string, source: PyFrameTable['source'] = 'text'): PyFrameTable | null {
+  const r = new PyFramesReader(source);
+  let start = 0;
+  while (start <= text.length) {
+    let end = text.indexOf('\n', start);
+    if (end < 0) end = text.length;
+    if (!r.push(text.slice(start, end))) break;
+    start = end + 1;
+  }
+  return r.finish();
+}
+
+/**
+ * Finds a table appended to a dump: a `PYFRAMES/` line after `MAPPED_LIBRARIES:` (or anywhere, for a
+ * dump without maps). Returns null when the dump has none.
+ */
+export function findPyFramesInDump(dumpText: string): PyFrameTable | null {
+  let at = -1;
+  if (dumpText.startsWith(HEADER_PREFIX)) at = 0;
+  else {
+    const maps = dumpText.indexOf('\nMAPPED_LIBRARIES:');
+    at = dumpText.indexOf('\n' + HEADER_PREFIX, maps >= 0 ? maps : 0);
+    if (at >= 0) at += 1;
+  }
+  if (at < 0) return null;
+  return parsePyFrames(dumpText.slice(at), 'dump');
+}
+
+/**
+ * Combines the tables of one process's dumps (each is cumulative, so later tables extend earlier
+ * ones). An address named differently by two tables (a reused pid, a stale sidecar) is reported and
+ * the later name kept.
+ */
+export function mergePyFrameTables(tables: readonly PyFrameTable[]): {
+  table: PyFrameTable | null;
+  conflicts: string[];
+} {
+  if (tables.length === 0) return { table: null, conflicts: [] };
+  if (tables.length === 1) return { table: tables[0], conflicts: [] };
+  const last = tables[tables.length - 1];
+  const merged: PyFrameTable = {
+    ...last,
+    frames: new Map(),
+    markers: new Map(),
+    problems: [],
+    header: { ...last.header },
+    stats: { ...last.stats },
+  };
+  const conflicts: string[] = [];
+  for (const t of tables) {
+    if (t.tagHex !== last.tagHex || t.kindShift !== last.kindShift || t.idShift !== last.idShift) {
+      conflicts.push(`a table uses another pseudo-address layout (tag 0x${t.tagHex}); not merged`);
+      continue;
+    }
+    for (const [a, e] of t.frames) {
+      const prev = merged.frames.get(a);
+      if (prev && (prev.function !== e.function || prev.file !== e.file || prev.line !== e.line)) {
+        if (conflicts.length < 20) conflicts.push(`${a} is ${prev.function} in one table and ${e.function} in another`);
+      }
+      merged.frames.set(a, e);
+    }
+    for (const [a, k] of t.markers) merged.markers.set(a, k);
+    merged.problems.push(...t.problems.slice(0, MAX_PROBLEMS - merged.problems.length));
+  }
+  merged.complete = tables.every((t) => t.complete);
+  return { table: merged, conflicts };
+}
+
+/** Sidecars larger than this are read only up to it (a table is ~100 bytes per frame row). */
+export const MAX_SIDECAR_BYTES = 256 * 1024 * 1024;
+
+/** Reads a `<dump>.pyframes` sidecar; null when it is not a PYFRAMES table. */
+export async function readPyFramesSidecar(file: InputFile): Promise<PyFrameTable | null> {
+  const bytes = await file.read(0, Math.min(file.size, MAX_SIDECAR_BYTES));
+  const t = parsePyFrames(new TextDecoder('utf-8').decode(bytes), 'sidecar');
+  if (t && file.size > MAX_SIDECAR_BYTES)
+    t.problems.push({ line: 0, message: `only the first ${MAX_SIDECAR_BYTES} bytes were read` });
+  return t;
+}
+
+/** The sidecar names a dump may have: `<dump>.pyframes`, and for a compressed copy the name without `.gz`. */
+export function sidecarPathsFor(dumpPath: string): string[] {
+  const out = [dumpPath + '.pyframes'];
+  if (dumpPath.endsWith('.gz')) out.push(dumpPath.slice(0, -3) + '.pyframes');
+  return out;
+}
+
+/**
+ * The token of the table that belongs to a dump, from its maps: the producer maps a memfd named
+ * `pyframes-<token>` (shown as `/memfd:pyframes-<token> (deleted)`). null when the maps have none.
+ */
+export function pyFramesTokenFromMaps(mapsText: string | null | undefined): string | null {
+  if (!mapsText) return null;
+  const m = /\/memfd:pyframes-([0-9a-fA-F]{1,64})(?=[\s]|$)/m.exec(mapsText);
+  return m ? m[1].toLowerCase() : null;
+}

@@ -1,0 +1,264 @@
+// A pool of workers reading dumps in parallel for loadJob (one dump per task, all cores), whatever
+// the workers are: Node worker threads (node/io/dump-pool.ts) or Web Workers (the app's analysis
+// worker). A task that kills its worker (out of memory, a crash) fails alone, as a warning naming its
+// file, and the worker is replaced; workers that cannot start at all make the pool read in this
+// thread. Cancelling terminates the busy workers at once (a message would wait for the parse).
+
+import type { Inflater } from '../formats/inflate.js';
+import type { InputFile } from '../formats/input-file.js';
+import { dumpTaskTransfer, runDumpTask, type DumpTask, type DumpTaskResult } from './dump-task.js';
+import type { DumpRunner } from './load-job.js';
+import type { SnapshotMeta } from '../model/process-builder.js';
+
+/** What a worker is told: a task id, where its file is (host-specific `file`), and the snapshot's meta. */
+export interface ToDumpWorker<F> {
+  id: number;
+  file: F;
+  path: string;
+  size: number;
+  mtimeMs: number | null;
+  meta: SnapshotMeta;
+  /** a stack-words buffer to reuse (transferred): an earlier task's, whose merge is done */
+  words?: ArrayBuffer;
+}
+
+/** What a worker says. `read` asks the pool's thread for bytes it cannot reach itself (Electron host files). */
+export type FromDumpWorker =
+  | { ready: true }
+  | { id: number; bytes: number }
+  | { id: number; result: DumpTaskResult }
+  | { id: number; error: string }
+  | { read: number; source: string; offset: number; length: number };
+
+export type ReadReply = { readReply: number; bytes: Uint8Array } | { readReply: number; error: string };
+
+export interface PoolWorker {
+  post(msg: ToDumpWorker<unknown> | ReadReply, transfer?: ArrayBuffer[]): void;
+  terminate(): void;
+  /** Node: whether the worker keeps the process alive (only while it has a task) */
+  keepAlive?(on: boolean): void;
+}
+
+export interface DumpPoolHost<F> {
+  size: number;
+  /** starts a worker; it must call `message` for each message and `lost` when it dies */
+  spawn(message: (m: FromDumpWorker) => void, lost: (why: string) => void): PoolWorker;
+  /** where a worker finds this task's file; null to read it in this thread */
+  locate(file: InputFile): F | null;
+  inflate: Inflater | null;
+  /** bytes for a worker's `read` request */
+  read?(source: string, offset: number, length: number): Promise<Uint8Array>;
+}
+
+export interface DumpPool {
+  readonly size: number;
+  run: DumpRunner;
+  /**
+   * Hands back a task's stack-words buffer once its merge is done: the next task's worker gets it (transferred)
+   * instead of allocating one, so a long load does not leave a dump's words as garbage on both sides each time.
+   */
+  recycle(words: ArrayBuffer): void;
+  /** terminates the workers */
+  close(): void;
+}
+
+/** Buffers kept for reuse, at most (a few per worker: tasks in flight ahead of the merge). */
+const MAX_SPARE_BUFFERS = 8;
+
+interface Job<F> {
+  msg: ToDumpWorker<F>;
+  task: DumpTask;
+  signal: AbortSignal | undefined;
+  onBytes: (n: number) => void;
+  resolve: (r: DumpTaskResult) => void;
+  reject: (e: unknown) => void;
+}
+
+interface Slot<F> {
+  worker: PoolWorker;
+  job: Job<F> | null;
+  /** the worker has loaded its code (a failure before that is the pool's, not the file's) */
+  ready: boolean;
+}
+
+export function createDumpPool<F>(host: DumpPoolHost<F>): DumpPool {
+  const size = Math.max(1, host.size);
+  const slots: Slot<F>[] = [];
+  const queue: Job<F>[] = [];
+  const spare: ArrayBuffer[] = [];
+  let nextId = 1;
+  let closed = false;
+  // Set when workers cannot start at all: then every task runs in this thread instead.
+  let broken = false;
+
+  const inThread = (task: DumpTask, onBytes: (n: number) => void, signal?: AbortSignal) =>
+    runDumpTask(task, { onBytes, inflate: host.inflate, ...(signal ? { signal } : {}) });
+
+  const spawn = (): Slot<F> => {
+    const slot = { job: null, ready: false } as unknown as Slot<F>;
+    const message = (m: FromDumpWorker) => {
+      if ('ready' in m) {
+        slot.ready = true;
+        return;
+      }
+      if ('read' in m) {
+        const reply = (r: ReadReply, t: ArrayBuffer[] = []) => slot.worker.post(r, t);
+        if (!host.read) return reply({ readReply: m.read, error: 'no host file access' });
+        host.read(m.source, m.offset, m.length).then(
+          (bytes) => reply({ readReply: m.read, bytes }, [bytes.buffer as ArrayBuffer]),
+          (e: unknown) => reply({ readReply: m.read, error: e instanceof Error ? e.message : String(e) }),
+        );
+        return;
+      }
+      const job = slot.job;
+      if (!job || job.msg.id !== m.id) return;
+      if ('bytes' in m) return job.onBytes(m.bytes);
+      slot.job = null;
+      slot.worker.keepAlive?.(false);
+      if ('result' in m) job.resolve(m.result);
+      else job.reject(new Error(m.error));
+      pump();
+    };
+    const lost = (why: string) => {
+      const i = slots.indexOf(slot);
+      if (i < 0) return; // terminated by us
+      slots.splice(i, 1);
+      const job = slot.job;
+      slot.job = null;
+      if (!slot.ready) {
+        broken = true;
+        for (const j of [...(job ? [job] : []), ...queue.splice(0)])
+          inThread(j.task, j.onBytes, j.signal).then(j.resolve, j.reject);
+        return;
+      }
+      // The file's own failure: the other tasks go on, in fresh workers.
+      if (job)
+        job.resolve({
+          file: job.msg.path,
+          warnings: [{ file: job.msg.path, message: `could not be read: ${why}` }],
+          parsed: null,
+        });
+      pump();
+    };
+    slot.worker = host.spawn(message, lost);
+    slots.push(slot);
+    return slot;
+  };
+
+  const pump = () => {
+    while (queue.length > 0 && !closed) {
+      let slot = slots.find((s) => s.job === null);
+      if (!slot) {
+        if (slots.length >= size) return;
+        slot = spawn();
+      }
+      const job = queue.shift() as Job<F>;
+      slot.job = job;
+      slot.worker.keepAlive?.(true);
+      const words = spare.pop();
+      if (words) slot.worker.post({ ...job.msg, words }, [words]);
+      else slot.worker.post(job.msg);
+    }
+  };
+
+  const run: DumpRunner = (task, onBytes, signal) => {
+    const where = closed || broken ? null : host.locate(task.file);
+    if (where === null) return inThread(task, onBytes, signal);
+    signal?.throwIfAborted();
+    return new Promise<DumpTaskResult>((resolve, reject) => {
+      const f = task.file;
+      const msg: ToDumpWorker<F> = {
+        id: nextId++,
+        file: where,
+        path: f.path,
+        size: f.size,
+        mtimeMs: f.mtimeMs,
+        meta: task.meta,
+      };
+      const onAbort = () => {
+        const q = queue.indexOf(job);
+        if (q >= 0) queue.splice(q, 1);
+        const slot = slots.find((s) => s.job === job);
+        if (slot) {
+          slot.job = null;
+          slots.splice(slots.indexOf(slot), 1);
+          slot.worker.terminate();
+        }
+        reject(signal?.reason ?? new Error('cancelled'));
+      };
+      const settle =
+        <T>(fn: (v: T) => void) =>
+        (v: T) => {
+          signal?.removeEventListener('abort', onAbort);
+          fn(v);
+        };
+      const job: Job<F> = { msg, task, signal, onBytes, resolve: settle(resolve), reject: settle(reject) };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      queue.push(job);
+      pump();
+    });
+  };
+
+  return {
+    size,
+    run,
+    recycle(words) {
+      if (!closed && !broken && spare.length < MAX_SPARE_BUFFERS && words.byteLength > 0) spare.push(words);
+    },
+    close() {
+      closed = true;
+      spare.length = 0;
+      for (const s of slots.splice(0)) s.worker.terminate();
+    },
+  };
+}
+
+export interface WorkerPort {
+  post(msg: FromDumpWorker, transfer?: ArrayBuffer[]): void;
+  onMessage(handler: (msg: ToDumpWorker<unknown> | ReadReply) => void): void;
+}
+
+/**
+ * The worker's side: reads one dump per message and posts the result with its typed arrays
+ * transferred. `open` makes the task's InputFile; `ask` reads through the pool's thread.
+ */
+export function serveDumpTasks<F>(
+  port: WorkerPort,
+  open: (
+    msg: ToDumpWorker<F>,
+    ask: (source: string, offset: number, length: number) => Promise<Uint8Array>,
+  ) => InputFile,
+  inflate: Inflater | null,
+): void {
+  let nextRead = 1;
+  const reads = new Map<number, { resolve: (b: Uint8Array) => void; reject: (e: Error) => void }>();
+  const ask = (source: string, offset: number, length: number) =>
+    new Promise<Uint8Array>((resolve, reject) => {
+      const read = nextRead++;
+      reads.set(read, { resolve, reject });
+      port.post({ read, source, offset, length });
+    });
+  port.onMessage((m) => {
+    if ('readReply' in m) {
+      const r = reads.get(m.readReply);
+      reads.delete(m.readReply);
+      if ('bytes' in m) r?.resolve(m.bytes);
+      else r?.reject(new Error(m.error));
+      return;
+    }
+    const msg = m as ToDumpWorker<F>;
+    const file = open(msg, ask);
+    runDumpTask(
+      { file, meta: msg.meta },
+      {
+        inflate,
+        onBytes: (bytes) => port.post({ id: msg.id, bytes }),
+        ...(msg.words ? { words: new Uint32Array(msg.words) } : {}),
+      },
+    ).then(
+      (result) => port.post({ id: msg.id, result }, dumpTaskTransfer(result)),
+      (e: unknown) => port.post({ id: msg.id, error: e instanceof Error ? e.message : String(e) }),
+    );
+  });
+  port.post({ ready: true });
+}

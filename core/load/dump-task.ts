@@ -1,0 +1,261 @@
+// One dump read on its own: the unit of work of the parallel loader (a worker thread or Web Worker per
+// task, or in-thread). Stacks are interned per task; the merging thread re-interns each task's distinct
+// stacks into its process (mergeDumpTask), so ids, rows and sums come out exactly as a serial read.
+
+import type { InputFile } from '../formats/input-file.js';
+import type { Inflater } from '../formats/inflate.js';
+import { readDump } from '../formats/read-dump.js';
+import type { LoadWarning, Snapshot } from '../model/model.js';
+import { SnapshotBuilder, type ProcessBuilder, type SnapshotMeta, type StackInterner } from '../model/process-builder.js';
+
+export interface DumpTask {
+  file: InputFile;
+  meta: SnapshotMeta;
+}
+
+/** The parts of the parser's info the merge still needs (maps and Python tables, read per process). */
+export interface DumpTaskInfo {
+  mapsText: string | null;
+  mapsFirstLine: number;
+  mapsComplete: boolean;
+  /** text after the maps that starts with a known trailer header (a PYFRAMES/1 table), else null */
+  trailerText: string | null;
+}
+
+export interface DumpTaskResult {
+  file: string;
+  /** the file's own warnings, in the order a serial read gives them */
+  warnings: LoadWarning[];
+  /** null when the file was skipped (unreadable, or not a heap profile) */
+  parsed: {
+    /** stackIds index this task's own stacks */
+    snapshot: Snapshot;
+    /** task stack k is stackWords[2·stackOffsets[k] .. 2·stackOffsets[k+1]) as (hi, lo) address words */
+    stackOffsets: Uint32Array;
+    stackWords: Uint32Array;
+    info: DumpTaskInfo;
+  } | null;
+}
+
+export interface DumpTaskOptions {
+  signal?: AbortSignal;
+  onBytes?: (bytesRead: number) => void;
+  inflate?: Inflater | null;
+  /** a buffer for the task's stack words (one an earlier task's merge is done with), grown when too small */
+  words?: Uint32Array;
+}
+
+/** Reads and parses one dump. Never throws for bad input (that becomes warnings); only for cancellation. */
+export async function runDumpTask(task: DumpTask, options: DumpTaskOptions = {}): Promise<DumpTaskResult> {
+  const path = task.file.path;
+  const warnings: LoadWarning[] = [];
+  const local = new RecordStacks(options.words);
+  const snap = new SnapshotBuilder(local);
+  let result;
+  try {
+    result = await readDump(task.file, {
+      onRecord: (r, live) => snap.add(r, live.sampling),
+      ...(options.onBytes ? { onBytes: options.onBytes } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.inflate ? { inflate: options.inflate } : {}),
+    });
+  } catch (e) {
+    if (options.signal?.aborted) throw e;
+    warnings.push({ file: path, message: `could not be read: ${e instanceof Error ? e.message : String(e)}` });
+    return { file: path, warnings, parsed: null };
+  }
+  const info = result.info;
+  if (result.gzipProblem) warnings.push({ file: path, message: result.gzipProblem });
+  for (const p of info.problems)
+    warnings.push({ file: path, line: p.line, byteOffset: p.byteOffset, message: p.message });
+  if (info.problemsOmitted > 0)
+    warnings.push({
+      file: path,
+      message: `${info.problemsOmitted} more problems of the same kinds (lines skipped or records dropped) not listed one by one`,
+    });
+  if (info.fatal) {
+    warnings.push({
+      file: path,
+      line: info.fatal.line,
+      byteOffset: info.fatal.byteOffset,
+      message: `skipped: ${info.fatal.message}`,
+    });
+    return { file: path, warnings, parsed: null };
+  }
+  if (info.truncated) {
+    warnings.push({
+      file: path,
+      line: info.truncated.line,
+      byteOffset: info.truncated.byteOffset,
+      message: `truncated at byte ${info.truncated.byteOffset} (line ${info.truncated.line}): ${info.truncated.reason}; kept ${info.recordCount} complete records`,
+    });
+  }
+  if (snap.nonFinite > 0)
+    warnings.push({ file: path, message: `${snap.nonFinite} record(s) left out: unbiasing them gives no finite size` });
+  const snapshot = snap.build(task.meta, info, info.mapsText ? 'dump' : null);
+  const { offsets, words } = local.seal();
+  return {
+    file: path,
+    warnings,
+    parsed: {
+      snapshot,
+      stackOffsets: offsets,
+      stackWords: words,
+      info: {
+        mapsText: info.mapsText,
+        mapsFirstLine: info.mapsFirstLine,
+        mapsComplete: info.mapsComplete,
+        trailerText: info.trailerText,
+      },
+    },
+  };
+}
+
+/**
+ * A task's records' stacks as frame words, one per record, not deduplicated: a stack rarely repeats
+ * within one dump, and the merge hashes every stack anyway, so hashing here too was a second pass
+ * over every frame (a fifth of the parse). The merge folds a repeated stack's rows together.
+ */
+class RecordStacks implements StackInterner {
+  readonly freshIds = true;
+  private words: Uint32Array;
+  private used = 0;
+  // typed, not a JS array: what a reader keeps for the whole dump stays out of its young heap
+  private offsets = new Uint32Array(1024);
+  private count = 0;
+
+  constructor(words?: Uint32Array) {
+    this.words = words && words.length > 0 ? words : new Uint32Array(1 << 16);
+  }
+
+  internStack(w: Uint32Array): number {
+    if (this.used + w.length > this.words.length) {
+      const next = new Uint32Array(Math.max(2 * this.words.length, this.used + w.length));
+      next.set(this.words.subarray(0, this.used));
+      this.words = next;
+    }
+    this.words.set(w, this.used);
+    this.used += w.length;
+    if (this.count + 2 > this.offsets.length) {
+      const next = new Uint32Array(2 * this.offsets.length);
+      next.set(this.offsets);
+      this.offsets = next;
+    }
+    this.offsets[++this.count] = this.used;
+    return this.count - 1;
+  }
+
+  /**
+   * Offsets in frames (word pairs), and the words: a view of the whole buffer (no copy), which goes back to a
+   * reader for a later task once merged (DumpPool.recycle).
+   */
+  seal(): { offsets: Uint32Array; words: Uint32Array } {
+    return {
+      offsets: this.offsets.slice(0, this.count + 1).map((o) => o >>> 1),
+      words: this.words.subarray(0, this.used),
+    };
+  }
+}
+
+/** Per process: which stacks the dump being merged has shown, and at which row (stamped per dump, no clearing). */
+interface RowScratch {
+  dump: number;
+  seenIn: Int32Array;
+  row: Uint32Array;
+}
+const scratchOf = new WeakMap<ProcessBuilder, RowScratch>();
+
+/**
+ * Adds a task's snapshot to its process: each record's stack interned in record order (as a serial read
+ * interns them), its row remapped; rows of a stack seen twice in the dump are summed into its first row
+ * in record order, the same additions a serial read makes.
+ */
+export function mergeDumpTask(builder: ProcessBuilder, parsed: NonNullable<DumpTaskResult['parsed']>): Snapshot {
+  const { stackOffsets: off, stackWords: words, snapshot: s } = parsed;
+  const n = s.stackIds.length;
+  let sc = scratchOf.get(builder);
+  if (!sc) {
+    sc = { dump: 0, seenIn: new Int32Array(1024), row: new Uint32Array(1024) };
+    scratchOf.set(builder, sc);
+  }
+  const dump = ++sc.dump;
+  const gids = s.stackIds;
+  let repeated = false;
+  for (let k = 0; k < n; k++) {
+    const local = gids[k];
+    const gid = builder.internRange(words, 2 * off[local], 2 * off[local + 1]);
+    if (gid >= sc.seenIn.length) {
+      const size = Math.max(2 * sc.seenIn.length, gid + 1);
+      const seen = new Int32Array(size);
+      seen.set(sc.seenIn);
+      const row = new Uint32Array(size);
+      row.set(sc.row);
+      sc.seenIn = seen;
+      sc.row = row;
+    }
+    if (sc.seenIn[gid] === dump) repeated = true;
+    else sc.seenIn[gid] = dump;
+    gids[k] = gid;
+  }
+  const snapshot = repeated ? foldRepeats(s, sc, dump) : s;
+  builder.snapshots.push(snapshot);
+  return snapshot;
+}
+
+/** The rows of a snapshot with repeated stack ids, summed into one row per stack (first-appearance order). */
+function foldRepeats(s: Snapshot, sc: RowScratch, dump: number): Snapshot {
+  const n = s.stackIds.length;
+  // A fresh stamp: rows are assigned on first sight below.
+  const stamp = -dump;
+  const cols = [s.liveBytes, s.liveObjects, s.liveVarBytes, s.accumBytes, s.accumObjects];
+  const out = cols.map((c) => (c ? new Float64Array(n) : null));
+  const ids = new Uint32Array(n);
+  let m = 0;
+  for (let k = 0; k < n; k++) {
+    const gid = s.stackIds[k];
+    if (sc.seenIn[gid] !== stamp) {
+      sc.seenIn[gid] = stamp;
+      sc.row[gid] = m;
+      ids[m] = gid;
+      cols.forEach((c, j) => {
+        const o = out[j];
+        if (c && o) o[m] = c[k];
+      });
+      m++;
+    } else {
+      const r = sc.row[gid];
+      cols.forEach((c, j) => {
+        const o = out[j];
+        if (c && o) o[r] += c[k];
+      });
+    }
+  }
+  const cut = (a: Float64Array | null) => (a ? a.slice(0, m) : null);
+  return {
+    ...s,
+    stackIds: ids.slice(0, m),
+    liveBytes: cut(out[0]) as Float64Array,
+    liveObjects: cut(out[1]) as Float64Array,
+    liveVarBytes: cut(out[2]) as Float64Array,
+    accumBytes: cut(out[3]),
+    accumObjects: cut(out[4]),
+  };
+}
+
+/** The typed arrays of a result, for a zero-copy postMessage. */
+export function dumpTaskTransfer(r: DumpTaskResult): ArrayBuffer[] {
+  const p = r.parsed;
+  if (!p) return [];
+  const s = p.snapshot;
+  const arrays = [
+    p.stackOffsets,
+    p.stackWords,
+    s.stackIds,
+    s.liveBytes,
+    s.liveObjects,
+    s.liveVarBytes,
+    s.accumBytes,
+    s.accumObjects,
+  ];
+  return arrays.filter((a): a is NonNullable<typeof a> => a !== null).map((a) => a.buffer as ArrayBuffer);
+}

@@ -1,0 +1,431 @@
+// Files → parsers → model: turns the files a user copied off a dead job into per-process series.
+// One bad file never stops the rest: it becomes a warning naming the file (and line or byte offset).
+
+import type { InputFile } from '../formats/input-file.js';
+import { webInflater } from '../formats/inflate.js';
+import { parseMaps, type MapsEntry, type MapsParseProblem } from '../formats/proc-maps.js';
+import { chooseProcessMaps, type DumpMaps } from './process-maps.js';
+import {
+  classifySideFile,
+  dirName,
+  looksLikeDumpBytes,
+  looksLikeDumpName,
+  parseDumpName,
+  type DumpName,
+  type SideFile,
+} from '../formats/dump-filename.js';
+import type { Job, LoadWarning, ProcessSeries } from '../model/model.js';
+import { ProcessBuilder } from '../model/process-builder.js';
+import { mergeDumpTask, runDumpTask, type DumpTask, type DumpTaskResult } from './dump-task.js';
+import { JobTooLargeError, snapshotBytes, stackTableBytes } from './memory-budget.js';
+import { adoptSystingFrames } from './systing-frames.js';
+import { decodeSystingSlot, parseSystingCodeMap, systingTokenFromMapsPaths } from '../formats/systing-codemap.js';
+import { pythonFramesForDump, seriesPythonFrames } from '../frames/python-stacks.js';
+import { parsePyFrames, type PyFrameTable } from '../formats/pyframes.js';
+import { contextForDump, isContextOnlyTable } from './dump-context-load.js';
+import { readRssLogs } from './rss-log-load.js';
+import { attachRssLogs } from './rss-log-align.js';
+
+export interface LoadProgress {
+  phase: 'scan' | 'parse';
+  filesDone: number;
+  filesTotal: number;
+  bytesDone: number;
+  bytesTotal: number;
+  file: string;
+}
+
+export interface LoadOptions {
+  onProgress?: (p: LoadProgress) => void;
+  signal?: AbortSignal;
+  /**
+   * Treat every dump as one series, in the order given (for comparing two files of different
+   * processes: stacks then match by raw address, which only holds without ASLR or for the same binary
+   * loaded at the same place).
+   */
+  singleSeries?: boolean;
+  /** runs one dump's task (a worker pool's); in this thread when absent */
+  runDump?: DumpRunner;
+  /** how many dump tasks may run at once (the pool's size); 1 when absent */
+  parallelism?: number;
+  /** takes a task's stack-words buffer once merged, for a later task to reuse (a pool's DumpPool.recycle) */
+  recycle?: (words: ArrayBuffer) => void;
+  /** stop with a JobTooLargeError once the model would take more than this many bytes */
+  memoryBudget?: number;
+  /**
+   * Called as each process's series is complete (in load order, so `processes` is always a prefix of the
+   * job's list and an index stays valid): the app shows a job process by process while the rest is read.
+   * RSS logs are attached to the series only at the end.
+   */
+  onProcess?: (processes: readonly ProcessSeries[], warnings: readonly LoadWarning[]) => void;
+}
+
+/** Runs one dump task somewhere (this thread, a worker); rejects only when cancelled. */
+export type DumpRunner = (
+  task: DumpTask,
+  onBytes: (bytesRead: number) => void,
+  signal?: AbortSignal,
+) => Promise<DumpTaskResult>;
+
+// The platform's native gunzip when it has one (browsers, Electron, Node ≥ 18); else the reader uses pako.
+const defaultInflater = webInflater();
+
+interface DumpEntry {
+  file: InputFile;
+  name: DumpName | null;
+}
+
+export interface ClassifiedFiles {
+  dumps: DumpEntry[];
+  side: { file: InputFile; side: SideFile }[];
+  ignored: string[];
+}
+
+const MAX_MAPS_FILE = 64 * 1024 * 1024;
+const textDecoder = new TextDecoder('utf-8');
+
+/** Sorts files into dumps, side files and the rest (unknown names are sniffed by their first bytes). */
+export async function classifyFiles(files: readonly InputFile[]): Promise<ClassifiedFiles> {
+  const out: ClassifiedFiles = { dumps: [], side: [], ignored: [] };
+  for (const file of files) {
+    const side = classifySideFile(file.path);
+    if (side) {
+      out.side.push({ file, side });
+      continue;
+    }
+    const name = parseDumpName(file.path);
+    if (name || looksLikeDumpName(file.path)) {
+      out.dumps.push({ file, name });
+      continue;
+    }
+    if (file.size > 0 && looksLikeDumpBytes(await file.read(0, Math.min(64, file.size))))
+      out.dumps.push({ file, name: null });
+    else out.ignored.push(file.path);
+  }
+  return out;
+}
+
+interface ProcessGroup {
+  key: string;
+  dir: string;
+  prefix: string;
+  pid: number | null;
+  pidNamespace: number | null;
+  dumps: DumpEntry[];
+}
+
+/** Groups dumps by folder, prefix and pid (pids repeat across the nodes of a job), ordered within each. */
+export function groupProcesses(dumps: readonly DumpEntry[]): ProcessGroup[] {
+  const groups = new Map<string, ProcessGroup>();
+  for (const d of dumps) {
+    const dir = dirName(d.file.path);
+    const n = d.name;
+    const key = n
+      ? `${dir}/${n.prefix}${n.pidNamespace !== null ? '.' + n.pidNamespace : ''}.${n.pid}`
+      : `${dir}/(unnamed dumps)`;
+    let g = groups.get(key);
+    if (!g) {
+      g = { key, dir, prefix: n?.prefix ?? '', pid: n?.pid ?? null, pidNamespace: n?.pidNamespace ?? null, dumps: [] };
+      groups.set(key, g);
+    }
+    g.dumps.push(d);
+  }
+  for (const g of groups.values()) g.dumps.sort(compareDumps);
+  return [...groups.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+}
+
+function singleGroup(dumps: readonly DumpEntry[]): ProcessGroup {
+  const pids = new Set(dumps.map((d) => d.name?.pid ?? null));
+  const first = dumps[0]?.name ?? null;
+  return {
+    key: '(one series)',
+    dir: '',
+    prefix: first?.prefix ?? '',
+    pid: pids.size === 1 ? (first?.pid ?? null) : null,
+    pidNamespace: null,
+    dumps: [...dumps],
+  };
+}
+
+/** By sequence number; files without one (explicit names) by mtime, then name. */
+function compareDumps(a: DumpEntry, b: DumpEntry): number {
+  const sa = a.name?.seq ?? Number.POSITIVE_INFINITY;
+  const sb = b.name?.seq ?? Number.POSITIVE_INFINITY;
+  if (sa !== sb) return sa - sb;
+  const ma = a.file.mtimeMs ?? Number.POSITIVE_INFINITY;
+  const mb = b.file.mtimeMs ?? Number.POSITIVE_INFINITY;
+  if (ma !== mb) return ma - mb;
+  return a.file.path < b.file.path ? -1 : a.file.path > b.file.path ? 1 : 0;
+}
+
+async function readText(file: InputFile): Promise<string> {
+  return textDecoder.decode(await file.read(0, Math.min(file.size, MAX_MAPS_FILE)));
+}
+
+export async function loadJob(files: readonly InputFile[], options: LoadOptions = {}): Promise<Job> {
+  const warnings: LoadWarning[] = [];
+  const classified = await classifyFiles(files);
+  const groups = options.singleSeries ? [singleGroup(classified.dumps)] : groupProcesses(classified.dumps);
+  const standaloneMaps = await readStandaloneMaps(classified.side, warnings);
+  // PYFRAMES/1 sidecars (<dump>.pyframes), by path; tables appended to dumps come from the dump reader
+  const codeMaps = classified.side.filter((s) => s.side.kind === 'pycode-map');
+  const pyframeSidecars = new Map(
+    classified.side.filter((s) => s.side.kind === 'pyframes').map((s) => [s.file.path, s.file] as const),
+  );
+
+  const bytesTotal = classified.dumps.reduce((s, d) => s + d.file.size, 0);
+  const progress: LoadProgress = {
+    phase: 'parse',
+    filesDone: 0,
+    filesTotal: classified.dumps.length,
+    bytesDone: 0,
+    bytesTotal,
+    file: '',
+  };
+  const processes: ProcessSeries[] = [];
+  const tasks = startDumpTasks(groups, options, progress);
+  let modelBytes = 0;
+  let taskIndex = 0;
+
+  for (const g of groups) {
+    const builder = new ProcessBuilder();
+    const dumpMaps: (DumpMaps | null)[] = []; // by snapshot
+    const pyTables: PyFrameTable[] = [];
+    let stackBytes = 0;
+    let lastTrailer: { text: string | null; table: PyFrameTable | null } = { text: null, table: null };
+    for (const d of g.dumps) {
+      const result = await tasks.next(taskIndex++);
+      warnings.push(...result.warnings);
+      const parsed = result.parsed;
+      if (!parsed) continue;
+      const loaded = parsed.info;
+      modelBytes += snapshotBytes(mergeDumpTask(builder, parsed));
+      options.recycle?.(parsed.stackWords.buffer as ArrayBuffer);
+      const nowStackBytes = stackTableBytes(builder.stacks, builder.addresses.hex.length);
+      modelBytes += nowStackBytes - stackBytes;
+      stackBytes = nowStackBytes;
+      if (options.memoryBudget !== undefined && modelBytes > options.memoryBudget) {
+        tasks.cancel();
+        throw new JobTooLargeError(modelBytes, options.memoryBudget, progress.filesDone, progress.filesTotal);
+      }
+      // A process's appended table is cumulative and often unchanged from one dump to the next: parsed once.
+      if (loaded.trailerText !== null && loaded.trailerText !== lastTrailer.text) {
+        lastTrailer = { text: loaded.trailerText, table: parsePyFrames(loaded.trailerText, 'dump') };
+      }
+      const trailer = loaded.trailerText === null ? null : (lastTrailer.table ?? loaded.trailerText);
+      const py = await pythonFramesForDump(d.file.path, trailer, pyframeSidecars, warnings, loaded.mapsText);
+      if (py) {
+        builder.snapshots[builder.snapshots.length - 1].context = contextForDump(
+          py,
+          d.file.path,
+          d.name?.pid ?? null,
+          pyframeSidecars,
+          warnings,
+        );
+        if (!isContextOnlyTable(py)) pyTables.push(py);
+      }
+      if (loaded.mapsText) {
+        const parsed = parseMaps(loaded.mapsText, loaded.mapsFirstLine);
+        mapsLineWarnings(d.file.path, parsed.problems, warnings);
+        dumpMaps.push({
+          file: d.file.path,
+          entries: parsed.entries,
+          complete: loaded.mapsComplete,
+          dropped: parsed.problems.length,
+        });
+      } else {
+        dumpMaps.push(null);
+      }
+    }
+    if (builder.snapshots.length === 0) continue;
+    const chosen = chooseProcessMaps(dumpMaps, (i) => snapshotAddresses(builder, i), warnings);
+    let maps = chosen?.entries ?? null;
+    const baseComplete = chosen !== null && dumpMaps.some((m) => m?.file === chosen.base && m.complete);
+    const fromFile = standaloneMaps.find(
+      (m) => (m.pid !== null && m.pid === g.pid) || (m.pid === null && m.dir === g.dir),
+    );
+    if ((!maps || !baseComplete) && fromFile) {
+      maps = fromFile.entries;
+      for (const s of builder.snapshots) if (s.mapsSource === null) s.mapsSource = 'file';
+    }
+    if (!maps) {
+      warnings.push({
+        file: g.dumps[g.dumps.length - 1].file.path,
+        message: `no maps for process ${describeGroup(g)}: its dumps have no MAPPED_LIBRARIES section and no maps file (maps.<pid>, <pid>.maps, proc/<pid>/maps) was given, so frames cannot be attributed to binaries`,
+      });
+    }
+    const series = builder.finish(g.key, { pid: g.pid, pidNamespace: g.pidNamespace, prefix: g.prefix }, maps);
+    if (pyTables.length > 0)
+      series.pythonFrames = seriesPythonFrames(pyTables, g.dumps[g.dumps.length - 1].file.path, warnings);
+    await adoptSystingCodeMap(series, maps, codeMaps, warnings);
+    processes.push(series);
+    options.onProcess?.(processes, warnings);
+  }
+  attachRssLogs(processes, await readRssLogs(classified.side, warnings), warnings);
+  options.onProgress?.({ ...progress, file: '' });
+  return { processes, warnings, ignoredFiles: classified.ignored };
+}
+
+/** systing's Python code map for this process (by pid, and by token when its maps name one). */
+async function adoptSystingCodeMap(
+  series: ProcessSeries,
+  maps: MapsEntry[] | null,
+  codeMaps: ClassifiedFiles['side'],
+  warnings: LoadWarning[],
+): Promise<void> {
+  if (series.pid === null || !series.addresses.hex.some((h) => decodeSystingSlot(h) !== null)) return;
+  const token = maps ? systingTokenFromMapsPaths(maps.map((m) => m.path)) : null;
+  for (const { file, side } of codeMaps) {
+    if (side.pid !== series.pid) continue;
+    if (token !== null && !file.path.toLowerCase().includes(`-${token}`)) continue;
+    const map = parseSystingCodeMap(await readText(file));
+    if (!map) {
+      warnings.push({
+        file: file.path,
+        message: 'not a systing Python code map (no "# systing-pycode" header); its frames stay unresolved',
+      });
+      continue;
+    }
+    const r = adoptSystingFrames(series.addresses, map, series.pythonFrames ?? null);
+    if (r.table) series.pythonFrames = r.table;
+    if (r.unknown > 0)
+      warnings.push({ file: file.path, message: `${r.unknown} Python frame(s) name code ids this map does not have` });
+    return;
+  }
+  warnings.push({
+    file: series.key,
+    message: 'stacks hold systing Python slots (0x5059…) but no matching pycode-<pid>-<token>.map was given',
+  });
+}
+
+function describeGroup(g: ProcessGroup): string {
+  return g.pid !== null ? `${g.prefix || 'pid'} ${g.pid}` : `in ${g.dir || '.'}`;
+}
+
+/**
+ * Runs the dump tasks in load order, up to `parallelism` at once ahead of the merge (bounded, so a
+ * slow merge never piles up results in memory), and hands them back in that order.
+ */
+function startDumpTasks(groups: readonly ProcessGroup[], options: LoadOptions, progress: LoadProgress) {
+  const order = groups.flatMap((g) => g.dumps);
+  const run =
+    options.runDump ??
+    ((task: DumpTask, onBytes: (n: number) => void, signal?: AbortSignal) =>
+      runDumpTask(task, { onBytes, ...(signal ? { signal } : {}), inflate: defaultInflater }));
+  const ahead = Math.max(1, options.parallelism ?? 1);
+  const started: Promise<DumpTaskResult>[] = [];
+  const partial: number[] = [];
+  let partialSum = 0;
+  let doneBytes = 0;
+  const report = () => {
+    progress.bytesDone = doneBytes + partialSum;
+    options.onProgress?.(progress);
+  };
+  const start = (i: number) => {
+    const d = order[i];
+    partial[i] = 0;
+    progress.file = d.file.path;
+    const name = d.name;
+    const task: DumpTask = {
+      file: d.file,
+      meta: {
+        file: d.file.path,
+        seq: name?.seq ?? null,
+        trigger: name?.trigger ?? 'unknown',
+        triggerSeq: name?.triggerSeq ?? null,
+        mtimeMs: d.file.mtimeMs,
+      },
+    };
+    const p = run(
+      task,
+      (n) => {
+        partialSum += n - partial[i];
+        partial[i] = n;
+        report();
+      },
+      options.signal,
+    ).then((r) => {
+      partialSum -= partial[i];
+      partial[i] = 0;
+      doneBytes += d.file.size;
+      progress.filesDone++;
+      report();
+      return r;
+    });
+    // Awaited later, in order; a rejection (cancel) must not count as unhandled meanwhile.
+    p.catch(() => undefined);
+    started[i] = p;
+  };
+  let cancelled = false;
+  return {
+    next(i: number): Promise<DumpTaskResult> {
+      options.signal?.throwIfAborted();
+      for (let k = started.length; k < Math.min(order.length, i + ahead); k++) if (!cancelled) start(k);
+      const p = started[i];
+      delete started[i];
+      return p;
+    },
+    cancel(): void {
+      cancelled = true;
+    },
+  };
+}
+
+/** Per-file warnings about maps lines beyond this many are summed up in one (their line numbers listed). */
+const MAX_MAPS_LINE_WARNINGS = 50;
+
+/** One warning per dropped maps line (its frames lose their module), naming the file and line. */
+function mapsLineWarnings(file: string, problems: readonly MapsParseProblem[], warnings: LoadWarning[]): void {
+  for (const p of problems.slice(0, MAX_MAPS_LINE_WARNINGS))
+    warnings.push({ file, line: p.line, message: `maps line dropped (${p.message})` });
+  const rest = problems.slice(MAX_MAPS_LINE_WARNINGS);
+  if (rest.length > 0) {
+    const lines = rest
+      .slice(0, 200)
+      .map((p) => p.line)
+      .join(', ');
+    warnings.push({
+      file,
+      line: rest[0].line,
+      message: `${rest.length} more maps lines dropped: lines ${lines}${rest.length > 200 ? ', …' : ''}`,
+    });
+  }
+}
+
+/** The distinct frame addresses that snapshot i's records use. */
+function snapshotAddresses(builder: ProcessBuilder, i: number): bigint[] {
+  const snap = builder.snapshots[i];
+  const { offsets, frames } = builder.stacks;
+  const seen = new Set<number>();
+  for (const id of snap.stackIds) for (let k = offsets[id]; k < offsets[id + 1]; k++) seen.add(frames[k]);
+  return [...seen].map((a) => BigInt(builder.addresses.hex[a]));
+}
+
+interface StandaloneMaps {
+  pid: number | null;
+  dir: string;
+  entries: MapsEntry[];
+}
+
+async function readStandaloneMaps(side: ClassifiedFiles['side'], warnings: LoadWarning[]): Promise<StandaloneMaps[]> {
+  const out: StandaloneMaps[] = [];
+  for (const { file, side: s } of side) {
+    if (s.kind !== 'maps') continue;
+    try {
+      const parsed = parseMaps(await readText(file));
+      mapsLineWarnings(file.path, parsed.problems, warnings);
+      if (parsed.entries.length === 0) {
+        warnings.push({ file: file.path, message: 'maps file has no mappings' });
+        continue;
+      }
+      // A maps file inside proc/<pid>/ belongs to the dumps beside the proc folder.
+      const dir = /(?:^|\/)proc\/\d+$/.test(dirName(file.path))
+        ? dirName(dirName(dirName(file.path)))
+        : dirName(file.path);
+      out.push({ pid: s.pid, dir, entries: parsed.entries });
+    } catch (e) {
+      warnings.push({ file: file.path, message: `could not be read: ${e instanceof Error ? e.message : String(e)}` });
+    }
+  }
+  return out;
+}

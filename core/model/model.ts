@@ -1,0 +1,127 @@
+// The analysis model: per-process series of snapshots over interned stacks, values stored columnar.
+// Everything here is already unbiased (jeprof's AdjustSamples applied per record before any sum).
+
+import type { MapsEntry } from '../formats/proc-maps.js';
+import type { DumpFormat, Trigger } from '../formats/dump-types.js';
+import type { PyFrameTable } from '../formats/pyframes.js';
+import type { DumpContext } from '../formats/dump-context.js';
+
+/** Interned return addresses of one process, as normalized hex strings ("0x7f…", lowercase, no padding). */
+export interface AddressTable {
+  hex: string[];
+  /** hex → address id */
+  index: Map<string, number>;
+}
+
+/** Interned stacks of one process. Stack `i` has frames addressIds[offsets[i] .. offsets[i+1]), leaf first. */
+export interface StackTable {
+  count: number;
+  /** start of each stack's frames in `frames`; length count+1 once sealed, grows while loading */
+  offsets: number[];
+  /** address ids, leaf first */
+  frames: number[];
+  /** leading frames of each stack that lie in the allocator (jemalloc) library: views hide them by default */
+  allocatorDepth: number[];
+}
+
+export interface Counts {
+  objects: number;
+  bytes: number;
+}
+
+export interface ThreadTotals {
+  /** jemalloc's per-thread uid (not the OS tid) */
+  uid: number;
+  name: string | null;
+  live: Counts;
+  accumulated: Counts;
+}
+
+export interface Snapshot {
+  /** path as given by the user (relative to the folder opened, or absolute) */
+  file: string;
+  /** global dump sequence number from the file name, or null when the name has none */
+  seq: number | null;
+  trigger: Trigger;
+  /** the number after the trigger letter (i3 → 3), null for final or unnamed */
+  triggerSeq: number | null;
+  mtimeMs: number | null;
+  format: DumpFormat;
+  /** 2^lg_prof_sample; 1 means every allocation was recorded */
+  samplePeriod: number;
+  /** sum of the unbiased records (what jeprof prints as Total) */
+  live: Counts;
+  accumulated: Counts;
+  /** the dump's own header line (approximate; not the sum of records when jemalloc unbiased internally) */
+  header: { live: Counts; accumulated: Counts };
+  hasAccumulated: boolean;
+  threads: ThreadTotals[];
+  /** set when the file ended early; every complete record before it is kept */
+  truncated: { byteOffset: number; line: number } | null;
+  /**
+   * false when the file was cut before its last record (truncated): its records are only part of the
+   * heap. Views default to the last complete snapshot (core/model/snapshot-status.ts).
+   */
+  complete: boolean;
+  /** the header's `t*` live bytes, unbiased as one record; null when the header has none (heap_profile 3.x has one too) */
+  headerLiveBytes: number | null;
+  /** columnar, sparse: the stacks present in this snapshot and their unbiased values */
+  stackIds: Uint32Array;
+  liveBytes: Float64Array;
+  liveObjects: Float64Array;
+  /** variance (bytes²) of each cell's live-bytes estimate from jemalloc's sampling model (core/model/sampling-error.ts); 0 when exact */
+  liveVarBytes: Float64Array;
+  /** null when the dump has no accumulated values (prof_accum off) */
+  accumBytes: Float64Array | null;
+  accumObjects: Float64Array | null;
+  /** where the maps used for this snapshot came from */
+  mapsSource: 'dump' | 'file' | null;
+  /**
+   * What the capture library recorded with this dump (time, process identity, allocator, RSS and
+   * cgroup counters; docs/pyframes-format.md §5a); absent for dumps from jemalloc alone.
+   */
+  context?: DumpContext | null;
+}
+
+export interface ProcessSeries {
+  /** stable key: prefix + pid namespace + pid, or the folder for unnamed files */
+  key: string;
+  pid: number | null;
+  pidNamespace: number | null;
+  prefix: string;
+  snapshots: Snapshot[];
+  stacks: StackTable;
+  addresses: AddressTable;
+  /** the maps of the last snapshot that had any (addresses of one process keep their mappings, short of dlclose) */
+  maps: MapsEntry[] | null;
+  /** true when the series has no final ('f') dump: the process was killed or was still running */
+  endedWithoutFinalDump: boolean;
+  /**
+   * PYFRAMES/1 table naming the Python pseudo-addresses in this process's stacks (merged from the
+   * tables of its dumps: appended to a dump or in a `<dump>.pyframes` sidecar); absent without any.
+   */
+  pythonFrames?: PyFrameTable | null;
+  /** RSS over time from a CSV log given with the dumps (core/load/rss-log-align.ts); absent without one */
+  rssLog?: { file: string; timeMs: number[]; rss: number[] };
+}
+
+export interface LoadWarning {
+  file: string;
+  /** 1-based line, when the problem is on a line */
+  line?: number;
+  /** byte offset into the (decompressed) file */
+  byteOffset?: number;
+  message: string;
+}
+
+export interface Job {
+  processes: ProcessSeries[];
+  warnings: LoadWarning[];
+  /** files recognised as neither dumps nor side files */
+  ignoredFiles: string[];
+}
+
+/** Frames of stack `id`, leaf first (address ids). */
+export function stackFrames(stacks: StackTable, id: number): number[] {
+  return stacks.frames.slice(stacks.offsets[id], stacks.offsets[id + 1]);
+}

@@ -1,0 +1,307 @@
+// Builds one process's series: interns stacks and addresses across its snapshots and stores each
+// snapshot's unbiased values in typed arrays (sparse columns: only the stacks present).
+
+import type { DumpRecord, ParsedDumpInfo, Sampling } from '../formats/heap-dump.js';
+import { normalizeAddress } from '../formats/heap-dump.js';
+import type { MapsEntry } from '../formats/proc-maps.js';
+import type { AddressTable, Counts, ProcessSeries, Snapshot, StackTable, ThreadTotals } from './model.js';
+import { unbias } from './unbias.js';
+import { recordVariance } from './sampling-error.js';
+
+export interface SnapshotMeta {
+  file: string;
+  seq: number | null;
+  trigger: Snapshot['trigger'];
+  triggerSeq: number | null;
+  mtimeMs: number | null;
+}
+
+/** Growable Float64 column (doubling), to avoid boxing numbers in JS arrays. */
+class F64Column {
+  data = new Float64Array(64);
+  length = 0;
+  push(v: number): void {
+    if (this.length === this.data.length) {
+      const next = new Float64Array(this.data.length * 2);
+      next.set(this.data);
+      this.data = next;
+    }
+    this.data[this.length++] = v;
+  }
+  seal(): Float64Array {
+    return this.data.slice(0, this.length);
+  }
+}
+
+class U32Column {
+  data = new Uint32Array(64);
+  length = 0;
+  push(v: number): void {
+    if (this.length === this.data.length) {
+      const next = new Uint32Array(this.data.length * 2);
+      next.set(this.data);
+      this.data = next;
+    }
+    this.data[this.length++] = v;
+  }
+  seal(): Uint32Array {
+    return this.data.slice(0, this.length);
+  }
+}
+
+/** Gives each distinct stack (its frame words, see DumpRecord.frameWords) a dense id from 0. */
+export interface StackInterner {
+  internStack(words: Uint32Array): number;
+  /** every call gives a new id (a dump task's per-record stacks): no record's stack repeats one before it */
+  readonly freshIds?: boolean;
+}
+
+/** Collects the records of one dump. */
+export class SnapshotBuilder {
+  private readonly ids = new U32Column();
+  private readonly liveBytes = new F64Column();
+  private readonly liveObjects = new F64Column();
+  private readonly liveVar = new F64Column();
+  private readonly accumBytes = new F64Column();
+  private readonly accumObjects = new F64Column();
+  /** stack id → row in this snapshot, to merge a stack that appears twice in one dump */
+  private readonly rowOf = new Map<number, number>();
+  private readonly threads = new Map<number, ThreadTotals>();
+  private anyAccum = false;
+  readonly live: Counts = { objects: 0, bytes: 0 };
+  readonly accumulated: Counts = { objects: 0, bytes: 0 };
+
+  private readonly fresh: boolean;
+
+  constructor(private readonly process: StackInterner) {
+    this.fresh = process.freshIds === true;
+  }
+
+  /** Records left out because unbiasing gave a value that is not a finite size (the parser's range checks should stop these first). */
+  nonFinite = 0;
+
+  /** Adds one parsed record: intern, unbias, store. */
+  add(r: DumpRecord, sampling: Sampling): void {
+    const live = unbias(sampling, r.counts.liveObjects, r.counts.liveBytes);
+    const acc = unbias(sampling, r.counts.accumObjects, r.counts.accumBytes);
+    // No NaN, Infinity or negative size may reach a total.
+    if (!(isSize(live.bytes) && isSize(live.objects) && isSize(acc.bytes) && isSize(acc.objects))) {
+      this.nonFinite++;
+      return;
+    }
+    const id = this.process.internStack(r.frameWords);
+    const liveVar = recordVariance(sampling, r.counts.liveObjects, r.counts.liveBytes);
+    if (r.counts.accumObjects !== 0 || r.counts.accumBytes !== 0) this.anyAccum = true;
+    // fresh ids never repeat: no row to look up (a map of every record, kept for the whole dump, was most of what
+    // a dump reader's young heap had to keep)
+    const row = this.fresh ? undefined : this.rowOf.get(id);
+    if (row === undefined) {
+      if (!this.fresh) this.rowOf.set(id, this.ids.length);
+      this.ids.push(id);
+      this.liveBytes.push(live.bytes);
+      this.liveObjects.push(live.objects);
+      this.liveVar.push(liveVar);
+      this.accumBytes.push(acc.bytes);
+      this.accumObjects.push(acc.objects);
+    } else {
+      this.liveBytes.data[row] += live.bytes;
+      this.liveObjects.data[row] += live.objects;
+      this.liveVar.data[row] += liveVar;
+      this.accumBytes.data[row] += acc.bytes;
+      this.accumObjects.data[row] += acc.objects;
+    }
+    this.live.bytes += live.bytes;
+    this.live.objects += live.objects;
+    this.accumulated.bytes += acc.bytes;
+    this.accumulated.objects += acc.objects;
+    for (const t of r.threads) {
+      const tl = unbias(sampling, t.counts.liveObjects, t.counts.liveBytes);
+      const ta = unbias(sampling, t.counts.accumObjects, t.counts.accumBytes);
+      if (!(isSize(tl.bytes) && isSize(tl.objects) && isSize(ta.bytes) && isSize(ta.objects))) continue;
+      const tt = this.thread(t.uid);
+      tt.live.bytes += tl.bytes;
+      tt.live.objects += tl.objects;
+      tt.accumulated.bytes += ta.bytes;
+      tt.accumulated.objects += ta.objects;
+    }
+  }
+
+  private thread(uid: number): ThreadTotals {
+    let t = this.threads.get(uid);
+    if (!t) {
+      t = { uid, name: null, live: { objects: 0, bytes: 0 }, accumulated: { objects: 0, bytes: 0 } };
+      this.threads.set(uid, t);
+    }
+    return t;
+  }
+
+  build(meta: SnapshotMeta, info: ParsedDumpInfo, mapsSource: Snapshot['mapsSource']): Snapshot {
+    for (const h of info.headerThreads) {
+      // Header thread lines carry names, and list threads that have no live records too.
+      const t = this.thread(h.uid);
+      if (h.name !== null) t.name = h.name;
+    }
+    const hdr = info.header ?? { liveObjects: 0, liveBytes: 0, accumObjects: 0, accumBytes: 0 };
+    const threads = [...this.threads.values()].sort((a, b) => a.uid - b.uid);
+    return {
+      file: meta.file,
+      seq: meta.seq,
+      trigger: meta.trigger,
+      triggerSeq: meta.triggerSeq,
+      mtimeMs: meta.mtimeMs,
+      format: info.format ?? 'heap_v2',
+      samplePeriod:
+        info.sampling.kind === 'none'
+          ? 1
+          : info.sampling.kind === 'v1'
+            ? info.sampling.period * 2
+            : info.sampling.period,
+      live: { ...this.live },
+      accumulated: { ...this.accumulated },
+      header: {
+        live: { objects: hdr.liveObjects, bytes: hdr.liveBytes },
+        accumulated: { objects: hdr.accumObjects, bytes: hdr.accumBytes },
+      },
+      hasAccumulated: this.anyAccum || hdr.accumObjects !== 0,
+      threads,
+      truncated: info.truncated ? { byteOffset: info.truncated.byteOffset, line: info.truncated.line } : null,
+      // cut inside the maps or a trailer: every record was read
+      complete: info.truncated === null || info.mapsText !== null,
+      headerLiveBytes: info.header ? unbias(info.sampling, info.header.liveObjects, info.header.liveBytes).bytes : null,
+      stackIds: this.ids.seal(),
+      liveBytes: this.liveBytes.seal(),
+      liveObjects: this.liveObjects.seal(),
+      liveVarBytes: this.liveVar.seal(),
+      accumBytes: this.anyAccum ? this.accumBytes.seal() : null,
+      accumObjects: this.anyAccum ? this.accumObjects.seal() : null,
+      mapsSource,
+    };
+  }
+}
+
+export class ProcessBuilder implements StackInterner {
+  readonly addresses: AddressTable = { hex: [], index: new Map() };
+  readonly stacks: StackTable = { count: 0, offsets: [0], frames: [], allocatorDepth: [] };
+  readonly snapshots: Snapshot[] = [];
+  // Addresses below 2^53 (all user-space code) are exact as numbers: one Map lookup, no string.
+  private readonly smallAddress = new Map<number, number>();
+  private addrHi: number[] = [];
+  private addrLo: number[] = [];
+  // Stacks by a hash of their words; collisions chain through `nextSameHash`, verified word by word.
+  private readonly stackByHash = new Map<number, number>();
+  private readonly nextSameHash: number[] = [];
+
+  /** The stack id of a record's frames (see DumpRecord.frameWords), interning it when new. */
+  internStack(words: Uint32Array): number {
+    return this.internRange(words, 0, words.length);
+  }
+
+  /** internStack of words[from, to) (a merge passes a task's words in place: no view per record). */
+  internRange(words: Uint32Array, from: number, to: number): number {
+    const n = (to - from) >>> 1;
+    let h = 0x811c9dc5 ^ n;
+    for (let i = from; i < to; i++) h = Math.imul(h ^ words[i], 0x01000193);
+    h |= 0;
+    const { offsets, frames } = this.stacks;
+    for (let id = this.stackByHash.get(h) ?? -1; id >= 0; id = this.nextSameHash[id]) {
+      const o = offsets[id];
+      if (offsets[id + 1] - o !== n) continue;
+      let k = 0;
+      while (
+        k < n &&
+        this.addrHi[frames[o + k]] === words[from + 2 * k] &&
+        this.addrLo[frames[o + k]] === words[from + 2 * k + 1]
+      )
+        k++;
+      if (k === n) return id;
+    }
+    const id = this.stacks.count++;
+    this.nextSameHash.push(this.stackByHash.get(h) ?? -1);
+    this.stackByHash.set(h, id);
+    for (let k = 0; k < n; k++) frames.push(this.internWords(words[from + 2 * k], words[from + 2 * k + 1]));
+    offsets.push(frames.length);
+    this.stacks.allocatorDepth.push(0);
+    return id;
+  }
+
+  private internWords(hi: number, lo: number): number {
+    if (hi < 0x200000) {
+      const key = hi * 0x100000000 + lo;
+      const known = this.smallAddress.get(key);
+      if (known !== undefined) return known;
+      const hex = '0x' + key.toString(16);
+      const id = this.newAddress(hex, hi, lo);
+      this.smallAddress.set(key, id);
+      return id;
+    }
+    const hex = '0x' + hi.toString(16) + lo.toString(16).padStart(8, '0');
+    return this.addresses.index.get(hex) ?? this.newAddress(hex, hi, lo);
+  }
+
+  private newAddress(hex: string, hi: number, lo: number): number {
+    const id = this.addresses.hex.length;
+    this.addresses.hex.push(hex);
+    this.addresses.index.set(hex, id);
+    this.addrHi.push(hi);
+    this.addrLo.push(lo);
+    return id;
+  }
+
+  /** Interns an address given as hex text (for callers outside the parser path). */
+  internAddress(token: string): number {
+    const known = this.addresses.index.get(token);
+    if (known !== undefined) return known;
+    const v = BigInt(normalizeAddress(token));
+    return this.internWords(Number(v >> 32n), Number(v & 0xffffffffn));
+  }
+
+  snapshotBuilder(): SnapshotBuilder {
+    return new SnapshotBuilder(this);
+  }
+
+  /** Marks, per stack, the leading frames that lie in the allocator library's mappings. */
+  markAllocatorFrames(maps: readonly MapsEntry[] | null): void {
+    if (!maps) return;
+    const ranges = maps.filter((m) => isAllocatorPath(m.path));
+    if (ranges.length === 0) return;
+    const inAllocator = new Uint8Array(this.addresses.hex.length);
+    this.addresses.hex.forEach((h, i) => {
+      const a = BigInt(h);
+      for (const r of ranges) if (a >= r.start && a < r.end) inAllocator[i] = 1;
+    });
+    const { offsets, frames, allocatorDepth } = this.stacks;
+    for (let s = 0; s < this.stacks.count; s++) {
+      let d = 0;
+      for (let k = offsets[s]; k < offsets[s + 1] && inAllocator[frames[k]]; k++) d++;
+      allocatorDepth[s] = d;
+    }
+  }
+
+  finish(
+    key: string,
+    meta: Pick<ProcessSeries, 'pid' | 'pidNamespace' | 'prefix'>,
+    maps: MapsEntry[] | null,
+  ): ProcessSeries {
+    this.markAllocatorFrames(maps);
+    const last = this.snapshots[this.snapshots.length - 1];
+    return {
+      key,
+      ...meta,
+      snapshots: this.snapshots,
+      stacks: this.stacks,
+      addresses: this.addresses,
+      maps,
+      endedWithoutFinalDump: last !== undefined && last.trigger !== 'final',
+    };
+  }
+}
+
+function isSize(v: number): boolean {
+  return v >= 0 && v < Infinity;
+}
+
+/** The allocator libraries whose frames top every sampled stack (jemalloc; tcmalloc for gperftools dumps). */
+export function isAllocatorPath(path: string): boolean {
+  const name = path.slice(path.lastIndexOf('/') + 1);
+  return /^lib(jemalloc|tcmalloc)[^/]*\.so/.test(name);
+}

@@ -1,0 +1,291 @@
+// Model + selection + notes → the report's payload (core/report/job-pack.ts): per process the stacks worth keeping
+// (top-N at target, by growth base → target, by steady growth over the series, by peak, every noted and the
+// selected stack), the rest summed into one "other" stack per snapshot so totals stay whole. The app's own
+// analysis runs on it in the page. Pure. Sanitizing (directory paths → basenames; maps reduced to the module
+// ranges of kept frames) is applied here, and reported as a preview of what it removes.
+
+import type { LoadWarning, ProcessSeries } from '../model/model.js';
+import { diffSnapshots } from '../stats/diff.js';
+import { rankGrowth } from '../stats/growth.js';
+import { lastCompleteIndex } from '../model/snapshot-status.js';
+import { isFileMapping } from '../formats/proc-maps.js';
+import type { SymbolTable } from '../symbolize/symbolize.js';
+import {
+  emptySession,
+  type Note,
+  type NoteTarget,
+  type Session,
+  type SnapshotRef,
+  type StackTarget,
+} from '../notes/schema.js';
+import { resolveSnapshot, resolveStack } from '../notes/notes.js';
+import { packJob, type PackedJob, type PackInput } from './job-pack.js';
+import { directoriesOf, scrubDirectories } from './scrub-dirs.js';
+
+export interface ReportProcessInput {
+  proc: ProcessSeries;
+  /** the process's symbols (core/symbolize/), null when not symbolized */
+  symbols: SymbolTable | null;
+  /** snapshot indices; default: the session's selection when it names this process, else first → last */
+  base?: number;
+  target?: number;
+}
+
+export interface SanitizeOptions {
+  /** directory paths → basenames (dump files, process keys, source files, modules, session paths) */
+  paths?: boolean;
+  /** leave the maps out (frames keep their module basename and offset) */
+  maps?: boolean;
+}
+
+export interface BuildReportOptions {
+  title?: string;
+  createdAt?: Date;
+  generator?: string;
+  /** stacks per list (at target, by growth, by steady growth, by peak); default 50 */
+  topN?: number;
+  /** the view the report opens with */
+  stackMode?: string;
+  showAllocator?: boolean;
+  /** whether the frames were symbolized (shown in the report) */
+  symbolized?: boolean;
+  session?: Session | null;
+  warnings?: readonly LoadWarning[];
+  sanitize?: SanitizeOptions;
+}
+
+/** What sanitizing removes, for the user to check before sharing. */
+export interface SanitizePreview {
+  /** each distinct path and what it becomes */
+  paths: { from: string; to: string }[];
+  /** maps left out, per process */
+  maps: { process: string; mappings: number }[];
+  /** notes are kept as written: their texts may still name paths */
+  notesKeptAsWritten: number;
+}
+
+const MAX_WARNINGS = 200;
+
+function basename(p: string): string {
+  const t = p.endsWith('/') ? p.slice(0, -1) : p;
+  const i = t.lastIndexOf('/');
+  return i >= 0 ? t.slice(i + 1) : t;
+}
+
+/** The stacks a report keeps for one process (ids), best first. */
+export function keptStacks(
+  proc: ProcessSeries,
+  base: number,
+  target: number,
+  topN: number,
+  notes: readonly Note[],
+  selected: StackTarget | null,
+): number[] {
+  const include = new Set<number>();
+  const n = proc.snapshots.length;
+  if (n === 0) return [];
+  const deltas = diffSnapshots(proc, base, target);
+  [...deltas]
+    .sort((x, y) => y.targetBytes - x.targetBytes || x.stackId - y.stackId)
+    .slice(0, topN)
+    .forEach((d) => include.add(d.stackId));
+  deltas
+    .filter((d) => d.deltaBytes > 0)
+    .slice(0, topN)
+    .forEach((d) => include.add(d.stackId));
+  if (n > 1)
+    rankGrowth(proc)
+      .filter((g) => g.score > 0)
+      .slice(0, topN)
+      .forEach((g) => include.add(g.stackId));
+  // peak over the series (the timeline's stacked areas)
+  const peak = new Float64Array(proc.stacks.count);
+  for (const snap of proc.snapshots)
+    for (let j = 0; j < snap.stackIds.length; j++)
+      if (snap.liveBytes[j] > peak[snap.stackIds[j]]) peak[snap.stackIds[j]] = snap.liveBytes[j];
+  Array.from(peak.keys())
+    .sort((x, y) => peak[y] - peak[x] || x - y)
+    .slice(0, topN)
+    .forEach((id) => include.add(id));
+  for (const note of notes) {
+    if (note.target.kind !== 'stack') continue;
+    const id = resolveStack(proc, note.target);
+    if (id !== null) include.add(id);
+  }
+  if (selected) {
+    const id = resolveStack(proc, selected);
+    if (id !== null) include.add(id);
+  }
+  return [...include];
+}
+
+export function buildReport(
+  inputs: readonly ReportProcessInput[],
+  options: BuildReportOptions = {},
+): { job: PackedJob; bytes: Uint8Array; preview: SanitizePreview } {
+  const topN = options.topN ?? 50;
+  const showAllocator = options.showAllocator ?? false;
+  const stripPaths = options.sanitize?.paths ?? false;
+  const dropMaps = options.sanitize?.maps ?? false;
+  const session = options.session ?? null;
+  const notes: Note[] = session?.notes ?? [];
+  // --- sanitizing: one mapping for every path-like string, recorded for the preview
+  const removed = new Map<string, string>();
+  const path = (p: string): string => {
+    if (!stripPaths || !p.includes('/')) return p;
+    const to = basename(p);
+    if (to !== p) removed.set(p, to);
+    return to;
+  };
+  const keyMap = new Map<string, string>();
+  const usedKeys = new Set<string>();
+  for (const { proc } of inputs) {
+    let k = stripPaths ? basename(proc.key) : proc.key;
+    if (usedKeys.has(k)) {
+      let n = 2;
+      while (usedKeys.has(`${k}~${n}`)) n++;
+      k = `${k}~${n}`;
+    }
+    usedKeys.add(k);
+    keyMap.set(proc.key, k);
+    if (k !== proc.key) removed.set(proc.key, k);
+  }
+  const key = (k: string): string => keyMap.get(k) ?? path(k);
+  const ref = (r: SnapshotRef): SnapshotRef => ({ file: path(r.file), seq: r.seq });
+  const stackT = (t: StackTarget): StackTarget => ({ ...t, process: key(t.process) });
+  const target = (t: NoteTarget): NoteTarget => {
+    switch (t.kind) {
+      case 'stack':
+        return stackT(t);
+      case 'frame':
+        return { ...t, process: t.process === null ? null : key(t.process) };
+      case 'snapshot':
+        return { ...t, process: key(t.process), snapshot: ref(t.snapshot) };
+      case 'span':
+        return { ...t, process: key(t.process), from: ref(t.from), to: ref(t.to) };
+      case 'diff':
+        return { ...t, process: key(t.process), base: ref(t.base), target: ref(t.target) };
+    }
+  };
+
+  const mapsDropped: SanitizePreview['maps'] = [];
+  const packInputs: PackInput[] = [];
+  const bases: { base: number; target: number }[] = [];
+  for (const input of inputs) {
+    const { proc } = input;
+    const n = proc.snapshots.length;
+    const sel = session && session.selection.process === proc.key ? session.selection : null;
+    let base = input.base ?? (sel?.base ? resolveSnapshot(proc, sel.base) : -1);
+    let tgt = input.target ?? (sel?.target ? resolveSnapshot(proc, sel.target) : -1);
+    if (base < 0 || base >= n) base = 0;
+    // default target: the last complete dump (a killed process's cut dump would report frees that never happened)
+    if (tgt < 0 || tgt >= n) tgt = Math.max(0, lastCompleteIndex(proc));
+    bases.push({ base, target: tgt });
+    packInputs.push({
+      proc,
+      symbols: input.symbols,
+      keep: keptStacks(proc, base, tgt, topN, notes, session?.view.selectedStack ?? null),
+      base,
+      target: tgt,
+    });
+    const fileMaps = (proc.maps ?? []).filter(isFileMapping);
+    if (dropMaps && fileMaps.length > 0) mapsDropped.push({ process: key(proc.key), mappings: fileMaps.length });
+    // paths that go out through the maps and symbols are recorded for the preview
+    if (!dropMaps) for (const m of fileMaps) path(m.path);
+  }
+
+  const s = session ?? emptySession(options.generator ?? 'heaplens');
+  // without a session the report opens on the process that grew the most
+  let fi = 0;
+  const growthOf = (k: number): number => {
+    const sn = inputs[k].proc.snapshots;
+    return sn.length > 0 ? sn[sn.length - 1].live.bytes - sn[0].live.bytes : 0;
+  };
+  for (let k = 1; k < inputs.length; k++) if (growthOf(k) > growthOf(fi)) fi = k;
+  const first = inputs[fi]?.proc;
+  const firstSel = bases[fi];
+  const sessionOut: Omit<Session, 'notes'> = {
+    format: s.format,
+    schema: s.schema,
+    savedAt: s.savedAt,
+    writer: s.writer,
+    files: s.files.map(path),
+    symbols: {
+      dirs: s.symbols.dirs.map(path),
+      sysroot: s.symbols.sysroot === null ? null : path(s.symbols.sysroot),
+      enabled: s.symbols.enabled,
+    },
+    selection:
+      session && s.selection.process !== null
+        ? {
+            process: s.selection.process === null ? null : key(s.selection.process),
+            base: s.selection.base && ref(s.selection.base),
+            target: s.selection.target && ref(s.selection.target),
+          }
+        : first && firstSel
+          ? {
+              process: key(first.key),
+              base: ref({ file: first.snapshots[firstSel.base].file, seq: first.snapshots[firstSel.base].seq }),
+              target: ref({ file: first.snapshots[firstSel.target].file, seq: first.snapshots[firstSel.target].seq }),
+            }
+          : { process: null, base: null, target: null },
+    view: session
+      ? { ...s.view, selectedStack: s.view.selectedStack ? stackT(s.view.selectedStack) : null }
+      : {
+          ...s.view,
+          stackMode: (['merged', 'python', 'native'] as const).find((m) => m === options.stackMode) ?? s.view.stackMode,
+          showAllocator,
+        },
+    readOnly: s.readOnly,
+    source: s.source,
+  };
+
+  const shownWarnings = (options.warnings ?? []).slice(0, MAX_WARNINGS);
+  const dirs = stripPaths
+    ? directoriesOf([
+        ...removed.keys(),
+        ...shownWarnings.map((w) => w.file),
+        ...inputs.flatMap(({ proc }) => [
+          proc.key,
+          ...proc.snapshots.map((s) => s.file),
+          ...(proc.maps ?? []).map((m) => m.path),
+        ]),
+      ])
+    : [];
+  const warnings = shownWarnings.map((w) => {
+    const o: PackedJob['warnings'][number] = {
+      file: path(w.file),
+      message: stripPaths ? scrubDirectories(w.message, dirs) : w.message,
+    };
+    if (w.line !== undefined) o.line = w.line;
+    return o;
+  });
+  const { job, bytes } = packJob(
+    {
+      title: options.title ?? 'heaplens report',
+      createdAt: (options.createdAt ?? new Date()).toISOString(),
+      generator: options.generator ?? 'heaplens',
+      sanitized: { paths: stripPaths, maps: dropMaps },
+      options: {
+        topN,
+        stackMode: options.stackMode ?? 'merged',
+        showAllocator,
+        symbolized: options.symbolized ?? false,
+      },
+      notes: notes.map((n) => ({ ...n, target: target(n.target) })),
+      session: sessionOut,
+      warnings,
+      warningsOmitted: Math.max(0, (options.warnings?.length ?? 0) - MAX_WARNINGS),
+    },
+    packInputs,
+    { path, key, keepMaps: !dropMaps },
+  );
+  const preview: SanitizePreview = {
+    paths: [...removed.entries()]
+      .map(([from, to]) => ({ from, to }))
+      .sort((a, b) => (a.from < b.from ? -1 : a.from > b.from ? 1 : 0)),
+    maps: mapsDropped,
+    notesKeptAsWritten: notes.length,
+  };
+  return { job, bytes, preview };
+}

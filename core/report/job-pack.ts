@@ -1,0 +1,588 @@
+// A Job in a form small enough to embed in a report and complete enough for the app's own analysis to run on it
+// in the page: per process, the kept stacks (core/report/build-report.ts picks them) with every snapshot's values,
+// the other stacks summed into one "(N other stacks)" stack per snapshot (totals stay whole), the addresses
+// they use, the symbols of those addresses, the Python frame table and the maps (or, sanitized, only the
+// module ranges the kept addresses fall in). Values are float32 columns, stack-major, snapshot indices
+// delta-coded, all behind one JSON header, then deflated (pako). Pure: no Node, no DOM.
+//
+// Layout of the bytes before deflate: u32 LE header length · header JSON (UTF-8) · zero padding to 4 · columns.
+
+import { deflate, inflate } from 'pako';
+import type { Counts, Job, ProcessSeries, Snapshot } from '../model/model.js';
+import type { MapsEntry } from '../formats/proc-maps.js';
+import type { PyFrameEntry, PyFrameTable, PyMarkerKind } from '../formats/pyframes.js';
+import type { SymbolizedAddress, SymbolTable } from '../symbolize/symbolize.js';
+import type { Note, Session } from '../notes/schema.js';
+import { ReportError } from './errors.js';
+
+export const REPORT_FORMAT = 'heaplens-report';
+/** 2: the packed job (the app runs on it); 1 was the viewer's own data, no longer read */
+export const REPORT_VERSION = 2;
+/** what the "other" stack's one frame is called (an address no dump has: below every mapping) */
+export const OTHER_ADDRESS = '0x0';
+
+type Column = { o: number; n: number; t: 'u16' | 'u32' | 'f32' };
+
+interface PackedSnapshot {
+  file: string;
+  seq: number | null;
+  trigger: Snapshot['trigger'];
+  triggerSeq: number | null;
+  mtimeMs: number | null;
+  format: Snapshot['format'];
+  samplePeriod: number;
+  live: Counts;
+  accumulated: Counts;
+  header: { live: Counts; accumulated: Counts };
+  hasAccumulated: boolean;
+  truncated: { byteOffset: number; line: number } | null;
+  complete: boolean;
+  headerLiveBytes: number | null;
+  mapsSource: Snapshot['mapsSource'];
+  context: Snapshot['context'];
+}
+
+export interface PackedProcess {
+  key: string;
+  pid: number | null;
+  pidNamespace: number | null;
+  prefix: string;
+  endedWithoutFinalDump: boolean;
+  /** stacks of the process before packing */
+  stackCount: number;
+  /** stacks summed into the last packed stack (0: nothing was left out, no "other" stack) */
+  otherStacks: number;
+  /** the kept stacks' ids in the loaded job (for the reader; not stable across loads) */
+  sourceIds: number[];
+  /** the report's base and target snapshots of this process (indices) */
+  base: number;
+  target: number;
+  snapshots: PackedSnapshot[];
+  addresses: string[];
+  allocatorDepth: number[];
+  /** stack s has frames[offsets[s] .. offsets[s+1]) (address ids, leaf first) */
+  offsets: Column;
+  frames: Column;
+  /** cells per stack, then per cell: snapshot index delta (from the stack's previous cell), bytes, objects */
+  cellCounts: Column;
+  cellSnapshots: Column;
+  cellBytes: Column;
+  cellObjects: Column;
+  /** sampling variance of each cell (core/model/sampling-error.ts), summed like the values */
+  cellVar: Column;
+  maps: { start: string; end: string; offset: string; perms: string; path: string }[] | null;
+  /** per address id: [leaf, caller] symbol entries (null: none) */
+  symbols: [SymbolizedAddress | null, SymbolizedAddress | null][] | null;
+  pythonFrames:
+    (Omit<PyFrameTable, 'frames' | 'markers'> & { frames: PyFrameEntry[]; markers: [string, PyMarkerKind][] }) | null;
+}
+
+/** The header of a report's payload (everything but the columns). */
+export interface PackedJob {
+  format: typeof REPORT_FORMAT;
+  version: number;
+  title: string;
+  /** ISO 8601 */
+  createdAt: string;
+  generator: string;
+  sanitized: { paths: boolean; maps: boolean };
+  options: { topN: number; stackMode: string; showAllocator: boolean; symbolized: boolean };
+  processes: PackedProcess[];
+  notes: Note[];
+  /** the session the report was made from (files, symbols, selection, view); notes are in `notes` */
+  session: Omit<Session, 'notes'>;
+  warnings: { file: string; line?: number; message: string }[];
+  warningsOmitted: number;
+}
+
+/** One process to pack: the kept stacks (ids in `proc`), and how strings leave it (sanitizing). */
+export interface PackInput {
+  proc: ProcessSeries;
+  symbols: SymbolTable | null;
+  keep: number[];
+  base: number;
+  target: number;
+}
+
+export interface PackStrings {
+  /** a path (dump file, source file, module path) as it goes into the report */
+  path(p: string): string;
+  /** a process key as it goes into the report */
+  key(k: string): string;
+  /** false: leave the maps out (only the module ranges the kept addresses fall in stay, by basename) */
+  keepMaps: boolean;
+}
+
+class ColumnWriter {
+  private parts: Uint8Array[] = [];
+  private size = 0;
+  add(t: Column['t'], values: ArrayLike<number>): Column {
+    const arr =
+      t === 'u16' ? Uint16Array.from(values) : t === 'u32' ? Uint32Array.from(values) : Float32Array.from(values);
+    const bytes = new Uint8Array(arr.buffer, arr.byteOffset, arr.byteLength);
+    const pad = (4 - (bytes.length % 4)) % 4;
+    const c: Column = { o: this.size, n: values.length, t };
+    this.parts.push(bytes, new Uint8Array(pad));
+    this.size += bytes.length + pad;
+    return c;
+  }
+  concat(): Uint8Array {
+    const out = new Uint8Array(this.size);
+    let o = 0;
+    for (const p of this.parts) {
+      out.set(p, o);
+      o += p.length;
+    }
+    return out;
+  }
+}
+
+const hex = (v: bigint): string => '0x' + v.toString(16);
+
+function packProcess(input: PackInput, s: PackStrings, w: ColumnWriter): PackedProcess {
+  const { proc, symbols } = input;
+  const keep = [...new Set(input.keep)].filter((id) => id >= 0 && id < proc.stacks.count).sort((a, b) => a - b);
+  const local = new Map<number, number>();
+  keep.forEach((id, i) => local.set(id, i));
+  const otherStacks = proc.stacks.count - keep.length;
+  const stackTotal = keep.length + (otherStacks > 0 ? 1 : 0);
+
+  // addresses of the kept stacks (+ the "other" frame)
+  const addrLocal = new Map<number, number>();
+  const addresses: string[] = [];
+  const addrSource: number[] = [];
+  const offsets: number[] = [0];
+  const frames: number[] = [];
+  const allocatorDepth: number[] = [];
+  for (const id of keep) {
+    for (let f = proc.stacks.offsets[id]; f < proc.stacks.offsets[id + 1]; f++) {
+      const a = proc.stacks.frames[f];
+      let l = addrLocal.get(a);
+      if (l === undefined) {
+        l = addresses.length;
+        addrLocal.set(a, l);
+        addresses.push(proc.addresses.hex[a]);
+        addrSource.push(a);
+      }
+      frames.push(l);
+    }
+    offsets.push(frames.length);
+    allocatorDepth.push(proc.stacks.allocatorDepth[id] ?? 0);
+  }
+  let otherAddr = -1;
+  if (otherStacks > 0) {
+    otherAddr = addresses.length;
+    addresses.push(OTHER_ADDRESS);
+    addrSource.push(-1);
+    frames.push(otherAddr);
+    offsets.push(frames.length);
+    allocatorDepth.push(0);
+  }
+
+  // cells, stack-major
+  const n = proc.snapshots.length;
+  const bytesOf = Array.from({ length: stackTotal }, () => new Float64Array(n));
+  const objectsOf = Array.from({ length: stackTotal }, () => new Float64Array(n));
+  const varOf = Array.from({ length: stackTotal }, () => new Float64Array(n));
+  const present = Array.from({ length: stackTotal }, () => new Uint8Array(n));
+  proc.snapshots.forEach((snap, si) => {
+    for (let j = 0; j < snap.stackIds.length; j++) {
+      const l = local.get(snap.stackIds[j]) ?? (otherStacks > 0 ? stackTotal - 1 : -1);
+      if (l < 0) continue;
+      bytesOf[l][si] += snap.liveBytes[j];
+      objectsOf[l][si] += snap.liveObjects[j];
+      varOf[l][si] += snap.liveVarBytes[j];
+      present[l][si] = 1;
+    }
+  });
+  const counts: number[] = [];
+  const cellSnap: number[] = [];
+  const cellBytes: number[] = [];
+  const cellObjects: number[] = [];
+  const cellVar: number[] = [];
+  for (let l = 0; l < stackTotal; l++) {
+    let c = 0;
+    let prev = 0;
+    for (let si = 0; si < n; si++) {
+      if (!present[l][si]) continue;
+      cellSnap.push(si - prev);
+      prev = si;
+      cellBytes.push(bytesOf[l][si]);
+      cellObjects.push(objectsOf[l][si]);
+      cellVar.push(varOf[l][si]);
+      c++;
+    }
+    counts.push(c);
+  }
+
+  // symbols of the kept addresses, paths as they go out
+  const symOut = (x: SymbolizedAddress | undefined): SymbolizedAddress | null =>
+    x
+      ? {
+          ...x,
+          modulePath: x.modulePath === null ? null : s.path(x.modulePath),
+          frames: x.frames.map((f) => ({ ...f, file: f.file === null ? null : s.path(f.file) })),
+        }
+      : null;
+  let syms: PackedProcess['symbols'] = null;
+  if (symbols || otherAddr >= 0) {
+    syms = addrSource.map((a) =>
+      a < 0 ? [null, null] : symbols ? [symOut(symbols.leaf[a]), symOut(symbols.caller[a])] : [null, null],
+    );
+    if (otherAddr >= 0) {
+      const label = `(${otherStacks.toLocaleString('en-US')} other stacks)`;
+      const entry: SymbolizedAddress = {
+        address: OTHER_ADDRESS,
+        module: null,
+        modulePath: null,
+        moduleOffset: null,
+        frames: [{ function: label, file: null, line: null }],
+        status: 'symbol-only',
+        binary: null,
+      };
+      syms[otherAddr] = [entry, entry];
+    }
+  }
+
+  // maps: all (paths as they go out), or only the kept addresses' module ranges
+  let maps: PackedProcess['maps'] = null;
+  if (proc.maps) {
+    if (s.keepMaps)
+      maps = proc.maps.map((m) => ({
+        start: hex(m.start),
+        end: hex(m.end),
+        offset: hex(m.offset),
+        perms: m.perms,
+        path: s.path(m.path),
+      }));
+    else {
+      const used = new Map<MapsEntry, { lo: bigint; hi: bigint }>();
+      for (const h of addresses) {
+        if (h === OTHER_ADDRESS) continue;
+        let v: bigint;
+        try {
+          v = BigInt(h);
+        } catch {
+          continue;
+        }
+        const m = proc.maps.find((x) => v >= x.start && v < x.end);
+        if (!m || !m.path) continue;
+        const r = used.get(m);
+        if (!r) used.set(m, { lo: v, hi: v });
+        else {
+          if (v < r.lo) r.lo = v;
+          if (v > r.hi) r.hi = v;
+        }
+      }
+      maps = [...used.entries()]
+        .sort((a, b) => (a[1].lo < b[1].lo ? -1 : 1))
+        .map(([m, r]) => ({
+          start: hex(r.lo),
+          end: hex(r.hi + 1n),
+          offset: hex(m.offset + (r.lo - m.start)),
+          perms: m.perms,
+          path: basename(m.path),
+        }));
+    }
+  }
+
+  const py = proc.pythonFrames ?? null;
+  const pythonFrames: PackedProcess['pythonFrames'] = py
+    ? {
+        ...py,
+        frames: [...py.frames.values()].map((f) => ({ ...f, file: s.path(f.file) })),
+        markers: [...py.markers.entries()],
+        problems: py.problems.slice(0, 20),
+      }
+    : null;
+
+  return {
+    key: s.key(proc.key),
+    pid: proc.pid,
+    pidNamespace: proc.pidNamespace,
+    prefix: proc.prefix,
+    endedWithoutFinalDump: proc.endedWithoutFinalDump,
+    stackCount: proc.stacks.count,
+    otherStacks,
+    sourceIds: keep,
+    base: input.base,
+    target: input.target,
+    snapshots: proc.snapshots.map((x) => ({
+      file: s.path(x.file),
+      seq: x.seq,
+      trigger: x.trigger,
+      triggerSeq: x.triggerSeq,
+      mtimeMs: x.mtimeMs,
+      format: x.format,
+      samplePeriod: x.samplePeriod,
+      live: x.live,
+      accumulated: x.accumulated,
+      header: x.header,
+      hasAccumulated: x.hasAccumulated,
+      truncated: x.truncated,
+      complete: x.complete,
+      headerLiveBytes: x.headerLiveBytes,
+      mapsSource: x.mapsSource,
+      context: x.context
+        ? {
+            ...x.context,
+            cmdline: x.context.cmdline?.map((c) => (c.includes('/') ? s.path(c) : c)) ?? null,
+            cgroup: x.context.cgroup
+              ? { ...x.context.cgroup, path: x.context.cgroup.path === null ? null : s.path(x.context.cgroup.path) }
+              : null,
+          }
+        : null,
+    })),
+    addresses,
+    allocatorDepth,
+    offsets: w.add('u32', offsets),
+    frames: w.add('u32', frames),
+    cellCounts: w.add('u32', counts),
+    // u16 holds the deltas of any series up to 65,535 snapshots
+    cellSnapshots: w.add(n > 0xffff ? 'u32' : 'u16', cellSnap),
+    cellBytes: w.add('f32', cellBytes),
+    cellObjects: w.add('f32', cellObjects),
+    cellVar: w.add('f32', cellVar),
+    maps,
+    symbols: syms,
+    pythonFrames,
+  };
+}
+
+function basename(p: string): string {
+  const t = p.endsWith('/') ? p.slice(0, -1) : p;
+  const i = t.lastIndexOf('/');
+  return i >= 0 ? t.slice(i + 1) : t;
+}
+
+/** The header and the packed processes → the payload's bytes (deflated). */
+export function packJob(
+  header: Omit<PackedJob, 'processes' | 'format' | 'version'>,
+  inputs: readonly PackInput[],
+  strings: PackStrings,
+): { job: PackedJob; bytes: Uint8Array } {
+  const w = new ColumnWriter();
+  const processes = inputs.map((i) => packProcess(i, strings, w));
+  const job: PackedJob = { format: REPORT_FORMAT, version: REPORT_VERSION, ...header, processes };
+  const json = new TextEncoder().encode(JSON.stringify(job));
+  const cols = w.concat();
+  const pad = (4 - ((4 + json.length) % 4)) % 4;
+  const raw = new Uint8Array(4 + json.length + pad + cols.length);
+  new DataView(raw.buffer).setUint32(0, json.length, true);
+  raw.set(json, 4);
+  raw.set(cols, 4 + json.length + pad);
+  return { job, bytes: deflate(raw, { level: 9 }) };
+}
+
+// -- reading ----------------------------------------------------------------------------------------
+
+function fail(path: string, what: string): never {
+  throw new ReportError(`the report's data is damaged: ${path}: ${what}`);
+}
+
+/** The header of a payload (format and version checked), and its column bytes. */
+export function readPayload(deflated: Uint8Array): { job: PackedJob; cols: Uint8Array } {
+  let raw: Uint8Array;
+  try {
+    raw = inflate(deflated);
+  } catch (e) {
+    throw new ReportError(`the report's data is damaged (${e instanceof Error ? e.message : String(e)})`);
+  }
+  if (raw.length < 4) fail('payload', 'too short');
+  const len = new DataView(raw.buffer, raw.byteOffset, raw.byteLength).getUint32(0, true);
+  if (4 + len > raw.length) fail('payload', 'header longer than the data');
+  let v: unknown;
+  try {
+    v = JSON.parse(new TextDecoder().decode(raw.subarray(4, 4 + len)));
+  } catch (e) {
+    throw new ReportError(`the report's data is damaged (${e instanceof Error ? e.message : String(e)})`);
+  }
+  if (typeof v !== 'object' || v === null || (v as { format?: unknown }).format !== REPORT_FORMAT)
+    throw new ReportError('not a heaplens report');
+  const version = (v as { version?: unknown }).version;
+  if (typeof version !== 'number' || !Number.isInteger(version)) throw new ReportError('report without a version');
+  if (version > REPORT_VERSION)
+    throw new ReportError(
+      `this report was written by a newer heaplens (report version ${version}); this one reads up to ${REPORT_VERSION}`,
+    );
+  if (version < REPORT_VERSION)
+    throw new ReportError(
+      `this report was written by an older heaplens (report version ${version}), whose reports only its own page shows; open the report in a browser`,
+    );
+  const pad = (4 - ((4 + len) % 4)) % 4;
+  const cols = raw.slice(4 + len + pad);
+  const job = v as PackedJob;
+  if (!Array.isArray(job.processes)) fail('processes', 'expected a list');
+  return { job, cols };
+}
+
+function column(cols: Uint8Array, c: unknown, path: string, t: Column['t']): ArrayLike<number> {
+  const x = c as Column | null;
+  if (
+    !x ||
+    typeof x !== 'object' ||
+    x.t !== t ||
+    !Number.isInteger(x.o) ||
+    !Number.isInteger(x.n) ||
+    x.o < 0 ||
+    x.n < 0 ||
+    x.o % 4 !== 0
+  )
+    fail(path, `expected a ${t} column`);
+  const size = t === 'u16' ? 2 : 4;
+  if (x.o + x.n * size > cols.length) fail(path, 'column beyond the data');
+  const buf = cols.buffer.slice(cols.byteOffset + x.o, cols.byteOffset + x.o + x.n * size);
+  return t === 'u16' ? new Uint16Array(buf) : t === 'u32' ? new Uint32Array(buf) : new Float32Array(buf);
+}
+
+function big(h: unknown, path: string): bigint {
+  if (typeof h !== 'string' || !/^0x[0-9a-f]{1,16}$/.test(h)) fail(path, 'expected a hex address');
+  return BigInt(h);
+}
+
+/** A packed process back into the model (every index checked), with its symbols. */
+function unpackProcess(
+  p: PackedProcess,
+  cols: Uint8Array,
+  at: string,
+): { proc: ProcessSeries; symbols: SymbolTable | null } {
+  if (
+    !p ||
+    typeof p !== 'object' ||
+    typeof p.key !== 'string' ||
+    !Array.isArray(p.snapshots) ||
+    !Array.isArray(p.addresses)
+  )
+    fail(at, 'expected a process');
+  const nAddr = p.addresses.length;
+  p.addresses.forEach((h, i) => big(h, `${at}.addresses[${i}]`));
+  const offsets = column(cols, p.offsets, `${at}.offsets`, 'u32');
+  const frames = column(cols, p.frames, `${at}.frames`, 'u32');
+  const count = offsets.length - 1;
+  if (count < 0) fail(`${at}.offsets`, 'empty');
+  for (let i = 0; i < offsets.length; i++)
+    if (offsets[i] > frames.length || (i > 0 && offsets[i] < offsets[i - 1]))
+      fail(`${at}.offsets[${i}]`, 'out of order');
+  for (let i = 0; i < frames.length; i++)
+    if (frames[i] >= nAddr) fail(`${at}.frames[${i}]`, `expected an index below ${nAddr}`);
+  const counts = column(cols, p.cellCounts, `${at}.cellCounts`, 'u32');
+  const snaps = column(
+    cols,
+    p.cellSnapshots,
+    `${at}.cellSnapshots`,
+    (p.cellSnapshots as Column | null)?.t === 'u32' ? 'u32' : 'u16',
+  );
+  const bytes = column(cols, p.cellBytes, `${at}.cellBytes`, 'f32');
+  const objects = column(cols, p.cellObjects, `${at}.cellObjects`, 'f32');
+  const variance = column(cols, p.cellVar, `${at}.cellVar`, 'f32');
+  if (counts.length !== count) fail(`${at}.cellCounts`, `expected ${count} entries`);
+  let cells = 0;
+  for (let i = 0; i < counts.length; i++) cells += counts[i];
+  if (snaps.length !== cells || bytes.length !== cells || objects.length !== cells || variance.length !== cells)
+    fail(`${at}.cells`, 'columns of different lengths');
+  const n = p.snapshots.length;
+  const per: { ids: number[]; b: number[]; o: number[]; v: number[] }[] = Array.from({ length: n }, () => ({
+    ids: [],
+    b: [],
+    o: [],
+    v: [],
+  }));
+  let c = 0;
+  for (let s = 0; s < count; s++) {
+    let si = 0;
+    for (let k = 0; k < counts[s]; k++, c++) {
+      si += snaps[c];
+      if (si >= n) fail(`${at}.cellSnapshots[${c}]`, `expected a snapshot below ${n}`);
+      per[si].ids.push(s);
+      per[si].b.push(bytes[c]);
+      per[si].o.push(objects[c]);
+      per[si].v.push(variance[c]);
+    }
+  }
+  const snapshots: Snapshot[] = p.snapshots.map((x, si) => ({
+    ...x,
+    complete: x.complete !== false,
+    headerLiveBytes: typeof x.headerLiveBytes === 'number' ? x.headerLiveBytes : null,
+    context: x.context ?? null,
+    liveVarBytes: Float64Array.from(per[si].v),
+    threads: [],
+    stackIds: Uint32Array.from(per[si].ids),
+    liveBytes: Float64Array.from(per[si].b),
+    liveObjects: Float64Array.from(per[si].o),
+    accumBytes: null,
+    accumObjects: null,
+  }));
+  const index = new Map<string, number>();
+  p.addresses.forEach((h, i) => index.set(h, i));
+  const maps: MapsEntry[] | null = p.maps
+    ? p.maps.map((m, i) => ({
+        start: big(m.start, `${at}.maps[${i}].start`),
+        end: big(m.end, `${at}.maps[${i}].end`),
+        offset: big(m.offset, `${at}.maps[${i}].offset`),
+        perms: String(m.perms),
+        dev: '00:00',
+        inode: 0,
+        path: String(m.path),
+        deleted: false,
+      }))
+    : null;
+  let symbols: SymbolTable | null = null;
+  if (p.symbols) {
+    if (!Array.isArray(p.symbols) || p.symbols.length !== nAddr) fail(`${at}.symbols`, `expected ${nAddr} entries`);
+    symbols = {
+      leaf: p.symbols.map((x) => x[0] ?? undefined),
+      caller: p.symbols.map((x) => x[1] ?? undefined),
+      modules: [],
+    };
+  }
+  const py = p.pythonFrames;
+  const pythonFrames: PyFrameTable | null = py
+    ? { ...py, frames: new Map(py.frames.map((f) => [f.addr, f] as const)), markers: new Map(py.markers) }
+    : null;
+  const proc: ProcessSeries = {
+    key: p.key,
+    pid: p.pid,
+    pidNamespace: p.pidNamespace,
+    prefix: String(p.prefix),
+    snapshots,
+    stacks: {
+      count,
+      offsets: Array.from(offsets),
+      frames: Array.from(frames),
+      allocatorDepth: Array.from({ length: count }, (_, i) => Number(p.allocatorDepth?.[i] ?? 0)),
+    },
+    addresses: { hex: p.addresses, index },
+    maps,
+    endedWithoutFinalDump: Boolean(p.endedWithoutFinalDump),
+    pythonFrames,
+  };
+  return { proc, symbols };
+}
+
+/** A payload back into a Job the app's analysis runs on, with each process's symbols. */
+export function unpackJob(deflated: Uint8Array): { header: PackedJob; job: Job; symbols: (SymbolTable | null)[] } {
+  const { job: header, cols } = readPayload(deflated);
+  const out = header.processes.map((p, i) => {
+    try {
+      return unpackProcess(p, cols, `processes[${i}]`);
+    } catch (e) {
+      // a shape the checks above did not foresee is still damage, named, never a crash of the reader
+      if (e instanceof ReportError) throw e;
+      throw new ReportError(
+        `the report's data is damaged: processes[${i}]: ${e instanceof Error ? e.message : String(e)}`,
+      );
+    }
+  });
+  const job: Job = {
+    processes: out.map((x) => x.proc),
+    warnings: Array.isArray(header.warnings)
+      ? header.warnings.map((w) => ({
+          file: String(w.file),
+          message: String(w.message),
+          ...(typeof w.line === 'number' ? { line: w.line } : {}),
+        }))
+      : [],
+    ignoredFiles: [],
+  };
+  return { header, job, symbols: out.map((x) => x.symbols) };
+}

@@ -1,0 +1,38 @@
+// Reopening a report: its embedded job back into the model (the app's analysis runs on it) and a read-only
+// session (notes included). Everything from the file is validated as untrusted input (job-pack.ts unpackJob,
+// core/notes/validate.ts).
+
+import type { Job } from '../model/model.js';
+import type { SymbolTable } from '../symbolize/symbolize.js';
+import type { Session } from '../notes/schema.js';
+import { validateSession } from '../notes/validate.js';
+import { extractPayload } from './html.js';
+import { unpackJob, type PackedJob } from './job-pack.js';
+
+export interface ReopenedReport {
+  /** read-only: the app shows it, never saves over it */
+  session: Session;
+  header: PackedJob;
+  job: Job;
+  symbols: (SymbolTable | null)[];
+}
+
+export function reportToSession(header: PackedJob): Session {
+  return validateSession({
+    ...header.session,
+    notes: header.notes,
+    readOnly: true,
+    source: { kind: 'report', title: header.title, createdAt: header.createdAt },
+  });
+}
+
+/** From the payload's bytes. Throws ReportError (not a report, damaged, newer) or SessionError. */
+export function reopenPayload(payload: Uint8Array): ReopenedReport {
+  const { header, job, symbols } = unpackJob(payload);
+  return { session: reportToSession(header), header, job, symbols };
+}
+
+/** From the text of a `.html` report. */
+export function reopenReport(html: string): ReopenedReport {
+  return reopenPayload(extractPayload(html));
+}

@@ -1,0 +1,302 @@
+// The job-wide ranking: every (process, stack) series with its pattern and score, sorted across the
+// whole job, and groups of the same stack (stack-identity.ts) across processes — "this stack leaks
+// in all four workers" is one line, not four lines in four tables.
+
+import type { Job, ProcessSeries } from '../model/model.js';
+import { processPatterns, type GrowthPattern, type StackSeriesVerdict } from './patterns.js';
+import { stackIdentityKeys } from '../frames/stack-identity.js';
+import { processFates, type ProcessFate } from './process-fate.js';
+
+export interface StackSuspect extends StackSeriesVerdict {
+  processIndex: number;
+  process: string;
+  pid: number | null;
+  /** job-wide stack key (stack-identity.ts) */
+  key: string;
+  /** index into JobSuspects.groups */
+  group: number;
+  /** how many processes hold this stack */
+  groupProcesses: number;
+}
+
+export interface SuspectGroup {
+  group: number;
+  key: string;
+  /** indexes into job.processes, ascending */
+  processIndexes: number[];
+  /** pids of those processes (null for unnamed dumps) */
+  processes: (number | null)[];
+  /** the pattern of the member that scores highest (ties: the largest at the end) */
+  pattern: GrowthPattern;
+  /** sum of the members' scores */
+  score: number;
+  deltaBytes: number;
+  lastBytes: number;
+  /** 1σ of lastBytes (members are independent samples) */
+  sigmaBytes: number;
+  /** the representative member (highest score): its frames describe the group */
+  top: { processIndex: number; stackId: number };
+  members: number;
+}
+
+export interface ProcessSuspects {
+  processIndex: number;
+  fate: ProcessFate;
+  /** the pattern of its highest-scoring stack (or of its largest, when nothing scores) */
+  topPattern: GrowthPattern | null;
+  notes: string[];
+  /** complete snapshot indexes the patterns were computed over */
+  snapshotIndexes: number[];
+  seconds: Float64Array | null;
+}
+
+export interface JobSuspects {
+  /** every (process, stack) series, by score across the job (then Δ, then size at the end) */
+  stacks: StackSuspect[];
+  /** groups by score across the job (rankSuspects may keep only the first few) */
+  groups: SuspectGroup[];
+  /** how many groups there are (the job's distinct stacks) */
+  groupCount: number;
+  processes: ProcessSuspects[];
+}
+
+// one literal (not a spread): tens of thousands of these are made per job
+function suspect(
+  s: StackSeriesVerdict,
+  processIndex: number,
+  process: string,
+  pid: number | null,
+  key: string,
+  group: number,
+): StackSuspect {
+  return {
+    stackId: s.stackId,
+    pattern: s.pattern,
+    note: s.note,
+    points: s.points,
+    firstBytes: s.firstBytes,
+    lastBytes: s.lastBytes,
+    peakBytes: s.peakBytes,
+    deltaBytes: s.deltaBytes,
+    sigmaBytes: s.sigmaBytes,
+    sigmaDeltaBytes: s.sigmaDeltaBytes,
+    z: s.z,
+    withinNoise: s.withinNoise,
+    slopePerSnapshot: s.slopePerSnapshot,
+    slopePerSecond: s.slopePerSecond,
+    lateSlopePerSnapshot: s.lateSlopePerSnapshot,
+    lateSlopePerSecond: s.lateSlopePerSecond,
+    lateZ: s.lateZ,
+    score: s.score,
+    processIndex,
+    process,
+    pid,
+    key,
+    group,
+    groupProcesses: 0,
+  };
+}
+
+/**
+ * One process's stacks as the ranking orders them: every stack present in a complete snapshot, by ascending
+ * id, with the figures that rank a stack that scores 0 (a dataset gives these from SQL for all stacks, and
+ * series only for the stacks that need a pattern).
+ */
+export interface StackTotals {
+  stackIds: ArrayLike<number>;
+  /** bytes at the first and last point of the series (0 where the stack is absent) */
+  firstBytes: ArrayLike<number>;
+  lastBytes: ArrayLike<number>;
+  /** 1σ of lastBytes */
+  sigmaBytes: ArrayLike<number>;
+  /** job-wide stack key per row */
+  keys: readonly string[];
+}
+
+/** What rankSuspects is given per process. */
+export interface RankInput {
+  totals: StackTotals;
+  /** verdicts by stack id: all of them (rankJob), or those a dataset classified */
+  verdicts: ReadonlyMap<number, StackSeriesVerdict>;
+  notes: string[];
+  snapshotIndexes: number[];
+  seconds: Float64Array | null;
+}
+
+export interface RankOptions {
+  /** the listing shows each process's top n stacks: they must have verdicts (default: all) */
+  perProcess?: number;
+  /** keep only the top n groups, whose top members must have verdicts (default: all) */
+  groups?: number;
+}
+
+export interface PartialSuspects extends JobSuspects {
+  /** stacks that are in the ranking's first places (per process or as a group's top) and have no verdict */
+  missing: { processIndex: number; stackId: number }[];
+}
+
+/**
+ * The job-wide ranking from every process's stack totals and the verdicts known. A stack without a verdict
+ * scores 0 — so verdicts may be left out only for stacks whose change is within 2σ (Δ − 2σ_Δ ≤ 0 bounds the
+ * score, patterns.ts) — and ranks among the zeros by Δ, then size at the end, as rankJob ranks them.
+ */
+export function rankSuspects(
+  job: Pick<Job, 'processes'>,
+  input: readonly RankInput[],
+  options: RankOptions = {},
+): PartialSuspects {
+  const fates = processFates(job);
+  // entries in push order: process, then ascending stack id (ties in the ranking keep this order)
+  let total = 0;
+  for (const p of input) total += p.totals.stackIds.length;
+  const procOf = new Int32Array(total);
+  const rowOf = new Int32Array(total);
+  const score = new Float64Array(total);
+  const delta = new Float64Array(total);
+  const last = new Float64Array(total);
+  const groupOf = new Int32Array(total);
+  const groupIds = new Map<string, number>();
+  const groupKeys: string[] = [];
+  let e = 0;
+  input.forEach((p, pi) => {
+    const t = p.totals;
+    for (let r = 0; r < t.stackIds.length; r++, e++) {
+      procOf[e] = pi;
+      rowOf[e] = r;
+      score[e] = p.verdicts.get(t.stackIds[r])?.score ?? 0;
+      delta[e] = t.lastBytes[r] - t.firstBytes[r];
+      last[e] = t.lastBytes[r];
+      let g = groupIds.get(t.keys[r]);
+      if (g === undefined) {
+        g = groupKeys.length;
+        groupIds.set(t.keys[r], g);
+        groupKeys.push(t.keys[r]);
+      }
+      groupOf[e] = g;
+    }
+  });
+  const order = new Int32Array(total);
+  for (let i = 0; i < total; i++) order[i] = i;
+  order.sort((a, b) => score[b] - score[a] || delta[b] - delta[a] || last[b] - last[a] || a - b);
+
+  const verdictOf = (i: number) => input[procOf[i]].verdicts.get(input[procOf[i]].totals.stackIds[rowOf[i]]);
+  const idOf = (i: number) => input[procOf[i]].totals.stackIds[rowOf[i]];
+  const missing: PartialSuspects['missing'] = [];
+
+  // groups: members in rank order, the first member seen is the group's top
+  const G = groupKeys.length;
+  const gTop = new Int32Array(G).fill(-1);
+  const gScore = new Float64Array(G);
+  const gDelta = new Float64Array(G);
+  const gLast = new Float64Array(G);
+  const gVar = new Float64Array(G);
+  const gMembers = new Int32Array(G);
+  const gProcs: number[][] = Array.from({ length: G }, () => []);
+  for (let k = 0; k < total; k++) {
+    const i = order[k];
+    const g = groupOf[i];
+    if (gTop[g] < 0) gTop[g] = i;
+    const procs = gProcs[g];
+    if (procs[procs.length - 1] !== procOf[i] && !procs.includes(procOf[i])) procs.push(procOf[i]);
+    gScore[g] += score[i];
+    gDelta[g] += delta[i];
+    gLast[g] += last[i];
+    const sigma = input[procOf[i]].totals.sigmaBytes[rowOf[i]];
+    gVar[g] += sigma * sigma;
+    gMembers[g]++;
+  }
+  const gOrder = Array.from({ length: G }, (_, g) => g);
+  gOrder.sort((a, b) => gScore[b] - gScore[a] || gDelta[b] - gDelta[a] || gLast[b] - gLast[a] || a - b);
+  const rankOfGroup = new Int32Array(G);
+  gOrder.forEach((g, rank) => (rankOfGroup[g] = rank));
+  const keep = Math.min(G, options.groups ?? G);
+  const groups: SuspectGroup[] = [];
+  for (let rank = 0; rank < keep; rank++) {
+    const g = gOrder[rank];
+    const top = gTop[g];
+    const v = verdictOf(top);
+    if (!v) missing.push({ processIndex: procOf[top], stackId: idOf(top) });
+    const processIndexes = gProcs[g].sort((a, b) => a - b);
+    groups.push({
+      group: rank,
+      key: groupKeys[g],
+      processIndexes,
+      processes: processIndexes.map((pi) => job.processes[pi].pid),
+      pattern: v ? v.pattern : 'unknown',
+      score: gScore[g],
+      deltaBytes: gDelta[g],
+      lastBytes: gLast[g],
+      sigmaBytes: Math.sqrt(gVar[g]),
+      top: { processIndex: procOf[top], stackId: idOf(top) },
+      members: gMembers[g],
+    });
+  }
+
+  // stacks with verdicts, in rank order; each process's first places must have one
+  const stacks: StackSuspect[] = [];
+  const perProcess = options.perProcess ?? Number.POSITIVE_INFINITY;
+  const seen = new Int32Array(input.length);
+  const topPattern: (GrowthPattern | null)[] = input.map(() => null);
+  for (let k = 0; k < total; k++) {
+    const i = order[k];
+    const pi = procOf[i];
+    const v = verdictOf(i);
+    const place = seen[pi]++;
+    if (!v) {
+      if (place < Math.max(1, perProcess)) missing.push({ processIndex: pi, stackId: idOf(i) });
+      continue;
+    }
+    if (place === 0) topPattern[pi] = v.pattern;
+    const p = job.processes[pi];
+    const g = groupOf[i];
+    const s = suspect(v, pi, p.key, p.pid, groupKeys[g], rankOfGroup[g]);
+    s.groupProcesses = gProcs[g].length;
+    stacks.push(s);
+  }
+  const processes: ProcessSuspects[] = input.map((p, pi) => ({
+    processIndex: pi,
+    fate: fates[pi],
+    topPattern: topPattern[pi],
+    notes: p.notes,
+    snapshotIndexes: p.snapshotIndexes,
+    seconds: p.seconds,
+  }));
+  return { stacks, groups, groupCount: G, processes, missing };
+}
+
+/**
+ * Each process's ranking input, by series, for ranking a job again as it grows by processes (the app ranks a job
+ * process by process while it loads): a process's patterns depend on its series alone, so they are made once.
+ */
+export type RankMemo = WeakMap<ProcessSeries, RankInput>;
+
+/** The ranking of a job in memory: every stack's series classified (patterns.ts). */
+export function rankJob(job: Pick<Job, 'processes'>, memo?: RankMemo): JobSuspects {
+  const input: RankInput[] = job.processes.map((proc) => {
+    const known = memo?.get(proc);
+    if (known) return known;
+    const pat = processPatterns(proc);
+    const keys = stackIdentityKeys(proc);
+    const n = pat.stacks.length;
+    const totals = {
+      stackIds: new Int32Array(n),
+      firstBytes: new Float64Array(n),
+      lastBytes: new Float64Array(n),
+      sigmaBytes: new Float64Array(n),
+      keys: new Array<string>(n),
+    };
+    const verdicts = new Map<number, StackSeriesVerdict>();
+    pat.stacks.forEach((s, r) => {
+      totals.stackIds[r] = s.stackId;
+      totals.firstBytes[r] = s.firstBytes;
+      totals.lastBytes[r] = s.lastBytes;
+      totals.sigmaBytes[r] = s.sigmaBytes;
+      totals.keys[r] = keys[s.stackId];
+      verdicts.set(s.stackId, s);
+    });
+    const made = { totals, verdicts, notes: pat.notes, snapshotIndexes: pat.snapshotIndexes, seconds: pat.seconds };
+    memo?.set(proc, made);
+    return made;
+  });
+  return rankSuspects(job, input);
+}

@@ -1,0 +1,175 @@
+// Command-line parsing with node:util parseArgs: positional paths plus --options (string options repeatable,
+// collected into arrays). Every command names the options it takes; `checkFlags` rejects the others and checks
+// every value given, so a bad value fails with a usage error before any dump is read.
+
+import { parseArgs as utilParseArgs, type ParseArgsConfig } from 'node:util';
+import { STACK_MODES } from '../../core/frames/python-stacks.js';
+import { SAMPLE_TYPE_NAMES } from '../../core/model/sample-type.js';
+import { GRANULARITIES, type StackFilter } from '../../core/frames/stack-filter.js';
+
+export class UsageError extends Error {}
+
+export interface ParsedArgs {
+  command: string;
+  positional: string[];
+  /** option name → its values in order (booleans: ['true']) */
+  flags: Map<string, string[]>;
+}
+
+type OptionSpec = NonNullable<ParseArgsConfig['options']>[string];
+
+/** Every option any command takes; the commands' `checkFlags` lists say which of them each accepts. */
+const OPTIONS: Record<string, OptionSpec> = {
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+  'no-symbols': { type: 'boolean' },
+  'show-allocator': { type: 'boolean' },
+  sanitize: { type: 'boolean' },
+  'fold-imports': { type: 'boolean' },
+  top: { type: 'string', short: 'n', multiple: true },
+  output: { type: 'string', short: 'o', multiple: true },
+  pid: { type: 'string', multiple: true },
+  stacks: { type: 'string', multiple: true },
+  snapshot: { type: 'string', multiple: true },
+  base: { type: 'string', multiple: true },
+  target: { type: 'string', multiple: true },
+  symbols: { type: 'string', multiple: true },
+  sysroot: { type: 'string', multiple: true },
+  session: { type: 'string', multiple: true },
+  title: { type: 'string', multiple: true },
+  format: { type: 'string', multiple: true },
+  measure: { type: 'string', multiple: true },
+  sample: { type: 'string', multiple: true },
+  focus: { type: 'string', multiple: true },
+  ignore: { type: 'string', multiple: true },
+  hide: { type: 'string', multiple: true },
+  show: { type: 'string', multiple: true },
+  granularity: { type: 'string', multiple: true },
+  limit: { type: 'string', multiple: true },
+};
+
+const oneOf =
+  (...values: readonly string[]) =>
+  (v: string): string | null =>
+    values.includes(v) ? null : `takes ${values.join(', ')}`;
+const wholeNumber = (v: string): string | null => (/^\d+$/.test(v) ? null : 'takes a whole number');
+const snapshotRef = (v: string): string | null =>
+  v === 'last' || v === 'first' || /^\d+$/.test(v) ? null : 'takes last, first or a sequence number';
+const regex = (v: string): string | null => {
+  try {
+    new RegExp(v);
+    return null;
+  } catch (e) {
+    return `takes a regular expression (${e instanceof Error ? e.message : String(e)})`;
+  }
+};
+
+/**
+ * Checks of option values, run before a command reads anything. The value sets of --sample and
+ * --granularity are the core/ modules' own; they are repeated here only as names for the message.
+ */
+const VALUE_CHECKS: Record<string, (v: string) => string | null> = {
+  top: wholeNumber,
+  pid: wholeNumber,
+  stacks: oneOf(...STACK_MODES),
+  snapshot: snapshotRef,
+  base: snapshotRef,
+  target: snapshotRef,
+  format: oneOf('pprof', 'folded', 'speedscope'),
+  measure: oneOf('bytes', 'objects'),
+  sample: oneOf(...SAMPLE_TYPE_NAMES),
+  granularity: oneOf(...GRANULARITIES),
+  focus: regex,
+  ignore: regex,
+  hide: regex,
+  show: regex,
+};
+
+/** Lets other modules add the value check of an option they own (--sample, --granularity). */
+export function addValueCheck(name: string, check: (v: string) => string | null): void {
+  VALUE_CHECKS[name] = check;
+}
+
+interface NodeError {
+  code?: string;
+  message: string;
+}
+
+export function parseArgs(argv: readonly string[]): ParsedArgs {
+  const [command = 'help', ...rest] = argv;
+  let parsed: ReturnType<
+    typeof utilParseArgs<{ options: typeof OPTIONS; allowPositionals: true; strict: true; tokens: true }>
+  >;
+  try {
+    parsed = utilParseArgs({ args: [...rest], options: OPTIONS, allowPositionals: true, strict: true, tokens: true });
+  } catch (e) {
+    const err = e as NodeError;
+    const name = /'(-[^' ]+)/.exec(err.message)?.[1] ?? '';
+    switch (err.code) {
+      case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
+        throw new UsageError(`unknown option ${name} for "${command}"`);
+      case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
+        throw new UsageError(
+          /argument missing/.test(err.message)
+            ? `${name} needs a value`
+            : /does not take an argument/.test(err.message)
+              ? `${name} takes no value`
+              : err.message,
+        );
+      default:
+        throw new UsageError(err.message);
+    }
+  }
+  const flags = new Map<string, string[]>();
+  // From the tokens, so repeated options keep their order and booleans read 'true'.
+  for (const t of parsed.tokens) {
+    if (t.kind !== 'option') continue;
+    const list = flags.get(t.name) ?? [];
+    list.push(t.value ?? 'true');
+    flags.set(t.name, list);
+  }
+  return { command, positional: parsed.positionals, flags };
+}
+
+export function flag(args: ParsedArgs, name: string): string | undefined {
+  const v = args.flags.get(name);
+  return v ? v[v.length - 1] : undefined;
+}
+
+/** Every value of a repeatable option, in order. */
+export function flags(args: ParsedArgs, name: string): string[] {
+  return args.flags.get(name) ?? [];
+}
+
+export function has(args: ParsedArgs, name: string): boolean {
+  return args.flags.has(name);
+}
+
+export function intFlag(args: ParsedArgs, name: string, fallback: number): number {
+  const v = flag(args, name);
+  if (v === undefined) return fallback;
+  if (!/^\d+$/.test(v)) throw new UsageError(`--${name} takes a whole number, got ${JSON.stringify(v)}`);
+  return Number(v);
+}
+
+/** --focus/--ignore/--hide/--show as regular expressions (their values were checked by checkFlags). */
+export function sliceFilter(args: ParsedArgs): StackFilter {
+  const re = (name: string): RegExp | null => {
+    const v = flag(args, name);
+    return v === undefined ? null : new RegExp(v);
+  };
+  return { focus: re('focus'), ignore: re('ignore'), hide: re('hide'), show: re('show') };
+}
+
+/** Rejects options the command does not take and any bad value; call before reading any input. */
+export function checkFlags(args: ParsedArgs, allowed: readonly string[]): void {
+  for (const [name, values] of args.flags) {
+    if (!allowed.includes(name)) throw new UsageError(`unknown option --${name} for "${args.command}"`);
+    const check = VALUE_CHECKS[name];
+    if (!check) continue;
+    for (const v of values) {
+      const problem = check(v);
+      if (problem) throw new UsageError(`--${name} ${problem}, got ${JSON.stringify(v)}`);
+    }
+  }
+}

@@ -1,0 +1,141 @@
+// What the CLI's commands share: the output sink, --pid, warnings, process titles and JSON, and the stacks as a
+// command shows them. Its own file so that main.ts (the dispatcher) and the commands it loads lazily do not import
+// each other.
+
+import type { Job, LoadWarning, ProcessSeries, Snapshot } from '../../core/model/model.js';
+import { processFates } from '../../core/stats/process-fate.js';
+import { flag, has, sliceFilter, UsageError, type ParsedArgs } from './args.js';
+import { parseGranularity, type Granularity } from '../../core/frames/stack-filter.js';
+import {
+  mapsDescriber,
+  pythonDescriber,
+  stackText as foldedStackText,
+  stackViewer,
+  visibleFrames,
+  type FrameOut,
+  type StackDescriber,
+} from './describe-stacks.js';
+import { DEFAULT_STACK_MODE, parseStackMode } from '../../core/frames/python-stacks.js';
+import type { FoldedStack } from '../../core/frames/stack-labels.js';
+import { processIdentity, processName } from '../../core/model/memory-context.js';
+import { symbolDescriber } from './symbols.js';
+
+export interface Output {
+  out: (s: string) => void;
+  err: (s: string) => void;
+  /** terminal width: tables fit it (cli/heaplens.ts passes the TTY's, $COLUMNS or 100); unlimited when absent */
+  columns?: number;
+}
+
+/** The job with only the process `--pid` names, when given. */
+export function onlyPid(job: Job, args: ParsedArgs): Job {
+  const pid = flag(args, 'pid');
+  return pid === undefined ? job : { ...job, processes: job.processes.filter((p) => String(p.pid) === pid) };
+}
+
+/** No process to show (none read, or --pid matched none): the warnings, and exit status 1. */
+export function noProcess(job: Job, args: ParsedArgs, io: Output): number {
+  if (has(args, 'json')) io.out(JSON.stringify({ processes: [], stacks: [], warnings: job.warnings }, null, 2));
+  else printWarnings(job.warnings, io);
+  io.err(`heaplens: no heap profile could be read from ${args.positional.join(', ')}`);
+  return 1;
+}
+
+export function printWarnings(warnings: readonly LoadWarning[], io: Output): void {
+  for (const w of warnings) io.err(`warning: ${w.file}${w.line ? `:${w.line}` : ''}: ${w.message}`);
+}
+
+export function processTitle(p: ProcessSeries): string {
+  const name = processName(processIdentity(p));
+  const who = p.pid !== null ? `pid ${p.pid}${name ? ` ${name}` : ''}${p.prefix ? ` (${p.prefix})` : ''}` : p.key;
+  return `${who}: ${p.snapshots.length} snapshot${p.snapshots.length === 1 ? '' : 's'}${p.endedWithoutFinalDump ? ', no final dump (killed or still running)' : ''}`;
+}
+
+export function snapshotJson(s: Snapshot) {
+  return {
+    file: s.file,
+    seq: s.seq,
+    trigger: s.trigger,
+    liveBytes: s.live.bytes,
+    liveObjects: s.live.objects,
+    ...(s.hasAccumulated ? { accumulatedBytes: s.accumulated.bytes, accumulatedObjects: s.accumulated.objects } : {}),
+    samplePeriod: s.samplePeriod,
+    format: s.format,
+    truncated: s.truncated !== null,
+    complete: s.complete,
+    headerLiveBytes: s.headerLiveBytes,
+    ...(s.truncated ? { truncatedAt: s.truncated } : {}),
+    threads: s.threads.map((t) => ({ uid: t.uid, name: t.name, liveBytes: t.live.bytes, liveObjects: t.live.objects })),
+  };
+}
+
+const fatesOf = new WeakMap<Job, ReturnType<typeof processFates>>();
+
+export function processJson(p: ProcessSeries, job?: Job) {
+  let fates = job ? fatesOf.get(job) : undefined;
+  if (job && !fates) {
+    fates = processFates(job);
+    fatesOf.set(job, fates);
+  }
+  const fate = job && fates ? fates[job.processes.indexOf(p)] : null;
+  return {
+    key: p.key,
+    pid: p.pid,
+    prefix: p.prefix,
+    name: processName(processIdentity(p)),
+    endedWithoutFinalDump: p.endedWithoutFinalDump,
+    hasMaps: p.maps !== null,
+    ...(fate ? { lastCompleteSeq: fate.lastCompleteSeq, killed: fate.killed, killedEvidence: fate.evidence } : {}),
+  };
+}
+
+export function indent(s: string): string {
+  return s
+    .split('\n')
+    .map((l) => '  ' + l)
+    .join('\n');
+}
+
+export type Viewer = (stackId: number) => FoldedStack<FrameOut> | null;
+
+export function granularityOf(args: ParsedArgs): Granularity {
+  return parseGranularity(flag(args, 'granularity') ?? 'lines') ?? 'lines';
+}
+
+/** The stacks of a process as the command shows them (maps → symbols → Python frames → allocator → filters → folds). */
+export function viewer(p: ProcessSeries, args: ParsedArgs): Viewer {
+  const v = flag(args, 'stacks') ?? DEFAULT_STACK_MODE;
+  const mode = parseStackMode(v);
+  if (!mode) throw new UsageError(`--stacks takes python-first, merged, python or native, got ${JSON.stringify(v)}`);
+  const d = pythonDescriber(symbolDescriber(mapsDescriber(p), p), p, mode);
+  return stackViewer(d, p, {
+    mode,
+    showAllocator: has(args, 'show-allocator'),
+    foldImports: has(args, 'fold-imports'),
+    filter: sliceFilter(args),
+  });
+}
+
+/**
+ * The frames the commands print for a stack, as a describer (growth-command, postmortem-command): the surviving
+ * frames of the view (python-first folds, allocator option, filters); folded frames are left out.
+ */
+export function describer(p: ProcessSeries, args: ParsedArgs): StackDescriber {
+  const view = viewer(p, args);
+  return { frames: (id) => view(id)?.frames ?? [] };
+}
+
+/** A stack as one line: frames (or a folded stack, noting what was folded), the first surviving frame first. */
+export function stackText(frames: readonly FrameOut[] | FoldedStack<FrameOut>, max = 6): string {
+  return foldedStackText('folds' in frames ? frames : { frames: [...frames], folds: [] }, max);
+}
+
+/** The frames to print of one stack of a describer (allocator frames dropped unless --show-allocator). */
+export function framesFor(d: StackDescriber, stackId: number, args: ParsedArgs): { frames: FrameOut[] } {
+  return { frames: visibleFrames(d.frames(stackId), { showAllocator: has(args, 'show-allocator') }) };
+}
+
+/** Output width for tables (cli/heaplens.ts passes the terminal's), less the two-space indent. */
+export function tableColumns(io: Output): number | undefined {
+  return io.columns !== undefined ? io.columns - 2 : undefined;
+}

@@ -1,0 +1,111 @@
+// What the capture library recorded with each dump, for the CLI's summary (JSON and text): snapshot
+// times, process identity and tree, allocator / RSS / cgroup counters and the RSS − allocated gap.
+
+import type { Job, ProcessSeries } from '../../core/model/model.js';
+import { seriesTimes } from '../../core/model/snapshot-time.js';
+import { memoryGap, processIdentity, processLimit, processName, processParents } from '../../core/model/memory-context.js';
+import { formatCmdline } from '../../core/formats/dump-context.js';
+import { seriesMemory } from '../../core/load/series-memory.js';
+import { formatBytes } from './format.js';
+
+/** Per-snapshot additions to the summary JSON, in the series' order. */
+export function snapshotContextJson(p: ProcessSeries) {
+  const times = seriesTimes(p);
+  const mem = seriesMemory(p);
+  return p.snapshots.map((s, i) => {
+    const m = mem[i];
+    const gap = memoryGap(m);
+    const c = s.context ?? null;
+    return {
+      timeMs: times.snapshots[i].timeMs,
+      timeSource: times.snapshots[i].source,
+      ...(times.axis === 'wall' ? { secondsSinceFirst: times.x[i] } : {}),
+      context: c
+        ? {
+            timeRealMs: c.timeRealMs,
+            timeMonoMs: c.timeMonoMs,
+            pid: c.pid,
+            ppid: c.ppid,
+            comm: c.comm,
+            cmdline: c.cmdline,
+            cmdlineCut: c.cmdlineCut,
+            hostname: c.hostname,
+            processStartMs: c.startRealMs,
+            jemalloc: c.jemalloc,
+            rss: c.rss,
+            rssAnon: c.rssAnon,
+            cgroup: c.cgroup,
+            collectNs: c.costNs,
+          }
+        : null,
+      memory: { ...m, gap },
+    };
+  });
+}
+
+/** Per-process additions to the summary JSON (identity, parent in the job, cgroup limit, time axis). */
+export function processContextJson(p: ProcessSeries, parents: ReadonlyMap<string, string | null>) {
+  const id = processIdentity(p);
+  const t = seriesTimes(p);
+  return {
+    name: processName(id),
+    comm: id?.comm ?? null,
+    cmdline: id?.cmdline ?? null,
+    ppid: id?.ppid ?? null,
+    hostname: id?.hostname ?? null,
+    startMs: id?.startMs ?? null,
+    parentKey: parents.get(p.key) ?? null,
+    limitBytes: processLimit(p),
+    rssLog: p.rssLog ? { file: p.rssLog.file, samples: p.rssLog.timeMs.length } : null,
+    timeAxis: t.axis,
+    timeSource: t.source,
+    ...(t.mtimeProblem && t.source !== 'capture' ? { timeNote: t.mtimeProblem } : {}),
+  };
+}
+
+export function jobParents(job: Job): Map<string, string | null> {
+  return processParents(job.processes);
+}
+
+/** Text lines under a process's title: who it was, its parent, its limit. */
+export function processContextText(p: ProcessSeries, parents: ReadonlyMap<string, string | null>, job: Job): string[] {
+  const id = processIdentity(p);
+  const out: string[] = [];
+  if (id) {
+    const parentKey = parents.get(p.key) ?? null;
+    const parent = parentKey ? job.processes.find((q) => q.key === parentKey) : undefined;
+    out.push(
+      `${processName(id) ?? '?'}${id.hostname ? ` on ${id.hostname}` : ''}${id.startMs !== null ? `, started ${new Date(id.startMs).toISOString()}` : ''}` +
+        `, parent ${id.ppid ?? '?'}${parent ? ` (${processName(processIdentity(parent)) ?? parent.key} in this job)` : ''}`,
+    );
+    if (id.cmdline) out.push(`cmdline: ${formatCmdline(id.cmdline)}`);
+  }
+  const limit = processLimit(p);
+  if (limit !== null) out.push(`cgroup memory.max: ${formatBytes(limit)}`);
+  const mem = seriesMemory(p);
+  const gap = mem.length ? memoryGap(mem[mem.length - 1]) : null;
+  if (p.rssLog) out.push(`RSS log: ${p.rssLog.file} (${p.rssLog.timeMs.length} samples)`);
+  if (gap) out.push(`last dump: ${gap.message}`);
+  return out;
+}
+
+/** Extra summary-table columns: time, allocated, resident, RSS (blank where unknown). */
+export function snapshotContextCells(p: ProcessSeries): { header: string[]; rows: string[][] } {
+  const t = seriesTimes(p);
+  const mem = seriesMemory(p);
+  const rows = p.snapshots.map((_, i) => {
+    const m = mem[i];
+    const time = t.snapshots[i].timeMs;
+    const b = (v: number | null): string => (v === null ? '' : formatBytes(v));
+    return [
+      time === null ? '' : new Date(time).toISOString().replace('T', ' ').replace('Z', ''),
+      b(m.allocated),
+      b(m.resident),
+      b(m.rss),
+    ];
+  });
+  return {
+    header: [t.source === 'capture' ? 'time (UTC)' : `time (${t.source}, UTC)`, 'allocated', 'resident', 'RSS'],
+    rows,
+  };
+}

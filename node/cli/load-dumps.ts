@@ -1,0 +1,67 @@
+// How every CLI command loads dumps: a worker-thread pool parses them in parallel (node/io/dump-pool.ts),
+// within a memory budget; a job beyond it stops with a message that names `heaplens ingest`.
+
+import { totalmem } from 'node:os';
+import { loadJob, type LoadOptions } from '../../core/load/load-job.js';
+import type { Job } from '../../core/model/model.js';
+import { JobTooLargeError } from '../../core/load/memory-budget.js';
+import type { InputFile } from '../../core/formats/input-file.js';
+import { createDumpPool } from '../io/dump-pool.js';
+
+// The model may take this share of the machine's memory: the rest is for the workers' buffers, the
+// views built from it, and the other programs of a shared machine.
+const MEMORY_SHARE = 0.6;
+
+/** The model's memory budget: HEAPLENS_MEMORY_LIMIT (bytes, or with K/M/G) or a share of RAM. */
+export function memoryBudget(env: NodeJS.ProcessEnv = process.env): number {
+  const v = env.HEAPLENS_MEMORY_LIMIT;
+  const m = v ? /^\s*(\d+(?:\.\d+)?)\s*([kmg]?)b?\s*$/i.exec(v) : null;
+  if (m) return Number(m[1]) * { '': 1, k: 1e3, m: 1e6, g: 1e9 }[m[2].toLowerCase() as '' | 'k' | 'm' | 'g'];
+  return Math.floor(totalmem() * MEMORY_SHARE);
+}
+
+export { JobTooLargeError };
+
+/** loadDumps, or null after writing why when the job does not fit in memory (the message names `heaplens ingest`). */
+export async function loadDumpsOrSay(files: readonly InputFile[], err: (s: string) => void): Promise<Job | null> {
+  try {
+    return await loadDumps(files);
+  } catch (e) {
+    if (!(e instanceof JobTooLargeError)) throw e;
+    err(`heaplens: ${e.message}`);
+    return null;
+  }
+}
+
+export type DumpLoader = (files: readonly InputFile[], options?: LoadOptions) => Promise<Job>;
+
+/**
+ * Runs `fn` with loadJob over one worker pool for all its loads (HEAPLENS_WORKERS=<n> sets the pool's size; 0
+ * reads in this thread), within the memory budget; the pool is closed after.
+ */
+export async function withDumpLoader<T>(fn: (load: DumpLoader) => Promise<T>): Promise<T> {
+  const n = process.env.HEAPLENS_WORKERS;
+  const size = n !== undefined && /^\d+$/.test(n) ? Number(n) : undefined;
+  const budget = { memoryBudget: memoryBudget() };
+  if (size === 0) return fn((files, options = {}) => loadJob(files, { ...budget, ...options }));
+  const pool = createDumpPool(size !== undefined ? { size } : {});
+  try {
+    // Twice the pool in flight: a worker never waits while this thread merges the previous result.
+    return await fn((files, options = {}) =>
+      loadJob(files, {
+        ...budget,
+        ...options,
+        runDump: pool.run,
+        parallelism: 2 * pool.size,
+        recycle: pool.recycle,
+      }),
+    );
+  } finally {
+    pool.close();
+  }
+}
+
+/** loadJob over a worker pool (HEAPLENS_WORKERS=<n> sets its size; 0 reads in this thread). */
+export async function loadDumps(files: readonly InputFile[], options: LoadOptions = {}): Promise<Job> {
+  return withDumpLoader((load) => load(files, options));
+}

@@ -1,0 +1,235 @@
+// `heaplens postmortem`: one screen for a dead job — who died and when, its last complete snapshot
+// and growth at the end, the top suspects job-wide (pattern, rate, σ, Python call site, which other
+// processes hold the same stack), and with --limit the time each process (and the job) had left.
+
+import { readFile, stat } from 'node:fs/promises';
+import type { Job } from '../../core/model/model.js';
+import { parseLimit, postmortem, type JobPostmortem, type Projection } from '../../core/stats/postmortem.js';
+import { recordedJobLimit } from '../../core/model/memory-context.js';
+import { NOISE_Z } from '../../core/model/sampling-error.js';
+import { flag, has, intFlag, UsageError, type ParsedArgs } from './args.js';
+import type { FrameOut } from './describe-stacks.js';
+import { describeFrame } from './describe-stacks.js';
+import { formatBytes, formatSignedBytes, table } from './format.js';
+import { describers, groupJson, listedStacks, rateText, stackJson } from './growth-command.js';
+import {
+  framesFor,
+  indent,
+  printWarnings,
+  processJson,
+  processTitle,
+  stackText,
+  tableColumns,
+  type Output,
+} from './common.js';
+
+/** A memory.max copy is a few bytes; anything bigger is not one. */
+const MAX_LIMIT_FILE_BYTES = 4096;
+
+export interface Limit {
+  bytes: number | null;
+  source: string;
+  note: string | null;
+}
+
+/** --limit: a byte count with an optional unit, or a file holding one (a copied cgroup memory.max). */
+export async function readLimit(args: ParsedArgs): Promise<Limit | null> {
+  const v = flag(args, 'limit');
+  if (v === undefined) return null;
+  let text = v;
+  let source = v;
+  const st = await stat(v).catch(() => null);
+  if (st?.isFile()) {
+    if (st.size > MAX_LIMIT_FILE_BYTES)
+      throw new UsageError(`--limit ${v}: ${st.size} bytes is not a memory.max file (one number or "max")`);
+    text = await readFile(v, 'utf8');
+    source = `${v}`;
+  }
+  const r = parseLimit(text);
+  if (!r.ok) throw new UsageError(`--limit ${st?.isFile() ? `${v} (line 1)` : JSON.stringify(v)}: ${r.message}`);
+  return { bytes: r.bytes, source, note: r.note };
+}
+
+function duration(s: number | null): string {
+  if (s === null) return '?';
+  if (!Number.isFinite(s)) return 'never';
+  if (s < 120) return `${Math.round(s)} s`;
+  if (s < 7200) return `${(s / 60).toFixed(1)} min`;
+  if (s < 172800) return `${(s / 3600).toFixed(1)} h`;
+  return `${(s / 86400).toFixed(1)} d`;
+}
+
+function dumps(x: number | null): string {
+  if (x === null) return '?';
+  if (!Number.isFinite(x)) return 'never';
+  return x < 10 ? x.toFixed(1) : String(Math.round(x));
+}
+
+function projectionText(p: Projection): string {
+  if (p.headroomBytes <= 0) return `already ${formatBytes(-p.headroomBytes)} over the limit`;
+  const left = `${formatBytes(p.headroomBytes)} left: `;
+  if (p.snapshots === null || !Number.isFinite(p.snapshots)) {
+    // not growing at the end: say so, and what the fastest bound of the rate would give
+    const fast = p.secondsLo !== null && Number.isFinite(p.secondsLo) ? `${duration(p.secondsLo)} (` : '';
+    const fastDumps =
+      p.snapshotsLo !== null && Number.isFinite(p.snapshotsLo)
+        ? `${fast}${dumps(p.snapshotsLo)} dumps${fast ? ')' : ''}`
+        : '';
+    return `${left}not growing at the end${fastDumps ? `; at the fastest bound of the 95 % interval in ${fastDumps}` : ''}`;
+  }
+  const byDumps = `${dumps(p.snapshots)} dumps [${dumps(p.snapshotsLo)}–${dumps(p.snapshotsHi)}]`;
+  const byTime =
+    p.seconds !== null ? `${duration(p.seconds)} [${duration(p.secondsLo)}–${duration(p.secondsHi)}], ` : '';
+  return `${left}${byTime}${byDumps} at the end rate (95 % interval)`;
+}
+
+/** The first Python frame of a stack (the Python call site), else the first named native frame. */
+function callSite(frames: readonly FrameOut[]): string {
+  const py = frames.find((f) => f.kind === 'python');
+  if (py) return describeFrame(py);
+  const named = frames.find((f) => f.kind !== 'allocator' && f.function);
+  return named ? describeFrame(named) : frames.length > 0 ? describeFrame(frames[0]) : '(no frames)';
+}
+
+export function postmortemCommand(job: Job, args: ParsedArgs, io: Output, given: Limit | null): void {
+  // without --limit, the cgroup memory.max the capture library recorded with the dumps
+  const rec = given ? null : recordedJobLimit(job.processes);
+  const limit: Limit | null =
+    given ??
+    (rec
+      ? { bytes: rec.bytes, source: `memory.max recorded with the dumps of ${rec.processes} process(es)`, note: null }
+      : null);
+  const n = intFlag(args, 'top', 10);
+  const pm: JobPostmortem = postmortem(job, limit?.bytes ?? null);
+  const desc = describers(job, args);
+  const frames = (pi: number, stackId: number) => framesFor(desc(pi), stackId, args).frames;
+  const r = pm.suspects;
+  if (has(args, 'json')) {
+    io.out(
+      JSON.stringify(
+        {
+          limit: limit ? { bytes: limit.bytes, source: limit.source, note: limit.note } : null,
+          died: pm.died.map((i) => job.processes[i].pid),
+          processes: pm.processes.map((p) => ({
+            ...processJson(job.processes[p.processIndex], job),
+            snapshots: p.snapshots,
+            lastCompleteBytes: p.lastCompleteBytes,
+            lastCompleteSigmaBytes: p.lastCompleteSigmaBytes,
+            lastKnownBytes: p.lastKnownBytes,
+            lastKnownFromHeader: p.lastKnownFromHeader,
+            endedAtMs: p.fate.endedAtMs,
+            rate: p.rate,
+            projection: p.projection,
+            topPattern: r.processes[p.processIndex].topPattern,
+            notes: p.notes,
+          })),
+          job: pm.job,
+          groups: r.groups.slice(0, n).map((g) => groupJson(job, g, frames(g.top.processIndex, g.top.stackId))),
+          stacks: listedStacks(r, n).map((s) => stackJson(s, frames(s.processIndex, s.stackId))),
+          warnings: job.warnings,
+        },
+        (_k, v: unknown) =>
+          typeof v === 'number' && !Number.isFinite(v)
+            ? Number.isNaN(v)
+              ? null
+              : v > 0
+                ? 'Infinity'
+                : '-Infinity'
+            : v,
+        2,
+      ),
+    );
+    return;
+  }
+
+  io.out(
+    pm.died.length === 0
+      ? 'who died: no process shows signs of being killed (every one wrote a final dump, or none did and all ended together)'
+      : `who died: ${pm.died.length} of ${job.processes.length} process${job.processes.length === 1 ? '' : 'es'}`,
+  );
+  const order = [...pm.died, ...pm.processes.map((p) => p.processIndex).filter((i) => !pm.died.includes(i))];
+  for (const pi of order) {
+    const p = pm.processes[pi];
+    const proc = job.processes[pi];
+    const lc = p.fate.lastCompleteIndex >= 0 ? proc.snapshots[p.fate.lastCompleteIndex] : null;
+    const lines: string[] = [];
+    lines.push(
+      `${processTitle(proc)}${p.fate.killed ? ' — KILLED' : proc.endedWithoutFinalDump ? '' : ' — exited (final dump)'}`,
+    );
+    for (const e of p.fate.evidence) lines.push(`  · ${e}`);
+    if (p.fate.endedAtMs !== null && p.fate.killed)
+      lines.push(`  last dump written ${new Date(p.fate.endedAtMs).toISOString()} (capture clock or file mtime)`);
+    if (lc) {
+      lines.push(
+        `  last complete snapshot: seq ${lc.seq ?? '-'} (${lc.file}): ${formatBytes(p.lastCompleteBytes)}${p.lastCompleteSigmaBytes > 0 ? ` ±${formatBytes(NOISE_Z * p.lastCompleteSigmaBytes)}` : ''}` +
+          (p.lastKnownFromHeader
+            ? `; the cut dump after it says ${formatBytes(p.lastKnownBytes)} (its header total)`
+            : ''),
+      );
+    }
+    if (p.rate) {
+      const rt = p.rate;
+      const perS =
+        rt.perSecond !== null
+          ? `, ${formatSignedBytes(rt.perSecond)}/s [${formatSignedBytes(rt.perSecondLo ?? 0)} – ${formatSignedBytes(rt.perSecondHi ?? 0)}]`
+          : '';
+      lines.push(
+        `  growth at the end (last ${rt.points} complete snapshots, Theil–Sen, 95 %): ${formatSignedBytes(rt.perSnapshot)}/dump [${formatSignedBytes(rt.perSnapshotLo)} – ${formatSignedBytes(rt.perSnapshotHi)}]${perS}`,
+      );
+    }
+    if (p.projection && limit?.bytes)
+      lines.push(`  to the limit (${formatBytes(limit.bytes)}): ${projectionText(p.projection)}`);
+    for (const note of p.notes) lines.push(`  note: ${note}`);
+    io.out(lines.join('\n'));
+  }
+  if (limit) {
+    if (limit.bytes === null) io.out(`\nlimit: ${limit.note ?? 'none'}`);
+    else {
+      const j = pm.job;
+      io.out(
+        `\nthe job as one cgroup (limit ${formatBytes(limit.bytes)} from ${limit.source}): ${formatBytes(j.lastKnownBytes)} at the processes' last dumps` +
+          (j.projection ? `; ${projectionText(j.projection)}` : '') +
+          (j.note ? `\n  note: ${j.note}` : ''),
+      );
+    }
+  }
+
+  io.out(`\ntop suspects job-wide (score = growth beyond ${NOISE_Z}σ still going on at the end):`);
+  const rows = r.groups.slice(0, n).map((g, i) => {
+    const top = r.stacks.find((s) => s.group === g.group)!;
+    const fr = frames(g.top.processIndex, g.top.stackId);
+    const others = g.processIndexes
+      .filter((x) => x !== g.top.processIndex)
+      .map((x) => String(job.processes[x].pid ?? job.processes[x].key));
+    return [
+      String(i + 1),
+      g.pattern,
+      rateText(top.lateSlopePerSnapshot, top.lateSlopePerSecond),
+      formatBytes(g.lastBytes),
+      g.sigmaBytes > 0 ? '±' + formatBytes(NOISE_Z * g.sigmaBytes) : '',
+      String(job.processes[g.top.processIndex].pid ?? '-'),
+      others.length === 0
+        ? ''
+        : others.length <= 4
+          ? others.join(', ')
+          : `${others.slice(0, 4).join(', ')}, +${others.length - 4}`,
+      callSite(fr),
+    ];
+  });
+  io.out(
+    indent(
+      table(
+        ['#', 'pattern', 'late rate', 'live at end', '±2σ', 'top pid', 'also in', 'call site'],
+        rows,
+        [true, false, true, true, true, true, false, false],
+        tableColumns(io),
+      ),
+    ),
+  );
+  if (rows.length > 0) {
+    const g = r.groups[0];
+    io.out(`\n  #1 in full: ${stackText(frames(g.top.processIndex, g.top.stackId), 12)}`);
+  }
+  io.out('');
+  printWarnings(job.warnings, io);
+}

@@ -1,0 +1,174 @@
+// `heaplens report` and `heaplens export` end to end on the fixture job: files written, read back, checked against
+// jeprof's totals and go tool pprof.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { Profile } from 'pprof-format';
+import { run } from './main.js';
+import { FIXTURES, jeprofTotals, jobProcess } from '../../tools/fixtures.js';
+
+const [EXACT, PYGROW] = ['exact', 'pygrow'].map(jobProcess);
+import { parseFolded } from '../../core/export/folded.js';
+import { reopenReport } from '../../core/report/reopen.js';
+import { findReportApp } from './report-command.js';
+import { emptySession } from '../../core/notes/schema.js';
+import { addNote, createNote } from '../../core/notes/notes.js';
+import { serializeSession } from '../../core/notes/validate.js';
+
+async function cli(...argv: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await run(argv, { out: (s) => out.push(s), err: (s) => err.push(s) });
+  return { code, out: out.join('\n'), err: err.join('\n') };
+}
+
+const job = `${FIXTURES}/job`;
+const dir = mkdtempSync(join(tmpdir(), 'heaplens-cli-report-'));
+const ROOT = resolve(import.meta.dirname, '..', '..');
+
+beforeAll(() => {
+  // `npm run build` makes the report page (postbuild); build it here when the tests run on their own
+  if (!findReportApp())
+    execFileSync(
+      process.execPath,
+      [join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', '-c', 'vite.report.config.ts'],
+      { cwd: ROOT, stdio: 'ignore' },
+    );
+}, 120_000);
+
+describe('heaplens export', () => {
+  it("folded to stdout: per process sums equal jeprof's totals of the last dumps", async () => {
+    const r = await cli('export', '--format', 'folded', '-o', '-', job, '--no-symbols');
+    expect(r.code).toBe(0);
+    const lines = parseFolded(r.out + '\n');
+    const ref = jeprofTotals();
+    const lastOf = (prefix: string): number => {
+      const files = [...ref.keys()].filter((k) => k.startsWith(`job/${prefix}.`));
+      const last = files.sort((a, b) => Number(a.split('.')[2]) - Number(b.split('.')[2])).at(-1)!;
+      return ref.get(last)!.inuseSpace;
+    };
+    for (const prefix of ['exact', 'sampled', 'pygrow']) {
+      const sum = lines.filter((l) => l.stack[0].startsWith(prefix + ' ')).reduce((a, l) => a + l.weight, 0);
+      expect(Math.abs(sum - lastOf(prefix))).toBeLessThanOrEqual(1);
+    }
+  });
+
+  it('pprof file (gzipped) for one snapshot; go tool pprof reads it when present', async () => {
+    const out = join(dir, 'exact.pb.gz');
+    const r = await cli(
+      'export',
+      '--format',
+      'pprof',
+      '--snapshot',
+      '0',
+      '--pid',
+      EXACT.split('.')[1],
+      '-o',
+      out,
+      job,
+      '--no-symbols',
+    );
+    expect(r.code).toBe(0);
+    const prof = Profile.decode(gunzipSync(readFileSync(out)));
+    const st = prof.stringTable.strings;
+    const inuse = prof.sampleType.findIndex((t) => st[Number(t.type)] === 'inuse_space');
+    const total = prof.sample.reduce((a, s) => a + Number(s.value[inuse]), 0);
+    const want = jeprofTotals().get(`job/${EXACT}.0.m0.heap`)!.inuseSpace;
+    expect(total).toBe(want);
+    if (spawnSync('go', ['version']).status === 0) {
+      const top = execFileSync('go', ['tool', 'pprof', '-top', '-unit=B', '-symbolize=none', out], {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      expect(top).toContain(`of ${want}B total`);
+    }
+  });
+
+  it('speedscope file: one profile per process', async () => {
+    const out = join(dir, 'all.speedscope.json');
+    expect((await cli('export', '--format', 'speedscope', '-o', out, job, '--no-symbols')).code).toBe(0);
+    const doc = JSON.parse(readFileSync(out, 'utf8'));
+    expect(doc.$schema).toBe('https://www.speedscope.app/file-format-schema.json');
+    expect(doc.profiles).toHaveLength(3);
+  });
+
+  it('usage errors exit 2', async () => {
+    expect((await cli('export', job, '-o', join(dir, 'x'))).code).toBe(2);
+    expect((await cli('export', '--format', 'svg', job, '-o', join(dir, 'x'))).code).toBe(2);
+    expect((await cli('export', '--format', 'pprof', job)).code).toBe(2);
+    expect((await cli('export', '--format', 'pprof', '-o', '-', job)).code).toBe(2);
+    expect((await cli('report', job)).code).toBe(2);
+    expect((await cli('report', job, '-o', join(dir, 'r.html'), '--snapshot', '1')).code).toBe(2);
+  });
+});
+
+describe('heaplens report', () => {
+  it("writes a report with the session's notes and --base/--target; reopening gives them back", async () => {
+    const sessionPath = join(dir, 's.json');
+    const s = addNote(
+      emptySession('t'),
+      createNote(
+        { kind: 'frame', process: null, function: 'make_node' },
+        'every node',
+        '#2a9d8f',
+        new Date('2026-11-29T10:00:00Z'),
+      ),
+    );
+    writeFileSync(sessionPath, serializeSession(s));
+    const out = join(dir, 'r.html');
+    const r = await cli(
+      'report',
+      job,
+      '-o',
+      out,
+      '--session',
+      sessionPath,
+      '--base',
+      '3',
+      '--target',
+      '20',
+      '--no-symbols',
+      '--title',
+      'fixture job',
+    );
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toMatch(/^wrote .*r\.html \(.*\): 3 processes, \d+ stacks, 1 notes$/);
+    const back = reopenReport(readFileSync(out, 'utf8'));
+    expect(back.session.notes).toEqual(s.notes);
+    expect(back.session.readOnly).toBe(true);
+    expect(back.header.title).toBe('fixture job');
+    const exact = back.header.processes.find((p) => p.prefix === 'exact')!;
+    expect(exact.snapshots[exact.base].seq).toBe(3);
+    expect(exact.snapshots[exact.target].seq).toBe(20);
+    const pygrow = back.header.processes.find((p) => p.prefix === 'pygrow')!;
+    expect(pygrow.target).toBe(pygrow.snapshots.length - 1);
+    // a process without those sequence numbers falls back to first → last, with a warning
+    expect(r.err).toMatch(
+      new RegExp(`${PYGROW.replace('.', '\\.')}: no snapshot with sequence number 20; the report compares to the last`),
+    );
+  });
+
+  it('--sanitize prints what it removes and the report holds no directory', async () => {
+    const out = join(dir, 'clean.html');
+    const r = await cli('report', job, '-o', out, '--sanitize', '--no-symbols');
+    expect(r.code).toBe(0);
+    expect(r.err).toContain(`job/${EXACT} → ${EXACT}`);
+    expect(r.err).toMatch(new RegExp(`maps of ${EXACT.replace('.', '\\.')}: \\d+ mappings left out`));
+    const d = reopenReport(readFileSync(out, 'utf8')).header;
+    expect(d.sanitized).toEqual({ paths: true, maps: true });
+    expect(JSON.stringify(d)).not.toContain('job/');
+    expect(d.processes.every((p) => (p.maps ?? []).every((m) => !m.path.includes('/')))).toBe(true);
+  });
+
+  it('a session from a newer heaplens is refused clearly (exit 1)', async () => {
+    const p = join(dir, 'newer.json');
+    writeFileSync(p, JSON.stringify({ format: 'heaplens-session', schema: 99, savedAt: '2026-11-29T10:00:00Z' }));
+    const r = await cli('report', job, '-o', join(dir, 'n.html'), '--session', p, '--no-symbols');
+    expect(r.code).toBe(1);
+    expect(r.err).toContain('written by a newer heaplens (schema 99); this one reads up to 1');
+    expect(existsSync(join(dir, 'n.html'))).toBe(false);
+  });
+});

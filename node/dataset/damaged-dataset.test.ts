@@ -1,0 +1,101 @@
+// A dataset with a missing or damaged file: every command says which file, and exits 1; a damaged dump
+// fails alone at ingest with a warning naming it.
+
+import { cp, mkdtemp, readdir, rm, truncate, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { run } from '../cli/main.js';
+
+const ROOT = resolve(import.meta.dirname, '..', '..');
+let dir = '';
+let pristine = '';
+
+async function cli(...argv: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await run(argv, { out: (s) => out.push(s), err: (s) => err.push(s) });
+  return { code, out: out.join('\n'), err: err.join('\n') };
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'heaplens-damaged-ds-'));
+  pristine = join(dir, 'pristine');
+  expect((await cli('ingest', join(ROOT, 'fixtures/jemalloc/job'), '-o', pristine, '--no-symbols')).code).toBe(0);
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function copy(name: string): Promise<string> {
+  const d = join(dir, name);
+  await cp(pristine, d, { recursive: true });
+  return d;
+}
+
+describe('damaged dataset', () => {
+  for (const command of ['summary', 'top', 'growth']) {
+    it(`${command}: a missing cells file is named`, async () => {
+      const d = await copy(`missing-${command}`);
+      const cellsDir = join(d, 'cells', 'process=1');
+      const [f] = await readdir(cellsDir);
+      await rm(join(cellsDir, f));
+      const r = await cli(command, d, ...(command === 'summary' ? [] : ['--no-symbols']));
+      expect(r.code).toBe(1);
+      expect(r.err).toMatch(/cells\/process=1/);
+    });
+
+    it(`${command}: a cut Parquet file is named`, async () => {
+      const d = await copy(`cut-${command}`);
+      const cellsDir = join(d, 'cells', 'process=2');
+      const [f] = await readdir(cellsDir);
+      await truncate(join(cellsDir, f), 100);
+      const r = await cli(command, d, ...(command === 'summary' ? [] : ['--no-symbols']));
+      expect(r.code).toBe(1);
+      expect(r.err).toContain(join(cellsDir, f));
+      expect(r.err).toContain('not a readable Parquet file');
+    });
+  }
+
+  it('a missing stacks file and a broken manifest are named', async () => {
+    const d = await copy('no-stacks');
+    await rm(join(d, 'stacks', 'process=0', 'data.parquet'));
+    const r = await cli('top', d, '--no-symbols');
+    expect(r.code).toBe(1);
+    expect(r.err).toContain(join(d, 'stacks', 'process=0', 'data.parquet'));
+    expect(r.err).toContain('missing from the dataset');
+
+    const m = await copy('bad-manifest');
+    await writeFile(join(m, '_heaplens.json'), '{"format":"heaplens-dataset","version":99}');
+    const r2 = await cli('summary', m);
+    expect(r2.code).toBe(1);
+    expect(r2.err).toContain(join(m, '_heaplens.json'));
+    expect(r2.err).toContain('version 99');
+  });
+
+  it('ingest refuses to write into a folder that is not a dataset', async () => {
+    const d = join(dir, 'not-a-dataset');
+    await cp(join(ROOT, 'fixtures/jemalloc/damaged'), d, { recursive: true });
+    const r = await cli('ingest', join(ROOT, 'fixtures/jemalloc/job'), '-o', d);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain('is not a heaplens dataset; refusing to write into it');
+  });
+});
+
+describe('damaged dumps at ingest', () => {
+  it('each damaged dump fails alone with a warning naming it; the good ones are ingested and unchanged', async () => {
+    const out = join(dir, 'damaged.dataset');
+    const damaged = join(ROOT, 'fixtures/jemalloc/damaged');
+    const r = await cli('ingest', damaged, join(ROOT, 'fixtures/jemalloc/job'), '-o', out, '--no-symbols');
+    expect(r.code).toBe(0);
+    expect(r.err).toMatch(/warning: .*zero-length\.heap/);
+    expect(r.err).toMatch(/warning: .*truncated-in-stacks\.heap:\d+: truncated/);
+    const mixed = JSON.parse((await cli('summary', out, '--json')).out) as {
+      processes: { key: string; snapshots: unknown[] }[];
+    };
+    const alone = JSON.parse((await cli('summary', join(ROOT, 'fixtures/jemalloc/job'), '--json')).out) as {
+      processes: { key: string; snapshots: unknown[] }[];
+    };
+    for (const p of alone.processes) expect(mixed.processes.find((q) => q.key === p.key)).toEqual(p);
+  });
+});

@@ -1,0 +1,121 @@
+// `growth` on a dataset: node/dataset/growth.sql (the query docs/dataset.md gives for Spark and Trino too) run in
+// DuckDB over the cells, so ranking a job reads no dump and builds no in-memory series.
+
+import { existsSync, readFileSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { StackGrowth } from '../../core/stats/growth.js';
+import { openEngine, sqlString, type Engine } from './duckdb.js';
+import { DatasetError, unreadableParquet } from './read-dataset.js';
+import { CELLS, SNAPSHOTS } from './schema.js';
+
+/** The growth query's text: node/dataset/growth.sql beside the sources (tsx, tests) or the build (dist/node/dataset). */
+export function growthSql(): string {
+  for (const rel of ['./growth.sql', '../../../node/dataset/growth.sql']) {
+    const p = fileURLToPath(new URL(rel, import.meta.url));
+    if (existsSync(p)) return readFileSync(p, 'utf8');
+  }
+  throw new Error('node/dataset/growth.sql is missing from this installation');
+}
+
+/** Every Parquet file of a per-process table, `<dir>/<table>/process=<n>/*.parquet`. */
+export async function tableFiles(dir: string, table: string): Promise<string[]> {
+  const out: string[] = [];
+  let parts: string[];
+  try {
+    parts = await readdir(join(dir, table));
+  } catch {
+    return out;
+  }
+  for (const p of parts.filter((x) => x.startsWith('process=')).sort()) {
+    for (const f of (await readdir(join(dir, table, p))).filter((x) => x.endsWith('.parquet')).sort())
+      out.push(join(dir, table, p, f));
+  }
+  return out;
+}
+
+/**
+ * Views `cells` and `snapshots` over a dataset, with the `job` column growth.sql expects (`job` names the
+ * dataset; over many jobs a hive folder job=<name> gives it).
+ */
+export async function createDatasetViews(engine: Engine, dir: string, job = ''): Promise<void> {
+  for (const [table, cols] of [
+    ['cells', CELLS],
+    ['snapshots', SNAPSHOTS],
+  ] as const) {
+    const files = await tableFiles(dir, table);
+    const body =
+      files.length === 0
+        ? `SELECT ${sqlString(job)} AS job, CAST(NULL AS INTEGER) AS process, ${cols.map((c) => `CAST(NULL AS ${c.sql}) AS "${c.name}"`).join(', ')} WHERE false`
+        : `SELECT ${sqlString(job)} AS job, CAST(process AS INTEGER) AS process, * EXCLUDE (process) FROM read_parquet([${files.map(sqlString).join(', ')}], hive_partitioning = true)`;
+    await engine.con.run(`CREATE OR REPLACE VIEW ${table} AS ${body}`);
+  }
+}
+
+/** Runs `sql`; when DuckDB fails on a file, finds which one and names it. */
+export async function runOnDataset<T>(engine: Engine, dir: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (e) {
+    for (const table of ['cells', 'snapshots']) {
+      for (const f of await tableFiles(dir, table)) {
+        try {
+          await engine.con.run(`SELECT count(*) FROM read_parquet(${sqlString(f)})`);
+        } catch (fe) {
+          throw unreadableParquet(f, fe);
+        }
+      }
+    }
+    throw e;
+  }
+}
+
+/** The cells of each process number what its snapshots say: a cells file missing or extra is named by folder. */
+async function checkCellCounts(engine: Engine, dir: string): Promise<void> {
+  const r = await runOnDataset(engine, dir, () =>
+    engine.con.runAndReadAll(
+      `SELECT s.process, s.want, coalesce(c.have, 0) AS have
+         FROM (SELECT process, sum(cell_count) AS want FROM snapshots GROUP BY process) s
+         LEFT JOIN (SELECT process, count(*) AS have FROM cells GROUP BY process) c USING (process)
+        WHERE s.want <> coalesce(c.have, 0)`,
+    ),
+  );
+  for (const row of r.getRowObjects()) {
+    throw new DatasetError(
+      join(dir, 'cells', `process=${String(row.process)}`),
+      `holds ${String(row.have)} cells; the snapshots say ${String(row.want)} (a cells file is missing or extra)`,
+    );
+  }
+}
+
+/** Growth of every stack of every process of the dataset, by process id, in rankGrowth's order. */
+export async function datasetGrowth(dir: string): Promise<Map<number, StackGrowth[]>> {
+  const engine = await openEngine();
+  try {
+    await createDatasetViews(engine, dir);
+    await checkCellCounts(engine, dir);
+    const reader = await runOnDataset(engine, dir, () => engine.con.runAndReadAll(growthSql()));
+    const c = reader.getColumnsObject();
+    const out = new Map<number, StackGrowth[]>();
+    const n = reader.currentRowCount;
+    for (let i = 0; i < n; i++) {
+      const p = Number(c.process[i]);
+      let list = out.get(p);
+      if (!list) out.set(p, (list = []));
+      list.push({
+        stackId: Number(c.stack_id[i]),
+        slopeBytesPerSnapshot: Number(c.slope_bytes_per_snapshot[i]),
+        growingFraction: Number(c.growing_fraction[i]),
+        r2: Number(c.r2[i]),
+        firstBytes: Number(c.first_bytes[i]),
+        lastBytes: Number(c.last_bytes[i]),
+        deltaBytes: Number(c.delta_bytes[i]),
+        score: Number(c.score[i]),
+      });
+    }
+    return out;
+  } finally {
+    engine.close();
+  }
+}

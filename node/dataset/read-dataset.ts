@@ -1,0 +1,602 @@
+// Reads a dataset back into the model (core/model/model.ts), so every command and view works on it unchanged.
+// Each Parquet file is read by a query naming it alone: a missing or damaged file is reported by name.
+
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { DuckDBValue } from '@duckdb/node-api';
+import type { Job, LoadWarning, ProcessSeries, Snapshot, ThreadTotals } from '../../core/model/model.js';
+import type { MapsEntry } from '../../core/formats/proc-maps.js';
+import type { PyFrameTable } from '../../core/formats/pyframes.js';
+import type { DumpFormat, Trigger } from '../../core/formats/dump-types.js';
+import type { ModuleReport, SymbolizedAddress, SymbolTable } from '../../core/symbolize/symbolize.js';
+import { chunkNumbers, forEachChunk, openEngine, sqlString, type Engine } from './duckdb.js';
+import { DATASET_FORMAT, DATASET_VERSION, MANIFEST_FILE, type Manifest } from './schema.js';
+import { fromTaggedJson } from './tagged-json.js';
+import { partitionDir, type FileRecord } from './write-dataset.js';
+
+/** A dataset that cannot be read: names the file (manifest or Parquet file) and what is wrong with it. */
+export class DatasetError extends Error {
+  constructor(
+    readonly file: string,
+    message: string,
+  ) {
+    super(`${file}: ${message}`);
+    this.name = 'DatasetError';
+  }
+}
+
+/** True when `path` is a folder holding a dataset manifest. */
+export async function isDataset(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isDirectory() && (await stat(join(path, MANIFEST_FILE))).isFile();
+  } catch {
+    return false;
+  }
+}
+
+export async function readManifest(dir: string): Promise<Manifest> {
+  const file = join(dir, MANIFEST_FILE);
+  let m: Partial<Manifest>;
+  try {
+    m = JSON.parse(await readFile(file, 'utf8')) as Partial<Manifest>;
+  } catch (e) {
+    throw new DatasetError(
+      file,
+      `not a readable heaplens dataset manifest (${e instanceof Error ? e.message : String(e)})`,
+    );
+  }
+  if (m.format !== DATASET_FORMAT)
+    throw new DatasetError(file, `format is ${JSON.stringify(m.format)}, not ${DATASET_FORMAT}`);
+  if (m.version !== DATASET_VERSION)
+    throw new DatasetError(
+      file,
+      `dataset version ${m.version}; this heaplens reads version ${DATASET_VERSION} (ingest the dumps again)`,
+    );
+  return m as Manifest;
+}
+
+export type CellPicker = (snapshots: readonly Snapshot[]) => readonly number[];
+
+export interface ReadOptions {
+  /**
+   * read the cells (per-stack values of every snapshot); false gives snapshots with no stacks (for SQL-side
+   * questions); a function names the snapshots (indices) of a process whose cells are read, the others having none
+   */
+  cells?: boolean | CellPicker;
+  /**
+   * Only these stacks of a process (by its dataset id) get their frames, addresses and symbols read; the other
+   * stacks keep their ids but have no frames. For commands that describe a few stacks ranked in SQL (growth).
+   * A function is called once every process's snapshots are read (its processes have no stacks yet), with
+   * each process's dataset id, and names the stacks then.
+   */
+  onlyStacks?: ReadonlyMap<number, readonly number[]> | StackChooser;
+}
+
+export type StackChooser = (
+  job: Job,
+  ids: ReadonlyMap<ProcessSeries, number>,
+) => Promise<ReadonlyMap<number, readonly number[]>>;
+
+export interface DatasetJob {
+  job: Job;
+  /** symbol tables written at ingest, per process */
+  symbols: Map<ProcessSeries, SymbolTable>;
+  /** each process's id in the dataset (its partition folder) */
+  ids: Map<ProcessSeries, number>;
+  /** cells per snapshot, per process (also when the cells were not read) */
+  cellCounts: Map<ProcessSeries, number[]>;
+  /** each process's own warnings */
+  processWarnings: Map<ProcessSeries, LoadWarning[]>;
+  /** warnings about shared side files */
+  jobWarnings: LoadWarning[];
+  /** warnings of dump groups that gave no process, by process key */
+  orphanWarnings: Map<string, LoadWarning[]>;
+  files: FileRecord[];
+  manifest: Manifest;
+}
+
+type Row = Record<string, DuckDBValue>;
+
+/** Rows of one Parquet file, as objects; a failure names the file. */
+export async function readParquetRows(engine: Engine, file: string, select = '*', tail = ''): Promise<Row[]> {
+  return onParquetFile(file, async () =>
+    (await engine.con.runAndReadAll(`SELECT ${select} FROM read_parquet(${sqlString(file)}) ${tail}`)).getRowObjects(),
+  );
+}
+
+/** The error for a Parquet file DuckDB cannot read, naming it with the first line of DuckDB's message. */
+export function unreadableParquet(file: string, e: unknown): DatasetError {
+  return new DatasetError(
+    file,
+    `not a readable Parquet file (${e instanceof Error ? e.message.split('\n')[0] : String(e)})`,
+  );
+}
+
+/** Runs `query` on one Parquet file: a file that is missing or that DuckDB cannot read fails naming it. */
+async function onParquetFile<T>(file: string, query: () => Promise<T>): Promise<T> {
+  try {
+    await stat(file);
+  } catch {
+    throw new DatasetError(file, 'missing from the dataset (was it copied in full?)');
+  }
+  try {
+    return await query();
+  } catch (e) {
+    if (e instanceof DatasetError) throw e; // a check of the caller's, already naming the file
+    throw unreadableParquet(file, e);
+  }
+}
+
+const num = (v: DuckDBValue): number => (typeof v === 'bigint' ? Number(v) : (v as number));
+const numOrNull = (v: DuckDBValue): number | null => (v === null ? null : num(v));
+const str = (v: DuckDBValue): string => v as string;
+const strOrNull = (v: DuckDBValue): string | null => (v === null ? null : (v as string));
+
+export async function readDataset(dir: string, options: ReadOptions = {}): Promise<DatasetJob> {
+  const manifest = await readManifest(dir);
+  const engine = await openEngine();
+  try {
+    return await readWith(engine, dir, manifest, options.cells ?? true, options.onlyStacks ?? null);
+  } finally {
+    engine.close();
+  }
+}
+
+async function readWith(
+  engine: Engine,
+  dir: string,
+  manifest: Manifest,
+  withCells: boolean | CellPicker,
+  onlyStacks: ReadonlyMap<number, readonly number[]> | StackChooser | null,
+): Promise<DatasetJob> {
+  const procRows = await readParquetRows(engine, join(dir, 'processes.parquet'));
+  const fileRows = await readParquetRows(engine, join(dir, 'files.parquet'));
+  const warnRows = await readParquetRows(
+    engine,
+    join(dir, 'warnings.parquet'),
+    '*',
+    'ORDER BY process NULLS FIRST, group_key NULLS FIRST, ordinal',
+  );
+  const files: FileRecord[] = fileRows.map((r) => ({
+    path: str(r.path),
+    size: num(r.size),
+    mtimeMs: numOrNull(r.mtime_ms),
+    status: str(r.status) as FileRecord['status'],
+    process: numOrNull(r.process),
+  }));
+
+  const processes: ProcessSeries[] = [];
+  const symbols = new Map<ProcessSeries, SymbolTable>();
+  const ids = new Map<ProcessSeries, number>();
+  const cellCounts = new Map<ProcessSeries, number[]>();
+  const processWarnings = new Map<ProcessSeries, LoadWarning[]>();
+  const warningsOf = new Map<number | null, LoadWarning[]>();
+  const orphanWarnings = new Map<string, LoadWarning[]>();
+  for (const r of warnRows) {
+    const w: LoadWarning = { file: str(r.file), message: str(r.message) };
+    if (r.line !== null) w.line = num(r.line);
+    if (r.byte_offset !== null) w.byteOffset = num(r.byte_offset);
+    if (r.group_key !== null) {
+      const g = orphanWarnings.get(str(r.group_key)) ?? [];
+      g.push(w);
+      orphanWarnings.set(str(r.group_key), g);
+      continue;
+    }
+    const k = numOrNull(r.process);
+    const list = warningsOf.get(k) ?? [];
+    list.push(w);
+    warningsOf.set(k, list);
+  }
+  const sorted = [...procRows].sort((a, b) => (str(a.key) < str(b.key) ? -1 : str(a.key) > str(b.key) ? 1 : 0));
+  const warnings: LoadWarning[] = [...(warningsOf.get(null) ?? [])];
+  // groups that gave no process take their place in key order, as loadJob reports them
+  const orphanKeys = [...orphanWarnings.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  let oi = 0;
+  const orphansBefore = (key: string | null) => {
+    while (oi < orphanKeys.length && (key === null || orphanKeys[oi] < key))
+      warnings.push(...orphanWarnings.get(orphanKeys[oi++])!);
+  };
+  // first every process's snapshots (and cells), then its stacks: a chooser sees the snapshots before naming stacks
+  const shells: { pr: Row; id: number; series: ProcessSeries }[] = [];
+  for (const pr of sorted) {
+    const id = num(pr.process);
+    const { series, counts } = await readSnapshots(engine, dir, id, pr, withCells);
+    shells.push({ pr, id, series });
+    processes.push(series);
+    ids.set(series, id);
+    cellCounts.set(series, counts);
+    processWarnings.set(series, warningsOf.get(id) ?? []);
+  }
+  const chosen =
+    typeof onlyStacks === 'function'
+      ? await onlyStacks({ processes: [...processes], warnings: [...warnings], ignoredFiles: [] }, ids)
+      : onlyStacks;
+  for (const { pr, id, series } of shells) {
+    orphansBefore(str(pr.key));
+    const only = chosen ? (chosen.get(id) ?? []) : null;
+    const { addressIds } = await readStacks(engine, dir, id, pr, series, only);
+    if (pr.symbolized)
+      symbols.set(series, await readSymbols(engine, dir, id, series, strOrNull(pr.symbol_modules_json), addressIds));
+    warnings.push(...(warningsOf.get(id) ?? []));
+  }
+  orphansBefore(null);
+  const ignoredFiles = files.filter((f) => f.status === 'ignored').map((f) => f.path);
+  return {
+    job: { processes, warnings, ignoredFiles },
+    symbols,
+    ids,
+    cellCounts,
+    processWarnings,
+    jobWarnings: warningsOf.get(null) ?? [],
+    orphanWarnings,
+    files,
+    manifest,
+  };
+}
+
+function partFile(dir: string, table: string, id: number): string {
+  return join(partitionDir(dir, table, id), 'data.parquet');
+}
+
+/** SQL list of ids (numbers only). */
+const idList = (ids: readonly number[]) =>
+  `(${ids.length ? ids.map((x) => String(Math.trunc(x))).join(', ') : 'NULL'})`;
+
+/** A process's series with its snapshots (and their cells, as asked); its stacks are read by readStacks. */
+async function readSnapshots(
+  engine: Engine,
+  dir: string,
+  id: number,
+  pr: Row,
+  withCells: boolean | CellPicker,
+): Promise<{ series: ProcessSeries; counts: number[] }> {
+  const snapRows = await readParquetRows(engine, partFile(dir, 'snapshots', id), '*', 'ORDER BY snapshot');
+  const snapshots: Snapshot[] = snapRows.map((r) => ({
+    file: str(r.file),
+    seq: numOrNull(r.seq),
+    trigger: str(r.trigger) as Trigger,
+    triggerSeq: numOrNull(r.trigger_seq),
+    mtimeMs: numOrNull(r.mtime_ms),
+    format: str(r.format) as DumpFormat,
+    samplePeriod: num(r.sample_period),
+    live: { objects: num(r.live_objects), bytes: num(r.live_bytes) },
+    accumulated: { objects: num(r.accum_objects), bytes: num(r.accum_bytes) },
+    header: {
+      live: { objects: num(r.header_live_objects), bytes: num(r.header_live_bytes) },
+      accumulated: { objects: num(r.header_accum_objects), bytes: num(r.header_accum_bytes) },
+    },
+    hasAccumulated: r.has_accumulated === true,
+    complete: r.complete === true,
+    headerLiveBytes: numOrNull(r.header_live_bytes_unbiased),
+    threads: JSON.parse(str(r.threads_json)) as ThreadTotals[],
+    truncated:
+      r.truncated_byte_offset === null
+        ? null
+        : { byteOffset: num(r.truncated_byte_offset), line: num(r.truncated_line) },
+    stackIds: new Uint32Array(0),
+    liveBytes: new Float64Array(0),
+    liveObjects: new Float64Array(0),
+    liveVarBytes: new Float64Array(0),
+    accumBytes: r.has_accum_cells ? new Float64Array(0) : null,
+    accumObjects: r.has_accum_cells ? new Float64Array(0) : null,
+    mapsSource: strOrNull(r.maps_source) as Snapshot['mapsSource'],
+    ...(r.context_json === null ? {} : { context: fromTaggedJson<Snapshot['context']>(str(r.context_json)) }),
+  }));
+  if (snapshots.length !== num(pr.snapshot_count))
+    throw new DatasetError(
+      partFile(dir, 'snapshots', id),
+      `has ${snapshots.length} snapshots; processes.parquet says ${num(pr.snapshot_count)}`,
+    );
+  const counts = snapRows.map((r) => num(r.cell_count));
+  if (withCells === false)
+    await checkCellFiles(
+      engine,
+      dir,
+      id,
+      counts.reduce((a, b) => a + b, 0),
+    );
+  else if (withCells === true) await readCells(engine, dir, id, snapshots, counts, null);
+  else {
+    await checkCellFiles(
+      engine,
+      dir,
+      id,
+      counts.reduce((a, b) => a + b, 0),
+    );
+    await readCells(
+      engine,
+      dir,
+      id,
+      snapshots,
+      counts,
+      new Set(withCells(snapshots).filter((j) => j >= 0 && j < snapshots.length)),
+    );
+  }
+
+  const series: ProcessSeries = {
+    key: str(pr.key),
+    pid: numOrNull(pr.pid),
+    pidNamespace: numOrNull(pr.pid_namespace),
+    prefix: str(pr.prefix),
+    snapshots,
+    stacks: { count: 0, offsets: [0], frames: [], allocatorDepth: [] },
+    addresses: { hex: [], index: new Map() },
+    maps: null,
+    endedWithoutFinalDump: pr.ended_without_final_dump === true,
+  };
+  if (pr.python_frames_json !== null) series.pythonFrames = fromTaggedJson<PyFrameTable>(str(pr.python_frames_json));
+  return { series, counts };
+}
+
+/** Fills in the stacks, addresses and maps of a series read by readSnapshots (of `only` stacks: their frames). */
+async function readStacks(
+  engine: Engine,
+  dir: string,
+  id: number,
+  pr: Row,
+  series: ProcessSeries,
+  only: readonly number[] | null,
+): Promise<{ addressIds: number[] | null }> {
+  // stacks, flattened in stack order (the file is written in stack order; a file that is not is refused)
+  const stackCount = num(pr.stack_count);
+  const stacksFile = partFile(dir, 'stacks', id);
+  const sid: number[] = [];
+  const depth: number[] = [];
+  const lens: number[] = [];
+  await visitNumbers(engine, stacksFile, 'stack_id, allocator_depth, CAST(len(frames) AS INTEGER)', '', (c, rows) => {
+    for (let r = 0; r < rows; r++) {
+      sid.push(c[0][r]);
+      depth.push(c[1][r]);
+      lens.push(c[2][r]);
+    }
+  });
+  if (sid.length !== stackCount)
+    throw new DatasetError(stacksFile, `has ${sid.length} stacks; processes.parquet says ${stackCount}`);
+  const wanted = only ? new Set(only) : null;
+  const offsets = new Array<number>(stackCount + 1);
+  offsets[0] = 0;
+  const allocatorDepth = new Array<number>(stackCount);
+  for (let i = 0; i < stackCount; i++) {
+    if (sid[i] !== i)
+      throw new DatasetError(stacksFile, `stack ${sid[i]} is at row ${i} (the file is not in stack order)`);
+    offsets[i + 1] = offsets[i] + (wanted && !wanted.has(i) ? 0 : lens[i]);
+    allocatorDepth[i] = depth[i];
+  }
+  const frames: number[] = [];
+  await visitNumbers(
+    engine,
+    stacksFile,
+    wanted ? 'a' : 'unnest(frames)',
+    wanted ? `, unnest(frames) WITH ORDINALITY AS u(a, k) WHERE stack_id IN ${idList(only!)} ORDER BY stack_id, k` : '',
+    (c, rows) => {
+      for (let r = 0; r < rows; r++) frames.push(c[0][r]);
+    },
+  );
+  if (frames.length !== offsets[stackCount])
+    throw new DatasetError(stacksFile, `holds ${frames.length} frames; its stacks' lengths say ${offsets[stackCount]}`);
+
+  const framesFile = partFile(dir, 'frames', id);
+  const addressCount = num(pr.address_count);
+  let hex: string[];
+  let addressIds: number[] | null = null;
+  if (wanted) {
+    // only the addresses of the wanted stacks; the others stay empty strings (never looked up)
+    addressIds = [...new Set(frames)].sort((a, b) => a - b);
+    const [aid, addr] = await readColumns(
+      engine,
+      framesFile,
+      'DISTINCT address_id, address',
+      `WHERE address_id IN ${idList(addressIds)} ORDER BY address_id`,
+    );
+    hex = new Array<string>(addressCount).fill('');
+    aid.forEach((a, i) => (hex[num(a)] = str(addr[i])));
+  } else {
+    const [aid, addr] = await readColumns(engine, framesFile, 'DISTINCT address_id, address', 'ORDER BY address_id');
+    hex = addr.map(str);
+    if (hex.length !== addressCount || aid.some((a, i) => num(a) !== i))
+      throw new DatasetError(framesFile, `has ${hex.length} addresses; processes.parquet says ${addressCount}`);
+  }
+
+  const mapRows = await readParquetRows(engine, partFile(dir, 'mappings', id), '*', 'ORDER BY ordinal');
+  const maps: MapsEntry[] | null = pr.has_maps
+    ? mapRows.map((r) => ({
+        start: r.map_start as bigint,
+        end: r.map_end as bigint,
+        perms: str(r.perms),
+        offset: r.file_offset as bigint,
+        dev: str(r.dev),
+        inode: num(r.inode),
+        path: str(r.path),
+        deleted: r.deleted === true,
+      }))
+    : null;
+
+  series.stacks = { count: stackCount, offsets, frames, allocatorDepth };
+  series.addresses = { hex, index: new Map(hex.flatMap((h, i) => (h === '' ? [] : [[h, i] as const]))) };
+  series.maps = maps;
+  return { addressIds };
+}
+
+/** Reads the cells of every snapshot, or of those in `pick` (the others keep empty columns). */
+async function readCells(
+  engine: Engine,
+  dir: string,
+  id: number,
+  snapshots: Snapshot[],
+  counts: number[],
+  pick: ReadonlySet<number> | null,
+): Promise<void> {
+  const cdir = partitionDir(dir, 'cells', id);
+  const total = counts.reduce((a, b, j) => a + (pick && !pick.has(j) ? 0 : b), 0);
+  let names: string[] = [];
+  try {
+    names = (await readdir(cdir)).filter((n) => n.endsWith('.parquet')).sort();
+  } catch {
+    if (total > 0) throw new DatasetError(cdir, 'missing from the dataset (was it copied in full?)');
+  }
+  for (let j = 0; j < snapshots.length; j++) {
+    if (pick && !pick.has(j)) continue;
+    const s = snapshots[j];
+    s.stackIds = new Uint32Array(counts[j]);
+    s.liveBytes = new Float64Array(counts[j]);
+    s.liveObjects = new Float64Array(counts[j]);
+    s.liveVarBytes = new Float64Array(counts[j]);
+    if (s.accumBytes) {
+      s.accumBytes = new Float64Array(counts[j]);
+      s.accumObjects = new Float64Array(counts[j]);
+    }
+  }
+  let seen = 0;
+  for (const name of names) {
+    const file = join(cdir, name);
+    // A snapshot's cells are all in the file of the run that added it, in the order the dump listed them.
+    const where = pick ? `WHERE snapshot IN ${idList([...pick])} ` : '';
+    let j = -1;
+    let i = 0;
+    await visitNumbers(
+      engine,
+      file,
+      'snapshot, stack_id, bytes, objects, coalesce(accum_bytes, 0), coalesce(accum_objects, 0), var_bytes',
+      `${where}ORDER BY snapshot, file_row_number`,
+      ([snap, stack, bytes, objects, ab, ao, vb], rows) => {
+        for (let r = 0; r < rows; r++) {
+          const sj = snap[r];
+          if (sj !== j) {
+            j = sj;
+            i = 0;
+            if (j >= snapshots.length)
+              throw new DatasetError(file, `names snapshot ${j}; the process has ${snapshots.length}`);
+          }
+          const s = snapshots[j];
+          if (i >= s.stackIds.length)
+            throw new DatasetError(
+              file,
+              `holds more cells for snapshot ${j} than its snapshots row says (${s.stackIds.length})`,
+            );
+          s.stackIds[i] = stack[r];
+          s.liveBytes[i] = bytes[r];
+          s.liveObjects[i] = objects[r];
+          s.liveVarBytes[i] = vb[r];
+          if (s.accumBytes && s.accumObjects) {
+            s.accumBytes[i] = ab[r];
+            s.accumObjects[i] = ao[r];
+          }
+          i++;
+        }
+        seen += rows;
+      },
+    );
+  }
+  if (seen !== total)
+    throw new DatasetError(cdir, `holds ${seen} cells; the snapshots say ${total} (a cells file is missing or extra)`);
+}
+
+/** The cells of one snapshot (stack ids and live bytes), e.g. the last one before an append. */
+export async function readSnapshotCells(
+  dir: string,
+  id: number,
+  snapshot: number,
+): Promise<{ stackIds: number[]; liveBytes: number[] }> {
+  const engine = await openEngine();
+  try {
+    const cdir = partitionDir(dir, 'cells', id);
+    const out = { stackIds: [] as number[], liveBytes: [] as number[] };
+    for (const name of (await readdir(cdir)).filter((n) => n.endsWith('.parquet')).sort()) {
+      const [ids, bytes] = await readColumns(
+        engine,
+        join(cdir, name),
+        'stack_id, bytes',
+        `WHERE snapshot = ${snapshot} ORDER BY file_row_number`,
+      );
+      out.stackIds.push(...ids.map(num));
+      out.liveBytes.push(...bytes.map(num));
+    }
+    return out;
+  } finally {
+    engine.close();
+  }
+}
+
+/** Without reading the cells: their files' footers must be readable and count the cells the snapshots say. */
+async function checkCellFiles(engine: Engine, dir: string, id: number, total: number): Promise<void> {
+  const cdir = partitionDir(dir, 'cells', id);
+  let names: string[] = [];
+  try {
+    names = (await readdir(cdir)).filter((n) => n.endsWith('.parquet')).sort();
+  } catch {
+    if (total > 0) throw new DatasetError(cdir, 'missing from the dataset (was it copied in full?)');
+  }
+  let seen = 0;
+  for (const name of names) {
+    const file = join(cdir, name);
+    try {
+      const r = await engine.con.runAndReadAll(`SELECT num_rows FROM parquet_file_metadata(${sqlString(file)})`);
+      seen += num(r.getColumns()[0][0]);
+    } catch (e) {
+      throw unreadableParquet(file, e);
+    }
+  }
+  if (seen !== total)
+    throw new DatasetError(cdir, `holds ${seen} cells; the snapshots say ${total} (a cells file is missing or extra)`);
+}
+
+/**
+ * Numeric columns of one Parquet file, a chunk at a time as typed arrays (duckdb.ts chunkNumbers: no call per
+ * value); a failure names the file, as readColumns does.
+ */
+async function visitNumbers(
+  engine: Engine,
+  file: string,
+  select: string,
+  tail: string,
+  visit: (columns: ArrayLike<number>[], rows: number) => void,
+): Promise<void> {
+  return onParquetFile(file, () =>
+    forEachChunk(
+      engine.con,
+      `SELECT ${select} FROM read_parquet(${sqlString(file)}, file_row_number = true) ${tail}`,
+      (chunk) => {
+        const cols: ArrayLike<number>[] = [];
+        for (let c = 0; c < chunk.columnCount; c++) cols.push(chunkNumbers(chunk, c));
+        visit(cols, chunk.rowCount);
+      },
+    ),
+  );
+}
+
+async function readColumns(engine: Engine, file: string, select: string, tail: string): Promise<DuckDBValue[][]> {
+  return onParquetFile(file, async () => {
+    const r = await engine.con.runAndReadAll(
+      `SELECT ${select} FROM read_parquet(${sqlString(file)}, file_row_number = true) ${tail}`,
+    );
+    // no rows gives no columns: one empty array per selected column
+    const cols = r.getColumns();
+    return cols.length === r.columnCount ? cols : Array.from({ length: r.columnCount }, () => []);
+  });
+}
+
+async function readSymbols(
+  engine: Engine,
+  dir: string,
+  id: number,
+  series: ProcessSeries,
+  modulesJson: string | null,
+  addressIds: number[] | null,
+): Promise<SymbolTable> {
+  const only = addressIds ? ` AND address_id IN ${idList(addressIds)}` : '';
+  const [ids, roles, json] = await readColumns(
+    engine,
+    partFile(dir, 'frames', id),
+    'address_id, role, symbol_json',
+    `WHERE role <> ''${only}`,
+  );
+  const n = series.addresses.hex.length;
+  const table: SymbolTable = {
+    leaf: new Array<SymbolizedAddress | undefined>(n),
+    caller: new Array<SymbolizedAddress | undefined>(n),
+    modules: modulesJson ? (JSON.parse(modulesJson) as ModuleReport[]) : [],
+  };
+  for (let i = 0; i < ids.length; i++)
+    (roles[i] === 'leaf' ? table.leaf : table.caller)[num(ids[i])] = JSON.parse(str(json[i])) as SymbolizedAddress;
+  return table;
+}

@@ -1,0 +1,104 @@
+import { mkdtempSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadJob } from '../../core/load/load-job.js';
+import { JobTooLargeError } from '../../core/load/memory-budget.js';
+import { createDumpPool } from './dump-pool.js';
+import { collectInputFiles } from './node-files.js';
+import { FIXTURES } from '../../tools/fixtures.js';
+
+const ROOT = resolve(import.meta.dirname, '..', '..', 'fixtures');
+const work = mkdtempSync(join(tmpdir(), 'heaplens-pool-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+/** The whole model as plain data (typed arrays as arrays, Maps as entries), for exact comparison. */
+function plain(job: unknown): unknown {
+  return JSON.parse(
+    JSON.stringify(job, (_k, v: unknown) => {
+      if (ArrayBuffer.isView(v)) return Array.from(v as unknown as ArrayLike<number>);
+      if (v instanceof Map) return [...v.entries()];
+      if (typeof v === 'bigint') return `${v}n`;
+      return v;
+    }),
+  );
+}
+
+async function pooled(
+  files: Parameters<typeof loadJob>[0],
+  size = 2,
+  resourceLimits?: { maxOldGenerationSizeMb: number },
+) {
+  const pool = createDumpPool({ size, ...(resourceLimits ? { resourceLimits } : {}) });
+  try {
+    return await loadJob(files, { runDump: pool.run, parallelism: 2 * size });
+  } finally {
+    pool.close();
+  }
+}
+
+describe('parallel dump reading (worker pool)', () => {
+  it('gives exactly the in-thread model on every fixture: stacks, ids, sums, maps, Python tables, warnings', async () => {
+    const files = await collectInputFiles([ROOT]);
+    const serial = await loadJob(files);
+    const parallel = await pooled(files, 3);
+    expect(serial.processes.length).toBeGreaterThanOrEqual(8);
+    expect(serial.warnings.length).toBeGreaterThan(10); // the damaged and hostile fixtures are in there
+    expect(plain(parallel)).toEqual(plain(serial));
+  });
+
+  it('a damaged or vanished file fails its own task with a warning naming it; the others are unchanged', async () => {
+    const good = await collectInputFiles([join(FIXTURES, 'job')]);
+    // (A worker run out of its heap limit is not tested here: V8 can abort the whole process on such an OOM
+    // instead of ending the worker, which killed the test runner's fork under load.)
+    const gone = join(work, 'gone.8.0.i0.heap');
+    writeFileSync(gone, readFileSync(join(FIXTURES, 'damaged', 'crlf.heap')));
+    const cut = join(work, 'cut.9.0.i0.heap.gz');
+    const gz = gzipSync(readFileSync(join(FIXTURES, 'damaged', 'crlf.heap')));
+    writeFileSync(cut, gz.subarray(0, gz.length >> 1));
+    const bad = await collectInputFiles([gone, cut]);
+    rmSync(gone);
+    const alone = await loadJob(good);
+    const mixed = await pooled([...bad, ...good], 2);
+    const keys = new Set(alone.processes.map((p) => p.key));
+    expect(plain(mixed.processes.filter((p) => keys.has(p.key)))).toEqual(plain(alone.processes));
+    const about = (f: string) => mixed.warnings.filter((w) => w.file === f).map((w) => w.message);
+    expect(about(gone).join()).toMatch(/could not be read: .*ENOENT/);
+    expect(about(cut).join()).toMatch(/gzip stream ends early/);
+  });
+
+  it('cancel stops the workers within a second', async () => {
+    const dir = join(work, 'many');
+    const generator = '../../bench/generate-series.mjs';
+    const mod: unknown = await import(/* @vite-ignore */ generator);
+    const { writeSeries } = mod as { writeSeries: (d: string, o: object) => number };
+    writeSeries(dir, { processes: 2, snapshots: 8, stacks: 20_000, depth: 24 });
+    const files = await collectInputFiles([dir]);
+    const pool = createDumpPool({ size: 2 });
+    const ac = new AbortController();
+    let progressed = 0;
+    let t0 = 0;
+    // Cancelled once the first dump is in: the workers are then busy with the next ones.
+    const onProgress = (p: { filesDone: number }) => {
+      progressed = p.filesDone;
+      if (p.filesDone >= 1 && !ac.signal.aborted) {
+        t0 = performance.now();
+        ac.abort();
+      }
+    };
+    const load = loadJob(files, { runDump: pool.run, parallelism: 4, signal: ac.signal, onProgress });
+    await expect(load).rejects.toThrow();
+    const ms = performance.now() - t0;
+    pool.close();
+    expect(progressed).toBeLessThan(files.length / 2);
+    expect(ms).toBeLessThan(1000);
+  });
+
+  it('a job beyond the memory budget stops with a message that names heaplens ingest', async () => {
+    const files = await collectInputFiles([join(FIXTURES, 'job')]);
+    const err = await loadJob(files, { memoryBudget: 20_000 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(JobTooLargeError);
+    expect((err as Error).message).toMatch(/does not fit in memory.*heaplens ingest/);
+  });
+});

@@ -6,7 +6,12 @@ import type { InputFile } from '../formats/input-file.js';
 import type { Inflater } from '../formats/inflate.js';
 import { readDump } from '../formats/read-dump.js';
 import type { LoadWarning, Snapshot } from '../model/model.js';
-import { SnapshotBuilder, type ProcessBuilder, type SnapshotMeta, type StackInterner } from '../model/process-builder.js';
+import {
+  SnapshotBuilder,
+  type ProcessBuilder,
+  type SnapshotMeta,
+  type StackInterner,
+} from '../model/process-builder.js';
 
 export interface DumpTask {
   file: InputFile;

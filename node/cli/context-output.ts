@@ -3,7 +3,13 @@
 
 import type { Job, ProcessSeries } from '../../core/model/model.js';
 import { seriesTimes } from '../../core/model/snapshot-time.js';
-import { memoryGap, processIdentity, processLimit, processName, processParents } from '../../core/model/memory-context.js';
+import {
+  memoryGap,
+  processIdentity,
+  processLimit,
+  processName,
+  processParents,
+} from '../../core/model/memory-context.js';
 import { formatCmdline } from '../../core/formats/dump-context.js';
 import { seriesMemory } from '../../core/load/series-memory.js';
 import { formatBytes } from './format.js';

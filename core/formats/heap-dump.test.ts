@@ -164,8 +164,11 @@ describe('heap profile (jemalloc 3.x / gperftools)', () => {
     ]);
   });
 
-  it('reads "heap/N" as jeprof\'s version-1 sampling at half the period', () => {
-    expect(parseText('heap profile: 1: 8 [1: 8] @ heap/1024\n').info.sampling).toEqual({ kind: 'v1', period: 512 });
+  it('reads "heap/N" as pprof does: Poisson sampling at half the period', () => {
+    expect(parseText('heap profile: 1: 8 [1: 8] @ heap/1024\n').info.sampling).toEqual({
+      kind: 'poisson',
+      period: 512,
+    });
   });
 });
 

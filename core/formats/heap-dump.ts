@@ -12,7 +12,7 @@ import { countsProblem, MAX_FRAMES_PER_STACK, MAX_LINE_BYTES, periodProblem } fr
 /** How the file says its samples must be scaled back to estimated totals. */
 export type Sampling =
   | { kind: 'poisson'; period: number } // heap_v2/N: P(sampled) = 1 - exp(-size/N)
-  | { kind: 'v1'; period: number } // legacy "heap/N" without Go's comment lines: jeprof's remote-heap version 1
+  | { kind: 'v1'; period: number } // jeprof's remote-heap version 1 (no file format read here uses it: see samplingFor)
   | { kind: 'none' }; // every allocation recorded (heapprofile)
 
 export interface RecordThread {
@@ -71,7 +71,7 @@ export interface ParsedDumpInfo {
   skippedLeadingLines: number;
   /**
    * A Go runtime heap profile (runtime/pprof debug=1: "heap/N" records followed by "#" comment lines and a
-   * "# runtime.MemStats" block): unsampled as Go's pprof does, Poisson at rate N/2, not by jeprof's version 1.
+   * "# runtime.MemStats" block). Every heap/N file is unsampled as pprof does, Poisson at rate N/2.
    */
   goRuntime: boolean;
   bytes: number;
@@ -213,12 +213,8 @@ export class HeapDumpParser {
   };
 
   private readonly copyFrames: boolean;
-  /**
-   * The first heap/N record waits here until the file says who wrote it: a "#" comment line right after
-   * it (Go comments every record) makes the sampling Poisson at N/2; a second record, the maps or the end
-   * without one keeps jeprof's v1. At most one record is held.
-   */
-  private held: DumpRecord[] | null = null;
+  /** the header says "@ heap/N" (Go's runtime and old gperftools write it); "#" lines then mark Go's runtime */
+  private goHeader = false;
   private words = new Uint32Array(512);
   /** views words[0, 2n) by n, made once per buffer: a new view per record was an allocation per record */
   private wordViews: Uint32Array[] = [];
@@ -443,7 +439,6 @@ export class HeapDumpParser {
       this.markTruncated(this.offset - carry.length, this.lineNo, 'the last line is cut off');
     }
     this.flushPending(true);
-    this.releaseHeld();
     info.lines = this.lineNo;
     if (info.format === null) {
       if (this.offset === 0) {
@@ -534,7 +529,7 @@ export class HeapDumpParser {
       if (bad) this.problem(this.lineNo, at, `header totals ignored: ${bad}`);
       else this.info.header = header;
       this.info.sampling = samplingFor(m[5], period);
-      if (this.info.sampling.kind === 'v1') this.held = [];
+      this.goHeader = m[5] === 'heap';
       this.phase = 'legacy';
       return;
     }
@@ -659,12 +654,6 @@ export class HeapDumpParser {
       return;
     }
     this.info.recordCount++;
-    if (this.held && this.held.length === 0) {
-      this.held.push({ ...p, frameWords: p.frameWords.slice(), threads: [...p.threads] });
-      return;
-    }
-    // a second record with no "#" line between: not Go (which comments every record), jeprof's v1 stays
-    this.releaseHeld();
     this.onRecord(this.copyFrames ? { ...p, frameWords: p.frameWords.slice() } : p);
   }
 
@@ -678,11 +667,7 @@ export class HeapDumpParser {
     }
     if (b[i] === HASH) {
       // comments (pprof skips them); Go's runtime writes one per frame after each record
-      if (this.held && this.info.sampling.kind === 'v1' && this.info.recordCount > 0) {
-        this.info.goRuntime = true;
-        this.info.sampling = { kind: 'poisson', period: this.info.sampling.period };
-        this.releaseHeld();
-      }
+      if (this.info.recordCount > 0 && this.goHeader) this.info.goRuntime = true;
       return;
     }
     const sc = this.scan;
@@ -704,16 +689,8 @@ export class HeapDumpParser {
     this.flushPending(false);
   }
 
-  /** Records held while the writer was unknown go out, with the sampling now decided. */
-  private releaseHeld(): void {
-    const held = this.held;
-    this.held = null;
-    if (held) for (const r of held) this.onRecord(r);
-  }
-
   private enterMaps(): void {
     this.flushPending(false);
-    this.releaseHeld();
     this.skipping = false;
     this.phase = 'maps';
     this.info.mapsText = '';
@@ -804,8 +781,10 @@ function samplingFor(type: string, period: number): Sampling {
     case 'heap_v2':
     case 'heapz_v2':
       return period > 1 ? { kind: 'poisson', period } : { kind: 'none' };
+    // pprof (profile/legacy_profile.go, parseHeapHeader: `case "heap": return "v2", period / 2`) reads every
+    // heap/N file as Poisson-sampled at N/2, with or without Go's "#" lines; so does heaplens.
     case 'heap':
-      return period > 1 ? { kind: 'v1', period: period / 2 } : { kind: 'none' };
+      return period > 1 ? { kind: 'poisson', period: period / 2 } : { kind: 'none' };
     default:
       return { kind: 'none' };
   }

@@ -112,7 +112,7 @@ const SYMBOL = /^(.*?)(?:\+(0x[0-9a-fA-F]+))?(?: \[([^\]]*)\])?$/;
 
 /** True when the first bytes look like a memleak report (its attach line or a report header). */
 export function looksLikeMemleak(head: string): boolean {
-  const lines = head.split('\n', 8).map((l) => l.replace(/\r$/, ''));
+  const lines = head.split('\n').map((l) => l.replace(/\r$/, ''));
   return lines.some((l) => HEADER.test(l) || ATTACH.test(l) || EXECUTE.test(l) || /^# heaplens memleak\.bt/.test(l));
 }
 

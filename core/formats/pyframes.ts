@@ -24,6 +24,13 @@ export interface PyFrameEntry {
   line: number | null;
   /** co_firstlineno; null when unknown */
   firstLine: number | null;
+  /**
+   * a native frame a capture named (bcc memleak's `symbol+0xoff [module]`, a PyTorch C++ frame), carried as a
+   * pseudo-address because the file has no usable return address: shown as a native frame, `function` as its text
+   */
+  native?: boolean;
+  /** the native frame's module basename, null when unknown */
+  module?: string | null;
 }
 
 export interface PyFramesProblem {

@@ -34,7 +34,13 @@ describe('sniff', () => {
     const dhat = text('{"dhatFileVersion":2,"mode":"heap","verb":"Allocated"');
     expect(refusal(sniff(dhat), dhat)).toMatch(/DHAT.*dh_view/);
     const pickle = new Uint8Array([0x80, 0x04, 0x95, 0x10, 0, 0, 0, 0, 0, 0, 0, 0x7d, 0x94]);
-    expect(refusal(sniff(pickle), pickle)).toMatch(/PyTorch memory snapshot/);
+    // read now (core/formats/torch-snapshot.ts): told by content, no refusal
+    expect(sniff(pickle).entry?.name).toBe('pytorch-snapshot');
+    expect(refusal(sniff(pickle), pickle)).toBeNull();
+    const memleak = text(
+      'Attaching to pid 4242, Ctrl+C to quit.\n[20:14:03] Top 10 stacks with outstanding allocations:\n',
+    );
+    expect(sniff(memleak).entry?.name).toBe('memleak');
     const deep = text('heap profile: DUMP_DEEP_6\nMMAP_LIST:\n');
     expect(sniff(deep).entry?.name).toBe('chromium-deep');
     const heapz = text('--- heapz 1 ---\nformat = java\n');

@@ -3,6 +3,9 @@
 // does not read says what the file is and what to do with it, in one line. Compression is told here too:
 // the loader unwraps it (decompress.ts) and sniffs again on the inner bytes.
 
+import { looksLikePickle } from './pickle.js';
+import { looksLikeMemleak } from './memleak.js';
+
 /** Bytes the loaders hand to `sniff` (after decompression for a compressed file). */
 export const SNIFF_BYTES = 4096;
 
@@ -133,11 +136,16 @@ export const SNIFFERS: SniffEntry[] = [
   {
     name: 'pytorch-snapshot',
     what: 'a Python pickle (a PyTorch memory snapshot, torch.cuda.memory._dump_snapshot)',
-    read: false,
-    advice:
-      "heaplens does not read PyTorch snapshots yet: open it in PyTorch's memory_viz (python -m torch.cuda._memory_viz trace_plot FILE -o FILE.html)",
-    // pickle protocol 2–5 starts with PROTO (0x80) and the protocol number
-    test: (h) => h.length >= 2 && h[0] === 0x80 && h[1] >= 2 && h[1] <= 5,
+    // read by core/formats/torch-snapshot.ts through the restricted unpickler (pickle.ts): a pickle that is not
+    // plain data is refused there with the opcode and offset
+    read: true,
+    test: (h) => looksLikePickle(h),
+  },
+  {
+    name: 'memleak',
+    what: "bcc memleak's report (or heaplens' memleak.bt)",
+    read: true,
+    test: (_h, t) => looksLikeMemleak(t),
   },
   {
     name: 'java-heapz',

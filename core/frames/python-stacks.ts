@@ -51,6 +51,9 @@ export interface PythonFrameView {
   resolved: boolean;
   /** "[py] fn (file:line)" or "[py] <unresolved 0x…>" */
   label: string;
+  /** a native frame a capture named (PyFrameEntry.native: memleak, PyTorch C++ frames) */
+  native?: boolean;
+  module?: string | null;
 }
 
 export type FrameView = NativeFrameView | PythonFrameView;
@@ -105,8 +108,9 @@ function pythonFrame(addr: string, index: number, kind: number, table: PyFrameTa
         line: e.line,
         resolved: true,
         label: '',
+        ...(e.native ? { native: true, module: e.module ?? null } : {}),
       };
-      v.label = pythonFrameLabel(v);
+      v.label = e.native ? v.function : pythonFrameLabel(v);
       return v;
     }
   }

@@ -25,6 +25,8 @@ import { parsePyFrames, type PyFrameTable } from '../formats/pyframes.js';
 import { contextForDump, isContextOnlyTable } from './dump-context-load.js';
 import { readRssLogs } from './rss-log-load.js';
 import { attachRssLogs } from './rss-log-align.js';
+import { loadCapture, type CaptureKind } from './capture-series.js';
+import { sniff } from '../formats/sniff.js';
 
 export interface LoadProgress {
   phase: 'scan' | 'parse';
@@ -78,6 +80,8 @@ interface DumpEntry {
 export interface ClassifiedFiles {
   dumps: DumpEntry[];
   side: { file: InputFile; side: SideFile }[];
+  /** memleak reports and PyTorch snapshots, told by content (core/formats/sniff.ts) */
+  captures: { file: InputFile; kind: CaptureKind }[];
   ignored: string[];
 }
 
@@ -86,7 +90,7 @@ const textDecoder = new TextDecoder('utf-8');
 
 /** Sorts files into dumps, side files and the rest (unknown names are sniffed by their first bytes). */
 export async function classifyFiles(files: readonly InputFile[]): Promise<ClassifiedFiles> {
-  const out: ClassifiedFiles = { dumps: [], side: [], ignored: [] };
+  const out: ClassifiedFiles = { dumps: [], side: [], captures: [], ignored: [] };
   for (const file of files) {
     const side = classifySideFile(file.path);
     if (side) {
@@ -98,8 +102,11 @@ export async function classifyFiles(files: readonly InputFile[]): Promise<Classi
       out.dumps.push({ file, name });
       continue;
     }
-    if (file.size > 0 && looksLikeDumpBytes(await file.read(0, Math.min(64, file.size))))
-      out.dumps.push({ file, name: null });
+    const head = file.size > 0 ? await file.read(0, Math.min(4096, file.size)) : new Uint8Array(0);
+    const kind = sniff(head).entry?.name;
+    if (kind === 'memleak' || kind === 'pytorch-snapshot')
+      out.captures.push({ file, kind: kind === 'memleak' ? 'memleak' : 'torch-snapshot' });
+    else if (head.length > 0 && looksLikeDumpBytes(head.subarray(0, 64))) out.dumps.push({ file, name: null });
     else out.ignored.push(file.path);
   }
   return out;
@@ -260,6 +267,13 @@ export async function loadJob(files: readonly InputFile[], options: LoadOptions 
     await adoptSystingCodeMap(series, maps, codeMaps, warnings);
     processes.push(series);
     options.onProcess?.(processes, warnings);
+  }
+  for (const c of classified.captures) {
+    options.signal?.throwIfAborted();
+    for (const series of await loadCapture(c.file, c.kind, warnings, standaloneMaps)) {
+      processes.push(series);
+      options.onProcess?.(processes, warnings);
+    }
   }
   attachRssLogs(processes, await readRssLogs(classified.side, warnings), warnings);
   options.onProgress?.({ ...progress, file: '' });

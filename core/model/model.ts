@@ -101,8 +101,25 @@ export interface ProcessSeries {
    * tables of its dumps: appended to a dump or in a `<dump>.pyframes` sidecar); absent without any.
    */
   pythonFrames?: PyFrameTable | null;
+  /** the CUDA device of a series read from a PyTorch memory snapshot (core/load/capture-series.ts) */
+  gpu?: GpuSeriesInfo;
   /** RSS over time from a CSV log given with the dumps (core/load/rss-log-align.ts); absent without one */
   rssLog?: { file: string; timeMs: number[]; rss: number[] };
+}
+
+/** The GPU side of a series read from a PyTorch snapshot: what the heap model has no place for. */
+export interface GpuSeriesInfo {
+  device: number;
+  reservedBytes: number;
+  allocatedBytes: number;
+  pendingFreeBytes: number;
+  inactiveBytes: number;
+  segments: number;
+  /** reserved and allocated bytes over time (ms since the epoch, or the entry index without time_us) */
+  timeline: { timeMs: number[]; allocated: number[]; reserved: number[] };
+  ooms: { timeMs: number | null; size: number; deviceFree: number }[];
+  spans: { name: string; startMs: number; endMs: number | null }[];
+  settings: Record<string, string>;
 }
 
 export interface LoadWarning {

@@ -105,15 +105,19 @@ export function pythonDescriber(inner: StackDescriber, proc: ProcessSeries, mode
   return {
     frames(stackId: number): FrameOut[] {
       // Nothing is hidden here: the Python-first view folds the interpreter's frames (stackViewer).
-      return applyStackMode(inner.frames(stackId), table, mode, (p) => ({
-        address: p.addr,
-        kind: 'python',
-        module: null,
-        moduleOffset: null,
-        function: p.function,
-        file: p.file,
-        line: p.line,
-      }));
+      return applyStackMode(inner.frames(stackId), table, mode, (p) =>
+        p.native
+          ? { address: p.addr, kind: 'native', module: p.module ?? null, moduleOffset: null, function: p.function }
+          : {
+              address: p.addr,
+              kind: 'python',
+              module: null,
+              moduleOffset: null,
+              function: p.function,
+              file: p.file,
+              line: p.line,
+            },
+      );
     },
   };
 }

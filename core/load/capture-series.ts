@@ -1,0 +1,443 @@
+// Captures that are not jemalloc dumps but answer the same question — live bytes by stack over time — turned
+// into the same model (ProcessSeries of Snapshots), so summary, top, growth, suspects and diffs work on them:
+//   - bcc memleak / memleak.bt reports (core/formats/memleak.ts): one series per file, one snapshot per report;
+//   - PyTorch memory snapshots (core/formats/torch-snapshot.ts): one series per CUDA device, snapshots of the
+//     active blocks replayed from device_traces, then the snapshot's own state (its segments) as the last one.
+// Frames these files name are interned as PYFRAMES pseudo-addresses and named by the series' frame table (Python
+// frames as Python, native ones marked `native`); a memleak frame that was never named but has a return address
+// keeps the real address, so a copy of /proc/<pid>/maps beside the file lets the symbolizer name it offline.
+
+import type { InputFile } from '../formats/input-file.js';
+import type { DumpRecord, ParsedDumpInfo } from '../formats/heap-dump.js';
+import { PY_KIND_FRAME, type PyFrameEntry, type PyFrameTable } from '../formats/pyframes.js';
+import { parseMemleak, type MemleakFile, type MemleakFrame } from '../formats/memleak.js';
+import { readTorchSnapshot, type TorchDevice, type TorchFrame, type TorchSnapshot } from '../formats/torch-snapshot.js';
+import { PickleError } from '../formats/pickle.js';
+import type { DumpContext } from '../formats/dump-context.js';
+import type { MapsEntry } from '../formats/proc-maps.js';
+import type { LoadWarning, ProcessSeries, Snapshot } from '../model/model.js';
+import { ProcessBuilder, type SnapshotMeta } from '../model/process-builder.js';
+
+/** Largest capture read whole (a memleak log of a day at 1 report/s, a 100,000-entry trace: well below). */
+export const MAX_CAPTURE_BYTES = 1024 * 1024 * 1024;
+/** Frames named per series (pseudo-address ids are 28 bits) */
+const MAX_NAMED_FRAMES = 1 << 27;
+/** Snapshots replayed from a device trace, besides its oom entries and its final state. */
+const TRACE_SNAPSHOTS = 40;
+
+export type CaptureKind = 'memleak' | 'torch-snapshot';
+
+/** Interns named frames as pseudo-addresses (tag 0x7079, kind frame, id << 4) and keeps their names. */
+class FrameNames {
+  readonly frames = new Map<string, PyFrameEntry>();
+  private readonly byKey = new Map<string, number>();
+  private readonly keyOf = new WeakMap<object, number>();
+  private next = 1;
+
+  /** The (hi, lo) words of a named frame; null once the table is full. */
+  words(key: string, entry: () => Omit<PyFrameEntry, 'addr'>): [number, number] | null {
+    let id = this.byKey.get(key);
+    if (id === undefined) {
+      if (this.next >= MAX_NAMED_FRAMES) return null;
+      id = this.next++;
+      this.byKey.set(key, id);
+      this.frames.set(pseudoHex(id), { addr: pseudoHex(id), ...entry() });
+    }
+    return [0x70790000 | (PY_KIND_FRAME << 12), id << 4];
+  }
+
+  /** Same, keyed by object identity (PyTorch's shared frame dicts). */
+  objectWords(obj: object, key: () => string, entry: () => Omit<PyFrameEntry, 'addr'>): [number, number] | null {
+    const id = this.keyOf.get(obj);
+    if (id !== undefined) return [0x70790000 | (PY_KIND_FRAME << 12), id << 4];
+    const w = this.words(key(), entry);
+    if (w) this.keyOf.set(obj, w[1] >>> 4);
+    return w;
+  }
+
+  table(pid: number | null, producer: string): PyFrameTable {
+    return {
+      version: 1,
+      tagHex: '7079',
+      kindShift: 44,
+      idShift: 4,
+      pid,
+      python: null,
+      token: null,
+      granularity: 'line',
+      header: { producer },
+      stats: {},
+      frames: this.frames,
+      markers: new Map(),
+      complete: true,
+      declaredCount: this.frames.size,
+      unknownRecords: 0,
+      problems: [],
+      source: 'text',
+    };
+  }
+}
+
+function pseudoHex(id: number): string {
+  return '0x7079' + PY_KIND_FRAME.toString(16) + (id * 16).toString(16).padStart(11, '0');
+}
+
+function info(records: number, truncated: ParsedDumpInfo['truncated']): ParsedDumpInfo {
+  return {
+    format: null,
+    sampling: { kind: 'none' },
+    header: null,
+    headerThreads: [],
+    recordCount: records,
+    mapsText: null,
+    mapsFirstLine: 0,
+    mapsComplete: false,
+    trailerText: null,
+    truncated,
+    fatal: null,
+    problems: [],
+    problemsOmitted: 0,
+    skippedLeadingLines: 0,
+    goRuntime: false,
+    bytes: 0,
+    lines: 0,
+  };
+}
+
+function context(timeMs: number, pid: number | null, command: string | null): DumpContext {
+  return {
+    version: 1,
+    timeRealMs: timeMs,
+    timeMonoMs: null,
+    timeBootMs: null,
+    pid: pid ?? 0,
+    ppid: null,
+    startRealMs: null,
+    startBootMs: null,
+    comm: command ? (command.split(/\s+/)[0].split('/').pop() ?? null) : null,
+    cmdline: command ? command.split(/\s+/) : null,
+    cmdlineCut: false,
+    hostname: null,
+    jemalloc: null,
+    rss: null,
+    rssAnon: null,
+    cgroup: null,
+    costNs: null,
+    jemallocDelayNs: null,
+    extra: {},
+  };
+}
+
+interface Row {
+  words: number[];
+  bytes: number;
+  objects: number;
+}
+
+/** One snapshot of exact (unsampled) live bytes/objects by stack. */
+function addSnapshot(
+  builder: ProcessBuilder,
+  meta: SnapshotMeta,
+  rows: readonly Row[],
+  format: Snapshot['format'],
+  extra: { complete: boolean; truncated: ParsedDumpInfo['truncated']; context: DumpContext | null },
+): void {
+  const sb = builder.snapshotBuilder();
+  for (const r of rows) {
+    const rec: DumpRecord = {
+      frameWords: Uint32Array.from(r.words),
+      counts: { liveObjects: r.objects, liveBytes: r.bytes, accumObjects: 0, accumBytes: 0 },
+      threads: [],
+      line: 0,
+    };
+    sb.add(rec, { kind: 'none' });
+  }
+  const s = sb.build(meta, info(rows.length, extra.truncated), null);
+  s.format = format;
+  s.complete = extra.complete;
+  s.headerLiveBytes = null;
+  s.header = { live: { ...s.live }, accumulated: { objects: 0, bytes: 0 } };
+  if (extra.context) s.context = extra.context;
+  builder.snapshots.push(s);
+}
+
+const meta = (file: string, seq: number, mtimeMs: number | null, last: boolean): SnapshotMeta => ({
+  file,
+  seq,
+  trigger: last ? 'final' : 'interval',
+  triggerSeq: seq,
+  mtimeMs,
+});
+
+// ---- memleak ---------------------------------------------------------------------------------------------
+
+/** Report times as ms since the epoch: memleak.bt's `# date:` line, else the stamps on the file's mtime date. */
+function memleakTimes(
+  m: MemleakFile,
+  mtimeMs: number | null,
+  file: string,
+  warnings: LoadWarning[],
+): (number | null)[] {
+  const secs = m.reports.map((r) => r.day * 86400 + (r.preciseSecondsOfDay ?? r.secondsOfDay));
+  if (m.date) {
+    const midnight = Date.parse(`${m.date.day}T00:00:00Z`) - (m.date.offsetMinutes ?? 0) * 60_000;
+    if (Number.isFinite(midnight)) return secs.map((s) => midnight + s * 1000);
+  }
+  if (mtimeMs === null || secs.length === 0) {
+    warnings.push({
+      file,
+      message:
+        'memleak reports carry only a time of day ([HH:MM:SS]) and the file has no modification time: the reports are ordered but not placed on the wall clock',
+    });
+    return secs.map(() => null);
+  }
+  // bcc stamps local time of day; the copy's mtime (UTC) fixes the day: the last report is the latest
+  // stamp at or before the mtime (the time zone of the traced machine is not in the file)
+  let base = Math.floor(mtimeMs / 86_400_000) * 86_400_000; // midnight of the mtime's UTC day
+  const last = secs[secs.length - 1];
+  if (base + last * 1000 > mtimeMs + 60_000) base -= 86_400_000;
+  warnings.push({
+    file,
+    message: `memleak reports carry only a time of day: placed on ${new Date(base).toISOString().slice(0, 10)} (the file's modification date), read as UTC`,
+  });
+  return secs.map((s) => base + s * 1000);
+}
+
+function memleakFrameWords(
+  f: MemleakFrame,
+  names: FrameNames,
+  namedAddr: Map<string, MemleakFrame>,
+): [number, number] | null {
+  const named = f.address !== null ? (namedAddr.get(f.address) ?? null) : f.symbol !== null ? f : null;
+  if (named === null && f.address !== null) {
+    const v = BigInt(f.address);
+    return [Number(v >> 32n), Number(v & 0xffffffffn)];
+  }
+  const n = named ?? f;
+  return names.words(n.address ?? 'text:' + n.text, () => ({
+    function: n.text,
+    file: '',
+    line: null,
+    firstLine: null,
+    native: true,
+    module: n.module,
+  }));
+}
+
+export function memleakSeries(
+  file: InputFile,
+  text: string,
+  warnings: LoadWarning[],
+  mapsFiles: readonly { pid: number | null; dir: string; entries: MapsEntry[] }[],
+): ProcessSeries | null {
+  const m = parseMemleak(text);
+  for (const p of m.problems.slice(0, 20)) warnings.push({ file: file.path, line: p.line, message: p.message });
+  if (m.reports.length === 0) return null;
+  const names = new FrameNames();
+  // an address bpftrace named in any report keeps that name in all (it names frames while printing)
+  const namedAddr = new Map<string, MemleakFrame>();
+  for (const r of m.reports)
+    for (const s of r.stacks)
+      for (const f of s.frames)
+        if (f.address !== null && f.symbol !== null && !namedAddr.has(f.address)) namedAddr.set(f.address, f);
+  const times = memleakTimes(m, file.mtimeMs, file.path, warnings);
+  const builder = new ProcessBuilder();
+  m.reports.forEach((r, i) => {
+    const rows: Row[] = [];
+    for (const s of r.stacks) {
+      if (s.bytes === 0 && s.allocations === 0) continue;
+      const words: number[] = [];
+      for (const f of s.frames) {
+        const w = memleakFrameWords(f, names, namedAddr);
+        if (w) words.push(w[0], w[1]);
+      }
+      rows.push({ words, bytes: s.bytes, objects: Math.max(s.allocations, s.bytes > 0 ? 1 : 0) });
+    }
+    const t = times[i];
+    const last = i === m.reports.length - 1;
+    addSnapshot(builder, meta(`${file.path}#${i + 1}`, i + 1, t, last), rows, 'memleak', {
+      complete: r.complete,
+      truncated: r.complete ? null : { byteOffset: r.byteOffset, line: r.line, reason: 'report cut' },
+      context: t !== null ? context(t, m.pid, m.command) : null,
+    });
+  });
+  const dir = file.path.includes('/') ? file.path.slice(0, file.path.lastIndexOf('/')) : '';
+  const maps =
+    mapsFiles.find((x) => x.pid !== null && x.pid === m.pid) ?? mapsFiles.find((x) => x.pid === null && x.dir === dir);
+  const series = builder.finish(
+    `${file.path}${m.pid !== null ? ':' + m.pid : ''}`,
+    { pid: m.pid, pidNamespace: null, prefix: 'memleak' },
+    maps?.entries ?? null,
+  );
+  if (maps) for (const s of series.snapshots) s.mapsSource = 'file';
+  else if (
+    m.reports.some((r) => r.stacks.some((s) => s.frames.some((f) => f.address !== null && !namedAddr.has(f.address))))
+  )
+    warnings.push({
+      file: file.path,
+      message: `some frames were printed as [unknown]: copy /proc/${m.pid ?? '<pid>'}/maps beside the file as ${m.pid ?? '<pid>'}.maps (while the process runs) so heaplens can name them from the binaries`,
+    });
+  series.pythonFrames = names.table(m.pid, m.mode === 'bpftrace' ? 'memleak.bt' : 'bcc memleak');
+  const top = m.reports[0]?.top;
+  if (top !== undefined && m.reports.some((r) => r.stacks.length >= top))
+    warnings.push({
+      file: file.path,
+      message: `memleak printed only its top ${top} stacks per report: totals are of those stacks`,
+    });
+  return series;
+}
+
+// ---- PyTorch ---------------------------------------------------------------------------------------------
+
+function torchFrameWords(f: TorchFrame, names: FrameNames): [number, number] | null {
+  return names.objectWords(
+    f,
+    () => `${f.filename}\u0000${f.line ?? ''}\u0000${f.name}`,
+    () => {
+      // Python frames are .py files or <…> pseudo-files; the rest come from stacks="all" (C++)
+      const python = f.filename.endsWith('.py') || f.filename.startsWith('<');
+      return python
+        ? { function: f.name, file: f.filename, line: f.line, firstLine: null }
+        : {
+            function: f.name,
+            file: f.filename,
+            line: f.line,
+            firstLine: null,
+            native: true,
+            module: f.filename ? f.filename.slice(f.filename.lastIndexOf('/') + 1) : null,
+          };
+    },
+  );
+}
+
+function rowsOf(blocks: Iterable<{ size: number; frames: TorchFrame[] }>, names: FrameNames): Row[] {
+  const byStack = new Map<string, Row>();
+  for (const b of blocks) {
+    const words: number[] = [];
+    for (const f of b.frames) {
+      const w = torchFrameWords(f, names);
+      if (w) words.push(w[0], w[1]);
+    }
+    const key = words.join(',');
+    const r = byStack.get(key);
+    if (r) {
+      r.bytes += b.size;
+      r.objects++;
+    } else byStack.set(key, { words, bytes: b.size, objects: 1 });
+  }
+  return [...byStack.values()].filter((r) => r.bytes > 0);
+}
+
+function deviceSeries(file: InputFile, snap: TorchSnapshot, d: TorchDevice, warnings: LoadWarning[]): ProcessSeries {
+  const names = new FrameNames();
+  const builder = new ProcessBuilder();
+  const usToMs = (us: number | null): number | null => (us === null ? null : us / 1000);
+  // trace indices where a snapshot is taken: evenly spaced, every oom, the end
+  const trace = d.trace;
+  const at = new Set<number>();
+  if (trace.length > 0) {
+    for (let k = 1; k <= TRACE_SNAPSHOTS; k++)
+      at.add(Math.min(trace.length - 1, Math.round((k * trace.length) / TRACE_SNAPSHOTS) - 1));
+    for (const o of d.ooms) at.add(Math.max(0, o.index - 1));
+  }
+  const live = new Map<number, { size: number; frames: TorchFrame[] }>();
+  let seq = 0;
+  const hasTime = trace.some((e) => e.timeUs !== null);
+  trace.forEach((e, i) => {
+    if (e.action === 'alloc') live.set(e.addr, { size: e.size, frames: e.frames });
+    else if (e.action === 'free_completed') live.delete(e.addr);
+    if (!at.has(i)) return;
+    const t = hasTime ? usToMs(e.timeUs) : null;
+    addSnapshot(
+      builder,
+      meta(`${file.path}#cuda:${d.index}@${i}`, ++seq, t, false),
+      rowsOf(live.values(), names),
+      'torch-snapshot',
+      {
+        complete: true,
+        truncated: null,
+        context: t !== null ? context(t, null, null) : null,
+      },
+    );
+  });
+  // the state the snapshot recorded: active (allocated and pending-free) blocks by their frames
+  const lastUs = [...trace].reverse().find((e) => e.timeUs !== null)?.timeUs ?? null;
+  const tEnd = lastUs !== null ? lastUs / 1000 + 0.001 : null;
+  const active = d.segments.flatMap((s) => s.blocks.filter((b) => b.state !== 'inactive'));
+  addSnapshot(
+    builder,
+    meta(`${file.path}#cuda:${d.index}`, ++seq, tEnd, true),
+    rowsOf(active, names),
+    'torch-snapshot',
+    {
+      complete: true,
+      truncated: null,
+      context: tEnd !== null ? context(tEnd, null, null) : null,
+    },
+  );
+  const series = builder.finish(
+    `${file.path}#cuda:${d.index}`,
+    { pid: null, pidNamespace: null, prefix: `cuda:${d.index}` },
+    null,
+  );
+  series.pythonFrames = names.table(null, 'pytorch memory snapshot');
+  series.gpu = {
+    device: d.index,
+    reservedBytes: d.reservedBytes,
+    allocatedBytes: d.allocatedBytes,
+    pendingFreeBytes: d.pendingFreeBytes,
+    inactiveBytes: d.inactiveBytes,
+    segments: d.segments.length,
+    timeline: {
+      timeMs: d.timeline.timeUs.map((u) => (hasTime ? u / 1000 : u)),
+      allocated: d.timeline.allocated,
+      reserved: d.timeline.reserved,
+    },
+    ooms: d.ooms.map((o) => ({ timeMs: usToMs(o.timeUs), size: o.size, deviceFree: o.deviceFree })),
+    spans: snap.spans
+      .filter((s) => s.device === d.index)
+      .map((s) => ({ name: s.name, startMs: s.startUs / 1000, endMs: usToMs(s.endUs) })),
+    settings: snap.settings,
+  };
+  for (const o of d.ooms)
+    warnings.push({
+      file: file.path,
+      message: `cuda:${d.index} ran out of memory${o.timeUs !== null ? ' at ' + new Date(o.timeUs / 1000).toISOString() : ''}: ${o.size} bytes asked, ${o.deviceFree} free on the device, ${d.reservedBytes} reserved`,
+    });
+  return series;
+}
+
+export function torchSeries(file: InputFile, bytes: Uint8Array, warnings: LoadWarning[]): ProcessSeries[] {
+  let snap: TorchSnapshot;
+  try {
+    snap = readTorchSnapshot(bytes);
+  } catch (e) {
+    const byteOffset = e instanceof PickleError ? e.byteOffset : undefined;
+    warnings.push({
+      file: file.path,
+      ...(byteOffset !== undefined ? { byteOffset } : {}),
+      message: `not read as a PyTorch memory snapshot: ${e instanceof Error ? e.message : String(e)}`,
+    });
+    return [];
+  }
+  for (const p of snap.problems) warnings.push({ file: file.path, message: p });
+  if (snap.devices.length === 0) warnings.push({ file: file.path, message: 'the PyTorch snapshot holds no device' });
+  return snap.devices.map((d) => deviceSeries(file, snap, d, warnings));
+}
+
+/** Reads a capture file whole (bounded) and turns it into series. */
+export async function loadCapture(
+  file: InputFile,
+  kind: CaptureKind,
+  warnings: LoadWarning[],
+  mapsFiles: readonly { pid: number | null; dir: string; entries: MapsEntry[] }[],
+): Promise<ProcessSeries[]> {
+  if (file.size > MAX_CAPTURE_BYTES) {
+    warnings.push({ file: file.path, message: `larger than ${MAX_CAPTURE_BYTES} bytes; not read` });
+    return [];
+  }
+  const bytes = await file.read(0, file.size);
+  if (kind === 'torch-snapshot') return torchSeries(file, bytes, warnings);
+  const s = memleakSeries(file, new TextDecoder('utf-8').decode(bytes), warnings, mapsFiles);
+  return s ? [s] : [];
+}

@@ -312,6 +312,17 @@ export function parseMemleak(text: string): MemleakFile {
       );
     }
   }
+  // bcc and bpftrace name frames while printing: once the process exits, the same return address prints as
+  // [unknown]. A name printed for an address in any report names it in all of them.
+  const named = new Map<string, MemleakFrame>();
+  for (const r of out.reports)
+    for (const st of r.stacks)
+      for (const f of st.frames)
+        if (f.address !== null && f.symbol !== null && !named.has(f.address)) named.set(f.address, f);
+  if (named.size > 0)
+    for (const r of out.reports)
+      for (const st of r.stacks)
+        st.frames = st.frames.map((f) => (f.symbol === null && f.address !== null ? (named.get(f.address) ?? f) : f));
   if (out.reports.length === 0) problem(lineNo, 'no "[HH:MM:SS] Top N stacks with outstanding allocations:" report');
   return out;
 }

@@ -203,24 +203,19 @@ function memleakTimes(
   return secs.map((s) => base + s * 1000);
 }
 
-function memleakFrameWords(
-  f: MemleakFrame,
-  names: FrameNames,
-  namedAddr: Map<string, MemleakFrame>,
-): [number, number] | null {
-  const named = f.address !== null ? (namedAddr.get(f.address) ?? null) : f.symbol !== null ? f : null;
-  if (named === null && f.address !== null) {
+function memleakFrameWords(f: MemleakFrame, names: FrameNames): [number, number] | null {
+  // a frame never named (the reader lends names across reports) keeps its return address for the symbolizer
+  if (f.symbol === null && f.address !== null) {
     const v = BigInt(f.address);
     return [Number(v >> 32n), Number(v & 0xffffffffn)];
   }
-  const n = named ?? f;
-  return names.words(n.address ?? 'text:' + n.text, () => ({
-    function: n.text,
+  return names.words(f.address ?? 'text:' + f.text, () => ({
+    function: f.text,
     file: '',
     line: null,
     firstLine: null,
     native: true,
-    module: n.module,
+    module: f.module,
   }));
 }
 
@@ -234,12 +229,6 @@ export function memleakSeries(
   for (const p of m.problems.slice(0, 20)) warnings.push({ file: file.path, line: p.line, message: p.message });
   if (m.reports.length === 0) return null;
   const names = new FrameNames();
-  // an address bpftrace named in any report keeps that name in all (it names frames while printing)
-  const namedAddr = new Map<string, MemleakFrame>();
-  for (const r of m.reports)
-    for (const s of r.stacks)
-      for (const f of s.frames)
-        if (f.address !== null && f.symbol !== null && !namedAddr.has(f.address)) namedAddr.set(f.address, f);
   const times = memleakTimes(m, file.mtimeMs, file.path, warnings);
   const builder = new ProcessBuilder();
   m.reports.forEach((r, i) => {
@@ -248,7 +237,7 @@ export function memleakSeries(
       if (s.bytes === 0 && s.allocations === 0) continue;
       const words: number[] = [];
       for (const f of s.frames) {
-        const w = memleakFrameWords(f, names, namedAddr);
+        const w = memleakFrameWords(f, names);
         if (w) words.push(w[0], w[1]);
       }
       rows.push({ words, bytes: s.bytes, objects: Math.max(s.allocations, s.bytes > 0 ? 1 : 0) });
@@ -270,9 +259,7 @@ export function memleakSeries(
     maps?.entries ?? null,
   );
   if (maps) for (const s of series.snapshots) s.mapsSource = 'file';
-  else if (
-    m.reports.some((r) => r.stacks.some((s) => s.frames.some((f) => f.address !== null && !namedAddr.has(f.address))))
-  )
+  else if (m.reports.some((r) => r.stacks.some((s) => s.frames.some((f) => f.address !== null && f.symbol === null))))
     warnings.push({
       file: file.path,
       message: `some frames were printed as [unknown]: copy /proc/${m.pid ?? '<pid>'}/maps beside the file as ${m.pid ?? '<pid>'}.maps (while the process runs) so heaplens can name them from the binaries`,

@@ -1,0 +1,161 @@
+// PyTorch snapshots and memleak captures loaded as the model. Expected figures: fixtures/torch/expected.json,
+// counted by make-torch-snapshots.py from its own simulated allocator, and fixtures/ebpf/expected.json, the traced
+// workload's own counters. Never our output pasted back.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadJob } from './load-job.js';
+import type { InputFile } from '../formats/input-file.js';
+import type { ProcessSeries } from '../model/model.js';
+import { stackFrames } from '../model/model.js';
+import { FIXTURES } from '../../tools/fixtures.js';
+
+const ROOT = join(FIXTURES, '..');
+const file = (rel: string, mtimeMs: number | null = null): InputFile => {
+  const b = new Uint8Array(readFileSync(join(ROOT, rel)));
+  return { path: rel, size: b.length, mtimeMs, read: async (o, l) => b.subarray(o, o + l) };
+};
+
+interface DeviceWant {
+  device: number;
+  segments: number;
+  reserved_bytes: number;
+  allocated_bytes: number;
+  pending_free_bytes: number;
+  inactive_bytes: number;
+  active_by_leaf: Record<string, { bytes: number; blocks: number }>;
+  peak_allocated_bytes: number;
+  peak_reserved_bytes: number;
+  ooms: { time_us: number; size: number; device_free: number }[];
+}
+const torch = JSON.parse(readFileSync(join(ROOT, 'torch', 'expected.json'), 'utf8')) as {
+  annotations: number;
+  devices: DeviceWant[];
+  ring: { file: string; frees_before_alloc: number };
+};
+
+/** Live bytes and blocks of the last snapshot by the leaf frame's function name. */
+function byLeaf(p: ProcessSeries): Record<string, { bytes: number; blocks: number }> {
+  const s = p.snapshots[p.snapshots.length - 1];
+  const out: Record<string, { bytes: number; blocks: number }> = {};
+  s.stackIds.forEach((id, k) => {
+    const leaf = p.addresses.hex[stackFrames(p.stacks, id)[0]];
+    const name = p.pythonFrames?.frames.get(leaf)?.function ?? leaf;
+    out[name] ??= { bytes: 0, blocks: 0 };
+    out[name].bytes += s.liveBytes[k];
+    out[name].blocks += s.liveObjects[k];
+  });
+  return out;
+}
+
+describe('PyTorch memory snapshots as the model', () => {
+  for (const name of ['snapshot-p2.pickle', 'snapshot-p4.pickle', 'snapshot-p5.pickle']) {
+    it(`${name}: one series per device; the last snapshot is the recorded state; the trace replays peak and oom`, async () => {
+      const job = await loadJob([file(`torch/${name}`)]);
+      expect(job.processes.map((p) => p.prefix)).toEqual(torch.devices.map((d) => `cuda:${d.device}`));
+      job.processes.forEach((p, i) => {
+        const want = torch.devices[i];
+        const g = p.gpu!;
+        expect([g.segments, g.reservedBytes, g.allocatedBytes, g.pendingFreeBytes, g.inactiveBytes]).toEqual([
+          want.segments,
+          want.reserved_bytes,
+          want.allocated_bytes,
+          want.pending_free_bytes,
+          want.inactive_bytes,
+        ]);
+        const last = p.snapshots[p.snapshots.length - 1];
+        // active memory: allocated plus pending-free blocks (still owned until their stream's work is done)
+        expect(last.live.bytes).toBe(want.allocated_bytes + want.pending_free_bytes);
+        expect(last.trigger).toBe('final');
+        const leaves = byLeaf(p);
+        for (const [fn, v] of Object.entries(want.active_by_leaf))
+          expect(leaves[fn].bytes).toBeGreaterThanOrEqual(v.bytes);
+        expect(Math.max(...g.timeline.allocated)).toBe(want.peak_allocated_bytes);
+        expect(Math.max(...g.timeline.reserved)).toBe(want.peak_reserved_bytes);
+        expect(g.ooms.map((o) => [o.timeMs, o.size, o.deviceFree])).toEqual(
+          want.ooms.map((o) => [o.time_us / 1000, o.size, o.device_free]),
+        );
+        // snapshots on the wall clock (time_us), increasing
+        const t = p.snapshots.map((s) => s.context!.timeRealMs);
+        for (let k = 1; k < t.length; k++) expect(t[k]).toBeGreaterThanOrEqual(t[k - 1]);
+      });
+      // device 0's blocks by frames: the cache that grew until the OOM and the weights (one pending-free)
+      const leaves0 = byLeaf(job.processes[0]);
+      expect(leaves0.remember).toEqual(torch.devices[0].active_by_leaf.remember);
+      expect(leaves0.load_weights.bytes).toBe(
+        torch.devices[0].active_by_leaf.load_weights.bytes + torch.devices[0].pending_free_bytes,
+      );
+      expect(job.processes[0].gpu!.spans.length).toBe(torch.annotations / 2);
+      expect(job.warnings.filter((w) => /ran out of memory/.test(w.message)).length).toBe(1);
+      // the frames are Python frames with their file and line
+      const f = [...job.processes[0].pythonFrames!.frames.values()].find((e) => e.function === 'remember')!;
+      expect([f.file, f.line, f.native]).toEqual(['/job/cache.py', 17, undefined]);
+    });
+  }
+
+  it('a trace cut by the ring buffer: frees before their allocs are a warning naming the file, never negative', async () => {
+    const job = await loadJob([file(`torch/${torch.ring.file}`)]);
+    const w = job.warnings.find((x) => /frees precede any alloc/.test(x.message))!;
+    expect(w.file).toBe(`torch/${torch.ring.file}`);
+    expect(w.message).toMatch(new RegExp(`^device 0: ${torch.ring.frees_before_alloc} frees`));
+    for (const s of job.processes[0].snapshots) for (const v of s.liveBytes) expect(v).toBeGreaterThan(0);
+    expect(Math.min(...job.processes[0].gpu!.timeline.allocated)).toBeGreaterThanOrEqual(0);
+  });
+
+  it('hostile pickles are refused with a warning naming the file; nothing runs', async () => {
+    const job = await loadJob([
+      file('torch/hostile/global-reduce.pickle'),
+      file('torch/hostile/cycle.pickle'),
+      file('torch/hostile/huge-length.pickle'),
+    ]);
+    expect(job.processes).toEqual([]);
+    expect(job.warnings.map((w) => [w.file, /GLOBAL|cycle|ends inside/.test(w.message)])).toEqual([
+      ['torch/hostile/global-reduce.pickle', true],
+      ['torch/hostile/cycle.pickle', true],
+      ['torch/hostile/huge-length.pickle', true],
+    ]);
+  });
+});
+
+describe('memleak captures as the model', () => {
+  const want = JSON.parse(readFileSync(join(ROOT, 'ebpf', 'expected.json'), 'utf8')) as {
+    leak_step: { bytes: number; blocks: number };
+    keep_aligned: { bytes: number; blocks: number };
+  };
+
+  it('memleak.bt on a real process: a snapshot per report on its wall clock, frames named as bcc names them', async () => {
+    const job = await loadJob([file('ebpf/memleak.txt')]);
+    const p = job.processes[0];
+    const text = readFileSync(join(ROOT, 'ebpf', 'memleak.txt'), 'utf8');
+    const pid = Number(/^# pid: (\d+)/m.exec(text)![1]);
+    expect(p.pid).toBe(pid);
+    expect(p.snapshots.length).toBe((text.match(/Top 10 stacks/g) ?? []).length);
+    const leaves = byLeaf(p);
+    const at = (fn: string) =>
+      Object.entries(leaves)
+        .filter(([k]) => k.startsWith(fn + '+'))
+        .reduce((a, [, v]) => ({ bytes: a.bytes + v.bytes, blocks: a.blocks + v.blocks }), { bytes: 0, blocks: 0 });
+    expect(at('leak_step')).toEqual(want.leak_step);
+    expect(at('keep_aligned')).toEqual(want.keep_aligned);
+    // the # date line and the µs stamps: reports a second apart on the wall clock
+    const t = p.snapshots.map((s) => s.context!.timeRealMs);
+    for (let k = 1; k < t.length; k++) expect(Math.abs(t[k] - t[k - 1] - 1000)).toBeLessThan(50);
+    expect(new Date(t[0]).toISOString().slice(0, 10)).toBe(/^# date: (\S+)/m.exec(text)![1]);
+  });
+
+  it('a bcc report without a date is placed on the mtime day; frames that were never named keep their address', async () => {
+    const text =
+      'Attaching to pid 9, Ctrl+C to quit.\n[10:00:01] Top 10 stacks with outstanding allocations:\n\t64 bytes in 1 allocations from stack\n\t\t0x0000000000401136\t[unknown] [a.out]\n\t\t0x0000000000401200\tmain+0x10 [a.out]\n';
+    const b = new TextEncoder().encode(text);
+    const mtime = Date.parse('2026-03-04T10:00:02Z');
+    const job = await loadJob([
+      { path: 'x/memleak.log', size: b.length, mtimeMs: mtime, read: async (o, l) => b.subarray(o, o + l) },
+    ]);
+    const p = job.processes[0];
+    expect(p.snapshots[0].context!.timeRealMs).toBe(Date.parse('2026-03-04T10:00:01Z'));
+    const frames = stackFrames(p.stacks, p.snapshots[0].stackIds[0]).map((a) => p.addresses.hex[a]);
+    expect(frames[0]).toBe('0x401136');
+    expect(p.pythonFrames!.frames.get(frames[1])).toMatchObject({ function: 'main+0x10 [a.out]', native: true });
+    expect(job.warnings.some((w) => /copy \/proc\/9\/maps beside the file as 9\.maps/.test(w.message))).toBe(true);
+  });
+});

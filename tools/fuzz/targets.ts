@@ -12,6 +12,8 @@ import { parseMaps } from '../../core/formats/proc-maps.js';
 import { parsePyFrames } from '../../core/formats/pyframes.js';
 import { parseSystingCodeMap } from '../../core/formats/systing-codemap.js';
 import { parsePerfMap } from '../../core/symbolize/perf-map.js';
+import { PickleError, readPickle } from '../../core/formats/pickle.js';
+import { parseMemleak } from '../../core/formats/memleak.js';
 import { parseSession, serializeSession, SessionError } from '../../core/notes/validate.js';
 import { emptySession } from '../../core/notes/schema.js';
 import { addNote, createNote, snapshotRef, stackTarget } from '../../core/notes/notes.js';
@@ -124,6 +126,8 @@ async function reportSeed(): Promise<Uint8Array> {
   return enc.encode(await buildReportHtml(bytes, header, { js: 'void 0;', css: '' }));
 }
 
+const torchSeed = (...p: string[]): Uint8Array => read('..', 'torch', ...p);
+
 export async function targets(): Promise<Target[]> {
   const dumps = dumpSeeds();
   const pyDump = read(
@@ -185,6 +189,33 @@ export async function targets(): Promise<Target[]> {
           ['m/x.7.0.m0.heap', noMaps],
           ['m/maps.7', b],
         ]);
+      },
+    },
+    {
+      name: 'pickle',
+      seeds: [torchSeed('snapshot-p2.pickle'), torchSeed('snapshot-p4.pickle'), torchSeed('hostile', 'cycle.pickle')],
+      run: async (b) => {
+        try {
+          readPickle(b);
+        } catch (e) {
+          refusesWith(e, PickleError);
+        }
+      },
+    },
+    {
+      name: 'pytorch snapshot',
+      seeds: [torchSeed('snapshot-p2.pickle'), torchSeed('snapshot-ring.pickle')],
+      run: (b) => jobOf([['t/snapshot.pickle', b]]),
+    },
+    {
+      name: 'memleak',
+      seeds: [read('..', 'ebpf', 'memleak.txt')],
+      run: async (b) => {
+        const m = parseMemleak(dec.decode(b));
+        for (const r of m.reports)
+          for (const st of r.stacks)
+            check(Number.isSafeInteger(st.bytes) && st.bytes >= 0, `memleak bytes ${st.bytes}`);
+        await jobOf([['e/memleak.txt', b]]);
       },
     },
     {

@@ -1,6 +1,7 @@
 // heaplens command line: summary, top, diff, growth over dumps, files or folders.
 // Exit codes: 0 success, 1 nothing could be read, 2 usage error.
 
+import { gpuJson, gpuText } from './gpu-output.js';
 import { loadDumps, loadDumpsOrSay } from './load-dumps.js';
 import type { Job, ProcessSeries, Snapshot } from '../../core/model/model.js';
 import { diffSnapshots, diffTotals } from '../../core/stats/diff.js';
@@ -299,6 +300,7 @@ function summary(job: Job, args: ParsedArgs, io: Output): void {
             return {
               ...processJson(p, job),
               ...processContextJson(p, parents),
+              ...gpuJson(p),
               snapshots: p.snapshots.map((s, i) => ({ ...snapshotJson(s), ...ctx[i] })),
             };
           }),
@@ -316,6 +318,7 @@ function summary(job: Job, args: ParsedArgs, io: Output): void {
   for (const p of job.processes) {
     io.out(processTitle(p));
     for (const l of processContextText(p, parents, job)) io.out(indent(l));
+    for (const l of gpuText(p)) io.out(indent(l));
     const extra = snapshotContextCells(p);
     const sp = withSample ? sampled(job, p, args) : p;
     const rows = p.snapshots.map((s, i) => [

@@ -256,15 +256,16 @@ export class FrameTable {
         function: p.resolved ? fn : null,
         file: p.file,
         line: p.line,
-        module: null,
+        module: p.native ? (p.module ?? null) : null,
         modulePath: null,
         offset: null,
         address: p.addr,
         inlined: false,
-        kind: 'python',
+        // a native frame a capture named (memleak's `symbol+0xoff [module]`, PyTorch's C++ frames)
+        kind: p.native ? (p.module ? 'library' : 'unknown') : 'python',
         unverified: false,
       },
-      treeDescriptor: p.resolved ? `py|${fn}|${p.file ?? ''}` : `pyu|${p.addr}`,
+      treeDescriptor: p.native ? `nat|${fn}` : p.resolved ? `py|${fn}|${p.file ?? ''}` : `pyu|${p.addr}`,
     };
   }
 

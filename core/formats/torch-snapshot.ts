@@ -78,6 +78,14 @@ export interface TorchDevice {
   ooms: TorchOom[];
   /** free_completed entries of blocks the trace never allocated (the ring buffer lost their allocs) */
   freesBeforeAlloc: number;
+  /** blocks live when the trace begins (initialState) */
+  initialBlocks: TorchInitialBlock[];
+}
+
+export interface TorchInitialBlock {
+  address: number;
+  size: number;
+  frames: TorchFrame[];
 }
 
 export interface TorchSpan {
@@ -167,6 +175,7 @@ export function readTorchSnapshot(bytes: Uint8Array): TorchSnapshot {
         timeline: { timeUs: [], allocated: [], reserved: [] },
         ooms: [],
         freesBeforeAlloc: 0,
+        initialBlocks: [],
       };
       devices.set(i, d);
     }
@@ -264,11 +273,48 @@ export function readTorchSnapshot(bytes: Uint8Array): TorchSnapshot {
   return { devices: [...devices.values()].sort((a, b) => a.index - b.index), spans, settings, problems };
 }
 
-/** Replays a device's trace: allocated and reserved bytes over time, ooms, frees with no alloc in the trace. */
-function replay(d: TorchDevice, problem: (m: string) => void): void {
-  const live = new Map<number, number>(); // addr → size of blocks allocated in the trace and not yet free_completed
-  let allocated = 0;
+/**
+ * The blocks live when the trace begins (its ring buffer, max_entries, dropped their allocs), as MemoryViz.js
+ * `process_alloc_data` adds them: a block freed before any alloc of its address (its size and frames from the
+ * free entry), and a block active in the recorded state whose address the trace never allocates. Segments alike.
+ */
+function initialState(d: TorchDevice): { blocks: TorchInitialBlock[]; reserved: number } {
+  const allocated = new Set<number>();
+  const blocks: TorchInitialBlock[] = [];
+  const segs = new Set<number>();
   let reserved = 0;
+  for (const e of d.trace) {
+    if (e.action === 'alloc') allocated.add(e.addr);
+    else if (e.action === 'free_completed' && !allocated.has(e.addr)) {
+      allocated.add(e.addr); // once
+      blocks.push({ address: e.addr, size: e.size, frames: e.frames });
+      d.freesBeforeAlloc++;
+    } else if (e.action === 'segment_alloc' || e.action === 'segment_map') segs.add(e.addr);
+    else if ((e.action === 'segment_free' || e.action === 'segment_unmap') && !segs.has(e.addr)) {
+      segs.add(e.addr);
+      reserved += e.size;
+    }
+  }
+  for (const seg of d.segments) {
+    if (!segs.has(seg.address)) reserved += seg.totalSize;
+    for (const b of seg.blocks)
+      if (b.state !== 'inactive' && !allocated.has(b.address))
+        blocks.push({ address: b.address, size: b.size, frames: b.frames });
+  }
+  return { blocks, reserved };
+}
+
+/** Replays a device's trace: allocated and reserved bytes over time, ooms, the blocks live before it began. */
+function replay(d: TorchDevice, problem: (m: string) => void): void {
+  const init = initialState(d);
+  d.initialBlocks = init.blocks;
+  const live = new Map<number, number>(); // addr → size of the blocks live now
+  let allocated = 0;
+  for (const b of init.blocks) {
+    live.set(b.address, b.size);
+    allocated += b.size;
+  }
+  let reserved = init.reserved;
   let lastTime = -Infinity;
   let unordered = 0;
   const tl = d.timeline;
@@ -279,15 +325,12 @@ function replay(d: TorchDevice, problem: (m: string) => void): void {
     }
     switch (e.action) {
       case 'alloc':
+        allocated += e.size - (live.get(e.addr) ?? 0);
         live.set(e.addr, e.size);
-        allocated += e.size;
         break;
       case 'free_completed': {
         const s = live.get(e.addr);
-        if (s === undefined) {
-          d.freesBeforeAlloc++;
-          return;
-        }
+        if (s === undefined) return;
         live.delete(e.addr);
         allocated -= s;
         break;
@@ -312,7 +355,7 @@ function replay(d: TorchDevice, problem: (m: string) => void): void {
   });
   if (d.freesBeforeAlloc > 0)
     problem(
-      `device ${d.index}: ${d.freesBeforeAlloc} frees precede any alloc of theirs in the trace (the ring buffer, max_entries, dropped the older entries); they were ignored, so the timeline starts from what the trace holds`,
+      `device ${d.index}: ${d.freesBeforeAlloc} frees precede any alloc of theirs in the trace (the ring buffer, max_entries, dropped the older entries); those blocks are counted as live from the trace's start, with the size and frames of their free`,
     );
   if (unordered > 0) problem(`device ${d.index}: ${unordered} trace entries go back in time_us`);
 }

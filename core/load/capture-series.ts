@@ -328,6 +328,7 @@ function deviceSeries(file: InputFile, snap: TorchSnapshot, d: TorchDevice, warn
     for (const o of d.ooms) at.add(Math.max(0, o.index - 1));
   }
   const live = new Map<number, { size: number; frames: TorchFrame[] }>();
+  for (const b of d.initialBlocks) live.set(b.address, { size: b.size, frames: b.frames });
   let seq = 0;
   const hasTime = trace.some((e) => e.timeUs !== null);
   trace.forEach((e, i) => {

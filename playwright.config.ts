@@ -30,6 +30,8 @@ export default defineConfig({
   testDir: '.',
   testMatch: ['e2e/**/*.e2e.ts', 'e2e-electron/**/*.e2e.ts'],
   outputDir: 'test-results/e2e',
+  // one temporary folder per run, removed at the end (tools/test-tmp.ts)
+  globalSetup: './tools/test-tmp.ts',
   workers: 1,
   timeout: 60_000,
   expect: { timeout: 15_000 },

@@ -92,7 +92,7 @@ describe('truncated and damaged files', () => {
     // one (the file ends in its frame list, no newline) is the cut record
     const text = bytes.toString('latin1');
     const ats = [...text.matchAll(/^@ /gm)].map((m) => m.index);
-    const complete = [...text.matchAll(/^@ [^\n]*\n  t\*: (\d+): (\d+) /gm)].map((m) => [Number(m[1]), Number(m[2])]);
+    const complete = [...text.matchAll(/^@ [^\n]*\n {2}t\*: (\d+): (\d+) /gm)].map((m) => [Number(m[1]), Number(m[2])]);
     expect(text.endsWith('\n')).toBe(false);
     expect(complete.length).toBe(ats.length - 1);
     expect(records.map((r) => [r.counts.liveObjects, r.counts.liveBytes])).toEqual(complete);

@@ -10,15 +10,16 @@ import { collectInputFiles } from '../../node/io/node-files.js';
 import { loadJob } from '../../core/load/load-job.js';
 import { run } from '../../node/cli/main.js';
 import { processLimit } from '../../core/model/memory-context.js';
+import { findPythons } from '../../tools/find-pythons.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const JEMALLOC = '/usr/lib/x86_64-linux-gnu/libjemalloc.so.2';
-const PYTHONS = [
-  '/root/.pyenv/versions/3.11.7/bin/python3.11',
-  '/usr/bin/python3.11',
-  '/root/.pyenv/versions/3.12.1/bin/python3.12',
-  '/root/.pyenv/versions/3.13.0/bin/python3.13',
-].filter((p) => existsSync(p));
+const PYTHON_SEARCH = findPythons();
+const PYTHONS = PYTHON_SEARCH.found.map((f) => f.path);
+if (PYTHON_SEARCH.missing.length)
+  console.warn(
+    `capture.test: no CPython ${PYTHON_SEARCH.missing.join(', ')} here (pyenv, PATH or HEAPLENS_TEST_PYTHONS): those versions are not tested`,
+  );
 const haveGcc = spawnSync('gcc', ['--version']).status === 0;
 const ready = existsSync(JEMALLOC) && haveGcc && PYTHONS.length > 0;
 if (!ready) console.warn(`capture.test: SKIPPED (needs gcc, ${JEMALLOC} from libjemalloc2, and CPython 3.11–3.13)`);

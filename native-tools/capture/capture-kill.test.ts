@@ -195,4 +195,103 @@ while True:
     // most kills land inside a write (dumps follow each other); at least one must have, or nothing was tested
     expect(cutWrites, `${cutWrites} of ${ROUNDS} kills landed inside a dump write`).toBeGreaterThanOrEqual(1);
   }, 120_000);
+
+  // Bad settings and a hostile disk: one line on stderr each, the program runs to its end, earlier dumps stay.
+  const SMALL = `import ctypes, sys
+lib = ctypes.CDLL(None)
+keep = [bytearray(4096) for _ in range(1000)]
+lib.mallctl(b"prof.dump", None, None, None, 0)
+if len(sys.argv) > 1:  # fill the disk, then dump again
+    try:
+        with open(sys.argv[1], "wb", buffering=0) as f:
+            while True: f.write(b"f" * 4096)
+    except OSError: pass
+lib.mallctl(b"prof.dump", None, None, None, 0)
+keep.append(bytearray(1 << 20))
+print("alive")
+`;
+  const root = process.getuid?.() === 0;
+  const mountTmpfs = (dir: string, opts: string): boolean =>
+    spawnSync('mount', ['-t', 'tmpfs', '-o', opts, 'tmpfs', dir]).status === 0;
+  const cases: {
+    name: string;
+    env: Record<string, string>;
+    want: RegExp;
+    mount?: string;
+    fill?: boolean;
+    cgroup?: boolean;
+  }[] = [
+    {
+      name: 'a step of 0',
+      env: { HEAPLENS_DUMP_RSS_STEP: '0' },
+      want: /ignoring HEAPLENS_DUMP_RSS_STEP=0: want a size above 0/,
+    },
+    {
+      name: 'a fraction above 1',
+      env: { HEAPLENS_DUMP_CGROUP_FRACTIONS: '0.8,1.5' },
+      want: /ignoring HEAPLENS_DUMP_CGROUP_FRACTIONS=0.8,1.5: want up to 8 fractions in \(0, 1\]/,
+    },
+    {
+      name: 'a cgroup without a limit',
+      env: { HEAPLENS_DUMP_CGROUP_FRACTIONS: '0.9' },
+      want: /HEAPLENS_DUMP_CGROUP_FRACTIONS: (cgroup \S+ has no memory limit|no readable memory cgroup)/,
+      cgroup: true,
+    },
+    {
+      name: 'a read-only dump folder',
+      env: {},
+      want: /cannot write dumps \(read-only file system\)/,
+      mount: 'ro,size=4m',
+    },
+    { name: 'a full disk', env: {}, want: /a dump was not kept: the disk is full/, mount: 'size=2m', fill: true },
+  ];
+  for (const c of cases) {
+    const needsRoot = c.mount !== undefined || c.cgroup === true;
+    it.skipIf(needsRoot && !root)(
+      `${c.name}: one clear line on stderr, the program goes on${needsRoot && !root ? ' (needs root: skipped)' : ''}`,
+      async () => {
+        const dir = join(work, 'bad-' + c.name.replace(/\W+/g, '-'));
+        const out = join(dir, 'dumps');
+        mkdirSync(out, { recursive: true });
+        writeFileSync(join(dir, 'small.py'), SMALL);
+        const own = c.cgroup ? ownMemoryCgroup('nolimit') : null;
+        if (c.mount && !mountTmpfs(out, c.mount)) throw new Error(`mount -t tmpfs -o ${c.mount} failed`);
+        try {
+          if (own) mkdirSync(own.dir, { recursive: true });
+          const args = [join(dir, 'small.py'), ...(c.fill ? [join(out, 'filler')] : [])];
+          // the preload reaches Python only (the shell would say its own line)
+          const cmd = `${own ? `echo $$ > ${own.dir}/cgroup.procs && ` : ''}LD_PRELOAD="$HEAPLENS_PRELOAD" exec "$@"`;
+          const r = spawnSync('/bin/sh', ['-c', cmd, 'sh', PYTHONS[0], ...args], {
+            env: {
+              ...process.env,
+              LD_PRELOAD: '',
+              HEAPLENS_PRELOAD: `${JEMALLOC} ${LIBRARY}`,
+              MALLOC_CONF: `prof:true,prof_prefix:${out}/small`,
+              ...c.env,
+            },
+            encoding: 'utf8',
+          });
+          expect(r.status, r.stderr).toBe(0);
+          expect(r.stdout.trim()).toBe('alive');
+          const lines = r.stderr.split('\n').filter((l) => l.startsWith('heaplens-capture:'));
+          expect(lines, r.stderr).toHaveLength(1);
+          expect(lines[0]).toMatch(c.want);
+          const names = readdirSync(out).filter((n) => n !== 'filler');
+          if (c.mount?.startsWith('ro')) expect(names).toEqual([]);
+          else {
+            // the first dump whole; the second either whole too or not there at all (never cut, no temp file left)
+            expect(names.filter((n) => n.endsWith('.tmp'))).toEqual([]);
+            const dumps = dumpsIn(out);
+            expect(dumps.length).toBeGreaterThanOrEqual(1);
+            if (c.fill) expect(dumps).toHaveLength(1);
+            for (const d of dumps) expect((await checkDump(join(out, d))).complete, d).toBe(true);
+          }
+        } finally {
+          if (c.mount) spawnSync('umount', [out]);
+          if (own) spawnSync('rmdir', [own.dir]);
+        }
+      },
+      60_000,
+    );
+  }
 });

@@ -1089,14 +1089,17 @@ static const char *stage_problem(void) {
     int fd = open(stage_tmp, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return "it vanished while written";
     struct stat st;
+    struct statfs sf;
     char tail[512];
-    if (fstat(fd, &st) != 0 || st.st_size == 0) { close(fd); return "nothing was written (disk full?)"; }
+    int full = fstatfs(fd, &sf) == 0 && sf.f_bfree == 0;
+    if (fstat(fd, &st) != 0 || st.st_size == 0) {
+        close(fd);
+        return full ? "the disk is full (nothing was written)" : "nothing was written (a write error)";
+    }
     size_t k = st.st_size < (off_t)sizeof tail ? (size_t)st.st_size : sizeof tail;
     ssize_t r = pread(fd, tail, k, st.st_size - (off_t)k);
-    struct statfs sf;
-    int full = fstatfs(fd, &sf) == 0 && sf.f_bfree == 0;
     close(fd);
-    const char *cut = full ? "the disk is full: it was cut" : "it was cut (disk full or a write error)";
+    const char *cut = full ? "the disk is full (it was cut)" : "it was cut (a write error)";
     if (r != (ssize_t)k || tail[k - 1] != '\n') return cut;
     size_t b = k - 1;
     while (b > 0 && tail[b - 1] != '\n') b--;

@@ -124,6 +124,9 @@ describe.skipIf(!captureReady)('memory-driven dumps and atomic dumps under real 
         const top = Math.max(...ctx.map((x) => x.cgroup?.current ?? 0));
         expect(top, ctx.map((x) => x.cgroup?.current).join(' ')).toBeGreaterThanOrEqual(0.9 * LIMIT);
         expect(ctx.every((x) => x.cgroup?.max === LIMIT)).toBe(true);
+        // the minimum interval held (monotonic clock of each dump)
+        const mono = ctx.map((x) => x.timeMonoMs!);
+        for (let i = 1; i < mono.length; i++) expect(mono[i] - mono[i - 1]).toBeGreaterThanOrEqual(100);
         // where the pages went: all private and anonymous in a leak like this one
         expect(newest.pages?.privateDirty).toBeGreaterThan(0.8 * newest.rss!);
       } finally {
@@ -131,6 +134,61 @@ describe.skipIf(!captureReady)('memory-driven dumps and atomic dumps under real 
       }
     },
     90_000,
+  );
+
+  it.skipIf(cgSkip !== '')(
+    `a fraction fires once per crossing and re-arms when usage falls back (${cgSkip || 'limit 200 MiB'})`,
+    async () => {
+      const c = ownMemoryCgroup('rearm')!;
+      const dir = join(work, 'rearm');
+      mkdirSync(dir, { recursive: true });
+      // up to 120 MiB, down to ~20 MiB (freed pages purged at once: dirty_decay_ms:0), up again, then exit
+      writeFileSync(
+        join(dir, 'wave.py'),
+        `import time
+for wave in range(2):
+    keep = []
+    for i in range(120):
+        keep.append(b"x" * (1 << 20)); time.sleep(0.005)
+    time.sleep(0.3)
+    del keep
+    time.sleep(0.5)
+`,
+      );
+      mkdirSync(c.dir, { recursive: true });
+      try {
+        writeFileSync(join(c.dir, c.limitFile), String(200 * MIB));
+        const r = spawnSync(
+          '/bin/sh',
+          ['-c', `echo $$ > ${c.dir}/cgroup.procs && LD_PRELOAD="$HEAPLENS_PRELOAD" exec "$0" wave.py`, PYTHONS[0]],
+          {
+            cwd: dir,
+            encoding: 'utf8',
+            env: {
+              ...process.env,
+              LD_PRELOAD: '',
+              HEAPLENS_PRELOAD: `${JEMALLOC} ${LIBRARY}`,
+              MALLOC_CONF: `prof:true,lg_prof_interval:-1,dirty_decay_ms:0,muzzy_decay_ms:0,prof_prefix:${dir}/wave`,
+              HEAPLENS_DUMP_CGROUP_FRACTIONS: '0.5',
+              HEAPLENS_DUMP_MIN_INTERVAL: '50ms',
+              HEAPLENS_DUMP_POLL: '10ms',
+            },
+          },
+        );
+        expect(r.status, r.stderr).toBe(0);
+        const job = await loadJob(await collectInputFiles([dir]));
+        const ctx = job.processes[0].snapshots.map((s) => s.context!);
+        // one dump per crossing of 100 MiB: two waves, two dumps, each at or above half the limit
+        expect(ctx.map((x) => [x.trigger, x.triggerFraction])).toEqual([
+          ['cgroup-fraction', 0.5],
+          ['cgroup-fraction', 0.5],
+        ]);
+        for (const x of ctx) expect(x.cgroup!.current!).toBeGreaterThanOrEqual(100 * MIB);
+      } finally {
+        spawnSync('rmdir', [c.dir]);
+      }
+    },
+    60_000,
   );
 
   // 2,000 distinct Python stacks, each allocation of 2 KiB sampled with probability 1 − e^−1 (lg_prof_sample:11):

@@ -191,14 +191,14 @@ for wave in range(2):
     60_000,
   );
 
-  // 2,000 distinct Python stacks, each allocation of 2 KiB sampled with probability 1 − e^−1 (lg_prof_sample:11):
-  // each dump is some 3 MB and takes 50–150 ms to write here.
+  // 1,200 distinct Python stacks, each allocation of 2 KiB sampled with probability 1 − e^−1 (lg_prof_sample:11):
+  // each dump is some 2 MB and takes 40–100 ms to write here.
   const BIG = `import ctypes, sys
 lib = ctypes.CDLL(None)
 keep = []
-src = "\\n".join(f"def f{i}(k):\\n    k.append(bytearray({2048 + i}))" for i in range(2000))
+src = "\\n".join(f"def f{i}(k):\\n    k.append(bytearray({2048 + i}))" for i in range(1200))
 exec(src)
-for i in range(2000):
+for i in range(1200):
     globals()[f"f{i}"](keep)
 while True:
     lib.mallctl(b"prof.dump", None, None, None, 0)
@@ -207,7 +207,7 @@ while True:
     const dir = join(work, 'midwrite');
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'big.py'), BIG);
-    const ROUNDS = 4;
+    const ROUNDS = 3;
     // the rounds run side by side (one process each, killed on its own schedule)
     const rounds = await Promise.all(
       Array.from({ length: ROUNDS }, async (_, round) => {

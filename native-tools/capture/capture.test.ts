@@ -10,8 +10,12 @@ import { collectInputFiles } from '../../node/io/node-files.js';
 import { loadJob } from '../../core/load/load-job.js';
 import { run } from '../../node/cli/main.js';
 import { processLimit } from '../../core/model/memory-context.js';
-import { JEMALLOC, PYTHONS, buildLibrary, captureReady, ownMemoryCgroup, root } from './test-support.js';
+import { JEMALLOC, PYTHONS, PYTHON_SEARCH, buildLibrary, captureReady, ownMemoryCgroup, root } from './test-support.js';
 
+if (PYTHON_SEARCH.missing.length)
+  console.warn(
+    `capture.test: no CPython ${PYTHON_SEARCH.missing.join(', ')} here (pyenv, PATH or HEAPLENS_TEST_PYTHONS): those versions are not tested`,
+  );
 const ready = captureReady;
 if (!ready) console.warn(`capture.test: SKIPPED (needs gcc, ${JEMALLOC} from libjemalloc2, and CPython 3.11–3.13)`);
 

@@ -6,16 +6,14 @@ import { join, resolve } from 'node:path';
 import { nodeInputFile } from '../../node/io/node-files.js';
 import { readDump } from '../../core/formats/read-dump.js';
 import { parsePyFrames, pyFramesTokenFromMaps } from '../../core/formats/pyframes.js';
+import { findPythons } from '../../tools/find-pythons.js';
 
 export const root = resolve(import.meta.dirname, '../..');
 export const JEMALLOC = '/usr/lib/x86_64-linux-gnu/libjemalloc.so.2';
 export const LIBRARY = join(root, 'native-tools/capture/build/libheaplens_capture.so');
-export const PYTHONS = [
-  '/root/.pyenv/versions/3.11.7/bin/python3.11',
-  '/usr/bin/python3.11',
-  '/root/.pyenv/versions/3.12.1/bin/python3.12',
-  '/root/.pyenv/versions/3.13.0/bin/python3.13',
-].filter((p) => existsSync(p));
+/** every distinct CPython 3.11–3.13 build on this machine (tools/find-pythons.ts); the kill tests use the first */
+export const PYTHON_SEARCH = findPythons();
+export const PYTHONS = PYTHON_SEARCH.found.map((f) => f.path);
 export const haveGcc = spawnSync('gcc', ['--version']).status === 0;
 export const captureReady = existsSync(JEMALLOC) && haveGcc && PYTHONS.length > 0;
 

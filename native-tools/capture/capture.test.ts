@@ -47,7 +47,7 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 describe.skipIf(!ready)('libheaplens_capture, built and preloaded into real Python runs', () => {
   it('builds with gcc alone', () => {
-    buildLibrary();
+    buildLibrary(true);
     expect(existsSync(join(root, 'native-tools/capture/build/libheaplens_capture.so'))).toBe(true);
   }, 120_000);
 

@@ -1354,6 +1354,7 @@ static void policy_atfork_child(void) {
     atomic_store(&watch_poll_cpu_ns, 0);
     atomic_store(&pol_dumps, 0);
     atomic_store(&watch_on, 0);
+    atomic_store(&watch_dumping, 0); /* the parent's watcher may have been about to dump */
     watch_start();
 }
 

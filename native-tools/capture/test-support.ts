@@ -17,8 +17,17 @@ export const PYTHONS = PYTHON_SEARCH.found.map((f) => f.path);
 export const haveGcc = spawnSync('gcc', ['--version']).status === 0;
 export const captureReady = existsSync(JEMALLOC) && haveGcc && PYTHONS.length > 0;
 
-/** Builds the library (build.sh renames its output into place, so parallel test files may both call it). */
-export function buildLibrary(): void {
+const SOURCES = ['heaplens_capture.c', 'py_offsets.h', 'py_layout.h', 'build.sh'].map((f) =>
+  join(root, 'native-tools/capture', f),
+);
+
+/**
+ * Builds the library unless the build is newer than every source (build.sh renames its output into place, so
+ * parallel test files may both build). `always` builds regardless (the test that the build works).
+ */
+export function buildLibrary(always = false): void {
+  const built = existsSync(LIBRARY) ? statSync(LIBRARY).mtimeMs : -1;
+  if (!always && SOURCES.every((f) => statSync(f).mtimeMs < built)) return;
   execFileSync('bash', [join(root, 'native-tools/capture/build.sh')], { stdio: 'pipe' });
 }
 

@@ -124,6 +124,24 @@ describe('FrameTable with Python frames (PYFRAMES/1)', async () => {
   });
 });
 
+describe('FrameTable on a capture that names its frames (memleak, PyTorch)', async () => {
+  const { loadJob } = await import('../../../core/load/load-job.ts');
+  const text =
+    'Attaching to pid 9, Ctrl+C to quit.\n[10:00:01] Top 10 stacks with outstanding allocations:\n\t64 bytes in 1 allocations from stack\n\t\tgrow+0x1f [libjob.so]\n\t\tmain+0x10 [a.out]\n';
+  const b = new TextEncoder().encode(text);
+  const job = await loadJob([
+    { path: 'm.txt', size: b.length, mtimeMs: 0, read: async (o, l) => b.subarray(o, o + l) },
+  ]);
+  const t = new FrameTable(job.processes[0], null);
+  it("memleak's native frames read as bcc prints them, as library frames", () => {
+    const k = t.stackKeys(0, { mode: 'merged', hideAllocator: true });
+    expect(Array.from(k, (x) => [t.frames[x].label, t.frames[x].kind, t.frames[x].module])).toEqual([
+      ['grow+0x1f [libjob.so]', 'library', 'libjob.so'],
+      ['main+0x10 [a.out]', 'library', 'a.out'],
+    ]);
+  });
+});
+
 describe('hostile names (issue 13, item 5)', () => {
   it('control and bidi characters in a mapped path are marked visibly in labels and paths', () => {
     const p = proc([['0x1100']], [0]);

@@ -17,7 +17,7 @@ import {
   Label,
 } from 'pprof-format';
 import { isFileMapping } from '../formats/proc-maps.js';
-import { frameLines } from './frames.js';
+import { frameLines } from '../frames/describe.js';
 import { snapshotSamples, type ExportInput, type SampleOptions } from './samples.js';
 import type { SampleType } from '../model/sample-type.js';
 

@@ -8,7 +8,7 @@ import type { DuckDBValue } from '@duckdb/node-api';
 import type { LoadWarning, ProcessSeries } from '../../core/model/model.js';
 import { locateAddress } from '../../core/frames/frame-labels.js';
 import { stackIdentityKeys } from '../../core/frames/stack-identity.js';
-import type { SymbolTable, SymbolizedAddress } from '../../core/symbolize/symbolize.js';
+import type { SymbolizedAddress } from '../../core/symbolize/symbolize.js';
 import { appendColumns, sqlString, type Column, type Engine } from './duckdb.js';
 import {
   CELLS_STAGE,

@@ -29,14 +29,9 @@ import { attachRssLogs } from './rss-log-align.js';
 import { loadCapture, type CaptureKind } from './capture-series.js';
 import { sniff } from '../formats/sniff.js';
 
-export interface LoadProgress {
-  phase: 'scan' | 'parse';
-  filesDone: number;
-  filesTotal: number;
-  bytesDone: number;
-  bytesTotal: number;
-  file: string;
-}
+import type { LoadProgress } from '../model/vocab.js';
+
+export type { LoadProgress };
 
 export interface LoadOptions {
   onProgress?: (p: LoadProgress) => void;

@@ -10,8 +10,10 @@ import { denseVariances, deltaSigma, withinNoise } from '../../core/model/sampli
 import { escapeControlsInJson, revealControls } from '../../core/model/display-text.js';
 import { collectInputFiles, type CollectProblem } from '../io/node-files.js';
 import { checkFlags, flag, has, intFlag, parseArgs, sliceFilter, UsageError, type ParsedArgs } from './args.js';
-import { atGranularity, frameKey, isActive, type Granularity } from '../../core/frames/stack-filter.js';
-import { foldsJson, stackText as foldedStackText, type FrameOut } from './describe-stacks.js';
+import { atGranularity, frameKey, type Granularity } from '../../core/frames/stack-filter.js';
+import { foldsJson } from '../../core/frames/view.js';
+import type { Frame } from '../../core/frames/describe.js';
+import { stackText as foldedStackText } from './stack-text.js';
 import { DEFAULT_STACK_MODE } from '../../core/frames/python-stacks.js';
 import type { FoldedStack } from '../../core/frames/stack-labels.js';
 import {
@@ -30,7 +32,7 @@ import {
   snapshotContextCells,
   snapshotContextJson,
 } from './context-output.js';
-import { prepareSymbols, SYMBOL_FLAGS, SYMBOL_USAGE, symbolizeJob, symbolTableOf } from './symbols.js';
+import { prepareSymbols, SYMBOL_FLAGS, SYMBOL_USAGE, symbolizeJob } from './symbols.js';
 import { missingBinaries } from '../../core/symbolize/missing-binaries.js';
 import { datasetPath, loadDataset } from './dataset-input.js';
 import { snapshotBySeq } from './snapshot-choice.js';
@@ -368,14 +370,14 @@ function summary(job: Job, args: ParsedArgs, io: Output): void {
 interface TopGroup {
   stackIds: number[];
   rows: number[];
-  stack: FoldedStack<FrameOut>;
+  stack: FoldedStack<Frame>;
   value: number;
   bytes: number;
   objects: number;
 }
 
 /** What makes two shown stacks the same row: their surviving frames at the granularity (folded frames do not count). */
-function shownKey(stack: FoldedStack<FrameOut>, g: Granularity): string {
+function shownKey(stack: FoldedStack<Frame>, g: Granularity): string {
   return atGranularity(stack.frames, g)
     .map((f) => (f.function || f.kind === 'python' || g === 'files' ? frameKey(f, g) : f.address))
     .join(';');
@@ -389,7 +391,7 @@ function shownKey(stack: FoldedStack<FrameOut>, g: Granularity): string {
 function topGroups(s: Snapshot, values: Snapshot, view: Viewer, args: ParsedArgs): TopGroup[] {
   const mode = flag(args, 'stacks') ?? DEFAULT_STACK_MODE;
   const g = granularityOf(args);
-  const perStack = mode === 'merged' && g === 'lines' && !isActive(sliceFilter(args));
+  const perStack = mode === 'merged' && g === 'lines' && sliceFilter(args).length === 0;
   const order = [...s.stackIds.keys()].sort((a, b) => values.liveBytes[b] - values.liveBytes[a]);
   const byKey = new Map<string, TopGroup>();
   const out: TopGroup[] = [];
@@ -453,7 +455,7 @@ function top(job: Job, args: ParsedArgs, io: Output): void {
       io.out(
         `${processTitle(p)}\n  snapshot ${s.seq ?? '-'} (${s.trigger}) ${s.file}: ${fmt.plain(values.live.bytes)} ${what}${fmt.name === 'inuse_space' ? ` in ${formatInt(s.live.objects)} objects` : ''}`,
       );
-      if (isActive(sliceFilter(args)))
+      if (sliceFilter(args).length > 0)
         io.out(`  filters keep ${fmt.plain(shown)} (${formatPercent(shown, values.live.bytes)}) in ${all.length} rows`);
     }
     const rows: string[][] = [];
@@ -565,7 +567,7 @@ function diff(job: Job, args: ParsedArgs, io: Output): void {
     });
     if (!json) {
       io.out(
-        `${processTitle(p)}\n  ${base.file} → ${target.file}: ${fmt.plain(totals.baseBytes)} → ${fmt.plain(totals.targetBytes)} (${fmt.signed(totals.deltaBytes)})${fmt.name === 'inuse_space' ? '' : ` ${fmt.name}`}${isActive(sliceFilter(args)) ? ' in the stacks the filters keep' : ''}, ${totals.newStacks} new stacks, ${totals.goneStacks} gone`,
+        `${processTitle(p)}\n  ${base.file} → ${target.file}: ${fmt.plain(totals.baseBytes)} → ${fmt.plain(totals.targetBytes)} (${fmt.signed(totals.deltaBytes)})${fmt.name === 'inuse_space' ? '' : ` ${fmt.name}`}${sliceFilter(args).length > 0 ? ' in the stacks the filters keep' : ''}, ${totals.newStacks} new stacks, ${totals.goneStacks} gone`,
       );
     }
     const rows: string[][] = [];
@@ -631,7 +633,7 @@ function binaries(job: Job, args: ParsedArgs, io: Output): void {
       job.warnings.push({ file: p.key, message: `no snapshot with sequence number ${which}` });
       continue;
     }
-    const symbols = symbolTableOf(p);
+    const symbols = p.symbols;
     const sum = missingBinaries(p, si, symbols?.modules ?? [], { includeAllocator: has(args, 'show-allocator') });
     const s = p.snapshots[si];
     procsJson.push({ ...processJson(p), snapshot: snapshotJson(s), symbolized: symbols !== null, ...sum });

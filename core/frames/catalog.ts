@@ -1,0 +1,400 @@
+// The app's frames of one process (the worker's trees, tables and stack panel): each frame of the one pipeline
+// (core/frames/describe.ts NativeFrames, the Python frame table) interned as a key, one per inlined function, and
+// stacks turned into keys per view (core/frames/view.ts's allocator option, filters and folds). Flame-graph keys
+// merge by function (no line); the stack panel keeps lines.
+
+import { revealControls } from '../model/display-text.js';
+import type { ProcessSeries } from '../model/model.js';
+import type { BinaryCheck } from '../model/symbol-table.js';
+import {
+  frameGroup,
+  type FrameGroup,
+  type FrameKind,
+  type ModuleRole,
+  type StackMode,
+  type ViewOptions,
+} from '../model/vocab.js';
+import { decodePseudoAddress } from '../formats/pyframes.js';
+import { layoutOf, viewStack, type PythonFrameView } from './python-stacks.js';
+import { foldStack, type FoldOptions, type FoldReason } from './stack-labels.js';
+import { filterStack, isActive } from './stack-filter.js';
+import { NativeFrames, unresolvedName, type Frame } from './describe.js';
+import { viewFilter, viewFolds } from './view.js';
+
+/** One frame as the app shows it: one per inlined function of an address. */
+export interface FrameInfo {
+  /** the tree key (frames of one function share it) */
+  key: number;
+  label: string;
+  function: string | null;
+  file: string | null;
+  line: number | null;
+  module: string | null;
+  modulePath: string | null;
+  /** module-relative offset, "0x…" */
+  offset: string | null;
+  address: string;
+  /** inlined into the next frame (not the address's outer function) */
+  inlined: boolean;
+  kind: FrameKind;
+  /** a native frame's module role; null for Python frames and markers */
+  role: ModuleRole | null;
+  /** the legend's colour group (kind, or a native frame's role) */
+  group: FrameGroup;
+  /** the binary check of the symbols' file (describe.ts Frame.binary; frameMark words it); null when not symbolized */
+  binary: BinaryCheck | null;
+}
+
+const EMPTY = new Int32Array(0);
+
+const cacheKeyOf = new WeakMap<ViewOptions, string>();
+
+function viewCacheKey(view: ViewOptions): string {
+  let k = cacheKeyOf.get(view);
+  if (k === undefined) {
+    k = JSON.stringify([
+      view.mode,
+      view.hideAllocator,
+      view.unfold ?? false,
+      view.foldImports ?? false,
+      view.filters ?? [],
+    ]);
+    cacheKeyOf.set(view, k);
+  }
+  return k;
+}
+
+/** One displayed frame, with its line; `treeDescriptor` merges frames of one function in flame graphs. */
+interface FrameDesc {
+  info: Omit<FrameInfo, 'key'>;
+  treeDescriptor: string;
+}
+
+function infoOf(
+  f: Frame,
+  label: string,
+  line: { function: string | null; file: string | null; line: number | null },
+  inlined: boolean,
+): Omit<FrameInfo, 'key'> {
+  return {
+    label,
+    function: line.function,
+    file: line.file,
+    line: line.line,
+    module: f.module,
+    modulePath: f.modulePath ?? null,
+    offset: f.moduleOffset,
+    address: f.address,
+    inlined,
+    kind: f.kind,
+    role: f.role ?? null,
+    group: frameGroup(f),
+    binary: f.binary ?? null,
+  };
+}
+
+/** The catalog's descriptions of a native frame: one per inlined function (innermost first), else one unnamed. */
+function nativeDescs(f: Frame): FrameDesc[] {
+  const lines = f.inlined ?? [{ function: f.function ?? null, file: f.file ?? null, line: f.line ?? null }];
+  if (lines.some((l) => l.function)) {
+    const last = lines.length - 1;
+    return lines.map((l, i) => {
+      const fn = l.function ?? unresolvedName(f);
+      return {
+        info: infoOf(f, fn, { ...l, function: fn }, i < last),
+        treeDescriptor: `f|${f.modulePath ?? ''}|${fn}|${l.file ?? ''}`,
+      };
+    });
+  }
+  const label = unresolvedName(f);
+  return [{ info: infoOf(f, label, { function: null, file: null, line: null }, false), treeDescriptor: `a|${label}` }];
+}
+
+function pythonDesc(p: PythonFrameView): FrameDesc {
+  // a native frame a capture named (memleak's `symbol+0xoff [module]`, PyTorch's C++ frames) is native
+  if (p.native) {
+    const f: Frame = {
+      address: p.addr,
+      kind: 'native',
+      module: p.module ?? null,
+      moduleOffset: null,
+      role: p.module ? 'library' : 'unknown',
+    };
+    return {
+      info: infoOf(f, p.function, { function: p.function, file: null, line: null }, false),
+      treeDescriptor: `nat|${p.function}`,
+    };
+  }
+  const f: Frame = { address: p.addr, kind: 'python', module: null, moduleOffset: null };
+  return {
+    info: infoOf(
+      f,
+      p.resolved ? p.function : p.label,
+      { function: p.resolved ? p.function : null, file: p.file, line: p.line },
+      false,
+    ),
+    treeDescriptor: p.resolved ? `py|${p.function}|${p.file ?? ''}` : `pyu|${p.addr}`,
+  };
+}
+
+function markerDesc(reason: FoldReason): FrameDesc {
+  const f: Frame = { address: '0x0', kind: 'folded', module: null, moduleOffset: null };
+  const label = reason === 'import' ? 'import machinery' : 'interpreter frames';
+  return {
+    info: infoOf(f, label, { function: null, file: null, line: null }, false),
+    treeDescriptor: `fold|${reason}`,
+  };
+}
+
+export class FrameCatalog {
+  /** tree frames by key (line-less for symbolized and Python frames) */
+  readonly frames: FrameInfo[] = [];
+  readonly hasPython: boolean;
+  private readonly keyByDescriptor = new Map<string, number>();
+  private readonly native: NativeFrames;
+  /** per address: descs as a leaf (position 0) and as a caller (position > 0); computed lazily */
+  private readonly leafDescs: (FrameDesc[] | undefined)[];
+  private readonly callerDescs: (FrameDesc[] | undefined)[];
+  private readonly leafKeys: (Int32Array | undefined)[];
+  private readonly callerKeys: (Int32Array | undefined)[];
+  private readonly pseudo: Uint8Array;
+  private readonly stackHasPseudo: Uint8Array;
+  private readonly stackCache = new Map<string, (Int32Array | null | undefined)[]>();
+  private readonly foldCache = new Map<string, FoldOptions>();
+  /** the symbols the catalog was made with (a later symbolization needs a new catalog) */
+  private readonly symbols: ProcessSeries['symbols'];
+
+  /** Whether this catalog describes `proc` as it is now (one made while the job loaded can serve the full job). */
+  describes(proc: ProcessSeries): boolean {
+    return this.proc === proc && this.symbols === proc.symbols;
+  }
+
+  constructor(private readonly proc: ProcessSeries) {
+    this.symbols = proc.symbols;
+    this.native = new NativeFrames(proc);
+    const n = proc.addresses.hex.length;
+    this.leafDescs = new Array(n);
+    this.callerDescs = new Array(n);
+    this.leafKeys = new Array(n);
+    this.callerKeys = new Array(n);
+    this.pseudo = new Uint8Array(n);
+    const layout = layoutOf(proc.pythonFrames ?? null);
+    let any = false;
+    for (let a = 0; a < n; a++) {
+      if (decodePseudoAddress(proc.addresses.hex[a], layout)) {
+        this.pseudo[a] = 1;
+        any = true;
+      }
+    }
+    this.hasPython = any;
+    const st = proc.stacks;
+    this.stackHasPseudo = new Uint8Array(st.count);
+    if (any) {
+      for (let s = 0; s < st.count; s++) {
+        for (let f = st.offsets[s]; f < st.offsets[s + 1]; f++) {
+          if (this.pseudo[st.frames[f]]) {
+            this.stackHasPseudo[s] = 1;
+            break;
+          }
+        }
+      }
+    }
+  }
+
+  private intern(d: FrameDesc): number {
+    let k = this.keyByDescriptor.get(d.treeDescriptor);
+    if (k === undefined) {
+      k = this.frames.length;
+      const shown = visibleInfo(d.info);
+      const info = shown.function !== null ? { ...shown, line: null, key: k } : { ...shown, key: k };
+      this.frames.push(info);
+      this.keyByDescriptor.set(d.treeDescriptor, k);
+    }
+    return k;
+  }
+
+  /** Native frames of one address (innermost inlined first); 'allocator' by its module (isAllocatorPath). */
+  private nativeDescs(a: number, position: number): FrameDesc[] {
+    const cache = position === 0 ? this.leafDescs : this.callerDescs;
+    let out = cache[a];
+    if (!out) {
+      out = nativeDescs(this.native.frame(a, position));
+      cache[a] = out;
+    }
+    return out;
+  }
+
+  private nativeKeys(a: number, position: number): Int32Array {
+    const cache = position === 0 ? this.leafKeys : this.callerKeys;
+    let k = cache[a];
+    if (!k) {
+      k = Int32Array.from(this.nativeDescs(a, position), (d) => this.intern(d));
+      cache[a] = k;
+    }
+    return k;
+  }
+
+  private isEval = (hex: string): boolean => {
+    const i = this.proc.addresses.index.get(hex);
+    if (i === undefined) return false;
+    return this.nativeDescs(i, 1).some((d) => d.info.function === '_PyEval_EvalFrameDefault');
+  };
+
+  /** Visits the frames of a stack in view order (leaf first), from position `skip`. */
+  private walk(
+    stackId: number,
+    mode: StackMode,
+    skip: number,
+    emit: (kind: 'native' | 'python', a: number, position: number, py: PythonFrameView | null) => void,
+  ): void {
+    const st = this.proc.stacks;
+    const s = st.offsets[stackId];
+    const e = st.offsets[stackId + 1];
+    if (!this.stackHasPseudo[stackId]) {
+      if (mode === 'python') return;
+      for (let f = s + skip; f < e; f++) emit('native', st.frames[f], f - s, null);
+      return;
+    }
+    const hexes: string[] = [];
+    for (let f = s + skip; f < e; f++) hexes.push(this.proc.addresses.hex[st.frames[f]]);
+    // nothing hidden here: python-first folds the interpreter's frames afterwards (viewKeys), merged keeps them
+    const v = viewStack(hexes, this.proc.pythonFrames ?? null, mode, { isEvalFrame: this.isEval });
+    for (const fv of v.frames) {
+      if (fv.kind === 'native') emit('native', st.frames[s + skip + fv.index], skip + fv.index, null);
+      else emit('python', -1, skip + fv.index, fv);
+    }
+  }
+
+  private foldOptions(view: Pick<ViewOptions, 'mode' | 'unfold' | 'foldImports'>): FoldOptions {
+    const k = `${view.mode}|${view.unfold ? 1 : 0}|${view.foldImports ? 1 : 0}`;
+    let o = this.foldCache.get(k);
+    if (!o) {
+      o = viewFolds(this.proc, view);
+      this.foldCache.set(k, o);
+    }
+    return o;
+  }
+
+  /** Filters (null: the stack is filtered out) and folds of a view, on a stack's raw keys. */
+  private viewKeys(raw: Int32Array, view: ViewOptions): Int32Array | null {
+    const filter = viewFilter(view);
+    let keys: number[] = Array.from(raw);
+    if (isActive(filter)) {
+      const wrapped = keys.map((k) => {
+        const f = this.frames[k];
+        return {
+          key: k,
+          kind: f.kind,
+          module: f.module,
+          modulePath: f.modulePath,
+          moduleOffset: f.offset,
+          address: f.address,
+          function: f.function,
+          file: f.file,
+          line: f.line,
+        };
+      });
+      const kept = filterStack(wrapped, filter);
+      if (!kept) return null;
+      keys = kept.map((w) => w.key);
+    }
+    const fold = this.foldOptions(view);
+    if (!fold.interpreter && !fold.imports) return keys.length === raw.length ? raw : Int32Array.from(keys);
+    const folded = foldStack(
+      keys.map((k) => ({ ...this.frames[k], key: k })),
+      fold,
+    );
+    const out: number[] = [];
+    let fi = 0;
+    for (let i = 0; i <= folded.frames.length; i++) {
+      while (fi < folded.folds.length && folded.folds[fi].index === i)
+        out.push(this.intern(markerDesc(folded.folds[fi++].reason)));
+      if (i < folded.frames.length) out.push(folded.frames[i].key);
+    }
+    return Int32Array.from(out);
+  }
+
+  /** Tree keys of a stack, leaf first, for a view; empty when the view's filters drop it (see dropped). */
+  stackKeys(stackId: number, view: ViewOptions): Int32Array {
+    return this.viewStackKeys(stackId, view) ?? EMPTY;
+  }
+
+  /** Whether the view's filters (focus, ignore, a hide that leaves nothing) drop the stack. */
+  dropped(stackId: number, view: ViewOptions): boolean {
+    return this.viewStackKeys(stackId, view) === null;
+  }
+
+  private viewStackKeys(stackId: number, view: ViewOptions): Int32Array | null {
+    const ck = viewCacheKey(view);
+    let cache = this.stackCache.get(ck);
+    if (!cache) {
+      cache = new Array(this.proc.stacks.count);
+      this.stackCache.set(ck, cache);
+    }
+    const hit = cache[stackId];
+    if (hit !== undefined) return hit;
+    const v = this.viewKeys(this.rawStackKeys(stackId, view), view);
+    cache[stackId] = v;
+    return v;
+  }
+
+  /** Keys of a stack in the view's mode, before filters and folds (the leading allocator frames skipped if hidden). */
+  private rawStackKeys(stackId: number, view: ViewOptions): Int32Array {
+    const skip = view.hideAllocator ? (this.proc.stacks.allocatorDepth[stackId] ?? 0) : 0;
+    const out: number[] = [];
+    this.walk(stackId, view.mode, skip, (kind, a, position, py) => {
+      if (kind === 'native') {
+        const ks = this.nativeKeys(a, position);
+        for (let i = 0; i < ks.length; i++) out.push(ks[i]);
+      } else if (py) out.push(this.intern(pythonDesc(py)));
+    });
+    return Int32Array.from(out);
+  }
+
+  /**
+   * Every frame of a stack with lines, leaf first; allocator frames included and flagged; in the python-first
+   * view each frame of a folded run carries the run's index (`fold`), so the panel shows a marker that expands.
+   */
+  stackDetail(stackId: number, mode: StackMode): (FrameInfo & { hidden: boolean; fold?: number })[] {
+    const alloc = this.proc.stacks.allocatorDepth[stackId] ?? 0;
+    const out: (FrameInfo & { hidden: boolean; fold?: number })[] = [];
+    this.walk(stackId, mode, 0, (kind, a, position, py) => {
+      const descs = kind === 'native' ? this.nativeDescs(a, position) : py ? [pythonDesc(py)] : [];
+      for (const d of descs)
+        out.push({
+          ...visibleInfo(d.info),
+          key: this.keyByDescriptor.get(d.treeDescriptor) ?? -1,
+          hidden: position < alloc,
+        });
+    });
+    const fold = this.foldOptions({ mode });
+    if (fold.interpreter) {
+      const shown = out.map((f, i) => ({ ...f, i })).filter((f) => !f.hidden);
+      foldStack(shown, fold).folds.forEach((run, n) => {
+        for (const f of run.frames) out[f.i].fold = n;
+      });
+    }
+    return out;
+  }
+}
+
+/** Names from files as the UI shows them: control and bidi characters visibly marked (core/model/display-text). */
+function visibleInfo<
+  T extends {
+    label: string;
+    function: string | null;
+    file: string | null;
+    module: string | null;
+    modulePath: string | null;
+  },
+>(i: T): T {
+  const m = (v: string | null): string | null => (v === null ? null : revealControls(v));
+  return {
+    ...i,
+    label: revealControls(i.label),
+    function: m(i.function),
+    file: m(i.file),
+    module: m(i.module),
+    modulePath: m(i.modulePath),
+  };
+}

@@ -1,7 +1,17 @@
 // Types shared by the dump readers.
 
-/** heap_v2: jemalloc 4.0–5.3 threaded format; heap_profile: jemalloc 3.x / gperftools "heap profile:" format */
-export type DumpFormat = 'heap_v2' | 'heap_profile';
+/**
+ * heap_v2: jemalloc 4.0–5.3 threaded format; heap_profile: jemalloc 3.x / gperftools "heap profile:" format;
+ * pprof: pprof's protobuf profile (pprof.ts); massif: one snapshot of valgrind massif's output (massif.ts)
+ */
+export type DumpFormat = 'heap_v2' | 'heap_profile' | 'pprof' | 'massif';
+
+/** A frame named by the profile itself (pprof's locations, massif's trees), innermost inlined frame first. */
+export interface ProfileFrame {
+  function: string;
+  file: string | null;
+  line: number | null;
+}
 
 /** What made jemalloc write the dump, from the file name's letter (i, m, u, f). */
 export type Trigger = 'interval' | 'manual' | 'high-water' | 'final' | 'unknown';

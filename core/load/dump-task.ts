@@ -5,6 +5,8 @@
 import type { InputFile } from '../formats/input-file.js';
 import type { Inflater } from '../formats/inflate.js';
 import { readDump } from '../formats/read-dump.js';
+import type { ProfileFrame } from '../formats/dump-types.js';
+import { readProfileTask } from './profile-task.js';
 import type { LoadWarning, Snapshot } from '../model/model.js';
 import {
   SnapshotBuilder,
@@ -16,6 +18,10 @@ import {
 export interface DumpTask {
   file: InputFile;
   meta: SnapshotMeta;
+  /** which reader (core/formats/sniff.ts told it): a text dump when absent */
+  kind?: 'text' | 'pprof' | 'massif';
+  /** for massif: which snapshot of the file */
+  part?: number;
 }
 
 /** The parts of the parser's info the merge still needs (maps and Python tables, read per process). */
@@ -25,6 +31,8 @@ export interface DumpTaskInfo {
   mapsComplete: boolean;
   /** text after the maps that starts with a known trailer header (a PYFRAMES/1 table), else null */
   trailerText: string | null;
+  /** frames the profile names itself (pprof, massif), by hex address; null for jemalloc dumps */
+  symbols: Map<string, ProfileFrame[]> | null;
 }
 
 export interface DumpTaskResult {
@@ -55,6 +63,32 @@ export async function runDumpTask(task: DumpTask, options: DumpTaskOptions = {})
   const path = task.file.path;
   const warnings: LoadWarning[] = [];
   const local = new RecordStacks(options.words);
+  if (task.kind === 'pprof' || task.kind === 'massif') {
+    let out;
+    try {
+      out = await readProfileTask(task.file, task.kind, task.part ?? 0, task.meta, local, warnings, {
+        ...(options.signal ? { signal: options.signal } : {}),
+        inflate: options.inflate ?? null,
+      });
+    } catch (e) {
+      if (options.signal?.aborted) throw e;
+      warnings.push({ file: path, message: `could not be read: ${e instanceof Error ? e.message : String(e)}` });
+      return { file: path, warnings, parsed: null };
+    }
+    if (!out) return { file: path, warnings, parsed: null };
+    const { offsets, words } = local.seal();
+    const i = out.info;
+    return {
+      file: path,
+      warnings,
+      parsed: {
+        snapshot: out.snapshot,
+        stackOffsets: offsets,
+        stackWords: words,
+        info: { mapsText: i.mapsText, mapsFirstLine: 1, mapsComplete: true, trailerText: null, symbols: out.symbols },
+      },
+    };
+  }
   const snap = new SnapshotBuilder(local);
   let result;
   try {
@@ -111,6 +145,7 @@ export async function runDumpTask(task: DumpTask, options: DumpTaskOptions = {})
         mapsFirstLine: info.mapsFirstLine,
         mapsComplete: info.mapsComplete,
         trailerText: info.trailerText,
+        symbols: null,
       },
     },
   };

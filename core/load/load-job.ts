@@ -167,7 +167,7 @@ export async function classifyFiles(files: readonly InputFile[], signal?: AbortS
           // where the text that explains itself is: its first non-blank line (of the decompressed bytes)
           line: codec ? 1 : firstTextLine(head),
           byteOffset: 0,
-          message: codec && !found.entry?.compression ? `${codec}-compressed ${why}` : why,
+          message: codec && !found.entry?.compression ? `(${codec}-compressed) ${why}` : why,
         });
       else out.ignored.push(file.path);
     }

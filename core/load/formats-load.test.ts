@@ -76,3 +76,18 @@ describe('inputs by content', () => {
     ]);
   });
 });
+
+describe('frameless stacks', () => {
+  it('one warning says the unwinder failed when most live bytes have no frames; not for a few', async () => {
+    const dump = readFileSync(join(FIXTURES, 'job', 'exact.21459.20.f.heap'), 'utf8');
+    // as a dump from an ARM build without frame pointers reads: every "@" line empty
+    const arm = dump.replace(/^@ .*$/gm, '@');
+    const job = await loadJob([mem('arm.1.0.f.heap', new TextEncoder().encode(arm))]);
+    const w = job.warnings.filter((x) => /no frames/.test(x.message));
+    expect(w).toHaveLength(1);
+    expect(w[0].message).toMatch(/^100 % of the live bytes .*frame pointers on ARM or MIPS.*-fno-omit-frame-pointer$/);
+    // a real dump with one frameless record of four (25 % of its bytes): no warning
+    const some = await loadJob([file('jemalloc/other/empty-backtrace.heap')]);
+    expect(some.warnings.filter((x) => /no frames/.test(x.message))).toEqual([]);
+  });
+});

@@ -40,6 +40,9 @@ export interface MassifFile {
   problems: ParseProblem[];
 }
 
+/** Snapshots read from one file: massif's --max-snapshots is at most 1000. */
+export const MAX_MASSIF_SNAPSHOTS = 1000;
+
 /** Largest massif file read (it is text read whole): massif keeps at most 1000 snapshots of small trees. */
 export const MAX_MASSIF_BYTES = 256 * 1024 * 1024;
 

@@ -7,7 +7,7 @@ import { parseMaps, type MapsEntry, type MapsParseProblem } from '../formats/pro
 import { chooseProcessMaps, type DumpMaps } from './process-maps.js';
 import { refusal, sniff, SNIFF_BYTES } from '../formats/sniff.js';
 import { codecOf, decodedHead } from '../formats/decompress.js';
-import { MAX_MASSIF_BYTES } from '../formats/massif.js';
+import { MAX_MASSIF_BYTES, MAX_MASSIF_SNAPSHOTS } from '../formats/massif.js';
 import type { ProfileFrame } from '../formats/dump-types.js';
 import { readWhole } from './profile-task.js';
 import {
@@ -145,7 +145,13 @@ export async function classifyFiles(files: readonly InputFile[], signal?: AbortS
     else if (kind === 'pprof') out.dumps.push({ file, name, kind: 'pprof' });
     else if (kind === 'massif') {
       const { bytes } = await readWhole(file, MAX_MASSIF_BYTES, { inflate: defaultInflater });
-      const count = (textDecoder.decode(bytes).match(/^snapshot=\d+\r?$/gm) ?? []).length;
+      const found = (textDecoder.decode(bytes).match(/^snapshot=\d+\r?$/gm) ?? []).length;
+      const count = Math.min(found, MAX_MASSIF_SNAPSHOTS);
+      if (found > count)
+        out.refused.push({
+          file: file.path,
+          message: `${found} snapshots, more than massif writes (--max-snapshots is at most ${MAX_MASSIF_SNAPSHOTS}): the first ${count} are read`,
+        });
       const pid = /massif\.out\.(\d+)/.exec(baseName(file.path));
       const massifName: DumpName | null = pid
         ? { prefix: 'massif', pidNamespace: null, pid: Number(pid[1]), seq: 0, trigger: 'unknown', triggerSeq: null }

@@ -6,7 +6,7 @@ import type { InputFile } from '../formats/input-file.js';
 import type { Inflater } from '../formats/inflate.js';
 import { codecOf, DecodeProblem, decodedChunks } from '../formats/decompress.js';
 import { MAX_PPROF_BYTES, parsePprof, pprofHeap } from '../formats/pprof.js';
-import { MAX_MASSIF_BYTES, massifRecords, parseMassif } from '../formats/massif.js';
+import { MAX_MASSIF_BYTES, massifRecords, parseMassif, type MassifFile } from '../formats/massif.js';
 import type { ParsedDumpInfo } from '../formats/heap-dump.js';
 import type { ProfileFrame } from '../formats/dump-types.js';
 import type { LoadWarning, Snapshot } from '../model/model.js';
@@ -54,6 +54,8 @@ export async function readWhole(
   return { bytes, problem };
 }
 
+let lastMassif: { key: string; file: MassifFile } | null = null;
+
 export interface ProfileTaskOutput {
   snapshot: Snapshot;
   info: ParsedDumpInfo;
@@ -97,7 +99,10 @@ export async function readProfileTask(
     );
     return { snapshot, info: heap.info, symbols: heap.symbols };
   }
-  const massif = parseMassif(new TextDecoder('utf-8').decode(bytes));
+  // a massif file is one task per snapshot: parsed once, for its tasks in a row (in this thread or a worker)
+  const key = `${path}\u0000${file.size}\u0000${file.mtimeMs}`;
+  if (lastMassif?.key !== key) lastMassif = { key, file: parseMassif(new TextDecoder('utf-8').decode(bytes)) };
+  const massif = lastMassif.file;
   // the file's problems once, with its first snapshot
   if (part === 0) for (const p of massif.problems) warnings.push({ file: path, line: p.line, message: p.message });
   const s = massif.snapshots[part];

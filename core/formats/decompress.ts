@@ -8,6 +8,9 @@
 //          driven here block by block)
 //   xz     xz-decompress: xz-embedded (Lasse Collin's decoder) compiled to WebAssembly, a web ReadableStream
 
+// every tsconfig that reaches this file (node, renderer, app, e2e) needs the bzip2 decoder's types
+// eslint-disable-next-line @typescript-eslint/triple-slash-reference
+/// <reference path="./vendor-bzip2.d.ts" />
 import { Inflate } from 'pako';
 import { Decompress as ZstdDecompress } from 'fzstd';
 import bzip2 from 'unbzip2-stream/lib/bzip2.js';

@@ -52,4 +52,24 @@ describe('maps', () => {
     expect(findMapping(entries, 0x2000n)).toBeNull();
     expect(moduleName(entries[1])).toBe('c.so');
   });
+
+  it('reads maps as pprof writes them, elided and macOS maps, with no line dropped', () => {
+    const { entries, problems } = parseMaps(
+      [
+        '  0x00400000-0x00fcb000: $build/cppbench_server_main',
+        '  7f2a9c000000-7f2a9c1b5000: /lib/x86_64-linux-gnu/libc-2.15.so',
+        'source=/tmp/cppbench.heap',
+        '...',
+        '0000000100000000-0000000100004000: /Users/me/a.out',
+        '7f00000000-7f00001000 r-xp 00000000 08:01 7 /usr/lib/libz.so',
+      ].join('\n'),
+    );
+    expect(problems).toEqual([]);
+    expect(entries.map((e) => [e.start.toString(16), e.path])).toEqual([
+      ['400000', '$build/cppbench_server_main'],
+      ['100000000', '/Users/me/a.out'],
+      ['7f00000000', '/usr/lib/libz.so'],
+      ['7f2a9c000000', '/lib/x86_64-linux-gnu/libc-2.15.so'],
+    ]);
+  });
 });

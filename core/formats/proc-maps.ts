@@ -35,8 +35,12 @@ export interface ParsedMaps {
 // The path is any bytes but a newline (the kernel escapes only "\n"): "." would stop at U+2028/U+2029.
 const MAPS_LINE =
   /^([0-9a-fA-F]+)-([0-9a-fA-F]+)[ \t]+([-r][-w][-x][sp])[ \t]+([0-9a-fA-F]+)[ \t]+([0-9a-fA-F]+:[0-9a-fA-F]+)[ \t]+(\d+)(?:[ \t]+([^\n]*))?$/;
-// macOS dyld form written by jemalloc 5.3.1+: "%016llx-%016llx: <image path>"
-const DYLD_LINE = /^([0-9a-fA-F]+)-([0-9a-fA-F]+):[ \t]+([^\n]*)$/;
+// "start-end: path": the macOS dyld form written by jemalloc 5.3.1+ ("%016llx-%016llx: <image path>"), and
+// the form pprof writes and reads (indented, "0x"-prefixed, paths such as "$build/server": a variable kept as is)
+const DYLD_LINE = /^[ \t]*(?:0x)?([0-9a-fA-F]+)-(?:0x)?([0-9a-fA-F]+):[ \t]+([^\n]*)$/;
+// lines of a maps section that carry no mapping and are not damage: pprof's attribute lines ("source=…",
+// "build=…") and an elision ("...") where someone cut a long list when pasting it
+const NOT_A_MAPPING = /^[ \t]*(?:[A-Za-z_][A-Za-z0-9_]*=.*|\.\.\.+|…)[ \t]*$/;
 const DELETED_SUFFIX = ' (deleted)';
 
 /** Parses one maps line; returns null for a line that is not a mapping. */
@@ -81,7 +85,7 @@ export function parseMaps(text: string, firstLineNumber = 1): ParsedMaps {
   const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {
     const raw = lines[i];
-    if (raw.trim() === '') continue;
+    if (raw.trim() === '' || NOT_A_MAPPING.test(raw.replace(/\r$/, ''))) continue;
     const e = parseMapsLine(raw);
     if (e) entries.push(e);
     else problems.push({ line: firstLineNumber + i, message: `not a maps line: ${JSON.stringify(raw.slice(0, 80))}` });

@@ -7,6 +7,7 @@ import type { InputFile } from './input-file.js';
 import { HeapDumpParser, type DumpRecord, type ParsedDumpInfo } from './heap-dump.js';
 import { inflateLimit, MAX_INFLATE_RATIO, MAX_INFLATED_BYTES } from './limits.js';
 import type { Inflater } from './inflate.js';
+import { codecOf, DecodeProblem, decodedChunks } from './decompress.js';
 
 export const READ_CHUNK = 4 * 1024 * 1024;
 
@@ -25,7 +26,7 @@ export interface ReadDumpResult {
   info: ParsedDumpInfo;
   records: DumpRecord[];
   gzip: boolean;
-  /** set when a gzip stream was corrupt or ended early (everything before it is kept) */
+  /** set when a compressed stream (any codec) was corrupt, ended early or hit the bound (everything before it is kept) */
   gzipProblem: string | null;
 }
 
@@ -66,9 +67,29 @@ export async function readDump(file: InputFile, options: ReadDumpOptions = {}): 
     signal?.throwIfAborted();
   };
 
-  if (options.inflate && file.size >= 2) {
+  if (file.size >= 6) {
     const head = await file.read(0, Math.min(chunkSize, file.size));
-    if (isGzip(head)) {
+    const codec = codecOf(head);
+    if (codec !== null && codec !== 'gzip') {
+      // zstd, bzip2, xz: one decoder path for every input (decompress.ts); gzip keeps its tuned path below
+      let problem: string | null = null;
+      try {
+        for await (const c of decodedChunks(file, codec, {
+          chunkSize,
+          ...(signal ? { signal } : {}),
+          ...(options.onBytes ? { onBytes: options.onBytes } : {}),
+        })) {
+          parser.push(c);
+          if (parser.info.fatal) break;
+          await maybeYield();
+        }
+      } catch (e) {
+        if (!(e instanceof DecodeProblem)) throw e;
+        problem = e.message;
+      }
+      return { info: parser.finish(), records: parser.records, gzip: true, gzipProblem: problem };
+    }
+    if (options.inflate && isGzip(head)) {
       const gzipProblem = await inflateNative(file, head, parser, options.inflate, chunkSize, options);
       return { info: parser.finish(), records: parser.records, gzip: true, gzipProblem };
     }

@@ -65,5 +65,8 @@ describe('sniff', () => {
     expect(looksLikePprof(p)).toBe(true);
     expect(looksLikePprof(text('hello world'))).toBe(false);
     expect(looksLikePprof(new Uint8Array([0x0a, 0x7f, 0x41]))).toBe(false);
+    // "j" is field 13's tag: a text that starts with it is still text
+    const t = text('jemalloc profiling not enabled.\n');
+    expect(sniff(t).kind).toBe('text');
   });
 });

@@ -158,7 +158,8 @@ export const SNIFFERS: SniffEntry[] = [
     name: 'pprof',
     what: 'a pprof protobuf profile',
     read: true,
-    test: (h) => looksLikePprof(h),
+    // text never is: protobuf tags and lengths are control bytes (a text's letters can pass for field tags)
+    test: (h) => !isText(h) && looksLikePprof(h),
   },
 ];
 

@@ -18,6 +18,9 @@ export interface ToDumpWorker<F> {
   size: number;
   mtimeMs: number | null;
   meta: SnapshotMeta;
+  /** the task's reader and massif snapshot (DumpTask.kind, .part) */
+  kind?: DumpTask['kind'];
+  part?: number;
   /** a stack-words buffer to reuse (transferred): an earlier task's, whose merge is done */
   words?: ArrayBuffer;
 }
@@ -174,6 +177,8 @@ export function createDumpPool<F>(host: DumpPoolHost<F>): DumpPool {
         size: f.size,
         mtimeMs: f.mtimeMs,
         meta: task.meta,
+        ...(task.kind ? { kind: task.kind } : {}),
+        ...(task.part !== undefined ? { part: task.part } : {}),
       };
       const onAbort = () => {
         const q = queue.indexOf(job);
@@ -249,7 +254,12 @@ export function serveDumpTasks<F>(
     const msg = m as ToDumpWorker<F>;
     const file = open(msg, ask);
     runDumpTask(
-      { file, meta: msg.meta },
+      {
+        file,
+        meta: msg.meta,
+        ...(msg.kind ? { kind: msg.kind } : {}),
+        ...(msg.part !== undefined ? { part: msg.part } : {}),
+      },
       {
         inflate,
         onBytes: (bytes) => port.post({ id: msg.id, bytes }),

@@ -5,6 +5,8 @@
 import type { InputFile } from '../formats/input-file.js';
 import type { Inflater } from '../formats/inflate.js';
 import { readDump } from '../formats/read-dump.js';
+import type { ProfileFrame } from '../formats/dump-types.js';
+import { readProfileTask } from './profile-task.js';
 import type { LoadWarning, Snapshot } from '../model/model.js';
 import {
   SnapshotBuilder,
@@ -16,6 +18,10 @@ import {
 export interface DumpTask {
   file: InputFile;
   meta: SnapshotMeta;
+  /** which reader (core/formats/sniff.ts told it): a text dump when absent */
+  kind?: 'text' | 'pprof' | 'massif';
+  /** for massif: which snapshot of the file */
+  part?: number;
 }
 
 /** The parts of the parser's info the merge still needs (maps and Python tables, read per process). */
@@ -25,6 +31,8 @@ export interface DumpTaskInfo {
   mapsComplete: boolean;
   /** text after the maps that starts with a known trailer header (a PYFRAMES/1 table), else null */
   trailerText: string | null;
+  /** frames the profile names itself (pprof, massif), by hex address; null for jemalloc dumps */
+  symbols: Map<string, ProfileFrame[]> | null;
 }
 
 export interface DumpTaskResult {
@@ -55,11 +63,43 @@ export async function runDumpTask(task: DumpTask, options: DumpTaskOptions = {})
   const path = task.file.path;
   const warnings: LoadWarning[] = [];
   const local = new RecordStacks(options.words);
+  if (task.kind === 'pprof' || task.kind === 'massif') {
+    let out;
+    try {
+      out = await readProfileTask(task.file, task.kind, task.part ?? 0, task.meta, local, warnings, {
+        ...(options.signal ? { signal: options.signal } : {}),
+        inflate: options.inflate ?? null,
+      });
+    } catch (e) {
+      if (options.signal?.aborted) throw e;
+      warnings.push({ file: path, message: `could not be read: ${e instanceof Error ? e.message : String(e)}` });
+      return { file: path, warnings, parsed: null };
+    }
+    if (!out) return { file: path, warnings, parsed: null };
+    const { offsets, words } = local.seal();
+    const i = out.info;
+    return {
+      file: path,
+      warnings,
+      parsed: {
+        snapshot: out.snapshot,
+        stackOffsets: offsets,
+        stackWords: words,
+        info: { mapsText: i.mapsText, mapsFirstLine: 1, mapsComplete: true, trailerText: null, symbols: out.symbols },
+      },
+    };
+  }
   const snap = new SnapshotBuilder(local);
+  // live bytes (as written) in records without frames: most of them means the unwinder failed
+  const frames = { none: 0, total: 0 };
   let result;
   try {
     result = await readDump(task.file, {
-      onRecord: (r, live) => snap.add(r, live.sampling),
+      onRecord: (r, live) => {
+        frames.total += r.counts.liveBytes;
+        if (r.frameWords.length === 0) frames.none += r.counts.liveBytes;
+        snap.add(r, live.sampling);
+      },
       ...(options.onBytes ? { onBytes: options.onBytes } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.inflate ? { inflate: options.inflate } : {}),
@@ -95,6 +135,8 @@ export async function runDumpTask(task: DumpTask, options: DumpTaskOptions = {})
       message: `truncated at byte ${info.truncated.byteOffset} (line ${info.truncated.line}): ${info.truncated.reason}; kept ${info.recordCount} complete records`,
     });
   }
+  const frameless = framelessWarning(frames.none, frames.total);
+  if (frameless) warnings.push({ file: path, message: frameless });
   if (snap.nonFinite > 0)
     warnings.push({ file: path, message: `${snap.nonFinite} record(s) left out: unbiasing them gives no finite size` });
   const snapshot = snap.build(task.meta, info, info.mapsText ? 'dump' : null);
@@ -111,9 +153,25 @@ export async function runDumpTask(task: DumpTask, options: DumpTaskOptions = {})
         mapsFirstLine: info.mapsFirstLine,
         mapsComplete: info.mapsComplete,
         trailerText: info.trailerText,
+        symbols: null,
       },
     },
   };
+}
+
+/**
+ * One warning when most of a dump's live bytes are in records with no frames (issue 21 item 5): jemalloc or
+ * gperftools could not unwind, and every view of those bytes says only "(no frames)".
+ */
+export function framelessWarning(noFrames: number, total: number): string | null {
+  if (total <= 0 || noFrames * 2 <= total) return null;
+  const pct = Math.round((100 * noFrames) / total);
+  return (
+    `${pct} % of the live bytes are in records with no frames: the profiler could not unwind the stacks. ` +
+    'Likely causes: code built without frame pointers on ARM or MIPS, a JIT or a JVM, a static binary without ' +
+    'unwind tables. What to set: a jemalloc whose prof backtrace uses an unwinder (configure ' +
+    '--enable-prof-libunwind or --enable-prof-libgcc), or rebuild the program with -fno-omit-frame-pointer'
+  );
 }
 
 /**

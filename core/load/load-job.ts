@@ -5,7 +5,13 @@ import type { InputFile } from '../formats/input-file.js';
 import { webInflater } from '../formats/inflate.js';
 import { parseMaps, type MapsEntry, type MapsParseProblem } from '../formats/proc-maps.js';
 import { chooseProcessMaps, type DumpMaps } from './process-maps.js';
+import { refusal, sniff, SNIFF_BYTES } from '../formats/sniff.js';
+import { codecOf, decodedHead } from '../formats/decompress.js';
+import { MAX_MASSIF_BYTES, MAX_MASSIF_SNAPSHOTS } from '../formats/massif.js';
+import type { ProfileFrame } from '../formats/dump-types.js';
+import { readWhole } from './profile-task.js';
 import {
+  basename as baseName,
   classifySideFile,
   dirName,
   isCaptureTempName,
@@ -27,7 +33,6 @@ import { contextForDump, isContextOnlyTable } from './dump-context-load.js';
 import { readRssLogs } from './rss-log-load.js';
 import { attachRssLogs } from './rss-log-align.js';
 import { loadCapture, type CaptureKind } from './capture-series.js';
-import { sniff } from '../formats/sniff.js';
 
 import type { LoadProgress } from '../model/vocab.js';
 
@@ -71,6 +76,12 @@ const defaultInflater = webInflater();
 interface DumpEntry {
   file: InputFile;
   name: DumpName | null;
+  /** the reader (sniff.ts); a text dump when absent */
+  kind?: 'text' | 'pprof' | 'massif';
+  /** massif: the snapshot of the file this entry is */
+  part?: number;
+  /** groups entries by more than folder + name (a massif file is one process) */
+  group?: string;
 }
 
 export interface ClassifiedFiles {
@@ -81,15 +92,21 @@ export interface ClassifiedFiles {
   ignored: string[];
   /** capture temp files (also in `ignored`): a dump or table being written, or cut by a kill */
   unfinished: string[];
+  /** recognized, or named like a profile, but not read: what the file is and what to do, one line each */
+  refused: LoadWarning[];
 }
 
 const MAX_MAPS_FILE = 64 * 1024 * 1024;
 const textDecoder = new TextDecoder('utf-8');
 
-/** Sorts files into dumps, side files and the rest (unknown names are sniffed by their first bytes). */
-export async function classifyFiles(files: readonly InputFile[]): Promise<ClassifiedFiles> {
-  const out: ClassifiedFiles = { dumps: [], side: [], captures: [], ignored: [], unfinished: [] };
+/** Names a profile goes by, beyond jemalloc's: pprof's, massif's (an unknown file so named gets a warning). */
+const PROFILE_NAME = /(?:\.pb|\.pprof|\.pb\.gz|\.heap\.\w+|\.prof\.\w+|(?:^|\/)massif\.out\.[^/]*|\.pickle)$/;
+
+/** Sorts files into dumps, side files and the rest, each told by its content (core/formats/sniff.ts). */
+export async function classifyFiles(files: readonly InputFile[], signal?: AbortSignal): Promise<ClassifiedFiles> {
+  const out: ClassifiedFiles = { dumps: [], side: [], captures: [], ignored: [], unfinished: [], refused: [] };
   for (const file of files) {
+    signal?.throwIfAborted();
     if (isCaptureTempName(file.path)) {
       out.ignored.push(file.path);
       out.unfinished.push(file.path);
@@ -101,18 +118,85 @@ export async function classifyFiles(files: readonly InputFile[]): Promise<Classi
       continue;
     }
     const name = parseDumpName(file.path);
-    if (name || looksLikeDumpName(file.path)) {
+    const named = name !== null || looksLikeDumpName(file.path);
+    if (file.size === 0) {
+      if (named) out.dumps.push({ file, name });
+      else out.ignored.push(file.path);
+      continue;
+    }
+    let raw: Uint8Array;
+    try {
+      raw = await file.read(0, Math.min(SNIFF_BYTES, file.size));
+    } catch (e) {
+      // a dump's task says it could not be read; anything else is left out as before
+      if (named) out.dumps.push({ file, name });
+      else out.ignored.push(file.path);
+      continue;
+    }
+    // the common case first: a jemalloc dump by its name and first bytes, nothing decompressed
+    if (named && looksLikeDumpBytes(raw) && codecOf(raw) === null) {
       out.dumps.push({ file, name });
       continue;
     }
-    const head = file.size > 0 ? await file.read(0, Math.min(4096, file.size)) : new Uint8Array(0);
-    const kind = sniff(head).entry?.name;
-    if (kind === 'memleak' || kind === 'pytorch-snapshot')
+    const codec = codecOf(raw);
+    const head = codec ? await decodedHead(file, codec, SNIFF_BYTES, defaultInflater).catch(() => null) : raw;
+    if (head === null) {
+      // compressed, but nothing decodes: the dump reader says where it fails
+      out.dumps.push({ file, name });
+      continue;
+    }
+    const found = sniff(head);
+    const kind = found.entry?.name;
+    if (kind === 'jemalloc') out.dumps.push({ file, name });
+    else if (kind === 'memleak' || kind === 'pytorch-snapshot')
       out.captures.push({ file, kind: kind === 'memleak' ? 'memleak' : 'torch-snapshot' });
-    else if (head.length > 0 && looksLikeDumpBytes(head.subarray(0, 64))) out.dumps.push({ file, name: null });
-    else out.ignored.push(file.path);
+    else if (kind === 'pprof') out.dumps.push({ file, name, kind: 'pprof' });
+    else if (kind === 'massif') {
+      const { bytes } = await readWhole(file, MAX_MASSIF_BYTES, { inflate: defaultInflater });
+      const found = (textDecoder.decode(bytes).match(/^snapshot=\d+\r?$/gm) ?? []).length;
+      const count = Math.min(found, MAX_MASSIF_SNAPSHOTS);
+      if (found > count)
+        out.refused.push({
+          file: file.path,
+          message: `${found} snapshots, more than massif writes (--max-snapshots is at most ${MAX_MASSIF_SNAPSHOTS}): the first ${count} are read`,
+        });
+      const pid = /massif\.out\.(\d+)/.exec(baseName(file.path));
+      const massifName: DumpName | null = pid
+        ? { prefix: 'massif', pidNamespace: null, pid: Number(pid[1]), seq: 0, trigger: 'unknown', triggerSeq: null }
+        : null;
+      if (count === 0) out.refused.push({ file: file.path, message: 'valgrind massif output with no snapshot' });
+      for (let part = 0; part < count; part++)
+        out.dumps.push({
+          file,
+          name: massifName ? { ...massifName, seq: part } : null,
+          kind: 'massif',
+          part,
+          group: `massif:${file.path}`,
+        });
+    } else {
+      const why = refusal(found, head);
+      if (why !== null && (found.entry || named || codec !== null || PROFILE_NAME.test(file.path)))
+        out.refused.push({
+          file: file.path,
+          // where the text that explains itself is: its first non-blank line (of the decompressed bytes)
+          line: codec ? 1 : firstTextLine(head),
+          byteOffset: 0,
+          message: codec && !found.entry?.compression ? `(${codec}-compressed) ${why}` : why,
+        });
+      else out.ignored.push(file.path);
+    }
   }
   return out;
+}
+
+/** 1-based number of the first non-blank line. */
+function firstTextLine(head: Uint8Array): number {
+  let line = 1;
+  for (const b of head) {
+    if (b === 10) line++;
+    else if (b !== 13 && b !== 32 && b !== 9) return line;
+  }
+  return 1;
 }
 
 interface ProcessGroup {
@@ -130,9 +214,11 @@ export function groupProcesses(dumps: readonly DumpEntry[]): ProcessGroup[] {
   for (const d of dumps) {
     const dir = dirName(d.file.path);
     const n = d.name;
-    const key = n
-      ? `${dir}/${n.prefix}${n.pidNamespace !== null ? '.' + n.pidNamespace : ''}.${n.pid}`
-      : `${dir}/(unnamed dumps)`;
+    const key =
+      d.group ??
+      (n
+        ? `${dir}/${n.prefix}${n.pidNamespace !== null ? '.' + n.pidNamespace : ''}.${n.pid}`
+        : `${dir}/(unnamed dumps)`);
     let g = groups.get(key);
     if (!g) {
       g = { key, dir, prefix: n?.prefix ?? '', pid: n?.pid ?? null, pidNamespace: n?.pidNamespace ?? null, dumps: [] };
@@ -174,7 +260,8 @@ async function readText(file: InputFile): Promise<string> {
 
 export async function loadJob(files: readonly InputFile[], options: LoadOptions = {}): Promise<Job> {
   const warnings: LoadWarning[] = [];
-  const classified = await classifyFiles(files);
+  const classified = await classifyFiles(files, options.signal);
+  warnings.push(...classified.refused);
   for (const f of classified.unfinished)
     warnings.push({
       file: f,
@@ -209,12 +296,17 @@ export async function loadJob(files: readonly InputFile[], options: LoadOptions 
     const pyTables: PyFrameTable[] = [];
     let stackBytes = 0;
     let lastTrailer: { text: string | null; table: PyFrameTable | null } = { text: null, table: null };
+    let profileSymbols: Map<string, ProfileFrame[]> | null = null;
     for (const d of g.dumps) {
       const result = await tasks.next(taskIndex++);
       warnings.push(...result.warnings);
       const parsed = result.parsed;
       if (!parsed) continue;
       const loaded = parsed.info;
+      if (loaded.symbols) {
+        profileSymbols ??= new Map();
+        for (const [a, f] of loaded.symbols) profileSymbols.set(a, f);
+      }
       modelBytes += snapshotBytes(mergeDumpTask(builder, parsed));
       options.recycle?.(parsed.stackWords.buffer as ArrayBuffer);
       const nowStackBytes = stackTableBytes(builder.stacks, builder.addresses.hex.length);
@@ -264,6 +356,8 @@ export async function loadJob(files: readonly InputFile[], options: LoadOptions 
       maps = fromFile.entries;
       for (const s of builder.snapshots) if (s.mapsSource === null) s.mapsSource = 'file';
     }
+    // a profile that names its own frames needs no maps to be read: an empty list, so symbolizing runs
+    if (!maps && profileSymbols) maps = [];
     if (!maps) {
       warnings.push({
         file: g.dumps[g.dumps.length - 1].file.path,
@@ -271,6 +365,7 @@ export async function loadJob(files: readonly InputFile[], options: LoadOptions 
       });
     }
     const series = builder.finish(g.key, { pid: g.pid, pidNamespace: g.pidNamespace, prefix: g.prefix }, maps);
+    if (profileSymbols) series.profileSymbols = profileSymbols;
     if (pyTables.length > 0)
       series.pythonFrames = seriesPythonFrames(pyTables, g.dumps[g.dumps.length - 1].file.path, warnings);
     await adoptSystingCodeMap(series, maps, codeMaps, warnings);
@@ -350,6 +445,8 @@ function startDumpTasks(groups: readonly ProcessGroup[], options: LoadOptions, p
     progress.file = d.file.path;
     const name = d.name;
     const task: DumpTask = {
+      ...(d.kind ? { kind: d.kind } : {}),
+      ...(d.part !== undefined ? { part: d.part } : {}),
       file: d.file,
       meta: {
         file: d.file.path,

@@ -63,9 +63,28 @@ describe('maps damage', () => {
     // all damaged lines still parse, but the executable's code now claims to be another file
     const moved = text20.replace(/^([0-9a-f]+-[0-9a-f]+ r-xp \S+ \S+ \S+ +)\S*\/leaky$/m, '$1/usr/lib/evil.so');
     const job = await loadJob([mem(name0, text0), mem(name20, moved)]);
-    // the newest complete maps are the base: the first dump's frames in leaky are reported moved
+    // the newest complete maps are the base: the first dump's frames in leaky are reported moved, naming both
     expect(job.warnings).toContainEqual(
-      expect.objectContaining({ file: name0, message: expect.stringMatching(/leaky → \/usr\/lib\/evil\.so/) }),
+      expect.objectContaining({
+        file: name0,
+        message: expect.stringMatching(
+          new RegExp(`than by ${name20}'s \\(.*leaky → /usr/lib/evil\\.so\\): this dump's own`),
+        ),
+      }),
     );
+    // and its frames stay in leaky, by its own maps (issue 21 item 8, issue 24 item 18)
+    const p = job.processes[0];
+    const own = parseMaps(text0.slice(text0.indexOf('MAPPED_LIBRARIES:') + 18)).entries;
+    const { offsets, frames } = p.stacks;
+    let inLeaky = 0;
+    for (const id of p.snapshots[0].stackIds)
+      for (let k = offsets[id]; k < offsets[id + 1]; k++) {
+        const a = BigInt(p.addresses.hex[frames[k]]);
+        if (findMapping(own, a)?.path.endsWith('/leaky')) {
+          inLeaky++;
+          expect(findMapping(p.maps!, a)?.path).toMatch(/\/leaky$/);
+        }
+      }
+    expect(inLeaky).toBeGreaterThan(0);
   });
 });

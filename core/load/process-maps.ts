@@ -56,6 +56,7 @@ export function chooseProcessMaps(
   const base = pickBase(dumps);
   if (!base) return null;
   const merged = [...base.entries];
+  const replaced = new Set<MapsEntry>();
   const baseSig = fileSignature(base.entries);
   if (base !== dumps[dumps.length - 1] && dumps[dumps.length - 1]) {
     const newest = dumps[dumps.length - 1]!;
@@ -68,6 +69,7 @@ export function chooseProcessMaps(
     if (!d || d === base || d.entries.length === 0 || fileSignature(d.entries) === baseSig) return;
     let added = 0;
     const moved = new Map<string, number>();
+    const kept = new Set<string>();
     for (const a of addressesOf(i)) {
       const own = findMapping(d.entries, a);
       if (!own || !isFileMapping(own)) continue;
@@ -83,12 +85,25 @@ export function chooseProcessMaps(
       if (chosen.path !== own.path) {
         const key = `${own.path} → ${chosen.path || '(anonymous)'}`;
         moved.set(key, (moved.get(key) ?? 0) + 1);
+        // Two copies disagree: one is damaged. A dump's own undamaged maps keep its frames where they are
+        // (issue 21 item 8): the disagreeing entries are replaced by its own, once (a region already taken
+        // from one dump is not flipped by the next).
+        if (d.complete && d.dropped === 0 && !replaced.has(chosen)) {
+          for (let k = merged.length - 1; k >= 0; k--)
+            if (merged[k].start < own.end && own.start < merged[k].end) merged.splice(k, 1);
+          merged.push(own);
+          replaced.add(own);
+          merged.sort((x, y) => (x.start < y.start ? -1 : x.start > y.start ? 1 : 0));
+          kept.add(key);
+        }
       }
     }
     for (const [key, n] of moved) {
       warnings.push({
         file: d.file,
-        message: `${n} frame address(es) lie in another file by this dump's own maps than by the maps used for the process (${base.file}): ${key}`,
+        message: kept.has(key)
+          ? `${n} frame address(es) lie in another file by this dump's own maps than by ${base.file}'s (${key}): this dump's own mappings are used there, for every dump of the process`
+          : `${n} frame address(es) lie in another file by this dump's own maps than by the maps used for the process (${base.file}): ${key}`,
       });
     }
     if (added > 0)

@@ -2,7 +2,7 @@
 // Everything here is already unbiased (jeprof's AdjustSamples applied per record before any sum).
 
 import type { MapsEntry } from '../formats/proc-maps.js';
-import type { DumpFormat, Trigger } from '../formats/dump-types.js';
+import type { DumpFormat, ProfileFrame, Trigger } from '../formats/dump-types.js';
 import type { PyFrameTable } from '../formats/pyframes.js';
 import type { DumpContext } from '../formats/dump-context.js';
 import type { SymbolTable } from './symbol-table.js';
@@ -82,6 +82,8 @@ export interface Snapshot {
    * cgroup counters; docs/pyframes-format.md §5a); absent for dumps from jemalloc alone.
    */
   context?: DumpContext | null;
+  /** a massif snapshot's figures beside its heap (massif.ts): time in the file's unit, heap-admin and stack bytes */
+  massif?: { time: number; timeUnit: string; heapExtraBytes: number; stacksBytes: number };
 }
 
 export interface ProcessSeries {
@@ -109,6 +111,11 @@ export interface ProcessSeries {
    * or read back from a dataset or a report; null before symbolization, without maps, or with --no-symbols.
    */
   symbols: SymbolTable | null;
+  /**
+   * Frames named by the profiles themselves (pprof locations, massif trees), by hex address ("0x…"): the
+   * symbolizer uses them before any binary
+   */
+  profileSymbols?: Map<string, ProfileFrame[]>;
   /** RSS over time from a CSV log given with the dumps (core/load/rss-log-align.ts); absent without one */
   rssLog?: { file: string; timeMs: number[]; rss: number[] };
 }

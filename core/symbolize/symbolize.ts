@@ -307,6 +307,23 @@ export class Symbolizer {
         continue;
       }
       if (isPythonPseudoAddress(pc)) continue;
+      // names the profile carries (pprof, massif) come first: they are what the writer resolved at the time
+      const named = proc.profileSymbols?.get(hex);
+      if (named) {
+        const entry = findMapping(maps, pc);
+        const sym: SymbolizedAddress = {
+          address: hex,
+          module: entry && entry.path ? basename(entry.path) : null,
+          modulePath: entry && entry.path ? entry.path : null,
+          moduleOffset: entry && entry.path ? '0x' + (pc - entry.start + entry.offset).toString(16) : null,
+          frames: named.map((f) => ({ function: f.function, file: f.file, line: f.line })),
+          status: named.some((f) => f.line !== null) ? 'symbolized' : 'symbol-only',
+          binary: null,
+        };
+        if (asLeaf[id]) table.leaf[id] = sym;
+        if (asCaller[id]) table.caller[id] = sym;
+        continue;
+      }
       for (const caller of [false, true]) {
         if (!(caller ? asCaller[id] : asLeaf[id])) continue;
         const probe = caller && pc > 0n ? pc - 1n : pc;

@@ -4,7 +4,7 @@
 
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { loadJob } from '../../core/load/load-job.js';
 import type { Job } from '../../core/model/model.js';
 import type { InputFile } from '../../core/formats/input-file.js';
@@ -138,9 +138,26 @@ export async function targets(): Promise<Target[]> {
   );
   const pyName = readdirSync(join(PY, 'py312')).find((n) => n.endsWith('.1.m1.heap'))!;
   const noMaps = read('damaged', 'no-maps-section.heap');
+  const pprofSeeds = ['001', '003'].map(
+    (n) => new Uint8Array(gunzipSync(readFileSync(join(FIXTURES, '..', 'go', 'pprof-series', `heap.${n}.pb.gz`)))),
+  );
+  const massif = new Uint8Array(readFileSync(join(FIXTURES, '..', 'massif', 'massif.out.grow')));
   const mapsText = dec.decode(dumps[0]).split('MAPPED_LIBRARIES:\n')[1];
   return [
     { name: 'dump', seeds: dumps, run: (b) => jobOf([['d/x.7.0.m0.heap', b]]) },
+    // the readers of issue 21, through the loader (sniffing, decompression, the reader, the model)
+    { name: 'pprof', seeds: pprofSeeds, run: (b) => jobOf([['d/heap.pb', b]]) },
+    {
+      name: 'pprof.gz',
+      seeds: pprofSeeds.map((d) => new Uint8Array(gzipSync(d))),
+      run: (b) => jobOf([['d/heap.pb.gz', b]]),
+    },
+    { name: 'massif', seeds: [massif], run: (b) => jobOf([['d/massif.out.1', b]]) },
+    ...(['zst', 'bz2', 'xz'] as const).map((ext) => ({
+      name: `massif.${ext}`,
+      seeds: [new Uint8Array(readFileSync(join(FIXTURES, '..', 'massif', `massif.out.grow.${ext}`)))],
+      run: (b: Uint8Array) => jobOf([[`d/massif.out.1.${ext}`, b]]),
+    })),
     {
       name: 'dump.gz',
       seeds: dumps.map((d) => new Uint8Array(gzipSync(d))),

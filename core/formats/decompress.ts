@@ -1,0 +1,265 @@
+// Compressed inputs, told by content (sniff.ts), decoded as a stream of chunks and bounded like the gzip path:
+// at most inflateLimit(compressed size) bytes come out (limits.ts), so a bomb in any codec stops with a warning.
+//
+// Decoders (Node's zlib has gzip only, and the core must also run in the browser):
+//   gzip   the host's native Inflater (inflate.ts) when given, else pako
+//   zstd   fzstd: pure JavaScript, streaming, by the author of fflate (no WASM to load)
+//   bzip2  unbzip2-stream's block decoder (pure JavaScript; its stream wrapper needs Node streams, so it is
+//          driven here block by block)
+//   xz     xz-decompress: xz-embedded (Lasse Collin's decoder) compiled to WebAssembly, a web ReadableStream
+
+// every tsconfig that reaches this file (node, renderer, app, e2e) needs the bzip2 decoder's types
+// eslint-disable-next-line @typescript-eslint/triple-slash-reference
+/// <reference path="./vendor-bzip2.d.ts" />
+import { Inflate } from 'pako';
+import { Decompress as ZstdDecompress } from 'fzstd';
+import bzip2 from 'unbzip2-stream/lib/bzip2.js';
+import bitIterator from 'unbzip2-stream/lib/bit_iterator.js';
+import * as xzModule from 'xz-decompress';
+import type { InputFile } from './input-file.js';
+import type { Inflater } from './inflate.js';
+import { inflateLimit, MAX_INFLATE_RATIO, MAX_INFLATED_BYTES } from './limits.js';
+
+export type Codec = 'gzip' | 'zstd' | 'bzip2' | 'xz';
+
+/** Turns compressed chunks into decompressed ones; throws on corrupt or cut-off input. */
+export type Decoder = (compressed: AsyncIterable<Uint8Array>) => AsyncIterable<Uint8Array>;
+
+/** The codec these first bytes start with, or null for uncompressed content. */
+export function codecOf(head: Uint8Array): Codec | null {
+  const b = (i: number) => (i < head.length ? head[i] : -1);
+  if (b(0) === 0x1f && b(1) === 0x8b) return 'gzip';
+  if (b(0) === 0x28 && b(1) === 0xb5 && b(2) === 0x2f && b(3) === 0xfd) return 'zstd';
+  if (b(0) === 0x42 && b(1) === 0x5a && b(2) === 0x68 && b(3) >= 0x31 && b(3) <= 0x39) return 'bzip2';
+  if (b(0) === 0xfd && b(1) === 0x37 && b(2) === 0x7a && b(3) === 0x58 && b(4) === 0x5a && b(5) === 0) return 'xz';
+  return null;
+}
+
+/** Why decoding stopped early: what came out before it is kept by the caller. */
+export class DecodeProblem extends Error {}
+
+const pakoGunzip: Decoder = async function* (compressed) {
+  const out: Uint8Array[] = [];
+  const inflate = new Inflate();
+  inflate.onData = (c: Uint8Array) => void out.push(c);
+  let ended = false;
+  for await (const c of compressed) {
+    // 32 KiB steps: one push inflates at most ~32 MB (deflate's 1032× ceiling) before the bound is checked
+    for (let s = 0; s < c.length && !ended; s += 32 * 1024) {
+      inflate.push(c.subarray(s, s + 32 * 1024), false);
+      if (inflate.err) throw new Error(inflate.msg);
+      ended = (inflate as Inflate & { ended: boolean }).ended;
+      yield* out.splice(0);
+    }
+  }
+  if (!ended) throw new Error('the gzip stream ends early');
+};
+
+const zstd: Decoder = async function* (compressed) {
+  const out: Uint8Array[] = [];
+  let done = false;
+  const d = new ZstdDecompress((chunk, final) => {
+    out.push(chunk);
+    if (final) done = true;
+  });
+  for await (const c of compressed) {
+    // fzstd decodes a whole frame block by block (≤ 128 KiB each): bounded steps
+    for (let s = 0; s < c.length; s += 64 * 1024) {
+      d.push(c.subarray(s, s + 64 * 1024));
+      yield* out.splice(0);
+    }
+  }
+  d.push(new Uint8Array(0), true);
+  yield* out.splice(0);
+  if (!done) throw new Error('the zstd stream ends early');
+};
+
+const bz2: Decoder = async function* (compressed) {
+  const it = compressed[Symbol.asyncIterator]();
+  const queue: Uint8Array[] = [];
+  let buffered = 0;
+  let ended = false;
+  let read = 0; // compressed bytes the decoder has taken (bits.bytesRead, once it exists)
+  // A block is decoded only when all of it is buffered (the decoder reads synchronously): at most
+  // 100 kB × level of block plus its Huffman tables, so 25 kB more than that, or the end of input.
+  const fill = async (want: number) => {
+    while (!ended && buffered - read < want) {
+      const r = await it.next();
+      if (r.done) ended = true;
+      else {
+        queue.push(r.value);
+        buffered += r.value.length;
+      }
+    }
+  };
+  await fill(4);
+  // the bit reader takes its first chunk when it is made
+  const bits = bitIterator(() => queue.shift());
+  const taken = () => (read = bits.bytesRead);
+  let blockSize = 0;
+  let crc: number | null = 0;
+  const buf: { b: Int32Array | null } = { b: null };
+  for (;;) {
+    if (blockSize === 0) {
+      if (ended && buffered - taken() <= 0) break; // every stream read (concatenated streams allowed)
+      blockSize = bzip2.header(bits);
+      crc = 0;
+      if (!buf.b || buf.b.length < blockSize * 100000) buf.b = new Int32Array(blockSize * 100000);
+      continue;
+    }
+    taken();
+    await fill(blockSize * 100000 + 25000);
+    const chunk: number[] = [];
+    crc = bzip2.decompress(bits, (byte) => void chunk.push(byte), buf.b!, blockSize * 100000, crc);
+    if (crc === null) {
+      blockSize = 0;
+      bits(null);
+      taken();
+      await fill(4);
+    } else yield Uint8Array.from(chunk);
+  }
+};
+
+// a CommonJS (UMD) module: Node's ESM loader gives its exports as `default`, bundlers as named exports
+const XzReadableStream =
+  (xzModule as typeof xzModule & { default?: typeof xzModule }).default?.XzReadableStream ?? xzModule.XzReadableStream;
+
+const xz: Decoder = async function* (compressed) {
+  const it = compressed[Symbol.asyncIterator]();
+  let inputDone = false;
+  const source = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const r = await it.next();
+      if (r.done) {
+        inputDone = true;
+        controller.close();
+      } else controller.enqueue(r.value);
+    },
+  });
+  const reader = new XzReadableStream(source).getReader();
+  let finished = false;
+  let idle = 0;
+  try {
+    for (;;) {
+      const r = await reader.read();
+      if (r.done) {
+        finished = true;
+        break;
+      }
+      // xz-decompress gives empty chunks for ever when the input ends inside the stream
+      if (r.value.length === 0 && inputDone && ++idle > 2) throw new Error('the xz stream ends early');
+      if (r.value.length > 0) idle = 0;
+      yield r.value;
+    }
+  } finally {
+    // its decoder is one per process, held until the stream ends or is cancelled
+    if (!finished) await reader.cancel().catch(() => undefined);
+  }
+};
+
+/** The decoder of a codec; gzip through the host's native inflater when there is one. */
+export function decoderFor(codec: Codec, inflate?: Inflater | null): Decoder {
+  switch (codec) {
+    case 'gzip':
+      return inflate ?? pakoGunzip;
+    case 'zstd':
+      return zstd;
+    case 'bzip2':
+      return bz2;
+    case 'xz':
+      return xz;
+  }
+}
+
+export interface DecodeOptions {
+  signal?: AbortSignal;
+  chunkSize?: number;
+  inflate?: Inflater | null;
+  /** compressed bytes read so far */
+  onBytes?: (n: number) => void;
+}
+
+/**
+ * The decompressed bytes of `file` (compressed with `codec`), chunk by chunk. Ends with a DecodeProblem
+ * naming the compressed byte offset when the data is corrupt or cut off, or when more than
+ * inflateLimit(file.size) bytes come out; every chunk before it has been given.
+ */
+export async function* decodedChunks(
+  file: InputFile,
+  codec: Codec,
+  options: DecodeOptions = {},
+): AsyncGenerator<Uint8Array> {
+  const chunkSize = options.chunkSize ?? 4 * 1024 * 1024;
+  const limit = inflateLimit(file.size);
+  let fed = 0;
+  let allFed = false;
+  let readError: unknown = null;
+  async function* compressed(): AsyncGenerator<Uint8Array> {
+    while (fed < file.size) {
+      options.signal?.throwIfAborted();
+      let bytes: Uint8Array;
+      try {
+        bytes = await file.read(fed, Math.min(chunkSize, file.size - fed));
+      } catch (e) {
+        readError = e;
+        throw e;
+      }
+      if (bytes.length === 0) break;
+      fed += bytes.length;
+      options.onBytes?.(fed);
+      yield bytes;
+    }
+    allFed = true;
+  }
+  let out = 0;
+  try {
+    for await (const c of decoderFor(codec, options.inflate)(compressed())) {
+      out += c.length;
+      if (out > limit)
+        throw new DecodeProblem(
+          `stopped decompressing (${codec}) after ${out} bytes from ${file.size} compressed (limit ${limit}: at most ${MAX_INFLATE_RATIO}× the compressed size, and ${MAX_INFLATED_BYTES} bytes); the rest of the file is not read`,
+        );
+      options.signal?.throwIfAborted();
+      yield c;
+    }
+  } catch (e) {
+    if (e instanceof DecodeProblem) throw e;
+    if (options.signal?.aborted) throw options.signal.reason;
+    if (readError !== null) throw readError;
+    const why = e instanceof Error ? e.message : String(e);
+    throw new DecodeProblem(
+      allFed
+        ? `${codec} stream ends early (after ${fed} compressed bytes): ${why}`
+        : `${codec} data is corrupt near compressed byte ${fed}: ${why}`,
+    );
+  }
+}
+
+/** The first `max` decompressed bytes (for sniffing a compressed file's content); null when none decode. */
+export async function decodedHead(
+  file: InputFile,
+  codec: Codec,
+  max: number,
+  inflate?: Inflater | null,
+): Promise<Uint8Array | null> {
+  const parts: Uint8Array[] = [];
+  let n = 0;
+  try {
+    for await (const c of decodedChunks(file, codec, { chunkSize: 64 * 1024, inflate: inflate ?? null })) {
+      parts.push(c);
+      n += c.length;
+      if (n >= max) break;
+    }
+  } catch (e) {
+    if (!(e instanceof DecodeProblem)) throw e;
+  }
+  if (n === 0) return null;
+  const head = new Uint8Array(Math.min(n, max));
+  let o = 0;
+  for (const p of parts) {
+    if (o >= head.length) break;
+    head.set(p.subarray(0, head.length - o), o);
+    o += Math.min(p.length, head.length - o);
+  }
+  return head;
+}

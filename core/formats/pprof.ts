@@ -1,0 +1,318 @@
+// pprof's protobuf profiles (profile.proto: what `go tool pprof`, Go's runtime/pprof with debug=0, pyroscope,
+// Parca and the jemalloc_pprof crate write), decoded by pprof-format (Datadog's, the project's dependency).
+// The top-level framing is walked here first, so a bad varint or a length past the end is a warning with its
+// byte offset and the fields before it are still read; pprof-format only ever sees whole fields.
+//
+// Heap sample types map onto the model's columns: inuse_space/inuse_objects (or space/objects, gperftools'
+// converted profiles) are live, alloc_space/alloc_objects accumulated. Values are as written: Go's runtime
+// scales its samples before writing (runtime/pprof protomem.go), so no unsampling is applied.
+
+import { Profile } from 'pprof-format';
+import type { DumpRecord, ParsedDumpInfo, ParseProblem } from './heap-dump.js';
+import type { ProfileFrame } from './dump-types.js';
+import { countsProblem, MAX_FRAMES_PER_STACK } from './limits.js';
+
+/** Largest decoded profile held in memory (it is decoded whole): far beyond real heap profiles (a few MB). */
+export const MAX_PPROF_BYTES = 512 * 1024 * 1024;
+
+export interface PprofSampleType {
+  type: string;
+  unit: string;
+}
+
+export interface PprofMapping {
+  id: number;
+  start: bigint;
+  limit: bigint;
+  offset: bigint;
+  file: string;
+  buildId: string;
+}
+
+export interface PprofLocation {
+  id: number;
+  address: bigint;
+  mappingId: number;
+  /** innermost inlined frame first, as profile.proto orders Location.line */
+  frames: ProfileFrame[];
+}
+
+export interface PprofSample {
+  /** location ids, leaf first */
+  locationIds: number[];
+  values: number[];
+  labels: { key: string; str: string | null; num: number | null; unit: string | null }[];
+}
+
+export interface PprofProfile {
+  sampleTypes: PprofSampleType[];
+  /** the type the file asks viewers to show first (default_sample_type), else null (pprof then shows the last) */
+  defaultSampleType: string | null;
+  samples: PprofSample[];
+  locations: Map<number, PprofLocation>;
+  mappings: Map<number, PprofMapping>;
+  timeNanos: number | null;
+  durationNanos: number | null;
+  periodType: PprofSampleType | null;
+  period: number;
+  comments: string[];
+}
+
+export interface PprofResult {
+  profile: PprofProfile | null;
+  problems: ParseProblem[];
+}
+
+const PROFILE_LEN_FIELDS = new Set([1, 2, 3, 4, 5, 6, 11, 13]);
+const PROFILE_VARINT_FIELDS = new Set([7, 8, 9, 10, 12, 13, 14, 15]);
+
+/** Reads a varint at `i`; null when it runs past `end` or past 10 bytes. */
+function varint(b: Uint8Array, i: number, end: number): { v: number; next: number } | null {
+  let v = 0;
+  let mul = 1;
+  for (let k = 0; k < 10; k++) {
+    if (i + k >= end) return null;
+    const byte = b[i + k];
+    v += (byte & 0x7f) * mul;
+    mul *= 128;
+    if ((byte & 0x80) === 0) return { v, next: i + k + 1 };
+  }
+  return null;
+}
+
+/**
+ * The length of the prefix of `b` made of whole, well-formed Profile fields, and the problem that ends it.
+ * pprof-format reads a tag as one byte and trusts every length: it must be given only this prefix.
+ */
+export function wellFormedPrefix(b: Uint8Array): { end: number; problem: ParseProblem | null } {
+  let i = 0;
+  while (i < b.length) {
+    const at = i;
+    const tag = varint(b, i, b.length);
+    if (!tag) return { end: at, problem: { line: 0, byteOffset: at, message: 'protobuf field tag is a bad varint' } };
+    const field = Math.floor(tag.v / 8);
+    const wire = tag.v % 8;
+    const fail = (message: string) => ({ end: at, problem: { line: 0, byteOffset: at, message } });
+    if (tag.next - at !== 1) return fail(`protobuf field ${field} is not a field of pprof's Profile`);
+    if (wire === 2 && PROFILE_LEN_FIELDS.has(field)) {
+      const len = varint(b, tag.next, b.length);
+      if (!len) return fail(`length of protobuf field ${field} is a bad varint`);
+      if (len.next + len.v > b.length)
+        return fail(
+          `protobuf field ${field} says ${len.v} bytes but the file has ${b.length - len.next} left: cut off or damaged`,
+        );
+      i = len.next + len.v;
+    } else if (wire === 0 && PROFILE_VARINT_FIELDS.has(field)) {
+      const v = varint(b, tag.next, b.length);
+      if (!v) return fail(`protobuf field ${field} is a bad varint`);
+      i = v.next;
+    } else return fail(`protobuf field ${field} (wire type ${wire}) is not a field of pprof's Profile`);
+  }
+  return { end: b.length, problem: null };
+}
+
+const num = (v: number | bigint): number => (typeof v === 'bigint' ? Number(BigInt.asIntN(64, v)) : v);
+const big = (v: number | bigint): bigint => (typeof v === 'bigint' ? BigInt.asUintN(64, v) : BigInt(v));
+
+/** Decodes a pprof profile (already decompressed). Never throws: damage becomes problems with byte offsets. */
+export function parsePprof(bytes: Uint8Array): PprofResult {
+  const problems: ParseProblem[] = [];
+  const { end, problem } = wellFormedPrefix(bytes);
+  if (problem) problems.push({ ...problem, message: `${problem.message}; the fields before byte ${end} are read` });
+  let p: Profile;
+  try {
+    p = Profile.decode(bytes.subarray(0, end));
+  } catch (e) {
+    problems.push({
+      line: 0,
+      byteOffset: 0,
+      message: `not a readable pprof profile: ${e instanceof Error ? e.message : String(e)}`,
+    });
+    return { profile: null, problems };
+  }
+  const strings = p.stringTable.strings;
+  const str = (i: number | bigint): string => strings[num(i)] ?? '';
+  const functions = new Map<number, { name: string; file: string }>();
+  for (const f of p.function)
+    functions.set(num(f.id), { name: str(f.name) || str(f.systemName), file: str(f.filename) });
+  const mappings = new Map<number, PprofMapping>();
+  for (const m of p.mapping)
+    mappings.set(num(m.id), {
+      id: num(m.id),
+      start: big(m.memoryStart),
+      limit: big(m.memoryLimit),
+      offset: big(m.fileOffset),
+      file: str(m.filename),
+      buildId: str(m.buildId),
+    });
+  const locations = new Map<number, PprofLocation>();
+  for (const l of p.location) {
+    const frames: ProfileFrame[] = [];
+    for (const line of l.line) {
+      const f = functions.get(num(line.functionId));
+      if (!f) continue;
+      const n = num(line.line);
+      frames.push({ function: f.name, file: f.file || null, line: n > 0 ? n : null });
+    }
+    locations.set(num(l.id), { id: num(l.id), address: big(l.address), mappingId: num(l.mappingId), frames });
+  }
+  const sampleTypes = p.sampleType.map((t) => ({ type: str(t.type), unit: str(t.unit) }));
+  const samples: PprofSample[] = p.sample.map((s) => ({
+    locationIds: s.locationId.map(num),
+    values: s.value.map(num),
+    labels: s.label.map((l) => ({
+      key: str(l.key),
+      str: num(l.str) ? str(l.str) : null,
+      num: num(l.str) ? null : num(l.num),
+      unit: num(l.numUnit) ? str(l.numUnit) : null,
+    })),
+  }));
+  const dst = num(p.defaultSampleType);
+  return {
+    profile: {
+      sampleTypes,
+      defaultSampleType: dst ? str(dst) : null,
+      samples,
+      locations,
+      mappings,
+      timeNanos: num(p.timeNanos) || null,
+      durationNanos: num(p.durationNanos) || null,
+      periodType: p.periodType ? { type: str(p.periodType.type), unit: str(p.periodType.unit) } : null,
+      period: num(p.period),
+      comments: p.comment.map(str),
+    },
+    problems,
+  };
+}
+
+/** Which of the profile's sample types fill which column of the model; null when it has no heap type. */
+export function heapColumns(
+  types: readonly PprofSampleType[],
+): { liveBytes: number; liveObjects: number; accumBytes: number; accumObjects: number; other: string[] } | null {
+  const idx = (...names: string[]) => types.findIndex((t) => names.includes(t.type));
+  const liveBytes = idx('inuse_space', 'space');
+  const accumBytes = idx('alloc_space');
+  if (liveBytes < 0 && accumBytes < 0) return null;
+  const cols = {
+    liveBytes,
+    liveObjects: idx('inuse_objects', 'objects'),
+    accumBytes,
+    accumObjects: idx('alloc_objects'),
+  };
+  const used = new Set(Object.values(cols));
+  return { ...cols, other: types.filter((_, i) => !used.has(i)).map((t) => `${t.type}/${t.unit}`) };
+}
+
+/** A synthetic address for a location without a usable one (0, or shared by locations that name other frames). */
+const SYNTHETIC_BASE = 0x7070n << 48n; // "pp": outside every user-space mapping
+
+export interface PprofHeap {
+  info: ParsedDumpInfo;
+  records: DumpRecord[];
+  /** names the profile carries, by the hex address its locations got ("0x…") */
+  symbols: Map<string, ProfileFrame[]>;
+  /** its mappings as /proc/<pid>/maps lines (so frames without names are symbolized from binaries as usual) */
+  mapsText: string | null;
+  /** labels worth a line: pid (when every sample with one agrees) */
+  pid: number | null;
+  /** what the loader should say about the file beyond its problems */
+  notes: string[];
+}
+
+/**
+ * The heap profile in the dump readers' terms: one record per sample (leaf first), counts from the heap sample
+ * types, the profile's own names by address. Null with a reason for a profile of another kind (CPU, goroutines).
+ */
+export function pprofHeap(profile: PprofProfile, bytes: number): PprofHeap | { notHeap: string } {
+  const cols = heapColumns(profile.sampleTypes);
+  if (!cols) {
+    const types = profile.sampleTypes.map((t) => `${t.type}/${t.unit}`).join(', ') || 'none';
+    const cpu = profile.sampleTypes.some((t) => /^(cpu|samples|wall)$/.test(t.type));
+    return {
+      notHeap: `${cpu ? 'a pprof CPU profile' : 'a pprof profile, but not a heap profile'} (sample types ${types}): open it with \`go tool pprof\`; heaplens reads heap profiles (inuse_space, alloc_space, space)`,
+    };
+  }
+  const problems: ParseProblem[] = [];
+  const notes: string[] = [];
+  if (cols.other.length > 0) notes.push(`sample types not shown: ${cols.other.join(', ')}`);
+  if (cols.liveBytes >= 0 && cols.liveObjects < 0)
+    notes.push('the profile has no object counts: each sample counts as one object');
+  // addresses: a location's own when it is nonzero and no other location with other frames has it
+  const addressOf = new Map<number, bigint>();
+  const owner = new Map<bigint, string>();
+  const symbols = new Map<string, ProfileFrame[]>();
+  for (const loc of profile.locations.values()) {
+    const key = JSON.stringify(loc.frames);
+    let a = loc.address;
+    const prev = a !== 0n ? owner.get(a) : undefined;
+    if (a === 0n || (prev !== undefined && prev !== key)) a = SYNTHETIC_BASE + BigInt(loc.id);
+    owner.set(a, key);
+    addressOf.set(loc.id, a);
+    if (loc.frames.length > 0) symbols.set('0x' + a.toString(16), loc.frames);
+  }
+  const records: DumpRecord[] = [];
+  const pids = new Set<number>();
+  let missing = 0;
+  const value = (s: PprofSample, i: number) => (i >= 0 ? (s.values[i] ?? 0) : 0);
+  profile.samples.forEach((s, k) => {
+    const ids = s.locationIds.slice(0, MAX_FRAMES_PER_STACK);
+    const words = new Uint32Array(ids.length * 2);
+    ids.forEach((id, j) => {
+      let a = addressOf.get(id);
+      if (a === undefined) {
+        missing++;
+        a = SYNTHETIC_BASE + BigInt(id);
+      }
+      words[2 * j] = Number(a >> 32n) >>> 0;
+      words[2 * j + 1] = Number(a & 0xffffffffn) >>> 0;
+    });
+    const liveBytes = value(s, cols.liveBytes);
+    const accumBytes = value(s, cols.accumBytes);
+    const counts = {
+      liveBytes,
+      liveObjects: cols.liveObjects >= 0 ? value(s, cols.liveObjects) : liveBytes > 0 ? 1 : 0,
+      accumBytes,
+      accumObjects: cols.accumObjects >= 0 ? value(s, cols.accumObjects) : accumBytes > 0 ? 1 : 0,
+    };
+    for (const l of s.labels) if (l.key === 'pid' && l.num !== null) pids.add(l.num);
+    if (counts.liveBytes === 0 && counts.liveObjects === 0 && counts.accumBytes === 0 && counts.accumObjects === 0)
+      return; // pprof leaves such samples out too
+    const bad = countsProblem(counts);
+    if (bad) {
+      if (problems.length < 50) problems.push({ line: 0, byteOffset: 0, message: `sample ${k} dropped: ${bad}` });
+      return;
+    }
+    records.push({ frameWords: words, counts, threads: [], line: 0 });
+  });
+  if (missing > 0)
+    problems.push({ line: 0, byteOffset: 0, message: `${missing} frame(s) name a location the profile does not have` });
+  const mapsText =
+    profile.mappings.size > 0
+      ? [...profile.mappings.values()]
+          .filter((m) => m.limit > m.start)
+          .map((m) =>
+            `${m.start.toString(16)}-${m.limit.toString(16)} r-xp ${m.offset.toString(16)} 00:00 0 ${m.file}`.trimEnd(),
+          )
+          .join('\n') + '\n'
+      : null;
+  const info: ParsedDumpInfo = {
+    format: 'pprof',
+    sampling: { kind: 'none' },
+    header: null,
+    headerThreads: [],
+    recordCount: records.length,
+    mapsText,
+    mapsFirstLine: 1,
+    mapsComplete: true,
+    trailerText: null,
+    truncated: null,
+    fatal: null,
+    problems,
+    problemsOmitted: 0,
+    skippedLeadingLines: 0,
+    goRuntime: false,
+    bytes,
+    lines: 0,
+  };
+  return { info, records, symbols, mapsText, pid: pids.size === 1 ? [...pids][0] : null, notes };
+}

@@ -148,6 +148,39 @@ describe('a damaged, newer or foreign context is ignored with a warning; the dum
     ['repeated key', (l) => l.flatMap((x) => (x.startsWith('C rss ') ? [x, x] : [x])), /rss repeats/],
     ['missing version line', (l) => l.filter((x) => x !== 'C context 1'), /do not start with "C context/],
     ['extra field', (l) => l.map((x) => (x.startsWith('C hostname ') ? x + ' extra' : x)), /3 fields/],
+    // issue 24 item 8: each was accepted and judged
+    [
+      'an RSS of 10^19 bytes',
+      (l) => l.map((x) => (x.startsWith('C rss ') ? 'C rss 9999999999999999999' : x)),
+      /rss is 9999999999999999999, past 2\^53/,
+    ],
+    [
+      'a cgroup limit of 0 bytes',
+      (l) => l.flatMap((x) => (x.startsWith('C cg_max ') ? [] : x === 'C context 1' ? [x, 'C cg_max 0'] : [x])),
+      /cg_max is 0, not a limit/,
+    ],
+    [
+      'a dump dated 1653',
+      (l) => l.map((x) => (x.startsWith('C time_real_ns ') ? 'C time_real_ns -9999999999999999999' : x)),
+      /time_real_ns: 1653-.* is before 1970/,
+    ],
+    [
+      'a dump dated 2286',
+      (l) => l.map((x) => (x.startsWith('C time_real_ns ') ? 'C time_real_ns 9999999999999999999' : x)),
+      /time_real_ns: 2286-.* more than a year in the future/,
+    ],
+    [
+      'a process started in 2286, after its own dump',
+      (l) =>
+        l.flatMap((x) =>
+          x.startsWith('C start_real_ns ')
+            ? []
+            : x === 'C context 1'
+              ? [x, 'C start_real_ns 9999999999999999999']
+              : [x],
+        ),
+      /started after its own dump/,
+    ],
   ];
   for (const [name, edit, message] of cases) {
     it(name, async () => {
@@ -184,6 +217,26 @@ describe('context record details', () => {
     expect(r.context?.cgroup).toMatchObject({ max: null, maxUnlimited: true, current: 5 });
     // ns beyond 2^53 keep sub-millisecond precision
     expect(r.context?.timeRealMs).toBeCloseTo(1796118337741.72, 2);
+  });
+
+  it('a 20,000-character first argument is cut with a mark, not dropped (issue 24 item 8)', () => {
+    const long = 'x'.repeat(20_000);
+    const t = parsePyFrames(
+      `PYFRAMES/1 pid=7 python=-\nC context 1\nC time_real_ns 1796118337741721536\nC pid 7\nC cmdline ${long}%00-v%00\nEND 0\n`,
+    )!;
+    const r = parseDumpContext(t.contextRecords!, { pids: [t.pid] });
+    expect(r.problem).toBeNull();
+    expect(r.context?.cmdline).toHaveLength(1);
+    expect(r.context?.cmdline?.[0]).toBe('x'.repeat(8192) + '\u2026');
+    expect(r.context?.cmdlineCut).toBe(true);
+    // a short line is not marked
+    const u = parsePyFrames(
+      'PYFRAMES/1 pid=7 python=-\nC context 1\nC time_real_ns 1796118337741721536\nC pid 7\nC cmdline a%00b\nEND 0\n',
+    )!;
+    expect(parseDumpContext(u.contextRecords!, { pids: [u.pid] }).context).toMatchObject({
+      cmdline: ['a', 'b'],
+      cmdlineCut: false,
+    });
   });
 
   it('older tables (the fixture runs, written before these keys) read with the new parts null', async () => {

@@ -3,6 +3,7 @@
 // which process took it, and the allocator / RSS / cgroup counters at that moment.
 // The values come from the profiled process: strings are decoded defensively and bounded.
 
+import { dateProblem, MAX_COUNT } from './limits.js';
 import { decodePyString } from './pyframes.js';
 
 /** The context version this reader knows; a newer one is ignored with a warning. */
@@ -217,7 +218,7 @@ function nsToMs(s: string): number {
  */
 export function parseDumpContext(
   records: readonly ContextRecord[],
-  expect: { pids?: readonly (number | null)[] } = {},
+  expect: { pids?: readonly (number | null)[]; nowMs?: number } = {},
 ): ContextResult {
   if (records.length === 0) return { context: null, problem: null };
   const bad = (message: string, line?: number): ContextResult => ({
@@ -243,10 +244,27 @@ export function parseDumpContext(
     if (INT_KEYS.has(key) && !INT.test(value)) return bad(`context key ${key} is not an integer`, r.line);
     if (key === 'cg_max' && value !== 'max' && !INT.test(value))
       return bad('context key cg_max is neither an integer nor "max"', r.line);
+    // Sizes and counts past 2^53 (8 PiB) are damage, as in the dump readers (limits.ts); times in ns are
+    // bounded as dates below.
+    if ((INT_KEYS.has(key) || key === 'cg_max') && !key.endsWith('_ns') && value !== 'max' && Number(value) > MAX_COUNT)
+      return bad(`context key ${key} is ${value}, past 2^53 (8 PiB)`, r.line);
+    // A cgroup cannot run, let alone dump, under a limit of 0 bytes.
+    if (key === 'cg_max' && value !== 'max' && !(Number(value) > 0))
+      return bad(`context key cg_max is ${value}, not a limit a process could run under`, r.line);
     raw.set(key, value);
   }
   for (const k of ['time_real_ns', 'pid']) if (!raw.has(k)) return bad(`context has no ${k}`);
   const pid = Number(raw.get('pid'));
+  const nowMs = expect.nowMs ?? Date.now();
+  const timeRealMs = nsToMs(raw.get('time_real_ns') as string);
+  const badTime = dateProblem(timeRealMs, nowMs);
+  if (badTime !== null) return bad(`context time_real_ns: ${badTime}`);
+  const startNs = raw.get('start_real_ns');
+  if (startNs !== undefined && !startNs.startsWith('-')) {
+    const start = nsToMs(startNs);
+    // one clock tick of slack: start times are read in ticks of 10 ms
+    if (start > timeRealMs + 10) return bad('context start_real_ns: the process started after its own dump');
+  }
   for (const p of expect.pids ?? []) {
     if (p !== null && p !== pid)
       return bad(`context is for pid ${pid} but the dump is pid ${p} (stale or renamed file)`);
@@ -311,6 +329,7 @@ export function parseDumpContext(
   const trigger = trig !== undefined && TRIGGERS.has(trig) ? (trig as DumpTrigger) : null;
   const ppm = int('trigger_ppm');
   const cmd = raw.get('cmdline');
+  const argv = cmd === undefined ? null : decodeCmdline(cmd);
   const extra: Record<string, string> = {};
   for (const [k, v] of raw)
     if (!INT_KEYS.has(k) && !STRING_KEYS.has(k) && k !== 'cg_max') extra[k] = decodePyString(v, 256);
@@ -319,7 +338,7 @@ export function parseDumpContext(
   return {
     context: {
       version,
-      timeRealMs: nsToMs(raw.get('time_real_ns') as string),
+      timeRealMs,
       timeMonoMs: ms('time_mono_ns'),
       timeBootMs: ms('time_boot_ns'),
       pid,
@@ -328,8 +347,8 @@ export function parseDumpContext(
       startBootMs: ms('start_boot_ns'),
       comm: str('comm', MAX_COMM_CHARS),
       // arguments are NUL-separated; the producer's cut may leave a trailing empty one
-      cmdline: cmd === undefined ? null : decodeCmdline(cmd),
-      cmdlineCut: raw.get('cmdline_cut') === '1',
+      cmdline: argv === null ? null : argv.args,
+      cmdlineCut: raw.get('cmdline_cut') === '1' || (argv !== null && argv.cut),
       hostname: str('hostname', MAX_HOST_CHARS),
       jemalloc: hasJe ? je : null,
       rss: int('rss'),
@@ -361,19 +380,22 @@ export function parseDumpContext(
   };
 }
 
-function decodeCmdline(field: string): string[] {
+/** The arguments, together at most MAX_CMDLINE_CHARS; the one that crosses it is kept cut (ending in "…"). */
+function decodeCmdline(field: string): { args: string[]; cut: boolean } {
   // split on the encoded NUL before decoding so that each argument is decoded and bounded alone
   const parts = field === '-' ? [] : field.split('%00');
   if (parts.length > 0 && parts[parts.length - 1] === '') parts.pop();
-  const out: string[] = [];
+  const args: string[] = [];
   let total = 0;
   for (const p of parts) {
-    const a = p === '' ? '' : decodePyString(p, MAX_CMDLINE_CHARS);
+    const budget = MAX_CMDLINE_CHARS - total;
+    if (budget <= 0) return { args, cut: true };
+    const a = p === '' ? '' : decodePyString(p, budget);
+    args.push(a);
+    if (a.length > budget) return { args, cut: true };
     total += a.length;
-    if (total > MAX_CMDLINE_CHARS) break;
-    out.push(a);
   }
-  return out;
+  return { args, cut: false };
 }
 
 /** A command line for display: arguments with blanks or quotes quoted, as a shell would show them. */

@@ -48,6 +48,9 @@ describe('range checks (item 1)', () => {
     ['a negative count (a "-" jemalloc never prints in heap_v2)', '@ 0x1\n  t*: -2: -8192 [0: 0]\n', /negative count/],
     ['a count of 2^64', '@ 0x1\n  t*: 18446744073709551616: 18446744073709551616 [0: 0]\n', /above 2\^53/],
     ['a count of 400 digits', `@ 0x1\n  t*: 1: ${'9'.repeat(400)} [0: 0]\n`, /over 300 digits/],
+    // issue 24 item 9: unbiased, 13 objects in 1 byte became 208 KiB in 2.8 M objects
+    ['more objects than bytes', '@ 0x1\n  t*: 13: 1 [0: 0]\n', /13 live objects in 1 bytes/],
+    ['more allocated objects than bytes', '@ 0x1\n  t*: 1: 4096 [40: 8]\n', /40 allocated objects in 8 bytes/],
     ['a bad per-thread split', '@ 0x1\n  t*: 1: 4096 [0: 0]\n  t0: 1: -4096 [0: 0]\n', /negative count/],
   ];
   for (const [what, record, message] of cases) {

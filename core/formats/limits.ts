@@ -59,6 +59,8 @@ export function countsProblem(c: RawCounts): string | null {
     b <= MAX_COUNT &&
     x <= MAX_COUNT &&
     y <= MAX_COUNT &&
+    a <= b &&
+    x <= y &&
     (a === 0) === (b === 0) &&
     (x === 0) === (y === 0)
   ) {
@@ -73,6 +75,34 @@ export function countsProblem(c: RawCounts): string | null {
   if ((c.liveObjects === 0) !== (c.liveBytes === 0)) return `${c.liveObjects} live objects with ${c.liveBytes} bytes`;
   if ((c.accumObjects === 0) !== (c.accumBytes === 0))
     return `${c.accumObjects} allocated objects with ${c.accumBytes} bytes`;
+  // Every allocation is at least one byte; unbiasing such a record would invent megabytes from nothing.
+  if (c.liveObjects > c.liveBytes)
+    return `${c.liveObjects} live objects in ${c.liveBytes} bytes (every allocation is at least 1 byte)`;
+  if (c.accumObjects > c.accumBytes)
+    return `${c.accumObjects} allocated objects in ${c.accumBytes} bytes (every allocation is at least 1 byte)`;
+  return null;
+}
+
+/**
+ * Dates accepted from logs and context lines: from the epoch to a year past the reading (a clock a little
+ * ahead is common; a date in 1653 or 2286 is damage, and matching it to dumps gives nonsense).
+ */
+export const MAX_FUTURE_MS = 366 * 24 * 3600 * 1000;
+export function dateProblem(ms: number, nowMs: number = Date.now()): string | null {
+  if (!Number.isFinite(ms)) return 'not a date';
+  if (ms < 0) return `${new Date(ms).toISOString().slice(0, 10)} is before 1970`;
+  if (ms > nowMs + MAX_FUTURE_MS) {
+    const d = new Date(ms);
+    return `${Number.isFinite(d.getTime()) ? d.toISOString().slice(0, 10) : 'a date'} is more than a year in the future`;
+  }
+  return null;
+}
+
+/** Why a size in bytes (RSS, a limit) is unusable: not finite, negative, fractional, or past 2^53 (8 PiB). */
+export function bytesProblem(v: number): string | null {
+  if (!Number.isFinite(v)) return 'size with over 300 digits';
+  if (v < 0) return `negative size ${v}`;
+  if (v > MAX_COUNT) return `size ${v > 1e30 ? `of ${Math.floor(Math.log10(v)) + 1} digits` : v} B is past 8 PiB`;
   return null;
 }
 

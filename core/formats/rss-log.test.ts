@@ -96,6 +96,49 @@ describe('RSS log aligned with dumps from jemalloc alone', () => {
   });
 });
 
+describe('RSS log bounds (issue 24 item 7)', () => {
+  const head = readFileSync(join(FIX, 'rss.csv'), 'utf8').trimEnd().split('\n');
+  const t0 = head[1].split(',')[0];
+  it('absurd sizes and dates are skipped with a warning naming the line; no Infinity reaches a figure', async () => {
+    const bad = [
+      ...head.slice(0, 2),
+      `${t0},${rows[0].pid},${'9'.repeat(400)}`, // was Infinity TiB
+      `${t0},${rows[0].pid},1000000000000000000000000000000`, // 10^30 KiB: was 9.3e20 TiB
+      `0000-01-01T00:00:00Z,${rows[0].pid},5`, // was matched to the dumps of 2026
+      `2286-11-20T17:46:40Z,${rows[0].pid},5`,
+      ...head.slice(2),
+    ];
+    const job = await loadJob(await collectInputFiles([copyWithMtimes(bad.join('\n') + '\n')]));
+    const w = job.warnings.filter((x) => x.message.startsWith('RSS log:'));
+    expect(w.map((x) => x.line)).toEqual([3, 4, 5, 6]);
+    expect(w[0].message).toMatch(/over 300 digits: row skipped/);
+    expect(w[1].message).toMatch(/KiB: size of 34 digits B is past 8 PiB/);
+    expect(w[2].message).toMatch(/before 1970/);
+    expect(w[3].message).toMatch(/more than a year in the future/);
+    for (const p of job.processes)
+      expect(seriesMemory(p).map((m) => m.rss)).toEqual(rows.filter((r) => r.pid === p.pid).map((r) => r.rss));
+  });
+
+  it('samples 60 days either side of the dumps are too far to give their RSS (the match window is bounded)', async () => {
+    const day = 24 * 3600 * 1000;
+    const far = [head[0]];
+    for (const pid of new Set(rows.map((r) => r.pid))) {
+      const first = rows.find((r) => r.pid === pid)!;
+      for (const dt of [-30 * day, 30 * day])
+        far.push(`${new Date(first.timeMs + dt).toISOString()},${pid},${first.rss / 1024}`);
+    }
+    const job = await loadJob(await collectInputFiles([copyWithMtimes(far.join('\n') + '\n')]));
+    expect(job.processes.every((p) => p.rssLog && p.rssLog.rss.length === 2)).toBe(true);
+    for (const p of job.processes) expect(seriesMemory(p).every((m) => m.rss === null)).toBe(true);
+  });
+
+  it('seconds since start past 10 years are refused', () => {
+    const l = parseRssLog('elapsed_s,rss_kib\n1,1\n400000000,1\n')!;
+    expect(l.samples).toHaveLength(1);
+    expect(l.problems[0]).toMatchObject({ line: 3, message: expect.stringMatching(/10 years/) });
+  });
+});
+
 describe('RSS log columns and time forms (docs/formats.md)', () => {
   it('epoch seconds, bytes, tab-separated', () => {
     const l = parseRssLog('epoch\tpid\trss_bytes\n1796118337.5\t7\t4096\n')!;

@@ -3,6 +3,8 @@
 // supplies RSS over time. One header row names the columns; rows that cannot be read become
 // problems naming their line, the rest is kept.
 
+import { bytesProblem, dateProblem } from './limits.js';
+
 /** How the time column is written. */
 export type RssTimeKind = 'iso' | 'epoch-s' | 'epoch-ms' | 'since-start';
 
@@ -109,22 +111,35 @@ function splitRow(line: string, sep: string): string[] {
 const ISO = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?(Z|[+-]\d{2}:?\d{2})?$/;
 const NUM = /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/;
 
-/** ms for one time cell, or null. ISO without a zone is taken as UTC (logs from clusters usually are). */
-function parseTime(cell: string, kind: RssTimeKind): number | null {
+/** Longest span of a 'since-start' time: a job of 10 years is damage, and larger values lose their ms. */
+const MAX_SINCE_START_MS = 10 * 366 * 24 * 3600 * 1000;
+
+/**
+ * ms for one time cell, or why it is unusable. ISO without a zone is taken as UTC (logs from clusters usually
+ * are). Dates are bounded (limits.ts dateProblem) so that a sample from year 0 is not matched to dumps of now.
+ */
+function parseTime(cell: string, kind: RssTimeKind, nowMs: number): number | string {
+  let t: number;
   if (kind === 'iso') {
-    if (!ISO.test(cell)) return null;
+    if (!ISO.test(cell)) return 'is not an ISO-8601 date';
     const zoned = /(Z|[+-]\d{2}:?\d{2})$/.test(cell) || !cell.includes(':') ? cell : cell + 'Z';
-    const t = Date.parse(zoned.replace(' ', 'T'));
-    return Number.isFinite(t) ? t : null;
+    t = Date.parse(zoned.replace(' ', 'T'));
+  } else {
+    if (!NUM.test(cell)) return 'is not a number of seconds';
+    const v = Number(cell);
+    if (!Number.isFinite(v) || v < 0) return 'is not a non-negative number of seconds';
+    t = kind === 'epoch-ms' ? v : v * 1000;
+    if (kind === 'since-start') return t <= MAX_SINCE_START_MS ? t : 'is more than 10 years after the start';
   }
-  if (!NUM.test(cell)) return null;
-  const v = Number(cell);
-  if (!Number.isFinite(v) || v < 0) return null;
-  return kind === 'epoch-ms' ? v : v * 1000;
+  const bad = dateProblem(t, nowMs);
+  return bad === null ? t : bad;
 }
 
-/** Parses a whole CSV text; null when it has no header naming a time and an RSS column. */
-export function parseRssLog(text: string): RssLog | null {
+/**
+ * Parses a whole CSV text; null when it has no header naming a time and an RSS column. `nowMs` is the
+ * reading's clock, for the bound on dates in the future.
+ */
+export function parseRssLog(text: string, nowMs: number = Date.now()): RssLog | null {
   const lines = text.split('\n');
   let h = 0;
   while (h < lines.length && (lines[h].trim() === '' || lines[h].startsWith('#'))) h++;
@@ -155,12 +170,9 @@ export function parseRssLog(text: string): RssLog | null {
     const tc = cells[ti];
     if (kind === 'auto')
       kind = ISO.test(tc) ? 'iso' : NUM.test(tc) && Number(tc) >= EPOCH_S_MIN ? 'epoch-s' : 'since-start';
-    const timeMs = parseTime(tc, kind);
-    if (timeMs === null) {
-      problem(
-        lineNo,
-        `time ${JSON.stringify(tc.slice(0, 40))} is not ${kind === 'iso' ? 'an ISO-8601 date' : 'a number of seconds'}: row skipped`,
-      );
+    const timeMs = parseTime(tc, kind, nowMs);
+    if (typeof timeMs === 'string') {
+      problem(lineNo, `time ${JSON.stringify(tc.slice(0, 40))} ${timeMs}: row skipped`);
       continue;
     }
     const rc = cells[ri];
@@ -176,7 +188,16 @@ export function parseRssLog(text: string): RssLog | null {
       }
       pid = Number(cells[pi]);
     }
-    samples.push({ timeMs, pid, rss: Number(rc) * (rssUnit === 'KiB' ? 1024 : 1) });
+    const rss = Math.round(Number(rc) * (rssUnit === 'KiB' ? 1024 : 1));
+    const badRss = bytesProblem(rss);
+    if (badRss !== null) {
+      problem(
+        lineNo,
+        `RSS ${JSON.stringify(rc.slice(0, 40))}${rssUnit === 'KiB' ? ' KiB' : ''}: ${badRss}: row skipped`,
+      );
+      continue;
+    }
+    samples.push({ timeMs, pid, rss });
   }
   if (samples.length >= MAX_RSS_ROWS) problem(lines.length, `only the first ${MAX_RSS_ROWS} rows were read`);
   return {

@@ -65,6 +65,11 @@ export function attachRssLogs(
 
 /** Slack for matching a log sample to a dump: twice the log's median interval, at least this. */
 const MIN_MATCH_MS = 1000;
+/**
+ * ... and at most this: a sample further than 10 minutes from a dump does not say its RSS (two samples
+ * years apart would otherwise make a median gap that matches anything).
+ */
+export const MAX_MATCH_MS = 10 * 60 * 1000;
 
 /** RSS at each snapshot from the process's log (nearest sample, close enough in time), else null. */
 export function rssFromLog(p: Pick<ProcessSeries, 'snapshots' | 'rssLog'>): (number | null)[] {
@@ -75,7 +80,7 @@ export function rssFromLog(p: Pick<ProcessSeries, 'snapshots' | 'rssLog'>): (num
     .slice(1)
     .map((t, i) => t - log.timeMs[i])
     .sort((a, b) => a - b);
-  const slack = Math.max(MIN_MATCH_MS, 2 * (gaps.length ? gaps[gaps.length >> 1] : 0));
+  const slack = Math.min(MAX_MATCH_MS, Math.max(MIN_MATCH_MS, 2 * (gaps.length ? gaps[gaps.length >> 1] : 0)));
   return times.map((t) => {
     if (t.timeMs === null) return null;
     // binary search for the first sample at or after t

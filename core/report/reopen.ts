@@ -2,6 +2,7 @@
 // session (notes included). Everything from the file is validated as untrusted input (job-pack.ts unpackJob,
 // core/notes/validate.ts).
 
+import { revealControls } from '../model/display-text.js';
 import type { Job } from '../model/model.js';
 import type { Session } from '../notes/schema.js';
 import { validateSession } from '../notes/validate.js';
@@ -21,7 +22,8 @@ export function reportToSession(header: PackedJob): Session {
     ...header.session,
     notes: header.notes,
     readOnly: true,
-    source: { kind: 'report', title: header.title, createdAt: header.createdAt },
+    // the title comes from a folder name: shown in the banner, so marked as every name is
+    source: { kind: 'report', title: revealControls(header.title), createdAt: header.createdAt },
   });
 }
 

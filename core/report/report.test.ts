@@ -224,6 +224,8 @@ describe('report page', () => {
     const bad2 = structuredClone(header);
     bad2.processes[0].cellBytes = { ...bad2.processes[0].cellBytes, o: 1 << 30 };
     expect(() => unpackJob(repack(bad2))).toThrow(/processes\[0\]\.cellBytes: /);
+    // issue 24 item 14: a title from a folder name with a bidi override is shown marked in the banner
+    expect(reportToSession({ ...header, title: 'job\u202egpj.exe' }).source?.title).toBe('job<U+202E>gpj.exe');
     // a session embedded with bad fields is refused as untrusted input
     expect(() =>
       reportToSession({ ...header, notes: [{ ...(header.notes[0] ?? {}), color: 'javascript:x' } as never] }),

@@ -92,4 +92,17 @@ describe('parseLimit', () => {
     expect(parseLimit('-1')).toMatchObject({ ok: false });
     expect(parseLimit('0')).toMatchObject({ ok: false });
   });
+  it('refuses counts that are not a real limit (issue 24 item 10)', () => {
+    expect(parseLimit('9'.repeat(400))).toMatchObject({ ok: false });
+    expect(parseLimit('1e30')).toMatchObject({ ok: false });
+    expect(parseLimit('1000000000000000000000000000000')).toMatchObject({ ok: false });
+    expect(parseLimit('1e-10')).toMatchObject({ ok: false });
+    expect(parseLimit('0.5')).toMatchObject({ ok: false });
+    expect(parseLimit('1.5')).toMatchObject({ ok: false });
+    expect(parseLimit('0.0001K')).toMatchObject({ ok: false });
+    expect(parseLimit('1.5K')).toMatchObject({ ok: true, bytes: 1536 });
+    // The largest value the kernel writes back for a page-aligned memory.max on 64-bit is still refused as absurd
+    // only past 8 PiB; 4 PiB is accepted as given.
+    expect(parseLimit('4503599627370496')).toMatchObject({ ok: true, bytes: 2 ** 52 });
+  });
 });

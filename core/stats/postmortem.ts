@@ -221,7 +221,13 @@ export function parseLimit(text: string): LimitParse {
   const mult = UNITS[unit];
   if (mult === undefined)
     return { ok: false, message: `unknown unit "${m[2]}" (use K, M, G, T, KiB…, kB, MB, GB, TB)` };
-  const bytes = Number(m[1]) * mult;
-  if (!(bytes > 0)) return { ok: false, message: 'the limit must be more than 0 bytes' };
+  // memory.max is a whole byte count: a bare number must be whole, a scaled one is cut to whole bytes.
+  if (unit === '' && m[1].includes('.'))
+    return { ok: false, message: `not a whole byte count: ${JSON.stringify(t.slice(0, 40))}` };
+  const bytes = Math.floor(Number(m[1]) * mult);
+  if (!(bytes >= 1)) return { ok: false, message: 'the limit must be at least 1 byte' };
+  // Past 2^53 bytes (8 PiB) no machine has the memory and figures stop being exact.
+  if (!(bytes <= Number.MAX_SAFE_INTEGER))
+    return { ok: false, message: `the limit ${JSON.stringify(t.slice(0, 40))} is past 8 PiB, not a real memory limit` };
   return { ok: true, bytes, note: null };
 }

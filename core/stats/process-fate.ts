@@ -3,6 +3,7 @@
 // well before its siblings'. The OOM killer leaves no mark in the dumps themselves, so these are
 // the only evidence in a folder of dumps (a kernel log would pin the victim; not read here).
 
+import { revealControls } from '../model/display-text.js';
 import type { Job, ProcessSeries } from '../model/model.js';
 import { lastCompleteIndex } from '../model/snapshot-status.js';
 import { seriesTimes } from '../model/snapshot-time.js';
@@ -54,7 +55,10 @@ export function processFates(job: Pick<Job, 'processes'>): ProcessFate[] {
     const last = p.snapshots[p.snapshots.length - 1];
     const evidence: string[] = [];
     if (last && !last.complete)
-      evidence.push(`its last dump (${last.file}) is cut off: the process was stopped while jemalloc wrote it`);
+      // the file name is shown by the CLI and the app alike: marked once here (bidi overrides, escapes)
+      evidence.push(
+        `its last dump (${revealControls(last.file)}) is cut off: the process was stopped while jemalloc wrote it`,
+      );
     if (p.endedWithoutFinalDump && anyFinal)
       evidence.push('no final dump, while other processes of the job wrote theirs');
     const end = lastTimes[i];

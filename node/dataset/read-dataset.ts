@@ -12,6 +12,8 @@ import type { ModuleReport, SymbolizedAddress, SymbolTable } from '../../core/sy
 import { chunkNumbers, forEachChunk, openEngine, type Engine } from './duckdb.js';
 import { DATASET_FORMAT, DATASET_VERSION, MANIFEST_FILE, type Manifest } from './schema.js';
 import { DatasetError } from './errors.js';
+import { MAX_COUNT } from '../../core/formats/limits.js';
+import { jsonValue, periodValue, sizeOrNull, sizeValue, textValue, wholeOrNull, wholeValue } from './dataset-values.js';
 import { checkDatasetTree, checkProcessId, MAX_MANIFEST_BYTES, parquetPathSql } from './tree-check.js';
 import { fromTaggedJson } from './tagged-json.js';
 import { partitionDir, type FileRecord } from './write-dataset.js';
@@ -125,6 +127,19 @@ async function onParquetFile<T>(file: string, query: () => Promise<T>): Promise<
     throw unreadableParquet(file, e);
   }
 }
+
+const isObject = (x: unknown): boolean => typeof x === 'object' && x !== null && !Array.isArray(x);
+// a context or frame table written as JSON null (a dump without one)
+const isObjectOrNull = (x: unknown): boolean => x === null || isObject(x);
+const isThreadList = (x: unknown): boolean =>
+  Array.isArray(x) &&
+  x.every(
+    (t) =>
+      isObject(t) &&
+      [(t as ThreadTotals).live, (t as ThreadTotals).accumulated].every(
+        (c) => isObject(c) && [c.bytes, c.objects].every((v) => typeof v === 'number' && v >= 0 && v <= MAX_COUNT),
+      ),
+  );
 
 const num = (v: DuckDBValue): number => (typeof v === 'bigint' ? Number(v) : (v as number));
 const numOrNull = (v: DuckDBValue): number | null => (v === null ? null : num(v));
@@ -248,29 +263,35 @@ async function readSnapshots(
   pr: Row,
   withCells: boolean | CellPicker,
 ): Promise<{ series: ProcessSeries; counts: number[] }> {
-  const snapRows = await readParquetRows(engine, partFile(dir, 'snapshots', id), '*', 'ORDER BY snapshot');
+  const sfile = partFile(dir, 'snapshots', id);
+  const snapRows = await readParquetRows(engine, sfile, '*', 'ORDER BY snapshot');
+  // every figure bounded as the dump readers bound theirs, every failure naming the file and column
+  const size = (r: Row, c: string): number => sizeValue(sfile, c, r[c]);
   const snapshots: Snapshot[] = snapRows.map((r) => ({
-    file: str(r.file),
-    seq: numOrNull(r.seq),
-    trigger: str(r.trigger) as Trigger,
-    triggerSeq: numOrNull(r.trigger_seq),
-    mtimeMs: numOrNull(r.mtime_ms),
-    format: str(r.format) as DumpFormat,
-    samplePeriod: num(r.sample_period),
-    live: { objects: num(r.live_objects), bytes: num(r.live_bytes) },
-    accumulated: { objects: num(r.accum_objects), bytes: num(r.accum_bytes) },
+    file: textValue(sfile, 'file', r.file),
+    seq: wholeOrNull(sfile, 'seq', r.seq),
+    trigger: textValue(sfile, 'trigger', r.trigger) as Trigger,
+    triggerSeq: wholeOrNull(sfile, 'trigger_seq', r.trigger_seq),
+    mtimeMs: sizeOrNull(sfile, 'mtime_ms', r.mtime_ms),
+    format: textValue(sfile, 'format', r.format) as DumpFormat,
+    samplePeriod: periodValue(sfile, r.sample_period),
+    live: { objects: size(r, 'live_objects'), bytes: size(r, 'live_bytes') },
+    accumulated: { objects: size(r, 'accum_objects'), bytes: size(r, 'accum_bytes') },
     header: {
-      live: { objects: num(r.header_live_objects), bytes: num(r.header_live_bytes) },
-      accumulated: { objects: num(r.header_accum_objects), bytes: num(r.header_accum_bytes) },
+      live: { objects: size(r, 'header_live_objects'), bytes: size(r, 'header_live_bytes') },
+      accumulated: { objects: size(r, 'header_accum_objects'), bytes: size(r, 'header_accum_bytes') },
     },
     hasAccumulated: r.has_accumulated === true,
     complete: r.complete === true,
-    headerLiveBytes: numOrNull(r.header_live_bytes_unbiased),
-    threads: JSON.parse(str(r.threads_json)) as ThreadTotals[],
+    headerLiveBytes: sizeOrNull(sfile, 'header_live_bytes_unbiased', r.header_live_bytes_unbiased),
+    threads: jsonValue<ThreadTotals[]>(sfile, 'threads_json', r.threads_json, isThreadList),
     truncated:
       r.truncated_byte_offset === null
         ? null
-        : { byteOffset: num(r.truncated_byte_offset), line: num(r.truncated_line) },
+        : {
+            byteOffset: wholeValue(sfile, 'truncated_byte_offset', r.truncated_byte_offset),
+            line: wholeValue(sfile, 'truncated_line', r.truncated_line),
+          },
     stackIds: new Uint32Array(0),
     liveBytes: new Float64Array(0),
     liveObjects: new Float64Array(0),
@@ -278,14 +299,25 @@ async function readSnapshots(
     accumBytes: r.has_accum_cells ? new Float64Array(0) : null,
     accumObjects: r.has_accum_cells ? new Float64Array(0) : null,
     mapsSource: strOrNull(r.maps_source) as Snapshot['mapsSource'],
-    ...(r.context_json === null ? {} : { context: fromTaggedJson<Snapshot['context']>(str(r.context_json)) }),
+    ...(r.context_json === null
+      ? {}
+      : {
+          context: jsonValue<Snapshot['context']>(
+            sfile,
+            'context_json',
+            r.context_json,
+            isObjectOrNull,
+            fromTaggedJson,
+          ),
+        }),
   }));
   if (snapshots.length !== num(pr.snapshot_count))
     throw new DatasetError(
       partFile(dir, 'snapshots', id),
       `has ${snapshots.length} snapshots; processes.parquet says ${num(pr.snapshot_count)}`,
     );
-  const counts = snapRows.map((r) => num(r.cell_count));
+  const counts = snapRows.map((r) => wholeValue(sfile, 'cell_count', r.cell_count));
+  const stackCount = wholeValue(join(dir, 'processes.parquet'), 'stack_count', pr.stack_count);
   if (withCells === false)
     await checkCellFiles(
       engine,
@@ -293,7 +325,7 @@ async function readSnapshots(
       id,
       counts.reduce((a, b) => a + b, 0),
     );
-  else if (withCells === true) await readCells(engine, dir, id, snapshots, counts, null);
+  else if (withCells === true) await readCells(engine, dir, id, snapshots, counts, null, stackCount);
   else {
     await checkCellFiles(
       engine,
@@ -308,6 +340,7 @@ async function readSnapshots(
       snapshots,
       counts,
       new Set(withCells(snapshots).filter((j) => j >= 0 && j < snapshots.length)),
+      stackCount,
     );
   }
 
@@ -323,7 +356,14 @@ async function readSnapshots(
     symbols: null,
     endedWithoutFinalDump: pr.ended_without_final_dump === true,
   };
-  if (pr.python_frames_json !== null) series.pythonFrames = fromTaggedJson<PyFrameTable>(str(pr.python_frames_json));
+  if (pr.python_frames_json !== null)
+    series.pythonFrames = jsonValue<PyFrameTable>(
+      join(dir, 'processes.parquet'),
+      'python_frames_json',
+      pr.python_frames_json,
+      isObjectOrNull,
+      fromTaggedJson,
+    );
   return { series, counts };
 }
 
@@ -424,6 +464,7 @@ async function readCells(
   snapshots: Snapshot[],
   counts: number[],
   pick: ReadonlySet<number> | null,
+  stackCount: number,
 ): Promise<void> {
   const cdir = partitionDir(dir, 'cells', id);
   const total = counts.reduce((a, b, j) => a + (pick && !pick.has(j) ? 0 : b), 0);
@@ -472,6 +513,18 @@ async function readCells(
               file,
               `holds more cells for snapshot ${j} than its snapshots row says (${s.stackIds.length})`,
             );
+          // the dump readers' bounds (limits.ts): a stack of the table, finite sizes from 0 to 2^53
+          if (!(stack[r] >= 0 && stack[r] < stackCount && Number.isInteger(stack[r])))
+            throw new DatasetError(file, `column stack_id holds ${stack[r]}; the process has ${stackCount} stacks`);
+          for (const [c, v] of [
+            ['bytes', bytes[r]],
+            ['objects', objects[r]],
+            ['accum_bytes', ab[r]],
+            ['accum_objects', ao[r]],
+            ['var_bytes', vb[r]],
+          ] as const)
+            if (!(v >= 0 && v <= MAX_COUNT))
+              throw new DatasetError(file, `column ${c} holds ${v} in snapshot ${j}, not a size (0 to 2^53)`);
           s.stackIds[i] = stack[r];
           s.liveBytes[i] = bytes[r];
           s.liveObjects[i] = objects[r];
@@ -593,9 +646,20 @@ async function readSymbols(
   const table: SymbolTable = {
     leaf: new Array<SymbolizedAddress | undefined>(n),
     caller: new Array<SymbolizedAddress | undefined>(n),
-    modules: modulesJson ? (JSON.parse(modulesJson) as ModuleReport[]) : [],
+    modules: modulesJson
+      ? jsonValue<ModuleReport[]>(join(dir, 'processes.parquet'), 'modules_json', modulesJson, Array.isArray)
+      : [],
   };
-  for (let i = 0; i < ids.length; i++)
-    (roles[i] === 'leaf' ? table.leaf : table.caller)[num(ids[i])] = JSON.parse(str(json[i])) as SymbolizedAddress;
+  const ffile = partFile(dir, 'frames', id);
+  for (let i = 0; i < ids.length; i++) {
+    const a = wholeValue(ffile, 'address_id', ids[i]);
+    if (a >= n) throw new DatasetError(ffile, `column address_id holds ${a}; the process has ${n} addresses`);
+    (roles[i] === 'leaf' ? table.leaf : table.caller)[a] = jsonValue<SymbolizedAddress>(
+      ffile,
+      'symbol_json',
+      json[i],
+      isObject,
+    );
+  }
   return table;
 }

@@ -161,7 +161,7 @@ export class Selection {
       if (row)
         facts.push(
           ['status', row.status],
-          ['steadiness', formatBytes(row.score) + '/dump'],
+          ['steadiness', formatBytes(row.steadiness) + '/dump'],
           ['grew in', `${(row.growingFraction * 100).toFixed(0)}% of intervals`],
         );
       if (row && row.members.length > 1)

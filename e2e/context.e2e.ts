@@ -46,7 +46,14 @@ test.describe('capture context', () => {
     await expect(chart).toBeVisible();
     for (const k of ['heap', 'allocated', 'resident', 'rss', 'cgroupCurrent'])
       await expect(page.getByTestId(`memory-key-${k}`)).toBeVisible();
-    await expect(page.getByTestId('memory-axis')).toContainText('from the capture');
+    await expect(page.getByTestId('memory-axis')).toContainText('capture times');
+    // one time axis: the memory chart's is the timeline's (kind and caption), in UTC
+    await expect(page.getByTestId('memory-axis')).toHaveAttribute(
+      'data-axis',
+      (await page.getByTestId('timeline-axis').getAttribute('data-axis')) ?? '',
+    );
+    await expect(page.getByTestId('memory-axis')).toHaveText(await page.getByTestId('timeline-axis').innerText());
+    await expect(page.getByTestId('memory-axis')).toContainText('UTC');
     await expect(chart.locator('path.mem-line')).toHaveCount(5);
     await expect(page.getByTestId('memory-gap')).toContainText(/RSS .* − allocated .* = /);
     for (const w of [1024, 1280, 1920]) {
@@ -76,7 +83,15 @@ test.describe('capture context', () => {
       );
     }
     await trs.nth(0).click();
-    await expect(page.getByTestId('memory-axis')).toContainText('from the capture');
+    // one time axis for both charts: the evaluator's dumps have no usable times (their mtimes are off the capture
+    // clock), so the memory chart counts dumps as the timeline does, though the trainer's own dumps have times
+    await expect(page.getByTestId('timeline-axis')).toHaveAttribute('data-axis', 'seq');
+    await expect(page.getByTestId('memory-axis')).toHaveAttribute('data-axis', 'seq');
+    await expect(page.getByTestId('memory-axis')).toHaveAttribute('title', /differ from the capture clock/);
+    // the trainer's capture times are still each dump's, in UTC, in its tooltip
+    await expect(page.locator('[data-testid=memory-points] rect').first().locator('title')).toHaveText(
+      /^#\d+ · \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC \(capture\)/,
+    );
     for (const w of [1024, 1280]) {
       await page.setViewportSize({ width: w, height: 800 });
       await page.waitForTimeout(250);
@@ -119,7 +134,7 @@ test.describe('capture context', () => {
     await expect(page.getByTestId('job-info')).toContainText('processes', { timeout: 30_000 });
     await page.locator('[data-testid=processes] tbody tr').first().click();
     await expect(page.getByTestId('memory-key-rss')).toContainText('RSS (log)');
-    await expect(page.getByTestId('memory-axis')).toContainText('file mtimes');
+    await expect(page.getByTestId('memory-axis')).toContainText('file modification times');
     await shot(page, 'context-rss-log-1280');
   });
 });

@@ -71,6 +71,17 @@ test.describe('capture context', () => {
     await page.goto('/');
     await dropFiles(page, '[data-testid=dropzone]', folderFiles(path.join(ROOT, 'fixtures', 'job', 'dumps')));
     await expect(page.getByTestId('job-info')).toContainText('5 processes', { timeout: 60_000 });
+    // it opens on the process that holds suspect #1 — the workload's fastest leaker (plan.leakPerStep), which is
+    // also the one killed — not on the trainer, and says why
+    const plan = (
+      JSON.parse(readFileSync(path.join(ROOT, 'fixtures', 'job', 'expected.json'), 'utf8')) as {
+        plan: { leakPerStep: Record<string, number> };
+      }
+    ).plan.leakPerStep;
+    const leakiest = Object.entries(plan).sort((a, b) => b[1] - a[1])[0][0];
+    const victim = exp.processes.find((e) => e.role === leakiest)!;
+    await expect(page.getByTestId('focus-reason')).toContainText('holds suspect #1');
+    await expect(page.locator('.snapbar .pname')).toContainText(`pid ${victim.pid}`);
     await page.getByTestId('sort-tree').click();
     const trs = page.locator('[data-testid=processes] tbody tr');
     await expect(trs.nth(0)).toHaveAttribute('data-pid', String(trainer.pid));

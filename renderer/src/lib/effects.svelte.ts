@@ -7,6 +7,7 @@ import type { StackTarget } from '../../../core/notes/schema.ts';
 import { debounce } from './session-map.ts';
 import type { Ui } from './ui.svelte.ts';
 import type { GrowthResult, StackMode } from './protocol.ts';
+import { openingProcess } from '../state/opening.ts';
 
 /** Sets up the effects; returns the autosaver (flushed on pagehide, cancelled on unmount). */
 export function startEffects(ui: Ui): { flush(): void; cancel(): void } {
@@ -84,6 +85,14 @@ export function startEffects(ui: Ui): { flush(): void; cancel(): void } {
       .then((r) => {
         if (ask.key !== suspectsKey) return;
         app.job.suspects = r.suspects;
+        // a job opens on the process that holds suspect #1 (else the killed one), once the full ranking is in,
+        // unless the user has picked another meanwhile
+        const sel = app.selection;
+        if (app.job.autoOpen && !app.job.partial && sel.opened) {
+          app.job.autoOpen = false;
+          const o = openingProcess(app.job.summary?.processes ?? [], r.suspects);
+          if (o) sel.openOn(o);
+        }
         // a report opens on the job's top suspect: its process focused, its stack in the panel
         const top = r.suspects.rows[0]?.members[0];
         if (app.job.focusTopSuspect && top) {

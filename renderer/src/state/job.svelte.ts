@@ -25,6 +25,7 @@ import type { JobFacts, Shell } from './shell.svelte.ts';
 import type { Selection } from './selection.svelte.ts';
 import type { Notes } from './notes.svelte.ts';
 import type { Sessions } from './session.svelte.ts';
+import { openingProcess } from './opening.ts';
 
 export class Job implements JobFacts {
   summary = $state.raw<JobSummary | null>(null);
@@ -46,6 +47,8 @@ export class Job implements JobFacts {
   fromReport = $state(false);
   /** select the job's top suspect once the growth ranking arrives (a report opens on it) */
   focusTopSuspect = false;
+  /** the job opened on a process of its own choosing: move to suspect #1's once the full ranking is in */
+  autoOpen = false;
   /** what was open before a load showed its first processes: back in place if it is cancelled or fails */
   private beforePartial: {
     summary: JobSummary | null;
@@ -259,17 +262,24 @@ export class Job implements JobFacts {
       if (!wasPartial) sel.dropProcessViews();
       const procs = res.summary.processes;
       if (procs.length === 0) this.shell.error = 'No heap dumps were found in what you opened.';
+      this.autoOpen = false;
       if (!kept || sel.selected.some((i) => i >= procs.length)) {
-        // focus the process that grew the most
-        if (procs.length === 0) sel.selected = [];
+        // until the ranking is in, the process that grew the most; then suspect #1's (lib/effects.svelte.ts)
+        const o = openingProcess(procs, null);
+        if (procs.length === 0 || !o) sel.selected = [];
+        else if (preferPrefix) sel.focus(bestProcess(procs, preferPrefix), false);
         else {
-          sel.focus(bestProcess(procs, preferPrefix), false);
-          sel.resetBaseTarget();
+          sel.openOn(o);
+          this.autoOpen = true;
         }
+        sel.resetBaseTarget();
       }
       const s = session ?? this.sessions.pending;
-      if (s) this.sessions.apply(s);
-      else {
+      // a session's process is the user's choice
+      if (s) {
+        this.autoOpen = false;
+        this.sessions.apply(s);
+      } else {
         this.notes.list = [];
         this.sessions.current = null;
       }

@@ -20,6 +20,7 @@ import type { StackTarget } from '../../../core/notes/schema.ts';
 import type { Tab } from '../lib/session-map.ts';
 import { formatBytes, formatCount, formatPct, snapLabel } from '../lib/format.ts';
 import { KIND_LABEL } from '../lib/colors.ts';
+import type { Opening } from './opening.ts';
 
 export type { Tab };
 
@@ -66,6 +67,8 @@ export class Selection {
   selectedStackTarget: StackTarget | null = null;
   /** a stack a restored session had selected, resolved once the worker answers */
   pendingSelectedStack: StackTarget | null = null;
+  /** the process the job opened on and why (state/opening.ts); null once another process is focused */
+  opened = $state.raw<Opening | null>(null);
   /** a process was picked by hand since the job started loading (job.svelte.ts keeps the choice) */
   pickedByHand = false;
 
@@ -103,9 +106,16 @@ export class Selection {
     this.snapshot = Math.max(0, last);
   }
 
+  /** Focuses the process a job opens on, keeping the reason it was chosen (shown beside its name). */
+  openOn(o: Opening): void {
+    this.focus(o.proc, false);
+    if (this.selected[0] === o.proc) this.opened = o;
+  }
+
   focus(index: number, additive: boolean): void {
     // a process still being read has no stacks to show yet
     if (this.shell.job.summary?.processes[index]?.pending) return;
+    if (additive || index !== this.opened?.proc) this.opened = null;
     if (this.shell.job.partial) this.pickedByHand = true;
     const before = this.selected[0];
     if (additive) {

@@ -46,7 +46,14 @@ test.describe('capture context', () => {
     await expect(chart).toBeVisible();
     for (const k of ['heap', 'allocated', 'resident', 'rss', 'cgroupCurrent'])
       await expect(page.getByTestId(`memory-key-${k}`)).toBeVisible();
-    await expect(page.getByTestId('memory-axis')).toContainText('from the capture');
+    await expect(page.getByTestId('memory-axis')).toContainText('capture times');
+    // one time axis: the memory chart's is the timeline's (kind and caption), in UTC
+    await expect(page.getByTestId('memory-axis')).toHaveAttribute(
+      'data-axis',
+      (await page.getByTestId('timeline-axis').getAttribute('data-axis')) ?? '',
+    );
+    await expect(page.getByTestId('memory-axis')).toHaveText(await page.getByTestId('timeline-axis').innerText());
+    await expect(page.getByTestId('memory-axis')).toContainText('UTC');
     await expect(chart.locator('path.mem-line')).toHaveCount(5);
     await expect(page.getByTestId('memory-gap')).toContainText(/RSS .* − allocated .* = /);
     for (const w of [1024, 1280, 1920]) {
@@ -64,6 +71,17 @@ test.describe('capture context', () => {
     await page.goto('/');
     await dropFiles(page, '[data-testid=dropzone]', folderFiles(path.join(ROOT, 'fixtures', 'job', 'dumps')));
     await expect(page.getByTestId('job-info')).toContainText('5 processes', { timeout: 60_000 });
+    // it opens on the process that holds suspect #1 — the workload's fastest leaker (plan.leakPerStep), which is
+    // also the one killed — not on the trainer, and says why
+    const plan = (
+      JSON.parse(readFileSync(path.join(ROOT, 'fixtures', 'job', 'expected.json'), 'utf8')) as {
+        plan: { leakPerStep: Record<string, number> };
+      }
+    ).plan.leakPerStep;
+    const leakiest = Object.entries(plan).sort((a, b) => b[1] - a[1])[0][0];
+    const victim = exp.processes.find((e) => e.role === leakiest)!;
+    await expect(page.getByTestId('focus-reason')).toContainText('holds suspect #1');
+    await expect(page.locator('.snapbar .pname')).toContainText(`pid ${victim.pid}`);
     await page.getByTestId('sort-tree').click();
     const trs = page.locator('[data-testid=processes] tbody tr');
     await expect(trs.nth(0)).toHaveAttribute('data-pid', String(trainer.pid));
@@ -76,7 +94,15 @@ test.describe('capture context', () => {
       );
     }
     await trs.nth(0).click();
-    await expect(page.getByTestId('memory-axis')).toContainText('from the capture');
+    // one time axis for both charts: the evaluator's dumps have no usable times (their mtimes are off the capture
+    // clock), so the memory chart counts dumps as the timeline does, though the trainer's own dumps have times
+    await expect(page.getByTestId('timeline-axis')).toHaveAttribute('data-axis', 'seq');
+    await expect(page.getByTestId('memory-axis')).toHaveAttribute('data-axis', 'seq');
+    await expect(page.getByTestId('memory-axis')).toHaveAttribute('title', /differ from the capture clock/);
+    // the trainer's capture times are still each dump's, in UTC, in its tooltip
+    await expect(page.locator('[data-testid=memory-points] rect').first().locator('title')).toHaveText(
+      /^#\d+ · \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC \(capture\)/,
+    );
     for (const w of [1024, 1280]) {
       await page.setViewportSize({ width: w, height: 800 });
       await page.waitForTimeout(250);
@@ -119,7 +145,7 @@ test.describe('capture context', () => {
     await expect(page.getByTestId('job-info')).toContainText('processes', { timeout: 30_000 });
     await page.locator('[data-testid=processes] tbody tr').first().click();
     await expect(page.getByTestId('memory-key-rss')).toContainText('RSS (log)');
-    await expect(page.getByTestId('memory-axis')).toContainText('file mtimes');
+    await expect(page.getByTestId('memory-axis')).toContainText('file modification times');
     await shot(page, 'context-rss-log-1280');
   });
 });

@@ -7,8 +7,12 @@ import type { ProcessSeries, Snapshot } from './model.js';
 
 /** The snapshot's live-bytes total: the sum of its records, or its header's for a cut dump that has one. */
 export function snapshotTotalBytes(s: Snapshot): number {
-  if (!s.complete && s.headerLiveBytes !== null) return s.headerLiveBytes;
-  return s.live.bytes;
+  return totalOfDump(s.complete, s.headerLiveBytes, s.live.bytes);
+}
+
+/** The same rule over the figures apart (a summary of a snapshot carries them without the model's records). */
+export function totalOfDump(complete: boolean, headerLiveBytes: number | null, recordBytes: number): number {
+  return !complete && headerLiveBytes !== null ? headerLiveBytes : recordBytes;
 }
 
 /** Index of the last snapshot whose records are complete; the last snapshot when none is (−1 for none at all). */

@@ -24,7 +24,7 @@ export function runCommand(ui: Ui, c: MenuCommand): void {
       void exportPng(ui);
       break;
     case 'close-job':
-      app.close();
+      app.job.close();
       break;
     case 'toggle-theme':
       app.toggleTheme();
@@ -39,28 +39,28 @@ export function runCommand(ui: Ui, c: MenuCommand): void {
       (document.querySelector('[data-testid=timeline] svg') as HTMLElement | null)?.focus();
       break;
     case 'view-growth':
-      app.tab = 'growth';
+      app.selection.tab = 'growth';
       break;
     case 'view-flame':
-      app.tab = 'flame';
+      app.selection.tab = 'flame';
       break;
     case 'view-diff':
-      app.tab = 'diff';
+      app.selection.tab = 'diff';
       break;
     case 'zoom-reset':
       ui.resetZoom();
       break;
     case 'save-session':
-      void app.saveSession(false);
+      void app.session.save(false);
       break;
     case 'save-session-as':
-      void app.saveSession(true);
+      void app.session.save(true);
       break;
     case 'open-session':
       void ui.openSessionDialog();
       break;
     case 'export-report':
-      if (app.summary && !app.readOnly && !app.partial) ui.showExport = true;
+      if (app.job.summary && !app.job.readOnly && !app.job.partial) ui.showExport = true;
       break;
     case 'export-pprof':
       void exportFormat(ui, 'pprof');
@@ -88,9 +88,9 @@ export function isTyping(t: EventTarget | null): boolean {
 export function handleKey(ui: Ui, ev: KeyboardEvent): void {
   const app = ui.app;
   // a dialog (note editor, export) is open: its own keys only
-  if (app.editing || ui.showExport) {
+  if (app.notes.editing || ui.showExport) {
     if (ev.key === 'Escape') {
-      app.editing = null;
+      app.notes.editing = null;
       ui.showExport = false;
     }
     return;
@@ -102,7 +102,7 @@ export function handleKey(ui: Ui, ev: KeyboardEvent): void {
   if (ev.ctrlKey || ev.metaKey || ev.altKey) {
     if ((ev.ctrlKey || ev.metaKey) && ev.key.toLowerCase() === 's' && app.host.kind === 'browser') {
       ev.preventDefault();
-      void app.saveSession(ev.shiftKey);
+      void app.session.save(ev.shiftKey);
       return;
     }
     if ((ev.ctrlKey || ev.metaKey) && ev.key.toLowerCase() === 'o' && app.host.kind === 'browser') {
@@ -111,35 +111,35 @@ export function handleKey(ui: Ui, ev: KeyboardEvent): void {
     }
     return;
   }
-  const n = app.focused?.snapshots.length ?? 0;
+  const n = app.selection.focused?.snapshots.length ?? 0;
   const keys: Record<string, () => void> = {
     // the search box of the flame tabs, else the tab's own filter (growth)
     '/': () =>
       (ui.searchInput ?? (document.querySelector('.tabbody input[type=search]') as HTMLInputElement | null))?.focus(),
     t: () => app.toggleTheme(),
-    a: () => (app.hideAllocator = !app.hideAllocator),
+    a: () => (app.selection.hideAllocator = !app.selection.hideAllocator),
     m: () =>
-      (app.mode =
-        app.mode === 'python-first'
+      (app.selection.mode =
+        app.selection.mode === 'python-first'
           ? 'merged'
-          : app.mode === 'merged'
+          : app.selection.mode === 'merged'
             ? 'python'
-            : app.mode === 'python'
+            : app.selection.mode === 'python'
               ? 'native'
               : 'python-first'),
-    '[': () => (app.snapshot = Math.max(0, app.snapshot - 1)),
-    ']': () => (app.snapshot = Math.min(n - 1, app.snapshot + 1)),
+    '[': () => (app.selection.snapshot = Math.max(0, app.selection.snapshot - 1)),
+    ']': () => (app.selection.snapshot = Math.min(n - 1, app.selection.snapshot + 1)),
     b: () => {
-      if (!app.readOnly) app.base = app.snapshot;
+      if (!app.job.readOnly) app.selection.base = app.selection.snapshot;
     },
     n: () => {
-      if (!app.readOnly) app.target = app.snapshot;
+      if (!app.job.readOnly) app.selection.target = app.selection.snapshot;
     },
     '?': () => (ui.showKeys = !ui.showKeys),
   };
-  for (const t of TAB_LIST) keys[t.key] = () => (app.tab = t.id);
+  for (const t of TAB_LIST) keys[t.key] = () => (app.selection.tab = t.id);
   const fn = keys[ev.key];
-  if (fn && app.summary) {
+  if (fn && app.job.summary) {
     ev.preventDefault();
     fn();
   }

@@ -7,6 +7,7 @@ import type { StackTarget } from '../../../core/notes/schema.ts';
 import { debounce } from './session-map.ts';
 import type { Ui } from './ui.svelte.ts';
 import type { GrowthResult, StackMode } from './protocol.ts';
+import { openingProcess } from '../state/opening.ts';
 
 /** Sets up the effects; returns the autosaver (flushed on pagehide, cancelled on unmount). */
 export function startEffects(ui: Ui): { flush(): void; cancel(): void } {
@@ -18,13 +19,13 @@ export function startEffects(ui: Ui): { flush(): void; cancel(): void } {
   // -- data requests (latest wins) --------------------------------------------------------------
   let seriesSeq = 0;
   $effect(() => {
-    const p = ui.procIndex;
-    const view = app.view;
-    if (p < 0 || !app.hasJob) return;
+    const p = ui.app.selection.procIndex;
+    const view = app.selection.view;
+    if (p < 0 || !app.job.hasJob) return;
     const seq = ++seriesSeq;
     void app.client.request({ type: 'stackSeries', proc: p, n: 8, view }).then((r) => {
       if (seq === seriesSeq) {
-        app.series = r.series;
+        app.selection.series = r.series;
         requestAnimationFrame(() => performance.mark('heaplens:timeline-stacks'));
       }
     });
@@ -32,20 +33,22 @@ export function startEffects(ui: Ui): { flush(): void; cancel(): void } {
 
   /** the steadiest grower of the focused process, else its largest growth */
   const focusTopGrowth = (rows: GrowthResult['stacks']): void => {
-    app.focusTopSuspect = false;
+    app.job.focusTopSuspect = false;
     const top =
-      rows.reduce<(typeof rows)[number] | null>((b, x) => (x.score > 0 && (!b || x.score > b.score) ? x : b), null) ??
-      rows.find((x) => x.deltaBytes > 0);
-    if (top) ui.selectStack(top.stackId);
+      rows.reduce<(typeof rows)[number] | null>(
+        (b, x) => (x.steadiness > 0 && (!b || x.steadiness > b.steadiness) ? x : b),
+        null,
+      ) ?? rows.find((x) => x.deltaBytes > 0);
+    if (top) ui.app.selection.selectStack(top.stackId);
   };
 
   let growthSeq = 0;
   $effect(() => {
-    const p = ui.procIndex;
-    const base = app.base;
-    const target = app.target;
-    const view = app.view;
-    if (p < 0 || !app.hasJob) return;
+    const p = ui.app.selection.procIndex;
+    const base = app.selection.base;
+    const target = app.selection.target;
+    const view = app.selection.view;
+    if (p < 0 || !app.job.hasJob) return;
     const seq = ++growthSeq;
     untrack(() => app.busy++);
     app.client
@@ -54,9 +57,10 @@ export function startEffects(ui: Ui): { flush(): void; cancel(): void } {
       .request({ type: 'growth', proc: p, base, target, view, limit: 20000, functionLimit: 5000 })
       .then((r) => {
         if (seq !== growthSeq) return;
-        app.growth = r.growth;
+        app.selection.growth = r.growth;
         // no job-wide ranking to open on (nothing scores): the focused process's top growth
-        if (app.focusTopSuspect && app.suspects && app.suspects.rows.length === 0) focusTopGrowth(r.growth.stacks);
+        if (app.job.focusTopSuspect && app.job.suspects && app.job.suspects.rows.length === 0)
+          focusTopGrowth(r.growth.stacks);
       })
       .catch((e: unknown) => (app.error = String(e)))
       .finally(() => app.busy--);
@@ -80,14 +84,22 @@ export function startEffects(ui: Ui): { flush(): void; cancel(): void } {
       .request({ type: 'suspects', view: ask.view, limit: ask.limit })
       .then((r) => {
         if (ask.key !== suspectsKey) return;
-        app.suspects = r.suspects;
+        app.job.suspects = r.suspects;
+        // a job opens on the process that holds suspect #1 (else the killed one), once the full ranking is in,
+        // unless the user has picked another meanwhile
+        const sel = app.selection;
+        if (app.job.autoOpen && !app.job.partial && sel.opened) {
+          app.job.autoOpen = false;
+          const o = openingProcess(app.job.summary?.processes ?? [], r.suspects);
+          if (o) sel.openOn(o);
+        }
         // a report opens on the job's top suspect: its process focused, its stack in the panel
         const top = r.suspects.rows[0]?.members[0];
-        if (app.focusTopSuspect && top) {
-          app.focusTopSuspect = false;
-          if (ui.procIndex !== top.proc) app.focus(top.proc, false);
-          ui.selectStack(top.stackId);
-        } else if (app.focusTopSuspect && app.growth) focusTopGrowth(app.growth.stacks);
+        if (app.job.focusTopSuspect && top) {
+          app.job.focusTopSuspect = false;
+          if (ui.app.selection.procIndex !== top.proc) app.selection.focus(top.proc, false);
+          ui.app.selection.selectStack(top.stackId);
+        } else if (app.job.focusTopSuspect && app.selection.growth) focusTopGrowth(app.selection.growth.stacks);
       })
       .catch((e: unknown) => (app.error = String(e)))
       .finally(() => {
@@ -98,12 +110,12 @@ export function startEffects(ui: Ui): { flush(): void; cancel(): void } {
       });
   };
   $effect(() => {
-    const view = { mode: app.mode, hideAllocator: app.hideAllocator };
+    const view = { mode: app.selection.mode, hideAllocator: app.selection.hideAllocator };
     // reports too: the analysis runs in their page over the embedded job; while a job loads, again on each
     // update (the ranking of the processes read so far, its top rows only)
-    if (!app.summary) return;
-    const limit = app.partial ? 16 : 200;
-    const key = `${app.jobEpoch}|${view.mode}|${view.hideAllocator}|${limit}`;
+    if (!app.job.summary) return;
+    const limit = app.job.partial ? 16 : 200;
+    const key = `${app.job.jobEpoch}|${view.mode}|${view.hideAllocator}|${limit}`;
     untrack(() => askSuspects({ view, limit, key }));
   });
 
@@ -111,27 +123,27 @@ export function startEffects(ui: Ui): { flush(): void; cancel(): void } {
   //    node's path (of the old tree) is cleared
   let panelKey = '';
   $effect(() => {
-    const key = `${app.jobEpoch}|${ui.procIndex}|${app.base}|${app.target}|${app.mode}|${app.hideAllocator}`;
+    const key = `${app.job.jobEpoch}|${ui.app.selection.procIndex}|${app.selection.base}|${app.selection.target}|${app.selection.mode}|${app.selection.hideAllocator}`;
     if (key === panelKey) return;
     const first = panelKey === '';
     panelKey = key;
     if (first) return;
     untrack(() => {
-      const id = app.selectedStack;
-      if (id !== null && app.panel?.stackId === id) ui.selectStack(id);
-      else if (app.panel && app.panel.stackId === undefined) app.panel = null;
+      const id = app.selection.selectedStack;
+      if (id !== null && app.selection.panel?.stackId === id) ui.app.selection.selectStack(id);
+      else if (app.selection.panel && app.selection.panel.stackId === undefined) app.selection.panel = null;
     });
   });
 
   // -- stack notes resolved to stacks of what is loaded ---------------------------------------------
   let resolveSeq = 0;
   $effect(() => {
-    const notes = app.notes;
-    const hasJob = app.hasJob;
+    const notes = app.notes.list;
+    const hasJob = app.job.hasJob;
     const targets = notes
       .filter((n) => n.target.kind === 'stack')
       .map((n) => ({ id: n.id, t: n.target as StackTarget }));
-    const pending = app.pendingSelectedStack;
+    const pending = app.selection.pendingSelectedStack;
     if (!hasJob) return;
     const seq = ++resolveSeq;
     const all = pending ? [...targets.map((x) => x.t), pending] : targets.map((x) => x.t);
@@ -142,11 +154,11 @@ export function startEffects(ui: Ui): { flush(): void; cancel(): void } {
         const r = ids[i];
         if (r) m.set(x.id, r);
       });
-      app.noteStacks = m;
+      app.notes.noteStacks = m;
       if (pending) {
-        app.pendingSelectedStack = null;
+        app.selection.pendingSelectedStack = null;
         const r = ids[targets.length];
-        if (r && r.proc === ui.procIndex) ui.selectStack(r.stackId);
+        if (r && r.proc === ui.app.selection.procIndex) ui.app.selection.selectStack(r.stackId);
       }
     };
     if (all.length > 0)
@@ -155,32 +167,34 @@ export function startEffects(ui: Ui): { flush(): void; cancel(): void } {
   });
 
   // -- sessions: autosave (debounced) on any change of what a session holds ------------------------
-  const autosaver = debounce(() => void app.autosave(), 1500);
+  const autosaver = debounce(() => void app.session.autosave(), 1500);
   $effect(() => {
     void [
-      app.notes,
-      app.base,
-      app.target,
-      app.snapshot,
-      app.tab,
-      app.mode,
-      app.hideAllocator,
-      app.sample,
-      app.filters,
-      app.unfold,
-      app.search,
-      app.diffMode,
-      app.widthBy,
-      app.selectedStack,
-      ui.procIndex,
+      app.notes.list,
+      app.selection.base,
+      app.selection.target,
+      app.selection.snapshot,
+      app.selection.tab,
+      app.selection.mode,
+      app.selection.hideAllocator,
+      app.selection.sample,
+      app.selection.filters,
+      app.selection.unfold,
+      app.selection.search,
+      app.selection.diffMode,
+      app.selection.widthBy,
+      app.selection.selectedStack,
+      ui.app.selection.procIndex,
     ];
     // a job still loading is not saved (its files are not all read)
-    if (!app.summary || app.readOnly || app.partial) return;
+    if (!app.job.summary || app.job.readOnly || app.job.partial) return;
     untrack(() => autosaver.call());
   });
   $effect(() => {
-    if (app.summary) return;
-    void app.lastAutosave().then((s) => (ui.autosaved = s && (s.notes.length > 0 || s.selection.process) ? s : null));
+    if (app.job.summary) return;
+    void app.session
+      .lastAutosave()
+      .then((s) => (ui.autosaved = s && (s.notes.length > 0 || s.selection.process) ? s : null));
   });
   return { flush: () => autosaver.flush(), cancel: () => autosaver.cancel() };
 }

@@ -6,21 +6,21 @@ import type { ExportFormat } from './protocol.ts';
 import type { Ui } from './ui.svelte.ts';
 
 const exportProcs = (ui: Ui, all: boolean): number[] =>
-  all ? (ui.app.summary?.processes.map((p) => p.index) ?? []) : [...ui.app.selected];
+  all ? (ui.app.job.summary?.processes.map((p) => p.index) ?? []) : [...ui.app.selection.selected];
 /** a plain copy for postMessage (no state proxies) */
-const plainSession = (ui: Ui): Session => JSON.parse(JSON.stringify(ui.app.toSession())) as Session;
+const plainSession = (ui: Ui): Session => JSON.parse(JSON.stringify(ui.app.session.toSession())) as Session;
 
 export async function reportPreview(ui: Ui, sanitize: { paths: boolean; maps: boolean }) {
   const app = ui.app;
   const r = await app.client.request({
     type: 'report',
     procs: exportProcs(ui, false),
-    base: app.base,
-    target: app.target,
+    base: app.selection.base,
+    target: app.selection.target,
     session: plainSession(ui),
     title: '',
     sanitize: { ...sanitize },
-    view: { ...app.view },
+    view: { ...app.selection.view },
     previewOnly: true,
   });
   return r.preview;
@@ -37,12 +37,12 @@ export async function exportReport(
     const r = await app.client.request({
       type: 'report',
       procs: exportProcs(ui, all),
-      base: app.base,
-      target: app.target,
+      base: app.selection.base,
+      target: app.selection.target,
       session: plainSession(ui),
       title,
       sanitize: { ...sanitize },
-      view: { ...app.view },
+      view: { ...app.selection.view },
       previewOnly: false,
     });
     if (r.html === null) return;
@@ -60,14 +60,14 @@ export async function exportReport(
 
 export async function exportFormat(ui: Ui, format: ExportFormat): Promise<void> {
   const app = ui.app;
-  if (ui.procIndex < 0) return;
+  if (ui.app.selection.procIndex < 0) return;
   try {
     const r = await app.client.request({
       type: 'export',
       format,
-      procs: [...app.selected],
-      snapshot: app.tab === 'flame' ? app.snapshot : app.target,
-      view: app.view,
+      procs: [...app.selection.selected],
+      snapshot: app.selection.tab === 'flame' ? app.selection.snapshot : app.selection.target,
+      view: app.selection.view,
     });
     await app.host.save(r.name, r.data, r.mime);
     app.status = `Exported ${r.name}.`;
@@ -78,17 +78,17 @@ export async function exportFormat(ui: Ui, format: ExportFormat): Promise<void> 
 
 export async function exportJson(ui: Ui): Promise<void> {
   const app = ui.app;
-  const focused = app.focused;
-  if (!app.summary || !focused || !app.growth) return;
+  const focused = app.selection.focused;
+  if (!app.job.summary || !focused || !app.selection.growth) return;
   const doc = {
     process: { pid: focused.pid, key: focused.key },
-    base: focused.snapshots[app.base]?.file,
-    target: focused.snapshots[app.target]?.file,
-    mode: app.mode,
-    hideAllocatorFrames: app.hideAllocator,
-    stacks: app.growth.stacks.slice(0, 1000),
-    functions: app.growth.functions.slice(0, 1000),
-    warnings: app.summary.warnings,
+    base: focused.snapshots[app.selection.base]?.file,
+    target: focused.snapshots[app.selection.target]?.file,
+    mode: app.selection.mode,
+    hideAllocatorFrames: app.selection.hideAllocator,
+    stacks: app.selection.growth.stacks.slice(0, 1000),
+    functions: app.selection.growth.functions.slice(0, 1000),
+    warnings: app.job.summary.warnings,
   };
   await app.host.save(`heaplens-${focused.pid ?? 'job'}-growth.json`, JSON.stringify(doc, null, 2), 'application/json');
 }
@@ -99,5 +99,10 @@ export async function exportPng(ui: Ui): Promise<void> {
   ) as HTMLCanvasElement | null;
   if (!canvas) return;
   const blob = await new Promise<Blob | null>((r) => canvas.toBlob(r, 'image/png'));
-  if (blob) await ui.app.host.save(`heaplens-${ui.app.tab}.png`, new Uint8Array(await blob.arrayBuffer()), 'image/png');
+  if (blob)
+    await ui.app.host.save(
+      `heaplens-${ui.app.selection.tab}.png`,
+      new Uint8Array(await blob.arrayBuffer()),
+      'image/png',
+    );
 }

@@ -8,12 +8,12 @@ export function requestFlame(ui: Ui, kind: 'flame' | 'diff'): void {
   const app = ui.app;
   let seq = 0;
   $effect(() => {
-    const p = ui.procIndex;
-    const snapshot = app.snapshot;
-    const base = app.base;
-    const target = app.target;
-    const view = app.view;
-    if (p < 0 || !app.hasJob) return;
+    const p = ui.app.selection.procIndex;
+    const snapshot = app.selection.snapshot;
+    const base = app.selection.base;
+    const target = app.selection.target;
+    const view = app.selection.view;
+    if (p < 0 || !app.job.hasJob) return;
     const mine = ++seq;
     untrack(() => app.busy++);
     app.client
@@ -26,8 +26,8 @@ export function requestFlame(ui: Ui, kind: 'flame' | 'diff'): void {
       })
       .then((r) => {
         if (mine !== seq) return;
-        if (kind === 'flame') app.flame = r.flame;
-        else app.diffFlame = r.flame;
+        if (kind === 'flame') app.selection.flame = r.flame;
+        else app.selection.diffFlame = r.flame;
       })
       .catch((e: unknown) => (app.error = String(e)))
       .finally(() => app.busy--);

@@ -34,11 +34,3 @@ export function snapLabel(s: { seq: number | null; index: number } | null | unde
   if (!s) return '#?';
   return s.seq !== null ? `#${s.seq}` : `dump ${s.index + 1}`;
 }
-
-/** Wall-clock time of a snapshot, short (local time; the date only when it is not today). */
-export function formatTime(ms: number): string {
-  const d = new Date(ms);
-  const today = new Date();
-  const time = d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
-  return d.toDateString() === today.toDateString() ? time : `${d.toLocaleDateString()} ${time}`;
-}

@@ -71,7 +71,6 @@ let job: Job | null = null;
 let summary: JobSummary | null = null;
 const frameTables = new Map<number, FrameCatalog>();
 let compiledWasm: Promise<CompiledWasm> | null = null;
-const growthCache = new Map<number, Map<number, { score: number; slope: number; growingFraction: number }>>();
 const controllers = new Map<number, AbortController>();
 const pendingReads = new Map<number, { resolve: (b: Uint8Array) => void; reject: (e: Error) => void }>();
 let nextRead = 1;
@@ -135,7 +134,6 @@ function resetCaches(): void {
   jobIsPartial = false;
   keepPatterns(false);
   frameTables.clear();
-  growthCache.clear();
   growthCache2.clear();
   sampled.clear();
 }
@@ -347,18 +345,22 @@ async function symbolizeAll(
   for (const pr of problems) if (pr.kind !== 'missing') j.warnings.push({ file: pr.file, message: pr.message });
 }
 
-const growthCache2 = new Map<string, Map<number, { score: number; slope: number; growingFraction: number }>>();
+const growthCache2 = new Map<string, Map<number, { steadiness: number; slope: number; growingFraction: number }>>();
 function growthInfo(
   i: number,
   view: ViewOptions = { mode: 'merged', hideAllocator: true },
-): Map<number, { score: number; slope: number; growingFraction: number }> {
+): Map<number, { steadiness: number; slope: number; growingFraction: number }> {
   const k = `${i}|${view.sample ?? 'inuse_space'}`;
   let g = growthCache2.get(k);
   if (!g) {
     g = new Map();
     // over the complete dumps: a cut last dump would read as every stack shrinking at the end
     for (const s of rankGrowth(valuesProc(i, view), { to: lastCompleteIndex(proc(i)) }))
-      g.set(s.stackId, { score: s.score, slope: s.slopeBytesPerSnapshot, growingFraction: s.growingFraction });
+      g.set(s.stackId, {
+        steadiness: s.steadiness,
+        slope: s.slopeBytesPerSnapshot,
+        growingFraction: s.growingFraction,
+      });
     growthCache2.set(k, g);
   }
   return g;
@@ -497,7 +499,7 @@ function growth(
         baseObjects: 0,
         targetObjects: 0,
         status: 'same',
-        score: 0,
+        steadiness: 0,
         slope: 0,
         growingFraction: 0,
         sigmaDeltaBytes: 0,
@@ -517,7 +519,7 @@ function growth(
     r.targetObjects += d.targetObjects;
     // variances add (σ² here, its root below)
     r.sigmaDeltaBytes += varBase[d.stackId] + varTarget[d.stackId];
-    r.score += gi?.score ?? 0;
+    r.steadiness += gi?.steadiness ?? 0;
     r.slope += gi?.slope ?? 0;
     r.growingFraction = Math.max(r.growingFraction, gi?.growingFraction ?? 0);
   }

@@ -1,0 +1,115 @@
+// The one time axis of every chart (timeline, memory chart): wall clock when every shown process has a time for
+// every dump (capture clock, else plausible mtimes: core/model/snapshot-time.ts), else the dumps' sequence
+// numbers — labelled `#seq` as snapshots are everywhere (lib/format.ts snapLabel), never by list position. Wall
+// clock is shown in UTC, on ticks, tooltips and the caption alike: dumps come from another machine (a cluster
+// node), and UTC is the zone its logs and the kernel's lines can be matched in.
+
+import { scaleLinear, scaleUtc, utcFormat, type ScaleLinear } from 'd3';
+
+export interface AxisSnapshot {
+  index: number;
+  seq: number | null;
+  timeMs: number | null;
+}
+
+export interface AxisProcess {
+  time: { axis: 'wall' | 'seq'; source: 'capture' | 'mtime' | 'seq'; mtimeProblem: string | null };
+  snapshots: readonly AxisSnapshot[];
+}
+
+export type TimeKind = 'wall' | 'seq';
+export const TIME_ZONE = 'UTC';
+
+/** Wall clock only when every shown process has a time for every dump; else sequence numbers. */
+export function timeKind(procs: readonly AxisProcess[]): TimeKind {
+  return procs.length > 0 && procs.every((p) => p.time.axis === 'wall' && p.snapshots.every((s) => s.timeMs !== null))
+    ? 'wall'
+    : 'seq';
+}
+
+/** A snapshot's place on the axis: ms since the epoch, or its sequence number (its position only without one). */
+export function xValue(kind: TimeKind, s: AxisSnapshot): number {
+  return kind === 'wall' ? (s.timeMs ?? 0) : (s.seq ?? s.index);
+}
+
+/** One format for a whole axis, by its span: milliseconds for a burst of dumps, dates across days (UTC). */
+export function wallFormat(spanMs: number): (ms: number) => string {
+  const f = utcFormat(spanMs < 10_000 ? '%H:%M:%S.%L' : spanMs < 86_400_000 ? '%H:%M:%S' : '%m-%d %H:%M');
+  return (ms) => f(new Date(ms));
+}
+
+/** A dump's time as tooltips print it: date and time in UTC, with the zone named. */
+export function formatUtc(ms: number): string {
+  return `${utcFormat('%Y-%m-%d %H:%M:%S')(new Date(ms))} ${TIME_ZONE}`;
+}
+
+export interface Tick {
+  value: number;
+  label: string;
+}
+
+export interface TimeAxis {
+  kind: TimeKind;
+  /** axis value (ms since the epoch, or seq) → px */
+  scale: ScaleLinear<number, number>;
+  /** px of an axis value */
+  at(v: number): number;
+  /** px of a snapshot */
+  x(s: AxisSnapshot): number;
+  ticks: Tick[];
+  /** what the axis is, for the chart's caption (`data-axis` = kind), and why when it is not wall clock */
+  caption: { text: string; title: string };
+}
+
+/** at least this many px per tick label, so labels never overlap */
+const TICK_PX: Record<TimeKind, number> = { wall: 96, seq: 44 };
+
+/** The axis over the shown processes' dumps, drawn between `range[0]` and `range[1]` px. */
+export function timeAxis(procs: readonly AxisProcess[], range: readonly [number, number]): TimeAxis {
+  const kind = timeKind(procs);
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const p of procs)
+    for (const s of p.snapshots) {
+      const v = xValue(kind, s);
+      if (v < lo) lo = v;
+      if (v > hi) hi = v;
+    }
+  if (!Number.isFinite(lo)) [lo, hi] = [0, 1];
+  if (hi <= lo) hi = lo + (kind === 'wall' ? 1000 : 1);
+  const n = Math.max(2, Math.floor(Math.abs(range[1] - range[0]) / TICK_PX[kind]));
+  const scale = scaleLinear().domain([lo, hi]).range([range[0], range[1]]);
+  let ticks: Tick[];
+  if (kind === 'wall') {
+    // d3's calendar ticks (whole seconds, minutes, hours … in UTC), placed on the same linear scale
+    const fmt = wallFormat(hi - lo);
+    ticks = scaleUtc()
+      .domain([new Date(lo), new Date(hi)])
+      .ticks(n)
+      .map((d) => ({ value: d.getTime(), label: fmt(d.getTime()) }));
+  } else {
+    const bySeq = procs.every((p) => p.snapshots.every((s) => s.seq !== null));
+    ticks = scale
+      .ticks(Math.min(n, Math.ceil(hi - lo) + 1))
+      .filter(Number.isInteger)
+      .map((v) => ({ value: v, label: bySeq ? `#${v}` : `dump ${v + 1}` }));
+  }
+  const at = (v: number): number => scale(v);
+  return { kind, scale, at, x: (s) => at(xValue(kind, s)), ticks, caption: caption(kind, procs) };
+}
+
+function caption(kind: TimeKind, procs: readonly AxisProcess[]): { text: string; title: string } {
+  if (kind === 'wall') {
+    const src = procs.some((p) => p.time.source === 'mtime')
+      ? procs.every((p) => p.time.source === 'mtime')
+        ? 'file modification times'
+        : 'capture times and file modification times'
+      : 'capture times';
+    return {
+      text: `x: wall clock, ${TIME_ZONE} (${src})`,
+      title: `each dump at the time it was written, in ${TIME_ZONE}`,
+    };
+  }
+  const why = procs.map((p) => p.time.mtimeProblem).find((m) => m) ?? 'no capture times';
+  return { text: 'x: dump seq (no times)', title: `x: the dumps' sequence numbers; no usable times: ${why}` };
+}

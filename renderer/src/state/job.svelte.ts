@@ -1,0 +1,406 @@
+// The job's load lifecycle: opening anything (dumps, a dataset, a session, a report), loading with progress and
+// cancel, the job shown process by process while it loads (`partial`), and closing. A partial load that is
+// cancelled or fails is rolled back in two halves: the view state's half is here (`beforePartial`: summary,
+// suspects, selection, notes); the worker's half (the job, its summary and symbols) is the worker's query session
+// (renderer/src/worker/analysis.worker.ts over core/query), which drops the partial job when the load ends
+// without a result.
+
+import { untrack } from 'svelte';
+import { CancelledError } from '../lib/worker-client.ts';
+import type {
+  JobSummary,
+  JobPreview,
+  LoadProgress,
+  ProcessSummary,
+  SourceFile,
+  SuspectsResult,
+} from '../lib/protocol.ts';
+import type { Note, Session } from '../../../core/notes/schema.ts';
+import { MAX_SESSION_BYTES, parseSession, SessionVersionError } from '../../../core/notes/validate.ts';
+import { classifyOpened, missingFiles } from '../lib/session-map.ts';
+import { datasetDir, datasetManifest, datasetNeedsDesktop } from '../lib/dataset-open.ts';
+import type { JobBatch } from '../../../core/model/job-batches.ts';
+import type { JobFacts, Shell } from './shell.svelte.ts';
+import type { Selection } from './selection.svelte.ts';
+import type { Notes } from './notes.svelte.ts';
+import type { Sessions } from './session.svelte.ts';
+import { openingProcess } from './opening.ts';
+
+export class Job implements JobFacts {
+  summary = $state.raw<JobSummary | null>(null);
+  /**
+   * which job the worker has: changes when another job is loaded (or the first part of one), not on each update
+   * of a job that is loading. Effects that ask the worker about the job follow this (`hasJob`), not `summary`.
+   */
+  jobEpoch = $state(0);
+  /** the summary is the job so far of a load in progress: its processes read so far, the others `pending` */
+  partial = $state(false);
+  loading = $state<{ id: number; progress: LoadProgress | null; files: number } | null>(null);
+  /** while loading: every process's timeline from the dump heads (shown until the full job is in) */
+  preview = $state.raw<JobPreview | null>(null);
+  /** the job-wide ranking (Suspects view, process table badges) */
+  suspects = $state.raw<SuspectsResult | null>(null);
+  /** the files of the loaded job, as the session names them (paths in Electron, relative names in the browser) */
+  openedPaths = $state.raw<string[]>([]);
+  /** the loaded job is a report's (read-only: base/target fixed, no notes written, nothing saved) */
+  fromReport = $state(false);
+  /** select the job's top suspect once the growth ranking arrives (a report opens on it) */
+  focusTopSuspect = false;
+  /** the job opened on a process of its own choosing: move to suspect #1's once the full ranking is in */
+  autoOpen = false;
+  /** what was open before a load showed its first processes: back in place if it is cancelled or fails */
+  private beforePartial: {
+    summary: JobSummary | null;
+    suspects: SuspectsResult | null;
+    selected: number[];
+    base: number;
+    target: number;
+    snapshot: number;
+    fromReport: boolean;
+    notes: Note[];
+  } | null = null;
+  /** cancel pressed while files were still being handed to the worker */
+  private cancelPending = false;
+
+  constructor(
+    private readonly shell: Shell,
+    private readonly sel: Selection,
+    private readonly notes: Notes,
+    private readonly sessions: Sessions,
+  ) {}
+
+  /** For effects that ask the worker about the job: a job is loaded; re-runs when another one is (`jobEpoch`). */
+  get hasJob(): boolean {
+    void this.jobEpoch;
+    return untrack(() => this.summary !== null && this.summary.processes.length > 0);
+  }
+
+  get readOnly(): boolean {
+    return this.fromReport;
+  }
+
+  /** Loads files; focuses the process whose prefix is `preferPrefix` if any, else the one that grew most. */
+  async load(files: SourceFile[], preferPrefix?: string, session: Session | null = null): Promise<void> {
+    const { client, host } = this.shell;
+    if (files.length === 0) {
+      this.shell.error = 'No files were given.';
+      return;
+    }
+    if (this.loading && this.loading.id >= 0) client.cancel(this.loading.id);
+    performance.mark('heaplens:load-start');
+    this.shell.error = null;
+    this.cancelPending = false;
+    this.loading = { id: -1, progress: null, files: files.length };
+    this.preview = null;
+    const staging = (n: number): void => {
+      if (this.loading && this.loading.id === -1)
+        this.loading = {
+          ...this.loading,
+          progress: {
+            phase: 'handing files to the worker',
+            filesDone: n,
+            filesTotal: files.length,
+            bytesDone: 0,
+            bytesTotal: 0,
+            file: '',
+          },
+        };
+    };
+    let symbolFiles: SourceFile[] = [];
+    try {
+      symbolFiles = await host.symbolFiles();
+    } catch {
+      symbolFiles = [];
+    }
+    const { id, done } = await client.startLoad(
+      files,
+      symbolFiles,
+      (p) => {
+        if (!this.loading || this.loading.id !== id) return;
+        if (p.preview) {
+          this.preview = p.preview;
+          performance.mark('heaplens:preview');
+        }
+        if (p.partial) this.showPartial(p.partial);
+        this.loading = {
+          ...this.loading,
+          progress: p.preview || p.partial ? { ...p, preview: undefined, partial: undefined } : p,
+        };
+      },
+      staging,
+    );
+    performance.mark('heaplens:load-posted');
+    await this.finishLoad(
+      id,
+      done,
+      files.map((f) => f.hostPath ?? f.path),
+      files.length,
+      preferPrefix,
+      session,
+    );
+  }
+
+  /**
+   * A dataset folder (heaplens ingest): the desktop app's main process reads it and hands the job over in
+   * batches; a host that cannot (the web page) says to use the desktop app or the command line.
+   */
+  async loadDataset(manifest: SourceFile): Promise<void> {
+    const { client, host } = this.shell;
+    const dir = datasetDir(manifest);
+    const ds = host.dataset;
+    if (!ds || !dir) {
+      this.shell.error = datasetNeedsDesktop(manifest);
+      return;
+    }
+    if (this.loading && this.loading.id >= 0) client.cancel(this.loading.id);
+    this.shell.error = null;
+    this.cancelPending = false;
+    const progress = (batches: number) => ({
+      phase: `reading the dataset (${batches} batches)`,
+      filesDone: 0,
+      filesTotal: 1,
+      bytesDone: 0,
+      bytesTotal: 0,
+      file: dir,
+    });
+    this.loading = { id: -1, progress: progress(0), files: 1 };
+    try {
+      const handle = await ds.open(dir);
+      let n = 0;
+      for (let b = await ds.next(handle); b !== null; b = await ds.next(handle)) {
+        client.sendJobBatch(b as JobBatch);
+        this.loading = { id: -1, progress: progress(++n), files: 1 };
+      }
+    } catch (e) {
+      this.loading = null;
+      this.shell.error = `Could not open the dataset ${dir}: ${e instanceof Error ? e.message : String(e)}`;
+      return;
+    }
+    const { id, done } = client.start({ type: 'loadBatches' });
+    await this.finishLoad(id, done, [dir], 1, undefined, null);
+  }
+
+  /** The job so far of the load in progress (processes read so far, the others pending), as it comes in. */
+  private showPartial(s: JobSummary): void {
+    const sel = this.sel;
+    if (this.partial) {
+      this.summary = s;
+      return;
+    }
+    performance.mark('heaplens:partial');
+    this.beforePartial = {
+      summary: this.summary,
+      suspects: this.suspects,
+      selected: sel.selected,
+      base: sel.base,
+      target: sel.target,
+      snapshot: sel.snapshot,
+      fromReport: this.fromReport,
+      notes: this.notes.list,
+    };
+    this.partial = true;
+    sel.pickedByHand = false;
+    this.fromReport = false;
+    this.summary = s;
+    this.jobEpoch++;
+    this.suspects = null;
+    sel.dropProcessViews();
+    this.notes.list = [];
+    const read = s.processes.filter((p) => !p.pending);
+    sel.selected = read.length > 0 ? [bestProcess(read, undefined)] : [];
+    sel.resetBaseTarget();
+  }
+
+  /** A load that showed its first processes was cancelled or failed: what was open before comes back. */
+  private undoPartial(): void {
+    const b = this.beforePartial;
+    this.beforePartial = null;
+    if (!this.partial || !b) return;
+    const sel = this.sel;
+    this.partial = false;
+    this.summary = b.summary;
+    this.jobEpoch++;
+    this.suspects = b.suspects;
+    sel.selected = b.selected;
+    sel.base = b.base;
+    sel.target = b.target;
+    sel.snapshot = b.snapshot;
+    this.fromReport = b.fromReport;
+    this.notes.list = b.notes;
+    sel.dropProcessViews();
+  }
+
+  private async finishLoad(
+    id: number,
+    done: Promise<{ summary: JobSummary }>,
+    opened: string[],
+    fileCount: number,
+    preferPrefix: string | undefined,
+    session: Session | null,
+  ): Promise<void> {
+    const sel = this.sel;
+    this.loading = { id, progress: null, files: fileCount };
+    if (this.cancelPending) {
+      this.cancelPending = false;
+      this.shell.client.cancel(id);
+    }
+    try {
+      const res = await done;
+      // shown process by process while it loaded: what the user picked meanwhile stays (the indices of the
+      // processes read then are the same in the full job), and the views keep their data until the new arrives
+      const kept = this.partial && sel.pickedByHand;
+      const wasPartial = this.partial;
+      this.partial = false;
+      this.beforePartial = null;
+      this.fromReport = false;
+      this.summary = res.summary;
+      this.jobEpoch++;
+      this.openedPaths = opened;
+      // a new job without a session: autosaves go to the autosave file, not to a session file opened before
+      if (!(session ?? this.sessions.pending)) this.shell.host.session.reset();
+      if (!wasPartial) sel.dropProcessViews();
+      const procs = res.summary.processes;
+      if (procs.length === 0) this.shell.error = 'No heap dumps were found in what you opened.';
+      this.autoOpen = false;
+      if (!kept || sel.selected.some((i) => i >= procs.length)) {
+        // until the ranking is in, the process that grew the most; then suspect #1's (lib/effects.svelte.ts)
+        const o = openingProcess(procs, null);
+        if (procs.length === 0 || !o) sel.selected = [];
+        else if (preferPrefix) sel.focus(bestProcess(procs, preferPrefix), false);
+        else {
+          sel.openOn(o);
+          this.autoOpen = true;
+        }
+        sel.resetBaseTarget();
+      }
+      const s = session ?? this.sessions.pending;
+      // a session's process is the user's choice
+      if (s) {
+        this.autoOpen = false;
+        this.sessions.apply(s);
+      } else {
+        this.notes.list = [];
+        this.sessions.current = null;
+      }
+      performance.mark('heaplens:load-done');
+    } catch (e) {
+      this.undoPartial();
+      if (!(e instanceof CancelledError)) this.shell.error = e instanceof Error ? e.message : String(e);
+    } finally {
+      if (this.loading?.id === id) {
+        this.loading = null;
+        this.preview = null;
+      }
+    }
+  }
+
+  cancelLoad(): void {
+    if (!this.loading) return;
+    if (this.loading.id >= 0) this.shell.client.cancel(this.loading.id);
+    else this.cancelPending = true;
+  }
+
+  close(): void {
+    void this.shell.client.request({ type: 'close' });
+    this.jobEpoch++;
+    this.fromReport = false;
+    this.notes.list = [];
+    this.notes.noteStacks = new Map();
+    this.sessions.current = null;
+    this.openedPaths = [];
+    this.summary = null;
+    this.suspects = null;
+    this.sel.selected = [];
+    this.sel.dropProcessViews();
+  }
+
+  // -- opening anything: dumps, session files, reports -------------------------------------------
+
+  /** Dropped or picked files: a report opens read-only; a session restores its views (after its dumps). */
+  async openAny(files: SourceFile[]): Promise<void> {
+    const host = this.shell.host;
+    const manifest = datasetManifest(files);
+    if (manifest) {
+      await this.loadDataset(manifest);
+      return;
+    }
+    const { sessions, reports, dumps } = classifyOpened(files);
+    this.shell.error = null;
+    try {
+      if (reports.length > 0 && dumps.length === 0 && sessions.length === 0) {
+        await this.openReport({ html: await host.readText(reports[0]) });
+        return;
+      }
+      let session: Session | null = null;
+      if (sessions.length > 0) {
+        session = parseSession(await host.readText(sessions[0], MAX_SESSION_BYTES));
+        if (session.readOnly) session = { ...session, readOnly: false, source: null };
+        host.session.opened(sessions[0]);
+      }
+      if (dumps.length > 0) {
+        await this.load(dumps, undefined, session);
+        if (session) this.sessions.pending = null;
+        return;
+      }
+      if (session) {
+        // no dumps with it: the browser cannot reopen paths, so ask for them
+        this.sessions.pending = session;
+        if (this.summary && !this.fromReport && missingFiles(session, this.openedPaths).length === 0) {
+          this.sessions.apply(session);
+          this.sessions.pending = null;
+        }
+      }
+    } catch (e) {
+      this.shell.error =
+        e instanceof SessionVersionError
+          ? e.message
+          : `Could not open ${files.map((f) => f.path.split('/').pop()).join(', ')}: ${e instanceof Error ? e.message : String(e)}`;
+    }
+  }
+
+  /** Electron: reopen the files a pending session names (main asks the user first). */
+  async reopenSessionFiles(): Promise<void> {
+    const s = this.sessions.pending;
+    const open = this.shell.host.session.openPaths;
+    if (!s || !open || s.files.length === 0) return;
+    try {
+      const files = await open(s.files);
+      if (files.length > 0) await this.load(files, undefined, s);
+    } catch (e) {
+      this.shell.error = `Could not reopen the session's files: ${e instanceof Error ? e.message : String(e)}`;
+    }
+  }
+
+  /** A report (a file's text, or in a report's own page its embedded payload) becomes the job, read-only. */
+  async openReport(from: { html: string } | { payload: string }): Promise<void> {
+    const sel = this.sel;
+    const { session, summary } = await this.shell.client.request({ type: 'reopenReport', ...from });
+    this.fromReport = true;
+    this.summary = summary;
+    this.jobEpoch++;
+    this.suspects = null;
+    sel.dropProcessViews();
+    this.openedPaths = [];
+    this.sessions.pending = null;
+    const procs = summary.processes;
+    let best = 0;
+    for (const p of procs)
+      if (p.lastLiveBytes - p.firstLiveBytes > procs[best].lastLiveBytes - procs[best].firstLiveBytes) best = p.index;
+    sel.selected = procs.length > 0 ? [best] : [];
+    sel.resetBaseTarget();
+    this.sessions.apply(session);
+    // the tab the report was made on, else the job-wide Suspects view
+    if (!session.view.tab) sel.tab = 'suspects';
+    sel.search = '';
+    this.focusTopSuspect = !session.view.selectedStack;
+  }
+}
+
+/** The process that grew the most (the one named by `preferPrefix`, if any): what a job opens on. */
+function bestProcess(procs: readonly ProcessSummary[], preferPrefix: string | undefined): number {
+  const preferred = preferPrefix ? procs.find((p) => p.prefix === preferPrefix) : undefined;
+  if (preferred) return preferred.index;
+  let best = procs[0];
+  for (const p of procs) if (p.lastLiveBytes - p.firstLiveBytes > best.lastLiveBytes - best.firstLiveBytes) best = p;
+  return best.index;
+}

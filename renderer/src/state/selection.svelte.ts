@@ -1,0 +1,276 @@
+// Selection: which processes, which dumps (base/target, the flame graph's), which tab and view options, which
+// stack or flame node is in the stack panel, and the focused process's view data fetched for them (growth,
+// series, flame trees). A new job resets it through job.svelte.ts; a partial load's rollback keeps a copy of it
+// there (`Job.beforePartial`), the worker's half of that rollback is its query session (core/query).
+
+import type { Shell } from './shell.svelte.ts';
+import type {
+  FlameData,
+  FrameInfo,
+  FunctionRow,
+  GrowthResult,
+  ProcessSummary,
+  SampleType,
+  StackFilterChip,
+  StackMode,
+  StackSeries,
+  ViewOptions,
+} from '../lib/protocol.ts';
+import type { StackTarget } from '../../../core/notes/schema.ts';
+import type { Tab } from '../lib/session-map.ts';
+import { formatBytes, formatCount, formatPct, snapLabel } from '../lib/format.ts';
+import { KIND_LABEL } from '../lib/colors.ts';
+import type { Opening } from './opening.ts';
+
+export type { Tab };
+
+/** What the stack panel shows: a stack from the growth table or a node path from a flame graph. */
+export interface PanelContent {
+  title: string;
+  /** leaf first */
+  frames: (FrameInfo & { hidden: boolean; fold?: number })[];
+  facts: [string, string][];
+  series: number[] | null;
+  /** the stack shown (growth row, timeline legend): what a stack note points at */
+  stackId?: number;
+  /** the function shown (a flame-graph node): what a function note points at */
+  fn?: { name: string; module: string | null };
+}
+
+export class Selection {
+  /** the job-wide Suspects view opens first */
+  tab = $state<Tab>('suspects');
+  /** selected processes (indices); the first is the focused one */
+  selected = $state<number[]>([]);
+  base = $state(0);
+  target = $state(0);
+  /** snapshot shown by the single-snapshot flame graph */
+  snapshot = $state(0);
+  mode = $state<StackMode>('python-first');
+  hideAllocator = $state(true);
+  /** what values count (pprof's sample types; alloc_* need prof_accum) */
+  sample = $state<SampleType>('inuse_space');
+  /** focus/ignore/hide/show chips (pprof's slicing) */
+  filters = $state<StackFilterChip[]>([]);
+  /** python-first: interpreter frames shown instead of their markers */
+  unfold = $state(false);
+  search = $state('');
+  diffMode = $state<'absolute' | 'share'>('absolute');
+  widthBy = $state<'target' | 'delta'>('target');
+  growth = $state.raw<GrowthResult | null>(null);
+  series = $state.raw<StackSeries | null>(null);
+  flame = $state.raw<FlameData | null>(null);
+  diffFlame = $state.raw<FlameData | null>(null);
+  panel = $state.raw<PanelContent | null>(null);
+  selectedStack = $state<number | null>(null);
+  /** the selected stack as a note target (set when a stack is selected; the worker computes it) */
+  selectedStackTarget: StackTarget | null = null;
+  /** a stack a restored session had selected, resolved once the worker answers */
+  pendingSelectedStack: StackTarget | null = null;
+  /** the process the job opened on and why (state/opening.ts); null once another process is focused */
+  opened = $state.raw<Opening | null>(null);
+  /** a process was picked by hand since the job started loading (job.svelte.ts keeps the choice) */
+  pickedByHand = false;
+
+  constructor(private readonly shell: Shell) {}
+
+  get focused(): ProcessSummary | null {
+    const s = this.shell.job.summary;
+    const i = this.selected[0];
+    return s && i !== undefined ? (s.processes[i] ?? null) : null;
+  }
+
+  /** index of the focused process, or -1 */
+  get procIndex(): number {
+    return this.selected[0] ?? -1;
+  }
+
+  get view(): ViewOptions {
+    return {
+      mode: this.mode,
+      hideAllocator: this.hideAllocator,
+      sample: this.sample,
+      filters: this.filters.map((f) => ({ ...f })),
+      unfold: this.unfold,
+    };
+  }
+
+  resetBaseTarget(): void {
+    const p = this.focused;
+    const n = p ? p.snapshots.length : 0;
+    // the last complete dump: a cut one would show frees that never happened
+    let last = n - 1;
+    while (last > 0 && p && !p.snapshots[last].complete) last--;
+    this.base = 0;
+    this.target = Math.max(0, last);
+    this.snapshot = Math.max(0, last);
+  }
+
+  /** Focuses the process a job opens on, keeping the reason it was chosen (shown beside its name). */
+  openOn(o: Opening): void {
+    this.focus(o.proc, false);
+    if (this.selected[0] === o.proc) this.opened = o;
+  }
+
+  focus(index: number, additive: boolean): void {
+    // a process still being read has no stacks to show yet
+    if (this.shell.job.summary?.processes[index]?.pending) return;
+    if (additive || index !== this.opened?.proc) this.opened = null;
+    if (this.shell.job.partial) this.pickedByHand = true;
+    const before = this.selected[0];
+    if (additive) {
+      this.selected = this.selected.includes(index)
+        ? this.selected.filter((i) => i !== index)
+        : [...this.selected, index];
+      if (this.selected.length === 0) this.selected = [index];
+    } else this.selected = [index];
+    if (this.selected[0] === before) return;
+    this.dropProcessViews();
+    this.resetBaseTarget();
+  }
+
+  /** Forgets what was shown of the selected process (growth, series, flame graphs, stack panel): it is fetched again. */
+  dropProcessViews(): void {
+    this.growth = null;
+    this.series = null;
+    this.flame = null;
+    this.diffFlame = null;
+    this.panel = null;
+    this.selectedStack = null;
+  }
+
+  // -- selection → stack panel ------------------------------------------------------------------
+  selectStack(stackId: number): void {
+    const client = this.shell.client;
+    this.selectedStack = stackId;
+    this.selectedStackTarget = null;
+    const p = this.procIndex;
+    if (p < 0) return;
+    const row = this.growth?.stacks.find((r) => r.stackId === stackId);
+    void client.request({ type: 'stackTargets', proc: p, stackIds: [stackId] }).then(({ targets }) => {
+      if (this.selectedStack === stackId) this.selectedStackTarget = targets[0] ?? null;
+    });
+    const detail = client.request({
+      type: 'stack',
+      proc: p,
+      stackId,
+      members: row?.members,
+      base: this.base,
+      target: this.target,
+      view: this.view,
+    });
+    void detail.then(({ stack }) => {
+      const facts: [string, string][] = [
+        [`base ${snapLabel(this.focused?.snapshots[this.base])}`, formatBytes(stack.baseBytes)],
+        [`target ${snapLabel(this.focused?.snapshots[this.target])}`, formatBytes(stack.targetBytes)],
+        [
+          'Δ',
+          `${formatBytes(stack.targetBytes - stack.baseBytes, true)} (${formatPct(stack.baseBytes > 0 ? (100 * (stack.targetBytes - stack.baseBytes)) / stack.baseBytes : stack.targetBytes > 0 ? Infinity : 0)})`,
+        ],
+      ];
+      if (row)
+        facts.push(
+          ['status', row.status],
+          ['steadiness', formatBytes(row.steadiness) + '/dump'],
+          ['grew in', `${(row.growingFraction * 100).toFixed(0)}% of intervals`],
+        );
+      if (row && row.members.length > 1)
+        facts.push(['stacks in this row', `${row.members.length} (same visible frames)`]);
+      const v = stack.verdict;
+      if (v) {
+        facts.push(
+          ['pattern', v.pattern + (v.note ? ` (${v.note})` : '')],
+          ['job-wide rank', `#${v.rank + 1} · score ${formatBytes(v.score)}`],
+        );
+        facts.push(['late rate', `${formatBytes(v.lateRate, true)}/${v.lateRatePerSecond ? 's' : 'dump'}`]);
+        if (v.sigmaBytes > 0) facts.push(['±2σ at the end', `${formatBytes(2 * v.sigmaBytes)} (sampling)`]);
+        if (v.groupProcesses > 1) facts.push(['held by', `${v.groupProcesses} processes`]);
+      }
+      // the title leads with the first surviving frame: not an allocator frame, not a folded interpreter frame
+      const leaf =
+        stack.frames.find((f) => !f.hidden && f.fold === undefined) ??
+        stack.frames.find((f) => !f.hidden) ??
+        stack.frames[0];
+      this.panel = {
+        title: `stack #${stackId}: ${leaf?.function ?? leaf?.label ?? row?.label ?? ''}`,
+        frames: stack.frames,
+        facts,
+        series: stack.series,
+        stackId,
+      };
+    });
+  }
+
+  /** A Suspects row → that process focused, its growth table open, the stack in the panel. */
+  openSuspect(proc: number, stackId: number): void {
+    if (this.procIndex !== proc) this.focus(proc, false);
+    this.tab = 'growth';
+    this.selectStack(stackId);
+  }
+
+  /** A flame-graph node → the stack panel (its path, its bytes). */
+  selectNode(data: FlameData, node: number): void {
+    const f = node > 0 ? data.frames[data.key[node]] : null;
+    // a marker of folded interpreter frames expands them (python-first view; the slice bar folds them again)
+    if (f?.kind === 'folded') {
+      this.unfold = true;
+      this.shell.status = 'interpreter frames shown: untick "show interpreter frames" to fold them again';
+      return;
+    }
+    const facts: [string, string][] = [];
+    if (data.baseTotal) {
+      const b = data.baseTotal[node];
+      const t = data.total[node];
+      facts.push(
+        ['base', formatBytes(b)],
+        ['target', formatBytes(t)],
+        ['Δ', `${formatBytes(t - b, true)} (${formatPct(b > 0 ? (100 * (t - b)) / b : t > 0 ? Infinity : 0)})`],
+      );
+      facts.push([
+        'share',
+        `${((100 * b) / (data.baseGrand || 1)).toFixed(2)}% → ${((100 * t) / (data.targetGrand || 1)).toFixed(2)}%`,
+      ]);
+      if (b === 0 && t > 0) facts.push(['status', 'new']);
+      if (t === 0 && b > 0) facts.push(['status', 'gone']);
+    } else {
+      facts.push(
+        [
+          'bytes',
+          `${formatBytes(data.total[node])} (${((100 * data.total[node]) / (data.targetGrand || 1)).toFixed(1)}%)`,
+        ],
+        ['objects', formatCount(data.totalObjects[node])],
+        ['self bytes', formatBytes(data.self[node])],
+      );
+    }
+    if (f) facts.push(['kind', KIND_LABEL[f.group]]);
+    const panel: PanelContent = {
+      title: f ? (f.function ?? f.label) : 'all stacks',
+      frames: framesOfNode(data, node),
+      facts,
+      series: null,
+    };
+    if (f) panel.fn = { name: f.function ?? f.label, module: f.module };
+    this.panel = panel;
+  }
+
+  /** A by-function growth row → the diff flame graph searched for it. */
+  selectFunction(r: FunctionRow): void {
+    this.search = r.label;
+    this.tab = 'diff';
+  }
+
+  /** The node of the selected stack in a flame graph, if any. */
+  highlightIn(data: FlameData | null): number | null {
+    const s = this.selectedStack;
+    return data && s !== null ? (data.stackNodes[s] ?? null) : null;
+  }
+}
+
+function framesOfNode(data: FlameData, node: number): (FrameInfo & { hidden: boolean })[] {
+  const out: (FrameInfo & { hidden: boolean })[] = [];
+  for (let n = node; n > 0; n = data.parent[n]) {
+    const f = data.frames[data.key[n]];
+    if (f) out.push({ ...f, hidden: false });
+  }
+  return out;
+}

@@ -11,8 +11,8 @@ import {
   processLimit,
   processParents,
   processTreeOrder,
-  processName,
 } from './memory-context.js';
+import { commandName } from './process-name.js';
 import { PY_FIXTURES } from '../../fixtures/python/fixture-helpers.js';
 
 describe('memory context on the real job run (fixtures/job)', () => {
@@ -53,15 +53,8 @@ describe('memory context on the real py312 run', () => {
       [child.key, 1],
     ]);
     expect(
-      processName({
-        pid: 1,
-        ppid: null,
-        comm: null,
-        cmdline: ['/usr/bin/python3.12', 'x.py'],
-        hostname: null,
-        startMs: null,
-      }),
-    ).toBe('python3.12');
+      commandName(['/usr/bin/python3.12', '-W', 'ignore', '/srv/x.py', '--steps', '3']),
+    ).toBe('python3.12 x.py');
   });
 
   it('the gap RSS − allocated splits into fragmentation, unpurged and outside parts that add up', async () => {

@@ -315,6 +315,11 @@ export interface SuspectRow {
   label: string;
   context: string;
   kind: FrameKind;
+  /** `file:line` of the naming stack's first Python frame (else first frame with a line), null when none */
+  site: string | null;
+  /** the holders' late Theil–Sen slopes summed: per second when every holder's times are known, else per dump */
+  lateRate: number;
+  lateRatePerSecond: boolean;
   /** members by score; the first is the group's top */
   members: SuspectMember[];
   /** processes holding the stack (members may list fewer: only the top few carry series) */
@@ -332,7 +337,10 @@ export interface ProcessVerdict {
 
 export interface SuspectsResult {
   rows: SuspectRow[];
+  /** groups that pass the view's filters */
   groupCount: number;
+  /** groups in the job, filters aside */
+  totalGroups: number;
   processes: ProcessVerdict[];
 }
 

@@ -16,6 +16,7 @@ import { leastSquaresSlope, rankGrowth } from '../../../core/stats/growth.ts';
 import { addStackToFunctions, finishFunctionRows } from '../../../core/stats/function-diff.ts';
 import { buildCallTree } from '../../../core/stats/call-tree.ts';
 import { calleeKeys, callerKeys, invertedKeys } from '../../../core/frames/callers.ts';
+import { callSite, leadFrameIndex } from '../../../core/frames/stack-labels.ts';
 import type { Job, LoadWarning, ProcessSeries, Snapshot } from '../../../core/model/model.ts';
 import { JobAssembler } from '../../../core/model/job-batches.ts';
 import type { InputFile } from '../../../core/formats/input-file.ts';
@@ -509,19 +510,27 @@ function stackKeys(_p: ProcessSeries, table: FrameTable, stackId: number, view: 
   return table.stackKeys(stackId, view);
 }
 
-/** A stack's label: its first surviving frame (markers of folded frames never lead) and a short caller chain. */
+/**
+ * A stack's label: the frame that names it (core/frames/stack-labels.ts leadFrameIndex: in python-first, the first
+ * Python frame; markers of folded frames never lead), a short caller chain, and its call site (`file:line`).
+ */
 function labelOf(
   table: FrameTable,
   keys: ArrayLike<number>,
   mode: ViewOptions['mode'] = 'merged',
-): { label: string; context: string; kind: FrameInfo['kind'] } {
-  const shown = Array.from(keys).filter((k) => table.frames[k].kind !== 'folded');
+): { label: string; context: string; kind: FrameInfo['kind']; site: string | null } {
+  const shown = Array.from(keys, (k) => table.frames[k]).filter((f) => f.kind !== 'folded');
   if (shown.length === 0)
-    return { label: mode === 'python' ? '(no Python frames)' : '(no frames)', context: '', kind: 'unknown' };
-  const f = table.frames[shown[0]];
-  const ctx: string[] = [];
-  for (let i = 1; i < Math.min(shown.length, 4); i++) ctx.push(table.frames[shown[i]].label);
-  return { label: f.label, context: ctx.join(' ← '), kind: f.kind };
+    return {
+      label: mode === 'python' ? '(no Python frames)' : '(no frames)',
+      context: '',
+      kind: 'unknown',
+      site: null,
+    };
+  const lead = leadFrameIndex(shown, mode);
+  const f = shown[lead];
+  const ctx = shown.slice(lead + 1, lead + 4).map((c) => c.label);
+  return { label: f.label, context: ctx.join(' ← '), kind: f.kind, site: callSite(shown.slice(lead)) };
 }
 
 function growth(
@@ -1151,8 +1160,12 @@ async function handle(id: number, req: Request): Promise<{ res: Response; transf
     case 'suspects': {
       if (!job) throw new Error('no job loaded');
       const view = req.view;
-      const suspects = suspectsResult(job, req.limit, (i, id) =>
-        labelOf(frameTable(i), stackKeys(proc(i), frameTable(i), id, view), view.mode),
+      const filtered = (view.filters ?? []).length > 0;
+      const suspects = suspectsResult(
+        job,
+        req.limit,
+        (i, id) => labelOf(frameTable(i), stackKeys(proc(i), frameTable(i), id, view), view.mode),
+        filtered ? (i, id) => !frameTable(i).dropped(id, view) : undefined,
       );
       return { res: { type: 'suspects', suspects } };
     }

@@ -6,11 +6,11 @@ import {
   memoryGap,
   processIdentity,
   processLimit,
-  processName,
   processTreeOrder,
 } from '../../../core/model/memory-context.ts';
 import { seriesMemory } from '../../../core/load/series-memory.ts';
 import { formatCmdline } from '../../../core/formats/dump-context.ts';
+import { processName } from '../../../core/model/process-name.ts';
 import type { ProcessIdentitySummary, SnapshotMemory } from '../lib/protocol.ts';
 
 export interface ProcessContextParts {
@@ -33,7 +33,7 @@ export function contextParts(j: Job): ProcessContextParts[] {
     return {
       identity: id
         ? {
-            name: processName(id),
+            name: processName(p),
             comm: id.comm,
             cmdline: id.cmdline ? formatCmdline(id.cmdline) : null,
             ppid: id.ppid,

@@ -5,6 +5,7 @@
 import type { InputFile } from '../formats/input-file.js';
 import type { Inflater } from '../formats/inflate.js';
 import { readDump } from '../formats/read-dump.js';
+import { truncationText } from '../formats/heap-dump.js';
 import type { LoadWarning, Snapshot } from '../model/model.js';
 import {
   SnapshotBuilder,
@@ -92,7 +93,7 @@ export async function runDumpTask(task: DumpTask, options: DumpTaskOptions = {})
       file: path,
       line: info.truncated.line,
       byteOffset: info.truncated.byteOffset,
-      message: `truncated at byte ${info.truncated.byteOffset} (line ${info.truncated.line}): ${info.truncated.reason}; kept ${info.recordCount} complete records`,
+      message: `${truncationText(info.truncated)}; kept ${info.recordCount} complete records`,
     });
   }
   if (snap.nonFinite > 0)

@@ -54,7 +54,7 @@ export function processFates(job: Pick<Job, 'processes'>): ProcessFate[] {
     const last = p.snapshots[p.snapshots.length - 1];
     const evidence: string[] = [];
     if (last && !last.complete)
-      evidence.push(`its last dump (${last.file}) is cut off: the process was stopped while jemalloc wrote it`);
+      evidence.push(`its last dump (${last.file}) is cut off: the process was likely stopped while jemalloc wrote it`);
     if (p.endedWithoutFinalDump && anyFinal)
       evidence.push('no final dump, while other processes of the job wrote theirs');
     const end = lastTimes[i];

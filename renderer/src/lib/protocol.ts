@@ -109,6 +109,8 @@ export interface ProcessSummary {
   key: string;
   pid: number | null;
   prefix: string;
+  /** what ran (core/model/process-name.ts): `python3.12 job.py`; null when nothing names it (use the prefix) */
+  name?: string | null;
   snapshots: SnapshotSummary[];
   lastLiveBytes: number;
   firstLiveBytes: number;
@@ -199,6 +201,8 @@ export interface StackRow {
   /** caller chain of the label, short */
   context: string;
   kind: FrameKind;
+  /** `file:line` of the naming frame (core/frames/stack-labels.ts callSite); absent in old reports */
+  site?: string | null;
   baseBytes: number;
   targetBytes: number;
   deltaBytes: number;

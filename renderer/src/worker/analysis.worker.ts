@@ -17,6 +17,7 @@ import { addStackToFunctions, finishFunctionRows } from '../../../core/stats/fun
 import { buildCallTree } from '../../../core/stats/call-tree.ts';
 import { calleeKeys, callerKeys, invertedKeys } from '../../../core/frames/callers.ts';
 import { callSite, leadFrameIndex } from '../../../core/frames/stack-labels.ts';
+import { processName } from '../../../core/model/process-name.ts';
 import type { Job, LoadWarning, ProcessSeries, Snapshot } from '../../../core/model/model.ts';
 import { JobAssembler } from '../../../core/model/job-batches.ts';
 import type { InputFile } from '../../../core/formats/input-file.ts';
@@ -451,6 +452,7 @@ function summarize(j: Job, loadMs: number, bytesTotal: number, waitMs: number): 
       key: p.key,
       pid: p.pid,
       prefix: p.prefix,
+      name: c.identity?.name ?? processName(p),
       snapshots: p.snapshots.map((s, si) => ({
         index: si,
         file: s.file,
@@ -566,6 +568,7 @@ function growth(
         label: l.label,
         context: l.context,
         kind: l.kind,
+        site: l.site,
         baseBytes: 0,
         targetBytes: 0,
         deltaBytes: 0,
@@ -861,7 +864,8 @@ function stackSeries(i: number, n: number, view: ViewOptions): StackSeries {
   });
   const labels = top.map((g) => {
     const l = labelOf(table, stackKeys(p, table, rep[g], view), view.mode);
-    return l.context ? `${l.label} ← ${l.context.split(' ← ')[0]}` : l.label;
+    const named = l.site ? `${l.label} (${l.site})` : l.label;
+    return l.context ? `${named} ← ${l.context.split(' ← ')[0]}` : named;
   });
   labels.push('other stacks');
   return { stackIds: top.map((g) => rep[g]), labels, values };

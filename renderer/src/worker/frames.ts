@@ -152,7 +152,10 @@ export class FrameTable {
     if (k === undefined) {
       k = this.frames.length;
       const shown = visibleInfo(d.info);
-      const info = shown.function !== null ? { ...shown, line: null, key: k } : { ...shown, key: k };
+      // native frames are function-grained; Python frames line-grained (pprof's granularity=lines: two lines of
+      // one function are two call sites, and the capture records the line executing in each frame)
+      const info =
+        shown.function !== null && shown.kind !== 'python' ? { ...shown, line: null, key: k } : { ...shown, key: k };
       this.frames.push(info);
       this.keyByDescriptor.set(d.treeDescriptor, k);
     }
@@ -264,7 +267,7 @@ export class FrameTable {
         kind: 'python',
         unverified: false,
       },
-      treeDescriptor: p.resolved ? `py|${fn}|${p.file ?? ''}` : `pyu|${p.addr}`,
+      treeDescriptor: p.resolved ? `py|${fn}|${p.file ?? ''}|${p.line ?? ''}` : `pyu|${p.addr}`,
     };
   }
 

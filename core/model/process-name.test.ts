@@ -42,9 +42,22 @@ describe('core/model/process-name', () => {
     }
   });
 
+  it('a name the process gave itself (comm other than its executable) is its role', () => {
+    const p = job.processes.find((q) => q.pid === exp.processes[1].pid)!;
+    const renamed = (comm: string) => ({
+      ...p,
+      snapshots: p.snapshots.map((s) => (s.context ? { ...s, context: { ...s.context, comm } } : s)),
+    });
+    expect(processName(renamed('ray::Learner'))).toBe('ray::Learner');
+    // comm is the executable's name cut to 15 bytes: not a role
+    expect(processName(renamed(exe().slice(0, 15)))).toBe(`${exe()} job.py`);
+  });
+
   it('command lines: options with values skipped, -m and -c, other programs by their executable', () => {
     expect(commandName(['/usr/bin/python3', '-X', 'dev', '-u', 'train.py', '--lr', '1'])).toBe('python3 train.py');
-    expect(commandName(['python3.11', '-m', 'torch.distributed.run', 'x.py'])).toBe('python3.11 -m torch.distributed.run');
+    expect(commandName(['python3.11', '-m', 'torch.distributed.run', 'x.py'])).toBe(
+      'python3.11 -m torch.distributed.run',
+    );
     expect(commandName(['/opt/conda/bin/python', '-c', 'print(1)'])).toBe('python -c');
     expect(commandName(['/usr/local/bin/torchrun', 'train.py'])).toBe('torchrun');
     expect(commandName([])).toBeNull();

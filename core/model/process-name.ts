@@ -1,5 +1,7 @@
 // The one name of a process, used by the process table, banners, charts, report titles and the CLI: what ran,
 // not the dump prefix (every process of a job shares "jeprof" or "job"). In order of what the dumps tell:
+//   0. a name the process gave itself: a comm that is not its executable's (prctl PR_SET_NAME, setproctitle —
+//      how Ray workers, DataLoader workers and launchers name their roles);
 //   1. the command line from the capture context: the executable's base name and, for a Python interpreter,
 //      its script (`python3.12 job.py`) or module (`python3.12 -m trainer`);
 //   2. without a command line, the executable (the context's comm, else the maps' main executable) and the
@@ -74,6 +76,9 @@ export function processName(
   p: Pick<ProcessSeries, 'snapshots' | 'maps' | 'stacks' | 'addresses'> & { pythonFrames?: PyFrameTable | null },
 ): string | null {
   const id = processIdentity(p);
+  const argv0 = id?.cmdline?.[0] ? base(id.cmdline[0]) : null;
+  // the kernel keeps 15 bytes of comm: a prefix of the executable's name is the default, anything else a role
+  if (id?.comm && argv0 && !argv0.startsWith(id.comm)) return id.comm;
   const fromCmd = id?.cmdline ? commandName(id.cmdline) : null;
   if (fromCmd) return fromCmd;
   const exe = id?.comm ?? mainExecutable(p.maps);
@@ -83,10 +88,7 @@ export function processName(
 }
 
 /** How a process reads in banners and titles: `7905 python3.12 job.py`, else `7905 job` (the prefix). */
-export function processLabel(
-  p: Pick<ProcessSeries, 'pid' | 'prefix' | 'key'>,
-  name: string | null,
-): string {
+export function processLabel(p: Pick<ProcessSeries, 'pid' | 'prefix' | 'key'>, name: string | null): string {
   const who = p.pid !== null ? String(p.pid) : p.key;
   const what = name ?? p.prefix;
   return what ? `${who} ${what}` : who;

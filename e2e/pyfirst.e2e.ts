@@ -37,7 +37,10 @@ test.describe('Python first', () => {
     await openPy312(page);
     await expect(page.getByTestId('stack-mode')).toHaveValue('python-first');
     const first = page.getByTestId('growth-row').first();
-    await expect(first.locator('.lbl')).toHaveAttribute('title', /^make_record ← leaky_handler ← Pipeline\.step/);
+    await expect(first.locator('.lbl')).toHaveAttribute(
+      'title',
+      /^make_record \(workload\.py:\d+\) ← leaky_handler ← Pipeline\.step/,
+    );
     await expect(first.locator('.lbl')).not.toHaveAttribute('title', /libpython/);
     await first.click();
     const frames = page.getByTestId('stack-frames');
@@ -69,7 +72,7 @@ test.describe('Python first', () => {
     // allocated since start, the 64 KiB buffers freed right away dominate: they lead by Δ, which live bytes never show
     await expect(page.getByTestId('growth-row').first().locator('.lbl')).toHaveAttribute(
       'title',
-      /^transient_handler ← Pipeline\.step/,
+      /^transient_handler \(workload\.py:\d+\) ← Pipeline\.step/,
     );
     await page.getByTestId('sample-select').selectOption('inuse_space');
     await expect(page.getByTestId('growth-row').first().locator('.lbl')).toHaveAttribute('title', /^make_record/);

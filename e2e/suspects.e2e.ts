@@ -59,7 +59,10 @@ test('Suspects: job-wide ranking, pattern badges, σ sparklines, killed processe
   const sampledSpark = leak.locator(`[data-testid=suspect-spark][data-pid="${sampledPid}"]`);
   await expect(sampledSpark.locator('polygon.band')).toHaveCount(1);
   await expect(sampledSpark.locator('circle.cut')).toHaveCount(1);
-  // the plateau (1 MiB, allocated before the first dump) is flat in both runs
+  // the plateau (1 MiB, allocated before the first dump) is flat in both runs: a row that cannot score, hidden
+  // until asked for
+  await expect(view.locator('[data-testid=suspect-row][data-pattern="flat"]')).toHaveCount(0);
+  await view.getByTestId('suspects-quiet').click();
   await expect(view.locator('[data-testid=suspect-row][data-pattern="flat"][data-procs="2"]').first()).toBeVisible();
 
   // process table: each process's top pattern; the two without a final dump are killed, the exact run is not

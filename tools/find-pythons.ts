@@ -32,7 +32,7 @@ function candidates(minor: string): string[] {
       if (v === minor || v.startsWith(minor + '.')) out.push(join(versions, v, 'bin', `python${minor}`));
   // pyenv's shims are scripts that run one of the versions above: not a build of their own
   for (const dir of (process.env.PATH ?? '').split(delimiter))
-    if (dir && !/[\/]shims$/.test(dir)) out.push(join(dir, `python${minor}`));
+    if (dir && !/[/]shims$/.test(dir)) out.push(join(dir, `python${minor}`));
   return out;
 }
 

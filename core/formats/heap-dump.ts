@@ -61,7 +61,11 @@ export interface ParsedDumpInfo {
   mapsComplete: boolean;
   /** text after the maps that starts with a known trailer header (e.g. a PYFRAMES/1 table), else null */
   trailerText: string | null;
-  truncated: { byteOffset: number; line: number; reason: string } | null;
+  /**
+   * Where the records stop being trusted (`byteOffset`: the start of the cut line or the missing section) and
+   * where the file ends (`fileBytes`: a multiple of jemalloc's write buffer is the clue of a kill mid-write).
+   */
+  truncated: { byteOffset: number; line: number; reason: string; fileBytes: number } | null;
   /** a fatal problem: the file is not a heap profile at all */
   fatal: ParseProblem | null;
   problems: ParseProblem[];
@@ -440,6 +444,7 @@ export class HeapDumpParser {
     }
     this.flushPending(true);
     info.lines = this.lineNo;
+    if (info.truncated) info.truncated.fileBytes = this.offset;
     if (info.format === null) {
       if (this.offset === 0) {
         info.fatal = {
@@ -459,6 +464,8 @@ export class HeapDumpParser {
           this.lineNo,
           `no MAPPED_LIBRARIES section and the size is a multiple of jemalloc's ${JEMALLOC_DUMP_CHUNK}-byte write buffer`,
         );
+        const t = this.info.truncated as ParsedDumpInfo['truncated'];
+        if (t) t.fileBytes = this.offset;
       }
     }
     return info;
@@ -475,7 +482,7 @@ export class HeapDumpParser {
   }
 
   private markTruncated(byteOffset: number, line: number, reason: string): void {
-    if (!this.info.truncated) this.info.truncated = { byteOffset, line, reason };
+    if (!this.info.truncated) this.info.truncated = { byteOffset, line, reason, fileBytes: -1 };
   }
 
   private text(b: Uint8Array, s: number, e: number): string {
@@ -810,4 +817,20 @@ export function normalizeAddress(token: string): string {
 function clip(s: string): string {
   const t = s.length > 80 ? s.slice(0, 80) + '…' : s;
   return JSON.stringify(t);
+}
+
+/**
+ * What a cut dump's warning says: where the file ends (the figure to compare with jemalloc's write buffer) before
+ * where the cut record starts, and a kill mid-write as likely — not as fact — when the length is a multiple of
+ * the buffer (a copy cut short, a full disk or a process still writing end a file elsewhere).
+ */
+export function truncationText(t: { byteOffset: number; line: number; reason: string; fileBytes: number }): string {
+  const n = (v: number) => v.toLocaleString('en-US');
+  const chunks = t.fileBytes > 0 && t.fileBytes % JEMALLOC_DUMP_CHUNK === 0 ? t.fileBytes / JEMALLOC_DUMP_CHUNK : 0;
+  const clue =
+    chunks > 0
+      ? ` = ${chunks === 1 ? 'one' : n(chunks)} jemalloc write buffer${chunks === 1 ? '' : 's'} (${n(JEMALLOC_DUMP_CHUNK)} B): likely stopped while jemalloc wrote it`
+      : '';
+  const where = t.fileBytes >= 0 ? `file ends at byte ${n(t.fileBytes)}${clue}; ` : '';
+  return `truncated: ${where}${t.reason}, from byte ${n(t.byteOffset)} (line ${t.line})`;
 }

@@ -133,7 +133,7 @@ function pythonDesc(p: PythonFrameView): FrameDesc {
       { function: p.resolved ? p.function : null, file: p.file, line: p.line },
       false,
     ),
-    treeDescriptor: p.resolved ? `py|${p.function}|${p.file ?? ''}` : `pyu|${p.addr}`,
+    treeDescriptor: p.resolved ? `py|${p.function}|${p.file ?? ''}|${p.line ?? ''}` : `pyu|${p.addr}`,
   };
 }
 
@@ -206,7 +206,10 @@ export class FrameCatalog {
     if (k === undefined) {
       k = this.frames.length;
       const shown = visibleInfo(d.info);
-      const info = shown.function !== null ? { ...shown, line: null, key: k } : { ...shown, key: k };
+      // native frames are function-grained; Python frames line-grained (pprof's granularity=lines: two lines of
+      // one function are two call sites, and the capture records the line executing in each frame)
+      const info =
+        shown.function !== null && shown.kind !== 'python' ? { ...shown, line: null, key: k } : { ...shown, key: k };
       this.frames.push(info);
       this.keyByDescriptor.set(d.treeDescriptor, k);
     }

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { foldStack, interpreterModules, stackLabel, type LabelFrame } from './stack-labels.js';
+import {
+  callSite,
+  foldStack,
+  interpreterModules,
+  leadFrameIndex,
+  stackLabel,
+  type LabelFrame,
+} from './stack-labels.js';
 
 const nat = (module: string, fn?: string): LabelFrame => ({
   kind: 'native',
@@ -67,5 +74,33 @@ describe('core/frames/stack-labels', () => {
     expect(isInterp('libpython3.12.so.1.0')).toBe(true);
     expect(isInterp('myapp')).toBe(false);
     expect(interpreterModules({ maps: null, pythonFrames: null })('python')).toBe(false);
+  });
+});
+
+describe('core/frames/stack-labels: lead frame and call site', () => {
+  // a ctypes call from Python: libffi and _ctypes frames leafward of the Python caller
+  const ctypesStack = [
+    nat('libffi.so.8.1.2'),
+    nat('_ctypes.cpython-312-x86_64-linux-gnu.so', 'ffi_call'),
+    py('AdamState.ensure', '/srv/train/model.py', 24),
+    py('main', '/srv/train/train.py', 80),
+  ];
+  it('python-first names a native-leaf stack by its first Python frame; other modes by the leaf', () => {
+    expect(leadFrameIndex(ctypesStack, 'python-first')).toBe(2);
+    expect(leadFrameIndex(ctypesStack, 'merged')).toBe(0);
+    expect(leadFrameIndex(ctypesStack, 'native')).toBe(0);
+    expect(leadFrameIndex([nat('libc.so.6', 'malloc')], 'python-first')).toBe(0);
+  });
+  it('call site: the first Python frame as base-name file:line; two lines are two sites', () => {
+    expect(callSite(ctypesStack)).toBe('model.py:24');
+    expect(callSite([nat('libffi.so.8.1.2'), py('AdamState.ensure', '/srv/train/model.py', 25)])).toBe('model.py:25');
+    // native only: the first frame with a source line (symbolized with DWARF); none without lines
+    expect(
+      callSite([
+        { kind: 'native', module: 'leaky', function: 'make_node', file: '/src/leaky.c', line: 12 },
+        { kind: 'native', module: 'leaky', function: 'main', file: '/src/leaky.c', line: 40 },
+      ]),
+    ).toBe('leaky.c:12');
+    expect(callSite([nat('libc.so.6', 'malloc')])).toBeNull();
   });
 });

@@ -170,3 +170,28 @@ export function foldOptionsFor(
     isInterpreterModule: interpreterModules(proc),
   };
 }
+
+/**
+ * Which shown frame names a stack. In the python-first view a stack whose leaf frames are native but that holds
+ * Python frames (ctypes, C extensions, code run with the GIL released) is named by its first Python frame: the
+ * Python call site is what the user wrote and can change; the native frames leafward of it stay in the stack.
+ * Other views (and stacks without Python frames) are named by their first frame.
+ */
+export function leadFrameIndex(frames: readonly Pick<LabelFrame, 'kind'>[], mode: string): number {
+  if (mode !== 'python-first') return 0;
+  const i = frames.findIndex((f) => f.kind === 'python');
+  return i < 0 ? 0 : i;
+}
+
+/**
+ * A stack's call site as it goes into a ticket: `file:line` (file's base name) of its first Python frame, else of
+ * its first frame with a source line (pprof's granularity=lines), else null. Two lines of one function are two
+ * call sites.
+ */
+export function callSite(frames: readonly LabelFrame[]): string | null {
+  const at = (f: LabelFrame) => (f.file ? `${baseOf(f.file)}:${f.line ?? '?'}` : null);
+  const py = frames.find((f) => f.kind === 'python' && f.file);
+  if (py) return at(py);
+  const src = frames.find((f) => f.kind !== 'folded' && f.file && f.line !== null && f.line !== undefined);
+  return src ? at(src) : null;
+}

@@ -252,7 +252,9 @@ export function memleakSeries(
     const last = i === m.reports.length - 1;
     addSnapshot(builder, meta(`${file.path}#${i + 1}`, i + 1, t, last), rows, 'memleak', {
       complete: r.complete,
-      truncated: r.complete ? null : { byteOffset: r.byteOffset, line: r.line, reason: 'report cut' },
+      truncated: r.complete
+        ? null
+        : { byteOffset: r.byteOffset, line: r.line, reason: 'report cut', fileBytes: file.size },
       context: t !== null ? context(t, m.pid, m.command) : null,
     });
   });

@@ -7,6 +7,7 @@ import type { Inflater } from '../formats/inflate.js';
 import { readDump } from '../formats/read-dump.js';
 import type { ProfileFrame } from '../formats/dump-types.js';
 import { readProfileTask } from './profile-task.js';
+import { truncationText } from '../formats/heap-dump.js';
 import type { LoadWarning, Snapshot } from '../model/model.js';
 import {
   SnapshotBuilder,
@@ -132,7 +133,7 @@ export async function runDumpTask(task: DumpTask, options: DumpTaskOptions = {})
       file: path,
       line: info.truncated.line,
       byteOffset: info.truncated.byteOffset,
-      message: `truncated at byte ${info.truncated.byteOffset} (line ${info.truncated.line}): ${info.truncated.reason}; kept ${info.recordCount} complete records`,
+      message: `${truncationText(info.truncated)}; kept ${info.recordCount} complete records`,
     });
   }
   const frameless = framelessWarning(frames.none, frames.total);

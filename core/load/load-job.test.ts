@@ -100,7 +100,7 @@ describe('loadJob on the real fixture job', () => {
     expect(byFile('damaged/zero-length.heap')[0].message).toMatch(/empty file/);
     expect(byFile('damaged/not-a-dump.heap')[0]).toMatchObject({ line: 1, byteOffset: 0 });
     const trunc = byFile('damaged/truncated-in-stacks.heap')[0];
-    expect(trunc.message).toMatch(/^truncated at byte \d+ \(line \d+\)/);
+    expect(trunc.message).toMatch(/^truncated: file ends at byte [\d,]+; .* from byte [\d,]+ \(line \d+\)/);
     expect(trunc.byteOffset).toBeGreaterThan(0);
     expect(byFile('damaged/bad-count-line.heap').every((w) => typeof w.line === 'number')).toBe(true);
     const loaded = job.processes.flatMap((p) => p.snapshots.map((s) => s.file));

@@ -5,14 +5,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { collectInputFiles } from '../../node/io/node-files.js';
 import { loadJob } from '../load/load-job.js';
-import {
-  memoryGap,
-  memoryPoint,
-  processLimit,
-  processParents,
-  processTreeOrder,
-  processName,
-} from './memory-context.js';
+import { memoryGap, memoryPoint, processLimit, processParents, processTreeOrder } from './memory-context.js';
+import { commandName } from './process-name.js';
 import { PY_FIXTURES } from '../../fixtures/python/fixture-helpers.js';
 
 describe('memory context on the real job run (fixtures/job)', () => {
@@ -52,16 +46,7 @@ describe('memory context on the real py312 run', () => {
       [parent.key, 0],
       [child.key, 1],
     ]);
-    expect(
-      processName({
-        pid: 1,
-        ppid: null,
-        comm: null,
-        cmdline: ['/usr/bin/python3.12', 'x.py'],
-        hostname: null,
-        startMs: null,
-      }),
-    ).toBe('python3.12');
+    expect(commandName(['/usr/bin/python3.12', '-W', 'ignore', '/srv/x.py', '--steps', '3'])).toBe('python3.12 x.py');
   });
 
   it('the gap RSS − allocated splits into fragmentation, unpurged and outside parts that add up', async () => {

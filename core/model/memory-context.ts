@@ -207,14 +207,6 @@ export function processTreeOrder(
   return out;
 }
 
-/** A short name for a process: its comm (or argv[0]'s base name), else null. */
-export function processName(id: ProcessIdentity | null): string | null {
-  if (!id) return null;
-  if (id.comm) return id.comm;
-  const a0 = id.cmdline?.[0];
-  return a0 ? (a0.split('/').pop() ?? a0) : null;
-}
-
 /**
  * The one cgroup memory limit the job's dumps recorded (memory.max), for the post-mortem's time to
  * the limit when the user gave none; null when no dump recorded one or the processes ran under

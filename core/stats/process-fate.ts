@@ -57,7 +57,7 @@ export function processFates(job: Pick<Job, 'processes'>): ProcessFate[] {
     if (last && !last.complete)
       // the file name is shown by the CLI and the app alike: marked once here (bidi overrides, escapes)
       evidence.push(
-        `its last dump (${revealControls(last.file)}) is cut off: the process was stopped while jemalloc wrote it`,
+        `its last dump (${revealControls(last.file)}) is cut off: the process was likely stopped while jemalloc wrote it`,
       );
     if (p.endedWithoutFinalDump && anyFinal)
       evidence.push('no final dump, while other processes of the job wrote theirs');

@@ -11,7 +11,7 @@ import { processViewer, visibleFrames, type StackViewer } from '../../core/frame
 import { stackText as foldedStackText } from './stack-text.js';
 import { DEFAULT_STACK_MODE, parseStackMode } from '../../core/frames/python-stacks.js';
 import type { FoldedStack } from '../../core/frames/stack-labels.js';
-import { processIdentity, processName } from '../../core/model/memory-context.js';
+import { processName } from '../../core/model/process-name.js';
 import type { ViewOptions } from '../../core/model/vocab.js';
 
 export interface Output {
@@ -40,7 +40,7 @@ export function printWarnings(warnings: readonly LoadWarning[], io: Output): voi
 }
 
 export function processTitle(p: ProcessSeries): string {
-  const name = processName(processIdentity(p));
+  const name = processName(p);
   const who = p.pid !== null ? `pid ${p.pid}${name ? ` ${name}` : ''}${p.prefix ? ` (${p.prefix})` : ''}` : p.key;
   return `${who}: ${p.snapshots.length} snapshot${p.snapshots.length === 1 ? '' : 's'}${p.endedWithoutFinalDump ? ', no final dump (killed or still running)' : ''}`;
 }
@@ -76,7 +76,7 @@ export function processJson(p: ProcessSeries, job?: Job) {
     key: p.key,
     pid: p.pid,
     prefix: p.prefix,
-    name: processName(processIdentity(p)),
+    name: processName(p),
     endedWithoutFinalDump: p.endedWithoutFinalDump,
     hasMaps: p.maps !== null,
     ...(fate ? { lastCompleteSeq: fate.lastCompleteSeq, killed: fate.killed, killedEvidence: fate.evidence } : {}),

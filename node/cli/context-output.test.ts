@@ -54,7 +54,8 @@ describe('heaplens summary with the capture context', () => {
     expect(c.parentKey).toBe(parent.key);
     expect(parent.parentKey).toBeNull();
     expect(c.comm).toBe(child.comm);
-    expect(c.name).toBe(child.comm);
+    // named by what ran: the interpreter (its comm) and the script the fixture script runs (workload/workload.py)
+    expect(c.name).toBe(`${child.comm} workload.py`);
     expect(c.ppid).toBe(child.ppid);
     expect(c.timeAxis).toBe('wall');
     for (const p of doc.processes) {
@@ -74,7 +75,7 @@ describe('heaplens summary with the capture context', () => {
   it('text: the process line names the command, the table has time, allocated, resident and RSS', async () => {
     let out = '';
     expect(await run(['summary', PY312], { out: (s) => (out += s + '\n'), err: () => {} })).toBe(0);
-    expect(out).toMatch(/python3\.\d+ on \S+, started \d{4}-\d{2}-\d{2}T/);
+    expect(out).toMatch(/python3\.\d+ workload\.py on \S+, started \d{4}-\d{2}-\d{2}T/);
     expect(out).toMatch(/cmdline: \S+python3\.12 .*workload\.py/);
     expect(out).toMatch(/time \(UTC\)\s+allocated\s+resident\s+RSS/);
     expect(out).toMatch(/last dump: RSS .* − allocated .* = /);

@@ -3,14 +3,9 @@
 
 import type { Job, ProcessSeries } from '../../core/model/model.js';
 import { seriesTimes } from '../../core/model/snapshot-time.js';
-import {
-  memoryGap,
-  processIdentity,
-  processLimit,
-  processName,
-  processParents,
-} from '../../core/model/memory-context.js';
+import { memoryGap, processIdentity, processLimit, processParents } from '../../core/model/memory-context.js';
 import { formatCmdline } from '../../core/formats/dump-context.js';
+import { processName } from '../../core/model/process-name.js';
 import { seriesMemory } from '../../core/load/series-memory.js';
 import { formatBytes } from './format.js';
 
@@ -54,7 +49,7 @@ export function processContextJson(p: ProcessSeries, parents: ReadonlyMap<string
   const id = processIdentity(p);
   const t = seriesTimes(p);
   return {
-    name: processName(id),
+    name: processName(p),
     comm: id?.comm ?? null,
     cmdline: id?.cmdline ?? null,
     ppid: id?.ppid ?? null,
@@ -81,8 +76,8 @@ export function processContextText(p: ProcessSeries, parents: ReadonlyMap<string
     const parentKey = parents.get(p.key) ?? null;
     const parent = parentKey ? job.processes.find((q) => q.key === parentKey) : undefined;
     out.push(
-      `${processName(id) ?? '?'}${id.hostname ? ` on ${id.hostname}` : ''}${id.startMs !== null ? `, started ${new Date(id.startMs).toISOString()}` : ''}` +
-        `, parent ${id.ppid ?? '?'}${parent ? ` (${processName(processIdentity(parent)) ?? parent.key} in this job)` : ''}`,
+      `${processName(p) ?? '?'}${id.hostname ? ` on ${id.hostname}` : ''}${id.startMs !== null ? `, started ${new Date(id.startMs).toISOString()}` : ''}` +
+        `, parent ${id.ppid ?? '?'}${parent ? ` (${processName(parent) ?? parent.key} in this job)` : ''}`,
     );
     if (id.cmdline) out.push(`cmdline: ${formatCmdline(id.cmdline)}`);
   }

@@ -146,7 +146,8 @@ describe('heaplens CLI', () => {
   it('human-readable tables by default', async () => {
     const r = await cli('top', job, '-n', '2');
     expect(r.code).toBe(0);
-    expect(r.out).toMatch(/pid \d+ \(exact\): 21 snapshots/);
+    // named by what ran: the maps' main executable, the fixture's program fixtures/jemalloc/bin/leaky
+    expect(r.out).toMatch(/pid \d+ leaky \(exact\): 21 snapshots/);
     expect(r.out).toMatch(/1\.00 MiB/);
   });
 

@@ -60,12 +60,16 @@ export function rgb(c: readonly [number, number, number]): string {
   return `rgb(${c[0]} ${c[1]} ${c[2]})`;
 }
 
-/** Diff colour: neutral at 0, the full growth/shrink colour at |intensity| = 1. */
+/**
+ * Diff colour: neutral at 0, the full growth/shrink colour at |intensity| = 1, linear in between (pprof's
+ * -diff_base colours by the size of Δ): a 8 MiB buffer beside a 50 MiB leak reads a third as strong, not the
+ * same orange (a square-root easing made every growing frame look alike). A faint floor keeps a change visible.
+ */
 export function diffColor(intensity: number, theme: Theme): string {
   const neutral = theme === 'dark' ? [70, 72, 78] : [226, 226, 226];
   const c = intensity >= 0 ? DIFF.growth : DIFF.shrink;
   const t = Math.min(1, Math.abs(intensity));
-  const eased = t === 0 ? 0 : 0.25 + 0.75 * Math.sqrt(t);
+  const eased = t === 0 ? 0 : 0.12 + 0.88 * t;
   const mix = (i: number): number => Math.round(neutral[i] + (c[i] - neutral[i]) * eased);
   return `rgb(${mix(0)} ${mix(1)} ${mix(2)})`;
 }

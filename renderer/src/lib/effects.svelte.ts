@@ -6,7 +6,7 @@ import { untrack } from 'svelte';
 import type { StackTarget } from '../../../core/notes/schema.ts';
 import { debounce } from './session-map.ts';
 import type { Ui } from './ui.svelte.ts';
-import type { GrowthResult, StackMode } from './protocol.ts';
+import type { GrowthResult, StackFilterChip, StackMode } from './protocol.ts';
 import { openingProcess } from '../state/opening.ts';
 
 /** Sets up the effects; returns the autosaver (flushed on pagehide, cancelled on unmount). */
@@ -69,7 +69,11 @@ export function startEffects(ui: Ui): { flush(): void; cancel(): void } {
   // One suspects request at a time: while a job loads, each update asks again, and answers the window no longer
   // wants would still cost the page their decoding; the latest wish waits for the one in flight. An answer is
   // shown while it is of the same job and view (an earlier update's ranking is better than none).
-  type SuspectsAsk = { view: { mode: StackMode; hideAllocator: boolean }; limit: number; key: string };
+  type SuspectsAsk = {
+    view: { mode: StackMode; hideAllocator: boolean; filters: StackFilterChip[] };
+    limit: number;
+    key: string;
+  };
   let suspectsBusy = false;
   let suspectsNext: SuspectsAsk | null = null;
   let suspectsKey = '';
@@ -110,12 +114,17 @@ export function startEffects(ui: Ui): { flush(): void; cancel(): void } {
       });
   };
   $effect(() => {
-    const view = { mode: app.selection.mode, hideAllocator: app.selection.hideAllocator };
+    // the focus/ignore chips narrow the ranking as they narrow every view
+    const view = {
+      mode: app.selection.mode,
+      hideAllocator: app.selection.hideAllocator,
+      filters: app.selection.filters.map((f) => ({ ...f })),
+    };
     // reports too: the analysis runs in their page over the embedded job; while a job loads, again on each
     // update (the ranking of the processes read so far, its top rows only)
     if (!app.job.summary) return;
     const limit = app.job.partial ? 16 : 200;
-    const key = `${app.job.jobEpoch}|${view.mode}|${view.hideAllocator}|${limit}`;
+    const key = `${app.job.jobEpoch}|${view.mode}|${view.hideAllocator}|${limit}|${JSON.stringify(view.filters)}`;
     untrack(() => askSuspects({ view, limit, key }));
   });
 

@@ -9,6 +9,11 @@ const exportProcs = (ui: Ui, all: boolean): number[] =>
   all ? (ui.app.job.summary?.processes.map((p) => p.index) ?? []) : [...ui.app.selection.selected];
 /** a plain copy for postMessage (no state proxies) */
 const plainSession = (ui: Ui): Session => JSON.parse(JSON.stringify(ui.app.session.toSession())) as Session;
+/** the report's session: it opens on the ranking (the answer), whatever tab the sender was on */
+const reportSession = (ui: Ui): Session => {
+  const s = plainSession(ui);
+  return { ...s, view: { ...s.view, tab: 'suspects' } };
+};
 
 export async function reportPreview(ui: Ui, sanitize: { paths: boolean; maps: boolean }) {
   const app = ui.app;
@@ -39,7 +44,7 @@ export async function exportReport(
       procs: exportProcs(ui, all),
       base: app.selection.base,
       target: app.selection.target,
-      session: plainSession(ui),
+      session: reportSession(ui),
       title,
       sanitize: { ...sanitize },
       view: { ...app.selection.view },

@@ -2,12 +2,24 @@
 
 import { formatBytes as bytes } from '../../../core/model/units.js';
 import { revealControls } from '../../../core/model/display-text.js';
+import { processLabel } from '../../../core/model/process-name.js';
+import type { ProcessSummary } from './protocol.ts';
 
 /** Text from files and notes as shown: control and bidi characters visibly marked as <U+XXXX>. */
 export const shown = revealControls;
 
 export function formatBytes(n: number, signed = false): string {
   return bytes(n, signed, '−');
+}
+
+/** A process as banners, tables and titles name it (core/model/process-name.ts): `7905 python3.12 job.py`. */
+export function procLabel(p: Pick<ProcessSummary, 'pid' | 'prefix' | 'key' | 'name'> | undefined): string {
+  return p ? revealControls(processLabel(p, p.name ?? null)) : '?';
+}
+
+/** A rate as it goes into a ticket: `+1.2 MiB/s`, or `/dump` when the dumps' times are unknown. */
+export function formatRate(bytesPer: number, perSecond: boolean): string {
+  return `${bytes(bytesPer, true, '−')}/${perSecond ? 's' : 'dump'}`;
 }
 
 export function formatPct(p: number, signed = true): string {

@@ -109,6 +109,8 @@ export interface ProcessSummary {
   key: string;
   pid: number | null;
   prefix: string;
+  /** what ran (core/model/process-name.ts): `python3.12 job.py`; null when nothing names it (use the prefix) */
+  name?: string | null;
   snapshots: SnapshotSummary[];
   lastLiveBytes: number;
   firstLiveBytes: number;
@@ -173,6 +175,8 @@ export interface StackRow {
   context: string;
   /** the legend group of the label's frame */
   frameGroup: FrameGroup;
+  /** `file:line` of the naming frame (core/frames/stack-labels.ts callSite); absent in old reports */
+  site?: string | null;
   baseBytes: number;
   targetBytes: number;
   deltaBytes: number;
@@ -292,6 +296,11 @@ export interface SuspectRow {
   context: string;
   /** the legend group of the label's frame */
   frameGroup: FrameGroup;
+  /** `file:line` of the naming stack's first Python frame (else first frame with a line), null when none */
+  site: string | null;
+  /** the holders' late Theil–Sen slopes summed: per second when every holder's times are known, else per dump */
+  lateRate: number;
+  lateRatePerSecond: boolean;
   /** members by score; the first is the group's top */
   members: SuspectMember[];
   /** processes holding the stack (members may list fewer: only the top few carry series) */
@@ -309,7 +318,10 @@ export interface ProcessVerdict {
 
 export interface SuspectsResult {
   rows: SuspectRow[];
+  /** groups that pass the view's filters */
   groupCount: number;
+  /** groups in the job, filters aside */
+  totalGroups: number;
   processes: ProcessVerdict[];
 }
 

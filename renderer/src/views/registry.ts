@@ -18,7 +18,7 @@ export interface ViewEntry {
 }
 
 export const VIEWS: Record<Tab, ViewEntry> = {
-  suspects: { component: SuspectsView },
+  suspects: { component: SuspectsView, search: true },
   growth: { component: GrowthView },
   flame: { component: FlameView, search: true },
   diff: { component: DiffView, search: true, controls: DiffControls },

@@ -16,6 +16,8 @@ import { leastSquaresSlope, rankGrowth } from '../../../core/stats/growth.ts';
 import { addStackToFunctions, finishFunctionRows } from '../../../core/stats/function-diff.ts';
 import { buildCallTree } from '../../../core/stats/call-tree.ts';
 import { calleeKeys, callerKeys, invertedKeys } from '../../../core/frames/callers.ts';
+import { callSite, leadFrameIndex } from '../../../core/frames/stack-labels.ts';
+import { processName } from '../../../core/model/process-name.ts';
 import type { Job, LoadWarning, ProcessSeries, Snapshot } from '../../../core/model/model.ts';
 import { JobAssembler } from '../../../core/model/job-batches.ts';
 import type { InputFile } from '../../../core/formats/input-file.ts';
@@ -385,6 +387,7 @@ function summarize(j: Job, loadMs: number, bytesTotal: number, waitMs: number): 
       key: p.key,
       pid: p.pid,
       prefix: p.prefix,
+      name: c.identity?.name ?? processName(p),
       snapshots: p.snapshots.map((s, si) => ({
         index: si,
         file: s.file,
@@ -444,19 +447,27 @@ function stackKeys(_p: ProcessSeries, table: FrameCatalog, stackId: number, view
   return table.stackKeys(stackId, view);
 }
 
-/** A stack's label: its first surviving frame (markers of folded frames never lead) and a short caller chain. */
+/**
+ * A stack's label: the frame that names it (core/frames/stack-labels.ts leadFrameIndex: in python-first, the first
+ * Python frame; markers of folded frames never lead), a short caller chain, and its call site (`file:line`).
+ */
 function labelOf(
   table: FrameCatalog,
   keys: ArrayLike<number>,
   mode: ViewOptions['mode'] = 'merged',
-): { label: string; context: string; group: FrameGroup } {
-  const shown = Array.from(keys).filter((k) => table.frames[k].kind !== 'folded');
+): { label: string; context: string; group: FrameGroup; site: string | null } {
+  const shown = Array.from(keys, (k) => table.frames[k]).filter((f) => f.kind !== 'folded');
   if (shown.length === 0)
-    return { label: mode === 'python' ? '(no Python frames)' : '(no frames)', context: '', group: 'unknown' };
-  const f = table.frames[shown[0]];
-  const ctx: string[] = [];
-  for (let i = 1; i < Math.min(shown.length, 4); i++) ctx.push(table.frames[shown[i]].label);
-  return { label: f.label, context: ctx.join(' ← '), group: f.group };
+    return {
+      label: mode === 'python' ? '(no Python frames)' : '(no frames)',
+      context: '',
+      group: 'unknown',
+      site: null,
+    };
+  const lead = leadFrameIndex(shown, mode);
+  const f = shown[lead];
+  const ctx = shown.slice(lead + 1, lead + 4).map((c) => c.label);
+  return { label: f.label, context: ctx.join(' ← '), group: f.group, site: callSite(shown.slice(lead)) };
 }
 
 function growth(
@@ -492,6 +503,7 @@ function growth(
         label: l.label,
         context: l.context,
         frameGroup: l.group,
+        site: l.site,
         baseBytes: 0,
         targetBytes: 0,
         deltaBytes: 0,
@@ -787,7 +799,8 @@ function stackSeries(i: number, n: number, view: ViewOptions): StackSeries {
   });
   const labels = top.map((g) => {
     const l = labelOf(table, stackKeys(p, table, rep[g], view), view.mode);
-    return l.context ? `${l.label} ← ${l.context.split(' ← ')[0]}` : l.label;
+    const named = l.site ? `${l.label} (${l.site})` : l.label;
+    return l.context ? `${named} ← ${l.context.split(' ← ')[0]}` : named;
   });
   labels.push('other stacks');
   return { stackIds: top.map((g) => rep[g]), labels, values };
@@ -1079,8 +1092,12 @@ async function handle(id: number, req: Request): Promise<{ res: Response; transf
     case 'suspects': {
       if (!job) throw new Error('no job loaded');
       const view = req.view;
-      const suspects = suspectsResult(job, req.limit, (i, id) =>
-        labelOf(frameTable(i), stackKeys(proc(i), frameTable(i), id, view), view.mode),
+      const filtered = (view.filters ?? []).length > 0;
+      const suspects = suspectsResult(
+        job,
+        req.limit,
+        (i, id) => labelOf(frameTable(i), stackKeys(proc(i), frameTable(i), id, view), view.mode),
+        filtered ? (i, id) => !frameTable(i).dropped(id, view) : undefined,
       );
       return { res: { type: 'suspects', suspects } };
     }

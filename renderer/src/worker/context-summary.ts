@@ -2,15 +2,10 @@
 // the fork/spawn tree (from core/, shared with the CLI).
 import type { Job } from '../../../core/model/model.ts';
 import { seriesTimes } from '../../../core/model/snapshot-time.ts';
-import {
-  memoryGap,
-  processIdentity,
-  processLimit,
-  processName,
-  processTreeOrder,
-} from '../../../core/model/memory-context.ts';
+import { memoryGap, processIdentity, processLimit, processTreeOrder } from '../../../core/model/memory-context.ts';
 import { seriesMemory } from '../../../core/load/series-memory.ts';
 import { formatCmdline } from '../../../core/formats/dump-context.ts';
+import { processName } from '../../../core/model/process-name.ts';
 import type { ProcessIdentitySummary, SnapshotMemory } from '../lib/protocol.ts';
 
 export interface ProcessContextParts {
@@ -33,7 +28,7 @@ export function contextParts(j: Job): ProcessContextParts[] {
     return {
       identity: id
         ? {
-            name: processName(id),
+            name: processName(p),
             comm: id.comm,
             cmdline: id.cmdline ? formatCmdline(id.cmdline) : null,
             ppid: id.ppid,

@@ -95,20 +95,42 @@ export function stackVerdict(
   return m.get(proc)?.get(stackId) ?? null;
 }
 
+/**
+ * The top `limit` groups of the ranking with their holders' series. `keep` is the view's filters (focus/ignore
+ * chips, search): a group is listed when any of its stacks passes them, and its figures are those of the stacks
+ * that pass, so a filter narrows the ranking as it narrows every other view.
+ */
 export function suspectsResult(
   job: Job,
   limit: number,
-  label: (proc: number, stackId: number) => { label: string; context: string; group: FrameGroup },
+  label: (proc: number, stackId: number) => { label: string; context: string; group: FrameGroup; site: string | null },
+  keep: (proc: number, stackId: number) => boolean = () => true,
 ): SuspectsResult {
   const r = jobSuspects(job);
-  const groups = r.groups.slice(0, limit);
+  // each group's late rate: the sum over its holders that pass the filters, per second only when all are
+  const rate = new Map<number, { sum: number; perSecond: boolean }>();
+  const passing = new Set<number>();
+  for (const s of r.stacks) {
+    if (!keep(s.processIndex, s.stackId)) continue;
+    passing.add(s.group);
+    const perSecond = s.lateSlopePerSecond !== null;
+    const v = perSecond ? (s.lateSlopePerSecond as number) : s.lateSlopePerSnapshot;
+    const g = rate.get(s.group);
+    if (!g) rate.set(s.group, { sum: v, perSecond });
+    else {
+      g.sum += v;
+      g.perSecond &&= perSecond;
+    }
+  }
+  const filtered = passing.size < r.groups.length;
+  const groups = (filtered ? r.groups.filter((g) => passing.has(g.group)) : r.groups).slice(0, limit);
   const want = new Map(groups.map((g) => [g.group, [] as SuspectMember[]]));
   const picked: { member: Omit<SuspectMember, 'series' | 'sigma' | 'complete'>; list: SuspectMember[] }[] = [];
   const count = new Map<number, number>();
   for (const s of r.stacks) {
     const list = want.get(s.group);
     const n = count.get(s.group) ?? 0;
-    if (!list || n >= MEMBERS_PER_ROW) continue;
+    if (!list || n >= MEMBERS_PER_ROW || (filtered && !keep(s.processIndex, s.stackId))) continue;
     count.set(s.group, n + 1);
     const perSecond = s.lateSlopePerSecond !== null;
     picked.push({
@@ -134,9 +156,11 @@ export function suspectsResult(
   );
   picked.forEach((p, k) => p.list.push({ ...p.member, ...series[k] }));
   return {
-    groupCount: r.groups.length,
+    groupCount: passing.size,
+    totalGroups: r.groups.length,
     rows: groups.map((g) => {
       const l = label(g.top.processIndex, g.top.stackId);
+      const rt = rate.get(g.group);
       return {
         group: g.group,
         pattern: g.pattern,
@@ -148,6 +172,9 @@ export function suspectsResult(
         label: l.label,
         context: l.context,
         frameGroup: l.group,
+        site: l.site,
+        lateRate: rt?.sum ?? 0,
+        lateRatePerSecond: rt?.perSecond ?? false,
         members: want.get(g.group) ?? [],
         processCount: g.processIndexes.length,
       };

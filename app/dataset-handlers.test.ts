@@ -31,16 +31,14 @@ describe('dataset IPC handlers', () => {
     await files.grant(dir);
     const h = createDatasetHandlers(files, datasetBatches);
     const handle = (await h[CHANNELS.datasetOpen](path.join(dir, 'job.dataset'))) as number;
-    const asm = new JobAssembler<unknown>();
+    const asm = new JobAssembler();
     let n = 0;
     for (let b = await h[CHANNELS.datasetNext](handle); b !== null; b = await h[CHANNELS.datasetNext](handle)) {
       asm.add(structuredClone(b) as Parameters<typeof asm.add>[0]);
       n++;
     }
     expect(n).toBeGreaterThan(3);
-    expect(asm.finish().job).toEqual(
-      await loadJob(await collectInputFiles([path.join(ROOT, 'fixtures/jemalloc/job')])),
-    );
+    expect(asm.finish()).toEqual(await loadJob(await collectInputFiles([path.join(ROOT, 'fixtures/jemalloc/job')])));
     // the handle is closed after the last batch
     await expect(h[CHANNELS.datasetNext](handle)).rejects.toThrow(/no such open dataset/);
   });

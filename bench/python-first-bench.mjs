@@ -12,7 +12,7 @@ const root = resolve(import.meta.dirname, '..');
 const dist = (p) => import(resolve(root, 'dist', p));
 const { loadJob } = await dist('core/load/load-job.js');
 const { collectInputFiles } = await dist('node/io/node-files.js');
-const { mapsDescriber, pythonDescriber, stackViewer } = await dist('node/cli/describe-stacks.js');
+const { processViewer } = await dist('core/frames/view.js');
 
 const REPS = Number(process.env.BENCH_REPS ?? 40);
 const dirs = ['py311', 'py312', 'py313'].map((v) => resolve(root, 'fixtures', 'python', v));
@@ -34,24 +34,19 @@ const loadEach = (performance.now() - t0) / LOADS;
 let stacks = 0;
 for (const p of job.processes) stacks += p.stacks.count;
 
-function viewAll(mode, filter) {
+function viewAll(mode, filters) {
   let n = 0;
   for (const p of job.processes) {
     // fresh describers: their per-address caches are part of the cost
-    const view = stackViewer(pythonDescriber(mapsDescriber(p), p, mode), p, {
-      mode,
-      showAllocator: false,
-      foldImports: false,
-      filter,
-    });
+    const view = processViewer(p, { mode, hideAllocator: true, foldImports: false, filters });
     for (let id = 0; id < p.stacks.count; id++) n += view(id)?.frames.length ?? 0;
   }
   return n;
 }
 
-const merged = time(() => viewAll('merged', {}));
-const folded = time(() => viewAll('python-first', {}));
-const focused = time(() => viewAll('python-first', { focus: /make_record|libc\.so/ }));
+const merged = time(() => viewAll('merged', []));
+const folded = time(() => viewAll('python-first', []));
+const focused = time(() => viewAll('python-first', [{ kind: 'focus', re: 'make_record|libc\\.so' }]));
 const fmt = (ms) => `${ms.toFixed(2)} ms`;
 console.log(`${job.processes.length} processes, ${stacks} stacks, ${files.length} files; ${REPS} repetitions`);
 console.log(`load (loadJob)            ${fmt(loadEach)}`);

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadJob } from '../load/load-job.js';
 import { fixtureFiles, jeprofTotals } from '../../tools/fixtures.js';
-import { processFrameSource } from './frames.js';
+import { DEFAULT_VIEW, viewSource } from '../frames/view.js';
 import { foldedName, parseFolded, toFolded } from './folded.js';
 
 describe('folded export', () => {
@@ -11,7 +11,7 @@ describe('folded export', () => {
     const job = await loadJob(fixtureFiles('job'));
     for (const p of job.processes) {
       const si = p.snapshots.length - 1;
-      const input = { proc: p, snapshotIndex: si, frames: processFrameSource(p) };
+      const input = { proc: p, snapshotIndex: si, frames: viewSource(p, DEFAULT_VIEW) };
       const lines = parseFolded(toFolded([input]));
       const r = ref.get(p.snapshots[si].file)!;
       const bytes = lines.reduce((a, l) => a + l.weight, 0);
@@ -27,7 +27,7 @@ describe('folded export', () => {
   it("root first: the exact run's leak stack starts at the program's entry and ends at the allocation site", async () => {
     const job = await loadJob(fixtureFiles('job'));
     const p = job.processes.find((x) => x.prefix === 'exact')!;
-    const frames = processFrameSource(p);
+    const frames = viewSource(p, DEFAULT_VIEW);
     const lines = parseFolded(toFolded([{ proc: p, snapshotIndex: p.snapshots.length - 1, frames }]));
     // the stack holding 20 × 3 × 16,384 B (the leak, known pattern) …
     const leak = lines.find((l) => l.weight === 20 * 3 * 16384)!;
@@ -45,7 +45,7 @@ describe('folded export', () => {
 
   it('several processes: each stack starts with its process; totals add up', async () => {
     const job = await loadJob(fixtureFiles('job'));
-    const inputs = job.processes.map((p) => ({ proc: p, snapshotIndex: 0, frames: processFrameSource(p) }));
+    const inputs = job.processes.map((p) => ({ proc: p, snapshotIndex: 0, frames: viewSource(p, DEFAULT_VIEW) }));
     const lines = parseFolded(toFolded(inputs));
     for (const p of job.processes) {
       const mine = lines.filter((l) => l.stack[0] === `${p.prefix} ${p.pid}`);

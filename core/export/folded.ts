@@ -2,8 +2,8 @@
 // flamegraph.pl, inferno and speedscope. Inlined functions become frames of their own (outermost first); Python
 // frames read `function (file:line)` like py-spy's. Several processes: each stack starts with the process.
 
-import type { ExportFrame } from './frames.js';
-import { basename, frameLines } from './frames.js';
+import { frameLines, type Frame } from '../frames/describe.js';
+import { basename } from '../formats/dump-filename.js';
 import { processLabel, snapshotSamples, type ExportInput, type SampleOptions } from './samples.js';
 
 export interface FoldedOptions extends SampleOptions {
@@ -17,7 +17,7 @@ export function foldedName(s: string): string {
 }
 
 /** Names of one frame, root-most first. */
-function names(f: ExportFrame): string[] {
+function names(f: Frame): string[] {
   if (f.kind === 'python') {
     const where = f.file ? ` (${basename(f.file)}${f.line != null ? ':' + f.line : ''})` : '';
     return [foldedName(`${f.function ?? '?'}${where}`)];

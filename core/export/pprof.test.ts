@@ -12,7 +12,7 @@ import { NodeSymbolFileSource, readAddr2lineWasm } from '../../node/io/symbol-fi
 import { Symbolizer } from '../symbolize/symbolize.js';
 import { compileAddr2line } from '../symbolize/wasm-addr2line.js';
 import { collectInputFiles } from '../../node/io/node-files.js';
-import { processFrameSource } from './frames.js';
+import { DEFAULT_VIEW, viewSource } from '../frames/view.js';
 import { toPprof } from './pprof.js';
 
 let goChecked: string | null | undefined;
@@ -63,7 +63,7 @@ describe('pprof export', () => {
     const job = await loadJob(fixtureFiles('job'));
     for (const p of job.processes) {
       const si = p.snapshots.length - 1;
-      const prof = Profile.decode(toPprof([{ proc: p, snapshotIndex: si, frames: processFrameSource(p) }]));
+      const prof = Profile.decode(toPprof([{ proc: p, snapshotIndex: si, frames: viewSource(p, DEFAULT_VIEW) }]));
       const st = prof.stringTable.strings;
       const snap = p.snapshots[si];
       const types = prof.sampleType.map((t) => `${st[Number(t.type)]}/${st[Number(t.unit)]}`);
@@ -95,7 +95,7 @@ describe('pprof export', () => {
         for (const si of [0, p.snapshots.length >> 1, p.snapshots.length - 1]) {
           const s = p.snapshots[si];
           const file = join(dir, `${p.prefix}-${si}.pb.gz`);
-          writeFileSync(file, toPprof([{ proc: p, snapshotIndex: si, frames: processFrameSource(p) }]));
+          writeFileSync(file, toPprof([{ proc: p, snapshotIndex: si, frames: viewSource(p, DEFAULT_VIEW) }]));
           const bytes = pprofTotal(pprofTop(file, ['-unit=B', '-sample_index=inuse_space']));
           const objects = pprofTotal(pprofTop(file, ['-sample_index=inuse_objects']));
           const r = ref.get(s.file);
@@ -120,7 +120,7 @@ describe('pprof export', () => {
       const inputs = job.processes.map((p) => ({
         proc: p,
         snapshotIndex: p.snapshots.length - 1,
-        frames: processFrameSource(p),
+        frames: viewSource(p, DEFAULT_VIEW),
       }));
       const file = join(dir, 'all.pb.gz');
       writeFileSync(file, toPprof(inputs));
@@ -147,16 +147,13 @@ describe('pprof export', () => {
         symbolDirs: [fixturePath('bin')],
         hostPaths: false,
       });
-      const symbols = await sym.symbolizeProcess(exact);
+      exact.symbols = await sym.symbolizeProcess(exact);
       await sym.dispose();
       // the 20th manual dump (m19): leak_steady holds 20 × 3 × 16,384 B (the known pattern, fixtures/jemalloc/src/leaky.c)
       const si = exact.snapshots.findIndex((s) => s.trigger === 'manual' && s.triggerSeq === 19);
       expect(si).toBeGreaterThanOrEqual(0);
       const file = join(dir, 'exact-sym.pb.gz');
-      writeFileSync(
-        file,
-        toPprof([{ proc: exact, snapshotIndex: si, frames: processFrameSource(exact, { symbols }) }]),
-      );
+      writeFileSync(file, toPprof([{ proc: exact, snapshotIndex: si, frames: viewSource(exact, DEFAULT_VIEW) }]));
       const top = pprofTop(file, ['-unit=B']);
       const rows = pprofRows(top);
       const leak = rows.find((r) => r.name === 'leak_steady');
@@ -183,7 +180,7 @@ describe('pprof export', () => {
       const p = job.processes[0];
       expect(p.pythonFrames).toBeTruthy();
       const file = join(dir, 'py312.pb.gz');
-      writeFileSync(file, toPprof([{ proc: p, snapshotIndex: 0, frames: processFrameSource(p) }]));
+      writeFileSync(file, toPprof([{ proc: p, snapshotIndex: 0, frames: viewSource(p, DEFAULT_VIEW) }]));
       const want = Number(
         new RegExp(`py312/jeprof\\.${pid}\\.1\\.m1\\.heap \\S+ Total: (\\d+) B`).exec(
           readFileSync(join(py, 'jeprof-totals.txt'), 'utf8'),

@@ -16,8 +16,8 @@ import {
   ValueType,
   Label,
 } from 'pprof-format';
-import { isFileMapping } from '../formats/proc-maps.js';
-import { frameLines } from './frames.js';
+import { findMapping, isFileMapping, type MapsEntry } from '../formats/proc-maps.js';
+import { frameLines } from '../frames/describe.js';
 import { snapshotSamples, type ExportInput, type SampleOptions } from './samples.js';
 import type { SampleType } from '../model/sample-type.js';
 
@@ -53,7 +53,8 @@ export function toPprof(inputs: readonly ExportInput[], options: PprofOptions = 
     if (snap.mtimeMs !== null && (earliest === null || snap.mtimeMs < earliest)) earliest = snap.mtimeMs;
     period = Math.max(period, snap.samplePeriod);
     // mappings of this process (file-backed only), to give addresses their module
-    const procMappings: { start: bigint; end: bigint; id: number }[] = [];
+    const fileMaps: MapsEntry[] = [];
+    const idOf = new Map<MapsEntry, number>();
     for (const m of proc.maps ?? []) {
       if (!isFileMapping(m)) continue;
       const id = mappings.length + 1;
@@ -67,21 +68,15 @@ export function toPprof(inputs: readonly ExportInput[], options: PprofOptions = 
           hasFunctions: true,
         }),
       );
-      procMappings.push({ start: m.start, end: m.end, id });
+      fileMaps.push(m);
+      idOf.set(m, id);
     }
+    // the one mapping lookup (core/formats/proc-maps.ts), over the file mappings
+    fileMaps.sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
     const mappingOf = (addr: bigint): number => {
-      let lo = 0;
-      let hi = procMappings.length - 1;
-      while (lo <= hi) {
-        const mid = (lo + hi) >> 1;
-        const e = procMappings[mid];
-        if (addr < e.start) hi = mid - 1;
-        else if (addr >= e.end) lo = mid + 1;
-        else return e.id;
-      }
-      return 0;
+      const m = findMapping(fileMaps, addr);
+      return m ? (idOf.get(m) ?? 0) : 0;
     };
-    procMappings.sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
 
     const labels = multi || proc.pid !== null ? [new Label({ key: str('process'), str: str(proc.key) })] : [];
     if (proc.pid !== null) labels.push(new Label({ key: str('pid'), num: proc.pid }));

@@ -2,19 +2,20 @@
 // and integer weights for formats that need whole numbers (rounded so that they still sum to the total).
 
 import type { ProcessSeries } from '../model/model.js';
-import { visible, type ExportFrame, type FrameSource } from './frames.js';
+import type { Frame, StackDescriber } from '../frames/describe.js';
+import { visibleFrames } from '../frames/view.js';
 
 export interface ExportInput {
   proc: ProcessSeries;
   /** index into proc.snapshots */
   snapshotIndex: number;
-  frames: FrameSource;
+  frames: StackDescriber;
 }
 
 export interface ExportSample {
   stackId: number;
   /** visible frames, leaf first */
-  frames: ExportFrame[];
+  frames: Frame[];
   bytes: number;
   objects: number;
   /** rounded so that Σ intBytes = round(Σ bytes) (largest remainder) */
@@ -68,7 +69,7 @@ export function snapshotSamples(input: ExportInput, options: SampleOptions = {})
     if (input.frames.dropped?.(id)) continue; // left out by the view's filters (the integer rounding is of the whole)
     out.push({
       stackId: id,
-      frames: visible(input.frames.frames(id), options.showAllocator ?? false),
+      frames: visibleFrames(input.frames.frames(id), !(options.showAllocator ?? false)),
       bytes: s.liveBytes[i],
       objects: s.liveObjects[i],
       intBytes: ib[i],

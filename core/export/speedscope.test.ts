@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadJob } from '../load/load-job.js';
 import { fixtureFiles, jeprofTotals } from '../../tools/fixtures.js';
-import { processFrameSource } from './frames.js';
+import { DEFAULT_VIEW, viewSource } from '../frames/view.js';
 import { SPEEDSCOPE_SCHEMA, toSpeedscope } from './speedscope.js';
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
@@ -59,7 +59,7 @@ describe('speedscope export', () => {
     const inputs = job.processes.map((p) => ({
       proc: p,
       snapshotIndex: p.snapshots.length - 1,
-      frames: processFrameSource(p),
+      frames: viewSource(p, DEFAULT_VIEW),
     }));
     const doc = JSON.parse(JSON.stringify(toSpeedscope(inputs))) as Json;
     expect(validateSpeedscope(doc)).toEqual([]);
@@ -96,7 +96,7 @@ describe('speedscope export', () => {
   it("stacks are root first: the leak stack's last frame is its leaf", async () => {
     const job = await loadJob(fixtureFiles('job'));
     const p = job.processes.find((x) => x.prefix === 'exact')!;
-    const frames = processFrameSource(p);
+    const frames = viewSource(p, DEFAULT_VIEW);
     const file = toSpeedscope([{ proc: p, snapshotIndex: p.snapshots.length - 1, frames }]);
     const pr = file.profiles[0];
     const k = pr.weights.indexOf(20 * 3 * 16384);

@@ -2,7 +2,8 @@
 // jlfwong/speedscope): one "sampled" profile per process, unit bytes, each sample a stack of indices into the
 // shared frame list, root first, weighted by its live bytes; startValue 0, endValue the total.
 
-import { basename, frameLines, type ExportFrame } from './frames.js';
+import { frameLines, type Frame } from '../frames/describe.js';
+import { basename } from '../formats/dump-filename.js';
 import { processLabel, snapshotSamples, type ExportInput, type SampleOptions } from './samples.js';
 
 export const SPEEDSCOPE_SCHEMA = 'https://www.speedscope.app/file-format-schema.json';
@@ -56,7 +57,7 @@ export function toSpeedscope(inputs: readonly ExportInput[], options: Speedscope
     }
     return i;
   };
-  const indices = (f: ExportFrame): number[] => {
+  const indices = (f: Frame): number[] => {
     if (f.kind === 'python') return [frameOf(f.function ?? '?', f.file ?? null, f.line ?? null)];
     return frameLines(f)
       .map((l) => frameOf(l.function ?? '?', l.file, l.line))

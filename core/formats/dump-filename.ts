@@ -20,9 +20,10 @@ const NAME = /^(.*)\.(\d+)\.(\d+)\.([imuf])(\d*)\.heap(?:\.gz)?$/;
 // and others are allocated near it, so a 10-digit field before the pid is read as a namespace.
 const PIDNS = /^(.*)\.(\d{10,})$/;
 
-export function baseName(path: string): string {
-  const i = path.lastIndexOf('/');
-  return i >= 0 ? path.slice(i + 1) : path;
+/** The last component of a path ("libc.so.6", "job" for "runs/job/"): the one basename of every layer. */
+export function basename(path: string): string {
+  const t = path.endsWith('/') ? path.slice(0, -1) : path;
+  return t.slice(t.lastIndexOf('/') + 1);
 }
 
 export function dirName(path: string): string {
@@ -31,7 +32,7 @@ export function dirName(path: string): string {
 }
 
 export function parseDumpName(path: string): DumpName | null {
-  const m = NAME.exec(baseName(path));
+  const m = NAME.exec(basename(path));
   if (!m) return null;
   let prefix = m[1];
   let pidNamespace: number | null = null;
@@ -61,7 +62,7 @@ export interface SideFile {
 
 /** Files that travel with dumps: copies of /proc/<pid>/maps, Python frame tables, perf maps. */
 export function classifySideFile(path: string): SideFile | null {
-  const name = baseName(path);
+  const name = basename(path);
   if (name.toLowerCase().endsWith('.csv')) return { kind: 'rss-log', pid: null };
   if (name.endsWith('.pyframes'))
     return { kind: 'pyframes', pid: parseDumpName(name.slice(0, -'.pyframes'.length))?.pid ?? null };

@@ -1,6 +1,8 @@
 // Reader for a copy of /proc/<pid>/maps: the MAPPED_LIBRARIES section of a dump, or a standalone maps file.
 // Addresses are unsigned 64-bit, so they are kept as bigint (JS numbers lose precision above 2^53).
 
+import { basename } from './dump-filename.js';
+
 export interface MapsEntry {
   start: bigint;
   /** exclusive */
@@ -109,6 +111,5 @@ export function isFileMapping(e: MapsEntry): boolean {
 
 /** The base name of a mapping's path, for display ("libc.so.6"). */
 export function moduleName(e: MapsEntry): string {
-  const slash = e.path.lastIndexOf('/');
-  return slash >= 0 ? e.path.slice(slash + 1) : e.path;
+  return basename(e.path);
 }

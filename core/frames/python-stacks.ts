@@ -27,7 +27,9 @@ import {
 import type { InputFile } from '../formats/input-file.js';
 import type { LoadWarning } from '../model/model.js';
 
-export type StackMode = 'python-first' | 'merged' | 'python' | 'native';
+import type { StackMode } from '../model/vocab.js';
+
+export type { StackMode };
 export const STACK_MODES: readonly StackMode[] = ['python-first', 'merged', 'python', 'native'];
 export const DEFAULT_STACK_MODE: StackMode = 'python-first';
 

@@ -26,14 +26,9 @@ import { contextForDump, isContextOnlyTable } from './dump-context-load.js';
 import { readRssLogs } from './rss-log-load.js';
 import { attachRssLogs } from './rss-log-align.js';
 
-export interface LoadProgress {
-  phase: 'scan' | 'parse';
-  filesDone: number;
-  filesTotal: number;
-  bytesDone: number;
-  bytesTotal: number;
-  file: string;
-}
+import type { LoadProgress } from '../model/vocab.js';
+
+export type { LoadProgress };
 
 export interface LoadOptions {
   onProgress?: (p: LoadProgress) => void;

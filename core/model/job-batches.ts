@@ -1,9 +1,10 @@
 // A job sent in batches (from a host that holds it, e.g. the Electron main process reading a dataset, to the
 // renderer's worker): job-wide fields, then each process without its cells, then the cells a few snapshots at
-// a time, then per-process symbol tables. Batches are structured-clone data (typed arrays travel as is).
-// The symbol table type is a parameter: this folder does not know the symbolizer's types.
+// a time, then each process's symbol table (ProcessSeries.symbols) apart. Batches are structured-clone data (typed
+// arrays travel as is).
 
 import type { Job, LoadWarning, ProcessSeries } from './model.js';
+import type { SymbolTable } from './symbol-table.js';
 
 /** Cells per batch: ~10 MB of typed arrays, small enough to keep each IPC message and worker hop short. */
 export const CELLS_PER_BATCH = 1 << 18;
@@ -18,15 +19,15 @@ export interface SnapshotCells {
   accumObjects: Float64Array | null;
 }
 
-export type JobBatch<S> =
+export type JobBatch =
   | { kind: 'job'; processCount: number; warnings: LoadWarning[]; ignoredFiles: string[] }
-  /** a process whose snapshots carry no cells yet; `addresses.index` is rebuilt on arrival */
+  /** a process whose snapshots carry no cells yet, and no symbols; `addresses.index` is rebuilt on arrival */
   | { kind: 'process'; index: number; series: Omit<ProcessSeries, 'addresses'> & { addresses: { hex: string[] } } }
   | { kind: 'cells'; index: number; snapshots: SnapshotCells[] }
-  | { kind: 'symbols'; index: number; table: S };
+  | { kind: 'symbols'; index: number; table: SymbolTable };
 
 /** Splits a job into batches, in the order JobAssembler expects. */
-export function* jobBatches<S>(job: Job, symbols: ReadonlyMap<ProcessSeries, S> = new Map()): Generator<JobBatch<S>> {
+export function* jobBatches(job: Job): Generator<JobBatch> {
   yield { kind: 'job', processCount: job.processes.length, warnings: job.warnings, ignoredFiles: job.ignoredFiles };
   for (const [index, p] of job.processes.entries()) {
     const snapshots = p.snapshots.map((s) => ({
@@ -38,7 +39,7 @@ export function* jobBatches<S>(job: Job, symbols: ReadonlyMap<ProcessSeries, S> 
       accumBytes: s.accumBytes && new Float64Array(0),
       accumObjects: s.accumObjects && new Float64Array(0),
     }));
-    yield { kind: 'process', index, series: { ...p, snapshots, addresses: { hex: p.addresses.hex } } };
+    yield { kind: 'process', index, series: { ...p, symbols: null, snapshots, addresses: { hex: p.addresses.hex } } };
     let pending: SnapshotCells[] = [];
     let cells = 0;
     for (const [j, s] of p.snapshots.entries()) {
@@ -59,19 +60,17 @@ export function* jobBatches<S>(job: Job, symbols: ReadonlyMap<ProcessSeries, S> 
       }
     }
     if (pending.length > 0) yield { kind: 'cells', index, snapshots: pending };
-    const t = symbols.get(p);
-    if (t !== undefined) yield { kind: 'symbols', index, table: t };
+    if (p.symbols) yield { kind: 'symbols', index, table: p.symbols };
   }
 }
 
 /** Puts batches back together; `finish` refuses a job with a process or a snapshot's cells missing. */
-export class JobAssembler<S> {
-  private head: Extract<JobBatch<S>, { kind: 'job' }> | null = null;
+export class JobAssembler {
+  private head: Extract<JobBatch, { kind: 'job' }> | null = null;
   private readonly processes: ProcessSeries[] = [];
   private readonly filled: Set<number>[] = [];
-  private readonly symbols = new Map<number, S>();
 
-  add(b: JobBatch<S>): void {
+  add(b: JobBatch): void {
     switch (b.kind) {
       case 'job':
         this.head = b;
@@ -101,13 +100,16 @@ export class JobAssembler<S> {
         }
         return;
       }
-      case 'symbols':
-        this.symbols.set(b.index, b.table);
+      case 'symbols': {
+        const p = this.processes[b.index];
+        if (!p) throw new Error(`symbols for process ${b.index} before the process`);
+        p.symbols = b.table;
         return;
+      }
     }
   }
 
-  finish(): { job: Job; symbols: Map<number, S> } {
+  finish(): Job {
     if (!this.head) throw new Error('no job batch arrived');
     for (let i = 0; i < this.head.processCount; i++) {
       const p = this.processes[i];
@@ -116,12 +118,9 @@ export class JobAssembler<S> {
         throw new Error(`${p.key}: cells of ${p.snapshots.length - this.filled[i].size} snapshots did not arrive`);
     }
     return {
-      job: {
-        processes: this.processes.slice(0, this.head.processCount),
-        warnings: this.head.warnings,
-        ignoredFiles: this.head.ignoredFiles,
-      },
-      symbols: this.symbols,
+      processes: this.processes.slice(0, this.head.processCount),
+      warnings: this.head.warnings,
+      ignoredFiles: this.head.ignoredFiles,
     };
   }
 }

@@ -5,6 +5,7 @@ import type { MapsEntry } from '../formats/proc-maps.js';
 import type { DumpFormat, Trigger } from '../formats/dump-types.js';
 import type { PyFrameTable } from '../formats/pyframes.js';
 import type { DumpContext } from '../formats/dump-context.js';
+import type { SymbolTable } from './symbol-table.js';
 
 /** Interned return addresses of one process, as normalized hex strings ("0x7f…", lowercase, no padding). */
 export interface AddressTable {
@@ -101,6 +102,11 @@ export interface ProcessSeries {
    * tables of its dumps: appended to a dump or in a `<dump>.pyframes` sidecar); absent without any.
    */
   pythonFrames?: PyFrameTable | null;
+  /**
+   * The process's symbols (pprof's "symbolize into the profile"): written once by core/symbolize/symbolize-job.ts,
+   * or read back from a dataset or a report; null before symbolization, without maps, or with --no-symbols.
+   */
+  symbols: SymbolTable | null;
   /** RSS over time from a CSV log given with the dumps (core/load/rss-log-align.ts); absent without one */
   rssLog?: { file: string; timeMs: number[]; rss: number[] };
 }

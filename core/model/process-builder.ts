@@ -1,6 +1,7 @@
 // Builds one process's series: interns stacks and addresses across its snapshots and stores each
 // snapshot's unbiased values in typed arrays (sparse columns: only the stacks present).
 
+import { basename } from '../formats/dump-filename.js';
 import type { DumpRecord, ParsedDumpInfo, Sampling } from '../formats/heap-dump.js';
 import { normalizeAddress } from '../formats/heap-dump.js';
 import type { MapsEntry } from '../formats/proc-maps.js';
@@ -292,6 +293,7 @@ export class ProcessBuilder implements StackInterner {
       addresses: this.addresses,
       maps,
       endedWithoutFinalDump: last !== undefined && last.trigger !== 'final',
+      symbols: null,
     };
   }
 }
@@ -300,8 +302,11 @@ function isSize(v: number): boolean {
   return v >= 0 && v < Infinity;
 }
 
-/** The allocator libraries whose frames top every sampled stack (jemalloc; tcmalloc for gperftools dumps). */
+/**
+ * The allocator libraries whose frames top every sampled stack (jemalloc, also built as libje_malloc; tcmalloc for
+ * gperftools dumps), as shared objects on Linux or dylibs on macOS. The one rule: it sets `allocatorDepth` and the
+ * frames' 'allocator' kind (core/frames/).
+ */
 export function isAllocatorPath(path: string): boolean {
-  const name = path.slice(path.lastIndexOf('/') + 1);
-  return /^lib(jemalloc|tcmalloc)[^/]*\.so/.test(name);
+  return /^lib(jemalloc|tcmalloc|je_malloc)[^/]*\.(so|dylib)/.test(basename(path));
 }

@@ -6,7 +6,9 @@
 
 import type { ProcessSeries, Snapshot } from './model.js';
 
-export type SampleType = 'inuse_space' | 'inuse_objects' | 'alloc_space' | 'alloc_objects';
+import type { SampleType } from './vocab.js';
+
+export type { SampleType };
 export const SAMPLE_TYPES: readonly SampleType[] = ['inuse_space', 'inuse_objects', 'alloc_space', 'alloc_objects'];
 export const DEFAULT_SAMPLE_TYPE: SampleType = 'inuse_space';
 /** tcmalloc's names (profile_builder.cc: `space`, `objects`) */

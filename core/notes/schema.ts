@@ -2,6 +2,8 @@
 // and notes. Versioned: `schema` is a whole number raised on every incompatible change; readers accept any
 // schema up to their own and refuse newer ones with a clear message. Pure: no Node APIs.
 
+import type { StackMode } from '../model/vocab.js';
+
 export const SESSION_FORMAT = 'heaplens-session';
 /** The schema this code writes and the newest it reads. */
 export const SESSION_SCHEMA = 1;
@@ -68,7 +70,8 @@ export interface Note {
   updatedAt?: string;
 }
 
-export type StackModeName = 'python-first' | 'merged' | 'python' | 'native';
+/** the session file's stack mode: the shared vocabulary's (core/model/vocab.ts) */
+export type StackModeName = StackMode;
 
 export interface ViewState {
   /** which view was showing ("timeline", "flame", "diff", "growth", …), null for the default */

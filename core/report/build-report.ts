@@ -4,12 +4,12 @@
 // analysis runs on it in the page. Pure. Sanitizing (directory paths → basenames; maps reduced to the module
 // ranges of kept frames) is applied here, and reported as a preview of what it removes.
 
+import { basename } from '../formats/dump-filename.js';
 import type { LoadWarning, ProcessSeries } from '../model/model.js';
 import { diffSnapshots } from '../stats/diff.js';
 import { rankGrowth } from '../stats/growth.js';
 import { lastCompleteIndex } from '../model/snapshot-status.js';
 import { isFileMapping } from '../formats/proc-maps.js';
-import type { SymbolTable } from '../symbolize/symbolize.js';
 import {
   emptySession,
   type Note,
@@ -23,9 +23,8 @@ import { packJob, type PackedJob, type PackInput } from './job-pack.js';
 import { directoriesOf, scrubDirectories } from './scrub-dirs.js';
 
 export interface ReportProcessInput {
+  /** with its symbols (proc.symbols), null when not symbolized */
   proc: ProcessSeries;
-  /** the process's symbols (core/symbolize/), null when not symbolized */
-  symbols: SymbolTable | null;
   /** snapshot indices; default: the session's selection when it names this process, else first → last */
   base?: number;
   target?: number;
@@ -65,12 +64,6 @@ export interface SanitizePreview {
 }
 
 const MAX_WARNINGS = 200;
-
-function basename(p: string): string {
-  const t = p.endsWith('/') ? p.slice(0, -1) : p;
-  const i = t.lastIndexOf('/');
-  return i >= 0 ? t.slice(i + 1) : t;
-}
 
 /** The stacks a report keeps for one process (ids), best first. */
 export function keptStacks(
@@ -183,7 +176,6 @@ export function buildReport(
     bases.push({ base, target: tgt });
     packInputs.push({
       proc,
-      symbols: input.symbols,
       keep: keptStacks(proc, base, tgt, topN, notes, session?.view.selectedStack ?? null),
       base,
       target: tgt,

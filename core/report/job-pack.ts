@@ -7,6 +7,7 @@
 //
 // Layout of the bytes before deflate: u32 LE header length · header JSON (UTF-8) · zero padding to 4 · columns.
 
+import { basename } from '../formats/dump-filename.js';
 import { deflate, inflate } from 'pako';
 import type { Counts, Job, ProcessSeries, Snapshot } from '../model/model.js';
 import type { MapsEntry } from '../formats/proc-maps.js';
@@ -97,8 +98,8 @@ export interface PackedJob {
 
 /** One process to pack: the kept stacks (ids in `proc`), and how strings leave it (sanitizing). */
 export interface PackInput {
+  /** with its symbols (proc.symbols) */
   proc: ProcessSeries;
-  symbols: SymbolTable | null;
   keep: number[];
   base: number;
   target: number;
@@ -140,7 +141,8 @@ class ColumnWriter {
 const hex = (v: bigint): string => '0x' + v.toString(16);
 
 function packProcess(input: PackInput, s: PackStrings, w: ColumnWriter): PackedProcess {
-  const { proc, symbols } = input;
+  const { proc } = input;
+  const symbols = proc.symbols;
   const keep = [...new Set(input.keep)].filter((id) => id >= 0 && id < proc.stacks.count).sort((a, b) => a - b);
   const local = new Map<number, number>();
   keep.forEach((id, i) => local.set(id, i));
@@ -349,12 +351,6 @@ function packProcess(input: PackInput, s: PackStrings, w: ColumnWriter): PackedP
   };
 }
 
-function basename(p: string): string {
-  const t = p.endsWith('/') ? p.slice(0, -1) : p;
-  const i = t.lastIndexOf('/');
-  return i >= 0 ? t.slice(i + 1) : t;
-}
-
 /** The header and the packed processes → the payload's bytes (deflated). */
 export function packJob(
   header: Omit<PackedJob, 'processes' | 'format' | 'version'>,
@@ -441,11 +437,7 @@ function big(h: unknown, path: string): bigint {
 }
 
 /** A packed process back into the model (every index checked), with its symbols. */
-function unpackProcess(
-  p: PackedProcess,
-  cols: Uint8Array,
-  at: string,
-): { proc: ProcessSeries; symbols: SymbolTable | null } {
+function unpackProcess(p: PackedProcess, cols: Uint8Array, at: string): ProcessSeries {
   if (
     !p ||
     typeof p !== 'object' ||
@@ -554,13 +546,14 @@ function unpackProcess(
     addresses: { hex: p.addresses, index },
     maps,
     endedWithoutFinalDump: Boolean(p.endedWithoutFinalDump),
+    symbols,
     pythonFrames,
   };
-  return { proc, symbols };
+  return proc;
 }
 
-/** A payload back into a Job the app's analysis runs on, with each process's symbols. */
-export function unpackJob(deflated: Uint8Array): { header: PackedJob; job: Job; symbols: (SymbolTable | null)[] } {
+/** A payload back into a Job the app's analysis runs on, its processes with their symbols. */
+export function unpackJob(deflated: Uint8Array): { header: PackedJob; job: Job } {
   const { job: header, cols } = readPayload(deflated);
   const out = header.processes.map((p, i) => {
     try {
@@ -574,7 +567,7 @@ export function unpackJob(deflated: Uint8Array): { header: PackedJob; job: Job; 
     }
   });
   const job: Job = {
-    processes: out.map((x) => x.proc),
+    processes: out,
     warnings: Array.isArray(header.warnings)
       ? header.warnings.map((w) => ({
           file: String(w.file),
@@ -584,5 +577,5 @@ export function unpackJob(deflated: Uint8Array): { header: PackedJob; job: Job; 
       : [],
     ignoredFiles: [],
   };
-  return { header, job, symbols: out.map((x) => x.symbols) };
+  return { header, job };
 }

@@ -3,7 +3,6 @@
 // core/notes/validate.ts).
 
 import type { Job } from '../model/model.js';
-import type { SymbolTable } from '../symbolize/symbolize.js';
 import type { Session } from '../notes/schema.js';
 import { validateSession } from '../notes/validate.js';
 import { extractPayload } from './html.js';
@@ -13,8 +12,8 @@ export interface ReopenedReport {
   /** read-only: the app shows it, never saves over it */
   session: Session;
   header: PackedJob;
+  /** its processes carry their symbols (ProcessSeries.symbols) */
   job: Job;
-  symbols: (SymbolTable | null)[];
 }
 
 export function reportToSession(header: PackedJob): Session {
@@ -28,8 +27,8 @@ export function reportToSession(header: PackedJob): Session {
 
 /** From the payload's bytes. Throws ReportError (not a report, damaged, newer) or SessionError. */
 export function reopenPayload(payload: Uint8Array): ReopenedReport {
-  const { header, job, symbols } = unpackJob(payload);
-  return { session: reportToSession(header), header, job, symbols };
+  const { header, job } = unpackJob(payload);
+  return { session: reportToSession(header), header, job };
 }
 
 /** From the text of a `.html` report. */

@@ -60,7 +60,7 @@ async function jobWithSession(): Promise<{ job: Awaited<ReturnType<typeof loadJo
   return { job, session, leak };
 }
 
-const inputsOf = (procs: ProcessSeries[]) => procs.map((proc) => ({ proc, symbols: null }));
+const inputsOf = (procs: ProcessSeries[]) => procs.map((proc) => ({ proc }));
 const liveSum = (p: ProcessSeries, si: number): number => p.snapshots[si].liveBytes.reduce((a, b) => a + b, 0);
 /** float32 cells: each value within 2^-24 of itself, so a sum within that of its total (plus jeprof's floor) */
 const close = (a: number, b: number): boolean => Math.abs(a - b) <= 1 + 1e-6 * Math.abs(b);
@@ -101,7 +101,7 @@ describe('report data', () => {
   it("the exact run's leak is kept with its exact series: 3 × 16,384 B per dump, the final dump equal to the last", async () => {
     const { job, leak } = await jobWithSession();
     const exact = job.processes.find((x) => x.prefix === 'exact')!;
-    const { bytes } = buildReport([{ proc: exact, symbols: null }], { topN: 1 });
+    const { bytes } = buildReport([{ proc: exact }], { topN: 1 });
     const p = unpackJob(bytes).job.processes[0];
     const id = resolveStack(p, stackTarget(exact, leak));
     expect(id).not.toBeNull();
@@ -227,7 +227,10 @@ describe('sanitize', () => {
       hostPaths: false,
     });
     const inputs = [];
-    for (const proc of job.processes) inputs.push({ proc, symbols: await sym.symbolizeProcess(proc) });
+    for (const proc of job.processes) {
+      proc.symbols = await sym.symbolizeProcess(proc);
+      inputs.push({ proc });
+    }
     await sym.dispose();
     const plain = buildReport(inputs, { session }).job;
     // unsanitized, the source files are paths as DWARF has them and the maps are whole
@@ -279,7 +282,7 @@ describe('hostile names', () => {
   it('reach the report as data, unchanged (control characters already replaced by the reader); the page has only its own markup', async () => {
     const job = await loadJob(await collectInputFiles([join(ROOT, 'fixtures', 'hostile')]));
     const proc = job.processes[0];
-    const { job: header, bytes } = buildReport([{ proc, symbols: null }]);
+    const { job: header, bytes } = buildReport([{ proc }]);
     const names = [...(unpackJob(bytes).job.processes[0].pythonFrames?.frames.values() ?? [])].map((f) => f.function);
     expect(names).toContain('<script>alert(1)</script>');
     expect(names).toContain('"><img src=x onerror=alert(2)>');
@@ -306,7 +309,7 @@ describe('default target', () => {
   it('is the last complete dump: the killed worker of fixtures/job ends on its cut dump, the report targets the one before', async () => {
     const job = await loadJob(await collectInputFiles([resolve(import.meta.dirname, '../../fixtures/job/dumps')], []));
     const { job: header } = buildReport(
-      job.processes.map((proc) => ({ proc, symbols: null })),
+      job.processes.map((proc) => ({ proc })),
       { topN: 3 },
     );
     let cut = 0;

@@ -32,11 +32,6 @@ export function joinPath(...parts: string[]): string {
   return joined.replace(/\/{2,}/g, '/');
 }
 
-export function baseName(path: string): string {
-  const i = path.lastIndexOf('/');
-  return i >= 0 ? path.slice(i + 1) : path;
-}
-
 export function dirName(path: string): string {
   const i = path.lastIndexOf('/');
   if (i < 0) return '.';

@@ -4,9 +4,11 @@
 import type { MapsEntry } from '../formats/proc-maps.js';
 import { crc32Update } from './crc32.js';
 import { ElfError, PF_X, PT_LOAD, readElfInfo, type ElfInfo, type ProgramHeader } from './elf.js';
-import { baseName, dirName, joinPath, type SymbolFile, type SymbolFileSource } from './files.js';
+import { basename } from '../formats/dump-filename.js';
+import { dirName, joinPath, type SymbolFile, type SymbolFileSource } from './files.js';
 
-export type BinaryCheck = 'verified' | 'unverified' | 'mismatch';
+import type { BinaryCheck } from '../model/symbol-table.js';
+export type { BinaryCheck };
 
 export interface SearchOptions {
   /** folders given by the user (--symbols): searched as a sysroot-like tree, as a flat folder by file name,
@@ -158,7 +160,7 @@ export function pcToVaddr(info: ElfInfo, e: MapsEntry, pc: bigint): bigint | nul
 function binaryCandidates(mappingPath: string, opts: SearchOptions): string[] {
   const out: string[] = [];
   const abs = mappingPath.startsWith('/');
-  const base = baseName(mappingPath);
+  const base = basename(mappingPath);
   for (const d of opts.symbolDirs) {
     if (abs) out.push(joinPath(d, mappingPath));
     out.push(joinPath(d, base));

@@ -59,6 +59,7 @@ function processOf(stacks: bigint[][], maps: MapsEntry[] | null, pid: number | n
     addresses: { hex, index },
     maps,
     endedWithoutFinalDump: false,
+    symbols: null,
   };
 }
 

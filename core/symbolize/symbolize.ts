@@ -5,67 +5,24 @@
 import type { ProcessSeries } from '../model/model.js';
 import { findMapping, isFileMapping, type MapsEntry } from '../formats/proc-maps.js';
 import { ElfError, hasCompressedSections, inflateSections, planCompactImage, type InflateFn } from './elf.js';
-import { baseName, type SymbolFileSource } from './files.js';
-import { locateModule, pcToVaddr, type BinaryCheck, type LocatedModule, type SearchOptions } from './locate.js';
+import type { SymbolFileSource } from './files.js';
+import { basename } from '../formats/dump-filename.js';
+import { locateModule, pcToVaddr, type LocatedModule, type SearchOptions } from './locate.js';
+import type { ModuleReport, SymbolFrame, SymbolizedAddress, SymbolStatus, SymbolTable } from '../model/symbol-table.js';
 import { findPerfSymbol, type PerfMap } from './perf-map.js';
 import { parsePythonPerfName } from '../formats/perf-map.js';
 import { Addr2lineInstance, WasmTrapError, type CompiledWasm, type RawFrame } from './wasm-addr2line.js';
 
-export interface SymbolFrame {
-  function: string | null;
-  file: string | null;
-  line: number | null;
-  column?: number;
-}
-
-export type SymbolStatus = 'symbolized' | 'symbol-only' | 'unresolved' | 'no-binary';
-
-export interface SymbolizedAddress {
-  /** the address as in the dump ("0x7f…") */
-  address: string;
-  /** base name of the mapped file (or of the perf map for JIT frames); null outside every mapping */
-  module: string | null;
-  modulePath: string | null;
-  /** file offset of the address within the module ("0x1234"), as `module+0x1234` shows it */
-  moduleOffset: string | null;
-  /** innermost inlined frame first; the last one is the real function. Empty when unresolved. */
-  frames: SymbolFrame[];
-  status: SymbolStatus;
-  /** how sure we are the file we read is the one that was mapped; null when no file was read */
-  binary: BinaryCheck | null;
-  /** a CPython -X perf trampoline (`py::qualname:file` in a perf map): the frame is a Python function */
-  python?: boolean;
-}
-
-export interface ModuleReport {
-  mappingPath: string;
-  binaryPath: string | null;
-  debugPath: string | null;
-  buildId: string | null;
-  binary: BinaryCheck | null;
-  reason: string;
-  addresses: number;
-  error: string | null;
-}
-
-/**
- * Per address id, looked up as a leaf (position 0 of a stack: the PC itself) and as a caller (position > 0: a
- * return address, looked up at PC − 1 so it lands on the call instruction, as jeprof and pprof do). An address
- * used both ways has both entries; an address used one way has `undefined` in the other array. Python
- * pseudo-addresses are never symbolized here and stay `undefined` in both.
- */
-export interface SymbolTable {
-  leaf: (SymbolizedAddress | undefined)[];
-  caller: (SymbolizedAddress | undefined)[];
-  modules: ModuleReport[];
-}
-
-/** The entry for the frame at `position` of a stack (0 = leaf). */
-export function symbolAt(table: SymbolTable, addressId: number, position: number): SymbolizedAddress | undefined {
-  return position === 0
-    ? (table.leaf[addressId] ?? table.caller[addressId])
-    : (table.caller[addressId] ?? table.leaf[addressId]);
-}
+// The table's types are the model's (core/model/symbol-table.ts): symbols are part of a process, as in pprof.
+export type {
+  BinaryCheck,
+  ModuleReport,
+  SymbolFrame,
+  SymbolizedAddress,
+  SymbolStatus,
+  SymbolTable,
+} from '../model/symbol-table.js';
+export { symbolAt } from '../model/symbol-table.js';
 
 /** Python frames are recorded as pseudo-addresses with the top 16 bits 0x7079 ("py"); see python-frames.md. */
 export function isPythonPseudoAddress(addr: bigint): boolean {
@@ -81,7 +38,7 @@ export function formatUnresolved(s: Pick<SymbolizedAddress, 'address' | 'module'
 export function formatFrame(s: SymbolizedAddress): string {
   const f = s.frames[s.frames.length - 1];
   if (!f || !f.function) return formatUnresolved(s);
-  return f.file ? `${f.function} ${baseName(f.file)}${f.line ? ':' + f.line : ''}` : f.function;
+  return f.file ? `${f.function} ${basename(f.file)}${f.line ? ':' + f.line : ''}` : f.function;
 }
 
 /** Persistent results, keyed by module identity (build-id, or path/size/mtime) then by ELF address. */
@@ -425,7 +382,7 @@ export class Symbolizer {
         error: state.error,
       };
       table.modules.push(report);
-      const module = baseName(path);
+      const module = basename(path);
       const vaddrs: (bigint | null)[] = wants.map((w) => {
         const probe = w.caller ? w.pc - 1n : w.pc;
         return located ? pcToVaddr(located.binary.info, w.entry, probe) : null;
@@ -501,7 +458,7 @@ export class Symbolizer {
           // Python 3.12's perf trampolines name the Python function run by that eval call (no line).
           return {
             address: hex,
-            module: baseName(m.path),
+            module: basename(m.path),
             modulePath: m.path,
             moduleOffset: null,
             frames: [{ function: py.function, file: py.file, line: null }],
@@ -512,7 +469,7 @@ export class Symbolizer {
         }
         return {
           address: hex,
-          module: baseName(m.path),
+          module: basename(m.path),
           modulePath: m.path,
           moduleOffset: null,
           frames: [{ function: sym.name, file: null, line: null }],

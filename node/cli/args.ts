@@ -5,7 +5,8 @@
 import { parseArgs as utilParseArgs, type ParseArgsConfig } from 'node:util';
 import { STACK_MODES } from '../../core/frames/python-stacks.js';
 import { SAMPLE_TYPE_NAMES } from '../../core/model/sample-type.js';
-import { GRANULARITIES, type StackFilter } from '../../core/frames/stack-filter.js';
+import { GRANULARITIES } from '../../core/frames/stack-filter.js';
+import type { StackFilterChip } from '../../core/model/vocab.js';
 
 export class UsageError extends Error {}
 
@@ -162,13 +163,14 @@ export function intFlag(args: ParsedArgs, name: string, fallback: number): numbe
   return Number(v);
 }
 
-/** --focus/--ignore/--hide/--show as regular expressions (their values were checked by checkFlags). */
-export function sliceFilter(args: ParsedArgs): StackFilter {
-  const re = (name: string): RegExp | null => {
-    const v = flag(args, name);
-    return v === undefined ? null : new RegExp(v);
-  };
-  return { focus: re('focus'), ignore: re('ignore'), hide: re('hide'), show: re('show') };
+/** --focus/--ignore/--hide/--show as the view's filters (their expressions were checked by checkFlags; the last wins). */
+export function sliceFilter(args: ParsedArgs): StackFilterChip[] {
+  const chips: StackFilterChip[] = [];
+  for (const kind of ['focus', 'ignore', 'hide', 'show'] as const) {
+    const re = flag(args, kind);
+    if (re !== undefined) chips.push({ kind, re });
+  }
+  return chips;
 }
 
 /** Rejects options the command does not take and any bad value; call before reading any input. */

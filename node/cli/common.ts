@@ -5,19 +5,13 @@
 import type { Job, LoadWarning, ProcessSeries } from '../../core/model/model.js';
 import { flag, has, sliceFilter, UsageError, type ParsedArgs } from './args.js';
 import { parseGranularity, type Granularity } from '../../core/frames/stack-filter.js';
-import {
-  mapsDescriber,
-  pythonDescriber,
-  stackText as foldedStackText,
-  stackViewer,
-  visibleFrames,
-  type FrameOut,
-  type StackDescriber,
-} from './describe-stacks.js';
+import type { Frame, StackDescriber } from '../../core/frames/describe.js';
+import { processViewer, visibleFrames, type StackViewer } from '../../core/frames/view.js';
+import { stackText as foldedStackText } from './stack-text.js';
 import { DEFAULT_STACK_MODE, parseStackMode } from '../../core/frames/python-stacks.js';
 import type { FoldedStack } from '../../core/frames/stack-labels.js';
 import { processIdentity, processName } from '../../core/model/memory-context.js';
-import { symbolDescriber } from './symbols.js';
+import type { ViewOptions } from '../../core/model/vocab.js';
 
 export interface Output {
   out: (s: string) => void;
@@ -52,24 +46,28 @@ export function indent(s: string): string {
     .join('\n');
 }
 
-export type Viewer = (stackId: number) => FoldedStack<FrameOut> | null;
+export type Viewer = StackViewer;
 
 export function granularityOf(args: ParsedArgs): Granularity {
   return parseGranularity(flag(args, 'granularity') ?? 'lines') ?? 'lines';
 }
 
-/** The stacks of a process as the command shows them (maps → symbols → Python frames → allocator → filters → folds). */
-export function viewer(p: ProcessSeries, args: ParsedArgs): Viewer {
+/** The view the flags ask for (--stacks, --show-allocator, --fold-imports, --focus/--ignore/--hide/--show). */
+export function viewOf(args: ParsedArgs): ViewOptions {
   const v = flag(args, 'stacks') ?? DEFAULT_STACK_MODE;
   const mode = parseStackMode(v);
   if (!mode) throw new UsageError(`--stacks takes python-first, merged, python or native, got ${JSON.stringify(v)}`);
-  const d = pythonDescriber(symbolDescriber(mapsDescriber(p), p), p, mode);
-  return stackViewer(d, p, {
+  return {
     mode,
-    showAllocator: has(args, 'show-allocator'),
+    hideAllocator: !has(args, 'show-allocator'),
     foldImports: has(args, 'fold-imports'),
-    filter: sliceFilter(args),
-  });
+    filters: sliceFilter(args),
+  };
+}
+
+/** The stacks of a process as the command shows them (core/frames/view.ts, the app's pipeline too). */
+export function viewer(p: ProcessSeries, args: ParsedArgs): Viewer {
+  return processViewer(p, viewOf(args));
 }
 
 /**
@@ -82,13 +80,13 @@ export function describer(p: ProcessSeries, args: ParsedArgs): StackDescriber {
 }
 
 /** A stack as one line: frames (or a folded stack, noting what was folded), the first surviving frame first. */
-export function stackText(frames: readonly FrameOut[] | FoldedStack<FrameOut>, max = 6): string {
+export function stackText(frames: readonly Frame[] | FoldedStack<Frame>, max = 6): string {
   return foldedStackText('folds' in frames ? frames : { frames: [...frames], folds: [] }, max);
 }
 
 /** The frames to print of one stack of a describer (allocator frames dropped unless --show-allocator). */
-export function framesFor(d: StackDescriber, stackId: number, args: ParsedArgs): { frames: FrameOut[] } {
-  return { frames: visibleFrames(d.frames(stackId), { showAllocator: has(args, 'show-allocator') }) };
+export function framesFor(d: StackDescriber, stackId: number, args: ParsedArgs): { frames: Frame[] } {
+  return { frames: visibleFrames(d.frames(stackId), !has(args, 'show-allocator')) };
 }
 
 /** Output width for tables (cli/heaplens.ts passes the terminal's), less the two-space indent. */

@@ -66,6 +66,6 @@ export async function loadDataset(
     dir,
     onlyStacks ? { cells: false, onlyStacks } : { cells: args.command === 'summary' ? false : await cellPicker(args) },
   );
-  const symbolized = args.command !== 'summary' && (await adoptSymbolTables(ds.symbols, args, io));
+  const symbolized = args.command !== 'summary' && (await adoptSymbolTables(ds.job, args, io));
   return { job: ds.job, symbolized };
 }

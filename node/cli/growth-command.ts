@@ -5,7 +5,7 @@ import type { Job, ProcessSeries } from '../../core/model/model.js';
 import { rankJob, type JobSuspects, type StackSuspect, type SuspectGroup } from '../../core/stats/suspects.js';
 import { NOISE_Z } from '../../core/model/sampling-error.js';
 import { has, intFlag, type ParsedArgs } from './args.js';
-import type { FrameOut, StackDescriber } from './describe-stacks.js';
+import type { Frame, StackDescriber } from '../../core/frames/describe.js';
 import { formatBytes, formatSignedBytes, table } from './format.js';
 import { symbolizeJob } from './symbols.js';
 import { noProcess } from './input.js';
@@ -45,7 +45,7 @@ function pidList(job: Job, idx: readonly number[], max = 4): string {
   return names.length <= max ? names.join(', ') : `${names.slice(0, max).join(', ')}, +${names.length - max}`;
 }
 
-export function stackJson(s: StackSuspect, frames: FrameOut[]) {
+export function stackJson(s: StackSuspect, frames: Frame[]) {
   return {
     pid: s.pid,
     process: s.process,
@@ -78,7 +78,7 @@ function jsonNumber(z: number): number | string {
   return Number.isFinite(z) ? z : z > 0 ? 'Infinity' : '-Infinity';
 }
 
-export function groupJson(job: Job, g: SuspectGroup, frames: FrameOut[]) {
+export function groupJson(job: Job, g: SuspectGroup, frames: Frame[]) {
   return {
     group: g.group,
     processes: g.processes,

@@ -1,12 +1,11 @@
 // `heaplens ingest <paths…> -o <dir>`: the job as a Parquet dataset (docs/dataset.md), symbolized as `top`
 // would symbolize it. A re-run reads only dumps not yet in the dataset.
 
-import type { Job, ProcessSeries } from '../../core/model/model.js';
+import type { Job } from '../../core/model/model.js';
 import { collectInputFiles, type CollectProblem } from '../io/node-files.js';
-import type { SymbolTable } from '../../core/symbolize/symbolize.js';
 import { checkFlags, flag, has, UsageError, type ParsedArgs } from './args.js';
 import { formatBytes } from './format.js';
-import { prepareSymbols, SYMBOL_FLAGS, symbolizeJob, symbolTableOf } from './symbols.js';
+import { prepareSymbols, SYMBOL_FLAGS, symbolizeJob } from './symbols.js';
 import { MANIFEST_FILE } from '../dataset/manifest.js';
 import { dirName } from '../../core/formats/dump-filename.js';
 
@@ -40,17 +39,7 @@ export async function ingestCommand(
       ingest(files, out, {
         // each process's dumps are parsed in parallel, one dump per task
         load: (f) => load(f),
-        symbolize: has(args, 'no-symbols')
-          ? undefined
-          : async (job: Job) => {
-              await symbolizeJob(job, args, io);
-              const m = new Map<ProcessSeries, SymbolTable>();
-              for (const p of job.processes) {
-                const t = symbolTableOf(p);
-                if (t) m.set(p, t);
-              }
-              return m;
-            },
+        symbolize: has(args, 'no-symbols') ? undefined : (job: Job) => symbolizeJob(job, args, io),
         onProcess: (p) => {
           if (p.mode !== 'unchanged')
             io.err(`${p.mode === 'full' ? 'wrote' : 'appended'} ${p.key} (${p.dumps} dump${p.dumps === 1 ? '' : 's'})`);

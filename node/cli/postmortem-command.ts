@@ -8,8 +8,8 @@ import { parseLimit, postmortem, type JobPostmortem, type Projection } from '../
 import { recordedJobLimit } from '../../core/model/memory-context.js';
 import { NOISE_Z } from '../../core/model/sampling-error.js';
 import { flag, has, intFlag, UsageError, type ParsedArgs } from './args.js';
-import type { FrameOut } from './describe-stacks.js';
-import { describeFrame } from './describe-stacks.js';
+import type { Frame } from '../../core/frames/describe.js';
+import { describeFrame } from './stack-text.js';
 import { formatBytes, formatSignedBytes, table } from './format.js';
 import { describers, groupJson, listedStacks, rateText, stackJson } from './growth-command.js';
 import {
@@ -84,7 +84,7 @@ function projectionText(p: Projection): string {
 }
 
 /** The first Python frame of a stack (the Python call site), else the first named native frame. */
-function callSite(frames: readonly FrameOut[]): string {
+function callSite(frames: readonly Frame[]): string {
   const py = frames.find((f) => f.kind === 'python');
   if (py) return describeFrame(py);
   const named = frames.find((f) => f.kind !== 'allocator' && f.function);

@@ -6,17 +6,18 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { ProcessSeries } from '../../core/model/model.js';
 import { loadInput } from './input.js';
-import { DEFAULT_STACK_MODE, parseStackMode } from '../../core/frames/python-stacks.js';
-import { filteringSource, foldingSource } from '../../core/export/frames.js';
+import { DEFAULT_STACK_MODE } from '../../core/frames/python-stacks.js';
 import { DEFAULT_SAMPLE_TYPE, parseSampleType, sampleSeries, sampleUnavailable } from '../../core/model/sample-type.js';
 import { loadSessionFile, writeFileAtomic } from '../io/session-file.js';
 import { buildReport, type ReportProcessInput } from '../../core/report/build-report.js';
 import { buildReportHtml } from '../../core/report/html.js';
 import type { Session } from '../../core/notes/schema.js';
-import { checkFlags, flag, has, intFlag, sliceFilter, UsageError, type ParsedArgs } from './args.js';
-import { mapsDescriber, pythonDescriber, type StackDescriber } from './describe-stacks.js';
+import { checkFlags, flag, has, intFlag, UsageError, type ParsedArgs } from './args.js';
+import type { StackDescriber } from '../../core/frames/describe.js';
+import { viewSource } from '../../core/frames/view.js';
+import { viewOf } from './common.js';
 import { formatBytes } from './format.js';
-import { SYMBOL_FLAGS, symbolDescriber, symbolTableOf } from './symbols.js';
+import { SYMBOL_FLAGS } from './symbols.js';
 
 export interface CommandIO {
   out: (s: string) => void;
@@ -25,16 +26,7 @@ export interface CommandIO {
 
 /** The CLI's frame describer (maps → symbols → Python frames), as `top` uses it, with the view's folds as marker frames. */
 export function commandDescriber(p: ProcessSeries, args: ParsedArgs): StackDescriber {
-  const v = flag(args, 'stacks') ?? DEFAULT_STACK_MODE;
-  const mode = parseStackMode(v);
-  if (!mode) throw new UsageError(`--stacks takes python-first, merged, python or native, got ${JSON.stringify(v)}`);
-  const described = pythonDescriber(symbolDescriber(mapsDescriber(p), p), p, mode);
-  return foldingSource(
-    filteringSource(described, sliceFilter(args), has(args, 'show-allocator')),
-    p,
-    mode,
-    has(args, 'fold-imports'),
-  );
+  return viewSource(p, viewOf(args));
 }
 
 /** The report page (dist/report-app/report.js + .css), from the built CLI (dist/node/cli) or the sources (node/cli/, tsx). */
@@ -97,8 +89,8 @@ export async function reportCommand(args: ParsedArgs, io: CommandIO): Promise<nu
       job.warnings.push({ file: p.key, message: sampleUnavailable(p, sample) ?? `no ${sample} values` });
       continue;
     }
-    commandDescriber(p, args); // checks --stacks
-    const input: ReportProcessInput = { proc: values, symbols: symbolTableOf(p) };
+    viewOf(args); // checks --stacks
+    const input: ReportProcessInput = { proc: values };
     if (baseSeq !== undefined) {
       const i = snapshotBySeq(p, baseSeq, 'base');
       if (i >= 0) input.base = i;

@@ -2,15 +2,14 @@
 // renderer) and hands the job to the renderer in batches (core/model/job-batches.ts), one IPC message each.
 
 import { jobBatches, type JobBatch } from '../../core/model/job-batches.js';
-import type { SymbolTable } from '../../core/symbolize/symbolize.js';
 import { readDataset } from './read-dataset.js';
 
-export type DatasetBatch = JobBatch<SymbolTable>;
+export type DatasetBatch = JobBatch;
 
 /** The dataset at `dir` as batches; a missing or damaged file rejects with a DatasetError naming it. */
 export async function datasetBatches(dir: string): Promise<AsyncIterableIterator<DatasetBatch>> {
   const ds = await readDataset(dir);
-  const it = jobBatches(ds.job, ds.symbols);
+  const it = jobBatches(ds.job);
   return (async function* () {
     yield* it;
   })();

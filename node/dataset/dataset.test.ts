@@ -319,7 +319,6 @@ describe('report and export on a dataset', async () => {
     const db = reopenReport(readFileSync(join(dir, 'b.html'), 'utf8'));
     expect({ ...db.header, createdAt: '' }).toEqual({ ...da.header, createdAt: '' });
     expect(db.job).toEqual(da.job);
-    expect(db.symbols).toEqual(da.symbols);
     expect(da.job.processes.length).toBe(3);
   });
 });

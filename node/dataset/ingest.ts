@@ -7,14 +7,13 @@ import { classifyFiles, groupProcesses, loadJob } from '../../core/load/load-job
 import type { Job, LoadWarning, ProcessSeries, StackTable } from '../../core/model/model.js';
 import { seriesPythonFrames } from '../../core/frames/python-stacks.js';
 import type { InputFile } from '../../core/formats/input-file.js';
-import type { SymbolTable } from '../../core/symbolize/symbolize.js';
 import { openEngine } from './duckdb.js';
 import { isDataset, readDataset, readSnapshotCells, type DatasetJob } from './read-dataset.js';
 import { removeProcess, writeJobTables, writeProcess, type FileRecord, type ProcessRecord } from './write-dataset.js';
 
 export interface IngestOptions {
-  /** symbol tables for the processes of a freshly loaded job (the CLI symbolizes as `top` does); none when absent */
-  symbolize?: (job: Job) => Promise<Map<ProcessSeries, SymbolTable>>;
+  /** writes the symbol tables of a freshly loaded job's processes (ProcessSeries.symbols; the CLI symbolizes as `top` does) */
+  symbolize?: (job: Job) => Promise<void>;
   onProcess?: (p: { key: string; mode: IngestMode; dumps: number }) => void;
   /** how a process's dumps are loaded (the CLI: over its pool of parsing workers); loadJob in this thread by default */
   load?: (files: readonly InputFile[]) => Promise<Job>;
@@ -77,7 +76,6 @@ export async function ingest(
       records.set(p.key, {
         id: existing.ids.get(p)!,
         series: p,
-        symbols: existing.symbols.get(p) ?? null,
         warnings: existing.processWarnings.get(p) ?? [],
         cellCounts: existing.cellCounts.get(p),
       });
@@ -134,12 +132,11 @@ export async function ingest(
         rec = {
           id,
           series: merged,
-          symbols: null,
           warnings: dedupe([...prior.warnings, ...procWarnings]),
           cellCounts: counts,
         };
       } else if (loadedSeries) {
-        rec = { id, series: loadedSeries, symbols: null, warnings: procWarnings };
+        rec = { id, series: loadedSeries, warnings: procWarnings };
       } else if (prior && canAppend) {
         // every new dump failed: the process keeps its snapshots and gains the warnings
         rec = { ...prior, warnings: dedupe([...prior.warnings, ...procWarnings]) };
@@ -161,8 +158,7 @@ export async function ingest(
       }
       if (rec) {
         if (options.symbolize && rec.series.snapshots.length > 0) {
-          const tables = await options.symbolize({ processes: [rec.series], warnings: [], ignoredFiles: [] });
-          rec.symbols = tables.get(rec.series) ?? null;
+          await options.symbolize({ processes: [rec.series], warnings: [], ignoredFiles: [] });
         }
         if (cellsFrom === 0) await removeProcess(outDir, id);
         const before = cellsFrom > 0 ? await readSnapshotCells(outDir, id, cellsFrom - 1) : null;
@@ -287,6 +283,8 @@ export function appendSeries(old: ProcessSeries, next: ProcessSeries, warnings: 
     // the newest dumps' maps, as a full load picks them (the last dump with maps wins)
     maps: next.maps ?? old.maps,
     endedWithoutFinalDump: next.endedWithoutFinalDump,
+    // symbolized again with the new addresses (options.symbolize)
+    symbols: null,
   };
   const tables = [old.pythonFrames, next.pythonFrames].filter((t) => t != null);
   if (tables.length === 2)

@@ -79,8 +79,6 @@ export type StackChooser = (
 
 export interface DatasetJob {
   job: Job;
-  /** symbol tables written at ingest, per process */
-  symbols: Map<ProcessSeries, SymbolTable>;
   /** each process's id in the dataset (its partition folder) */
   ids: Map<ProcessSeries, number>;
   /** cells per snapshot, per process (also when the cells were not read) */
@@ -166,7 +164,6 @@ async function readWith(
   }));
 
   const processes: ProcessSeries[] = [];
-  const symbols = new Map<ProcessSeries, SymbolTable>();
   const ids = new Map<ProcessSeries, number>();
   const cellCounts = new Map<ProcessSeries, number[]>();
   const processWarnings = new Map<ProcessSeries, LoadWarning[]>();
@@ -216,14 +213,13 @@ async function readWith(
     const only = chosen ? (chosen.get(id) ?? []) : null;
     const { addressIds } = await readStacks(engine, dir, id, pr, series, only);
     if (pr.symbolized)
-      symbols.set(series, await readSymbols(engine, dir, id, series, strOrNull(pr.symbol_modules_json), addressIds));
+      series.symbols = await readSymbols(engine, dir, id, series, strOrNull(pr.symbol_modules_json), addressIds);
     warnings.push(...(warningsOf.get(id) ?? []));
   }
   orphansBefore(null);
   const ignoredFiles = files.filter((f) => f.status === 'ignored').map((f) => f.path);
   return {
     job: { processes, warnings, ignoredFiles },
-    symbols,
     ids,
     cellCounts,
     processWarnings,
@@ -322,6 +318,7 @@ async function readSnapshots(
     stacks: { count: 0, offsets: [0], frames: [], allocatorDepth: [] },
     addresses: { hex: [], index: new Map() },
     maps: null,
+    symbols: null,
     endedWithoutFinalDump: pr.ended_without_final_dump === true,
   };
   if (pr.python_frames_json !== null) series.pythonFrames = fromTaggedJson<PyFrameTable>(str(pr.python_frames_json));

@@ -38,8 +38,8 @@ const PARQUET = '(FORMAT parquet, COMPRESSION zstd)';
 export interface ProcessRecord {
   /** stable id of the process in this dataset (its partition folder) */
   id: number;
+  /** with its symbols (series.symbols), written beside the stacks */
   series: ProcessSeries;
-  symbols: SymbolTable | null;
   /** the process's own warnings, in load order */
   warnings: LoadWarning[];
   /** cells per snapshot, when the snapshots' cells are not in memory (read back without them, or already written) */
@@ -208,7 +208,7 @@ async function writeFrames(engine: Engine, rec: ProcessRecord, file: string): Pr
     ];
     row.forEach((v, c) => cols[c].push(v));
   };
-  const t = rec.symbols;
+  const t = p.symbols;
   for (let id = 0; id < p.addresses.hex.length; id++) {
     const leaf = t?.leaf[id];
     const caller = t?.caller[id];
@@ -332,8 +332,8 @@ export async function writeJobTables(engine: Engine, dir: string, t: JobTables, 
       ps.map((r) => r.series.addresses.hex.length),
       ps.map((r) => r.series.maps !== null),
       ps.map((r) => (r.series.pythonFrames ? toTaggedJson(r.series.pythonFrames) : null)),
-      ps.map((r) => r.symbols !== null),
-      ps.map((r) => (r.symbols ? JSON.stringify(r.symbols.modules) : null)),
+      ps.map((r) => r.series.symbols !== null),
+      ps.map((r) => (r.series.symbols ? JSON.stringify(r.series.symbols.modules) : null)),
     ],
     ps.length,
     join(dir, 'processes.parquet'),

@@ -33,6 +33,7 @@ function proc(): ProcessSeries {
     addresses: { hex, index: new Map(hex.map((h, i) => [h, i])) },
     maps,
     endedWithoutFinalDump: false,
+    symbols: null,
   };
 }
 

@@ -4,7 +4,6 @@ import type { Job } from '../../../core/model/model.js';
 import { flag, has, type ParsedArgs } from '../args.js';
 import { formatBytes, formatInt, formatPercent, table } from '../format.js';
 import { missingBinaries } from '../../../core/symbolize/missing-binaries.js';
-import { symbolTableOf } from '../symbols.js';
 import { indent, printWarnings, processJson, processTitle, snapshotJson, type Output } from '../common.js';
 import { snapshotIndices } from '../snapshot-choice.js';
 
@@ -20,7 +19,7 @@ export function binaries(job: Job, args: ParsedArgs, io: Output): void {
       job.warnings.push({ file: p.key, message: `no snapshot with sequence number ${which}` });
       continue;
     }
-    const symbols = symbolTableOf(p);
+    const symbols = p.symbols;
     const sum = missingBinaries(p, si, symbols?.modules ?? [], { includeAllocator: has(args, 'show-allocator') });
     const s = p.snapshots[si];
     procsJson.push({ ...processJson(p), snapshot: snapshotJson(s), symbolized: symbols !== null, ...sum });

@@ -3,10 +3,10 @@
 
 import type { Job } from '../../../core/model/model.js';
 import { lastCompleteIndex } from '../../../core/model/snapshot-status.js';
-import { isActive } from '../../../core/frames/stack-filter.js';
 import { diffRows } from '../../../core/query/rows.js';
 import { flag, has, intFlag, sliceFilter, type ParsedArgs } from '../args.js';
-import { foldsJson, stackText as foldedStackText } from '../describe-stacks.js';
+import { foldsJson } from '../../../core/frames/view.js';
+import { stackText as foldedStackText } from '../stack-text.js';
 import { table } from '../format.js';
 import {
   granularityOf,
@@ -78,7 +78,7 @@ export function diff(job: Job, args: ParsedArgs, io: Output): void {
     });
     if (!json) {
       io.out(
-        `${processTitle(p)}\n  ${base.file} → ${target.file}: ${fmt.plain(totals.baseBytes)} → ${fmt.plain(totals.targetBytes)} (${fmt.signed(totals.deltaBytes)})${fmt.name === 'inuse_space' ? '' : ` ${fmt.name}`}${isActive(sliceFilter(args)) ? ' in the stacks the filters keep' : ''}, ${totals.newStacks} new stacks, ${totals.goneStacks} gone`,
+        `${processTitle(p)}\n  ${base.file} → ${target.file}: ${fmt.plain(totals.baseBytes)} → ${fmt.plain(totals.targetBytes)} (${fmt.signed(totals.deltaBytes)})${fmt.name === 'inuse_space' ? '' : ` ${fmt.name}`}${sliceFilter(args).length > 0 ? ' in the stacks the filters keep' : ''}, ${totals.newStacks} new stacks, ${totals.goneStacks} gone`,
       );
     }
     const rows: string[][] = [];

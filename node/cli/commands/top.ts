@@ -1,10 +1,10 @@
 // `heaplens top`: one snapshot's stacks by the sample's value, as rows of core/query/rows.ts.
 
 import type { Job } from '../../../core/model/model.js';
-import { isActive } from '../../../core/frames/stack-filter.js';
 import { snapshotRows } from '../../../core/query/rows.js';
 import { flag, has, intFlag, sliceFilter, type ParsedArgs } from '../args.js';
-import { foldsJson, stackText as foldedStackText } from '../describe-stacks.js';
+import { foldsJson } from '../../../core/frames/view.js';
+import { stackText as foldedStackText } from '../stack-text.js';
 import { formatInt, formatPercent, table } from '../format.js';
 import {
   granularityOf,
@@ -56,7 +56,7 @@ export function top(job: Job, args: ParsedArgs, io: Output): void {
       io.out(
         `${processTitle(p)}\n  snapshot ${s.seq ?? '-'} (${s.trigger}) ${s.file}: ${fmt.plain(values.live.bytes)} ${what}${fmt.name === 'inuse_space' ? ` in ${formatInt(s.live.objects)} objects` : ''}`,
       );
-      if (isActive(sliceFilter(args)))
+      if (sliceFilter(args).length > 0)
         io.out(`  filters keep ${fmt.plain(shown)} (${formatPercent(shown, values.live.bytes)}) in ${all.length} rows`);
     }
     const rows: string[][] = [];

@@ -1,12 +1,12 @@
 // Colours. Frame kinds use distinct hue families; diffs use a colourblind-safe diverging pair from the
 // Okabe–Ito palette (vermillion = growth, blue = shrink) with reddish purple for new and sky blue for gone.
 
-import type { FrameKind } from './protocol.ts';
+import type { FrameGroup } from '../../../core/model/vocab.ts';
 
 export type Theme = 'light' | 'dark';
 
-/** Base hue (deg), saturation and lightness range per kind. */
-const KIND_HSL: Record<FrameKind, { h: number; s: number; l: [number, number] }> = {
+/** Base hue (deg), saturation and lightness range per frame group (the legend's). */
+const KIND_HSL: Record<FrameGroup, { h: number; s: number; l: [number, number] }> = {
   python: { h: 205, s: 62, l: [56, 72] },
   program: { h: 28, s: 88, l: [56, 70] },
   library: { h: 48, s: 60, l: [58, 74] },
@@ -15,7 +15,7 @@ const KIND_HSL: Record<FrameKind, { h: number; s: number; l: [number, number] }>
   folded: { h: 160, s: 10, l: [80, 86] },
 };
 
-export const KIND_LABEL: Record<FrameKind, string> = {
+export const KIND_LABEL: Record<FrameGroup, string> = {
   python: 'Python',
   program: 'our program',
   library: 'library',
@@ -33,7 +33,7 @@ function hash(s: string): number {
   return (h >>> 0) / 4294967295;
 }
 
-export function kindColor(kind: FrameKind, label: string, theme: Theme): string {
+export function kindColor(kind: FrameGroup, label: string, theme: Theme): string {
   const k = KIND_HSL[kind];
   const t = hash(label);
   const [l0, l1] = k.l;
@@ -43,7 +43,7 @@ export function kindColor(kind: FrameKind, label: string, theme: Theme): string 
   return `hsl(${h.toFixed(0)} ${k.s}% ${l.toFixed(0)}%)`;
 }
 
-export function kindSwatch(kind: FrameKind, theme: Theme): string {
+export function kindSwatch(kind: FrameGroup, theme: Theme): string {
   const k = KIND_HSL[kind];
   const l = (k.l[0] + k.l[1]) / 2 - (theme === 'dark' ? 18 : 0);
   return `hsl(${k.h} ${k.s}% ${l.toFixed(0)}%)`;

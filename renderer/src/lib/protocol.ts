@@ -2,7 +2,14 @@ import type { Session, StackTarget } from '../../../core/notes/schema.ts';
 import type { SanitizeOptions, SanitizePreview } from '../../../core/report/build-report.ts';
 import type { SelfTotal } from '../../../core/stats/function-diff.ts';
 import type { JobBatch } from '../../../core/model/job-batches.ts';
-import type { SymbolTable } from '../../../core/symbolize/symbolize.ts';
+import type {
+  FrameGroup,
+  LoadProgress as EngineLoadProgress,
+  SampleType,
+  StackMode,
+  ViewOptions,
+} from '../../../core/model/vocab.ts';
+import type { FrameInfo } from '../../../core/frames/catalog.ts';
 import type { MissingBinariesSummary } from '../../../core/symbolize/missing-binaries.ts';
 import type { JobPreview } from '../../../core/load/job-preview.ts';
 
@@ -11,15 +18,17 @@ export type { JobPreview };
 // Messages between the UI thread and the analysis worker. Everything heavy (reading, parsing, diffing,
 // growth ranking, tree building) happens in the worker; the UI receives small summaries and typed arrays.
 
-/** 'folded': the marker of a run of folded frames (interpreter or import machinery; core/frames/stack-labels.ts) */
-export type FrameKind = 'python' | 'program' | 'library' | 'allocator' | 'unknown' | 'folded';
-export type StackMode = 'python-first' | 'merged' | 'python' | 'native';
-export type SampleType = 'inuse_space' | 'inuse_objects' | 'alloc_space' | 'alloc_objects';
-/** pprof's slicing (core/frames/stack-filter.ts): a regular expression on function, file or module path */
-export interface StackFilterChip {
-  kind: 'focus' | 'ignore' | 'hide' | 'show';
-  re: string;
-}
+// The shared vocabulary is the engine's, declared once (core/model/vocab.ts); the frames are core/frames/catalog.ts's.
+export type {
+  FrameGroup,
+  FrameKind,
+  ModuleRole,
+  SampleType,
+  StackFilterChip,
+  StackMode,
+  ViewOptions,
+} from '../../../core/model/vocab.ts';
+export type { FrameInfo } from '../../../core/frames/catalog.ts';
 
 /**
  * A file to load: a Blob (browser) or a path read through the host (Electron). For Blobs, size and mtime are
@@ -34,13 +43,10 @@ export interface SourceFile {
   hostPath?: string;
 }
 
-export interface LoadProgress {
+/** A load's progress as the window gets it: the engine's (core/model/vocab.ts), and what only the app sends. */
+export interface LoadProgress extends Omit<EngineLoadProgress, 'phase'> {
+  /** the engine's phase (LoadPhase), or a step of the window's own in words ("reading the dataset (3 batches)") */
   phase: string;
-  filesDone: number;
-  filesTotal: number;
-  bytesDone: number;
-  bytesTotal: number;
-  file: string;
   /** sent once, early: every process's timeline from the dump heads (core/load/job-preview.ts) */
   preview?: JobPreview;
   /**
@@ -155,33 +161,6 @@ export interface JobSummary {
   readers?: number;
 }
 
-export interface FrameInfo {
-  key: number;
-  label: string;
-  function: string | null;
-  file: string | null;
-  line: number | null;
-  module: string | null;
-  modulePath: string | null;
-  /** module-relative offset, "0x…" */
-  offset: string | null;
-  address: string;
-  inlined: boolean;
-  kind: FrameKind;
-  unverified: boolean;
-}
-
-export interface ViewOptions {
-  mode: StackMode;
-  hideAllocator: boolean;
-  /** what the values count (default inuse_space) */
-  sample?: SampleType;
-  /** focus/ignore/hide/show chips, applied to every frame before folding */
-  filters?: StackFilterChip[];
-  /** python-first: show the interpreter's frames instead of their "N interpreter frames" markers */
-  unfold?: boolean;
-}
-
 export interface StackSeries {
   stackIds: number[];
   labels: string[];
@@ -198,7 +177,8 @@ export interface StackRow {
   label: string;
   /** caller chain of the label, short */
   context: string;
-  kind: FrameKind;
+  /** the legend group of the label's frame */
+  frameGroup: FrameGroup;
   baseBytes: number;
   targetBytes: number;
   deltaBytes: number;
@@ -219,7 +199,8 @@ export interface StackRow {
 export interface FunctionRow extends SelfTotal {
   key: number;
   label: string;
-  kind: FrameKind;
+  /** the legend group of the label's frame */
+  frameGroup: FrameGroup;
   /** the function's source file (null for native frames without debug info) and module */
   file?: string | null;
   module?: string | null;
@@ -315,7 +296,8 @@ export interface SuspectRow {
   withinNoise: boolean;
   label: string;
   context: string;
-  kind: FrameKind;
+  /** the legend group of the label's frame */
+  frameGroup: FrameGroup;
   /** members by score; the first is the group's top */
   members: SuspectMember[];
   /** processes holding the stack (members may list fewer: only the top few carry series) */
@@ -425,7 +407,7 @@ export type ToWorker =
   /** files sent ahead of a 'load' in batches (each batch is a separate task on the UI thread) */
   | { stage: SourceFile[] }
   /** one batch of a job ahead of a 'loadBatches' (core/model/job-batches.ts) */
-  | { jobBatch: JobBatch<SymbolTable> }
+  | { jobBatch: JobBatch }
   | { cancel: number }
   | { readReply: number; bytes?: Uint8Array; error?: string };
 

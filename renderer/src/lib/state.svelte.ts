@@ -33,7 +33,6 @@ import {
 import { classifyOpened, fromSession, missingFiles, toSession, type Tab } from './session-map.ts';
 import { datasetDir, datasetManifest, datasetNeedsDesktop } from './dataset-open.ts';
 import type { JobBatch } from '../../../core/model/job-batches.ts';
-import type { SymbolTable } from '../../../core/symbolize/symbolize.ts';
 
 export type { Tab };
 export const WRITER = 'heaplens 0.1.0 (app)';
@@ -256,7 +255,7 @@ export class AppState {
       const handle = await ds.open(dir);
       let n = 0;
       for (let b = await ds.next(handle); b !== null; b = await ds.next(handle)) {
-        this.client.sendJobBatch(b as JobBatch<SymbolTable>);
+        this.client.sendJobBatch(b as JobBatch);
         this.loading = { id: -1, progress: progress(++n), files: 1 };
       }
     } catch (e) {

@@ -136,7 +136,7 @@ export class Ui {
         ['self bytes', formatBytes(data.self[node])],
       );
     }
-    if (f) facts.push(['kind', KIND_LABEL[f.kind]]);
+    if (f) facts.push(['kind', KIND_LABEL[f.group]]);
     const panel: PanelContent = {
       title: f ? (f.function ?? f.label) : 'all stacks',
       frames: framesOfNode(data, node),

@@ -3,7 +3,6 @@
 import type { FromWorker, LoadProgress, Request, Response, SourceFile, ToWorker } from './protocol.ts';
 import type { WorkerLike } from './spawn-worker.ts';
 import type { JobBatch } from '../../../core/model/job-batches.ts';
-import type { SymbolTable } from '../../../core/symbolize/symbolize.ts';
 
 type ResponseOf<T extends Request['type']> = Extract<Response, { type: T }>;
 
@@ -134,7 +133,7 @@ export class AnalysisClient {
   }
 
   /** Hands one batch of a job to the worker (typed arrays transferred), ahead of a 'loadBatches' request. */
-  sendJobBatch(batch: JobBatch<SymbolTable>): void {
+  sendJobBatch(batch: JobBatch): void {
     const transfer: ArrayBuffer[] = [];
     if (batch.kind === 'cells') {
       for (const c of batch.snapshots)

@@ -20,13 +20,11 @@ import { calleeKeys, callerKeys, invertedKeys } from '../../../core/frames/calle
 import type { Job, LoadWarning, ProcessSeries, Snapshot } from '../../../core/model/model.ts';
 import { JobAssembler } from '../../../core/model/job-batches.ts';
 import type { InputFile } from '../../../core/formats/input-file.ts';
-import { FrameTable } from './frames.ts';
+import { FrameCatalog } from '../../../core/frames/catalog.ts';
 import { sampleSeries, sampleUnavailable, sampleUnit } from '../../../core/model/sample-type.ts';
 import { missingBinaries } from '../../../core/symbolize/missing-binaries.ts';
-import { Symbolizer, type SymbolTable } from '../../../core/symbolize/symbolize.ts';
 import { compileAddr2line, type CompiledWasm } from '../../../core/symbolize/wasm-addr2line.ts';
-import type { SymbolFile, SymbolFileSource } from '../../../core/symbolize/files.ts';
-import { isPerfMapName, parsePerfMap, type PerfMap } from '../../../core/symbolize/perf-map.ts';
+import { inputFileSource, perfMapsAmong, symbolizeJob } from '../../../core/symbolize/symbolize-job.ts';
 import addr2lineWasmUrl from 'virtual:heaplens/addr2line-wasm-url';
 import reportApp from 'virtual:heaplens/report-app';
 import { resolveStack, stackTarget } from '../../../core/notes/notes.ts';
@@ -35,7 +33,8 @@ import { buildReport, type SanitizeOptions } from '../../../core/report/build-re
 import { buildReportHtml } from '../../../core/report/html.ts';
 import { reopenPayload, reopenReport } from '../../../core/report/reopen.ts';
 import { fromBase64 } from '../../../core/report/payload.ts';
-import { processFrameSource, type FrameSource } from '../../../core/export/frames.ts';
+import { viewSource } from '../../../core/frames/view.ts';
+import type { StackDescriber } from '../../../core/frames/describe.ts';
 import { toPprof } from '../../../core/export/pprof.ts';
 import { toFolded } from '../../../core/export/folded.ts';
 import { toSpeedscope } from '../../../core/export/speedscope.ts';
@@ -43,6 +42,7 @@ import type { ExportInput } from '../../../core/export/samples.ts';
 import { keepPatterns, stackVerdict, suspectsResult } from './suspects.ts';
 import { lastCompleteIndex, snapshotTotalBytes } from '../../../core/model/snapshot-status.ts';
 import { denseVariances } from '../../../core/model/sampling-error.ts';
+import type { FrameGroup } from '../../../core/model/vocab.ts';
 import type {
   FlameData,
   FrameInfo,
@@ -70,15 +70,14 @@ declare const self: DedicatedWorkerGlobalScope;
 
 let job: Job | null = null;
 let summary: JobSummary | null = null;
-const frameTables = new Map<number, FrameTable>();
-const symbolTables = new Map<number, SymbolTable>();
+const frameTables = new Map<number, FrameCatalog>();
 let compiledWasm: Promise<CompiledWasm> | null = null;
 const controllers = new Map<number, AbortController>();
 const pendingReads = new Map<number, { resolve: (b: Uint8Array) => void; reject: (e: Error) => void }>();
 let nextRead = 1;
 let staged: SourceFile[] = [];
 /** a job arriving in batches (a dataset the desktop app's main process reads), until 'loadBatches' */
-let assembling: JobAssembler<SymbolTable> | null = null;
+let assembling: JobAssembler | null = null;
 
 let postOut: (msg: FromWorker, transfer: Transferable[]) => void = (msg, transfer) => self.postMessage(msg, transfer);
 
@@ -138,15 +137,17 @@ function resetCaches(): void {
   frameTables.clear();
   growthCache2.clear();
   sampled.clear();
-  symbolTables.clear();
 }
 
 // While a job loads, the job so far goes to the window at most this often (each update re-renders its views).
 const PARTIAL_INTERVAL_MS = 500;
 
-/** The load in progress: the job open before it (back in place if it is cancelled), and whether it was replaced. */
+/**
+ * The load in progress: the job open before it (back in place if it is cancelled; its processes keep their
+ * symbols), and whether it was replaced.
+ */
 let loading: {
-  before: { job: Job | null; summary: JobSummary | null; symbols: Map<number, SymbolTable> };
+  before: { job: Job | null; summary: JobSummary | null };
   replaced: boolean;
   stopTimer: () => void;
 } | null = null;
@@ -170,7 +171,7 @@ function partialPoster(
   let latest: { processes: readonly ProcessSeries[]; warnings: readonly LoadWarning[] } | null = null;
   let stopped = false;
   const state = {
-    before: { job, summary, symbols: new Map(symbolTables) },
+    before: { job, summary },
     replaced: false,
     stopTimer: () => {
       if (timer !== null) clearTimeout(timer);
@@ -303,114 +304,46 @@ function valuesProc(i: number, view: ViewOptions): ProcessSeries {
   return p;
 }
 
-function frameTable(i: number): FrameTable {
+function frameTable(i: number): FrameCatalog {
   let t = frameTables.get(i);
   if (!t) {
-    t = new FrameTable(proc(i), symbolTables.get(i) ?? null);
+    t = new FrameCatalog(proc(i));
     frameTables.set(i, t);
   }
   return t;
 }
 
-/** The loaded files as a symbol source: binaries and debug files the user dropped next to the dumps. */
-function symbolSource(files: InputFile[]): { source: SymbolFileSource; dirs: string[] } {
-  const byPath = new Map<string, InputFile>();
-  const dirs = new Set<string>();
-  for (const f of files) {
-    const p = f.path.replace(/^\/+/, '');
-    byPath.set(p, f);
-    // every folder on the way: a symbol folder may be a sysroot (usr/lib/…) or flat
-    dirs.add('');
-    for (let i = p.indexOf('/'); i >= 0; i = p.indexOf('/', i + 1)) dirs.add(p.slice(0, i));
-  }
-  const source: SymbolFileSource = {
-    async open(path: string): Promise<SymbolFile | null> {
-      const f = byPath.get(path.replace(/^\/+/, ''));
-      if (!f) return null;
-      return {
-        path: f.path,
-        size: f.size,
-        mtimeMs: f.mtimeMs,
-        read: (o, l) => f.read(o, l),
-        close: async () => undefined,
-      };
-    },
-  };
-  return { source, dirs: [...dirs] };
-}
-
+/**
+ * Symbolizes the job (core/symbolize/symbolize-job.ts) over the files loaded with it (binaries and debug files the
+ * user dropped beside the dumps) and `extra` (symbol folders): each process's table goes onto the model, and what
+ * could not be found or trusted becomes a warning (missing binaries have their own view: 'missingBinaries').
+ */
 async function symbolizeAll(
   j: Job,
   files: InputFile[],
   extra: InputFile[],
   signal: AbortSignal,
   progress: (p: LoadProgress) => void,
-): Promise<Map<number, SymbolTable>> {
-  const symbolTables = new Map<number, SymbolTable>();
-  const withMaps = j.processes.filter((p) => p.maps);
-  if (withMaps.length === 0) return symbolTables;
+): Promise<void> {
+  if (!j.processes.some((p) => p.maps)) return;
   const dumps = new Set(j.processes.flatMap((p) => p.snapshots.map((s) => s.file)));
   const others = files.filter((f) => !dumps.has(f.path));
-  const perfMaps: PerfMap[] = [];
-  for (const f of others) {
-    if (isPerfMapName(f.path.slice(f.path.lastIndexOf('/') + 1)) && f.size < 256 << 20)
-      perfMaps.push(parsePerfMap(new TextDecoder().decode(await f.read(0, f.size)), f.path));
-  }
   compiledWasm ??= fetch(addr2lineWasmUrl)
     .then((r) => r.arrayBuffer())
     .then((b) => compileAddr2line(new Uint8Array(b)));
-  const { source, dirs } = symbolSource(others.concat(extra));
-  const symbolizer = new Symbolizer(source, {
+  const { source, dirs } = inputFileSource(others.concat(extra));
+  const problems = await symbolizeJob(j, {
+    source,
     wasm: await compiledWasm,
     symbolDirs: dirs,
     sysroot: null,
     hostPaths: false,
     cacheStore: null,
+    perfMaps: await perfMapsAmong(others),
+    signal,
+    onProgress: progress,
   });
-  try {
-    for (let k = 0; k < j.processes.length; k++) {
-      const p = j.processes[k];
-      if (!p.maps) continue;
-      signal.throwIfAborted();
-      progress({
-        phase: 'symbolize',
-        filesDone: k,
-        filesTotal: j.processes.length,
-        bytesDone: k,
-        bytesTotal: j.processes.length,
-        file: p.key,
-      });
-      try {
-        symbolTables.set(k, await symbolizer.symbolizeProcess(p, { perfMaps }));
-      } catch (e) {
-        j.warnings.push({
-          file: p.snapshots[p.snapshots.length - 1]?.file ?? p.key,
-          message: `symbolization failed: ${e instanceof Error ? e.message : String(e)}`,
-        });
-      }
-    }
-  } finally {
-    await symbolizer.dispose();
-  }
-  // what the symbolizer could not find or verify becomes a warning (once per module)
-  const seen = new Set<string>();
-  symbolTables.forEach((t, k) => {
-    const file = j.processes[k].snapshots[j.processes[k].snapshots.length - 1]?.file ?? j.processes[k].key;
-    for (const m of t.modules) {
-      const key = `${m.mappingPath}|${m.binaryPath}|${m.binary}`;
-      if (seen.has(key)) continue;
-      seen.add(key);
-      if (m.binary === 'mismatch')
-        j.warnings.push({
-          file,
-          message: `binary ${m.binaryPath} does not match the mapping of ${m.mappingPath} (${m.reason}): its frames are marked unverified`,
-        });
-      else if (m.binary === 'unverified' && m.binaryPath)
-        j.warnings.push({ file, message: `unverified binary ${m.binaryPath} for ${m.mappingPath}: ${m.reason}` });
-      if (m.error) j.warnings.push({ file, message: `${m.mappingPath}: ${m.error}` }); // e.g. out of memory: its frames stay module+offset
-    }
-  });
-  return symbolTables;
+  for (const pr of problems) if (pr.kind !== 'missing') j.warnings.push({ file: pr.file, message: pr.message });
 }
 
 const growthCache2 = new Map<string, Map<number, { steadiness: number; slope: number; growingFraction: number }>>();
@@ -483,12 +416,12 @@ function summarize(j: Job, loadMs: number, bytesTotal: number, waitMs: number): 
   const warnings: WarningSummary[] = j.warnings.map((w) => ({ ...w, kind: warningKind(w.message) }));
   // files read as binaries or debug files by the symbolizer are not "ignored"
   const used = new Set<string>();
-  symbolTables.forEach((t) => {
-    for (const m of t.modules) {
+  for (const p of j.processes) {
+    for (const m of p.symbols?.modules ?? []) {
       if (m.binaryPath) used.add(m.binaryPath.replace(/^\/+/, ''));
       if (m.debugPath) used.add(m.debugPath.replace(/^\/+/, ''));
     }
-  });
+  }
   const ignoredFiles = j.ignoredFiles.filter((f) => !used.has(f.replace(/^\/+/, '')));
   // A truncated snapshot always shows a warning, even if the loader reported it differently.
   for (const p of j.processes) {
@@ -509,17 +442,17 @@ function summarize(j: Job, loadMs: number, bytesTotal: number, waitMs: number): 
 
 /** A stack's label: its first surviving frame (markers of folded frames never lead) and a short caller chain. */
 function labelOf(
-  table: FrameTable,
+  table: FrameCatalog,
   keys: ArrayLike<number>,
   mode: ViewOptions['mode'] = 'merged',
-): { label: string; context: string; kind: FrameInfo['kind'] } {
+): { label: string; context: string; group: FrameGroup } {
   const shown = Array.from(keys).filter((k) => table.frames[k].kind !== 'folded');
   if (shown.length === 0)
-    return { label: mode === 'python' ? '(no Python frames)' : '(no frames)', context: '', kind: 'unknown' };
+    return { label: mode === 'python' ? '(no Python frames)' : '(no frames)', context: '', group: 'unknown' };
   const f = table.frames[shown[0]];
   const ctx: string[] = [];
   for (let i = 1; i < Math.min(shown.length, 4); i++) ctx.push(table.frames[shown[i]].label);
-  return { label: f.label, context: ctx.join(' ← '), kind: f.kind };
+  return { label: f.label, context: ctx.join(' ← '), group: f.group };
 }
 
 function growth(
@@ -556,7 +489,7 @@ function growth(
       members: r.members,
       label: l.label,
       context: l.context,
-      kind: l.kind,
+      frameGroup: l.group,
       baseBytes: r.baseBytes,
       targetBytes: r.targetBytes,
       deltaBytes: r.deltaBytes,
@@ -581,7 +514,7 @@ function growth(
       r = {
         key: k,
         label: f.label,
-        kind: f.kind,
+        frameGroup: f.group,
         file: f.file,
         module: f.module,
         selfBase: 0,
@@ -854,11 +787,9 @@ function resolveStacks(targets: StackTarget[]): ({ proc: number; stackId: number
   });
 }
 
-function frameSource(i: number, view: ViewOptions): FrameSource {
-  return processFrameSource(proc(i), {
-    symbols: symbolTables.get(i) ?? null,
-    stackMode: view.unfold && view.mode === 'python-first' ? 'merged' : view.mode,
-  });
+/** The frames an export or the report reads: the view's (core/frames/view.ts), as the CLI's exports read them. */
+function frameSource(i: number, view: ViewOptions): StackDescriber {
+  return viewSource(proc(i), view);
 }
 
 async function report(
@@ -875,10 +806,7 @@ async function report(
   const focusedKey = session.selection.process;
   const inputs = procs.map((i) => {
     const p = proc(i);
-    const input: { proc: ProcessSeries; symbols: SymbolTable | null; base?: number; target?: number } = {
-      proc: p,
-      symbols: symbolTables.get(i) ?? null,
-    };
+    const input: { proc: ProcessSeries; base?: number; target?: number } = { proc: p };
     if (p.key === focusedKey && base >= 0 && target >= 0 && base < p.snapshots.length && target < p.snapshots.length) {
       input.base = base;
       input.target = target;
@@ -894,7 +822,7 @@ async function report(
     generator: 'heaplens app',
     stackMode: view.mode,
     showAllocator: !view.hideAllocator,
-    symbolized: procs.some((i) => symbolTables.has(i)),
+    symbolized: procs.some((i) => proc(i).symbols !== null),
     session,
     warnings: job.warnings,
     sanitize,
@@ -1041,9 +969,8 @@ async function handle(id: number, req: Request): Promise<{ res: Response; transf
         partial.stop();
         if (ctrl.signal.aborted) throw new DOMException('cancelled', 'AbortError');
         closeDumpPool();
-        let symbols = new Map<number, SymbolTable>();
         try {
-          symbols = await symbolizeAll(j, direct, (req.symbolFiles ?? []).map(toInputFile), ctrl.signal, (pr) =>
+          await symbolizeAll(j, direct, (req.symbolFiles ?? []).map(toInputFile), ctrl.signal, (pr) =>
             post({ id, progress: pr }),
           );
         } catch (e) {
@@ -1054,21 +981,22 @@ async function handle(id: number, req: Request): Promise<{ res: Response; transf
           });
         }
         // frame tables made while the job was shown process by process serve the full job where nothing changed
-        // (same series, no symbols found): made again, they were the second copy in memory at the load's end
         // (same series, no symbols found): made again, they were the second copy in memory at the load's end. The
-        // growth of a series and its other sample types depend on the series alone: kept too.
+        // growth of a series and its other sample types depend on the series alone: kept too (a sample-type copy
+        // only while its series' symbols are the ones it was copied with).
         const made = loading?.replaced
           ? { tables: new Map(frameTables), growth: new Map(growthCache2), sampled: new Map(sampled) }
           : null;
         job = j;
         resetCaches();
-        symbols.forEach((t, k) => symbolTables.set(k, t));
         if (made) {
           made.tables.forEach((t, k) => {
-            if (t.describes(j.processes[k], symbolTables.get(k) ?? null)) frameTables.set(k, t);
+            if (t.describes(j.processes[k])) frameTables.set(k, t);
           });
           made.growth.forEach((g, k) => growthCache2.set(k, g));
-          made.sampled.forEach((p, k) => sampled.set(k, p));
+          made.sampled.forEach((p, k) => {
+            if (p.symbols === j.processes[Number(k.slice(0, k.indexOf('|')))]?.symbols) sampled.set(k, p);
+          });
         }
         summary = {
           ...summarize(
@@ -1086,7 +1014,6 @@ async function handle(id: number, req: Request): Promise<{ res: Response; transf
           job = loading.before.job;
           summary = loading.before.summary;
           resetCaches();
-          loading.before.symbols.forEach((t, k) => symbolTables.set(k, t));
         }
         throw e;
       } finally {
@@ -1101,10 +1028,9 @@ async function handle(id: number, req: Request): Promise<{ res: Response; transf
       const asm = assembling;
       assembling = null;
       if (!asm) throw new Error('no job batches arrived');
-      const { job: j, symbols } = asm.finish();
+      const j = asm.finish();
       job = j;
       resetCaches();
-      symbols.forEach((t, k) => symbolTables.set(k, t));
       summary = summarize(j, performance.now() - t0, 0, 0);
       return { res: { type: 'loadBatches', summary } };
     }
@@ -1170,9 +1096,6 @@ async function handle(id: number, req: Request): Promise<{ res: Response; transf
       const r = req.payload !== undefined ? reopenPayload(fromBase64(req.payload)) : reopenReport(req.html ?? '');
       job = r.job;
       resetCaches();
-      r.symbols.forEach((t, k) => {
-        if (t) symbolTables.set(k, t);
-      });
       summary = summarize(r.job, performance.now() - t0, 0, 0);
       // the process table counts the stacks of the dumps, not only the ones the report kept
       summary.processes.forEach((p, k) => (p.stackCount = r.header.processes[k]?.stackCount ?? p.stackCount));
@@ -1182,10 +1105,10 @@ async function handle(id: number, req: Request): Promise<{ res: Response; transf
       return {
         res: {
           type: 'missingBinaries',
-          summary: missingBinaries(proc(req.proc), req.snapshot, symbolTables.get(req.proc)?.modules ?? [], {
+          summary: missingBinaries(proc(req.proc), req.snapshot, proc(req.proc).symbols?.modules ?? [], {
             includeAllocator: !req.view.hideAllocator,
           }),
-          symbolized: symbolTables.has(req.proc),
+          symbolized: proc(req.proc).symbols !== null,
         },
       };
     case 'close':
@@ -1204,7 +1127,7 @@ export function receive(msg: ToWorker): void {
   }
   if ('jobBatch' in msg) {
     // a 'job' batch starts a job afresh (what an interrupted earlier one left is dropped)
-    if (msg.jobBatch.kind === 'job' || !assembling) assembling = new JobAssembler<SymbolTable>();
+    if (msg.jobBatch.kind === 'job' || !assembling) assembling = new JobAssembler();
     assembling.add(msg.jobBatch);
     return;
   }

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { loadJob } from '../../../core/load/load-job.ts';
 import { collectInputFiles } from '../../../node/io/node-files.ts';
 import { run } from '../../../node/cli/main.ts';
-import { FrameTable } from './frames.ts';
+import { FrameCatalog } from '../../../core/frames/catalog.ts';
 import { listDumps, parentLastDump, PY_FIXTURES } from '../../../fixtures/python/fixture-helpers.ts';
 import type { ViewOptions } from '../lib/protocol.ts';
 
@@ -17,12 +17,12 @@ async function cliJson(...argv: string[]) {
   };
 }
 
-describe('worker FrameTable: python-first and chips on py312', () => {
+describe('worker FrameCatalog: python-first and chips on py312', () => {
   it('leads with the Python call site, folds the interpreter, and slices as the CLI does', async () => {
     const d = parentLastDump(listDumps('py312'));
     const job = await loadJob(await collectInputFiles([join(PY_FIXTURES, 'py312', d.name)]));
     const p = job.processes[0];
-    const t = new FrameTable(p, null);
+    const t = new FrameCatalog(p);
     const view: ViewOptions = { mode: 'python-first', hideAllocator: true };
     const s = p.snapshots[p.snapshots.length - 1];
     let leak = 0;

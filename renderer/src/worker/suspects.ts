@@ -3,7 +3,8 @@
 
 import type { Job } from '../../../core/model/model.ts';
 import { rankJob, type JobSuspects, type RankMemo } from '../../../core/stats/suspects.ts';
-import type { FrameKind, SuspectMember, SuspectsResult } from '../lib/protocol.ts';
+import type { FrameGroup } from '../../../core/model/vocab.ts';
+import type { SuspectMember, SuspectsResult } from '../lib/protocol.ts';
 
 /** Sparklines drawn per group row: the top holders by score (a stack in 64 ranks shows its 4 worst, and a count). */
 export const MEMBERS_PER_ROW = 4;
@@ -97,7 +98,7 @@ export function stackVerdict(
 export function suspectsResult(
   job: Job,
   limit: number,
-  label: (proc: number, stackId: number) => { label: string; context: string; kind: FrameKind },
+  label: (proc: number, stackId: number) => { label: string; context: string; group: FrameGroup },
 ): SuspectsResult {
   const r = jobSuspects(job);
   const groups = r.groups.slice(0, limit);
@@ -146,7 +147,7 @@ export function suspectsResult(
         withinNoise: Math.abs(g.deltaBytes) < 2 * g.sigmaBytes,
         label: l.label,
         context: l.context,
-        kind: l.kind,
+        frameGroup: l.group,
         members: want.get(g.group) ?? [],
         processCount: g.processIndexes.length,
       };

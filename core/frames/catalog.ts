@@ -1,102 +1,143 @@
-// Frames of one process for the views: labels, kinds and merge keys, from (in order of preference) the
-// symbolizer's results (function, file:line, inlined frames), the Python frame table (PYFRAMES/1), and the
-// maps (module+0xoffset). Stacks are turned into frame keys per view (merged / python / native; allocator
-// frames hidden or not); flame-graph keys merge by function (no line), the stack panel keeps lines.
+// The app's frames of one process (the worker's trees, tables and stack panel): each frame of the one pipeline
+// (core/frames/describe.ts NativeFrames, the Python frame table) interned as a key, one per inlined function, and
+// stacks turned into keys per view (core/frames/view.ts's allocator option, filters and folds). Flame-graph keys
+// merge by function (no line); the stack panel keeps lines.
 
-import { revealControls } from '../../../core/model/display-text.js';
-import type { MapsEntry } from '../../../core/formats/proc-maps.ts';
-import type { ProcessSeries } from '../../../core/model/model.ts';
-import { decodePseudoAddress } from '../../../core/formats/pyframes.ts';
-import { isInterpreterModule, layoutOf, viewStack, type PythonFrameView } from '../../../core/frames/python-stacks.ts';
-import { symbolAt, type SymbolTable, type SymbolizedAddress } from '../../../core/symbolize/symbolize.ts';
-import { foldOptionsFor, foldStack, type FoldOptions, type FoldReason } from '../../../core/frames/stack-labels.ts';
-import { filterStack, isActive, type StackFilter } from '../../../core/frames/stack-filter.ts';
-import type { FrameInfo, FrameKind, StackMode, ViewOptions } from '../lib/protocol.ts';
+import { revealControls } from '../model/display-text.js';
+import type { ProcessSeries } from '../model/model.js';
+import type { BinaryCheck } from '../model/symbol-table.js';
+import {
+  frameGroup,
+  type FrameGroup,
+  type FrameKind,
+  type ModuleRole,
+  type StackMode,
+  type ViewOptions,
+} from '../model/vocab.js';
+import { decodePseudoAddress } from '../formats/pyframes.js';
+import { layoutOf, viewStack, type PythonFrameView } from './python-stacks.js';
+import { foldStack, type FoldOptions, type FoldReason } from './stack-labels.js';
+import { filterStack, isActive } from './stack-filter.js';
+import { NativeFrames, unresolvedName, type Frame } from './describe.js';
+import { viewFilter, viewFolds } from './view.js';
+
+/** One frame as the app shows it: one per inlined function of an address. */
+export interface FrameInfo {
+  /** the tree key (frames of one function share it) */
+  key: number;
+  label: string;
+  function: string | null;
+  file: string | null;
+  line: number | null;
+  module: string | null;
+  modulePath: string | null;
+  /** module-relative offset, "0x…" */
+  offset: string | null;
+  address: string;
+  /** inlined into the next frame (not the address's outer function) */
+  inlined: boolean;
+  kind: FrameKind;
+  /** a native frame's module role; null for Python frames and markers */
+  role: ModuleRole | null;
+  /** the legend's colour group (kind, or a native frame's role) */
+  group: FrameGroup;
+  /** the binary check of the symbols' file (describe.ts Frame.binary; frameMark words it); null when not symbolized */
+  binary: BinaryCheck | null;
+}
 
 const EMPTY = new Int32Array(0);
 
-// Per view object (one per request): its filter and cache key are made once, not once per stack.
-const filterOf = new WeakMap<ViewOptions, StackFilter>();
 const cacheKeyOf = new WeakMap<ViewOptions, string>();
-
-/** The chips of a view as a stack filter (the last chip of each kind wins, as the CLI's last option does). */
-export function viewFilter(view: ViewOptions): StackFilter {
-  const hit = filterOf.get(view);
-  if (hit) return hit;
-  const f: StackFilter = {};
-  filterOf.set(view, f);
-  for (const c of view.filters ?? []) {
-    try {
-      f[c.kind] = new RegExp(c.re);
-    } catch {
-      // an invalid expression filters nothing (the chip editor refuses it before it gets here)
-    }
-  }
-  return f;
-}
 
 function viewCacheKey(view: ViewOptions): string {
   let k = cacheKeyOf.get(view);
   if (k === undefined) {
-    k = JSON.stringify([view.mode, view.hideAllocator, view.unfold ?? false, view.filters ?? []]);
+    k = JSON.stringify([
+      view.mode,
+      view.hideAllocator,
+      view.unfold ?? false,
+      view.foldImports ?? false,
+      view.filters ?? [],
+    ]);
     cacheKeyOf.set(view, k);
   }
   return k;
 }
 
-export function basename(p: string): string {
-  const i = p.lastIndexOf('/');
-  return i >= 0 ? p.slice(i + 1) : p;
-}
-
-/** Index of the mapping containing `addr`, or -1 (maps sorted by start). */
-export function findMapping(maps: MapsEntry[], addr: bigint): number {
-  let lo = 0;
-  let hi = maps.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    const m = maps[mid];
-    if (addr < m.start) hi = mid - 1;
-    else if (addr >= m.end) lo = mid + 1;
-    else return mid;
-  }
-  return -1;
-}
-
-const ALLOCATOR_MODULE = /(^|\/)lib(jemalloc|tcmalloc|je_malloc)[^/]*$/;
-
-export function moduleKind(path: string, mainExe: string | null): FrameKind {
-  if (path === '') return 'unknown';
-  if (ALLOCATOR_MODULE.test(path)) return 'allocator';
-  if (mainExe !== null && path === mainExe && !isInterpreterModule(path)) return 'program';
-  if (path.startsWith('[')) return 'unknown';
-  return 'library';
-}
-
-/** The main executable: the first file mapping that is not a shared library. */
-export function guessMainExecutable(maps: MapsEntry[] | null): string | null {
-  if (!maps) return null;
-  for (const m of maps) {
-    if (m.path === '' || m.path.startsWith('[')) continue;
-    if (/\.so(\.|$)/.test(basename(m.path))) continue;
-    return m.path;
-  }
-  return null;
-}
-
-/** One displayed frame, with its line; `treeKey` merges frames of one function in flame graphs. */
+/** One displayed frame, with its line; `treeDescriptor` merges frames of one function in flame graphs. */
 interface FrameDesc {
   info: Omit<FrameInfo, 'key'>;
   treeDescriptor: string;
 }
 
-export class FrameTable {
+function infoOf(
+  f: Frame,
+  label: string,
+  line: { function: string | null; file: string | null; line: number | null },
+  inlined: boolean,
+): Omit<FrameInfo, 'key'> {
+  return {
+    label,
+    function: line.function,
+    file: line.file,
+    line: line.line,
+    module: f.module,
+    modulePath: f.modulePath ?? null,
+    offset: f.moduleOffset,
+    address: f.address,
+    inlined,
+    kind: f.kind,
+    role: f.role ?? null,
+    group: frameGroup(f),
+    binary: f.binary ?? null,
+  };
+}
+
+/** The catalog's descriptions of a native frame: one per inlined function (innermost first), else one unnamed. */
+function nativeDescs(f: Frame): FrameDesc[] {
+  const lines = f.inlined ?? [{ function: f.function ?? null, file: f.file ?? null, line: f.line ?? null }];
+  if (lines.some((l) => l.function)) {
+    const last = lines.length - 1;
+    return lines.map((l, i) => {
+      const fn = l.function ?? unresolvedName(f);
+      return {
+        info: infoOf(f, fn, { ...l, function: fn }, i < last),
+        treeDescriptor: `f|${f.modulePath ?? ''}|${fn}|${l.file ?? ''}`,
+      };
+    });
+  }
+  const label = unresolvedName(f);
+  return [{ info: infoOf(f, label, { function: null, file: null, line: null }, false), treeDescriptor: `a|${label}` }];
+}
+
+function pythonDesc(p: PythonFrameView): FrameDesc {
+  const f: Frame = { address: p.addr, kind: 'python', module: null, moduleOffset: null };
+  return {
+    info: infoOf(
+      f,
+      p.resolved ? p.function : p.label,
+      { function: p.resolved ? p.function : null, file: p.file, line: p.line },
+      false,
+    ),
+    treeDescriptor: p.resolved ? `py|${p.function}|${p.file ?? ''}` : `pyu|${p.addr}`,
+  };
+}
+
+function markerDesc(reason: FoldReason): FrameDesc {
+  const f: Frame = { address: '0x0', kind: 'folded', module: null, moduleOffset: null };
+  const label = reason === 'import' ? 'import machinery' : 'interpreter frames';
+  return {
+    info: infoOf(f, label, { function: null, file: null, line: null }, false),
+    treeDescriptor: `fold|${reason}`,
+  };
+}
+
+export class FrameCatalog {
   /** tree frames by key (line-less for symbolized and Python frames) */
   readonly frames: FrameInfo[] = [];
   readonly hasPython: boolean;
   private readonly keyByDescriptor = new Map<string, number>();
-  private readonly maps: MapsEntry[];
-  private readonly mainExe: string | null;
+  private readonly native: NativeFrames;
   /** per address: descs as a leaf (position 0) and as a caller (position > 0); computed lazily */
   private readonly leafDescs: (FrameDesc[] | undefined)[];
   private readonly callerDescs: (FrameDesc[] | undefined)[];
@@ -106,18 +147,17 @@ export class FrameTable {
   private readonly stackHasPseudo: Uint8Array;
   private readonly stackCache = new Map<string, (Int32Array | null | undefined)[]>();
   private readonly foldCache = new Map<string, FoldOptions>();
+  /** the symbols the catalog was made with (a later symbolization needs a new catalog) */
+  private readonly symbols: ProcessSeries['symbols'];
 
-  /** Whether this table describes `proc` with `symbols` (a table made while the job loaded can serve the full job). */
-  describes(proc: ProcessSeries, symbols: SymbolTable | null): boolean {
-    return this.proc === proc && this.symbols === symbols;
+  /** Whether this catalog describes `proc` as it is now (one made while the job loaded can serve the full job). */
+  describes(proc: ProcessSeries): boolean {
+    return this.proc === proc && this.symbols === proc.symbols;
   }
 
-  constructor(
-    private readonly proc: ProcessSeries,
-    private readonly symbols: SymbolTable | null,
-  ) {
-    this.maps = proc.maps ?? [];
-    this.mainExe = guessMainExecutable(proc.maps);
+  constructor(private readonly proc: ProcessSeries) {
+    this.symbols = proc.symbols;
+    this.native = new NativeFrames(proc);
     const n = proc.addresses.hex.length;
     this.leafDescs = new Array(n);
     this.callerDescs = new Array(n);
@@ -159,82 +199,14 @@ export class FrameTable {
     return k;
   }
 
-  private moduleOf(hex: string): {
-    kind: FrameKind;
-    module: string | null;
-    modulePath: string | null;
-    offset: string | null;
-  } {
-    let addr: bigint;
-    try {
-      addr = BigInt(hex);
-    } catch {
-      return { kind: 'unknown', module: null, modulePath: null, offset: null };
-    }
-    const mi = findMapping(this.maps, addr);
-    if (mi < 0) return { kind: 'unknown', module: null, modulePath: null, offset: null };
-    const m = this.maps[mi];
-    return {
-      kind: moduleKind(m.path, this.mainExe),
-      module: basename(m.path) || '[anon]',
-      modulePath: m.path || null,
-      offset: '0x' + (addr - m.start + m.offset).toString(16),
-    };
-  }
-
-  /** Native frames of one address (innermost inlined first). */
+  /** Native frames of one address (innermost inlined first); 'allocator' by its module (isAllocatorPath). */
   private nativeDescs(a: number, position: number): FrameDesc[] {
     const cache = position === 0 ? this.leafDescs : this.callerDescs;
-    const hit = cache[a];
-    if (hit) return hit;
-    const hex = this.proc.addresses.hex[a];
-    const loc = this.moduleOf(hex);
-    const sym: SymbolizedAddress | undefined = this.symbols ? symbolAt(this.symbols, a, position) : undefined;
-    let out: FrameDesc[];
-    if (sym && sym.frames.length > 0 && sym.frames.some((f) => f.function)) {
-      const unverified = sym.binary === 'unverified' || sym.binary === 'mismatch';
-      const last = sym.frames.length - 1;
-      out = sym.frames.map((f, i) => {
-        const fn = f.function ?? `${loc.module ?? '?'}+${loc.offset ?? hex}`;
-        return {
-          info: {
-            label: fn,
-            function: fn,
-            file: f.file,
-            line: f.line,
-            module: loc.module,
-            modulePath: loc.modulePath,
-            offset: loc.offset,
-            address: hex,
-            inlined: i < last,
-            kind: sym.python ? 'python' : loc.kind,
-            unverified,
-          },
-          treeDescriptor: `f|${loc.modulePath ?? ''}|${fn}|${f.file ?? ''}`,
-        };
-      });
-    } else {
-      const label = loc.module && loc.offset ? `${loc.module}+${loc.offset}` : hex;
-      out = [
-        {
-          info: {
-            label,
-            function: null,
-            file: null,
-            line: null,
-            module: loc.module,
-            modulePath: loc.modulePath,
-            offset: loc.offset,
-            address: hex,
-            inlined: false,
-            kind: loc.kind,
-            unverified: sym?.binary === 'mismatch',
-          },
-          treeDescriptor: `a|${label}`,
-        },
-      ];
+    let out = cache[a];
+    if (!out) {
+      out = nativeDescs(this.native.frame(a, position));
+      cache[a] = out;
     }
-    cache[a] = out;
     return out;
   }
 
@@ -248,33 +220,13 @@ export class FrameTable {
     return k;
   }
 
-  private pythonDesc(p: PythonFrameView): FrameDesc {
-    const fn = p.function;
-    return {
-      info: {
-        label: p.resolved ? fn : p.label,
-        function: p.resolved ? fn : null,
-        file: p.file,
-        line: p.line,
-        module: null,
-        modulePath: null,
-        offset: null,
-        address: p.addr,
-        inlined: false,
-        kind: 'python',
-        unverified: false,
-      },
-      treeDescriptor: p.resolved ? `py|${fn}|${p.file ?? ''}` : `pyu|${p.addr}`,
-    };
-  }
-
   private isEval = (hex: string): boolean => {
     const i = this.proc.addresses.index.get(hex);
     if (i === undefined) return false;
     return this.nativeDescs(i, 1).some((d) => d.info.function === '_PyEval_EvalFrameDefault');
   };
 
-  /** Visits the frames of a stack in view order (leaf first). `hidden` marks allocator frames. */
+  /** Visits the frames of a stack in view order (leaf first), from position `skip`. */
   private walk(
     stackId: number,
     mode: StackMode,
@@ -299,35 +251,14 @@ export class FrameTable {
     }
   }
 
-  private foldOptions(view: ViewOptions): FoldOptions {
-    const k = `${view.mode}|${view.unfold ? 1 : 0}`;
+  private foldOptions(view: Pick<ViewOptions, 'mode' | 'unfold' | 'foldImports'>): FoldOptions {
+    const k = `${view.mode}|${view.unfold ? 1 : 0}|${view.foldImports ? 1 : 0}`;
     let o = this.foldCache.get(k);
     if (!o) {
-      o = foldOptionsFor(this.proc, view.unfold ? 'merged' : view.mode, false);
+      o = viewFolds(this.proc, view);
       this.foldCache.set(k, o);
     }
     return o;
-  }
-
-  /** The marker frame of a fold (one key per reason, so flame graphs merge the markers of one place). */
-  private markerKey(reason: FoldReason): number {
-    const label = reason === 'import' ? 'import machinery' : 'interpreter frames';
-    return this.intern({
-      info: {
-        label,
-        function: null,
-        file: null,
-        line: null,
-        module: null,
-        modulePath: null,
-        offset: null,
-        address: '0x0',
-        inlined: false,
-        kind: 'folded',
-        unverified: false,
-      },
-      treeDescriptor: `fold|${reason}`,
-    });
   }
 
   /** Filters (null: the stack is filtered out) and folds of a view, on a stack's raw keys. */
@@ -363,7 +294,7 @@ export class FrameTable {
     let fi = 0;
     for (let i = 0; i <= folded.frames.length; i++) {
       while (fi < folded.folds.length && folded.folds[fi].index === i)
-        out.push(this.markerKey(folded.folds[fi++].reason));
+        out.push(this.intern(markerDesc(folded.folds[fi++].reason)));
       if (i < folded.frames.length) out.push(folded.frames[i].key);
     }
     return Int32Array.from(out);
@@ -393,7 +324,7 @@ export class FrameTable {
     return v;
   }
 
-  /** Keys of a stack in the view's mode, before filters and folds. */
+  /** Keys of a stack in the view's mode, before filters and folds (the leading allocator frames skipped if hidden). */
   private rawStackKeys(stackId: number, view: ViewOptions): Int32Array {
     const skip = view.hideAllocator ? (this.proc.stacks.allocatorDepth[stackId] ?? 0) : 0;
     const out: number[] = [];
@@ -401,7 +332,7 @@ export class FrameTable {
       if (kind === 'native') {
         const ks = this.nativeKeys(a, position);
         for (let i = 0; i < ks.length; i++) out.push(ks[i]);
-      } else if (py) out.push(this.intern(this.pythonDesc(py)));
+      } else if (py) out.push(this.intern(pythonDesc(py)));
     });
     return Int32Array.from(out);
   }
@@ -414,7 +345,7 @@ export class FrameTable {
     const alloc = this.proc.stacks.allocatorDepth[stackId] ?? 0;
     const out: (FrameInfo & { hidden: boolean; fold?: number })[] = [];
     this.walk(stackId, mode, 0, (kind, a, position, py) => {
-      const descs = kind === 'native' ? this.nativeDescs(a, position) : py ? [this.pythonDesc(py)] : [];
+      const descs = kind === 'native' ? this.nativeDescs(a, position) : py ? [pythonDesc(py)] : [];
       for (const d of descs)
         out.push({
           ...visibleInfo(d.info),
@@ -422,7 +353,7 @@ export class FrameTable {
           hidden: position < alloc,
         });
     });
-    const fold = this.foldOptions({ mode, hideAllocator: true });
+    const fold = this.foldOptions({ mode });
     if (fold.interpreter) {
       const shown = out.map((f, i) => ({ ...f, i })).filter((f) => !f.hidden);
       foldStack(shown, fold).folds.forEach((run, n) => {

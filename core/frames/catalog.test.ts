@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { ProcessSeries } from '../../../core/model/model.ts';
-import type { MapsEntry } from '../../../core/formats/proc-maps.ts';
-import { FrameTable, findMapping, guessMainExecutable, moduleKind } from './frames.ts';
+import type { ProcessSeries } from '../model/model.js';
+import { isAllocatorPath } from '../model/process-builder.js';
+import { findMapping, type MapsEntry } from '../formats/proc-maps.js';
+import { FrameCatalog } from './catalog.js';
+import { guessMainExecutable, moduleRole } from './describe.js';
 
 const map = (start: bigint, end: bigint, path: string, offset = 0n): MapsEntry => ({
   start,
@@ -44,22 +46,31 @@ function proc(stacks: string[][], alloc: number[]): ProcessSeries {
     addresses: { hex, index },
     maps: MAPS,
     endedWithoutFinalDump: true,
+    symbols: null,
   };
 }
 
 describe('frame helpers', () => {
-  it('finds mappings and kinds', () => {
-    expect(findMapping(MAPS, 0x1234n)).toBe(0);
-    expect(findMapping(MAPS, 0x8000n)).toBe(-1);
+  it('finds mappings, the allocator and module roles', () => {
+    expect(findMapping(MAPS, 0x1234n)).toBe(MAPS[0]);
+    expect(findMapping(MAPS, 0x8000n)).toBeNull();
     expect(guessMainExecutable(MAPS)).toBe('/opt/app/trainer');
-    expect(moduleKind('/usr/lib/libjemalloc.so.2', null)).toBe('allocator');
-    expect(moduleKind('/opt/app/trainer', '/opt/app/trainer')).toBe('program');
-    expect(moduleKind('/usr/lib/libc.so.6', '/opt/app/trainer')).toBe('library');
-    expect(moduleKind('/usr/bin/python3.11', '/usr/bin/python3.11')).toBe('library');
+    // the one allocator rule (model's allocatorDepth and the frames' kind): jemalloc, its je_ build, tcmalloc
+    expect(isAllocatorPath('/usr/lib/libjemalloc.so.2')).toBe(true);
+    expect(isAllocatorPath('/opt/lib/libje_malloc.so')).toBe(true);
+    expect(isAllocatorPath('/usr/lib/libtcmalloc_minimal.so.4')).toBe(true);
+    expect(isAllocatorPath('/usr/local/lib/libjemalloc.2.dylib')).toBe(true);
+    expect(isAllocatorPath('/usr/lib/libc.so.6')).toBe(false);
+    expect(isAllocatorPath('/opt/app/libjemalloc_wrapper.txt')).toBe(false);
+    expect(moduleRole('/opt/app/trainer', '/opt/app/trainer')).toBe('program');
+    expect(moduleRole('/usr/lib/libc.so.6', '/opt/app/trainer')).toBe('library');
+    expect(moduleRole('/usr/bin/python3.11', '/usr/bin/python3.11')).toBe('library');
+    expect(moduleRole('[vdso]', '/opt/app/trainer')).toBe('unknown');
+    expect(moduleRole(null, '/opt/app/trainer')).toBe('unknown');
   });
 });
 
-describe('FrameTable without symbols', () => {
+describe('FrameCatalog without symbols', () => {
   const p = proc(
     [
       ['0x7010', '0x1100', '0x9200'],
@@ -67,13 +78,15 @@ describe('FrameTable without symbols', () => {
     ],
     [1, 1],
   );
-  const t = new FrameTable(p, null);
+  const t = new FrameCatalog(p);
   it('labels module+offset and hides allocator frames per view', () => {
     const k = t.stackKeys(0, { mode: 'merged', hideAllocator: true });
     expect(Array.from(k, (x) => t.frames[x].label)).toEqual(['trainer+0x1100', 'libc.so.6+0x200']);
     const all = t.stackKeys(0, { mode: 'merged', hideAllocator: false });
     expect(t.frames[all[0]].kind).toBe('allocator');
-    expect(t.frames[k[0]].kind).toBe('program');
+    expect(t.frames[k[0]].kind).toBe('native');
+    expect(t.frames[k[0]].role).toBe('program');
+    expect(t.frames[k[0]].group).toBe('program');
     // shared frames share keys
     expect(t.stackKeys(1, { mode: 'merged', hideAllocator: true })[1]).toBe(k[1]);
     expect(t.stackKeys(0, { mode: 'python', hideAllocator: true }).length).toBe(0);
@@ -86,8 +99,8 @@ describe('FrameTable without symbols', () => {
   });
 });
 
-describe('FrameTable with Python frames (PYFRAMES/1)', async () => {
-  const { parsePyFrames } = await import('../../../core/formats/pyframes.ts');
+describe('FrameCatalog with Python frames (PYFRAMES/1)', async () => {
+  const { parsePyFrames } = await import('../formats/pyframes.js');
   const PY1 = '0x7079100000000010';
   const PY2 = '0x7079100000000020';
   const table = parsePyFrames(
@@ -100,7 +113,7 @@ describe('FrameTable with Python frames (PYFRAMES/1)', async () => {
   );
   // leaf first: jemalloc, a libc frame, two Python frames, the eval frame (kept by the producer), main
   const p = { ...proc([['0x7010', '0x9200', PY1, PY2, '0x1500', '0x1100']], [1]), pythonFrames: table };
-  const t = new FrameTable(p, null);
+  const t = new FrameCatalog(p);
   const labels = (mode: 'merged' | 'python' | 'native'): string[] =>
     Array.from(t.stackKeys(0, { mode, hideAllocator: true }), (k) => t.frames[k].label);
   it('has the table', () => {
@@ -128,7 +141,7 @@ describe('hostile names (issue 13, item 5)', () => {
   it('control and bidi characters in a mapped path are marked visibly in labels and paths', () => {
     const p = proc([['0x1100']], [0]);
     p.maps = [map(0x1000n, 0x2000n, '/opt/x\u202E/lib\u001b[2Jfoo\u200F.so')];
-    const t = new FrameTable(p, null);
+    const t = new FrameCatalog(p);
     const f = t.frames[t.stackKeys(0, { mode: 'merged', hideAllocator: false })[0]];
     expect(f.label).toBe('lib<U+001B>[2Jfoo<U+200F>.so+0x100');
     expect(f.modulePath).toBe('/opt/x<U+202E>/lib<U+001B>[2Jfoo<U+200F>.so');

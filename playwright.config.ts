@@ -2,11 +2,17 @@
 // Playwright downloads no browser here: `apt-get install chromium` provides /usr/bin/chromium.
 import { existsSync } from 'node:fs';
 import { defineConfig } from '@playwright/test';
+import { freePortSync } from './tools/free-port.ts';
 
 const executablePath = process.env.CHROMIUM_PATH ?? (existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : undefined);
 
-// HEAPLENS_E2E_PORT lets two runs (say, CI and a developer's) share a machine.
-const PORT = Number(process.env.HEAPLENS_E2E_PORT ?? 4173);
+// The suite always starts and tests its own server (this checkout's dist/renderer), never one already listening:
+// on a port chosen free at start (kept in HEAPLENS_E2E_PORT so Playwright's workers, which load this config again,
+// agree), or on HEAPLENS_E2E_PORT when given — and if that port is taken, Playwright fails loudly instead of
+// testing whatever answers there (reuseExistingServer is false). e2e/own-build.e2e.ts checks the page served is
+// this build.
+process.env.HEAPLENS_E2E_PORT ??= String(freePortSync());
+const PORT = Number(process.env.HEAPLENS_E2E_PORT);
 
 export const CHROMIUM_ARGS = [
   '--no-sandbox',
@@ -24,6 +30,8 @@ export default defineConfig({
   testDir: '.',
   testMatch: ['e2e/**/*.e2e.ts', 'e2e-electron/**/*.e2e.ts'],
   outputDir: 'test-results/e2e',
+  // one temporary folder per run, removed at the end (tools/test-tmp.ts)
+  globalSetup: './tools/test-tmp.ts',
   workers: 1,
   timeout: 60_000,
   expect: { timeout: 15_000 },
@@ -39,7 +47,7 @@ export default defineConfig({
   webServer: {
     command: `npx vite preview --port ${PORT} --strictPort`,
     url: `http://127.0.0.1:${PORT}/index.html`,
-    reuseExistingServer: !process.env.CI,
+    reuseExistingServer: false,
     timeout: 60_000,
     stdout: 'ignore',
   },

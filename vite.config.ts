@@ -137,5 +137,7 @@ export default defineConfig({
     chunkSizeWarningLimit: 1000,
   },
   server: { host: '127.0.0.1', port: 5173, strictPort: true, fs: { allow: [here] } },
-  preview: { host: '127.0.0.1', port: 4173, strictPort: true },
+  // `npm run web`: 4173, or the next free port when another server has it (Vite prints the URL it chose); the e2e
+  // suite passes --port and --strictPort of its own.
+  preview: { host: '127.0.0.1', port: 4173, strictPort: false },
 });

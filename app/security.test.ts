@@ -1,3 +1,6 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   APP_ENTRY,
@@ -32,6 +35,52 @@ describe('window options', () => {
       }
     }
     expect(seen.size).toBe(2); // light and dark differ (no white flash in dark mode)
+  });
+});
+
+describe('the window the running main process opens', () => {
+  it('is sandboxed with no Node: dist/app/main.js run under Node with a recording stand-in for electron', () => {
+    // the Electron binary cannot be had on every machine; the main process's own code runs anyway, up to the
+    // BrowserWindow it creates, whose options the stand-in prints (app/test-support/fake-electron.mjs)
+    const root = resolve(import.meta.dirname, '..');
+    const main = resolve(root, 'dist', 'app', 'main.js');
+    expect(existsSync(main), `${main} is missing: npm test builds it (tsc -p app/tsconfig.json)`).toBe(true);
+    const r = spawnSync(process.execPath, ['--import', './app/test-support/electron-hook.mjs', main], {
+      cwd: root,
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect(r.status, r.stderr).toBe(0);
+    const line = r.stdout.split('\n').find((l) => l.startsWith('window-options: '));
+    expect(line, r.stdout + r.stderr).toBeDefined();
+    const o = JSON.parse(line!.slice('window-options: '.length)) as {
+      show: boolean;
+      webPreferences: Record<string, unknown>;
+    };
+    const w = o.webPreferences;
+    expect({
+      contextIsolation: w.contextIsolation,
+      sandbox: w.sandbox,
+      webSecurity: w.webSecurity,
+      nodeIntegration: w.nodeIntegration,
+      nodeIntegrationInWorker: w.nodeIntegrationInWorker,
+      nodeIntegrationInSubFrames: w.nodeIntegrationInSubFrames,
+      allowRunningInsecureContent: w.allowRunningInsecureContent,
+      webviewTag: w.webviewTag,
+      navigateOnDragDrop: w.navigateOnDragDrop,
+    }).toEqual({
+      contextIsolation: true,
+      sandbox: true,
+      webSecurity: true,
+      nodeIntegration: false,
+      nodeIntegrationInWorker: false,
+      nodeIntegrationInSubFrames: false,
+      allowRunningInsecureContent: false,
+      webviewTag: false,
+      navigateOnDragDrop: false,
+    });
+    expect(existsSync(String(w.preload)), String(w.preload)).toBe(true);
+    expect(o.show).toBe(false); // shown on ready-to-show: no white flash
   });
 });
 

@@ -5,10 +5,15 @@
 #   D + libheaplens_capture.so (Python frames and the context) with a dump every 64 MiB allocated
 #     (lg_prof_interval:26), as a job profiled for a post-mortem would run
 #   E C with the same dumps, without the library: what jemalloc's own dumps cost
+#   F D's library with the memory policy on instead of interval dumps: the heaplens-watch thread polls
+#     statm and the cgroup every 100 ms, a dump whenever RSS grew at all (HEAPLENS_DUMP_RSS_STEP=1),
+#     at most one a second (HEAPLENS_DUMP_MIN_INTERVAL=1s), the ring on (HEAPLENS_DUMP_KEEP=4): about
+#     one memory-driven dump per second of the run (run 3 s or longer: `... 6 3`)
 # Configurations are interleaved over rounds; each run reports its own CPU time per iteration (all
 # threads: the library's context thread counts).
 # Prints the median and the best (least disturbed) CPU cost per iteration relative to A, the median of the
-# paired per-round ratios D/A, then the per-sample cost of the hook
+# paired per-round ratios D/A and F/A, then the watcher's CPU per second and the cost of one memory-driven
+# dump (a separate run of F with HEAPLENS_CAPTURE_TIMING=1), then the per-sample cost of the hook
 # (jemalloc's native unwind vs the Python walk) measured in-process (HEAPLENS_CAPTURE_TIMING=1) in a
 # denser-sampled run (lg_prof_sample:14) so there are enough samples.
 #
@@ -27,6 +32,11 @@ W="$here/python-capture-workload.py"
 tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
 export PYTHONMALLOC=malloc
 
+policy_env() { # the memory policy of configuration F (the fractions only add the cgroup reads where no limit is set)
+  env HEAPLENS_DUMP_RSS_STEP=1 HEAPLENS_DUMP_MIN_INTERVAL=1s HEAPLENS_DUMP_CGROUP_FRACTIONS=0.8,0.9,0.95 \
+    HEAPLENS_DUMP_KEEP=4 "$@"
+}
+
 run() { # config -> prints cpu-per-iteration in µs
   local cfg="$1" out
   case "$cfg" in
@@ -37,6 +47,8 @@ run() { # config -> prints cpu-per-iteration in µs
        out="$(LD_PRELOAD="$JEMALLOC $CAPTURE" MALLOC_CONF="prof:true,lg_prof_interval:26,prof_prefix:$tmp/d/bench" "$PY" "$W" "$SECS")" ;;
     E) mkdir -p "$tmp/e"
        out="$(LD_PRELOAD="$JEMALLOC" MALLOC_CONF="prof:true,lg_prof_interval:26,prof_prefix:$tmp/e/bench" "$PY" "$W" "$SECS")" ;;
+    F) mkdir -p "$tmp/f"
+       out="$(policy_env LD_PRELOAD="$JEMALLOC $CAPTURE" MALLOC_CONF="prof:true,prof_prefix:$tmp/f/bench" "$PY" "$W" "$SECS" 2>/dev/null)" ;;
   esac
   "$PY" -c 'import json,sys; d=json.loads(sys.argv[1]); print(1e6*d["cpu"]/d["iters"])' "$out"
 }
@@ -44,25 +56,43 @@ run() { # config -> prints cpu-per-iteration in µs
 echo "python: $("$PY" -c 'import sys; print(sys.version.split()[0])')  rounds: $ROUNDS x ${SECS}s  ($(nproc) CPUs, load $(cut -d' ' -f1 /proc/loadavg))"
 declare -A res=()
 pairs=""
+fpairs=""
 for r in $(seq "$ROUNDS"); do
   declare -A this=()
-  for cfg in $(printf 'A\nB\nC\nD\nE\n' | shuf); do this[$cfg]="$(run "$cfg")"; res[$cfg]+="${this[$cfg]} "; done
+  for cfg in $(printf 'A\nB\nC\nD\nE\nF\n' | shuf); do this[$cfg]="$(run "$cfg")"; res[$cfg]+="${this[$cfg]} "; done
   pairs+="$(awk -v d="${this[D]}" -v a="${this[A]}" 'BEGIN { print d / a }') "
+  fpairs+="$(awk -v d="${this[F]}" -v a="${this[A]}" 'BEGIN { print d / a }') "
 done
 median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 minimum() { tr ' ' '\n' | grep -v '^$' | sort -g | head -1; }
 a="$(echo "${res[A]}" | median)"
 amin="$(echo "${res[A]}" | minimum)"
-for cfg in A B C E D; do
+for cfg in A B C E D F; do
   m="$(echo "${res[$cfg]}" | median)"
   mn="$(echo "${res[$cfg]}" | minimum)"
-  label=$(case $cfg in A) echo "plain python (glibc)";; B) echo "jemalloc, prof off";; C) echo "jemalloc prof:true lg19, native only";; D) echo "jemalloc prof lg19 + capture + ctx, dump/64MiB";; E) echo "jemalloc prof lg19, dump/64MiB, no capture";; esac)
+  label=$(case $cfg in A) echo "plain python (glibc)";; B) echo "jemalloc, prof off";; C) echo "jemalloc prof:true lg19, native only";; D) echo "jemalloc prof lg19 + capture + ctx, dump/64MiB";; E) echo "jemalloc prof lg19, dump/64MiB, no capture";; F) echo "jemalloc prof lg19 + capture + memory policy";; esac)
   awk -v l="$label" -v c="$cfg" -v m="$m" -v a="$a" -v mn="$mn" -v amin="$amin" \
     'BEGIN { printf "%s %-48s median %6.2f us/iter %.3fx plain   best %6.2f us/iter %.3fx plain\n", c, l, m, m / a, mn, mn / amin }'
 done
 
 ndumps="$(ls "$tmp/d" | grep -c '\.heap$' || true)"
 echo "D paired ratio (D/A per round), median: $(echo "$pairs" | median)x   [$(echo $pairs)]   $ndumps interval dumps in $ROUNDS D runs, $(ls "$tmp/d" | grep -c '\.heap\.pyframes$' || true) tables"
+echo "F paired ratio (F/A per round), median: $(echo "$fpairs" | median)x   [$(echo $fpairs)]   $(ls "$tmp/f" | grep -c '\.heap$' || true) dumps kept by the ring in $ROUNDS F runs"
+
+# the watcher's own cost and each memory-driven dump's, recorded by the library (HEAPLENS_CAPTURE_TIMING=1:
+# a "# watch" line in every table); one run of F twice as long, its last table read
+mkdir -p "$tmp/g"
+policy_env LD_PRELOAD="$JEMALLOC $CAPTURE" MALLOC_CONF="prof:true,prof_prefix:$tmp/g/bench" HEAPLENS_CAPTURE_TIMING=1 \
+  HEAPLENS_BENCH_DUMP="$tmp/g/last.heap" "$PY" "$W" "$(awk -v s="$SECS" 'BEGIN { print 2 * s }')" >/dev/null 2>&1
+"$PY" - "$tmp/g/last.heap.pyframes" <<'PYEOF'
+import statistics, sys
+line = next(l for l in open(sys.argv[1]) if l.startswith("# watch "))
+kv = dict(x.split("=", 1) for x in line.split()[2:])
+ns = [int(x) for x in kv["dump_ns"].split(",") if x]
+polls, cpu, wall = int(kv["polls"]), int(kv["poll_cpu_ns"]), int(kv["wall_ns"])
+print(f"watcher: {polls} polls in {wall / 1e9:.1f} s, {cpu / polls / 1e3:.1f} us CPU per poll, {cpu / (wall / 1e9) / 1e3:.0f} us CPU per second ({100 * cpu / wall:.3f} % of a CPU); "
+      f"memory-driven dump (prof.dump from the watcher, context and sidecar included), {len(ns)} dumps: median {statistics.median(ns) / 1e3:.0f} us, max {max(ns) / 1e3:.0f} us")
+PYEOF
 
 # the context's cost per dump on the dumping thread (ctx_cost_ns, recorded in every table) and how long
 # after the dump the context thread read jemalloc's stats (je_delay_ns): 100 manual dumps, 5 ms apart

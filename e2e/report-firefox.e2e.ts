@@ -30,7 +30,7 @@ test('a report opened from file:// in Firefox draws the app read-only', async ({
     [
       '--import',
       'tsx',
-      path.join(ROOT, 'cli', 'heaplens.ts'),
+      path.join(ROOT, 'node', 'cli', 'heaplens.ts'),
       'report',
       path.join(ROOT, 'fixtures', 'job', 'dumps'),
       '-o',

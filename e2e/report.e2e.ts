@@ -33,7 +33,7 @@ function run(cmd: string, args: string[]): string {
 }
 
 function heaplens(...args: string[]): string {
-  return run(process.execPath, ['--import', 'tsx', path.join(ROOT, 'cli', 'heaplens.ts'), ...args]);
+  return run(process.execPath, ['--import', 'tsx', path.join(ROOT, 'node', 'cli', 'heaplens.ts'), ...args]);
 }
 
 /** Blocks every request that is not the report file itself; returns what was attempted. */

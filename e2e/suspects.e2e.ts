@@ -34,6 +34,10 @@ test('Suspects: job-wide ranking, pattern badges, σ sparklines, killed processe
   await expect(rows.first()).toBeVisible();
   // the top row is a steady grower; scores never increase down the list
   await expect(rows.first()).toHaveAttribute('data-pattern', 'steady');
+  const scores = (await rows.evaluateAll((els) => els.map((e) => Number(e.getAttribute('data-score'))))) as number[];
+  expect(scores.length).toBeGreaterThan(1);
+  for (const s of scores) expect(Number.isFinite(s)).toBe(true);
+  for (let i = 1; i < scores.length; i++) expect(scores[i], `row ${i + 1}`).toBeLessThanOrEqual(scores[i - 1]);
 
   // leaky's leak (make_node ← leak_steady …): one row for both runs of the program
   const titles = await rows.locator('.lbl').evaluateAll((els) => els.map((e) => e.getAttribute('title') ?? ''));

@@ -8,8 +8,7 @@ import { describe, expect, it } from 'vitest';
 const ROOT = resolve(import.meta.dirname, '..');
 /** the terminal width the README's examples are shown at (output fits the terminal: node/cli/format.ts) */
 const README_COLUMNS = 160;
-const built = existsSync(resolve(ROOT, 'dist/node/cli/heaplens.js'));
-if (!built) console.warn('readme-examples.test: skipped, dist/ is not built (npm run build)');
+const BUILT = resolve(ROOT, 'dist/node/cli/heaplens.js');
 
 /** [command, expected output] pairs from the README's "$ node bin/heaplens.js" examples. */
 function examples(): [string, string][] {
@@ -26,8 +25,10 @@ function examples(): [string, string][] {
   return out;
 }
 
-describe.skipIf(!built)('README examples', () => {
+describe('README examples', () => {
   const list = examples();
+  // npm test builds first; a missing build fails here rather than passing silently with nothing checked
+  it('the CLI is built', () => expect(existsSync(BUILT), `${BUILT} is missing: run npm run build`).toBe(true));
   it('there are examples to check', () => expect(list.length).toBeGreaterThanOrEqual(2));
   for (const [cmd, want] of list) {
     it(cmd, () => {

@@ -2,6 +2,8 @@
 // `npm start`: runs the desktop app with Electron, or says plainly why it cannot and what works instead.
 // Electron's own launcher downloads its binary on first use and, offline, dies with a raw "fetch failed"
 // stack; Electron 45 also needs Node ≥ 22.12. The web app (`npm run web`) and the CLI need neither.
+// `--preflight` (run by `npm start` before it builds) checks Node and the binary (downloading it once) and exits, so a
+// machine that cannot run the app learns it in one line before a 10-second build, not after it.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -51,9 +53,8 @@ function main() {
     const tooOld = nodeProblem(version);
     if (tooOld) {
       say([
-        `${tooOld}, and its binary is not downloaded yet.`,
-        'instead:',
-        `  ${FALLBACK}`,
+        `cannot start the desktop app: ${tooOld}, and the Electron binary is not downloaded yet.`,
+        `instead: ${FALLBACK}`,
         '  or install Node 22.12 or later, then npm start',
       ]);
       return 1;
@@ -66,15 +67,15 @@ function main() {
     exe = binary();
     if (r.status !== 0 || !exe || !existsSync(exe)) {
       say([
-        `could not download Electron: ${downloadCause(`${r.stderr ?? ''}\n${r.stdout ?? ''}`)}`,
-        'instead:',
-        `  ${FALLBACK}`,
+        `cannot start the desktop app: could not download Electron: ${downloadCause(`${r.stderr ?? ''}\n${r.stdout ?? ''}`)}`,
+        `instead: ${FALLBACK}`,
         '  or, with a mirror or a local copy: ELECTRON_MIRROR=<url> npm start (or put electron-v45…-linux-x64.zip in',
         '  the folder named by electron_config_cache), then npm start',
       ]);
       return 1;
     }
   }
+  if (process.argv.includes('--preflight')) return 0;
   const child = spawn(exe, ['.', ...process.argv.slice(2)], { stdio: 'inherit' });
   for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig));
   child.on('close', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

@@ -185,4 +185,65 @@ describe('context record details', () => {
     // ns beyond 2^53 keep sub-millisecond precision
     expect(r.context?.timeRealMs).toBeCloseTo(1796118337741.72, 2);
   });
+
+  it('older tables (the fixture runs, written before these keys) read with the new parts null', async () => {
+    const job = await loadJob(await collectInputFiles([join(PY_FIXTURES, VERSIONS[0])]));
+    const c = job.processes[0].snapshots[0].context!;
+    expect(c.rss).toBeGreaterThan(0);
+    expect([c.pages, c.shm, c.jemallocPages, c.fork, c.trigger, c.triggerFraction]).toEqual([
+      null,
+      null,
+      null,
+      null,
+      null,
+      null,
+    ]);
+  });
+
+  it('pages, /dev/shm, jemalloc dirty/muzzy, the fork record and the trigger', () => {
+    const t = parsePyFrames(
+      [
+        'PYFRAMES/1 pid=9 python=-',
+        'C context 1',
+        'C time_real_ns 1796118337741721536',
+        'C pid 9',
+        'C sr_rss 1048576',
+        'C sr_pss 524288',
+        'C sr_shared_clean 4096',
+        'C sr_private_dirty 8192',
+        'C sr_swap 0',
+        'C shm_used 65536',
+        'C shm_size 1073741824',
+        'C je_pdirty 3',
+        'C je_pmuzzy 2',
+        'C page_size 4096',
+        'C fork_ppid 8',
+        'C fork_real_ns 1796118337000000000',
+        'C fork_mono_ns 5000000',
+        'C trigger cgroup-fraction',
+        'C trigger_ppm 900000',
+        'END 0',
+        '',
+      ].join('\n'),
+    )!;
+    const c = parseDumpContext(t.contextRecords!, { pids: [t.pid] }).context!;
+    expect(c.pages).toMatchObject({ rss: 1048576, pss: 524288, sharedClean: 4096, privateDirty: 8192, swap: 0 });
+    expect(c.pages?.pssAnon).toBeNull();
+    expect(c.shm).toEqual({ used: 65536, size: 1073741824 });
+    expect(c.jemallocPages).toEqual({ dirty: 3, muzzy: 2, pageSize: 4096, dirtyBytes: 12288, muzzyBytes: 8192 });
+    expect(c.fork).toEqual({ parentPid: 8, timeRealMs: 1796118337000, timeMonoMs: 5 });
+    expect(c.trigger).toBe('cgroup-fraction');
+    expect(c.triggerFraction).toBeCloseTo(0.9, 9);
+    expect(c.extra).toEqual({});
+  });
+
+  it('an unknown trigger is kept aside; a malformed new integer key ignores the context', () => {
+    const base = 'PYFRAMES/1 pid=9 python=-\nC context 1\nC time_real_ns 1\nC pid 9\n';
+    const a = parsePyFrames(base + 'C trigger later-thing\nEND 0\n')!;
+    const ra = parseDumpContext(a.contextRecords!, { pids: [9] });
+    expect(ra.context?.trigger).toBeNull();
+    expect(ra.context?.extra).toEqual({ trigger: 'later-thing' });
+    const b = parsePyFrames(base + 'C sr_pss 12x\nEND 0\n')!;
+    expect(parseDumpContext(b.contextRecords!, { pids: [9] }).problem?.message).toMatch(/sr_pss is not an integer/);
+  });
 });

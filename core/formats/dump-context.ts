@@ -39,6 +39,53 @@ export interface CgroupMemory {
   file: number | null;
 }
 
+/** /proc/self/smaps_rollup at the dump, bytes (the kernel's kB × 1,024): where the resident pages are. */
+export interface PageBreakdown {
+  rss: number | null;
+  pss: number | null;
+  pssAnon: number | null;
+  pssFile: number | null;
+  pssShmem: number | null;
+  sharedClean: number | null;
+  sharedDirty: number | null;
+  privateClean: number | null;
+  privateDirty: number | null;
+  anonymous: number | null;
+  swap: number | null;
+  swapPss: number | null;
+}
+
+/** jemalloc's unused pages it still holds (stats.arenas.<all>.pdirty / pmuzzy), in pages and bytes. */
+export interface JemallocPages {
+  dirty: number | null;
+  muzzy: number | null;
+  /** the page size the counts are in (sysconf(_SC_PAGESIZE)); null when the producer did not say */
+  pageSize: number | null;
+  dirtyBytes: number | null;
+  muzzyBytes: number | null;
+}
+
+/** Recorded in a forked child at fork: whose pages it started with, and when. */
+export interface ForkOrigin {
+  parentPid: number;
+  timeRealMs: number | null;
+  timeMonoMs: number | null;
+}
+
+/** What made the producer write this dump (jemalloc's own triggers, or the memory policy's). */
+export type DumpTrigger =
+  'interval' | 'manual' | 'final' | 'high-water' | 'rss-step' | 'cgroup-fraction' | 'cgroup-high' | 'cgroup-pressure';
+const TRIGGERS: ReadonlySet<string> = new Set<DumpTrigger>([
+  'interval',
+  'manual',
+  'final',
+  'high-water',
+  'rss-step',
+  'cgroup-fraction',
+  'cgroup-high',
+  'cgroup-pressure',
+]);
+
 export interface DumpContext {
   version: number;
   /** wall clock at the dump, ms since the Unix epoch (sub-millisecond fraction kept) */
@@ -64,6 +111,18 @@ export interface DumpContext {
   rssAnon: number | null;
   /** cgroup v2 counters; null outside cgroup v2 or when unreadable */
   cgroup: CgroupMemory | null;
+  /** smaps_rollup: shared vs private, clean vs dirty, swapped; null from producers before these keys */
+  pages: PageBreakdown | null;
+  /** /dev/shm in use and its size, bytes (shared memory counts in a cgroup but in no process's heap) */
+  shm: { used: number | null; size: number | null } | null;
+  /** jemalloc's dirty and muzzy pages (freed, not yet returned to the kernel) */
+  jemallocPages: JemallocPages | null;
+  /** set when the process was forked from a process running the library */
+  fork: ForkOrigin | null;
+  /** why the dump was written; null when the producer did not say (older files) or said something unknown */
+  trigger: DumpTrigger | null;
+  /** for `cgroup-fraction`: the fraction of the limit that was crossed */
+  triggerFraction: number | null;
   /** time the producer spent collecting the context, ns */
   costNs: number | null;
   /** how long after the dump's clock reading jemalloc's stats were read (after jemalloc released its dump lock), ns */
@@ -92,6 +151,22 @@ export interface ContextResult {
 const INT = /^-?\d{1,19}$/;
 const KEY = /^[a-z][a-z0-9_]{0,63}$/;
 
+/** smaps_rollup keys (`sr_<field>`) and where they go */
+const SMAPS_KEYS: readonly (readonly [string, keyof PageBreakdown])[] = [
+  ['sr_rss', 'rss'],
+  ['sr_pss', 'pss'],
+  ['sr_pss_anon', 'pssAnon'],
+  ['sr_pss_file', 'pssFile'],
+  ['sr_pss_shmem', 'pssShmem'],
+  ['sr_shared_clean', 'sharedClean'],
+  ['sr_shared_dirty', 'sharedDirty'],
+  ['sr_private_clean', 'privateClean'],
+  ['sr_private_dirty', 'privateDirty'],
+  ['sr_anonymous', 'anonymous'],
+  ['sr_swap', 'swap'],
+  ['sr_swap_pss', 'swapPss'],
+];
+
 const INT_KEYS = new Set([
   'context',
   'time_real_ns',
@@ -117,8 +192,18 @@ const INT_KEYS = new Set([
   'ctx_cost_ns',
   'je_delay_ns',
   'hook_alloc_bytes',
+  ...SMAPS_KEYS.map(([k]) => k),
+  'shm_used',
+  'shm_size',
+  'je_pdirty',
+  'je_pmuzzy',
+  'page_size',
+  'fork_ppid',
+  'fork_real_ns',
+  'fork_mono_ns',
+  'trigger_ppm',
 ]);
-const STRING_KEYS = new Set(['comm', 'cmdline', 'hostname', 'cg_path']);
+const STRING_KEYS = new Set(['comm', 'cmdline', 'hostname', 'cg_path', 'trigger']);
 
 /** ns (decimal string, may exceed 2^53) → ms as a float, exact to well under a microsecond. */
 function nsToMs(s: string): number {
@@ -201,10 +286,36 @@ export function parseDumpContext(
     file: int('cg_file'),
   };
   const hasCg = cg.current !== null || cg.max !== null || cg.maxUnlimited || cg.anon !== null || cg.file !== null;
+  const pages: PageBreakdown = {
+    rss: null,
+    pss: null,
+    pssAnon: null,
+    pssFile: null,
+    pssShmem: null,
+    sharedClean: null,
+    sharedDirty: null,
+    privateClean: null,
+    privateDirty: null,
+    anonymous: null,
+    swap: null,
+    swapPss: null,
+  };
+  for (const [k, field] of SMAPS_KEYS) pages[field] = int(k);
+  const hasPages = Object.values(pages).some((v) => v !== null);
+  const shm = { used: int('shm_used'), size: int('shm_size') };
+  const pageSize = int('page_size');
+  const dirty = int('je_pdirty');
+  const muzzy = int('je_pmuzzy');
+  const forkPpid = int('fork_ppid');
+  const trig = raw.get('trigger');
+  const trigger = trig !== undefined && TRIGGERS.has(trig) ? (trig as DumpTrigger) : null;
+  const ppm = int('trigger_ppm');
   const cmd = raw.get('cmdline');
   const extra: Record<string, string> = {};
   for (const [k, v] of raw)
     if (!INT_KEYS.has(k) && !STRING_KEYS.has(k) && k !== 'cg_max') extra[k] = decodePyString(v, 256);
+  // a trigger this reader does not know is kept for display, like an unknown key
+  if (trig !== undefined && trigger === null) extra.trigger = decodePyString(trig, 64);
   return {
     context: {
       version,
@@ -224,6 +335,24 @@ export function parseDumpContext(
       rss: int('rss'),
       rssAnon: int('rss_anon'),
       cgroup: hasCg ? cg : null,
+      pages: hasPages ? pages : null,
+      shm: shm.used !== null || shm.size !== null ? shm : null,
+      jemallocPages:
+        dirty !== null || muzzy !== null
+          ? {
+              dirty,
+              muzzy,
+              pageSize,
+              dirtyBytes: dirty !== null && pageSize !== null ? dirty * pageSize : null,
+              muzzyBytes: muzzy !== null && pageSize !== null ? muzzy * pageSize : null,
+            }
+          : null,
+      fork:
+        forkPpid !== null
+          ? { parentPid: forkPpid, timeRealMs: ms('fork_real_ns'), timeMonoMs: ms('fork_mono_ns') }
+          : null,
+      trigger,
+      triggerFraction: trigger === 'cgroup-fraction' && ppm !== null ? ppm / 1e6 : null,
       costNs: int('ctx_cost_ns'),
       jemallocDelayNs: int('je_delay_ns'),
       extra,

@@ -80,6 +80,15 @@ export function classifySideFile(path: string): SideFile | null {
   return null;
 }
 
+/**
+ * A file libheaplens_capture is still writing, or that a kill cut: `<dump>.tmp` (jemalloc writes each dump
+ * there and the library renames it when complete) and `<dump>.pyframes.tmp` (docs/pyframes-format.md §5a).
+ * Never a dump: its bytes start like one, but it may end anywhere.
+ */
+export function isCaptureTempName(path: string): boolean {
+  return /\.heap\.tmp$/.test(path) || /\.pyframes\.tmp$/.test(path);
+}
+
 /** A file to try as a dump: by name, or (for unknown names) by its first bytes. */
 export function looksLikeDumpName(path: string): boolean {
   return /\.heap(?:\.gz)?$/.test(path) || /\.prof(?:\.gz)?$/.test(path);

@@ -86,11 +86,19 @@ describe('heap_v2 (jemalloc 4.x–5.3)', () => {
 
 describe('truncated and damaged files', () => {
   it('a dump cut in the stacks keeps the complete records and says where it ends', () => {
-    const { info, records } = parseBytes(readFileSync(fixturePath('damaged/truncated-in-stacks.heap')));
+    const bytes = readFileSync(fixturePath('damaged/truncated-in-stacks.heap'));
+    const { info, records } = parseBytes(bytes);
+    // expected from the file itself: every "@" line but the last is followed by its complete t*: line; the last
+    // one (the file ends in its frame list, no newline) is the cut record
+    const text = bytes.toString('latin1');
+    const ats = [...text.matchAll(/^@ /gm)].map((m) => m.index);
+    const complete = [...text.matchAll(/^@ [^\n]*\n {2}t\*: (\d+): (\d+) /gm)].map((m) => [Number(m[1]), Number(m[2])]);
+    expect(text.endsWith('\n')).toBe(false);
+    expect(complete.length).toBe(ats.length - 1);
+    expect(records.map((r) => [r.counts.liveObjects, r.counts.liveBytes])).toEqual(complete);
     expect(info.truncated).not.toBeNull();
-    expect(info.truncated!.byteOffset).toBeGreaterThan(0);
-    expect(records.length).toBeGreaterThan(0);
-    for (const r of records) expect(r.counts.liveBytes + r.counts.accumBytes).toBeGreaterThan(0);
+    expect(info.truncated!.byteOffset).toBe(ats[ats.length - 1]);
+    expect(info.truncated!.line).toBe(text.slice(0, ats[ats.length - 1]).split('\n').length);
     // the cut lies after the last complete record
     expect(info.truncated!.line).toBeGreaterThan(Math.max(...records.map((r) => r.line)));
     expect(info.mapsText).toBeNull();

@@ -18,6 +18,11 @@ describe('maps', () => {
     expect(entries.some((e) => e.path === '[stack]')).toBe(true);
     // sorted, and every record's address falls in some mapping
     for (let i = 1; i < entries.length; i++) expect(entries[i - 1].start < entries[i].start).toBe(true);
+    const dump = readFileSync(fixturePath(findFixture('job', /^exact\.\d+\.20\.f\.heap$/)), 'latin1');
+    const addrs = [...dump.matchAll(/^@ (.*)$/gm)].flatMap((m) => m[1].trim().split(/\s+/)).map((a) => BigInt(a));
+    expect(addrs.length).toBeGreaterThan(10);
+    const outside = addrs.filter((a) => findMapping(entries, a) === null).map((a) => '0x' + a.toString(16));
+    expect(outside).toEqual([]);
   });
 
   it('parses paths with spaces, (deleted), anonymous lines with trailing space, 16-digit addresses', () => {

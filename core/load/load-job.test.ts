@@ -3,6 +3,31 @@ import { loadJob } from './load-job.js';
 import { fixtureFile, fixtureFiles, jeprofTotals } from '../../tools/fixtures.js';
 import type { InputFile } from '../formats/input-file.js';
 
+describe("loadJob and the capture library's unfinished files", () => {
+  it('a <dump>.tmp cut by a kill (and a <dump>.pyframes.tmp) are left out with a warning; the finished dumps load', async () => {
+    const files = fixtureFiles('job').filter((f) => f.path.startsWith('job/exact.'));
+    const last = files.find((f) => f.path === 'job/exact.21459.20.f.heap')!;
+    const whole = await last.read(0, last.size);
+    const cut = whole.subarray(0, Math.floor(whole.length / 2));
+    const mem = (path: string, bytes: Uint8Array): InputFile => ({
+      path,
+      size: bytes.length,
+      mtimeMs: null,
+      read: (o, n) => Promise.resolve(bytes.subarray(o, o + n)),
+    });
+    const job = await loadJob([
+      ...files,
+      mem('job/exact.21459.21.m21.heap.tmp', cut),
+      mem('job/exact.21459.21.m21.heap.pyframes.tmp', new TextEncoder().encode('PYFRAMES/1 pid=21459 python=-\nC con')),
+    ]);
+    expect(job.processes).toHaveLength(1);
+    expect(job.processes[0].snapshots).toHaveLength(21);
+    expect(job.ignoredFiles).toEqual(['job/exact.21459.21.m21.heap.tmp', 'job/exact.21459.21.m21.heap.pyframes.tmp']);
+    expect(job.warnings.map((w) => w.file)).toEqual(job.ignoredFiles);
+    expect(job.warnings[0].message).toMatch(/still writing \(or a kill cut\)/);
+  });
+});
+
 describe('loadJob on the real fixture job', () => {
   it('groups the job folder into its three processes, each ordered by sequence number', async () => {
     const job = await loadJob(fixtureFiles('job'));

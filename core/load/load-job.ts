@@ -8,6 +8,7 @@ import { chooseProcessMaps, type DumpMaps } from './process-maps.js';
 import {
   classifySideFile,
   dirName,
+  isCaptureTempName,
   looksLikeDumpBytes,
   looksLikeDumpName,
   parseDumpName,
@@ -74,6 +75,8 @@ export interface ClassifiedFiles {
   dumps: DumpEntry[];
   side: { file: InputFile; side: SideFile }[];
   ignored: string[];
+  /** capture temp files (also in `ignored`): a dump or table being written, or cut by a kill */
+  unfinished: string[];
 }
 
 const MAX_MAPS_FILE = 64 * 1024 * 1024;
@@ -81,8 +84,13 @@ const textDecoder = new TextDecoder('utf-8');
 
 /** Sorts files into dumps, side files and the rest (unknown names are sniffed by their first bytes). */
 export async function classifyFiles(files: readonly InputFile[]): Promise<ClassifiedFiles> {
-  const out: ClassifiedFiles = { dumps: [], side: [], ignored: [] };
+  const out: ClassifiedFiles = { dumps: [], side: [], ignored: [], unfinished: [] };
   for (const file of files) {
+    if (isCaptureTempName(file.path)) {
+      out.ignored.push(file.path);
+      out.unfinished.push(file.path);
+      continue;
+    }
     const side = classifySideFile(file.path);
     if (side) {
       out.side.push({ file, side });
@@ -160,6 +168,12 @@ async function readText(file: InputFile): Promise<string> {
 export async function loadJob(files: readonly InputFile[], options: LoadOptions = {}): Promise<Job> {
   const warnings: LoadWarning[] = [];
   const classified = await classifyFiles(files);
+  for (const f of classified.unfinished)
+    warnings.push({
+      file: f,
+      message:
+        'left out: a dump or table the capture library was still writing (or a kill cut); the finished dumps are read',
+    });
   const groups = options.singleSeries ? [singleGroup(classified.dumps)] : groupProcesses(classified.dumps);
   const standaloneMaps = await readStandaloneMaps(classified.side, warnings);
   // PYFRAMES/1 sidecars (<dump>.pyframes), by path; tables appended to dumps come from the dump reader

@@ -10,7 +10,9 @@ import {
 } from './sampling-error.js';
 import { unbias } from './unbias.js';
 import { loadJob } from '../load/load-job.js';
-import { fixtureFiles } from '../../tools/fixtures.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { FIXTURES, fixtureFiles } from '../../tools/fixtures.js';
 
 const MiB = 1024 * 1024;
 const R = 512 * 1024;
@@ -72,8 +74,24 @@ describe('variances in the model', () => {
     expect(last.liveVarBytes.length).toBe(last.stackIds.length);
     const dense = denseVariances(sampled.stacks.count, last);
     expect(dense.reduce((a, b) => a + b, 0)).toBeCloseTo(totalVariance(last), 3);
-    // relative error of the total: about 1/√K for K samples of small objects (16 KiB leak objects at R = 16 KiB:
-    // p ≈ 0.63, so the error is lower than 1/√K); it must be well under 50% and above 0 for a sampled dump
+    // σ of the total from the dump's own text, by the textbook formula written out here (jemalloc samples each
+    // allocation of size z with p = 1 − exp(−z/R); a stack's c sampled objects of b bytes unbias to B = b/p with
+    // SD = B·√((1−p)/c)), summed as variances over the stacks: the model's σ must be that, within rounding.
+    const text = readFileSync(join(FIXTURES, 'job', last.file.split('/').pop()!), 'utf8');
+    const R = Number(/^heap_v2\/(\d+)/.exec(text)![1]);
+    let varSum = 0;
+    let stacks = 0;
+    for (const m of text.matchAll(/^@ [^\n]*\n\s+t\*: (\d+): (\d+) /gm)) {
+      const c = Number(m[1]);
+      const b = Number(m[2]);
+      if (c === 0) continue;
+      const p = 1 - Math.exp(-b / c / R);
+      const B = b / p;
+      varSum += (B * B * (1 - p)) / c;
+      stacks++;
+    }
+    expect(stacks).toBeGreaterThan(2);
+    expect(sigma(totalVariance(last)) / Math.sqrt(varSum)).toBeCloseTo(1, 3);
     const rel = sigma(totalVariance(last)) / last.live.bytes;
     expect(rel).toBeGreaterThan(0.01);
     expect(rel).toBeLessThan(0.5);

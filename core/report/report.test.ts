@@ -2,7 +2,7 @@
 // CSP and inline-script hashes checked with Node's crypto, report → reopen equals, sanitizing, hostile names
 // kept intact as data.
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadJob } from '../load/load-job.js';
@@ -130,20 +130,34 @@ describe('report data', () => {
 
 describe('report page', () => {
   it('has a CSP allowing only its own inline script and style (by SHA-256), and nothing that loads', async () => {
+    // the real report page (dist/report-app, built by npm run build), not a stand-in
+    const js = resolve(ROOT, 'dist', 'report-app', 'report.js');
+    const css = resolve(ROOT, 'dist', 'report-app', 'report.css');
+    expect(existsSync(js) && existsSync(css), `${js} is missing: npm run build makes it`).toBe(true);
+    const page = { js: readFileSync(js, 'utf8'), css: readFileSync(css, 'utf8') };
+    expect(page.js.length).toBeGreaterThan(100_000); // the whole app: Svelte views, d3, the in-page engine
     const job = await loadJob(fixtureFiles('job'));
     const { bytes } = buildReport(inputsOf(job.processes));
-    const html = await buildReportHtml(bytes, META, APP);
+    const html = await buildReportHtml(bytes, META, page);
     const csp = /<meta http-equiv="Content-Security-Policy" content="([^"]+)">/.exec(html)![1].replace(/&#39;/g, "'");
     const scripts = [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => m[1]);
-    const styles = [...html.matchAll(/<style>([\s\S]*?)<\/style>/g)].map((m) => m[1]);
+    // (the app's code may hold the text "<style>": look for style elements outside the scripts)
+    const noScripts = html.replace(/<script>[\s\S]*?<\/script>/g, '');
+    const styles = [...noScripts.matchAll(/<style>([\s\S]*?)<\/style>/g)].map((m) => m[1]);
     expect(scripts).toHaveLength(1);
     expect(styles).toHaveLength(1);
     const sha = (s: string): string => createHash('sha256').update(s, 'utf8').digest('base64');
     expect(csp).toBe(
       `default-src 'none'; script-src 'sha256-${sha(scripts[0])}'; style-src 'sha256-${sha(styles[0])}'; img-src data:; base-uri 'none'; form-action 'none'`,
     );
-    expect(html).not.toMatch(/\s(src|href)=/i);
-    expect(html).not.toMatch(/@import|url\(/i);
+    // the inline script is the app's bundle (with only "</script" sequences escaped)
+    expect(scripts[0].length).toBeGreaterThanOrEqual(page.js.length);
+    expect(scripts[0].slice(0, 200)).toBe(page.js.slice(0, 200));
+    // the markup around the inline code loads nothing; the stylesheet imports nothing and names no URL but data:
+    const markup = noScripts.replace(/<style>[\s\S]*?<\/style>/g, '');
+    expect(markup).not.toMatch(/\s(src|href)=/i);
+    expect(styles[0]).not.toMatch(/@import/i);
+    for (const u of styles[0].matchAll(/url\(\s*['"]?([^'")]*)/gi)) expect(u[1]).toMatch(/^data:/);
     // the data element is inert: a non-JavaScript type, base64 only
     const m = /<script id="heaplens-report-data" type="application\/x-heaplens-report">([^<]*)<\/script>/.exec(html)!;
     expect(m[1]).toMatch(/^[A-Za-z0-9+/=]+$/);

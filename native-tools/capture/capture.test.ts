@@ -4,23 +4,19 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { collectInputFiles } from '../../node/io/node-files.js';
 import { loadJob } from '../../core/load/load-job.js';
 import { run } from '../../node/cli/main.js';
 import { processLimit } from '../../core/model/memory-context.js';
+import { JEMALLOC, PYTHONS, PYTHON_SEARCH, buildLibrary, captureReady, ownMemoryCgroup, root } from './test-support.js';
 
-const root = resolve(import.meta.dirname, '../..');
-const JEMALLOC = '/usr/lib/x86_64-linux-gnu/libjemalloc.so.2';
-const PYTHONS = [
-  '/root/.pyenv/versions/3.11.7/bin/python3.11',
-  '/usr/bin/python3.11',
-  '/root/.pyenv/versions/3.12.1/bin/python3.12',
-  '/root/.pyenv/versions/3.13.0/bin/python3.13',
-].filter((p) => existsSync(p));
-const haveGcc = spawnSync('gcc', ['--version']).status === 0;
-const ready = existsSync(JEMALLOC) && haveGcc && PYTHONS.length > 0;
+if (PYTHON_SEARCH.missing.length)
+  console.warn(
+    `capture.test: no CPython ${PYTHON_SEARCH.missing.join(', ')} here (pyenv, PATH or HEAPLENS_TEST_PYTHONS): those versions are not tested`,
+  );
+const ready = captureReady;
 if (!ready) console.warn(`capture.test: SKIPPED (needs gcc, ${JEMALLOC} from libjemalloc2, and CPython 3.11–3.13)`);
 
 const PROGRAM = `import ctypes, threading
@@ -47,40 +43,11 @@ import time; time.sleep(0.5)  # the program goes on: the context thread reads je
 const lineOf = (tag: string) => PROGRAM.split('\n').findIndex((l) => l.includes(`# @${tag}`)) + 1;
 const work = mkdtempSync(join(tmpdir(), 'heaplens-capture-'));
 
-/** A child memory cgroup we may create under this process's own (root only; v2 if delegated, else v1). */
-function ownMemoryCgroup(): { version: 'v1' | 'v2'; dir: string; limitFile: string; usageFile: string } | null {
-  if (process.getuid?.() !== 0) return null;
-  const lines = readFileSync('/proc/self/cgroup', 'utf8').split('\n');
-  const name = `heaplens-capture-test-${process.pid}`;
-  const v2 = lines.find((l) => l.startsWith('0::'))?.slice(3);
-  if (
-    v2 !== undefined &&
-    existsSync(`/sys/fs/cgroup${v2}/cgroup.subtree_control`) &&
-    readFileSync(`/sys/fs/cgroup${v2}/cgroup.subtree_control`, 'utf8').includes('memory')
-  ) {
-    return {
-      version: 'v2',
-      dir: `/sys/fs/cgroup${v2 === '/' ? '' : v2}/${name}`,
-      limitFile: 'memory.max',
-      usageFile: 'memory.current',
-    };
-  }
-  const v1 = lines.find((l) => /^\d+:memory:/.test(l))?.split(':')[2];
-  if (v1 !== undefined && existsSync(`/sys/fs/cgroup/memory${v1}/memory.limit_in_bytes`)) {
-    return {
-      version: 'v1',
-      dir: `/sys/fs/cgroup/memory${v1 === '/' ? '' : v1}/${name}`,
-      limitFile: 'memory.limit_in_bytes',
-      usageFile: 'memory.usage_in_bytes',
-    };
-  }
-  return null;
-}
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 describe.skipIf(!ready)('libheaplens_capture, built and preloaded into real Python runs', () => {
   it('builds with gcc alone', () => {
-    execFileSync('bash', [join(root, 'native-tools/capture/build.sh')], { stdio: 'pipe' });
+    buildLibrary(true);
     expect(existsSync(join(root, 'native-tools/capture/build/libheaplens_capture.so'))).toBe(true);
   }, 120_000);
 
@@ -173,6 +140,88 @@ print(json.dumps({"limit": rd("${c.limitFile}"), "before": before, "after": afte
     },
     120_000,
   );
+
+  // Where the pages went, against the program's own readings: smaps_rollup read by the program around the
+  // dump, the bytes it put on /dev/shm, and a fork whose child overwrites half of the inherited heap.
+  it('smaps_rollup, /dev/shm and the fork record agree with what the program itself read and did', async () => {
+    const dir = join(work, 'pages');
+    execFileSync('mkdir', ['-p', dir]);
+    const prog = `import ctypes, json, os, time
+lib = ctypes.CDLL(None)
+def rollup():
+    out = {}
+    for line in open("/proc/self/smaps_rollup"):
+        p = line.split()
+        if len(p) == 3 and p[2] == "kB": out[p[0].rstrip(":")] = int(p[1]) * 1024
+    return out
+shm = f"/dev/shm/heaplens-capture-test-{os.getpid()}"
+with open(shm, "wb") as f: f.write(b"s" * (16 << 20))
+keep = [b"x" * (1 << 20) for _ in range(32)]
+before = rollup()
+lib.mallctl(b"prof.dump", None, None, None, 0)
+after = rollup()
+t0 = time.time_ns()
+pid = os.fork()
+if pid == 0:
+    for i in range(16): keep[i] = b"y" * (1 << 20)  # copy-on-write: these pages become the child's own
+    lib.mallctl(b"prof.dump", None, None, None, 0)
+    os._exit(0)
+os.waitpid(pid, 0)
+t1 = time.time_ns()
+os.unlink(shm)
+print(json.dumps({"parent": os.getpid(), "child": pid, "t0": t0, "t1": t1, "before": before, "after": after}))
+`;
+    writeFileSync(join(dir, 'pages.py'), prog);
+    const r = spawnSync(PYTHONS[0], [join(dir, 'pages.py')], {
+      cwd: dir,
+      env: {
+        ...process.env,
+        LD_PRELOAD: `${JEMALLOC} ${join(root, 'native-tools/capture/build/libheaplens_capture.so')}`,
+        MALLOC_CONF: `prof:true,prof_prefix:${dir}/pages`,
+      },
+      encoding: 'utf8',
+    });
+    expect(r.status, r.stderr).toBe(0);
+    type Rollup = Record<string, number>;
+    const own = JSON.parse(r.stdout) as {
+      parent: number;
+      child: number;
+      t0: number;
+      t1: number;
+      before: Rollup;
+      after: Rollup;
+    };
+    const job = await loadJob(await collectInputFiles([dir]));
+    const byPid = new Map(job.processes.map((p) => [p.pid, p.snapshots[0].context!]));
+    const parent = byPid.get(own.parent)!;
+    const child = byPid.get(own.child)!;
+    expect(parent.trigger).toBe('manual');
+    expect(parent.fork).toBeNull();
+    // each figure between the program's own readings before and after the dump (± 2 MiB for the dump's own buffers)
+    const between = (v: number | null | undefined, key: string) => {
+      const a = own.before[key];
+      const b = own.after[key];
+      expect(v, key).toBeGreaterThanOrEqual(Math.min(a, b) - (2 << 20));
+      expect(v, key).toBeLessThanOrEqual(Math.max(a, b) + (2 << 20));
+    };
+    between(parent.pages?.rss, 'Rss');
+    between(parent.pages?.pss, 'Pss');
+    between(parent.pages?.privateDirty, 'Private_Dirty');
+    between(parent.pages?.sharedClean, 'Shared_Clean');
+    between(parent.pages?.anonymous, 'Anonymous');
+    expect(parent.pages?.swap).toBe(own.after.Swap);
+    // the 16 MiB the program wrote to /dev/shm are in use there (other processes may hold more)
+    expect(parent.shm?.used).toBeGreaterThanOrEqual(16 << 20);
+    expect(parent.jemallocPages?.pageSize).toBe(4096);
+    // the child: forked by this parent between the program's two clock readings
+    expect(child.fork?.parentPid).toBe(own.parent);
+    expect(child.fork!.timeRealMs!).toBeGreaterThanOrEqual(own.t0 / 1e6);
+    expect(child.fork!.timeRealMs!).toBeLessThanOrEqual(own.t1 / 1e6);
+    // it still shares the parent's untouched pages (16 of the 32 MiB, and the interpreter) and owns what it wrote
+    expect(child.pages!.sharedDirty! + child.pages!.sharedClean!).toBeGreaterThan(16 << 20);
+    expect(child.pages!.privateDirty!).toBeGreaterThan(16 << 20);
+    expect(child.pages!.pss!).toBeLessThan(child.pages!.rss!);
+  }, 120_000);
 
   for (const python of PYTHONS) {
     it(`${python}: the leaking path of a Python thread appears with its functions and lines`, async () => {

@@ -28,6 +28,7 @@
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/utsname.h>
 #include <sys/syscall.h>
 #include <linux/futex.h>
@@ -157,6 +158,43 @@ static int env_int(const char *name, int dflt, int lo, int hi) {
         return dflt;
     }
     return (int)x;
+}
+
+/* "<number>[.<fraction>][k|K|M|G|T][i][B]" (binary units: 1K = 1024) -> bytes; -1 when malformed */
+static int64_t parse_size(const char *v) {
+    char *end;
+    double x = strtod(v, &end);
+    if (end == v || x < 0) return -1;
+    double mul = 1;
+    switch (*end) {
+    case 'k': case 'K': mul = 1024.0; end++; break;
+    case 'm': case 'M': mul = 1048576.0; end++; break;
+    case 'g': case 'G': mul = 1073741824.0; end++; break;
+    case 't': case 'T': mul = 1099511627776.0; end++; break;
+    default: break;
+    }
+    if (mul > 1 && *end == 'i') end++;
+    if (*end == 'B') end++;
+    if (*end) return -1;
+    double b = x * mul;
+    return b < 9.2e18 ? (int64_t)b : -1;
+}
+
+/* "<number>[ns|us|ms|s|m|h]" (plain number: seconds) -> ns; -1 when malformed */
+static int64_t parse_duration(const char *v) {
+    char *end;
+    double x = strtod(v, &end);
+    if (end == v || x < 0) return -1;
+    double mul = 1e9;
+    if (!strcmp(end, "ns")) mul = 1;
+    else if (!strcmp(end, "us")) mul = 1e3;
+    else if (!strcmp(end, "ms")) mul = 1e6;
+    else if (!strcmp(end, "s") || !*end) mul = 1e9;
+    else if (!strcmp(end, "m")) mul = 60e9;
+    else if (!strcmp(end, "h")) mul = 3600e9;
+    else return -1;
+    double ns = x * mul;
+    return ns < 9.2e18 ? (int64_t)ns : -1;
 }
 
 static uint64_t now_ns(void) {
@@ -539,6 +577,16 @@ static size_t ctx_join(char *out, size_t cap, const char *a, const char *b, cons
     return n;
 }
 
+/* /proc/self/smaps_rollup fields we keep: the kernel's label and our key (docs/pyframes-format.md §5a) */
+#define SR_N 12
+static const char *const sr_labels[SR_N] = {"Rss:", "Pss:", "Pss_Anon:", "Pss_File:", "Pss_Shmem:", "Shared_Clean:",
+    "Shared_Dirty:", "Private_Clean:", "Private_Dirty:", "Anonymous:", "Swap:", "SwapPss:"};
+static const char *const sr_keys[SR_N] = {"sr_rss", "sr_pss", "sr_pss_anon", "sr_pss_file", "sr_pss_shmem",
+    "sr_shared_clean", "sr_shared_dirty", "sr_private_clean", "sr_private_dirty", "sr_anonymous", "sr_swap", "sr_swap_pss"};
+static long ctx_page_size = 4096;
+/* Set in a forked child by its atfork handler: the parent's pid and the time of the fork. */
+static int64_t fork_ppid = -1, fork_real_ns = -1, fork_mono_ns = -1;
+
 struct hl_context {
     int64_t real_ns, mono_ns, boot_ns, pid, ppid, start_boot_ns, start_real_ns;
     int64_t je[6];
@@ -550,6 +598,12 @@ struct hl_context {
     char host[72];
     int64_t cost_ns, je_delay_ns;
     int64_t hook_alloc; /* HEAPLENS_CAPTURE_TIMING=1: bytes the dump hook allocated (jemalloc's thread.allocated), else -1 */
+    int64_t sr[SR_N];                     /* smaps_rollup, bytes (-1: absent) */
+    int64_t shm_used, shm_size;           /* /dev/shm */
+    int64_t je_pdirty, je_pmuzzy;         /* pages */
+    int64_t fork_ppid, fork_real_ns, fork_mono_ns;
+    const char *trigger;                  /* a static string, or NULL */
+    int64_t trigger_ppm;
     char cmdline[CTX_CMDLINE_MAX + 1];
     char cgdir[CTX_PATH_MAX];
 };
@@ -566,10 +620,10 @@ static int64_t ts_ns(clockid_t c) {
  * /sys/fs/cgroup, or /sys/fs/cgroup/unified on hybrid hosts), else v1's memory controller. Without a
  * cgroup namespace the path /proc/self/cgroup names may not exist inside the container's mount: then
  * the mount's root (the container's own cgroup) is used. Returns the version, 0 for none. */
-static int ctx_cgroup_dir(void) {
+static int find_cgroup_dir(char *dir, char *scratch) {
     char v2path[CTX_PATH_MAX] = "", v1path[CTX_PATH_MAX] = "";
-    if (ctx_read("/proc/self/cgroup", ctx_file, CTX_FILE_MAX) > 0) {
-        for (char *line = ctx_file; line && *line; ) {
+    if (ctx_read("/proc/self/cgroup", scratch, CTX_FILE_MAX) > 0) {
+        for (char *line = scratch; line && *line; ) {
             char *nl = strchr(line, '\n');
             if (nl) *nl = 0;
             char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
@@ -588,18 +642,20 @@ static int ctx_cgroup_dir(void) {
             const char *sub = pass == 0 ? v2path : "";
             if (pass == 0 && !v2path[0]) continue;
             if (!ctx_join(probe, sizeof probe, v2roots[r], strcmp(sub, "/") ? sub : "", "/memory.current")) continue;
-            if (access(probe, R_OK) == 0) { ctx_join(ctx_cgdir, sizeof ctx_cgdir, v2roots[r], strcmp(sub, "/") ? sub : "", ""); return 2; }
+            if (access(probe, R_OK) == 0) { ctx_join(dir, CTX_PATH_MAX, v2roots[r], strcmp(sub, "/") ? sub : "", ""); return 2; }
         }
     }
     for (int pass = 0; pass < 2; pass++) {
         const char *sub = pass == 0 ? v1path : "";
         if (pass == 0 && !v1path[0]) continue;
         if (!ctx_join(probe, sizeof probe, "/sys/fs/cgroup/memory", strcmp(sub, "/") ? sub : "", "/memory.usage_in_bytes")) continue;
-        if (access(probe, R_OK) == 0) { ctx_join(ctx_cgdir, sizeof ctx_cgdir, "/sys/fs/cgroup/memory", strcmp(sub, "/") ? sub : "", ""); return 1; }
+        if (access(probe, R_OK) == 0) { ctx_join(dir, CTX_PATH_MAX, "/sys/fs/cgroup/memory", strcmp(sub, "/") ? sub : "", ""); return 1; }
     }
-    ctx_cgdir[0] = 0;
+    dir[0] = 0;
     return 0;
 }
+/* dir: CTX_PATH_MAX bytes; scratch: CTX_FILE_MAX + 1 */
+static int ctx_cgroup_dir(void) { return find_cgroup_dir(ctx_cgdir, ctx_file); }
 
 static int64_t ctx_cg_value(const char *name, int *unlimited) {
     char path[CTX_PATH_MAX + 64];
@@ -665,6 +721,22 @@ static void ctx_collect(struct hl_context *c) {
         }
     }
     ctx_join(c->cgdir, sizeof c->cgdir, c->cg_version ? ctx_cgdir : "", "", "");
+    for (int i = 0; i < SR_N; i++) c->sr[i] = -1;
+    if (ctx_read("/proc/self/smaps_rollup", ctx_file, CTX_FILE_MAX) > 0) {
+        for (int i = 0; i < SR_N; i++) {
+            int64_t v = ctx_field(ctx_file, sr_labels[i]);
+            if (v >= 0) c->sr[i] = v * 1024;
+        }
+    }
+    c->shm_used = c->shm_size = -1;
+    struct statfs sf;
+    if (statfs("/dev/shm", &sf) == 0 && sf.f_type == 0x01021994 /* TMPFS_MAGIC */) {
+        c->shm_size = (int64_t)sf.f_blocks * (int64_t)sf.f_bsize;
+        c->shm_used = (int64_t)(sf.f_blocks - sf.f_bfree) * (int64_t)sf.f_bsize;
+    }
+    c->je_pdirty = c->je_pmuzzy = -1;
+    c->fork_ppid = fork_ppid; c->fork_real_ns = fork_real_ns; c->fork_mono_ns = fork_mono_ns;
+    c->trigger = NULL; c->trigger_ppm = -1;
     c->hook_alloc = -1;
     c->cost_ns = ts_ns(CLOCK_MONOTONIC) - t0;
 }
@@ -682,6 +754,12 @@ static void ctx_jemalloc(struct hl_context *c) {
         sz = sizeof v;
         if (je_mallctl(je_names[i], &v, &sz, NULL, 0) == 0) c->je[i] = (int64_t)v;
     }
+    /* dirty and muzzy pages of all arenas (4096 = MALLCTL_ARENAS_ALL) */
+    size_t pg = 0;
+    sz = sizeof pg;
+    if (je_mallctl("stats.arenas.4096.pdirty", &pg, &sz, NULL, 0) == 0) c->je_pdirty = (int64_t)pg;
+    sz = sizeof pg;
+    if (je_mallctl("stats.arenas.4096.pmuzzy", &pg, &sz, NULL, 0) == 0) c->je_pmuzzy = (int64_t)pg;
     c->je_delay_ns = ts_ns(CLOCK_MONOTONIC) - c->mono_ns;
 }
 
@@ -763,10 +841,22 @@ static void write_context(struct writer *w, const struct hl_context *cp) {
         wkv(w, "cg_anon", c.cg_anon);
         wkv(w, "cg_file", c.cg_file);
     }
+    for (int i = 0; i < SR_N; i++) wkv(w, sr_keys[i], c.sr[i]);
+    wkv(w, "shm_used", c.shm_used);
+    wkv(w, "shm_size", c.shm_size);
+    wkv(w, "je_pdirty", c.je_pdirty);
+    wkv(w, "je_pmuzzy", c.je_pmuzzy);
+    if (c.je_pdirty >= 0 || c.je_pmuzzy >= 0) wkv(w, "page_size", ctx_page_size);
+    wkv(w, "fork_ppid", c.fork_ppid);
+    if (c.fork_ppid >= 0) { wkv(w, "fork_real_ns", c.fork_real_ns); wkv(w, "fork_mono_ns", c.fork_mono_ns); }
+    if (c.trigger) { wstr(w, "C trigger "); wstr(w, c.trigger); wstr(w, "\n"); }
+    wkv(w, "trigger_ppm", c.trigger_ppm);
     wkv(w, "ctx_cost_ns", c.cost_ns);
     wkv(w, "je_delay_ns", c.je_delay_ns);
     wkv(w, "hook_alloc_bytes", c.hook_alloc);
 }
+
+static void write_watch_stats(struct writer *w);
 
 static void write_table(struct writer *w, int fd, const struct hl_context *c) {
     w->fd = fd; w->len = 0; w->err = 0;
@@ -796,6 +886,7 @@ static void write_table(struct writer *w, int fd, const struct hl_context *c) {
         for (int k = 0; k < HIST_BUCKETS; k++) { if (k) wstr(w, ","); wdec(w, (int64_t)atomic_load(&hist_python[k])); }
         wstr(w, "\n");
     }
+    if (cfg_timing) write_watch_stats(w);
     if (c) write_context(w, c);
     static const char *const names[] = {"", "", "entry", "unmerged", "truncated", "unknown"};
     for (int k = PF_ENTRY; k <= PF_UNKNOWN; k++) {
@@ -813,6 +904,8 @@ static void write_table(struct writer *w, int fd, const struct hl_context *c) {
 }
 
 #define REPLACE_ONLY 8 /* write_tables: the sidecar only replaces an existing one */
+static struct writer ctx_writer, hook_writer;
+static const char *hook_append_path; /* set by the dump hook while the dump is still under its temporary name */
 static void write_tables(struct writer *w, const char *filename, const struct hl_context *c, int modes) {
     size_t fl = strlen(filename);
     if (modes & TABLE_SIDECAR) {
@@ -832,7 +925,8 @@ static void write_tables(struct writer *w, const char *filename, const struct hl
         }
     }
     if (modes & TABLE_APPEND) {
-        int fd = open(filename, O_WRONLY | O_APPEND | O_CLOEXEC);
+        /* the hook appends to a staged dump before it is renamed into place */
+        int fd = open(w == &hook_writer && hook_append_path ? hook_append_path : filename, O_WRONLY | O_APPEND | O_CLOEXEC);
         if (fd >= 0) { write_table(w, fd, c); close(fd); }
     }
 }
@@ -847,7 +941,6 @@ static struct pending pending[PENDING_CAP];
 static _Atomic uint32_t pend_head, pend_tail; /* head: next slot the hook fills; tail: next the thread writes */
 static _Atomic uint32_t pend_seq;             /* futex word: bumped on every queued dump */
 static _Atomic int ctx_thread_on;
-static struct writer ctx_writer, hook_writer;
 
 static void fwait(_Atomic uint32_t *addr, uint32_t val) {
     syscall(SYS_futex, addr, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
@@ -915,8 +1008,371 @@ static int64_t thread_allocated(void) {
     return je_mallctl && je_mallctl("thread.allocated", &v, &sz, NULL, 0) == 0 ? (int64_t)v : -1;
 }
 
-static void hl_dump_hook(const char *filename) {
-    if (!filename || !dump_hook_on) return;
+/* ---- atomic dumps and the ring (HEAPLENS_DUMP_ATOMIC, HEAPLENS_DUMP_KEEP) ---------------------------
+ * jemalloc opens each dump with creat(2) (prof_sys.c, prof_dump_open_file_impl) while it holds
+ * prof_dump_mtx, writes it, closes it and then calls the dump hook with the same name. This library is
+ * preloaded, so its creat() is the one jemalloc calls: for a name jemalloc generated for this process
+ * (<prefix>.<pid>.<seq>.<i|m|u|f><n>.heap) it opens <name>.tmp instead, and the hook, once that file is
+ * complete, writes the sidecar and renames <name>.tmp to <name>. A kill at any moment leaves every
+ * <name> whole (README "After a kill"). Names given explicitly to prof.dump are written as given.
+ * The stage_* state is only touched under prof_dump_mtx (creat and the hook both run inside it). */
+static int cfg_atomic = 1;
+static int cfg_keep;                      /* 0: keep every dump */
+static char stage_final[4096], stage_tmp[4096 + 8];
+static int stage_state;                   /* 0 nothing staged, 1 <name>.tmp open, -1 its creat failed */
+static int stage_errno;
+static char *ring_names;                  /* cfg_keep names of CTX_PATH_MAX bytes (mmap'd) */
+static uint32_t ring_len, ring_start;
+static int ring_have_first;               /* the process's first dump: kept, never in the ring */
+static int said_open, said_cut, said_rename, said_policy_dump;
+
+/* The letter of a dump name jemalloc generates for this process, or 0. */
+static char jemalloc_dump_letter(const char *path) {
+    size_t n = strlen(path);
+    if (n < 12 || strcmp(path + n - 5, ".heap") != 0) return 0;
+    const char *p = path + n - 5;
+    while (p > path && p[-1] >= '0' && p[-1] <= '9') p--;             /* <n> */
+    if (p - path < 2 || !strchr("imuf", p[-1]) || p[-2] != '.') return 0;
+    char letter = p[-1];
+    p -= 2;
+    const char *q = p;
+    while (q > path && q[-1] >= '0' && q[-1] <= '9') q--;             /* <seq> */
+    if (q == p || q - path < 2 || q[-1] != '.') return 0;
+    q--;
+    const char *r = q;
+    int64_t pid = 0;
+    while (r > path && r[-1] >= '0' && r[-1] <= '9') r--;             /* <pid> */
+    if (r == q || r == path || r[-1] != '.' || q - r > 10) return 0;
+    for (const char *d = r; d < q; d++) pid = pid * 10 + (*d - '0');
+    return pid == (int64_t)getpid() ? letter : 0;
+}
+
+static int stage_open(const char *path, mode_t mode) {
+    size_t n = strlen(path);
+    if (dump_hook_on && cfg_atomic && n + 5 <= sizeof stage_final && jemalloc_dump_letter(path)) {
+        memcpy(stage_final, path, n + 1);
+        memcpy(stage_tmp, path, n);
+        memcpy(stage_tmp + n, ".tmp", 5);
+        int fd = open(stage_tmp, O_WRONLY | O_CREAT | O_TRUNC, mode);
+        stage_state = fd >= 0 ? 1 : -1;
+        stage_errno = errno;
+        return fd;
+    }
+    return open(path, O_WRONLY | O_CREAT | O_TRUNC, mode);
+}
+HL_EXPORT int creat(const char *path, mode_t mode) { return stage_open(path, mode); }
+HL_EXPORT int creat64(const char *path, mode_t mode) { return stage_open(path, mode); }
+
+/* strerror without the locale machinery (which may allocate) */
+static const char *errno_text(int e) {
+    switch (e) {
+    case EACCES: return "permission denied";
+    case EROFS: return "read-only file system";
+    case ENOSPC: return "no space left on device";
+    case EDQUOT: return "disk quota exceeded";
+    case ENOENT: return "no such folder";
+    case EMFILE: case ENFILE: return "too many open files";
+    default: return "I/O error";
+    }
+}
+
+static void say_once(int *said, const char *a, const char *b, const char *c) {
+    if (*said) return;
+    *said = 1;
+    say(a, b, c);
+}
+
+/* NULL when the staged file is a whole dump: it ends with a complete line of its maps section (the last
+ * thing jemalloc writes). jemalloc ignores short writes and stops at a failed one, so a full disk leaves
+ * a file cut anywhere: such a file is never renamed to the dump's name. */
+static const char *stage_problem(void) {
+    int fd = open(stage_tmp, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return "it vanished while written";
+    struct stat st;
+    struct statfs sf;
+    char tail[512];
+    int full = fstatfs(fd, &sf) == 0 && sf.f_bfree == 0;
+    if (fstat(fd, &st) != 0 || st.st_size == 0) {
+        close(fd);
+        return full ? "the disk is full (nothing was written)" : "nothing was written (a write error)";
+    }
+    size_t k = st.st_size < (off_t)sizeof tail ? (size_t)st.st_size : sizeof tail;
+    ssize_t r = pread(fd, tail, k, st.st_size - (off_t)k);
+    close(fd);
+    const char *cut = full ? "the disk is full (it was cut)" : "it was cut (a write error)";
+    if (r != (ssize_t)k || tail[k - 1] != '\n') return cut;
+    size_t b = k - 1;
+    while (b > 0 && tail[b - 1] != '\n') b--;
+    size_t h = b;
+    while (h < k && ((tail[h] >= '0' && tail[h] <= '9') || (tail[h] >= 'a' && tail[h] <= 'f'))) h++;
+    if (h == b || h >= k || tail[h] != '-') return cut; /* the last line is not a maps line */
+    return NULL;
+}
+
+static char *ring_at(uint32_t i) { return ring_names + (size_t)((ring_start + i) % (uint32_t)cfg_keep) * CTX_PATH_MAX; }
+
+static void unlink_dump(const char *name) {
+    char side[CTX_PATH_MAX + 16];
+    unlink(name); /* the dump first: a kill in between leaves a table without its dump, which readers skip */
+    if (ctx_join(side, sizeof side, name, ".pyframes", "")) unlink(side);
+}
+
+/* Renames the staged dump into place. With HEAPLENS_DUMP_KEEP=N the oldest of the newest N goes first,
+ * so that at no moment more than the first dump and N others exist. */
+static void stage_commit(void) {
+    int ringed = cfg_keep > 0 && ring_names;
+    if (ringed && ring_have_first && ring_len == (uint32_t)cfg_keep) {
+        unlink_dump(ring_at(0));
+        ring_start = (ring_start + 1) % (uint32_t)cfg_keep;
+        ring_len--;
+    }
+    if (rename(stage_tmp, stage_final) != 0) {
+        int e = errno;
+        unlink(stage_tmp);
+        say_once(&said_rename, "could not rename a finished dump into place (", errno_text(e), "); it was dropped");
+        return;
+    }
+    if (!ring_have_first) ring_have_first = 1;
+    else if (ringed) {
+        ctx_join(ring_at(ring_len), CTX_PATH_MAX, stage_final, "", "");
+        ring_len++;
+    }
+}
+
+/* ---- the memory policy: dumps driven by RSS and the cgroup (HEAPLENS_DUMP_*, README) ------------------
+ * A helper thread (heaplens-watch) polls /proc/self/statm and the cgroup's files with pread(2) into
+ * static buffers (nothing allocated, no lock the program can hold) and asks jemalloc for a dump with
+ * the prof.dump mallctl when a rule fires. */
+#define MAX_FRACTIONS 8
+static int64_t cfg_rss_step;              /* bytes; 0: off */
+static double cfg_fractions[MAX_FRACTIONS];
+static int cfg_nfractions;
+static int64_t cfg_min_interval_ns = 1000000000;
+static int64_t cfg_poll_ns = 100000000;
+static int64_t cfg_pressure_interval_ns = 30000000000;  /* v2 memory.events high / PSI; 0: off */
+static int cfg_psi_percent = 10;
+static pthread_t watch_tid;
+static _Atomic int watch_on, watch_dumping;
+static const char *watch_trigger;         /* set by the watcher around its own prof.dump call */
+static int64_t watch_ppm = -1;
+static _Atomic int64_t last_dump_rss = -1, last_dump_mono = -1;
+/* HEAPLENS_CAPTURE_TIMING=1: the watcher's own cost and each memory-driven dump's, for the benchmark */
+#define DUMP_NS_KEEP 64
+static _Atomic uint64_t watch_polls, watch_poll_cpu_ns, watch_start_ns, pol_dumps;
+static _Atomic int64_t pol_dump_ns[DUMP_NS_KEEP];
+
+static int policy_on(void) { return cfg_rss_step > 0 || cfg_nfractions > 0; }
+
+/* "# watch polls=<n> poll_cpu_ns=<sum> wall_ns=<since start> dumps=<n> dump_ns=<last 64, oldest first>" */
+static void write_watch_stats(struct writer *w) {
+    if (!atomic_load(&watch_on)) return;
+    uint64_t nd = atomic_load(&pol_dumps), start = atomic_load(&watch_start_ns);
+    wstr(w, "# watch polls="); wdec(w, (int64_t)atomic_load(&watch_polls));
+    wstr(w, " poll_cpu_ns="); wdec(w, (int64_t)atomic_load(&watch_poll_cpu_ns));
+    wstr(w, " wall_ns="); wdec(w, start ? ts_ns(CLOCK_MONOTONIC) - (int64_t)start : 0);
+    wstr(w, " dumps="); wdec(w, (int64_t)nd);
+    wstr(w, " dump_ns=");
+    uint64_t first = nd > DUMP_NS_KEEP ? nd - DUMP_NS_KEEP : 0;
+    for (uint64_t k = first; k < nd; k++) {
+        if (k > first) wstr(w, ",");
+        wdec(w, atomic_load(&pol_dump_ns[k % DUMP_NS_KEEP]));
+    }
+    wstr(w, "\n");
+}
+
+/* RSS from a statm text ("size resident shared ..." in pages) */
+static int64_t statm_rss(const char *b) {
+    const char *p = strchr(b, ' ');
+    int64_t pages = p ? ctx_num(p + 1) : -1;
+    return pages >= 0 ? pages * ctx_page_size : -1;
+}
+
+/* The dump hook tells the watcher about every dump (its own and jemalloc's): the RSS step counts from it. */
+static void watch_note_dump(void) {
+    char b[128];
+    if (!atomic_load(&watch_on) || ctx_read("/proc/self/statm", b, sizeof b - 1) <= 0) return;
+    atomic_store(&last_dump_rss, statm_rss(b));
+    atomic_store(&last_dump_mono, ts_ns(CLOCK_MONOTONIC));
+}
+
+static int64_t pread_num(int fd, char *b, size_t cap, int *unlimited) {
+    if (fd < 0) return -1;
+    ssize_t n = pread(fd, b, cap - 1, 0);
+    if (n <= 0) return -1;
+    b[n] = 0;
+    if (unlimited) *unlimited = strncmp(b, "max", 3) == 0;
+    return ctx_num(b);
+}
+
+static void watch_sleep(int64_t ns) {
+    struct timespec d = {(time_t)(ns / 1000000000), (long)(ns % 1000000000)};
+    while (clock_nanosleep(CLOCK_MONOTONIC, 0, &d, &d) == EINTR) {}
+}
+
+static int watch_dump(const char *trigger, int64_t ppm) {
+    watch_trigger = trigger;
+    watch_ppm = ppm;
+    atomic_store(&watch_dumping, 1);
+    int64_t t0 = ts_ns(CLOCK_MONOTONIC);
+    int r = je_mallctl("prof.dump", NULL, NULL, NULL, 0);
+    int64_t t1 = ts_ns(CLOCK_MONOTONIC);
+    atomic_store(&watch_dumping, 0);
+    uint64_t k = atomic_fetch_add(&pol_dumps, 1);
+    atomic_store(&pol_dump_ns[k % DUMP_NS_KEEP], t1 - t0);
+    if (r != 0) say_once(&said_policy_dump, "a memory-driven dump failed (prof.dump: ", errno_text(r), "); watching goes on");
+    /* a dump that could not be written still counts for the interval: a failing disk is not retried at once */
+    atomic_store(&last_dump_mono, t1);
+    return r == 0;
+}
+
+static char watch_file[CTX_FILE_MAX + 1], watch_cgdir[CTX_PATH_MAX], watch_path[CTX_PATH_MAX + 64];
+
+static int watch_open(const char *name) {
+    if (!ctx_join(watch_path, sizeof watch_path, watch_cgdir, "/", name)) return -1;
+    return open(watch_path, O_RDONLY | O_CLOEXEC);
+}
+
+static void *watch_main(void *arg) {
+    (void)arg;
+    char b[256];
+    int statm = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+    int fd_use = -1, fd_lim = -1, fd_events = -1, fd_psi = -1;
+    int fractions = cfg_nfractions > 0;
+    int v = find_cgroup_dir(watch_cgdir, watch_file);
+    if (v == 2) {
+        fd_use = watch_open("memory.current");
+        fd_lim = watch_open("memory.max");
+        if (cfg_pressure_interval_ns > 0) { fd_events = watch_open("memory.events"); fd_psi = watch_open("memory.pressure"); }
+    } else if (v == 1) {
+        fd_use = watch_open("memory.usage_in_bytes");
+        fd_lim = watch_open("memory.limit_in_bytes");
+    }
+    if (fractions && (fd_use < 0 || fd_lim < 0)) {
+        say("HEAPLENS_DUMP_CGROUP_FRACTIONS: no readable memory cgroup (", v ? watch_cgdir : "none found in /proc/self/cgroup",
+            "); dumps by cgroup usage are off, the rest goes on");
+        fractions = 0;
+    }
+    int fired[MAX_FRACTIONS] = {0};
+    int said_nolimit = 0;
+    int64_t prev_high = -1, prev_psi_us = -1, prev_psi_t = -1, last_pressure = -1;
+    if (statm >= 0 && pread(statm, b, sizeof b - 1, 0) > 0) {
+        b[sizeof b - 1] = 0;
+        if (atomic_load(&last_dump_rss) < 0) atomic_store(&last_dump_rss, statm_rss(b));
+    }
+    atomic_store(&watch_start_ns, (uint64_t)ts_ns(CLOCK_MONOTONIC));
+    for (;;) {
+        watch_sleep(cfg_poll_ns);
+        int64_t c0 = ts_ns(CLOCK_THREAD_CPUTIME_ID), now = ts_ns(CLOCK_MONOTONIC);
+        const char *trig = NULL;
+        int64_t ppm = -1;
+        int crossing = -1;
+        int64_t usage = -1, limit = -1;
+        if (cfg_rss_step > 0 && statm >= 0) {
+            ssize_t n = pread(statm, b, sizeof b - 1, 0);
+            if (n > 0) {
+                b[n] = 0;
+                int64_t rss = statm_rss(b), base = atomic_load(&last_dump_rss);
+                if (rss >= 0 && base >= 0 && rss - base >= cfg_rss_step) trig = "rss-step";
+            }
+        }
+        if (fractions) {
+            int unlimited = 0;
+            usage = pread_num(fd_use, b, sizeof b, NULL);
+            limit = pread_num(fd_lim, b, sizeof b, &unlimited);
+            if (v == 1 && limit >= (1ll << 62)) unlimited = 1; /* v1 writes "no limit" as ~2^63 */
+            if (unlimited || limit <= 0) {
+                if (!said_nolimit) say("HEAPLENS_DUMP_CGROUP_FRACTIONS: cgroup ", watch_cgdir, " has no memory limit; no fraction dumps until it has one");
+                said_nolimit = 1;
+            } else if (usage >= 0) {
+                for (int i = 0; i < cfg_nfractions; i++) {
+                    double thr = cfg_fractions[i] * (double)limit;
+                    if ((double)usage >= thr) { if (!fired[i]) crossing = i; }
+                    else if ((double)usage < thr - 0.02 * (double)limit) fired[i] = 0; /* fell back: re-armed */
+                }
+                if (crossing >= 0) { trig = "cgroup-fraction"; ppm = (int64_t)(cfg_fractions[crossing] * 1e6 + 0.5); }
+            }
+        }
+        if (fd_events >= 0 || fd_psi >= 0) {
+            int64_t high = -1, psi_us = -1;
+            ssize_t n;
+            if (fd_events >= 0 && (n = pread(fd_events, watch_file, CTX_FILE_MAX, 0)) > 0) { watch_file[n] = 0; high = ctx_field(watch_file, "high "); }
+            if (fd_psi >= 0 && (n = pread(fd_psi, watch_file, CTX_FILE_MAX, 0)) > 0) {
+                watch_file[n] = 0;
+                char *t = strstr(watch_file, "total="); /* the first line is "some ... total=<us>" */
+                psi_us = t ? ctx_num(t + 6) : -1;
+            }
+            const char *pt = NULL;
+            if (high >= 0 && prev_high >= 0 && high > prev_high) pt = "cgroup-high";
+            else if (psi_us >= 0 && prev_psi_us >= 0 && now > prev_psi_t &&
+                     (psi_us - prev_psi_us) * 1000 * 100 >= (int64_t)cfg_psi_percent * (now - prev_psi_t)) pt = "cgroup-pressure";
+            if (high >= 0) prev_high = high;
+            if (psi_us >= 0) { prev_psi_us = psi_us; prev_psi_t = now; }
+            if (pt && !trig && (last_pressure < 0 || now - last_pressure >= cfg_pressure_interval_ns)) trig = pt;
+        }
+        atomic_fetch_add(&watch_polls, 1);
+        atomic_fetch_add(&watch_poll_cpu_ns, (uint64_t)(ts_ns(CLOCK_THREAD_CPUTIME_ID) - c0));
+        int64_t last = atomic_load(&last_dump_mono);
+        if (!trig || (last >= 0 && now - last < cfg_min_interval_ns)) continue; /* still true at the next poll */
+        if (!watch_dump(trig, ppm)) continue;
+        if (!strncmp(trig, "cgroup-h", 8) || !strncmp(trig, "cgroup-p", 8)) last_pressure = now;
+        if (usage >= 0 && limit > 0)
+            for (int i = 0; i < cfg_nfractions; i++)
+                if ((double)usage >= cfg_fractions[i] * (double)limit) fired[i] = 1;
+    }
+    return NULL;
+}
+
+static void watch_start(void) {
+    if (!policy_on() || !je_mallctl) return;
+    pthread_attr_t a;
+    sigset_t all, old;
+    if (pthread_attr_init(&a) != 0) return;
+    pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+    /* the thread runs jemalloc's dump and this library's dump hook (some 30 KB of path buffers on the stack) */
+    pthread_attr_setstacksize(&a, 256 * 1024);
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    atomic_store(&watch_on, 1);
+    if (pthread_create(&watch_tid, &a, watch_main, NULL) == 0) pthread_setname_np(watch_tid, "heaplens-watch");
+    else { atomic_store(&watch_on, 0); say("could not start the memory watcher thread; memory-driven dumps are off", "", ""); }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    pthread_attr_destroy(&a);
+}
+
+/* A forked child: its pages are its parent's until written (copy-on-write), so it records when and from
+ * whom it was forked; it has its own dumps (a ring of its own) and, with the policy, its own watcher. */
+static void policy_atfork_child(void) {
+    fork_ppid = getppid();
+    fork_real_ns = ts_ns(CLOCK_REALTIME);
+    fork_mono_ns = ts_ns(CLOCK_MONOTONIC);
+    stage_state = 0;
+    ring_len = ring_start = 0;
+    ring_have_first = 0;
+    atomic_store(&last_dump_rss, -1);
+    atomic_store(&last_dump_mono, -1);
+    atomic_store(&watch_polls, 0);
+    atomic_store(&watch_poll_cpu_ns, 0);
+    atomic_store(&pol_dumps, 0);
+    atomic_store(&watch_on, 0);
+    atomic_store(&watch_dumping, 0); /* the parent's watcher may have been about to dump */
+    watch_start();
+}
+
+/* What made this dump: the watcher's rule when the watcher asked for it, else jemalloc's own trigger. */
+static const char *dump_trigger(const char *filename, int64_t *ppm) {
+    *ppm = -1;
+    if (atomic_load(&watch_dumping) && pthread_equal(pthread_self(), watch_tid)) { *ppm = watch_ppm; return watch_trigger; }
+    switch (jemalloc_dump_letter(filename)) {
+    case 'i': return "interval";
+    case 'm': return "manual";
+    case 'f': return "final";
+    case 'u': return "high-water";
+    default: return "manual"; /* a name given to prof.dump */
+    }
+}
+
+static void hook_tables(const char *filename, const char *trig, int64_t ppm) {
+    if (!py_ok && !cfg_context) return; /* nothing to write: only the policy is on */
     if (!cfg_context) { write_tables(&hook_writer, filename, NULL, cfg_table); return; }
     int64_t a0 = cfg_timing ? thread_allocated() : -1;
     uint32_t head = atomic_load_explicit(&pend_head, memory_order_relaxed);
@@ -926,12 +1382,14 @@ static void hl_dump_hook(const char *filename) {
         /* no thread (or far behind): write now, without jemalloc's stats (they cannot be refreshed here) */
         static struct hl_context c;
         ctx_collect(&c);
+        c.trigger = trig; c.trigger_ppm = ppm;
         c.hook_alloc = a0 >= 0 ? thread_allocated() - a0 : -1;
         write_tables(&hook_writer, filename, &c, cfg_table);
         return;
     }
     struct pending *p = &pending[head % PENDING_CAP];
     ctx_collect(&p->c);
+    p->c.trigger = trig; p->c.trigger_ppm = ppm;
     memcpy(p->filename, filename, fl + 1);
     /* The sidecar is written now, without jemalloc's stats, so that a process ending right after the
      * dump (os._exit in a worker) still leaves its table; the context thread replaces it (rename) once
@@ -941,6 +1399,34 @@ static void hl_dump_hook(const char *filename) {
     atomic_store_explicit(&pend_head, head + 1, memory_order_release);
     atomic_fetch_add_explicit(&pend_seq, 1, memory_order_release);
     fwake(&pend_seq);
+}
+
+/* After jemalloc closed a dump (prof_dump_mtx held): check a staged dump, write the table (sidecar
+ * first), then rename the dump into place. An appended table goes into the staged file before the rename
+ * only when the hook writes it; the context thread appends to the dump's final name. */
+static void hl_dump_hook(const char *filename) {
+    if (!filename || !dump_hook_on) return;
+    int staged = stage_state && strcmp(filename, stage_final) == 0 ? stage_state : 0;
+    stage_state = 0;
+    if (staged < 0) {
+        say_once(&said_open, "cannot write dumps (", errno_text(stage_errno), "); the program goes on without them");
+        return;
+    }
+    if (staged > 0) {
+        const char *why = stage_problem();
+        if (why) {
+            unlink(stage_tmp);
+            say_once(&said_cut, "a dump was not kept: ", why, "; earlier dumps are untouched");
+            return;
+        }
+    }
+    int64_t ppm;
+    const char *trig = dump_trigger(filename, &ppm);
+    watch_note_dump();
+    hook_append_path = staged > 0 ? stage_tmp : NULL;
+    hook_tables(filename, trig, ppm);
+    hook_append_path = NULL;
+    if (staged > 0) stage_commit();
 }
 
 /* ---- start-up --------------------------------------------------------------------------------- */
@@ -1093,6 +1579,61 @@ static int table_setup(void) {
 static void atfork_prepare(void) { lock_table(); }
 static void atfork_release(void) { unlock_table(); }
 
+/* HEAPLENS_DUMP_* (README "Memory-driven dumps"): a bad value is ignored with one line on stderr. */
+static void policy_config(void) {
+    const char *v = getenv("HEAPLENS_DUMP_RSS_STEP");
+    if (v && *v) {
+        int64_t b = parse_size(v);
+        if (b > 0) cfg_rss_step = b;
+        else say("ignoring HEAPLENS_DUMP_RSS_STEP=", v, ": want a size above 0 such as 512M or 1G; no dumps by RSS growth");
+    }
+    v = getenv("HEAPLENS_DUMP_CGROUP_FRACTIONS");
+    if (v && *v) {
+        int n = 0, ok = 1;
+        const char *p = v;
+        while (*p && ok) {
+            char *end;
+            double f = strtod(p, &end);
+            if (end == p || !(f > 0 && f <= 1) || n == MAX_FRACTIONS || (*end && *end != ',')) ok = 0;
+            else cfg_fractions[n++] = f;
+            p = *end ? end + 1 : end;
+        }
+        if (!ok || n == 0) {
+            n = 0;
+            say("ignoring HEAPLENS_DUMP_CGROUP_FRACTIONS=", v, ": want up to 8 fractions in (0, 1] such as 0.8,0.9,0.95; no dumps by cgroup usage");
+        }
+        for (int i = 1; i < n; i++) /* ascending */
+            for (int j = i; j > 0 && cfg_fractions[j] < cfg_fractions[j - 1]; j--) {
+                double t = cfg_fractions[j]; cfg_fractions[j] = cfg_fractions[j - 1]; cfg_fractions[j - 1] = t;
+            }
+        cfg_nfractions = n;
+    }
+    struct { const char *name; int64_t *out; int64_t lo, hi; const char *want; } d[3] = {
+        {"HEAPLENS_DUMP_MIN_INTERVAL", &cfg_min_interval_ns, 0, 86400000000000ll, "a duration such as 1s or 500ms"},
+        {"HEAPLENS_DUMP_POLL", &cfg_poll_ns, 1000000, 60000000000ll, "a duration from 1ms to 60s such as 100ms"},
+        {"HEAPLENS_DUMP_PRESSURE_INTERVAL", &cfg_pressure_interval_ns, 0, 86400000000000ll, "a duration such as 30s (0: off)"},
+    };
+    for (int i = 0; i < 3; i++) {
+        v = getenv(d[i].name);
+        if (!v || !*v) continue;
+        int64_t ns = parse_duration(v);
+        if (ns >= d[i].lo && ns <= d[i].hi) *d[i].out = ns;
+        else say("ignoring ", d[i].name, ": want a duration (e.g. 1s, 500ms); the default is kept");
+    }
+    cfg_psi_percent = env_int("HEAPLENS_DUMP_PSI_PERCENT", 10, 1, 100);
+    cfg_keep = env_int("HEAPLENS_DUMP_KEEP", 0, 0, 100000);
+    cfg_atomic = env_int("HEAPLENS_DUMP_ATOMIC", 1, 0, 1);
+    if (cfg_keep > 0 && !cfg_atomic) {
+        say("HEAPLENS_DUMP_KEEP needs HEAPLENS_DUMP_ATOMIC=1 (it manages the dumps it renames); keeping every dump", "", "");
+        cfg_keep = 0;
+    }
+    if (cfg_keep > 0) {
+        ring_names = mmap(NULL, (size_t)cfg_keep * CTX_PATH_MAX, PROT_READ | PROT_WRITE,
+                          MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (ring_names == MAP_FAILED) { ring_names = NULL; say("mmap failed: HEAPLENS_DUMP_KEEP is off", "", ""); }
+    }
+}
+
 __attribute__((constructor)) static void hl_init(void) {
     const char *t = getenv("HEAPLENS_CAPTURE_TABLE");
     cfg_verbose = env_int("HEAPLENS_CAPTURE_VERBOSE", 0, 0, 1);
@@ -1119,10 +1660,14 @@ __attribute__((constructor)) static void hl_init(void) {
         if (cfg_verbose) say("jemalloc profiling is off (MALLOC_CONF=prof:true); inactive", "", "");
         return;
     }
-    if (!cfg_python && !cfg_context) { if (cfg_verbose) say("HEAPLENS_CAPTURE_PYTHON=0 and HEAPLENS_CAPTURE_CONTEXT=0: inactive", "", ""); return; }
+    policy_config();
+    int dump_side = policy_on() || cfg_keep > 0; /* the policy and the ring need the dump hook too */
+    if (!cfg_python && !cfg_context && !dump_side) { if (cfg_verbose) say("HEAPLENS_CAPTURE_PYTHON=0 and HEAPLENS_CAPTURE_CONTEXT=0: inactive", "", ""); return; }
     je_mallctl = mallctl;
     long tck = sysconf(_SC_CLK_TCK);
     if (tck > 0) ctx_clk_tck = tck;
+    long pgsz = sysconf(_SC_PAGESIZE);
+    if (pgsz > 0) ctx_page_size = pgsz;
 
     Dl_info self;
     struct self_search ss;
@@ -1132,7 +1677,7 @@ __attribute__((constructor)) static void hl_init(void) {
     dl_iterate_phdr(self_phdr_cb, &ss);
     if (!table_setup()) { say("mmap failed; inactive", "", ""); return; }
     py_ok = cfg_python ? setup_python() : 0;
-    if (!py_ok && !cfg_context) return;
+    if (!py_ok && !cfg_context && !dump_side) return;
 
     prof_backtrace_hook_t ours = hl_backtrace_hook, old = NULL;
     if (py_ok) {
@@ -1140,7 +1685,7 @@ __attribute__((constructor)) static void hl_init(void) {
         if (mallctl("experimental.hooks.prof_backtrace", &old, &sz, NULL, 0) != 0 || !old) {
             say("jemalloc has no experimental.hooks.prof_backtrace (needs 5.3); Python frames disabled", "", "");
             py_ok = 0;
-            if (!cfg_context) return;
+            if (!cfg_context && !dump_side) return;
         } else {
             native_backtrace = old;
         }
@@ -1159,6 +1704,9 @@ __attribute__((constructor)) static void hl_init(void) {
         ctx_thread_start();
         pthread_atfork(NULL, NULL, ctx_atfork_child);
     }
+    pthread_atfork(NULL, NULL, policy_atfork_child);
+    watch_start();
+    if (cfg_verbose && policy_on()) say("memory-driven dumps on", cfg_rss_step ? " (RSS step)" : "", cfg_nfractions ? " (cgroup fractions)" : "");
     if (!py_ok) return;
     pthread_atfork(atfork_prepare, atfork_release, atfork_release);
     if (mallctl("experimental.hooks.prof_backtrace", NULL, NULL, &ours, sizeof ours) != 0) {

@@ -32,9 +32,15 @@ async function cliStacks(...argv: string[]): Promise<CliStack[]> {
   return (JSON.parse(out.join('\n')) as { stacks: CliStack[] }).stacks;
 }
 
-/** A frame as both sides can say it: one entry per inlined function, innermost first. */
-function lineKeys(f: { kind: string; module: string | null; moduleOffset?: string | null }, fn: string | null) {
-  return `${f.kind}|${f.module ?? ''}|${f.moduleOffset ?? ''}|${fn ?? ''}`;
+/**
+ * A frame as both sides can say it: one entry per inlined function, innermost first. A named frame by its function
+ * (the app's tree keys merge one function's addresses, as flame graphs do), an unnamed one by module+offset.
+ */
+function lineKeys(
+  f: { kind: string; module: string | null; moduleOffset?: string | null; address: string },
+  fn: string | null,
+) {
+  return fn ? `${f.kind}|${f.module ?? ''}|${fn}` : `${f.kind}|${f.module ?? ''}+${f.moduleOffset ?? f.address}`;
 }
 
 describe('the CLI and the app describe the same frames', () => {
@@ -45,8 +51,9 @@ describe('the CLI and the app describe the same frames', () => {
       source: new NodeSymbolFileSource(),
       wasm: await compileAddr2line(await readAddr2lineWasm()),
       symbolDirs: [join(JE, 'bin')],
+      // as the CLI asks without --sysroot: the maps' own paths are tried on this machine too (libc here)
       sysroot: null,
-      hostPaths: false,
+      hostPaths: true,
       cacheStore: null,
     });
     // the program's binary is the one mapped (its build is committed with the dumps)
@@ -68,7 +75,7 @@ describe('the CLI and the app describe the same frames', () => {
           // each row's own stack (the rows it merged may differ in addresses within the same lines)
           for (const s of mine) {
             const app = Array.from(catalog.stackKeys(s.stackId, view), (k) => catalog.frames[k]).map((f) =>
-              lineKeys({ kind: f.kind, module: f.module, moduleOffset: f.offset }, f.function),
+              lineKeys({ kind: f.kind, module: f.module, moduleOffset: f.offset, address: f.address }, f.function),
             );
             const fromCli = s.frames.flatMap((f) => {
               const named = f.inlined ? f.inlined.some((l) => l.function) : !!f.function;
@@ -76,6 +83,19 @@ describe('the CLI and the app describe the same frames', () => {
             });
             const at = `${p.key} stack ${s.stackId} (${mode}${showAllocator ? ', allocator shown' : ''})`;
             expect(app, at).toEqual(fromCli);
+            // the stack panel keeps every address and line: equal to the CLI's frames with their offsets and lines
+            if (mode === 'merged') {
+              const panel = catalog
+                .stackDetail(s.stackId, mode)
+                .filter((f) => showAllocator || !f.hidden)
+                .map((f) => `${f.kind}|${f.module ?? ''}+${f.offset ?? f.address}|${f.function ?? ''}|${f.line ?? ''}`);
+              const cliLines = s.frames.flatMap((f) => {
+                const named = f.inlined ? f.inlined.some((l) => l.function) : !!f.function;
+                const where = `${f.kind}|${f.module ?? ''}+${f.moduleOffset ?? f.address}`;
+                return frameLines(f).map((l) => `${where}|${named ? l.function : ''}|${named ? (l.line ?? '') : ''}`);
+              });
+              expect(panel, `${at}, stack panel`).toEqual(cliLines);
+            }
           }
         }
       }

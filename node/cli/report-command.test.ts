@@ -78,13 +78,15 @@ describe('heaplens export', () => {
     const total = prof.sample.reduce((a, s) => a + Number(s.value[inuse]), 0);
     const want = jeprofTotals().get(`job/${EXACT}.0.m0.heap`)!.inuseSpace;
     expect(total).toBe(want);
-    if (spawnSync('go', ['version']).status === 0) {
-      const top = execFileSync('go', ['tool', 'pprof', '-top', '-unit=B', '-symbolize=none', out], {
-        encoding: 'utf8',
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      expect(top).toContain(`of ${want}B total`);
+    if (spawnSync('go', ['version']).status !== 0) {
+      console.warn('report-command.test: go tool pprof check skipped: `go` not found (apt-get install golang-go)');
+      return;
     }
+    const top = execFileSync('go', ['tool', 'pprof', '-top', '-unit=B', '-symbolize=none', out], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    expect(top).toContain(`of ${want}B total`);
   });
 
   it('speedscope file: one profile per process', async () => {
@@ -93,6 +95,33 @@ describe('heaplens export', () => {
     const doc = JSON.parse(readFileSync(out, 'utf8'));
     expect(doc.$schema).toBe('https://www.speedscope.app/file-format-schema.json');
     expect(doc.profiles).toHaveLength(3);
+    // speedscope's file format (src/lib/file-format-spec.ts): sampled profiles whose samples index shared.frames,
+    // one weight per sample, in bytes; each process's weights sum to jeprof's total of its last dump
+    const ref = jeprofTotals();
+    const frames = doc.shared.frames as { name: string }[];
+    expect(frames.length).toBeGreaterThan(3);
+    for (const f of frames) expect(typeof f.name).toBe('string');
+    for (const prof of doc.profiles as {
+      type: string;
+      name: string;
+      unit: string;
+      samples: number[][];
+      weights: number[];
+      startValue: number;
+      endValue: number;
+    }[]) {
+      expect(prof.type).toBe('sampled');
+      expect(prof.unit).toBe('bytes');
+      expect(prof.samples.length).toBe(prof.weights.length);
+      for (const st of prof.samples) for (const i of st) expect(i >= 0 && i < frames.length).toBe(true);
+      const sum = prof.weights.reduce((a, w) => a + w, 0);
+      expect(prof.endValue - prof.startValue).toBe(sum);
+      const prefix = ['exact', 'sampled', 'pygrow'].find((x) => prof.name.includes(x));
+      expect(prefix, prof.name).toBeDefined();
+      const files = [...ref.keys()].filter((k) => k.startsWith(`job/${prefix}.`));
+      const last = files.sort((a, b) => Number(a.split('.')[2]) - Number(b.split('.')[2])).at(-1)!;
+      expect(Math.abs(sum - ref.get(last)!.inuseSpace), prof.name).toBeLessThanOrEqual(1);
+    }
   });
 
   it('usage errors exit 2', async () => {

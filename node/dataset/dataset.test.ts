@@ -14,6 +14,7 @@ import { ingest } from './ingest.js';
 import { readDataset } from './read-dataset.js';
 import { datasetGrowth } from './growth-sql.js';
 import { rankGrowth } from '../../core/stats/growth.js';
+import { jeprofTotals } from '../../tools/fixtures.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const FIXTURE_DIRS = [
@@ -42,6 +43,24 @@ async function cli(...argv: string[]) {
   const code = await run(argv, { out: (s) => out.push(s), err: (s) => err.push(s) });
   return { code, out: out.join('\n'), err: err.join('\n') };
 }
+
+describe('dataset totals against jeprof', () => {
+  it("every snapshot of the fixture job read back from a dataset totals jeprof's inuse_space for its dump", async () => {
+    const out = join(await tempDir(), 'ds');
+    await ingest(await collectInputFiles([join(ROOT, 'fixtures/jemalloc/job')]), out);
+    const { job } = await readDataset(out);
+    const ref = jeprofTotals();
+    let checked = 0;
+    for (const p of job.processes)
+      for (const s of p.snapshots) {
+        const want = ref.get(`job/${s.file.split('/').pop()}`);
+        if (!want) continue;
+        expect(Math.abs(s.live.bytes - want.inuseSpace), s.file).toBeLessThanOrEqual(1);
+        checked++;
+      }
+    expect(checked).toBeGreaterThan(40);
+  });
+});
 
 describe('dataset round trip', () => {
   for (const rel of FIXTURE_DIRS) {

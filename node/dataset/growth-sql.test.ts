@@ -114,6 +114,25 @@ describe('job-wide growth SQL (docs/dataset.md)', () => {
           });
         }
       }
+      // independent of both code paths: the exact run of fixtures/jemalloc/src/leaky.c (60 steps, a dump every 3,
+      // every allocation recorded) leaks one 16,384 B object a step, so its leak stack holds 16,384 × 3(k+1) B at
+      // manual dump k (k = 0…19) and 16,384 × 60 B at the final dump; slope by least squares over those 21 points
+      const ys = [...Array.from({ length: 20 }, (_, k) => 16384 * 3 * (k + 1)), 16384 * 60];
+      const n = ys.length;
+      const mx = (n - 1) / 2;
+      const my = ys.reduce((a, b) => a + b, 0) / n;
+      const slope = ys.reduce((a, y, x) => a + (x - mx) * (y - my), 0) / ys.reduce((a, _y, x) => a + (x - mx) ** 2, 0);
+      const leak = rows.filter(
+        (r) =>
+          r.job === 'a' &&
+          keyOf.get(`a/${String(r.process)}`)?.includes('exact') &&
+          Number(r.last_bytes) === 16384 * 60,
+      );
+      expect(leak).toHaveLength(1);
+      expect(Number(leak[0].first_bytes)).toBe(16384 * 3);
+      expect(Number(leak[0].delta_bytes)).toBe(16384 * 57);
+      expect(Number(leak[0].slope_bytes_per_snapshot)).toBeCloseTo(slope, 6);
+      expect(Number(leak[0].growing_fraction)).toBeCloseTo(19 / 20, 12);
     } finally {
       engine.close();
     }

@@ -1,13 +1,14 @@
 // `growth` on a dataset: node/dataset/growth.sql (the query docs/dataset.md gives for Spark and Trino too) run in
 // DuckDB over the cells, so ranking a job reads no dump and builds no in-memory series.
 
+import { parquetPathSql } from './tree-check.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { StackGrowth } from '../../core/stats/growth.js';
 import { openEngine, sqlString, type Engine } from './duckdb.js';
-import { DatasetError, unreadableParquet } from './read-dataset.js';
+import { checkTree, DatasetError, unreadableParquet } from './read-dataset.js';
 import { CELLS, SNAPSHOTS } from './schema.js';
 
 /** The growth query's text: node/dataset/growth.sql beside the sources (tsx, tests) or the build (dist/node/dataset). */
@@ -40,6 +41,7 @@ export async function tableFiles(dir: string, table: string): Promise<string[]> 
  * dataset; over many jobs a hive folder job=<name> gives it).
  */
 export async function createDatasetViews(engine: Engine, dir: string, job = ''): Promise<void> {
+  await checkTree(dir);
   for (const [table, cols] of [
     ['cells', CELLS],
     ['snapshots', SNAPSHOTS],
@@ -48,7 +50,7 @@ export async function createDatasetViews(engine: Engine, dir: string, job = ''):
     const body =
       files.length === 0
         ? `SELECT ${sqlString(job)} AS job, CAST(NULL AS INTEGER) AS process, ${cols.map((c) => `CAST(NULL AS ${c.sql}) AS "${c.name}"`).join(', ')} WHERE false`
-        : `SELECT ${sqlString(job)} AS job, CAST(process AS INTEGER) AS process, * EXCLUDE (process) FROM read_parquet([${files.map(sqlString).join(', ')}], hive_partitioning = true)`;
+        : `SELECT ${sqlString(job)} AS job, CAST(process AS INTEGER) AS process, * EXCLUDE (process) FROM read_parquet([${files.map(parquetPathSql).join(', ')}], hive_partitioning = true)`;
     await engine.con.run(`CREATE OR REPLACE VIEW ${table} AS ${body}`);
   }
 }
@@ -61,7 +63,7 @@ export async function runOnDataset<T>(engine: Engine, dir: string, run: () => Pr
     for (const table of ['cells', 'snapshots']) {
       for (const f of await tableFiles(dir, table)) {
         try {
-          await engine.con.run(`SELECT count(*) FROM read_parquet(${sqlString(f)})`);
+          await engine.con.run(`SELECT count(*) FROM read_parquet(${parquetPathSql(f)})`);
         } catch (fe) {
           throw unreadableParquet(f, fe);
         }

@@ -9,21 +9,15 @@ import type { MapsEntry } from '../../core/formats/proc-maps.js';
 import type { PyFrameTable } from '../../core/formats/pyframes.js';
 import type { DumpFormat, Trigger } from '../../core/formats/dump-types.js';
 import type { ModuleReport, SymbolizedAddress, SymbolTable } from '../../core/symbolize/symbolize.js';
-import { chunkNumbers, forEachChunk, openEngine, sqlString, type Engine } from './duckdb.js';
+import { chunkNumbers, forEachChunk, openEngine, type Engine } from './duckdb.js';
 import { DATASET_FORMAT, DATASET_VERSION, MANIFEST_FILE, type Manifest } from './schema.js';
+import { DatasetError } from './errors.js';
+import { checkDatasetTree, checkProcessId, MAX_MANIFEST_BYTES, parquetPathSql } from './tree-check.js';
 import { fromTaggedJson } from './tagged-json.js';
 import { partitionDir, type FileRecord } from './write-dataset.js';
 
 /** A dataset that cannot be read: names the file (manifest or Parquet file) and what is wrong with it. */
-export class DatasetError extends Error {
-  constructor(
-    readonly file: string,
-    message: string,
-  ) {
-    super(`${file}: ${message}`);
-    this.name = 'DatasetError';
-  }
-}
+export { DatasetError };
 
 /** True when `path` is a folder holding a dataset manifest. */
 export async function isDataset(path: string): Promise<boolean> {
@@ -38,6 +32,8 @@ export async function readManifest(dir: string): Promise<Manifest> {
   const file = join(dir, MANIFEST_FILE);
   let m: Partial<Manifest>;
   try {
+    const size = (await stat(file)).size;
+    if (size > MAX_MANIFEST_BYTES) throw new Error(`it is ${size} bytes; a manifest is a few KiB (not read)`);
     m = JSON.parse(await readFile(file, 'utf8')) as Partial<Manifest>;
   } catch (e) {
     throw new DatasetError(
@@ -98,7 +94,9 @@ type Row = Record<string, DuckDBValue>;
 /** Rows of one Parquet file, as objects; a failure names the file. */
 export async function readParquetRows(engine: Engine, file: string, select = '*', tail = ''): Promise<Row[]> {
   return onParquetFile(file, async () =>
-    (await engine.con.runAndReadAll(`SELECT ${select} FROM read_parquet(${sqlString(file)}) ${tail}`)).getRowObjects(),
+    (
+      await engine.con.runAndReadAll(`SELECT ${select} FROM read_parquet(${parquetPathSql(file)}) ${tail}`)
+    ).getRowObjects(),
   );
 }
 
@@ -109,6 +107,9 @@ export function unreadableParquet(file: string, e: unknown): DatasetError {
     `not a readable Parquet file (${e instanceof Error ? e.message.split('\n')[0] : String(e)})`,
   );
 }
+
+/** The dataset's folders and files checked before DuckDB opens any (tree-check.ts), failing as a DatasetError. */
+export const checkTree = checkDatasetTree;
 
 /** Runs `query` on one Parquet file: a file that is missing or that DuckDB cannot read fails naming it. */
 async function onParquetFile<T>(file: string, query: () => Promise<T>): Promise<T> {
@@ -132,6 +133,7 @@ const strOrNull = (v: DuckDBValue): string | null => (v === null ? null : (v as 
 
 export async function readDataset(dir: string, options: ReadOptions = {}): Promise<DatasetJob> {
   const manifest = await readManifest(dir);
+  await checkTree(dir);
   const engine = await openEngine();
   try {
     return await readWith(engine, dir, manifest, options.cells ?? true, options.onlyStacks ?? null);
@@ -196,7 +198,7 @@ async function readWith(
   // first every process's snapshots (and cells), then its stacks: a chooser sees the snapshots before naming stacks
   const shells: { pr: Row; id: number; series: ProcessSeries }[] = [];
   for (const pr of sorted) {
-    const id = num(pr.process);
+    const id = checkProcessId(pr.process, join(dir, 'processes.parquet'));
     const { series, counts } = await readSnapshots(engine, dir, id, pr, withCells);
     shells.push({ pr, id, series });
     processes.push(series);
@@ -527,7 +529,7 @@ async function checkCellFiles(engine: Engine, dir: string, id: number, total: nu
   for (const name of names) {
     const file = join(cdir, name);
     try {
-      const r = await engine.con.runAndReadAll(`SELECT num_rows FROM parquet_file_metadata(${sqlString(file)})`);
+      const r = await engine.con.runAndReadAll(`SELECT num_rows FROM parquet_file_metadata(${parquetPathSql(file)})`);
       seen += num(r.getColumns()[0][0]);
     } catch (e) {
       throw unreadableParquet(file, e);
@@ -551,7 +553,7 @@ async function visitNumbers(
   return onParquetFile(file, () =>
     forEachChunk(
       engine.con,
-      `SELECT ${select} FROM read_parquet(${sqlString(file)}, file_row_number = true) ${tail}`,
+      `SELECT ${select} FROM read_parquet(${parquetPathSql(file)}, file_row_number = true) ${tail}`,
       (chunk) => {
         const cols: ArrayLike<number>[] = [];
         for (let c = 0; c < chunk.columnCount; c++) cols.push(chunkNumbers(chunk, c));
@@ -564,7 +566,7 @@ async function visitNumbers(
 async function readColumns(engine: Engine, file: string, select: string, tail: string): Promise<DuckDBValue[][]> {
   return onParquetFile(file, async () => {
     const r = await engine.con.runAndReadAll(
-      `SELECT ${select} FROM read_parquet(${sqlString(file)}, file_row_number = true) ${tail}`,
+      `SELECT ${select} FROM read_parquet(${parquetPathSql(file)}, file_row_number = true) ${tail}`,
     );
     // no rows gives no columns: one empty array per selected column
     const cols = r.getColumns();

@@ -2,6 +2,7 @@
 // Trino) computes core/stats/suspects.ts rankJob's patterns, scores, order and groups from a dataset's tables, so a
 // warehouse of many jobs can be ranked without building a job in memory. Per-second slopes are left out.
 
+import { parquetPathSql } from './tree-check.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -100,10 +101,10 @@ export async function createSuspectsViews(engine: Engine, dir: string, job = '')
   const stacks =
     files.length === 0
       ? `SELECT ${sqlString(job)} AS job, CAST(NULL AS INTEGER) AS process, ${STACKS_STAGE.map((c) => `CAST(NULL AS ${c.sql}) AS "${c.name}"`).join(', ')} WHERE false`
-      : `SELECT ${sqlString(job)} AS job, CAST(process AS INTEGER) AS process, * EXCLUDE (process) FROM read_parquet([${files.map(sqlString).join(', ')}], hive_partitioning = true)`;
+      : `SELECT ${sqlString(job)} AS job, CAST(process AS INTEGER) AS process, * EXCLUDE (process) FROM read_parquet([${files.map(parquetPathSql).join(', ')}], hive_partitioning = true)`;
   await engine.con.run(`CREATE OR REPLACE VIEW stacks AS ${stacks}`);
   await engine.con.run(
-    `CREATE OR REPLACE VIEW processes AS SELECT ${sqlString(job)} AS job, * FROM read_parquet(${sqlString(join(dir, 'processes.parquet'))})`,
+    `CREATE OR REPLACE VIEW processes AS SELECT ${sqlString(job)} AS job, * FROM read_parquet(${parquetPathSql(join(dir, 'processes.parquet'))})`,
   );
 }
 

@@ -2,13 +2,15 @@
 // as one file each, per-process tables under <table>/process=<n>/. Files are written beside their final name
 // and renamed, so a run that dies leaves the previous dataset readable.
 
+import { randomBytes } from 'node:crypto';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { checkProcessId } from './tree-check.js';
 import { join } from 'node:path';
 import type { DuckDBValue } from '@duckdb/node-api';
 import type { LoadWarning, ProcessSeries } from '../../core/model/model.js';
 import { locateAddress } from '../../core/frames/frame-labels.js';
 import { stackIdentityKeys } from '../../core/frames/stack-identity.js';
-import type { SymbolTable, SymbolizedAddress } from '../../core/symbolize/symbolize.js';
+import type { SymbolizedAddress } from '../../core/symbolize/symbolize.js';
 import { appendColumns, sqlString, type Column, type Engine } from './duckdb.js';
 import {
   CELLS_STAGE,
@@ -55,7 +57,8 @@ export interface FileRecord {
 }
 
 export function partitionDir(dir: string, table: string, processId: number): string {
-  return join(dir, table, `process=${processId}`);
+  // a partition is named by a whole number, never by text read from a file (which could be a path)
+  return join(dir, table, `process=${checkProcessId(processId, join(dir, 'processes.parquet'))}`);
 }
 
 /** Stages `rows` columns in a temp table and copies it to `file` (written as file.tmp, then renamed). */
@@ -70,7 +73,8 @@ async function writeTable(
 ): Promise<void> {
   await engine.con.run(createTableSql(name, cols));
   await appendColumns(engine.con, name, types(cols), columns, rows);
-  const tmp = `${file}.tmp`;
+  // a random name: a link planted under a predictable temporary name cannot redirect the write
+  const tmp = `${file}.${randomBytes(8).toString('hex')}.tmp`;
   await engine.con.run(`COPY (${select ?? `SELECT * FROM ${name}`}) TO ${sqlString(tmp)} ${PARQUET}`);
   await rename(tmp, file);
   await engine.con.run(`DROP TABLE ${name}`);
@@ -381,6 +385,8 @@ export async function writeJobTables(engine: Engine, dir: string, t: JobTables, 
     updated: new Date().toISOString(),
     runs,
   };
-  await writeFile(join(dir, `${MANIFEST_FILE}.tmp`), JSON.stringify(manifest, null, 2) + '\n');
-  await rename(join(dir, `${MANIFEST_FILE}.tmp`), join(dir, MANIFEST_FILE));
+  // created exclusively under a random name (a planted link is never followed), then renamed over the manifest
+  const tmp = join(dir, `${MANIFEST_FILE}.${randomBytes(8).toString('hex')}.tmp`);
+  await writeFile(tmp, JSON.stringify(manifest, null, 2) + '\n', { flag: 'wx' });
+  await rename(tmp, join(dir, MANIFEST_FILE));
 }

@@ -2,13 +2,7 @@ import type { Session, StackTarget } from '../../../core/notes/schema.ts';
 import type { SanitizeOptions, SanitizePreview } from '../../../core/report/build-report.ts';
 import type { SelfTotal } from '../../../core/stats/function-diff.ts';
 import type { JobBatch } from '../../../core/model/job-batches.ts';
-import type {
-  FrameGroup,
-  LoadProgress as EngineLoadProgress,
-  SampleType,
-  StackMode,
-  ViewOptions,
-} from '../../../core/model/vocab.ts';
+import type { FrameGroup, LoadProgress as EngineLoadProgress, ViewOptions } from '../../../core/model/vocab.ts';
 import type { FrameInfo } from '../../../core/frames/catalog.ts';
 import type { MissingBinariesSummary } from '../../../core/symbolize/missing-binaries.ts';
 import type { JobPreview } from '../../../core/load/job-preview.ts';

@@ -1,0 +1,128 @@
+// A copied dataset is untrusted input (issue 24 items 1, 2, 3, 5, 11, 17): links, special files, ids that are
+// paths, glob characters and a huge manifest never make a command touch or read anything outside the dataset, and
+// never hang; each is refused in one message naming the file.
+import { execFileSync } from 'node:child_process';
+import { cp, mkdir, mkdtemp, readFile, readdir, rm, symlink, truncate, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { run } from '../cli/main.js';
+import { openEngine } from './duckdb.js';
+import { escapeGlob, parquetPathSql } from './tree-check.js';
+
+const ROOT = resolve(import.meta.dirname, '..', '..');
+const JOB = join(ROOT, 'fixtures/jemalloc/job');
+let dir = '';
+let pristine = '';
+
+async function cli(...argv: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await run(argv, { out: (s) => out.push(s), err: (s) => err.push(s) });
+  return { code, out: out.join('\n'), err: err.join('\n') };
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'heaplens-hostile-ds-'));
+  pristine = join(dir, 'pristine');
+  expect((await cli('ingest', JOB, '-o', pristine, '--no-symbols')).code).toBe(0);
+}, 120_000);
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function copy(name: string): Promise<string> {
+  const d = join(dir, name);
+  await cp(pristine, d, { recursive: true });
+  return d;
+}
+
+/** Every file under a folder with its bytes, to prove nothing there changed. */
+async function snapshot(folder: string): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for (const e of await readdir(folder, { recursive: true, withFileTypes: true }))
+    if (e.isFile()) out.set(join(e.parentPath, e.name), (await readFile(join(e.parentPath, e.name))).toString('hex'));
+  return out;
+}
+
+describe('a hostile dataset', () => {
+  it('a process id that is a path plus a linked table folder: ingest refuses, the folder beside it is untouched', async () => {
+    const ds = await copy('escape');
+    const precious = join(dir, 'precious');
+    await mkdir(join(precious, 'process=0'), { recursive: true });
+    await writeFile(join(precious, 'keep.txt'), 'the user’s data\n');
+    const before = await snapshot(precious);
+    // processes.parquet's process column rewritten as text naming a path
+    const e = await openEngine();
+    const file = join(ds, 'processes.parquet');
+    await e.con.run(
+      `COPY (SELECT '/../precious' AS process, * EXCLUDE (process) FROM read_parquet(${parquetPathSql(file)})) TO '${file}.new' (FORMAT parquet)`,
+    );
+    e.close();
+    await rm(file);
+    await cp(`${file}.new`, file);
+    await rm(`${file}.new`);
+    const r = await cli('ingest', JOB, '-o', ds, '--no-symbols');
+    expect(r.code).not.toBe(0);
+    expect(r.err).toMatch(/processes\.parquet: process id .*not a whole number/);
+    expect(r.err).not.toMatch(/internal error|\n\s+at /);
+    // and with the ids intact, a table folder that is a link to the parent
+    const ds2 = await copy('linked');
+    await rm(join(ds2, 'cells'), { recursive: true });
+    await symlink(dir, join(ds2, 'cells'));
+    const r2 = await cli('ingest', JOB, '-o', ds2, '--no-symbols');
+    expect(r2.code).not.toBe(0);
+    expect(r2.err).toMatch(/cells: is a symbolic link/);
+    expect(await snapshot(precious)).toEqual(before);
+    // reading is refused too (the app's datasetOpen reads through the same readDataset)
+    const r3 = await cli('summary', ds2);
+    expect(r3.code).toBe(1);
+    expect(r3.err).toMatch(/cells: is a symbolic link/);
+  }, 120_000);
+
+  it('a planted link under the manifest’s old temporary name is never written through', async () => {
+    const ds = await copy('planted');
+    const victim = join(dir, 'victim.txt');
+    await writeFile(victim, 'do not overwrite\n');
+    await symlink(victim, join(ds, '_heaplens.json.tmp'));
+    const r = await cli('ingest', JOB, '-o', ds, '--no-symbols');
+    expect(r.code, r.err).toBe(0);
+    expect(await readFile(victim, 'utf8')).toBe('do not overwrite\n');
+  }, 120_000);
+
+  it('a dataset whose path holds glob characters reads itself, not its look-alike', async () => {
+    const odd = await copy('ds[1]');
+    const other = join(dir, 'ds1');
+    expect((await cli('ingest', join(ROOT, 'fixtures/python/py312'), '-o', other, '--no-symbols')).code).toBe(0);
+    const a = await cli('summary', odd, '--json');
+    const b = await cli('summary', pristine, '--json');
+    expect(a.code, a.err).toBe(0);
+    const pids = (o: string) => (JSON.parse(o) as { processes: { pid: number }[] }).processes.map((p) => p.pid);
+    expect(pids(a.out)).toEqual(pids(b.out));
+    expect(escapeGlob('/x/ds[1]/a*b?.parquet')).toBe('/x/ds[[]1]/a[*]b[?].parquet');
+  }, 120_000);
+
+  it('a FIFO in a dataset is refused at once instead of hanging every command', async () => {
+    const ds = await copy('fifo');
+    const part = join(ds, 'cells', (await readdir(join(ds, 'cells')))[0]);
+    const victimFile = join(
+      part,
+      (await readdir(part)).find((f) => f.endsWith('.parquet'))!,
+    );
+    await rm(victimFile);
+    execFileSync('mkfifo', [victimFile]);
+    const t0 = Date.now();
+    const r = await cli('summary', ds);
+    expect(Date.now() - t0).toBeLessThan(20_000);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/is not a regular file \(a FIFO/);
+  }, 60_000);
+
+  it('a huge manifest is refused by its size, not read whole', async () => {
+    const ds = await copy('bigmanifest');
+    await truncate(join(ds, '_heaplens.json'), 64 << 20);
+    const r = await cli('summary', ds);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/_heaplens\.json: .*67108864 bytes; a manifest is a few KiB/);
+  }, 60_000);
+});

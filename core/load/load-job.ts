@@ -25,6 +25,7 @@ import { parsePyFrames, type PyFrameTable } from '../formats/pyframes.js';
 import { contextForDump, isContextOnlyTable } from './dump-context-load.js';
 import { readRssLogs } from './rss-log-load.js';
 import { attachRssLogs } from './rss-log-align.js';
+import { readEvidence } from './evidence-load.js';
 
 export interface LoadProgress {
   phase: 'scan' | 'parse';
@@ -79,6 +80,8 @@ export interface ClassifiedFiles {
   dumps: DumpEntry[];
   side: { file: InputFile; side: SideFile }[];
   ignored: string[];
+  /** the ignored files themselves, for the evidence readers (core/load/evidence-load.ts) */
+  other: InputFile[];
 }
 
 const MAX_MAPS_FILE = 64 * 1024 * 1024;
@@ -86,7 +89,7 @@ const textDecoder = new TextDecoder('utf-8');
 
 /** Sorts files into dumps, side files and the rest (unknown names are sniffed by their first bytes). */
 export async function classifyFiles(files: readonly InputFile[]): Promise<ClassifiedFiles> {
-  const out: ClassifiedFiles = { dumps: [], side: [], ignored: [] };
+  const out: ClassifiedFiles = { dumps: [], side: [], ignored: [], other: [] };
   for (const file of files) {
     const side = classifySideFile(file.path);
     if (side) {
@@ -100,7 +103,10 @@ export async function classifyFiles(files: readonly InputFile[]): Promise<Classi
     }
     if (file.size > 0 && looksLikeDumpBytes(await file.read(0, Math.min(64, file.size))))
       out.dumps.push({ file, name: null });
-    else out.ignored.push(file.path);
+    else {
+      out.ignored.push(file.path);
+      out.other.push(file);
+    }
   }
   return out;
 }
@@ -262,8 +268,19 @@ export async function loadJob(files: readonly InputFile[], options: LoadOptions 
     options.onProcess?.(processes, warnings);
   }
   attachRssLogs(processes, await readRssLogs(classified.side, warnings), warnings);
+  const { evidence, unread } = await readEvidence(classified.other, jobYear(processes), warnings);
   options.onProgress?.({ ...progress, file: '' });
-  return { processes, warnings, ignoredFiles: classified.ignored };
+  return { processes, warnings, ignoredFiles: unread, ...(evidence ? { evidence } : {}) };
+}
+
+/** The year of the job's first dump (context clock, else mtime), for log lines that carry none. */
+function jobYear(processes: readonly ProcessSeries[]): number {
+  for (const p of processes)
+    for (const s of p.snapshots) {
+      const t = s.context?.timeRealMs ?? s.mtimeMs;
+      if (t !== null && t !== undefined) return new Date(t).getUTCFullYear();
+    }
+  return new Date().getUTCFullYear();
 }
 
 /** systing's Python code map for this process (by pid, and by token when its maps name one). */

@@ -131,7 +131,16 @@ function matchProcess(
     w(`${what} names pid ${pid}, which ${ok.length} processes of the dumps had (different nodes?): no fate from it`);
     return null;
   }
-  const id = processIdentity(ok[0].p);
+  const p = ok[0].p;
+  const t = wallTimes(p);
+  const last = p.snapshots[p.snapshots.length - 1];
+  if (atMs !== null && t && last?.trigger === 'final' && atMs > t[t.length - 1] + CLOCK_SLACK_MS) {
+    w(
+      `${what} of pid ${pid} is ${Math.round((atMs - t[t.length - 1]) / 1000)} s after its final dump (it exited): another process with the same pid? No fate from it`,
+    );
+    return null;
+  }
+  const id = processIdentity(p);
   // the kernel's comm is at most 15 bytes (TASK_COMM_LEN)
   if (comm && id?.comm && comm.slice(0, 15) !== id.comm.slice(0, 15)) {
     w(

@@ -95,7 +95,7 @@ export function keptStacks(
     .forEach((d) => include.add(d.stackId));
   if (n > 1)
     rankGrowth(proc)
-      .filter((g) => g.score > 0)
+      .filter((g) => g.steadiness > 0)
       .slice(0, topN)
       .forEach((g) => include.add(g.stackId));
   // peak over the series (the timeline's stacked areas)

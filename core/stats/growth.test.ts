@@ -13,10 +13,10 @@ describe('rankGrowth', () => {
     expect(top.growingFraction).toBe(1);
     expect(top.r2).toBeCloseTo(1, 12);
     expect(top.deltaBytes).toBe(19 * 49152);
-    // the plateau and the worker never change: slope 0, score 0
+    // the plateau and the worker never change: slope 0, steadiness 0
     const flat = ranked.filter((g) => g.firstBytes === 16 * 65536 || g.firstBytes === 819200);
     expect(flat).toHaveLength(2);
-    for (const g of flat) expect(g.score).toBe(0);
+    for (const g of flat) expect(g.steadiness).toBe(0);
   });
 
   it('sampled run (killed, no final dump) and the Python workload: the leaking stack grows in ≥ 90% of intervals', async () => {

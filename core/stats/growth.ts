@@ -16,8 +16,12 @@ export interface StackGrowth {
   firstBytes: number;
   lastBytes: number;
   deltaBytes: number;
-  /** ranking score: slope × growingFraction × r² for growing stacks, else 0 */
-  score: number;
+  /**
+   * steadiness of growth (bytes per snapshot): slope × growingFraction × r² for stacks that ended higher, else 0.
+   * A leak's is about its slope; a step, a plateau or noise have about 0. Not the suspects' score (growth beyond
+   * 2σ still going on at the end, core/stats/patterns.ts): this one ranks the Growth table's rows of one process.
+   */
+  steadiness: number;
 }
 
 export interface GrowthOptions {
@@ -71,10 +75,10 @@ export function rankGrowth(proc: ProcessSeries, options: GrowthOptions = {}): St
       firstBytes: f,
       lastBytes: l,
       deltaBytes: l - f,
-      score: slope > 0 && l > f ? slope * growingFraction * r2 : 0,
+      steadiness: slope > 0 && l > f ? slope * growingFraction * r2 : 0,
     });
   }
-  out.sort((a, b) => b.score - a.score || b.deltaBytes - a.deltaBytes || a.stackId - b.stackId);
+  out.sort((a, b) => b.steadiness - a.steadiness || b.deltaBytes - a.deltaBytes || a.stackId - b.stackId);
   return out;
 }
 

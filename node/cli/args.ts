@@ -14,6 +14,8 @@ export interface ParsedArgs {
   positional: string[];
   /** option name → its values in order (booleans: ['true']) */
   flags: Map<string, string[]>;
+  /** option name → how it was typed last (`-n` or `--top`), so a message names what the user wrote */
+  spelling?: Map<string, string>;
 }
 
 type OptionSpec = NonNullable<ParseArgsConfig['options']>[string];
@@ -121,14 +123,21 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
     }
   }
   const flags = new Map<string, string[]>();
+  const spelling = new Map<string, string>();
   // From the tokens, so repeated options keep their order and booleans read 'true'.
   for (const t of parsed.tokens) {
     if (t.kind !== 'option') continue;
     const list = flags.get(t.name) ?? [];
     list.push(t.value ?? 'true');
     flags.set(t.name, list);
+    spelling.set(t.name, t.rawName);
   }
-  return { command, positional: parsed.positionals, flags };
+  return { command, positional: parsed.positionals, flags, spelling };
+}
+
+/** An option as the user typed it (`-n`), else its long name. */
+export function optionName(args: ParsedArgs, name: string): string {
+  return args.spelling?.get(name) ?? `--${name}`;
 }
 
 export function flag(args: ParsedArgs, name: string): string | undefined {
@@ -148,7 +157,8 @@ export function has(args: ParsedArgs, name: string): boolean {
 export function intFlag(args: ParsedArgs, name: string, fallback: number): number {
   const v = flag(args, name);
   if (v === undefined) return fallback;
-  if (!/^\d+$/.test(v)) throw new UsageError(`--${name} takes a whole number, got ${JSON.stringify(v)}`);
+  if (!/^\d+$/.test(v))
+    throw new UsageError(`${optionName(args, name)} takes a whole number, got ${JSON.stringify(v)}`);
   return Number(v);
 }
 
@@ -164,12 +174,12 @@ export function sliceFilter(args: ParsedArgs): StackFilter {
 /** Rejects options the command does not take and any bad value; call before reading any input. */
 export function checkFlags(args: ParsedArgs, allowed: readonly string[]): void {
   for (const [name, values] of args.flags) {
-    if (!allowed.includes(name)) throw new UsageError(`unknown option --${name} for "${args.command}"`);
+    if (!allowed.includes(name)) throw new UsageError(`unknown option ${optionName(args, name)} for "${args.command}"`);
     const check = VALUE_CHECKS[name];
     if (!check) continue;
     for (const v of values) {
       const problem = check(v);
-      if (problem) throw new UsageError(`--${name} ${problem}, got ${JSON.stringify(v)}`);
+      if (problem) throw new UsageError(`${optionName(args, name)} ${problem}, got ${JSON.stringify(v)}`);
     }
   }
 }

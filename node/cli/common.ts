@@ -2,8 +2,7 @@
 // command shows them. Its own file so that main.ts (the dispatcher) and the commands it loads lazily do not import
 // each other.
 
-import type { Job, LoadWarning, ProcessSeries, Snapshot } from '../../core/model/model.js';
-import { processFates } from '../../core/stats/process-fate.js';
+import type { Job, LoadWarning, ProcessSeries } from '../../core/model/model.js';
 import { flag, has, sliceFilter, UsageError, type ParsedArgs } from './args.js';
 import { parseGranularity, type Granularity } from '../../core/frames/stack-filter.js';
 import {
@@ -33,14 +32,6 @@ export function onlyPid(job: Job, args: ParsedArgs): Job {
   return pid === undefined ? job : { ...job, processes: job.processes.filter((p) => String(p.pid) === pid) };
 }
 
-/** No process to show (none read, or --pid matched none): the warnings, and exit status 1. */
-export function noProcess(job: Job, args: ParsedArgs, io: Output): number {
-  if (has(args, 'json')) io.out(JSON.stringify({ processes: [], stacks: [], warnings: job.warnings }, null, 2));
-  else printWarnings(job.warnings, io);
-  io.err(`heaplens: no heap profile could be read from ${args.positional.join(', ')}`);
-  return 1;
-}
-
 export function printWarnings(warnings: readonly LoadWarning[], io: Output): void {
   for (const w of warnings) io.err(`warning: ${w.file}${w.line ? `:${w.line}` : ''}: ${w.message}`);
 }
@@ -51,43 +42,8 @@ export function processTitle(p: ProcessSeries): string {
   return `${who}: ${p.snapshots.length} snapshot${p.snapshots.length === 1 ? '' : 's'}${p.endedWithoutFinalDump ? ', no final dump (killed or still running)' : ''}`;
 }
 
-export function snapshotJson(s: Snapshot) {
-  return {
-    file: s.file,
-    seq: s.seq,
-    trigger: s.trigger,
-    liveBytes: s.live.bytes,
-    liveObjects: s.live.objects,
-    ...(s.hasAccumulated ? { accumulatedBytes: s.accumulated.bytes, accumulatedObjects: s.accumulated.objects } : {}),
-    samplePeriod: s.samplePeriod,
-    format: s.format,
-    truncated: s.truncated !== null,
-    complete: s.complete,
-    headerLiveBytes: s.headerLiveBytes,
-    ...(s.truncated ? { truncatedAt: s.truncated } : {}),
-    threads: s.threads.map((t) => ({ uid: t.uid, name: t.name, liveBytes: t.live.bytes, liveObjects: t.live.objects })),
-  };
-}
-
-const fatesOf = new WeakMap<Job, ReturnType<typeof processFates>>();
-
-export function processJson(p: ProcessSeries, job?: Job) {
-  let fates = job ? fatesOf.get(job) : undefined;
-  if (job && !fates) {
-    fates = processFates(job);
-    fatesOf.set(job, fates);
-  }
-  const fate = job && fates ? fates[job.processes.indexOf(p)] : null;
-  return {
-    key: p.key,
-    pid: p.pid,
-    prefix: p.prefix,
-    name: processName(processIdentity(p)),
-    endedWithoutFinalDump: p.endedWithoutFinalDump,
-    hasMaps: p.maps !== null,
-    ...(fate ? { lastCompleteSeq: fate.lastCompleteSeq, killed: fate.killed, killedEvidence: fate.evidence } : {}),
-  };
-}
+/** a process and a snapshot as the JSON shows them (core/query/summary.ts) */
+export { processFacts as processJson, snapshotFacts as snapshotJson } from '../../core/query/summary.js';
 
 export function indent(s: string): string {
   return s

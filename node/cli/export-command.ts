@@ -17,7 +17,8 @@ import {
   sampleUnit,
 } from '../../core/model/sample-type.js';
 import { SYMBOL_FLAGS } from './symbols.js';
-import { commandDescriber, loadForCommand, type CommandIO } from './report-command.js';
+import { commandDescriber, type CommandIO } from './report-command.js';
+import { loadInput } from './input.js';
 import { snapshotBySeq } from './snapshot-choice.js';
 
 const FORMATS = ['pprof', 'folded', 'speedscope'] as const;
@@ -52,7 +53,7 @@ export async function exportCommand(args: ParsedArgs, io: CommandIO): Promise<nu
   if (measure !== 'bytes' && measure !== 'objects')
     throw new UsageError(`--measure takes bytes or objects, got ${JSON.stringify(measure)}`);
   const which = flag(args, 'snapshot') ?? 'last';
-  const job = await loadForCommand(args, io);
+  const job = await loadInput(args, io);
   if (!job) return 1;
   const inputs: ExportInput[] = [];
   for (const p of job.processes) {

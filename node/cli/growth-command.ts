@@ -8,11 +8,11 @@ import { has, intFlag, type ParsedArgs } from './args.js';
 import type { FrameOut, StackDescriber } from './describe-stacks.js';
 import { formatBytes, formatSignedBytes, table } from './format.js';
 import { symbolizeJob } from './symbols.js';
+import { noProcess } from './input.js';
 import {
   describer,
   framesFor,
   indent,
-  noProcess,
   onlyPid,
   printWarnings,
   processJson,
@@ -147,7 +147,7 @@ export async function growthOnDataset(dir: string, args: ParsedArgs, io: Output)
   }
   const { job: all, symbolized } = loaded;
   const job = onlyPid(all, args);
-  if (job.processes.length === 0 || !r) return noProcess(job, args, io);
+  if (job.processes.length === 0 || !r) return noProcess(all, job, args, io);
   if (!symbolized) await symbolizeJob(job, args, io);
   growth(job, args, io, r);
   return 0;

@@ -10,10 +10,6 @@ import { prepareSymbols, SYMBOL_FLAGS, symbolizeJob, symbolTableOf } from './sym
 import { MANIFEST_FILE } from '../dataset/manifest.js';
 import { dirName } from '../../core/formats/dump-filename.js';
 
-export const INGEST_USAGE = `  heaplens ingest <paths…> -o <dir> [--symbols <dir>] [--sysroot <dir>] [--no-symbols]
-                                                  the job as a Parquet dataset (docs/dataset.md); a re-run
-                                                  adds only new dumps; every command reads <dir>`;
-
 export async function ingestCommand(
   args: ParsedArgs,
   io: { out: (s: string) => void; err: (s: string) => void },

@@ -4,12 +4,11 @@
 import { snapshotBySeq } from './snapshot-choice.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { Job, ProcessSeries } from '../../core/model/model.js';
-import { loadDumpsOrSay } from './load-dumps.js';
+import type { ProcessSeries } from '../../core/model/model.js';
+import { loadInput } from './input.js';
 import { DEFAULT_STACK_MODE, parseStackMode } from '../../core/frames/python-stacks.js';
 import { filteringSource, foldingSource } from '../../core/export/frames.js';
 import { DEFAULT_SAMPLE_TYPE, parseSampleType, sampleSeries, sampleUnavailable } from '../../core/model/sample-type.js';
-import { collectInputFiles, type CollectProblem } from '../io/node-files.js';
 import { loadSessionFile, writeFileAtomic } from '../io/session-file.js';
 import { buildReport, type ReportProcessInput } from '../../core/report/build-report.js';
 import { buildReportHtml } from '../../core/report/html.js';
@@ -17,39 +16,11 @@ import type { Session } from '../../core/notes/schema.js';
 import { checkFlags, flag, has, intFlag, sliceFilter, UsageError, type ParsedArgs } from './args.js';
 import { mapsDescriber, pythonDescriber, type StackDescriber } from './describe-stacks.js';
 import { formatBytes } from './format.js';
-import { SYMBOL_FLAGS, symbolDescriber, symbolizeJob, symbolTableOf } from './symbols.js';
-import { datasetPath, loadDataset } from './dataset-input.js';
+import { SYMBOL_FLAGS, symbolDescriber, symbolTableOf } from './symbols.js';
 
 export interface CommandIO {
   out: (s: string) => void;
   err: (s: string) => void;
-}
-
-export const REPORT_USAGE = `  heaplens report <paths…> -o report.html [--base <seq> --target <seq>] [--session file]
-                 [--sanitize] [--title text] [-n 50]
-                                                  a single-file HTML report to share (docs/report.md)`;
-
-export const EXPORT_USAGE = `  heaplens export --format pprof|folded|speedscope [--snapshot last|first|<seq>] -o out <paths…>
-                                                  one snapshot per process, for other profilers' tools`;
-
-/** Loads the dumps the way every command does: files and folders, --pid, collection problems as warnings. */
-export async function loadForCommand(args: ParsedArgs, io: CommandIO): Promise<Job | null> {
-  if (args.positional.length === 0) throw new UsageError(`"${args.command}" needs at least one file or folder`);
-  const problems: CollectProblem[] = [];
-  const dataset = await datasetPath(args.positional);
-  const fromDataset = dataset ? await loadDataset(dataset, args, io) : null;
-  const job = fromDataset?.job ?? (await loadDumpsOrSay(await collectInputFiles(args.positional, problems), io.err));
-  if (!job) return null;
-  const pidFlag = flag(args, 'pid');
-  if (pidFlag !== undefined) job.processes = job.processes.filter((p) => String(p.pid) === pidFlag);
-  for (const p of problems) job.warnings.unshift({ file: p.path, message: p.message });
-  if (job.processes.length === 0) {
-    for (const w of job.warnings) io.err(`warning: ${w.file}${w.line ? `:${w.line}` : ''}: ${w.message}`);
-    io.err(`heaplens: no heap profile could be read from ${args.positional.join(', ')}`);
-    return null;
-  }
-  if (!fromDataset?.symbolized) await symbolizeJob(job, args, io);
-  return job;
 }
 
 /** The CLI's frame describer (maps → symbols → Python frames), as `top` uses it, with the view's folds as marker frames. */
@@ -113,7 +84,7 @@ export async function reportCommand(args: ParsedArgs, io: CommandIO): Promise<nu
       return 1;
     }
   }
-  const job = await loadForCommand(args, io);
+  const job = await loadInput(args, io);
   if (!job) return 1;
   const baseSeq = flag(args, 'base');
   const targetSeq = flag(args, 'target');

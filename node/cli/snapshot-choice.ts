@@ -12,3 +12,35 @@ export function snapshotBySeq(p: Pick<ProcessSeries, 'snapshots'>, which: string
     throw new UsageError(`--${option} takes last, first or a sequence number, got ${JSON.stringify(which)}`);
   return p.snapshots.findIndex((s) => s.seq === Number(which));
 }
+
+/**
+ * The snapshot `which` names in each process (-1 where that process has none). When no process has it, a usage
+ * error (exit 2) that lists the sequence numbers there are.
+ */
+export function snapshotIndices(
+  processes: readonly Pick<ProcessSeries, 'snapshots'>[],
+  which: string,
+  option: string,
+): number[] {
+  const at = processes.map((p) => snapshotBySeq(p, which, option));
+  if (processes.length > 0 && at.every((i) => i < 0)) {
+    const seqs = [...new Set(processes.flatMap((p) => p.snapshots.flatMap((s) => (s.seq === null ? [] : [s.seq]))))];
+    throw new UsageError(
+      `--${option} ${which}: no snapshot has sequence number ${which}; ${seqs.length > 0 ? `the sequence numbers are ${seqRanges(seqs)}` : 'the dumps have no sequence numbers (use first or last)'}`,
+    );
+  }
+  return at;
+}
+
+/** Sequence numbers as sorted ranges: "0–19, 25, 30–31". */
+export function seqRanges(seqs: readonly number[]): string {
+  const s = [...seqs].sort((a, b) => a - b);
+  const out: string[] = [];
+  for (let i = 0; i < s.length;) {
+    let j = i;
+    while (j + 1 < s.length && s[j + 1] === s[j] + 1) j++;
+    out.push(j === i ? String(s[i]) : `${s[i]}–${s[j]}`);
+    i = j + 1;
+  }
+  return out.join(', ');
+}

@@ -106,7 +106,7 @@ describe('job-wide growth SQL (docs/dataset.md)', () => {
               ['first_bytes', w.firstBytes],
               ['last_bytes', w.lastBytes],
               ['delta_bytes', w.deltaBytes],
-              ['score', w.score],
+              ['steadiness', w.steadiness],
             ] as const) {
               if (!near(Number(r[col]), v))
                 throw new Error(`${key} stack ${w.stackId} ${col}: SQL ${String(r[col])}, CLI ${v}`);

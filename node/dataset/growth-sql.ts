@@ -111,7 +111,7 @@ export async function datasetGrowth(dir: string): Promise<Map<number, StackGrowt
         firstBytes: Number(c.first_bytes[i]),
         lastBytes: Number(c.last_bytes[i]),
         deltaBytes: Number(c.delta_bytes[i]),
-        score: Number(c.score[i]),
+        steadiness: Number(c.steadiness[i]),
       });
     }
     return out;

@@ -2,7 +2,7 @@
 -- Reads two tables, `cells` (job, process, snapshot, stack_id, bytes, rose) and `snapshots` (job, process, snapshot),
 -- and uses only standard SQL (JOIN, CASE, SUM: no window), so it runs unchanged on DuckDB, Spark SQL and Trino.
 -- slope: least squares of live bytes over snapshot index; growing_fraction: share of the n-1 intervals in
--- which the stack's bytes rose (`rose`, set at ingest: a stack absent from a snapshot has 0 bytes there); score = slope ×
+-- which the stack's bytes rose (`rose`, set at ingest: a stack absent from a snapshot has 0 bytes there); steadiness = slope ×
 -- growing_fraction × r² for stacks that grew overall, else 0.
 WITH series AS (
   SELECT job, process, CAST(COUNT(*) AS DOUBLE) AS n
@@ -45,6 +45,6 @@ SELECT job, process, stack_id,
        first_bytes,
        last_bytes,
        delta_bytes,
-       CASE WHEN slope > 0 AND last_bytes > first_bytes THEN slope * growing_fraction * r2 ELSE 0 END AS score
+       CASE WHEN slope > 0 AND last_bytes > first_bytes THEN slope * growing_fraction * r2 ELSE 0 END AS steadiness
 FROM stats
-ORDER BY job, process, score DESC, delta_bytes DESC, stack_id
+ORDER BY job, process, steadiness DESC, delta_bytes DESC, stack_id

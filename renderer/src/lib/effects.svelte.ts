@@ -34,7 +34,7 @@ export function startEffects(ui: Ui): { flush(): void; cancel(): void } {
   const focusTopGrowth = (rows: GrowthResult['stacks']): void => {
     app.focusTopSuspect = false;
     const top =
-      rows.reduce<(typeof rows)[number] | null>((b, x) => (x.score > 0 && (!b || x.score > b.score) ? x : b), null) ??
+      rows.reduce<(typeof rows)[number] | null>((b, x) => (x.steadiness > 0 && (!b || x.steadiness > b.steadiness) ? x : b), null) ??
       rows.find((x) => x.deltaBytes > 0);
     if (top) ui.selectStack(top.stackId);
   };

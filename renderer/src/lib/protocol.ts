@@ -210,7 +210,8 @@ export interface StackRow {
   baseObjects: number;
   targetObjects: number;
   status: 'new' | 'gone' | 'grown' | 'shrunk' | 'same';
-  score: number;
+  /** steadiness of growth over the whole series (core/stats/growth.ts), summed over the members */
+  steadiness: number;
   slope: number;
   growingFraction: number;
   /** 1σ of deltaBytes from the sampling model (Var_base + Var_target) */

@@ -64,7 +64,7 @@ export class Ui {
       if (row)
         facts.push(
           ['status', row.status],
-          ['steady-growth score', formatBytes(row.score) + '/dump'],
+          ['steadiness of growth', formatBytes(row.steadiness) + '/dump'],
           ['grew in', `${(row.growingFraction * 100).toFixed(0)}% of intervals`],
         );
       if (row && row.members.length > 1)

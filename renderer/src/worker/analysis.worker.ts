@@ -13,6 +13,7 @@ import { previewJob, type PreviewProcess } from '../../../core/load/job-preview.
 import { mtimeProblem } from '../../../core/model/snapshot-time.ts';
 import { webInflater } from '../../../core/formats/inflate.ts';
 import { diffSnapshots } from '../../../core/stats/diff.ts';
+import { diffRows } from '../../../core/query/rows.ts';
 import { leastSquaresSlope, rankGrowth } from '../../../core/stats/growth.ts';
 import { addStackToFunctions, finishFunctionRows } from '../../../core/stats/function-diff.ts';
 import { buildCallTree } from '../../../core/stats/call-tree.ts';
@@ -42,7 +43,7 @@ import { toSpeedscope } from '../../../core/export/speedscope.ts';
 import type { ExportInput } from '../../../core/export/samples.ts';
 import { keepPatterns, stackVerdict, suspectsResult } from './suspects.ts';
 import { lastCompleteIndex, snapshotTotalBytes } from '../../../core/model/snapshot-status.ts';
-import { denseVariances, withinNoise } from '../../../core/model/sampling-error.ts';
+import { denseVariances } from '../../../core/model/sampling-error.ts';
 import type {
   FlameData,
   FrameInfo,
@@ -73,7 +74,6 @@ let summary: JobSummary | null = null;
 const frameTables = new Map<number, FrameTable>();
 const symbolTables = new Map<number, SymbolTable>();
 let compiledWasm: Promise<CompiledWasm> | null = null;
-const growthCache = new Map<number, Map<number, { score: number; slope: number; growingFraction: number }>>();
 const controllers = new Map<number, AbortController>();
 const pendingReads = new Map<number, { resolve: (b: Uint8Array) => void; reject: (e: Error) => void }>();
 let nextRead = 1;
@@ -137,7 +137,6 @@ function resetCaches(): void {
   jobIsPartial = false;
   keepPatterns(false);
   frameTables.clear();
-  growthCache.clear();
   growthCache2.clear();
   sampled.clear();
   symbolTables.clear();
@@ -415,18 +414,22 @@ async function symbolizeAll(
   return symbolTables;
 }
 
-const growthCache2 = new Map<string, Map<number, { score: number; slope: number; growingFraction: number }>>();
+const growthCache2 = new Map<string, Map<number, { steadiness: number; slope: number; growingFraction: number }>>();
 function growthInfo(
   i: number,
   view: ViewOptions = { mode: 'merged', hideAllocator: true },
-): Map<number, { score: number; slope: number; growingFraction: number }> {
+): Map<number, { steadiness: number; slope: number; growingFraction: number }> {
   const k = `${i}|${view.sample ?? 'inuse_space'}`;
   let g = growthCache2.get(k);
   if (!g) {
     g = new Map();
     // over the complete dumps: a cut last dump would read as every stack shrinking at the end
     for (const s of rankGrowth(valuesProc(i, view), { to: lastCompleteIndex(proc(i)) }))
-      g.set(s.stackId, { score: s.score, slope: s.slopeBytesPerSnapshot, growingFraction: s.growingFraction });
+      g.set(s.stackId, {
+        steadiness: s.steadiness,
+        slope: s.slopeBytesPerSnapshot,
+        growingFraction: s.growingFraction,
+      });
     growthCache2.set(k, g);
   }
   return g;
@@ -516,11 +519,6 @@ function summarize(j: Job, loadMs: number, bytesTotal: number, waitMs: number): 
   };
 }
 
-/** Frame keys of a stack, leaf first, after allocator hiding and mode filtering. */
-function stackKeys(_p: ProcessSeries, table: FrameTable, stackId: number, view: ViewOptions): Int32Array {
-  return table.stackKeys(stackId, view);
-}
-
 /** A stack's label: its first surviving frame (markers of folded frames never lead) and a short caller chain. */
 function labelOf(
   table: FrameTable,
@@ -546,71 +544,45 @@ function growth(
 ): GrowthResult {
   const p = valuesProc(i, view);
   const table = frameTable(i);
-  const deltas = diffSnapshots(p, base, target).filter((d) => !table.dropped(d.stackId, view));
   const g = growthInfo(i, view);
   // σ of jemalloc's sampling is of live bytes: other sample types get none (no row is greyed as noise)
   const liveSample = (view.sample ?? 'inuse_space') === 'inuse_space';
-  const varBase = liveSample ? denseVariances(p.stacks.count, p.snapshots[base]) : new Float64Array(p.stacks.count);
-  const varTarget = liveSample ? denseVariances(p.stacks.count, p.snapshots[target]) : new Float64Array(p.stacks.count);
-  // one row per visible stack: stacks that differ only in hidden frames (allocator paths, native frames in
-  // the Python view, Python frames in the native view) are summed
-  const groups = new Map<string, StackRow>();
-  const repAbs = new Map<StackRow, number>();
-  for (const d of deltas) {
-    const keys = stackKeys(p, table, d.stackId, view);
-    const gk = keys.join(',');
-    const gi = g.get(d.stackId);
-    let r = groups.get(gk);
-    if (!r) {
-      const l = labelOf(table, keys, view.mode);
-      r = {
-        stackId: d.stackId,
-        members: [],
-        label: l.label,
-        context: l.context,
-        kind: l.kind,
-        baseBytes: 0,
-        targetBytes: 0,
-        deltaBytes: 0,
-        deltaPct: 0,
-        baseObjects: 0,
-        targetObjects: 0,
-        status: 'same',
-        score: 0,
-        slope: 0,
-        growingFraction: 0,
-        sigmaDeltaBytes: 0,
-        withinNoise: false,
-      };
-      groups.set(gk, r);
+  // one row per visible stack (core/query/rows.ts): stacks that differ only in hidden frames (allocator paths,
+  // native frames in the Python view, Python frames in the native view) are summed
+  const keyOf = (id: number): string | null => (table.dropped(id, view) ? null : table.stackKeys(id, view).join(','));
+  const { rows: dataRows, deltas } = diffRows(p, base, target, { key: keyOf, sigma: liveSample, order: 'magnitude' });
+  const rows: StackRow[] = dataRows.map((r) => {
+    const l = labelOf(table, table.stackKeys(r.stackId, view), view.mode);
+    let steadiness = 0;
+    let slope = 0;
+    let growingFraction = 0;
+    for (const id of r.members) {
+      const gi = g.get(id);
+      steadiness += gi?.steadiness ?? 0;
+      slope += gi?.slope ?? 0;
+      growingFraction = Math.max(growingFraction, gi?.growingFraction ?? 0);
     }
-    const best = repAbs.get(r) ?? -1;
-    if (Math.abs(d.deltaBytes) > best) {
-      r.stackId = d.stackId;
-      repAbs.set(r, Math.abs(d.deltaBytes));
-    }
-    r.members.push(d.stackId);
-    r.baseBytes += d.baseBytes;
-    r.targetBytes += d.targetBytes;
-    r.baseObjects += d.baseObjects;
-    r.targetObjects += d.targetObjects;
-    // variances add (σ² here, its root below)
-    r.sigmaDeltaBytes += varBase[d.stackId] + varTarget[d.stackId];
-    r.score += gi?.score ?? 0;
-    r.slope += gi?.slope ?? 0;
-    r.growingFraction = Math.max(r.growingFraction, gi?.growingFraction ?? 0);
-  }
-  const rows = [...groups.values()];
-  for (const r of rows) {
-    r.deltaBytes = r.targetBytes - r.baseBytes;
-    r.sigmaDeltaBytes = Math.sqrt(r.sigmaDeltaBytes);
-    r.withinNoise = withinNoise(r.deltaBytes, r.sigmaDeltaBytes);
-    r.deltaPct = r.baseBytes > 0 ? (100 * r.deltaBytes) / r.baseBytes : r.targetBytes > 0 ? Infinity : 0;
-    const inBase = r.baseBytes !== 0 || r.baseObjects !== 0;
-    const inTarget = r.targetBytes !== 0 || r.targetObjects !== 0;
-    r.status = !inBase ? 'new' : !inTarget ? 'gone' : r.deltaBytes > 0 ? 'grown' : r.deltaBytes < 0 ? 'shrunk' : 'same';
-  }
-  rows.sort((a, b) => Math.abs(b.deltaBytes) - Math.abs(a.deltaBytes) || b.targetBytes - a.targetBytes);
+    const deltaPct = r.baseBytes > 0 ? (100 * r.deltaBytes) / r.baseBytes : r.targetBytes > 0 ? Infinity : 0;
+    return {
+      stackId: r.stackId,
+      members: r.members,
+      label: l.label,
+      context: l.context,
+      kind: l.kind,
+      baseBytes: r.baseBytes,
+      targetBytes: r.targetBytes,
+      deltaBytes: r.deltaBytes,
+      deltaPct,
+      baseObjects: r.baseObjects,
+      targetObjects: r.targetObjects,
+      status: r.status,
+      steadiness,
+      slope,
+      growingFraction,
+      sigmaDeltaBytes: r.sigmaDeltaBytes,
+      withinNoise: r.withinNoise,
+    };
+  });
   const stacks = rows.slice(0, limit);
   // per-function self/total, in the current stack mode
   const fn = new Map<number, FunctionRow>();
@@ -643,7 +615,7 @@ function growth(
     targetTotal += d.targetBytes;
     // markers of folded frames are not functions: the by-function table leaves them out
     addStackToFunctions(
-      stackKeys(p, table, d.stackId, view).filter((k) => table.frames[k].kind !== 'folded'),
+      table.stackKeys(d.stackId, view).filter((k) => table.frames[k].kind !== 'folded'),
       d.baseBytes,
       d.targetBytes,
       row,
@@ -815,7 +787,7 @@ function stackSeries(i: number, n: number, view: ViewOptions): StackSeries {
   const group = (id: number): number => {
     let g = groupOf[id];
     if (g < 0) {
-      const k = stackKeys(p, table, id, view).join(',');
+      const k = table.stackKeys(id, view).join(',');
       g = groupKey.get(k) ?? -1;
       if (g < 0) {
         g = rep.length;
@@ -863,7 +835,7 @@ function stackSeries(i: number, n: number, view: ViewOptions): StackSeries {
     }
   });
   const labels = top.map((g) => {
-    const l = labelOf(table, stackKeys(p, table, rep[g], view), view.mode);
+    const l = labelOf(table, table.stackKeys(rep[g], view), view.mode);
     return l.context ? `${l.label} ← ${l.context.split(' ← ')[0]}` : l.label;
   });
   labels.push('other stacks');
@@ -1164,7 +1136,7 @@ async function handle(id: number, req: Request): Promise<{ res: Response; transf
       if (!job) throw new Error('no job loaded');
       const view = req.view;
       const suspects = suspectsResult(job, req.limit, (i, id) =>
-        labelOf(frameTable(i), stackKeys(proc(i), frameTable(i), id, view), view.mode),
+        labelOf(frameTable(i), frameTable(i).stackKeys(id, view), view.mode),
       );
       return { res: { type: 'suspects', suspects } };
     }

@@ -1,0 +1,71 @@
+// `heaplens binaries`: the modules whose frames stay unresolved, the bytes through them, and what to hand over.
+
+import type { Job } from '../../../core/model/model.js';
+import { flag, has, type ParsedArgs } from '../args.js';
+import { formatBytes, formatInt, formatPercent, table } from '../format.js';
+import { missingBinaries } from '../../../core/symbolize/missing-binaries.js';
+import { symbolTableOf } from '../symbols.js';
+import { indent, printWarnings, processJson, processTitle, snapshotJson, type Output } from '../common.js';
+import { snapshotIndices } from '../snapshot-choice.js';
+
+/** Modules whose frames stay unresolved, heaviest first, with what to hand over to resolve them. */
+export function binaries(job: Job, args: ParsedArgs, io: Output): void {
+  const which = flag(args, 'snapshot') ?? 'last';
+  const json = has(args, 'json');
+  const procsJson: unknown[] = [];
+  const at = snapshotIndices(job.processes, which, 'snapshot');
+  for (const [pi, p] of job.processes.entries()) {
+    const si = at[pi];
+    if (si < 0) {
+      job.warnings.push({ file: p.key, message: `no snapshot with sequence number ${which}` });
+      continue;
+    }
+    const symbols = symbolTableOf(p);
+    const sum = missingBinaries(p, si, symbols?.modules ?? [], { includeAllocator: has(args, 'show-allocator') });
+    const s = p.snapshots[si];
+    procsJson.push({ ...processJson(p), snapshot: snapshotJson(s), symbolized: symbols !== null, ...sum });
+    if (json) continue;
+    io.out(`${processTitle(p)}\n  snapshot ${s.seq ?? '-'} ${s.file}`);
+    if (!symbols) {
+      io.out(
+        p.maps
+          ? '  not symbolized\n'
+          : '  no maps: frames cannot be attributed to binaries (give the maps file beside the dumps)\n',
+      );
+      continue;
+    }
+    if (sum.modules.length === 0) {
+      io.out('  every module with frames was found and matches its mapping\n');
+      continue;
+    }
+    io.out(
+      `  ${formatBytes(sum.unresolvedBytes)} of ${formatBytes(sum.totalBytes)} (${formatPercent(sum.unresolvedBytes, sum.totalBytes)}) is in stacks with unresolved frames.`,
+    );
+    io.out('  Hand over these files (or their debug files) and pass their folder with --symbols:');
+    // Paths are what to copy: never cut (the JSON has each module's reason in full)
+    const rows = sum.modules.map((m) => [
+      formatBytes(m.bytes),
+      formatPercent(m.bytes, sum.totalBytes),
+      formatInt(m.stacks),
+      formatInt(m.addresses),
+      m.status,
+      m.buildId ?? '-',
+      m.mappingPath,
+    ]);
+    io.out(
+      indent(
+        table(['bytes', 'share', 'stacks', 'addresses', 'status', 'build-id', 'path as in the maps'], rows, [
+          true,
+          true,
+          true,
+          true,
+          false,
+          false,
+          false,
+        ]),
+      ) + '\n',
+    );
+  }
+  if (json) io.out(JSON.stringify({ processes: procsJson, warnings: job.warnings }, null, 2));
+  else printWarnings(job.warnings, io);
+}

@@ -1,0 +1,135 @@
+// `heaplens diff`: the change between two dumps, or within each process, as rows of core/query/rows.ts (stacks
+// with the same shown frames are one row, with one σ), largest growth first.
+
+import type { Job } from '../../../core/model/model.js';
+import { lastCompleteIndex } from '../../../core/model/snapshot-status.js';
+import { isActive } from '../../../core/frames/stack-filter.js';
+import { diffRows } from '../../../core/query/rows.js';
+import { flag, has, intFlag, sliceFilter, type ParsedArgs } from '../args.js';
+import { foldsJson, stackText as foldedStackText } from '../describe-stacks.js';
+import { table } from '../format.js';
+import {
+  granularityOf,
+  indent,
+  printWarnings,
+  processJson,
+  processTitle,
+  snapshotJson,
+  tableColumns,
+  viewer,
+  type Output,
+} from '../common.js';
+import { sampled } from '../input.js';
+import { rowKey } from '../row-key.js';
+import { snapshotIndices } from '../snapshot-choice.js';
+import { valueFormat } from '../text/values.js';
+import { accumulatedByStack } from '../text/accumulated.js';
+
+export function diff(job: Job, args: ParsedArgs, io: Output): void {
+  const n = intFlag(args, 'top', 20);
+  const json = has(args, 'json');
+  const fmt = valueFormat(args);
+  const g = granularityOf(args);
+  const baseSeq = flag(args, 'base');
+  const targetSeq = flag(args, 'target');
+  const stacksJson: unknown[] = [];
+  const procsJson: unknown[] = [];
+  // Two files of one process: compare those two; otherwise first → last (or --base/--target) per process.
+  const twoFiles = args.positional.length === 2 && baseSeq === undefined && targetSeq === undefined;
+  const baseAt = baseSeq !== undefined ? snapshotIndices(job.processes, baseSeq, 'base') : null;
+  const targetAt = targetSeq !== undefined ? snapshotIndices(job.processes, targetSeq, 'target') : null;
+  for (const [pi, p] of job.processes.entries()) {
+    const sp = sampled(job, p, args);
+    if (!sp) continue;
+    let bi = 0;
+    // the last complete dump: a cut one would report frees that never happened
+    let ti = lastCompleteIndex(p);
+    if (twoFiles) {
+      bi = p.snapshots.findIndex((s) => s.file === args.positional[0]);
+      ti = p.snapshots.findIndex((s) => s.file === args.positional[1]);
+      if (bi < 0 || ti < 0) {
+        bi = 0;
+        ti = lastCompleteIndex(p);
+      }
+    }
+    if (baseAt) bi = baseAt[pi];
+    if (targetAt) ti = targetAt[pi];
+    if (bi < 0 || ti < 0) {
+      job.warnings.push({ file: p.key, message: `no snapshot with sequence number ${bi < 0 ? baseSeq : targetSeq}` });
+      continue;
+    }
+    if (p.snapshots.length < 2) {
+      job.warnings.push({ file: p.key, message: 'only one snapshot: nothing to compare' });
+      continue;
+    }
+    const base = p.snapshots[bi];
+    const target = p.snapshots[ti];
+    const view = viewer(p, args);
+    // σ of jemalloc's sampling, for live bytes (the model keeps no variance of the other sample types)
+    const withSigma = fmt.name === 'inuse_space';
+    const { rows: all, totals } = diffRows(sp, bi, ti, { key: rowKey(view, args), sigma: withSigma, order: 'growth' });
+    const accOf = accumulatedByStack(target);
+    procsJson.push({
+      ...processJson(p),
+      base: snapshotJson(base),
+      target: snapshotJson(target),
+      sample: fmt.name,
+      ...totals,
+    });
+    if (!json) {
+      io.out(
+        `${processTitle(p)}\n  ${base.file} → ${target.file}: ${fmt.plain(totals.baseBytes)} → ${fmt.plain(totals.targetBytes)} (${fmt.signed(totals.deltaBytes)})${fmt.name === 'inuse_space' ? '' : ` ${fmt.name}`}${isActive(sliceFilter(args)) ? ' in the stacks the filters keep' : ''}, ${totals.newStacks} new stacks, ${totals.goneStacks} gone`,
+      );
+    }
+    const rows: string[][] = [];
+    all.slice(0, n).forEach((x, rank) => {
+      const stack = view(x.stackId)!;
+      const sd = x.sigmaDeltaBytes;
+      if (json) {
+        stacksJson.push({
+          pid: p.pid,
+          process: p.key,
+          stackId: x.stackId,
+          ...(x.members.length > 1 ? { stackIds: x.members } : {}),
+          baseBytes: x.baseBytes,
+          targetBytes: x.targetBytes,
+          deltaBytes: x.deltaBytes,
+          ...(withSigma ? { sigmaBytes: sd, withinNoise: x.withinNoise } : {}),
+          baseObjects: x.baseObjects,
+          targetObjects: x.targetObjects,
+          deltaObjects: x.deltaObjects,
+          status: x.status,
+          ...accOf(x.members),
+          frames: stack.frames,
+          ...foldsJson(stack),
+        });
+      } else {
+        rows.push([
+          String(rank + 1),
+          fmt.signed(x.deltaBytes) + (x.withinNoise ? ' ~' : ''),
+          sd > 0 ? '±' + fmt.plain(2 * sd) : '',
+          fmt.plain(x.baseBytes),
+          fmt.plain(x.targetBytes),
+          x.status,
+          foldedStackText(stack, 6, g) + (x.members.length > 1 ? ` [${x.members.length} stacks]` : ''),
+        ]);
+      }
+    });
+    const head = fmt.name === 'inuse_space' ? 'Δ live' : `Δ ${fmt.name}`;
+    if (!json)
+      io.out(
+        indent(
+          table(
+            ['#', head, '±2σ', 'base', 'target', 'status', 'stack (leaf first)'],
+            rows,
+            [true, true, true, true, true, false, false],
+            tableColumns(io),
+          ),
+        ) +
+          (rows.length > 0 && withSigma ? '\n  (~ within sampling noise: |Δ| < 2σ)' : '') +
+          '\n',
+      );
+  }
+  if (json) io.out(JSON.stringify({ processes: procsJson, stacks: stacksJson, warnings: job.warnings }, null, 2));
+  else printWarnings(job.warnings, io);
+}

@@ -1,0 +1,90 @@
+// `heaplens summary`: the processes, their snapshots (with capture context) and the warnings.
+
+import type { Job } from '../../../core/model/model.js';
+import { has, type ParsedArgs } from '../args.js';
+import { formatBytes, formatInt, table } from '../format.js';
+import {
+  jobParents,
+  processContextJson,
+  processContextText,
+  snapshotContextCells,
+  snapshotContextJson,
+} from '../context-output.js';
+import { indent, printWarnings, processJson, processTitle, snapshotJson, type Output } from '../common.js';
+import { sampled } from '../input.js';
+import { valueFormat } from '../text/values.js';
+
+/** `heaplens summary` */
+export function summary(job: Job, args: ParsedArgs, io: Output): void {
+  const parents = jobParents(job);
+  if (has(args, 'json')) {
+    io.out(
+      JSON.stringify(
+        {
+          processes: job.processes.map((p) => {
+            const ctx = snapshotContextJson(p);
+            return {
+              ...processJson(p, job),
+              ...processContextJson(p, parents),
+              snapshots: p.snapshots.map((s, i) => ({ ...snapshotJson(s), ...ctx[i] })),
+            };
+          }),
+          warnings: job.warnings,
+          ignoredFiles: job.ignoredFiles,
+        },
+        null,
+        2,
+      ),
+    );
+    return;
+  }
+  const fmt = valueFormat(args);
+  const withSample = fmt.name !== 'inuse_space' && fmt.name !== 'inuse_objects';
+  for (const p of job.processes) {
+    io.out(processTitle(p));
+    for (const l of processContextText(p, parents, job)) io.out(indent(l));
+    const extra = snapshotContextCells(p);
+    const sp = withSample ? sampled(job, p, args) : p;
+    const rows = p.snapshots.map((s, i) => [
+      s.seq === null ? '-' : String(s.seq),
+      s.trigger,
+      ...extra.rows[i],
+      formatBytes(s.live.bytes),
+      formatInt(s.live.objects),
+      ...(withSample ? [sp ? fmt.plain(sp.snapshots[i].live.bytes) : '-'] : []),
+      s.truncated
+        ? `truncated at byte ${s.truncated.byteOffset}${s.complete ? ' (in its maps: records complete)' : s.headerLiveBytes !== null ? `: records incomplete, header total ${formatBytes(s.headerLiveBytes)}` : ': records incomplete'}`
+        : '',
+      s.file,
+    ]);
+    const header = [
+      'seq',
+      'trigger',
+      ...extra.header,
+      'live',
+      'objects',
+      ...(withSample ? [fmt.name] : []),
+      'note',
+      'file',
+    ];
+    io.out(
+      indent(
+        table(header, rows, [
+          true,
+          false,
+          false,
+          true,
+          true,
+          true,
+          true,
+          true,
+          ...(withSample ? [true] : []),
+          false,
+          false,
+        ]),
+      ),
+    );
+    io.out('');
+  }
+  printWarnings(job.warnings, io);
+}

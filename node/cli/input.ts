@@ -1,0 +1,132 @@
+// What a command reads: dumps, files and folders, or a dataset folder written by `heaplens ingest`, narrowed by
+// --pid, with the sample's values where a command asks for them. Every command on a job loads through here.
+
+import type { Job, ProcessSeries } from '../../core/model/model.js';
+import { collectInputFiles, type CollectProblem } from '../io/node-files.js';
+import { flag, has, UsageError, type ParsedArgs } from './args.js';
+import { loadDumps, loadDumpsOrSay } from './load-dumps.js';
+import { datasetPath, loadDataset } from './dataset-input.js';
+import { prepareSymbols, symbolizeJob } from './symbols.js';
+import { onlyPid, printWarnings, type Output } from './common.js';
+import {
+  DEFAULT_SAMPLE_TYPE,
+  parseSampleType,
+  sampleSeries,
+  sampleUnavailable,
+  type SampleType,
+} from '../../core/model/sample-type.js';
+
+/** A command over a loaded (and, unless it is `summary`, symbolized) job. */
+export type JobCommand = (job: Job, args: ParsedArgs, io: Output) => Promise<void> | void;
+
+/** Loads the job the arguments name and runs `cmd` on it; 1 when nothing could be read, else 0. */
+export async function withJob(args: ParsedArgs, io: Output, cmd: JobCommand): Promise<number> {
+  const job = await loadInput(args, io);
+  if (!job) return 1;
+  await cmd(job, args, io);
+  return 0;
+}
+
+/**
+ * The job the arguments name, symbolized unless the command is `summary` (or the dataset stored its symbols), or
+ * null after saying why there is nothing to show.
+ */
+export async function loadInput(args: ParsedArgs, io: Output): Promise<Job | null> {
+  if (args.positional.length === 0) throw new UsageError(`"${args.command}" needs at least one file or folder`);
+  const problems: CollectProblem[] = [];
+  const dataset = await datasetPath(args.positional);
+  // The symbolizer (modules, WASM compile) loads while the dumps are read.
+  if (args.command !== 'summary' && !dataset) prepareSymbols(args);
+  const files = dataset ? [] : await collectInputFiles(args.positional, problems);
+  const fromDataset = dataset ? await loadDataset(dataset, args, io) : null;
+  const loaded = fromDataset?.job ?? (await loadDumpsOrSay(files, io.err));
+  if (!loaded) return null;
+  let job = loaded;
+  if (
+    !dataset &&
+    args.command === 'diff' &&
+    files.length === 2 &&
+    args.positional.length === 2 &&
+    job.processes.length === 2 &&
+    !has(args, 'base') &&
+    !has(args, 'target')
+  ) {
+    // Two dumps of different processes: compare them as one series of two snapshots.
+    const [a, b] = job.processes;
+    job = await loadDumps(files, { singleSeries: true });
+    job.warnings.push({
+      file: args.positional[1],
+      message: `base and target come from different processes (pid ${a.pid ?? '?'} and ${b.pid ?? '?'}): stacks are matched by raw return address, which differs between processes under ASLR unless the binaries were loaded at the same addresses`,
+    });
+  }
+  const all = job;
+  job = onlyPid(job, args);
+  for (const p of problems) job.warnings.unshift({ file: p.path, message: p.message });
+  if (job.processes.length === 0) {
+    noProcess(all, job, args, io, dataset ? undefined : files.length);
+    return null;
+  }
+  if (args.command !== 'summary' && !fromDataset?.symbolized) await symbolizeJob(job, args, io);
+  return job;
+}
+
+/**
+ * No process to show: the warnings, then why in one line, and exit status 1. With --pid and processes read, the
+ * line lists them; with none read, it says how many files were looked at and what they were.
+ */
+export function noProcess(all: Job, job: Job, args: ParsedArgs, io: Output, filesSeen?: number): number {
+  if (has(args, 'json')) io.out(JSON.stringify({ processes: [], stacks: [], warnings: job.warnings }, null, 2));
+  else printWarnings(job.warnings, io);
+  io.err(`heaplens: ${noProcessReason(all, flag(args, 'pid'), args.positional, filesSeen)}`);
+  return 1;
+}
+
+/** The one line that says why there is nothing to show. */
+export function noProcessReason(
+  all: Pick<Job, 'processes' | 'ignoredFiles'>,
+  pid: string | undefined,
+  paths: readonly string[],
+  filesSeen?: number,
+): string {
+  if (pid !== undefined && all.processes.length > 0) {
+    const pids = all.processes.map((p) => (p.pid === null ? p.key : String(p.pid)));
+    return `no process ${pid}; the processes are ${listed(pids, 20)}`;
+  }
+  const where = paths.join(', ');
+  if (filesSeen === 0) return `no heap profile could be read from ${where}: no files there`;
+  const ignored = all.ignoredFiles;
+  if (ignored.length > 0 && filesSeen !== undefined)
+    return `no heap profile could be read from ${where}: ${filesSeen} file${filesSeen === 1 ? '' : 's'} looked at, none a jemalloc heap dump (.heap, .heap.gz) — ${listed(ignored, 5)}`;
+  return `no heap profile could be read from ${where}`;
+}
+
+/** At most `max` items, then how many more. */
+function listed(items: readonly string[], max: number): string {
+  return items.length <= max ? items.join(', ') : `${items.slice(0, max).join(', ')} and ${items.length - max} more`;
+}
+
+export function sampleOf(args: ParsedArgs): SampleType {
+  return parseSampleType(flag(args, 'sample') ?? DEFAULT_SAMPLE_TYPE) ?? DEFAULT_SAMPLE_TYPE;
+}
+
+/** The process with the sample's values in its columns, or null (and a warning) when its dumps lack them. */
+export function sampled(job: Job, p: ProcessSeries, args: ParsedArgs): ProcessSeries | null {
+  const t = sampleOf(args);
+  const sp = sampleSeries(p, t);
+  if (!sp) job.warnings.push({ file: p.key, message: sampleUnavailable(p, t) ?? `no ${t} values` });
+  return sp;
+}
+
+/**
+ * The job with the sample's values in every process's columns, for the commands that read the columns only
+ * (growth, postmortem); processes without the values are left out with a warning saying why.
+ */
+export function sampledJob(job: Job, args: ParsedArgs): Job {
+  if (sampleOf(args) === DEFAULT_SAMPLE_TYPE) return job;
+  const processes: ProcessSeries[] = [];
+  for (const p of job.processes) {
+    const sp = sampled(job, p, args);
+    if (sp) processes.push(sp);
+  }
+  return { ...job, processes };
+}

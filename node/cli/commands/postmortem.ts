@@ -1,17 +1,18 @@
-// `heaplens postmortem`: one screen for a dead job — who died and when, its last complete snapshot
+// `heaplens postmortem`: a thin formatter of core/query/postmortem.ts — the verdict first (who was killed, by
+// whom, at what limit, what filled it), each process's fate and memory; then who died and when, its last complete snapshot
 // and growth at the end, the top suspects job-wide (pattern, rate, σ, Python call site, which other
 // processes hold the same stack), and with --limit the time each process (and the job) had left.
 
 import { readFile, stat } from 'node:fs/promises';
-import type { Job } from '../../core/model/model.js';
-import { parseLimit, type JobPostmortem, type Projection } from '../../core/stats/postmortem.js';
-import { postmortemQuery, type PostmortemResult } from '../../core/query/postmortem.js';
-import { NOISE_Z } from '../../core/model/sampling-error.js';
-import { flag, has, intFlag, UsageError, type ParsedArgs } from './args.js';
-import type { FrameOut } from './describe-stacks.js';
-import { describeFrame } from './describe-stacks.js';
-import { formatBytes, formatSignedBytes, table } from './format.js';
-import { describers, groupJson, listedStacks, rateText, stackJson } from './growth-command.js';
+import type { Job } from '../../../core/model/model.js';
+import { parseLimit, type JobPostmortem, type Projection } from '../../../core/stats/postmortem.js';
+import { postmortemQuery, type PostmortemResult } from '../../../core/query/postmortem.js';
+import { NOISE_Z } from '../../../core/model/sampling-error.js';
+import { flag, has, intFlag, UsageError, type ParsedArgs } from '../args.js';
+import type { FrameOut } from '../describe-stacks.js';
+import { describeFrame } from '../describe-stacks.js';
+import { formatBytes, formatSignedBytes, table } from '../format.js';
+import { describers, groupJson, listedStacks, rateText, stackJson } from '../growth-command.js';
 import {
   framesFor,
   indent,
@@ -21,7 +22,7 @@ import {
   stackText,
   tableColumns,
   type Output,
-} from './common.js';
+} from '../common.js';
 
 /** A memory.max copy is a few bytes; anything bigger is not one. */
 const MAX_LIMIT_FILE_BYTES = 4096;

@@ -33,6 +33,7 @@ import { contextForDump, isContextOnlyTable } from './dump-context-load.js';
 import { readRssLogs } from './rss-log-load.js';
 import { attachRssLogs } from './rss-log-align.js';
 import { loadCapture, type CaptureKind } from './capture-series.js';
+import { readEvidence } from './evidence-load.js';
 
 import type { LoadProgress } from '../model/vocab.js';
 
@@ -94,6 +95,8 @@ export interface ClassifiedFiles {
   unfinished: string[];
   /** recognized, or named like a profile, but not read: what the file is and what to do, one line each */
   refused: LoadWarning[];
+  /** the ignored files themselves, for the evidence readers (core/load/evidence-load.ts) */
+  other: InputFile[];
 }
 
 const MAX_MAPS_FILE = 64 * 1024 * 1024;
@@ -104,7 +107,15 @@ const PROFILE_NAME = /(?:\.pb|\.pprof|\.pb\.gz|\.heap\.\w+|\.prof\.\w+|(?:^|\/)m
 
 /** Sorts files into dumps, side files and the rest, each told by its content (core/formats/sniff.ts). */
 export async function classifyFiles(files: readonly InputFile[], signal?: AbortSignal): Promise<ClassifiedFiles> {
-  const out: ClassifiedFiles = { dumps: [], side: [], captures: [], ignored: [], unfinished: [], refused: [] };
+  const out: ClassifiedFiles = {
+    dumps: [],
+    side: [],
+    captures: [],
+    ignored: [],
+    unfinished: [],
+    refused: [],
+    other: [],
+  };
   for (const file of files) {
     signal?.throwIfAborted();
     if (isCaptureTempName(file.path)) {
@@ -183,7 +194,10 @@ export async function classifyFiles(files: readonly InputFile[], signal?: AbortS
           byteOffset: 0,
           message: codec && !found.entry?.compression ? `(${codec}-compressed) ${why}` : why,
         });
-      else out.ignored.push(file.path);
+      else {
+        out.ignored.push(file.path);
+        out.other.push(file);
+      }
     }
   }
   return out;
@@ -380,8 +394,19 @@ export async function loadJob(files: readonly InputFile[], options: LoadOptions 
     }
   }
   attachRssLogs(processes, await readRssLogs(classified.side, warnings), warnings);
+  const { evidence, unread } = await readEvidence(classified.other, jobYear(processes), warnings);
   options.onProgress?.({ ...progress, file: '' });
-  return { processes, warnings, ignoredFiles: classified.ignored };
+  return { processes, warnings, ignoredFiles: unread, ...(evidence ? { evidence } : {}) };
+}
+
+/** The year of the job's first dump (context clock, else mtime), for log lines that carry none. */
+function jobYear(processes: readonly ProcessSeries[]): number {
+  for (const p of processes)
+    for (const s of p.snapshots) {
+      const t = s.context?.timeRealMs ?? s.mtimeMs;
+      if (t !== null && t !== undefined) return new Date(t).getUTCFullYear();
+    }
+  return new Date().getUTCFullYear();
 }
 
 /** systing's Python code map for this process (by pid, and by token when its maps name one). */

@@ -1,6 +1,10 @@
 // The analysis model: per-process series of snapshots over interned stacks, values stored columnar.
 // Everything here is already unbiased (jeprof's AdjustSamples applied per record before any sum).
 
+import type { KernelOomLog } from '../formats/kernel-oom.js';
+import type { CgroupFile } from '../formats/cgroup-memory.js';
+import type { JobLog } from '../formats/job-log.js';
+import type { SmapsRollup } from '../formats/smaps-rollup.js';
 import type { MapsEntry } from '../formats/proc-maps.js';
 import type { DumpFormat, ProfileFrame, Trigger } from '../formats/dump-types.js';
 import type { PyFrameTable } from '../formats/pyframes.js';
@@ -149,6 +153,16 @@ export interface Job {
   warnings: LoadWarning[];
   /** files recognised as neither dumps nor side files */
   ignoredFiles: string[];
+  /** kill evidence and memory files read from the other files given (core/load/evidence-load.ts); absent without any */
+  evidence?: JobEvidence;
+}
+
+/** What the files given beside the dumps said about how the job died (each reader in core/formats/). */
+export interface JobEvidence {
+  kernel: { file: string; log: KernelOomLog }[];
+  cgroup: { file: string; cg: CgroupFile }[];
+  jobLogs: { file: string; log: JobLog }[];
+  smaps: { file: string; rollup: SmapsRollup }[];
 }
 
 /** Frames of stack `id`, leaf first (address ids). */

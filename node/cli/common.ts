@@ -71,7 +71,7 @@ export function viewer(p: ProcessSeries, args: ParsedArgs): Viewer {
 }
 
 /**
- * The frames the commands print for a stack, as a describer (growth-command, postmortem-command): the surviving
+ * The frames the commands print for a stack, as a describer (growth-command, commands/postmortem): the surviving
  * frames of the view (python-first folds, allocator option, filters); folded frames are left out.
  */
 export function describer(p: ProcessSeries, args: ParsedArgs): StackDescriber {

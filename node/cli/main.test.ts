@@ -10,6 +10,7 @@ async function cli(...argv: string[]) {
 }
 
 const job = `${FIXTURES}/job`;
+const OOM = new URL('../../fixtures/oom-job', import.meta.url).pathname;
 
 describe('heaplens CLI', () => {
   it('summary --json: processes, snapshots with file/seq/trigger/live/truncated, warnings', async () => {
@@ -128,9 +129,30 @@ describe('heaplens CLI', () => {
     expect(s.rate.perSnapshot).toBeGreaterThan(0);
     expect(s.projection.snapshots).toBeCloseTo((16 * 1024 ** 3 - s.lastKnownBytes) / s.rate.perSnapshot, 6);
     const text = await cli('postmortem', job, '--limit', '16G');
-    expect(text.out).toMatch(/^who died: 2 of 3 processes/);
+    // no log given: the verdict says no log says why, and the two the dumps point at are 'killed'
+    expect(text.out).toMatch(/^No log says why pid \d+, pid \d+ stopped: /);
+    expect(byPrefix('sampled').fate).toBe('killed');
+    expect(byPrefix('pygrow').fate).toBe('killed');
+    expect(byPrefix('exact').fate).toBe('exited');
     expect(text.out).toMatch(/top suspects job-wide/);
     expect((await cli('postmortem', job, '--limit', 'lots')).code).toBe(2);
+  });
+
+  it('postmortem --json on a real OOM kill: verdict, kill, fates, culprits and the logs read (fixtures/oom-job)', async () => {
+    const { readFileSync } = await import('node:fs');
+    const want = JSON.parse(readFileSync(`${OOM}/expected.json`, 'utf8'));
+    const r = JSON.parse((await cli('postmortem', `${OOM}/dumps`, `${OOM}/logs`, `${OOM}/smaps`, '--json')).out);
+    expect(r.verdict).toMatch(new RegExp(`^The kernel OOM-killed python3\\.12 \\(pid ${want.kill.pid},`));
+    expect(r.kill).toMatchObject({ pid: want.kill.pid, by: 'kernel', limitBytes: want.cgroup.limitBytes });
+    const fates = Object.fromEntries(r.processes.map((p: { pid: number; fate: string }) => [p.pid, p.fate]));
+    expect(fates).toEqual(
+      Object.fromEntries(want.processes.map((p: { pid: number; fate: string }) => [p.pid, p.fate])),
+    );
+    expect(r.culprits.map((c: { kind: string }) => c.kind).sort()).toEqual(['heap', 'outside-heap']);
+    expect(r.logsRead.length).toBeGreaterThanOrEqual(4);
+    const text = (await cli('postmortem', `${OOM}/dumps`, `${OOM}/logs`)).out;
+    expect(text.split('\n')[0]).toMatch(/^The kernel OOM-killed/);
+    expect(text).toMatch(/logs read:/);
   });
 
   it('bad input: one dump still gets a ranking (patterns unknown) with a note saying why', async () => {

@@ -69,10 +69,10 @@ const COMMANDS: readonly Command[] = [
   {
     name: 'postmortem',
     usage: `  heaplens postmortem <paths…> [--limit <bytes|file>] [-n 10]
-                                                  who died, when, the top suspects; time to the limit`,
+                                                  why it died: the kill, each fate, what filled the memory`,
     flags: [...COMMON, ...SYMBOL_FLAGS, 'top', 'limit'],
     run: async (a, io) => {
-      const pm = await import('./postmortem-command.js');
+      const pm = await import('./commands/postmortem.js');
       const { sampledJob } = await import('./input.js');
       const limit = await pm.readLimit(a);
       return onJob(a, io, (job, a2, o) => pm.postmortemCommand(sampledJob(job, a2), a2, o, limit));

@@ -149,6 +149,10 @@ export interface JobSummary {
   processes: ProcessSummary[];
   warnings: WarningSummary[];
   ignoredFiles: string[];
+  /** why the job died, one sentence (core/query/postmortem.ts); null while loading or without processes */
+  verdict?: string | null;
+  /** the logs read as kill evidence, and what each gave */
+  logsRead?: { file: string; gave: string }[];
   loadMs: number;
   /** time the loader spent waiting for bytes (read-ahead misses) */
   readWaitMs: number;

@@ -3,6 +3,7 @@
 // report embeds.
 
 /// <reference lib="webworker" />
+import { postmortemQuery } from '../../../core/query/postmortem.ts';
 import { contextParts } from './context-summary.ts';
 import { classifyFiles, groupProcesses, loadJob } from '../../../core/load/load-job.ts';
 import { withPrefetch } from './prefetch.ts';
@@ -440,7 +441,18 @@ function summarize(j: Job, loadMs: number, bytesTotal: number, waitMs: number): 
       }
     }
   }
-  return { processes, warnings, ignoredFiles, loadMs, readWaitMs: waitMs, bytesTotal };
+  // the verdict once the whole job is in (the query ranks the job again: not per partial update)
+  const pm = !jobIsPartial && j.processes.length > 0 ? postmortemQuery(j) : null;
+  return {
+    processes,
+    warnings,
+    ignoredFiles,
+    loadMs,
+    readWaitMs: waitMs,
+    bytesTotal,
+    verdict: pm?.verdict ?? null,
+    logsRead: pm?.logsRead.map((l) => ({ file: l.file, gave: l.gave })) ?? [],
+  };
 }
 
 /**

@@ -1,17 +1,18 @@
-// `heaplens postmortem`: one screen for a dead job — who died and when, its last complete snapshot
+// `heaplens postmortem`: a thin formatter of core/query/postmortem.ts — the verdict first (who was killed, by
+// whom, at what limit, what filled it), each process's fate and memory; then who died and when, its last complete snapshot
 // and growth at the end, the top suspects job-wide (pattern, rate, σ, Python call site, which other
 // processes hold the same stack), and with --limit the time each process (and the job) had left.
 
 import { readFile, stat } from 'node:fs/promises';
-import type { Job } from '../../core/model/model.js';
-import { parseLimit, postmortem, type JobPostmortem, type Projection } from '../../core/stats/postmortem.js';
-import { recordedJobLimit } from '../../core/model/memory-context.js';
-import { NOISE_Z } from '../../core/model/sampling-error.js';
-import { flag, has, intFlag, UsageError, type ParsedArgs } from './args.js';
-import type { Frame } from '../../core/frames/describe.js';
-import { describeFrame } from './stack-text.js';
-import { formatBytes, formatSignedBytes, table } from './format.js';
-import { describers, groupJson, listedStacks, rateText, stackJson } from './growth-command.js';
+import type { Job } from '../../../core/model/model.js';
+import { parseLimit, type JobPostmortem, type Projection } from '../../../core/stats/postmortem.js';
+import { postmortemQuery, type PostmortemResult } from '../../../core/query/postmortem.js';
+import { NOISE_Z } from '../../../core/model/sampling-error.js';
+import { flag, has, intFlag, UsageError, type ParsedArgs } from '../args.js';
+import type { Frame } from '../../../core/frames/describe.js';
+import { describeFrame } from '../stack-text.js';
+import { formatBytes, formatSignedBytes, table } from '../format.js';
+import { describers, groupJson, listedStacks, rateText, stackJson } from '../growth-command.js';
 import {
   framesFor,
   indent,
@@ -21,7 +22,7 @@ import {
   stackText,
   tableColumns,
   type Output,
-} from './common.js';
+} from '../common.js';
 
 /** A memory.max copy is a few bytes; anything bigger is not one. */
 const MAX_LIMIT_FILE_BYTES = 4096;
@@ -92,15 +93,14 @@ function callSite(frames: readonly Frame[]): string {
 }
 
 export function postmortemCommand(job: Job, args: ParsedArgs, io: Output, given: Limit | null): void {
-  // without --limit, the cgroup memory.max the capture library recorded with the dumps
-  const rec = given ? null : recordedJobLimit(job.processes);
-  const limit: Limit | null =
-    given ??
-    (rec
-      ? { bytes: rec.bytes, source: `memory.max recorded with the dumps of ${rec.processes} process(es)`, note: null }
-      : null);
+  // the limit: --limit, else the kill's report, the cgroup files given, or memory.max recorded with the dumps
+  const q: PostmortemResult = postmortemQuery(
+    job,
+    given ? { limit: { bytes: given.bytes, source: given.source } } : {},
+  );
+  const limit: Limit | null = given ?? (q.limit ? { ...q.limit, note: null } : null);
   const n = intFlag(args, 'top', 10);
-  const pm: JobPostmortem = postmortem(job, limit?.bytes ?? null);
+  const pm: JobPostmortem = q.postmortem;
   const desc = describers(job, args);
   const frames = (pi: number, stackId: number) => framesFor(desc(pi), stackId, args).frames;
   const r = pm.suspects;
@@ -108,10 +108,24 @@ export function postmortemCommand(job: Job, args: ParsedArgs, io: Output, given:
     io.out(
       JSON.stringify(
         {
+          verdict: q.verdict,
+          kill: q.kill,
+          kills: q.kills,
           limit: limit ? { bytes: limit.bytes, source: limit.source, note: limit.note } : null,
           died: pm.died.map((i) => job.processes[i].pid),
+          culprits: q.culprits,
+          logsRead: q.logsRead,
+          clock: q.clock,
           processes: pm.processes.map((p) => ({
             ...processJson(job.processes[p.processIndex], job),
+            name: q.processes[p.processIndex].name,
+            role: q.processes[p.processIndex].role,
+            parentPid: q.processes[p.processIndex].parentPid,
+            fate: q.processes[p.processIndex].fate,
+            fateEvidence: q.processes[p.processIndex].fateEvidence,
+            memory: q.processes[p.processIndex].memory,
+            exitDump: q.processes[p.processIndex].exitDump,
+            secondsToLimit: q.processes[p.processIndex].secondsToLimit,
             snapshots: p.snapshots,
             lastCompleteBytes: p.lastCompleteBytes,
             lastCompleteSigmaBytes: p.lastCompleteSigmaBytes,
@@ -123,10 +137,10 @@ export function postmortemCommand(job: Job, args: ParsedArgs, io: Output, given:
             topPattern: r.processes[p.processIndex].topPattern,
             notes: p.notes,
           })),
-          job: pm.job,
+          job: { ...pm.job, memory: q.job },
           groups: r.groups.slice(0, n).map((g) => groupJson(job, g, frames(g.top.processIndex, g.top.stackId))),
           stacks: listedStacks(r, n).map((s) => stackJson(s, frames(s.processIndex, s.stackId))),
-          warnings: job.warnings,
+          warnings: [...job.warnings, ...q.warnings],
         },
         (_k, v: unknown) =>
           typeof v === 'number' && !Number.isFinite(v)
@@ -142,23 +156,39 @@ export function postmortemCommand(job: Job, args: ParsedArgs, io: Output, given:
     return;
   }
 
-  io.out(
-    pm.died.length === 0
-      ? 'who died: no process shows signs of being killed (every one wrote a final dump, or none did and all ended together)'
-      : `who died: ${pm.died.length} of ${job.processes.length} process${job.processes.length === 1 ? '' : 'es'}`,
-  );
+  io.out(q.verdict);
+  if (q.culprits.length > 0) {
+    io.out('\nwhat grew (share of the growth):');
+    for (const c of q.culprits)
+      io.out(
+        `  ${(100 * c.share).toFixed(0).padStart(3)} %  ${formatBytes(c.bytes)}${c.rate !== null ? ` (${formatSignedBytes(c.rate)}/s)` : ''}  ${c.kind === 'heap' ? c.site : c.site}  — pid ${c.pids.join(', ')}`,
+      );
+  }
+  io.out('');
   const order = [...pm.died, ...pm.processes.map((p) => p.processIndex).filter((i) => !pm.died.includes(i))];
+  const fateRank = { 'oom-killed': 0, killed: 1, 'torn-down': 2, unknown: 3, exited: 4 } as const;
+  order.sort((a, b) => fateRank[q.processes[a].fate] - fateRank[q.processes[b].fate]);
   for (const pi of order) {
     const p = pm.processes[pi];
     const proc = job.processes[pi];
+    const qp = q.processes[pi];
     const lc = p.fate.lastCompleteIndex >= 0 ? proc.snapshots[p.fate.lastCompleteIndex] : null;
     const lines: string[] = [];
-    lines.push(
-      `${processTitle(proc)}${p.fate.killed ? ' — KILLED' : proc.endedWithoutFinalDump ? '' : ' — exited (final dump)'}`,
-    );
-    for (const e of p.fate.evidence) lines.push(`  · ${e}`);
-    if (p.fate.endedAtMs !== null && p.fate.killed)
-      lines.push(`  last dump written ${new Date(p.fate.endedAtMs).toISOString()} (capture clock or file mtime)`);
+    lines.push(`${processTitle(proc)} — ${qp.fate.toUpperCase()} (${qp.role})`);
+    for (const e of qp.fateEvidence)
+      lines.push(
+        `  · ${e.source}: ${e.text}${e.source === 'dumps' ? '' : ` (${e.file}${e.line !== null ? `:${e.line}` : ''})`}`,
+      );
+    if (qp.endedAtMs !== null) lines.push(`  last dump written ${new Date(qp.endedAtMs).toISOString()}`);
+    const m = qp.memory;
+    if (m.rssBytes !== null)
+      lines.push(
+        `  memory: RSS ${formatBytes(m.rssBytes)}, heap ${formatBytes(m.heapBytes)}${m.inheritedBytes > 0 ? ` (${formatBytes(m.inheritedBytes)} inherited at fork)` : ''}` +
+          (m.outsideHeapBytes !== null ? `, outside the heap ${formatBytes(m.outsideHeapBytes)}` : '') +
+          (m.explanation ? `: ${m.explanation}` : '') +
+          (m.source ? ` [${m.source}]` : ''),
+      );
+    if (qp.exitDump) lines.push(`  note: ${qp.exitDump.note}`);
     if (lc) {
       lines.push(
         `  last complete snapshot: seq ${lc.seq ?? '-'} (${lc.file}): ${formatBytes(p.lastCompleteBytes)}${p.lastCompleteSigmaBytes > 0 ? ` ±${formatBytes(NOISE_Z * p.lastCompleteSigmaBytes)}` : ''}` +
@@ -187,7 +217,13 @@ export function postmortemCommand(job: Job, args: ParsedArgs, io: Output, given:
     else {
       const j = pm.job;
       io.out(
-        `\nthe job as one cgroup (limit ${formatBytes(limit.bytes)} from ${limit.source}): ${formatBytes(j.lastKnownBytes)} at the processes' last dumps` +
+        `\nthe job as one cgroup (limit ${formatBytes(limit.bytes)} from ${limit.source}): ${formatBytes(q.job.heapBytes)} of heap, inherited allocations counted once (${formatBytes(j.lastKnownBytes)} summed at the processes' last dumps)` +
+          (q.job.copyOnWriteBytes > 0 ? ` + ${formatBytes(q.job.copyOnWriteBytes)} copied on write` : '') +
+          (q.job.pssBytes !== null ? `; resident (Σ Pss) ${formatBytes(q.job.pssBytes)}` : '') +
+          (q.job.usageAtKillBytes !== null
+            ? `; the cgroup's usage at the kill ${formatBytes(q.job.usageAtKillBytes)}`
+            : '') +
+          (q.job.peakBytes !== null ? `, peak ${formatBytes(q.job.peakBytes)}` : '') +
           (j.projection ? `; ${projectionText(j.projection)}` : '') +
           (j.note ? `\n  note: ${j.note}` : ''),
       );
@@ -230,6 +266,10 @@ export function postmortemCommand(job: Job, args: ParsedArgs, io: Output, given:
     const g = r.groups[0];
     io.out(`\n  #1 in full: ${stackText(frames(g.top.processIndex, g.top.stackId), 12)}`);
   }
+  if (q.logsRead.length > 0) {
+    io.out('\nlogs read:');
+    for (const l of q.logsRead) io.out(`  ${l.file}: ${l.gave}`);
+  }
   io.out('');
-  printWarnings(job.warnings, io);
+  printWarnings([...job.warnings, ...q.warnings], io);
 }

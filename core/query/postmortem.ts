@@ -1,0 +1,157 @@
+// `postmortem` as typed data: why the job died. The kill evidence (kill-evidence.ts), each process's fate
+// (fates.ts), exit dumps after teardown left out of the series (exit-dump.ts), memory outside the heap
+// (memory-outside-heap.ts), the ranked culprits and the verdict sentence (verdict.ts), beside the older
+// post-mortem's end rates and time to the limit (postmortem.ts). The CLI, the app and the report format this.
+// The JSON shape is docs/postmortem-json.md.
+
+import type { Job, LoadWarning } from '../model/model.js';
+import { killEvidence, type Evidence, type KillBy, type KillEvidence, type LogRead } from '../stats/kill-evidence.js';
+import { processEnds, type Fate } from '../stats/fates.js';
+import { withoutTeardownDumps, type TeardownDump } from '../stats/exit-dump.js';
+import { jobMemory, pagesAt, processMemory, type JobMemory, type ProcessMemory } from '../stats/memory-outside-heap.js';
+import { rankCulprits, verdictSentence, type Culprit } from '../stats/verdict.js';
+import { postmortem, type JobPostmortem } from '../stats/postmortem.js';
+import { processParents, recordedJobLimit } from '../model/memory-context.js';
+import { processName } from '../model/process-name.js';
+
+export interface KillOut {
+  pid: number | null;
+  by: KillBy;
+  atMs: number | null;
+  timeFrom: string | null;
+  rssBytes: number | null;
+  anonRssBytes: number | null;
+  limitBytes: number | null;
+  usageBytes: number | null;
+  invokedByPid: number | null;
+  evidence: Evidence[];
+}
+
+export type Role = 'driver' | 'worker' | 'process';
+
+export interface ProcessOut {
+  processIndex: number;
+  pid: number | null;
+  name: string | null;
+  role: Role;
+  parentPid: number | null;
+  fate: Fate;
+  fateEvidence: Evidence[];
+  endedAtMs: number | null;
+  memory: ProcessMemory;
+  /** the final dump written after teardown, kept but not read as the end of the series */
+  exitDump: TeardownDump | null;
+  /** time to the limit at its end rate (s), for the processes that were not killed; null without a limit or a rate */
+  secondsToLimit: number | null;
+}
+
+export interface PostmortemResult {
+  verdict: string;
+  kill: KillOut | null;
+  kills: KillOut[];
+  processes: ProcessOut[];
+  culprits: Culprit[];
+  job: JobMemory;
+  limit: { bytes: number | null; source: string } | null;
+  logsRead: LogRead[];
+  clock: KillEvidence['clock'];
+  warnings: LoadWarning[];
+  /** the end rates, projections and job-wide suspects over the series without teardown dumps */
+  postmortem: JobPostmortem;
+  /** the processes as the post-mortem read them (teardown dumps left out) */
+  series: Job['processes'];
+}
+
+export interface PostmortemOptions {
+  /** a limit the user gave (bytes; null: "no limit"), with where it came from */
+  limit?: { bytes: number | null; source: string } | null;
+}
+
+function killOut(k: KillEvidence['kills'][number]): KillOut {
+  return {
+    pid: k.pid,
+    by: k.by,
+    atMs: k.atMs,
+    timeFrom: k.timeFrom,
+    rssBytes: k.rssBytes,
+    anonRssBytes: k.anonRssBytes,
+    limitBytes: k.limitBytes,
+    usageBytes: k.usageBytes,
+    invokedByPid: k.invokedByPid,
+    evidence: k.evidence,
+  };
+}
+
+export function postmortemQuery(job: Job, opts: PostmortemOptions = {}): PostmortemResult {
+  const ev = killEvidence(job);
+  const { processes: series, teardown } = withoutTeardownDumps(job);
+  const trimmed = { processes: series, evidence: job.evidence };
+  // fates from the whole series: a final dump after teardown is still the process's exit
+  const { ends, kills } = processEnds(job, ev);
+  const first = kills.find((k) => k.processIndex !== null) ?? null;
+  const rec = recordedJobLimit(job.processes);
+  const limit =
+    opts.limit ??
+    (first?.limitBytes !== null && first?.limitBytes !== undefined
+      ? {
+          bytes: first.limitBytes,
+          source: `the ${first.by === 'kernel' ? "kernel's OOM report" : first.by} (${first.evidence[0].file})`,
+        }
+      : ev.cgroup?.limitBytes !== null && ev.cgroup?.limitBytes !== undefined
+        ? { bytes: ev.cgroup.limitBytes, source: 'the cgroup files given' }
+        : rec
+          ? { bytes: rec.bytes, source: `memory.max recorded with the dumps of ${rec.processes} process(es)` }
+          : null);
+  const pm = postmortem(trimmed, limit?.bytes ?? null);
+  const samples = (job.evidence?.smaps ?? []).flatMap(({ file, rollup }) =>
+    rollup.samples.map((sample) => ({ file, sample })),
+  );
+  // memory at the moment of the kill (each process's own kill, else the first): what filled the cgroup then
+  const cutoff = (i: number): number | null => ends[i].kill?.atMs ?? first?.atMs ?? null;
+  const memory = processMemory(trimmed, pm.suspects, (i) => pagesAt(samples, series[i].pid, cutoff(i)), cutoff);
+  const culprits = rankCulprits(trimmed, pm.suspects, memory);
+  const victimRate =
+    first?.processIndex !== null && first ? (pm.processes[first.processIndex!].rate?.perSecond ?? null) : null;
+  const verdict = verdictSentence(trimmed, first, ends, culprits, victimRate);
+  const parents = processParents(series);
+  const index = new Map(series.map((p, i) => [p.key, i]));
+  const hasChildren = new Set([...parents.values()].filter((v): v is string => v !== null));
+  const processes: ProcessOut[] = series.map((p, i) => {
+    const parentKey = parents.get(p.key) ?? null;
+    const proj = pm.processes[i].projection;
+    return {
+      processIndex: i,
+      pid: p.pid,
+      name: processName(p),
+      role: parentKey !== null ? 'worker' : hasChildren.has(p.key) ? 'driver' : 'process',
+      parentPid: parentKey !== null ? series[index.get(parentKey)!].pid : null,
+      fate: ends[i].fate,
+      fateEvidence: ends[i].fateEvidence,
+      endedAtMs: ends[i].endedAtMs,
+      memory: memory[i],
+      exitDump: teardown.find((t) => t.processIndex === i) ?? null,
+      secondsToLimit: ends[i].fate === 'oom-killed' || !proj ? null : proj.seconds,
+    };
+  });
+  const usageAtKill = first?.usageBytes ?? null;
+  const job_ = jobMemory(memory, {
+    usageAtKillBytes: usageAtKill,
+    peakBytes: ev.cgroup?.peakBytes ?? null,
+    limitBytes: limit?.bytes ?? null,
+  });
+  const warnings = [...ev.warnings, ...teardown.map((t) => ({ file: t.file, message: t.note }))];
+  return {
+    verdict,
+    kill: first ? killOut(first) : null,
+    kills: kills.map(killOut),
+    processes,
+    culprits,
+    job: job_,
+    limit,
+    logsRead: ev.logsRead,
+    clock: ev.clock,
+    warnings,
+    postmortem: pm,
+    series,
+  };
+}

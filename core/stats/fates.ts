@@ -1,0 +1,147 @@
+// How each process ended, from the kill evidence first and the dumps second: `oom-killed` (named by the
+// kernel, the cgroup, Ray, Kubernetes or SLURM), `killed` (a signal line, a cut dump or no final dump, and
+// no evidence of why), `exited` (a final dump), `torn-down` (it stopped within a short while after another
+// process's kill while its parent lived on: the job stopped it), `unknown` (no final dump, no evidence).
+// The dumps' inference (process-fate.ts) stays, as evidence of lower weight.
+
+import type { Job, ProcessSeries } from '../model/model.js';
+import { processFates, type ProcessFate } from './process-fate.js';
+import type { Evidence, KillEvidence, KillRecord } from './kill-evidence.js';
+import { processParents } from '../model/memory-context.js';
+import { seriesTimes } from '../model/snapshot-time.js';
+
+export type Fate = 'oom-killed' | 'killed' | 'exited' | 'torn-down' | 'unknown';
+
+/** A process that ended within this long after another's kill, its parent still running, was torn down. */
+export const TEARDOWN_WINDOW_S = 60;
+
+export interface ProcessEnd {
+  fate: Fate;
+  fateEvidence: Evidence[];
+  /** the kill that named this process (kernel, Ray, or an unattributed count given to it) */
+  kill: KillRecord | null;
+  /** the dumps' own inference (cut dump, no final dump, stopped early) */
+  inferred: ProcessFate;
+  endedAtMs: number | null;
+}
+
+function lastTime(p: ProcessSeries): number | null {
+  const t = seriesTimes(p);
+  return t.axis === 'wall' && t.snapshots.length > 0 ? (t.snapshots[t.snapshots.length - 1].timeMs as number) : null;
+}
+
+function dumpEvidence(p: ProcessSeries, f: ProcessFate): Evidence[] {
+  const last = p.snapshots[p.snapshots.length - 1];
+  return f.evidence.map((text) => ({ source: 'dumps' as const, file: last?.file ?? p.key, line: null, text }));
+}
+
+/**
+ * Fates of every process. `ev.kills` with a processIndex decide first; unattributed OOM counts (SLURM,
+ * Kubernetes, the cgroup without a kernel log) go to the processes the dumps infer killed when there are no
+ * more of those than the count says (else they stay unattributed: no guess).
+ */
+export function processEnds(
+  job: Pick<Job, 'processes'>,
+  ev: KillEvidence,
+): { ends: ProcessEnd[]; kills: KillRecord[] } {
+  const inferred = processFates(job);
+  const parents = processParents(job.processes);
+  const index = new Map(job.processes.map((p, i) => [p.key, i]));
+  const ends = job.processes.map((p) => lastTime(p));
+  const kills = [...ev.kills];
+  const byProcess = new Map<number, KillRecord>();
+  for (const k of kills)
+    if (k.processIndex !== null && !byProcess.has(k.processIndex)) byProcess.set(k.processIndex, k);
+
+  // unattributed OOM counts: only when the dumps point at no more processes than were killed
+  if (byProcess.size === 0 && ev.unattributed.length > 0) {
+    const candidates = inferred
+      .map((f, i) => ({ f, i }))
+      .filter(({ f, i }) => f.killed && !ev.signals.has(job.processes[i].pid ?? -1));
+    const counted = ev.unattributed.map((u) => u.count).filter((c): c is number => c !== null);
+    const count = counted.length > 0 ? Math.max(...counted) : 1;
+    if (candidates.length > 0 && candidates.length <= count) {
+      const u = ev.unattributed[0];
+      for (const { i } of candidates) {
+        const k: KillRecord = {
+          pid: job.processes[i].pid,
+          by: u.by,
+          processIndex: i,
+          comm: null,
+          atMs: u.atMs ?? ends[i],
+          timeFrom: u.atMs !== null ? "the log line's time" : 'its last dump (the kill came after it)',
+          rssBytes: null,
+          anonRssBytes: null,
+          limitBytes: ev.cgroup?.limitBytes ?? null,
+          usageBytes: null,
+          scope: null,
+          invokedByPid: null,
+          evidence: ev.unattributed.map((x) => x.evidence),
+        };
+        kills.push(k);
+        byProcess.set(i, k);
+      }
+    }
+  }
+  const killTimes = [...byProcess.entries()]
+    .map(([i, k]) => ({ i, at: k.atMs }))
+    .filter((x): x is { i: number; at: number } => x.at !== null);
+
+  const out = job.processes.map((p, i): ProcessEnd => {
+    const f = inferred[i];
+    const fromDumps = dumpEvidence(p, f);
+    const sig = p.pid !== null ? (ev.signals.get(p.pid) ?? []) : [];
+    const k = byProcess.get(i) ?? null;
+    if (k)
+      return {
+        fate: 'oom-killed',
+        fateEvidence: [...k.evidence, ...sig, ...fromDumps],
+        kill: k,
+        inferred: f,
+        endedAtMs: ends[i],
+      };
+    if (sig.length > 0)
+      return { fate: 'killed', fateEvidence: [...sig, ...fromDumps], kill: null, inferred: f, endedAtMs: ends[i] };
+    // torn down: ended soon after another process's kill, while its parent in the job lived on
+    const end = ends[i];
+    const parentKey = parents.get(p.key) ?? null;
+    const parentEnd = parentKey !== null ? ends[index.get(parentKey)!] : null;
+    const after =
+      end !== null
+        ? killTimes.find((x) => x.i !== i && end >= x.at - 1000 && end - x.at <= TEARDOWN_WINDOW_S * 1000)
+        : undefined;
+    if (after && parentEnd !== null && end !== null && parentEnd >= end) {
+      const victim = job.processes[after.i];
+      return {
+        fate: 'torn-down',
+        fateEvidence: [
+          {
+            source: 'dumps',
+            file: p.snapshots[p.snapshots.length - 1]?.file ?? p.key,
+            line: null,
+            text: `its dumps end ${((end - after.at) / 1000).toFixed(1)} s after the kill of pid ${victim.pid}, while its parent (pid ${job.processes[index.get(parentKey!)!].pid}) went on`,
+          },
+          ...fromDumps,
+        ],
+        kill: null,
+        inferred: f,
+        endedAtMs: end,
+      };
+    }
+    if (f.killed) return { fate: 'killed', fateEvidence: fromDumps, kill: null, inferred: f, endedAtMs: end };
+    if (!p.endedWithoutFinalDump) {
+      const last = p.snapshots[p.snapshots.length - 1];
+      return {
+        fate: 'exited',
+        fateEvidence: [
+          { source: 'dumps', file: last.file, line: null, text: 'it wrote its final dump (prof_final: exit)' },
+        ],
+        kill: null,
+        inferred: f,
+        endedAtMs: end,
+      };
+    }
+    return { fate: 'unknown', fateEvidence: [], kill: null, inferred: f, endedAtMs: end };
+  });
+  return { ends: out, kills };
+}

@@ -396,7 +396,11 @@ export async function loadJob(files: readonly InputFile[], options: LoadOptions 
   attachRssLogs(processes, await readRssLogs(classified.side, warnings), warnings);
   const { evidence, unread } = await readEvidence(classified.other, jobYear(processes), warnings);
   options.onProgress?.({ ...progress, file: '' });
-  return { processes, warnings, ignoredFiles: unread, ...(evidence ? { evidence } : {}) };
+  // ignored: what no reader took (the evidence readers take some of the files the dump readers left)
+  const read = new Set(classified.other.map((f) => f.path));
+  for (const path of unread) read.delete(path);
+  const ignoredFiles = classified.ignored.filter((path) => !read.has(path));
+  return { processes, warnings, ignoredFiles, ...(evidence ? { evidence } : {}) };
 }
 
 /** The year of the job's first dump (context clock, else mtime), for log lines that carry none. */

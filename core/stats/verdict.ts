@@ -3,14 +3,13 @@
 // killed process's own heap grew. The culprits are ranked by their share of what grew.
 
 import type { Job } from '../model/model.js';
-import { stackFrames } from '../model/model.js';
 import type { GrowthPattern } from './patterns.js';
 import type { JobSuspects } from './suspects.js';
 import type { ProcessMemory } from './memory-outside-heap.js';
 import type { KillRecord } from './kill-evidence.js';
 import type { ProcessEnd } from './fates.js';
-import { viewStack } from '../frames/python-stacks.js';
-import { frameLabel, locateAddress } from '../frames/frame-labels.js';
+import { DEFAULT_VIEW, processViewer } from '../frames/view.js';
+import { frameText } from '../frames/stack-labels.js';
 import { processName } from '../model/process-name.js';
 
 export interface Culprit {
@@ -38,21 +37,13 @@ const mib = (b: number): string =>
   b >= 1024 ** 3 ? `${(b / 1024 ** 3).toFixed(1)} GiB` : `${(b / 1048576).toFixed(b < 10 * 1048576 ? 1 : 0)} MiB`;
 const rateText = (r: number): string => `${r >= 0 ? '+' : '−'}${(Math.abs(r) / 1048576).toFixed(1)} MiB/s`;
 
-/** The stack's frames as people read them: its Python frames when it has them, else native labels. */
+/**
+ * The stack's frames as people read them: the one frame pipeline's default view (Python first, the interpreter's
+ * and the allocator's own frames left out, symbols when the process has them), each as `fn (file:line)`.
+ */
 export function stackFrameLabels(job: Pick<Job, 'processes'>, processIndex: number, stackId: number): string[] {
   const p = job.processes[processIndex];
-  const hex = stackFrames(p.stacks, stackId).map((a) => p.addresses.hex[a]);
-  const py = p.pythonFrames ? viewStack(hex, p.pythonFrames, 'python').frames : [];
-  // function (file:line) with the file's base name: what the user's editor shows
-  const labels = py.map((f) =>
-    f.kind === 'python' && f.resolved
-      ? `${f.function} (${(f.file ?? '?').split('/').pop()}${f.line !== null ? `:${f.line}` : ''})`
-      : f.kind === 'python'
-        ? f.function
-        : f.addr,
-  );
-  if (labels.length > 0) return labels;
-  return stackFrames(p.stacks, stackId).map((a) => frameLabel(locateAddress(p, a)));
+  return (processViewer(p, DEFAULT_VIEW)(stackId)?.frames ?? []).map((f) => frameText(f));
 }
 
 /** A short name for a process: its comm with its pid. */

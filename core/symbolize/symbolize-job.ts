@@ -2,6 +2,7 @@
 // the model (ProcessSeries.symbols), and what could not be found or trusted returned as data, worded once. The CLI
 // prints the problems as notes, the app shows them as warnings; neither words them again.
 
+import { basename } from '../formats/dump-filename.js';
 import type { InputFile } from '../formats/input-file.js';
 import type { Job, ProcessSeries } from '../model/model.js';
 import type { ModuleReport } from '../model/symbol-table.js';
@@ -80,7 +81,7 @@ function moduleProblems(m: ModuleReport, file: string): SymbolProblem[] {
     out.push({
       ...at,
       kind: 'missing',
-      message: `no binary for ${m.mappingPath} (${m.addresses} addresses): ${m.reason}`,
+      message: `no binary for ${m.mappingPath} (${m.addresses} addresses): ${m.reason}; copy ${basename(m.mappingPath)} (or its debug file) from the job's machine and pass its folder with --symbols <dir>`,
     });
   else if (m.binary === 'mismatch')
     out.push({

@@ -68,6 +68,14 @@ export async function ingest(
   const jobWarnings: LoadWarning[] = [...(existing?.jobWarnings ?? [])];
   const warningKey = (w: LoadWarning) => `${w.file}\0${w.line ?? ''}\0${w.byteOffset ?? ''}\0${w.message}`;
   const jobWarningKeys = new Set(jobWarnings.map(warningKey));
+  // files recognized but not read (another tool's format, a text that explains itself): job warnings, first,
+  // as loadJob gives them
+  for (const w of classified.refused)
+    if (!jobWarningKeys.has(warningKey(w))) {
+      jobWarningKeys.add(warningKey(w));
+      jobWarnings.push(w);
+      result.warnings.push(w);
+    }
   const orphanWarnings = new Map(existing?.orphanWarnings ?? []);
 
   // Processes already in the dataset keep their record unless this run changes them.

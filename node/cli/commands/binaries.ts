@@ -1,11 +1,24 @@
 // `heaplens binaries`: the modules whose frames stay unresolved, the bytes through them, and what to hand over.
 
 import type { Job } from '../../../core/model/model.js';
+import type { SymbolTable } from '../../../core/model/symbol-table.js';
 import { flag, has, type ParsedArgs } from '../args.js';
 import { formatBytes, formatInt, formatPercent, table } from '../format.js';
 import { missingBinaries } from '../../../core/symbolize/missing-binaries.js';
 import { indent, printWarnings, processJson, processTitle, snapshotJson, type Output } from '../common.js';
 import { snapshotIndices } from '../snapshot-choice.js';
+
+/** Modules found (and matching) whose binary named none of some addresses: stripped of symbols. */
+function unnamedByModule(symbols: SymbolTable): { module: string; addresses: number }[] {
+  const count = new Map<string, Set<string>>();
+  for (const e of [...symbols.leaf, ...symbols.caller])
+    if (e && e.status === 'unresolved' && e.modulePath && e.frames.length === 0 && !e.python) {
+      let set = count.get(e.modulePath);
+      if (!set) count.set(e.modulePath, (set = new Set()));
+      set.add(e.address);
+    }
+  return [...count].map(([module, set]) => ({ module, addresses: set.size })).sort((a, b) => b.addresses - a.addresses);
+}
 
 /** Modules whose frames stay unresolved, heaviest first, with what to hand over to resolve them. */
 export function binaries(job: Job, args: ParsedArgs, io: Output): void {
@@ -34,7 +47,17 @@ export function binaries(job: Job, args: ParsedArgs, io: Output): void {
       continue;
     }
     if (sum.modules.length === 0) {
-      io.out('  every module with frames was found and matches its mapping\n');
+      // found and matching, yet frames may still read module+0x…: the binary has no name for those addresses
+      const unnamed = unnamedByModule(symbols);
+      if (unnamed.length === 0) io.out('  every module with frames was found and matches its mapping\n');
+      else {
+        io.out('  every module with frames was found and matches its mapping, but some frames stay module+offset:');
+        for (const u of unnamed)
+          io.out(
+            `    ${u.module}: ${formatInt(u.addresses)} address${u.addresses === 1 ? '' : 'es'} with no name in it (a binary stripped of its symbols); hand over its debug file (a -dbg/-debuginfo package or the build-id .debug) and pass its folder with --symbols`,
+          );
+        io.out('');
+      }
       continue;
     }
     io.out(

@@ -1254,6 +1254,16 @@ static void *watch_main(void *arg) {
     }
     int fired[MAX_FRACTIONS] = {0};
     int said_nolimit = 0;
+    if (fractions) {
+        /* said at start, not after the first poll: a short program must still learn its setting does nothing */
+        int unlimited = 0;
+        int64_t limit0 = pread_num(fd_lim, b, sizeof b, &unlimited);
+        if (v == 1 && limit0 >= (1ll << 62)) unlimited = 1;
+        if (unlimited || limit0 <= 0) {
+            say("HEAPLENS_DUMP_CGROUP_FRACTIONS: cgroup ", watch_cgdir, " has no memory limit; no fraction dumps until it has one");
+            said_nolimit = 1;
+        }
+    }
     int64_t prev_high = -1, prev_psi_us = -1, prev_psi_t = -1, last_pressure = -1;
     if (statm >= 0 && pread(statm, b, sizeof b - 1, 0) > 0) {
         b[sizeof b - 1] = 0;

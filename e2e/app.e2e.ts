@@ -280,7 +280,10 @@ test.describe('heaplens web build', () => {
     await expect(page.locator(`[data-testid=growth][data-pid="${pid}"]`)).toBeVisible();
     // the steady leak grows most: make_record ← leaky_handler ← Pipeline.step
     const first = page.getByTestId('growth-row').first();
-    await expect(first.locator('.lbl')).toHaveAttribute('title', /make_record ← leaky_handler ← Pipeline\.step/);
+    await expect(first.locator('.lbl')).toHaveAttribute(
+      'title',
+      /make_record \(workload\.py:\d+\) ← leaky_handler ← Pipeline\.step/,
+    );
     await first.click();
     // the exact lines of the allocation and its call, read from the workload's source (marked @leak-alloc, @leak-call)
     const src = readFileSync(path.join(ROOT, 'fixtures', 'python', 'workload', 'workload.py'), 'utf8').split('\n');

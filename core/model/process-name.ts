@@ -10,6 +10,7 @@
 
 import { decodePseudoAddress, PY_KIND_FRAME, type PyFrameTable } from '../formats/pyframes.js';
 import type { MapsEntry } from '../formats/proc-maps.js';
+import { revealControls } from './display-text.js';
 import { processIdentity } from './memory-context.js';
 import type { ProcessSeries } from './model.js';
 
@@ -73,6 +74,14 @@ export function scriptFromFrames(
 
 /** The process's name (see the top of this file), null when nothing names it. */
 export function processName(
+  p: Pick<ProcessSeries, 'snapshots' | 'maps' | 'stacks' | 'addresses'> & { pythonFrames?: PyFrameTable | null },
+): string | null {
+  // a name comes from files (maps, command lines, frames): marked once here, for every view and the CLI
+  const name = rawProcessName(p);
+  return name === null ? null : revealControls(name);
+}
+
+function rawProcessName(
   p: Pick<ProcessSeries, 'snapshots' | 'maps' | 'stacks' | 'addresses'> & { pythonFrames?: PyFrameTable | null },
 ): string | null {
   const id = processIdentity(p);

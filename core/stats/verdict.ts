@@ -10,6 +10,7 @@ import type { KillRecord } from './kill-evidence.js';
 import type { ProcessEnd } from './fates.js';
 import { DEFAULT_VIEW, processViewer } from '../frames/view.js';
 import { frameText } from '../frames/stack-labels.js';
+import { revealControls } from '../model/display-text.js';
 import { processName } from '../model/process-name.js';
 
 export interface Culprit {
@@ -43,7 +44,8 @@ const rateText = (r: number): string => `${r >= 0 ? '+' : '−'}${(Math.abs(r) /
  */
 export function stackFrameLabels(job: Pick<Job, 'processes'>, processIndex: number, stackId: number): string[] {
   const p = job.processes[processIndex];
-  return (processViewer(p, DEFAULT_VIEW)(stackId)?.frames ?? []).map((f) => frameText(f));
+  // names come from files (maps, symbols, Python tables): marked as every shown name is
+  return (processViewer(p, DEFAULT_VIEW)(stackId)?.frames ?? []).map((f) => revealControls(frameText(f)));
 }
 
 /** A short name for a process: its comm with its pid. */

@@ -1073,8 +1073,13 @@ async function handle(id: number, req: Request): Promise<{ res: Response; transf
     case 'suspects': {
       if (!job) throw new Error('no job loaded');
       const view = req.view;
-      const suspects = suspectsResult(job, req.limit, (i, id) =>
-        labelOf(frameTable(i), frameTable(i).stackKeys(id, view), view.mode),
+      // the focus/ignore chips narrow the ranking as they narrow every view
+      const filtered = (view.filters ?? []).length > 0;
+      const suspects = suspectsResult(
+        job,
+        req.limit,
+        (i, id) => labelOf(frameTable(i), frameTable(i).stackKeys(id, view), view.mode),
+        filtered ? (i, id) => !frameTable(i).dropped(id, view) : undefined,
       );
       return { res: { type: 'suspects', suspects } };
     }

@@ -68,7 +68,8 @@ test.describe('large job, progressive', () => {
     expect(seen!.values).toEqual(expected);
     const readers = await page.evaluate(
       () =>
-        (window as unknown as { __heaplens?: { summary?: { readers?: number } } }).__heaplens?.summary?.readers ?? 0,
+        (window as unknown as { __heaplens?: { job?: { summary?: { readers?: number } } } }).__heaplens?.job?.summary
+          ?.readers ?? 0,
     );
     expect(readers).toBeGreaterThanOrEqual(1);
   });
@@ -198,14 +199,14 @@ test.describe('progressive opening of the real job', () => {
       input.dataset.testid = 'second-folder';
       input.hidden = true;
       input.onchange = () => {
-        const w = window as unknown as { __heaplens: { openAny: (f: unknown[]) => Promise<void> } };
+        const w = window as unknown as { __heaplens: { job: { openAny: (f: unknown[]) => Promise<void> } } };
         const files = [...(input.files ?? [])].map((f) => ({
           path: f.webkitRelativePath || f.name,
           size: -1,
           mtimeMs: null,
           blob: f,
         }));
-        void w.__heaplens.openAny(files);
+        void w.__heaplens.job.openAny(files);
       };
       document.body.append(input);
     });

@@ -19,7 +19,9 @@ test('the verdict first: the kernel OOM-killed the loader, the logs read listed'
   }
   await dropFiles(page, '[data-testid=dropzone]', files);
   const v = page.getByTestId('verdict');
-  await expect(v).toContainText(`The kernel OOM-killed python3.12 (pid ${want.kill.pid},`, { timeout: 60_000 });
+  await expect(v).toContainText(`The kernel OOM-killed python3.12 oom_job.py (pid ${want.kill.pid},`, {
+    timeout: 60_000,
+  });
   await expect(v).toContainText('copy-on-write');
   await v.getByText(/logs? read/).click();
   await expect(v).toContainText('dmesg.txt');

@@ -6,7 +6,7 @@ import { cp, mkdir, mkdtemp, readFile, readdir, rm, symlink, truncate, writeFile
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { run } from '../cli/main.js';
+import { runCaptured } from '../cli/run-captured.js';
 import { openEngine } from './duckdb.js';
 import { escapeGlob, parquetPathSql } from './tree-check.js';
 
@@ -15,12 +15,7 @@ const JOB = join(ROOT, 'fixtures/jemalloc/job');
 let dir = '';
 let pristine = '';
 
-async function cli(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await run(argv, { out: (s) => out.push(s), err: (s) => err.push(s) });
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
+const cli = runCaptured;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'heaplens-hostile-ds-'));

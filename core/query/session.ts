@@ -14,38 +14,7 @@ import { lastCompleteIndex } from '../model/snapshot-status.js';
 import { rankGrowth } from '../stats/growth.js';
 import { rankJob, type JobSuspects, type RankMemo } from '../stats/suspects.js';
 import { jobSummary, withPending, type JobSummary } from './job-summary.js';
-
-/**
- * What was open before something replaced it for a while (a load showing its job so far): kept when it is first
- * replaced, put back if the replacement ends without a result, dropped when it ends with one.
- */
-export class Rollback<T> {
-  private before: { value: T } | null = null;
-
-  /** Whether something is replaced now (a value is kept). */
-  get replaced(): boolean {
-    return this.before !== null;
-  }
-
-  /** Keeps what is open (the first time only: later replacements keep the first value); true when it kept. */
-  replace(capture: () => T): boolean {
-    if (this.before) return false;
-    this.before = { value: capture() };
-    return true;
-  }
-
-  /** The replacement stays: what was kept is dropped. */
-  commit(): void {
-    this.before = null;
-  }
-
-  /** The replacement ended without a result: what was kept is restored (nothing happens if nothing was replaced). */
-  undo(restore: (before: T) => void): void {
-    const b = this.before;
-    this.before = null;
-    if (b) restore(b.value);
-  }
-}
+import { Rollback } from './rollback.js';
 
 /** Per-process steady-growth figures (core/stats/growth.ts) of the Growth table and the "by growth" trees. */
 export interface Steadiness {

@@ -207,9 +207,12 @@ describe("the worker's answers on fixtures/job", () => {
     expect(v.killed).toBe(true);
     expect(r.totalGroups).toBeGreaterThanOrEqual(r.groupCount);
     // an ignore chip on the leak's function takes its group out of the ranking
-    const ignored = suspectsResult(s, 10, { ...VIEW, filters: [{ kind: 'ignore', pattern: leak.function }] });
+    const ignored = suspectsResult(s, 10, { ...VIEW, filters: [{ kind: 'ignore', re: leak.function }] });
     expect(ignored.rows.some((x) => x.label === leak.function)).toBe(false);
     expect(ignored.groupCount).toBeLessThan(r.groupCount);
+    // …and only that: the next groups stay, in their order
+    const more = suspectsResult(s, 11, VIEW).rows.filter((x) => x.label !== leak.function);
+    expect(ignored.rows.map((x) => x.group)).toEqual(more.map((x) => x.group).slice(0, 10));
   });
 
   it('stack targets survive a reload: the same dumps loaded again resolve every target to its stack', async () => {

@@ -16,7 +16,7 @@ import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ensureJob } from './generate-series.mjs';
 
-const AFTER = resolve(import.meta.dirname, '..');
+const AFTER = resolve(process.env.AFTER ?? resolve(import.meta.dirname, '..'));
 const BEFORE = process.env.BEFORE ? resolve(process.env.BEFORE) : null;
 const RUNS = Number(process.env.RUNS ?? 5);
 const ONLY = process.env.BENCH_ONLY;

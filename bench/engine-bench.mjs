@@ -1,6 +1,6 @@
 // One engine, before and after (issue 18): `heaplens summary`, `heaplens growth` and the app's first timeline
 // (the web build in headless Chromium: files handed to the page → the first process drawn from the dump heads, as
-// bench/ui-bench.mjs phase 4 measures it) on the 16 × 100 × 5,000 job, for this checkout (AFTER) against another
+// bench/ui-bench.mjs phase 4 measures it) on the 16 × 100 × 5,000 job, for this checkout (or AFTER=<path>) against another
 // built checkout (BEFORE=<path>, e.g. a worktree of the commit before the layout step, `npm ci && npm run build &&
 // npx vite build` there). The two run in pairs, interleaved and in alternating order (B A, A B, …), so a load that
 // drifts over the run hits both alike; each pair gives one ratio after/before. Prints min/median/max of each side

@@ -5,7 +5,7 @@
 // worker's own queries over a QuerySession (summary, suspects).
 import { beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { run } from '../../node/cli/main.js';
+import { runJson } from '../../node/cli/run-captured.js';
 import { collectInputFiles } from '../../node/io/node-files.js';
 import { loadDumps } from '../../node/cli/load-dumps.js';
 import type { Job, ProcessSeries } from '../model/model.js';
@@ -25,13 +25,7 @@ beforeAll(async () => {
   job = await loadDumps(await collectInputFiles([DUMPS]));
 }, 120_000);
 
-async function cli(argv: string[]): Promise<{ processes: unknown[]; stacks: Record<string, unknown>[] }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await run(argv, { out: (s) => out.push(s), err: (s) => err.push(s) });
-  expect(code, err.join('\n')).toBe(0);
-  return JSON.parse(out.join('\n')) as { processes: unknown[]; stacks: Record<string, unknown>[] };
-}
+const cli = (...argv: string[]) => runJson<{ processes: unknown[]; stacks: Record<string, unknown>[] }>(...argv);
 
 /** The worker's "same visible frames" key: its frame table's keys of the stack in the view. */
 function appKey(p: ProcessSeries, view: ViewOptions): RowKey {
@@ -46,21 +40,14 @@ const members = (s: Record<string, unknown>): number[] => (s.stackIds as number[
 // granularity=lines; where the two disagreed, lines won — issue 22 item 6).
 const VIEW: ViewOptions = { mode: 'python', hideAllocator: true };
 
+/** `top`/`diff` of one process in that view, every row (-n beyond any process's stack count). */
+const rowsOf = (command: 'top' | 'diff', p: ProcessSeries) =>
+  cli(command, DUMPS, '--pid', String(p.pid), '--stacks', 'python', '--no-symbols', '--json', '-n', '100000');
+
 describe('CLI --json and the app give the same rows (fixtures/job)', () => {
   it('diff: the same rows, members, Δ and σ, in the same order', async () => {
     for (const p of job.processes.slice(0, 3)) {
-      const r = await cli([
-        'diff',
-        DUMPS,
-        '--pid',
-        String(p.pid),
-        '--stacks',
-        'python',
-        '--no-symbols',
-        '--json',
-        '-n',
-        '100000',
-      ]);
+      const r = await rowsOf('diff', p);
       const app = diffRows(p, 0, lastCompleteIndex(p), { key: appKey(p, VIEW), sigma: true, order: 'growth' }).rows;
       expect(r.stacks.length).toBe(app.length);
       r.stacks.forEach((s, i) => {
@@ -74,18 +61,7 @@ describe('CLI --json and the app give the same rows (fixtures/job)', () => {
 
   it('top: the same rows and live bytes for the last dump', async () => {
     for (const p of job.processes.slice(0, 3)) {
-      const r = await cli([
-        'top',
-        DUMPS,
-        '--pid',
-        String(p.pid),
-        '--stacks',
-        'python',
-        '--no-symbols',
-        '--json',
-        '-n',
-        '100000',
-      ]);
+      const r = await rowsOf('top', p);
       const s = p.snapshots[p.snapshots.length - 1];
       const app = snapshotRows(s, s, appKey(p, VIEW)).rows;
       expect(r.stacks.length).toBe(app.length);
@@ -97,7 +73,7 @@ describe('CLI --json and the app give the same rows (fixtures/job)', () => {
   });
 
   it('growth: the same job-wide suspects, in the same order, with the same scores', async () => {
-    const r = await cli(['growth', DUMPS, '--no-symbols', '--json', '-n', '15']);
+    const r = await cli('growth', DUMPS, '--no-symbols', '--json', '-n', '15');
     // the ranked suspects (score > 0) lead both lists in one order; what follows fills the CLI's per-process listing
     const cliRanked = r.stacks.filter((s) => (s.score as number) > 0);
     const app = rankJob(job).stacks.filter((s) => s.score > 0);

@@ -84,7 +84,7 @@ describe('CLI --json and the app give the same rows (fixtures/job)', () => {
   });
 
   it("summary: the app's process table shows the snapshots, times and memory figures `heaplens summary --json` lists", async () => {
-    const r = (await cli(['summary', DUMPS, '--json'])) as unknown as {
+    const r = (await cli('summary', DUMPS, '--json')) as unknown as {
       processes: { pid: number; name: string; timeAxis: string; snapshots: Record<string, unknown>[] }[];
     };
     const app = new QuerySession();
@@ -106,7 +106,7 @@ describe('CLI --json and the app give the same rows (fixtures/job)', () => {
   });
 
   it("growth: the Suspects view's rows are the CLI's job-wide groups, in its order", async () => {
-    const r = await cli(['growth', DUMPS, '--no-symbols', '--json', '-n', '15']);
+    const r = await cli('growth', DUMPS, '--no-symbols', '--json', '-n', '15');
     const app = suspectsResult(sessionOf(job), 15, VIEW);
     const cliTop = r.stacks.filter((s) => (s.score as number) > 0).map((s) => [s.pid, s.stackId]);
     // each ranked CLI stack is the top member of one Suspects row, in the same order

@@ -11,6 +11,9 @@ export const TEARDOWN_SHARE = 0.25;
 /** …when the drop is at least this much (a small process's final dump may differ by noise). */
 export const TEARDOWN_MIN_DROP_BYTES = 4 * 1024 * 1024;
 
+/** What the rule reads: the snapshots and whether Python frames were captured (a dataset read without cells has both). */
+export type TeardownInput = Pick<ProcessSeries, 'snapshots'> & Partial<Pick<ProcessSeries, 'pythonFrames'>>;
+
 export interface TeardownDump {
   processIndex: number;
   file: string;
@@ -20,14 +23,14 @@ export interface TeardownDump {
   note: string;
 }
 
-function isPython(p: ProcessSeries): boolean {
+function isPython(p: TeardownInput): boolean {
   if (processHasPython(p)) return true;
   const c = p.snapshots.find((s) => s.context)?.context;
   return /^python/.test(c?.comm ?? '') || /python/.test(c?.cmdline?.[0] ?? '');
 }
 
 /** The final dump of the process when it was written after the interpreter's teardown, else null. */
-export function teardownDump(p: ProcessSeries, processIndex: number): TeardownDump | null {
+export function teardownDump(p: TeardownInput, processIndex: number): TeardownDump | null {
   const n = p.snapshots.length;
   if (n < 2) return null;
   const last = p.snapshots[n - 1];
@@ -47,7 +50,7 @@ export function teardownDump(p: ProcessSeries, processIndex: number): TeardownDu
     lastIntervalFile: prev.file,
     note:
       `its final dump (${mib(last.live.bytes)}) was written at exit after Python freed its objects ` +
-      `(${mib(prev.live.bytes)} in the last interval dump): kept, but the series for patterns and the ` +
+      `(${mib(prev.live.bytes)} in the last interval dump): kept, but the series for patterns, suspects and the ` +
       `post-mortem ends at ${prev.file}`,
   };
 }

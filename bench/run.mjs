@@ -7,6 +7,11 @@ import { resolve } from 'node:path';
 
 const root = resolve(import.meta.dirname, '..');
 const benches = [
+  [
+    'issue 25: short and deep stacks — summary and top vs the gzip -dc + cat floor and jeprof, byte for byte',
+    'node',
+    ['bench/stacks-bench.mjs'],
+  ],
   ['parse, load and top vs jeprof', 'node', ['bench/parse-bench.mjs', ...process.argv.slice(2)]],
   ['large jobs: summary vs the gzip -dc + cat floor, peak RSS', 'nice', ['node', 'bench/scale-bench.mjs']],
   ['symbolization: WASM vs addr2line vs llvm-symbolizer', 'node', ['bench/symbolize-bench.mjs']],

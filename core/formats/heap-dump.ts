@@ -8,6 +8,7 @@
 
 import type { DumpFormat, RawCounts } from './dump-types.js';
 import { countsProblem, MAX_FRAMES_PER_STACK, MAX_LINE_BYTES, periodProblem } from './limits.js';
+import { scanFrameWords } from './frame-scan.js';
 
 /** How the file says its samples must be scaled back to estimated totals. */
 export type Sampling =
@@ -219,7 +220,8 @@ export class HeapDumpParser {
   private readonly copyFrames: boolean;
   /** the header says "@ heap/N" (Go's runtime and old gperftools write it); "#" lines then mark Go's runtime */
   private goHeader = false;
-  private words = new Uint32Array(512);
+  /** room for the most frames a stack keeps (scanFrameWords stores at most that many) */
+  private readonly words = new Uint32Array(2 * MAX_FRAMES_PER_STACK);
   /** views words[0, 2n) by n, made once per buffer: a new view per record was an allocation per record */
   private wordViews: Uint32Array[] = [];
 
@@ -230,49 +232,10 @@ export class HeapDumpParser {
 
   /** Hex addresses "0x…" separated by blanks → (hi, lo) word pairs in the scratch buffer; null if malformed. */
   private scanFrames(b: Uint8Array, s: number, e: number, at: number): Uint32Array | null {
-    let n = 0;
-    let i = s;
-    for (;;) {
-      while (i < e && (b[i] === SPACE || b[i] === TAB)) i++;
-      if (i >= e) break;
-      if (b[i] === D0 && i + 1 < e && (b[i + 1] | 0x20) === 120 /* x */) i += 2;
-      let hi = 0;
-      let lo = 0;
-      let digits = 0;
-      // two digits a step (HEX2), then an odd last one: a fifth less time than a digit a step
-      while (i + 1 < e) {
-        const d2 = HEX2[(b[i] << 8) | b[i + 1]];
-        if (d2 < 0) break;
-        hi = ((hi << 8) | (lo >>> 24)) >>> 0;
-        lo = ((lo << 8) | d2) >>> 0;
-        digits += 2;
-        i += 2;
-      }
-      if (i < e && HEX[b[i]] >= 0) {
-        hi = ((hi << 4) | (lo >>> 28)) >>> 0;
-        lo = ((lo << 4) | HEX[b[i]]) >>> 0;
-        digits++;
-        i++;
-      }
-      if (
-        digits === 0 ||
-        (i < e && b[i] !== SPACE && b[i] !== TAB) ||
-        digits > 16 + countLeadingZeros(b, i - digits, i)
-      ) {
-        this.problem(this.lineNo, at, `malformed address in backtrace: ${clip(this.text(b, s, e))}`);
-        return null;
-      }
-      if (n < MAX_FRAMES_PER_STACK) {
-        if (2 * n + 2 > this.words.length) {
-          const next = new Uint32Array(this.words.length * 2);
-          next.set(this.words);
-          this.words = next;
-          this.wordViews = [];
-        }
-        this.words[2 * n] = hi;
-        this.words[2 * n + 1] = lo;
-      }
-      n++;
+    let n = scanFrameWords(b, s, e, this.words, MAX_FRAMES_PER_STACK);
+    if (n < 0) {
+      this.problem(this.lineNo, at, `malformed address in backtrace: ${clip(this.text(b, s, e))}`);
+      return null;
     }
     if (n > MAX_FRAMES_PER_STACK) {
       this.problem(
@@ -745,22 +708,6 @@ export class HeapDumpParser {
     this.info.mapsComplete = !this.info.truncated;
     if (this.trailerParts.length > 0) this.info.trailerText = this.trailerParts.join('');
   }
-}
-
-/** Hex digit value of each byte, -1 for non-digits. */
-const HEX = new Int8Array(256).fill(-1);
-for (let c = 0; c < 10; c++) HEX[48 + c] = c;
-for (let c = 0; c < 6; c++) HEX[65 + c] = HEX[97 + c] = 10 + c;
-/** the value of two hex digits by their bytes (first << 8 | second), −1 unless both are digits */
-const HEX2 = new Int16Array(65536).fill(-1);
-for (let a = 0; a < 256; a++)
-  for (let c = 0; c < 256; c++) if (HEX[a] >= 0 && HEX[c] >= 0) HEX2[(a << 8) | c] = HEX[a] * 16 + HEX[c];
-
-/** Leading '0' digits of a hex run (zero padding may make a valid address longer than 16 digits). */
-function countLeadingZeros(b: Uint8Array, s: number, e: number): number {
-  let k = 0;
-  while (s + k < e - 1 && b[s + k] === D0) k++;
-  return k;
 }
 
 /** "0x7f…" text of frame k of a record's words. */

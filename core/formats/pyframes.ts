@@ -105,6 +105,9 @@ function hexVal(c: number): number {
   return -1;
 }
 
+/** printable ASCII but '%' (the only bytes that decode to themselves and need no sanitizing) */
+const PLAIN_FIELD = /^[\x21-\x24\x26-\x7e]*$/;
+
 /**
  * Decodes one PYFRAMES string field: "-" is the empty string, %XX are bytes, the bytes are UTF-8
  * (invalid sequences become U+FFFD), then control characters are replaced and the length bounded.
@@ -112,6 +115,8 @@ function hexVal(c: number): number {
  */
 export function decodePyString(field: string, maxChars: number): string {
   if (field === '-') return '';
+  // nearly every field is printable ASCII without an escape: it decodes to itself (a sidecar has thousands)
+  if (PLAIN_FIELD.test(field)) return field.length > maxChars ? field.slice(0, maxChars) + '\u2026' : field;
   const raw = field.length > MAX_FIELD_BYTES ? field.slice(0, MAX_FIELD_BYTES) : field;
   const bytes: number[] = [];
   for (let i = 0; i < raw.length; i++) {
@@ -188,6 +193,16 @@ export function decodePseudoAddress(hex: string, layout: PseudoAddressLayout = D
   // fast path on the string: the tag occupies the top 16 bits, so a tagged value has 16 digits
   const h = hex.length === 18 ? hex.toLowerCase() : null;
   if (h === null || !h.startsWith('0x' + layout.tagHex)) return null;
+  const ks = layout.kindShift;
+  if (h.charCodeAt(17) !== 102 /* f */ && ks >= 32 && ks <= 44 && HEX_ADDR.test(h)) {
+    // the same fields without BigInt (a sidecar has thousands of F lines): the kind is in the high word,
+    // the id below 2^44, exact in a double
+    const hi = parseInt(h.slice(2, 10), 16);
+    const lo = parseInt(h.slice(10), 16);
+    const kind = (hi >>> (ks - 32)) & 0xf;
+    const low = (hi & ((1 << (ks - 32)) - 1)) * 4294967296 + lo;
+    return { addr: h, kind, id: Math.floor(low / 2 ** layout.idShift) };
+  }
   let v = BigInt(h);
   if ((v & 0xfn) === 0xfn) v += 1n;
   if (v >> 48n !== BigInt('0x' + layout.tagHex)) return null;
@@ -476,6 +491,24 @@ export async function readPyFramesSidecar(file: InputFile): Promise<PyFrameTable
   if (t && file.size > MAX_SIDECAR_BYTES)
     t.problems.push({ line: 0, message: `only the first ${MAX_SIDECAR_BYTES} bytes were read` });
   return t;
+}
+
+/** A dump's sidecar as its reader task read it (in a worker, beside the dump), for the merge to use as is. */
+export interface SidecarRead {
+  path: string;
+  /** null when the file is not a PYFRAMES table, or could not be read */
+  table: PyFrameTable | null;
+  /** why the file could not be read; null when it was */
+  error: string | null;
+}
+
+/** Reads a sidecar; never throws (a failure is the `error` the loader turns into a warning naming the file). */
+export async function readSidecar(file: InputFile): Promise<SidecarRead> {
+  try {
+    return { path: file.path, table: await readPyFramesSidecar(file), error: null };
+  } catch (e) {
+    return { path: file.path, table: null, error: e instanceof Error ? e.message : String(e) };
+  }
 }
 
 /** The sidecar names a dump may have: `<dump>.pyframes`, and for a compressed copy the name without `.gz`. */

@@ -19,9 +19,10 @@ import {
   mergePyFrameTables,
   parsePyFrames,
   pyFramesTokenFromMaps,
-  readPyFramesSidecar,
+  readSidecar,
   sidecarPathsFor,
   type PseudoAddressLayout,
+  type SidecarRead,
   type PyFrameTable,
 } from '../formats/pyframes.js';
 import type { InputFile } from '../formats/input-file.js';
@@ -293,27 +294,25 @@ export async function pythonFramesForDump(
   sidecars: ReadonlyMap<string, InputFile>,
   warnings: LoadWarning[],
   mapsText?: string | null,
+  preread?: SidecarRead | null,
 ): Promise<PyFrameTable | null> {
   let table: PyFrameTable | null = null;
   let where = dumpPath;
   // (a table appended to the dump may come already parsed, by the dump's reader task)
   if (trailerText) table = typeof trailerText === 'string' ? parsePyFrames(trailerText, 'dump') : trailerText;
   if (!table) {
-    for (const p of sidecarPathsFor(dumpPath)) {
-      const f = sidecars.get(p);
-      if (!f) continue;
-      where = f.path;
-      try {
-        table = await readPyFramesSidecar(f);
-        if (!table)
-          warnings.push({
-            file: f.path,
-            message: 'not a PYFRAMES table (no PYFRAMES/1 header); Python frames stay unresolved',
-          });
-      } catch (e) {
-        warnings.push({ file: f.path, message: `could not be read: ${e instanceof Error ? e.message : String(e)}` });
-      }
-      break;
+    const file = dumpSidecar(dumpPath, sidecars);
+    if (file) {
+      // read by the dump's task (a worker) when it could reach the file, else here
+      const read = preread && preread.path === file.path ? preread : await readSidecar(file);
+      where = file.path;
+      table = read.table;
+      if (read.error !== null) warnings.push({ file: file.path, message: `could not be read: ${read.error}` });
+      else if (!table)
+        warnings.push({
+          file: file.path,
+          message: 'not a PYFRAMES table (no PYFRAMES/1 header); Python frames stay unresolved',
+        });
     }
   }
   if (!table) return null;
@@ -328,6 +327,15 @@ export async function pythonFramesForDump(
     return null;
   }
   return table;
+}
+
+/** The sidecar a dump's Python frames are read from: the first of its names that was given. */
+export function dumpSidecar(dumpPath: string, sidecars: ReadonlyMap<string, InputFile>): InputFile | null {
+  for (const p of sidecarPathsFor(dumpPath)) {
+    const f = sidecars.get(p);
+    if (f) return f;
+  }
+  return null;
 }
 
 /** Merges the tables of one process's dumps for ProcessSeries.pythonFrames; conflicts become warnings. */

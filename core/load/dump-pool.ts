@@ -23,6 +23,8 @@ export interface ToDumpWorker<F> {
   part?: number;
   /** a stack-words buffer to reuse (transferred): an earlier task's, whose merge is done */
   words?: ArrayBuffer;
+  /** the dump's `.pyframes` sidecar (DumpTask.sidecar), where the worker finds it */
+  sidecar?: { file: F; path: string; size: number; mtimeMs: number | null };
 }
 
 /** What a worker says. `read` asks the pool's thread for bytes it cannot reach itself (Electron host files). */
@@ -180,6 +182,11 @@ export function createDumpPool<F>(host: DumpPoolHost<F>): DumpPool {
         ...(task.kind ? { kind: task.kind } : {}),
         ...(task.part !== undefined ? { part: task.part } : {}),
       };
+      // a sidecar the worker cannot reach is read by the merging thread instead (python-stacks.ts)
+      const side = task.sidecar;
+      const sideWhere = side ? host.locate(side) : null;
+      if (side && sideWhere !== null)
+        msg.sidecar = { file: sideWhere, path: side.path, size: side.size, mtimeMs: side.mtimeMs };
       const onAbort = () => {
         const q = queue.indexOf(job);
         if (q >= 0) queue.splice(q, 1);
@@ -253,12 +260,14 @@ export function serveDumpTasks<F>(
     }
     const msg = m as ToDumpWorker<F>;
     const file = open(msg, ask);
+    const side = msg.sidecar;
     runDumpTask(
       {
         file,
         meta: msg.meta,
         ...(msg.kind ? { kind: msg.kind } : {}),
         ...(msg.part !== undefined ? { part: msg.part } : {}),
+        ...(side ? { sidecar: open({ ...msg, ...side }, ask) } : {}),
       },
       {
         inflate,

@@ -5,6 +5,7 @@
 import type { InputFile } from '../formats/input-file.js';
 import type { Inflater } from '../formats/inflate.js';
 import { readDump } from '../formats/read-dump.js';
+import { readSidecar, type SidecarRead } from '../formats/pyframes.js';
 import type { ProfileFrame } from '../formats/dump-types.js';
 import { readProfileTask } from './profile-task.js';
 import { truncationText } from '../formats/heap-dump.js';
@@ -23,6 +24,8 @@ export interface DumpTask {
   kind?: 'text' | 'pprof' | 'massif';
   /** for massif: which snapshot of the file */
   part?: number;
+  /** the dump's `.pyframes` sidecar: read and parsed by the task, beside its dump (not by the merging thread) */
+  sidecar?: InputFile;
 }
 
 /** The parts of the parser's info the merge still needs (maps and Python tables, read per process). */
@@ -34,6 +37,8 @@ export interface DumpTaskInfo {
   trailerText: string | null;
   /** frames the profile names itself (pprof, massif), by hex address; null for jemalloc dumps */
   symbols: Map<string, ProfileFrame[]> | null;
+  /** the task's sidecar, read when the dump has no table of its own; null when there was none to read */
+  sidecar: SidecarRead | null;
 }
 
 export interface DumpTaskResult {
@@ -86,7 +91,14 @@ export async function runDumpTask(task: DumpTask, options: DumpTaskOptions = {})
         snapshot: out.snapshot,
         stackOffsets: offsets,
         stackWords: words,
-        info: { mapsText: i.mapsText, mapsFirstLine: 1, mapsComplete: true, trailerText: null, symbols: out.symbols },
+        info: {
+          mapsText: i.mapsText,
+          mapsFirstLine: 1,
+          mapsComplete: true,
+          trailerText: null,
+          symbols: out.symbols,
+          sidecar: null,
+        },
       },
     };
   }
@@ -142,6 +154,8 @@ export async function runDumpTask(task: DumpTask, options: DumpTaskOptions = {})
     warnings.push({ file: path, message: `${snap.nonFinite} record(s) left out: unbiasing them gives no finite size` });
   const snapshot = snap.build(task.meta, info, info.mapsText ? 'dump' : null);
   const { offsets, words } = local.seal();
+  // a table appended to the dump comes first (python-stacks.ts): the sidecar is read only without one
+  const sidecar = task.sidecar && info.trailerText === null ? await readSidecar(task.sidecar) : null;
   return {
     file: path,
     warnings,
@@ -155,6 +169,7 @@ export async function runDumpTask(task: DumpTask, options: DumpTaskOptions = {})
         mapsComplete: info.mapsComplete,
         trailerText: info.trailerText,
         symbols: null,
+        sidecar,
       },
     },
   };

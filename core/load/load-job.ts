@@ -27,7 +27,7 @@ import { mergeDumpTask, runDumpTask, type DumpTask, type DumpTaskResult } from '
 import { JobTooLargeError, snapshotBytes, stackTableBytes } from './memory-budget.js';
 import { adoptSystingFrames } from './systing-frames.js';
 import { decodeSystingSlot, parseSystingCodeMap, systingTokenFromMapsPaths } from '../formats/systing-codemap.js';
-import { pythonFramesForDump, seriesPythonFrames } from '../frames/python-stacks.js';
+import { dumpSidecar, pythonFramesForDump, seriesPythonFrames } from '../frames/python-stacks.js';
 import { parsePyFrames, type PyFrameTable } from '../formats/pyframes.js';
 import { contextForDump, isContextOnlyTable } from './dump-context-load.js';
 import { readRssLogs } from './rss-log-load.js';
@@ -300,7 +300,7 @@ export async function loadJob(files: readonly InputFile[], options: LoadOptions 
     file: '',
   };
   const processes: ProcessSeries[] = [];
-  const tasks = startDumpTasks(groups, options, progress);
+  const tasks = startDumpTasks(groups, options, progress, pyframeSidecars);
   let modelBytes = 0;
   let taskIndex = 0;
 
@@ -335,7 +335,14 @@ export async function loadJob(files: readonly InputFile[], options: LoadOptions 
         lastTrailer = { text: loaded.trailerText, table: parsePyFrames(loaded.trailerText, 'dump') };
       }
       const trailer = loaded.trailerText === null ? null : (lastTrailer.table ?? loaded.trailerText);
-      const py = await pythonFramesForDump(d.file.path, trailer, pyframeSidecars, warnings, loaded.mapsText);
+      const py = await pythonFramesForDump(
+        d.file.path,
+        trailer,
+        pyframeSidecars,
+        warnings,
+        loaded.mapsText,
+        loaded.sidecar,
+      );
       if (py) {
         builder.snapshots[builder.snapshots.length - 1].context = contextForDump(
           py,
@@ -453,7 +460,12 @@ function describeGroup(g: ProcessGroup): string {
  * Runs the dump tasks in load order, up to `parallelism` at once ahead of the merge (bounded, so a
  * slow merge never piles up results in memory), and hands them back in that order.
  */
-function startDumpTasks(groups: readonly ProcessGroup[], options: LoadOptions, progress: LoadProgress) {
+function startDumpTasks(
+  groups: readonly ProcessGroup[],
+  options: LoadOptions,
+  progress: LoadProgress,
+  sidecars: ReadonlyMap<string, InputFile>,
+) {
   const order = groups.flatMap((g) => g.dumps);
   const run =
     options.runDump ??
@@ -473,9 +485,11 @@ function startDumpTasks(groups: readonly ProcessGroup[], options: LoadOptions, p
     partial[i] = 0;
     progress.file = d.file.path;
     const name = d.name;
+    const sidecar = d.kind === undefined || d.kind === 'text' ? dumpSidecar(d.file.path, sidecars) : null;
     const task: DumpTask = {
       ...(d.kind ? { kind: d.kind } : {}),
       ...(d.part !== undefined ? { part: d.part } : {}),
+      ...(sidecar ? { sidecar } : {}),
       file: d.file,
       meta: {
         file: d.file.path,

@@ -33,11 +33,23 @@ export async function loadDumpsOrSay(files: readonly InputFile[], err: (s: strin
   }
 }
 
+/**
+ * Below this many bytes of input, dumps are read in this thread: starting a worker (its own module loading,
+ * ~0.1 s) costs more than a small job's parse (a 9 MB dump parses in ~0.1 s on a core).
+ */
+export const POOL_MIN_BYTES = 32 * 1024 * 1024;
+
+/** The input's text size, roughly: a compressed file counts as ten times its bytes (dumps inflate 8–12×). */
+function textBytes(files: readonly InputFile[]): number {
+  return files.reduce((s, f) => s + (/\.(gz|zst|bz2|xz)$/.test(f.path) ? 10 * f.size : f.size), 0);
+}
+
 export type DumpLoader = (files: readonly InputFile[], options?: LoadOptions) => Promise<Job>;
 
 /**
  * Runs `fn` with loadJob over one worker pool for all its loads (HEAPLENS_WORKERS=<n> sets the pool's size; 0
- * reads in this thread), within the memory budget; the pool is closed after.
+ * reads in this thread; unset, inputs below POOL_MIN_BYTES are read in this thread), within the memory budget;
+ * the pool is closed after (its workers start only with a first task).
  */
 export async function withDumpLoader<T>(fn: (load: DumpLoader) => Promise<T>): Promise<T> {
   const n = process.env.HEAPLENS_WORKERS;
@@ -48,13 +60,15 @@ export async function withDumpLoader<T>(fn: (load: DumpLoader) => Promise<T>): P
   try {
     // Twice the pool in flight: a worker never waits while this thread merges the previous result.
     return await fn((files, options = {}) =>
-      loadJob(files, {
-        ...budget,
-        ...options,
-        runDump: pool.run,
-        parallelism: 2 * pool.size,
-        recycle: pool.recycle,
-      }),
+      size === undefined && textBytes(files) < POOL_MIN_BYTES
+        ? loadJob(files, { ...budget, ...options })
+        : loadJob(files, {
+            ...budget,
+            ...options,
+            runDump: pool.run,
+            parallelism: 2 * pool.size,
+            recycle: pool.recycle,
+          }),
     );
   } finally {
     pool.close();

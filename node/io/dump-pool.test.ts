@@ -1,10 +1,12 @@
-import { mkdtempSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadJob } from '../../core/load/load-job.js';
 import { JobTooLargeError } from '../../core/load/memory-budget.js';
+import { runDumpTask } from '../../core/load/dump-task.js';
+import type { InputFile } from '../../core/formats/input-file.js';
 import { createDumpPool } from './dump-pool.js';
 import { collectInputFiles } from './node-files.js';
 import { FIXTURES } from '../../tools/fixtures.js';
@@ -46,6 +48,34 @@ describe('parallel dump reading (worker pool)', () => {
     expect(serial.processes.length).toBeGreaterThanOrEqual(8);
     expect(serial.warnings.length).toBeGreaterThan(10); // the damaged and hostile fixtures are in there
     expect(plain(parallel)).toEqual(plain(serial));
+  });
+
+  it('reads each sidecar in the worker beside its dump; a vanished or foreign sidecar warns as in-thread', async () => {
+    const dir = join(work, 'sidecars');
+    mkdirSync(dir);
+    const src = join(ROOT, 'python', 'py312', 'jeprof.32748.0.m0.heap');
+    for (const seq of [0, 1, 2]) {
+      writeFileSync(join(dir, `jeprof.32748.${seq}.m${seq}.heap`), readFileSync(src));
+      writeFileSync(join(dir, `jeprof.32748.${seq}.m${seq}.heap.pyframes`), readFileSync(src + '.pyframes'));
+    }
+    writeFileSync(join(dir, 'jeprof.32748.1.m1.heap.pyframes'), 'not a table\n');
+    const files = await collectInputFiles([dir]);
+    rmSync(join(dir, 'jeprof.32748.2.m2.heap.pyframes'));
+    const serial = await loadJob(files);
+    const parallel = await pooled(files, 2);
+    expect(plain(parallel)).toEqual(plain(serial));
+    const about = (seq: number) =>
+      parallel.warnings.filter((w) => w.file.endsWith(`.${seq}.m${seq}.heap.pyframes`)).map((w) => w.message);
+    expect(about(1)).toEqual(['not a PYFRAMES table (no PYFRAMES/1 header); Python frames stay unresolved']);
+    expect(about(2).join()).toMatch(/could not be read: .*ENOENT/);
+    expect(parallel.processes[0].pythonFrames?.frames.size).toBeGreaterThan(10);
+    // the task itself parsed the table (the merging thread is handed it, not the text)
+    const task = await runDumpTask({
+      file: files.find((f) => f.path.endsWith('.0.m0.heap')) as InputFile,
+      sidecar: files.find((f) => f.path.endsWith('.0.m0.heap.pyframes')) as InputFile,
+      meta: { file: 'x', seq: 0, trigger: 'manual', triggerSeq: 0, mtimeMs: null },
+    });
+    expect(task.parsed?.info.sidecar?.table?.frames.size).toBe(parallel.processes[0].pythonFrames?.frames.size);
   });
 
   it('a damaged or vanished file fails its own task with a warning naming it; the others are unchanged', async () => {

@@ -244,6 +244,8 @@ export interface FlameData {
   stackNodes: Record<number, number>;
   baseGrand: number;
   targetGrand: number;
+  /** the start-up folds of the tree (absent: none asked for, or none found) */
+  startup?: StartupFold[];
 }
 
 export interface StackDetail {
@@ -393,6 +395,19 @@ export interface FlameShape {
   kind: 'normal' | 'inverted' | 'callers' | 'callees';
   key?: number;
   by?: 'bytes' | 'growth';
+  /** fold each stack's root-side start-up frames into one marker (core/frames/startup.ts; normal and inverted) */
+  startup?: boolean;
+  /** siblings heaviest first (left-heavy, the default) or by name (stable across dumps) */
+  siblings?: 'heaviest' | 'name';
+}
+
+/** A start-up fold of a flame tree: its marker key, what it folded (the heaviest stack's run, root first). */
+export interface StartupFold {
+  key: number;
+  kind: 'process' | 'thread';
+  frames: string[];
+  /** the marker was merged into the root row (every stack passes through it) */
+  inRoot: boolean;
 }
 
 export type Response =

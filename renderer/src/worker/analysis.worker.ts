@@ -18,6 +18,7 @@ import { leastSquaresSlope, rankGrowth } from '../../../core/stats/growth.ts';
 import { addStackToFunctions, finishFunctionRows } from '../../../core/stats/function-diff.ts';
 import { buildCallTree } from '../../../core/stats/call-tree.ts';
 import { calleeKeys, callerKeys, invertedKeys } from '../../../core/frames/callers.ts';
+import { compareByName, StartupFolder } from '../../../core/query/flame-startup.ts';
 import { callSite, leadFrameIndex } from '../../../core/frames/stack-labels.ts';
 import { processName } from '../../../core/model/process-name.ts';
 import type { Job, LoadWarning, ProcessSeries, Snapshot } from '../../../core/model/model.ts';
@@ -610,8 +611,25 @@ function flame(
     objects = Float64Array.from(deltas, (d) => d.targetObjects);
     baseBytes = Float64Array.from(deltas, (d) => d.baseBytes);
   }
-  const shaped = shapeStacks(shape, stackIds, bytes, objects, baseBytes, (id) => table.stackKeys(id, view), i, view);
-  const tree = buildCallTree(p.stacks, shaped.values, { stackKeys: shaped.stackKeys });
+  const folder =
+    shape.startup && (shape.kind === 'normal' || shape.kind === 'inverted') ? new StartupFolder(table) : null;
+  const shaped = shapeStacks(
+    shape,
+    stackIds,
+    bytes,
+    objects,
+    baseBytes,
+    (id) => table.stackKeys(id, view),
+    i,
+    view,
+    folder,
+  );
+  const built = buildCallTree(p.stacks, shaped.values, {
+    stackKeys: shaped.stackKeys,
+    ...(shape.siblings === 'name' ? { order: 'key' as const, compareKeys: compareByName(table.frames) } : {}),
+  });
+  const arranged = folder ? folder.finish(built) : null;
+  const tree = arranged ? arranged.tree : built;
   stackIds = shaped.values.stackIds;
   // σ of sampling is of live bytes: none for other sample types or for trees weighed by growth
   const sigmaOk = base !== null && shape.by !== 'growth' && (view.sample ?? 'inuse_space') === 'inuse_space';
@@ -644,6 +662,7 @@ function flame(
     baseGrand: tree.baseTotal ? tree.baseTotal[0] : 0,
     targetGrand: tree.total[0],
   };
+  if (arranged && arranged.folds.length > 0) data.startup = arranged.folds;
   const transfer: Transferable[] = [
     tree.depth.buffer,
     tree.end.buffer,
@@ -1199,6 +1218,7 @@ function shapeStacks(
   keysOf: (id: number) => Int32Array,
   proc: number,
   view: ViewOptions,
+  folder: StartupFolder | null = null,
 ): {
   values: { stackIds: Uint32Array; bytes: Float64Array; objects?: Float64Array; baseBytes?: Float64Array };
   stackKeys: (id: number) => ArrayLike<number>;
@@ -1210,12 +1230,14 @@ function shapeStacks(
     const id = stackIds[j];
     const keys = keysOf(id);
     let k: Int32Array | null = keys;
+    if (growthBy && !((growthBy.get(id)?.slope ?? 0) > 0)) continue;
+    // the start-up run is on the root side: folded before a bottom-up tree turns the stack over
+    if (folder) k = folder.fold(keys, bytes[j] - (baseBytes ? baseBytes[j] : 0) || bytes[j]);
     // bottom-up: the roots are the first surviving frames (a leaf-side run of folded frames is not a root)
-    if (shape.kind === 'inverted') k = invertedKeys(dropLeadingMarkers(keys, proc));
+    if (shape.kind === 'inverted') k = invertedKeys(dropLeadingMarkers(k, proc));
     else if (shape.kind === 'callers') k = callerKeys(keys, shape.key ?? -1);
     else if (shape.kind === 'callees') k = calleeKeys(keys, shape.key ?? -1);
     if (!k) continue;
-    if (growthBy && !((growthBy.get(id)?.slope ?? 0) > 0)) continue;
     shapedKeys.set(id, k);
     keep.push(j);
   }

@@ -17,7 +17,7 @@ import {
 import { decodePseudoAddress } from '../formats/pyframes.js';
 import { layoutOf, viewStack, type PythonFrameView } from './python-stacks.js';
 import { foldStack, MARKER_LABEL, type FoldOptions, type FoldReason } from './stack-labels.js';
-import { STARTUP_LABEL, startupKind, type StartupKind } from './startup.js';
+import { STARTUP_LABEL, startupKind, type StartupClass, type StartupKind } from './startup.js';
 import { filterStack, isActive } from './stack-filter.js';
 import { NativeFrames, unresolvedName, type Frame } from './describe.js';
 import { viewFilter, viewFolds } from './view.js';
@@ -226,10 +226,10 @@ export class FrameCatalog {
     });
   }
 
-  private startupKinds: (StartupKind | 'either' | null | undefined)[] = [];
+  private startupKinds: (StartupClass | null | undefined)[] = [];
 
   /** Whether the frame of a key is start-up boilerplate on a stack's root side (startup.ts startupKind). */
-  startupKindOf = (key: number): StartupKind | 'either' | null => {
+  startupKindOf = (key: number): StartupClass | null => {
     let k = this.startupKinds[key];
     if (k === undefined) {
       k = startupKind(this.frames[key]);

@@ -7,8 +7,16 @@
 import { isInterpreterModule } from './python-stacks.js';
 import { MARKER_LABEL } from './stack-labels.js';
 
-/** The start-up a frame belongs to; 'either' for frames both run (the interpreter's eval loop and its marker). */
+/** Whose start-up a fold is. */
 export type StartupKind = 'process' | 'thread';
+
+/**
+ * What a frame says on a stack's root side: start-up of a process or a thread; 'entry', an unnamed frame of the C
+ * runtime (libc, as dumps copied off the machine read before symbols: `libc.so.6+0x27305`), start-up of one or the
+ * other; 'either', frames both run that prove nothing alone (the eval loop, the interpreter marker); null, the
+ * program's own.
+ */
+export type StartupClass = StartupKind | 'entry' | 'either';
 
 /** The fields the rule reads (FrameInfo of the catalog, LabelFrame of the CLI and exports fit). */
 export interface StartupFrame {
@@ -54,11 +62,11 @@ function baseName(p: string): string {
 }
 
 /**
- * Whether a frame is start-up boilerplate when it sits on the root side of a stack, and whose: 'process',
- * 'thread', 'either' (the eval loop, an "interpreter frames" marker), or null for the program's own frames.
- * The script's own `<module>` is the program's (it names the line that called main), runpy's frames are not.
+ * Whether a frame is start-up boilerplate when it sits on the root side of a stack, and whose (StartupClass).
+ * The script's own `<module>` is the program's (it names the line that called main), runpy's frames are not; an
+ * unnamed frame of the interpreter is not either (unsymbolized, every frame of a native view is one).
  */
-export function startupKind(f: StartupFrame): StartupKind | 'either' | null {
+export function startupKind(f: StartupFrame): StartupClass | null {
   if (f.kind === 'folded') return f.label === MARKER_LABEL.interpreter ? 'either' : null;
   if (f.kind === 'allocator') return null;
   if (f.kind === 'python') {
@@ -72,7 +80,8 @@ export function startupKind(f: StartupFrame): StartupKind | 'either' | null {
   const module = f.module ? baseName(f.module) : null;
   // the dynamic loader runs before the program, named or not
   if (module && /^ld-linux[\w.-]*\.so|^ld-[\w.-]*\.so|^ld64\.so/.test(module)) return 'process';
-  if (!fn) return null;
+  // unnamed libc on the root side: __libc_start_call_main / __libc_start_main, or a thread's clone3 / start_thread
+  if (!fn) return module && /^libc(\.so|-[\d.]+\.so)/.test(module) ? 'entry' : null;
   if (PROCESS_NATIVE.has(fn)) return 'process';
   if (THREAD_NATIVE.has(fn)) return 'thread';
   if (PROCESS_CPYTHON.test(fn) && (module === null || isInterpreterModule(module))) return 'process';
@@ -91,21 +100,20 @@ export interface StartupRun {
  * The root-side run of start-up frames of a stack given leaf first (keys or frames, through `kindOf`), or null
  * when the stack does not start with one. A run is only boilerplate if it has a start-up frame of its own: an
  * eval loop or an interpreter marker alone at the root (a stack cut by jemalloc's depth limit) is kept. The run
- * is a thread's when its outermost frame that says so is a thread's.
+ * is a thread's when its outermost frame that says whose is a thread's; a process's when none says.
  */
-export function startupRun<K>(
-  keys: ArrayLike<K>,
-  kindOf: (key: K) => StartupKind | 'either' | null,
-): StartupRun | null {
+export function startupRun<K>(keys: ArrayLike<K>, kindOf: (key: K) => StartupClass | null): StartupRun | null {
   let kind: StartupKind | null = null;
+  let entry = false;
   let n = 0;
   for (let i = keys.length - 1; i >= 0; i--) {
     const k = kindOf(keys[i]);
     if (k === null) break;
-    if (k !== 'either') kind ??= k;
+    if (k === 'entry') entry = true;
+    else if (k !== 'either') kind ??= k;
     n++;
   }
-  return kind && n > 0 ? { frames: n, kind } : null;
+  return n > 0 && (kind || entry) ? { frames: n, kind: kind ?? 'process' } : null;
 }
 
 /**
@@ -114,7 +122,7 @@ export function startupRun<K>(
  */
 export function foldStartupKeys(
   keys: Int32Array,
-  kindOf: (key: number) => StartupKind | 'either' | null,
+  kindOf: (key: number) => StartupClass | null,
   markerKey: (kind: StartupKind) => number,
 ): Int32Array {
   const run = startupRun(keys, kindOf);

@@ -40,6 +40,8 @@ async function symbolized(job: Job): Promise<Job> {
 }
 
 let trainer: ProcessSeries;
+/** the same dumps without symbols: as a laptop reads them with no copy of the job machine's libc */
+let bare: ProcessSeries;
 let python: Job;
 beforeAll(async () => {
   // the trainer's dumps (its last, the exit dump after teardown, holds no history: the one before it does)
@@ -49,6 +51,7 @@ beforeAll(async () => {
     .sort()
     .map((n) => nodeInputFile(join(dir, n), `oom-job/dumps/${n}`, statSync(join(dir, n)).size, 0));
   trainer = (await symbolized(await loadJob(files))).processes[0];
+  bare = (await loadJob(files)).processes[0];
   python = await symbolized(await loadJob(await collectInputFiles(VERSIONS.map((v) => join(PY_FIXTURES, v)))));
 }, 180_000);
 
@@ -63,7 +66,7 @@ function leak(cat: FrameCatalog, view: ViewOptions): { id: number; bytes: number
   const s = trainer.snapshots.reduce((a, b) =>
     b.liveBytes.reduce((x, y) => x + y, 0) > a.liveBytes.reduce((x, y) => x + y, 0) ? b : a,
   );
-  let best = { id: -1, bytes: -1, keys: new Int32Array(0) };
+  let best: { id: number; bytes: number; keys: Int32Array } = { id: -1, bytes: -1, keys: new Int32Array(0) };
   s.stackIds.forEach((id, j) => {
     const keys = cat.stackKeys(id, { mode: 'merged', hideAllocator: true });
     if (!Array.from(keys).some((k) => cat.frames[k].function === expected.leak.function)) return;
@@ -101,6 +104,28 @@ describe('start-up frames on the oom-job trainer (CPython 3.12)', () => {
         ).toBe(true);
       if (view.mode === 'merged') expect(frames[0].function).toBe('_start');
     }
+  });
+
+  it('unsymbolized (libc.so.6+0x…): the same fold, on the C runtime’s unnamed frames', () => {
+    const cat = new FrameCatalog(bare);
+    const ids = bare.snapshots[bare.snapshots.length - 2].stackIds;
+    let checked = 0;
+    for (const id of ids) {
+      const keys = cat.stackKeys(id, VIEWS[0]);
+      const frames = Array.from(keys, (k) => cat.frames[k]).reverse();
+      const at = frames.findIndex((f) => f.function === '<module>' && f.file?.endsWith('oom_job.py'));
+      if (at < 0) continue;
+      // what the symbolized trainer names __libc_start_main_impl and __libc_start_call_main
+      expect(frames.slice(0, at).map((f) => (f.kind === 'folded' ? f.label : f.module))).toEqual([
+        'interpreter frames',
+        'libc.so.6',
+        'libc.so.6',
+        'interpreter frames',
+      ]);
+      expect(startupRun(keys, cat.startupKindOf)).toEqual({ frames: at, kind: 'process' });
+      checked++;
+    }
+    expect(checked).toBeGreaterThan(3);
   });
 
   it('native view: the fold stops at the eval loop calling into the program (no Python frame to stop at)', () => {

@@ -62,6 +62,8 @@ export interface SnapshotSummary {
   truncated: boolean;
   /** false for a dump cut before its last record (its records are partial) */
   complete: boolean;
+  /** the exit dump written after the interpreter's teardown (core/stats/exit-dump.ts): not the series' end */
+  afterTeardown?: boolean;
   /** the header's total (a cut dump's total), null without one */
   headerLiveBytes: number | null;
   mtimeMs: number | null;

@@ -15,10 +15,11 @@ import { webInflater } from '../../../core/formats/inflate.ts';
 import { diffSnapshots } from '../../../core/stats/diff.ts';
 import { diffRows } from '../../../core/query/rows.ts';
 import { leastSquaresSlope, rankGrowth } from '../../../core/stats/growth.ts';
-import { addStackToFunctions, finishFunctionRows } from '../../../core/stats/function-diff.ts';
+import { addStackToFunctions, compareFunctions, finishFunctionRows } from '../../../core/stats/function-diff.ts';
 import { buildCallTree } from '../../../core/stats/call-tree.ts';
 import { calleeKeys, callerKeys, invertedKeys } from '../../../core/frames/callers.ts';
 import { compareByName, StartupFolder } from '../../../core/query/flame-startup.ts';
+import { teardownDump } from '../../../core/stats/exit-dump.ts';
 import { callSite, leadFrameIndex } from '../../../core/frames/stack-labels.ts';
 import { processName } from '../../../core/model/process-name.ts';
 import type { Job, LoadWarning, ProcessSeries, Snapshot } from '../../../core/model/model.ts';
@@ -385,6 +386,7 @@ function summarize(j: Job, loadMs: number, bytesTotal: number, waitMs: number): 
     const live = p.snapshots.map(snapshotTotalBytes);
     const table = frameTable(index);
     const c = ctx[index];
+    const teardown = teardownDump(p, index)?.file ?? null;
     return {
       index,
       key: p.key,
@@ -402,6 +404,7 @@ function summarize(j: Job, loadMs: number, bytesTotal: number, waitMs: number): 
         complete: s.complete,
         headerLiveBytes: s.headerLiveBytes,
         mtimeMs: s.mtimeMs,
+        ...(s.file === teardown ? { afterTeardown: true } : {}),
         ...c.snapshots[si],
       })),
       lastLiveBytes: live[live.length - 1] ?? 0,
@@ -569,7 +572,8 @@ function growth(
     );
   }
   const functions = finishFunctionRows([...fn.values()]);
-  functions.sort((a, b) => b.totalDelta - a.totalDelta);
+  // the cut keeps the largest totals; ties put a leaf before its callers (the table re-sorts, self first)
+  functions.sort(compareFunctions('totalDelta'));
   return {
     proc: i,
     pid: p.pid,

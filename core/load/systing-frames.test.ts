@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync, copyFileSync } from '
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { run } from '../../node/cli/main.js';
+import { runJson } from '../../node/cli/run-captured.js';
 
 const SYSTING = resolve(import.meta.dirname, '../../fixtures/python/systing');
 const MAP = 'pycode-4242-00c0ffee12345678-py312.map';
@@ -39,19 +39,11 @@ describe('systing Python slots', () => {
     );
     copyFileSync(join(SYSTING, MAP), join(work, MAP));
     const frames = async (mode: string) => {
-      let out = '';
-      let err = '';
-      expect(
-        await run(['top', work, '--json', '--no-symbols', '--stacks', mode], {
-          out: (s) => (out += s),
-          err: (s) => (err += s),
-        }),
-      ).toBe(0);
-      const doc = JSON.parse(out) as {
+      const doc = await runJson<{
         stacks: { frames: { kind: string; function?: string; file?: string; line?: number; address: string }[] }[];
         warnings: unknown[];
-      };
-      expect(doc.warnings, err + JSON.stringify(doc.warnings)).toEqual([]);
+      }>('top', work, '--json', '--no-symbols', '--stacks', mode);
+      expect(doc.warnings, JSON.stringify(doc.warnings)).toEqual([]);
       return doc.stacks[0].frames;
     };
     const py = await frames('python');
@@ -75,9 +67,7 @@ describe('systing Python slots', () => {
       join(dir, 'jeprof.4243.0.m0.heap'),
       `heap_v2/1\n  t*: 1: 64 [0: 0]\n@ 0x7f0000000100 ${slot(1, 0)}\n  t*: 1: 64 [0: 0]\n`,
     );
-    let out = '';
-    await run(['summary', dir, '--json'], { out: (s) => (out += s), err: () => {} });
-    const doc = JSON.parse(out) as { warnings: { message: string }[] };
+    const doc = await runJson<{ warnings: { message: string }[] }>('summary', dir, '--json');
     expect(doc.warnings.some((w) => /systing Python slots/.test(w.message))).toBe(true);
   });
 });

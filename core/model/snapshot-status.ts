@@ -29,3 +29,14 @@ export function completeIndexes(proc: Pick<ProcessSeries, 'snapshots'>): number[
   });
   return out;
 }
+
+/**
+ * The snapshot a name picks (`last`, `first` or a sequence number, as `--snapshot`, `--base`, `--target` and the
+ * report's selection say it): its index, or −1 when the process has no such snapshot.
+ */
+export function snapshotByName(proc: Pick<ProcessSeries, 'snapshots'>, which: string): number {
+  if (which === 'last') return proc.snapshots.length - 1;
+  if (which === 'first') return 0;
+  if (!/^\d+$/.test(which)) return -1;
+  return proc.snapshots.findIndex((s) => s.seq === Number(which));
+}

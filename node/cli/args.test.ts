@@ -1,13 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { checkFlags, parseArgs, UsageError } from './args.js';
-import { run } from './main.js';
+import { runCaptured } from './run-captured.js';
 
-async function cli(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await run(argv, { out: (s) => out.push(s), err: (s) => err.push(s) });
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
+const cli = runCaptured;
 
 describe('node/cli/args (node:util parseArgs)', () => {
   it('collects positionals, repeatable options in order, short aliases and booleans', () => {

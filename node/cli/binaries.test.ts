@@ -4,16 +4,11 @@ import { describe, expect, it } from 'vitest';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { run } from './main.js';
+import { runCaptured } from './run-captured.js';
 import { parseMaps, findMapping } from '../../core/formats/proc-maps.js';
 import { listDumps, parentLastDump, PY_FIXTURES, unbiasedBytes } from '../../fixtures/python/fixture-helpers.js';
 
-async function cli(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await run(argv, { out: (s) => out.push(s), err: (s) => err.push(s) });
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
+const cli = runCaptured;
 
 describe('heaplens binaries', () => {
   it('lists libpython with the bytes of the stacks through it, and the path to hand over', async () => {

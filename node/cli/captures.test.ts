@@ -4,16 +4,11 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { run } from './main.js';
+import { runCaptured } from './run-captured.js';
 import { FIXTURES } from '../../tools/fixtures.js';
 
 const ROOT = join(FIXTURES, '..');
-async function cli(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await run(argv, { out: (s) => out.push(s), err: (s) => err.push(s) });
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
+const cli = runCaptured;
 
 describe('CLI on memleak and PyTorch captures', () => {
   it('top on memleak.bt: the leak first, frames as bcc names them; the maps copy names the never-named frame', async () => {

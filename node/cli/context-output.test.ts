@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { run } from './main.js';
+import { runCaptured, runJson } from './run-captured.js';
 
 const PY312 = resolve(import.meta.dirname, '../../fixtures/python/py312');
 const rows = readFileSync(join(PY312, 'context-expected.jsonl'), 'utf8')
@@ -45,9 +45,7 @@ interface SummaryJson {
 
 describe('heaplens summary with the capture context', () => {
   it('--json: names, parent, times and memory figures per process and snapshot', async () => {
-    let out = '';
-    expect(await run(['summary', PY312, '--json'], { out: (s) => (out += s), err: () => {} })).toBe(0);
-    const doc = JSON.parse(out) as SummaryJson;
+    const doc = await runJson<SummaryJson>('summary', PY312, '--json');
     const child = rows.find((r) => rows.some((q) => q.pid === r.ppid))!;
     const c = doc.processes.find((p) => p.pid === child.pid)!;
     const parent = doc.processes.find((p) => p.pid === child.ppid)!;
@@ -73,8 +71,8 @@ describe('heaplens summary with the capture context', () => {
   });
 
   it('text: the process line names the command, the table has time, allocated, resident and RSS', async () => {
-    let out = '';
-    expect(await run(['summary', PY312], { out: (s) => (out += s + '\n'), err: () => {} })).toBe(0);
+    const { code, out } = await runCaptured('summary', PY312);
+    expect(code).toBe(0);
     expect(out).toMatch(/python3\.\d+ workload\.py on \S+, started \d{4}-\d{2}-\d{2}T/);
     expect(out).toMatch(/cmdline: \S+python3\.12 .*workload\.py/);
     expect(out).toMatch(/time \(UTC\)\s+allocated\s+resident\s+RSS/);

@@ -13,7 +13,7 @@ import { compileAddr2line } from '../../core/symbolize/wasm-addr2line.js';
 import type { ViewOptions } from '../../core/model/vocab.js';
 import { collectInputFiles } from '../io/node-files.js';
 import { NodeSymbolFileSource, readAddr2lineWasm } from '../io/symbol-files.js';
-import { run } from './main.js';
+import { runJson } from './run-captured.js';
 
 const JE = join(import.meta.dirname, '..', '..', 'fixtures', 'jemalloc');
 
@@ -26,10 +26,7 @@ interface CliStack {
 }
 
 async function cliStacks(...argv: string[]): Promise<CliStack[]> {
-  const out: string[] = [];
-  const code = await run(argv, { out: (s) => out.push(s), err: () => undefined });
-  expect(code).toBe(0);
-  return (JSON.parse(out.join('\n')) as { stacks: CliStack[] }).stacks;
+  return (await runJson<{ stacks: CliStack[] }>(...argv)).stacks;
 }
 
 /**

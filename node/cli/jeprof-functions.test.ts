@@ -2,7 +2,7 @@
 // an independent check of per-stack unbiasing and of symbolization together.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { run } from './main.js';
+import { runJson } from './run-captured.js';
 import { FIXTURES, fixturePath } from '../../tools/fixtures.js';
 
 /** jeprof --text lines: flat flat% sum% cum cum% name */
@@ -18,13 +18,15 @@ function jeprofFunctions(rel: string): Map<string, { flat: number; cum: number }
 describe('per-function totals vs jeprof', () => {
   it("the last sampled dump: cum of leak_steady, churn, plateau, worker, main and flat of make_node equal jeprof's", async () => {
     const [, last] = readFileSync(fixturePath('references/jeprof-sampled-base.files'), 'utf8').trim().split('\t');
-    let out = '';
-    const code = await run(
-      ['top', `${FIXTURES}/job/${last}`, '-n', '100000', '--json', '--symbols', `${FIXTURES}/bin`],
-      { out: (s) => (out += s), err: () => {} },
+    const doc = await runJson<{ stacks: { liveBytes: number; frames: { function?: string | null }[] }[] }>(
+      'top',
+      `${FIXTURES}/job/${last}`,
+      '-n',
+      '100000',
+      '--json',
+      '--symbols',
+      `${FIXTURES}/bin`,
     );
-    expect(code).toBe(0);
-    const doc = JSON.parse(out) as { stacks: { liveBytes: number; frames: { function?: string | null }[] }[] };
     const cum = new Map<string, number>();
     const flat = new Map<string, number>();
     for (const s of doc.stacks) {

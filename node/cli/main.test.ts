@@ -1,13 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { run } from './main.js';
+import { runCaptured } from './run-captured.js';
 import { FIXTURES, jeprofReportTotal } from '../../tools/fixtures.js';
 
-async function cli(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await run(argv, { out: (s) => out.push(s), err: (s) => err.push(s) });
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
+const cli = runCaptured;
 
 const job = `${FIXTURES}/job`;
 const OOM = new URL('../../fixtures/oom-job', import.meta.url).pathname;

@@ -1,6 +1,6 @@
 // heaplens command line: the command table (name, options, usage lines, handler) and the dispatch. Each command's
-// code lives in commands/ (or its own *-command.ts) and loads only when it runs, so `top` never loads the report
-// or DuckDB. Exit codes: 0 success, 1 nothing could be read, 2 usage error.
+// code lives in commands/<name>.ts and loads only when it runs, so `top` never loads the report or DuckDB. Exit
+// codes: 0 success, 1 nothing could be read, 2 usage error.
 
 import { escapeControlsInJson, revealControls } from '../../core/model/display-text.js';
 import { checkFlags, has, parseArgs, UsageError, type ParsedArgs } from './args.js';
@@ -15,8 +15,8 @@ interface Command {
   name: string;
   /** usage lines: the synopsis at two spaces, what it does from column 50 */
   usage: string;
-  /** the options it takes, checked before anything is read; absent: the handler checks its own */
-  flags?: readonly string[];
+  /** the options it takes (node/cli/args.ts), every value checked before anything is read */
+  flags: readonly string[];
   run: (args: ParsedArgs, io: Output) => Promise<number>;
 }
 
@@ -56,15 +56,7 @@ const COMMANDS: readonly Command[] = [
     name: 'growth',
     usage: `  heaplens growth <paths…> [-n 20]                job-wide suspects (patterns, σ, groups), then each process`,
     flags: [...COMMON, ...SYMBOL_FLAGS, 'top'],
-    run: async (a, io) => {
-      const g = await import('./growth-command.js');
-      const { datasetPath } = await import('./dataset-input.js');
-      const { sampleOf, sampledJob } = await import('./input.js');
-      const dataset = await datasetPath(a.positional);
-      // on a dataset the ranking runs over its cells in SQL; other sample types rebuild the job's columns
-      if (dataset && sampleOf(a) === 'inuse_space') return g.growthOnDataset(dataset, a, io);
-      return onJob(a, io, (job, a2, o) => g.growth(sampledJob(job, a2), a2, o));
-    },
+    run: async (a, io) => (await import('./commands/growth.js')).growthCommand(a, io),
   },
   {
     name: 'postmortem',
@@ -94,20 +86,44 @@ const COMMANDS: readonly Command[] = [
     usage: `  heaplens report <paths…> -o report.html [--base <seq> --target <seq>] [--session file]
                  [--sanitize] [--title text] [-n 50]
                                                   a single-file HTML report to share (docs/report.md)`,
-    run: async (a, io) => (await import('./report-command.js')).reportCommand(a, io),
+    flags: [
+      ...COMMON.filter((f) => f !== 'json'),
+      ...SYMBOL_FLAGS,
+      'output',
+      'base',
+      'target',
+      'session',
+      'sanitize',
+      'title',
+      'top',
+    ],
+    run: async (a, io) => (await import('./commands/report.js')).reportCommand(a, io),
   },
   {
     name: 'export',
     usage: `  heaplens export --format pprof|folded|speedscope [--snapshot last|first|<seq>] -o out <paths…>
                                                   one snapshot per process, for other profilers' tools`,
-    run: async (a, io) => (await import('./export-command.js')).exportCommand(a, io),
+    flags: [
+      ...COMMON.filter((f) => f !== 'json'),
+      ...SYMBOL_FLAGS,
+      'focus',
+      'ignore',
+      'hide',
+      'show',
+      'format',
+      'output',
+      'snapshot',
+      'measure',
+    ],
+    run: async (a, io) => (await import('./commands/export.js')).exportCommand(a, io),
   },
   {
     name: 'ingest',
     usage: `  heaplens ingest <paths…> -o <dir> [--symbols <dir>] [--sysroot <dir>] [--no-symbols]
                                                   the job as a Parquet dataset (docs/dataset.md); a re-run
                                                   adds only new dumps; every command reads <dir>`,
-    run: async (a, io) => (await import('./ingest-command.js')).ingestCommand(a, io),
+    flags: ['output', 'help', 'json', ...SYMBOL_FLAGS],
+    run: async (a, io) => (await import('./commands/ingest.js')).ingestCommand(a, io),
   },
 ];
 
@@ -172,7 +188,7 @@ export async function run(argv: readonly string[], rawIo: Output): Promise<numbe
       io = { ...safe, out: (s) => safe.out(wrapLines(s, columns)) };
     const c = COMMANDS.find((x) => x.name === args.command);
     if (!c) throw new UsageError(`unknown command "${args.command}"`);
-    if (c.flags) checkFlags(args, c.flags);
+    checkFlags(args, c.flags);
     return await c.run(args, io);
   } catch (e) {
     // A dataset with a missing or damaged file (node/dataset/read-dataset.ts): the message names the file.

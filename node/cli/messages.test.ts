@@ -2,21 +2,17 @@
 // message is checked against what the input really holds (its pids and seqs read from the file names, which
 // jemalloc writes as <prefix>.<pid>.<seq>.<trigger><n>.heap).
 import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { runCaptured } from './run-captured.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { run, usage } from './main.js';
+import { usage } from './main.js';
 import { wrapUsage } from './text/usage.js';
 import { FIXTURES } from '../../tools/fixtures.js';
 
 const JOB = join(FIXTURES, 'job');
 
-async function cli(argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await run(argv, { out: (s) => out.push(s), err: (s) => err.push(s) });
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
+const cli = (argv: readonly string[]) => runCaptured(...argv);
 
 /** pid → seqs of the fixture's dumps, from jemalloc's file names. */
 function dumpsByPid(): Map<number, number[]> {

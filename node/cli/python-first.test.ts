@@ -1,9 +1,9 @@
 // The Python-first default view on the real Python fixtures: expected stacks from the workload's `# @tag` lines,
 // every byte kept by folding (totals equal jeprof's), labels that lead with the Python call site.
 import { describe, expect, it } from 'vitest';
+import { runCaptured, runCapturedAt } from './run-captured.js';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { run } from './main.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 import { isInterpreterModule } from '../../core/frames/python-stacks.js';
@@ -16,12 +16,7 @@ import {
   workloadLines,
 } from '../../fixtures/python/fixture-helpers.js';
 
-async function cli(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await run(argv, { out: (s) => out.push(s), err: (s) => err.push(s) });
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
+const cli = runCaptured;
 
 interface JFrame {
   kind: string;
@@ -135,9 +130,7 @@ describe('terminal width', () => {
     const { displayWidth, terminalColumns } = await import('./format.js');
     const dump = join(PY_FIXTURES, 'py312', parentLastDump(listDumps('py312')).name);
     for (const columns of [60, 100, 160]) {
-      const out: string[] = [];
-      await run(['top', dump, '--no-symbols', '-n', '5'], { out: (s) => out.push(s), err: () => undefined, columns });
-      const lines = out.join('\n').split('\n');
+      const lines = (await runCapturedAt(columns, 'top', dump, '--no-symbols', '-n', '5')).out.split('\n');
       for (const l of lines) expect(displayWidth(l), l).toBeLessThanOrEqual(columns);
       const at = lines.findIndex((l) => /^\s+1\s/.test(l));
       if (columns >= 100) expect(lines[at]).toMatch(/\d\s{2}make_record \(workload\.py/);
@@ -150,13 +143,9 @@ describe('terminal width', () => {
       sites: { leak: { function: string; file: string; line: number } };
     };
     const leak = job.sites.leak;
-    const out: string[] = [];
-    await run(['growth', join(ROOT, 'fixtures/job/dumps'), '--no-symbols', '-n', '3'], {
-      out: (s) => out.push(s),
-      err: () => undefined,
-      columns: 100,
-    });
-    const lines = out.join('\n').split('\n');
+    const lines = (
+      await runCapturedAt(100, 'growth', join(ROOT, 'fixtures/job/dumps'), '--no-symbols', '-n', '3')
+    ).out.split('\n');
     for (const l of lines) expect(displayWidth(l), l).toBeLessThanOrEqual(100);
     const top = lines.findIndex((l) => /^\s+1\s/.test(l));
     expect(lines[top]).toMatch(/steady/);

@@ -7,23 +7,18 @@ import { join, resolve } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Profile } from 'pprof-format';
-import { run } from './main.js';
+import { runCaptured } from './run-captured.js';
 import { FIXTURES, jeprofTotals, jobProcess } from '../../tools/fixtures.js';
 
 const [EXACT, PYGROW] = ['exact', 'pygrow'].map(jobProcess);
 import { parseFolded } from '../../core/export/folded.js';
 import { reopenReport } from '../../core/report/reopen.js';
-import { findReportApp } from './report-command.js';
+import { findReportApp } from './commands/report.js';
 import { emptySession } from '../../core/notes/schema.js';
 import { addNote, createNote } from '../../core/notes/notes.js';
 import { serializeSession } from '../../core/notes/validate.js';
 
-async function cli(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await run(argv, { out: (s) => out.push(s), err: (s) => err.push(s) });
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
+const cli = runCaptured;
 
 const job = `${FIXTURES}/job`;
 const dir = mkdtempSync(join(tmpdir(), 'heaplens-cli-report-'));

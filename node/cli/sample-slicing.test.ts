@@ -5,16 +5,11 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { run } from './main.js';
+import { runCaptured } from './run-captured.js';
 import { listDumps, parentLastDump, PY_FIXTURES, VERSIONS } from '../../fixtures/python/fixture-helpers.js';
 import { FIXTURES } from '../../tools/fixtures.js';
 
-async function cli(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await run(argv, { out: (s) => out.push(s), err: (s) => err.push(s) });
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
+const cli = runCaptured;
 
 /** jeprof-sample-totals.txt (by fixtures/python/jeprof-sample-totals.sh): "<set>/<dump> <type> Total: N unit". */
 function jeprofSampleTotals(): Map<string, number> {

@@ -1,16 +1,15 @@
-// Which snapshot a flag names (`--snapshot`, `--base`, `--target`): one rule for every command and for the
-// dataset reader's choice of cells.
+// Which snapshot a flag names (`--snapshot`, `--base`, `--target`): one rule (core/model/snapshot-status.ts
+// snapshotByName) for every command and for the dataset reader's choice of cells; a malformed name is a usage error.
 
 import type { ProcessSeries } from '../../core/model/model.js';
+import { snapshotByName } from '../../core/model/snapshot-status.js';
 import { UsageError } from './args.js';
 
 /** Snapshot index by `last`, `first` or sequence number; -1 when the process has no such snapshot. */
 export function snapshotBySeq(p: Pick<ProcessSeries, 'snapshots'>, which: string, option: string): number {
-  if (which === 'last') return p.snapshots.length - 1;
-  if (which === 'first') return 0;
-  if (!/^\d+$/.test(which))
+  if (which !== 'last' && which !== 'first' && !/^\d+$/.test(which))
     throw new UsageError(`--${option} takes last, first or a sequence number, got ${JSON.stringify(which)}`);
-  return p.snapshots.findIndex((s) => s.seq === Number(which));
+  return snapshotByName(p, which);
 }
 
 /**

@@ -1,7 +1,7 @@
 // CLI symbolization: --symbols/--sysroot/--no-symbols on the real leaky dumps.
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { run } from './main.js';
+import { runCaptured } from './run-captured.js';
 
 const JE = join(import.meta.dirname, '..', '..', 'fixtures', 'jemalloc');
 const JOB = join(JE, 'job');
@@ -16,12 +16,7 @@ interface JsonFrame {
   binary?: string;
 }
 
-async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await run(args, { out: (s) => out.push(s), err: (s) => err.push(s) });
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
+const cli = (argv: readonly string[]) => runCaptured(...argv);
 
 beforeAll(() => {
   // No results cache on disk during tests.

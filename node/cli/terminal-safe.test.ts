@@ -4,16 +4,11 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { run } from './main.js';
+import { runCaptured } from './run-captured.js';
 import { findFixture, fixturePath } from '../../tools/fixtures.js';
 import { hasControls } from '../../core/model/display-text.js';
 
-async function cli(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await run(argv, { out: (s) => out.push(s), err: (s) => err.push(s) });
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
+const cli = runCaptured;
 
 const HOSTILE = 'le\u001b]0;owned\u0007a\u001b[2Jky\u202Eos.bil\u2028';
 

@@ -5,18 +5,13 @@ import { cp, mkdtemp, readdir, rm, truncate, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { run } from '../cli/main.js';
+import { runCaptured } from '../cli/run-captured.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 let dir = '';
 let pristine = '';
 
-async function cli(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await run(argv, { out: (s) => out.push(s), err: (s) => err.push(s) });
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
+const cli = runCaptured;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'heaplens-damaged-ds-'));

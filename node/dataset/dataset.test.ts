@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadJob } from '../../core/load/load-job.js';
 import { collectInputFiles } from '../io/node-files.js';
-import { run } from '../cli/main.js';
+import { runCaptured } from '../cli/run-captured.js';
 import { reopenReport } from '../../core/report/reopen.js';
 import { ingest } from './ingest.js';
 import { readDataset } from './read-dataset.js';
@@ -37,12 +37,7 @@ afterAll(async () => {
   for (const d of temps) await rm(d, { recursive: true, force: true });
 });
 
-async function cli(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await run(argv, { out: (s) => out.push(s), err: (s) => err.push(s) });
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
+const cli = runCaptured;
 
 describe('dataset totals against jeprof', () => {
   it("every snapshot of the fixture job read back from a dataset totals jeprof's inuse_space for its dump", async () => {

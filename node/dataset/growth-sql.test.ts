@@ -3,11 +3,11 @@
 // table and the report's) on the dumps.
 
 import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { runCaptured } from '../cli/run-captured.js';
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { run } from '../cli/main.js';
 import { openEngine, sqlString } from './duckdb.js';
 import { growthSql } from './growth-sql.js';
 import { loadJob } from '../../core/load/load-job.js';
@@ -20,12 +20,7 @@ afterAll(async () => {
   for (const d of temps) await rm(d, { recursive: true, force: true });
 });
 
-async function cli(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await run(argv, { out: (s) => out.push(s), err: (s) => err.push(s) });
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
+const cli = runCaptured;
 
 function docSql(): string {
   const doc = readFileSync(join(ROOT, 'docs/dataset.md'), 'utf8');

@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadJob } from '../../core/load/load-job.js';
 import { rankJob, type JobSuspects } from '../../core/stats/suspects.js';
 import { collectInputFiles } from '../io/node-files.js';
-import { listedStacks } from '../cli/growth-command.js';
+import { listedStacks } from '../../core/query/growth.js';
 import { ingest } from './ingest.js';
 import { readDataset } from './read-dataset.js';
 import { rankDataset } from './rank-dataset.js';

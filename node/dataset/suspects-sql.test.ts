@@ -16,7 +16,7 @@ import { THEIL_SEN_MAX_POINTS } from '../../core/stats/robust-slope.js';
 import { collectInputFiles } from '../io/node-files.js';
 import { appendColumns, openEngine, sqlString, type Engine } from './duckdb.js';
 import { ingest } from './ingest.js';
-import { run } from '../cli/main.js';
+import { runJson } from '../cli/run-captured.js';
 import { createSuspectsViews, datasetSuspects, suspectRows, suspectsSql, type SqlSuspect } from './suspects-sql.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
@@ -132,15 +132,9 @@ describe('job-wide suspects SQL (docs/dataset.md)', () => {
 
   it("equals the CLI's answer: `heaplens growth <dataset> --json` lists the stacks in the SQL's order", async () => {
     const { ds } = await rankDumps('fixtures/job/dumps');
-    const out: string[] = [];
-    const code = await run(['growth', ds, '--json', '--no-symbols', '-n', '1000000'], {
-      out: (x) => out.push(x),
-      err: () => undefined,
-    });
-    expect(code).toBe(0);
-    const cli = JSON.parse(out.join('\n')) as {
+    const cli = await runJson<{
       stacks: { process: string; stackId: number; pattern: string; score: number; group: number }[];
-    };
+    }>('growth', ds, '--json', '--no-symbols', '-n', '1000000');
     const sql = [...(await datasetSuspects(ds))].sort((a, b) => a.rank - b.rank);
     expect(cli.stacks.length).toBe(sql.length);
     cli.stacks.forEach((c, i) => {

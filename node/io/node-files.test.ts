@@ -4,14 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { collectInputFiles } from './node-files.js';
 import { sideFilesOfDump } from '../../core/formats/dump-filename.js';
-import { run } from '../cli/main.js';
+import { runCaptured } from '../cli/run-captured.js';
 import { listDumps, parentLastDump, PY_FIXTURES } from '../../fixtures/python/fixture-helpers.js';
 
-async function cli(...argv: string[]) {
-  const out: string[] = [];
-  const code = await run(argv, { out: (s) => out.push(s), err: () => undefined });
-  return { code, out: out.join('\n') };
-}
+const cli = runCaptured;
 
 describe('side files beside a dump named alone', () => {
   it('sideFilesOfDump: its own table, maps and perf/code maps of its pid, nothing of other dumps', () => {

@@ -4,7 +4,7 @@ import type { Job } from '../../../core/model/model.js';
 import type { SymbolTable } from '../../../core/model/symbol-table.js';
 import { flag, has, type ParsedArgs } from '../args.js';
 import { formatBytes, formatInt, formatPercent, table } from '../format.js';
-import { missingBinaries } from '../../../core/symbolize/missing-binaries.js';
+import { missingBinariesAt } from '../../../core/query/missing-binaries.js';
 import { indent, printWarnings, processJson, processTitle, snapshotJson, type Output } from '../common.js';
 import { snapshotIndices } from '../snapshot-choice.js';
 
@@ -33,9 +33,9 @@ export function binaries(job: Job, args: ParsedArgs, io: Output): void {
       continue;
     }
     const symbols = p.symbols;
-    const sum = missingBinaries(p, si, symbols?.modules ?? [], { includeAllocator: has(args, 'show-allocator') });
+    const { summary: sum, symbolized } = missingBinariesAt(p, si, { includeAllocator: has(args, 'show-allocator') });
     const s = p.snapshots[si];
-    procsJson.push({ ...processJson(p), snapshot: snapshotJson(s), symbolized: symbols !== null, ...sum });
+    procsJson.push({ ...processJson(p), snapshot: snapshotJson(s), symbolized, ...sum });
     if (json) continue;
     io.out(`${processTitle(p)}\n  snapshot ${s.seq ?? '-'} ${s.file}`);
     if (!symbols) {

@@ -4,36 +4,18 @@
 import type { Job } from '../../../core/model/model.js';
 import { lastCompleteIndex } from '../../../core/model/snapshot-status.js';
 import { diffRows } from '../../../core/query/rows.js';
-import { flag, has, intFlag, sliceFilter, type ParsedArgs } from '../args.js';
-import { foldsJson } from '../../../core/frames/view.js';
-import { stackText as foldedStackText } from '../stack-text.js';
-import { table } from '../format.js';
-import {
-  granularityOf,
-  indent,
-  printWarnings,
-  processJson,
-  processTitle,
-  snapshotJson,
-  tableColumns,
-  viewer,
-  type Output,
-} from '../common.js';
+import { flag, sliceFilter, type ParsedArgs } from '../args.js';
+import { processJson, processTitle, snapshotJson, type Output } from '../common.js';
 import { sampled } from '../input.js';
-import { rowKey } from '../row-key.js';
 import { snapshotIndices } from '../snapshot-choice.js';
-import { valueFormat } from '../text/values.js';
+import { StackListing } from '../stack-listing.js';
 import { accumulatedByStack } from '../text/accumulated.js';
 
 export function diff(job: Job, args: ParsedArgs, io: Output): void {
-  const n = intFlag(args, 'top', 20);
-  const json = has(args, 'json');
-  const fmt = valueFormat(args);
-  const g = granularityOf(args);
+  const list = new StackListing(job, args, io);
+  const { fmt } = list;
   const baseSeq = flag(args, 'base');
   const targetSeq = flag(args, 'target');
-  const stacksJson: unknown[] = [];
-  const procsJson: unknown[] = [];
   // Two files of one process: compare those two; otherwise first → last (or --base/--target) per process.
   const twoFiles = args.positional.length === 2 && baseSeq === undefined && targetSeq === undefined;
   const baseAt = baseSeq !== undefined ? snapshotIndices(job.processes, baseSeq, 'base') : null;
@@ -64,72 +46,60 @@ export function diff(job: Job, args: ParsedArgs, io: Output): void {
     }
     const base = p.snapshots[bi];
     const target = p.snapshots[ti];
-    const view = viewer(p, args);
+    const { view, key } = list.view(p);
     // σ of jemalloc's sampling, for live bytes (the model keeps no variance of the other sample types)
     const withSigma = fmt.name === 'inuse_space';
-    const { rows: all, totals } = diffRows(sp, bi, ti, { key: rowKey(view, args), sigma: withSigma, order: 'growth' });
+    const { rows: all, totals } = diffRows(sp, bi, ti, { key, sigma: withSigma, order: 'growth' });
     const accOf = accumulatedByStack(target);
-    procsJson.push({
+    list.addProcess({
       ...processJson(p),
       base: snapshotJson(base),
       target: snapshotJson(target),
       sample: fmt.name,
       ...totals,
     });
-    if (!json) {
-      io.out(
-        `${processTitle(p)}\n  ${base.file} → ${target.file}: ${fmt.plain(totals.baseBytes)} → ${fmt.plain(totals.targetBytes)} (${fmt.signed(totals.deltaBytes)})${fmt.name === 'inuse_space' ? '' : ` ${fmt.name}`}${sliceFilter(args).length > 0 ? ' in the stacks the filters keep' : ''}, ${totals.newStacks} new stacks, ${totals.goneStacks} gone`,
-      );
-    }
+    list.say(
+      `${processTitle(p)}\n  ${base.file} → ${target.file}: ${fmt.plain(totals.baseBytes)} → ${fmt.plain(totals.targetBytes)} (${fmt.signed(totals.deltaBytes)})${fmt.name === 'inuse_space' ? '' : ` ${fmt.name}`}${sliceFilter(args).length > 0 ? ' in the stacks the filters keep' : ''}, ${totals.newStacks} new stacks, ${totals.goneStacks} gone`,
+    );
     const rows: string[][] = [];
-    all.slice(0, n).forEach((x, rank) => {
+    all.slice(0, list.n).forEach((x, rank) => {
       const stack = view(x.stackId)!;
       const sd = x.sigmaDeltaBytes;
-      if (json) {
-        stacksJson.push({
-          pid: p.pid,
-          process: p.key,
-          stackId: x.stackId,
-          ...(x.members.length > 1 ? { stackIds: x.members } : {}),
-          baseBytes: x.baseBytes,
-          targetBytes: x.targetBytes,
-          deltaBytes: x.deltaBytes,
-          ...(withSigma ? { sigmaBytes: sd, withinNoise: x.withinNoise } : {}),
-          baseObjects: x.baseObjects,
-          targetObjects: x.targetObjects,
-          deltaObjects: x.deltaObjects,
-          status: x.status,
-          ...accOf(x.members),
-          frames: stack.frames,
-          ...foldsJson(stack),
-        });
-      } else {
-        rows.push([
-          String(rank + 1),
-          fmt.signed(x.deltaBytes) + (x.withinNoise ? ' ~' : ''),
-          sd > 0 ? '±' + fmt.plain(2 * sd) : '',
-          fmt.plain(x.baseBytes),
-          fmt.plain(x.targetBytes),
-          x.status,
-          foldedStackText(stack, 6, g) + (x.members.length > 1 ? ` [${x.members.length} stacks]` : ''),
-        ]);
-      }
+      list.addStack(p, x, stack, {
+        baseBytes: x.baseBytes,
+        targetBytes: x.targetBytes,
+        deltaBytes: x.deltaBytes,
+        ...(withSigma ? { sigmaBytes: sd, withinNoise: x.withinNoise } : {}),
+        baseObjects: x.baseObjects,
+        targetObjects: x.targetObjects,
+        deltaObjects: x.deltaObjects,
+        status: x.status,
+        ...accOf(x.members),
+      });
+      rows.push([
+        String(rank + 1),
+        fmt.signed(x.deltaBytes) + (x.withinNoise ? ' ~' : ''),
+        sd > 0 ? '±' + fmt.plain(2 * sd) : '',
+        fmt.plain(x.baseBytes),
+        fmt.plain(x.targetBytes),
+        x.status,
+        list.stackCell(stack, x.members),
+      ]);
     });
-    const head = fmt.name === 'inuse_space' ? 'Δ live' : `Δ ${fmt.name}`;
-    if (!json)
-      io.out(
-        indent(
-          table(
-            ['#', head, '±2σ', 'base', 'target', 'status', 'stack (leaf first)'],
-            rows,
-            [true, true, true, true, true, false, false],
-            tableColumns(io),
-          ),
-        ) +
-          (rows.length > 0 && withSigma ? '\n  (~ within sampling noise: |Δ| < 2σ)' : '') +
-          '\n',
-      );
+    list.table(
+      [
+        '#',
+        fmt.name === 'inuse_space' ? 'Δ live' : `Δ ${fmt.name}`,
+        '±2σ',
+        'base',
+        'target',
+        'status',
+        'stack (leaf first)',
+      ],
+      rows,
+      [true, true, true, true, true, false, false],
+      rows.length > 0 && withSigma ? '\n  (~ within sampling noise: |Δ| < 2σ)' : '',
+    );
   }
-  if (json) io.out(JSON.stringify({ processes: procsJson, stacks: stacksJson, warnings: job.warnings }, null, 2));
-  else printWarnings(job.warnings, io);
+  list.end();
 }

@@ -12,15 +12,16 @@ import { flag, has, intFlag, UsageError, type ParsedArgs } from '../args.js';
 import type { Frame } from '../../../core/frames/describe.js';
 import { describeFrame } from '../stack-text.js';
 import { formatBytes, formatSignedBytes, table } from '../format.js';
-import { describers, groupJson, listedStacks, rateText, stackJson } from '../growth-command.js';
+import { groupFacts, growthQuery, stackFacts } from '../../../core/query/growth.js';
+import { pidList, rateText } from '../text/growth.js';
 import {
-  framesFor,
   indent,
   printWarnings,
   processJson,
   processTitle,
   stackText,
   tableColumns,
+  viewOf,
   type Output,
 } from '../common.js';
 
@@ -101,9 +102,8 @@ export function postmortemCommand(job: Job, args: ParsedArgs, io: Output, given:
   const limit: Limit | null = given ?? (q.limit ? { ...q.limit, note: null } : null);
   const n = intFlag(args, 'top', 10);
   const pm: JobPostmortem = q.postmortem;
-  const desc = describers(job, args);
-  const frames = (pi: number, stackId: number) => framesFor(desc(pi), stackId, args).frames;
   const r = pm.suspects;
+  const listed = growthQuery(job, viewOf(args), n, r);
   if (has(args, 'json')) {
     io.out(
       JSON.stringify(
@@ -138,8 +138,8 @@ export function postmortemCommand(job: Job, args: ParsedArgs, io: Output, given:
             notes: p.notes,
           })),
           job: { ...pm.job, memory: q.job },
-          groups: r.groups.slice(0, n).map((g) => groupJson(job, g, frames(g.top.processIndex, g.top.stackId))),
-          stacks: listedStacks(r, n).map((s) => stackJson(s, frames(s.processIndex, s.stackId))),
+          groups: listed.groups.map((g) => groupFacts(job, g)),
+          stacks: listed.stacks.map(stackFacts),
           warnings: [...job.warnings, ...q.warnings],
         },
         (_k, v: unknown) =>
@@ -231,27 +231,19 @@ export function postmortemCommand(job: Job, args: ParsedArgs, io: Output, given:
   }
 
   io.out(`\ntop suspects job-wide (score = growth beyond ${NOISE_Z}σ still going on at the end):`);
-  const rows = r.groups.slice(0, n).map((g, i) => {
-    const top = r.stacks.find((s) => s.group === g.group)!;
-    const fr = frames(g.top.processIndex, g.top.stackId);
-    const others = g.processIndexes
-      .filter((x) => x !== g.top.processIndex)
-      .map((x) => String(job.processes[x].pid ?? job.processes[x].key));
-    return [
-      String(i + 1),
-      g.pattern,
-      rateText(top.lateSlopePerSnapshot, top.lateSlopePerSecond),
-      formatBytes(g.lastBytes),
-      g.sigmaBytes > 0 ? '±' + formatBytes(NOISE_Z * g.sigmaBytes) : '',
-      String(job.processes[g.top.processIndex].pid ?? '-'),
-      others.length === 0
-        ? ''
-        : others.length <= 4
-          ? others.join(', ')
-          : `${others.slice(0, 4).join(', ')}, +${others.length - 4}`,
-      callSite(fr),
-    ];
-  });
+  const rows = listed.groups.map(({ group: g, first, frames }, i) => [
+    String(i + 1),
+    g.pattern,
+    rateText(first.lateSlopePerSnapshot, first.lateSlopePerSecond),
+    formatBytes(g.lastBytes),
+    g.sigmaBytes > 0 ? '±' + formatBytes(NOISE_Z * g.sigmaBytes) : '',
+    String(job.processes[g.top.processIndex].pid ?? '-'),
+    pidList(
+      job,
+      g.processIndexes.filter((x) => x !== g.top.processIndex),
+    ),
+    callSite(frames),
+  ]);
   io.out(
     indent(
       table(
@@ -262,10 +254,7 @@ export function postmortemCommand(job: Job, args: ParsedArgs, io: Output, given:
       ),
     ),
   );
-  if (rows.length > 0) {
-    const g = r.groups[0];
-    io.out(`\n  #1 in full: ${stackText(frames(g.top.processIndex, g.top.stackId), 12)}`);
-  }
+  if (listed.groups.length > 0) io.out(`\n  #1 in full: ${stackText(listed.groups[0].frames, 12)}`);
   if (q.logsRead.length > 0) {
     io.out('\nlogs read:');
     for (const l of q.logsRead) io.out(`  ${l.file}: ${l.gave}`);

@@ -2,35 +2,18 @@
 
 import type { Job } from '../../../core/model/model.js';
 import { snapshotRows } from '../../../core/query/rows.js';
-import { flag, has, intFlag, sliceFilter, type ParsedArgs } from '../args.js';
-import { foldsJson } from '../../../core/frames/view.js';
-import { stackText as foldedStackText } from '../stack-text.js';
-import { formatInt, formatPercent, table } from '../format.js';
-import {
-  granularityOf,
-  indent,
-  printWarnings,
-  processJson,
-  processTitle,
-  snapshotJson,
-  tableColumns,
-  viewer,
-  type Output,
-} from '../common.js';
+import { flag, sliceFilter, type ParsedArgs } from '../args.js';
+import { formatInt, formatPercent } from '../format.js';
+import { processJson, processTitle, snapshotJson, type Output } from '../common.js';
 import { sampled } from '../input.js';
-import { rowKey } from '../row-key.js';
 import { snapshotIndices } from '../snapshot-choice.js';
-import { valueFormat } from '../text/values.js';
+import { StackListing } from '../stack-listing.js';
 import { accumulatedOf, sumRecords } from '../text/accumulated.js';
 
 export function top(job: Job, args: ParsedArgs, io: Output): void {
-  const n = intFlag(args, 'top', 20);
+  const list = new StackListing(job, args, io);
+  const { fmt } = list;
   const which = flag(args, 'snapshot') ?? 'last';
-  const json = has(args, 'json');
-  const fmt = valueFormat(args);
-  const g = granularityOf(args);
-  const stacksJson: unknown[] = [];
-  const procsJson: unknown[] = [];
   const at = snapshotIndices(job.processes, which, 'snapshot');
   for (const [pi, p] of job.processes.entries()) {
     const si = at[pi];
@@ -42,66 +25,43 @@ export function top(job: Job, args: ParsedArgs, io: Output): void {
     if (!sp) continue;
     const s = p.snapshots[si];
     const values = sp.snapshots[si];
-    const view = viewer(p, args);
-    const { rows: all, shownTotal: shown } = snapshotRows(s, values, rowKey(view, args));
-    procsJson.push({
+    const { view, key } = list.view(p);
+    const { rows: all, shownTotal: shown } = snapshotRows(s, values, key);
+    list.addProcess({
       ...processJson(p),
       snapshot: snapshotJson(s),
       sample: fmt.name,
       total: values.live.bytes,
       shownTotal: shown,
     });
-    if (!json) {
-      const what = fmt.name === 'inuse_space' ? 'live' : fmt.name;
-      io.out(
-        `${processTitle(p)}\n  snapshot ${s.seq ?? '-'} (${s.trigger}) ${s.file}: ${fmt.plain(values.live.bytes)} ${what}${fmt.name === 'inuse_space' ? ` in ${formatInt(s.live.objects)} objects` : ''}`,
-      );
-      if (sliceFilter(args).length > 0)
-        io.out(`  filters keep ${fmt.plain(shown)} (${formatPercent(shown, values.live.bytes)}) in ${all.length} rows`);
-    }
+    const what = fmt.name === 'inuse_space' ? 'live' : fmt.name;
+    list.say(
+      `${processTitle(p)}\n  snapshot ${s.seq ?? '-'} (${s.trigger}) ${s.file}: ${fmt.plain(values.live.bytes)} ${what}${fmt.name === 'inuse_space' ? ` in ${formatInt(s.live.objects)} objects` : ''}`,
+    );
+    if (sliceFilter(args).length > 0)
+      list.say(`  filters keep ${fmt.plain(shown)} (${formatPercent(shown, values.live.bytes)}) in ${all.length} rows`);
     const rows: string[][] = [];
-    all.slice(0, n).forEach((row, rank) => {
+    all.slice(0, list.n).forEach((row, rank) => {
       const stack = view(row.stackId)!;
-      if (json) {
-        stacksJson.push({
-          pid: p.pid,
-          process: p.key,
-          stackId: row.stackId,
-          ...(row.members.length > 1 ? { stackIds: row.members } : {}),
-          ...(fmt.name !== 'inuse_space' ? { value: row.value } : {}),
-          liveBytes: row.liveBytes,
-          liveObjects: row.liveObjects,
-          ...accumulatedOf(s, row.records),
-          frames: stack.frames,
-          ...foldsJson(stack),
-        });
-      } else {
-        const objects =
-          fmt.unit === 'bytes'
-            ? formatInt(fmt.name === 'alloc_space' ? sumRecords(values.liveObjects, row.records) : row.liveObjects)
-            : fmt.plain(row.value);
-        rows.push([
-          String(rank + 1),
-          fmt.plain(row.value),
-          formatPercent(row.value, values.live.bytes),
-          objects,
-          foldedStackText(stack, 6, g) + (row.members.length > 1 ? ` [${row.members.length} stacks]` : ''),
-        ]);
-      }
+      list.addStack(p, row, stack, {
+        ...(fmt.name !== 'inuse_space' ? { value: row.value } : {}),
+        liveBytes: row.liveBytes,
+        liveObjects: row.liveObjects,
+        ...accumulatedOf(s, row.records),
+      });
+      const objects =
+        fmt.unit === 'bytes'
+          ? formatInt(fmt.name === 'alloc_space' ? sumRecords(values.liveObjects, row.records) : row.liveObjects)
+          : fmt.plain(row.value);
+      rows.push([
+        String(rank + 1),
+        fmt.plain(row.value),
+        formatPercent(row.value, values.live.bytes),
+        objects,
+        list.stackCell(stack, row.members),
+      ]);
     });
-    const head = fmt.name === 'inuse_space' ? 'live' : fmt.name;
-    if (!json)
-      io.out(
-        indent(
-          table(
-            ['#', head, 'share', 'objects', 'stack (leaf first)'],
-            rows,
-            [true, true, true, true, false],
-            tableColumns(io),
-          ),
-        ) + '\n',
-      );
+    list.table(['#', what, 'share', 'objects', 'stack (leaf first)'], rows, [true, true, true, true, false]);
   }
-  if (json) io.out(JSON.stringify({ processes: procsJson, stacks: stacksJson, warnings: job.warnings }, null, 2));
-  else printWarnings(job.warnings, io);
+  list.end();
 }

@@ -1,11 +1,15 @@
 import type { Session, StackTarget } from '../../../core/notes/schema.ts';
 import type { SanitizeOptions, SanitizePreview } from '../../../core/report/build-report.ts';
-import type { SelfTotal } from '../../../core/stats/function-diff.ts';
 import type { JobBatch } from '../../../core/model/job-batches.ts';
-import type { FrameGroup, LoadProgress as EngineLoadProgress, ViewOptions } from '../../../core/model/vocab.ts';
-import type { FrameInfo } from '../../../core/frames/catalog.ts';
+import type { LoadProgress as EngineLoadProgress, ViewOptions } from '../../../core/model/vocab.ts';
 import type { MissingBinariesSummary } from '../../../core/symbolize/missing-binaries.ts';
 import type { JobPreview } from '../../../core/load/job-preview.ts';
+import type { JobSummary } from '../../../core/query/job-summary.ts';
+import type { GrowthResult } from '../../../core/query/growth-table.ts';
+import type { FlameData, FlameShape } from '../../../core/query/flame.ts';
+import type { StackDetail, StackSeries } from '../../../core/query/series.ts';
+import type { SuspectsResult } from '../../../core/query/suspects.ts';
+import type { ExportFormat } from '../../../core/export/snapshot-export.ts';
 
 export type { JobPreview };
 
@@ -23,6 +27,22 @@ export type {
   ViewOptions,
 } from '../../../core/model/vocab.ts';
 export type { FrameInfo } from '../../../core/frames/catalog.ts';
+// What the worker answers is the query layer's typed data (core/query/*.ts), declared there once.
+export type {
+  JobSummary,
+  ProcessIdentitySummary,
+  ProcessSummary,
+  SnapshotMemory,
+  SnapshotSummary,
+  WarningSummary,
+} from '../../../core/query/job-summary.ts';
+export type { GrowthResult, StackRow } from '../../../core/query/growth-table.ts';
+export type { FunctionRow } from '../../../core/query/functions.ts';
+export type { FlameData, FlameShape } from '../../../core/query/flame.ts';
+export type { StartupFold } from '../../../core/query/flame-startup.ts';
+export type { StackDetail, StackSeries } from '../../../core/query/series.ts';
+export type { ProcessVerdict, SuspectMember, SuspectRow, SuspectsResult } from '../../../core/query/suspects.ts';
+export type { ExportFormat } from '../../../core/export/snapshot-export.ts';
 
 /**
  * A file to load: a Blob (browser) or a path read through the host (Electron). For Blobs, size and mtime are
@@ -50,287 +70,6 @@ export interface LoadProgress extends Omit<EngineLoadProgress, 'phase'> {
    * process; the full job (symbolized) replaces it.
    */
   partial?: JobSummary;
-}
-
-export interface SnapshotSummary {
-  index: number;
-  file: string;
-  seq: number | null;
-  trigger: string;
-  liveBytes: number;
-  liveObjects: number;
-  truncated: boolean;
-  /** false for a dump cut before its last record (its records are partial) */
-  complete: boolean;
-  /** the exit dump written after the interpreter's teardown (core/stats/exit-dump.ts): not the series' end */
-  afterTeardown?: boolean;
-  /** the header's total (a cut dump's total), null without one */
-  headerLiveBytes: number | null;
-  mtimeMs: number | null;
-  /** wall-clock time (ms since the epoch) and where it came from (core/model/snapshot-time.ts); absent in old reports */
-  timeMs: number | null;
-  timeSource?: 'capture' | 'mtime' | 'seq';
-  /** allocator / RSS / cgroup figures beside the heap estimate (core/model/memory-context.ts) */
-  memory?: SnapshotMemory | null;
-}
-
-export interface SnapshotMemory {
-  allocated: number | null;
-  active: number | null;
-  resident: number | null;
-  rss: number | null;
-  rssSource: 'context' | 'log' | null;
-  cgroupCurrent: number | null;
-  cgroupMax: number | null;
-  /** RSS − allocated and its likely meaning */
-  gap: {
-    gap: number;
-    dominant: 'fragmentation' | 'unpurged' | 'outside' | null;
-    message: string;
-    parts: Record<'fragmentation' | 'unpurged' | 'outside', number | null>;
-  } | null;
-}
-
-/** Who a process was (the capture context), its place in the job's fork/spawn tree and its limit. */
-export interface ProcessIdentitySummary {
-  name: string | null;
-  comm: string | null;
-  /** argv, shell-quoted for display */
-  cmdline: string | null;
-  ppid: number | null;
-  hostname: string | null;
-  startMs: number | null;
-  /** index of the parent process in this job, null for roots and unknown */
-  parentIndex: number | null;
-  /** depth in the tree, and the process indices in depth-first order (same for every process) */
-  depth: number;
-}
-
-export interface ProcessSummary {
-  index: number;
-  key: string;
-  pid: number | null;
-  prefix: string;
-  /** what ran (core/model/process-name.ts): `python3.12 job.py`; null when nothing names it (use the prefix) */
-  name?: string | null;
-  snapshots: SnapshotSummary[];
-  lastLiveBytes: number;
-  firstLiveBytes: number;
-  maxLiveBytes: number;
-  /** least-squares slope of live bytes per snapshot */
-  slopeBytesPerSnapshot: number;
-  endedWithoutFinalDump: boolean;
-  stackCount: number;
-  hasPythonFrames: boolean;
-  truncatedCount: number;
-  /** absent for dumps without a capture context (and in old reports) */
-  identity?: ProcessIdentitySummary | null;
-  /** depth-first position in the fork/spawn tree (for the process table's tree order) */
-  treeOrder?: number;
-  /** cgroup memory.max, bytes */
-  limitBytes?: number | null;
-  /** the series' time axis (core/model/snapshot-time.ts seriesTimes): wall clock from capture or mtimes, else seq */
-  time: { axis: 'wall' | 'seq'; source: 'capture' | 'mtime' | 'seq'; mtimeProblem: string | null };
-  /**
-   * while a job loads: this process's dumps are still being read; its snapshots are the dump heads' header
-   * totals (no stacks yet), and `first` is the position of its first dump in the loader's order (with the load's
-   * filesDone, how far it has come)
-   */
-  pending?: { first: number };
-}
-
-export interface WarningSummary {
-  file: string;
-  line?: number;
-  byteOffset?: number;
-  message: string;
-  kind: 'truncated' | 'maps' | 'binary' | 'other';
-}
-
-export interface JobSummary {
-  processes: ProcessSummary[];
-  warnings: WarningSummary[];
-  ignoredFiles: string[];
-  /** why the job died, one sentence (core/query/postmortem.ts); null while loading or without processes */
-  verdict?: string | null;
-  /** the logs read as kill evidence, and what each gave */
-  logsRead?: { file: string; gave: string }[];
-  loadMs: number;
-  /** time the loader spent waiting for bytes (read-ahead misses) */
-  readWaitMs: number;
-  bytesTotal: number;
-  /** dump readers that parsed in parallel (Web Workers); 0 when this worker read alone */
-  readers?: number;
-}
-
-export interface StackSeries {
-  stackIds: number[];
-  labels: string[];
-  /** values[k][snapshot] for stack k; the last row is "other" */
-  values: number[][];
-}
-
-export interface StackRow {
-  /** the representative stack (largest |Δ|) of the rows merged here */
-  stackId: number;
-  /** every stack shown as this row: stacks whose visible frames are the same in this view (allocator frames
-   *  hidden, Python-only or native-only) are one row */
-  members: number[];
-  label: string;
-  /** caller chain of the label, short */
-  context: string;
-  /** the legend group of the label's frame */
-  frameGroup: FrameGroup;
-  /** `file:line` of the naming frame (core/frames/stack-labels.ts callSite); absent in old reports */
-  site?: string | null;
-  baseBytes: number;
-  targetBytes: number;
-  deltaBytes: number;
-  deltaPct: number;
-  baseObjects: number;
-  targetObjects: number;
-  status: 'new' | 'gone' | 'grown' | 'shrunk' | 'same';
-  /** steadiness of growth over the whole series (core/stats/growth.ts), summed over the members */
-  steadiness: number;
-  slope: number;
-  growingFraction: number;
-  /** 1σ of deltaBytes from the sampling model (Var_base + Var_target) */
-  sigmaDeltaBytes: number;
-  /** |Δ| < 2σ: sampling alone can explain it (greyed) */
-  withinNoise: boolean;
-}
-
-export interface FunctionRow extends SelfTotal {
-  key: number;
-  label: string;
-  /** the legend group of the label's frame */
-  frameGroup: FrameGroup;
-  /** the function's source file (null for native frames without debug info) and module */
-  file?: string | null;
-  module?: string | null;
-}
-
-export interface GrowthResult {
-  /** the request it answers */
-  proc: number;
-  pid: number | null;
-  base: number;
-  target: number;
-  stacks: StackRow[];
-  stackCount: number;
-  functions: FunctionRow[];
-  /** functions before the cut to the request's functionLimit (absent: none were cut) */
-  functionCount?: number;
-  baseTotal: number;
-  targetTotal: number;
-}
-
-/** Flame graph of a snapshot (base null) or a diff. Arrays are in preorder; node 0 is the root. */
-export interface FlameData {
-  size: number;
-  depth: Uint16Array;
-  end: Int32Array;
-  parent: Int32Array;
-  key: Int32Array;
-  total: Float64Array;
-  self: Float64Array;
-  totalObjects: Float64Array;
-  baseTotal: Float64Array | null;
-  absDeltaTotal: Float64Array | null;
-  /** diff only: variance (bytes²) of each node's Δ from the sampling model (Var_base + Var_target of its stacks); absent in reports */
-  deltaVar?: Float64Array | null;
-  maxDepth: number;
-  /** frame info by key (only keys present in the tree) */
-  frames: Record<number, FrameInfo>;
-  /** node where each stack ends: stackId → node */
-  stackNodes: Record<number, number>;
-  baseGrand: number;
-  targetGrand: number;
-  /** the start-up folds of the tree (absent: none asked for, or none found) */
-  startup?: StartupFold[];
-}
-
-export interface StackDetail {
-  stackId: number;
-  /** leaf first, after mode filtering; allocator frames included and flagged; `fold`: the index of the run of
-   *  folded frames (interpreter, import machinery) the frame belongs to in the python-first view */
-  frames: (FrameInfo & { hidden: boolean; fold?: number })[];
-  series: number[];
-  baseBytes: number;
-  targetBytes: number;
-  /** the stack's verdict in the job-wide ranking (core/stats/patterns.ts), absent in reports */
-  verdict?: {
-    pattern: string;
-    score: number;
-    sigmaBytes: number;
-    withinNoise: boolean;
-    lateRate: number;
-    lateRatePerSecond: boolean;
-    groupProcesses: number;
-    rank: number;
-    note: string | null;
-  };
-}
-
-/** One process's series of a suspect stack: live bytes and 1σ per snapshot (all snapshots; cut ones flagged). */
-export interface SuspectMember {
-  proc: number;
-  pid: number | null;
-  stackId: number;
-  pattern: string;
-  score: number;
-  deltaBytes: number;
-  lastBytes: number;
-  sigmaBytes: number;
-  withinNoise: boolean;
-  /** late Theil–Sen slope: per second when times are known, else per snapshot */
-  lateRate: number;
-  lateRatePerSecond: boolean;
-  series: number[];
-  sigma: number[];
-  complete: boolean[];
-}
-
-/** A stack across the processes that hold it (core/stats/suspects.ts group), ranked job-wide. */
-export interface SuspectRow {
-  group: number;
-  pattern: string;
-  score: number;
-  deltaBytes: number;
-  lastBytes: number;
-  sigmaBytes: number;
-  withinNoise: boolean;
-  label: string;
-  context: string;
-  /** the legend group of the label's frame */
-  frameGroup: FrameGroup;
-  /** `file:line` of the naming stack's first Python frame (else first frame with a line), null when none */
-  site: string | null;
-  /** the holders' late Theil–Sen slopes summed: per second when every holder's times are known, else per dump */
-  lateRate: number;
-  lateRatePerSecond: boolean;
-  /** members by score; the first is the group's top */
-  members: SuspectMember[];
-  /** processes holding the stack (members may list fewer: only the top few carry series) */
-  processCount: number;
-}
-
-export interface ProcessVerdict {
-  proc: number;
-  topPattern: string | null;
-  killed: boolean;
-  evidence: string[];
-  lastComplete: number;
-  notes: string[];
-}
-
-export interface SuspectsResult {
-  rows: SuspectRow[];
-  /** groups that pass the view's filters */
-  groupCount: number;
-  /** groups in the job, filters aside */
-  totalGroups: number;
-  processes: ProcessVerdict[];
 }
 
 export type Request =
@@ -385,32 +124,6 @@ export type Request =
    *  returned read-only */
   | { type: 'reopenReport'; html?: string; payload?: string }
   | { type: 'close' };
-
-export type ExportFormat = 'pprof' | 'folded' | 'speedscope';
-
-/**
- * The shape of a flame-graph tree: as recorded (root on top), bottom-up (allocation sites as roots), or the
- * callers / callees of one frame key (the sandwich view). `by`: weigh by the snapshot's bytes (or the diff's
- * target and Δ when a base is given), or by each stack's steady-growth slope.
- */
-export interface FlameShape {
-  kind: 'normal' | 'inverted' | 'callers' | 'callees';
-  key?: number;
-  by?: 'bytes' | 'growth';
-  /** fold each stack's root-side start-up frames into one marker (core/frames/startup.ts; normal and inverted) */
-  startup?: boolean;
-  /** siblings heaviest first (left-heavy, the default) or by name (stable across dumps) */
-  siblings?: 'heaviest' | 'name';
-}
-
-/** A start-up fold of a flame tree: its marker key, what it folded (the heaviest stack's run, root first). */
-export interface StartupFold {
-  key: number;
-  kind: 'process' | 'thread';
-  frames: string[];
-  /** the marker was merged into the root row (every stack passes through it) */
-  inRoot: boolean;
-}
 
 export type Response =
   | { type: 'load'; summary: JobSummary }

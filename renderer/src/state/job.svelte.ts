@@ -1,9 +1,8 @@
 // The job's load lifecycle: opening anything (dumps, a dataset, a session, a report), loading with progress and
-// cancel, the job shown process by process while it loads (`partial`), and closing. A partial load that is
-// cancelled or fails is rolled back in two halves: the view state's half is here (`beforePartial`: summary,
-// suspects, selection, notes); the worker's half (the job, its summary and symbols) is the worker's query session
-// (renderer/src/worker/analysis.worker.ts over core/query), which drops the partial job when the load ends
-// without a result.
+// cancel, the job shown process by process while it loads (`partial`), and closing. A load that showed its first
+// processes and is then cancelled or fails puts back what was open before, by one rule (core/query/rollback.ts
+// Rollback) on both sides of the worker channel: the worker's QuerySession puts back the job, its summary and
+// caches; here `beforePartial` puts back the view state (summary, suspects, selection, notes).
 
 import { untrack } from 'svelte';
 import { CancelledError } from '../lib/worker-client.ts';
@@ -25,6 +24,7 @@ import type { Selection } from './selection.svelte.ts';
 import type { Notes } from './notes.svelte.ts';
 import type { Sessions } from './session.svelte.ts';
 import { openingProcess } from './opening.ts';
+import { Rollback } from '../../../core/query/rollback.ts';
 
 export class Job implements JobFacts {
   summary = $state.raw<JobSummary | null>(null);
@@ -49,7 +49,7 @@ export class Job implements JobFacts {
   /** the job opened on a process of its own choosing: move to suspect #1's once the full ranking is in */
   autoOpen = false;
   /** what was open before a load showed its first processes: back in place if it is cancelled or fails */
-  private beforePartial: {
+  private readonly beforePartial = new Rollback<{
     summary: JobSummary | null;
     suspects: SuspectsResult | null;
     selected: number[];
@@ -58,7 +58,7 @@ export class Job implements JobFacts {
     snapshot: number;
     fromReport: boolean;
     notes: Note[];
-  } | null = null;
+  }>();
   /** cancel pressed while files were still being handed to the worker */
   private cancelPending = false;
 
@@ -188,7 +188,7 @@ export class Job implements JobFacts {
       return;
     }
     performance.mark('heaplens:partial');
-    this.beforePartial = {
+    this.beforePartial.replace(() => ({
       summary: this.summary,
       suspects: this.suspects,
       selected: sel.selected,
@@ -197,7 +197,7 @@ export class Job implements JobFacts {
       snapshot: sel.snapshot,
       fromReport: this.fromReport,
       notes: this.notes.list,
-    };
+    }));
     this.partial = true;
     sel.pickedByHand = false;
     this.fromReport = false;
@@ -213,21 +213,21 @@ export class Job implements JobFacts {
 
   /** A load that showed its first processes was cancelled or failed: what was open before comes back. */
   private undoPartial(): void {
-    const b = this.beforePartial;
-    this.beforePartial = null;
-    if (!this.partial || !b) return;
-    const sel = this.sel;
-    this.partial = false;
-    this.summary = b.summary;
-    this.jobEpoch++;
-    this.suspects = b.suspects;
-    sel.selected = b.selected;
-    sel.base = b.base;
-    sel.target = b.target;
-    sel.snapshot = b.snapshot;
-    this.fromReport = b.fromReport;
-    this.notes.list = b.notes;
-    sel.dropProcessViews();
+    this.beforePartial.undo((b) => {
+      if (!this.partial) return;
+      const sel = this.sel;
+      this.partial = false;
+      this.summary = b.summary;
+      this.jobEpoch++;
+      this.suspects = b.suspects;
+      sel.selected = b.selected;
+      sel.base = b.base;
+      sel.target = b.target;
+      sel.snapshot = b.snapshot;
+      this.fromReport = b.fromReport;
+      this.notes.list = b.notes;
+      sel.dropProcessViews();
+    });
   }
 
   private async finishLoad(
@@ -251,7 +251,7 @@ export class Job implements JobFacts {
       const kept = this.partial && sel.pickedByHand;
       const wasPartial = this.partial;
       this.partial = false;
-      this.beforePartial = null;
+      this.beforePartial.commit();
       this.fromReport = false;
       this.summary = res.summary;
       this.jobEpoch++;

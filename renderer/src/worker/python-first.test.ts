@@ -4,18 +4,15 @@ import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { loadJob } from '../../../core/load/load-job.ts';
 import { collectInputFiles } from '../../../node/io/node-files.ts';
-import { run } from '../../../node/cli/main.ts';
+import { runJson } from '../../../node/cli/run-captured.ts';
 import { FrameCatalog } from '../../../core/frames/catalog.ts';
 import { listDumps, parentLastDump, PY_FIXTURES } from '../../../fixtures/python/fixture-helpers.ts';
 import type { ViewOptions } from '../lib/protocol.ts';
 
-async function cliJson(...argv: string[]) {
-  const out: string[] = [];
-  await run(argv, { out: (s) => out.push(s), err: () => undefined });
-  return JSON.parse(out.join('\n')) as {
-    stacks: { stackId: number; stackIds?: number[]; liveBytes: number; frames: { function?: string | null }[] }[];
-  };
+interface CliTop {
+  stacks: { stackId: number; stackIds?: number[]; liveBytes: number; frames: { function?: string | null }[] }[];
 }
+const cliJson = (...argv: string[]) => runJson<CliTop>(...argv);
 
 describe('worker FrameCatalog: python-first and chips on py312', () => {
   it('leads with the Python call site, folds the interpreter, and slices as the CLI does', async () => {

@@ -1,35 +1,88 @@
-// The worker's side of the Suspects view: the job-wide ranking (core/stats/suspects.ts, computed once per
-// loaded job) cut to the top groups, each with its holders' series and σ per snapshot for the sparklines.
+// The Suspects view (the worker's `suspects` answer) and the stack panel's verdict: the job-wide ranking
+// (core/stats/suspects.ts, once per loaded job: QuerySession.ranking) cut to the top groups, each labelled, with its
+// holders' series and σ per snapshot for the sparklines; the focus/ignore chips narrow it as they narrow every view.
 
-import type { Job } from '../../../core/model/model.ts';
-import { rankJob, type JobSuspects, type RankMemo } from '../../../core/stats/suspects.ts';
-import type { FrameGroup } from '../../../core/model/vocab.ts';
-import type { SuspectMember, SuspectsResult } from '../lib/protocol.ts';
+import type { Job } from '../model/model.js';
+import type { JobSuspects } from '../stats/suspects.js';
+import type { FrameGroup, ViewOptions } from '../model/vocab.js';
+import { stackLabel } from './labels.js';
+import type { QuerySession } from './session.js';
 
 /** Sparklines drawn per group row: the top holders by score (a stack in 64 ranks shows its 4 worst, and a count). */
 export const MEMBERS_PER_ROW = 4;
 
-const cache = new WeakMap<Job, JobSuspects>();
-
-// While a job loads, it is ranked again as each process comes in: each process's part of the ranking is kept
-// (core/stats/suspects.ts RankMemo), and dropped once the full job is ranked.
-let memo: RankMemo | null = null;
-
-/** Whether the jobs ranked from now on are partial ones of a load in progress (keep their processes' parts). */
-export function keepPatterns(on: boolean): void {
-  if (on) memo ??= new WeakMap();
-  keep = on;
+/** One process's series of a suspect stack: live bytes and 1σ per snapshot (all snapshots; cut ones flagged). */
+export interface SuspectMember {
+  proc: number;
+  pid: number | null;
+  stackId: number;
+  pattern: string;
+  score: number;
+  deltaBytes: number;
+  lastBytes: number;
+  sigmaBytes: number;
+  withinNoise: boolean;
+  /** late Theil–Sen slope: per second when times are known, else per snapshot */
+  lateRate: number;
+  lateRatePerSecond: boolean;
+  series: number[];
+  sigma: number[];
+  complete: boolean[];
 }
-let keep = false;
 
-export function jobSuspects(job: Job): JobSuspects {
-  let r = cache.get(job);
-  if (!r) {
-    r = rankJob(job, memo ?? undefined);
-    if (!keep) memo = null;
-    cache.set(job, r);
-  }
-  return r;
+/** A stack across the processes that hold it (core/stats/suspects.ts group), ranked job-wide. */
+export interface SuspectRow {
+  group: number;
+  pattern: string;
+  score: number;
+  deltaBytes: number;
+  lastBytes: number;
+  sigmaBytes: number;
+  withinNoise: boolean;
+  label: string;
+  context: string;
+  /** the legend group of the label's frame */
+  frameGroup: FrameGroup;
+  /** `file:line` of the naming stack's first Python frame (else first frame with a line), null when none */
+  site: string | null;
+  /** the holders' late Theil–Sen slopes summed: per second when every holder's times are known, else per dump */
+  lateRate: number;
+  lateRatePerSecond: boolean;
+  /** members by score; the first is the group's top */
+  members: SuspectMember[];
+  /** processes holding the stack (members may list fewer: only the top few carry series) */
+  processCount: number;
+}
+
+export interface ProcessVerdict {
+  proc: number;
+  topPattern: string | null;
+  killed: boolean;
+  evidence: string[];
+  lastComplete: number;
+  notes: string[];
+}
+
+export interface SuspectsResult {
+  rows: SuspectRow[];
+  /** groups that pass the view's filters */
+  groupCount: number;
+  /** groups in the job, filters aside */
+  totalGroups: number;
+  processes: ProcessVerdict[];
+}
+
+/** A stack's verdict in the job-wide ranking, as the stack panel shows it (core/stats/patterns.ts). */
+export interface StackVerdict {
+  pattern: string;
+  score: number;
+  sigmaBytes: number;
+  withinNoise: boolean;
+  lateRate: number;
+  lateRatePerSecond: boolean;
+  groupProcesses: number;
+  rank: number;
+  note: string | null;
 }
 
 /**
@@ -75,12 +128,11 @@ const byStack = new WeakMap<
 >();
 
 /** The ranking entry of one (process, stack), with its job-wide rank (0 = top), or null. */
-export function stackVerdict(
-  job: Job,
+function rankedStack(
+  r: JobSuspects,
   proc: number,
   stackId: number,
 ): { s: JobSuspects['stacks'][number]; rank: number } | null {
-  const r = jobSuspects(job);
   let m = byStack.get(r);
   if (!m) {
     const built = new Map<number, Map<number, { s: JobSuspects['stacks'][number]; rank: number }>>();
@@ -95,18 +147,35 @@ export function stackVerdict(
   return m.get(proc)?.get(stackId) ?? null;
 }
 
+/** The stack panel's verdict of one (process, stack): its place in the job-wide ranking, or null when unranked. */
+export function stackVerdict(session: QuerySession, proc: number, stackId: number): StackVerdict | null {
+  const v = rankedStack(session.ranking(), proc, stackId);
+  if (!v) return null;
+  return {
+    pattern: v.s.pattern,
+    score: v.s.score,
+    sigmaBytes: v.s.sigmaBytes,
+    withinNoise: v.s.withinNoise,
+    lateRate: v.s.lateSlopePerSecond ?? v.s.lateSlopePerSnapshot,
+    lateRatePerSecond: v.s.lateSlopePerSecond !== null,
+    groupProcesses: v.s.groupProcesses,
+    rank: v.rank,
+    note: v.s.note,
+  };
+}
+
 /**
- * The top `limit` groups of the ranking with their holders' series. `keep` is the view's filters (focus/ignore
- * chips, search): a group is listed when any of its stacks passes them, and its figures are those of the stacks
- * that pass, so a filter narrows the ranking as it narrows every other view.
+ * The top `limit` groups of the ranking with their holders' series. The view's filters (focus/ignore chips,
+ * search) narrow it: a group is listed when any of its stacks passes them, and its figures are those of the stacks
+ * that pass, so a filter narrows the ranking as it narrows every other view. A group is labelled by its top stack.
  */
-export function suspectsResult(
-  job: Job,
-  limit: number,
-  label: (proc: number, stackId: number) => { label: string; context: string; group: FrameGroup; site: string | null },
-  keep: (proc: number, stackId: number) => boolean = () => true,
-): SuspectsResult {
-  const r = jobSuspects(job);
+export function suspectsResult(session: QuerySession, limit: number, view: ViewOptions): SuspectsResult {
+  const job = session.job;
+  const r = session.ranking();
+  const chips = (view.filters ?? []).length > 0;
+  const keep = (proc: number, stackId: number): boolean => !chips || !session.catalog(proc).dropped(stackId, view);
+  const label = (proc: number, stackId: number) =>
+    stackLabel(session.catalog(proc), session.catalog(proc).stackKeys(stackId, view), view.mode);
   // each group's late rate: the sum over its holders that pass the filters, per second only when all are
   const rate = new Map<number, { sum: number; perSecond: boolean }>();
   const passing = new Set<number>();

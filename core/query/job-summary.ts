@@ -1,0 +1,349 @@
+// The job as the app's process table, timeline and banners list it (the worker's `load`/`summary` answers): each
+// process's snapshots with their totals, times and memory figures, its identity and place in the fork/spawn tree,
+// the warnings by kind, and the verdict. Built from parsed dumps (`jobSummary`) or, while a load is still reading
+// a process, from its dump heads (`pendingProcess`): one builder of the snapshot rows for both.
+
+import type { Job, ProcessSeries } from '../model/model.js';
+import type { PreviewProcess, JobPreview } from '../load/job-preview.js';
+import { seriesTimes, mtimeProblem } from '../model/snapshot-time.js';
+import { memoryGap, processIdentity, processLimit, processTreeOrder } from '../model/memory-context.js';
+import { seriesMemory } from '../load/series-memory.js';
+import { formatCmdline } from '../formats/dump-context.js';
+import { processName } from '../model/process-name.js';
+import { snapshotTotalBytes } from '../model/snapshot-status.js';
+import { leastSquaresSlope } from '../stats/growth.js';
+import { postmortemQuery } from './postmortem.js';
+import { teardownDump } from '../stats/exit-dump.js';
+
+export interface SnapshotSummary {
+  index: number;
+  file: string;
+  seq: number | null;
+  trigger: string;
+  liveBytes: number;
+  liveObjects: number;
+  truncated: boolean;
+  /** false for a dump cut before its last record (its records are partial) */
+  complete: boolean;
+  /** the exit dump written after the interpreter's teardown (core/stats/exit-dump.ts): not the series' end */
+  afterTeardown?: boolean;
+  /** the header's total (a cut dump's total), null without one */
+  headerLiveBytes: number | null;
+  mtimeMs: number | null;
+  /** wall-clock time (ms since the epoch) and where it came from (core/model/snapshot-time.ts); absent in old reports */
+  timeMs: number | null;
+  timeSource?: 'capture' | 'mtime' | 'seq';
+  /** allocator / RSS / cgroup figures beside the heap estimate (core/model/memory-context.ts) */
+  memory?: SnapshotMemory | null;
+}
+
+export interface SnapshotMemory {
+  allocated: number | null;
+  active: number | null;
+  resident: number | null;
+  rss: number | null;
+  rssSource: 'context' | 'log' | null;
+  cgroupCurrent: number | null;
+  cgroupMax: number | null;
+  /** RSS − allocated and its likely meaning */
+  gap: {
+    gap: number;
+    dominant: 'fragmentation' | 'unpurged' | 'outside' | null;
+    message: string;
+    parts: Record<'fragmentation' | 'unpurged' | 'outside', number | null>;
+  } | null;
+}
+
+/** Who a process was (the capture context), its place in the job's fork/spawn tree and its limit. */
+export interface ProcessIdentitySummary {
+  name: string | null;
+  comm: string | null;
+  /** argv, shell-quoted for display */
+  cmdline: string | null;
+  ppid: number | null;
+  hostname: string | null;
+  startMs: number | null;
+  /** index of the parent process in this job, null for roots and unknown */
+  parentIndex: number | null;
+  /** depth in the tree, and the process indices in depth-first order (same for every process) */
+  depth: number;
+}
+
+export type TimeAxis = { axis: 'wall' | 'seq'; source: 'capture' | 'mtime' | 'seq'; mtimeProblem: string | null };
+
+export interface ProcessSummary {
+  index: number;
+  key: string;
+  pid: number | null;
+  prefix: string;
+  /** what ran (core/model/process-name.ts): `python3.12 job.py`; null when nothing names it (use the prefix) */
+  name?: string | null;
+  snapshots: SnapshotSummary[];
+  lastLiveBytes: number;
+  firstLiveBytes: number;
+  maxLiveBytes: number;
+  /** least-squares slope of live bytes per snapshot */
+  slopeBytesPerSnapshot: number;
+  endedWithoutFinalDump: boolean;
+  stackCount: number;
+  hasPythonFrames: boolean;
+  truncatedCount: number;
+  /** absent for dumps without a capture context (and in old reports) */
+  identity?: ProcessIdentitySummary | null;
+  /** depth-first position in the fork/spawn tree (for the process table's tree order) */
+  treeOrder?: number;
+  /** cgroup memory.max, bytes */
+  limitBytes?: number | null;
+  /** the series' time axis (core/model/snapshot-time.ts seriesTimes): wall clock from capture or mtimes, else seq */
+  time: TimeAxis;
+  /**
+   * while a job loads: this process's dumps are still being read; its snapshots are the dump heads' header
+   * totals (no stacks yet), and `first` is the position of its first dump in the loader's order (with the load's
+   * filesDone, how far it has come)
+   */
+  pending?: { first: number };
+}
+
+export interface WarningSummary {
+  file: string;
+  line?: number;
+  byteOffset?: number;
+  message: string;
+  kind: 'truncated' | 'maps' | 'binary' | 'other';
+}
+
+export interface JobSummary {
+  processes: ProcessSummary[];
+  warnings: WarningSummary[];
+  ignoredFiles: string[];
+  /** why the job died, one sentence (core/query/postmortem.ts); null while loading or without processes */
+  verdict?: string | null;
+  /** the logs read as kill evidence, and what each gave */
+  logsRead?: { file: string; gave: string }[];
+  loadMs: number;
+  /** time the loader spent waiting for bytes (read-ahead misses) */
+  readWaitMs: number;
+  bytesTotal: number;
+  /** dump readers that parsed in parallel (Web Workers); 0 when this worker read alone */
+  readers?: number;
+}
+
+interface ProcessContext {
+  identity: ProcessIdentitySummary | null;
+  treeOrder: number;
+  limitBytes: number | null;
+  time: TimeAxis;
+  snapshots: { timeMs: number | null; timeSource: 'capture' | 'mtime' | 'seq'; memory: SnapshotMemory | null }[];
+}
+
+/** Snapshot times and memory figures, process identity and the fork/spawn tree (from core/model, as the CLI reads them). */
+function processContexts(j: Job): ProcessContext[] {
+  const order = processTreeOrder(j.processes);
+  const indexOf = new Map(j.processes.map((p, i) => [p.key, i] as const));
+  const pos = new Map(order.map((o, k) => [o.process.key, { k, depth: o.depth, parent: o.parent }] as const));
+  return j.processes.map((p) => {
+    const id = processIdentity(p);
+    const where = pos.get(p.key);
+    const t = seriesTimes(p);
+    const mem = seriesMemory(p);
+    return {
+      identity: id
+        ? {
+            name: processName(p),
+            comm: id.comm,
+            cmdline: id.cmdline ? formatCmdline(id.cmdline) : null,
+            ppid: id.ppid,
+            hostname: id.hostname,
+            startMs: id.startMs,
+            parentIndex: where?.parent ? (indexOf.get(where.parent) ?? null) : null,
+            depth: where?.depth ?? 0,
+          }
+        : null,
+      treeOrder: where?.k ?? 0,
+      limitBytes: processLimit(p),
+      time: { axis: t.axis, source: t.source, mtimeProblem: t.mtimeProblem },
+      snapshots: p.snapshots.map((_, i) => {
+        const m = mem[i];
+        const has = m.allocated !== null || m.rss !== null || m.cgroupCurrent !== null;
+        const gap = memoryGap(m);
+        return {
+          timeMs: t.snapshots[i].timeMs,
+          timeSource: t.snapshots[i].source,
+          memory: has
+            ? {
+                allocated: m.allocated,
+                active: m.active,
+                resident: m.resident,
+                rss: m.rss,
+                rssSource: m.rssSource,
+                cgroupCurrent: m.cgroupCurrent,
+                cgroupMax: m.cgroupMax,
+                gap: gap ? { gap: gap.gap, dominant: gap.dominant, message: gap.message, parts: gap.parts } : null,
+              }
+            : null,
+        };
+      }),
+    };
+  });
+}
+
+/** The totals of a series of snapshot heights (header totals for cut dumps): first, last, peak and trend. */
+function totals(live: readonly number[]) {
+  return {
+    lastLiveBytes: live[live.length - 1] ?? 0,
+    firstLiveBytes: live[0] ?? 0,
+    maxLiveBytes: live.reduce((a, b) => Math.max(a, b), 0),
+    slopeBytesPerSnapshot: leastSquaresSlope(live),
+  };
+}
+
+/** A warning's kind, for the banner that groups them. */
+export function warningKind(message: string): WarningSummary['kind'] {
+  if (/truncat|ended early|incomplete/i.test(message)) return 'truncated';
+  if (/maps/i.test(message)) return 'maps';
+  if (/binary|build.?id|unverified|symbol/i.test(message)) return 'binary';
+  return 'other';
+}
+
+export interface JobSummaryOptions {
+  /** whether process `i` has Python frames (the frame catalog knows; core/frames/catalog.ts hasPython) */
+  hasPython: (i: number) => boolean;
+  loadMs: number;
+  bytesTotal: number;
+  waitMs: number;
+  /** the job is the partial one of a load in progress: no verdict yet (it ranks the job: not per update) */
+  partial: boolean;
+}
+
+/** The job's summary from its parsed dumps. */
+export function jobSummary(j: Job, opts: JobSummaryOptions): JobSummary {
+  const ctx = processContexts(j);
+  const processes: ProcessSummary[] = j.processes.map((p, index) => {
+    const c = ctx[index];
+    const teardown = teardownDump(p, index)?.file ?? null;
+    return {
+      index,
+      key: p.key,
+      pid: p.pid,
+      prefix: p.prefix,
+      name: c.identity?.name ?? processName(p),
+      snapshots: p.snapshots.map((s, si) => ({
+        index: si,
+        file: s.file,
+        seq: s.seq,
+        trigger: s.trigger,
+        liveBytes: s.live.bytes,
+        liveObjects: s.live.objects,
+        truncated: s.truncated !== null,
+        complete: s.complete,
+        headerLiveBytes: s.headerLiveBytes,
+        mtimeMs: s.mtimeMs,
+        ...(s.file === teardown ? { afterTeardown: true } : {}),
+        ...c.snapshots[si],
+      })),
+      // totals: a cut dump's header total (its records are partial), else the sum of records
+      ...totals(p.snapshots.map(snapshotTotalBytes)),
+      endedWithoutFinalDump: p.endedWithoutFinalDump,
+      stackCount: p.stacks.count,
+      hasPythonFrames: opts.hasPython(index),
+      truncatedCount: p.snapshots.filter((s) => s.truncated !== null).length,
+      identity: c.identity,
+      treeOrder: c.treeOrder,
+      limitBytes: c.limitBytes,
+      time: c.time,
+    };
+  });
+  const warnings: WarningSummary[] = j.warnings.map((w) => ({ ...w, kind: warningKind(w.message) }));
+  // A truncated snapshot always shows a warning, even if the loader reported it differently.
+  for (const p of j.processes)
+    for (const s of p.snapshots)
+      if (s.truncated && !warnings.some((w) => w.file === s.file && w.kind === 'truncated'))
+        warnings.push({
+          file: s.file,
+          byteOffset: s.truncated.byteOffset,
+          line: s.truncated.line,
+          message: `truncated at byte ${s.truncated.byteOffset}: the dump ended early (complete records kept)`,
+          kind: 'truncated',
+        });
+  const pm = !opts.partial && j.processes.length > 0 ? postmortemQuery(j) : null;
+  return {
+    processes,
+    warnings,
+    ignoredFiles: unusedFiles(j),
+    loadMs: opts.loadMs,
+    readWaitMs: opts.waitMs,
+    bytesTotal: opts.bytesTotal,
+    verdict: pm?.verdict ?? null,
+    logsRead: pm?.logsRead.map((l) => ({ file: l.file, gave: l.gave })) ?? [],
+  };
+}
+
+/** The files no reader took, less those the symbolizer read as binaries or debug files (those are not "ignored"). */
+function unusedFiles(j: Job): string[] {
+  const used = new Set<string>();
+  for (const p of j.processes)
+    for (const m of p.symbols?.modules ?? []) {
+      if (m.binaryPath) used.add(m.binaryPath.replace(/^\/+/, ''));
+      if (m.debugPath) used.add(m.debugPath.replace(/^\/+/, ''));
+    }
+  return j.ignoredFiles.filter((f) => !used.has(f.replace(/^\/+/, '')));
+}
+
+/** A process whose dumps are still being read, from its dump heads: header totals, no stacks. */
+export function pendingProcess(p: PreviewProcess, index: number, first: number): ProcessSummary {
+  const live = p.snapshots.map((s) => s.headerLiveBytes ?? 0);
+  // on the wall clock when the files' times are plausible (as the loader will judge them), else by sequence
+  const problem = mtimeProblem(p.snapshots);
+  return {
+    index,
+    key: p.key,
+    pid: p.pid,
+    prefix: p.prefix,
+    snapshots: p.snapshots.map((s, si) => ({
+      index: si,
+      file: s.file,
+      seq: s.seq,
+      trigger: s.trigger,
+      liveBytes: live[si],
+      liveObjects: 0,
+      truncated: false,
+      complete: true,
+      headerLiveBytes: s.headerLiveBytes,
+      mtimeMs: s.mtimeMs,
+      timeMs: problem === null ? s.mtimeMs : null,
+      timeSource: problem === null ? 'mtime' : 'seq',
+      memory: null,
+    })),
+    ...totals(live),
+    endedWithoutFinalDump: false,
+    stackCount: 0,
+    hasPythonFrames: false,
+    truncatedCount: 0,
+    identity: null,
+    limitBytes: null,
+    time:
+      problem === null
+        ? { axis: 'wall', source: 'mtime', mtimeProblem: null }
+        : { axis: 'seq', source: 'seq', mtimeProblem: `${problem}; its dumps are still being read` },
+    pending: { first },
+  };
+}
+
+/**
+ * The job so far of a load in progress: the processes read in full (`done`, summarized as a partial job), then the
+ * others from the preview's dump heads, in the loader's order.
+ */
+export function withPending(
+  done: JobSummary,
+  processes: readonly ProcessSeries[],
+  preview: JobPreview | null,
+): JobSummary {
+  const keys = new Set(processes.map((p) => p.key));
+  const pending: ProcessSummary[] = [];
+  let first = 0;
+  for (const pp of preview?.processes ?? []) {
+    if (!keys.has(pp.key)) pending.push(pendingProcess(pp, done.processes.length + pending.length, first));
+    first += pp.snapshots.length;
+  }
+  return { ...done, processes: done.processes.concat(pending) };
+}

@@ -1,0 +1,225 @@
+// A loaded job and what is cached per job, with the one owner of its load lifecycle (issue 18): the app's worker
+// holds one QuerySession and answers each message by a query over it (core/query/*.ts); tests and the CLI can
+// hold one too. A load keeps the job open before it until the new one is in: a load that showed its first
+// processes and is then cancelled or fails puts the previous job back (`abandonLoad`), here and nowhere else in
+// the worker. The window's view state (selection, notes) has the same rule through `Rollback`
+// (renderer/src/state/job.svelte.ts).
+
+import type { Job, LoadWarning, ProcessSeries } from '../model/model.js';
+import type { ViewOptions } from '../model/vocab.js';
+import type { JobPreview } from '../load/job-preview.js';
+import { FrameCatalog } from '../frames/catalog.js';
+import { sampleSeries, sampleUnavailable } from '../model/sample-type.js';
+import { lastCompleteIndex } from '../model/snapshot-status.js';
+import { rankGrowth } from '../stats/growth.js';
+import { rankJob, type JobSuspects, type RankMemo } from '../stats/suspects.js';
+import { jobSummary, withPending, type JobSummary } from './job-summary.js';
+import { Rollback } from './rollback.js';
+
+/** Per-process steady-growth figures (core/stats/growth.ts) of the Growth table and the "by growth" trees. */
+export interface Steadiness {
+  steadiness: number;
+  slope: number;
+  growingFraction: number;
+}
+
+/** Everything cached per loaded job (by process index; a sample type's copy by `index|type`). */
+interface JobCaches {
+  catalogs: Map<number, FrameCatalog>;
+  sampled: Map<string, ProcessSeries>;
+  steadiness: Map<string, Map<number, Steadiness>>;
+  ranking: { job: Job; result: JobSuspects } | null;
+}
+
+const emptyCaches = (): JobCaches => ({
+  catalogs: new Map(),
+  sampled: new Map(),
+  steadiness: new Map(),
+  ranking: null,
+});
+
+export interface LoadTimes {
+  loadMs: number;
+  bytesTotal: number;
+  waitMs: number;
+  /** dump readers that parsed in parallel */
+  readers?: number;
+}
+
+export class QuerySession {
+  private current: Job | null = null;
+  private summaryNow: JobSummary | null = null;
+  /** the loaded job is the partial one of a load in progress (its ranking is redone as processes come in) */
+  private isPartial = false;
+  private caches = emptyCaches();
+  /**
+   * While a job loads it is ranked again as each process comes in: each process's part of the ranking is kept
+   * (core/stats/suspects.ts RankMemo) and dropped once the full job is ranked.
+   */
+  private memo: RankMemo | null = null;
+  private keepMemo = false;
+  private readonly rollback = new Rollback<{ job: Job | null; summary: JobSummary | null }>();
+
+  /** The loaded job; an error when none is. */
+  get job(): Job {
+    if (!this.current) throw new Error('no job loaded');
+    return this.current;
+  }
+
+  get hasJob(): boolean {
+    return this.current !== null;
+  }
+
+  get summary(): JobSummary {
+    if (!this.summaryNow) throw new Error('no job loaded');
+    return this.summaryNow;
+  }
+
+  /** The loaded job is the job so far of a load in progress. */
+  get partial(): boolean {
+    return this.isPartial;
+  }
+
+  proc(i: number): ProcessSeries {
+    const p = this.job.processes[i];
+    if (!p) throw new Error(`no process ${i}`);
+    return p;
+  }
+
+  /** The process with the view's sample values in its columns (core/model/sample-type.ts); an error says why not. */
+  values(i: number, view: Pick<ViewOptions, 'sample'>): ProcessSeries {
+    const t = view.sample ?? 'inuse_space';
+    if (t === 'inuse_space') return this.proc(i);
+    const k = `${i}|${t}`;
+    let p = this.caches.sampled.get(k);
+    if (!p) {
+      const live = this.proc(i);
+      const sp = sampleSeries(live, t);
+      if (!sp) throw new Error(`${live.key}: ${sampleUnavailable(live, t)}`);
+      p = sp;
+      this.caches.sampled.set(k, p);
+    }
+    return p;
+  }
+
+  /** The frame catalog of process `i` (core/frames/catalog.ts): its frames and stacks as keys per view. */
+  catalog(i: number): FrameCatalog {
+    let t = this.caches.catalogs.get(i);
+    if (!t) {
+      t = new FrameCatalog(this.proc(i));
+      this.caches.catalogs.set(i, t);
+    }
+    return t;
+  }
+
+  /** Each stack's steady growth in the view's sample, over the complete dumps (a cut last dump reads as a fall). */
+  steadiness(i: number, view: Pick<ViewOptions, 'sample'> = {}): Map<number, Steadiness> {
+    const k = `${i}|${view.sample ?? 'inuse_space'}`;
+    let g = this.caches.steadiness.get(k);
+    if (!g) {
+      g = new Map();
+      for (const s of rankGrowth(this.values(i, view), { to: lastCompleteIndex(this.proc(i)) }))
+        g.set(s.stackId, {
+          steadiness: s.steadiness,
+          slope: s.slopeBytesPerSnapshot,
+          growingFraction: s.growingFraction,
+        });
+      this.caches.steadiness.set(k, g);
+    }
+    return g;
+  }
+
+  /** The job-wide suspects ranking (core/stats/suspects.ts), once per loaded job. */
+  ranking(): JobSuspects {
+    const job = this.job;
+    if (this.caches.ranking?.job !== job) {
+      const result = rankJob(job, this.memo ?? undefined);
+      if (!this.keepMemo) this.memo = null;
+      this.caches.ranking = { job, result };
+    }
+    return this.caches.ranking.result;
+  }
+
+  private summarize(job: Job, { readers, ...times }: LoadTimes): JobSummary {
+    const s = jobSummary(job, { ...times, hasPython: (i) => this.catalog(i).hasPython, partial: this.isPartial });
+    return readers === undefined ? s : { ...s, readers };
+  }
+
+  /** The job becomes `job` (dumps read whole, a dataset's batches, a report's packed job); its summary. */
+  open(job: Job, times: LoadTimes = { loadMs: 0, bytesTotal: 0, waitMs: 0 }): JobSummary {
+    this.set(job);
+    this.summaryNow = this.summarize(job, times);
+    return this.summaryNow;
+  }
+
+  /** Replaces the summary's figures the job cannot know (a report's stack counts are of its dumps). */
+  amendSummary(edit: (s: JobSummary) => void): void {
+    edit(this.summary);
+  }
+
+  close(): void {
+    this.set(null);
+  }
+
+  private set(job: Job | null): void {
+    this.current = job;
+    this.summaryNow = null;
+    this.isPartial = false;
+    this.keepMemo = false;
+    this.caches = emptyCaches();
+  }
+
+  // -- the load lifecycle ------------------------------------------------------------------------------------
+
+  /**
+   * The job so far of a load in progress (loadJob's onProcess): the processes read so far become the job, so every
+   * query answers on them; the others are listed from their dump heads. The job open before is kept (once).
+   */
+  showPartial(
+    processes: readonly ProcessSeries[],
+    warnings: readonly LoadWarning[],
+    preview: JobPreview | null,
+    bytesTotal: number,
+  ): JobSummary {
+    const first = this.rollback.replace(() => ({ job: this.current, summary: this.summaryNow }));
+    // a new Job object each time: what is cached per job (the ranking) is of this prefix of the processes; the
+    // catalogs and growth figures are of each process alone, and stay from one update to the next
+    if (first) this.caches = emptyCaches();
+    this.current = { processes: processes.slice(), warnings: warnings.slice(), ignoredFiles: [] };
+    this.isPartial = true;
+    this.keepMemo = true;
+    this.memo ??= new WeakMap();
+    this.summaryNow = null;
+    return withPending(this.summarize(this.current, { loadMs: 0, bytesTotal, waitMs: 0 }), processes, preview);
+  }
+
+  /**
+   * The load ended with its job. What was made while the job was shown process by process serves the full job
+   * where nothing changed (same series, no symbols found): made again, it was the second copy in memory at the
+   * load's end. A sample-type copy is kept only while its series' symbols are the ones it was copied with.
+   */
+  finishLoad(job: Job, times: LoadTimes): JobSummary {
+    const made = this.rollback.replaced ? this.caches : null;
+    this.rollback.commit();
+    this.set(job);
+    if (made) {
+      made.catalogs.forEach((t, k) => {
+        if (t.describes(job.processes[k])) this.caches.catalogs.set(k, t);
+      });
+      made.steadiness.forEach((g, k) => this.caches.steadiness.set(k, g));
+      made.sampled.forEach((p, k) => {
+        if (p.symbols === job.processes[Number(k.slice(0, k.indexOf('|')))]?.symbols) this.caches.sampled.set(k, p);
+      });
+    }
+    this.summaryNow = this.summarize(job, times);
+    return this.summaryNow;
+  }
+
+  /** The load was cancelled or failed: the job open before it is back, also where its processes were shown. */
+  abandonLoad(): void {
+    this.rollback.undo((b) => {
+      this.set(b.job);
+      this.summaryNow = b.summary;
+    });
+  }
+}

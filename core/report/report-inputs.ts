@@ -1,0 +1,49 @@
+// What a report is built from, per process of a job: the process with the sample's values in its columns (the
+// report's byte columns hold counts for the *_objects types) and the base/target snapshots a selection names.
+// A process without the sample's values is left out, and a name no snapshot of a process has falls back to the
+// default (first → last); each with a warning saying so.
+
+import type { Job, LoadWarning } from '../model/model.js';
+import { sampleSeries, sampleUnavailable, type SampleType } from '../model/sample-type.js';
+import { snapshotByName } from '../model/snapshot-status.js';
+import type { ReportProcessInput } from './build-report.js';
+
+export interface ReportSelection {
+  sample: SampleType;
+  /** `first`, `last` or a sequence number (absent: the session's selection, else first) */
+  base?: string;
+  /** likewise (absent: the session's selection, else last) */
+  target?: string;
+}
+
+export function reportInputs(
+  job: Pick<Job, 'processes'>,
+  sel: ReportSelection,
+): { inputs: ReportProcessInput[]; warnings: LoadWarning[] } {
+  const inputs: ReportProcessInput[] = [];
+  const warnings: LoadWarning[] = [];
+  for (const p of job.processes) {
+    const values = sampleSeries(p, sel.sample);
+    if (!values) {
+      warnings.push({ file: p.key, message: sampleUnavailable(p, sel.sample) ?? `no ${sel.sample} values` });
+      continue;
+    }
+    const input: ReportProcessInput = { proc: values };
+    for (const [end, fallback] of [
+      ['base', 'from the first'],
+      ['target', 'to the last'],
+    ] as const) {
+      const which = sel[end];
+      if (which === undefined) continue;
+      const i = snapshotByName(p, which);
+      if (i >= 0) input[end] = i;
+      else
+        warnings.push({
+          file: p.key,
+          message: `no snapshot with sequence number ${which}; the report compares ${fallback}`,
+        });
+    }
+    inputs.push(input);
+  }
+  return { inputs, warnings };
+}

@@ -1,0 +1,83 @@
+// `heaplens report <paths…> -o report.html [--base <seq> --target <seq>] [--session file] [--sanitize]`: a
+// single-file HTML report (core/report/) of the job, with the notes of a session. Same symbol options as `top`.
+
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { DEFAULT_STACK_MODE } from '../../../core/frames/python-stacks.js';
+import { DEFAULT_SAMPLE_TYPE } from '../../../core/model/sample-type.js';
+import type { Session } from '../../../core/notes/schema.js';
+import { buildReport } from '../../../core/report/build-report.js';
+import { buildReportHtml } from '../../../core/report/html.js';
+import { reportInputs } from '../../../core/report/report-inputs.js';
+import { loadSessionFile, writeFileAtomic } from '../../io/session-file.js';
+import { flag, has, intFlag, UsageError, type ParsedArgs } from '../args.js';
+import { printWarnings, type Output } from '../common.js';
+import { loadInput, sampleOf } from '../input.js';
+import { reportWritten, sanitizeLines } from '../text/written.js';
+
+/** The report page (dist/report-app/report.js + .css), from the built CLI (dist/node/cli/commands) or the sources (tsx). */
+export function findReportApp(): { js: string; css: string } | null {
+  for (const rel of ['../../../report-app/', '../../../dist/report-app/']) {
+    const js = fileURLToPath(new URL(rel + 'report.js', import.meta.url));
+    const css = fileURLToPath(new URL(rel + 'report.css', import.meta.url));
+    if (existsSync(js) && existsSync(css)) return { js, css };
+  }
+  return null;
+}
+
+export async function reportCommand(args: ParsedArgs, io: Output): Promise<number> {
+  const output = flag(args, 'output');
+  if (!output) throw new UsageError('"report" needs -o <file.html>');
+  const reportApp = findReportApp();
+  if (!reportApp) {
+    io.err(
+      'heaplens: the report page is not built (dist/report-app/report.js): run `npm run build` (or `npm run build:report`)',
+    );
+    return 1;
+  }
+  let session: Session | null = null;
+  const sessionPath = flag(args, 'session');
+  if (sessionPath) {
+    try {
+      session = await loadSessionFile(sessionPath);
+    } catch (e) {
+      io.err(`heaplens: ${sessionPath}: ${e instanceof Error ? e.message : String(e)}`);
+      return 1;
+    }
+  }
+  const job = await loadInput(args, io);
+  if (!job) return 1;
+  const sample = sampleOf(args);
+  const { inputs, warnings } = reportInputs(job, { sample, base: flag(args, 'base'), target: flag(args, 'target') });
+  job.warnings.push(...warnings);
+  const sanitize = has(args, 'sanitize');
+  const {
+    job: packed,
+    bytes,
+    preview,
+  } = buildReport(inputs, {
+    title:
+      (flag(args, 'title') ??
+        `heaplens report: ${args.positional.map((x) => x.replace(/\/+$/, '').split('/').pop()).join(', ')}`) +
+      (sample === DEFAULT_SAMPLE_TYPE ? '' : ` (${sample})`),
+    generator: 'heaplens 0.1.0',
+    topN: intFlag(args, 'top', 50),
+    stackMode: flag(args, 'stacks') ?? DEFAULT_STACK_MODE,
+    showAllocator: has(args, 'show-allocator'),
+    symbolized: !has(args, 'no-symbols'),
+    session,
+    warnings: job.warnings,
+    sanitize: sanitize ? { paths: true, maps: true } : {},
+  });
+  if (sanitize) for (const l of sanitizeLines(preview)) io.err(l);
+  const html = await buildReportHtml(
+    bytes,
+    { title: packed.title, generator: packed.generator },
+    { js: readFileSync(reportApp.js, 'utf8'), css: readFileSync(reportApp.css, 'utf8') },
+  );
+  await writeFileAtomic(output, html);
+  printWarnings(job.warnings, io);
+  const stacks = packed.processes.reduce((a, p) => a + p.sourceIds.length, 0);
+  io.out(reportWritten(output, Buffer.byteLength(html), packed.processes.length, stacks, packed.notes.length));
+  return 0;
+}

@@ -1,0 +1,94 @@
+// `heaplens growth` as text: the job-wide suspects table, then each process's series (core/query/growth.ts).
+
+import type { Job } from '../../../core/model/model.js';
+import { NOISE_Z } from '../../../core/model/sampling-error.js';
+import type { GrowthAnswer } from '../../../core/query/growth.js';
+import { formatBytes, formatSignedBytes, table } from '../format.js';
+import { indent, printWarnings, processTitle, stackText, tableColumns, type Output } from '../common.js';
+
+/** A rate: per second where the dumps have times, else per dump. */
+export function rateText(perSnapshot: number, perSecond: number | null): string {
+  if (perSecond !== null) return `${formatSignedBytes(perSecond)}/s`;
+  return `${formatSignedBytes(perSnapshot)}/dump`;
+}
+
+/** Process ids of a group, at most `max` then how many more. */
+export function pidList(job: Job, idx: readonly number[], max = 4): string {
+  const names = idx.map((i) => String(job.processes[i].pid ?? job.processes[i].key));
+  return names.length <= max ? names.join(', ') : `${names.slice(0, max).join(', ')}, +${names.length - max}`;
+}
+
+function deltaText(delta: number, noise: boolean): string {
+  return formatSignedBytes(delta) + (noise ? ' ~' : '');
+}
+
+function sigmaText(sigma: number): string {
+  return sigma > 0 ? '±' + formatBytes(NOISE_Z * sigma) : '';
+}
+
+export function printGrowth(job: Job, a: GrowthAnswer, io: Output): void {
+  const r = a.ranking;
+  const procs = job.processes.length;
+  io.out(`job-wide suspects: ${r.groupCount} stacks over ${procs} process${procs === 1 ? '' : 'es'}`);
+  io.out(
+    `  score = growth beyond ${NOISE_Z}σ of sampling that is still going on at the end (plateaus and steps score ~0); ~ = within sampling noise`,
+  );
+  const grows = a.groups.map(({ group: g, first, frames }, i) => [
+    String(i + 1),
+    formatBytes(g.score),
+    g.pattern,
+    deltaText(g.deltaBytes, Math.abs(g.deltaBytes) < NOISE_Z * g.sigmaBytes),
+    sigmaText(g.sigmaBytes),
+    rateText(first.lateSlopePerSnapshot, first.lateSlopePerSecond),
+    `${g.processIndexes.length} (${pidList(job, g.processIndexes)})`,
+    stackText(frames),
+  ]);
+  io.out(
+    indent(
+      table(
+        ['#', 'score', 'pattern', 'Δ total', '±2σ end', 'late rate (top)', 'processes', 'stack (leaf first)'],
+        grows,
+        [true, true, false, true, true, true, false, false],
+        tableColumns(io),
+      ),
+    ) + '\n',
+  );
+
+  r.processes.forEach((ps, pi) => {
+    const p = job.processes[pi];
+    const fate = ps.fate;
+    const lastSeq = fate.lastCompleteSeq;
+    io.out(
+      `${processTitle(p)}${fate.killed ? ' — killed' : ''}\n  series over ${ps.snapshotIndexes.length} complete snapshot${ps.snapshotIndexes.length === 1 ? '' : 's'}` +
+        (lastSeq !== null && fate.lastCompleteIndex !== p.snapshots.length - 1
+          ? ` (last complete: seq ${lastSeq})`
+          : '') +
+        (ps.topPattern ? `; top pattern ${ps.topPattern}` : ''),
+    );
+    for (const note of ps.notes) io.out(`  note: ${note}`);
+    const rows = a.stacks
+      .filter(({ suspect }) => suspect.processIndex === pi)
+      .map(({ suspect: s, frames }, rank) => [
+        String(rank + 1),
+        formatBytes(s.score),
+        s.pattern,
+        deltaText(s.deltaBytes, s.withinNoise),
+        sigmaText(s.sigmaBytes),
+        rateText(s.slopePerSnapshot, s.slopePerSecond),
+        rateText(s.lateSlopePerSnapshot, s.lateSlopePerSecond),
+        s.groupProcesses > 1 ? `${s.groupProcesses} procs` : '',
+        stackText(frames),
+      ]);
+    io.out(
+      indent(
+        table(
+          ['#', 'score', 'pattern', 'Δ total', '±2σ end', 'slope', 'late slope', 'shared', 'stack (leaf first)'],
+          rows,
+          [true, true, false, true, true, true, true, false, false],
+          tableColumns(io),
+        ),
+      ) + '\n',
+    );
+  });
+  printWarnings(job.warnings, io);
+}

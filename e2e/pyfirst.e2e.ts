@@ -126,15 +126,16 @@ test.describe('Python first', () => {
 
   test('bottom-up and callers/callees views', async ({ page }) => {
     await openPy312(page);
-    await page.getByTestId('tab-inverted').click();
-    const inv = page.getByTestId('inverted-flame');
+    // bottom-up is the flame graph's leaf-first order (one component, FlameControls)
+    await page.getByTestId('tab-flame').click();
+    await page.getByTestId('flame-order').selectOption('leaf');
+    const inv = page.getByTestId('flame');
     await expect(inv).toBeVisible();
     // allocation sites are the roots: the leak's make_record is one of them, no interpreter frame leads
     await expect(inv).toHaveAttribute('data-roots', /make_record/);
-    await page.getByTestId('by-delta').click();
-    await expect(inv).toHaveAttribute('data-roots', /make_record/);
-    await page.getByTestId('by-growth').click();
-    await expect(inv).toBeVisible();
+    await page.getByTestId('tab-diff').click();
+    await expect(page.getByTestId('diff-flame')).toHaveAttribute('data-roots', /make_record/);
+    await page.getByTestId('tab-flame').click();
     await shot(page, 'py-05-bottom-up');
     await page.getByTestId('tab-sandwich').click();
     const pick = page.getByTestId('sandwich-function');

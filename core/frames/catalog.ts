@@ -16,7 +16,8 @@ import {
 } from '../model/vocab.js';
 import { decodePseudoAddress } from '../formats/pyframes.js';
 import { layoutOf, viewStack, type PythonFrameView } from './python-stacks.js';
-import { foldStack, type FoldOptions, type FoldReason } from './stack-labels.js';
+import { foldStack, MARKER_LABEL, type FoldOptions, type FoldReason } from './stack-labels.js';
+import { STARTUP_LABEL, startupKind, type StartupClass, type StartupKind } from './startup.js';
 import { filterStack, isActive } from './stack-filter.js';
 import { NativeFrames, unresolvedName, type Frame } from './describe.js';
 import { viewFilter, viewFolds } from './view.js';
@@ -139,7 +140,7 @@ function pythonDesc(p: PythonFrameView): FrameDesc {
 
 function markerDesc(reason: FoldReason): FrameDesc {
   const f: Frame = { address: '0x0', kind: 'folded', module: null, moduleOffset: null };
-  const label = reason === 'import' ? 'import machinery' : 'interpreter frames';
+  const label = MARKER_LABEL[reason];
   return {
     info: infoOf(f, label, { function: null, file: null, line: null }, false),
     treeDescriptor: `fold|${reason}`,
@@ -215,6 +216,27 @@ export class FrameCatalog {
     }
     return k;
   }
+
+  /** The key of the marker a flame graph folds a stack's start-up run into (core/frames/startup.ts). */
+  startupKey(kind: StartupKind): number {
+    const f: Frame = { address: '0x0', kind: 'folded', module: null, moduleOffset: null };
+    return this.intern({
+      info: infoOf(f, STARTUP_LABEL[kind], { function: null, file: null, line: null }, false),
+      treeDescriptor: `startup|${kind}`,
+    });
+  }
+
+  private startupKinds: (StartupClass | null | undefined)[] = [];
+
+  /** Whether the frame of a key is start-up boilerplate on a stack's root side (startup.ts startupKind). */
+  startupKindOf = (key: number): StartupClass | null => {
+    let k = this.startupKinds[key];
+    if (k === undefined) {
+      k = startupKind(this.frames[key]);
+      this.startupKinds[key] = k;
+    }
+    return k;
+  };
 
   /** Native frames of one address (innermost inlined first); 'allocator' by its module (isAllocatorPath). */
   private nativeDescs(a: number, position: number): FrameDesc[] {

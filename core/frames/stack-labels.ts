@@ -24,6 +24,12 @@ export interface LabelFrame {
 
 export type FoldReason = 'interpreter' | 'import';
 
+/** The marker frame's name in trees and tables (catalog.ts), by what it folds. */
+export const MARKER_LABEL: Record<FoldReason, string> = {
+  interpreter: 'interpreter frames',
+  import: 'import machinery',
+};
+
 /** A run of consecutive folded frames of one stack. */
 export interface Fold<F> {
   /** the run sits leafward of `frames[index]` of the folded stack (index = frames.length: outermost) */

@@ -11,6 +11,7 @@ import { buildCallTree } from '../stats/call-tree.js';
 import { diffSnapshots } from '../stats/diff.js';
 import { denseVariances } from '../model/sampling-error.js';
 import type { QuerySession, Steadiness } from './session.js';
+import { compareByName, StartupFolder, type StartupFold } from './flame-startup.js';
 
 /**
  * The shape of a flame-graph tree: as recorded (root on top), bottom-up (allocation sites as roots), or the
@@ -21,6 +22,10 @@ export interface FlameShape {
   kind: 'normal' | 'inverted' | 'callers' | 'callees';
   key?: number;
   by?: 'bytes' | 'growth';
+  /** fold each stack's root-side start-up frames into one marker (flame-startup.ts; normal and inverted) */
+  startup?: boolean;
+  /** siblings heaviest first (left-heavy, the default) or by name (stable across dumps) */
+  siblings?: 'heaviest' | 'name';
 }
 
 /** Flame graph of a snapshot (base null) or a diff. Arrays are in preorder; node 0 is the root. */
@@ -44,6 +49,8 @@ export interface FlameData {
   stackNodes: Record<number, number>;
   baseGrand: number;
   targetGrand: number;
+  /** the start-up folds of the tree (absent: none asked for, or none found) */
+  startup?: StartupFold[];
 }
 
 export interface FlameRequest {
@@ -81,8 +88,15 @@ export function flameTree(s: QuerySession, req: FlameRequest): { flame: FlameDat
   const keysOf = (id: number): Int32Array => table.stackKeys(id, view);
   const folded = (k: number): boolean => table.frames[k].kind === 'folded';
   const growthBy = shape.by === 'growth' ? s.steadiness(i, view) : null;
-  const shaped = shapeStacks(shape, { stackIds, bytes, objects, baseBytes }, keysOf, folded, growthBy);
-  const tree = buildCallTree(p.stacks, shaped.values, { stackKeys: shaped.stackKeys });
+  const folder =
+    shape.startup && (shape.kind === 'normal' || shape.kind === 'inverted') ? new StartupFolder(table) : null;
+  const shaped = shapeStacks(shape, { stackIds, bytes, objects, baseBytes }, keysOf, folded, growthBy, folder);
+  const built = buildCallTree(p.stacks, shaped.values, {
+    stackKeys: shaped.stackKeys,
+    ...(shape.siblings === 'name' ? { order: 'key' as const, compareKeys: compareByName(table.frames) } : {}),
+  });
+  const arranged = folder ? folder.finish(built) : null;
+  const tree = arranged ? arranged.tree : built;
   stackIds = shaped.values.stackIds;
   // σ of sampling is of live bytes: none for other sample types or for trees weighed by growth
   const sigmaOk = base !== null && shape.by !== 'growth' && (view.sample ?? 'inuse_space') === 'inuse_space';
@@ -115,6 +129,7 @@ export function flameTree(s: QuerySession, req: FlameRequest): { flame: FlameDat
     baseGrand: tree.baseTotal ? tree.baseTotal[0] : 0,
     targetGrand: tree.total[0],
   };
+  if (arranged && arranged.folds.length > 0) flame.startup = arranged.folds;
   const buffers: ArrayBufferLike[] = [
     tree.depth.buffer,
     tree.end.buffer,
@@ -148,6 +163,7 @@ function shapeStacks(
   keysOf: (id: number) => Int32Array,
   folded: (key: number) => boolean,
   growthBy: Map<number, Steadiness> | null,
+  folder: StartupFolder | null = null,
 ): {
   values: { stackIds: Uint32Array; bytes: Float64Array; objects: Float64Array; baseBytes?: Float64Array };
   stackKeys: (id: number) => ArrayLike<number>;
@@ -158,12 +174,14 @@ function shapeStacks(
     const id = v.stackIds[j];
     const keys = keysOf(id);
     let k: Int32Array | null = keys;
+    if (growthBy && !((growthBy.get(id)?.slope ?? 0) > 0)) continue;
+    // the start-up run is on the root side: folded before a bottom-up tree turns the stack over
+    if (folder) k = folder.fold(keys, v.bytes[j] - (v.baseBytes ? v.baseBytes[j] : 0) || v.bytes[j]);
     // bottom-up: the roots are the first surviving frames (a leaf-side run of folded frames is not a root)
-    if (shape.kind === 'inverted') k = invertedKeys(dropLeadingMarkers(keys, folded));
+    if (shape.kind === 'inverted') k = invertedKeys(dropLeadingMarkers(k, folded));
     else if (shape.kind === 'callers') k = callerKeys(keys, shape.key ?? -1);
     else if (shape.kind === 'callees') k = calleeKeys(keys, shape.key ?? -1);
     if (!k) continue;
-    if (growthBy && !((growthBy.get(id)?.slope ?? 0) > 0)) continue;
     shapedKeys.set(id, k);
     keep.push(j);
   }

@@ -3,7 +3,7 @@
 
 import type { FrameCatalog } from '../frames/catalog.js';
 import type { StackDelta } from '../stats/diff.js';
-import { addStackToFunctions, finishFunctionRows, type SelfTotal } from '../stats/function-diff.js';
+import { addStackToFunctions, compareFunctions, finishFunctionRows, type SelfTotal } from '../stats/function-diff.js';
 import type { FrameGroup, ViewOptions } from '../model/vocab.js';
 
 export interface FunctionRow extends SelfTotal {
@@ -63,6 +63,7 @@ export function functionRows(table: FrameCatalog, deltas: readonly StackDelta[],
     );
   }
   const rows = finishFunctionRows([...fn.values()]);
-  rows.sort((a, b) => b.totalDelta - a.totalDelta);
+  // the cut keeps the largest totals; ties put a leaf before its callers (the table re-sorts, self first)
+  rows.sort(compareFunctions('totalDelta'));
   return { rows, baseTotal, targetTotal };
 }

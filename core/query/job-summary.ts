@@ -13,6 +13,7 @@ import { processName } from '../model/process-name.js';
 import { snapshotTotalBytes } from '../model/snapshot-status.js';
 import { leastSquaresSlope } from '../stats/growth.js';
 import { postmortemQuery } from './postmortem.js';
+import { teardownDump } from '../stats/exit-dump.js';
 
 export interface SnapshotSummary {
   index: number;
@@ -24,6 +25,8 @@ export interface SnapshotSummary {
   truncated: boolean;
   /** false for a dump cut before its last record (its records are partial) */
   complete: boolean;
+  /** the exit dump written after the interpreter's teardown (core/stats/exit-dump.ts): not the series' end */
+  afterTeardown?: boolean;
   /** the header's total (a cut dump's total), null without one */
   headerLiveBytes: number | null;
   mtimeMs: number | null;
@@ -217,6 +220,7 @@ export function jobSummary(j: Job, opts: JobSummaryOptions): JobSummary {
   const ctx = processContexts(j);
   const processes: ProcessSummary[] = j.processes.map((p, index) => {
     const c = ctx[index];
+    const teardown = teardownDump(p, index)?.file ?? null;
     return {
       index,
       key: p.key,
@@ -234,6 +238,7 @@ export function jobSummary(j: Job, opts: JobSummaryOptions): JobSummary {
         complete: s.complete,
         headerLiveBytes: s.headerLiveBytes,
         mtimeMs: s.mtimeMs,
+        ...(s.file === teardown ? { afterTeardown: true } : {}),
         ...c.snapshots[si],
       })),
       // totals: a cut dump's header total (its records are partial), else the sum of records

@@ -242,3 +242,52 @@ export function nodePath(tree: CallTree, id: number): number[] {
   for (let p = id; p > 0; p = tree.parent[p]) out.push(tree.key[p]);
   return out.reverse();
 }
+
+/**
+ * The tree with node 1 merged into the root when it is the root's only child (a flame graph's start-up fold that
+ * every stack passes through reads as one row with the root): its children hang from the root, its self bytes
+ * are the root's. The same tree otherwise.
+ */
+export function mergeOnlyChildIntoRoot(tree: CallTree): CallTree {
+  if (tree.size < 2 || tree.end[1] !== tree.size) return tree;
+  const size = tree.size - 1;
+  const drop = <T extends Float64Array | Int32Array | Uint16Array>(a: T): T => {
+    const out = a.slice(1) as T;
+    out[0] = a[0];
+    return out;
+  };
+  const key = drop(tree.key);
+  const parent = new Int32Array(size);
+  const depth = new Uint16Array(size);
+  const end = new Int32Array(size);
+  parent[0] = -1;
+  end[0] = size;
+  for (let n = 1; n < size; n++) {
+    const p = tree.parent[n + 1];
+    parent[n] = p <= 1 ? 0 : p - 1;
+    depth[n] = tree.depth[n + 1] - 1;
+    end[n] = tree.end[n + 1] - 1;
+  }
+  const self = drop(tree.self);
+  self[0] = tree.self[0] + tree.self[1];
+  let baseSelf: Float64Array | null = null;
+  if (tree.baseSelf) {
+    baseSelf = drop(tree.baseSelf);
+    baseSelf[0] = tree.baseSelf[0] + tree.baseSelf[1];
+  }
+  return {
+    size,
+    key,
+    parent,
+    depth,
+    end,
+    total: drop(tree.total),
+    self,
+    totalObjects: drop(tree.totalObjects),
+    baseTotal: tree.baseTotal ? drop(tree.baseTotal) : null,
+    baseSelf,
+    absDeltaTotal: tree.absDeltaTotal ? drop(tree.absDeltaTotal) : null,
+    maxDepth: Math.max(0, tree.maxDepth - 1),
+    stackNode: tree.stackNode.map((n) => (n <= 1 ? 0 : n - 1)),
+  };
+}

@@ -48,6 +48,26 @@ export function addStackToFunctions<K, R extends SelfTotal>(
   }
 }
 
+export type FunctionSortKey = 'selfDelta' | 'totalDelta' | 'selfTarget' | 'totalTarget';
+
+/**
+ * Rows by one figure, largest first, ties broken by the other of self/total: sorted by total, a leaf comes before
+ * the callers that carry the same bytes; sorted by self (pprof's `top`: flat first), callers with no self of their
+ * own follow by total. So "by function" reads from the allocation site up, not from `<module>` down.
+ */
+export function compareFunctions<R extends SelfTotal>(key: FunctionSortKey, desc = true): (a: R, b: R) => number {
+  const other: FunctionSortKey =
+    key === 'selfDelta'
+      ? 'totalDelta'
+      : key === 'totalDelta'
+        ? 'selfDelta'
+        : key === 'selfTarget'
+          ? 'totalTarget'
+          : 'selfTarget';
+  const sign = desc ? -1 : 1;
+  return (a, b) => sign * (a[key] - b[key]) || sign * (a[other] - b[other]);
+}
+
 /** Sets each row's deltas from its base and target. */
 export function finishFunctionRows<R extends SelfTotal>(rows: R[]): R[] {
   for (const r of rows) {
@@ -80,5 +100,6 @@ export function functionDeltas(
     for (let k = from; k < to; k++) keys.push(keyOf(stacks.frames[k]));
     addStackToFunctions(keys.length > 0 ? keys : ['(no frames)'], d.baseBytes, d.targetBytes, row, seen);
   }
-  return finishFunctionRows([...rows.values()]).sort((a, b) => b.totalDelta - a.totalDelta || (a.key < b.key ? -1 : 1));
+  const byTotal = compareFunctions<FunctionDelta>('totalDelta');
+  return finishFunctionRows([...rows.values()]).sort((a, b) => byTotal(a, b) || (a.key < b.key ? -1 : 1));
 }

@@ -13,6 +13,7 @@ export function requestFlame(ui: Ui, kind: 'flame' | 'diff'): void {
     const base = app.selection.base;
     const target = app.selection.target;
     const view = app.selection.view;
+    const shape = app.selection.flameShape;
     if (p < 0 || !app.job.hasJob) return;
     const mine = ++seq;
     untrack(() => app.busy++);
@@ -23,6 +24,7 @@ export function requestFlame(ui: Ui, kind: 'flame' | 'diff'): void {
         snapshot: kind === 'flame' ? snapshot : target,
         base: kind === 'diff' ? base : null,
         view,
+        shape,
       })
       .then((r) => {
         if (mine !== seq) return;

@@ -39,6 +39,7 @@ export type {
 export type { GrowthResult, StackRow } from '../../../core/query/growth-table.ts';
 export type { FunctionRow } from '../../../core/query/functions.ts';
 export type { FlameData, FlameShape } from '../../../core/query/flame.ts';
+export type { StartupFold } from '../../../core/query/flame-startup.ts';
 export type { StackDetail, StackSeries } from '../../../core/query/series.ts';
 export type { ProcessVerdict, SuspectMember, SuspectRow, SuspectsResult } from '../../../core/query/suspects.ts';
 export type { ExportFormat } from '../../../core/export/snapshot-export.ts';

@@ -66,6 +66,7 @@ function snap(): AppSnapshot {
       { kind: 'hide', re: '^libpython' },
     ],
     unfold: true,
+    flame: { order: 'leaf', siblings: 'name', startup: false },
     notes: [createNote(stack, '<img src=x onerror=alert(1)>', '#e4572e', new Date('2026-11-29T10:00:00Z'))],
     readOnly: false,
     source: null,
@@ -100,8 +101,12 @@ describe('state ⇄ session', () => {
         { kind: 'hide', re: '^libpython' },
       ],
       unfold: true,
+      flame: { order: 'leaf', siblings: 'name', startup: false },
       selectedStack: stack,
     });
+    // a session saved on the Bottom-up tab opens the flame graph leaf first
+    const old = fromSession({ ...back, view: { ...back.view, tab: 'inverted', extra: {} } }, procs);
+    expect([old.tab, old.flame]).toEqual(['flame', { order: 'leaf', siblings: 'heaviest', startup: true }]);
     // chips a hand-edited session breaks are dropped, not applied
     const bad = {
       ...back,

@@ -37,6 +37,8 @@ export interface AppSnapshot {
   sample?: SampleType;
   filters?: StackFilterChip[];
   unfold?: boolean;
+  /** the flame graphs' order and start-up fold (view.extra) */
+  flame?: FlameArrangement;
   notes: Note[];
   readOnly: boolean;
   source: Session['source'];
@@ -58,8 +60,18 @@ export interface RestoredView {
   sample: SampleType;
   filters: StackFilterChip[];
   unfold: boolean;
+  flame: FlameArrangement;
   selectedStack: StackTarget | null;
 }
+
+/** How the flame graphs lay out a tree: root or leaf first, siblings heaviest first or by name, start-up folded. */
+export interface FlameArrangement {
+  order: 'root' | 'leaf';
+  siblings: 'heaviest' | 'name';
+  startup: boolean;
+}
+
+export const DEFAULT_FLAME: FlameArrangement = { order: 'root', siblings: 'heaviest', startup: true };
 
 const SAMPLES: readonly SampleType[] = ['inuse_space', 'inuse_objects', 'alloc_space', 'alloc_objects'];
 const CHIP_KINDS: readonly StackFilterChip['kind'][] = ['focus', 'ignore', 'hide', 'show'];
@@ -136,6 +148,9 @@ export function toSession(s: AppSnapshot, writer: string, previous: Session | nu
       sample: s.sample ?? 'inuse_space',
       filters: JSON.stringify(s.filters ?? []),
       unfold: s.unfold ?? false,
+      flameOrder: (s.flame ?? DEFAULT_FLAME).order,
+      flameSiblings: (s.flame ?? DEFAULT_FLAME).siblings,
+      foldStartup: (s.flame ?? DEFAULT_FLAME).startup,
     },
   };
   return {
@@ -172,7 +187,9 @@ export function fromSession(session: Session, processes: readonly ProcessSummary
     base: ix(session.selection.base),
     target: ix(session.selection.target),
     snapshot,
-    tab: (TABS as readonly (string | null)[]).includes(v.tab) ? (v.tab as Tab) : 'growth',
+    // the Bottom-up tab became the flame graph's leaf-first order
+    tab:
+      v.tab === 'inverted' ? 'flame' : (TABS as readonly (string | null)[]).includes(v.tab) ? (v.tab as Tab) : 'growth',
     mode: v.stackMode,
     hideAllocator: !v.showAllocator,
     search: v.search,
@@ -181,6 +198,11 @@ export function fromSession(session: Session, processes: readonly ProcessSummary
     sample: SAMPLES.includes(v.extra.sample as SampleType) ? (v.extra.sample as SampleType) : 'inuse_space',
     filters: parseChips(v.extra.filters),
     unfold: v.extra.unfold === true,
+    flame: {
+      order: v.extra.flameOrder === 'leaf' || v.tab === 'inverted' ? 'leaf' : 'root',
+      siblings: v.extra.flameSiblings === 'name' ? 'name' : 'heaviest',
+      startup: v.extra.foldStartup !== false,
+    },
     selectedStack: v.selectedStack,
   };
 }

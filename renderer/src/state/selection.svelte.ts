@@ -6,6 +6,7 @@
 import type { Shell } from './shell.svelte.ts';
 import type {
   FlameData,
+  FlameShape,
   FrameInfo,
   FunctionRow,
   GrowthResult,
@@ -17,7 +18,7 @@ import type {
   ViewOptions,
 } from '../lib/protocol.ts';
 import type { StackTarget } from '../../../core/notes/schema.ts';
-import type { Tab } from '../lib/session-map.ts';
+import { DEFAULT_FLAME, type FlameArrangement, type Tab } from '../lib/session-map.ts';
 import { formatBytes, formatCount, formatPct, snapLabel } from '../lib/format.ts';
 import { KIND_LABEL } from '../lib/colors.ts';
 import type { Opening } from './opening.ts';
@@ -55,6 +56,10 @@ export class Selection {
   /** python-first: interpreter frames shown instead of their markers */
   unfold = $state(false);
   search = $state('');
+  /** the flame graphs' order and start-up fold (one for the Flame and Diff tabs, kept in the session) */
+  flameLayout = $state<FlameArrangement>({ ...DEFAULT_FLAME });
+  /** the frame (catalog key) last selected in a flame graph or the stack panel: where Callers/callees opens */
+  selectedFrame = $state<number | null>(null);
   diffMode = $state<'absolute' | 'share'>('absolute');
   widthBy = $state<'target' | 'delta'>('target');
   growth = $state.raw<GrowthResult | null>(null);
@@ -98,9 +103,10 @@ export class Selection {
   resetBaseTarget(): void {
     const p = this.focused;
     const n = p ? p.snapshots.length : 0;
-    // the last complete dump: a cut one would show frees that never happened
+    // the last complete dump: a cut one would show frees that never happened, an exit dump after the
+    // interpreter's teardown the objects Python freed on the way out (the leak "gone")
     let last = n - 1;
-    while (last > 0 && p && !p.snapshots[last].complete) last--;
+    while (last > 0 && p && (!p.snapshots[last].complete || p.snapshots[last].afterTeardown)) last--;
     this.base = 0;
     this.target = Math.max(0, last);
     this.snapshot = Math.max(0, last);
@@ -137,6 +143,13 @@ export class Selection {
     this.diffFlame = null;
     this.panel = null;
     this.selectedStack = null;
+    this.selectedFrame = null;
+  }
+
+  /** The flame request's shape for the Flame and Diff tabs. */
+  get flameShape(): FlameShape {
+    const l = this.flameLayout;
+    return { kind: l.order === 'leaf' ? 'inverted' : 'normal', startup: l.startup, siblings: l.siblings };
   }
 
   // -- selection → stack panel ------------------------------------------------------------------
@@ -191,6 +204,7 @@ export class Selection {
         stack.frames.find((f) => !f.hidden && f.fold === undefined) ??
         stack.frames.find((f) => !f.hidden) ??
         stack.frames[0];
+      if (leaf && leaf.key >= 0 && this.selectedStack === stackId) this.selectedFrame = leaf.key;
       this.panel = {
         title: `stack #${stackId}: ${leaf?.function ?? leaf?.label ?? row?.label ?? ''}`,
         frames: stack.frames,
@@ -208,9 +222,16 @@ export class Selection {
     this.selectStack(stackId);
   }
 
-  /** A flame-graph node → the stack panel (its path, its bytes). */
-  selectNode(data: FlameData, node: number): void {
+  /** A flame-graph node → the stack panel (its path, its bytes); `pivot`: Callers/callees opens on its frame. */
+  selectNode(data: FlameData, node: number, pivot = true): void {
     const f = node > 0 ? data.frames[data.key[node]] : null;
+    // the start-up fold (its own row, or the root's row holding it) unfolds; the flame toolbar folds it again
+    const fold = data.startup?.find((s) => (node === 0 ? s.inRoot : s.key === data.key[node]));
+    if (fold) {
+      this.flameLayout = { ...this.flameLayout, startup: false };
+      this.shell.status = `${fold.kind} start-up frames shown: tick "fold start-up" to fold them again`;
+      return;
+    }
     // a marker of folded interpreter frames expands them (python-first view; the slice bar folds them again)
     if (f?.kind === 'folded') {
       this.unfold = true;
@@ -251,6 +272,7 @@ export class Selection {
     };
     if (f) panel.fn = { name: f.function ?? f.label, module: f.module };
     this.panel = panel;
+    if (f && pivot) this.selectedFrame = f.key;
   }
 
   /** A by-function growth row → the diff flame graph searched for it. */

@@ -43,6 +43,7 @@ export class Sessions {
     sel.sample = v.sample;
     sel.filters = v.filters;
     sel.unfold = v.unfold;
+    sel.flameLayout = v.flame;
     this.notes.list = s.notes;
     this.current = s;
     this.pending = null;
@@ -73,6 +74,7 @@ export class Sessions {
         sample: sel.sample,
         filters: sel.filters,
         unfold: sel.unfold,
+        flame: sel.flameLayout,
         notes: this.notes.list,
         readOnly,
         source: readOnly ? (this.current?.source ?? null) : null,

@@ -8,7 +8,7 @@ import SuspectsView from './SuspectsView.svelte';
 import FlameView from './FlameView.svelte';
 import DiffView from './DiffView.svelte';
 import DiffControls from './DiffControls.svelte';
-import InvertedView from './InvertedView.svelte';
+import FlameControls from './FlameControls.svelte';
 import SandwichView from './SandwichView.svelte';
 
 export interface ViewEntry {
@@ -20,8 +20,7 @@ export interface ViewEntry {
 export const VIEWS: Record<Tab, ViewEntry> = {
   suspects: { component: SuspectsView, search: true },
   growth: { component: GrowthView },
-  flame: { component: FlameView, search: true },
+  flame: { component: FlameView, search: true, controls: FlameControls },
   diff: { component: DiffView, search: true, controls: DiffControls },
-  inverted: { component: InvertedView, search: true },
   sandwich: { component: SandwichView, search: true },
 };

@@ -6,7 +6,6 @@ export const TAB_LIST = [
   { id: 'growth', label: 'Growth', key: 'g' },
   { id: 'flame', label: 'Flame graph', key: 'f' },
   { id: 'diff', label: 'Diff flame graph', key: 'd' },
-  { id: 'inverted', label: 'Bottom-up', key: 'u' },
   { id: 'sandwich', label: 'Callers/callees', key: 'c' },
 ] as const satisfies readonly { id: string; label: string; key: string }[];
 

@@ -107,33 +107,60 @@ const PROFILE_NAME = /(?:\.pb|\.pprof|\.pb\.gz|\.heap\.\w+|\.prof\.\w+|(?:^|\/)m
 
 /** Sorts files into dumps, side files and the rest, each told by its content (core/formats/sniff.ts). */
 export async function classifyFiles(files: readonly InputFile[], signal?: AbortSignal): Promise<ClassifiedFiles> {
-  const out: ClassifiedFiles = {
-    dumps: [],
-    side: [],
-    captures: [],
-    ignored: [],
-    unfinished: [],
-    refused: [],
-    other: [],
+  // Each file's first bytes are read (and a compressed head inflated) to tell it by content. One file at a time
+  // that is a round trip per file before anything is shown (5.7 s on the 1,600-file bench job in Node, far more
+  // through the browser's Blobs), so the reads overlap, a bounded number at once, and the answers are put back
+  // in the input's order (the same order as the one-at-a-time loop).
+  const parts: ClassifiedFiles[] = new Array<ClassifiedFiles>(files.length);
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < files.length) {
+      const i = next++;
+      signal?.throwIfAborted();
+      parts[i] = await classifyOne(files[i]);
+    }
   };
-  for (const file of files) {
-    signal?.throwIfAborted();
+  await Promise.all(Array.from({ length: Math.min(CLASSIFY_LANES, files.length) }, lane));
+  const out = emptyClassified();
+  for (const part of parts) {
+    out.dumps.push(...part.dumps);
+    out.side.push(...part.side);
+    out.captures.push(...part.captures);
+    out.ignored.push(...part.ignored);
+    out.unfinished.push(...part.unfinished);
+    out.refused.push(...part.refused);
+    out.other.push(...part.other);
+  }
+  return out;
+}
+
+/** How many files are sniffed at once: enough to hide a read's latency, few enough to bound the heads held. */
+const CLASSIFY_LANES = 16;
+
+function emptyClassified(): ClassifiedFiles {
+  return { dumps: [], side: [], captures: [], ignored: [], unfinished: [], refused: [], other: [] };
+}
+
+/** One file told by its name and content (the loop body of classifyFiles; `continue` is `return out`). */
+async function classifyOne(file: InputFile): Promise<ClassifiedFiles> {
+  const out = emptyClassified();
+  {
     if (isCaptureTempName(file.path)) {
       out.ignored.push(file.path);
       out.unfinished.push(file.path);
-      continue;
+      return out;
     }
     const side = classifySideFile(file.path);
     if (side) {
       out.side.push({ file, side });
-      continue;
+      return out;
     }
     const name = parseDumpName(file.path);
     const named = name !== null || looksLikeDumpName(file.path);
     if (file.size === 0) {
       if (named) out.dumps.push({ file, name });
       else out.ignored.push(file.path);
-      continue;
+      return out;
     }
     let raw: Uint8Array;
     try {
@@ -142,19 +169,26 @@ export async function classifyFiles(files: readonly InputFile[], signal?: AbortS
       // a dump's task says it could not be read; anything else is left out as before
       if (named) out.dumps.push({ file, name });
       else out.ignored.push(file.path);
-      continue;
+      return out;
     }
     // the common case first: a jemalloc dump by its name and first bytes, nothing decompressed
     if (named && looksLikeDumpBytes(raw) && codecOf(raw) === null) {
       out.dumps.push({ file, name });
-      continue;
+      return out;
     }
     const codec = codecOf(raw);
+    // a gzipped file with a jemalloc dump's full name (prefix.pid.seq.i<n>.heap.gz) is read as a dump without
+    // inflating its head here: the dump reader inflates it anyway and says where it is not a dump; inflating
+    // 800 heads cost the bench job ~2 s of CPU before its first timeline
+    if (name !== null && codec === 'gzip') {
+      out.dumps.push({ file, name });
+      return out;
+    }
     const head = codec ? await decodedHead(file, codec, SNIFF_BYTES, defaultInflater).catch(() => null) : raw;
     if (head === null) {
       // compressed, but nothing decodes: the dump reader says where it fails
       out.dumps.push({ file, name });
-      continue;
+      return out;
     }
     const found = sniff(head);
     const kind = found.entry?.name;

@@ -34,9 +34,15 @@ export class JobTooLargeError extends Error {
     readonly budgetBytes: number,
     readonly filesRead: number,
     readonly filesTotal: number,
+    /** the dump being read when the budget ran out (one dump may hold more stacks than fit) */
+    readonly file: string | null = null,
   ) {
     super(
-      `this job does not fit in memory: after ${filesRead} of ${filesTotal} dumps the model already takes ${gb(neededBytes)} ` +
+      `this job does not fit in memory: ${
+        file !== null
+          ? `reading ${file} (dump ${Math.max(1, filesRead)} of ${filesTotal}), the model already takes ${gb(neededBytes)}`
+          : `after ${filesRead} of ${filesTotal} dumps the model already takes ${gb(neededBytes)}`
+      } ` +
         `(limit ${gb(budgetBytes)}). Write it as a dataset on disk with \`heaplens ingest <paths…> -o <dir>\` and open the dataset instead.`,
     );
     this.name = 'JobTooLargeError';

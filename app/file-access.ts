@@ -110,10 +110,16 @@ export class FileAccess {
     }
   }
 
-  /** Lists a granted path: a file gives itself; a folder gives every regular file below it (no symlink loops). */
+  /** Told when a listing stops short (main.ts shows it); none: the cut is silent, as in tests. */
+  onListCut: ListCut = () => undefined;
+
+  /**
+   * Lists a granted path: a file gives itself; a folder gives every regular file below it (no symlink loops), up
+   * to MAX_LIST_ENTRIES files and MAX_LIST_DEPTH levels, and says so through `onListCut` when it stops there.
+   */
   async list(p: unknown): Promise<HostFileEntry[]> {
     const real = await this.checkReadable(p);
-    return listPath(real);
+    return listPath(real, this.onListCut);
   }
 
   allowSave(p: string): string {
@@ -137,32 +143,55 @@ export class FileAccess {
 }
 
 /** Recursive listing with relative paths ('/' separators) from the listed folder's parent name. */
-export async function listPath(real: string): Promise<HostFileEntry[]> {
+/** Where a listing stopped short, said in one sentence (the user sees it: the rest of the folder is not opened). */
+export type ListCut = (message: string) => void;
+
+export async function listPath(
+  real: string,
+  onCut: ListCut = () => undefined,
+  limits: { entries: number; depth: number } = { entries: MAX_LIST_ENTRIES, depth: MAX_LIST_DEPTH },
+): Promise<HostFileEntry[]> {
   const st = await stat(real);
   if (st.isFile()) return [{ path: real, relativePath: path.basename(real), size: st.size, mtimeMs: st.mtimeMs }];
   if (!st.isDirectory()) return [];
   const out: HostFileEntry[] = [];
   const seen = new Set<string>();
   const base = path.basename(real);
+  let full = false;
+  let tooDeep: string | null = null;
   async function walk(dir: string, rel: string, depth: number): Promise<void> {
-    if (depth > MAX_LIST_DEPTH || out.length >= MAX_LIST_ENTRIES) return;
+    if (out.length >= limits.entries) return;
+    if (depth > limits.depth) {
+      tooDeep ??= dir;
+      return;
+    }
     const dirReal = await realpath(dir);
     if (seen.has(dirReal)) return;
     seen.add(dirReal);
     const entries = await readdir(dir, { withFileTypes: true });
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const e of entries) {
-      if (out.length >= MAX_LIST_ENTRIES) return;
       if (e.name.startsWith('.')) continue;
-      const full = path.join(dir, e.name);
-      const relChild = `${rel}/${e.name}`;
-      if (e.isDirectory()) await walk(full, relChild, depth + 1);
+      const child = path.join(dir, e.name);
+      if (e.isDirectory()) await walk(child, `${rel}/${e.name}`, depth + 1);
       else if (e.isFile()) {
-        const s = await stat(full);
-        out.push({ path: full, relativePath: relChild, size: s.size, mtimeMs: s.mtimeMs });
+        if (out.length >= limits.entries) {
+          full = true;
+          return;
+        }
+        const s = await stat(child);
+        out.push({ path: child, relativePath: `${rel}/${e.name}`, size: s.size, mtimeMs: s.mtimeMs });
       }
     }
   }
   await walk(real, base, 0);
+  if (full)
+    onCut(
+      `${real}: listed only its first ${limits.entries.toLocaleString('en-US')} files (by name); the rest are not opened`,
+    );
+  if (tooDeep !== null)
+    onCut(
+      `${real}: folders more than ${limits.depth} levels deep are not listed (the first: ${tooDeep}); their files are not opened`,
+    );
   return out;
 }

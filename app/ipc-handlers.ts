@@ -1,7 +1,9 @@
 // IPC handlers of the main process as plain functions over injected dialogs, file access and settings.
 // main.ts registers each with ipcMain.handle(channel, (_event, ...args) => handler(...args)).
 
+import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { refusedPath, sessionConsent, type ConsentTarget } from './consent.js';
 import { AccessError, checkPathArgument, type FileAccess } from './file-access.js';
 import { CHANNELS, type HostFileEntry, type OpenKind, type RecentSession } from './host-api.js';
 import { addRecent, addSymbolPath, removeSymbolPath, type SettingsStore } from './recent.js';
@@ -12,6 +14,8 @@ export interface Dialogs {
   showOpen(kind: OpenKind | 'symbol-folder'): Promise<string[] | null>;
   /** a yes/no question (native message box); absent: treated as no */
   confirm?(message: string, detail: string): Promise<boolean>;
+  /** a notice (native message box, one button) */
+  inform?(message: string, detail: string): Promise<void>;
   /** absolute path chosen, or null when cancelled */
   showSave(suggestedName: string, filters: { name: string; extensions: string[] }[]): Promise<string | null>;
 }
@@ -99,21 +103,43 @@ export function createHandlers(deps: HandlerDeps): Record<string, Handler> {
       if (!Array.isArray(paths) || paths.length === 0 || paths.length > MAX_SESSION_PATHS)
         throw new AccessError('paths must be a non-empty array');
       const checked = [...new Set(paths.map((p) => checkPathArgument(p)))];
-      const shown =
-        checked.slice(0, 20).join('\n') + (checked.length > 20 ? `\n… and ${checked.length - 20} more` : '');
-      const ok = deps.dialogs.confirm
-        ? await deps.dialogs.confirm(`Open the ${checked.length} file(s) and folder(s) this session names?`, shown)
-        : false;
+      // refused before anything is resolved or shown (consent.ts); what is shown is what would be granted:
+      // each path resolved through its symlinks
+      const targets: ConsentTarget[] = [];
+      let refused = 0;
+      let gone = 0;
+      for (const p of checked) {
+        if (refusedPath(p)) {
+          refused++;
+          continue;
+        }
+        try {
+          const real = await realpath(p);
+          if (refusedPath(real)) {
+            refused++;
+            continue;
+          }
+          targets.push({ real, isDirectory: (await stat(real)).isDirectory() });
+        } catch {
+          gone++; // the renderer lists what is still missing
+        }
+      }
+      const consent = sessionConsent(targets, refused, gone);
+      if (!consent.ask) {
+        await deps.dialogs.inform?.(consent.message, consent.detail);
+        return [];
+      }
+      const ok = deps.dialogs.confirm ? await deps.dialogs.confirm(consent.message, consent.detail) : false;
       if (!ok) return [];
       const out: HostFileEntry[] = [];
       const opened: string[] = [];
-      for (const p of checked) {
+      for (const p of consent.grant) {
         try {
           const real = await deps.files.grant(p);
           out.push(...(await deps.files.list(real)));
           opened.push(real);
         } catch {
-          // gone or unreadable: the renderer lists what is still missing
+          // gone since: the renderer lists what is still missing
         }
       }
       if (opened.length > 0) await deps.settings.update((s) => ({ ...s, recent: addRecent(s.recent, opened, now()) }));

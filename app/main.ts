@@ -36,6 +36,8 @@ protocol.registerSchemesAsPrivileged([
 if (!app.requestSingleInstanceLock()) app.quit();
 
 const files = new FileAccess();
+// a folder listed only in part (file-access.ts bounds): the user is told which, and that the rest is not opened
+files.onListCut = (message) => void dialogs.inform?.('Part of a folder was not opened', message);
 const settings = new SettingsStore(path.join(app.getPath('userData'), 'settings.json'));
 let mainWindow: BrowserWindow | null = null;
 const pendingOpen: string[] = [];
@@ -77,6 +79,11 @@ const dialogs: Dialogs = {
     };
     const r = mainWindow ? await dialog.showMessageBox(mainWindow, opts) : await dialog.showMessageBox(opts);
     return r.response === 0;
+  },
+  async inform(message, detail) {
+    const opts = { type: 'info' as const, buttons: ['OK'], message, detail, noLink: true };
+    if (mainWindow) await dialog.showMessageBox(mainWindow, opts);
+    else await dialog.showMessageBox(opts);
   },
   async showSave(suggestedName, filters) {
     const opts = { defaultPath: suggestedName, filters };

@@ -137,7 +137,7 @@ describe("reopening a session's paths", () => {
     });
     const heap = path.join(dir, 'a.1.0.i0.heap');
     expect(await h[CHANNELS.sessionOpenPaths]([heap])).toEqual([]);
-    expect(asked).toEqual([heap]);
+    expect(asked).toEqual([`1 file in ${dir}/: a.1.0.i0.heap\n\nOnly these are opened.`]);
     await expect(h[CHANNELS.readChunk](heap, 0, 1)).rejects.toThrow(/not opened/);
     answer = true;
     const got = (await h[CHANNELS.sessionOpenPaths]([heap, path.join(dir, 'gone.heap')])) as { path: string }[];

@@ -22,7 +22,7 @@ const { loadJob } = await import(join(root, 'dist/core/load/load-job.js'));
 const { collectInputFiles } = await import(join(root, 'dist/node/io/node-files.js'));
 const { buildReport } = await import(join(root, 'dist/core/report/build-report.js'));
 const { buildReportHtml } = await import(join(root, 'dist/core/report/html.js'));
-const { unpackJob } = await import(join(root, 'dist/core/report/job-pack.js'));
+const { unpackJob } = await import(join(root, 'dist/core/report/job-unpack.js'));
 const app = {
   js: readFileSync(join(root, 'dist/report-app/report.js'), 'utf8'),
   css: readFileSync(join(root, 'dist/report-app/report.css'), 'utf8'),

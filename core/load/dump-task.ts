@@ -249,7 +249,12 @@ const scratchOf = new WeakMap<ProcessBuilder, RowScratch>();
  * interns them), its row remapped; rows of a stack seen twice in the dump are summed into its first row
  * in record order, the same additions a serial read makes.
  */
-export function mergeDumpTask(builder: ProcessBuilder, parsed: NonNullable<DumpTaskResult['parsed']>): Snapshot {
+export function mergeDumpTask(
+  builder: ProcessBuilder,
+  parsed: NonNullable<DumpTaskResult['parsed']>,
+  /** called every 65,536 records while interning (one dump may hold millions of stacks): may throw to stop */
+  onProgress?: () => void,
+): Snapshot {
   const { stackOffsets: off, stackWords: words, snapshot: s } = parsed;
   const n = s.stackIds.length;
   let sc = scratchOf.get(builder);
@@ -262,6 +267,7 @@ export function mergeDumpTask(builder: ProcessBuilder, parsed: NonNullable<DumpT
   let repeated = false;
   for (let k = 0; k < n; k++) {
     const local = gids[k];
+    if ((k & 0xffff) === 0xffff) onProgress?.();
     const gid = builder.internRange(words, 2 * off[local], 2 * off[local + 1]);
     if (gid >= sc.seenIn.length) {
       const size = Math.max(2 * sc.seenIn.length, gid + 1);

@@ -355,14 +355,25 @@ export async function loadJob(files: readonly InputFile[], options: LoadOptions 
         profileSymbols ??= new Map();
         for (const [a, f] of loaded.symbols) profileSymbols.set(a, f);
       }
-      modelBytes += snapshotBytes(mergeDumpTask(builder, parsed));
+      // checked while the dump's stacks are interned too: one dump of 10^7 distinct stacks must stop here,
+      // naming itself, before V8 runs out of heap in the middle of the merge (issue 24 item 13)
+      const budget = options.memoryBudget;
+      const cells = snapshotBytes(parsed.snapshot);
+      const over = (file: string | null): void => {
+        const now = modelBytes + cells + stackTableBytes(builder.stacks, builder.addresses.hex.length) - stackBytes;
+        if (budget === undefined || now <= budget) return;
+        tasks.cancel();
+        throw new JobTooLargeError(now, budget, progress.filesDone, progress.filesTotal, file);
+      };
+      over(d.file.path);
+      modelBytes += snapshotBytes(mergeDumpTask(builder, parsed, () => over(d.file.path)));
       options.recycle?.(parsed.stackWords.buffer as ArrayBuffer);
       const nowStackBytes = stackTableBytes(builder.stacks, builder.addresses.hex.length);
       modelBytes += nowStackBytes - stackBytes;
       stackBytes = nowStackBytes;
-      if (options.memoryBudget !== undefined && modelBytes > options.memoryBudget) {
+      if (budget !== undefined && modelBytes > budget) {
         tasks.cancel();
-        throw new JobTooLargeError(modelBytes, options.memoryBudget, progress.filesDone, progress.filesTotal);
+        throw new JobTooLargeError(modelBytes, budget, progress.filesDone, progress.filesTotal);
       }
       // A process's appended table is cumulative and often unchanged from one dump to the next: parsed once.
       if (loaded.trailerText !== null && loaded.trailerText !== lastTrailer.text) {

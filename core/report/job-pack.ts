@@ -3,18 +3,17 @@
 // the other stacks summed into one "(N other stacks)" stack per snapshot (totals stay whole), the addresses
 // they use, the symbols of those addresses, the Python frame table and the maps (or, sanitized, only the
 // module ranges the kept addresses fall in). Values are float32 columns, stack-major, snapshot indices
-// delta-coded, all behind one JSON header, then deflated (pako). Pure: no Node, no DOM.
+// delta-coded, all behind one JSON header, then deflated (pako). Pure: no Node, no DOM. Reading: job-unpack.ts.
 //
 // Layout of the bytes before deflate: u32 LE header length · header JSON (UTF-8) · zero padding to 4 · columns.
 
 import { basename } from '../formats/dump-filename.js';
-import { deflate, inflate } from 'pako';
-import type { Counts, Job, ProcessSeries, Snapshot } from '../model/model.js';
+import { deflate } from 'pako';
+import type { Counts, ProcessSeries, Snapshot } from '../model/model.js';
 import type { MapsEntry } from '../formats/proc-maps.js';
 import type { PyFrameEntry, PyFrameTable, PyMarkerKind } from '../formats/pyframes.js';
-import type { SymbolizedAddress, SymbolTable } from '../symbolize/symbolize.js';
+import type { SymbolizedAddress } from '../symbolize/symbolize.js';
 import type { Note, Session } from '../notes/schema.js';
-import { ReportError } from './errors.js';
 
 export const REPORT_FORMAT = 'heaplens-report';
 /** 2: the packed job (the app runs on it); 1 was the viewer's own data, no longer read */
@@ -22,7 +21,7 @@ export const REPORT_VERSION = 2;
 /** what the "other" stack's one frame is called (an address no dump has: below every mapping) */
 export const OTHER_ADDRESS = '0x0';
 
-type Column = { o: number; n: number; t: 'u16' | 'u32' | 'f32' };
+export type Column = { o: number; n: number; t: 'u16' | 'u32' | 'f32' };
 
 interface PackedSnapshot {
   file: string;
@@ -368,214 +367,4 @@ export function packJob(
   raw.set(json, 4);
   raw.set(cols, 4 + json.length + pad);
   return { job, bytes: deflate(raw, { level: 9 }) };
-}
-
-// -- reading ----------------------------------------------------------------------------------------
-
-function fail(path: string, what: string): never {
-  throw new ReportError(`the report's data is damaged: ${path}: ${what}`);
-}
-
-/** The header of a payload (format and version checked), and its column bytes. */
-export function readPayload(deflated: Uint8Array): { job: PackedJob; cols: Uint8Array } {
-  let raw: Uint8Array;
-  try {
-    raw = inflate(deflated);
-  } catch (e) {
-    throw new ReportError(`the report's data is damaged (${e instanceof Error ? e.message : String(e)})`);
-  }
-  if (raw.length < 4) fail('payload', 'too short');
-  const len = new DataView(raw.buffer, raw.byteOffset, raw.byteLength).getUint32(0, true);
-  if (4 + len > raw.length) fail('payload', 'header longer than the data');
-  let v: unknown;
-  try {
-    v = JSON.parse(new TextDecoder().decode(raw.subarray(4, 4 + len)));
-  } catch (e) {
-    throw new ReportError(`the report's data is damaged (${e instanceof Error ? e.message : String(e)})`);
-  }
-  if (typeof v !== 'object' || v === null || (v as { format?: unknown }).format !== REPORT_FORMAT)
-    throw new ReportError('not a heaplens report');
-  const version = (v as { version?: unknown }).version;
-  if (typeof version !== 'number' || !Number.isInteger(version)) throw new ReportError('report without a version');
-  if (version > REPORT_VERSION)
-    throw new ReportError(
-      `this report was written by a newer heaplens (report version ${version}); this one reads up to ${REPORT_VERSION}`,
-    );
-  if (version < REPORT_VERSION)
-    throw new ReportError(
-      `this report was written by an older heaplens (report version ${version}), whose reports only its own page shows; open the report in a browser`,
-    );
-  const pad = (4 - ((4 + len) % 4)) % 4;
-  const cols = raw.slice(4 + len + pad);
-  const job = v as PackedJob;
-  if (!Array.isArray(job.processes)) fail('processes', 'expected a list');
-  return { job, cols };
-}
-
-function column(cols: Uint8Array, c: unknown, path: string, t: Column['t']): ArrayLike<number> {
-  const x = c as Column | null;
-  if (
-    !x ||
-    typeof x !== 'object' ||
-    x.t !== t ||
-    !Number.isInteger(x.o) ||
-    !Number.isInteger(x.n) ||
-    x.o < 0 ||
-    x.n < 0 ||
-    x.o % 4 !== 0
-  )
-    fail(path, `expected a ${t} column`);
-  const size = t === 'u16' ? 2 : 4;
-  if (x.o + x.n * size > cols.length) fail(path, 'column beyond the data');
-  const buf = cols.buffer.slice(cols.byteOffset + x.o, cols.byteOffset + x.o + x.n * size);
-  return t === 'u16' ? new Uint16Array(buf) : t === 'u32' ? new Uint32Array(buf) : new Float32Array(buf);
-}
-
-function big(h: unknown, path: string): bigint {
-  if (typeof h !== 'string' || !/^0x[0-9a-f]{1,16}$/.test(h)) fail(path, 'expected a hex address');
-  return BigInt(h);
-}
-
-/** A packed process back into the model (every index checked), with its symbols. */
-function unpackProcess(p: PackedProcess, cols: Uint8Array, at: string): ProcessSeries {
-  if (
-    !p ||
-    typeof p !== 'object' ||
-    typeof p.key !== 'string' ||
-    !Array.isArray(p.snapshots) ||
-    !Array.isArray(p.addresses)
-  )
-    fail(at, 'expected a process');
-  const nAddr = p.addresses.length;
-  p.addresses.forEach((h, i) => big(h, `${at}.addresses[${i}]`));
-  const offsets = column(cols, p.offsets, `${at}.offsets`, 'u32');
-  const frames = column(cols, p.frames, `${at}.frames`, 'u32');
-  const count = offsets.length - 1;
-  if (count < 0) fail(`${at}.offsets`, 'empty');
-  for (let i = 0; i < offsets.length; i++)
-    if (offsets[i] > frames.length || (i > 0 && offsets[i] < offsets[i - 1]))
-      fail(`${at}.offsets[${i}]`, 'out of order');
-  for (let i = 0; i < frames.length; i++)
-    if (frames[i] >= nAddr) fail(`${at}.frames[${i}]`, `expected an index below ${nAddr}`);
-  const counts = column(cols, p.cellCounts, `${at}.cellCounts`, 'u32');
-  const snaps = column(
-    cols,
-    p.cellSnapshots,
-    `${at}.cellSnapshots`,
-    (p.cellSnapshots as Column | null)?.t === 'u32' ? 'u32' : 'u16',
-  );
-  const bytes = column(cols, p.cellBytes, `${at}.cellBytes`, 'f32');
-  const objects = column(cols, p.cellObjects, `${at}.cellObjects`, 'f32');
-  const variance = column(cols, p.cellVar, `${at}.cellVar`, 'f32');
-  if (counts.length !== count) fail(`${at}.cellCounts`, `expected ${count} entries`);
-  let cells = 0;
-  for (let i = 0; i < counts.length; i++) cells += counts[i];
-  if (snaps.length !== cells || bytes.length !== cells || objects.length !== cells || variance.length !== cells)
-    fail(`${at}.cells`, 'columns of different lengths');
-  const n = p.snapshots.length;
-  const per: { ids: number[]; b: number[]; o: number[]; v: number[] }[] = Array.from({ length: n }, () => ({
-    ids: [],
-    b: [],
-    o: [],
-    v: [],
-  }));
-  let c = 0;
-  for (let s = 0; s < count; s++) {
-    let si = 0;
-    for (let k = 0; k < counts[s]; k++, c++) {
-      si += snaps[c];
-      if (si >= n) fail(`${at}.cellSnapshots[${c}]`, `expected a snapshot below ${n}`);
-      per[si].ids.push(s);
-      per[si].b.push(bytes[c]);
-      per[si].o.push(objects[c]);
-      per[si].v.push(variance[c]);
-    }
-  }
-  const snapshots: Snapshot[] = p.snapshots.map((x, si) => ({
-    ...x,
-    complete: x.complete !== false,
-    headerLiveBytes: typeof x.headerLiveBytes === 'number' ? x.headerLiveBytes : null,
-    context: x.context ?? null,
-    liveVarBytes: Float64Array.from(per[si].v),
-    threads: [],
-    stackIds: Uint32Array.from(per[si].ids),
-    liveBytes: Float64Array.from(per[si].b),
-    liveObjects: Float64Array.from(per[si].o),
-    accumBytes: null,
-    accumObjects: null,
-  }));
-  const index = new Map<string, number>();
-  p.addresses.forEach((h, i) => index.set(h, i));
-  const maps: MapsEntry[] | null = p.maps
-    ? p.maps.map((m, i) => ({
-        start: big(m.start, `${at}.maps[${i}].start`),
-        end: big(m.end, `${at}.maps[${i}].end`),
-        offset: big(m.offset, `${at}.maps[${i}].offset`),
-        perms: String(m.perms),
-        dev: '00:00',
-        inode: 0,
-        path: String(m.path),
-        deleted: false,
-      }))
-    : null;
-  let symbols: SymbolTable | null = null;
-  if (p.symbols) {
-    if (!Array.isArray(p.symbols) || p.symbols.length !== nAddr) fail(`${at}.symbols`, `expected ${nAddr} entries`);
-    symbols = {
-      leaf: p.symbols.map((x) => x[0] ?? undefined),
-      caller: p.symbols.map((x) => x[1] ?? undefined),
-      modules: [],
-    };
-  }
-  const py = p.pythonFrames;
-  const pythonFrames: PyFrameTable | null = py
-    ? { ...py, frames: new Map(py.frames.map((f) => [f.addr, f] as const)), markers: new Map(py.markers) }
-    : null;
-  const proc: ProcessSeries = {
-    key: p.key,
-    pid: p.pid,
-    pidNamespace: p.pidNamespace,
-    prefix: String(p.prefix),
-    snapshots,
-    stacks: {
-      count,
-      offsets: Array.from(offsets),
-      frames: Array.from(frames),
-      allocatorDepth: Array.from({ length: count }, (_, i) => Number(p.allocatorDepth?.[i] ?? 0)),
-    },
-    addresses: { hex: p.addresses, index },
-    maps,
-    endedWithoutFinalDump: Boolean(p.endedWithoutFinalDump),
-    symbols,
-    pythonFrames,
-  };
-  return proc;
-}
-
-/** A payload back into a Job the app's analysis runs on, its processes with their symbols. */
-export function unpackJob(deflated: Uint8Array): { header: PackedJob; job: Job } {
-  const { job: header, cols } = readPayload(deflated);
-  const out = header.processes.map((p, i) => {
-    try {
-      return unpackProcess(p, cols, `processes[${i}]`);
-    } catch (e) {
-      // a shape the checks above did not foresee is still damage, named, never a crash of the reader
-      if (e instanceof ReportError) throw e;
-      throw new ReportError(
-        `the report's data is damaged: processes[${i}]: ${e instanceof Error ? e.message : String(e)}`,
-      );
-    }
-  });
-  const job: Job = {
-    processes: out,
-    warnings: Array.isArray(header.warnings)
-      ? header.warnings.map((w) => ({
-          file: String(w.file),
-          message: String(w.message),
-          ...(typeof w.line === 'number' ? { line: w.line } : {}),
-        }))
-      : [],
-    ignoredFiles: [],
-  };
-  return { header, job };
 }

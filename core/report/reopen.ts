@@ -1,5 +1,5 @@
 // Reopening a report: its embedded job back into the model (the app's analysis runs on it) and a read-only
-// session (notes included). Everything from the file is validated as untrusted input (job-pack.ts unpackJob,
+// session (notes included). Everything from the file is validated as untrusted input (job-unpack.ts unpackJob,
 // core/notes/validate.ts).
 
 import { revealControls } from '../model/display-text.js';
@@ -7,7 +7,8 @@ import type { Job } from '../model/model.js';
 import type { Session } from '../notes/schema.js';
 import { validateSession } from '../notes/validate.js';
 import { extractPayload } from './html.js';
-import { unpackJob, type PackedJob } from './job-pack.js';
+import type { PackedJob } from './job-pack.js';
+import { unpackJob } from './job-unpack.js';
 
 export interface ReopenedReport {
   /** read-only: the app shows it, never saves over it */

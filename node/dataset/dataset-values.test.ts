@@ -92,3 +92,24 @@ describe('a dataset whose columns were edited', () => {
     });
   }
 });
+
+// Issue 24 item 6: a snapshot total that disagrees with its cells (a flipped bit, a crafted figure) is a warning
+// naming the file and row, and the cells' sums are used: the output is the pristine dataset's.
+describe('a snapshot total that is not the sum of its cells', () => {
+  it('warns naming the file and row, and every figure is the one the cells give', async () => {
+    const { ds, file } = await edited(
+      'flipped-total',
+      'snapshots',
+      'live_bytes',
+      'CASE WHEN snapshot = 1 THEN live_bytes * 1024 + 7 ELSE live_bytes END',
+    );
+    const [edit, clean] = [await cli('top', ds, '--snapshot', '1'), await cli('top', pristine, '--snapshot', '1')];
+    expect(edit.code, edit.err).toBe(0);
+    expect(edit.err).toContain(file.slice(ds.length + 1));
+    expect(edit.err).toMatch(
+      /row 2 \(.*\): live_bytes \d+ and live_objects \d+ are not the sum of its cells .* the cells' sums are used/,
+    );
+    expect(clean.err).not.toMatch(/not the sum of its cells/);
+    expect(edit.out).toBe(clean.out);
+  });
+});

@@ -4,7 +4,7 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DuckDBValue } from '@duckdb/node-api';
-import type { Job, LoadWarning, ProcessSeries, Snapshot, ThreadTotals } from '../../core/model/model.js';
+import type { Counts, Job, LoadWarning, ProcessSeries, Snapshot, ThreadTotals } from '../../core/model/model.js';
 import type { MapsEntry } from '../../core/formats/proc-maps.js';
 import type { PyFrameTable } from '../../core/formats/pyframes.js';
 import type { DumpFormat, Trigger } from '../../core/formats/dump-types.js';
@@ -214,7 +214,8 @@ async function readWith(
   const shells: { pr: Row; id: number; series: ProcessSeries }[] = [];
   for (const pr of sorted) {
     const id = checkProcessId(pr.process, join(dir, 'processes.parquet'));
-    const { series, counts } = await readSnapshots(engine, dir, id, pr, withCells);
+    const { series, counts, warnings: totals } = await readSnapshots(engine, dir, id, pr, withCells);
+    if (totals.length > 0) warningsOf.set(id, [...(warningsOf.get(id) ?? []), ...totals]);
     shells.push({ pr, id, series });
     processes.push(series);
     ids.set(series, id);
@@ -262,7 +263,7 @@ async function readSnapshots(
   id: number,
   pr: Row,
   withCells: boolean | CellPicker,
-): Promise<{ series: ProcessSeries; counts: number[] }> {
+): Promise<{ series: ProcessSeries; counts: number[]; warnings: LoadWarning[] }> {
   const sfile = partFile(dir, 'snapshots', id);
   const snapRows = await readParquetRows(engine, sfile, '*', 'ORDER BY snapshot');
   // every figure bounded as the dump readers bound theirs, every failure naming the file and column
@@ -318,6 +319,7 @@ async function readSnapshots(
     );
   const counts = snapRows.map((r) => wholeValue(sfile, 'cell_count', r.cell_count));
   const stackCount = wholeValue(join(dir, 'processes.parquet'), 'stack_count', pr.stack_count);
+  let warnings: LoadWarning[] = [];
   if (withCells === false)
     await checkCellFiles(
       engine,
@@ -325,7 +327,7 @@ async function readSnapshots(
       id,
       counts.reduce((a, b) => a + b, 0),
     );
-  else if (withCells === true) await readCells(engine, dir, id, snapshots, counts, null, stackCount);
+  else if (withCells === true) warnings = await readCells(engine, dir, id, snapshots, counts, null, stackCount);
   else {
     await checkCellFiles(
       engine,
@@ -333,7 +335,7 @@ async function readSnapshots(
       id,
       counts.reduce((a, b) => a + b, 0),
     );
-    await readCells(
+    warnings = await readCells(
       engine,
       dir,
       id,
@@ -364,7 +366,7 @@ async function readSnapshots(
       isObjectOrNull,
       fromTaggedJson,
     );
-  return { series, counts };
+  return { series, counts, warnings };
 }
 
 /** Fills in the stacks, addresses and maps of a series read by readSnapshots (of `only` stacks: their frames). */
@@ -465,7 +467,7 @@ async function readCells(
   counts: number[],
   pick: ReadonlySet<number> | null,
   stackCount: number,
-): Promise<void> {
+): Promise<LoadWarning[]> {
   const cdir = partitionDir(dir, 'cells', id);
   const total = counts.reduce((a, b, j) => a + (pick && !pick.has(j) ? 0 : b), 0);
   let names: string[] = [];
@@ -541,6 +543,36 @@ async function readCells(
   }
   if (seen !== total)
     throw new DatasetError(cdir, `holds ${seen} cells; the snapshots say ${total} (a cells file is missing or extra)`);
+  return checkTotals(partFile(dir, 'snapshots', id), snapshots, pick);
+}
+
+/**
+ * Each read snapshot's totals against the sum of its cells (issue 24 item 6). They agree in a dataset ingest wrote
+ * (both are the same records' sums); a total that does not is a damaged number, and the cells win: they are what
+ * every view ranks and draws, each was bounded when read, and dropping the snapshot would lose a whole series
+ * point over one figure. A warning names the file and row.
+ */
+function checkTotals(file: string, snapshots: Snapshot[], pick: ReadonlySet<number> | null): LoadWarning[] {
+  const out: LoadWarning[] = [];
+  // the same records summed in another order (repeated stacks folded) differ by rounding only
+  const same = (a: number, b: number): boolean => Math.abs(a - b) <= 1 + 1e-9 * Math.max(a, b);
+  snapshots.forEach((s, j) => {
+    if (pick && !pick.has(j)) return;
+    const sum = (c: Float64Array | null): number => (c ? c.reduce((a, v) => a + v, 0) : 0);
+    const fix: [string, Counts, number, number][] = [['live', s.live, sum(s.liveBytes), sum(s.liveObjects)]];
+    if (s.accumBytes) fix.push(['accum', s.accumulated, sum(s.accumBytes), sum(s.accumObjects)]);
+    for (const [what, c, bytes, objects] of fix)
+      if (!same(c.bytes, bytes) || !same(c.objects, objects)) {
+        out.push({
+          file,
+          line: j + 1,
+          message: `row ${j + 1} (${s.file}): ${what}_bytes ${c.bytes} and ${what}_objects ${c.objects} are not the sum of its cells (${bytes} bytes in ${objects} objects); the cells' sums are used`,
+        });
+        c.bytes = bytes;
+        c.objects = objects;
+      }
+  });
+  return out;
 }
 
 /** The cells of one snapshot (stack ids and live bytes), e.g. the last one before an append. */

@@ -22,6 +22,13 @@ import { buildReportHtml } from '../../core/report/html.js';
 import { reopenReport } from '../../core/report/reopen.js';
 import { ReportError } from '../../core/report/errors.js';
 import { FIXTURES, fixtureFiles } from '../fixtures.js';
+import { deflateSync } from 'node:zlib';
+import { readPayload, unpackJob } from '../../core/report/job-unpack.js';
+import { parseKernelOomLog } from '../../core/formats/kernel-oom.js';
+import { parseCgroupFile } from '../../core/formats/cgroup-memory.js';
+import { parseJobLog } from '../../core/formats/job-log.js';
+import { parseRssLog } from '../../core/formats/rss-log.js';
+import { MAX_COUNT } from '../../core/formats/limits.js';
 
 export interface Target {
   name: string;
@@ -66,6 +73,25 @@ function checkJob(job: Job, paths: readonly string[]): void {
       paths.includes(w.file) || job.processes.some((p) => p.key === w.file),
       `warning names an unknown file: ${w.file}`,
     );
+}
+
+/**
+ * Every number a reader gives back is finite and within 2^64 in size (a figure past that is absurd for any byte
+ * count, time in ms or id), walking the whole result; `at` names where.
+ */
+function checkFigures(v: unknown, at: string, depth = 0): void {
+  if (typeof v === 'number') {
+    check(Number.isFinite(v) && Math.abs(v) <= 2 ** 64, `${at}: ${v}`);
+    return;
+  }
+  if (typeof v !== 'object' || v === null || depth > 12) return;
+  if (ArrayBuffer.isView(v)) {
+    for (const x of v as unknown as Iterable<number>)
+      check(Number.isFinite(x) && Math.abs(x) <= 2 ** 64, `${at}: ${x}`);
+    return;
+  }
+  const entries = v instanceof Map ? [...v.entries()] : Object.entries(v);
+  for (const [k, x] of entries) checkFigures(x, `${at}.${String(k)}`, depth + 1);
 }
 
 async function jobOf(files: [string, Uint8Array][]): Promise<void> {
@@ -127,6 +153,36 @@ async function reportSeed(): Promise<Uint8Array> {
 }
 
 const torchSeed = (...p: string[]): Uint8Array => read('..', 'torch', ...p);
+const OOM = join(FIXTURES, '..', 'oom-job', 'logs');
+const oomSeed = (...p: string[]): Uint8Array => new Uint8Array(readFileSync(join(OOM, ...p)));
+
+/** A report's payload inflated (header + columns), to mutate before deflating again: edits the unpacker sees. */
+async function payloadSeed(): Promise<Uint8Array> {
+  const job = await loadJob(fixtureFiles('job'));
+  const { bytes } = buildReport(
+    job.processes.map((proc) => ({ proc })),
+    { topN: 3 },
+  );
+  const { job: header, cols } = readPayload(bytes);
+  const json = enc.encode(JSON.stringify(header));
+  const pad = (4 - ((4 + json.length) % 4)) % 4;
+  const raw = new Uint8Array(4 + json.length + pad + cols.length);
+  new DataView(raw.buffer).setUint32(0, json.length, true);
+  raw.set(json, 4);
+  raw.set(cols, 4 + json.length + pad);
+  return raw;
+}
+
+/** A job read from a report must hold what a loaded job holds: finite sizes, stacks within the frame cap. */
+function checkUnpacked(job: Job): void {
+  checkJob(job, [...job.warnings.map((w) => w.file), ...job.processes.map((p) => p.key)]);
+  for (const p of job.processes)
+    for (const s of p.snapshots) {
+      for (const id of s.stackIds) check(id < p.stacks.count, `${p.key}: cell of stack ${id} of ${p.stacks.count}`);
+      for (const v of s.liveVarBytes) check(v >= 0 && v <= Infinity && v === v, `${s.file}: variance ${v}`);
+      check(s.live.bytes <= MAX_COUNT, `${s.file}: total ${s.live.bytes}`);
+    }
+}
 
 export async function targets(): Promise<Target[]> {
   const dumps = dumpSeeds();
@@ -258,6 +314,49 @@ export async function targets(): Promise<Target[]> {
         } catch (e) {
           refusesWith(e, SessionError);
         }
+      },
+    },
+    // the readers of issue 24: report payloads through the unpacker, and the why-it-died text inputs
+    {
+      name: 'report payload',
+      seeds: [await payloadSeed()],
+      run: async (b) => {
+        let out: Job;
+        try {
+          out = unpackJob(new Uint8Array(deflateSync(b))).job;
+        } catch (e) {
+          refusesWith(e, ReportError);
+          return;
+        }
+        checkUnpacked(out);
+      },
+    },
+    {
+      name: 'kernel OOM log',
+      seeds: [oomSeed('dmesg.txt'), oomSeed('dmesg-T.txt')],
+      run: async (b) => checkFigures(parseKernelOomLog(dec.decode(b), 2026), 'kernel log'),
+    },
+    {
+      name: 'cgroup file',
+      seeds: ['memory.stat', 'memory.limit_in_bytes', 'memory.usage_in_bytes', 'memory.oom_control'].map((n) =>
+        oomSeed('cgroup', n),
+      ),
+      run: async (b, i) => {
+        const names = ['memory.stat', 'memory.limit_in_bytes', 'memory.max', 'memory.events', 'memory.peak'];
+        checkFigures(parseCgroupFile(`/sys/fs/cgroup/x/${names[Math.abs(i) % names.length]}`, dec.decode(b)), 'cgroup');
+      },
+    },
+    {
+      name: 'job log',
+      seeds: [oomSeed('job.log')],
+      run: async (b) => checkFigures(parseJobLog(dec.decode(b)), 'job log'),
+    },
+    {
+      name: 'rss csv',
+      seeds: [read('..', 'rss-log', 'rss.csv')],
+      run: async (b) => {
+        const log = parseRssLog(dec.decode(b), Date.UTC(2026, 11, 1));
+        checkFigures(log, 'rss log');
       },
     },
     {

@@ -11,6 +11,7 @@ import { DEFAULT_SAMPLE_TYPE, parseSampleType, sampleSeries, sampleUnavailable }
 import { loadSessionFile, writeFileAtomic } from '../io/session-file.js';
 import { buildReport, type ReportProcessInput } from '../../core/report/build-report.js';
 import { buildReportHtml } from '../../core/report/html.js';
+import { postmortemView, viewForProcesses } from '../../core/query/postmortem-view.js';
 import type { Session } from '../../core/notes/schema.js';
 import { checkFlags, flag, has, intFlag, UsageError, type ParsedArgs } from './args.js';
 import type { StackDescriber } from '../../core/frames/describe.js';
@@ -81,8 +82,10 @@ export async function reportCommand(args: ParsedArgs, io: CommandIO): Promise<nu
   const baseSeq = flag(args, 'base');
   const targetSeq = flag(args, 'target');
   const inputs: ReportProcessInput[] = [];
+  /** the job's process index of each input (a process without the sample's values is left out) */
+  const kept: number[] = [];
   const sample = parseSampleType(flag(args, 'sample') ?? DEFAULT_SAMPLE_TYPE) ?? DEFAULT_SAMPLE_TYPE;
-  for (const p of job.processes) {
+  for (const [pi, p] of job.processes.entries()) {
     // the report's numbers are the sample's (its byte columns hold counts for the *_objects types)
     const values = sampleSeries(p, sample);
     if (!values) {
@@ -110,6 +113,7 @@ export async function reportCommand(args: ParsedArgs, io: CommandIO): Promise<nu
         });
     }
     inputs.push(input);
+    kept.push(pi);
   }
   const sanitize = has(args, 'sanitize');
   const {
@@ -129,6 +133,8 @@ export async function reportCommand(args: ParsedArgs, io: CommandIO): Promise<nu
     session,
     warnings: job.warnings,
     sanitize: sanitize ? { paths: true, maps: true } : {},
+    // the verdict over the whole job and the logs given with it, as `heaplens postmortem` says it
+    postmortem: job.processes.length > 0 ? viewForProcesses(postmortemView(job), kept) : null,
   });
   if (sanitize) {
     io.err(

@@ -6,6 +6,7 @@ import type { FrameGroup, LoadProgress as EngineLoadProgress, ViewOptions } from
 import type { FrameInfo } from '../../../core/frames/catalog.ts';
 import type { MissingBinariesSummary } from '../../../core/symbolize/missing-binaries.ts';
 import type { JobPreview } from '../../../core/load/job-preview.ts';
+import type { PostmortemView } from '../../../core/query/postmortem-view.ts';
 
 export type { JobPreview };
 
@@ -153,6 +154,8 @@ export interface JobSummary {
   verdict?: string | null;
   /** the logs read as kill evidence, and what each gave */
   logsRead?: { file: string; gave: string }[];
+  /** the kill, the limit and the time to it, heap vs RSS, the culprits (core/query/postmortem-view.ts) */
+  postmortem?: PostmortemView | null;
   loadMs: number;
   /** time the loader spent waiting for bytes (read-ahead misses) */
   readWaitMs: number;
@@ -334,6 +337,8 @@ export type Request =
   /** the job sent before it as `jobBatch` messages (a dataset read by the desktop app's main process) */
   | { type: 'loadBatches' }
   | { type: 'summary' }
+  /** the post-mortem again with the limit the user typed (null: the limit the evidence gives) */
+  | { type: 'postmortem'; limit: { bytes: number | null; source: string } | null }
   | { type: 'stackSeries'; proc: number; n: number; view: ViewOptions }
   | {
       type: 'growth';
@@ -399,6 +404,7 @@ export type Response =
   | { type: 'load'; summary: JobSummary }
   | { type: 'loadBatches'; summary: JobSummary }
   | { type: 'summary'; summary: JobSummary }
+  | { type: 'postmortem'; postmortem: PostmortemView | null }
   | { type: 'stackSeries'; series: StackSeries }
   | { type: 'growth'; growth: GrowthResult }
   | { type: 'suspects'; suspects: SuspectsResult }

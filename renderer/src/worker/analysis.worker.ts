@@ -4,6 +4,7 @@
 
 /// <reference lib="webworker" />
 import { postmortemQuery } from '../../../core/query/postmortem.ts';
+import { viewForProcesses, viewOf, type PostmortemView } from '../../../core/query/postmortem-view.ts';
 import { contextParts } from './context-summary.ts';
 import { classifyFiles, groupProcesses, loadJob } from '../../../core/load/load-job.ts';
 import { withPrefetch } from './prefetch.ts';
@@ -73,6 +74,10 @@ declare const self: DedicatedWorkerGlobalScope;
 
 let job: Job | null = null;
 let summary: JobSummary | null = null;
+/** the limit the user typed (bytes, or null for "no limit"); null: the one the evidence gives */
+let userLimit: { bytes: number | null; source: string } | null = null;
+/** a report's own post-mortem (computed where the report was made, over the dumps and logs it came from) */
+let reportPostmortem: PostmortemView | null = null;
 const frameTables = new Map<number, FrameCatalog>();
 let compiledWasm: Promise<CompiledWasm> | null = null;
 const controllers = new Map<number, AbortController>();
@@ -136,6 +141,8 @@ function closeDumpPool(): void {
 /** Everything cached per loaded job (by process index). */
 function resetCaches(): void {
   jobIsPartial = false;
+  userLimit = null;
+  reportPostmortem = null;
   keepPatterns(false);
   frameTables.clear();
   growthCache2.clear();
@@ -442,7 +449,7 @@ function summarize(j: Job, loadMs: number, bytesTotal: number, waitMs: number): 
     }
   }
   // the verdict once the whole job is in (the query ranks the job again: not per partial update)
-  const pm = !jobIsPartial && j.processes.length > 0 ? postmortemQuery(j) : null;
+  const pm = postmortemOf(j);
   return {
     processes,
     warnings,
@@ -451,8 +458,16 @@ function summarize(j: Job, loadMs: number, bytesTotal: number, waitMs: number): 
     readWaitMs: waitMs,
     bytesTotal,
     verdict: pm?.verdict ?? null,
-    logsRead: pm?.logsRead.map((l) => ({ file: l.file, gave: l.gave })) ?? [],
+    logsRead: pm?.logsRead ?? [],
+    postmortem: pm,
   };
+}
+
+/** Why the job died with the limit in force (typed, else the evidence's); a report's own when it has one. */
+function postmortemOf(j: Job): PostmortemView | null {
+  if (reportPostmortem) return reportPostmortem;
+  if (jobIsPartial || j.processes.length === 0) return null;
+  return viewOf(postmortemQuery(j, userLimit ? { limit: userLimit } : {}));
 }
 
 /**
@@ -850,10 +865,17 @@ async function report(
     session,
     warnings: job.warnings,
     sanitize,
+    // the verdict over the whole job and its logs, whichever processes the report keeps
+    postmortem: previewOnly ? null : withPostmortem(procs),
   });
   if (previewOnly) return { html: null, preview, bytes: 0 };
   const html = await buildReportHtml(bytes, { title: header.title, generator: header.generator }, reportApp);
   return { html, preview, bytes: new TextEncoder().encode(html).length };
+}
+
+function withPostmortem(procs: number[]): PostmortemView | null {
+  const pm = job ? postmortemOf(job) : null;
+  return pm ? viewForProcesses(pm, procs) : null;
 }
 
 function exportSnapshot(
@@ -1061,6 +1083,14 @@ async function handle(id: number, req: Request): Promise<{ res: Response; transf
     case 'summary':
       if (!summary) throw new Error('no job loaded');
       return { res: { type: 'summary', summary } };
+    case 'postmortem': {
+      // a limit typed in the app: the projections again over the same job (a report keeps its own)
+      if (!job || !summary) throw new Error('no job loaded');
+      if (!reportPostmortem) userLimit = req.limit;
+      const pm = postmortemOf(job);
+      summary = { ...summary, postmortem: pm, verdict: pm?.verdict ?? null };
+      return { res: { type: 'postmortem', postmortem: pm } };
+    }
     case 'stackSeries':
       return { res: { type: 'stackSeries', series: stackSeries(req.proc, req.n, req.view) } };
     case 'growth':
@@ -1125,6 +1155,7 @@ async function handle(id: number, req: Request): Promise<{ res: Response; transf
       const r = req.payload !== undefined ? reopenPayload(fromBase64(req.payload)) : reopenReport(req.html ?? '');
       job = r.job;
       resetCaches();
+      reportPostmortem = r.postmortem;
       summary = summarize(r.job, performance.now() - t0, 0, 0);
       // the process table counts the stacks of the dumps, not only the ones the report kept
       summary.processes.forEach((p, k) => (p.stackCount = r.header.processes[k]?.stackCount ?? p.stackCount));

@@ -204,7 +204,7 @@ export function readPostmortemView(v: unknown, processCount: number): Postmortem
   try {
     return readView(v, processCount);
   } catch (e) {
-    if (e instanceof Bad) throw new Error(`postmortem: ${e.message}`);
+    if (e instanceof Bad) throw new Error(`postmortem: ${e.message}`, { cause: e });
     throw e;
   }
 }

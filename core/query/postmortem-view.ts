@@ -38,6 +38,8 @@ export interface ProcessView {
   toLimit: string | null;
   memory: {
     heapBytes: number;
+    /** of the heap, allocations inherited at fork and never freed (the parent's pages until written) */
+    inheritedBytes: number;
     rssBytes: number | null;
     outsideHeapBytes: number | null;
     explanation: MemoryExplanation | null;
@@ -113,6 +115,7 @@ export function viewOf(q: PostmortemResult): PostmortemView {
         toLimit: proj ? projectionText(proj) : null,
         memory: {
           heapBytes: m.heapBytes,
+          inheritedBytes: m.inheritedBytes,
           rssBytes: m.rssBytes,
           outsideHeapBytes: m.outsideHeapBytes,
           explanation: m.explanation,
@@ -250,6 +253,7 @@ function readView(v: unknown, n: number): PostmortemView {
         toLimit: opt(p.toLimit, str, `processes[${i}].toLimit`),
         memory: {
           heapBytes: num(m.heapBytes, `processes[${i}].memory.heapBytes`),
+          inheritedBytes: num(m.inheritedBytes, `processes[${i}].memory.inheritedBytes`),
           rssBytes: opt(m.rssBytes, num, `processes[${i}].memory.rssBytes`),
           outsideHeapBytes: opt(m.outsideHeapBytes, num, `processes[${i}].memory.outsideHeapBytes`),
           explanation: opt(

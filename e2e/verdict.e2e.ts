@@ -142,6 +142,8 @@ test("the report opens with the same sentence and the kill, from the job's dumps
   context,
   page,
 }) => {
+  // the app's load, the CLI's report of the same files and the report's own load, on a shared machine
+  test.setTimeout(180_000);
   await guardNetwork(context);
   await openOomJob(page);
   const sentence = (await page.getByTestId('verdict-sentence').textContent())!.trim();

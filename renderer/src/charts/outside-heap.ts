@@ -36,7 +36,7 @@ export function outsideText(
   const text =
     e === 'heap'
       ? `outside the heap: little (${formatBytes(m.outsideHeapBytes)})`
-      : `outside the heap ${formatBytes(m.outsideHeapBytes)}: ${e}${part !== null ? ` ${formatBytes(part)}` : ''}`;
+      : `outside the heap ${formatBytes(m.outsideHeapBytes)}: ${e}${part !== null && formatBytes(part) !== formatBytes(m.outsideHeapBytes) ? ` ${formatBytes(part)}` : ''}`;
   return {
     explanation: e,
     text,

@@ -13,6 +13,7 @@ import { processName } from '../model/process-name.js';
 import { snapshotTotalBytes } from '../model/snapshot-status.js';
 import { leastSquaresSlope } from '../stats/growth.js';
 import { postmortemQuery } from './postmortem.js';
+import { viewOf, type PostmortemView } from './postmortem-view.js';
 import { teardownDump } from '../stats/exit-dump.js';
 
 export interface SnapshotSummary {
@@ -120,6 +121,8 @@ export interface JobSummary {
   verdict?: string | null;
   /** the logs read as kill evidence, and what each gave */
   logsRead?: { file: string; gave: string }[];
+  /** the kill, the limit and the time to it, heap vs RSS, the culprits (core/query/postmortem-view.ts) */
+  postmortem?: PostmortemView | null;
   loadMs: number;
   /** time the loader spent waiting for bytes (read-ahead misses) */
   readWaitMs: number;
@@ -213,6 +216,10 @@ export interface JobSummaryOptions {
   waitMs: number;
   /** the job is the partial one of a load in progress: no verdict yet (it ranks the job: not per update) */
   partial: boolean;
+  /** the limit the user typed (bytes, or null for "no limit"); absent: the one the evidence gives */
+  limit?: { bytes: number | null; source: string } | null;
+  /** a report's own post-mortem (made where the report was, over the dumps and logs it came from) */
+  postmortem?: PostmortemView | null;
 }
 
 /** The job's summary from its parsed dumps. */
@@ -265,7 +272,7 @@ export function jobSummary(j: Job, opts: JobSummaryOptions): JobSummary {
           message: `truncated at byte ${s.truncated.byteOffset}: the dump ended early (complete records kept)`,
           kind: 'truncated',
         });
-  const pm = !opts.partial && j.processes.length > 0 ? postmortemQuery(j) : null;
+  const pm = opts.postmortem ?? (!opts.partial && j.processes.length > 0 ? jobPostmortem(j, opts.limit ?? null) : null);
   return {
     processes,
     warnings,
@@ -275,7 +282,13 @@ export function jobSummary(j: Job, opts: JobSummaryOptions): JobSummary {
     bytesTotal: opts.bytesTotal,
     verdict: pm?.verdict ?? null,
     logsRead: pm?.logsRead.map((l) => ({ file: l.file, gave: l.gave })) ?? [],
+    postmortem: pm,
   };
+}
+
+/** Why the job died with the limit in force (typed, else the evidence's), as the charts and the report draw it. */
+export function jobPostmortem(j: Job, limit: { bytes: number | null; source: string } | null): PostmortemView {
+  return viewOf(postmortemQuery(j, limit ? { limit } : {}));
 }
 
 /** The files no reader took, less those the symbolizer read as binaries or debug files (those are not "ignored"). */

@@ -8,7 +8,15 @@ import type { Job, LoadWarning } from '../model/model.js';
 import { killEvidence, type Evidence, type KillBy, type KillEvidence, type LogRead } from '../stats/kill-evidence.js';
 import { processEnds, type Fate } from '../stats/fates.js';
 import { withoutTeardownDumps, type TeardownDump } from '../stats/exit-dump.js';
-import { jobMemory, pagesAt, processMemory, type JobMemory, type ProcessMemory } from '../stats/memory-outside-heap.js';
+import {
+  contextPagesAt,
+  jobMemory,
+  pagesAt,
+  processMemory,
+  type JobMemory,
+  type Pages,
+  type ProcessMemory,
+} from '../stats/memory-outside-heap.js';
 import { rankCulprits, verdictSentence, type Culprit } from '../stats/verdict.js';
 import { postmortem, type JobPostmortem } from '../stats/postmortem.js';
 import { processParents, recordedJobLimit } from '../model/memory-context.js';
@@ -108,7 +116,10 @@ export function postmortemQuery(job: Job, opts: PostmortemOptions = {}): Postmor
   );
   // memory at the moment of the kill (each process's own kill, else the first): what filled the cgroup then
   const cutoff = (i: number): number | null => ends[i].kill?.atMs ?? first?.atMs ?? null;
-  const memory = processMemory(trimmed, pm.suspects, (i) => pagesAt(samples, series[i].pid, cutoff(i)), cutoff);
+  // the pages the capture recorded with the end dump first (same moment as its heap), else a copied smaps_rollup
+  const pagesOf = (i: number): Pages | null =>
+    contextPagesAt(series[i], cutoff(i)) ?? pagesAt(samples, series[i].pid, cutoff(i));
+  const memory = processMemory(trimmed, pm.suspects, pagesOf, cutoff);
   const culprits = rankCulprits(trimmed, pm.suspects, memory);
   const victimRate =
     first?.processIndex !== null && first ? (pm.processes[first.processIndex!].rate?.perSecond ?? null) : null;

@@ -13,7 +13,8 @@ import { sampleSeries, sampleUnavailable } from '../model/sample-type.js';
 import { lastCompleteIndex } from '../model/snapshot-status.js';
 import { rankGrowth } from '../stats/growth.js';
 import { rankJob, type JobSuspects, type RankMemo } from '../stats/suspects.js';
-import { jobSummary, withPending, type JobSummary } from './job-summary.js';
+import { jobPostmortem, jobSummary, withPending, type JobSummary } from './job-summary.js';
+import type { PostmortemView } from './postmortem-view.js';
 import { Rollback } from './rollback.js';
 
 /** Per-process steady-growth figures (core/stats/growth.ts) of the Growth table and the "by growth" trees. */
@@ -59,6 +60,10 @@ export class QuerySession {
   private memo: RankMemo | null = null;
   private keepMemo = false;
   private readonly rollback = new Rollback<{ job: Job | null; summary: JobSummary | null }>();
+  /** the limit the user typed (bytes, or null for "no limit"); null: the one the evidence gives */
+  private userLimit: { bytes: number | null; source: string } | null = null;
+  /** a report's own post-mortem (computed where the report was made, over the dumps and logs it came from) */
+  private reportPostmortem: PostmortemView | null = null;
 
   /** The loaded job; an error when none is. */
   get job(): Job {
@@ -141,15 +146,42 @@ export class QuerySession {
   }
 
   private summarize(job: Job, { readers, ...times }: LoadTimes): JobSummary {
-    const s = jobSummary(job, { ...times, hasPython: (i) => this.catalog(i).hasPython, partial: this.isPartial });
+    const s = jobSummary(job, {
+      ...times,
+      hasPython: (i) => this.catalog(i).hasPython,
+      partial: this.isPartial,
+      limit: this.userLimit,
+      postmortem: this.reportPostmortem,
+    });
     return readers === undefined ? s : { ...s, readers };
   }
 
-  /** The job becomes `job` (dumps read whole, a dataset's batches, a report's packed job); its summary. */
-  open(job: Job, times: LoadTimes = { loadMs: 0, bytesTotal: 0, waitMs: 0 }): JobSummary {
+  /**
+   * The job becomes `job` (dumps read whole, a dataset's batches, a report's packed job); its summary. A report
+   * brings its own post-mortem (its job keeps neither the logs nor every stack).
+   */
+  open(
+    job: Job,
+    times: LoadTimes = { loadMs: 0, bytesTotal: 0, waitMs: 0 },
+    reportPostmortem: PostmortemView | null = null,
+  ): JobSummary {
     this.set(job);
+    this.reportPostmortem = reportPostmortem;
     this.summaryNow = this.summarize(job, times);
     return this.summaryNow;
+  }
+
+  /** Why the job died with a limit the user typed (null: the evidence's again); a report keeps its own. */
+  setLimit(limit: { bytes: number | null; source: string } | null): PostmortemView | null {
+    if (!this.reportPostmortem) this.userLimit = limit;
+    const pm = this.reportPostmortem ?? (this.isPartial ? null : jobPostmortem(this.job, this.userLimit));
+    this.summaryNow = { ...this.summary, postmortem: pm, verdict: pm?.verdict ?? null };
+    return pm;
+  }
+
+  /** The post-mortem in force (the report's, or the job's with the typed limit), null while a load shows a part. */
+  postmortem(): PostmortemView | null {
+    return this.summaryNow?.postmortem ?? null;
   }
 
   /** Replaces the summary's figures the job cannot know (a report's stack counts are of its dumps). */
@@ -163,6 +195,8 @@ export class QuerySession {
 
   private set(job: Job | null): void {
     this.current = job;
+    this.userLimit = null;
+    this.reportPostmortem = null;
     this.summaryNow = null;
     this.isPartial = false;
     this.keepMemo = false;

@@ -5,6 +5,7 @@ import type { Session } from '../notes/schema.js';
 import type { ViewOptions } from '../model/vocab.js';
 import type { ProcessSeries } from '../model/model.js';
 import type { QuerySession } from '../query/session.js';
+import { viewForProcesses, type PostmortemView } from '../query/postmortem-view.js';
 import { buildReport, type SanitizeOptions, type SanitizePreview } from './build-report.js';
 import { buildReportHtml, type ReportApp } from './html.js';
 
@@ -60,8 +61,14 @@ export async function appReport(s: QuerySession, req: AppReportRequest, app: Rep
     session: req.session,
     warnings: job.warnings,
     sanitize: req.sanitize,
+    // the verdict over the whole job and its logs, whichever processes the report keeps
+    postmortem: req.previewOnly ? null : withPostmortem(s.postmortem(), req.procs),
   });
   if (req.previewOnly) return { html: null, preview, bytes: 0 };
   const html = await buildReportHtml(bytes, { title: header.title, generator: header.generator }, app);
   return { html, preview, bytes: new TextEncoder().encode(html).length };
+}
+
+function withPostmortem(pm: PostmortemView | null, procs: readonly number[]): PostmortemView | null {
+  return pm ? viewForProcesses(pm, procs) : null;
 }

@@ -21,6 +21,7 @@ import {
 import { resolveSnapshot, resolveStack } from '../notes/notes.js';
 import { packJob, type PackedJob, type PackInput } from './job-pack.js';
 import { directoriesOf, scrubDirectories } from './scrub-dirs.js';
+import type { PostmortemView } from '../query/postmortem-view.js';
 
 export interface ReportProcessInput {
   /** with its symbols (proc.symbols), null when not symbolized */
@@ -51,6 +52,8 @@ export interface BuildReportOptions {
   session?: Session | null;
   warnings?: readonly LoadWarning[];
   sanitize?: SanitizeOptions;
+  /** why the job died over the whole loaded job and its logs (the report opens with its verdict) */
+  postmortem?: PostmortemView | null;
 }
 
 /** What sanitizing removes, for the user to check before sharing. */
@@ -237,6 +240,7 @@ export function buildReport(
     ? directoriesOf([
         ...removed.keys(),
         ...shownWarnings.map((w) => w.file),
+        ...(options.postmortem?.logsRead.map((l) => l.file) ?? []),
         ...inputs.flatMap(({ proc }) => [
           proc.key,
           ...proc.snapshots.map((s) => s.file),
@@ -244,6 +248,7 @@ export function buildReport(
         ]),
       ])
     : [];
+  const scrub = (t: string): string => (stripPaths ? scrubDirectories(t, dirs) : t);
   const warnings = shownWarnings.map((w) => {
     const o: PackedJob['warnings'][number] = {
       file: path(w.file),
@@ -268,6 +273,7 @@ export function buildReport(
       session: sessionOut,
       warnings,
       warningsOmitted: Math.max(0, (options.warnings?.length ?? 0) - MAX_WARNINGS),
+      ...(options.postmortem ? { postmortem: sanitizePostmortem(options.postmortem, path, scrub) } : {}),
     },
     packInputs,
     { path, key, keepMaps: !dropMaps },
@@ -280,4 +286,31 @@ export function buildReport(
     notesKeptAsWritten: notes.length,
   };
   return { job, bytes, preview };
+}
+
+/** The post-mortem as it goes into the report: the log files' paths and any path in its texts shortened. */
+function sanitizePostmortem(
+  pm: PostmortemView,
+  path: (p: string) => string,
+  scrub: (t: string) => string,
+): PostmortemView {
+  return {
+    ...pm,
+    verdict: scrub(pm.verdict),
+    kill: pm.kill
+      ? {
+          ...pm.kill,
+          evidence: pm.kill.evidence
+            ? { ...pm.kill.evidence, file: path(pm.kill.evidence.file), text: scrub(pm.kill.evidence.text) }
+            : null,
+        }
+      : null,
+    limit: pm.limit ? { ...pm.limit, source: scrub(pm.limit.source) } : null,
+    processes: pm.processes.map((p) => ({
+      ...p,
+      memory: { ...p.memory, source: p.memory.source === null ? null : scrub(p.memory.source) },
+    })),
+    culprits: pm.culprits.map((c) => ({ ...c, site: scrub(c.site) })),
+    logsRead: pm.logsRead.map((l) => ({ file: path(l.file), gave: scrub(l.gave) })),
+  };
 }

@@ -93,6 +93,9 @@ export interface PackedJob {
   session: Omit<Session, 'notes'>;
   warnings: { file: string; line?: number; message: string }[];
   warningsOmitted: number;
+  /** why the job died, as computed where the report was made (core/query/postmortem-view.ts; checked when
+   *  read back by reopen.ts); absent from reports made before it */
+  postmortem?: unknown;
 }
 
 /** One process to pack: the kept stacks (ids in `proc`), and how strings leave it (sanitizing). */

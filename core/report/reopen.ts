@@ -9,6 +9,8 @@ import { validateSession } from '../notes/validate.js';
 import { extractPayload } from './html.js';
 import type { PackedJob } from './job-pack.js';
 import { unpackJob } from './job-unpack.js';
+import { ReportError } from './errors.js';
+import { readPostmortemView, type PostmortemView } from '../query/postmortem-view.js';
 
 export interface ReopenedReport {
   /** read-only: the app shows it, never saves over it */
@@ -16,6 +18,8 @@ export interface ReopenedReport {
   header: PackedJob;
   /** its processes carry their symbols (ProcessSeries.symbols) */
   job: Job;
+  /** why the job died, as the report's maker computed it; null in reports without one */
+  postmortem: PostmortemView | null;
 }
 
 export function reportToSession(header: PackedJob): Session {
@@ -31,7 +35,13 @@ export function reportToSession(header: PackedJob): Session {
 /** From the payload's bytes. Throws ReportError (not a report, damaged, newer) or SessionError. */
 export function reopenPayload(payload: Uint8Array): ReopenedReport {
   const { header, job } = unpackJob(payload);
-  return { session: reportToSession(header), header, job };
+  let postmortem: PostmortemView | null;
+  try {
+    postmortem = readPostmortemView(header.postmortem, job.processes.length);
+  } catch (e) {
+    throw new ReportError(`the report's data is damaged: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  return { session: reportToSession(header), header, job, postmortem };
 }
 
 /** From the text of a `.html` report. */

@@ -19,10 +19,12 @@ export interface ReportSelection {
 export function reportInputs(
   job: Pick<Job, 'processes'>,
   sel: ReportSelection,
-): { inputs: ReportProcessInput[]; warnings: LoadWarning[] } {
+): { inputs: ReportProcessInput[]; warnings: LoadWarning[]; kept: number[] } {
   const inputs: ReportProcessInput[] = [];
   const warnings: LoadWarning[] = [];
-  for (const p of job.processes) {
+  /** the job's process index of each input (a process without the sample's values is left out) */
+  const kept: number[] = [];
+  for (const [pi, p] of job.processes.entries()) {
     const values = sampleSeries(p, sel.sample);
     if (!values) {
       warnings.push({ file: p.key, message: sampleUnavailable(p, sel.sample) ?? `no ${sel.sample} values` });
@@ -44,6 +46,7 @@ export function reportInputs(
         });
     }
     inputs.push(input);
+    kept.push(pi);
   }
-  return { inputs, warnings };
+  return { inputs, warnings, kept };
 }

@@ -24,6 +24,8 @@ export interface Pages {
   privateClean: number | null;
   sharedDirty: number | null;
   sharedClean: number | null;
+  /** the process's proportional share of shared memory (smaps_rollup Pss_Shmem: /dev/shm, memfd, SysV) */
+  shmem: number | null;
   atMs: number | null;
   source: string;
 }
@@ -87,8 +89,31 @@ export function pagesAt(
     privateClean: x.privateClean,
     sharedDirty: x.sharedDirty,
     sharedClean: x.sharedClean,
+    shmem: null,
     atMs: x.atMs,
     source: `smaps_rollup ${best.file}${x.atMs !== null ? ` at ${new Date(x.atMs).toISOString()}` : ''}`,
+  };
+}
+
+/**
+ * The pages the capture library recorded with the dump the end figures come from (its smaps_rollup `sr_*`
+ * keys): the same moment as the heap estimate, so preferred to a copied smaps_rollup file sampled apart.
+ */
+export function contextPagesAt(p: ProcessSeries, cutoffMs: number | null): Pages | null {
+  const snap = endSnapshot(p, cutoffMs);
+  const c = snap?.context ?? null;
+  const pg = c?.pages ?? null;
+  if (!snap || !c || !pg || pg.rss === null) return null;
+  return {
+    rss: pg.rss,
+    pss: pg.pss,
+    privateDirty: pg.privateDirty,
+    privateClean: pg.privateClean,
+    sharedDirty: pg.sharedDirty,
+    sharedClean: pg.sharedClean,
+    shmem: pg.pssShmem,
+    atMs: c.timeRealMs,
+    source: `the dump's context (${snap.file})`,
   };
 }
 
@@ -152,12 +177,14 @@ export function processMemory(
     // a child's jemalloc counters include what it inherited: its retention is the parent's
     const fragOwn = parent !== null ? null : frag;
     const retOwn = parent !== null ? null : retained;
-    const notMalloc = outside !== null ? pos(outside - (cow ?? 0) - (fragOwn ?? 0) - (retOwn ?? 0)) : null;
+    // shared memory (/dev/shm, memfd) is resident but no allocation: the process's proportional share of it
+    const shm = pg?.shmem ?? null;
+    const notMalloc = outside !== null ? pos(outside - (cow ?? 0) - (fragOwn ?? 0) - (retOwn ?? 0) - (shm ?? 0)) : null;
     const parts = {
       copyOnWrite: cow,
       allocatorRetained: retOwn,
       fragmentation: fragOwn,
-      sharedMemory: null,
+      sharedMemory: shm,
       notMalloc,
     };
     let explanation: MemoryExplanation | null = null;
@@ -168,6 +195,7 @@ export function processMemory(
           ['copy-on-write', cow],
           ['allocator-retained', retOwn],
           ['fragmentation', fragOwn],
+          ['shared-memory', shm],
           ['not-malloc', notMalloc],
         ];
         explanation = ranked

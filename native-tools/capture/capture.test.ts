@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { collectInputFiles } from '../../node/io/node-files.js';
+import { postmortemQuery } from '../../core/query/postmortem.js';
 import { loadJob } from '../../core/load/load-job.js';
 import { run } from '../../node/cli/main.js';
 import { processLimit } from '../../core/model/memory-context.js';
@@ -221,6 +222,13 @@ print(json.dumps({"parent": os.getpid(), "child": pid, "t0": t0, "t1": t1, "befo
     expect(child.pages!.sharedDirty! + child.pages!.sharedClean!).toBeGreaterThan(16 << 20);
     expect(child.pages!.privateDirty!).toBeGreaterThan(16 << 20);
     expect(child.pages!.pss!).toBeLessThan(child.pages!.rss!);
+    // the post-mortem's heap vs RSS reads these pages (taken with the dump, the same moment as its heap), not a
+    // copied smaps_rollup file: here none was given, and the figures are the ones the program's readings bound
+    const cm = postmortemQuery(job).processes.find((p) => p.pid === own.child)!.memory;
+    expect(cm.source).toMatch(/the dump's context/);
+    expect(cm.rssBytes).toBe(child.pages!.rss);
+    expect(cm.privateBytes).toBe(child.pages!.privateDirty! + child.pages!.privateClean!);
+    expect(cm.sharedBytes).toBe(child.pages!.sharedDirty! + child.pages!.sharedClean!);
   }, 120_000);
 
   for (const python of PYTHONS) {

@@ -5,7 +5,8 @@
 
 import { readFile, stat } from 'node:fs/promises';
 import type { Job } from '../../../core/model/model.js';
-import { parseLimit, type JobPostmortem, type Projection } from '../../../core/stats/postmortem.js';
+import { parseLimit, type JobPostmortem } from '../../../core/stats/postmortem.js';
+import { projectionText } from '../../../core/stats/projection-text.js';
 import { postmortemQuery, type PostmortemResult } from '../../../core/query/postmortem.js';
 import { NOISE_Z } from '../../../core/model/sampling-error.js';
 import { flag, has, intFlag, UsageError, type ParsedArgs } from '../args.js';
@@ -50,39 +51,6 @@ export async function readLimit(args: ParsedArgs): Promise<Limit | null> {
   const r = parseLimit(text);
   if (!r.ok) throw new UsageError(`--limit ${st?.isFile() ? `${v} (line 1)` : JSON.stringify(v)}: ${r.message}`);
   return { bytes: r.bytes, source, note: r.note };
-}
-
-function duration(s: number | null): string {
-  if (s === null) return '?';
-  if (!Number.isFinite(s)) return 'never';
-  if (s < 120) return `${Math.round(s)} s`;
-  if (s < 7200) return `${(s / 60).toFixed(1)} min`;
-  if (s < 172800) return `${(s / 3600).toFixed(1)} h`;
-  return `${(s / 86400).toFixed(1)} d`;
-}
-
-function dumps(x: number | null): string {
-  if (x === null) return '?';
-  if (!Number.isFinite(x)) return 'never';
-  return x < 10 ? x.toFixed(1) : String(Math.round(x));
-}
-
-function projectionText(p: Projection): string {
-  if (p.headroomBytes <= 0) return `already ${formatBytes(-p.headroomBytes)} over the limit`;
-  const left = `${formatBytes(p.headroomBytes)} left: `;
-  if (p.snapshots === null || !Number.isFinite(p.snapshots)) {
-    // not growing at the end: say so, and what the fastest bound of the rate would give
-    const fast = p.secondsLo !== null && Number.isFinite(p.secondsLo) ? `${duration(p.secondsLo)} (` : '';
-    const fastDumps =
-      p.snapshotsLo !== null && Number.isFinite(p.snapshotsLo)
-        ? `${fast}${dumps(p.snapshotsLo)} dumps${fast ? ')' : ''}`
-        : '';
-    return `${left}not growing at the end${fastDumps ? `; at the fastest bound of the 95 % interval in ${fastDumps}` : ''}`;
-  }
-  const byDumps = `${dumps(p.snapshots)} dumps [${dumps(p.snapshotsLo)}–${dumps(p.snapshotsHi)}]`;
-  const byTime =
-    p.seconds !== null ? `${duration(p.seconds)} [${duration(p.secondsLo)}–${duration(p.secondsHi)}], ` : '';
-  return `${left}${byTime}${byDumps} at the end rate (95 % interval)`;
 }
 
 /** The first Python frame of a stack (the Python call site), else the first named native frame. */

@@ -9,6 +9,7 @@ import type { Session } from '../../../core/notes/schema.js';
 import { buildReport } from '../../../core/report/build-report.js';
 import { buildReportHtml } from '../../../core/report/html.js';
 import { reportInputs } from '../../../core/report/report-inputs.js';
+import { postmortemView, viewForProcesses } from '../../../core/query/postmortem-view.js';
 import { loadSessionFile, writeFileAtomic } from '../../io/session-file.js';
 import { flag, has, intFlag, UsageError, type ParsedArgs } from '../args.js';
 import { printWarnings, type Output } from '../common.js';
@@ -48,7 +49,7 @@ export async function reportCommand(args: ParsedArgs, io: Output): Promise<numbe
   const job = await loadInput(args, io);
   if (!job) return 1;
   const sample = sampleOf(args);
-  const { inputs, warnings } = reportInputs(job, { sample, base: flag(args, 'base'), target: flag(args, 'target') });
+  const { inputs, warnings, kept } = reportInputs(job, { sample, base: flag(args, 'base'), target: flag(args, 'target') });
   job.warnings.push(...warnings);
   const sanitize = has(args, 'sanitize');
   const {
@@ -68,6 +69,8 @@ export async function reportCommand(args: ParsedArgs, io: Output): Promise<numbe
     session,
     warnings: job.warnings,
     sanitize: sanitize ? { paths: true, maps: true } : {},
+    // the verdict over the whole job and the logs given with it, as `heaplens postmortem` says it
+    postmortem: job.processes.length > 0 ? viewForProcesses(postmortemView(job), kept) : null,
   });
   if (sanitize) for (const l of sanitizeLines(preview)) io.err(l);
   const html = await buildReportHtml(

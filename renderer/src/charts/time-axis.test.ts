@@ -77,4 +77,16 @@ describe('time axis', () => {
     const ax = timeAxis([proc([3], null)], [10, 110]);
     expect(Number.isFinite(ax.x({ index: 0, seq: 3, timeMs: null }))).toBe(true);
   });
+  it('reaches a moment after the last dump (the kill) on a wall-clock axis, never one off the dumps clock', () => {
+    const p = proc([0, 1], [T0, T0 + 60_000]);
+    const kill = T0 + 90_000;
+    const ax = timeAxis([p], [0, 300], [kill]);
+    // the dumps keep their order and spacing; the kill is the right end
+    expect(ax.at(kill)).toBe(300);
+    expect(ax.x(p.snapshots[1])).toBeCloseTo(200, 6);
+    // a time two days away (another clock) is left out: the axis stays the dumps'
+    expect(timeAxis([p], [0, 300], [T0 + 2 * 86_400_000]).x(p.snapshots[1])).toBe(300);
+    // on a sequence axis times have no place
+    expect(timeAxis([proc([0, 1], null)], [0, 300], [kill]).x({ index: 1, seq: 1, timeMs: null })).toBe(300);
+  });
 });

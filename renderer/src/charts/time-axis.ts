@@ -64,8 +64,15 @@ export interface TimeAxis {
 /** at least this many px per tick label, so labels never overlap */
 const TICK_PX: Record<TimeKind, number> = { wall: 96, seq: 44 };
 
-/** The axis over the shown processes' dumps, drawn between `range[0]` and `range[1]` px. */
-export function timeAxis(procs: readonly AxisProcess[], range: readonly [number, number]): TimeAxis {
+/**
+ * The axis over the shown processes' dumps, drawn between `range[0]` and `range[1]` px. `alsoMs`: wall-clock
+ * moments the axis must reach too (the kill, seconds after the victim's last dump); every chart passes the same.
+ */
+export function timeAxis(
+  procs: readonly AxisProcess[],
+  range: readonly [number, number],
+  alsoMs: readonly number[] = [],
+): TimeAxis {
   const kind = timeKind(procs);
   let lo = Infinity;
   let hi = -Infinity;
@@ -75,6 +82,13 @@ export function timeAxis(procs: readonly AxisProcess[], range: readonly [number,
       if (v < lo) lo = v;
       if (v > hi) hi = v;
     }
+  // only within a day of the dumps: a moment off the dumps' clock must not squash them to a point
+  if (kind === 'wall' && Number.isFinite(lo))
+    for (const t of alsoMs)
+      if (Number.isFinite(t) && t > lo - 86_400_000 && t < hi + 86_400_000) {
+        lo = Math.min(lo, t);
+        hi = Math.max(hi, t);
+      }
   if (!Number.isFinite(lo)) [lo, hi] = [0, 1];
   if (hi <= lo) hi = lo + (kind === 'wall' ? 1000 : 1);
   const n = Math.max(2, Math.floor(Math.abs(range[1] - range[0]) / TICK_PX[kind]));

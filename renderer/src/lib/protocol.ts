@@ -10,6 +10,7 @@ import type { FlameData, FlameShape } from '../../../core/query/flame.ts';
 import type { StackDetail, StackSeries } from '../../../core/query/series.ts';
 import type { SuspectsResult } from '../../../core/query/suspects.ts';
 import type { ExportFormat } from '../../../core/export/snapshot-export.ts';
+import type { PostmortemView } from '../../../core/query/postmortem-view.ts';
 
 export type { JobPreview };
 
@@ -77,6 +78,8 @@ export type Request =
   /** the job sent before it as `jobBatch` messages (a dataset read by the desktop app's main process) */
   | { type: 'loadBatches' }
   | { type: 'summary' }
+  /** the post-mortem again with the limit the user typed (null: the limit the evidence gives) */
+  | { type: 'postmortem'; limit: { bytes: number | null; source: string } | null }
   | { type: 'stackSeries'; proc: number; n: number; view: ViewOptions }
   | {
       type: 'growth';
@@ -129,6 +132,7 @@ export type Response =
   | { type: 'load'; summary: JobSummary }
   | { type: 'loadBatches'; summary: JobSummary }
   | { type: 'summary'; summary: JobSummary }
+  | { type: 'postmortem'; postmortem: PostmortemView | null }
   | { type: 'stackSeries'; series: StackSeries }
   | { type: 'growth'; growth: GrowthResult }
   | { type: 'suspects'; suspects: SuspectsResult }

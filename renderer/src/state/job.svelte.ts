@@ -25,6 +25,7 @@ import type { Notes } from './notes.svelte.ts';
 import type { Sessions } from './session.svelte.ts';
 import { openingProcess } from './opening.ts';
 import { Rollback } from '../../../core/query/rollback.ts';
+import { parseLimit } from '../../../core/stats/postmortem.ts';
 
 export class Job implements JobFacts {
   summary = $state.raw<JobSummary | null>(null);
@@ -61,6 +62,9 @@ export class Job implements JobFacts {
   }>();
   /** cancel pressed while files were still being handed to the worker */
   private cancelPending = false;
+  /** a memory limit the user typed (its text; '' = the limit the evidence gives), and why it was refused */
+  limitText = $state('');
+  limitError = $state<string | null>(null);
 
   constructor(
     private readonly shell: Shell,
@@ -79,6 +83,28 @@ export class Job implements JobFacts {
     return this.fromReport;
   }
 
+  /**
+   * A limit typed in the app (8G, 7.5GB, 8589934592, "max"; core/stats/postmortem.ts parseLimit): the worker
+   * projects each process's time to it again. Empty text goes back to the limit the evidence gives.
+   */
+  async setLimit(text: string): Promise<void> {
+    const t = text.trim();
+    let limit: { bytes: number | null; source: string } | null = null;
+    if (t !== '') {
+      const r = parseLimit(t);
+      if (!r.ok) {
+        this.limitError = r.message;
+        return;
+      }
+      limit = { bytes: r.bytes, source: 'typed in the app' };
+    }
+    this.limitError = null;
+    this.limitText = t;
+    if (!this.summary) return;
+    const { postmortem } = await this.shell.client.request({ type: 'postmortem', limit });
+    if (this.summary) this.summary = { ...this.summary, postmortem, verdict: postmortem?.verdict ?? null };
+  }
+
   /** Loads files; focuses the process whose prefix is `preferPrefix` if any, else the one that grew most. */
   async load(files: SourceFile[], preferPrefix?: string, session: Session | null = null): Promise<void> {
     const { client, host } = this.shell;
@@ -89,6 +115,9 @@ export class Job implements JobFacts {
     if (this.loading && this.loading.id >= 0) client.cancel(this.loading.id);
     performance.mark('heaplens:load-start');
     this.shell.error = null;
+    // the worker forgets a typed limit with the job it was typed for
+    this.limitText = '';
+    this.limitError = null;
     this.cancelPending = false;
     this.loading = { id: -1, progress: null, files: files.length };
     this.preview = null;
@@ -309,6 +338,8 @@ export class Job implements JobFacts {
     this.sessions.current = null;
     this.openedPaths = [];
     this.summary = null;
+    this.limitText = '';
+    this.limitError = null;
     this.suspects = null;
     this.sel.selected = [];
     this.sel.dropProcessViews();

@@ -347,6 +347,9 @@ async function handle(id: number, req: Request): Promise<{ res: Response; transf
     }
     case 'summary':
       return { res: { type: 'summary', summary: s.summary } };
+    case 'postmortem':
+      // a limit typed in the app: the projections again over the same job (a report keeps its own)
+      return { res: { type: 'postmortem', postmortem: s.setLimit(req.limit) } };
     case 'stackSeries':
       return { res: { type: 'stackSeries', series: stackSeries(s, req.proc, req.n, req.view) } };
     case 'growth':
@@ -376,7 +379,7 @@ async function handle(id: number, req: Request): Promise<{ res: Response; transf
       // the report's job replaces the loaded one: every view then runs on it as on loaded dumps
       const t0 = performance.now();
       const r = req.payload !== undefined ? reopenPayload(fromBase64(req.payload)) : reopenReport(req.html ?? '');
-      const summary = s.open(r.job, { loadMs: performance.now() - t0, bytesTotal: 0, waitMs: 0 });
+      const summary = s.open(r.job, { loadMs: performance.now() - t0, bytesTotal: 0, waitMs: 0 }, r.postmortem);
       // the process table counts the stacks of the dumps, not only the ones the report kept
       summary.processes.forEach((p, k) => (p.stackCount = r.header.processes[k]?.stackCount ?? p.stackCount));
       return { res: { type: 'reopenReport', session: r.session, summary } };

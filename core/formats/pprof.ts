@@ -225,6 +225,8 @@ export interface PprofHeap {
   symbols: Map<string, ProfileFrame[]>;
   /** its mappings as /proc/<pid>/maps lines (so frames without names are symbolized from binaries as usual) */
   mapsText: string | null;
+  /** the mappings' build-ids by path (lowercase hex; Go writes the GNU build-id note's), for MapsEntry.buildId */
+  buildIds: Record<string, string> | null;
   /** labels worth a line: pid (when every sample with one agrees) */
   pid: number | null;
   /** what the loader should say about the file beyond its problems */
@@ -329,7 +331,27 @@ export function pprofHeap(profile: PprofProfile, bytes: number): PprofHeap | { n
     bytes,
     lines: 0,
   };
-  return { info, records, symbols, mapsText, pid: pids.size === 1 ? [...pids][0] : null, notes };
+  const buildIds: Record<string, string> = {};
+  for (const m of profile.mappings.values()) {
+    const id = normalBuildId(m.buildId);
+    if (m.file && id) buildIds[m.file] = id;
+  }
+  const anyId = Object.keys(buildIds).length > 0;
+  return {
+    info,
+    records,
+    symbols,
+    mapsText,
+    buildIds: anyId ? buildIds : null,
+    pid: pids.size === 1 ? [...pids][0] : null,
+    notes,
+  };
+}
+
+/** A build-id as hex, lowercase; null for what is not one (empty, or not hex: Go's own build IDs are not GNU's). */
+export function normalBuildId(s: string): string | null {
+  const t = s.trim().toLowerCase().replace(/^0x/, '');
+  return /^[0-9a-f]{8,128}$/.test(t) ? t : null;
 }
 
 export interface PprofIdentity {

@@ -34,6 +34,8 @@ export interface DumpTaskInfo {
   trailerText: string | null;
   /** frames the profile names itself (pprof, massif), by hex address; null for jemalloc dumps */
   symbols: Map<string, ProfileFrame[]> | null;
+  /** build-ids of the mapped files by path, when the profile names them (pprof); null for jemalloc dumps */
+  buildIds: Record<string, string> | null;
 }
 
 export interface DumpTaskResult {
@@ -86,7 +88,14 @@ export async function runDumpTask(task: DumpTask, options: DumpTaskOptions = {})
         snapshot: out.snapshot,
         stackOffsets: offsets,
         stackWords: words,
-        info: { mapsText: i.mapsText, mapsFirstLine: 1, mapsComplete: true, trailerText: null, symbols: out.symbols },
+        info: {
+          mapsText: i.mapsText,
+          mapsFirstLine: 1,
+          mapsComplete: true,
+          trailerText: null,
+          symbols: out.symbols,
+          buildIds: out.buildIds,
+        },
       },
     };
   }
@@ -155,6 +164,7 @@ export async function runDumpTask(task: DumpTask, options: DumpTaskOptions = {})
         mapsComplete: info.mapsComplete,
         trailerText: info.trailerText,
         symbols: null,
+        buildIds: null,
       },
     },
   };

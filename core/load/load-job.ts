@@ -388,6 +388,8 @@ export async function loadJob(files: readonly InputFile[], options: LoadOptions 
       if (loaded.mapsText) {
         const parsed = parseMaps(loaded.mapsText, loaded.mapsFirstLine);
         mapsLineWarnings(d.file.path, parsed.problems, warnings);
+        const ids = loaded.buildIds;
+        if (ids) for (const e of parsed.entries) if (Object.hasOwn(ids, e.path)) e.buildId = ids[e.path];
         dumpMaps.push({
           file: d.file.path,
           entries: parsed.entries,

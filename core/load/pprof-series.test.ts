@@ -62,6 +62,12 @@ describe('a folder of pprof profiles of two processes', () => {
       const t = p.snapshots.map((s) => s.mtimeMs!);
       for (let k = 1; k < t.length; k++) expect(t[k]).toBeGreaterThan(t[k - 1]);
       mine.forEach((n, k) => expect(raw(n).time).toContain(new Date(t[k]).toISOString().slice(11, 23)));
+      // the binary's GNU build-id (readelf's word, stored by the script) carried into the model's maps
+      const readelf = readFileSync(join(DIR, '..', 'leak.readelf-build-id.txt'), 'utf8');
+      const id = /Build ID: ([0-9a-f]+)/.exec(readelf)![1];
+      expect(p.maps?.filter((m) => m.buildId).map((m) => [m.path.replace(/.*\//, ''), m.buildId])).toEqual([
+        ['leak', id],
+      ]);
       // the workload's arithmetic: 5 steps of 64 blocks, or 4 of 16
       const perStep = mine.length === 5 ? 64 : 16;
       expect(p.snapshots.map((_, k) => leakBytes(p, k))).toEqual(mine.map((_, k) => (k + 1) * perStep * 4096));

@@ -36,6 +36,7 @@ import { readRssLogs } from './rss-log-load.js';
 import { attachRssLogs } from './rss-log-align.js';
 import { loadCapture, type CaptureKind } from './capture-series.js';
 import { readEvidence } from './evidence-load.js';
+import { framelessWarnings } from './frameless.js';
 
 import type { LoadProgress } from '../model/vocab.js';
 
@@ -420,6 +421,7 @@ export async function loadJob(files: readonly InputFile[], options: LoadOptions 
       });
     }
     const series = builder.finish(g.key, { pid: g.pid, pidNamespace: g.pidNamespace, prefix: g.prefix }, maps);
+    framelessWarnings(series, warnings);
     if (profileSymbols) series.profileSymbols = profileSymbols;
     if (pyTables.length > 0)
       series.pythonFrames = seriesPythonFrames(pyTables, g.dumps[g.dumps.length - 1].file.path, warnings);

@@ -227,6 +227,8 @@ export interface PprofHeap {
   mapsText: string | null;
   /** the mappings' build-ids by path (lowercase hex; Go writes the GNU build-id note's), for MapsEntry.buildId */
   buildIds: Record<string, string> | null;
+  /** default_sample_type as one of the model's types (space/objects as inuse_*), null when absent or another */
+  defaultSample: 'inuse_space' | 'inuse_objects' | 'alloc_space' | 'alloc_objects' | null;
   /** labels worth a line: pid (when every sample with one agrees) */
   pid: number | null;
   /** what the loader should say about the file beyond its problems */
@@ -331,6 +333,18 @@ export function pprofHeap(profile: PprofProfile, bytes: number): PprofHeap | { n
     bytes,
     lines: 0,
   };
+  const DEFAULTS = { inuse_space: 0, inuse_objects: 0, alloc_space: 0, alloc_objects: 0, space: 0, objects: 0 };
+  const named = profile.defaultSampleType;
+  const dst =
+    named === null || !Object.hasOwn(DEFAULTS, named)
+      ? null
+      : named === 'space'
+        ? 'inuse_space'
+        : named === 'objects'
+          ? 'inuse_objects'
+          : (named as 'inuse_space' | 'inuse_objects' | 'alloc_space' | 'alloc_objects');
+  if (named !== null && dst === null)
+    notes.push(`its default sample type ${named} is not one heaplens shows: inuse_space is shown first`);
   const buildIds: Record<string, string> = {};
   for (const m of profile.mappings.values()) {
     const id = normalBuildId(m.buildId);
@@ -343,6 +357,7 @@ export function pprofHeap(profile: PprofProfile, bytes: number): PprofHeap | { n
     symbols,
     mapsText,
     buildIds: anyId ? buildIds : null,
+    defaultSample: dst,
     pid: pids.size === 1 ? [...pids][0] : null,
     notes,
   };

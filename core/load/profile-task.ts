@@ -99,6 +99,7 @@ export async function readProfileTask(
       heap.info,
       heap.mapsText ? 'dump' : null,
     );
+    if (heap.defaultSample) snapshot.defaultSample = heap.defaultSample;
     return { snapshot, info: heap.info, symbols: heap.symbols, buildIds: heap.buildIds };
   }
   // a massif file is one task per snapshot: parsed once, for its tasks in a row (in this thread or a worker)

@@ -23,6 +23,7 @@ export type {
   ViewOptions,
 } from '../../../core/model/vocab.ts';
 export type { FrameInfo } from '../../../core/frames/catalog.ts';
+import type { SampleType } from '../../../core/model/vocab.ts';
 
 /**
  * A file to load: a Blob (browser) or a path read through the host (Electron). For Blobs, size and mtime are
@@ -159,6 +160,8 @@ export interface JobSummary {
   bytesTotal: number;
   /** dump readers that parsed in parallel (Web Workers); 0 when this worker read alone */
   readers?: number;
+  /** what the views count first: the profiles' default_sample_type when all agree (jobDefaultSample) */
+  defaultSample?: SampleType;
 }
 
 export interface StackSeries {

@@ -24,7 +24,7 @@ import type { Job, LoadWarning, ProcessSeries, Snapshot } from '../../../core/mo
 import { JobAssembler } from '../../../core/model/job-batches.ts';
 import type { InputFile } from '../../../core/formats/input-file.ts';
 import { FrameCatalog } from '../../../core/frames/catalog.ts';
-import { sampleSeries, sampleUnavailable, sampleUnit } from '../../../core/model/sample-type.ts';
+import { jobDefaultSample, sampleSeries, sampleUnavailable, sampleUnit } from '../../../core/model/sample-type.ts';
 import { missingBinaries } from '../../../core/symbolize/missing-binaries.ts';
 import { compileAddr2line, type CompiledWasm } from '../../../core/symbolize/wasm-addr2line.ts';
 import { inputFileSource, perfMapsAmong, symbolizeJob } from '../../../core/symbolize/symbolize-job.ts';
@@ -452,6 +452,7 @@ function summarize(j: Job, loadMs: number, bytesTotal: number, waitMs: number): 
     bytesTotal,
     verdict: pm?.verdict ?? null,
     logsRead: pm?.logsRead.map((l) => ({ file: l.file, gave: l.gave })) ?? [],
+    defaultSample: jobDefaultSample(j),
   };
 }
 

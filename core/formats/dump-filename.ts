@@ -126,3 +126,70 @@ export function sideFilesOfDump(
   if (pid !== null && procPidNames.includes('maps')) out.push(`proc/${pid}/maps`);
   return out;
 }
+
+/** What a profile's name says beyond jemalloc's naming (pprof files): its process and place in the series. */
+export interface ProfileName {
+  /** the name before the pid (or the whole name's pattern without one) */
+  prefix: string;
+  pid: number | null;
+  /** the sequence number the name carries (pprof's own `.001.pb.gz`, a scraper's counter), else null */
+  seq: number | null;
+}
+
+const PROFILE_SUFFIX = /(?:\.(?:pb|pprof|prof|proto|heap))*(?:\.(?:gz|zst|bz2|xz))?$/;
+const PID_LIMIT = 4194304; // Linux's PID_MAX_LIMIT
+
+/**
+ * Pids and sequence numbers of profiles from their names (`heap.1234.pb.gz`, `svc-1234-007.pb.gz`,
+ * `pprof.svc.inuse_space.003.pb.gz`), judged over the files of one folder that share a name pattern: a number
+ * zero-padded in any of them, or counting 0/1, 2, 3… across them, is a sequence number; a date's time of day,
+ * an epoch time or a number past Linux's pid limit is not a pid; the first number left is the pid.
+ */
+export function profileNames(paths: readonly string[]): ProfileName[] {
+  const parsed = paths.map((path) => {
+    const stem = basename(path).replace(PROFILE_SUFFIX, '');
+    const tokens = [...stem.matchAll(/[^.\-_]+/g)].map((m) => ({ text: m[0], at: m.index }));
+    const pattern = tokens.map((t) => (/^\d+$/.test(t.text) ? '#' : t.text)).join('.');
+    return { stem, tokens, group: `${dirName(path)}\u0000${pattern}` };
+  });
+  const groups = new Map<string, number[]>();
+  parsed.forEach((p, i) => groups.set(p.group, [...(groups.get(p.group) ?? []), i]));
+  const out: ProfileName[] = parsed.map((p) => ({ prefix: p.stem, pid: null, seq: null }));
+  for (const members of groups.values()) {
+    const first = parsed[members[0]];
+    let pidAt = -1;
+    let seqAt = -1;
+    first.tokens.forEach((t, k) => {
+      if (!/^\d+$/.test(t.text)) return;
+      const values = members.map((i) => parsed[i].tokens[k].text);
+      const sorted = [...new Set(values.map(Number))].sort((a, b) => a - b);
+      const counts =
+        members.length >= 2 &&
+        sorted.length === members.length &&
+        (sorted[0] === 0 || sorted[0] === 1) &&
+        sorted.every((v, j) => v === sorted[0] + j);
+      if (values.some((v) => /^0\d/.test(v)) || counts) {
+        seqAt = k;
+        return;
+      }
+      const timeOfDay = k > 0 && /^(?:19|20)\d{6}$/.test(first.tokens[k - 1].text);
+      const pidLike = values.every((v) => /^[1-9]\d*$/.test(v) && Number(v) <= PID_LIMIT);
+      if (pidAt < 0 && pidLike && !timeOfDay) pidAt = k;
+      // after the pid, a number that differs between each process's files counts them (heap.1234.2.pb.gz)
+      else if (pidAt >= 0 && seqAt < 0) {
+        const seen = new Set(members.map((i) => `${parsed[i].tokens[pidAt].text}.${Number(parsed[i].tokens[k].text)}`));
+        if (seen.size === members.length) seqAt = k;
+      }
+    });
+    for (const i of members) {
+      const p = parsed[i];
+      const prefix = pidAt >= 0 ? p.stem.slice(0, p.tokens[pidAt].at).replace(/[.\-_]+$/, '') : p.stem;
+      out[i] = {
+        prefix: prefix || 'profile',
+        pid: pidAt >= 0 ? Number(p.tokens[pidAt].text) : null,
+        seq: seqAt >= 0 ? Number(p.tokens[seqAt].text) : null,
+      };
+    }
+  }
+  return out;
+}

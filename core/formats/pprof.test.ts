@@ -5,7 +5,7 @@ import { gunzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FIXTURES } from '../../tools/fixtures.js';
-import { parsePprof, pprofHeap, wellFormedPrefix } from './pprof.js';
+import { parsePprof, pprofHeap, pprofIdentity, wellFormedPrefix } from './pprof.js';
 
 const GO = join(FIXTURES, '..', 'go');
 const SERIES = join(GO, 'pprof-series');
@@ -85,5 +85,19 @@ describe('pprof reader', () => {
     const bad = new Uint8Array([0x60, ...new Array(12).fill(0xff)]);
     expect(wellFormedPrefix(bad).problem!.message).toMatch(/bad varint/);
     expect(parsePprof(bad).profile!.samples).toEqual([]);
+  });
+
+  it("pprofIdentity: the profile's time without decoding it, and no pid where Go writes no labels", () => {
+    for (const n of ['001', '003']) {
+      const b = decoded(join(SERIES, `heap.${n}.pb.gz`));
+      expect(pprofIdentity(b)).toEqual({ timeMs: parsePprof(b).profile!.timeNanos! / 1e6, pid: null, pids: 0 });
+      // cut anywhere: no throw, at most less known
+      expect(() => pprofIdentity(b.subarray(0, b.length >> 1))).not.toThrow();
+    }
+    expect(pprofIdentity(new Uint8Array([0x4a, 0xff, 0xff, 0xff, 0xff, 0x0f]))).toEqual({
+      timeMs: null,
+      pid: null,
+      pids: 0,
+    });
   });
 });

@@ -203,6 +203,18 @@ export function heapColumns(
   return { ...cols, other: types.filter((_, i) => !used.has(i)).map((t) => `${t.type}/${t.unit}`) };
 }
 
+/** Label keys that name the process a sample came from (perf_to_profile's `pid`, OpenTelemetry's `process.pid`…). */
+const PID_LABELS = new Set(['pid', 'process_id', 'process.pid', 'process_pid']);
+/** Linux's PID_MAX_LIMIT (2^22): a larger "pid" is something else */
+export const PID_MAX = 4194304;
+
+/** The pid a label names, or null (a number, or a string of digits, within Linux's range). */
+function labelPid(key: string, str: string | null, n: number | null): number | null {
+  if (!PID_LABELS.has(key)) return null;
+  const v = str !== null ? Number(str) : n;
+  return v !== null && Number.isInteger(v) && v > 0 && v <= PID_MAX ? v : null;
+}
+
 /** A synthetic address for a location without a usable one (0, or shared by locations that name other frames). */
 const SYNTHETIC_BASE = 0x7070n << 48n; // "pp": outside every user-space mapping
 
@@ -213,6 +225,10 @@ export interface PprofHeap {
   symbols: Map<string, ProfileFrame[]>;
   /** its mappings as /proc/<pid>/maps lines (so frames without names are symbolized from binaries as usual) */
   mapsText: string | null;
+  /** the mappings' build-ids by path (lowercase hex; Go writes the GNU build-id note's), for MapsEntry.buildId */
+  buildIds: Record<string, string> | null;
+  /** default_sample_type as one of the model's types (space/objects as inuse_*), null when absent or another */
+  defaultSample: 'inuse_space' | 'inuse_objects' | 'alloc_space' | 'alloc_objects' | null;
   /** labels worth a line: pid (when every sample with one agrees) */
   pid: number | null;
   /** what the loader should say about the file beyond its problems */
@@ -274,7 +290,10 @@ export function pprofHeap(profile: PprofProfile, bytes: number): PprofHeap | { n
       accumBytes,
       accumObjects: cols.accumObjects >= 0 ? value(s, cols.accumObjects) : accumBytes > 0 ? 1 : 0,
     };
-    for (const l of s.labels) if (l.key === 'pid' && l.num !== null) pids.add(l.num);
+    for (const l of s.labels) {
+      const pid = labelPid(l.key, l.str, l.num);
+      if (pid !== null) pids.add(pid);
+    }
     if (counts.liveBytes === 0 && counts.liveObjects === 0 && counts.accumBytes === 0 && counts.accumObjects === 0)
       return; // pprof leaves such samples out too
     const bad = countsProblem(counts);
@@ -314,5 +333,104 @@ export function pprofHeap(profile: PprofProfile, bytes: number): PprofHeap | { n
     bytes,
     lines: 0,
   };
-  return { info, records, symbols, mapsText, pid: pids.size === 1 ? [...pids][0] : null, notes };
+  const DEFAULTS = { inuse_space: 0, inuse_objects: 0, alloc_space: 0, alloc_objects: 0, space: 0, objects: 0 };
+  const named = profile.defaultSampleType;
+  const dst =
+    named === null || !Object.hasOwn(DEFAULTS, named)
+      ? null
+      : named === 'space'
+        ? 'inuse_space'
+        : named === 'objects'
+          ? 'inuse_objects'
+          : (named as 'inuse_space' | 'inuse_objects' | 'alloc_space' | 'alloc_objects');
+  if (named !== null && dst === null)
+    notes.push(`its default sample type ${named} is not one heaplens shows: inuse_space is shown first`);
+  const buildIds: Record<string, string> = {};
+  for (const m of profile.mappings.values()) {
+    const id = normalBuildId(m.buildId);
+    if (m.file && id) buildIds[m.file] = id;
+  }
+  const anyId = Object.keys(buildIds).length > 0;
+  return {
+    info,
+    records,
+    symbols,
+    mapsText,
+    buildIds: anyId ? buildIds : null,
+    defaultSample: dst,
+    pid: pids.size === 1 ? [...pids][0] : null,
+    notes,
+  };
+}
+
+/** A build-id as hex, lowercase; null for what is not one (empty, or not hex: Go's own build IDs are not GNU's). */
+export function normalBuildId(s: string): string | null {
+  const t = s.trim().toLowerCase().replace(/^0x/, '');
+  return /^[0-9a-f]{8,128}$/.test(t) ? t : null;
+}
+
+export interface PprofIdentity {
+  /** the profile's time_nanos in ms since the epoch, null when absent */
+  timeMs: number | null;
+  /** the pid every sample's pid label agrees on; null without one */
+  pid: number | null;
+  /** distinct pids when the samples disagree (a profile of several processes), else 0 */
+  pids: number;
+}
+
+/**
+ * Only what groups a profile into a process series (its time and pid labels), by walking the protobuf's framing
+ * without decoding the profile: run on every pprof file before the loader reads any. Damage stops the walk; the
+ * reader proper (parsePprof) says where.
+ */
+export function pprofIdentity(b: Uint8Array): PprofIdentity {
+  let timeNanos = 0;
+  const strings: string[] = [];
+  const labels = new Set<string>(); // `${key}\u0000${str}\u0000${num}` as string-table indices
+  const decoder = new TextDecoder('utf-8');
+  const walk = (from: number, to: number, on: (field: number, v: number, s: number, e: number) => void) => {
+    let i = from;
+    while (i < to) {
+      const tag = varint(b, i, to);
+      if (!tag) return;
+      const wire = tag.v % 8;
+      if (wire === 0) {
+        const v = varint(b, tag.next, to);
+        if (!v) return;
+        on(Math.floor(tag.v / 8), v.v, 0, 0);
+        i = v.next;
+      } else if (wire === 2) {
+        const len = varint(b, tag.next, to);
+        if (!len || len.next + len.v > to) return;
+        on(Math.floor(tag.v / 8), -1, len.next, len.next + len.v);
+        i = len.next + len.v;
+      } else if (wire === 1) i = tag.next + 8;
+      else if (wire === 5) i = tag.next + 4;
+      else return;
+    }
+  };
+  walk(0, b.length, (field, v, s, e) => {
+    if (field === 9 && v >= 0) timeNanos = v;
+    else if (field === 6 && v < 0) strings.push(decoder.decode(b.subarray(s, e)));
+    else if (field === 2 && v < 0)
+      walk(s, e, (f, _v, ls, le) => {
+        if (f !== 3 || ls === le) return;
+        const l = [0, 0, 0];
+        walk(ls, le, (lf, lv) => {
+          if (lf >= 1 && lf <= 3 && lv >= 0) l[lf - 1] = lv;
+        });
+        labels.add(l.join('\u0000'));
+      });
+  });
+  const pids = new Set<number>();
+  for (const key of labels) {
+    const [k, s, n] = key.split('\u0000').map(Number);
+    const pid = labelPid(strings[k] ?? '', s ? (strings[s] ?? '') : null, s ? null : n);
+    if (pid !== null) pids.add(pid);
+  }
+  return {
+    timeMs: timeNanos > 0 ? timeNanos / 1e6 : null,
+    pid: pids.size === 1 ? [...pids][0] : null,
+    pids: pids.size > 1 ? pids.size : 0,
+  };
 }

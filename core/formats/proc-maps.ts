@@ -17,6 +17,8 @@ export interface MapsEntry {
   path: string;
   /** the kernel appended " (deleted)": the file was replaced or removed after it was mapped */
   deleted: boolean;
+  /** the mapped file's build-id (lowercase hex) when the profile names one (pprof's Mapping.build_id); /proc maps have none */
+  buildId?: string;
 }
 
 export interface MapsParseProblem {

@@ -39,6 +39,8 @@ export interface DumpTaskInfo {
   symbols: Map<string, ProfileFrame[]> | null;
   /** the task's sidecar, read when the dump has no table of its own; null when there was none to read */
   sidecar: SidecarRead | null;
+  /** build-ids of the mapped files by path, when the profile names them (pprof); null for jemalloc dumps */
+  buildIds: Record<string, string> | null;
 }
 
 export interface DumpTaskResult {
@@ -98,21 +100,16 @@ export async function runDumpTask(task: DumpTask, options: DumpTaskOptions = {})
           trailerText: null,
           symbols: out.symbols,
           sidecar: null,
+          buildIds: out.buildIds,
         },
       },
     };
   }
   const snap = new SnapshotBuilder(local);
-  // live bytes (as written) in records without frames: most of them means the unwinder failed
-  const frames = { none: 0, total: 0 };
   let result;
   try {
     result = await readDump(task.file, {
-      onRecord: (r, live) => {
-        frames.total += r.counts.liveBytes;
-        if (r.frameWords.length === 0) frames.none += r.counts.liveBytes;
-        snap.add(r, live.sampling);
-      },
+      onRecord: (r, live) => snap.add(r, live.sampling),
       ...(options.onBytes ? { onBytes: options.onBytes } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.inflate ? { inflate: options.inflate } : {}),
@@ -148,8 +145,6 @@ export async function runDumpTask(task: DumpTask, options: DumpTaskOptions = {})
       message: `${truncationText(info.truncated)}; kept ${info.recordCount} complete records`,
     });
   }
-  const frameless = framelessWarning(frames.none, frames.total);
-  if (frameless) warnings.push({ file: path, message: frameless });
   if (snap.nonFinite > 0)
     warnings.push({ file: path, message: `${snap.nonFinite} record(s) left out: unbiasing them gives no finite size` });
   const snapshot = snap.build(task.meta, info, info.mapsText ? 'dump' : null);
@@ -170,24 +165,10 @@ export async function runDumpTask(task: DumpTask, options: DumpTaskOptions = {})
         trailerText: info.trailerText,
         symbols: null,
         sidecar,
+        buildIds: null,
       },
     },
   };
-}
-
-/**
- * One warning when most of a dump's live bytes are in records with no frames (issue 21 item 5): jemalloc or
- * gperftools could not unwind, and every view of those bytes says only "(no frames)".
- */
-export function framelessWarning(noFrames: number, total: number): string | null {
-  if (total <= 0 || noFrames * 2 <= total) return null;
-  const pct = Math.round((100 * noFrames) / total);
-  return (
-    `${pct} % of the live bytes are in records with no frames: the profiler could not unwind the stacks. ` +
-    'Likely causes: code built without frame pointers on ARM or MIPS, a JIT or a JVM, a static binary without ' +
-    'unwind tables. What to set: a jemalloc whose prof backtrace uses an unwinder (configure ' +
-    '--enable-prof-libunwind or --enable-prof-libgcc), or rebuild the program with -fno-omit-frame-pointer'
-  );
 }
 
 /**

@@ -8,6 +8,7 @@ import { chooseProcessMaps, type DumpMaps } from './process-maps.js';
 import { refusal, sniff, SNIFF_BYTES } from '../formats/sniff.js';
 import { codecOf, decodedHead } from '../formats/decompress.js';
 import { MAX_MASSIF_BYTES, MAX_MASSIF_SNAPSHOTS } from '../formats/massif.js';
+import { MAX_PPROF_BYTES, pprofIdentity } from '../formats/pprof.js';
 import type { ProfileFrame } from '../formats/dump-types.js';
 import { readWhole } from './profile-task.js';
 import {
@@ -18,6 +19,7 @@ import {
   looksLikeDumpBytes,
   looksLikeDumpName,
   parseDumpName,
+  profileNames,
   type DumpName,
   type SideFile,
 } from '../formats/dump-filename.js';
@@ -34,6 +36,7 @@ import { readRssLogs } from './rss-log-load.js';
 import { attachRssLogs } from './rss-log-align.js';
 import { loadCapture, type CaptureKind } from './capture-series.js';
 import { readEvidence } from './evidence-load.js';
+import { framelessWarnings } from './frameless.js';
 
 import type { LoadProgress } from '../model/vocab.js';
 
@@ -83,6 +86,10 @@ interface DumpEntry {
   part?: number;
   /** groups entries by more than folder + name (a massif file is one process) */
   group?: string;
+  /** pprof: the profile's own time (time_nanos, ms), which orders a series before names and mtimes do */
+  timeMs?: number | null;
+  /** pprof: the pid the samples' labels name, which wins over the file name's */
+  labelPid?: number | null;
 }
 
 export interface ClassifiedFiles {
@@ -195,8 +202,16 @@ async function classifyOne(file: InputFile): Promise<ClassifiedFiles> {
     if (kind === 'jemalloc') out.dumps.push({ file, name });
     else if (kind === 'memleak' || kind === 'pytorch-snapshot')
       out.captures.push({ file, kind: kind === 'memleak' ? 'memleak' : 'torch-snapshot' });
-    else if (kind === 'pprof') out.dumps.push({ file, name, kind: 'pprof' });
-    else if (kind === 'massif') {
+    else if (kind === 'pprof') {
+      const { bytes } = await readWhole(file, MAX_PPROF_BYTES, { inflate: defaultInflater });
+      const id = pprofIdentity(bytes);
+      if (id.pids > 0)
+        out.refused.push({
+          file: file.path,
+          message: `its samples name ${id.pids} processes (pid labels): read as one snapshot of one process`,
+        });
+      out.dumps.push({ file, name, kind: 'pprof', timeMs: id.timeMs, labelPid: id.pid });
+    } else if (kind === 'massif') {
       const { bytes } = await readWhole(file, MAX_MASSIF_BYTES, { inflate: defaultInflater });
       const found = (textDecoder.decode(bytes).match(/^snapshot=\d+\r?$/gm) ?? []).length;
       const count = Math.min(found, MAX_MASSIF_SNAPSHOTS);
@@ -234,7 +249,31 @@ async function classifyOne(file: InputFile): Promise<ClassifiedFiles> {
       }
     }
   }
+  nameProfiles(out.dumps.filter((d) => d.kind === 'pprof'));
   return out;
+}
+
+/**
+ * Names pprof profiles as dumps are named, so a folder of them groups into processes and orders like dumps: the
+ * pid from the samples' labels, else from the file names (profileNames); the sequence number from the name, else
+ * the profile's place in its process's series by time.
+ */
+function nameProfiles(entries: DumpEntry[]): void {
+  const names = profileNames(entries.map((d) => d.file.path));
+  const bySeries = new Map<string, DumpEntry[]>();
+  entries.forEach((d, i) => {
+    const n = names[i];
+    const pid = d.labelPid ?? n.pid;
+    if (d.name || pid === null) return; // a jemalloc-style name keeps its meaning; no pid: the folder's series
+    // by a label, the process is the folder's files with that pid, whatever their names
+    const prefix = d.labelPid != null ? 'pprof' : n.prefix;
+    d.name = { prefix, pidNamespace: null, pid, seq: n.seq ?? 0, trigger: 'unknown', triggerSeq: null };
+    if (n.seq === null) {
+      const key = `${dirName(d.file.path)}/${prefix}.${pid}`;
+      bySeries.set(key, [...(bySeries.get(key) ?? []), d]);
+    }
+  });
+  for (const series of bySeries.values()) series.sort(compareDumps).forEach((d, k) => d.name && (d.name.seq = k + 1));
 }
 
 /** 1-based number of the first non-blank line. */
@@ -291,8 +330,9 @@ function singleGroup(dumps: readonly DumpEntry[]): ProcessGroup {
   };
 }
 
-/** By sequence number; files without one (explicit names) by mtime, then name. */
+/** By the profiles' own times when both have one; by sequence number; files without one by mtime, then name. */
 function compareDumps(a: DumpEntry, b: DumpEntry): number {
+  if (a.timeMs != null && b.timeMs != null && a.timeMs !== b.timeMs) return a.timeMs - b.timeMs;
   const sa = a.name?.seq ?? Number.POSITIVE_INFINITY;
   const sb = b.name?.seq ?? Number.POSITIVE_INFINITY;
   if (sa !== sb) return sa - sb;
@@ -401,6 +441,8 @@ export async function loadJob(files: readonly InputFile[], options: LoadOptions 
       if (loaded.mapsText) {
         const parsed = parseMaps(loaded.mapsText, loaded.mapsFirstLine);
         mapsLineWarnings(d.file.path, parsed.problems, warnings);
+        const ids = loaded.buildIds;
+        if (ids) for (const e of parsed.entries) if (Object.hasOwn(ids, e.path)) e.buildId = ids[e.path];
         dumpMaps.push({
           file: d.file.path,
           entries: parsed.entries,
@@ -431,6 +473,7 @@ export async function loadJob(files: readonly InputFile[], options: LoadOptions 
       });
     }
     const series = builder.finish(g.key, { pid: g.pid, pidNamespace: g.pidNamespace, prefix: g.prefix }, maps);
+    framelessWarnings(series, warnings);
     if (profileSymbols) series.profileSymbols = profileSymbols;
     if (pyTables.length > 0)
       series.pythonFrames = seriesPythonFrames(pyTables, g.dumps[g.dumps.length - 1].file.path, warnings);

@@ -60,6 +60,8 @@ export interface ProfileTaskOutput {
   snapshot: Snapshot;
   info: ParsedDumpInfo;
   symbols: Map<string, ProfileFrame[]>;
+  /** the mappings' build-ids by path (pprof), else null */
+  buildIds: Record<string, string> | null;
 }
 
 /**
@@ -97,7 +99,8 @@ export async function readProfileTask(
       heap.info,
       heap.mapsText ? 'dump' : null,
     );
-    return { snapshot, info: heap.info, symbols: heap.symbols };
+    if (heap.defaultSample) snapshot.defaultSample = heap.defaultSample;
+    return { snapshot, info: heap.info, symbols: heap.symbols, buildIds: heap.buildIds };
   }
   // a massif file is one task per snapshot: parsed once, for its tasks in a row (in this thread or a worker)
   const key = `${path}\u0000${file.size}\u0000${file.mtimeMs}`;
@@ -142,5 +145,5 @@ export async function readProfileTask(
     stacksBytes: s.stacksBytes,
   };
   if (massif.timeUnit === 'ms') snapshot.mtimeMs = null;
-  return { snapshot, info, symbols };
+  return { snapshot, info, symbols, buildIds: null };
 }

@@ -10,6 +10,7 @@ import type { DumpFormat, ProfileFrame, Trigger } from '../formats/dump-types.js
 import type { PyFrameTable } from '../formats/pyframes.js';
 import type { DumpContext } from '../formats/dump-context.js';
 import type { SymbolTable } from './symbol-table.js';
+import type { SampleType } from './vocab.js';
 
 /** Interned return addresses of one process, as normalized hex strings ("0x7f…", lowercase, no padding). */
 export interface AddressTable {
@@ -86,6 +87,8 @@ export interface Snapshot {
    * cgroup counters; docs/pyframes-format.md §5a); absent for dumps from jemalloc alone.
    */
   context?: DumpContext | null;
+  /** the sample type the profile asks viewers to show first (pprof's default_sample_type); absent for dumps */
+  defaultSample?: SampleType;
   /** a massif snapshot's figures beside its heap (massif.ts): time in the file's unit, heap-admin and stack bytes */
   massif?: { time: number; timeUnit: string; heapExtraBytes: number; stacksBytes: number };
 }

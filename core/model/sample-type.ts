@@ -4,7 +4,7 @@
 // columns every analysis reads (Snapshot.liveBytes / .live.bytes), so top, diff, growth, flame graphs and exports
 // count what was asked without knowing about sample types. Objects go into the byte columns as counts.
 
-import type { ProcessSeries, Snapshot } from './model.js';
+import type { Job, ProcessSeries, Snapshot } from './model.js';
 
 import type { SampleType } from './vocab.js';
 
@@ -70,4 +70,19 @@ export function sampleSeries(proc: ProcessSeries, t: SampleType): ProcessSeries 
   if (t === 'inuse_space') return proc;
   if (sampleUnavailable(proc, t)) return null;
   return { ...proc, snapshots: proc.snapshots.map((s) => snapshotFor(s, t)) };
+}
+
+/**
+ * What a job's views count when nobody chose: the sample type the profiles ask for (pprof's default_sample_type,
+ * e.g. alloc_space in Go's `allocs` profile), when every process's profiles ask for the same one; else inuse_space
+ * (a jemalloc dump asks for nothing, and one process's default must not hide another's live bytes).
+ */
+export function jobDefaultSample(job: Pick<Job, 'processes'>): SampleType {
+  let found: SampleType | null = null;
+  for (const p of job.processes) {
+    const d = [...p.snapshots].reverse().find((s) => s.defaultSample !== undefined)?.defaultSample;
+    if (d === undefined || (found !== null && d !== found)) return DEFAULT_SAMPLE_TYPE;
+    found = d;
+  }
+  return found ?? DEFAULT_SAMPLE_TYPE;
 }

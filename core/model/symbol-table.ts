@@ -35,7 +35,10 @@ export interface ModuleReport {
   mappingPath: string;
   binaryPath: string | null;
   debugPath: string | null;
+  /** the build-id of the file found at the path (its ELF note) */
   buildId: string | null;
+  /** the build-id the mapping names (pprof profiles), which the found file must have; absent or null without one */
+  mappingBuildId?: string | null;
   binary: BinaryCheck | null;
   reason: string;
   addresses: number;

@@ -13,6 +13,8 @@ import { processName } from '../model/process-name.js';
 import { snapshotTotalBytes } from '../model/snapshot-status.js';
 import { leastSquaresSlope } from '../stats/growth.js';
 import { postmortemQuery } from './postmortem.js';
+import { jobDefaultSample } from '../model/sample-type.js';
+import type { SampleType } from '../model/vocab.js';
 import { viewOf, type PostmortemView } from './postmortem-view.js';
 import { teardownDump } from '../stats/exit-dump.js';
 
@@ -123,6 +125,8 @@ export interface JobSummary {
   logsRead?: { file: string; gave: string }[];
   /** the kill, the limit and the time to it, heap vs RSS, the culprits (core/query/postmortem-view.ts) */
   postmortem?: PostmortemView | null;
+  /** what the views count first: the profiles' default_sample_type when all agree (jobDefaultSample) */
+  defaultSample?: SampleType;
   loadMs: number;
   /** time the loader spent waiting for bytes (read-ahead misses) */
   readWaitMs: number;
@@ -283,6 +287,7 @@ export function jobSummary(j: Job, opts: JobSummaryOptions): JobSummary {
     verdict: pm?.verdict ?? null,
     logsRead: pm?.logsRead.map((l) => ({ file: l.file, gave: l.gave })) ?? [],
     postmortem: pm,
+    defaultSample: jobDefaultSample(j),
   };
 }
 

@@ -66,16 +66,26 @@ export function fileOffsetToVaddr(info: ElfInfo, fileOffset: bigint): bigint | n
 }
 
 /**
- * Checks that `info` can be the file mapped by `entries` (all maps lines with its path): every mapping lies
- * inside a loadable segment, executable mappings cover executable segments exactly, every mapping implies the
- * same load bias (zero for ET_EXEC), and the file is long enough. Dumps carry no build-ids, so this is the
- * evidence we have; a different build of the same source usually differs in segment sizes.
+ * Checks that `info` can be the file mapped by `entries` (all maps lines with its path). When the mapping names
+ * a build-id (pprof profiles) and the file has one, they decide: equal is the same build, different is another.
+ * Else (jemalloc's maps carry no build-ids): every mapping lies inside a loadable segment, executable mappings
+ * cover executable segments exactly, every mapping implies the same load bias (zero for ET_EXEC), and the file
+ * is long enough; a different build of the same source usually differs in segment sizes.
  */
 export function checkAgainstMappings(
   info: ElfInfo,
   entries: readonly MapsEntry[],
 ): { check: BinaryCheck; reason: string } {
   if (entries.length === 0) return { check: 'unverified', reason: 'no mappings to compare with' };
+  const wanted = entries.find((e) => e.buildId)?.buildId;
+  if (wanted && info.buildId) {
+    return info.buildId.toLowerCase() === wanted
+      ? { check: 'verified', reason: `build-id ${wanted} matches the mapping's` }
+      : {
+          check: 'mismatch',
+          reason: `another build: the file's build-id is ${info.buildId.toLowerCase()}, the mapping's ${wanted}`,
+        };
+  }
   if (!info.programHeaders.some((p) => p.type === PT_LOAD)) {
     return { check: 'mismatch', reason: 'file has no loadable segments' };
   }
@@ -157,13 +167,15 @@ export function pcToVaddr(info: ElfInfo, e: MapsEntry, pc: bigint): bigint | nul
   return seg ? fileOffset - seg.offset + seg.vaddr : null;
 }
 
-function binaryCandidates(mappingPath: string, opts: SearchOptions): string[] {
+function binaryCandidates(mappingPath: string, opts: SearchOptions, buildId?: string): string[] {
   const out: string[] = [];
   const abs = mappingPath.startsWith('/');
   const base = basename(mappingPath);
   for (const d of opts.symbolDirs) {
     if (abs) out.push(joinPath(d, mappingPath));
     out.push(joinPath(d, base));
+    // a build-id the mapping names finds the binary in a debug root's .build-id/ab/cdef… (gdb's, debuginfod's layout)
+    if (buildId && buildId.length > 2) out.push(joinPath(d, '.build-id', buildId.slice(0, 2), buildId.slice(2)));
   }
   if (opts.sysroot && abs) out.push(joinPath(opts.sysroot, mappingPath));
   if (opts.hostPaths && abs) out.push(mappingPath);
@@ -251,7 +263,7 @@ export async function locateModule(
 ): Promise<LocatedModule | null> {
   const tried: string[] = [];
   let best: { f: LocatedFile; check: BinaryCheck; reason: string } | null = null;
-  for (const p of binaryCandidates(mappingPath, opts)) {
+  for (const p of binaryCandidates(mappingPath, opts, entries.find((e) => e.buildId)?.buildId)) {
     const f = await tryOpenElf(source, p, tried);
     if (!f) continue;
     const { check, reason } = checkAgainstMappings(f.info, entries);

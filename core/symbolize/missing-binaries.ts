@@ -10,7 +10,8 @@ import type { ModuleReport } from './symbolize.js';
 export interface MissingBinary {
   /** the module's path as in the maps: what to copy off the machine the dumps came from */
   mappingPath: string;
-  /** build-id of the file found at that path when it did not match (dumps carry none), else null */
+  /** the build-id to hand over: the one the mapping names (pprof profiles), else that of the file found at the
+   *  path when it did not match (jemalloc's maps carry none), else null */
   buildId: string | null;
   status: 'missing' | 'mismatch' | 'error';
   /** why, in the symbolizer's words */
@@ -101,7 +102,7 @@ export function missingBinaries(
     if (!w) continue;
     out.push({
       mappingPath: path,
-      buildId: w.report.buildId,
+      buildId: w.report.mappingBuildId ?? w.report.buildId,
       status: w.status,
       reason: w.report.error ?? w.report.reason,
       addresses: e.addresses.size,

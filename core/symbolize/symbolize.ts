@@ -393,6 +393,7 @@ export class Symbolizer {
         binaryPath: located?.binary.file.path ?? null,
         debugPath: located?.debug?.file.path ?? null,
         buildId: located?.binary.info.buildId ?? null,
+        mappingBuildId: entries.find((e) => e.buildId)?.buildId ?? null,
         binary: located?.check ?? null,
         reason: located ? located.checkReason : (state.error ?? `not found (tried ${this.candidatesNote(path)})`),
         addresses: wants.length,

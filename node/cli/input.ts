@@ -15,6 +15,7 @@ import { adoptSymbolTables, prepareSymbols, symbolizeJob } from './symbols.js';
 import { onlyPid, printWarnings, type Output } from './common.js';
 import {
   DEFAULT_SAMPLE_TYPE,
+  jobDefaultSample,
   parseSampleType,
   sampleSeries,
   sampleUnavailable,
@@ -28,8 +29,22 @@ export type JobCommand = (job: Job, args: ParsedArgs, io: Output) => Promise<voi
 export async function withJob(args: ParsedArgs, io: Output, cmd: JobCommand): Promise<number> {
   const job = await loadInput(args, io);
   if (!job) return 1;
-  await cmd(job, args, io);
+  await cmd(job, withJobSample(job, args), io);
   return 0;
+}
+
+/**
+ * The arguments with the job's own default sample type (pprof's default_sample_type, jobDefaultSample) as
+ * `--sample` when none was given, so every command counts what the profiles ask for; a note says so.
+ */
+export function withJobSample(job: Job, args: ParsedArgs): ParsedArgs {
+  const d = jobDefaultSample(job);
+  if (has(args, 'sample') || d === DEFAULT_SAMPLE_TYPE) return args;
+  job.warnings.push({
+    file: job.processes[0]?.snapshots[0]?.file ?? '',
+    message: `values are ${d}, the profiles' default_sample_type (--sample inuse_space for live bytes)`,
+  });
+  return { ...args, flags: new Map([...args.flags, ['sample', [d]]]) };
 }
 
 /**

@@ -197,12 +197,33 @@ export async function targets(): Promise<Target[]> {
   const pprofSeeds = ['001', '003'].map(
     (n) => new Uint8Array(gunzipSync(readFileSync(join(FIXTURES, '..', 'go', 'pprof-series', `heap.${n}.pb.gz`)))),
   );
+  const leak = join(FIXTURES, '..', 'go', 'leak-series');
+  const leakSeed = new Uint8Array(
+    gunzipSync(
+      readFileSync(
+        join(
+          leak,
+          readdirSync(leak).find((n) => n.endsWith('.pb.gz'))!,
+        ),
+      ),
+    ),
+  );
   const massif = new Uint8Array(readFileSync(join(FIXTURES, '..', 'massif', 'massif.out.grow')));
   const mapsText = dec.decode(dumps[0]).split('MAPPED_LIBRARIES:\n')[1];
   return [
     { name: 'dump', seeds: dumps, run: (b) => jobOf([['d/x.7.0.m0.heap', b]]) },
     // the readers of issue 21, through the loader (sniffing, decompression, the reader, the model)
     { name: 'pprof', seeds: pprofSeeds, run: (b) => jobOf([['d/heap.pb', b]]) },
+    // a series by the names' pids, each profile's identity (time, pid labels) walked before it is read
+    {
+      name: 'pprof-series',
+      seeds: [leakSeed],
+      run: (b) =>
+        jobOf([
+          ['d/svc-4242-001.pb', b],
+          ['d/svc-4242-002.pb', leakSeed],
+        ]),
+    },
     {
       name: 'pprof.gz',
       seeds: pprofSeeds.map((d) => new Uint8Array(gzipSync(d))),

@@ -49,7 +49,9 @@ export function binaries(job: Job, args: ParsedArgs, io: Output): void {
     if (sum.modules.length === 0) {
       // found and matching, yet frames may still read module+0x…: the binary has no name for those addresses
       const unnamed = unnamedByModule(symbols);
-      if (unnamed.length === 0) io.out('  every module with frames was found and matches its mapping\n');
+      if (unnamed.length === 0 && symbols.modules.length === 0 && p.profileSymbols)
+        io.out('  every frame is named by the profile itself (pprof, massif): no binary is needed\n');
+      else if (unnamed.length === 0) io.out('  every module with frames was found and matches its mapping\n');
       else {
         io.out('  every module with frames was found and matches its mapping, but some frames stay module+offset:');
         for (const u of unnamed)

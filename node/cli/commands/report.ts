@@ -49,7 +49,11 @@ export async function reportCommand(args: ParsedArgs, io: Output): Promise<numbe
   const job = await loadInput(args, io);
   if (!job) return 1;
   const sample = sampleOf(args);
-  const { inputs, warnings, kept } = reportInputs(job, { sample, base: flag(args, 'base'), target: flag(args, 'target') });
+  const { inputs, warnings, kept } = reportInputs(job, {
+    sample,
+    base: flag(args, 'base'),
+    target: flag(args, 'target'),
+  });
   job.warnings.push(...warnings);
   const sanitize = has(args, 'sanitize');
   const {

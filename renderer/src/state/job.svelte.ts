@@ -304,6 +304,8 @@ export class Job implements JobFacts {
       }
       const s = session ?? this.sessions.pending;
       // a session's process is the user's choice
+      // what the profiles ask to be shown first (pprof's default_sample_type), unless a session says
+      sel.sample = res.summary.defaultSample ?? 'inuse_space';
       if (s) {
         this.autoOpen = false;
         this.sessions.apply(s);

@@ -1,0 +1,35 @@
+// pprof profiles in the app (issue 21 items 1–2): Go's allocs profile opens counting alloc_space, its
+// default_sample_type (what `go tool pprof -top` shows first: fixtures/go/allocs/allocs.pprof-top.txt), and a
+// folder of two Go processes' heap profiles opens as two processes (pids from the names), counting inuse_space.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { expect, test } from '@playwright/test';
+import { dropFiles, ROOT, type DropFile } from './helpers.ts';
+
+const file = (dir: string, name: string): DropFile => {
+  const p = path.join(ROOT, 'fixtures', dir, name);
+  return { name, b64: readFileSync(p).toString('base64'), mtimeMs: statSync(p).mtimeMs };
+};
+
+test("Go's allocs profile opens on its default sample type, alloc_space", async ({ page }) => {
+  expect(readFileSync(path.join(ROOT, 'fixtures/go/allocs/allocs.pprof-top.txt'), 'utf8')).toMatch(
+    /^Type: alloc_space$/m,
+  );
+  await page.goto('/');
+  await dropFiles(page, '[data-testid=dropzone]', [file('go/allocs', 'allocs.pb.gz')]);
+  await expect(page.getByTestId('job-info')).toContainText('1 process', { timeout: 30_000 });
+  await expect(page.getByTestId('sample-select').first()).toHaveValue('alloc_space');
+});
+
+test('a folder of two processes’ heap profiles is two processes, counting inuse_space', async ({ page }) => {
+  const dir = path.join(ROOT, 'fixtures/go/leak-series');
+  const names = readdirSync(dir).filter((n) => n.endsWith('.pb.gz'));
+  await page.goto('/');
+  await dropFiles(
+    page,
+    '[data-testid=dropzone]',
+    names.map((n) => file('go/leak-series', n)),
+  );
+  await expect(page.getByTestId('job-info')).toContainText('2 processes', { timeout: 30_000 });
+  await expect(page.getByTestId('sample-select').first()).toHaveValue('inuse_space');
+});

@@ -1,0 +1,53 @@
+// pprof's default_sample_type decides what every command counts when --sample is not given: Go's `allocs` profile
+// (fixtures/go/make-go-leak-series.sh) asks for alloc_space, as `go tool pprof -top` shows it (Type: alloc_space,
+// stored beside it); totals from go tool pprof -raw of the same file. A job mixing it with a jemalloc dump keeps
+// inuse_space: one process's default must not hide another's live bytes.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { FIXTURES } from '../../tools/fixtures.js';
+import { runCaptured } from './run-captured.js';
+
+const ALLOCS = join(FIXTURES, '..', 'go', 'allocs');
+/** go tool pprof -raw: each sample type's total (alloc_objects alloc_space inuse_objects inuse_space) */
+const rawTotals = (() => {
+  const text = readFileSync(join(ALLOCS, 'allocs.pprof-raw.txt'), 'utf8');
+  const rows = [...text.matchAll(/^\s+(-?\d+)\s+(-?\d+)\s+(-?\d+)\s+(-?\d+):/gm)].map((m) => m.slice(1).map(Number));
+  return [0, 1, 2, 3].map((k) => rows.reduce((s, r) => s + r[k], 0));
+})();
+
+interface TopJson {
+  processes: { sample: string; total: number }[];
+}
+
+describe("the profiles' default sample type", () => {
+  it('is what go tool pprof shows first', () => {
+    expect(readFileSync(join(ALLOCS, 'allocs.pprof-top.txt'), 'utf8')).toMatch(/^Type: alloc_space$/m);
+  });
+
+  it('top counts alloc_space without --sample, with a note; --sample inuse_space still chooses', async () => {
+    const r = await runCaptured('top', join(ALLOCS, 'allocs.pb.gz'), '--no-symbols', '-n', '1');
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/^ {2}snapshot - \(unknown\) .*allocs\.pb\.gz: [\d.]+ MiB alloc_space$/m);
+    expect(r.err + r.out).toMatch(/values are alloc_space, the profiles' default_sample_type/);
+    const total = async (...more: string[]) => {
+      const j = await runCaptured('top', join(ALLOCS, 'allocs.pb.gz'), '--no-symbols', '--json', ...more);
+      const p = (JSON.parse(j.out) as TopJson).processes[0];
+      return [p.sample, p.total];
+    };
+    expect(await total()).toEqual(['alloc_space', rawTotals[1]]);
+    expect(await total('--sample', 'inuse_space')).toEqual(['inuse_space', rawTotals[3]]);
+    expect(await total('--sample', 'alloc_objects')).toEqual(['alloc_objects', rawTotals[0]]);
+  });
+
+  it('a job that mixes it with a jemalloc dump counts inuse_space', async () => {
+    const r = await runCaptured(
+      'summary',
+      join(ALLOCS, 'allocs.pb.gz'),
+      join(FIXTURES, 'job', 'exact.21459.20.f.heap'),
+      '--json',
+    );
+    expect(r.code).toBe(0);
+    expect(r.out).not.toMatch(/default_sample_type/);
+  });
+});

@@ -138,6 +138,8 @@ export async function classifyFiles(files: readonly InputFile[], signal?: AbortS
     out.refused.push(...part.refused);
     out.other.push(...part.other);
   }
+  // pids and sequence numbers of pprof profiles are judged over the whole folder's names
+  nameProfiles(out.dumps.filter((d) => d.kind === 'pprof'));
   return out;
 }
 
@@ -249,7 +251,6 @@ async function classifyOne(file: InputFile): Promise<ClassifiedFiles> {
       }
     }
   }
-  nameProfiles(out.dumps.filter((d) => d.kind === 'pprof'));
   return out;
 }
 

@@ -263,7 +263,11 @@ export interface StackDetail {
     lateRate: number;
     lateRatePerSecond: boolean;
     groupProcesses: number;
+    /** rank of this (process, stack) among every process's stacks (0 = top) */
     rank: number;
+    /** the stack's Suspects row (its group across the processes that hold it): rank (0 = top) and score */
+    rowRank: number;
+    rowScore: number;
     note: string | null;
   };
 }

@@ -708,6 +708,8 @@ function stackDetail(
         lateRatePerSecond: v.s.lateSlopePerSecond !== null,
         groupProcesses: v.s.groupProcesses,
         rank: v.rank,
+        rowRank: v.s.group,
+        rowScore: v.rowScore,
         note: v.s.note,
       }
     : undefined;

@@ -74,12 +74,15 @@ const byStack = new WeakMap<
   Map<number, Map<number, { s: JobSuspects['stacks'][number]; rank: number }>>
 >();
 
-/** The ranking entry of one (process, stack), with its job-wide rank (0 = top), or null. */
+/**
+ * The ranking entry of one (process, stack), with its rank among every process's stacks (0 = top) and the score
+ * of its Suspects row (the stack summed over the processes that hold it), or null.
+ */
 export function stackVerdict(
   job: Job,
   proc: number,
   stackId: number,
-): { s: JobSuspects['stacks'][number]; rank: number } | null {
+): { s: JobSuspects['stacks'][number]; rank: number; rowScore: number } | null {
   const r = jobSuspects(job);
   let m = byStack.get(r);
   if (!m) {
@@ -92,7 +95,9 @@ export function stackVerdict(
     byStack.set(r, built);
     m = built;
   }
-  return m.get(proc)?.get(stackId) ?? null;
+  const hit = m.get(proc)?.get(stackId);
+  // the Suspects row's score: the group's (s.group is its rank; rankJob keeps every group, in rank order)
+  return hit ? { ...hit, rowScore: r.groups[hit.s.group]?.score ?? hit.s.score } : null;
 }
 
 /**

@@ -18,7 +18,7 @@ import { leastSquaresSlope, rankGrowth } from '../../../core/stats/growth.ts';
 import { addStackToFunctions, finishFunctionRows } from '../../../core/stats/function-diff.ts';
 import { buildCallTree } from '../../../core/stats/call-tree.ts';
 import { calleeKeys, callerKeys, invertedKeys } from '../../../core/frames/callers.ts';
-import { callSite, leadFrameIndex } from '../../../core/frames/stack-labels.ts';
+import { callSite, interpreterModules, leadFrameIndex } from '../../../core/frames/stack-labels.ts';
 import { processName } from '../../../core/model/process-name.ts';
 import type { Job, LoadWarning, ProcessSeries, Snapshot } from '../../../core/model/model.ts';
 import { JobAssembler } from '../../../core/model/job-batches.ts';
@@ -36,7 +36,7 @@ import { buildReport, type SanitizeOptions } from '../../../core/report/build-re
 import { buildReportHtml } from '../../../core/report/html.ts';
 import { reopenPayload, reopenReport } from '../../../core/report/reopen.ts';
 import { fromBase64 } from '../../../core/report/payload.ts';
-import { viewSource } from '../../../core/frames/view.ts';
+import { viewFolds, viewSource } from '../../../core/frames/view.ts';
 import type { StackDescriber } from '../../../core/frames/describe.ts';
 import { toPprof } from '../../../core/export/pprof.ts';
 import { toFolded } from '../../../core/export/folded.ts';
@@ -1138,6 +1138,8 @@ async function handle(id: number, req: Request): Promise<{ res: Response; transf
           type: 'missingBinaries',
           summary: missingBinaries(proc(req.proc), req.snapshot, proc(req.proc).symbols?.modules ?? [], {
             includeAllocator: !req.view.hideAllocator,
+            // the view's folded interpreter frames are not what it shows unresolved
+            folded: viewFolds(proc(req.proc), req.view).interpreter ? interpreterModules(proc(req.proc)) : undefined,
           }),
           symbolized: proc(req.proc).symbols !== null,
         },

@@ -155,11 +155,6 @@ for (const size of [
     await openJob(page);
     await page.screenshot({ path: path.join(SHOTS, `first-screen-${size.width}.png`) });
     const first = page.getByTestId('suspect-row').first();
-    // item 10 (the layout at 1024×640, eng-ui) puts row #1 above the fold there; until it lands, say so
-    test.fixme(
-      size.width === 1024,
-      'row #1 is below the fold at 1024×640 until the layout of issue 22 item 10 is merged',
-    );
     for (const el of [first.getByTestId('suspect-site'), first.getByTestId('suspect-rate')]) {
       const box = await el.boundingBox();
       expect(box, 'on the page').not.toBeNull();

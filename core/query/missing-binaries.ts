@@ -3,6 +3,9 @@
 
 import type { ProcessSeries } from '../model/model.js';
 import { missingBinaries, type MissingBinariesSummary } from '../symbolize/missing-binaries.js';
+import { viewFolds } from '../frames/view.js';
+import { interpreterModules } from '../frames/stack-labels.js';
+import type { ViewOptions } from '../model/vocab.js';
 
 export interface MissingBinaries {
   summary: MissingBinariesSummary;
@@ -13,10 +16,14 @@ export interface MissingBinaries {
 export function missingBinariesAt(
   p: ProcessSeries,
   snapshot: number,
-  opts: { includeAllocator: boolean },
+  opts: { includeAllocator: boolean; view?: ViewOptions },
 ): MissingBinaries {
   return {
-    summary: missingBinaries(p, snapshot, p.symbols?.modules ?? [], opts),
+    summary: missingBinaries(p, snapshot, p.symbols?.modules ?? [], {
+      includeAllocator: opts.includeAllocator,
+      // the view's folded interpreter frames are not what it shows unresolved
+      folded: opts.view && viewFolds(p, opts.view).interpreter ? interpreterModules(p) : undefined,
+    }),
     symbolized: p.symbols !== null,
   };
 }

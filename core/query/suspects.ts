@@ -81,7 +81,11 @@ export interface StackVerdict {
   lateRate: number;
   lateRatePerSecond: boolean;
   groupProcesses: number;
+  /** rank of this (process, stack) among every process's stacks (0 = top) */
   rank: number;
+  /** the stack's Suspects row (its group across the processes that hold it): rank (0 = top) and score */
+  rowRank: number;
+  rowScore: number;
   note: string | null;
 }
 
@@ -160,6 +164,9 @@ export function stackVerdict(session: QuerySession, proc: number, stackId: numbe
     lateRatePerSecond: v.s.lateSlopePerSecond !== null,
     groupProcesses: v.s.groupProcesses,
     rank: v.rank,
+    rowRank: v.s.group,
+    // the Suspects row's score: the group's (s.group is its rank; rankJob keeps every group, in rank order)
+    rowScore: session.ranking().groups[v.s.group]?.score ?? v.s.score,
     note: v.s.note,
   };
 }

@@ -29,6 +29,13 @@ export interface MissingBinariesSummary {
   totalBytes: number;
   /** bytes of the stacks with any unresolved frame (each stack once) */
   unresolvedBytes: number;
+  /**
+   * bytes of the stacks with an unresolved frame the view shows: frames of the modules `folded` says the view
+   * folds (the interpreter's own in the Python-first view, core/frames interpreterModules) do not count. Equals unresolvedBytes
+   * otherwise. A Python job whose interpreter binary is missing has every stack through it, yet every frame
+   * it shows may be resolved: this, not unresolvedBytes, is what the headline says.
+   */
+  shownUnresolvedBytes: number;
 }
 
 function statusOf(m: ModuleReport): MissingBinary['status'] | null {
@@ -46,7 +53,7 @@ export function missingBinaries(
   proc: ProcessSeries,
   snapshotIndex: number,
   modules: readonly ModuleReport[],
-  options: { includeAllocator?: boolean } = {},
+  options: { includeAllocator?: boolean; folded?: (modulePath: string) => boolean } = {},
 ): MissingBinariesSummary {
   const s = proc.snapshots[snapshotIndex];
   const wanted = new Map<string, { report: ModuleReport; status: MissingBinary['status'] }>();
@@ -55,7 +62,9 @@ export function missingBinaries(
     if (st) wanted.set(m.mappingPath, { report: m, status: st });
   }
   const totalBytes = s ? s.live.bytes : 0;
-  if (!s || wanted.size === 0 || !proc.maps) return { modules: [], totalBytes, unresolvedBytes: 0 };
+  if (!s || wanted.size === 0 || !proc.maps)
+    return { modules: [], totalBytes, unresolvedBytes: 0, shownUnresolvedBytes: 0 };
+  const folded = options.folded ?? ((): boolean => false);
   // module path of every address (null: not in an unresolved module), computed once
   const moduleOf = new Map<number, string | null>();
   const pathOf = (a: number): string | null => {
@@ -74,14 +83,17 @@ export function missingBinaries(
   };
   const acc = new Map<string, { addresses: Set<number>; stacks: number; bytes: number }>();
   let unresolvedBytes = 0;
+  let shownUnresolvedBytes = 0;
   const { offsets, frames, allocatorDepth } = proc.stacks;
   for (let r = 0; r < s.stackIds.length; r++) {
     const id = s.stackIds[r];
     const seen = new Set<string>();
+    let shown = false;
     const from = offsets[id] + (options.includeAllocator ? 0 : (allocatorDepth[id] ?? 0));
     for (let k = from; k < offsets[id + 1]; k++) {
       const p = pathOf(frames[k]);
       if (p === null) continue;
+      if (!folded(p)) shown = true;
       let e = acc.get(p);
       if (!e) {
         e = { addresses: new Set(), stacks: 0, bytes: 0 };
@@ -95,6 +107,7 @@ export function missingBinaries(
       }
     }
     if (seen.size > 0) unresolvedBytes += s.liveBytes[r];
+    if (shown) shownUnresolvedBytes += s.liveBytes[r];
   }
   const out: MissingBinary[] = [];
   for (const [path, e] of acc) {
@@ -111,5 +124,5 @@ export function missingBinaries(
     });
   }
   out.sort((a, b) => b.bytes - a.bytes || (a.mappingPath < b.mappingPath ? -1 : 1));
-  return { modules: out, totalBytes, unresolvedBytes };
+  return { modules: out, totalBytes, unresolvedBytes, shownUnresolvedBytes };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bytesAxis, dumpHeight } from './bytes-axis.ts';
+import { bytesAxis, dumpHeight, MIN_TICK_GAP } from './bytes-axis.ts';
 
 describe('bytes axis', () => {
   it('draws a cut dump at its header total, a complete one at its records', () => {
@@ -19,6 +19,21 @@ describe('bytes axis', () => {
     expect(ax.y(100 << 20)).toBeGreaterThan(10);
     expect(ax.ticks[0].label).toBe('0 B');
     expect(ax.ticks.every((t) => /^\d+(\.\d+)? (B|KiB|MiB|GiB)$/.test(t.label))).toBe(true);
+  });
+
+  it('a shrunk chart does not stack its labels: ticks stand MIN_TICK_GAP apart at every height', () => {
+    for (const h of [24, 40, 60, 90, 150, 300])
+      for (const max of [1000, 3 << 20, 95 << 20, 191 << 20, 5 << 30]) {
+        const ax = bytesAxis(max, [h, 0]);
+        expect(ax.ticks.length, `${h} px, ${max} B`).toBeGreaterThanOrEqual(2);
+        for (let k = 1; k < ax.ticks.length; k++)
+          expect(
+            Math.abs(ax.y(ax.ticks[k].value) - ax.y(ax.ticks[k - 1].value)),
+            `${h} px, ${max} B`,
+          ).toBeGreaterThanOrEqual(MIN_TICK_GAP);
+      }
+    // a tall chart keeps the ticks it asked for
+    expect(bytesAxis(100 << 20, [300, 0]).ticks.length).toBeGreaterThanOrEqual(4);
   });
 
   it('an empty chart still has a scale (no 0/0 domain)', () => {

@@ -27,11 +27,23 @@ export interface BytesAxis {
   ticks: Tick[];
 }
 
-/** 0 … max × headroom (at least 1 B) onto `range` = [bottom px, top px], with `count` ticks about. */
+/** the least distance between two y labels (px): a label is 10 px high, so a shrunk chart never stacks them */
+export const MIN_TICK_GAP = 16;
+
+/**
+ * 0 … max × headroom (at least 1 B) onto `range` = [bottom px, top px], with `count` ticks about — fewer when the
+ * range is too short for them to stand MIN_TICK_GAP apart (d3's ticks may also give more than asked: every
+ * other one is dropped until they do).
+ */
 export function bytesAxis(maxBytes: number, range: readonly [number, number], count = 4): BytesAxis {
+  const span = Math.abs(range[0] - range[1]);
+  const fit = Math.max(1, Math.min(count, Math.floor(span / MIN_TICK_GAP)));
   const y = scaleLinear()
     .domain([0, Math.max(1, maxBytes) * HEADROOM])
     .range([range[0], range[1]])
-    .nice(count);
-  return { y, ticks: y.ticks(count).map((v) => ({ value: v, label: formatBytes(v) })) };
+    .nice(fit);
+  let values = y.ticks(fit);
+  const apart = (vs: number[]): boolean => vs.every((v, k) => k === 0 || Math.abs(y(v) - y(vs[k - 1])) >= MIN_TICK_GAP);
+  while (values.length > 2 && !apart(values)) values = values.filter((_, k) => k % 2 === 0);
+  return { y, ticks: values.map((v) => ({ value: v, label: formatBytes(v) })) };
 }

@@ -193,8 +193,14 @@ export class Selection {
       if (v) {
         facts.push(
           ['pattern', v.pattern + (v.note ? ` (${v.note})` : '')],
-          ['job-wide rank', `#${v.rank + 1} · score ${formatBytes(v.score)}`],
+          // the row's score sums every holder; this process's share is said apart, and which is which
+          [
+            'Suspects row',
+            `#${v.rowRank + 1} · score ${formatBytes(v.rowScore)}${v.groupProcesses > 1 ? ` (all ${v.groupProcesses} holders)` : ''}`,
+          ],
         );
+        if (v.groupProcesses > 1)
+          facts.push([`score in pid ${this.focused?.pid ?? '?'}`, `${formatBytes(v.score)} (this process alone)`]);
         facts.push(['late rate', `${formatBytes(v.lateRate, true)}/${v.lateRatePerSecond ? 's' : 'dump'}`]);
         if (v.sigmaBytes > 0) facts.push(['±2σ at the end', `${formatBytes(2 * v.sigmaBytes)} (sampling)`]);
         if (v.groupProcesses > 1) facts.push(['held by', `${v.groupProcesses} processes`]);
@@ -206,7 +212,8 @@ export class Selection {
         stack.frames[0];
       if (leaf && leaf.key >= 0 && this.selectedStack === stackId) this.selectedFrame = leaf.key;
       this.panel = {
-        title: `stack #${stackId}: ${leaf?.function ?? leaf?.label ?? row?.label ?? ''}`,
+        // named by its leaf function and call site, as the rows name it: never by our internal stack id
+        title: `${leaf?.function ?? leaf?.label ?? row?.label ?? ''}${leaf?.file ? ` (${leaf.file.slice(leaf.file.lastIndexOf('/') + 1)}:${leaf.line ?? '?'})` : ''}`,
         frames: stack.frames,
         facts,
         series: stack.series,

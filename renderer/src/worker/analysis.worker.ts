@@ -388,7 +388,10 @@ async function handle(id: number, req: Request): Promise<{ res: Response; transf
       return {
         res: {
           type: 'missingBinaries',
-          ...missingBinariesAt(s.proc(req.proc), req.snapshot, { includeAllocator: !req.view.hideAllocator }),
+          ...missingBinariesAt(s.proc(req.proc), req.snapshot, {
+            includeAllocator: !req.view.hideAllocator,
+            view: req.view,
+          }),
         },
       };
     case 'close':

@@ -62,6 +62,14 @@ describe('postmortem view on a real OOM kill', () => {
     expect(trainer.toLimit).toMatch(/left: .*\[.*\].*95 % interval|over the limit|not growing/);
   });
 
+  it("measures the job's headroom from the cgroup's usage at the kill, not from the summed heap estimates", async () => {
+    const v = postmortemView(await oomJob());
+    // the kernel's line gave usage = limit (the cgroup's max_usage_in_bytes says the same): the job was at its limit;
+    // the summed heap estimates (forked children's inherited allocations twice) would call it over
+    expect(expected.cgroup.maxUsageBytes).toBe(expected.cgroup.limitBytes);
+    expect(v.jobToLimit).toBe("at the limit (from the cgroup's usage at the kill)");
+  });
+
   it("names the loaders' part outside the heap copy-on-write, at the RSS their smaps_rollup gave", async () => {
     const v = postmortemView(await oomJob());
     const victim = v.processes.find((p) => p.pid === expected.kill.pid)!;

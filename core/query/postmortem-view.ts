@@ -124,7 +124,10 @@ export function viewOf(q: PostmortemResult): PostmortemView {
         },
       };
     }),
-    jobToLimit: q.postmortem.job.projection ? projectionText(q.postmortem.job.projection) : null,
+    jobToLimit: q.postmortem.job.projection
+      ? projectionText(q.postmortem.job.projection) +
+        (q.postmortem.job.basis ? ` (from ${q.postmortem.job.basis})` : '')
+      : null,
     culprits: q.culprits.map((c) => ({
       kind: c.kind,
       pids: c.pids,

@@ -18,7 +18,7 @@ import {
   type ProcessMemory,
 } from '../stats/memory-outside-heap.js';
 import { rankCulprits, verdictSentence, type Culprit } from '../stats/verdict.js';
-import { postmortem, type JobPostmortem } from '../stats/postmortem.js';
+import { postmortem, project, type JobPostmortem } from '../stats/postmortem.js';
 import { processParents, recordedJobLimit } from '../model/memory-context.js';
 import { processName } from '../model/process-name.js';
 
@@ -150,6 +150,41 @@ export function postmortemQuery(job: Job, opts: PostmortemOptions = {}): Postmor
     peakBytes: ev.cgroup?.peakBytes ?? null,
     limitBytes: limit?.bytes ?? null,
   });
+  // The job's headroom from the best figure of what the cgroup held: summed heap estimates count a forked
+  // child's inherited allocations twice and miss the pages no allocation explains, so "already over the limit"
+  // from that sum is not a fact. The cgroup's own usage at the kill first, then Σ Pss, then the heaps counted once
+  // plus the copy-on-write copies.
+  if (limit?.bytes != null && pm.job.perSecond !== null) {
+    const used: [number, string] | null =
+      job_.usageAtKillBytes !== null
+        ? [job_.usageAtKillBytes, "the cgroup's usage at the kill"]
+        : job_.pssBytes !== null
+          ? [job_.pssBytes, "the processes' resident pages (Σ Pss)"]
+          : memory.length > 0
+            ? [
+                job_.heapBytes + job_.copyOnWriteBytes,
+                'the heaps, inherited allocations counted once, and copy-on-write copies',
+              ]
+            : null;
+    if (used) {
+      const rate = {
+        perSnapshot: 0,
+        perSnapshotLo: 0,
+        perSnapshotHi: 0,
+        perSecond: pm.job.perSecond,
+        perSecondLo: pm.job.perSecondLo,
+        perSecondHi: pm.job.perSecondHi,
+        points: 0,
+      };
+      pm.job.projection = {
+        ...project(limit.bytes - used[0], rate),
+        snapshots: null,
+        snapshotsLo: null,
+        snapshotsHi: null,
+      };
+      pm.job.basis = used[1];
+    }
+  }
   const warnings = [...ev.warnings, ...teardown.map((t) => ({ file: t.file, message: t.note }))];
   return {
     verdict,

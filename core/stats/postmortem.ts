@@ -68,6 +68,8 @@ export interface JobPostmortem {
     perSecondLo: number | null;
     perSecondHi: number | null;
     projection: Projection | null;
+    /** what the job's headroom was measured from (the post-mortem query replaces the sum with a better figure) */
+    basis?: string;
     note: string | null;
   };
 }
@@ -78,7 +80,7 @@ function ratio(headroom: number, rate: number | null): number | null {
   return rate > 0 ? headroom / rate : Number.POSITIVE_INFINITY;
 }
 
-function project(headroom: number, r: EndRate): Projection {
+export function project(headroom: number, r: EndRate): Projection {
   return {
     headroomBytes: headroom,
     seconds: ratio(headroom, r.perSecond),

@@ -22,7 +22,8 @@ function dumps(x: number | null): string {
 }
 
 export function projectionText(p: Projection): string {
-  if (p.headroomBytes <= 0) return `already ${formatBytes(-p.headroomBytes)} over the limit`;
+  if (p.headroomBytes === 0) return 'at the limit';
+  if (p.headroomBytes < 0) return `already ${formatBytes(-p.headroomBytes)} over the limit`;
   const left = `${formatBytes(p.headroomBytes)} left: `;
   if (p.snapshots === null || !Number.isFinite(p.snapshots)) {
     // not growing at the end: say so, and what the fastest bound of the rate would give

@@ -192,7 +192,7 @@ export function postmortemCommand(job: Job, args: ParsedArgs, io: Output, given:
             ? `; the cgroup's usage at the kill ${formatBytes(q.job.usageAtKillBytes)}`
             : '') +
           (q.job.peakBytes !== null ? `, peak ${formatBytes(q.job.peakBytes)}` : '') +
-          (j.projection ? `; ${projectionText(j.projection)}` : '') +
+          (j.projection ? `; ${projectionText(j.projection)}${j.basis ? ` (from ${j.basis})` : ''}` : '') +
           (j.note ? `\n  note: ${j.note}` : ''),
       );
     }

@@ -15,7 +15,7 @@ const OOM = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'fixtures'
 const GiB = 1024 ** 3;
 
 interface Expected {
-  cgroup: { limitBytes: number };
+  cgroup: { limitBytes: number; maxUsageBytes: number };
   kill: { pid: number; seenByTrainerAt: { realtime: number } };
   leak: { bytesPerSecond: number };
   trainer: { pid: number };

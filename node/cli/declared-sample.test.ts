@@ -15,13 +15,15 @@ const pprofTotal = (t: string): number =>
   Number(/ of (\d+)B total$/m.exec(readFileSync(join(DIR, `extra.pprof-top.${t}.txt`), 'utf8'))![1]);
 
 interface TopJson {
-  processes: { sample: string; total: number; stacks: { self: number }[] }[];
+  processes: { sample: string; total: number }[];
+  stacks: { value?: number; liveBytes: number }[];
 }
 
 const top = async (...more: string[]) => {
   const r = await runCaptured('top', FILE, '--no-symbols', '--json', '-n', '1000', ...more);
   expect(r.code).toBe(0);
-  return (JSON.parse(r.out) as TopJson).processes[0];
+  const j = JSON.parse(r.out) as TopJson;
+  return { ...j.processes[0], stackSum: j.stacks.reduce((a, x) => a + (x.value ?? x.liveBytes), 0) };
 };
 
 describe('a sample type the profile declares beyond the four', () => {
@@ -35,7 +37,7 @@ describe('a sample type the profile declares beyond the four', () => {
   for (const t of ['samples', 'freed_space', 'inuse_space'])
     it(`--sample ${t} totals what go tool pprof -sample_index=${t} reads`, async () => {
       const p = await top('--sample', t);
-      expect([p.sample, p.total]).toEqual([t, pprofTotal(t)]);
+      expect([p.sample, p.total, p.stackSum]).toEqual([t, pprofTotal(t), pprofTotal(t)]);
     });
 
   it('a count reads as a count, bytes as bytes', async () => {

@@ -186,21 +186,25 @@ export function parsePprof(bytes: Uint8Array): PprofResult {
   };
 }
 
-/** Which of the profile's sample types fill which column of the model; null when it has no heap type. */
+/**
+ * Which of the profile's sample types fill which column of the model; null when it has no heap type (none of the
+ * four, and none counted in bytes: a CPU profile). A profile with only its own types (`samples/count`,
+ * `bytes/bytes`) has every column -1 and all its types in `other`.
+ */
 export function heapColumns(
   types: readonly PprofSampleType[],
 ): { liveBytes: number; liveObjects: number; accumBytes: number; accumObjects: number; other: number[] } | null {
   const idx = (...names: string[]) => types.findIndex((t) => names.includes(t.type));
   const liveBytes = idx('inuse_space', 'space');
   const accumBytes = idx('alloc_space');
-  if (liveBytes < 0 && accumBytes < 0) return null;
+  if (liveBytes < 0 && accumBytes < 0 && !types.some((t) => t.unit === 'bytes')) return null;
   const cols = {
     liveBytes,
     liveObjects: idx('inuse_objects', 'objects'),
     accumBytes,
     accumObjects: idx('alloc_objects'),
   };
-  const used = new Set(Object.values(cols));
+  const used = new Set(Object.values(cols).filter((i) => i >= 0));
   // a type named twice is read once, as pprof's -sample_index picks the first of a name
   const other = types.flatMap((t, i) =>
     used.has(i) || types.findIndex((u) => u.type === t.type) !== i || !t.type ? [] : [i],
@@ -360,9 +364,17 @@ export function pprofHeap(profile: PprofProfile, bytes: number): PprofHeap | { n
   const DEFAULTS = { inuse_space: 0, inuse_objects: 0, alloc_space: 0, alloc_objects: 0, space: 0, objects: 0 };
   const named = profile.defaultSampleType;
   const extraTypes = cols.other.map((i) => profile.sampleTypes[i]);
+  const ownOnly = cols.liveBytes < 0 && cols.accumBytes < 0;
+  if (ownOnly)
+    notes.push(
+      `declares none of the heap sample types inuse_space/alloc_space, only ${extraTypes.map((t) => `${t.type}/${t.unit}`).join(', ')}: choose one with --sample or the Count menu`,
+    );
+  // without a default, pprof shows the last type: a profile of its own types opens on it as pprof would
   const dst =
     named === null
-      ? null
+      ? ownOnly
+        ? (extraTypes[extraTypes.length - 1]?.type ?? null)
+        : null
       : extraTypes.some((t) => t.type === named)
         ? named
         : !Object.hasOwn(DEFAULTS, named)

@@ -11,16 +11,17 @@ import { runCaptured } from './run-captured.js';
 const DIR = join(FIXTURES, '..', 'go', 'extra-types');
 const FILE = join(DIR, 'extra.pb.gz');
 /** `go tool pprof -top -unit=B -sample_index=t`: "… of 25221818B total" */
-const pprofTotal = (t: string): number =>
-  Number(/ of (\d+)B total$/m.exec(readFileSync(join(DIR, `extra.pprof-top.${t}.txt`), 'utf8'))![1]);
+const pprofTotal = (t: string, base = 'extra'): number =>
+  Number(/ of (\d+)B total$/m.exec(readFileSync(join(DIR, `${base}.pprof-top.${t}.txt`), 'utf8'))![1]);
 
 interface TopJson {
   processes: { sample: string; total: number }[];
   stacks: { value?: number; liveBytes: number }[];
 }
 
-const top = async (...more: string[]) => {
-  const r = await runCaptured('top', FILE, '--no-symbols', '--json', '-n', '1000', ...more);
+const top = async (...more: string[]) => topOf(FILE, ...more);
+const topOf = async (file: string, ...more: string[]) => {
+  const r = await runCaptured('top', file, '--no-symbols', '--json', '-n', '1000', ...more);
   expect(r.code).toBe(0);
   const j = JSON.parse(r.out) as TopJson;
   return { ...j.processes[0], stackSum: j.stacks.reduce((a, x) => a + (x.value ?? x.liveBytes), 0) };
@@ -59,5 +60,18 @@ describe('a sample type the profile declares beyond the four', () => {
   it('and no "sample types not shown" note any more', async () => {
     const r = await runCaptured('summary', FILE);
     expect(r.out + r.err).not.toMatch(/not shown/);
+  });
+
+  it('a profile of its own types only (samples/count, bytes/bytes) opens on the last, as go tool pprof does', async () => {
+    const own = join(DIR, 'own-types.pb.gz');
+    expect(readFileSync(join(DIR, 'own-types.pprof-top.bytes.txt'), 'utf8')).toMatch(/^Type: bytes$/m);
+    const d = await topOf(own);
+    expect([d.sample, d.total, d.stackSum]).toEqual([
+      'bytes',
+      pprofTotal('bytes', 'own-types'),
+      pprofTotal('bytes', 'own-types'),
+    ]);
+    const n = await topOf(own, '--sample', 'samples');
+    expect([n.sample, n.total]).toEqual(['samples', pprofTotal('samples', 'own-types')]);
   });
 });

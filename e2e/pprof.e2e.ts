@@ -1,6 +1,7 @@
 // pprof profiles in the app (issue 21 items 1–2): Go's allocs profile opens counting alloc_space, its
 // default_sample_type (what `go tool pprof -top` shows first: fixtures/go/allocs/allocs.pprof-top.txt), and a
 // folder of two Go processes' heap profiles opens as two processes (pids from the names), counting inuse_space.
+// A profile declaring types beyond the four offers them in the sample selector.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
@@ -32,4 +33,17 @@ test('a folder of two processes’ heap profiles is two processes, counting inus
   );
   await expect(page.getByTestId('job-info')).toContainText('2 processes', { timeout: 30_000 });
   await expect(page.getByTestId('sample-select').first()).toHaveValue('inuse_space');
+});
+
+test('a profile that declares more sample types offers each in the selector (issue 21 item 1)', async ({ page }) => {
+  // fixtures/go/extra-types: a real Go profile with `samples/count` and `freed_space/bytes` added (its script)
+  await page.goto('/');
+  await dropFiles(page, '[data-testid=dropzone]', [file('go/extra-types', 'extra.pb.gz')]);
+  await expect(page.getByTestId('job-info')).toContainText('1 process', { timeout: 30_000 });
+  const select = page.getByTestId('sample-select').first();
+  const values = await select.locator('option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
+  expect(values).toEqual(['inuse_space', 'inuse_objects', 'alloc_space', 'alloc_objects', 'samples', 'freed_space']);
+  await select.selectOption('freed_space');
+  await expect(select).toHaveValue('freed_space');
+  await expect(page.locator('body')).not.toContainText('do not declare');
 });

@@ -19,7 +19,7 @@ import {
 import { findMapping, isFileMapping, type MapsEntry } from '../formats/proc-maps.js';
 import { frameLines } from '../frames/describe.js';
 import { snapshotSamples, type ExportInput, type SampleOptions } from './samples.js';
-import type { SampleType } from '../model/sample-type.js';
+import { isBuiltinSample, type SampleType } from '../model/sample-type.js';
 
 export interface PprofOptions extends SampleOptions {
   /** free-text comments stored in the profile */
@@ -144,7 +144,9 @@ export function toPprof(inputs: readonly ExportInput[], options: PprofOptions = 
     comment: (options.comments ?? []).map(str),
     defaultSampleType: 0,
   });
-  const wanted = options.defaultSample ?? 'inuse_space';
+  // the export writes the four built-in types only: another default (a declared type) falls back to inuse_space
+  const asked = options.defaultSample ?? 'inuse_space';
+  const wanted = isBuiltinSample(asked) ? asked : 'inuse_space';
   profile.defaultSampleType = str(withAlloc || !wanted.startsWith('alloc_') ? wanted : 'inuse_space');
   return profile.encode();
 }

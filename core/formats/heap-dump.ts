@@ -30,6 +30,8 @@ export interface DumpRecord {
    */
   frameWords: Uint32Array;
   counts: RawCounts;
+  /** a pprof sample's values of the profile's other declared sample types (PprofHeap.extraTypes' order) */
+  extra?: number[];
   /** per-thread split (heap_v2 only); the same uid may repeat after prof.reset */
   threads: RecordThread[];
   /** 1-based line of the '@' line */

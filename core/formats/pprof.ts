@@ -4,7 +4,8 @@
 // byte offset and the fields before it are still read; pprof-format only ever sees whole fields.
 //
 // Heap sample types map onto the model's columns: inuse_space/inuse_objects (or space/objects, gperftools'
-// converted profiles) are live, alloc_space/alloc_objects accumulated. Values are as written: Go's runtime
+// converted profiles) are live, alloc_space/alloc_objects accumulated; every other declared type travels beside
+// them per record (DumpRecord.extra), selectable by its name like the four (core/model/sample-type.ts). Values are as written: Go's runtime
 // scales its samples before writing (runtime/pprof protomem.go), so no unsampling is applied.
 
 import { Profile } from 'pprof-format';
@@ -185,22 +186,30 @@ export function parsePprof(bytes: Uint8Array): PprofResult {
   };
 }
 
-/** Which of the profile's sample types fill which column of the model; null when it has no heap type. */
+/**
+ * Which of the profile's sample types fill which column of the model; null when it has no heap type (none of the
+ * four, and none counted in bytes: a CPU profile). A profile with only its own types (`samples/count`,
+ * `bytes/bytes`) has every column -1 and all its types in `other`.
+ */
 export function heapColumns(
   types: readonly PprofSampleType[],
-): { liveBytes: number; liveObjects: number; accumBytes: number; accumObjects: number; other: string[] } | null {
+): { liveBytes: number; liveObjects: number; accumBytes: number; accumObjects: number; other: number[] } | null {
   const idx = (...names: string[]) => types.findIndex((t) => names.includes(t.type));
   const liveBytes = idx('inuse_space', 'space');
   const accumBytes = idx('alloc_space');
-  if (liveBytes < 0 && accumBytes < 0) return null;
+  if (liveBytes < 0 && accumBytes < 0 && !types.some((t) => t.unit === 'bytes')) return null;
   const cols = {
     liveBytes,
     liveObjects: idx('inuse_objects', 'objects'),
     accumBytes,
     accumObjects: idx('alloc_objects'),
   };
-  const used = new Set(Object.values(cols));
-  return { ...cols, other: types.filter((_, i) => !used.has(i)).map((t) => `${t.type}/${t.unit}`) };
+  const used = new Set(Object.values(cols).filter((i) => i >= 0));
+  // a type named twice is read once, as pprof's -sample_index picks the first of a name
+  const other = types.flatMap((t, i) =>
+    used.has(i) || types.findIndex((u) => u.type === t.type) !== i || !t.type ? [] : [i],
+  );
+  return { ...cols, other };
 }
 
 /** Label keys that name the process a sample came from (perf_to_profile's `pid`, OpenTelemetry's `process.pid`…). */
@@ -227,8 +236,10 @@ export interface PprofHeap {
   mapsText: string | null;
   /** the mappings' build-ids by path (lowercase hex; Go writes the GNU build-id note's), for MapsEntry.buildId */
   buildIds: Record<string, string> | null;
-  /** default_sample_type as one of the model's types (space/objects as inuse_*), null when absent or another */
-  defaultSample: 'inuse_space' | 'inuse_objects' | 'alloc_space' | 'alloc_objects' | null;
+  /** default_sample_type as a type it has (space/objects as inuse_*), null when absent or not declared */
+  defaultSample: string | null;
+  /** the declared sample types beyond the built-in four, in the order of each record's `extra` values */
+  extraTypes: PprofSampleType[];
   /** labels worth a line: pid (when every sample with one agrees) */
   pid: number | null;
   /** what the loader should say about the file beyond its problems */
@@ -250,7 +261,6 @@ export function pprofHeap(profile: PprofProfile, bytes: number): PprofHeap | { n
   }
   const problems: ParseProblem[] = [];
   const notes: string[] = [];
-  if (cols.other.length > 0) notes.push(`sample types not shown: ${cols.other.join(', ')}`);
   if (cols.liveBytes >= 0 && cols.liveObjects < 0)
     notes.push('the profile has no object counts: each sample counts as one object');
   // addresses: a location's own when it is nonzero and no other location with other frames has it
@@ -294,14 +304,32 @@ export function pprofHeap(profile: PprofProfile, bytes: number): PprofHeap | { n
       const pid = labelPid(l.key, l.str, l.num);
       if (pid !== null) pids.add(pid);
     }
-    if (counts.liveBytes === 0 && counts.liveObjects === 0 && counts.accumBytes === 0 && counts.accumObjects === 0)
+    const extra = cols.other.map((i) => value(s, i));
+    if (
+      counts.liveBytes === 0 &&
+      counts.liveObjects === 0 &&
+      counts.accumBytes === 0 &&
+      counts.accumObjects === 0 &&
+      extra.every((v) => v === 0)
+    )
       return; // pprof leaves such samples out too
     const bad = countsProblem(counts);
     if (bad) {
       if (problems.length < 50) problems.push({ line: 0, byteOffset: 0, message: `sample ${k} dropped: ${bad}` });
       return;
     }
-    records.push({ frameWords: words, counts, threads: [], line: 0 });
+    const badExtra = extra.findIndex((v) => !Number.isFinite(v) || v < 0 || v > Number.MAX_SAFE_INTEGER);
+    if (badExtra >= 0) {
+      const t = profile.sampleTypes[cols.other[badExtra]].type;
+      if (problems.length < 50)
+        problems.push({
+          line: 0,
+          byteOffset: 0,
+          message: `sample ${k} dropped: its ${t} value ${extra[badExtra]} is not a count`,
+        });
+      return;
+    }
+    records.push({ frameWords: words, counts, threads: [], line: 0, ...(extra.length > 0 ? { extra } : {}) });
   });
   if (missing > 0)
     problems.push({ line: 0, byteOffset: 0, message: `${missing} frame(s) name a location the profile does not have` });
@@ -335,14 +363,27 @@ export function pprofHeap(profile: PprofProfile, bytes: number): PprofHeap | { n
   };
   const DEFAULTS = { inuse_space: 0, inuse_objects: 0, alloc_space: 0, alloc_objects: 0, space: 0, objects: 0 };
   const named = profile.defaultSampleType;
+  const extraTypes = cols.other.map((i) => profile.sampleTypes[i]);
+  const ownOnly = cols.liveBytes < 0 && cols.accumBytes < 0;
+  if (ownOnly)
+    notes.push(
+      `declares none of the heap sample types inuse_space/alloc_space, only ${extraTypes.map((t) => `${t.type}/${t.unit}`).join(', ')}: choose one with --sample or the Count menu`,
+    );
+  // without a default, pprof shows the last type: a profile of its own types opens on it as pprof would
   const dst =
-    named === null || !Object.hasOwn(DEFAULTS, named)
-      ? null
-      : named === 'space'
-        ? 'inuse_space'
-        : named === 'objects'
-          ? 'inuse_objects'
-          : (named as 'inuse_space' | 'inuse_objects' | 'alloc_space' | 'alloc_objects');
+    named === null
+      ? ownOnly
+        ? (extraTypes[extraTypes.length - 1]?.type ?? null)
+        : null
+      : extraTypes.some((t) => t.type === named)
+        ? named
+        : !Object.hasOwn(DEFAULTS, named)
+          ? null
+          : named === 'space'
+            ? 'inuse_space'
+            : named === 'objects'
+              ? 'inuse_objects'
+              : named;
   if (named !== null && dst === null)
     notes.push(`its default sample type ${named} is not one heaplens shows: inuse_space is shown first`);
   const buildIds: Record<string, string> = {};
@@ -358,6 +399,7 @@ export function pprofHeap(profile: PprofProfile, bytes: number): PprofHeap | { n
     mapsText,
     buildIds: anyId ? buildIds : null,
     defaultSample: dst,
+    extraTypes,
     pid: pids.size === 1 ? [...pids][0] : null,
     notes,
   };

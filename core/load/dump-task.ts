@@ -273,7 +273,15 @@ function foldRepeats(s: Snapshot, sc: RowScratch, dump: number): Snapshot {
   const n = s.stackIds.length;
   // A fresh stamp: rows are assigned on first sight below.
   const stamp = -dump;
-  const cols = [s.liveBytes, s.liveObjects, s.liveVarBytes, s.accumBytes, s.accumObjects];
+  const extra = s.extraSamples ?? [];
+  const cols = [
+    s.liveBytes,
+    s.liveObjects,
+    s.liveVarBytes,
+    s.accumBytes,
+    s.accumObjects,
+    ...extra.map((e) => e.values),
+  ];
   const out = cols.map((c) => (c ? new Float64Array(n) : null));
   const ids = new Uint32Array(n);
   let m = 0;
@@ -305,6 +313,9 @@ function foldRepeats(s: Snapshot, sc: RowScratch, dump: number): Snapshot {
     liveVarBytes: cut(out[2]) as Float64Array,
     accumBytes: cut(out[3]),
     accumObjects: cut(out[4]),
+    ...(s.extraSamples
+      ? { extraSamples: extra.map((e, j) => ({ ...e, values: cut(out[5 + j]) as Float64Array })) }
+      : {}),
   };
 }
 

@@ -80,7 +80,6 @@ export async function readProfileTask(
   const path = file.path;
   const { bytes, problem } = await readWhole(file, kind === 'pprof' ? MAX_PPROF_BYTES : MAX_MASSIF_BYTES, options);
   if (problem) warnings.push({ file: path, message: problem });
-  const snap = new SnapshotBuilder(stacks);
   if (kind === 'pprof') {
     const parsed = parsePprof(bytes);
     for (const p of parsed.problems) warnings.push({ file: path, byteOffset: p.byteOffset, message: p.message });
@@ -92,6 +91,7 @@ export async function readProfileTask(
     }
     for (const p of heap.info.problems) warnings.push({ file: path, message: p.message });
     for (const n of heap.notes) warnings.push({ file: path, message: n });
+    const snap = new SnapshotBuilder(stacks, heap.extraTypes);
     for (const r of heap.records) snap.add(r, heap.info.sampling);
     const t = parsed.profile.timeNanos;
     const snapshot = snap.build(
@@ -117,6 +117,7 @@ export async function readProfileTask(
     return null;
   }
   const { records, symbols } = massifRecords(s);
+  const snap = new SnapshotBuilder(stacks);
   for (const r of records) snap.add(r, { kind: 'none' });
   const info: ParsedDumpInfo = {
     format: 'massif',

@@ -89,8 +89,21 @@ export interface Snapshot {
   context?: DumpContext | null;
   /** the sample type the profile asks viewers to show first (pprof's default_sample_type); absent for dumps */
   defaultSample?: SampleType;
+  /**
+   * The values of the sample types a pprof profile declares beyond the built-in four, per row of stackIds (in the
+   * file's order; absent for dumps). sampleSeries puts one in the live columns when it is chosen.
+   */
+  extraSamples?: ExtraSample[];
   /** a massif snapshot's figures beside its heap (massif.ts): time in the file's unit, heap-admin and stack bytes */
   massif?: { time: number; timeUnit: string; heapExtraBytes: number; stacksBytes: number };
+}
+
+export interface ExtraSample {
+  /** the profile's sample type and unit strings (`samples`/`count`, `tlab`/`bytes`) */
+  type: string;
+  unit: string;
+  values: Float64Array;
+  total: number;
 }
 
 export interface ProcessSeries {

@@ -74,8 +74,15 @@ export class SnapshotBuilder {
 
   private readonly fresh: boolean;
 
-  constructor(private readonly process: StackInterner) {
+  /** one column per declared sample type beyond the four (a pprof profile's; DumpRecord.extra), with its total */
+  private readonly extra: { type: string; unit: string; col: F64Column; total: number }[];
+
+  constructor(
+    private readonly process: StackInterner,
+    extraTypes: readonly { type: string; unit: string }[] = [],
+  ) {
     this.fresh = process.freshIds === true;
+    this.extra = extraTypes.map((t) => ({ type: t.type, unit: t.unit, col: new F64Column(), total: 0 }));
   }
 
   /** Records left out because unbiasing gave a value that is not a finite size (the parser's range checks should stop these first). */
@@ -104,13 +111,16 @@ export class SnapshotBuilder {
       this.liveVar.push(liveVar);
       this.accumBytes.push(acc.bytes);
       this.accumObjects.push(acc.objects);
+      for (let k = 0; k < this.extra.length; k++) this.extra[k].col.push(r.extra?.[k] ?? 0);
     } else {
       this.liveBytes.data[row] += live.bytes;
       this.liveObjects.data[row] += live.objects;
       this.liveVar.data[row] += liveVar;
       this.accumBytes.data[row] += acc.bytes;
       this.accumObjects.data[row] += acc.objects;
+      for (let k = 0; k < this.extra.length; k++) this.extra[k].col.data[row] += r.extra?.[k] ?? 0;
     }
+    for (let k = 0; k < this.extra.length; k++) this.extra[k].total += r.extra?.[k] ?? 0;
     this.live.bytes += live.bytes;
     this.live.objects += live.objects;
     this.accumulated.bytes += acc.bytes;
@@ -176,6 +186,11 @@ export class SnapshotBuilder {
       accumBytes: this.anyAccum ? this.accumBytes.seal() : null,
       accumObjects: this.anyAccum ? this.accumObjects.seal() : null,
       mapsSource,
+      ...(this.extra.length > 0
+        ? {
+            extraSamples: this.extra.map((e) => ({ type: e.type, unit: e.unit, values: e.col.seal(), total: e.total })),
+          }
+        : {}),
     };
   }
 }

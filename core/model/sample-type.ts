@@ -3,21 +3,67 @@
 // unbiased like everything else (unbias.ts). `sampleSeries` re-expresses a process with the chosen values in the
 // columns every analysis reads (Snapshot.liveBytes / .live.bytes), so top, diff, growth, flame graphs and exports
 // count what was asked without knowing about sample types. Objects go into the byte columns as counts.
+// Any other type a pprof profile declares (Snapshot.extraSamples: Java's `tlab`, a `samples/count`) is chosen by
+// its name the same way; its unit says whether it reads as bytes or as a count.
 
 import type { Job, ProcessSeries, Snapshot } from './model.js';
 
-import type { SampleType } from './vocab.js';
+import type { BuiltinSampleType, SampleType } from './vocab.js';
 
-export type { SampleType };
-export const SAMPLE_TYPES: readonly SampleType[] = ['inuse_space', 'inuse_objects', 'alloc_space', 'alloc_objects'];
+export type { BuiltinSampleType, SampleType };
+export const SAMPLE_TYPES: readonly BuiltinSampleType[] = [
+  'inuse_space',
+  'inuse_objects',
+  'alloc_space',
+  'alloc_objects',
+];
 export const DEFAULT_SAMPLE_TYPE: SampleType = 'inuse_space';
 /** tcmalloc's names (profile_builder.cc: `space`, `objects`) */
-const ALIASES: Record<string, SampleType> = { space: 'inuse_space', objects: 'inuse_objects' };
+const ALIASES: Record<string, BuiltinSampleType> = { space: 'inuse_space', objects: 'inuse_objects' };
 
-/** A `--sample` value (pprof's names, or tcmalloc's aliases); null when invalid. */
-export function parseSampleType(s: string): SampleType | null {
-  if ((SAMPLE_TYPES as readonly string[]).includes(s)) return s as SampleType;
+export function isBuiltinSample(t: SampleType): t is BuiltinSampleType {
+  return (SAMPLE_TYPES as readonly string[]).includes(t);
+}
+
+/** A built-in `--sample` value (pprof's names, or tcmalloc's aliases); null for any other name. */
+export function parseSampleType(s: string): BuiltinSampleType | null {
+  if (isBuiltinSample(s)) return s;
   return ALIASES[s] ?? null;
+}
+
+export interface DeclaredSample {
+  type: string;
+  unit: string;
+}
+
+/** The sample types beyond the built-in four that the process's profiles declare, first declaration first. */
+export function declaredSamples(proc: Pick<ProcessSeries, 'snapshots'>): DeclaredSample[] {
+  const seen = new Map<string, DeclaredSample>();
+  for (const s of proc.snapshots)
+    for (const e of s.extraSamples ?? []) if (!seen.has(e.type)) seen.set(e.type, { type: e.type, unit: e.unit });
+  return [...seen.values()];
+}
+
+/** Every process's declared extra types, once each by name (the sample selector's options after the four). */
+export function jobDeclaredSamples(job: Pick<Job, 'processes'>): DeclaredSample[] {
+  const seen = new Map<string, DeclaredSample>();
+  for (const p of job.processes) for (const d of declaredSamples(p)) if (!seen.has(d.type)) seen.set(d.type, d);
+  return [...seen.values()];
+}
+
+/**
+ * A `--sample` value against what the job has: a built-in name or alias, or a type its profiles declare; else
+ * an error naming the declared ones.
+ */
+export function resolveSampleType(s: string, job: Pick<Job, 'processes'>): SampleType | { error: string } {
+  const builtin = parseSampleType(s);
+  if (builtin) return builtin;
+  const declared = jobDeclaredSamples(job);
+  if (declared.some((d) => d.type === s)) return s;
+  const names = [...SAMPLE_TYPE_NAMES, ...declared.map((d) => d.type)].join(', ');
+  return {
+    error: `--sample ${s}: no profile of this job declares that sample type; the types it can show are ${names}`,
+  };
 }
 
 export const SAMPLE_TYPE_NAMES: readonly string[] = [...SAMPLE_TYPES, ...Object.keys(ALIASES)];
@@ -26,8 +72,10 @@ export function isAllocSample(t: SampleType): boolean {
   return t === 'alloc_space' || t === 'alloc_objects';
 }
 
-export function sampleUnit(t: SampleType): 'bytes' | 'objects' {
-  return t.endsWith('_space') ? 'bytes' : 'objects';
+/** How the sample's values read; a declared type by its unit (pprof's `bytes`), other units as counts. */
+export function sampleUnit(t: SampleType, declared: readonly DeclaredSample[] = []): 'bytes' | 'objects' {
+  if (isBuiltinSample(t)) return t.endsWith('_space') ? 'bytes' : 'objects';
+  return declared.find((d) => d.type === t)?.unit === 'bytes' ? 'bytes' : 'objects';
 }
 
 /** Whether any snapshot of the process has accumulated counts (jemalloc's prof_accum was on). */
@@ -37,6 +85,11 @@ export function hasAccumulated(proc: ProcessSeries): boolean {
 
 /** Why an alloc_* sample cannot be shown for this process; null when it can. */
 export function sampleUnavailable(proc: ProcessSeries, t: SampleType): string | null {
+  if (!isBuiltinSample(t)) {
+    if (declaredSamples(proc).some((d) => d.type === t)) return null;
+    const names = declaredSamples(proc).map((d) => d.type);
+    return `its profiles do not declare the sample type ${t}${names.length > 0 ? ` (they declare ${names.join(', ')} beyond the four)` : ''}`;
+  }
   if (!isAllocSample(t) || hasAccumulated(proc)) return null;
   return `no accumulated counts: jemalloc's prof_accum was off when these dumps were written (MALLOC_CONF=prof_accum:true records them), so --sample ${t} has nothing to show rather than zeros`;
 }
@@ -47,8 +100,24 @@ function sumOf(a: ArrayLike<number>): number {
   return s;
 }
 
+/** A declared type's values in the live columns: bytes as bytes, counts in both (as inuse_objects does). */
+function extraSnapshotFor(s: Snapshot, t: string): Snapshot {
+  const e = s.extraSamples?.find((x) => x.type === t);
+  const values = e?.values ?? new Float64Array(s.stackIds.length);
+  const total = e?.total ?? 0;
+  const bytes = e?.unit === 'bytes';
+  return {
+    ...s,
+    liveBytes: values,
+    liveObjects: bytes ? s.liveObjects : values,
+    liveVarBytes: new Float64Array(s.stackIds.length),
+    live: { bytes: total, objects: bytes ? s.live.objects : total },
+  };
+}
+
 function snapshotFor(s: Snapshot, t: SampleType): Snapshot {
   if (t === 'inuse_space') return s;
+  if (!isBuiltinSample(t)) return extraSnapshotFor(s, t);
   const empty = new Float64Array(s.stackIds.length);
   const values =
     t === 'inuse_objects' ? s.liveObjects : t === 'alloc_space' ? (s.accumBytes ?? empty) : (s.accumObjects ?? empty);

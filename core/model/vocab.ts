@@ -4,8 +4,10 @@
 /** How a stack's Python frames show (core/frames/python-stacks.ts): Python-first folds the interpreter's frames. */
 export type StackMode = 'python-first' | 'merged' | 'python' | 'native';
 
-/** What the values count, with pprof's names (core/model/sample-type.ts). */
-export type SampleType = 'inuse_space' | 'inuse_objects' | 'alloc_space' | 'alloc_objects';
+/** The sample types every heap profile has a column for, with pprof's names (core/model/sample-type.ts). */
+export type BuiltinSampleType = 'inuse_space' | 'inuse_objects' | 'alloc_space' | 'alloc_objects';
+/** What the values count: a built-in type, or any other a pprof profile declares (its `type` string, e.g. `tlab`). */
+export type SampleType = BuiltinSampleType | (string & Record<never, never>);
 
 /**
  * What a frame is: a native return address, one in the allocator's leading frames, a Python frame, or the marker

@@ -13,7 +13,7 @@ import { processName } from '../model/process-name.js';
 import { snapshotTotalBytes } from '../model/snapshot-status.js';
 import { leastSquaresSlope } from '../stats/growth.js';
 import { postmortemQuery } from './postmortem.js';
-import { jobDefaultSample } from '../model/sample-type.js';
+import { jobDeclaredSamples, jobDefaultSample, type DeclaredSample } from '../model/sample-type.js';
 import type { SampleType } from '../model/vocab.js';
 import { viewOf, type PostmortemView } from './postmortem-view.js';
 import { teardownDump } from '../stats/exit-dump.js';
@@ -127,6 +127,8 @@ export interface JobSummary {
   postmortem?: PostmortemView | null;
   /** what the views count first: the profiles' default_sample_type when all agree (jobDefaultSample) */
   defaultSample?: SampleType;
+  /** the sample types the profiles declare beyond the four (pprof's), the sample selector's further options */
+  declaredSamples?: DeclaredSample[];
   loadMs: number;
   /** time the loader spent waiting for bytes (read-ahead misses) */
   readWaitMs: number;
@@ -288,6 +290,7 @@ export function jobSummary(j: Job, opts: JobSummaryOptions): JobSummary {
     logsRead: pm?.logsRead.map((l) => ({ file: l.file, gave: l.gave })) ?? [],
     postmortem: pm,
     defaultSample: jobDefaultSample(j),
+    declaredSamples: jobDeclaredSamples(j),
   };
 }
 

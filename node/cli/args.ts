@@ -80,7 +80,8 @@ const VALUE_CHECKS: Record<string, (v: string) => string | null> = {
   target: snapshotRef,
   format: oneOf('pprof', 'folded', 'speedscope'),
   measure: oneOf('bytes', 'objects'),
-  sample: oneOf(...SAMPLE_TYPE_NAMES),
+  // any name: a profile may declare its own sample types; loadInput checks it against the job (resolveSampleType)
+  sample: (v) => (v.trim() !== '' ? null : `takes ${SAMPLE_TYPE_NAMES.join(', ')} or a type the profiles declare`),
   granularity: oneOf(...GRANULARITIES),
   focus: regex,
   ignore: regex,

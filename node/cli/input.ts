@@ -17,6 +17,7 @@ import {
   DEFAULT_SAMPLE_TYPE,
   jobDefaultSample,
   parseSampleType,
+  resolveSampleType,
   sampleSeries,
   sampleUnavailable,
   type SampleType,
@@ -86,6 +87,9 @@ export async function loadInput(args: ParsedArgs, io: Output): Promise<Job | nul
     noProcess(all, job, args, io, dataset ? undefined : files.length);
     return null;
   }
+  const asked = flag(args, 'sample');
+  const resolved = asked === undefined ? null : resolveSampleType(asked, job);
+  if (resolved !== null && typeof resolved !== 'string') throw new UsageError(resolved.error);
   if (args.command !== 'summary' && !fromDataset?.symbolized) await symbolizeJob(job, args, io);
   return job;
 }
@@ -125,8 +129,10 @@ function listed(items: readonly string[], max: number): string {
   return items.length <= max ? items.join(', ') : `${items.slice(0, max).join(', ')} and ${items.length - max} more`;
 }
 
+/** The --sample value: a built-in type (aliases resolved), else the declared type's name (checked by loadInput). */
 export function sampleOf(args: ParsedArgs): SampleType {
-  return parseSampleType(flag(args, 'sample') ?? DEFAULT_SAMPLE_TYPE) ?? DEFAULT_SAMPLE_TYPE;
+  const v = flag(args, 'sample') ?? DEFAULT_SAMPLE_TYPE;
+  return parseSampleType(v) ?? v;
 }
 
 /** The process with the sample's values in its columns, or null (and a warning) when its dumps lack them. */

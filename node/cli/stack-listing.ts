@@ -32,7 +32,7 @@ export class StackListing {
   ) {
     this.n = intFlag(args, 'top', 20);
     this.json = has(args, 'json');
-    this.fmt = valueFormat(args);
+    this.fmt = valueFormat(args, job);
     this.granularity = granularityOf(args);
   }
 

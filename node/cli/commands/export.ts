@@ -6,7 +6,7 @@ import { exportInputs } from '../../../core/export/export-inputs.js';
 import { toFolded } from '../../../core/export/folded.js';
 import { toPprof } from '../../../core/export/pprof.js';
 import { toSpeedscope } from '../../../core/export/speedscope.js';
-import { sampleUnit } from '../../../core/model/sample-type.js';
+import { jobDeclaredSamples, sampleUnit } from '../../../core/model/sample-type.js';
 import { writeFileAtomic } from '../../io/session-file.js';
 import { flag, has, UsageError, type ParsedArgs } from '../args.js';
 import { printWarnings, viewOf, type Output } from '../common.js';
@@ -26,13 +26,19 @@ export async function exportCommand(args: ParsedArgs, io: Output): Promise<numbe
   if (output === '-' && format === 'pprof') throw new UsageError('pprof is binary: give -o <file>');
   const sample = sampleOf(args);
   // --sample names the unit too; --measure alone keeps its old meaning (live bytes or objects)
-  const measure = has(args, 'sample') ? sampleUnit(sample) : (flag(args, 'measure') ?? 'bytes');
-  if (measure !== 'bytes' && measure !== 'objects')
-    throw new UsageError(`--measure takes bytes or objects, got ${JSON.stringify(measure)}`);
+  const asked = flag(args, 'measure') ?? 'bytes';
+  if (!has(args, 'sample') && asked !== 'bytes' && asked !== 'objects')
+    throw new UsageError(`--measure takes bytes or objects, got ${JSON.stringify(asked)}`);
   const which = flag(args, 'snapshot') ?? 'last';
   const view = viewOf(args);
   const job = await loadInput(args, io);
   if (!job) return 1;
+  // a declared type's unit is the job's (its profiles say bytes or a count)
+  const measure = has(args, 'sample')
+    ? sampleUnit(sample, jobDeclaredSamples(job))
+    : asked === 'objects'
+      ? 'objects'
+      : 'bytes';
   const { inputs, warnings } = exportInputs(job, { allSamples: format === 'pprof', sample, snapshot: which, view });
   job.warnings.push(...warnings);
   printWarnings(job.warnings, io);

@@ -40,7 +40,7 @@ export function summary(job: Job, args: ParsedArgs, io: Output): void {
     );
     return;
   }
-  const fmt = valueFormat(args);
+  const fmt = valueFormat(args, job);
   const withSample = fmt.name !== 'inuse_space' && fmt.name !== 'inuse_objects';
   for (const p of job.processes) {
     io.out(processTitle(p));

@@ -1,7 +1,8 @@
 // How a sample's values read in text: bytes, or counts of objects (`--sample`).
 
 import type { ParsedArgs } from '../args.js';
-import { sampleUnit } from '../../../core/model/sample-type.js';
+import type { Job } from '../../../core/model/model.js';
+import { jobDeclaredSamples, sampleUnit } from '../../../core/model/sample-type.js';
 import { formatBytes, formatInt, formatSignedBytes } from '../format.js';
 import { sampleOf } from '../input.js';
 
@@ -12,10 +13,10 @@ export interface ValueFormat {
   name: string;
 }
 
-/** Value formatting for the sample: bytes, or counts of objects. */
-export function valueFormat(args: ParsedArgs): ValueFormat {
+/** Value formatting for the sample: bytes, or counts of objects (a declared type's by its unit in the job). */
+export function valueFormat(args: ParsedArgs, job?: Pick<Job, 'processes'>): ValueFormat {
   const t = sampleOf(args);
-  const unit = sampleUnit(t);
+  const unit = sampleUnit(t, job ? jobDeclaredSamples(job) : []);
   if (unit === 'bytes') return { plain: formatBytes, signed: formatSignedBytes, unit, name: t };
   return { plain: formatInt, signed: (n) => (n > 0 ? '+' : n < 0 ? '-' : '') + formatInt(Math.abs(n)), unit, name: t };
 }

@@ -73,7 +73,6 @@ export interface FlameArrangement {
 
 export const DEFAULT_FLAME: FlameArrangement = { order: 'root', siblings: 'heaviest', startup: true };
 
-const SAMPLES: readonly SampleType[] = ['inuse_space', 'inuse_objects', 'alloc_space', 'alloc_objects'];
 const CHIP_KINDS: readonly StackFilterChip['kind'][] = ['focus', 'ignore', 'hide', 'show'];
 
 /** Chips from a session's text: well-formed ones with a valid expression, the rest dropped. */
@@ -195,7 +194,8 @@ export function fromSession(session: Session, processes: readonly ProcessSummary
     search: v.search,
     diffMode: v.extra.diffMode === 'share' ? 'share' : 'absolute',
     widthBy: v.extra.widthBy === 'delta' ? 'delta' : 'target',
-    sample: SAMPLES.includes(v.extra.sample as SampleType) ? (v.extra.sample as SampleType) : 'inuse_space',
+    // any name: a type the job's profiles declare (the worker says so when they do not)
+    sample: typeof v.extra.sample === 'string' && v.extra.sample.trim() !== '' ? v.extra.sample : 'inuse_space',
     filters: parseChips(v.extra.filters),
     unfold: v.extra.unfold === true,
     flame: {

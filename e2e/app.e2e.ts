@@ -12,6 +12,7 @@ import {
   ROOT,
   SHOTS,
   TRUNCATED,
+  withBarControl,
 } from './helpers.ts';
 
 mkdirSync(SHOTS, { recursive: true });
@@ -222,14 +223,14 @@ test.describe('heaplens web build', () => {
         return api?.find('leak_steady').find((n) => n.rect !== null) ?? null;
       });
     const byTarget = await leakNode();
-    await page.getByTestId('diff-width').selectOption('delta');
+    await withBarControl(page, 'diff-width', (el) => el.selectOption('delta').then(() => undefined));
     await page.waitForTimeout(300);
     const byDelta = await leakNode();
     expect(byTarget?.rect && byDelta?.rect, 'leak_steady drawn in both').toBeTruthy();
     expect(byDelta!.rect!.w).toBeGreaterThan(byTarget!.rect!.w * 1.2);
     await shot(page, '09-symbolized-diff-width-delta');
-    await page.getByTestId('diff-width').selectOption('target');
-    await page.getByTestId('diff-mode').selectOption('share');
+    await withBarControl(page, 'diff-width', (el) => el.selectOption('target').then(() => undefined));
+    await withBarControl(page, 'diff-mode', (el) => el.selectOption('share').then(() => undefined));
     // search: matching nodes keep their colour, the others are dimmed
     const pixelAt = (r: { x: number; y: number }) =>
       page.evaluate((rect) => {

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
-import { dropFiles, folderFiles, guardNetwork, ROOT, SHOTS } from './helpers.ts';
+import { dropFiles, folderFiles, guardNetwork, ROOT, SHOTS, withBarControl, openTab } from './helpers.ts';
 
 const OOM = path.join(ROOT, 'fixtures', 'oom-job');
 const want = JSON.parse(readFileSync(path.join(OOM, 'expected.json'), 'utf8')) as {
@@ -125,7 +125,7 @@ test.describe('flame graphs on fixtures/oom-job', () => {
       unfolded.slice(2, 4).every((l) => /^libc\.so\.6\+0x[0-9a-f]+$/.test(l)),
       unfolded.join(' | '),
     ).toBe(true);
-    await page.getByTestId('fold-startup').check();
+    await withBarControl(page, 'fold-startup', (el) => el.check());
     await expect(flame).toHaveAttribute('data-fold', /process start-up/);
   });
 
@@ -135,7 +135,7 @@ test.describe('flame graphs on fixtures/oom-job', () => {
     await page.getByTestId('tab-flame').click();
     const flame = page.getByTestId('flame');
     await expect(flame).toHaveAttribute('data-path', /StepLog/);
-    await page.getByTestId('flame-order').selectOption('leaf');
+    await withBarControl(page, 'flame-order', (el) => el.selectOption('leaf').then(() => undefined));
     // bottom-up: the allocation sites are the roots (the leak's StepLog.add: the interpreter frames it called
     // into are no root), its callers below it, the start-up fold at the bottom of each path
     await expect(flame).toHaveAttribute(
@@ -143,7 +143,7 @@ test.describe('flame graphs on fixtures/oom-job', () => {
       new RegExp(`^all stacks\\|${want.leak.function.replace('.', '\\.')}\\|main\\|<module>\\|process start-up`),
     );
     await shot(page, 'flame-02-leaf-first');
-    await page.getByTestId('flame-siblings').selectOption('name');
+    await withBarControl(page, 'flame-siblings', (el) => el.selectOption('name').then(() => undefined));
     // by name: the root's children in label order (data-roots lists them heaviest first: compare the drawing)
     const roots = await page.evaluate(() => {
       const h = (
@@ -203,7 +203,7 @@ test.describe('flame graphs on fixtures/oom-job', () => {
       .getByTestId('flame')
       .locator('canvas')
       .click({ position: { x: add.rect!.x + add.rect!.w / 2, y: add.rect!.y + add.rect!.h / 2 } });
-    await page.getByTestId('tab-sandwich').click();
+    await openTab(page, 'tab-sandwich');
     const pick = page.getByTestId('sandwich-function');
     await expect(pick.locator('option:checked')).toHaveText(new RegExp(`^${want.leak.function.replace('.', '\\.')}`));
     await expect(page.getByTestId('sandwich-callers')).toHaveAttribute(

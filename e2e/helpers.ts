@@ -145,3 +145,27 @@ export function folderFiles(dir: string): DropFile[] {
       mtimeMs: statSync(path.join(dir, name)).mtimeMs,
     }));
 }
+
+/**
+ * Acts on a view control of the tab bar: one that does not fit the window is in the bar's "⋯" menu (issue 22
+ * item 10), as a user finds it there; the menu is opened for the action and closed after it.
+ */
+export async function withBarControl(
+  page: Page,
+  testid: string,
+  act: (el: ReturnType<Page['getByTestId']>) => Promise<void>,
+): Promise<void> {
+  const el = page.getByTestId(testid);
+  const opened = !(await el.isVisible());
+  if (opened) await page.getByTestId('tab-bar-more').click();
+  await act(el);
+  if (opened && (await page.getByTestId('tab-bar-menu').isVisible())) await page.keyboard.press('Escape');
+}
+
+/** Opens a tab: from the tab bar, or from its "⋯" menu when the window is too narrow for it (issue 22 item 10). */
+export async function openTab(page: Page, testid: string): Promise<void> {
+  const tab = page.getByTestId(testid);
+  if (await tab.isVisible()) return tab.click();
+  await page.getByTestId('tab-bar-more').click();
+  await page.getByTestId('tab-bar-menu').getByTestId(testid).click();
+}

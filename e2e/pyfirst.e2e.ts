@@ -4,7 +4,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
-import { dropFiles, folderFiles, guardNetwork, ROOT, SHOTS } from './helpers.ts';
+import { dropFiles, folderFiles, guardNetwork, ROOT, SHOTS, withBarControl, openTab } from './helpers.ts';
 
 mkdirSync(SHOTS, { recursive: true });
 const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
@@ -128,7 +128,7 @@ test.describe('Python first', () => {
     await openPy312(page);
     // bottom-up is the flame graph's leaf-first order (one component, FlameControls)
     await page.getByTestId('tab-flame').click();
-    await page.getByTestId('flame-order').selectOption('leaf');
+    await withBarControl(page, 'flame-order', (el) => el.selectOption('leaf').then(() => undefined));
     const inv = page.getByTestId('flame');
     await expect(inv).toBeVisible();
     // allocation sites are the roots: the leak's make_record is one of them, no interpreter frame leads
@@ -137,7 +137,7 @@ test.describe('Python first', () => {
     await expect(page.getByTestId('diff-flame')).toHaveAttribute('data-roots', /make_record/);
     await page.getByTestId('tab-flame').click();
     await shot(page, 'py-05-bottom-up');
-    await page.getByTestId('tab-sandwich').click();
+    await openTab(page, 'tab-sandwich');
     const pick = page.getByTestId('sandwich-function');
     const value = await pick
       .locator('option', { hasText: /^leaky_handler/ })

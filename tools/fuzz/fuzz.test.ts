@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { mutate, Rng } from './mutate.js';
 import { targets } from './targets.js';
+import { datasetCase, prepareDatasetFuzz } from './dataset-fuzz.js';
 
 const CASES = Number(process.env.HEAPLENS_FUZZ_CASES ?? 3000);
 const SEED = Number(process.env.HEAPLENS_FUZZ_SEED ?? 1);
@@ -15,6 +16,10 @@ const TIME_BUDGET_MS = Number(process.env.HEAPLENS_FUZZ_BUDGET_MS ?? 3000);
 const BUDGET_MS_PER_MB = 2000;
 /** Resident memory bound for the whole run: inputs are at most a few MB, so more means a blow-up. */
 const RSS_LIMIT = 1.5 * 1024 ** 3;
+/** Dataset cases cost ~1 s each (a copy, a DuckDB rewrite, four commands and a re-ingest): few in `npm test`. */
+const DATASET_CASES = Number(process.env.HEAPLENS_FUZZ_DATASET_CASES ?? 8);
+/** Per dataset case, for all its commands together (each reads a few hundred KB of Parquet). */
+const DATASET_BUDGET_MS = Number(process.env.HEAPLENS_FUZZ_DATASET_BUDGET_MS ?? 30_000);
 
 describe('mutation fuzzing', async () => {
   const all = await targets();
@@ -45,6 +50,21 @@ describe('mutation fuzzing', async () => {
     console.log('fuzz:', Object.fromEntries(perTarget));
     expect([...perTarget.values()].reduce((a, s) => a + s.cases, 0)).toBe(CASES);
   }, 600_000);
+});
+
+describe('dataset mutation fuzzing', () => {
+  it(`${DATASET_CASES} damaged copies of an ingested dataset: summary, top, growth and a re-ingest answer or refuse naming the file, touch nothing else, within ${DATASET_BUDGET_MS} ms each`, async () => {
+    const fz = await prepareDatasetFuzz();
+    const rng = new Rng(SEED);
+    const kinds: string[] = [];
+    try {
+      for (let i = 0; i < DATASET_CASES; i++) kinds.push(await datasetCase(fz, i, rng, DATASET_BUDGET_MS));
+    } finally {
+      await fz.close();
+    }
+    console.log('dataset fuzz:', kinds);
+    expect(kinds.length).toBe(DATASET_CASES);
+  }, 3_600_000);
 });
 
 // Every finding of the review that led to issue 13, through the same targets and budget. The detailed

@@ -22,7 +22,10 @@ const DATASET_CASES = Number(process.env.HEAPLENS_FUZZ_DATASET_CASES ?? 8);
 const DATASET_BUDGET_MS = Number(process.env.HEAPLENS_FUZZ_DATASET_BUDGET_MS ?? 30_000);
 
 describe('mutation fuzzing', async () => {
-  const all = await targets();
+  // HEAPLENS_FUZZ_TARGET=name runs only that reader's cases (to search one reader longer)
+  const all = (await targets()).filter(
+    (t) => !process.env.HEAPLENS_FUZZ_TARGET || t.name === process.env.HEAPLENS_FUZZ_TARGET,
+  );
   it(`${CASES} mutants over ${all.length} readers: results or their own errors, within ${TIME_BUDGET_MS} ms and ${RSS_LIMIT / 1024 ** 3} GiB each`, async () => {
     const rng = new Rng(SEED);
     const perTarget = new Map<string, { cases: number; slowestMs: number }>();
@@ -109,6 +112,12 @@ describe('fuzz findings kept as regression cases', async () => {
       enc.encode('00400000-00401000 r-xp 00000000 08:01 7 /opt/\u001b]0;x\u0007\u001b[2J\u202Eos.bil\n'),
     ],
   ];
+  const contextSeed = all.get('context lines')!.seeds[0];
+  cases.push([
+    'the context block of a capture, unchanged (its context is read and checked)',
+    'context lines',
+    contextSeed,
+  ]);
   for (const [what, target, bytes] of cases) {
     it(what, async () => {
       const t0 = performance.now();

@@ -1,6 +1,7 @@
 // Deterministic mutation fuzzing of every reader of untrusted input over the real fixtures (issue 13,
-// item 11). `npm test` runs HEAPLENS_FUZZ_CASES (default 3,000) cases; `npm run fuzz` many more. A case is
-// named by target, seed and number, and reproduces from them.
+// item 11) and of datasets (issue 24, dataset-fuzz.ts). `npm test` runs HEAPLENS_FUZZ_CASES (default 3,000) reader
+// cases and HEAPLENS_FUZZ_DATASET_CASES (default 8) dataset cases; `npm run fuzz` many more. A case is named by
+// target, seed and number, and reproduces from them.
 import { describe, expect, it } from 'vitest';
 import { mutate, Rng } from './mutate.js';
 import { targets } from './targets.js';

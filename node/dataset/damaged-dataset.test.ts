@@ -107,6 +107,17 @@ describe('damaged dataset', () => {
     expect(r.err).toMatch(/frame 0 is address_id \d+, not one of the \d+ addresses/);
   });
 
+  it('an address count of NULL in processes.parquet is named, not a TypeError (growth reads a few stacks)', async () => {
+    const d = await copy('bad-address-count');
+    await rewrite(d, 'processes.parquet', 'NULL::INTEGER AS address_count');
+    const r = await cli('growth', d, '--no-symbols');
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(
+      /frames\/process=\d+\/data\.parquet: holds address_id \d+; processes\.parquet says \S+ addresses/,
+    );
+    expect(r.err).not.toMatch(/internal error|\n\s+at /);
+  });
+
   for (const [value, shown] of [
     [`'NaN'::DOUBLE`, 'NaN'],
     ['-1e300', '-1e+300'],

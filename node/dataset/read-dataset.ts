@@ -433,7 +433,12 @@ async function readStacks(
       `WHERE address_id IN ${idList(addressIds)} ORDER BY address_id`,
     );
     hex = new Array<string>(addressCount).fill('');
-    aid.forEach((a, i) => (hex[num(a)] = str(addr[i])));
+    aid.forEach((a, i) => {
+      const k = num(a);
+      if (!(Number.isInteger(k) && k >= 0 && k < addressCount))
+        throw new DatasetError(framesFile, `holds address_id ${k}; processes.parquet says ${addressCount} addresses`);
+      hex[k] = str(addr[i]);
+    });
   } else {
     const [aid, addr] = await readColumns(engine, framesFile, 'DISTINCT address_id, address', 'ORDER BY address_id');
     hex = addr.map(str);
@@ -449,11 +454,11 @@ async function readStacks(
       `frame ${outside} is address_id ${frames[outside]}, not one of the ${hex.length} addresses`,
     );
   // every frame view parses these with BigInt (core/frames/frame-labels.ts): a damaged one is the file's error here
-  const bad = hex.findIndex((h) => h !== '' && !ADDRESS.test(h));
+  const bad = hex.findIndex((h) => typeof h !== 'string' || (h !== '' && !ADDRESS.test(h)));
   if (bad >= 0)
     throw new DatasetError(
       framesFile,
-      `address of address_id ${bad} is not an address: ${JSON.stringify(hex[bad].slice(0, 40))}`,
+      `address of address_id ${bad} is not an address: ${JSON.stringify(String(hex[bad]).slice(0, 40))}`,
     );
 
   const mapRows = await readParquetRows(engine, partFile(dir, 'mappings', id), '*', 'ORDER BY ordinal');

@@ -136,4 +136,19 @@ describe('kernel OOM report', () => {
     expect(x.kills).toHaveLength(1);
     expect(x.kills[0]).toMatchObject({ pid: 77, comm: 'a) total-vm:1kB b', anonRssBytes: 4096, oomScoreAdj: 5 });
   });
+
+  it('an oom_score_adj or pid of hundreds of digits is no figure (the fuzzer found oomScoreAdj: Infinity)', () => {
+    const lines = dmesg.split('\n');
+    const at = lines.findIndex((l) => l.includes('invoked oom-killer'));
+    const cpu = lines.findIndex((l, i) => i > at && /CPU: \d+ .*PID: \d+ Comm: /.test(l));
+    lines[at] = lines[at].replace(/oom_score_adj=-?\d+/, `oom_score_adj=${'9'.repeat(400)}`);
+    lines[cpu] = lines[cpu].replace(/PID: \d+/, `PID: ${'9'.repeat(400)}`);
+    const r = parseKernelOomLog(lines.join('\n'))!;
+    expect(r.kills[0].pid).toBe(expected.kill.pid);
+    expect(r.kills[0].invokedBy?.oomScoreAdj).toBeNull();
+    expect(r.kills[0].invokedBy?.pid).toBeNull();
+    // 1001 is past the kernel's bound as well
+    lines[at] = lines[at].replace(/oom_score_adj=\d+/, 'oom_score_adj=1001');
+    expect(parseKernelOomLog(lines.join('\n'))!.kills[0].invokedBy?.oomScoreAdj).toBeNull();
+  });
 });

@@ -212,17 +212,18 @@ export function parseKernelOomLog(text: string, year: number = new Date().getUTC
         });
       cur = fresh();
       const g = /gfp_mask=(0x[0-9a-f]+)/.exec(m[2]);
-      const adj = /oom_score_adj=(-?\d+)/.exec(m[2]);
+      // the kernel bounds it to -1000..1000 (OOM_SCORE_ADJ_MIN/MAX); more digits are damage, not a figure
+      const adj = /oom_score_adj=(-?\d{1,4})(?!\d)/.exec(m[2]);
       cur.invokedBy = {
         comm: m[1].slice(0, MAX_COMM),
         pid: null,
         gfpMask: g ? g[1] : null,
-        oomScoreAdj: adj ? Number(adj[1]) : null,
+        oomScoreAdj: adj && Math.abs(Number(adj[1])) <= 1000 ? Number(adj[1]) : null,
         line: ln,
       };
       continue;
     }
-    m = /^CPU: \d+ (?:UID: \d+ )?PID: (\d+) Comm: /.exec(msg);
+    m = /^CPU: \d+ (?:UID: \d+ )?PID: (\d{1,10}) Comm: /.exec(msg);
     if (m && cur.invokedBy && cur.invokedBy.pid === null) {
       cur.invokedBy.pid = Number(m[1]);
       continue;
@@ -255,7 +256,7 @@ export function parseKernelOomLog(text: string, year: number = new Date().getUTC
         .split(/\s+/);
       continue;
     }
-    m = /^\[\s*(\d+)\]\s+(.*)$/.exec(msg);
+    m = /^\[\s*(\d{1,10})\]\s+(.*)$/.exec(msg);
     if (m && cur.taskCols) {
       const vals = m[2].trim().split(/\s+/);
       const cols = cur.taskCols.slice(1);

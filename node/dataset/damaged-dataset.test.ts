@@ -6,6 +6,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCaptured } from '../cli/run-captured.js';
+import { openEngine, sqlString } from './duckdb.js';
+import { parquetPathSql } from './tree-check.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 let dir = '';
@@ -67,6 +69,68 @@ describe('damaged dataset', () => {
     expect(r2.err).toContain(join(m, '_heaplens.json'));
     expect(r2.err).toContain('version 99');
   });
+
+  /** One Parquet file of a copy rewritten with `replace` (a DuckDB REPLACE list) over all its rows. */
+  async function rewrite(d: string, rel: string, replace: string): Promise<string> {
+    const file = join(d, rel);
+    const e = await openEngine();
+    await e.con.run(
+      `COPY (SELECT * REPLACE (${replace}) FROM read_parquet(${parquetPathSql(file)})) TO ${sqlString(file + '.new')} (FORMAT parquet)`,
+    );
+    e.close();
+    await cp(file + '.new', file);
+    await rm(file + '.new');
+    return file;
+  }
+
+  // found by tools/fuzz (dataset cases): each was an internal error with a stack, or a figure of -1e300 bytes
+  it('a frame address that is not an address is named with its file', async () => {
+    const d = await copy('bad-address');
+    const file = await rewrite(d, 'frames/process=2/data.parquet', `'[1,2' AS address`);
+    const r = await cli('top', d, '--no-symbols');
+    expect(r.code).toBe(1);
+    expect(r.err).toContain(file);
+    expect(r.err).toMatch(/is not an address: "\[1,2"/);
+    expect(r.err).not.toMatch(/internal error|\n\s+at /);
+  });
+
+  it('a frame id past the addresses is named with its stacks file', async () => {
+    const d = await copy('bad-frame-id');
+    const file = await rewrite(
+      d,
+      'stacks/process=1/data.parquet',
+      'list_transform(frames, x -> x + 1000000) AS frames',
+    );
+    const r = await cli('top', d, '--no-symbols');
+    expect(r.code).toBe(1);
+    expect(r.err).toContain(file);
+    expect(r.err).toMatch(/frame 0 is address_id \d+, not one of the \d+ addresses/);
+  });
+
+  it('an address count of NULL in processes.parquet is named, not a TypeError (growth reads a few stacks)', async () => {
+    const d = await copy('bad-address-count');
+    await rewrite(d, 'processes.parquet', 'NULL::INTEGER AS address_count');
+    const r = await cli('growth', d, '--no-symbols');
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(
+      /frames\/process=\d+\/data\.parquet: holds address_id \d+; processes\.parquet says \S+ addresses/,
+    );
+    expect(r.err).not.toMatch(/internal error|\n\s+at /);
+  });
+
+  for (const [value, shown] of [
+    [`'NaN'::DOUBLE`, 'NaN'],
+    ['-1e300', '-1e+300'],
+  ])
+    it(`growth (ranked in SQL): a cell of ${shown} bytes is named with its folder and column`, async () => {
+      const d = await copy(`bad-cell-${shown}`);
+      const [f] = await readdir(join(d, 'cells', 'process=1'));
+      await rewrite(d, `cells/process=1/${f}`, `${value} AS bytes`);
+      const r = await cli('growth', d, '--no-symbols');
+      expect(r.code).toBe(1);
+      expect(r.err).toContain(join(d, 'cells', 'process=1'));
+      expect(r.err).toMatch(/column bytes holds \S+ in \d+ cells, not a size/);
+    });
 
   it('ingest refuses to write into a folder that is not a dataset', async () => {
     const d = join(dir, 'not-a-dataset');

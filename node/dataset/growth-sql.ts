@@ -7,6 +7,7 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { StackGrowth } from '../../core/stats/growth.js';
+import { MAX_COUNT } from '../../core/formats/limits.js';
 import { openEngine, sqlString, type Engine } from './duckdb.js';
 import { checkTree, DatasetError, unreadableParquet } from './read-dataset.js';
 import { CELLS, SNAPSHOTS } from './schema.js';
@@ -55,21 +56,26 @@ export async function createDatasetViews(engine: Engine, dir: string, job = ''):
   }
 }
 
-/** Runs `sql`; when DuckDB fails on a file, finds which one and names it. */
+/**
+ * Runs `sql`; when DuckDB fails on a file, finds which one and names it. Every column is read (hashed), since a
+ * count is answered from the footer and a damaged data page would pass; a failure found in no single file still
+ * names the dataset (a DatasetError, never DuckDB's own error with a stack).
+ */
 export async function runOnDataset<T>(engine: Engine, dir: string, run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (e) {
-    for (const table of ['cells', 'snapshots']) {
+    if (e instanceof DatasetError) throw e;
+    for (const table of ['cells', 'snapshots', 'stacks']) {
       for (const f of await tableFiles(dir, table)) {
         try {
-          await engine.con.run(`SELECT count(*) FROM read_parquet(${parquetPathSql(f)})`);
+          await engine.con.run(`SELECT max(hash(COLUMNS(*))) FROM read_parquet(${parquetPathSql(f)})`);
         } catch (fe) {
           throw unreadableParquet(f, fe);
         }
       }
     }
-    throw e;
+    throw new DatasetError(dir, `could not be ranked (${e instanceof Error ? e.message.split('\n')[0] : String(e)})`);
   }
 }
 
@@ -91,12 +97,37 @@ async function checkCellCounts(engine: Engine, dir: string): Promise<void> {
   }
 }
 
+/** The cells' figures a ranking reads in SQL: each finite and from 0 to 2^53, as read-dataset.ts checks in memory. */
+const CELL_FIGURES = ['bytes', 'objects', 'accum_bytes', 'accum_objects', 'sd_bytes', 'var_bytes'];
+
+/**
+ * Every cell figure is a size (dataset-values.ts's bound): a NaN, negative or huge one is named by folder and
+ * column. NULL is what the writer leaves where a dump has no such figure (accumulated ones), so it passes.
+ */
+export async function checkCellValues(engine: Engine, dir: string): Promise<void> {
+  const bad = (c: string): string => `NOT coalesce("${c}" BETWEEN 0 AND ${MAX_COUNT}, true)`;
+  const r = await runOnDataset(engine, dir, () =>
+    engine.con.runAndReadAll(
+      `SELECT process, ${CELL_FIGURES.map((c) => `CAST(any_value("${c}") FILTER (WHERE ${bad(c)}) AS VARCHAR) AS "${c}", count(*) FILTER (WHERE ${bad(c)}) AS "n_${c}"`).join(', ')}
+         FROM cells GROUP BY process ORDER BY process`,
+    ),
+  );
+  for (const row of r.getRowObjects())
+    for (const c of CELL_FIGURES)
+      if (Number(row[`n_${c}`]) > 0)
+        throw new DatasetError(
+          join(dir, 'cells', `process=${String(row.process)}`),
+          `column ${c} holds ${String(row[c])} in ${String(row[`n_${c}`])} cells, not a size (0 to 2^53)`,
+        );
+}
+
 /** Growth of every stack of every process of the dataset, by process id, in rankGrowth's order. */
 export async function datasetGrowth(dir: string): Promise<Map<number, StackGrowth[]>> {
   const engine = await openEngine();
   try {
     await createDatasetViews(engine, dir);
     await checkCellCounts(engine, dir);
+    await checkCellValues(engine, dir);
     const reader = await runOnDataset(engine, dir, () => engine.con.runAndReadAll(growthSql()));
     const c = reader.getColumnsObject();
     const out = new Map<number, StackGrowth[]>();

@@ -9,7 +9,7 @@ import { classifySeries, seriesFrame, type SeriesFrame, type StackSeriesVerdict 
 import { NOISE_Z } from '../../core/model/sampling-error.js';
 import { rankSuspects, type JobSuspects, type RankInput, type StackTotals } from '../../core/stats/suspects.js';
 import { appendColumns, chunkNumbers, forEachChunk, openEngine, type Engine } from './duckdb.js';
-import { runOnDataset } from './growth-sql.js';
+import { checkCellValues, runOnDataset } from './growth-sql.js';
 import { createSuspectsViews } from './suspects-sql.js';
 import { DatasetError } from './read-dataset.js';
 import { INTEGER } from '@duckdb/node-api';
@@ -36,6 +36,7 @@ export async function startDatasetRanking(dir: string): Promise<DatasetRanking> 
   let closed = false;
   const stats = (async () => {
     await createSuspectsViews(engine, dir); // cells, snapshots and stacks (for stack_key)
+    await checkCellValues(engine, dir); // the figures SQL ranks, bounded as read-dataset.ts bounds them
     await createPoints(engine);
     return runOnDataset(engine, dir, () => stackStats(engine));
   })();

@@ -18,6 +18,9 @@ import { checkDatasetTree, checkProcessId, MAX_MANIFEST_BYTES, parquetPathSql } 
 import { fromTaggedJson } from './tagged-json.js';
 import { partitionDir, type FileRecord } from './write-dataset.js';
 
+/** A frame address as the readers write it: hex (pprof's and jemalloc's) or decimal, at most 64 bits. */
+const ADDRESS = /^(0x[0-9a-f]{1,16}|[0-9]{1,20})$/i;
+
 /** A dataset that cannot be read: names the file (manifest or Parquet file) and what is wrong with it. */
 export { DatasetError };
 
@@ -430,13 +433,33 @@ async function readStacks(
       `WHERE address_id IN ${idList(addressIds)} ORDER BY address_id`,
     );
     hex = new Array<string>(addressCount).fill('');
-    aid.forEach((a, i) => (hex[num(a)] = str(addr[i])));
+    aid.forEach((a, i) => {
+      const k = num(a);
+      if (!(Number.isInteger(k) && k >= 0 && k < addressCount))
+        throw new DatasetError(framesFile, `holds address_id ${k}; processes.parquet says ${addressCount} addresses`);
+      hex[k] = str(addr[i]);
+    });
   } else {
     const [aid, addr] = await readColumns(engine, framesFile, 'DISTINCT address_id, address', 'ORDER BY address_id');
     hex = addr.map(str);
     if (hex.length !== addressCount || aid.some((a, i) => num(a) !== i))
       throw new DatasetError(framesFile, `has ${hex.length} addresses; processes.parquet says ${addressCount}`);
   }
+
+  // a frame is an address id: one past the addresses (or NULL, read as NaN) is the stacks file's error
+  const outside = frames.findIndex((f) => !(f >= 0 && f < hex.length) || !Number.isInteger(f));
+  if (outside >= 0)
+    throw new DatasetError(
+      stacksFile,
+      `frame ${outside} is address_id ${frames[outside]}, not one of the ${hex.length} addresses`,
+    );
+  // every frame view parses these with BigInt (core/frames/frame-labels.ts): a damaged one is the file's error here
+  const bad = hex.findIndex((h) => typeof h !== 'string' || (h !== '' && !ADDRESS.test(h)));
+  if (bad >= 0)
+    throw new DatasetError(
+      framesFile,
+      `address of address_id ${bad} is not an address: ${JSON.stringify(String(hex[bad]).slice(0, 40))}`,
+    );
 
   const mapRows = await readParquetRows(engine, partFile(dir, 'mappings', id), '*', 'ORDER BY ordinal');
   const maps: MapsEntry[] | null = pr.has_maps

@@ -1,9 +1,11 @@
 // Deterministic mutation fuzzing of every reader of untrusted input over the real fixtures (issue 13,
-// item 11). `npm test` runs HEAPLENS_FUZZ_CASES (default 3,000) cases; `npm run fuzz` many more. A case is
-// named by target, seed and number, and reproduces from them.
+// item 11) and of datasets (issue 24, dataset-fuzz.ts). `npm test` runs HEAPLENS_FUZZ_CASES (default 3,000) reader
+// cases and HEAPLENS_FUZZ_DATASET_CASES (default 8) dataset cases; `npm run fuzz` many more. A case is named by
+// target, seed and number, and reproduces from them.
 import { describe, expect, it } from 'vitest';
 import { mutate, Rng } from './mutate.js';
 import { targets } from './targets.js';
+import { datasetCase, prepareDatasetFuzz } from './dataset-fuzz.js';
 
 const CASES = Number(process.env.HEAPLENS_FUZZ_CASES ?? 3000);
 const SEED = Number(process.env.HEAPLENS_FUZZ_SEED ?? 1);
@@ -15,9 +17,16 @@ const TIME_BUDGET_MS = Number(process.env.HEAPLENS_FUZZ_BUDGET_MS ?? 3000);
 const BUDGET_MS_PER_MB = 2000;
 /** Resident memory bound for the whole run: inputs are at most a few MB, so more means a blow-up. */
 const RSS_LIMIT = 1.5 * 1024 ** 3;
+/** Dataset cases cost ~1 s each (a copy, a DuckDB rewrite, four commands and a re-ingest): few in `npm test`. */
+const DATASET_CASES = Number(process.env.HEAPLENS_FUZZ_DATASET_CASES ?? 8);
+/** Per dataset case, for all its commands together (each reads a few hundred KB of Parquet). */
+const DATASET_BUDGET_MS = Number(process.env.HEAPLENS_FUZZ_DATASET_BUDGET_MS ?? 30_000);
 
 describe('mutation fuzzing', async () => {
-  const all = await targets();
+  // HEAPLENS_FUZZ_TARGET=name runs only that reader's cases (to search one reader longer)
+  const all = (await targets()).filter(
+    (t) => !process.env.HEAPLENS_FUZZ_TARGET || t.name === process.env.HEAPLENS_FUZZ_TARGET,
+  );
   it(`${CASES} mutants over ${all.length} readers: results or their own errors, within ${TIME_BUDGET_MS} ms and ${RSS_LIMIT / 1024 ** 3} GiB each`, async () => {
     const rng = new Rng(SEED);
     const perTarget = new Map<string, { cases: number; slowestMs: number }>();
@@ -45,6 +54,21 @@ describe('mutation fuzzing', async () => {
     console.log('fuzz:', Object.fromEntries(perTarget));
     expect([...perTarget.values()].reduce((a, s) => a + s.cases, 0)).toBe(CASES);
   }, 600_000);
+});
+
+describe('dataset mutation fuzzing', () => {
+  it(`${DATASET_CASES} damaged copies of an ingested dataset: summary, top, growth and a re-ingest answer or refuse naming the file, touch nothing else, within ${DATASET_BUDGET_MS} ms each`, async () => {
+    const fz = await prepareDatasetFuzz();
+    const rng = new Rng(SEED);
+    const kinds: string[] = [];
+    try {
+      for (let i = 0; i < DATASET_CASES; i++) kinds.push(await datasetCase(fz, i, rng, DATASET_BUDGET_MS));
+    } finally {
+      await fz.close();
+    }
+    console.log('dataset fuzz:', kinds);
+    expect(kinds.length).toBe(DATASET_CASES);
+  }, 3_600_000);
 });
 
 // Every finding of the review that led to issue 13, through the same targets and budget. The detailed
@@ -89,6 +113,12 @@ describe('fuzz findings kept as regression cases', async () => {
       enc.encode('00400000-00401000 r-xp 00000000 08:01 7 /opt/\u001b]0;x\u0007\u001b[2J\u202Eos.bil\n'),
     ],
   ];
+  const contextSeed = all.get('context lines')!.seeds[0];
+  cases.push([
+    'the context block of a capture, unchanged (its context is read and checked)',
+    'context lines',
+    contextSeed,
+  ]);
   for (const [what, target, bytes] of cases) {
     it(what, async () => {
       const t0 = performance.now();

@@ -184,6 +184,41 @@ function checkUnpacked(job: Job): void {
     }
 }
 
+/** A capture's sidecar split around its `C` lines, so a mutant of the block is put back between the other lines. */
+function contextTargets(): Target[] {
+  const DIR = join(FIXTURES, '..', 'job', 'dumps');
+  const picks = ['job.7899.0.i0.heap', 'job.7901.12.i12.heap'];
+  const parts = picks.map((name) => {
+    const lines = readFileSync(join(DIR, name + '.pyframes'), 'utf8').split(/(?<=\n)/);
+    const first = lines.findIndex((l) => l.startsWith('C '));
+    let end = first;
+    while (end < lines.length && lines[end].startsWith('C ')) end++;
+    return {
+      name,
+      dump: new Uint8Array(readFileSync(join(DIR, name + '.gz'))),
+      before: lines.slice(0, first).join(''),
+      block: enc.encode(lines.slice(first, end).join('')),
+      after: lines.slice(end).join(''),
+    };
+  });
+  // one target per capture: a block read with another capture's dump is dropped whole (another pid), testing little
+  return parts.map((p, k) => ({
+    name: k === 0 ? 'context lines' : `context lines ${p.name}`,
+    seeds: [p.block],
+    run: async (b: Uint8Array) => {
+      const path = `c/${p.name}.gz`;
+      const side = `c/${p.name}.pyframes`;
+      const job = await loadJob([mem(path, p.dump), mem(side, enc.encode(p.before + dec.decode(b) + p.after))]);
+      checkJob(job, [path, side]);
+      const contexts = job.processes.flatMap((q) => q.snapshots.flatMap((s) => (s.context ? [s.context] : [])));
+      for (const c of contexts) checkFigures(c, `${path}: context`);
+      // an unchanged block must give its context, or the figures above would never be checked
+      if (b.length === p.block.length && dec.decode(b) === dec.decode(p.block))
+        check(contexts.length === 1, `${path}: the unchanged context block gave ${contexts.length} contexts`);
+    },
+  }));
+}
+
 export async function targets(): Promise<Target[]> {
   const dumps = dumpSeeds();
   const pyDump = read(
@@ -380,6 +415,9 @@ export async function targets(): Promise<Target[]> {
         checkFigures(log, 'rss log');
       },
     },
+    // the context records (`C key value`, core/formats/dump-context.ts) of real captures: only that block mutated,
+    // read with its dump through the loader; every figure of the snapshot's context must be finite and within 2^64
+    ...contextTargets(),
     {
       name: 'report envelope',
       seeds: [await reportSeed()],

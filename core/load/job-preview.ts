@@ -6,7 +6,7 @@ import type { InputFile } from '../formats/input-file.js';
 import type { Inflater } from '../formats/inflate.js';
 import { readDumpHead } from '../formats/read-head.js';
 import type { Trigger } from '../formats/dump-types.js';
-import { classifyFiles, groupProcesses } from './load-job.js';
+import { classifyFiles, groupProcesses, type ClassifiedFiles } from './load-job.js';
 import { unbias } from '../model/unbias.js';
 
 export interface PreviewSnapshot {
@@ -36,9 +36,14 @@ const HEAD_CONCURRENCY = 32;
 
 export async function previewJob(
   files: readonly InputFile[],
-  options: { inflate?: Inflater | null; signal?: AbortSignal } = {},
+  options: {
+    inflate?: Inflater | null;
+    signal?: AbortSignal;
+    /** `files` as the caller already sorted them (classifyFiles reads each file's first bytes: not twice) */
+    classified?: ClassifiedFiles;
+  } = {},
 ): Promise<JobPreview> {
-  const classified = await classifyFiles(files);
+  const classified = options.classified ?? (await classifyFiles(files));
   const groups = groupProcesses(classified.dumps);
   const processes: PreviewProcess[] = groups.map((g) => ({
     key: g.key,

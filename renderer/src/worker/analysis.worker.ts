@@ -240,7 +240,7 @@ async function load(id: number, req: Extract<Request, { type: 'load' }>): Promis
     const bytesTotal = direct.reduce((a, f) => a + f.size, 0);
     // set by the heads' read (a callback: typed wide so the narrowing to null does not stick)
     let preview = null as JobPreview | null;
-    const previewed = previewJob(direct, { inflate: webInflater(), signal: ctrl.signal }).then(
+    const previewed = previewJob(direct, { inflate: webInflater(), signal: ctrl.signal, classified }).then(
       (got) => {
         preview = got;
         if (!ctrl.signal.aborted)

@@ -5,11 +5,11 @@
 import type {
   CgroupMemory,
   DumpContext,
-  DumpTrigger,
   JemallocPages,
   JemallocStats,
   PageBreakdown,
 } from './dump-context.js';
+import { DUMP_TRIGGERS } from './dump-context.js';
 import { dateProblem, MAX_COUNT } from './limits.js';
 import {
   arr,
@@ -27,17 +27,6 @@ import {
   wholeOrNull,
   type Obj,
 } from './shape.js';
-
-const TRIGGERS: readonly DumpTrigger[] = [
-  'interval',
-  'manual',
-  'final',
-  'high-water',
-  'rss-step',
-  'cgroup-fraction',
-  'cgroup-high',
-  'cgroup-pressure',
-];
 
 /** ms on a clock that starts at boot or earlier: up to a century */
 const MAX_CLOCK_MS = 100 * 365.25 * 24 * 3600 * 1000;
@@ -150,7 +139,7 @@ export function checkDumpContext(v: unknown, at: string, nowMs: number = Date.no
           timeMonoMs: numOrNull(fork.timeMonoMs, `${at}.fork.timeMonoMs`, 0, MAX_CLOCK_MS),
         }
       : null,
-    trigger: oneOfOrNull(o.trigger, `${at}.trigger`, TRIGGERS),
+    trigger: oneOfOrNull(o.trigger, `${at}.trigger`, DUMP_TRIGGERS),
     triggerFraction: numOrNull(o.triggerFraction, `${at}.triggerFraction`, 0, MAX_COUNT / 1e6),
     costNs: numOrNull(o.costNs, `${at}.costNs`, 0, MAX_COUNT),
     jemallocDelayNs: numOrNull(o.jemallocDelayNs, `${at}.jemallocDelayNs`, 0, MAX_COUNT),

@@ -76,7 +76,8 @@ export interface ForkOrigin {
 /** What made the producer write this dump (jemalloc's own triggers, or the memory policy's). */
 export type DumpTrigger =
   'interval' | 'manual' | 'final' | 'high-water' | 'rss-step' | 'cgroup-fraction' | 'cgroup-high' | 'cgroup-pressure';
-const TRIGGERS: ReadonlySet<string> = new Set<DumpTrigger>([
+/** Every trigger a context line may name (the report's shape check reads the same list). */
+export const DUMP_TRIGGERS: readonly DumpTrigger[] = [
   'interval',
   'manual',
   'final',
@@ -85,7 +86,8 @@ const TRIGGERS: ReadonlySet<string> = new Set<DumpTrigger>([
   'cgroup-fraction',
   'cgroup-high',
   'cgroup-pressure',
-]);
+];
+const TRIGGERS: ReadonlySet<string> = new Set(DUMP_TRIGGERS);
 
 export interface DumpContext {
   version: number;

@@ -2,13 +2,7 @@
 // context_json column): every field the views read checked against the bounds the `C`-line reader applies,
 // and the object rebuilt from the checked fields only (unknown keys dropped). Throws ShapeError.
 
-import type {
-  CgroupMemory,
-  DumpContext,
-  JemallocPages,
-  JemallocStats,
-  PageBreakdown,
-} from './dump-context.js';
+import type { CgroupMemory, DumpContext, JemallocPages, JemallocStats, PageBreakdown } from './dump-context.js';
 import { DUMP_TRIGGERS } from './dump-context.js';
 import { dateProblem, MAX_COUNT } from './limits.js';
 import {

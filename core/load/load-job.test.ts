@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadJob } from './load-job.js';
+import { classifyFiles, loadJob, reclassify } from './load-job.js';
 import { fixtureFile, fixtureFiles, jeprofTotals } from '../../tools/fixtures.js';
 import type { InputFile } from '../formats/input-file.js';
 
@@ -171,5 +171,43 @@ describe('loadJob on the real fixture job', () => {
     const ac = new AbortController();
     ac.abort();
     await expect(loadJob(fixtureFiles('job'), { signal: ac.signal })).rejects.toThrow();
+  });
+});
+
+describe('loadJob with the files already classified (the app tells them once, then reads through wrappers)', () => {
+  it('reads each dump from its start one time fewer, and loads the same job as telling them itself', async () => {
+    const direct = fixtureFiles('job');
+    // wrappers that count reads from the start of each file, as the app's timed read-ahead copies wrap
+    const counted = (starts: Map<string, number>) =>
+      new Map(
+        direct.map((f) => [
+          f,
+          {
+            ...f,
+            read: (o: number, n: number) => {
+              if (o === 0) starts.set(f.path, (starts.get(f.path) ?? 0) + 1);
+              return f.read(o, n);
+            },
+          } satisfies InputFile,
+        ]),
+      );
+    const told = await classifyFiles(direct);
+    const onceStarts = new Map<string, number>();
+    const onceFiles = counted(onceStarts);
+    const once = await loadJob([...onceFiles.values()], {
+      classified: reclassify(told, (f) => onceFiles.get(f) ?? f),
+    });
+    const selfStarts = new Map<string, number>();
+    const selfTold = await loadJob([...counted(selfStarts).values()]);
+    for (const d of told.dumps)
+      expect(onceStarts.get(d.file.path), d.file.path).toBe((selfStarts.get(d.file.path) ?? 0) - 1);
+    expect(once.processes.map((p) => [p.prefix, p.pid, p.snapshots.length])).toEqual(
+      selfTold.processes.map((p) => [p.prefix, p.pid, p.snapshots.length]),
+    );
+    expect(once.processes.map((p) => p.snapshots.map((s) => s.live.bytes))).toEqual(
+      selfTold.processes.map((p) => p.snapshots.map((s) => s.live.bytes)),
+    );
+    expect(once.warnings).toEqual(selfTold.warnings);
+    expect(once.ignoredFiles).toEqual(selfTold.ignoredFiles);
   });
 });

@@ -65,6 +65,11 @@ export interface LoadOptions {
    * RSS logs are attached to the series only at the end.
    */
   onProcess?: (processes: readonly ProcessSeries[], warnings: readonly LoadWarning[]) => void;
+  /**
+   * `files` as classifyFiles already told them (over these same handles: see reclassify), so their first bytes
+   * are not read a second time; told here when absent
+   */
+  classified?: ClassifiedFiles;
 }
 
 /** Runs one dump task somewhere (this thread, a worker); rejects only when cancelled. */
@@ -141,6 +146,22 @@ export async function classifyFiles(files: readonly InputFile[], signal?: AbortS
   // pids and sequence numbers of pprof profiles are judged over the whole folder's names
   nameProfiles(out.dumps.filter((d) => d.kind === 'pprof'));
   return out;
+}
+
+/**
+ * The same classification over other handles of the same files (the app's loader reads through wrappers that
+ * time and prefetch; the heads told once before the wrappers existed stay true of them).
+ */
+export function reclassify(c: ClassifiedFiles, to: (file: InputFile) => InputFile): ClassifiedFiles {
+  return {
+    dumps: c.dumps.map((d) => ({ ...d, file: to(d.file) })),
+    side: c.side.map((s) => ({ ...s, file: to(s.file) })),
+    captures: c.captures.map((s) => ({ ...s, file: to(s.file) })),
+    ignored: [...c.ignored],
+    unfinished: [...c.unfinished],
+    refused: [...c.refused],
+    other: c.other.map(to),
+  };
 }
 
 /** How many files are sniffed at once: enough to hide a read's latency, few enough to bound the heads held. */
@@ -349,7 +370,7 @@ async function readText(file: InputFile): Promise<string> {
 
 export async function loadJob(files: readonly InputFile[], options: LoadOptions = {}): Promise<Job> {
   const warnings: LoadWarning[] = [];
-  const classified = await classifyFiles(files, options.signal);
+  const classified = options.classified ?? (await classifyFiles(files, options.signal));
   warnings.push(...classified.refused);
   for (const f of classified.unfinished)
     warnings.push({

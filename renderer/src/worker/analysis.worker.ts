@@ -5,7 +5,7 @@
 // report embeds.
 
 /// <reference lib="webworker" />
-import { classifyFiles, groupProcesses, loadJob } from '../../../core/load/load-job.ts';
+import { classifyFiles, groupProcesses, loadJob, reclassify } from '../../../core/load/load-job.ts';
 import { withPrefetch } from './prefetch.ts';
 import { createWebDumpPool, type ReaderFile } from './dump-pool-web.ts';
 import type { DumpPool } from '../../../core/load/dump-pool.ts';
@@ -275,7 +275,11 @@ async function load(id: number, req: Extract<Request, { type: 'load' }>): Promis
       () => preview,
       () => lastProgress,
     );
+    const wrapped = new Map<InputFile, InputFile>();
+    direct.forEach((f, i) => wrapped.set(f, timed[i]));
     const j = await loadJob(timed, {
+      // told once above: the loader does not read every file's first bytes again
+      classified: reclassify(classified, (f) => wrapped.get(f) ?? f),
       ...(readers ? { runDump: readers.run, parallelism: 2 * readers.size, recycle: readers.recycle } : {}),
       memoryBudget: APP_MEMORY_BUDGET,
       signal: ctrl.signal,

@@ -95,6 +95,8 @@ interface DumpEntry {
   timeMs?: number | null;
   /** pprof: the pid the samples' labels name, which wins over the file name's */
   labelPid?: number | null;
+  /** a text dump: the file's first bytes as read to tell it (raw, perhaps compressed): the preview's head */
+  head?: Uint8Array;
 }
 
 export interface ClassifiedFiles {
@@ -154,7 +156,8 @@ export async function classifyFiles(files: readonly InputFile[], signal?: AbortS
  */
 export function reclassify(c: ClassifiedFiles, to: (file: InputFile) => InputFile): ClassifiedFiles {
   return {
-    dumps: c.dumps.map((d) => ({ ...d, file: to(d.file) })),
+    // the heads are the preview's, not the loader's
+    dumps: c.dumps.map((d) => ({ ...d, file: to(d.file), head: undefined })),
     side: c.side.map((s) => ({ ...s, file: to(s.file) })),
     captures: c.captures.map((s) => ({ ...s, file: to(s.file) })),
     ignored: [...c.ignored],
@@ -203,7 +206,7 @@ async function classifyOne(file: InputFile): Promise<ClassifiedFiles> {
     }
     // the common case first: a jemalloc dump by its name and first bytes, nothing decompressed
     if (named && looksLikeDumpBytes(raw) && codecOf(raw) === null) {
-      out.dumps.push({ file, name });
+      out.dumps.push({ file, name, head: raw });
       return out;
     }
     const codec = codecOf(raw);
@@ -211,7 +214,7 @@ async function classifyOne(file: InputFile): Promise<ClassifiedFiles> {
     // inflating its head here: the dump reader inflates it anyway and says where it is not a dump; inflating
     // 800 heads cost the bench job ~2 s of CPU before its first timeline
     if (name !== null && codec === 'gzip') {
-      out.dumps.push({ file, name });
+      out.dumps.push({ file, name, head: raw });
       return out;
     }
     const head = codec ? await decodedHead(file, codec, SNIFF_BYTES, defaultInflater).catch(() => null) : raw;
@@ -222,7 +225,7 @@ async function classifyOne(file: InputFile): Promise<ClassifiedFiles> {
     }
     const found = sniff(head);
     const kind = found.entry?.name;
-    if (kind === 'jemalloc') out.dumps.push({ file, name });
+    if (kind === 'jemalloc') out.dumps.push({ file, name, head: raw });
     else if (kind === 'memleak' || kind === 'pytorch-snapshot')
       out.captures.push({ file, kind: kind === 'memleak' ? 'memleak' : 'torch-snapshot' });
     else if (kind === 'pprof') {

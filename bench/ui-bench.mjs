@@ -438,6 +438,31 @@ async function main() {
         for (const p of tree) peakByType[p.type] = Math.max(peakByType[p.type] ?? 0, p.kb);
       }, 250);
       await p3.evaluate(() => (window.__longtasks = []));
+      // BENCH_TRACE=<file>: the page's main-thread CPU profile (.cpuprofile) and every worker request's send and
+      // answer (ms after load start), to find what a long task or a late row waits for
+      let traceStart = 0;
+      const trace = process.env.BENCH_TRACE ? await p3.context().newCDPSession(p3) : null;
+      if (trace) {
+        await trace.send('Profiler.enable');
+        await trace.send('Profiler.setSamplingInterval', { interval: 500 });
+        await trace.send('Profiler.start');
+        traceStart = await p3.evaluate(() => performance.now());
+        await p3.evaluate(() => {
+          const c = window.__heaplens.client;
+          const start = c.start.bind(c);
+          window.__requests = [];
+          c.start = (req, onProgress) => {
+            const r = { type: req.type, sent: performance.now(), answered: null };
+            window.__requests.push(r);
+            const out = start(req, onProgress);
+            out.done.then(
+              () => (r.answered = performance.now()),
+              () => (r.answered = -1),
+            );
+            return out;
+          };
+        });
+      }
       t3 = performance.now();
       // each waited for from the drop on, side by side (the first suspect row may come before the timeline's
       // preview is gone, or the whole job before a suspect row is drawn)
@@ -490,6 +515,24 @@ async function main() {
           ]),
         ),
       }));
+      if (trace) {
+        const { profile } = await trace.send('Profiler.stop');
+        // the page's clock at the profile's start, and its load start: to place samples against the long tasks
+        writeFileSync(
+          process.env.BENCH_TRACE,
+          JSON.stringify({ ...profile, pageMsAtStart: traceStart, loadStart: info.start }),
+        );
+        const t0 = info.start;
+        const reqs = await p3.evaluate(() => window.__requests);
+        console.log(
+          'requests (ms after load start: sent → answered):',
+          reqs
+            .map(
+              (r) => `${r.type} ${Math.round(r.sent - t0)}→${r.answered === null ? '…' : Math.round(r.answered - t0)}`,
+            )
+            .join(', '),
+        );
+      }
       const cliAfter = ARGS.deep ? cliSummary() : null;
       // a page task's start on this process's clock (both clocks count from their time origins)
       const nodeMs = (pageMs) => info.timeOrigin + pageMs - performance.timeOrigin;

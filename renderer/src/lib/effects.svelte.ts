@@ -34,6 +34,9 @@ export function startEffects(ui: Ui): { flush(): void; cancel(): void } {
   // One suspects request at a time: while a job loads, each update asks again, and answers the window no longer
   // wants would still cost the page their decoding; the latest wish waits for the one in flight. An answer is
   // shown while it is of the same job and view (an earlier update's ranking is better than none).
+  // An update of the loading job's ranking waits until RANK_SHARE × the last ranking's time has passed since it
+  // ended: the worker that ranks also merges the dumps, so re-ranking each process as it came in (0.6–0.9 s a
+  // time on the deep-stack job) held the load back; a new job or view asks at once.
   type SuspectsAsk = {
     view: { mode: StackMode; hideAllocator: boolean; filters: StackFilterChip[] };
     limit: number;
@@ -42,13 +45,34 @@ export function startEffects(ui: Ui): { flush(): void; cancel(): void } {
   let suspectsBusy = false;
   let suspectsNext: SuspectsAsk | null = null;
   let suspectsKey = '';
+  const RANK_SHARE = 3;
+  let rankMs = 0;
+  let rankEnd = 0;
+  let rankWait: ReturnType<typeof setTimeout> | null = null;
   const askSuspects = (ask: SuspectsAsk): void => {
+    const update = ask.key === suspectsKey;
     suspectsKey = ask.key;
-    if (suspectsBusy) {
+    if (rankWait !== null && !update) {
+      clearTimeout(rankWait);
+      rankWait = null;
+    }
+    if (suspectsBusy || rankWait !== null) {
       suspectsNext = ask;
       return;
     }
+    const wait = update && app.job.partial ? rankEnd + RANK_SHARE * rankMs - performance.now() : 0;
+    if (wait > 0) {
+      suspectsNext = ask;
+      rankWait = setTimeout(() => {
+        rankWait = null;
+        const next = suspectsNext;
+        suspectsNext = null;
+        if (next) askSuspects(next);
+      }, wait);
+      return;
+    }
     suspectsBusy = true;
+    const t0 = performance.now();
     void app.client
       .request({ type: 'suspects', view: ask.view, limit: ask.limit })
       .then((r) => {
@@ -73,6 +97,8 @@ export function startEffects(ui: Ui): { flush(): void; cancel(): void } {
       .catch((e: unknown) => (app.error = String(e)))
       .finally(() => {
         suspectsBusy = false;
+        rankEnd = performance.now();
+        rankMs = rankEnd - t0;
         const next = suspectsNext;
         suspectsNext = null;
         if (next) askSuspects(next);

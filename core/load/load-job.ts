@@ -168,7 +168,7 @@ export function reclassify(c: ClassifiedFiles, to: (file: InputFile) => InputFil
 }
 
 /** How many files are sniffed at once: enough to hide a read's latency, few enough to bound the heads held. */
-const CLASSIFY_LANES = 16;
+const CLASSIFY_LANES = 32;
 
 function emptyClassified(): ClassifiedFiles {
   return { dumps: [], side: [], captures: [], ignored: [], unfinished: [], refused: [], other: [] };

@@ -2,7 +2,7 @@
 // (magic 1f 8b, whatever the file is called), and feeds the push parser. Gzip goes through the host's
 // native inflater when given one (inflate.ts), else pako.
 
-import { Inflate } from 'pako';
+import type { Inflate } from 'pako';
 import type { InputFile } from './input-file.js';
 import { HeapDumpParser, type DumpRecord, type ParsedDumpInfo } from './heap-dump.js';
 import { inflateLimit, MAX_INFLATE_RATIO, MAX_INFLATED_BYTES } from './limits.js';
@@ -105,7 +105,9 @@ export async function readDump(file: InputFile, options: ReadDumpOptions = {}): 
     if (bytes.length === 0) break;
     if (offset === 0 && isGzip(bytes)) {
       gzip = true;
-      inflate = new Inflate() as InflateWithState;
+      // pako loads only when there is no native inflater (the browser): the CLI never pays for it
+      const { Inflate: PakoInflate } = await import('pako');
+      inflate = new PakoInflate() as InflateWithState;
       inflate.onData = (c: Uint8Array) => {
         inflated += c.length;
         if (inflated > limit) {

@@ -7,7 +7,6 @@ import type { Inflater } from '../formats/inflate.js';
 import { readDump } from '../formats/read-dump.js';
 import { readSidecar, type SidecarRead } from '../formats/pyframes.js';
 import type { ProfileFrame } from '../formats/dump-types.js';
-import { readProfileTask } from './profile-task.js';
 import { truncationText } from '../formats/heap-dump.js';
 import type { LoadWarning, Snapshot } from '../model/model.js';
 import {
@@ -77,6 +76,8 @@ export async function runDumpTask(task: DumpTask, options: DumpTaskOptions = {})
   if (task.kind === 'pprof' || task.kind === 'massif') {
     let out;
     try {
+      // pprof and massif readers load only for such files (pprof-format is a third of the reading modules)
+      const { readProfileTask } = await import('./profile-task.js');
       out = await readProfileTask(task.file, task.kind, task.part ?? 0, task.meta, local, warnings, {
         ...(options.signal ? { signal: options.signal } : {}),
         inflate: options.inflate ?? null,

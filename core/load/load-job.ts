@@ -7,10 +7,7 @@ import { parseMaps, type MapsEntry, type MapsParseProblem } from '../formats/pro
 import { chooseProcessMaps, type DumpMaps } from './process-maps.js';
 import { refusal, sniff, SNIFF_BYTES } from '../formats/sniff.js';
 import { codecOf, decodedHead } from '../formats/decompress.js';
-import { MAX_MASSIF_BYTES, MAX_MASSIF_SNAPSHOTS } from '../formats/massif.js';
-import { MAX_PPROF_BYTES, pprofIdentity } from '../formats/pprof.js';
 import type { ProfileFrame } from '../formats/dump-types.js';
-import { readWhole } from './profile-task.js';
 import {
   basename as baseName,
   classifySideFile,
@@ -32,10 +29,7 @@ import { decodeSystingSlot, parseSystingCodeMap, systingTokenFromMapsPaths } fro
 import { dumpSidecar, pythonFramesForDump, seriesPythonFrames } from '../frames/python-stacks.js';
 import { parsePyFrames, type PyFrameTable } from '../formats/pyframes.js';
 import { contextForDump, isContextOnlyTable } from './dump-context-load.js';
-import { readRssLogs } from './rss-log-load.js';
-import { attachRssLogs } from './rss-log-align.js';
-import { loadCapture, type CaptureKind } from './capture-series.js';
-import { readEvidence } from './evidence-load.js';
+import type { CaptureKind } from './capture-series.js';
 import { framelessWarnings } from './frameless.js';
 
 import type { LoadProgress } from '../model/vocab.js';
@@ -238,6 +232,10 @@ async function classifyOne(file: InputFile, inflate: Inflater | null): Promise<C
     else if (kind === 'memleak' || kind === 'pytorch-snapshot')
       out.captures.push({ file, kind: kind === 'memleak' ? 'memleak' : 'torch-snapshot' });
     else if (kind === 'pprof') {
+      const [{ readWhole }, { MAX_PPROF_BYTES, pprofIdentity }] = await Promise.all([
+        import('./profile-task.js'),
+        import('../formats/pprof.js'),
+      ]);
       const { bytes } = await readWhole(file, MAX_PPROF_BYTES, { inflate });
       const id = pprofIdentity(bytes);
       if (id.pids > 0)
@@ -247,6 +245,10 @@ async function classifyOne(file: InputFile, inflate: Inflater | null): Promise<C
         });
       out.dumps.push({ file, name, kind: 'pprof', timeMs: id.timeMs, labelPid: id.pid });
     } else if (kind === 'massif') {
+      const [{ readWhole }, { MAX_MASSIF_BYTES, MAX_MASSIF_SNAPSHOTS }] = await Promise.all([
+        import('./profile-task.js'),
+        import('../formats/massif.js'),
+      ]);
       const { bytes } = await readWhole(file, MAX_MASSIF_BYTES, { inflate });
       const found = (textDecoder.decode(bytes).match(/^snapshot=\d+\r?$/gm) ?? []).length;
       const count = Math.min(found, MAX_MASSIF_SNAPSHOTS);
@@ -516,15 +518,29 @@ export async function loadJob(files: readonly InputFile[], options: LoadOptions 
     processes.push(series);
     options.onProcess?.(processes, warnings);
   }
-  for (const c of classified.captures) {
-    options.signal?.throwIfAborted();
-    for (const series of await loadCapture(c.file, c.kind, warnings, standaloneMaps)) {
-      processes.push(series);
-      options.onProcess?.(processes, warnings);
+  // The readers of captures, RSS logs and evidence load only for a job that has such files (dynamic imports):
+  // a job of jemalloc dumps alone, the usual one, does not pay for their modules.
+  if (classified.captures.length > 0) {
+    const { loadCapture } = await import('./capture-series.js');
+    for (const c of classified.captures) {
+      options.signal?.throwIfAborted();
+      for (const series of await loadCapture(c.file, c.kind, warnings, standaloneMaps)) {
+        processes.push(series);
+        options.onProcess?.(processes, warnings);
+      }
     }
   }
-  attachRssLogs(processes, await readRssLogs(classified.side, warnings), warnings);
-  const { evidence, unread } = await readEvidence(classified.other, jobYear(processes), warnings);
+  if (classified.side.some((s) => s.side.kind === 'rss-log')) {
+    const [{ readRssLogs }, { attachRssLogs }] = await Promise.all([
+      import('./rss-log-load.js'),
+      import('./rss-log-align.js'),
+    ]);
+    attachRssLogs(processes, await readRssLogs(classified.side, warnings), warnings);
+  }
+  const { evidence, unread } =
+    classified.other.length > 0
+      ? await (await import('./evidence-load.js')).readEvidence(classified.other, jobYear(processes), warnings)
+      : { evidence: undefined, unread: [] };
   options.onProgress?.({ ...progress, file: '' });
   // ignored: what no reader took (the evidence readers take some of the files the dump readers left)
   const read = new Set(classified.other.map((f) => f.path));

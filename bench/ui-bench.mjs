@@ -9,12 +9,20 @@
 //      peak RSS (whole tree, and per kind of process). Targets (issue 12): first timeline ≤ 3 s, no task > 100 ms,
 //      tree < 1.5 GiB.
 // Targets (issue 5): load < 20 s, frame < 16 ms, main thread never blocked > 100 ms.
-// Usage: npm run bench:ui   (builds the renderer first). Env: CHROMIUM_PATH, BENCH_DIR, BENCH_PROCS, BENCH_SNAPS.
-import { spawn } from 'node:child_process';
+// `--deep` (issue 25 item 4, "the app keeps pace"): phase 4 alone on the deep-stack job of
+// generate-series.mjs --deep (generated when missing; `--size PxDxS`, default 4x50x5000: the issue's
+// 16x100x5000 is 4.8 GB), reporting drop → first timeline (≤ 2 s), → first suspect row (≤ 4 s), → whole job
+// against `heaplens summary` of the same job timed in the same run (≤ 1.2×), the longest main-thread task and
+// the phase it fell in (≤ 100 ms), and the browser tree's peak PSS (≤ 1.5 GB).
+// Usage: npm run bench:ui   (builds the renderer first; --deep also needs `npm run build` for the CLI).
+// Env: CHROMIUM_PATH, BENCH_DIR, BENCH_PROCS, BENCH_SNAPS.
+import { spawn, spawnSync } from 'node:child_process';
+import { parseArgs } from 'node:util';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { ensureJob } from './generate-series.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const OUT = process.env.BENCH_DIR ?? '/tmp/heaplens-ui-bench';
@@ -24,6 +32,8 @@ const STACKS = 120;
 const BIG_STACKS = 110_000;
 const PORT = Number(process.env.HEAPLENS_BENCH_PORT ?? process.env.HEAPLENS_E2E_PORT ?? 4179);
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const ARGS = parseArgs({ options: { deep: { type: 'boolean' }, size: { type: 'string' } } }).values;
+const DEEP_SIZE = ARGS.size ?? '4x50x5000';
 
 // ---------- synthetic jemalloc heap_v2 dumps (a writer, for load testing only) ----------
 let seed = 12345;
@@ -186,7 +196,8 @@ async function main() {
   const seriesDir = path.join(OUT, `series-${PROCS}x${SNAPS}`);
   const bigDir = path.join(OUT, 'big');
   let t = Date.now();
-  if (process.env.BENCH_ONLY !== 'scale') {
+  const onlyScale = ARGS.deep || process.env.BENCH_ONLY === 'scale';
+  if (!onlyScale) {
     makeSeries(seriesDir);
     makeBig(bigDir);
   }
@@ -217,9 +228,8 @@ async function main() {
     );
     await context.addInitScript(LONGTASKS);
 
-    // BENCH_ONLY=scale runs only phase 4
-    const only = process.env.BENCH_ONLY;
-    if (only !== 'scale') {
+    // BENCH_ONLY=scale (or --deep) runs only phase 4
+    if (!onlyScale) {
       // 1. drop → first timeline
       const page = await context.newPage();
       await page.goto(`http://127.0.0.1:${PORT}/index.html`);
@@ -235,8 +245,8 @@ async function main() {
       const tTimeline = performance.now();
       const load = await page.evaluate(() => ({
         worker: window.__heaplens?.client.timings.load ?? null,
-        readWait: Math.round(window.__heaplens?.summary?.readWaitMs ?? -1),
-        mb: Math.round((window.__heaplens?.summary?.bytesTotal ?? 0) / 1e6),
+        readWait: Math.round(window.__heaplens?.job.summary?.readWaitMs ?? -1),
+        mb: Math.round((window.__heaplens?.job.summary?.bytesTotal ?? 0) / 1e6),
         // Playwright's setInputFiles of 12,800 files runs one long task (creating the File objects) that also
         // dispatches the app's change handler; the app's part of it is appDropHandlerMs.
         // tasks that started after the app's change handler (that one also contains Playwright's own work)
@@ -270,8 +280,8 @@ async function main() {
               .map((e) => ({ at: Math.round(e.start - t0), ms: Math.round(e.ms) })),
           };
         })(),
-        procs: window.__heaplens?.summary?.processes.length ?? 0,
-        snaps: window.__heaplens?.summary?.processes.reduce((s, p) => s + p.snapshots.length, 0) ?? 0,
+        procs: window.__heaplens?.job.summary?.processes.length ?? 0,
+        snaps: window.__heaplens?.job.summary?.processes.reduce((s, p) => s + p.snapshots.length, 0) ?? 0,
       }));
       results.load = {
         files: files.length,
@@ -358,10 +368,35 @@ async function main() {
     }
 
     // 4. large job: first timeline (the preview from the dump heads) and full load, browser memory
-    const scaleDir =
-      process.env.BENCH_SCALE_JOB ??
-      path.join(process.env.HEAPLENS_SCALE_DATA ?? '/tmp/heaplens-scale-data', '16x100x5000');
+    const scaleData = process.env.HEAPLENS_SCALE_DATA ?? '/tmp/heaplens-scale-data';
+    let scaleDir = process.env.BENCH_SCALE_JOB ?? path.join(scaleData, '16x100x5000');
+    if (ARGS.deep) {
+      // the same folder stacks-bench.mjs makes and reuses for its deep shape
+      const [processes, dumps, stacks] = DEEP_SIZE.split('x').map(Number);
+      scaleDir = (
+        await ensureJob(path.join(scaleData, `stacks-deep-${DEEP_SIZE}`), {
+          processes,
+          dumps,
+          stacks,
+          depth: 0,
+          python: true,
+          gzipHalf: true,
+          deep: true,
+        })
+      ).dir;
+    }
     if (existsSync(path.join(scaleDir, '.complete'))) {
+      // the CLI's summary of the same job, the peer of the app's whole load: timed before and after the browser's
+      // run (the mean of the two is the reference, so a load change during the run shows in both)
+      const cliSummary = () => {
+        const t0 = performance.now();
+        const r = spawnSync(process.execPath, [path.join(ROOT, 'bin', 'heaplens.js'), 'summary', scaleDir], {
+          stdio: ['ignore', 'ignore', 'pipe'],
+        });
+        if (r.status !== 0) throw new Error(`heaplens summary failed: ${r.stderr}`);
+        return performance.now() - t0;
+      };
+      const cliBefore = ARGS.deep ? cliSummary() : null;
       const p3 = await context.newPage();
       await p3.goto(`http://127.0.0.1:${PORT}/index.html`);
       const scaleFiles = readdirSync(scaleDir)
@@ -403,18 +438,53 @@ async function main() {
         for (const p of tree) peakByType[p.type] = Math.max(peakByType[p.type] ?? 0, p.kb);
       }, 250);
       await p3.evaluate(() => (window.__longtasks = []));
+      // BENCH_TRACE=<file>: the page's main-thread CPU profile (.cpuprofile) and every worker request's send and
+      // answer (ms after load start), to find what a long task or a late row waits for
+      let traceStart = 0;
+      const trace = process.env.BENCH_TRACE ? await p3.context().newCDPSession(p3) : null;
+      if (trace) {
+        await trace.send('Profiler.enable');
+        await trace.send('Profiler.setSamplingInterval', { interval: 500 });
+        await trace.send('Profiler.start');
+        traceStart = await p3.evaluate(() => performance.now());
+        await p3.evaluate(() => {
+          const c = window.__heaplens.client;
+          const start = c.start.bind(c);
+          window.__requests = [];
+          c.start = (req, onProgress) => {
+            const r = { type: req.type, sent: performance.now(), answered: null };
+            window.__requests.push(r);
+            const out = start(req, onProgress);
+            out.done.then(
+              () => (r.answered = performance.now()),
+              () => (r.answered = -1),
+            );
+            return out;
+          };
+        });
+      }
       t3 = performance.now();
+      // each waited for from the drop on, side by side (the first suspect row may come before the timeline's
+      // preview is gone, or the whole job before a suspect row is drawn)
+      const at = (p) => p.then(() => performance.now());
+      const previewAt = at(p3.getByTestId('preview-process').first().waitFor({ timeout: 600_000 }));
+      const suspectAt = at(p3.getByTestId('suspect-row').first().waitFor({ timeout: 1_800_000 }));
+      const fullAt = at(
+        p3.waitForFunction(() => performance.getEntriesByName('heaplens:load-done').length > 0, null, {
+          timeout: 1_800_000,
+          polling: 50,
+        }),
+      );
       await p3.locator('[data-testid=file-input]').setInputFiles(scaleFiles);
-      await p3.getByTestId('preview-process').first().waitFor({ timeout: 600_000 });
-      const tPreview = performance.now();
-      await p3.getByTestId('job-info').waitFor({ timeout: 1_800_000 });
-      const tFull = performance.now();
+      const tPreview = await previewAt;
+      const tSuspect = await suspectAt;
+      const tFull = await fullAt;
       // the views of the full job (its ranking, growth table) render after it is in: their tasks and memory count
       // too, until the page is quiet
       await p3.waitForFunction(
         () =>
           window.__heaplens?.client.inFlight === 0 &&
-          window.__heaplens.suspects &&
+          window.__heaplens.job.suspects &&
           document.querySelector('[data-testid=suspect-row]'),
         null,
         { timeout: 600_000, polling: 50 },
@@ -423,9 +493,10 @@ async function main() {
       await p3.waitForTimeout(3000);
       clearInterval(rssTimer);
       const info = await p3.evaluate(() => ({
+        timeOrigin: performance.timeOrigin,
         start: performance.getEntriesByName('heaplens:load-start')[0]?.startTime ?? 0,
-        readers: window.__heaplens?.summary?.readers ?? 0,
-        procs: window.__heaplens?.summary?.processes.length ?? 0,
+        readers: window.__heaplens?.job.summary?.readers ?? 0,
+        procs: window.__heaplens?.job.summary?.processes.length ?? 0,
         decodeMs: window.__heaplens?.client.decodeMs ?? {},
         longTasks: window.__longtasks.map((e) => ({ start: e.start, ms: e.ms })),
         marks: Object.fromEntries(
@@ -444,6 +515,81 @@ async function main() {
           ]),
         ),
       }));
+      if (trace) {
+        const { profile } = await trace.send('Profiler.stop');
+        // the page's clock at the profile's start, and its load start: to place samples against the long tasks
+        writeFileSync(
+          process.env.BENCH_TRACE,
+          JSON.stringify({ ...profile, pageMsAtStart: traceStart, loadStart: info.start }),
+        );
+        const t0 = info.start;
+        const reqs = await p3.evaluate(() => window.__requests);
+        console.log(
+          'requests (ms after load start: sent → answered):',
+          reqs
+            .map(
+              (r) => `${r.type} ${Math.round(r.sent - t0)}→${r.answered === null ? '…' : Math.round(r.answered - t0)}`,
+            )
+            .join(', '),
+        );
+      }
+      const cliAfter = ARGS.deep ? cliSummary() : null;
+      // a page task's start on this process's clock (both clocks count from their time origins)
+      const nodeMs = (pageMs) => info.timeOrigin + pageMs - performance.timeOrigin;
+      const phaseOf = (pageMs) => {
+        const x = nodeMs(pageMs);
+        if (x < tPreview) return 'drop → first timeline (the dump heads)';
+        if (x < tSuspect) return 'first timeline → first suspect row';
+        if (x < tFull) return 'first suspect row → whole job';
+        return 'whole job → its views drawn';
+      };
+      const tasksAfter = info.longTasks.filter((e) => e.start > info.start);
+      const longest = tasksAfter.reduce((b, e) => (!b || e.ms > b.ms ? e : b), null);
+      if (ARGS.deep) {
+        const cliMs = (cliBefore + cliAfter) / 2;
+        results.pace = {
+          job: `${path.basename(scaleDir)}: ${DEEP_SIZE.replace(/x/g, ' × ')} deep stacks, ${scaleFiles.length} files, ${(textBytes / 1e9).toFixed(2)} GB of text`,
+          dropToFirstTimelineMs: Math.round(tPreview - t3),
+          dropToFirstSuspectRowMs: Math.round(tSuspect - t3),
+          dropToWholeJobMs: Math.round(tFull - t3),
+          cliSummaryMs: Math.round(cliMs),
+          cliSummaryBeforeAfterMs: [Math.round(cliBefore), Math.round(cliAfter)],
+          wholeJobOverCli: +((tFull - t3) / cliMs).toFixed(2),
+          longestMainThreadTaskMs: Math.round(longest?.ms ?? 0),
+          longestTaskPhase: longest ? phaseOf(longest.start) : null,
+          browserPeakPssMB: Math.round(peakPss / 1024),
+          loadAverage: readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' '),
+        };
+        console.log('app keeps pace (issue 25 item 4)');
+        const goal = (ok) => (ok ? 'meets' : 'MISSES');
+        const P = results.pace;
+        for (const [what, v, g, ok] of [
+          ['drop → first timeline', `${P.dropToFirstTimelineMs} ms`, '≤ 2000 ms', P.dropToFirstTimelineMs <= 2000],
+          [
+            'drop → first suspect row',
+            `${P.dropToFirstSuspectRowMs} ms`,
+            '≤ 4000 ms',
+            P.dropToFirstSuspectRowMs <= 4000,
+          ],
+          ['drop → whole job', `${P.dropToWholeJobMs} ms`, '', true],
+          [
+            'CLI summary, same job',
+            `${P.cliSummaryMs} ms (before ${cliBefore.toFixed(0)}, after ${cliAfter.toFixed(0)})`,
+            '',
+            true,
+          ],
+          ['whole job / CLI', `${P.wholeJobOverCli}×`, '≤ 1.2×', P.wholeJobOverCli <= 1.2],
+          [
+            'longest main-thread task',
+            `${P.longestMainThreadTaskMs} ms in ${P.longestTaskPhase}`,
+            '≤ 100 ms',
+            P.longestMainThreadTaskMs <= 100,
+          ],
+          ['browser tree peak PSS', `${P.browserPeakPssMB} MB`, '≤ 1536 MB', P.browserPeakPssMB <= 1536],
+        ])
+          console.log(`  ${what.padEnd(26)} ${v.padEnd(48)} ${g.padEnd(10)} ${g ? goal(ok) : ''}`);
+        console.log(`  job: ${P.job}; load average ${P.loadAverage}`);
+      }
       results.scale = {
         job: scaleDir,
         files: scaleFiles.length,
@@ -451,6 +597,7 @@ async function main() {
         processes: info.procs,
         readers: info.readers,
         dropToFirstTimelineMs: Math.round(tPreview - t3),
+        dropToFirstSuspectRowMs: Math.round(tSuspect - t3),
         dropToFullLoadMs: Math.round(tFull - t3),
         // …and until the full job's suspects and growth table are drawn
         dropToViewsDrawnMs: Math.round(tSettled - t3),
@@ -471,9 +618,11 @@ async function main() {
         appMarks: info.marks,
         // the page's ms decoding the slowest message of each kind (worker-client.ts)
         decodeMs: Object.fromEntries(Object.entries(info.decodeMs).map(([k, v]) => [k, Math.round(v)])),
-        longTasksAfterLoadStart: info.longTasks
-          .filter((e) => e.start > info.start)
-          .map((e) => ({ at: Math.round(e.start - info.start), ms: Math.round(e.ms) })),
+        longTasksAfterLoadStart: tasksAfter.map((e) => ({
+          at: Math.round(e.start - info.start),
+          ms: Math.round(e.ms),
+          phase: phaseOf(e.start),
+        })),
       };
       console.log('large job', results.scale);
       await p3.close();
@@ -493,8 +642,14 @@ async function main() {
       (results.load.dropToFirstTimelineMs < 20_000 &&
         results.flame.drawP95Ms < 16 &&
         results.load.longestMainThreadTaskMs <= 100)) &&
+    (!results.pace ||
+      (results.pace.dropToFirstTimelineMs <= 2000 &&
+        results.pace.dropToFirstSuspectRowMs <= 4000 &&
+        results.pace.wholeJobOverCli <= 1.2 &&
+        results.pace.longestMainThreadTaskMs <= 100 &&
+        results.pace.browserPeakPssMB <= 1536)) &&
     (!results.scale ||
-      (results.scale.dropToFirstTimelineMs <= 3000 &&
+      (results.scale.dropToFirstTimelineMs <= (results.pace ? 2000 : 3000) &&
         results.scale.longestMainThreadTaskAfterLoadStartMs <= 100 &&
         results.scale.browserPeakPssMB < 1536));
   console.log(

@@ -67,8 +67,10 @@ export async function readDump(file: InputFile, options: ReadDumpOptions = {}): 
     signal?.throwIfAborted();
   };
 
+  // the first chunk, read once: to tell the codec, then parsed as the start of a plain file
+  let head: Uint8Array | null = null;
   if (file.size >= 6) {
-    const head = await file.read(0, Math.min(chunkSize, file.size));
+    head = await file.read(0, Math.min(chunkSize, file.size));
     const codec = codecOf(head);
     if (codec !== null && codec !== 'gzip') {
       // zstd, bzip2, xz: one decoder path for every input (decompress.ts); gzip keeps its tuned path below
@@ -97,7 +99,9 @@ export async function readDump(file: InputFile, options: ReadDumpOptions = {}): 
 
   while (offset < file.size) {
     signal?.throwIfAborted();
-    const bytes = await file.read(offset, Math.min(chunkSize, file.size - offset));
+    const bytes =
+      offset === 0 && head !== null ? head : await file.read(offset, Math.min(chunkSize, file.size - offset));
+    head = null;
     if (bytes.length === 0) break;
     if (offset === 0 && isGzip(bytes)) {
       gzip = true;

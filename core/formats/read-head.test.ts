@@ -6,7 +6,7 @@ import { webInflater } from './inflate.js';
 import type { InputFile } from './input-file.js';
 import { fixtureFiles, fixturePath } from '../../tools/fixtures.js';
 import { previewJob } from '../load/job-preview.js';
-import { loadJob } from '../load/load-job.js';
+import { classifyFiles, loadJob } from '../load/load-job.js';
 
 function memFile(path: string, bytes: Uint8Array): InputFile {
   return { path, size: bytes.length, mtimeMs: null, read: async (o, l) => bytes.subarray(o, o + l) };
@@ -65,5 +65,26 @@ describe('previewJob', () => {
       expect(p.snapshots.map((s) => s.file)).toEqual(snaps.map((s) => s.file));
       expect(p.snapshots.map((s) => s.headerLiveBytes)).toEqual(snaps.map((s) => s.headerLiveBytes));
     }
+  });
+
+  it('reads each dump from its start once: the classify step’s first bytes are its head (same totals)', async () => {
+    const direct = [...fixtureFiles('job'), ...fixtureFiles('other')];
+    const starts = new Map<string, number>();
+    const files = direct.map((f): InputFile => ({
+      ...f,
+      read: (o, n) => {
+        if (o === 0) starts.set(f.path, (starts.get(f.path) ?? 0) + 1);
+        return f.read(o, n);
+      },
+    }));
+    const classified = await classifyFiles(files);
+    const preview = await previewJob(files, { inflate: webInflater(), classified });
+    const fresh = await previewJob(direct, { inflate: webInflater() });
+    expect(preview).toEqual(fresh);
+    const dumps = classified.dumps.filter((d) => d.file.size > 0 && d.kind === undefined);
+    expect(dumps.length).toBeGreaterThanOrEqual(60);
+    // a head past the first 4 KiB (rare: long thread lists) is a second, larger read; every other dump one
+    const twice = dumps.filter((d) => (starts.get(d.file.path) ?? 0) > 1);
+    expect(twice.length, twice.map((d) => d.file.path).join(', ')).toBeLessThanOrEqual(dumps.length / 10);
   });
 });

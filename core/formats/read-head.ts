@@ -22,15 +22,24 @@ export interface DumpHead {
 // IPC round trip in the app, so a small read first and the full head only when it was not enough.
 const FIRST_READ = 4096;
 
-export async function readDumpHead(file: InputFile, inflate: Inflater | null = null): Promise<DumpHead> {
-  const first = await headOf(file, Math.min(FIRST_READ, file.size), inflate);
+/** `known`: the file's first bytes when the caller already read them (the classify step's sniff), else read here. */
+export async function readDumpHead(
+  file: InputFile,
+  inflate: Inflater | null = null,
+  known: Uint8Array | null = null,
+): Promise<DumpHead> {
+  const first = await headOf(
+    known && known.length >= Math.min(FIRST_READ, file.size)
+      ? known
+      : await file.read(0, Math.min(FIRST_READ, file.size)),
+    inflate,
+  );
   if (first.header !== null || file.size <= FIRST_READ) return first;
-  return headOf(file, Math.min(HEAD_BYTES, file.size), inflate);
+  return headOf(await file.read(0, Math.min(HEAD_BYTES, file.size)), inflate);
 }
 
-async function headOf(file: InputFile, length: number, inflate: Inflater | null): Promise<DumpHead> {
+async function headOf(bytes: Uint8Array, inflate: Inflater | null): Promise<DumpHead> {
   const parser = new HeapDumpParser({ onRecord: () => undefined });
-  const bytes = await file.read(0, length);
   const known = () => parser.info.header !== null || parser.info.fatal !== null || parser.info.recordCount > 0;
   if (!isGzip(bytes)) {
     parser.push(bytes);

@@ -57,14 +57,17 @@ export async function previewJob(
       mtimeMs: d.file.mtimeMs,
     })),
   }));
-  const work = groups.flatMap((g, gi) => g.dumps.map((d, di) => ({ file: d.file, snap: processes[gi].snapshots[di] })));
+  const work = groups.flatMap((g, gi) =>
+    g.dumps.map((d, di) => ({ file: d.file, head: d.head ?? null, snap: processes[gi].snapshots[di] })),
+  );
   let next = 0;
   const worker = async () => {
     while (next < work.length) {
       options.signal?.throwIfAborted();
       const w = work[next++];
       try {
-        const head = await readDumpHead(w.file, options.inflate ?? null);
+        // the first bytes the classify step read are the head's first read: each file read once before parsing
+        const head = await readDumpHead(w.file, options.inflate ?? null, w.head);
         if (head.header)
           w.snap.headerLiveBytes = unbias(head.sampling, head.header.liveObjects, head.header.liveBytes).bytes;
       } catch {

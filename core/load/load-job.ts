@@ -2,7 +2,7 @@
 // One bad file never stops the rest: it becomes a warning naming the file (and line or byte offset).
 
 import type { InputFile } from '../formats/input-file.js';
-import { webInflater } from '../formats/inflate.js';
+import { webInflater, type Inflater } from '../formats/inflate.js';
 import { parseMaps, type MapsEntry, type MapsParseProblem } from '../formats/proc-maps.js';
 import { chooseProcessMaps, type DumpMaps } from './process-maps.js';
 import { refusal, sniff, SNIFF_BYTES } from '../formats/sniff.js';
@@ -64,6 +64,11 @@ export interface LoadOptions {
    * are not read a second time; told here when absent
    */
   classified?: ClassifiedFiles;
+  /**
+   * the host's native gunzip for what is read in this thread (node:zlib in the CLI: about half the CPU of Node's
+   * DecompressionStream, measured on the deep bench job's dumps); the platform's DecompressionStream when absent
+   */
+  inflate?: Inflater | null;
 }
 
 /** Runs one dump task somewhere (this thread, a worker); rejects only when cancelled. */
@@ -89,6 +94,8 @@ interface DumpEntry {
   timeMs?: number | null;
   /** pprof: the pid the samples' labels name, which wins over the file name's */
   labelPid?: number | null;
+  /** a text dump: the file's first bytes as read to tell it (raw, perhaps compressed): the preview's head */
+  head?: Uint8Array;
 }
 
 export interface ClassifiedFiles {
@@ -112,7 +119,11 @@ const textDecoder = new TextDecoder('utf-8');
 const PROFILE_NAME = /(?:\.pb|\.pprof|\.pb\.gz|\.heap\.\w+|\.prof\.\w+|(?:^|\/)massif\.out\.[^/]*|\.pickle)$/;
 
 /** Sorts files into dumps, side files and the rest, each told by its content (core/formats/sniff.ts). */
-export async function classifyFiles(files: readonly InputFile[], signal?: AbortSignal): Promise<ClassifiedFiles> {
+export async function classifyFiles(
+  files: readonly InputFile[],
+  signal?: AbortSignal,
+  inflate: Inflater | null = defaultInflater,
+): Promise<ClassifiedFiles> {
   // Each file's first bytes are read (and a compressed head inflated) to tell it by content. One file at a time
   // that is a round trip per file before anything is shown (5.7 s on the 1,600-file bench job in Node, far more
   // through the browser's Blobs), so the reads overlap, a bounded number at once, and the answers are put back
@@ -123,7 +134,7 @@ export async function classifyFiles(files: readonly InputFile[], signal?: AbortS
     while (next < files.length) {
       const i = next++;
       signal?.throwIfAborted();
-      parts[i] = await classifyOne(files[i]);
+      parts[i] = await classifyOne(files[i], inflate);
     }
   };
   await Promise.all(Array.from({ length: Math.min(CLASSIFY_LANES, files.length) }, lane));
@@ -148,7 +159,8 @@ export async function classifyFiles(files: readonly InputFile[], signal?: AbortS
  */
 export function reclassify(c: ClassifiedFiles, to: (file: InputFile) => InputFile): ClassifiedFiles {
   return {
-    dumps: c.dumps.map((d) => ({ ...d, file: to(d.file) })),
+    // the heads are the preview's, not the loader's
+    dumps: c.dumps.map((d) => ({ ...d, file: to(d.file), head: undefined })),
     side: c.side.map((s) => ({ ...s, file: to(s.file) })),
     captures: c.captures.map((s) => ({ ...s, file: to(s.file) })),
     ignored: [...c.ignored],
@@ -159,14 +171,14 @@ export function reclassify(c: ClassifiedFiles, to: (file: InputFile) => InputFil
 }
 
 /** How many files are sniffed at once: enough to hide a read's latency, few enough to bound the heads held. */
-const CLASSIFY_LANES = 16;
+const CLASSIFY_LANES = 32;
 
 function emptyClassified(): ClassifiedFiles {
   return { dumps: [], side: [], captures: [], ignored: [], unfinished: [], refused: [], other: [] };
 }
 
 /** One file told by its name and content (the loop body of classifyFiles; `continue` is `return out`). */
-async function classifyOne(file: InputFile): Promise<ClassifiedFiles> {
+async function classifyOne(file: InputFile, inflate: Inflater | null): Promise<ClassifiedFiles> {
   const out = emptyClassified();
   {
     if (isCaptureTempName(file.path)) {
@@ -197,7 +209,7 @@ async function classifyOne(file: InputFile): Promise<ClassifiedFiles> {
     }
     // the common case first: a jemalloc dump by its name and first bytes, nothing decompressed
     if (named && looksLikeDumpBytes(raw) && codecOf(raw) === null) {
-      out.dumps.push({ file, name });
+      out.dumps.push({ file, name, head: raw });
       return out;
     }
     const codec = codecOf(raw);
@@ -205,10 +217,10 @@ async function classifyOne(file: InputFile): Promise<ClassifiedFiles> {
     // inflating its head here: the dump reader inflates it anyway and says where it is not a dump; inflating
     // 800 heads cost the bench job ~2 s of CPU before its first timeline
     if (name !== null && codec === 'gzip') {
-      out.dumps.push({ file, name });
+      out.dumps.push({ file, name, head: raw });
       return out;
     }
-    const head = codec ? await decodedHead(file, codec, SNIFF_BYTES, defaultInflater).catch(() => null) : raw;
+    const head = codec ? await decodedHead(file, codec, SNIFF_BYTES, inflate).catch(() => null) : raw;
     if (head === null) {
       // compressed, but nothing decodes: the dump reader says where it fails
       out.dumps.push({ file, name });
@@ -216,7 +228,7 @@ async function classifyOne(file: InputFile): Promise<ClassifiedFiles> {
     }
     const found = sniff(head);
     const kind = found.entry?.name;
-    if (kind === 'jemalloc') out.dumps.push({ file, name });
+    if (kind === 'jemalloc') out.dumps.push({ file, name, head: raw });
     else if (kind === 'memleak' || kind === 'pytorch-snapshot')
       out.captures.push({ file, kind: kind === 'memleak' ? 'memleak' : 'torch-snapshot' });
     else if (kind === 'pprof') {
@@ -224,7 +236,7 @@ async function classifyOne(file: InputFile): Promise<ClassifiedFiles> {
         import('./profile-task.js'),
         import('../formats/pprof.js'),
       ]);
-      const { bytes } = await readWhole(file, MAX_PPROF_BYTES, { inflate: defaultInflater });
+      const { bytes } = await readWhole(file, MAX_PPROF_BYTES, { inflate });
       const id = pprofIdentity(bytes);
       if (id.pids > 0)
         out.refused.push({
@@ -237,7 +249,7 @@ async function classifyOne(file: InputFile): Promise<ClassifiedFiles> {
         import('./profile-task.js'),
         import('../formats/massif.js'),
       ]);
-      const { bytes } = await readWhole(file, MAX_MASSIF_BYTES, { inflate: defaultInflater });
+      const { bytes } = await readWhole(file, MAX_MASSIF_BYTES, { inflate });
       const found = (textDecoder.decode(bytes).match(/^snapshot=\d+\r?$/gm) ?? []).length;
       const count = Math.min(found, MAX_MASSIF_SNAPSHOTS);
       if (found > count)
@@ -372,7 +384,8 @@ async function readText(file: InputFile): Promise<string> {
 
 export async function loadJob(files: readonly InputFile[], options: LoadOptions = {}): Promise<Job> {
   const warnings: LoadWarning[] = [];
-  const classified = options.classified ?? (await classifyFiles(files, options.signal));
+  const classified =
+    options.classified ?? (await classifyFiles(files, options.signal, options.inflate ?? defaultInflater));
   warnings.push(...classified.refused);
   for (const f of classified.unfinished)
     warnings.push({
@@ -596,7 +609,7 @@ function startDumpTasks(
   const run =
     options.runDump ??
     ((task: DumpTask, onBytes: (n: number) => void, signal?: AbortSignal) =>
-      runDumpTask(task, { onBytes, ...(signal ? { signal } : {}), inflate: defaultInflater }));
+      runDumpTask(task, { onBytes, ...(signal ? { signal } : {}), inflate: options.inflate ?? defaultInflater }));
   const ahead = Math.max(1, options.parallelism ?? 1);
   const started: Promise<DumpTaskResult>[] = [];
   const partial: number[] = [];

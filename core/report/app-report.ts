@@ -3,9 +3,10 @@
 
 import type { Session } from '../notes/schema.js';
 import type { ViewOptions } from '../model/vocab.js';
-import type { ProcessSeries } from '../model/model.js';
+import { DEFAULT_SAMPLE_TYPE } from '../model/sample-type.js';
 import type { QuerySession } from '../query/session.js';
 import { viewForProcesses, type PostmortemView } from '../query/postmortem-view.js';
+import { reportInputs } from './report-inputs.js';
 import { buildReport, type SanitizeOptions, type SanitizePreview } from './build-report.js';
 import { buildReportHtml, type ReportApp } from './html.js';
 
@@ -31,38 +32,27 @@ export interface AppReport {
 export async function appReport(s: QuerySession, req: AppReportRequest, app: ReportApp): Promise<AppReport> {
   const job = s.job;
   if (s.partial) throw new Error('the job is still loading: a report is made once every dump is read');
-  const { base, target } = req;
-  const inputs = req.procs.map((i) => {
-    const p = s.proc(i);
-    const input: { proc: ProcessSeries; base?: number; target?: number } = { proc: p };
-    // base and target are of the focused process
-    if (
-      p.key === req.session.selection.process &&
-      base >= 0 &&
-      target >= 0 &&
-      base < p.snapshots.length &&
-      target < p.snapshots.length
-    ) {
-      input.base = base;
-      input.target = target;
-    }
-    return input;
+  const sample = req.view.sample ?? DEFAULT_SAMPLE_TYPE;
+  const { inputs, warnings, kept } = reportInputs(job, {
+    sample,
+    processes: req.procs,
+    selected: { process: req.session.selection.process ?? '', base: req.base, target: req.target },
   });
   const {
     job: header,
     bytes,
     preview,
   } = buildReport(inputs, {
-    title: req.title,
+    title: req.title + (sample === DEFAULT_SAMPLE_TYPE ? '' : ` (${sample})`),
     generator: 'heaplens app',
     stackMode: req.view.mode,
     showAllocator: !req.view.hideAllocator,
     symbolized: req.procs.some((i) => s.proc(i).symbols !== null),
     session: req.session,
-    warnings: job.warnings,
+    warnings: [...job.warnings, ...warnings],
     sanitize: req.sanitize,
     // the verdict over the whole job and its logs, whichever processes the report keeps
-    postmortem: req.previewOnly ? null : withPostmortem(s.postmortem(), req.procs),
+    postmortem: req.previewOnly ? null : withPostmortem(s.postmortem(), kept),
   });
   if (req.previewOnly) return { html: null, preview, bytes: 0 };
   const html = await buildReportHtml(bytes, { title: header.title, generator: header.generator }, app);

@@ -8,6 +8,7 @@ import type { Job } from '../../core/model/model.js';
 import { JobTooLargeError } from '../../core/load/memory-budget.js';
 import type { InputFile } from '../../core/formats/input-file.js';
 import type { DumpPool } from '../io/dump-pool.js';
+import { nodeInflater } from '../io/gunzip.js';
 
 // The model may take this share of the machine's memory: the rest is for the workers' buffers, the
 // views built from it, and the other programs of a shared machine.
@@ -63,7 +64,8 @@ export type DumpLoader = (files: readonly InputFile[], options?: LoadOptions) =>
 export async function withDumpLoader<T>(fn: (load: DumpLoader) => Promise<T>): Promise<T> {
   const n = process.env.HEAPLENS_WORKERS;
   const size = n !== undefined && /^\d+$/.test(n) ? Number(n) : undefined;
-  const budget = { memoryBudget: memoryBudget() };
+  // what is read in this thread (small inputs, HEAPLENS_WORKERS=0) inflates with node:zlib, as the workers do
+  const budget = { memoryBudget: memoryBudget(), inflate: nodeInflater };
   if (size === 0) return fn((files, options = {}) => loadJob(files, { ...budget, ...options }));
   const held: { pool: Promise<DumpPool> | null } = { pool: null };
   try {

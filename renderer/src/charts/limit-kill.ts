@@ -4,6 +4,8 @@
 
 import type { KillMark } from '../../../core/query/postmortem-view.ts';
 import type { KillBy } from '../../../core/stats/kill-evidence.ts';
+import type { Selection } from 'd3';
+import { formatBytes } from '../lib/format.ts';
 import { formatUtc, type TimeAxis } from './time-axis.ts';
 
 /** who killed it, as the marker names it */
@@ -69,4 +71,102 @@ export const LIMIT_ON_SCALE = 4;
 
 export function limitOnScale(limit: number | null, peak: number): boolean {
   return limit !== null && limit > 0 && limit <= LIMIT_ON_SCALE * Math.max(1, peak);
+}
+
+/** The one colour of the limit and the kill in every chart (the theme's danger colour, light and dark). */
+export const LIMIT_KILL_COLOR = 'var(--danger)';
+
+/** The plot area the marks span. */
+interface PlotBox {
+  left: number;
+  right: number;
+  top: number;
+  bottom: number;
+}
+
+type Layer = Selection<SVGGElement, unknown, null, undefined>;
+
+/** Label text over lines and dots: the danger colour with a halo of the panel's, readable over any line. */
+function label(layer: Layer, x: number, y: number, anchor: 'start' | 'end', text: string): void {
+  layer
+    .append('text')
+    .attr('x', x)
+    .attr('y', y)
+    .attr('text-anchor', anchor)
+    .attr('fill', LIMIT_KILL_COLOR)
+    .attr('font-size', 10)
+    .attr('paint-order', 'stroke')
+    .attr('stroke', 'var(--panel)')
+    .attr('stroke-width', 3)
+    .text(text);
+}
+
+/**
+ * The limit as both charts draw it, into `layer` (which carries the chart's test id): a dashed line across the
+ * plot at `y`, or, when the limit is above the chart's scale (`y` null), a label at the top saying so.
+ */
+export function drawLimit(layer: Layer, box: PlotBox, bytes: number, y: number | null, source: string): void {
+  layer.attr('data-bytes', String(bytes)).attr('data-on-scale', String(y !== null));
+  layer.append('title').text(`memory limit ${formatBytes(bytes)}, from ${source}`);
+  if (y !== null)
+    layer
+      .append('line')
+      .attr('x1', box.left)
+      .attr('x2', box.right)
+      .attr('y1', y)
+      .attr('y2', y)
+      .attr('stroke', LIMIT_KILL_COLOR)
+      .attr('stroke-dasharray', '6 3')
+      .attr('stroke-width', 1.5);
+  const ly = y ?? box.top;
+  label(
+    layer,
+    box.left + 4,
+    y !== null ? ly - 3 : ly + 9,
+    'start',
+    `limit ${formatBytes(bytes)}${y !== null ? '' : ' ↑ (above this scale)'}`,
+  );
+}
+
+/**
+ * The kill as both charts draw it, into `layer` (which carries the chart's test id): a line across the plot at
+ * `x` with the killer and time (killLabel), and on the timeline a cross where the killed process's line stops
+ * (`crossY`). The label goes at the top or the bottom of the plot (clear of what else each chart labels there),
+ * on the side of the line with room.
+ */
+export function drawKill(
+  layer: Layer,
+  box: PlotBox,
+  k: KillMark,
+  x: number,
+  opts: { labelAt: 'top' | 'bottom'; crossY: number | null; withPid: boolean },
+): void {
+  const { text, title } = killLabel(k);
+  layer.attr('data-pid', String(k.pid ?? '')).attr('data-by', k.by);
+  layer.append('title').text(title);
+  layer
+    .append('line')
+    .attr('x1', x)
+    .attr('x2', x)
+    .attr('y1', box.top)
+    .attr('y2', box.bottom)
+    .attr('stroke', LIMIT_KILL_COLOR)
+    .attr('stroke-width', 1.5);
+  if (opts.crossY !== null) {
+    const cy = opts.crossY;
+    layer
+      .append('path')
+      .attr('d', `M${x - 5},${cy - 5} L${x + 5},${cy + 5} M${x + 5},${cy - 5} L${x - 5},${cy + 5}`)
+      .attr('stroke', LIMIT_KILL_COLOR)
+      .attr('stroke-width', 2.4);
+  }
+  // room for the label's ~110 px: to the right of the line unless that runs off the plot
+  const left = x > box.right - 120;
+  label(
+    layer,
+    left ? x - 4 : x + 4,
+    opts.labelAt === 'top' ? box.top + 9 : box.bottom - 4,
+    left ? 'end' : 'start',
+    opts.withPid ? `${text} · pid ${k.pid ?? '?'}` : text,
+  );
 }

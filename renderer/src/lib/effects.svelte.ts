@@ -17,20 +17,6 @@ export function startEffects(ui: Ui): { flush(): void; cancel(): void } {
   });
 
   // -- data requests (latest wins) --------------------------------------------------------------
-  let seriesSeq = 0;
-  $effect(() => {
-    const p = ui.app.selection.procIndex;
-    const view = app.selection.view;
-    if (p < 0 || !app.job.hasJob) return;
-    const seq = ++seriesSeq;
-    void app.client.request({ type: 'stackSeries', proc: p, n: 8, view }).then((r) => {
-      if (seq === seriesSeq) {
-        app.selection.series = r.series;
-        requestAnimationFrame(() => performance.mark('heaplens:timeline-stacks'));
-      }
-    });
-  });
-
   /** the steadiest grower of the focused process, else its largest growth */
   const focusTopGrowth = (rows: GrowthResult['stacks']): void => {
     app.job.focusTopSuspect = false;
@@ -42,33 +28,15 @@ export function startEffects(ui: Ui): { flush(): void; cancel(): void } {
     if (top) ui.app.selection.selectStack(top.stackId);
   };
 
-  let growthSeq = 0;
-  $effect(() => {
-    const p = ui.app.selection.procIndex;
-    const base = app.selection.base;
-    const target = app.selection.target;
-    const view = app.selection.view;
-    if (p < 0 || !app.job.hasJob) return;
-    const seq = ++growthSeq;
-    untrack(() => app.busy++);
-    app.client
-      // every stack of a process, and the functions that changed most (a symbolized job has a few thousand; an
-      // unsymbolized one a row per address, whose decoding blocked the page for ~50 ms and more)
-      .request({ type: 'growth', proc: p, base, target, view, limit: 20000, functionLimit: 5000 })
-      .then((r) => {
-        if (seq !== growthSeq) return;
-        app.selection.growth = r.growth;
-        // no job-wide ranking to open on (nothing scores): the focused process's top growth
-        if (app.job.focusTopSuspect && app.job.suspects && app.job.suspects.rows.length === 0)
-          focusTopGrowth(r.growth.stacks);
-      })
-      .catch((e: unknown) => (app.error = String(e)))
-      .finally(() => app.busy--);
-  });
-
+  // The suspects first: the worker answers in order, and while a job loads the first screen waits on its row
+  // more than on the timeline's stacks or the growth table (each of those took about a second on the first
+  // process of a deep-stack job, ahead of it).
   // One suspects request at a time: while a job loads, each update asks again, and answers the window no longer
   // wants would still cost the page their decoding; the latest wish waits for the one in flight. An answer is
   // shown while it is of the same job and view (an earlier update's ranking is better than none).
+  // An update of the loading job's ranking waits until RANK_SHARE × the last ranking's time has passed since it
+  // ended: the worker that ranks also merges the dumps, so re-ranking each process as it came in (0.6–0.9 s a
+  // time on the deep-stack job) held the load back; a new job or view asks at once.
   type SuspectsAsk = {
     view: { mode: StackMode; hideAllocator: boolean; filters: StackFilterChip[] };
     limit: number;
@@ -77,13 +45,34 @@ export function startEffects(ui: Ui): { flush(): void; cancel(): void } {
   let suspectsBusy = false;
   let suspectsNext: SuspectsAsk | null = null;
   let suspectsKey = '';
+  const RANK_SHARE = 3;
+  let rankMs = 0;
+  let rankEnd = 0;
+  let rankWait: ReturnType<typeof setTimeout> | null = null;
   const askSuspects = (ask: SuspectsAsk): void => {
+    const update = ask.key === suspectsKey;
     suspectsKey = ask.key;
-    if (suspectsBusy) {
+    if (rankWait !== null && !update) {
+      clearTimeout(rankWait);
+      rankWait = null;
+    }
+    if (suspectsBusy || rankWait !== null) {
       suspectsNext = ask;
       return;
     }
+    const wait = update && app.job.partial ? rankEnd + RANK_SHARE * rankMs - performance.now() : 0;
+    if (wait > 0) {
+      suspectsNext = ask;
+      rankWait = setTimeout(() => {
+        rankWait = null;
+        const next = suspectsNext;
+        suspectsNext = null;
+        if (next) askSuspects(next);
+      }, wait);
+      return;
+    }
     suspectsBusy = true;
+    const t0 = performance.now();
     void app.client
       .request({ type: 'suspects', view: ask.view, limit: ask.limit })
       .then((r) => {
@@ -108,6 +97,8 @@ export function startEffects(ui: Ui): { flush(): void; cancel(): void } {
       .catch((e: unknown) => (app.error = String(e)))
       .finally(() => {
         suspectsBusy = false;
+        rankEnd = performance.now();
+        rankMs = rankEnd - t0;
         const next = suspectsNext;
         suspectsNext = null;
         if (next) askSuspects(next);
@@ -126,6 +117,44 @@ export function startEffects(ui: Ui): { flush(): void; cancel(): void } {
     const limit = app.job.partial ? 16 : 200;
     const key = `${app.job.jobEpoch}|${view.mode}|${view.hideAllocator}|${limit}|${JSON.stringify(view.filters)}`;
     untrack(() => askSuspects({ view, limit, key }));
+  });
+
+  let seriesSeq = 0;
+  $effect(() => {
+    const p = ui.app.selection.procIndex;
+    const view = app.selection.view;
+    if (p < 0 || !app.job.hasJob) return;
+    const seq = ++seriesSeq;
+    void app.client.request({ type: 'stackSeries', proc: p, n: 8, view }).then((r) => {
+      if (seq === seriesSeq) {
+        app.selection.series = r.series;
+        requestAnimationFrame(() => performance.mark('heaplens:timeline-stacks'));
+      }
+    });
+  });
+
+  let growthSeq = 0;
+  $effect(() => {
+    const p = ui.app.selection.procIndex;
+    const base = app.selection.base;
+    const target = app.selection.target;
+    const view = app.selection.view;
+    if (p < 0 || !app.job.hasJob) return;
+    const seq = ++growthSeq;
+    untrack(() => app.busy++);
+    app.client
+      // every stack of a process, and the functions that changed most (a symbolized job has a few thousand; an
+      // unsymbolized one a row per address, whose decoding blocked the page for ~50 ms and more)
+      .request({ type: 'growth', proc: p, base, target, view, limit: 20000, functionLimit: 5000 })
+      .then((r) => {
+        if (seq !== growthSeq) return;
+        app.selection.growth = r.growth;
+        // no job-wide ranking to open on (nothing scores): the focused process's top growth
+        if (app.job.focusTopSuspect && app.job.suspects && app.job.suspects.rows.length === 0)
+          focusTopGrowth(r.growth.stacks);
+      })
+      .catch((e: unknown) => (app.error = String(e)))
+      .finally(() => app.busy--);
   });
 
   // -- the stack panel follows base/target and the view: a stack is shown again for the new pair; a flame

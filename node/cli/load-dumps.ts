@@ -8,7 +8,7 @@ import type { Job } from '../../core/model/model.js';
 import { JobTooLargeError } from '../../core/load/memory-budget.js';
 import type { InputFile } from '../../core/formats/input-file.js';
 import type { DumpPool } from '../io/dump-pool.js';
-import { nodeInflater } from '../io/gunzip.js';
+import type { Inflater } from '../../core/formats/inflate.js';
 
 // The model may take this share of the machine's memory: the rest is for the workers' buffers, the
 // views built from it, and the other programs of a shared machine.
@@ -53,6 +53,12 @@ function textBytes(files: readonly InputFile[]): number {
   return files.reduce((s, f) => s + (/\.(gz|zst|bz2|xz)$/.test(f.path) ? 10 * f.size : f.size), 0);
 }
 
+/** node:zlib, loaded with the first gzipped input read in this thread (a plain-text input never loads it) */
+const inflateInThread: Inflater = async function* (compressed) {
+  const { nodeInflater } = await import('../io/gunzip.js');
+  yield* nodeInflater(compressed);
+};
+
 export type DumpLoader = (files: readonly InputFile[], options?: LoadOptions) => Promise<Job>;
 
 /**
@@ -65,7 +71,7 @@ export async function withDumpLoader<T>(fn: (load: DumpLoader) => Promise<T>): P
   const n = process.env.HEAPLENS_WORKERS;
   const size = n !== undefined && /^\d+$/.test(n) ? Number(n) : undefined;
   // what is read in this thread (small inputs, HEAPLENS_WORKERS=0) inflates with node:zlib, as the workers do
-  const budget = { memoryBudget: memoryBudget(), inflate: nodeInflater };
+  const budget = { memoryBudget: memoryBudget(), inflate: inflateInThread };
   if (size === 0) return fn((files, options = {}) => loadJob(files, { ...budget, ...options }));
   const held: { pool: Promise<DumpPool> | null } = { pool: null };
   try {

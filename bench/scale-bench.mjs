@@ -6,11 +6,11 @@
 // The jobs are generated once into $HEAPLENS_SCALE_DATA (default /tmp/heaplens-scale-data) and reused.
 // Options: --only 16x100x5000 (or 64x200x2000), --serial (also time the in-thread reader, HEAPLENS_WORKERS=0).
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ensureJob } from './generate-series.mjs';
+import { needGnuTime, timed } from './gnu-time.mjs';
 
 const root = resolve(import.meta.dirname, '..');
 const data = process.env.HEAPLENS_SCALE_DATA ?? '/tmp/heaplens-scale-data';
@@ -19,26 +19,8 @@ const JOBS = [
   { name: '16x100x5000', processes: 16, dumps: 100, stacks: 5000 },
   { name: '64x200x2000', processes: 64, dumps: 200, stacks: 2000 },
 ].filter((j) => !values.only || values.only === j.name);
-const TIME = '/usr/bin/time';
 
-if (!existsSync(TIME)) {
-  console.log('scale bench: skipped (needs GNU time at /usr/bin/time for peak RSS: apt-get install time)');
-  process.exit(0);
-}
-
-/** Runs a command under GNU time; returns { s, rssMB, cpuS } (cpuS: user + system, all threads). */
-function timed(cmd, args, env = {}) {
-  const r = spawnSync(TIME, ['-f', '%e %M %U %S', cmd, ...args], {
-    encoding: 'utf8',
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
-    maxBuffer: 1 << 26,
-  });
-  const last = r.stderr.trim().split('\n').pop() ?? '';
-  const m = /^([\d.]+) (\d+) ([\d.]+) ([\d.]+)$/.exec(last);
-  if (r.status !== 0 || !m) throw new Error(`${cmd} ${args.join(' ')} failed (${r.status}): ${r.stderr.slice(-2000)}`);
-  return { s: Number(m[1]), rssMB: Number(m[2]) / 1024, cpuS: Number(m[3]) + Number(m[4]) };
-}
+needGnuTime('scale bench');
 
 const cores = availableParallelism();
 for (const spec of JOBS) {

@@ -19,6 +19,7 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ensureJob } from './generate-series.mjs';
+import { needGnuTime, timed } from './gnu-time.mjs';
 
 const root = resolve(import.meta.dirname, '..');
 const cli = join(root, 'bin/heaplens.js');
@@ -34,28 +35,10 @@ const { values } = parseArgs({
 const [P, D, S] = values.size.split('x').map(Number);
 if (![P, D, S].every((n) => Number.isInteger(n) && n > 0)) throw new Error(`--size PxDxS, not ${values.size}`);
 const RUNS = Math.max(1, Number(values.runs));
-const TIME = '/usr/bin/time';
 const cores = availableParallelism();
 let failed = false;
 
-if (!existsSync(TIME)) {
-  console.log('stacks bench: skipped (needs GNU time at /usr/bin/time for peak RSS: apt-get install time)');
-  process.exit(0);
-}
-
-/** One run under GNU time: { s, rssMB, cpuS, out }. */
-function timed(cmd, args, env = {}) {
-  const r = spawnSync(TIME, ['-f', '%e %M %U %S', cmd, ...args], {
-    encoding: 'utf8',
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
-    maxBuffer: 1 << 26,
-  });
-  const last = r.stderr.trim().split('\n').pop() ?? '';
-  const m = /^([\d.]+) (\d+) ([\d.]+) ([\d.]+)$/.exec(last);
-  if (r.status !== 0 || !m) throw new Error(`${cmd} ${args.join(' ')} failed (${r.status}): ${r.stderr.slice(-2000)}`);
-  return { s: Number(m[1]), rssMB: Number(m[2]) / 1024, cpuS: Number(m[3]) + Number(m[4]) };
-}
+needGnuTime('stacks bench');
 
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);

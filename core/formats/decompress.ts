@@ -11,11 +11,10 @@
 // every tsconfig that reaches this file (node, renderer, app, e2e) needs the bzip2 decoder's types
 // eslint-disable-next-line @typescript-eslint/triple-slash-reference
 /// <reference path="./vendor-bzip2.d.ts" />
-import { Inflate } from 'pako';
-import { Decompress as ZstdDecompress } from 'fzstd';
-import bzip2 from 'unbzip2-stream/lib/bzip2.js';
-import bitIterator from 'unbzip2-stream/lib/bit_iterator.js';
-import * as xzModule from 'xz-decompress';
+//
+// Each decoder's package loads on its first use (dynamic import): together they were a third of the CLI's module
+// load time, and most inputs are plain text or gzip through the host's inflater.
+import type { Inflate } from 'pako';
 import type { InputFile } from './input-file.js';
 import type { Inflater } from './inflate.js';
 import { inflateLimit, MAX_INFLATE_RATIO, MAX_INFLATED_BYTES } from './limits.js';
@@ -40,7 +39,8 @@ export class DecodeProblem extends Error {}
 
 const pakoGunzip: Decoder = async function* (compressed) {
   const out: Uint8Array[] = [];
-  const inflate = new Inflate();
+  const { Inflate: PakoInflate } = await import('pako');
+  const inflate = new PakoInflate();
   inflate.onData = (c: Uint8Array) => void out.push(c);
   let ended = false;
   for await (const c of compressed) {
@@ -58,6 +58,7 @@ const pakoGunzip: Decoder = async function* (compressed) {
 const zstd: Decoder = async function* (compressed) {
   const out: Uint8Array[] = [];
   let done = false;
+  const { Decompress: ZstdDecompress } = await import('fzstd');
   const d = new ZstdDecompress((chunk, final) => {
     out.push(chunk);
     if (final) done = true;
@@ -75,6 +76,10 @@ const zstd: Decoder = async function* (compressed) {
 };
 
 const bz2: Decoder = async function* (compressed) {
+  const [{ default: bzip2 }, { default: bitIterator }] = await Promise.all([
+    import('unbzip2-stream/lib/bzip2.js'),
+    import('unbzip2-stream/lib/bit_iterator.js'),
+  ]);
   const it = compressed[Symbol.asyncIterator]();
   const queue: Uint8Array[] = [];
   let buffered = 0;
@@ -120,11 +125,12 @@ const bz2: Decoder = async function* (compressed) {
   }
 };
 
-// a CommonJS (UMD) module: Node's ESM loader gives its exports as `default`, bundlers as named exports
-const XzReadableStream =
-  (xzModule as typeof xzModule & { default?: typeof xzModule }).default?.XzReadableStream ?? xzModule.XzReadableStream;
-
 const xz: Decoder = async function* (compressed) {
+  // a CommonJS (UMD) module: Node's ESM loader gives its exports as `default`, bundlers as named exports
+  type XzModule = Partial<Pick<typeof import('xz-decompress'), 'XzReadableStream'>>;
+  const xzModule: XzModule & { default?: XzModule } = await import('xz-decompress');
+  const XzReadableStream = xzModule.default?.XzReadableStream ?? xzModule.XzReadableStream;
+  if (!XzReadableStream) throw new Error('the xz decoder (xz-decompress) did not load');
   const it = compressed[Symbol.asyncIterator]();
   let inputDone = false;
   const source = new ReadableStream<Uint8Array>({

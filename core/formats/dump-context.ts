@@ -404,3 +404,37 @@ function decodeCmdline(field: string): { args: string[]; cut: boolean } {
 export function formatCmdline(argv: readonly string[]): string {
   return argv.map((a) => (a === '' || /[\s"'\\$`]/.test(a) ? `'${a.replace(/'/g, `'\\''`)}'` : a)).join(' ');
 }
+
+/**
+ * A context with only its time and pid known (what a capture that is not our library's gives, and tests):
+ * every other field absent, as the `C` line's reader leaves a field the line does not carry.
+ */
+export function bareContext(timeRealMs: number, pid: number): DumpContext {
+  return {
+    version: 1,
+    timeRealMs,
+    timeMonoMs: null,
+    timeBootMs: null,
+    pid,
+    ppid: null,
+    startRealMs: null,
+    startBootMs: null,
+    comm: null,
+    cmdline: null,
+    cmdlineCut: false,
+    hostname: null,
+    jemalloc: null,
+    rss: null,
+    rssAnon: null,
+    cgroup: null,
+    pages: null,
+    shm: null,
+    jemallocPages: null,
+    fork: null,
+    trigger: null,
+    triggerFraction: null,
+    costNs: null,
+    jemallocDelayNs: null,
+    extra: {},
+  };
+}

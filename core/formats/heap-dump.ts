@@ -27,6 +27,7 @@ export interface DumpRecord {
    * (hi, lo) = (frameWords[2k], frameWords[2k+1]). Empty for an '@' line with no frames; a 3.x
    * trailing 0x0 is removed. With an onRecord callback this is a reused buffer, valid only during the
    * call: copy it to keep it. (Words, not strings: building strings per record was the parser's cost.)
+   * With a callback the whole record (its counts and threads too) is reused for the next one.
    */
   frameWords: Uint32Array;
   counts: RawCounts;
@@ -116,6 +117,16 @@ function zeroCounts(): RawCounts {
   return { liveObjects: 0, liveBytes: 0, accumObjects: 0, accumBytes: 0 };
 }
 
+function copyCounts(from: RawCounts, to: RawCounts): void {
+  to.liveObjects = from.liveObjects;
+  to.liveBytes = from.liveBytes;
+  to.accumObjects = from.accumObjects;
+  to.accumBytes = from.accumBytes;
+}
+
+/** what follows each of a count line's four numbers: "a: b [c: d]" */
+const COUNT_SEPARATORS = [COLON, LBRACK, COLON, RBRACK];
+
 /** Cursor over one line's bytes for the hand-written number scanner (regexes on strings cost 3–5× more). */
 class Scan {
   b!: Uint8Array;
@@ -160,17 +171,44 @@ class Scan {
     return neg ? -v : v;
   }
 
-  /** "a: b [c: d]" */
-  counts(): RawCounts {
-    const liveObjects = this.int();
-    this.expect(COLON);
-    const liveBytes = this.int();
-    this.expect(LBRACK);
-    const accumObjects = this.int();
-    this.expect(COLON);
-    const accumBytes = this.int();
-    this.expect(RBRACK);
-    return { liveObjects, liveBytes, accumObjects, accumBytes };
+  /**
+   * "a: b [c: d]", into `out` (a record's counts are scanned into reused objects: none made per line). The same
+   * steps as int() and expect() four times, over locals: three count lines a record made the cursor's field
+   * loads and stores a fifth of the parse.
+   */
+  counts(out: RawCounts): RawCounts {
+    const b = this.b;
+    const e = this.end;
+    let i = this.i;
+    let ok = this.ok;
+    for (let k = 0; k < 4; k++) {
+      while (i < e && (b[i] === SPACE || b[i] === TAB)) i++;
+      let neg = false;
+      if (i < e && b[i] === MINUS) {
+        neg = true;
+        i++;
+      }
+      const start = i;
+      let v = 0;
+      while (i < e) {
+        const c = b[i];
+        if (c < D0 || c > D9) break;
+        v = v * 10 + (c - D0);
+        i++;
+      }
+      if (i === start) ok = false;
+      const value = neg ? -v : v;
+      while (i < e && (b[i] === SPACE || b[i] === TAB)) i++;
+      if (i < e && b[i] === COUNT_SEPARATORS[k]) i++;
+      else ok = false;
+      if (k === 0) out.liveObjects = value;
+      else if (k === 1) out.liveBytes = value;
+      else if (k === 2) out.accumObjects = value;
+      else out.accumBytes = value;
+    }
+    this.i = i;
+    this.ok = ok;
+    return out;
   }
 }
 
@@ -226,6 +264,12 @@ export class HeapDumpParser {
   private readonly words = new Uint32Array(2 * MAX_FRAMES_PER_STACK);
   /** views words[0, 2n) by n, made once per buffer: a new view per record was an allocation per record */
   private wordViews: Uint32Array[] = [];
+  /** the record being read, reused from one record to the next when records go to a callback */
+  private readonly current: DumpRecord = { frameWords: new Uint32Array(0), counts: zeroCounts(), threads: [], line: 0 };
+  /** per-thread entries of `current`, reused */
+  private readonly threadPool: RecordThread[] = [];
+  /** the count line being read */
+  private readonly lineCounts = zeroCounts();
 
   constructor(options: HeapDumpParserOptions = {}) {
     this.onRecord = options.onRecord ?? ((r) => this.records.push(r));
@@ -543,7 +587,7 @@ export class HeapDumpParser {
       // A record whose backtrace cannot be read is skipped with its count lines.
       this.skipping = words === null;
       if (words === null) return;
-      this.pending = { frameWords: words, counts: zeroCounts(), threads: [], line: this.lineNo };
+      this.pending = this.startRecord(words, this.lineNo);
       this.pendingHasTotal = false;
       this.pendingStartOffset = at;
       return;
@@ -564,7 +608,7 @@ export class HeapDumpParser {
     if (sc.i < e && b[sc.i] === STAR) sc.i++;
     else uid = sc.int();
     sc.expect(COLON);
-    const counts = sc.counts();
+    const counts = sc.counts(this.lineCounts);
     if (!sc.ok) {
       this.problem(this.lineNo, at, `malformed count line: ${clip(this.text(b, i, e))}`);
       if (this.pending && uid < 0) {
@@ -586,11 +630,11 @@ export class HeapDumpParser {
         return;
       }
       if (uid < 0) {
-        if (this.info.header === null) this.info.header = counts;
+        if (this.info.header === null) this.info.header = { ...counts };
       } else {
         sc.skipSpaces();
         const name = sc.i < e ? this.text(b, sc.i, e).trimEnd() : '';
-        this.info.headerThreads.push({ uid, name: name === '' ? null : name, counts });
+        this.info.headerThreads.push({ uid, name: name === '' ? null : name, counts: { ...counts } });
       }
       return;
     }
@@ -599,14 +643,18 @@ export class HeapDumpParser {
         this.problem(this.lineNo, at, 'second total line in one record ignored');
         return;
       }
-      p.counts = counts;
+      copyCounts(counts, p.counts);
       this.pendingHasTotal = true;
     } else {
       if (!this.pendingHasTotal) {
         this.problem(this.lineNo, at, 'per-thread line before the record total ignored');
         return;
       }
-      p.threads.push({ uid, counts });
+      const k = p.threads.length;
+      const t = (this.threadPool[k] ??= { uid: 0, counts: zeroCounts() });
+      t.uid = uid;
+      copyCounts(counts, t.counts);
+      p.threads.push(t);
     }
   }
 
@@ -626,7 +674,27 @@ export class HeapDumpParser {
       return;
     }
     this.info.recordCount++;
-    this.onRecord(this.copyFrames ? { ...p, frameWords: p.frameWords.slice() } : p);
+    this.onRecord(
+      this.copyFrames
+        ? {
+            frameWords: p.frameWords.slice(),
+            counts: { ...p.counts },
+            threads: p.threads.map((t) => ({ uid: t.uid, counts: { ...t.counts } })),
+            line: p.line,
+          }
+        : p,
+    );
+  }
+
+  /** `current`, emptied for a new record (its thread entries go back to the pool). */
+  private startRecord(words: Uint32Array, line: number): DumpRecord {
+    const r = this.current;
+    r.frameWords = words;
+    const c = r.counts;
+    c.liveObjects = c.liveBytes = c.accumObjects = c.accumBytes = 0;
+    r.threads.length = 0;
+    r.line = line;
+    return r;
   }
 
   private legacyLine(b: Uint8Array, s: number, e: number, at: number): void {
@@ -644,7 +712,7 @@ export class HeapDumpParser {
     }
     const sc = this.scan;
     sc.reset(b, i, e);
-    const counts = sc.counts();
+    const counts = sc.counts(this.lineCounts);
     sc.expect(AT);
     if (!sc.ok) {
       this.problem(this.lineNo, at, `unrecognized line skipped: ${clip(this.text(b, s, e))}`);
@@ -655,7 +723,8 @@ export class HeapDumpParser {
     // The libgcc unwinder leaves a terminating 0x0 frame in 3.x traces; it is not a call site.
     const n = words.length;
     if (n >= 2 && words[n - 2] === 0 && words[n - 1] === 0) words = words.subarray(0, n - 2);
-    this.pending = { frameWords: words, counts, threads: [], line: this.lineNo };
+    this.pending = this.startRecord(words, this.lineNo);
+    copyCounts(counts, this.pending.counts);
     this.pendingHasTotal = true;
     this.pendingStartOffset = at;
     this.flushPending(false);

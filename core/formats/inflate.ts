@@ -7,7 +7,9 @@ export type Inflater = (compressed: AsyncIterable<Uint8Array>) => AsyncIterable<
 
 /** The platform's DecompressionStream as an Inflater, or null where there is none (then pako is used). */
 export function webInflater(): Inflater | null {
-  if (typeof DecompressionStream === 'undefined') return null;
+  // `in`, not typeof: Node defines the global as a lazy getter, and reading it loads its web streams modules
+  // (~26 of them) at startup, before any gzip is seen
+  if (!('DecompressionStream' in globalThis)) return null;
   return async function* inflateWeb(compressed) {
     const ds = new DecompressionStream('gzip');
     const writer = ds.writable.getWriter();

@@ -156,12 +156,15 @@ export function encodePyString(s: string): string {
 }
 
 const HEX_ADDR = /^0x[0-9a-f]{1,16}$/;
+/** an address already in its normal form (lowercase, no leading zero): nearly every one a table has */
+const NORMAL_ADDR = /^0x[1-9a-f][0-9a-f]{0,15}$/;
 
 /**
  * Normalizes an address string to the form jemalloc prints ("0x…", lowercase, no padding); null if
  * it is not a 64-bit hex address.
  */
 export function normalizeHexAddress(s: string): string | null {
+  if (NORMAL_ADDR.test(s)) return s;
   let t = s.toLowerCase();
   if (!t.startsWith('0x')) return null;
   let i = 2;
@@ -194,14 +197,16 @@ export function decodePseudoAddress(hex: string, layout: PseudoAddressLayout = D
   const h = hex.length === 18 ? hex.toLowerCase() : null;
   if (h === null || !h.startsWith('0x' + layout.tagHex)) return null;
   const ks = layout.kindShift;
-  if (h.charCodeAt(17) !== 102 /* f */ && ks >= 32 && ks <= 44 && HEX_ADDR.test(h)) {
-    // the same fields without BigInt (a sidecar has thousands of F lines): the kind is in the high word,
-    // the id below 2^44, exact in a double
-    const hi = parseInt(h.slice(2, 10), 16);
-    const lo = parseInt(h.slice(10), 16);
-    const kind = (hi >>> (ks - 32)) & 0xf;
-    const low = (hi & ((1 << (ks - 32)) - 1)) * 4294967296 + lo;
-    return { addr: h, kind, id: Math.floor(low / 2 ** layout.idShift) };
+  if (h.charCodeAt(17) !== 102 /* f */ && ks >= 32 && ks <= 44) {
+    // the same fields without BigInt or substrings (a sidecar has thousands of F lines): the kind is in the
+    // high word, the id below 2^44, exact in a double
+    const hi = hexWord(h, 2);
+    const lo = hexWord(h, 10);
+    if (hi >= 0 && lo >= 0) {
+      const kind = (hi >>> (ks - 32)) & 0xf;
+      const low = (hi & ((1 << (ks - 32)) - 1)) * 4294967296 + lo;
+      return { addr: h, kind, id: Math.floor(low / 2 ** layout.idShift) };
+    }
   }
   let v = BigInt(h);
   if ((v & 0xfn) === 0xfn) v += 1n;
@@ -210,6 +215,34 @@ export function decodePseudoAddress(hex: string, layout: PseudoAddressLayout = D
   const idBits = layout.kindShift - layout.idShift;
   const id = Number((v >> BigInt(layout.idShift)) & ((1n << BigInt(idBits)) - 1n));
   return { addr: '0x' + v.toString(16), kind, id };
+}
+
+/** The 8 lowercase hex digits of s from `at` as an unsigned 32-bit value; -1 when one is not a digit. */
+function hexWord(s: string, at: number): number {
+  let v = 0;
+  for (let k = at; k < at + 8; k++) {
+    const c = s.charCodeAt(k);
+    const d = c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : -1;
+    if (d < 0) return -1;
+    v = v * 16 + d;
+  }
+  return v;
+}
+
+/** line.split(/[ \t]+/) without a regular expression (the same fields, empty ones at either end included). */
+function splitFields(line: string): string[] {
+  const out: string[] = [];
+  let start = 0;
+  const n = line.length;
+  for (let i = 0; i < n; i++) {
+    const c = line.charCodeAt(i);
+    if (c !== 32 && c !== 9) continue;
+    out.push(line.slice(start, i));
+    while (i + 1 < n && (line.charCodeAt(i + 1) === 32 || line.charCodeAt(i + 1) === 9)) i++;
+    start = i + 1;
+  }
+  out.push(line.slice(start));
+  return out;
 }
 
 const MARKER_NAMES: Record<string, PyMarkerKind> = {
@@ -252,7 +285,7 @@ export class PyFramesReader {
       if (line.startsWith('#')) this.parseComment(line, t);
       return true;
     }
-    const f = line.split(/[ \t]+/);
+    const f = splitFields(line);
     switch (f[0]) {
       case 'F':
         this.parseFrame(f, t);
@@ -371,8 +404,13 @@ export class PyFramesReader {
     }
   }
 
+  /** the table's layout, made once (the header sets it; a new object per F line was garbage per line) */
+  private layoutSeen: PseudoAddressLayout | null = null;
+
   private layout(t: PyFrameTable): PseudoAddressLayout {
-    return { tagHex: t.tagHex, kindShift: t.kindShift, idShift: t.idShift };
+    const l = this.layoutSeen;
+    if (l && l.tagHex === t.tagHex && l.kindShift === t.kindShift && l.idShift === t.idShift) return l;
+    return (this.layoutSeen = { tagHex: t.tagHex, kindShift: t.kindShift, idShift: t.idShift });
   }
 
   private parseFrame(f: string[], t: PyFrameTable): void {

@@ -2,7 +2,7 @@
 // (magic 1f 8b, whatever the file is called), and feeds the push parser. Gzip goes through the host's
 // native inflater when given one (inflate.ts), else pako.
 
-import { Inflate } from 'pako';
+import type { Inflate } from 'pako';
 import type { InputFile } from './input-file.js';
 import { HeapDumpParser, type DumpRecord, type ParsedDumpInfo } from './heap-dump.js';
 import { inflateLimit, MAX_INFLATE_RATIO, MAX_INFLATED_BYTES } from './limits.js';
@@ -67,8 +67,10 @@ export async function readDump(file: InputFile, options: ReadDumpOptions = {}): 
     signal?.throwIfAborted();
   };
 
+  // the first chunk, read once: to tell the codec, then parsed as the start of a plain file
+  let head: Uint8Array | null = null;
   if (file.size >= 6) {
-    const head = await file.read(0, Math.min(chunkSize, file.size));
+    head = await file.read(0, Math.min(chunkSize, file.size));
     const codec = codecOf(head);
     if (codec !== null && codec !== 'gzip') {
       // zstd, bzip2, xz: one decoder path for every input (decompress.ts); gzip keeps its tuned path below
@@ -97,11 +99,15 @@ export async function readDump(file: InputFile, options: ReadDumpOptions = {}): 
 
   while (offset < file.size) {
     signal?.throwIfAborted();
-    const bytes = await file.read(offset, Math.min(chunkSize, file.size - offset));
+    const bytes =
+      offset === 0 && head !== null ? head : await file.read(offset, Math.min(chunkSize, file.size - offset));
+    head = null;
     if (bytes.length === 0) break;
     if (offset === 0 && isGzip(bytes)) {
       gzip = true;
-      inflate = new Inflate() as InflateWithState;
+      // pako loads only when there is no native inflater (the browser): the CLI never pays for it
+      const { Inflate: PakoInflate } = await import('pako');
+      inflate = new PakoInflate() as InflateWithState;
       inflate.onData = (c: Uint8Array) => {
         inflated += c.length;
         if (inflated > limit) {

@@ -9,7 +9,8 @@ import type { FrameKind, ModuleRole, StackMode } from '../model/vocab.js';
 import { basename } from '../formats/dump-filename.js';
 import type { MapsEntry } from '../formats/proc-maps.js';
 import { locateAddress } from './frame-labels.js';
-import { applyStackMode, isInterpreterModule, type PythonFrameView } from './python-stacks.js';
+import { applyStackMode, isInterpreterModule, layoutOf, type PythonFrameView } from './python-stacks.js';
+import { decodePseudoAddress } from '../formats/pyframes.js';
 
 export interface FrameLine {
   function: string | null;
@@ -153,9 +154,17 @@ function isEvalFrame(f: Frame): boolean {
  */
 export function pythonDescriber(inner: StackDescriber, proc: ProcessSeries, mode: StackMode): StackDescriber {
   const table = proc.pythonFrames ?? null;
+  // Whether any address of the process is a Python pseudo-address: without one (no capture library), every
+  // stack's native frames are its frames in every mode but python, and the per-stack view is skipped.
+  let pseudo: boolean | undefined;
+  const layout = layoutOf(table);
   return {
     frames(stackId: number): Frame[] {
       const frames = inner.frames(stackId);
+      if (mode !== 'python') {
+        pseudo ??= proc.addresses.hex.some((h) => decodePseudoAddress(h, layout) !== null);
+        if (!pseudo) return frames;
+      }
       const toPython = (p: PythonFrameView): Frame =>
         // a native frame a capture named (memleak's `symbol+0xoff [module]`, PyTorch's C++ frames)
         p.native

@@ -13,7 +13,7 @@ import { PY_KIND_FRAME, type PyFrameEntry, type PyFrameTable } from '../formats/
 import { parseMemleak, type MemleakFile, type MemleakFrame } from '../formats/memleak.js';
 import { readTorchSnapshot, type TorchDevice, type TorchFrame, type TorchSnapshot } from '../formats/torch-snapshot.js';
 import { PickleError } from '../formats/pickle.js';
-import type { DumpContext } from '../formats/dump-context.js';
+import { bareContext, type DumpContext } from '../formats/dump-context.js';
 import type { MapsEntry } from '../formats/proc-maps.js';
 import type { LoadWarning, ProcessSeries, Snapshot } from '../model/model.js';
 import { ProcessBuilder, type SnapshotMeta } from '../model/process-builder.js';
@@ -106,31 +106,9 @@ function info(records: number, truncated: ParsedDumpInfo['truncated']): ParsedDu
 
 function context(timeMs: number, pid: number | null, command: string | null): DumpContext {
   return {
-    version: 1,
-    timeRealMs: timeMs,
-    timeMonoMs: null,
-    timeBootMs: null,
-    pid: pid ?? 0,
-    ppid: null,
-    startRealMs: null,
-    startBootMs: null,
+    ...bareContext(timeMs, pid ?? 0),
     comm: command ? (command.split(/\s+/)[0].split('/').pop() ?? null) : null,
     cmdline: command ? command.split(/\s+/) : null,
-    cmdlineCut: false,
-    hostname: null,
-    jemalloc: null,
-    rss: null,
-    rssAnon: null,
-    cgroup: null,
-    pages: null,
-    shm: null,
-    jemallocPages: null,
-    fork: null,
-    trigger: null,
-    triggerFraction: null,
-    costNs: null,
-    jemallocDelayNs: null,
-    extra: {},
   };
 }
 

@@ -7,7 +7,6 @@ import type { Inflater } from '../formats/inflate.js';
 import { readDump } from '../formats/read-dump.js';
 import { readSidecar, type SidecarRead } from '../formats/pyframes.js';
 import type { ProfileFrame } from '../formats/dump-types.js';
-import { readProfileTask } from './profile-task.js';
 import { truncationText } from '../formats/heap-dump.js';
 import type { LoadWarning, Snapshot } from '../model/model.js';
 import {
@@ -15,6 +14,7 @@ import {
   type ProcessBuilder,
   type SnapshotMeta,
   type StackInterner,
+  stackHash,
 } from '../model/process-builder.js';
 
 export interface DumpTask {
@@ -54,6 +54,8 @@ export interface DumpTaskResult {
     /** task stack k is stackWords[2·stackOffsets[k] .. 2·stackOffsets[k+1]) as (hi, lo) address words */
     stackOffsets: Uint32Array;
     stackWords: Uint32Array;
+    /** task stack k's stackHash, computed here so the merging thread does not hash every frame again */
+    stackHashes: Int32Array;
     info: DumpTaskInfo;
   } | null;
 }
@@ -74,6 +76,8 @@ export async function runDumpTask(task: DumpTask, options: DumpTaskOptions = {})
   if (task.kind === 'pprof' || task.kind === 'massif') {
     let out;
     try {
+      // pprof and massif readers load only for such files (pprof-format is a third of the reading modules)
+      const { readProfileTask } = await import('./profile-task.js');
       out = await readProfileTask(task.file, task.kind, task.part ?? 0, task.meta, local, warnings, {
         ...(options.signal ? { signal: options.signal } : {}),
         inflate: options.inflate ?? null,
@@ -84,7 +88,7 @@ export async function runDumpTask(task: DumpTask, options: DumpTaskOptions = {})
       return { file: path, warnings, parsed: null };
     }
     if (!out) return { file: path, warnings, parsed: null };
-    const { offsets, words } = local.seal();
+    const { offsets, words, hashes } = local.seal();
     const i = out.info;
     return {
       file: path,
@@ -93,6 +97,7 @@ export async function runDumpTask(task: DumpTask, options: DumpTaskOptions = {})
         snapshot: out.snapshot,
         stackOffsets: offsets,
         stackWords: words,
+        stackHashes: hashes,
         info: {
           mapsText: i.mapsText,
           mapsFirstLine: 1,
@@ -148,7 +153,7 @@ export async function runDumpTask(task: DumpTask, options: DumpTaskOptions = {})
   if (snap.nonFinite > 0)
     warnings.push({ file: path, message: `${snap.nonFinite} record(s) left out: unbiasing them gives no finite size` });
   const snapshot = snap.build(task.meta, info, info.mapsText ? 'dump' : null);
-  const { offsets, words } = local.seal();
+  const { offsets, words, hashes } = local.seal();
   // a table appended to the dump comes first (python-stacks.ts): the sidecar is read only without one
   const sidecar = task.sidecar && info.trailerText === null ? await readSidecar(task.sidecar) : null;
   return {
@@ -158,6 +163,7 @@ export async function runDumpTask(task: DumpTask, options: DumpTaskOptions = {})
       snapshot,
       stackOffsets: offsets,
       stackWords: words,
+      stackHashes: hashes,
       info: {
         mapsText: info.mapsText,
         mapsFirstLine: info.mapsFirstLine,
@@ -182,6 +188,7 @@ class RecordStacks implements StackInterner {
   private used = 0;
   // typed, not a JS array: what a reader keeps for the whole dump stays out of its young heap
   private offsets = new Uint32Array(1024);
+  private hashes = new Int32Array(1024);
   private count = 0;
 
   constructor(words?: Uint32Array) {
@@ -200,7 +207,11 @@ class RecordStacks implements StackInterner {
       const next = new Uint32Array(2 * this.offsets.length);
       next.set(this.offsets);
       this.offsets = next;
+      const h = new Int32Array(next.length);
+      h.set(this.hashes);
+      this.hashes = h;
     }
+    this.hashes[this.count] = stackHash(w, 0, w.length);
     this.offsets[++this.count] = this.used;
     return this.count - 1;
   }
@@ -209,10 +220,11 @@ class RecordStacks implements StackInterner {
    * Offsets in frames (word pairs), and the words: a view of the whole buffer (no copy), which goes back to a
    * reader for a later task once merged (DumpPool.recycle).
    */
-  seal(): { offsets: Uint32Array; words: Uint32Array } {
+  seal(): { offsets: Uint32Array; words: Uint32Array; hashes: Int32Array } {
     return {
       offsets: this.offsets.slice(0, this.count + 1).map((o) => o >>> 1),
       words: this.words.subarray(0, this.used),
+      hashes: this.hashes.slice(0, this.count),
     };
   }
 }
@@ -236,7 +248,7 @@ export function mergeDumpTask(
   /** called every 65,536 records while interning (one dump may hold millions of stacks): may throw to stop */
   onProgress?: () => void,
 ): Snapshot {
-  const { stackOffsets: off, stackWords: words, snapshot: s } = parsed;
+  const { stackOffsets: off, stackWords: words, stackHashes: hashes, snapshot: s } = parsed;
   const n = s.stackIds.length;
   let sc = scratchOf.get(builder);
   if (!sc) {
@@ -249,7 +261,7 @@ export function mergeDumpTask(
   for (let k = 0; k < n; k++) {
     const local = gids[k];
     if ((k & 0xffff) === 0xffff) onProgress?.();
-    const gid = builder.internRange(words, 2 * off[local], 2 * off[local + 1]);
+    const gid = builder.internRange(words, 2 * off[local], 2 * off[local + 1], hashes[local]);
     if (gid >= sc.seenIn.length) {
       const size = Math.max(2 * sc.seenIn.length, gid + 1);
       const seen = new Int32Array(size);
@@ -327,6 +339,7 @@ export function dumpTaskTransfer(r: DumpTaskResult): ArrayBuffer[] {
   const arrays = [
     p.stackOffsets,
     p.stackWords,
+    p.stackHashes,
     s.stackIds,
     s.liveBytes,
     s.liveObjects,

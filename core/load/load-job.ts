@@ -2,15 +2,12 @@
 // One bad file never stops the rest: it becomes a warning naming the file (and line or byte offset).
 
 import type { InputFile } from '../formats/input-file.js';
-import { webInflater } from '../formats/inflate.js';
+import { webInflater, type Inflater } from '../formats/inflate.js';
 import { parseMaps, type MapsEntry, type MapsParseProblem } from '../formats/proc-maps.js';
 import { chooseProcessMaps, type DumpMaps } from './process-maps.js';
 import { refusal, sniff, SNIFF_BYTES } from '../formats/sniff.js';
 import { codecOf, decodedHead } from '../formats/decompress.js';
-import { MAX_MASSIF_BYTES, MAX_MASSIF_SNAPSHOTS } from '../formats/massif.js';
-import { MAX_PPROF_BYTES, pprofIdentity } from '../formats/pprof.js';
 import type { ProfileFrame } from '../formats/dump-types.js';
-import { readWhole } from './profile-task.js';
 import {
   basename as baseName,
   classifySideFile,
@@ -32,10 +29,7 @@ import { decodeSystingSlot, parseSystingCodeMap, systingTokenFromMapsPaths } fro
 import { dumpSidecar, pythonFramesForDump, seriesPythonFrames } from '../frames/python-stacks.js';
 import { parsePyFrames, type PyFrameTable } from '../formats/pyframes.js';
 import { contextForDump, isContextOnlyTable } from './dump-context-load.js';
-import { readRssLogs } from './rss-log-load.js';
-import { attachRssLogs } from './rss-log-align.js';
-import { loadCapture, type CaptureKind } from './capture-series.js';
-import { readEvidence } from './evidence-load.js';
+import type { CaptureKind } from './capture-series.js';
 import { framelessWarnings } from './frameless.js';
 
 import type { LoadProgress } from '../model/vocab.js';
@@ -70,6 +64,11 @@ export interface LoadOptions {
    * are not read a second time; told here when absent
    */
   classified?: ClassifiedFiles;
+  /**
+   * the host's native gunzip for what is read in this thread (node:zlib in the CLI: about half the CPU of Node's
+   * DecompressionStream, measured on the deep bench job's dumps); the platform's DecompressionStream when absent
+   */
+  inflate?: Inflater | null;
 }
 
 /** Runs one dump task somewhere (this thread, a worker); rejects only when cancelled. */
@@ -120,7 +119,11 @@ const textDecoder = new TextDecoder('utf-8');
 const PROFILE_NAME = /(?:\.pb|\.pprof|\.pb\.gz|\.heap\.\w+|\.prof\.\w+|(?:^|\/)massif\.out\.[^/]*|\.pickle)$/;
 
 /** Sorts files into dumps, side files and the rest, each told by its content (core/formats/sniff.ts). */
-export async function classifyFiles(files: readonly InputFile[], signal?: AbortSignal): Promise<ClassifiedFiles> {
+export async function classifyFiles(
+  files: readonly InputFile[],
+  signal?: AbortSignal,
+  inflate: Inflater | null = defaultInflater,
+): Promise<ClassifiedFiles> {
   // Each file's first bytes are read (and a compressed head inflated) to tell it by content. One file at a time
   // that is a round trip per file before anything is shown (5.7 s on the 1,600-file bench job in Node, far more
   // through the browser's Blobs), so the reads overlap, a bounded number at once, and the answers are put back
@@ -131,7 +134,7 @@ export async function classifyFiles(files: readonly InputFile[], signal?: AbortS
     while (next < files.length) {
       const i = next++;
       signal?.throwIfAborted();
-      parts[i] = await classifyOne(files[i]);
+      parts[i] = await classifyOne(files[i], inflate);
     }
   };
   await Promise.all(Array.from({ length: Math.min(CLASSIFY_LANES, files.length) }, lane));
@@ -168,14 +171,14 @@ export function reclassify(c: ClassifiedFiles, to: (file: InputFile) => InputFil
 }
 
 /** How many files are sniffed at once: enough to hide a read's latency, few enough to bound the heads held. */
-const CLASSIFY_LANES = 16;
+const CLASSIFY_LANES = 32;
 
 function emptyClassified(): ClassifiedFiles {
   return { dumps: [], side: [], captures: [], ignored: [], unfinished: [], refused: [], other: [] };
 }
 
 /** One file told by its name and content (the loop body of classifyFiles; `continue` is `return out`). */
-async function classifyOne(file: InputFile): Promise<ClassifiedFiles> {
+async function classifyOne(file: InputFile, inflate: Inflater | null): Promise<ClassifiedFiles> {
   const out = emptyClassified();
   {
     if (isCaptureTempName(file.path)) {
@@ -217,7 +220,7 @@ async function classifyOne(file: InputFile): Promise<ClassifiedFiles> {
       out.dumps.push({ file, name, head: raw });
       return out;
     }
-    const head = codec ? await decodedHead(file, codec, SNIFF_BYTES, defaultInflater).catch(() => null) : raw;
+    const head = codec ? await decodedHead(file, codec, SNIFF_BYTES, inflate).catch(() => null) : raw;
     if (head === null) {
       // compressed, but nothing decodes: the dump reader says where it fails
       out.dumps.push({ file, name });
@@ -229,7 +232,11 @@ async function classifyOne(file: InputFile): Promise<ClassifiedFiles> {
     else if (kind === 'memleak' || kind === 'pytorch-snapshot')
       out.captures.push({ file, kind: kind === 'memleak' ? 'memleak' : 'torch-snapshot' });
     else if (kind === 'pprof') {
-      const { bytes } = await readWhole(file, MAX_PPROF_BYTES, { inflate: defaultInflater });
+      const [{ readWhole }, { MAX_PPROF_BYTES, pprofIdentity }] = await Promise.all([
+        import('./profile-task.js'),
+        import('../formats/pprof.js'),
+      ]);
+      const { bytes } = await readWhole(file, MAX_PPROF_BYTES, { inflate });
       const id = pprofIdentity(bytes);
       if (id.pids > 0)
         out.refused.push({
@@ -238,7 +245,11 @@ async function classifyOne(file: InputFile): Promise<ClassifiedFiles> {
         });
       out.dumps.push({ file, name, kind: 'pprof', timeMs: id.timeMs, labelPid: id.pid });
     } else if (kind === 'massif') {
-      const { bytes } = await readWhole(file, MAX_MASSIF_BYTES, { inflate: defaultInflater });
+      const [{ readWhole }, { MAX_MASSIF_BYTES, MAX_MASSIF_SNAPSHOTS }] = await Promise.all([
+        import('./profile-task.js'),
+        import('../formats/massif.js'),
+      ]);
+      const { bytes } = await readWhole(file, MAX_MASSIF_BYTES, { inflate });
       const found = (textDecoder.decode(bytes).match(/^snapshot=\d+\r?$/gm) ?? []).length;
       const count = Math.min(found, MAX_MASSIF_SNAPSHOTS);
       if (found > count)
@@ -373,7 +384,8 @@ async function readText(file: InputFile): Promise<string> {
 
 export async function loadJob(files: readonly InputFile[], options: LoadOptions = {}): Promise<Job> {
   const warnings: LoadWarning[] = [];
-  const classified = options.classified ?? (await classifyFiles(files, options.signal));
+  const classified =
+    options.classified ?? (await classifyFiles(files, options.signal, options.inflate ?? defaultInflater));
   warnings.push(...classified.refused);
   for (const f of classified.unfinished)
     warnings.push({
@@ -506,15 +518,29 @@ export async function loadJob(files: readonly InputFile[], options: LoadOptions 
     processes.push(series);
     options.onProcess?.(processes, warnings);
   }
-  for (const c of classified.captures) {
-    options.signal?.throwIfAborted();
-    for (const series of await loadCapture(c.file, c.kind, warnings, standaloneMaps)) {
-      processes.push(series);
-      options.onProcess?.(processes, warnings);
+  // The readers of captures, RSS logs and evidence load only for a job that has such files (dynamic imports):
+  // a job of jemalloc dumps alone, the usual one, does not pay for their modules.
+  if (classified.captures.length > 0) {
+    const { loadCapture } = await import('./capture-series.js');
+    for (const c of classified.captures) {
+      options.signal?.throwIfAborted();
+      for (const series of await loadCapture(c.file, c.kind, warnings, standaloneMaps)) {
+        processes.push(series);
+        options.onProcess?.(processes, warnings);
+      }
     }
   }
-  attachRssLogs(processes, await readRssLogs(classified.side, warnings), warnings);
-  const { evidence, unread } = await readEvidence(classified.other, jobYear(processes), warnings);
+  if (classified.side.some((s) => s.side.kind === 'rss-log')) {
+    const [{ readRssLogs }, { attachRssLogs }] = await Promise.all([
+      import('./rss-log-load.js'),
+      import('./rss-log-align.js'),
+    ]);
+    attachRssLogs(processes, await readRssLogs(classified.side, warnings), warnings);
+  }
+  const { evidence, unread } =
+    classified.other.length > 0
+      ? await (await import('./evidence-load.js')).readEvidence(classified.other, jobYear(processes), warnings)
+      : { evidence: undefined, unread: [] };
   options.onProgress?.({ ...progress, file: '' });
   // ignored: what no reader took (the evidence readers take some of the files the dump readers left)
   const read = new Set(classified.other.map((f) => f.path));
@@ -583,7 +609,7 @@ function startDumpTasks(
   const run =
     options.runDump ??
     ((task: DumpTask, onBytes: (n: number) => void, signal?: AbortSignal) =>
-      runDumpTask(task, { onBytes, ...(signal ? { signal } : {}), inflate: defaultInflater }));
+      runDumpTask(task, { onBytes, ...(signal ? { signal } : {}), inflate: options.inflate ?? defaultInflater }));
   const ahead = Math.max(1, options.parallelism ?? 1);
   const started: Promise<DumpTaskResult>[] = [];
   const partial: number[] = [];

@@ -3,11 +3,12 @@
 
 import type { Snapshot, StackTable } from '../model/model.js';
 
-// Per interned address: its hex string (~30 B), the index Map entry (~40 B) and the hi/lo words and
-// small-address Map entry of the builder (~50 B); measured order of magnitude, not exact.
+// Per interned address: its hex string (~30 B), the index Map entry (~40 B) and the builder's hi/lo words
+// and hash slots (~20 B, grown by doubling); measured order of magnitude, not exact.
 const BYTES_PER_ADDRESS = 120;
-// Per stack frame slot and per stack: JS number arrays (8 B a slot) plus the hash chain.
-const BYTES_PER_FRAME = 8;
+// Per stack frame slot and per stack: JS number arrays (8 B a slot), the builder's copy of the frame's words
+// it verifies a hash match against (8 B), plus the hash chain.
+const BYTES_PER_FRAME = 16;
 const BYTES_PER_STACK = 32;
 // Per snapshot: the object, its thread list and strings, and what the loader keeps per file (its warnings, its
 // progress). Measured (bench/many-stacks.mjs --dumps 20000, one-record dumps): 10.3 KB of peak RSS a dump for the

@@ -195,45 +195,71 @@ export class SnapshotBuilder {
   }
 }
 
+/**
+ * The hash a stack is interned by: FNV-1a over its (hi, lo) words, seeded with its frame count. A dump reader
+ * computes it beside the parse (dump-task.ts), so the merging thread only looks it up and verifies.
+ */
+export function stackHash(words: Uint32Array, from: number, to: number): number {
+  let h = 0x811c9dc5 ^ ((to - from) >>> 1);
+  for (let i = from; i < to; i++) h = Math.imul(h ^ words[i], 0x01000193);
+  return h | 0;
+}
+
+/** A well-mixed 32-bit hash of an address's words (a multiply alone leaves the low bits to the low bits). */
+function addressSlot(hi: number, lo: number): number {
+  let h = hi ^ Math.imul(lo, 0x9e3779b1);
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  return h ^ (h >>> 13);
+}
+
+/** Growable Uint32Array (doubling), for the builder's per-address and per-stack words. */
+function grown(a: Uint32Array<ArrayBuffer>, need: number): Uint32Array<ArrayBuffer> {
+  if (need <= a.length) return a;
+  const next = new Uint32Array(Math.max(2 * a.length, need));
+  next.set(a);
+  return next;
+}
+
 export class ProcessBuilder implements StackInterner {
   readonly addresses: AddressTable = { hex: [], index: new Map() };
   readonly stacks: StackTable = { count: 0, offsets: [0], frames: [], allocatorDepth: [] };
   readonly snapshots: Snapshot[] = [];
-  // Addresses below 2^53 (all user-space code) are exact as numbers: one Map lookup, no string.
-  private readonly smallAddress = new Map<number, number>();
-  private addrHi: number[] = [];
-  private addrLo: number[] = [];
-  // Stacks by a hash of their words; collisions chain through `nextSameHash`, verified word by word.
+  // Addresses by their (hi, lo) words in an open-addressing table of ids + 1 (0 = empty): no string and no
+  // boxed number per lookup; the hex text is made once, for a new address.
+  private addrSlots = new Int32Array(1 << 12);
+  private addrHi = new Uint32Array(1024);
+  private addrLo = new Uint32Array(1024);
+  // Stacks by stackHash; collisions chain through `nextSameHash`, verified word by word against `stackWords`
+  // (every stack's words, flat: frame k of stack id is at 2·(offsets[id] + k)).
   private readonly stackByHash = new Map<number, number>();
   private readonly nextSameHash: number[] = [];
+  private stackWords = new Uint32Array(1 << 12);
 
   /** The stack id of a record's frames (see DumpRecord.frameWords), interning it when new. */
   internStack(words: Uint32Array): number {
     return this.internRange(words, 0, words.length);
   }
 
-  /** internStack of words[from, to) (a merge passes a task's words in place: no view per record). */
-  internRange(words: Uint32Array, from: number, to: number): number {
+  /** internStack of words[from, to) (a merge passes a task's words in place, with the hash its reader computed). */
+  internRange(words: Uint32Array, from: number, to: number, hash: number = stackHash(words, from, to)): number {
     const n = (to - from) >>> 1;
-    let h = 0x811c9dc5 ^ n;
-    for (let i = from; i < to; i++) h = Math.imul(h ^ words[i], 0x01000193);
-    h |= 0;
     const { offsets, frames } = this.stacks;
-    for (let id = this.stackByHash.get(h) ?? -1; id >= 0; id = this.nextSameHash[id]) {
+    const own = this.stackWords;
+    for (let id = this.stackByHash.get(hash) ?? -1; id >= 0; id = this.nextSameHash[id]) {
       const o = offsets[id];
       if (offsets[id + 1] - o !== n) continue;
-      let k = 0;
-      while (
-        k < n &&
-        this.addrHi[frames[o + k]] === words[from + 2 * k] &&
-        this.addrLo[frames[o + k]] === words[from + 2 * k + 1]
-      )
-        k++;
-      if (k === n) return id;
+      const w = 2 * o - from;
+      let i = from;
+      while (i < to && own[w + i] === words[i]) i++;
+      if (i === to) return id;
     }
     const id = this.stacks.count++;
-    this.nextSameHash.push(this.stackByHash.get(h) ?? -1);
-    this.stackByHash.set(h, id);
+    this.nextSameHash.push(this.stackByHash.get(hash) ?? -1);
+    this.stackByHash.set(hash, id);
+    const at = 2 * frames.length;
+    this.stackWords = grown(this.stackWords, at + 2 * n);
+    this.stackWords.set(words.subarray(from, to), at);
     for (let k = 0; k < n; k++) frames.push(this.internWords(words[from + 2 * k], words[from + 2 * k + 1]));
     offsets.push(frames.length);
     this.stacks.allocatorDepth.push(0);
@@ -241,25 +267,42 @@ export class ProcessBuilder implements StackInterner {
   }
 
   private internWords(hi: number, lo: number): number {
-    if (hi < 0x200000) {
-      const key = hi * 0x100000000 + lo;
-      const known = this.smallAddress.get(key);
-      if (known !== undefined) return known;
-      const hex = '0x' + key.toString(16);
-      const id = this.newAddress(hex, hi, lo);
-      this.smallAddress.set(key, id);
-      return id;
+    const slots = this.addrSlots;
+    const mask = slots.length - 1;
+    for (let j = addressSlot(hi, lo) & mask; ; j = (j + 1) & mask) {
+      const s = slots[j];
+      if (s === 0) {
+        const id = this.newAddress(hi, lo);
+        slots[j] = id + 1;
+        // at most half full: probes stay short
+        if (2 * (id + 1) > slots.length) this.rehashAddresses();
+        return id;
+      }
+      if (this.addrLo[s - 1] === lo && this.addrHi[s - 1] === hi) return s - 1;
     }
-    const hex = '0x' + hi.toString(16) + lo.toString(16).padStart(8, '0');
-    return this.addresses.index.get(hex) ?? this.newAddress(hex, hi, lo);
   }
 
-  private newAddress(hex: string, hi: number, lo: number): number {
+  private rehashAddresses(): void {
+    const slots = new Int32Array(2 * this.addrSlots.length);
+    const mask = slots.length - 1;
+    const count = this.addresses.hex.length;
+    for (let id = 0; id < count; id++) {
+      let j = addressSlot(this.addrHi[id], this.addrLo[id]) & mask;
+      while (slots[j] !== 0) j = (j + 1) & mask;
+      slots[j] = id + 1;
+    }
+    this.addrSlots = slots;
+  }
+
+  private newAddress(hi: number, lo: number): number {
+    const hex = '0x' + (hi === 0 ? lo.toString(16) : hi.toString(16) + lo.toString(16).padStart(8, '0'));
     const id = this.addresses.hex.length;
     this.addresses.hex.push(hex);
     this.addresses.index.set(hex, id);
-    this.addrHi.push(hi);
-    this.addrLo.push(lo);
+    this.addrHi = grown(this.addrHi, id + 1);
+    this.addrLo = grown(this.addrLo, id + 1);
+    this.addrHi[id] = hi;
+    this.addrLo[id] = lo;
     return id;
   }
 

@@ -1,37 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { mtimeProblem, seriesTimes } from './snapshot-time.js';
 import type { Snapshot } from './model.js';
-import type { DumpContext } from '../formats/dump-context.js';
+import { bareContext, type DumpContext } from '../formats/dump-context.js';
 
 // Only the fields the time rules read; the rest of a Snapshot does not matter here.
 type TimedSnap = Pick<Snapshot, 'mtimeMs' | 'seq' | 'context'>;
-const ctx = (timeRealMs: number): DumpContext => ({
-  version: 1,
-  timeRealMs,
-  timeMonoMs: null,
-  timeBootMs: null,
-  pid: 1,
-  ppid: null,
-  startRealMs: null,
-  startBootMs: null,
-  comm: null,
-  cmdline: null,
-  cmdlineCut: false,
-  hostname: null,
-  jemalloc: null,
-  rss: null,
-  rssAnon: null,
-  cgroup: null,
-  pages: null,
-  shm: null,
-  jemallocPages: null,
-  fork: null,
-  trigger: null,
-  triggerFraction: null,
-  costNs: null,
-  jemallocDelayNs: null,
-  extra: {},
-});
+const ctx = (timeRealMs: number): DumpContext => bareContext(timeRealMs, 1);
 const series = (snapshots: TimedSnap[]) => ({ snapshots: snapshots as Snapshot[] });
 
 describe('snapshot times', () => {

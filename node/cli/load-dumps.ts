@@ -7,7 +7,8 @@ import { loadJob, type LoadOptions } from '../../core/load/load-job.js';
 import type { Job } from '../../core/model/model.js';
 import { JobTooLargeError } from '../../core/load/memory-budget.js';
 import type { InputFile } from '../../core/formats/input-file.js';
-import { createDumpPool } from '../io/dump-pool.js';
+import type { DumpPool } from '../io/dump-pool.js';
+import type { Inflater } from '../../core/formats/inflate.js';
 
 // The model may take this share of the machine's memory: the rest is for the workers' buffers, the
 // views built from it, and the other programs of a shared machine.
@@ -52,34 +53,40 @@ function textBytes(files: readonly InputFile[]): number {
   return files.reduce((s, f) => s + (/\.(gz|zst|bz2|xz)$/.test(f.path) ? 10 * f.size : f.size), 0);
 }
 
+/** node:zlib, loaded with the first gzipped input read in this thread (a plain-text input never loads it) */
+const inflateInThread: Inflater = async function* (compressed) {
+  const { nodeInflater } = await import('../io/gunzip.js');
+  yield* nodeInflater(compressed);
+};
+
 export type DumpLoader = (files: readonly InputFile[], options?: LoadOptions) => Promise<Job>;
 
 /**
  * Runs `fn` with loadJob over one worker pool for all its loads (HEAPLENS_WORKERS=<n> sets the pool's size; 0
  * reads in this thread; unset, inputs below POOL_MIN_BYTES are read in this thread), within the memory budget;
- * the pool is closed after (its workers start only with a first task).
+ * the pool is closed after. The pool's module (worker threads, node:zlib) loads with the first load that uses
+ * it, and its workers start with a first task: a small input pays for neither.
  */
 export async function withDumpLoader<T>(fn: (load: DumpLoader) => Promise<T>): Promise<T> {
   const n = process.env.HEAPLENS_WORKERS;
   const size = n !== undefined && /^\d+$/.test(n) ? Number(n) : undefined;
-  const budget = { memoryBudget: memoryBudget() };
+  // what is read in this thread (small inputs, HEAPLENS_WORKERS=0) inflates with node:zlib, as the workers do
+  const budget = { memoryBudget: memoryBudget(), inflate: inflateInThread };
   if (size === 0) return fn((files, options = {}) => loadJob(files, { ...budget, ...options }));
-  const pool = createDumpPool(size !== undefined ? { size } : {});
+  const held: { pool: Promise<DumpPool> | null } = { pool: null };
   try {
-    // Twice the pool in flight: a worker never waits while this thread merges the previous result.
-    return await fn((files, options = {}) =>
-      size === undefined && textBytes(files) < POOL_MIN_BYTES
-        ? loadJob(files, { ...budget, ...options })
-        : loadJob(files, {
-            ...budget,
-            ...options,
-            runDump: pool.run,
-            parallelism: 2 * pool.size,
-            recycle: pool.recycle,
-          }),
-    );
+    return await fn(async (files, options = {}) => {
+      if (size === undefined && textBytes(files) < POOL_MIN_BYTES) return loadJob(files, { ...budget, ...options });
+      held.pool ??= import('../io/dump-pool.js').then((m) => m.createDumpPool(size !== undefined ? { size } : {}));
+      const p = await held.pool;
+      // Twice the pool in flight: a worker never waits while this thread merges the previous result.
+      return loadJob(files, { ...budget, ...options, runDump: p.run, parallelism: 2 * p.size, recycle: p.recycle });
+    });
   } finally {
-    pool.close();
+    await held.pool?.then(
+      (p) => p.close(),
+      () => undefined,
+    );
   }
 }
 

@@ -98,7 +98,7 @@ describe('parallel dump reading (worker pool)', () => {
     expect(about(cut).join()).toMatch(/gzip stream ends early/);
   });
 
-  it('cancel stops the workers within a second', async () => {
+  it('cancel stops the workers sooner than one more dump would take', async () => {
     const dir = join(work, 'many');
     const generator = '../../bench/generate-series.mjs';
     const mod: unknown = await import(/* @vite-ignore */ generator);
@@ -109,6 +109,7 @@ describe('parallel dump reading (worker pool)', () => {
     const ac = new AbortController();
     let progressed = 0;
     let t0 = 0;
+    const started = performance.now();
     // Cancelled once the first dump is in: the workers are then busy with the next ones.
     const onProgress = (p: { filesDone: number }) => {
       progressed = p.filesDone;
@@ -122,7 +123,12 @@ describe('parallel dump reading (worker pool)', () => {
     const ms = performance.now() - t0;
     pool.close();
     expect(progressed).toBeLessThan(files.length / 2);
-    expect(ms).toBeLessThan(1000);
+    // against the first dump's own time in this run (a busy machine slows both alike): waiting for the dumps
+    // in flight to finish would take about that long again; stopping the workers takes a fraction of it
+    const firstDump = t0 - started;
+    expect(ms, `cancel took ${ms.toFixed(0)} ms; the first dump ${firstDump.toFixed(0)} ms`).toBeLessThan(
+      Math.max(100, firstDump / 2),
+    );
   });
 
   it('a job beyond the memory budget stops with a message that names heaplens ingest', async () => {

@@ -6,7 +6,7 @@
 import type { Job } from '../model/model.js';
 import type { KillBy } from '../stats/kill-evidence.js';
 import type { Fate } from '../stats/fates.js';
-import type { MemoryExplanation } from '../stats/memory-outside-heap.js';
+import type { MemoryExplanation, ProcessMemory } from '../stats/memory-outside-heap.js';
 import type { Projection } from '../stats/postmortem.js';
 import { projectionText } from '../stats/projection-text.js';
 import { postmortemQuery, type PostmortemOptions, type PostmortemResult } from './postmortem.js';
@@ -43,13 +43,7 @@ export interface ProcessView {
     rssBytes: number | null;
     outsideHeapBytes: number | null;
     explanation: MemoryExplanation | null;
-    parts: {
-      copyOnWrite: number | null;
-      allocatorRetained: number | null;
-      fragmentation: number | null;
-      sharedMemory: number | null;
-      notMalloc: number | null;
-    };
+    parts: ProcessMemory['parts'];
     /** where the page figures came from */
     source: string | null;
   };

@@ -62,3 +62,30 @@ export function jeprofReportTotal(rel: string): number {
   if (!m) throw new Error(`no Total line in ${rel}`);
   return Number(m[1]);
 }
+
+/** One device in fixtures/torch/expected.json: what make-torch-snapshots.py counted from its simulated allocator. */
+export interface TorchDeviceWant {
+  device: number;
+  segments: number;
+  reserved_bytes: number;
+  allocated_bytes: number;
+  pending_free_bytes: number;
+  inactive_bytes: number;
+  active_by_leaf: Record<string, { bytes: number; blocks: number }>;
+  peak_allocated_bytes: number;
+  peak_reserved_bytes: number;
+  ooms: { time_us: number; size: number; device_free: number }[];
+}
+
+export interface TorchWant {
+  annotations: number;
+  devices: TorchDeviceWant[];
+  ring: { file: string; frees_before_alloc: number };
+}
+
+/** fixtures/torch, and its expected.json. */
+export const TORCH_FIXTURES = resolve(import.meta.dirname, '..', 'fixtures', 'torch');
+
+export function torchExpected(): TorchWant {
+  return JSON.parse(readFileSync(join(TORCH_FIXTURES, 'expected.json'), 'utf8')) as TorchWant;
+}

@@ -4,25 +4,15 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FIXTURES } from '../../tools/fixtures.js';
+import { TORCH_FIXTURES, torchExpected } from '../../tools/fixtures.js';
 import { readTorchSnapshot } from './torch-snapshot.js';
 
-const TORCH = join(FIXTURES, '..', 'torch');
-const want = JSON.parse(readFileSync(join(TORCH, 'expected.json'), 'utf8')) as {
-  devices: {
-    device: number;
-    segments: number;
-    reserved_bytes: number;
-    allocated_bytes: number;
-    pending_free_bytes: number;
-    inactive_bytes: number;
-  }[];
-};
+const want = torchExpected();
 
 describe('PyTorch memory snapshot reader', () => {
   for (const p of ['p2', 'p4', 'p5'])
     it(`snapshot-${p}.pickle: each device's segments and bytes by state equal the simulation's`, () => {
-      const s = readTorchSnapshot(new Uint8Array(readFileSync(join(TORCH, `snapshot-${p}.pickle`))));
+      const s = readTorchSnapshot(new Uint8Array(readFileSync(join(TORCH_FIXTURES, `snapshot-${p}.pickle`))));
       expect(s.problems).toEqual([]);
       expect(
         s.devices.map((d) => [

@@ -8,7 +8,7 @@ import { loadJob } from './load-job.js';
 import type { InputFile } from '../formats/input-file.js';
 import type { ProcessSeries } from '../model/model.js';
 import { stackFrames } from '../model/model.js';
-import { FIXTURES } from '../../tools/fixtures.js';
+import { FIXTURES, torchExpected } from '../../tools/fixtures.js';
 
 const ROOT = join(FIXTURES, '..');
 const file = (rel: string, mtimeMs: number | null = null): InputFile => {
@@ -16,23 +16,7 @@ const file = (rel: string, mtimeMs: number | null = null): InputFile => {
   return { path: rel, size: b.length, mtimeMs, read: async (o, l) => b.subarray(o, o + l) };
 };
 
-interface DeviceWant {
-  device: number;
-  segments: number;
-  reserved_bytes: number;
-  allocated_bytes: number;
-  pending_free_bytes: number;
-  inactive_bytes: number;
-  active_by_leaf: Record<string, { bytes: number; blocks: number }>;
-  peak_allocated_bytes: number;
-  peak_reserved_bytes: number;
-  ooms: { time_us: number; size: number; device_free: number }[];
-}
-const torch = JSON.parse(readFileSync(join(ROOT, 'torch', 'expected.json'), 'utf8')) as {
-  annotations: number;
-  devices: DeviceWant[];
-  ring: { file: string; frees_before_alloc: number };
-};
+const torch = torchExpected();
 
 /** Live bytes and blocks of the last snapshot by the leaf frame's function name. */
 function byLeaf(p: ProcessSeries): Record<string, { bytes: number; blocks: number }> {

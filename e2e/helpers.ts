@@ -1,4 +1,5 @@
 // Shared e2e helpers: the fixture series as drop payloads, and a network guard.
+import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -168,4 +169,16 @@ export async function openTab(page: Page, testid: string): Promise<void> {
   if (await tab.isVisible()) return tab.click();
   await page.getByTestId('tab-bar-more').click();
   await page.getByTestId('tab-bar-menu').getByTestId(testid).click();
+}
+
+/** Runs a command in the checkout; its stdout and stderr, or an error carrying them when it fails. */
+export function run(cmd: string, args: string[]): string {
+  const r = spawnSync(cmd, args, { cwd: ROOT, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (${r.status}):\n${r.stdout}\n${r.stderr}`);
+  return r.stdout + r.stderr;
+}
+
+/** `heaplens <args>` from the sources (through tsx), as the specs that make a report from disk run it. */
+export function heaplens(...args: string[]): string {
+  return run(process.execPath, ['--import', 'tsx', path.join(ROOT, 'node', 'cli', 'heaplens.ts'), ...args]);
 }

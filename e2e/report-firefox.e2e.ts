@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { expect, test } from '@playwright/test';
-import { ROOT, SHOTS } from './helpers.ts';
+import { heaplens, ROOT, SHOTS } from './helpers.ts';
 
 const FIREFOX = ['/usr/bin/firefox-esr', '/usr/bin/firefox'].find((f) => existsSync(f));
 const OUT = path.join(ROOT, 'test-results', 'report-firefox');
@@ -25,20 +25,7 @@ test('a report opened from file:// in Firefox draws the app read-only', async ({
   mkdirSync(path.join(OUT, 'profile'), { recursive: true });
   mkdirSync(SHOTS, { recursive: true });
   const report = path.join(OUT, 'job.html');
-  const made = spawnSync(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      path.join(ROOT, 'node', 'cli', 'heaplens.ts'),
-      'report',
-      path.join(ROOT, 'fixtures', 'job', 'dumps'),
-      '-o',
-      report,
-    ],
-    { cwd: ROOT, encoding: 'utf8' },
-  );
-  expect(made.status, made.stderr).toBe(0);
+  heaplens('report', path.join(ROOT, 'fixtures', 'job', 'dumps'), '-o', report);
   // no request may leave the machine: every proxy points at a closed local port
   writeFileSync(
     path.join(OUT, 'profile', 'user.js'),

@@ -3,7 +3,6 @@
 // panel, flame graphs (diff colour by pixel), search, notes. No CSP violation, no error. A report of the
 // hostile-names fixture (fixtures/hostile/) and hostile notes runs nothing: no dialog, no injected element.
 // The reports are made by the CLI (`heaplens report`, run from the sources with tsx) from real fixture dumps.
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -13,7 +12,7 @@ import { collectInputFiles } from '../node/io/node-files.ts';
 import { emptySession, type Session } from '../core/notes/schema.ts';
 import { addNote, createNote, snapshotRef, stackTarget } from '../core/notes/notes.ts';
 import { serializeSession } from '../core/notes/validate.ts';
-import { ROOT, SHOTS } from './helpers.ts';
+import { heaplens, ROOT, run, SHOTS } from './helpers.ts';
 
 const OUT = path.join(ROOT, 'test-results', 'report-e2e');
 const JOB = path.join(ROOT, 'fixtures', 'jemalloc', 'job');
@@ -25,16 +24,6 @@ const EXACT_KEY = `job/${readdirSync(JOB)
   .slice(0, 2)
   .join('.')}`;
 const T0 = new Date('2026-11-29T10:00:00Z');
-
-function run(cmd: string, args: string[]): string {
-  const r = spawnSync(cmd, args, { cwd: ROOT, encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (${r.status}):\n${r.stdout}\n${r.stderr}`);
-  return r.stdout + r.stderr;
-}
-
-function heaplens(...args: string[]): string {
-  return run(process.execPath, ['--import', 'tsx', path.join(ROOT, 'node', 'cli', 'heaplens.ts'), ...args]);
-}
 
 /** Blocks every request that is not the report file itself; returns what was attempted. */
 async function blockNetwork(context: BrowserContext, page: Page): Promise<string[]> {

@@ -5,12 +5,11 @@
 // named; a typed limit; the report's first sentence the same. Every expected figure is from the fixture's
 // expected.json (the workload's waitpid and counters, the cgroup's files, /proc smaps_rollup), never heaplens'.
 // Screenshots at 1024×640, 1280×800, 1920×1080: test-results/screenshots/verdict-*.png.
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { expect, test, type Page } from '@playwright/test';
-import { dropFiles, folderFiles, guardNetwork, ROOT, SHOTS, type DropFile } from './helpers.ts';
+import { dropFiles, folderFiles, guardNetwork, heaplens, ROOT, SHOTS, type DropFile } from './helpers.ts';
 
 const OOM = path.join(ROOT, 'fixtures', 'oom-job');
 const LOGS = ['dmesg.txt', 'dmesg-T.txt', 'job.log'];
@@ -150,22 +149,7 @@ test("the report opens with the same sentence and the kill, from the job's dumps
   const out = path.join(ROOT, 'test-results', 'verdict-e2e');
   mkdirSync(out, { recursive: true });
   const html = path.join(out, 'oom-job-report.html');
-  const r = spawnSync(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      path.join(ROOT, 'node', 'cli', 'heaplens.ts'),
-      'report',
-      '-o',
-      html,
-      path.join(OOM, 'dumps'),
-      path.join(OOM, 'logs'),
-      path.join(OOM, 'smaps'),
-    ],
-    { cwd: ROOT, encoding: 'utf8' },
-  );
-  expect(r.status, r.stderr).toBe(0);
+  heaplens('report', '-o', html, path.join(OOM, 'dumps'), path.join(OOM, 'logs'), path.join(OOM, 'smaps'));
   // the report from disk, in a context of its own (this one lets nothing but the app's server through)
   const rc = await browser.newContext();
   const rp = await rc.newPage();

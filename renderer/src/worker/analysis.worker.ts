@@ -275,11 +275,9 @@ async function load(id: number, req: Extract<Request, { type: 'load' }>): Promis
       () => preview,
       () => lastProgress,
     );
-    const wrapped = new Map<InputFile, InputFile>();
-    direct.forEach((f, i) => wrapped.set(f, timed[i]));
     const j = await loadJob(timed, {
-      // told once above: the loader does not read every file's first bytes again
-      classified: reclassify(classified, (f) => wrapped.get(f) ?? f),
+      // told once above (over `direct`, whose index is each timed copy's): no file's first bytes read again
+      classified: reclassify(classified, (f) => timed[index.get(f) as number]),
       ...(readers ? { runDump: readers.run, parallelism: 2 * readers.size, recycle: readers.recycle } : {}),
       memoryBudget: APP_MEMORY_BUDGET,
       signal: ctrl.signal,

@@ -2,6 +2,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
+import { flameNodes, flamePixel, waitForFlame } from './flame-hook.ts';
 import {
   dropFiles,
   elfSymbolRange,
@@ -98,10 +99,7 @@ test.describe('heaplens web build', () => {
     // single-snapshot flame graph
     await page.getByTestId('tab-flame').click();
     await expect(page.getByTestId('flame').locator('canvas')).toBeVisible();
-    await page.waitForFunction(() => {
-      const w = window as unknown as { __heaplensFlame?: Record<string, { size: () => number }> };
-      return (w.__heaplensFlame?.flame?.size() ?? 0) > 1;
-    });
+    await waitForFlame(page, 'flame');
     await page.waitForTimeout(200);
     await shot(page, '03-flame');
 
@@ -111,39 +109,10 @@ test.describe('heaplens web build', () => {
     // the leaking frame's node, found by label (the page knows no ELF; the test passes candidate labels); read
     // again until the diff of this base/target has arrived and been drawn (the worker may still be busy)
     const readLeakPixel = async () => {
-      const nodes = await page.evaluate(() => {
-        const w = window as unknown as {
-          __heaplensFlame?: Record<
-            string,
-            {
-              find: (
-                t: string,
-              ) => { node: number; label: string; rect: { x: number; y: number; w: number; h: number } | null }[];
-              drawNow: () => number;
-            }
-          >;
-        };
-        const api = w.__heaplensFlame?.['diff-flame'];
-        api?.drawNow();
-        return api ? api.find('') : [];
-      });
+      const nodes = await flameNodes(page, 'diff-flame');
       const leakNode = nodes.find((n) => isLeak(n.label) && n.rect !== null && n.rect.w > 4);
-      if (!leakNode) return { label: JSON.stringify(nodes.map((n) => n.label)), r: -1, g: -1, b: -1 };
-      const rgb = await page.evaluate(
-        (rect: { x: number; y: number }) => {
-          const canvas = document.querySelector('[data-testid=diff-flame] canvas') as HTMLCanvasElement;
-          const dpr = window.devicePixelRatio || 1;
-          const d = (canvas.getContext('2d') as CanvasRenderingContext2D).getImageData(
-            Math.round((rect.x + 1.5) * dpr),
-            Math.round((rect.y + 2) * dpr),
-            1,
-            1,
-          ).data;
-          return { r: d[0], g: d[1], b: d[2] };
-        },
-        leakNode.rect ?? { x: 0, y: 0 },
-      );
-      return { label: leakNode.label, ...rgb };
+      if (!leakNode?.rect) return { label: JSON.stringify(nodes.map((n) => n.label)), r: -1, g: -1, b: -1 };
+      return { label: leakNode.label, ...(await flamePixel(page, 'diff-flame', leakNode.rect)) };
     };
     let px = await readLeakPixel();
     await expect.poll(async () => (px = await readLeakPixel()).r).toBeGreaterThan(180);
@@ -207,21 +176,8 @@ test.describe('heaplens web build', () => {
     await page.getByTestId('tab-diff').click();
     await expect(page.getByTestId('diff-flame').locator('canvas')).toBeVisible();
     // the leak_steady node: in width-by-delta it takes a larger share than in width-by-target (it is most of the growth)
-    const leakNode = () =>
-      page.evaluate(() => {
-        const w = window as unknown as {
-          __heaplensFlame?: Record<
-            string,
-            {
-              find: (t: string) => { label: string; rect: { x: number; y: number; w: number; h: number } | null }[];
-              drawNow: () => number;
-            }
-          >;
-        };
-        const api = w.__heaplensFlame?.['diff-flame'];
-        api?.drawNow();
-        return api?.find('leak_steady').find((n) => n.rect !== null) ?? null;
-      });
+    const leakNode = async () =>
+      (await flameNodes(page, 'diff-flame', 'leak_steady')).find((n) => n.rect !== null) ?? null;
     const byTarget = await leakNode();
     await withBarControl(page, 'diff-width', (el) => el.selectOption('delta').then(() => undefined));
     await page.waitForTimeout(300);
@@ -232,31 +188,13 @@ test.describe('heaplens web build', () => {
     await withBarControl(page, 'diff-width', (el) => el.selectOption('target').then(() => undefined));
     await withBarControl(page, 'diff-mode', (el) => el.selectOption('share').then(() => undefined));
     // search: matching nodes keep their colour, the others are dimmed
-    const pixelAt = (r: { x: number; y: number }) =>
-      page.evaluate((rect) => {
-        const w = window as unknown as { __heaplensFlame?: Record<string, { drawNow: () => number }> };
-        w.__heaplensFlame?.['diff-flame']?.drawNow();
-        const canvas = document.querySelector('[data-testid=diff-flame] canvas') as HTMLCanvasElement;
-        const dpr = window.devicePixelRatio || 1;
-        const d = (canvas.getContext('2d') as CanvasRenderingContext2D).getImageData(
-          Math.round((rect.x + 1.5) * dpr),
-          Math.round((rect.y + 2) * dpr),
-          1,
-          1,
-        ).data;
-        return [d[0], d[1], d[2]];
-      }, r);
-    const others = await page.evaluate(() => {
-      const w = window as unknown as {
-        __heaplensFlame?: Record<
-          string,
-          { find: (t: string) => { label: string; rect: { x: number; y: number; w: number; h: number } | null }[] }
-        >;
-      };
-      return (w.__heaplensFlame?.['diff-flame']?.find('') ?? [])
-        .filter((n) => n.rect !== null && n.rect.w > 4 && !n.label.toLowerCase().includes('leak'))
-        .map((n) => n.rect!);
-    });
+    const pixelAt = async (r: { x: number; y: number }) => {
+      const { r: red, g, b } = await flamePixel(page, 'diff-flame', r);
+      return [red, g, b];
+    };
+    const others = (await flameNodes(page, 'diff-flame'))
+      .filter((n) => n.rect !== null && n.rect.w > 4 && !n.label.toLowerCase().includes('leak'))
+      .map((n) => n.rect!);
     expect(others.length).toBeGreaterThan(0);
     const leakRect = (await leakNode())!.rect!;
     const [leakBefore, otherBefore] = [await pixelAt(leakRect), await pixelAt(others[0])];
@@ -296,15 +234,16 @@ test.describe('heaplens web build', () => {
     await page.getByTestId('stack-mode').selectOption('merged');
     await page.getByTestId('tab-flame').click();
     // merged: the Python frame make_record and the interpreter's native frames are both in the flame graph
-    await page.waitForFunction(() => {
-      const w = window as unknown as { __heaplensFlame?: Record<string, { find: (t: string) => { label: string }[] }> };
-      const api = w.__heaplensFlame?.flame;
-      return (
-        !!api &&
-        api.find('make_record').length > 0 &&
-        api.find('PyByteArray_Resize').length + api.find('libpython').length > 0
-      );
-    });
+    await expect
+      .poll(
+        async () =>
+          (await flameNodes(page, 'flame', 'make_record')).length > 0 &&
+          (await flameNodes(page, 'flame', 'PyByteArray_Resize')).length +
+            (await flameNodes(page, 'flame', 'libpython')).length >
+            0,
+        { timeout: 30_000 },
+      )
+      .toBe(true);
     await page.waitForTimeout(200);
     await shot(page, '12-python-merged-flame');
   });

@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
+import { flameHighlighted, flameNodes, flameView, type FlameHit, type FlameRect } from './flame-hook.ts';
 import { dropFiles, folderFiles, guardNetwork, ROOT, SHOTS, withBarControl, openTab } from './helpers.ts';
 
 const OOM = path.join(ROOT, 'fixtures', 'oom-job');
@@ -17,17 +18,8 @@ const script = readFileSync(path.join(OOM, 'workload', 'oom_job.py'), 'utf8').sp
 const CALL_MAIN = script.findIndex((l) => /^\s+main\(\)/.test(l)) + 1;
 const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
 
-interface Rect {
-  x: number;
-  y: number;
-  w: number;
-  h: number;
-}
-interface Hit {
-  node: number;
-  label: string;
-  rect: Rect | null;
-}
+type Rect = FlameRect;
+type Hit = FlameHit;
 
 /** The job's dumps dropped; suspect #1 (the trainer's history, the workload's StepLog.add) clicked. */
 async function openJob(page: Page): Promise<void> {
@@ -38,34 +30,11 @@ async function openJob(page: Page): Promise<void> {
   await row.click();
 }
 
-/** Nodes of a flame graph whose label holds `text`, with their rectangles in the canvas (the component's hook). */
-function find(page: Page, graph: string, text: string): Promise<Hit[]> {
-  return page.evaluate(
-    ([g, t]) => {
-      const h = (window as unknown as { __heaplensFlame?: Record<string, { find: (s: string) => Hit[] }> })
-        .__heaplensFlame;
-      return h?.[g]?.find(t) ?? [];
-    },
-    [graph, text] as const,
-  );
-}
-
-function hook<T>(page: Page, graph: string, fn: 'highlighted' | 'view'): Promise<T> {
-  return page.evaluate(
-    ([g, f]) => {
-      const h = (window as unknown as { __heaplensFlame?: Record<string, Record<string, () => unknown>> })
-        .__heaplensFlame;
-      return h?.[g]?.[f]?.() as never;
-    },
-    [graph, fn] as const,
-  );
-}
-
 /** The leak's heaviest node in a graph: on screen (inside the canvas, not scrolled away) and wide enough to read. */
 async function leakOnScreen(page: Page, graph: string): Promise<{ hit: Hit; canvas: Rect }> {
   const box = await page.getByTestId(graph).locator('canvas').boundingBox();
   expect(box).not.toBeNull();
-  const hits = (await find(page, graph, want.leak.function)).filter((h) => h.rect !== null);
+  const hits = (await flameNodes(page, graph, want.leak.function)).filter((h) => h.rect !== null);
   expect(hits.length, `${want.leak.function} in ${graph}`).toBeGreaterThan(0);
   const hit = hits.reduce((a, b) => ((b.rect as Rect).w > (a.rect as Rect).w ? b : a));
   return { hit, canvas: { x: box!.x, y: box!.y, w: box!.width, h: box!.height } };
@@ -145,16 +114,11 @@ test.describe('flame graphs on fixtures/oom-job', () => {
     await shot(page, 'flame-02-leaf-first');
     await withBarControl(page, 'flame-siblings', (el) => el.selectOption('name').then(() => undefined));
     // by name: the root's children in label order (data-roots lists them heaviest first: compare the drawing)
-    const roots = await page.evaluate(() => {
-      const h = (
-        window as unknown as {
-          __heaplensFlame: Record<string, { find: (s: string) => Hit[]; view: () => { scrollY: number } }>;
-        }
-      ).__heaplensFlame.flame;
-      // the root's children: the second row (18 px rows), wherever the view is scrolled
-      const y = 18 - h.view().scrollY;
-      return h.find('').filter((x) => x.rect && Math.abs(x.rect.y - y) < 1 && x.rect.w > 0.5);
-    });
+    // the root's children: the second row (18 px rows), wherever the view is scrolled
+    const y = 18 - (await flameView(page, 'flame'))!.scrollY;
+    const roots = (await flameNodes(page, 'flame')).filter(
+      (x) => x.rect && Math.abs(x.rect.y - y) < 1 && x.rect.w > 0.5,
+    );
     const byX = [...roots].sort((a, b) => a.rect!.x - b.rect!.x).map((x) => x.label);
     expect(byX.length).toBeGreaterThan(1);
     expect(byX).toEqual([...byX].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
@@ -183,9 +147,9 @@ test.describe('flame graphs on fixtures/oom-job', () => {
       await page.getByTestId(tab).click();
       await expect(page.getByTestId(graph)).toBeVisible();
       await expect
-        .poll(async () => (await hook<Hit | null>(page, graph, 'highlighted'))?.label ?? null, { timeout: 20_000 })
+        .poll(async () => (await flameHighlighted(page, graph))?.label ?? null, { timeout: 20_000 })
         .not.toBeNull();
-      const h = (await hook<Hit>(page, graph, 'highlighted'))!;
+      const h = (await flameHighlighted(page, graph))!;
       const box = (await page.getByTestId(graph).locator('canvas').boundingBox())!;
       const r = h.rect!;
       expect(r.y, graph).toBeGreaterThanOrEqual(0);
@@ -197,7 +161,7 @@ test.describe('flame graphs on fixtures/oom-job', () => {
     }
     // a frame selected in the flame graph: Callers/callees opens on it, not on a caller
     await page.getByTestId('tab-flame').click();
-    const add = (await find(page, 'flame', want.leak.function)).filter((x) => x.rect && x.rect.w > 20)[0];
+    const add = (await flameNodes(page, 'flame', want.leak.function)).filter((x) => x.rect && x.rect.w > 20)[0];
     expect(add).toBeTruthy();
     await page
       .getByTestId('flame')

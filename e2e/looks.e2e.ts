@@ -5,6 +5,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
+import { flameNodes, flamePixel, waitForFlame, type Rgb } from './flame-hook.ts';
 import { dropFiles, folderFiles, ROOT, SHOTS } from './helpers.ts';
 
 const SIZES = [
@@ -190,38 +191,13 @@ async function check(page: Page, name: string, size: { width: number }): Promise
   expect(r.problems, `${name} at ${size.width}px`).toEqual([]);
 }
 
-/** The pixel at the middle-left of the first node whose label contains `label` in a flame graph. */
-async function nodePixel(
-  page: Page,
-  testid: string,
-  label: string,
-): Promise<{ r: number; g: number; b: number; label: string } | null> {
-  return page.evaluate(
-    ({ testid, label }) => {
-      type Api = {
-        find: (t: string) => { label: string; rect: { x: number; y: number; w: number; h: number } | null }[];
-        drawNow: () => number;
-      };
-      const api = (window as unknown as { __heaplensFlame?: Record<string, Api> }).__heaplensFlame?.[testid];
-      if (!api) return null;
-      api.drawNow();
-      const n = api.find(label).find((x) => x.rect && x.rect.w > 6);
-      if (!n?.rect) return null;
-      const canvas = document.querySelector(`[data-testid=${testid}] canvas`) as HTMLCanvasElement;
-      const dpr = window.devicePixelRatio || 1;
-      const d = (canvas.getContext('2d') as CanvasRenderingContext2D).getImageData(
-        Math.round((n.rect.x + 2) * dpr),
-        Math.round((n.rect.y + 2) * dpr),
-        1,
-        1,
-      ).data;
-      return { r: d[0], g: d[1], b: d[2], label: n.label };
-    },
-    { testid, label },
-  );
+/** The pixel near the top-left of the first node whose label contains `label` in a flame graph. */
+async function nodePixel(page: Page, testid: string, label: string): Promise<(Rgb & { label: string }) | null> {
+  const n = (await flameNodes(page, testid, label)).find((x) => x.rect && x.rect.w > 6);
+  return n?.rect ? { ...(await flamePixel(page, testid, n.rect, 2, 2)), label: n.label } : null;
 }
 
-function hue({ r, g, b }: { r: number; g: number; b: number }): number {
+function hue({ r, g, b }: Rgb): number {
   const mx = Math.max(r, g, b);
   const mn = Math.min(r, g, b);
   if (mx === mn) return -1;
@@ -253,12 +229,7 @@ for (const size of SIZES) {
 
     await page.getByTestId('tab-flame').click();
     await expect(page.getByTestId('flame').locator('canvas')).toBeVisible();
-    await page.waitForFunction(
-      () =>
-        ((
-          window as unknown as { __heaplensFlame?: Record<string, { size: () => number }> }
-        ).__heaplensFlame?.flame?.size() ?? 0) > 1,
-    );
+    await waitForFlame(page, 'flame');
     await check(page, 'flame', size);
     // frame kinds by hue: our program orange (28°), libraries yellow (48°) — colors.ts KIND_HSL ± its spread
     const prog = await nodePixel(page, 'flame', 'leak_steady');

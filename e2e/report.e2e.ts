@@ -12,6 +12,7 @@ import { collectInputFiles } from '../node/io/node-files.ts';
 import { emptySession, type Session } from '../core/notes/schema.ts';
 import { addNote, createNote, snapshotRef, stackTarget } from '../core/notes/notes.ts';
 import { serializeSession } from '../core/notes/validate.ts';
+import { flameNodes, flamePixel, waitForFlame, type Rgb } from './flame-hook.ts';
 import { heaplens, ROOT, run, SHOTS } from './helpers.ts';
 
 const OUT = path.join(ROOT, 'test-results', 'report-e2e');
@@ -149,31 +150,10 @@ async function watch(page: Page): Promise<string[]> {
   return errors;
 }
 
-interface FlameApi {
-  find: (t: string) => { node: number; label: string; rect: { x: number; y: number; w: number; h: number } | null }[];
-  drawNow: () => number;
-}
-
-async function pixelOf(page: Page, testid: string, label: string): Promise<{ r: number; g: number; b: number } | null> {
-  return page.evaluate(
-    ({ testid, label }) => {
-      const api = (window as unknown as { __heaplensFlame?: Record<string, FlameApi> }).__heaplensFlame?.[testid];
-      if (!api) return null;
-      api.drawNow();
-      const n = api.find(label).find((x) => x.label === label && x.rect && x.rect.w > 4);
-      if (!n?.rect) return null;
-      const canvas = document.querySelector(`[data-testid=${testid}] canvas`) as HTMLCanvasElement;
-      const dpr = window.devicePixelRatio || 1;
-      const d = (canvas.getContext('2d') as CanvasRenderingContext2D).getImageData(
-        Math.round((n.rect.x + 1.5) * dpr),
-        Math.round((n.rect.y + 2) * dpr),
-        1,
-        1,
-      ).data;
-      return { r: d[0], g: d[1], b: d[2] };
-    },
-    { testid, label },
-  );
+/** The pixel of the node labelled exactly `label` in a flame graph (null: not drawn wide enough to read). */
+async function pixelOf(page: Page, testid: string, label: string): Promise<Rgb | null> {
+  const n = (await flameNodes(page, testid, label)).find((x) => x.label === label && x.rect && x.rect.w > 4);
+  return n?.rect ? flamePixel(page, testid, n.rect) : null;
 }
 
 test.describe('single-file report', () => {
@@ -220,12 +200,7 @@ test.describe('single-file report', () => {
     // flame graph of the target, then the diff: the leak drawn in the growth colour
     await page.getByTestId('tab-flame').click();
     await expect(page.getByTestId('flame').locator('canvas')).toBeVisible();
-    await page.waitForFunction(
-      () =>
-        ((
-          window as unknown as { __heaplensFlame?: Record<string, { size: () => number }> }
-        ).__heaplensFlame?.flame?.size() ?? 0) > 1,
-    );
+    await waitForFlame(page, 'flame');
     await page.getByTestId('tab-diff').click();
     await expect(page.getByTestId('diff-flame').locator('canvas')).toBeVisible();
     await page.waitForTimeout(200);

@@ -2,6 +2,7 @@
 // over its exact and sampled runs, steady; the processes that wrote no final dump (the sampled run's last
 // dump is cut, as by a kill mid-write) are marked killed; a holder's sparkline opens its process and stack
 // on the growth table, whose default target is the last complete dump.
+import { flameNodes, flamePixel, type FlameHit } from './flame-hook.ts';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
@@ -107,26 +108,9 @@ test('Suspects: job-wide ranking, pattern badges, σ sparklines, killed processe
   await page.getByTestId('tab-diff').click();
   await expect(page.getByTestId('diff-flame').locator('canvas')).toBeVisible();
   const PLATEAU_RANGE = elfSymbolRange(path.join(ROOT, 'fixtures', 'jemalloc', 'bin', 'leaky'), 'plateau');
-  const findNodes = () =>
-    page.evaluate(() => {
-      const w = window as unknown as {
-        __heaplensFlame?: Record<
-          string,
-          {
-            find: (
-              t: string,
-            ) => { node: number; label: string; rect: { x: number; y: number; w: number; h: number } | null }[];
-            drawNow: () => number;
-          }
-        >;
-      };
-      const api = w.__heaplensFlame?.['diff-flame'];
-      api?.drawNow();
-      return api ? api.find('') : [];
-    });
+  const findNodes = () => flameNodes(page, 'diff-flame');
   // the sampled run's diff arrives after the tab opens: wait for its plateau node
-  type FlameNode = Awaited<ReturnType<typeof findNodes>>[number];
-  let plateauNode: FlameNode | undefined;
+  let plateauNode: FlameHit | undefined;
   await expect
     .poll(async () => {
       plateauNode = (await findNodes()).find(
@@ -135,22 +119,7 @@ test('Suspects: job-wide ranking, pattern badges, σ sparklines, killed processe
       return plateauNode !== undefined;
     })
     .toBe(true);
-  const px = (await (
-    await page.evaluateHandle(
-      (rect: { x: number; y: number }) => {
-        const canvas = document.querySelector('[data-testid=diff-flame] canvas') as HTMLCanvasElement;
-        const dpr = window.devicePixelRatio || 1;
-        const d = (canvas.getContext('2d') as CanvasRenderingContext2D).getImageData(
-          Math.round((rect.x + 1.5) * dpr),
-          Math.round((rect.y + 2) * dpr),
-          1,
-          1,
-        ).data;
-        return { r: d[0], g: d[1], b: d[2] };
-      },
-      plateauNode?.rect ?? { x: 0, y: 0 },
-    )
-  ).jsonValue()) as { r: number; g: number; b: number };
+  const px = await flamePixel(page, 'diff-flame', plateauNode?.rect ?? { x: 0, y: 0 });
   // grey: no hue (the growth colour is vermillion, the shrink colour blue)
   expect(Math.abs(px.r - px.g), JSON.stringify(px)).toBeLessThan(16);
   expect(Math.abs(px.g - px.b), JSON.stringify(px)).toBeLessThan(16);

@@ -48,7 +48,7 @@ export function rowKey(view: Viewer, args: ParsedArgs): RowKey {
   const g = granularityOf(args);
   const perStack = mode === 'merged' && g === 'lines' && sliceFilter(args).length === 0;
   const ids = new Map<string, number>();
-  // a plain Map: the frames live as long as the process's describer anyway, and lookups are cheaper
+  // a plain Map (cheaper lookups than a WeakMap): it lives only while one snapshot's rows are built
   const seen = new Map<Frame, number>();
   return (id) => {
     const stack = view(id);

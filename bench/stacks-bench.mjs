@@ -5,14 +5,15 @@
 //   - `summary` of the whole job and of one process against the floor: `gzip -dc` of the .gz files plus
 //     `cat` of the others, the same files (one core, as a serial reader would; and all cores);
 //   - `top -n 20` of one generated dump against `jeprof --text` of it;
-//   - `top -n 20` of a real ~1 MB dump (python3.11, every allocation sampled) with symbols cold against jeprof.
+//   - `top -n 20` of real ~1 MB and ~9 MB dumps (python3.11, every allocation sampled) with symbols cold against
+//     jeprof (the small one also with the symbol cache warm and without symbols).
 // Then byte for byte: `summary`, `top` and `growth --json` of one process through the worker pool equal the
 // in-thread (serial) reader's; any difference fails the bench.
 //
 // The jobs are generated once into $HEAPLENS_SCALE_DATA (default /tmp/heaplens-scale-data) and reused.
 // The issue's job is 16 × 100 × 5,000 (4.8 GB of deep text); the default here is 4 × 50 × 5,000 (the
 // ratios are per byte, so they hold: a process's dumps are read the same way at any job size).
-//   node bench/stacks-bench.mjs [--size 16x100x5000] [--runs 3] [--only short|deep] [--no-real]
+//   node bench/stacks-bench.mjs [--size 16x100x5000] [--runs 3] [--only short|deep|real] [--no-real]
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
@@ -79,8 +80,8 @@ function row(what, r, ref, goal) {
   const cpu = median(r.a.map((x) => x.cpuS));
   const refCpu = median(r.b.map((x) => x.cpuS));
   console.log(
-    `  ${what}: ${spread(r.a.map((x) => x.s))} s (min/median/max), CPU ${cpu.toFixed(1)} s, peak RSS ${rss.toFixed(0)} MB; ` +
-      `${ref} ${spread(r.b.map((x) => x.s))} s, CPU ${refCpu.toFixed(1)} s → ${r.ratio.toFixed(2)}× wall, ${r.cpuRatio.toFixed(2)}× CPU (goal ${goal} wall)`,
+    `  ${what}: ${spread(r.a.map((x) => x.s))} s (min/median/max), CPU ${cpu.toFixed(2)} s, peak RSS ${rss.toFixed(0)} MB; ` +
+      `${ref} ${spread(r.b.map((x) => x.s))} s, CPU ${refCpu.toFixed(2)} s → ${r.ratio.toFixed(2)}× wall, ${r.cpuRatio.toFixed(2)}× CPU (goal ${goal} wall)`,
   );
 }
 
@@ -207,44 +208,59 @@ try {
     sameBytes('growth -n 50, one process', ['growth', '--json', '-n', '50', ...one]);
   }
 
-  // A real dump: every allocation of a Python process sampled, symbols from its binaries, nothing cached.
+  // Real dumps: every allocation of a Python process sampled, symbols from its binaries, nothing cached. The
+  // issue's case is ~1 MB (python3.11 -S, importing ctypes only); the second, ~9 MB, imports a dozen modules.
   const je = '/usr/lib/x86_64-linux-gnu/libjemalloc.so.2';
   if (values['no-real']) {
     // asked for
   } else if (existsSync(je) && jeprofAvailable() && existsSync('/usr/bin/python3.11')) {
-    const prefix = join(tmp, 'real');
-    spawnSync(
-      '/usr/bin/python3.11',
-      [
-        '-c',
-        'import json, email.parser, http.client, xml.dom.minidom, unittest, argparse, decimal, sqlite3, asyncio, ctypes\nctypes.CDLL(None).mallctl(b"prof.dump", None, None, None, 0)',
-      ],
-      {
-        env: {
-          ...process.env,
-          LD_PRELOAD: je,
-          PYTHONMALLOC: 'malloc',
-          MALLOC_CONF: `prof:true,lg_prof_sample:0,prof_prefix:${prefix}`,
+    const dumpOf = (name, pythonArgs, imports) => {
+      const prefix = join(tmp, name);
+      spawnSync(
+        '/usr/bin/python3.11',
+        [...pythonArgs, '-c', `import ${imports}\nctypes.CDLL(None).mallctl(b"prof.dump", None, None, None, 0)`],
+        {
+          env: {
+            ...process.env,
+            LD_PRELOAD: je,
+            PYTHONMALLOC: 'malloc',
+            MALLOC_CONF: `prof:true,lg_prof_sample:0,prof_prefix:${prefix}`,
+          },
         },
+      );
+      const dump = readdirSync(tmp)
+        .filter((f) => f.startsWith(`${name}.`) && f.endsWith('.heap'))
+        .map((f) => join(tmp, f))[0];
+      if (!dump) throw new Error('python3.11 under jemalloc wrote no dump');
+      return dump;
+    };
+    const dumps = [
+      { dump: dumpOf('small', ['-S'], 'ctypes'), all: true },
+      {
+        dump: dumpOf(
+          'real',
+          [],
+          'json, email.parser, http.client, xml.dom.minidom, unittest, argparse, decimal, sqlite3, asyncio, ctypes',
+        ),
+        all: false,
       },
-    );
-    const dump = readdirSync(tmp)
-      .filter((f) => f.startsWith('real.') && f.endsWith('.heap'))
-      .map((f) => join(tmp, f))[0];
-    if (!dump) throw new Error('python3.11 under jemalloc wrote no dump');
-    const size = (statSync(dump).size / 1e6).toFixed(1);
-    console.log(
-      `\nreal dump (python3.11, every allocation sampled): ${size} MB; load average ${loadavg()[0].toFixed(1)}`,
-    );
-    const jeprof = () => timed('jeprof', ['--text', '--show_bytes', '/usr/bin/python3.11', dump]);
-    const cold = paired(heaplens(['top', dump, '-n', '20'], { HEAPLENS_SYMBOL_CACHE: '0' }), jeprof);
-    row('top -n 20, symbols cold', cold, 'jeprof --text', '≤ 1/15, ≤ 0.3 s');
-    const warm = paired(heaplens(['top', dump, '-n', '20']), jeprof);
-    row('top -n 20, symbol cache warm', warm, 'jeprof --text', '—');
-    const nosym = paired(heaplens(['top', dump, '-n', '20', '--no-symbols']), jeprof);
-    row('top -n 20 --no-symbols', nosym, 'jeprof --text', '—');
-    const start = paired(() => timed(process.execPath, ['-e', '0']), jeprof);
-    row("node's own start", start, 'jeprof --text', '—');
+    ];
+    for (const { dump, all } of dumps) {
+      const size = (statSync(dump).size / 1e6).toFixed(1);
+      console.log(
+        `\nreal dump (python3.11, every allocation sampled): ${size} MB; load average ${loadavg()[0].toFixed(1)}`,
+      );
+      const jeprof = () => timed('jeprof', ['--text', '--show_bytes', '/usr/bin/python3.11', dump]);
+      const cold = paired(heaplens(['top', dump, '-n', '20'], { HEAPLENS_SYMBOL_CACHE: '0' }), jeprof);
+      row('top -n 20, symbols cold', cold, 'jeprof --text', '≤ 1/15, ≤ 0.3 s');
+      if (!all) continue;
+      const warm = paired(heaplens(['top', dump, '-n', '20']), jeprof);
+      row('top -n 20, symbol cache warm', warm, 'jeprof --text', '—');
+      const nosym = paired(heaplens(['top', dump, '-n', '20', '--no-symbols']), jeprof);
+      row('top -n 20 --no-symbols', nosym, 'jeprof --text', '—');
+      const start = paired(() => timed(process.execPath, ['-e', '0']), jeprof);
+      row("node's own start", start, 'jeprof --text', '—');
+    }
   } else {
     console.log(
       '\nreal dump top vs jeprof: skipped (needs libjemalloc2, jeprof and /usr/bin/python3.11: apt-get install libjemalloc2 libjemalloc-dev python3.11)',

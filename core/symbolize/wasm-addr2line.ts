@@ -76,13 +76,6 @@ const LOOKUP_CHUNK = 4096;
  */
 const RESERVE_SHARE = 1.0;
 const MIN_RESERVE = 16 << 20;
-/**
- * Small images with many units (a libc debug file: 9 MB, 1,700 units) need about twice their size while
- * loading, for the units' abbreviation tables and line program headers; the reserve before loading covers
- * that too, up to this cap.
- */
-const LOAD_RESERVE_SHARE = 3;
-const LOAD_RESERVE_CAP = 64 << 20;
 const MAX_RESERVE = 512 << 20;
 /** Largest single read while filling the image. */
 const READ_CHUNK = 4 << 20;
@@ -175,12 +168,8 @@ export class Addr2lineInstance {
         `debug and symbol sections of ${file.path} need ${layout.size} bytes, over the ${maxImageBytes} limit`,
       );
     }
-    // The heap reserve for loading (see below) and the image come from one memory grow: V8 may answer each
-    // grow with GC work.
-    const loadReserve = Math.max(
-      layout.size * RESERVE_SHARE,
-      Math.min(LOAD_RESERVE_CAP, layout.size * LOAD_RESERVE_SHARE),
-    );
+    // The heap reserve (see below) and the image come from one memory grow: V8 may answer each grow with GC work.
+    const loadReserve = layout.size * RESERVE_SHARE;
     this.reserve(layout.size + loadReserve);
     const ptr = this.call(() => this.x.a2l_alloc(layout.size)) >>> 0;
     if (ptr === 0) throw new WasmTrapError(`cannot allocate ${layout.size} bytes in WASM memory`);
@@ -231,10 +220,10 @@ export class Addr2lineInstance {
       };
       await Promise.all(Array.from({ length: Math.min(PARALLEL_READS, reads.length) }, worker));
       if (failure !== null) throw failure;
-      // The heap reserve goes in before a2l_load: parsing the unit headers (abbreviation tables, line
-      // program headers) makes many small allocations, and on a libc debug file with thousands of units
-      // growing memory 64 KiB at a time for them was half the load time. Whatever a2l_load used of it is
-      // given back as headroom for the lookups afterwards.
+      // The heap reserve goes in before a2l_load: loading makes many small allocations (the unit list, the
+      // symbol table; units themselves are parsed on first use, native-tools/addr2line/README.md), and growing
+      // memory 64 KiB at a time for them is slow. Whatever a2l_load used of it is given back as headroom for the
+      // lookups afterwards.
       const before = this.memoryBytes;
       this.reserve(loadReserve); // no-op in memory when the reserve above is still free
       owned = false; // a2l_load takes ownership, also on failure

@@ -8,11 +8,21 @@ import { fixturePath } from '../../tools/fixtures.js';
 
 const enc = new TextEncoder();
 
+/** FNV-1a over 32-bit words, seeded with the frame count: the hash as its definition reads */
+function fnv(words: Uint32Array): number {
+  let h = (2166136261 ^ (words.length / 2)) >>> 0;
+  for (const w of words) h = Number((BigInt(h ^ w) * 16777619n) & 0xffffffffn) >>> 0;
+  return h | 0;
+}
+
 function parse(bytes: Uint8Array, cache: BacktraceCache | null, chunk = bytes.length) {
   const records: { frames: string; line: number; live: number }[] = [];
   const p = new HeapDumpParser({
-    onRecord: (r: DumpRecord) =>
-      records.push({ frames: framesText(r.frameWords), line: r.line, live: r.counts.liveBytes }),
+    onRecord: (r: DumpRecord) => {
+      // the hash a record carries (kept by the cache or computed) is its words' own
+      if (r.frameHash !== fnv(r.frameWords)) throw new Error(`line ${r.line}: frameHash is not its words' hash`);
+      records.push({ frames: framesText(r.frameWords), line: r.line, live: r.counts.liveBytes });
+    },
     ...(cache ? { backtraces: cache } : {}),
   });
   for (let i = 0; i < bytes.length; i += chunk) p.push(bytes.subarray(i, Math.min(bytes.length, i + chunk)));

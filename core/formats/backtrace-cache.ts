@@ -69,17 +69,28 @@ export class BacktraceCache {
     return n >>> 1;
   }
 
+  /** `entry`'s words' framesHash (frame-scan.ts). */
+  hash(entry: number): number {
+    return this.hashOf[entry];
+  }
+
   /**
-   * The line b[s, e) was scanned into words[0, 2·frames) without a problem: returns its entry (the one already
-   * kept for these bytes, else a new one), recorded as the line that follows `previous` (an entry or -1).
+   * The line b[s, e) was scanned into words[0, 2·frames) without a problem, `h` their framesHash: returns its
+   * entry (the one already kept for these bytes, else a new one), recorded as the line that follows `previous`
+   * (an entry or -1).
    */
-  remember(b: Uint8Array, s: number, e: number, words: Uint32Array, frames: number, previous: number): number {
+  remember(
+    b: Uint8Array,
+    s: number,
+    e: number,
+    words: Uint32Array,
+    frames: number,
+    h: number,
+    previous: number,
+  ): number {
     const len = e - s;
     const nw = 2 * frames;
     if (len + this.keysUsed > this.maxBytes) this.clear();
-    let h = 0x811c9dc5 ^ frames;
-    for (let i = 0; i < nw; i++) h = Math.imul(h ^ words[i], 0x01000193);
-    h |= 0;
     const view = viewOf(b);
     const mask = this.slots.length - 1;
     let j = mix(h) & mask;
@@ -168,7 +179,7 @@ export class BacktraceCache {
   }
 }
 
-/** A well-mixed slot from the words' FNV hash (its low bits alone follow the last word's low bits). */
+/** A well-mixed slot from the words' framesHash (its low bits alone follow the last word's low bits). */
 function mix(h: number): number {
   h ^= h >>> 16;
   h = Math.imul(h, 0x85ebca6b);

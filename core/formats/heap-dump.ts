@@ -8,7 +8,7 @@
 
 import type { DumpFormat, RawCounts } from './dump-types.js';
 import { countsProblem, MAX_FRAMES_PER_STACK, MAX_LINE_BYTES, periodProblem } from './limits.js';
-import { scanFrameWords } from './frame-scan.js';
+import { framesHash, scanFrameWords } from './frame-scan.js';
 import type { BacktraceCache } from './backtrace-cache.js';
 import { viewOf } from './same-bytes.js';
 
@@ -32,6 +32,8 @@ export interface DumpRecord {
    * With a callback the whole record (its counts and threads too) is reused for the next one.
    */
   frameWords: Uint32Array;
+  /** framesHash of frameWords (frame-scan.ts), when the reader computed or kept it (with an onRecord callback) */
+  frameHash?: number;
   counts: RawCounts;
   /** a pprof sample's values of the profile's other declared sample types (PprofHeap.extraTypes' order) */
   extra?: number[];
@@ -118,7 +120,11 @@ type Phase = 'start' | 'v2' | 'legacy' | 'maps' | 'trailer' | 'fatal';
 const asciiDecoder = new TextDecoder('utf-8');
 
 function zeroCounts(): RawCounts {
-  return { liveObjects: 0, liveBytes: 0, accumObjects: 0, accumBytes: 0 };
+  // Fields made doubles from the start (0.5, then 0): counts past 2^31 came later and turned them from small
+  // integers to doubles, which threw away the optimized code of every function reading them (recompiled each time)
+  const c = { liveObjects: 0.5, liveBytes: 0.5, accumObjects: 0.5, accumBytes: 0.5 };
+  c.liveObjects = c.liveBytes = c.accumObjects = c.accumBytes = 0;
+  return c;
 }
 
 function copyCounts(from: RawCounts, to: RawCounts): void {
@@ -271,7 +277,13 @@ export class HeapDumpParser {
   /** views words[0, 2n) by n, made once per buffer: a new view per record was an allocation per record */
   private wordViews: Uint32Array[] = [];
   /** the record being read, reused from one record to the next when records go to a callback */
-  private readonly current: DumpRecord = { frameWords: new Uint32Array(0), counts: zeroCounts(), threads: [], line: 0 };
+  private readonly current: DumpRecord = {
+    frameWords: new Uint32Array(0),
+    frameHash: 0,
+    counts: zeroCounts(),
+    threads: [],
+    line: 0,
+  };
   /** per-thread entries of `current`, reused */
   private readonly threadPool: RecordThread[] = [];
   /** the count line being read */
@@ -309,7 +321,11 @@ export class HeapDumpParser {
   }
 
   /** Feeds the next piece of the (decompressed) file. */
-  push(chunk: Uint8Array): void {
+  push(bytes: Uint8Array): void {
+    // One kind of array in the parse, whatever the source gives (Node's zlib gives Buffers, file reads plain
+    // Uint8Arrays): each kind seen by its inner loops threw away their optimized code and made V8 compile them
+    // again, dump after dump (half of the readers' CPU in a job of plain and gzipped dumps)
+    const chunk = Object.getPrototypeOf(bytes) === Uint8Array.prototype ? bytes : plainBytes(bytes);
     const base = this.offset;
     this.offset += chunk.length;
     if (this.phase === 'fatal') return;
@@ -411,7 +427,11 @@ export class HeapDumpParser {
     this.flushPending(false);
     const k = cache.copyWords(entry, this.words);
     this.skipping = false;
-    this.pending = this.startRecord((this.wordViews[k] ??= this.words.subarray(0, 2 * k)), this.lineNo);
+    this.pending = this.startRecord(
+      (this.wordViews[k] ??= this.words.subarray(0, 2 * k)),
+      cache.hash(entry),
+      this.lineNo,
+    );
     this.pendingHasTotal = false;
     this.pendingStartOffset = base + pos;
     this.lastLine = entry;
@@ -642,13 +662,14 @@ export class HeapDumpParser {
       const words = this.scanFrames(b, i + 1, e, at);
       // A record whose backtrace cannot be read is skipped with its count lines.
       this.skipping = words === null;
+      const hash = words === null ? 0 : framesHash(words, 0, words.length);
       // only a line read without a problem, from its first byte, may be matched instead of read next time
       this.lastLine =
         this.cache !== null && words !== null && this.scanClean && i === s
-          ? this.cache.remember(b, s, e, words, words.length >>> 1, this.lastLine)
+          ? this.cache.remember(b, s, e, words, words.length >>> 1, hash, this.lastLine)
           : -1;
       if (words === null) return;
-      this.pending = this.startRecord(words, this.lineNo);
+      this.pending = this.startRecord(words, hash, this.lineNo);
       this.pendingHasTotal = false;
       this.pendingStartOffset = at;
       return;
@@ -748,9 +769,10 @@ export class HeapDumpParser {
   }
 
   /** `current`, emptied for a new record (its thread entries go back to the pool). */
-  private startRecord(words: Uint32Array, line: number): DumpRecord {
+  private startRecord(words: Uint32Array, hash: number, line: number): DumpRecord {
     const r = this.current;
     r.frameWords = words;
+    r.frameHash = hash;
     const c = r.counts;
     c.liveObjects = c.liveBytes = c.accumObjects = c.accumBytes = 0;
     r.threads.length = 0;
@@ -784,7 +806,7 @@ export class HeapDumpParser {
     // The libgcc unwinder leaves a terminating 0x0 frame in 3.x traces; it is not a call site.
     const n = words.length;
     if (n >= 2 && words[n - 2] === 0 && words[n - 1] === 0) words = words.subarray(0, n - 2);
-    this.pending = this.startRecord(words, this.lineNo);
+    this.pending = this.startRecord(words, framesHash(words, 0, words.length), this.lineNo);
     copyCounts(counts, this.pending.counts);
     this.pendingHasTotal = true;
     this.pendingStartOffset = at;
@@ -854,6 +876,11 @@ export function framesText(words: Uint32Array): string {
   const out: string[] = [];
   for (let k = 0; k < words.length / 2; k++) out.push(frameHex(words, k));
   return out.join(' ');
+}
+
+/** The same bytes as a plain Uint8Array (no copy). */
+function plainBytes(b: Uint8Array): Uint8Array {
+  return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
 }
 
 function countNewlines(b: Uint8Array, s: number, e: number): number {

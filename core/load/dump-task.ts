@@ -203,7 +203,7 @@ class RecordStacks implements StackInterner {
     this.words = words && words.length > 0 ? words : new Uint32Array(1 << 16);
   }
 
-  internStack(w: Uint32Array): number {
+  internStack(w: Uint32Array, hash: number = stackHash(w, 0, w.length)): number {
     if (this.used + w.length > this.words.length) {
       const next = new Uint32Array(Math.max(2 * this.words.length, this.used + w.length));
       next.set(this.words.subarray(0, this.used));
@@ -219,7 +219,7 @@ class RecordStacks implements StackInterner {
       h.set(this.hashes);
       this.hashes = h;
     }
-    this.hashes[this.count] = stackHash(w, 0, w.length);
+    this.hashes[this.count] = hash;
     this.offsets[++this.count] = this.used;
     return this.count - 1;
   }

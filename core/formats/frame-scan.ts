@@ -99,6 +99,16 @@ export function scanFrameWords(b: Uint8Array, s: number, e: number, out: Uint32A
   return n;
 }
 
+/**
+ * A stack's hash over its words (FNV-1a on 32-bit words, seeded with the frame count): the one the readers, their
+ * backtrace cache and the merge all use, so a hash computed (or kept) while reading is the merge's too.
+ */
+export function framesHash(words: Uint32Array, from: number, to: number): number {
+  let h = 0x811c9dc5 ^ ((to - from) >>> 1);
+  for (let i = from; i < to; i++) h = Math.imul(h ^ words[i], 0x01000193);
+  return h | 0;
+}
+
 /** Leading '0' digits of a hex run, its last digit not counted. */
 function leadingZeros(b: Uint8Array, s: number, e: number): number {
   let k = 0;

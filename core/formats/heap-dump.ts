@@ -8,7 +8,9 @@
 
 import type { DumpFormat, RawCounts } from './dump-types.js';
 import { countsProblem, MAX_FRAMES_PER_STACK, MAX_LINE_BYTES, periodProblem } from './limits.js';
-import { scanFrameWords } from './frame-scan.js';
+import { framesHash, scanFrameWords } from './frame-scan.js';
+import type { BacktraceCache } from './backtrace-cache.js';
+import { viewOf } from './same-bytes.js';
 
 /** How the file says its samples must be scaled back to estimated totals. */
 export type Sampling =
@@ -30,6 +32,8 @@ export interface DumpRecord {
    * With a callback the whole record (its counts and threads too) is reused for the next one.
    */
   frameWords: Uint32Array;
+  /** framesHash of frameWords (frame-scan.ts), when the reader computed or kept it (with an onRecord callback) */
+  frameHash?: number;
   counts: RawCounts;
   /** a pprof sample's values of the profile's other declared sample types (PprofHeap.extraTypes' order) */
   extra?: number[];
@@ -108,13 +112,19 @@ const TRAILER_PREFIXES = ['PYFRAMES/'];
 export const JEMALLOC_DUMP_CHUNK = 65535;
 /** Problems listed one by one per file; the rest are counted (problemsOmitted): a damaged file stays readable. */
 const MAX_PROBLEMS = 50;
+/** count lines ("  t*: 1: 64 [0: 0]") are searched for their newline by a loop up to this length */
+const SHORT_LINE = 96;
 
 type Phase = 'start' | 'v2' | 'legacy' | 'maps' | 'trailer' | 'fatal';
 
 const asciiDecoder = new TextDecoder('utf-8');
 
 function zeroCounts(): RawCounts {
-  return { liveObjects: 0, liveBytes: 0, accumObjects: 0, accumBytes: 0 };
+  // Fields made doubles from the start (0.5, then 0): counts past 2^31 came later and turned them from small
+  // integers to doubles, which threw away the optimized code of every function reading them (recompiled each time)
+  const c = { liveObjects: 0.5, liveBytes: 0.5, accumObjects: 0.5, accumBytes: 0.5 };
+  c.liveObjects = c.liveBytes = c.accumObjects = c.accumBytes = 0;
+  return c;
 }
 
 function copyCounts(from: RawCounts, to: RawCounts): void {
@@ -215,6 +225,8 @@ class Scan {
 export interface HeapDumpParserOptions {
   /** called once per complete record; when absent, records are collected in `records` */
   onRecord?: (r: DumpRecord) => void;
+  /** backtrace lines read before (by this thread's earlier dumps too): such a line is matched, not scanned */
+  backtraces?: BacktraceCache;
 }
 
 export class HeapDumpParser {
@@ -265,20 +277,34 @@ export class HeapDumpParser {
   /** views words[0, 2n) by n, made once per buffer: a new view per record was an allocation per record */
   private wordViews: Uint32Array[] = [];
   /** the record being read, reused from one record to the next when records go to a callback */
-  private readonly current: DumpRecord = { frameWords: new Uint32Array(0), counts: zeroCounts(), threads: [], line: 0 };
+  private readonly current: DumpRecord = {
+    frameWords: new Uint32Array(0),
+    frameHash: 0,
+    counts: zeroCounts(),
+    threads: [],
+    line: 0,
+  };
   /** per-thread entries of `current`, reused */
   private readonly threadPool: RecordThread[] = [];
   /** the count line being read */
   private readonly lineCounts = zeroCounts();
 
+  private readonly cache: BacktraceCache | null;
+  /** the cache's entry for the last backtrace line, -1 when it has none: the next line is first tried as its successor */
+  private lastLine = -1;
+  /** the last scanFrames call gave every frame without a problem */
+  private scanClean = false;
+
   constructor(options: HeapDumpParserOptions = {}) {
     this.onRecord = options.onRecord ?? ((r) => this.records.push(r));
     this.copyFrames = options.onRecord === undefined;
+    this.cache = options.backtraces ?? null;
   }
 
   /** Hex addresses "0x…" separated by blanks → (hi, lo) word pairs in the scratch buffer; null if malformed. */
   private scanFrames(b: Uint8Array, s: number, e: number, at: number): Uint32Array | null {
     let n = scanFrameWords(b, s, e, this.words, MAX_FRAMES_PER_STACK);
+    this.scanClean = n >= 0 && n <= MAX_FRAMES_PER_STACK;
     if (n < 0) {
       this.problem(this.lineNo, at, `malformed address in backtrace: ${clip(this.text(b, s, e))}`);
       return null;
@@ -295,7 +321,11 @@ export class HeapDumpParser {
   }
 
   /** Feeds the next piece of the (decompressed) file. */
-  push(chunk: Uint8Array): void {
+  push(bytes: Uint8Array): void {
+    // One kind of array in the parse, whatever the source gives (Node's zlib gives Buffers, file reads plain
+    // Uint8Arrays): each kind seen by its inner loops threw away their optimized code and made V8 compile them
+    // again, dump after dump (half of the readers' CPU in a job of plain and gzipped dumps)
+    const chunk = Object.getPrototypeOf(bytes) === Uint8Array.prototype ? bytes : plainBytes(bytes);
     const base = this.offset;
     this.offset += chunk.length;
     if (this.phase === 'fatal') return;
@@ -337,6 +367,7 @@ export class HeapDumpParser {
   /** Complete lines of buf from pos (buf[0] is at byte offset base); returns where the unfinished rest starts. */
   private lines(buf: Uint8Array, pos: number, base: number): number {
     const n = buf.length;
+    let view: DataView | null = null;
     while (pos < n) {
       if (this.phase === 'maps' || this.phase === 'trailer') {
         // Bulk: all complete lines at once; the partial last line waits for the next chunk.
@@ -345,7 +376,24 @@ export class HeapDumpParser {
         pos = this.textLines(buf, pos, last + 1);
         continue;
       }
-      const nl = buf.indexOf(NL, pos);
+      if (this.cache !== null && buf[pos] === AT && this.phase === 'v2') {
+        view ??= viewOf(buf);
+        const next = this.cachedBacktrace(this.cache, buf, view, pos, base);
+        if (next >= 0) {
+          pos = next;
+          continue;
+        }
+      }
+      let nl = -1;
+      if (buf[pos] === SPACE) {
+        // a count line: short, so a loop finds its end sooner than a native indexOf call costs
+        for (let j = pos, lim = Math.min(n, pos + SHORT_LINE); j < lim; j++)
+          if (buf[j] === NL) {
+            nl = j;
+            break;
+          }
+      }
+      if (nl < 0) nl = buf.indexOf(NL, pos);
       if (nl < 0) break;
       if (nl - pos > MAX_LINE_BYTES) {
         this.longLineAt = base + pos;
@@ -360,6 +408,34 @@ export class HeapDumpParser {
       if (this.isFatal()) break;
     }
     return pos;
+  }
+
+  /**
+   * A backtrace line at buf[pos] that is the cache's prediction (the line that followed the last one before):
+   * read as v2Line reads it, its words copied from the cache. Returns where the next line starts, or -1 (not
+   * the predicted line, or its end is not in buf) for the ordinary path.
+   */
+  private cachedBacktrace(cache: BacktraceCache, buf: Uint8Array, view: DataView, pos: number, base: number): number {
+    const entry = cache.successor(this.lastLine);
+    if (entry < 0) return -1;
+    const end = pos + cache.keyLength(entry);
+    let nl = end;
+    if (nl < buf.length && buf[nl] === CR) nl++;
+    if (nl >= buf.length || buf[nl] !== NL || nl - pos > MAX_LINE_BYTES) return -1;
+    if (!cache.matches(entry, buf, view, pos, end)) return -1;
+    this.lineNo++;
+    this.flushPending(false);
+    const k = cache.copyWords(entry, this.words);
+    this.skipping = false;
+    this.pending = this.startRecord(
+      (this.wordViews[k] ??= this.words.subarray(0, 2 * k)),
+      cache.hash(entry),
+      this.lineNo,
+    );
+    this.pendingHasTotal = false;
+    this.pendingStartOffset = base + pos;
+    this.lastLine = entry;
+    return nl + 1;
   }
 
   /** Keeps buf[from…] (no newline in it) for the next chunk, or drops it once the line is too long. */
@@ -586,8 +662,14 @@ export class HeapDumpParser {
       const words = this.scanFrames(b, i + 1, e, at);
       // A record whose backtrace cannot be read is skipped with its count lines.
       this.skipping = words === null;
+      const hash = words === null ? 0 : framesHash(words, 0, words.length);
+      // only a line read without a problem, from its first byte, may be matched instead of read next time
+      this.lastLine =
+        this.cache !== null && words !== null && this.scanClean && i === s
+          ? this.cache.remember(b, s, e, words, words.length >>> 1, hash, this.lastLine)
+          : -1;
       if (words === null) return;
-      this.pending = this.startRecord(words, this.lineNo);
+      this.pending = this.startRecord(words, hash, this.lineNo);
       this.pendingHasTotal = false;
       this.pendingStartOffset = at;
       return;
@@ -687,9 +769,10 @@ export class HeapDumpParser {
   }
 
   /** `current`, emptied for a new record (its thread entries go back to the pool). */
-  private startRecord(words: Uint32Array, line: number): DumpRecord {
+  private startRecord(words: Uint32Array, hash: number, line: number): DumpRecord {
     const r = this.current;
     r.frameWords = words;
+    r.frameHash = hash;
     const c = r.counts;
     c.liveObjects = c.liveBytes = c.accumObjects = c.accumBytes = 0;
     r.threads.length = 0;
@@ -723,7 +806,7 @@ export class HeapDumpParser {
     // The libgcc unwinder leaves a terminating 0x0 frame in 3.x traces; it is not a call site.
     const n = words.length;
     if (n >= 2 && words[n - 2] === 0 && words[n - 1] === 0) words = words.subarray(0, n - 2);
-    this.pending = this.startRecord(words, this.lineNo);
+    this.pending = this.startRecord(words, framesHash(words, 0, words.length), this.lineNo);
     copyCounts(counts, this.pending.counts);
     this.pendingHasTotal = true;
     this.pendingStartOffset = at;
@@ -793,6 +876,11 @@ export function framesText(words: Uint32Array): string {
   const out: string[] = [];
   for (let k = 0; k < words.length / 2; k++) out.push(frameHex(words, k));
   return out.join(' ');
+}
+
+/** The same bytes as a plain Uint8Array (no copy). */
+function plainBytes(b: Uint8Array): Uint8Array {
+  return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
 }
 
 function countNewlines(b: Uint8Array, s: number, e: number): number {

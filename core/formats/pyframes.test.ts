@@ -213,6 +213,31 @@ describe('PYFRAMES/1 reader rules', () => {
     expect(decodePseudoAddress('0x5059000005000083', { tagHex: '5059', kindShift: 44, idShift: 4 })).not.toBeNull();
   });
 
+  it('reads an F line seen in an earlier table as that table read it, and a line one byte apart on its own', () => {
+    const known = 'F 0x7079100000000010 22 20 make_record /srv/app.py';
+    const first = parsePyFrames([HEAD, known, 'END 1'].join('\n'));
+    expect(first?.frames.get('0x7079100000000010')?.line).toBe(22);
+    const again = parsePyFrames(
+      [HEAD, known, known.replace(' 22 ', ' 23 '), known, 'F 0x7079100000000020 5 4 other /srv/b.py', 'END 4'].join(
+        '\n',
+      ),
+    );
+    expect(again?.problems).toEqual([
+      { line: 3, message: 'duplicate F line for 0x7079100000000010; the last one is used' },
+      { line: 4, message: 'duplicate F line for 0x7079100000000010; the last one is used' },
+    ]);
+    expect([...(again?.frames.values() ?? [])]).toEqual([
+      { addr: '0x7079100000000010', function: 'make_record', file: '/srv/app.py', line: 22, firstLine: 20 },
+      { addr: '0x7079100000000020', function: 'other', file: '/srv/b.py', line: 5, firstLine: 4 },
+    ]);
+    // the same text under another tag is no frame of that table
+    const other = parsePyFrames(['PYFRAMES/1 tag=0x7a7a kind_shift=44 id_shift=4', known, 'END 1'].join('\n'));
+    expect(other?.frames.size).toBe(0);
+    expect(other?.problems).toEqual([
+      { line: 2, message: 'F line whose address is not a frame pseudo-address, skipped' },
+    ]);
+  });
+
   it('honours a declared tag and CRLF line ends', () => {
     const t = parsePyFrames(
       'PYFRAMES/1 tag=0x7a7a kind_shift=44 id_shift=4\r\nF 0x7a7a100000000010 3 1 f a.py\r\nEND 1\r\n',

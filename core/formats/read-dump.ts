@@ -5,6 +5,7 @@
 import type { Inflate } from 'pako';
 import type { InputFile } from './input-file.js';
 import { HeapDumpParser, type DumpRecord, type ParsedDumpInfo } from './heap-dump.js';
+import type { BacktraceCache } from './backtrace-cache.js';
 import { inflateLimit, MAX_INFLATE_RATIO, MAX_INFLATED_BYTES } from './limits.js';
 import type { Inflater } from './inflate.js';
 import { codecOf, DecodeProblem, decodedChunks } from './decompress.js';
@@ -20,6 +21,8 @@ export interface ReadDumpOptions {
   chunkSize?: number;
   /** native streaming gunzip (inflate.ts); pako when absent */
   inflate?: Inflater | null;
+  /** backtrace lines this thread has read before (HeapDumpParserOptions.backtraces) */
+  backtraces?: BacktraceCache;
 }
 
 export interface ReadDumpResult {
@@ -50,7 +53,10 @@ const macrotask = (): Promise<void> => new Promise((resolve) => setTimeout(resol
 
 export async function readDump(file: InputFile, options: ReadDumpOptions = {}): Promise<ReadDumpResult> {
   const onRecord = options.onRecord;
-  const parser: HeapDumpParser = new HeapDumpParser(onRecord ? { onRecord: (r) => onRecord(r, parser.info) } : {});
+  const parser: HeapDumpParser = new HeapDumpParser({
+    ...(onRecord ? { onRecord: (r: DumpRecord) => onRecord(r, parser.info) } : {}),
+    ...(options.backtraces ? { backtraces: options.backtraces } : {}),
+  });
   const chunkSize = options.chunkSize ?? READ_CHUNK;
   const signal = options.signal;
   let offset = 0;

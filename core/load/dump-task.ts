@@ -5,6 +5,7 @@
 import type { InputFile } from '../formats/input-file.js';
 import type { Inflater } from '../formats/inflate.js';
 import { readDump } from '../formats/read-dump.js';
+import { BacktraceCache } from '../formats/backtrace-cache.js';
 import { readSidecar, type SidecarRead } from '../formats/pyframes.js';
 import type { ProfileFrame } from '../formats/dump-types.js';
 import { truncationText } from '../formats/heap-dump.js';
@@ -68,6 +69,12 @@ export interface DumpTaskOptions {
   words?: Uint32Array;
 }
 
+/**
+ * This thread's backtrace lines, kept from one task to the next: a process's stacks recur in each of its dumps
+ * (a reader thread, a Web Worker or the loading thread each have their own module, so their own cache).
+ */
+const threadBacktraces = new BacktraceCache();
+
 /** Reads and parses one dump. Never throws for bad input (that becomes warnings); only for cancellation. */
 export async function runDumpTask(task: DumpTask, options: DumpTaskOptions = {}): Promise<DumpTaskResult> {
   const path = task.file.path;
@@ -118,6 +125,7 @@ export async function runDumpTask(task: DumpTask, options: DumpTaskOptions = {})
       ...(options.onBytes ? { onBytes: options.onBytes } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.inflate ? { inflate: options.inflate } : {}),
+      backtraces: threadBacktraces,
     });
   } catch (e) {
     if (options.signal?.aborted) throw e;
@@ -195,7 +203,7 @@ class RecordStacks implements StackInterner {
     this.words = words && words.length > 0 ? words : new Uint32Array(1 << 16);
   }
 
-  internStack(w: Uint32Array): number {
+  internStack(w: Uint32Array, hash: number = stackHash(w, 0, w.length)): number {
     if (this.used + w.length > this.words.length) {
       const next = new Uint32Array(Math.max(2 * this.words.length, this.used + w.length));
       next.set(this.words.subarray(0, this.used));
@@ -211,7 +219,7 @@ class RecordStacks implements StackInterner {
       h.set(this.hashes);
       this.hashes = h;
     }
-    this.hashes[this.count] = stackHash(w, 0, w.length);
+    this.hashes[this.count] = hash;
     this.offsets[++this.count] = this.used;
     return this.count - 1;
   }

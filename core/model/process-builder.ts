@@ -4,6 +4,7 @@
 import { basename } from '../formats/dump-filename.js';
 import type { DumpRecord, ParsedDumpInfo, Sampling } from '../formats/heap-dump.js';
 import { normalizeAddress } from '../formats/heap-dump.js';
+import { framesHash } from '../formats/frame-scan.js';
 import type { MapsEntry } from '../formats/proc-maps.js';
 import type { AddressTable, Counts, ProcessSeries, Snapshot, StackTable, ThreadTotals } from './model.js';
 import { unbias } from './unbias.js';
@@ -52,7 +53,8 @@ class U32Column {
 
 /** Gives each distinct stack (its frame words, see DumpRecord.frameWords) a dense id from 0. */
 export interface StackInterner {
-  internStack(words: Uint32Array): number;
+  /** `hash`: the words' stackHash when the reader has it (DumpRecord.frameHash), else computed here */
+  internStack(words: Uint32Array, hash?: number): number;
   /** every call gives a new id (a dump task's per-record stacks): no record's stack repeats one before it */
   readonly freshIds?: boolean;
 }
@@ -97,7 +99,7 @@ export class SnapshotBuilder {
       this.nonFinite++;
       return;
     }
-    const id = this.process.internStack(r.frameWords);
+    const id = this.process.internStack(r.frameWords, r.frameHash);
     const liveVar = recordVariance(sampling, r.counts.liveObjects, r.counts.liveBytes);
     if (r.counts.accumObjects !== 0 || r.counts.accumBytes !== 0) this.anyAccum = true;
     // fresh ids never repeat: no row to look up (a map of every record, kept for the whole dump, was most of what
@@ -196,14 +198,11 @@ export class SnapshotBuilder {
 }
 
 /**
- * The hash a stack is interned by: FNV-1a over its (hi, lo) words, seeded with its frame count. A dump reader
- * computes it beside the parse (dump-task.ts), so the merging thread only looks it up and verifies.
+ * The hash a stack is interned by (formats/frame-scan.ts framesHash). A dump reader computes it beside the parse,
+ * or its backtrace cache kept it (dump-task.ts, DumpRecord.frameHash), so the merging thread only looks it up
+ * and verifies.
  */
-export function stackHash(words: Uint32Array, from: number, to: number): number {
-  let h = 0x811c9dc5 ^ ((to - from) >>> 1);
-  for (let i = from; i < to; i++) h = Math.imul(h ^ words[i], 0x01000193);
-  return h | 0;
-}
+export const stackHash = framesHash;
 
 /** A well-mixed 32-bit hash of an address's words (a multiply alone leaves the low bits to the low bits). */
 function addressSlot(hi: number, lo: number): number {
@@ -237,8 +236,8 @@ export class ProcessBuilder implements StackInterner {
   private stackWords = new Uint32Array(1 << 12);
 
   /** The stack id of a record's frames (see DumpRecord.frameWords), interning it when new. */
-  internStack(words: Uint32Array): number {
-    return this.internRange(words, 0, words.length);
+  internStack(words: Uint32Array, hash?: number): number {
+    return this.internRange(words, 0, words.length, hash);
   }
 
   /** internStack of words[from, to) (a merge passes a task's words in place, with the hash its reader computed). */

@@ -33,7 +33,8 @@ describe('the provisional ranking of a job while it loads', () => {
       },
     });
     const counts = job.processes.map((p) => p.snapshots.length);
-    expect(counts.toSorted()).toEqual([...perProcess.values()].toSorted());
+    const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
+    expect(sorted(counts)).toEqual(sorted([...perProcess.values()]));
     // every dump of a process but its last, in order, with the processes before it complete
     const expected = counts.flatMap((n, k) => Array.from({ length: n - 1 }, (_, i) => ({ read: k, dumps: i + 1 })));
     expect(calls.map(({ read, dumps }) => ({ read, dumps }))).toEqual(expected);

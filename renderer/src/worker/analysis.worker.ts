@@ -151,8 +151,8 @@ function partialPoster(
 const PROVISIONAL_MIN_DUMPS = 4;
 const PROVISIONAL_INTERVAL_MS = 1000;
 const PROVISIONAL_SHARE = 3;
-// Rows of a provisional ranking: the first screen's
-const PROVISIONAL_ROWS = 16;
+// Rows of a provisional ranking: a screenful at 1280×800 over the preview (each row draws a sparkline per holder)
+const PROVISIONAL_ROWS = 10;
 
 /** loadJob's onDump: the ranking of the dumps read so far, posted while no process is read whole. */
 function provisionalPoster(

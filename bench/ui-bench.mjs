@@ -16,13 +16,14 @@
 // the phase it fell in (≤ 100 ms), and the browser tree's peak PSS (≤ 1.5 GB).
 // Usage: npm run bench:ui   (builds the renderer first; --deep also needs `npm run build` for the CLI).
 // Env: CHROMIUM_PATH, BENCH_DIR, BENCH_PROCS, BENCH_SNAPS.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { ensureJob } from './generate-series.mjs';
+import { timed } from './gnu-time.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const OUT = process.env.BENCH_DIR ?? '/tmp/heaplens-ui-bench';
@@ -188,6 +189,50 @@ function pssOf(pid) {
   } catch {
     return 0;
   }
+}
+
+/** utime + stime (s) of a /proc stat line (the name is in parentheses and may hold spaces: fields 14 and 15). */
+function statCpuS(st) {
+  const f = st.slice(st.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[11]) + Number(f[12])) / 100;
+}
+
+/**
+ * CPU seconds of a process tree: by process type and live thread name (/proc/<pid>/task/<tid>/stat), and in all (/proc/<pid>/stat,
+ * which keeps the time of threads that ended, e.g. the dump readers the app closes once every dump is read).
+ */
+function treeCpu(pid) {
+  const byThread = {};
+  let totalS = 0;
+  for (const p of childTree(pid)) {
+    try {
+      totalS += statCpuS(readFileSync(`/proc/${p}/stat`, 'utf8'));
+      const type =
+        /--type=(\S+)/.exec(readFileSync(`/proc/${p}/cmdline`, 'utf8').replace(/\0/g, ' '))?.[1] ?? 'browser';
+      for (const t of readdirSync(`/proc/${p}/task`)) {
+        const st = readFileSync(`/proc/${p}/task/${t}/stat`, 'utf8');
+        const name = `${type}:${st.slice(st.indexOf('(') + 1, st.lastIndexOf(')'))}`;
+        byThread[name] = (byThread[name] ?? 0) + statCpuS(st);
+      }
+    } catch {
+      /* exited */
+    }
+  }
+  return { totalS, byThread };
+}
+
+/** What the tree spent between two treeCpu readings; what live threads do not account for is of ended ones. */
+function cpuSpent(before, after) {
+  const by = Object.entries(after.byThread)
+    .map(([k, v]) => [k, v - (before.byThread[k] ?? 0)])
+    .filter(([, v]) => v > 0.05)
+    .sort((a, b) => b[1] - a[1]);
+  const totalS = after.totalS - before.totalS;
+  const live = by.reduce((a, [, v]) => a + v, 0);
+  return {
+    totalS: +totalS.toFixed(2),
+    byThread: { ...Object.fromEntries(by.map(([k, v]) => [k, +v.toFixed(2)])), '(ended)': +(totalS - live).toFixed(2) },
+  };
 }
 
 async function main() {
@@ -388,13 +433,12 @@ async function main() {
     if (existsSync(path.join(scaleDir, '.complete'))) {
       // the CLI's summary of the same job, the peer of the app's whole load: timed before and after the browser's
       // run (the mean of the two is the reference, so a load change during the run shows in both)
+      // (wall ms; its CPU, all threads, under GNU time: wall times swing on a shared machine, CPU less)
+      const cliCpuS = [];
       const cliSummary = () => {
-        const t0 = performance.now();
-        const r = spawnSync(process.execPath, [path.join(ROOT, 'bin', 'heaplens.js'), 'summary', scaleDir], {
-          stdio: ['ignore', 'ignore', 'pipe'],
-        });
-        if (r.status !== 0) throw new Error(`heaplens summary failed: ${r.stderr}`);
-        return performance.now() - t0;
+        const r = timed(process.execPath, [path.join(ROOT, 'bin', 'heaplens.js'), 'summary', scaleDir]);
+        cliCpuS.push(r.cpuS);
+        return r.s * 1000;
       };
       const cliBefore = ARGS.deep ? cliSummary() : null;
       const p3 = await context.newPage();
@@ -475,10 +519,12 @@ async function main() {
           polling: 50,
         }),
       );
+      const cpuAtDrop = treeCpu(browserPid);
       await p3.locator('[data-testid=file-input]').setInputFiles(scaleFiles);
       const tPreview = await previewAt;
       const tSuspect = await suspectAt;
       const tFull = await fullAt;
+      const loadCpu = cpuSpent(cpuAtDrop, treeCpu(browserPid));
       // the views of the full job (its ranking, growth table) render after it is in: their tasks and memory count
       // too, until the page is quiet
       await p3.waitForFunction(
@@ -555,6 +601,11 @@ async function main() {
           cliSummaryMs: Math.round(cliMs),
           cliSummaryBeforeAfterMs: [Math.round(cliBefore), Math.round(cliAfter)],
           wholeJobOverCli: +((tFull - t3) / cliMs).toFixed(2),
+          // CPU: the browser tree's from the drop to the whole job (by thread: the dump readers end before it) and
+          // the CLI's (the mean of its two runs)
+          browserCpuS: loadCpu.totalS,
+          browserCpuByThread: loadCpu.byThread,
+          cliCpuS: +((cliCpuS[0] + cliCpuS[1]) / 2).toFixed(2),
           longestMainThreadTaskMs: Math.round(longest?.ms ?? 0),
           longestTaskPhase: longest ? phaseOf(longest.start) : null,
           browserPeakPssMB: Math.round(peakPss / 1024),
@@ -580,6 +631,12 @@ async function main() {
           ],
           ['whole job / CLI', `${P.wholeJobOverCli}×`, '≤ 1.2×', P.wholeJobOverCli <= 1.2],
           [
+            'CPU, browser tree / CLI',
+            `${P.browserCpuS} s / ${P.cliCpuS} s = ${(P.browserCpuS / P.cliCpuS).toFixed(2)}×`,
+            '',
+            true,
+          ],
+          [
             'longest main-thread task',
             `${P.longestMainThreadTaskMs} ms in ${P.longestTaskPhase}`,
             '≤ 100 ms',
@@ -588,6 +645,7 @@ async function main() {
           ['browser tree peak PSS', `${P.browserPeakPssMB} MB`, '≤ 1536 MB', P.browserPeakPssMB <= 1536],
         ])
           console.log(`  ${what.padEnd(26)} ${v.padEnd(48)} ${g.padEnd(10)} ${g ? goal(ok) : ''}`);
+        console.log(`  browser CPU by thread (s): ${JSON.stringify(P.browserCpuByThread)}`);
         console.log(`  job: ${P.job}; load average ${P.loadAverage}`);
       }
       results.scale = {

@@ -74,6 +74,56 @@ test.describe('large job, progressive', () => {
     expect(readers).toBeGreaterThanOrEqual(1);
   });
 
+  test('a provisional ranking of the dumps read so far shows while it loads, says so, and the final one replaces it', async ({
+    page,
+  }) => {
+    await page.goto('/');
+    // what the page showed when the provisional note first appeared (it may last only a moment on a fast machine)
+    await page.evaluate(() => {
+      type Seen = { note: string; rows: number; inPreview: boolean; loaded: boolean };
+      const w = window as unknown as { __provisional: Seen | null };
+      w.__provisional = null;
+      new MutationObserver(() => {
+        const note = document.querySelector('[data-testid=suspects-provisional]');
+        if (w.__provisional || !note) return;
+        w.__provisional = {
+          note: note.textContent ?? '',
+          rows: document.querySelectorAll('[data-testid=suspect-row]').length,
+          inPreview: note.closest('[data-testid=preview]') !== null,
+          loaded: document.querySelector('[data-testid=job-info]') !== null,
+        };
+      }).observe(document.body, { childList: true, subtree: true });
+    });
+    const files = readdirSync(DIR)
+      .filter((n) => !n.startsWith('.'))
+      .map((n) => path.join(DIR, n));
+    await page.locator('[data-testid=file-input]').setInputFiles(files);
+    await expect(page.getByTestId('job-info')).toContainText(`${PROCS} processes`, { timeout: 60_000 });
+    const seen = await page.evaluate(
+      () =>
+        (
+          window as unknown as {
+            __provisional: { note: string; rows: number; inPreview: boolean; loaded: boolean } | null;
+          }
+        ).__provisional,
+    );
+    expect(seen, 'a provisional ranking was shown while loading').not.toBeNull();
+    expect(seen!.loaded).toBe(false);
+    // shown before the first process is read whole, over the preview's timelines: ranked from some of the first
+    // process's dumps, of the job's PROCS × SNAPS
+    expect(seen!.inPreview).toBe(true);
+    const m = /Provisional — ranking from (\d+) of (\d+)\s+dumps read so far/.exec(seen!.note.replace(/\s+/g, ' '));
+    expect(m, seen!.note).not.toBeNull();
+    expect(Number(m![2])).toBe(PROCS * SNAPS);
+    expect(Number(m![1])).toBeGreaterThanOrEqual(1);
+    expect(Number(m![1])).toBeLessThan(SNAPS);
+    expect(seen!.rows).toBeGreaterThan(0);
+    // the whole job: its own ranking, of every process, nothing provisional left
+    await expect(page.getByTestId('suspects-provisional')).toHaveCount(0);
+    await expect(page.getByTestId('suspect-row').first()).toBeVisible();
+    await expect(page.getByTestId('suspects-table')).toContainText(`across ${PROCS} processes`);
+  });
+
   test('screenshot of the preview at 1024, 1280 and 1920 px', async ({ page }) => {
     for (const width of [1024, 1280, 1920]) {
       await page.setViewportSize({ width, height: 800 });
@@ -117,7 +167,9 @@ test.describe('progressive opening of the real job', () => {
       if (m.type() === 'error') errors.push(m.text());
     });
     await page.goto('/');
-    // What the page showed when the first suspect row appeared (a MutationObserver: the state may last a moment).
+    // What the page showed when the first suspect row of the main window appeared (a MutationObserver: the state
+    // may last a moment; a provisional ranking over the preview, before any process is read whole, comes earlier
+    // and has a test of its own above).
     await page.evaluate(() => {
       type Seen = {
         loaded: boolean;
@@ -130,7 +182,7 @@ test.describe('progressive opening of the real job', () => {
       const w = window as unknown as { __partial: Seen | null };
       w.__partial = null;
       new MutationObserver(() => {
-        if (w.__partial || !document.querySelector('[data-testid=suspect-row]')) return;
+        if (w.__partial || !document.querySelector('[data-testid=suspects-view] [data-testid=suspect-row]')) return;
         const rows = [...document.querySelectorAll('[data-testid=processes] tbody tr')];
         w.__partial = {
           loaded: document.querySelector('[data-testid=job-info]') !== null,

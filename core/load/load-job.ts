@@ -60,6 +60,12 @@ export interface LoadOptions {
    */
   onProcess?: (processes: readonly ProcessSeries[], warnings: readonly LoadWarning[]) => void;
   /**
+   * Called after each dump merged into a process not complete yet (`processes` are the complete ones before it):
+   * `soFar()` is that process from its dumps read so far, for a provisional ranking while the first process is
+   * read. Its arrays are the loader's own and grow with the next dump: use it before this call returns.
+   */
+  onDump?: (processes: readonly ProcessSeries[], dumps: number, soFar: () => ProcessSeries) => void;
+  /**
    * `files` as classifyFiles already told them (over these same handles: see reclassify), so their first bytes
    * are not read a second time; told here when absent
    */
@@ -489,32 +495,15 @@ export async function loadJob(files: readonly InputFile[], options: LoadOptions 
       } else {
         dumpMaps.push(null);
       }
+      if (options.onDump && builder.snapshots.length > 0 && builder.snapshots.length < g.dumps.length) {
+        const parts = { dumpMaps, pyTables, profileSymbols, standaloneMaps };
+        // what telling the process so far finds (no maps yet, …) is said again, or not, once it is complete
+        options.onDump(processes, builder.snapshots.length, () => seriesOf(g, builder, parts, [], true));
+      }
     }
     if (builder.snapshots.length === 0) continue;
-    const chosen = chooseProcessMaps(dumpMaps, (i) => snapshotAddresses(builder, i), warnings);
-    let maps = chosen?.entries ?? null;
-    const baseComplete = chosen !== null && dumpMaps.some((m) => m?.file === chosen.base && m.complete);
-    const fromFile = standaloneMaps.find(
-      (m) => (m.pid !== null && m.pid === g.pid) || (m.pid === null && m.dir === g.dir),
-    );
-    if ((!maps || !baseComplete) && fromFile) {
-      maps = fromFile.entries;
-      for (const s of builder.snapshots) if (s.mapsSource === null) s.mapsSource = 'file';
-    }
-    // a profile that names its own frames needs no maps to be read: an empty list, so symbolizing runs
-    if (!maps && profileSymbols) maps = [];
-    if (!maps) {
-      warnings.push({
-        file: g.dumps[g.dumps.length - 1].file.path,
-        message: `no maps for process ${describeGroup(g)}: its dumps have no MAPPED_LIBRARIES section and no maps file (maps.<pid>, <pid>.maps, proc/<pid>/maps) was given, so frames cannot be attributed to binaries`,
-      });
-    }
-    const series = builder.finish(g.key, { pid: g.pid, pidNamespace: g.pidNamespace, prefix: g.prefix }, maps);
-    framelessWarnings(series, warnings);
-    if (profileSymbols) series.profileSymbols = profileSymbols;
-    if (pyTables.length > 0)
-      series.pythonFrames = seriesPythonFrames(pyTables, g.dumps[g.dumps.length - 1].file.path, warnings);
-    await adoptSystingCodeMap(series, maps, codeMaps, warnings);
+    const series = seriesOf(g, builder, { dumpMaps, pyTables, profileSymbols, standaloneMaps }, warnings);
+    await adoptSystingCodeMap(series, series.maps, codeMaps, warnings);
     processes.push(series);
     options.onProcess?.(processes, warnings);
   }
@@ -547,6 +536,50 @@ export async function loadJob(files: readonly InputFile[], options: LoadOptions 
   for (const path of unread) read.delete(path);
   const ignoredFiles = classified.ignored.filter((path) => !read.has(path));
   return { processes, warnings, ignoredFiles, ...(evidence ? { evidence } : {}) };
+}
+
+/**
+ * A process's series from what its dumps gave (the maps it is read with, its Python frames): once its dumps are
+ * all merged, and for the ones merged so far while it is read (LoadOptions.onDump).
+ */
+function seriesOf(
+  g: ProcessGroup,
+  builder: ProcessBuilder,
+  parts: {
+    dumpMaps: readonly (DumpMaps | null)[];
+    pyTables: readonly PyFrameTable[];
+    profileSymbols: Map<string, ProfileFrame[]> | null;
+    standaloneMaps: readonly StandaloneMaps[];
+  },
+  warnings: LoadWarning[],
+  soFar = false,
+): ProcessSeries {
+  const { dumpMaps, pyTables, profileSymbols, standaloneMaps } = parts;
+  const chosen = chooseProcessMaps(dumpMaps, (i) => snapshotAddresses(builder, i), warnings);
+  let maps = chosen?.entries ?? null;
+  const baseComplete = chosen !== null && dumpMaps.some((m) => m?.file === chosen.base && m.complete);
+  const fromFile = standaloneMaps.find(
+    (m) => (m.pid !== null && m.pid === g.pid) || (m.pid === null && m.dir === g.dir),
+  );
+  if ((!maps || !baseComplete) && fromFile) {
+    maps = fromFile.entries;
+    // the snapshots say so once their process is read (a later dump's maps may be the ones chosen after all)
+    if (!soFar) for (const s of builder.snapshots) if (s.mapsSource === null) s.mapsSource = 'file';
+  }
+  // a profile that names its own frames needs no maps to be read: an empty list, so symbolizing runs
+  if (!maps && profileSymbols) maps = [];
+  if (!maps) {
+    warnings.push({
+      file: g.dumps[g.dumps.length - 1].file.path,
+      message: `no maps for process ${describeGroup(g)}: its dumps have no MAPPED_LIBRARIES section and no maps file (maps.<pid>, <pid>.maps, proc/<pid>/maps) was given, so frames cannot be attributed to binaries`,
+    });
+  }
+  const series = builder.finish(g.key, { pid: g.pid, pidNamespace: g.pidNamespace, prefix: g.prefix }, maps);
+  framelessWarnings(series, warnings);
+  if (profileSymbols) series.profileSymbols = profileSymbols;
+  if (pyTables.length > 0)
+    series.pythonFrames = seriesPythonFrames(pyTables, g.dumps[g.dumps.length - 1].file.path, warnings);
+  return series;
 }
 
 /** The year of the job's first dump (context clock, else mtime), for log lines that carry none. */

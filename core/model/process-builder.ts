@@ -319,9 +319,9 @@ export class ProcessBuilder implements StackInterner {
 
   /** Marks, per stack, the leading frames that lie in the allocator library's mappings. */
   markAllocatorFrames(maps: readonly MapsEntry[] | null): void {
-    if (!maps) return;
-    const ranges = maps.filter((m) => isAllocatorPath(m.path));
-    if (ranges.length === 0) return;
+    const ranges = (maps ?? []).filter((m) => isAllocatorPath(m.path));
+    // none: every depth 0 (as interned), also where a process read in part was marked with other maps
+    if (ranges.length === 0) return void this.stacks.allocatorDepth.fill(0);
     const inAllocator = new Uint8Array(this.addresses.hex.length);
     this.addresses.hex.forEach((h, i) => {
       const a = BigInt(h);

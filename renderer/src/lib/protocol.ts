@@ -9,6 +9,7 @@ import type { GrowthResult } from '../../../core/query/growth-table.ts';
 import type { FlameData, FlameShape } from '../../../core/query/flame.ts';
 import type { StackDetail, StackSeries } from '../../../core/query/series.ts';
 import type { SuspectsResult } from '../../../core/query/suspects.ts';
+import type { ProvisionalRanking } from '../../../core/query/provisional.ts';
 import type { ExportFormat } from '../../../core/export/snapshot-export.ts';
 import type { PostmortemView } from '../../../core/query/postmortem-view.ts';
 
@@ -43,6 +44,7 @@ export type { FlameData, FlameShape } from '../../../core/query/flame.ts';
 export type { StartupFold } from '../../../core/query/flame-startup.ts';
 export type { StackDetail, StackSeries } from '../../../core/query/series.ts';
 export type { ProcessVerdict, SuspectMember, SuspectRow, SuspectsResult } from '../../../core/query/suspects.ts';
+export type { ProvisionalRanking } from '../../../core/query/provisional.ts';
 export type { ExportFormat } from '../../../core/export/snapshot-export.ts';
 
 /**
@@ -71,6 +73,11 @@ export interface LoadProgress extends Omit<EngineLoadProgress, 'phase'> {
    * process; the full job (symbolized) replaces it.
    */
   partial?: JobSummary;
+  /**
+   * until the first process is read whole: the ranking of the dumps read so far (core/query/provisional.ts), at
+   * most one every ~second, for the first screen to show as provisional; the job's own replaces it
+   */
+  provisional?: ProvisionalRanking;
 }
 
 export type Request =

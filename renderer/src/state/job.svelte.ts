@@ -11,6 +11,7 @@ import type {
   JobPreview,
   LoadProgress,
   ProcessSummary,
+  ProvisionalRanking,
   SourceFile,
   SuspectsResult,
 } from '../lib/protocol.ts';
@@ -41,6 +42,11 @@ export class Job implements JobFacts {
   preview = $state.raw<JobPreview | null>(null);
   /** the job-wide ranking (Suspects view, process table badges) */
   suspects = $state.raw<SuspectsResult | null>(null);
+  /**
+   * while loading, until the job so far has its own ranking: the worker's ranking of the dumps read before the
+   * first process was read whole (core/query/provisional.ts), shown as provisional
+   */
+  provisional = $state.raw<ProvisionalRanking | null>(null);
   /** the files of the loaded job, as the session names them (paths in Electron, relative names in the browser) */
   openedPaths = $state.raw<string[]>([]);
   /** the loaded job is a report's (read-only: base/target fixed, no notes written, nothing saved) */
@@ -121,6 +127,7 @@ export class Job implements JobFacts {
     this.cancelPending = false;
     this.loading = { id: -1, progress: null, files: files.length };
     this.preview = null;
+    this.provisional = null;
     const staging = (n: number): void => {
       if (this.loading && this.loading.id === -1)
         this.loading = {
@@ -151,9 +158,13 @@ export class Job implements JobFacts {
           performance.mark('heaplens:preview');
         }
         if (p.partial) this.showPartial(p.partial);
+        if (p.provisional) this.provisional = p.provisional;
         this.loading = {
           ...this.loading,
-          progress: p.preview || p.partial ? { ...p, preview: undefined, partial: undefined } : p,
+          progress:
+            p.preview || p.partial || p.provisional
+              ? { ...p, preview: undefined, partial: undefined, provisional: undefined }
+              : p,
         };
       },
       staging,
@@ -321,6 +332,7 @@ export class Job implements JobFacts {
       if (this.loading?.id === id) {
         this.loading = null;
         this.preview = null;
+        this.provisional = null;
       }
     }
   }

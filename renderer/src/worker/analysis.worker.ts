@@ -27,6 +27,7 @@ import { growthTable } from '../../../core/query/growth-table.ts';
 import { flameTree } from '../../../core/query/flame.ts';
 import { stackDetail, stackSeries } from '../../../core/query/series.ts';
 import { suspectsResult } from '../../../core/query/suspects.ts';
+import { provisionalRanking } from '../../../core/query/provisional.ts';
 import { missingBinariesAt } from '../../../core/query/missing-binaries.ts';
 import { resolveStacks, stackTargets } from '../../../core/query/stack-targets.ts';
 import type { FromWorker, JobPreview, LoadProgress, Request, Response, SourceFile, ToWorker } from '../lib/protocol.ts';
@@ -141,6 +142,34 @@ function partialPoster(
       if (timer !== null) clearTimeout(timer);
       timer = null;
     },
+  };
+}
+
+// The provisional ranking (before the first process is read whole): from this many dumps on, then no sooner than
+// PROVISIONAL_INTERVAL_MS, nor than PROVISIONAL_SHARE × its last ranking's time, after the last (it is ranked in
+// this worker, between two dumps' merges: the readers wait meanwhile).
+const PROVISIONAL_MIN_DUMPS = 4;
+const PROVISIONAL_INTERVAL_MS = 1000;
+const PROVISIONAL_SHARE = 3;
+// Rows of a provisional ranking: a screenful at 1280×800 over the preview (each row draws a sparkline per holder)
+const PROVISIONAL_ROWS = 10;
+
+/** loadJob's onDump: the ranking of the dumps read so far, posted while no process is read whole. */
+function provisionalPoster(
+  id: number,
+  signal: AbortSignal,
+  progress: () => LoadProgress,
+): (processes: readonly ProcessSeries[], dumps: number, soFar: () => ProcessSeries) => void {
+  let next = -Infinity;
+  return (processes, dumps, soFar) => {
+    if (processes.length > 0 || dumps < PROVISIONAL_MIN_DUMPS || signal.aborted) return;
+    const t = performance.now();
+    if (t < next) return;
+    const pr = progress();
+    const provisional = provisionalRanking(processes, soFar(), pr.filesTotal, PROVISIONAL_ROWS);
+    const ms = performance.now() - t;
+    next = performance.now() + Math.max(PROVISIONAL_INTERVAL_MS, PROVISIONAL_SHARE * ms);
+    post({ id, progress: { ...pr, provisional } });
   };
 }
 
@@ -282,6 +311,7 @@ async function load(id: number, req: Extract<Request, { type: 'load' }>): Promis
       memoryBudget: APP_MEMORY_BUDGET,
       signal: ctrl.signal,
       onProcess: partial.onProcess,
+      onDump: provisionalPoster(id, ctrl.signal, () => lastProgress),
       onProgress: (pr: LoadProgress) => {
         lastProgress = {
           phase: pr.phase,

@@ -535,6 +535,8 @@ export function mergePyFrameTables(tables: readonly PyFrameTable[]): {
     }
     for (const [a, e] of t.frames) {
       const prev = merged.frames.get(a);
+      // the same entry again (a reader gives a repeated F line one entry): setting it would change nothing
+      if (prev === e) continue;
       if (prev && (prev.function !== e.function || prev.file !== e.file || prev.line !== e.line)) {
         if (conflicts.length < 20) conflicts.push(`${a} is ${prev.function} in one table and ${e.function} in another`);
       }

@@ -8,6 +8,7 @@ import type { Inflater } from '../formats/inflate.js';
 import type { InputFile } from '../formats/input-file.js';
 import { dumpTaskTransfer, runDumpTask, type DumpTask, type DumpTaskResult } from './dump-task.js';
 import type { DumpRunner } from './load-job.js';
+import { FramesReceiver, FramesSender, type FramesDelta } from './frame-delta.js';
 import type { SnapshotMeta } from '../model/process-builder.js';
 
 /** What a worker is told: a task id, where its file is (host-specific `file`), and the snapshot's meta. */
@@ -31,7 +32,8 @@ export interface ToDumpWorker<F> {
 export type FromDumpWorker =
   | { ready: true }
   | { id: number; bytes: number }
-  | { id: number; result: DumpTaskResult }
+  /** `frames`: the result's sidecar frames, sent apart as a delta (frame-delta.ts) */
+  | { id: number; result: DumpTaskResult; frames?: FramesDelta }
   | { id: number; error: string }
   | { read: number; source: string; offset: number; length: number };
 
@@ -101,6 +103,7 @@ export function createDumpPool<F>(host: DumpPoolHost<F>): DumpPool {
 
   const spawn = (): Slot<F> => {
     const slot = { job: null, ready: false } as unknown as Slot<F>;
+    const frames = new FramesReceiver();
     const message = (m: FromDumpWorker) => {
       if ('ready' in m) {
         slot.ready = true;
@@ -115,6 +118,8 @@ export function createDumpPool<F>(host: DumpPoolHost<F>): DumpPool {
         );
         return;
       }
+      // every delta is taken, even a result no one waits for: later ones number entries after it
+      if ('result' in m && m.frames) frames.give(m.result, m.frames);
       const job = slot.job;
       if (!job || job.msg.id !== m.id) return;
       if ('bytes' in m) return job.onBytes(m.bytes);
@@ -243,6 +248,7 @@ export function serveDumpTasks<F>(
   inflate: Inflater | null,
 ): void {
   let nextRead = 1;
+  const frames = new FramesSender();
   const reads = new Map<number, { resolve: (b: Uint8Array) => void; reject: (e: Error) => void }>();
   const ask = (source: string, offset: number, length: number) =>
     new Promise<Uint8Array>((resolve, reject) => {
@@ -275,7 +281,12 @@ export function serveDumpTasks<F>(
         ...(msg.words ? { words: new Uint32Array(msg.words) } : {}),
       },
     ).then(
-      (result) => port.post({ id: msg.id, result }, dumpTaskTransfer(result)),
+      (whole) => {
+        const { result, delta } = frames.take(whole);
+        const transfer = dumpTaskTransfer(result);
+        if (delta) transfer.push(delta.ids.buffer as ArrayBuffer);
+        port.post({ id: msg.id, result, ...(delta ? { frames: delta } : {}) }, transfer);
+      },
       (e: unknown) => port.post({ id: msg.id, error: e instanceof Error ? e.message : String(e) }),
     );
   });

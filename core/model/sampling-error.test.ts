@@ -5,6 +5,7 @@ import {
   recordVariance,
   sigma,
   totalVariance,
+  varianceAtP,
   withinNoise,
   zScore,
 } from './sampling-error.js';
@@ -18,6 +19,16 @@ const MiB = 1024 * 1024;
 const R = 512 * 1024;
 
 describe('recordVariance (jemalloc sampling model)', () => {
+  it('varianceAtP, given the p unbiasing found, is B̂²(1 − p)/c (Python: p = -expm1(-64/524288))', () => {
+    const s = { kind: 'poisson' as const, period: 524288 };
+    const p = 0.00012206286222255873;
+    // (640/p)² · (1 − p) / 10 = 2748779066026.666
+    expect(varianceAtP(s, 10, 640, p) / 2748779066026.666).toBeCloseTo(1, 12);
+    expect(recordVariance(s, 10, 640) / 2748779066026.666).toBeCloseTo(1, 12);
+    expect(varianceAtP(s, 0, 0, 1)).toBe(0);
+    expect(varianceAtP({ kind: 'v1', period: 512 }, 1, 1024, 1)).toBe(0);
+  });
+
   it('small objects: σ matches the exact Poisson (Garwood) 95% intervals of next-features.md §3 (scipy, R = 512 KiB)', () => {
     // K samples of 64-byte objects: estimate ≈ K·R; the table's interval half-width / 1.96 is an independent σ
     const table: [number, number, number, number][] = [

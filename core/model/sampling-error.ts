@@ -8,24 +8,24 @@
 // Variances of records add (independent samples), so a snapshot keeps one variance per stack cell.
 
 import type { Sampling } from '../formats/heap-dump.js';
+import { newUnbiased, unbiasInto } from './unbias.js';
 
 /** σ multiple below which a change is "within sampling noise" (≈ 95 % two-sided under a normal approximation). */
 export const NOISE_Z = 2;
 
 /** Variance (bytes²) of the unbiased live-bytes estimate of one record; 0 when every allocation was recorded. */
 export function recordVariance(sampling: Sampling, objects: number, bytes: number): number {
+  return varianceAtP(sampling, objects, bytes, unbiasInto(newUnbiased(), sampling, objects, bytes).p);
+}
+
+/**
+ * recordVariance given the sampling probability p that unbiasInto found for the same record (a snapshot builder has
+ * it already: no second expm1 per record). Poisson: p = 1 − e^(−x/R); jeprof's version 1: p = x/R below the period.
+ */
+export function varianceAtP(sampling: Sampling, objects: number, bytes: number, p: number): number {
   if (objects <= 0 || bytes <= 0 || sampling.kind === 'none') return 0;
   if (sampling.period <= 1) return 0; // lg_prof_sample:0 records every allocation
-  const x = bytes / objects;
-  if (sampling.kind === 'poisson') {
-    const p = -Math.expm1(-x / sampling.period);
-    if (p >= 1) return 0;
-    const est = bytes / p;
-    return (est * est * (1 - p)) / objects;
-  }
-  // jeprof's remote-heap version 1: p = x/period below the period, exact above it.
-  const p = x / sampling.period;
-  if (p >= 1) return 0;
+  if (p >= 1) return 0; // exact above the period
   const est = bytes / p;
   return (est * est * (1 - p)) / objects;
 }

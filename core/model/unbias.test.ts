@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { unbias } from './unbias.js';
+import { newUnbiased, unbias, unbiasInto } from './unbias.js';
 
 describe('unbias (jeprof AdjustSamples, pprof scaleHeapSample)', () => {
   it("scales one 81,939-byte record at period 16,384 to jeprof's 82,494 B", () => {
@@ -32,5 +32,17 @@ describe('unbias (jeprof AdjustSamples, pprof scaleHeapSample)', () => {
   it('version 1 scales only records whose average is below the period', () => {
     expect(unbias({ kind: 'v1', period: 512 }, 4, 1024)).toEqual({ objects: 8, bytes: 2048 });
     expect(unbias({ kind: 'v1', period: 512 }, 1, 1024)).toEqual({ objects: 1, bytes: 1024 });
+  });
+
+  it('unbiasInto reuses one object and gives the probability p it divided by', () => {
+    const out = newUnbiased();
+    // p = 1 - e^(-81939/16384) = 0.9932698622532794 (Python: -math.expm1(-81939/16384))
+    expect(unbiasInto(out, { kind: 'poisson', period: 16384 }, 1, 81939)).toBe(out);
+    expect(out.p).toBeCloseTo(0.9932698622532794, 15);
+    expect(Math.round(out.bytes)).toBe(82494);
+    // v1 below the period: p = avg/period = 256/512
+    expect(unbiasInto(out, { kind: 'v1', period: 512 }, 4, 1024)).toEqual({ objects: 8, bytes: 2048, p: 0.5 });
+    expect(unbiasInto(out, { kind: 'v1', period: 512 }, 1, 1024)).toEqual({ objects: 1, bytes: 1024, p: 1 });
+    expect(unbiasInto(out, { kind: 'none' }, 3, 300)).toEqual({ objects: 3, bytes: 300, p: 1 });
   });
 });

@@ -6,7 +6,8 @@ import { untrack } from 'svelte';
 import type { StackTarget } from '../../../core/notes/schema.ts';
 import { debounce } from './session-map.ts';
 import type { Ui } from './ui.svelte.ts';
-import type { GrowthResult, StackFilterChip, StackMode } from './protocol.ts';
+import type { GrowthResult, StackFilterChip, StackMode, SuspectsResult } from './protocol.ts';
+import { LatestAsk } from './latest-ask.ts';
 import { openingProcess } from '../state/opening.ts';
 
 /** Sets up the effects; returns the autosaver (flushed on pagehide, cancelled on unmount). */
@@ -30,80 +31,39 @@ export function startEffects(ui: Ui): { flush(): void; cancel(): void } {
 
   // The suspects first: the worker answers in order, and while a job loads the first screen waits on its row
   // more than on the timeline's stacks or the growth table (each of those took about a second on the first
-  // process of a deep-stack job, ahead of it).
-  // One suspects request at a time: while a job loads, each update asks again, and answers the window no longer
-  // wants would still cost the page their decoding; the latest wish waits for the one in flight. An answer is
-  // shown while it is of the same job and view (an earlier update's ranking is better than none).
-  // An update of the loading job's ranking waits until RANK_SHARE × the last ranking's time has passed since it
-  // ended: the worker that ranks also merges the dumps, so re-ranking each process as it came in (0.6–0.9 s a
-  // time on the deep-stack job) held the load back; a new job or view asks at once.
+  // process of a deep-stack job, ahead of it). One request at a time, the latest wish next, an update of the
+  // loading job's ranking no sooner than RANK_SHARE × the last ranking's time after it (lib/latest-ask.ts); an
+  // answer is shown while it is of the same job and view (an earlier update's ranking is better than none).
   type SuspectsAsk = {
     view: { mode: StackMode; hideAllocator: boolean; filters: StackFilterChip[] };
     limit: number;
     key: string;
   };
-  let suspectsBusy = false;
-  let suspectsNext: SuspectsAsk | null = null;
-  let suspectsKey = '';
   const RANK_SHARE = 3;
-  let rankMs = 0;
-  let rankEnd = 0;
-  let rankWait: ReturnType<typeof setTimeout> | null = null;
-  const askSuspects = (ask: SuspectsAsk): void => {
-    const update = ask.key === suspectsKey;
-    suspectsKey = ask.key;
-    if (rankWait !== null && !update) {
-      clearTimeout(rankWait);
-      rankWait = null;
-    }
-    if (suspectsBusy || rankWait !== null) {
-      suspectsNext = ask;
-      return;
-    }
-    const wait = update && app.job.partial ? rankEnd + RANK_SHARE * rankMs - performance.now() : 0;
-    if (wait > 0) {
-      suspectsNext = ask;
-      rankWait = setTimeout(() => {
-        rankWait = null;
-        const next = suspectsNext;
-        suspectsNext = null;
-        if (next) askSuspects(next);
-      }, wait);
-      return;
-    }
-    suspectsBusy = true;
-    const t0 = performance.now();
-    void app.client
-      .request({ type: 'suspects', view: ask.view, limit: ask.limit })
-      .then((r) => {
-        if (ask.key !== suspectsKey) return;
-        app.job.suspects = r.suspects;
-        // a job opens on the process that holds suspect #1 (else the killed one), once the full ranking is in,
-        // unless the user has picked another meanwhile
-        const sel = app.selection;
-        if (app.job.autoOpen && !app.job.partial && sel.opened) {
-          app.job.autoOpen = false;
-          const o = openingProcess(app.job.summary?.processes ?? [], r.suspects);
-          if (o) sel.openOn(o);
-        }
-        // a report opens on the job's top suspect: its process focused, its stack in the panel
-        const top = r.suspects.rows[0]?.members[0];
-        if (app.job.focusTopSuspect && top) {
-          app.job.focusTopSuspect = false;
-          if (ui.app.selection.procIndex !== top.proc) app.selection.focus(top.proc, false);
-          ui.app.selection.selectStack(top.stackId);
-        } else if (app.job.focusTopSuspect && app.selection.growth) focusTopGrowth(app.selection.growth.stacks);
-      })
-      .catch((e: unknown) => (app.error = String(e)))
-      .finally(() => {
-        suspectsBusy = false;
-        rankEnd = performance.now();
-        rankMs = rankEnd - t0;
-        const next = suspectsNext;
-        suspectsNext = null;
-        if (next) askSuspects(next);
-      });
-  };
+  const suspectsAsker = new LatestAsk<SuspectsAsk, SuspectsResult>({
+    send: (ask) => app.client.request({ type: 'suspects', view: ask.view, limit: ask.limit }).then((r) => r.suspects),
+    throttled: () => app.job.partial,
+    share: RANK_SHARE,
+    fail: (e) => (app.error = String(e)),
+    apply: (suspects) => {
+      app.job.suspects = suspects;
+      // a job opens on the process that holds suspect #1 (else the killed one), once the full ranking is in,
+      // unless the user has picked another meanwhile
+      const sel = app.selection;
+      if (app.job.autoOpen && !app.job.partial && sel.opened) {
+        app.job.autoOpen = false;
+        const o = openingProcess(app.job.summary?.processes ?? [], suspects);
+        if (o) sel.openOn(o);
+      }
+      // a report opens on the job's top suspect: its process focused, its stack in the panel
+      const top = suspects.rows[0]?.members[0];
+      if (app.job.focusTopSuspect && top) {
+        app.job.focusTopSuspect = false;
+        if (ui.app.selection.procIndex !== top.proc) app.selection.focus(top.proc, false);
+        ui.app.selection.selectStack(top.stackId);
+      } else if (app.job.focusTopSuspect && app.selection.growth) focusTopGrowth(app.selection.growth.stacks);
+    },
+  });
   $effect(() => {
     // the focus/ignore chips narrow the ranking as they narrow every view
     const view = {
@@ -116,7 +76,7 @@ export function startEffects(ui: Ui): { flush(): void; cancel(): void } {
     if (!app.job.summary) return;
     const limit = app.job.partial ? 16 : 200;
     const key = `${app.job.jobEpoch}|${view.mode}|${view.hideAllocator}|${limit}|${JSON.stringify(view.filters)}`;
-    untrack(() => askSuspects({ view, limit, key }));
+    untrack(() => suspectsAsker.ask({ view, limit, key }));
   });
 
   let seriesSeq = 0;

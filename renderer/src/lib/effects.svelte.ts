@@ -8,7 +8,6 @@ import { debounce } from './session-map.ts';
 import type { Ui } from './ui.svelte.ts';
 import type { GrowthResult, StackFilterChip, StackMode } from './protocol.ts';
 import { openingProcess } from '../state/opening.ts';
-import type { Tab } from '../views/tabs.ts';
 
 /** Sets up the effects; returns the autosaver (flushed on pagehide, cancelled on unmount). */
 export function startEffects(ui: Ui): { flush(): void; cancel(): void } {
@@ -37,8 +36,7 @@ export function startEffects(ui: Ui): { flush(): void; cancel(): void } {
   // shown while it is of the same job and view (an earlier update's ranking is better than none).
   // An update of the loading job's ranking waits until RANK_SHARE × the last ranking's time has passed since it
   // ended: the worker that ranks also merges the dumps, so re-ranking each process as it came in (0.6–0.9 s a
-  // time on the deep-stack job) held the load back (at 3×, 2–3 updates still took ~1 s of the deep job's worker
-  // and the page's longest tasks while loading, redrawing the rows); a new job or view asks at once.
+  // time on the deep-stack job) held the load back; a new job or view asks at once.
   type SuspectsAsk = {
     view: { mode: StackMode; hideAllocator: boolean; filters: StackFilterChip[] };
     limit: number;
@@ -47,7 +45,7 @@ export function startEffects(ui: Ui): { flush(): void; cancel(): void } {
   let suspectsBusy = false;
   let suspectsNext: SuspectsAsk | null = null;
   let suspectsKey = '';
-  const RANK_SHARE = 8;
+  const RANK_SHARE = 3;
   let rankMs = 0;
   let rankEnd = 0;
   let rankWait: ReturnType<typeof setTimeout> | null = null;
@@ -136,16 +134,12 @@ export function startEffects(ui: Ui): { flush(): void; cancel(): void } {
   });
 
   let growthSeq = 0;
-  const GROWTH_TABS: ReadonlySet<Tab> = new Set<Tab>(['growth', 'sandwich']);
   $effect(() => {
     const p = ui.app.selection.procIndex;
     const base = app.selection.base;
     const target = app.selection.target;
     const view = app.selection.view;
     if (p < 0 || !app.job.hasJob) return;
-    // While a job loads, only for a tab that shows it: the first process's table took ~0.35 s of the worker
-    // that also merges the dumps (deep-stack job); the stack panel shows its row's figures once the job is in.
-    if (app.job.partial && !GROWTH_TABS.has(app.selection.tab)) return;
     const seq = ++growthSeq;
     untrack(() => app.busy++);
     app.client

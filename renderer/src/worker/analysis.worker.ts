@@ -31,6 +31,7 @@ import { provisionalRanking } from '../../../core/query/provisional.ts';
 import { missingBinariesAt } from '../../../core/query/missing-binaries.ts';
 import { resolveStacks, stackTargets } from '../../../core/query/stack-targets.ts';
 import type { FromWorker, JobPreview, LoadProgress, Request, Response, SourceFile, ToWorker } from '../lib/protocol.ts';
+import { readBlob } from './blob-read.ts';
 
 declare const self: DedicatedWorkerGlobalScope;
 
@@ -182,10 +183,7 @@ function toInputFile(f: SourceFile): InputFile {
     size: f.size >= 0 ? f.size : (blob?.size ?? 0),
     mtimeMs: f.mtimeMs ?? (file && file.lastModified > 0 ? file.lastModified : null),
     async read(offset: number, length: number): Promise<Uint8Array> {
-      if (blob)
-        return new Uint8Array(
-          await (offset === 0 && length >= blob.size ? blob : blob.slice(offset, offset + length)).arrayBuffer(),
-        );
+      if (blob) return await readBlob(blob, offset, length);
       if (hostPath) return await hostRead(hostPath, offset, length);
       throw new Error(`no content for ${f.path}`);
     },

@@ -4,6 +4,7 @@
 import { serveDumpTasks, type ReadReply, type ToDumpWorker } from '../../../core/load/dump-pool.ts';
 import { webInflater } from '../../../core/formats/inflate.ts';
 import type { ReaderFile } from './dump-pool-web.ts';
+import { readBlob } from './blob-read.ts';
 
 declare const self: DedicatedWorkerGlobalScope;
 
@@ -18,10 +19,7 @@ serveDumpTasks<ReaderFile>(
       path: m.path,
       size: m.size,
       mtimeMs: m.mtimeMs,
-      read: async (offset, length) =>
-        'blob' in f
-          ? new Uint8Array(await f.blob.slice(offset, offset + length).arrayBuffer())
-          : ask(f.source, offset, length),
+      read: async (offset, length) => ('blob' in f ? readBlob(f.blob, offset, length) : ask(f.source, offset, length)),
     };
   },
   webInflater(),

@@ -197,6 +197,21 @@ test.describe('progressive opening of the real job', () => {
           ),
         };
       }).observe(document.body, { childList: true, subtree: true });
+      // every request to the worker with the tab open and whether the job was still loading when it was sent
+      type Asked = { type: string; partial: boolean; tab: string };
+      type App = {
+        client: { start: (...a: unknown[]) => unknown };
+        job: { partial: boolean };
+        selection: { tab: string };
+      };
+      const h = (window as unknown as { __heaplens: App; __asked: Asked[] }).__heaplens;
+      const asked: Asked[] = ((window as unknown as { __asked: Asked[] }).__asked = []);
+      const start = h.client.start.bind(h.client);
+      h.client.start = (...a: unknown[]) => {
+        const req = a[0] as { type: string };
+        asked.push({ type: req.type, partial: h.job.partial, tab: h.selection.tab });
+        return start(...a);
+      };
     });
     await page.locator('[data-testid=folder-input]').setInputFiles(PROGRESSIVE);
     // while it loads: the main window, the load bar with Cancel, the growth tab answering for a process read
@@ -208,6 +223,21 @@ test.describe('progressive opening of the real job', () => {
     await expect(page.getByTestId('growth-row').first()).toBeVisible();
     await page.getByTestId('tab-suspects').click();
     await expect(page.getByTestId('job-info')).toContainText(`${5 * NODES} processes`, { timeout: 120_000 });
+    // while it loaded, a growth table was asked only with a tab open that shows it; once in, for the open process
+    const asked = await page.evaluate(
+      () => (window as unknown as { __asked: { type: string; partial: boolean; tab: string }[] }).__asked,
+    );
+    const growthAsked = asked.filter((a) => a.type === 'growth');
+    for (const a of growthAsked.filter((g) => g.partial)) expect(a.tab).toBe('growth');
+    await expect
+      .poll(async () =>
+        page.evaluate(() =>
+          (window as unknown as { __asked: { type: string; partial: boolean }[] }).__asked.some(
+            (a) => a.type === 'growth' && !a.partial,
+          ),
+        ),
+      )
+      .toBe(true);
     const seen = await page.evaluate(
       () => (window as unknown as { __partial: { [k: string]: unknown } | null }).__partial,
     );

@@ -9,6 +9,7 @@ import type { Ui } from './ui.svelte.ts';
 import type { GrowthResult, StackFilterChip, StackMode, SuspectsResult } from './protocol.ts';
 import { LatestAsk } from './latest-ask.ts';
 import { openingProcess } from '../state/opening.ts';
+import type { Tab } from '../views/tabs.ts';
 
 /** Sets up the effects; returns the autosaver (flushed on pagehide, cancelled on unmount). */
 export function startEffects(ui: Ui): { flush(): void; cancel(): void } {
@@ -32,14 +33,16 @@ export function startEffects(ui: Ui): { flush(): void; cancel(): void } {
   // The suspects first: the worker answers in order, and while a job loads the first screen waits on its row
   // more than on the timeline's stacks or the growth table (each of those took about a second on the first
   // process of a deep-stack job, ahead of it). One request at a time, the latest wish next, an update of the
-  // loading job's ranking no sooner than RANK_SHARE × the last ranking's time after it (lib/latest-ask.ts); an
-  // answer is shown while it is of the same job and view (an earlier update's ranking is better than none).
+  // loading job's ranking no sooner than RANK_SHARE × the last ranking's time after it (lib/latest-ask.ts; at 3×,
+  // 2–3 updates still took ~1 s of the deep job's worker, which also merges the dumps, and the page's longest
+  // tasks while loading, redrawing the rows); an answer is shown while it is of the same job and view (an earlier
+  // update's ranking is better than none).
   type SuspectsAsk = {
     view: { mode: StackMode; hideAllocator: boolean; filters: StackFilterChip[] };
     limit: number;
     key: string;
   };
-  const RANK_SHARE = 3;
+  const RANK_SHARE = 8;
   const suspectsAsker = new LatestAsk<SuspectsAsk, SuspectsResult>({
     send: (ask) => app.client.request({ type: 'suspects', view: ask.view, limit: ask.limit }).then((r) => r.suspects),
     throttled: () => app.job.partial,
@@ -94,12 +97,16 @@ export function startEffects(ui: Ui): { flush(): void; cancel(): void } {
   });
 
   let growthSeq = 0;
+  const GROWTH_TABS: ReadonlySet<Tab> = new Set<Tab>(['growth', 'sandwich']);
   $effect(() => {
     const p = ui.app.selection.procIndex;
     const base = app.selection.base;
     const target = app.selection.target;
     const view = app.selection.view;
     if (p < 0 || !app.job.hasJob) return;
+    // While a job loads, only for a tab that shows it: the first process's table took ~0.35 s of the worker
+    // that also merges the dumps (deep-stack job); the stack panel shows its row's figures once the job is in.
+    if (app.job.partial && !GROWTH_TABS.has(app.selection.tab)) return;
     const seq = ++growthSeq;
     untrack(() => app.busy++);
     app.client

@@ -35,6 +35,13 @@ protocol.registerSchemesAsPrivileged([
 
 if (!app.requestSingleInstanceLock()) app.quit();
 
+// The renderer's V8 (the page, the analysis worker, the dump readers) optimizes a function after ~66 KB of its
+// bytecode has run, a budget made for long-lived pages: the readers' and the merge's hot loops were optimized,
+// thrown out and optimized again on the JIT's threads. With 1 MB, as the CLI sets (node/cli/heaplens.ts): a deep
+// 0.78 GB job read in Chromium with this flag (bench/ui-bench.mjs, BENCH_JS_FLAGS) took 0.93× the browser's CPU
+// and wall time, 2 pairs. A web page cannot set it; the desktop app can, before the first window.
+app.commandLine.appendSwitch('js-flags', '--interrupt-budget=1000000');
+
 const files = new FileAccess();
 // a folder listed only in part (file-access.ts bounds): the user is told which, and that the rest is not opened
 files.onListCut = (message) => void dialogs.inform?.('Part of a folder was not opened', message);

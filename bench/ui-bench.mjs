@@ -265,6 +265,8 @@ async function main() {
         '--disable-background-networking',
         '--disable-component-update',
         '--no-first-run',
+        // V8 flags for the page and its workers, to measure what a desktop build could set (BENCH_JS_FLAGS)
+        ...(process.env.BENCH_JS_FLAGS ? [`--js-flags=${process.env.BENCH_JS_FLAGS}`] : []),
       ],
     });
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });

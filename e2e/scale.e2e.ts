@@ -3,7 +3,7 @@
 import { copyFileSync, mkdirSync, readdirSync, existsSync, readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import path from 'node:path';
-import { test, expect } from '@playwright/test';
+import { test, expect, type Page } from '@playwright/test';
 import { formatBytes } from '../core/model/units.ts';
 import { guardNetwork, ROOT, SHOTS } from './helpers.ts';
 
@@ -11,6 +11,14 @@ const DIR = '/tmp/heaplens-e2e-scale';
 const PROCS = 6;
 const SNAPS = 12;
 const STACKS = 4000;
+
+/** Hands the page every file of the generated job through the file input, as a user opening the folder would. */
+async function openGeneratedJob(page: Page): Promise<void> {
+  const files = readdirSync(DIR)
+    .filter((n) => !n.startsWith('.'))
+    .map((n) => path.join(DIR, n));
+  await page.locator('[data-testid=file-input]').setInputFiles(files);
+}
 
 test.describe('large job, progressive', () => {
   test.beforeAll(async () => {
@@ -42,10 +50,7 @@ test.describe('large job, progressive', () => {
         }
       }).observe(document.body, { childList: true, subtree: true });
     });
-    const files = readdirSync(DIR)
-      .filter((n) => !n.startsWith('.'))
-      .map((n) => path.join(DIR, n));
-    await page.locator('[data-testid=file-input]').setInputFiles(files);
+    await openGeneratedJob(page);
     await expect(page.getByTestId('job-info')).toContainText(`${PROCS} processes`, { timeout: 60_000 });
     const seen = await page.evaluate(
       () =>
@@ -94,10 +99,7 @@ test.describe('large job, progressive', () => {
         };
       }).observe(document.body, { childList: true, subtree: true });
     });
-    const files = readdirSync(DIR)
-      .filter((n) => !n.startsWith('.'))
-      .map((n) => path.join(DIR, n));
-    await page.locator('[data-testid=file-input]').setInputFiles(files);
+    await openGeneratedJob(page);
     await expect(page.getByTestId('job-info')).toContainText(`${PROCS} processes`, { timeout: 60_000 });
     const seen = await page.evaluate(
       () =>
@@ -128,10 +130,7 @@ test.describe('large job, progressive', () => {
     for (const width of [1024, 1280, 1920]) {
       await page.setViewportSize({ width, height: 800 });
       await page.goto('/');
-      const files = readdirSync(DIR)
-        .filter((n) => !n.startsWith('.'))
-        .map((n) => path.join(DIR, n));
-      await page.locator('[data-testid=file-input]').setInputFiles(files);
+      await openGeneratedJob(page);
       await page.getByTestId('preview').waitFor({ timeout: 30_000 });
       await page.screenshot({ path: path.join(SHOTS, `scale-preview-${width}.png`) });
       await page.getByTestId('cancel').click();

@@ -18,7 +18,7 @@ export interface ProvisionalRanking {
   dumpsTotal: number;
 }
 
-/** The window's view of a job as it opens (state/selection.svelte.ts): python-first, allocator frames hidden. */
+/** The view a job opens in, the window's too (state/selection.svelte.ts): python-first, allocator frames hidden. */
 export const OPENING_VIEW: ViewOptions = { mode: 'python-first', hideAllocator: true };
 
 /**

@@ -18,6 +18,7 @@ import type {
   ViewOptions,
 } from '../lib/protocol.ts';
 import type { StackTarget } from '../../../core/notes/schema.ts';
+import { OPENING_VIEW } from '../../../core/query/provisional.ts';
 import { DEFAULT_FLAME, type FlameArrangement, type Tab } from '../lib/session-map.ts';
 import { formatBytes, formatCount, formatPct, snapLabel } from '../lib/format.ts';
 import { KIND_LABEL } from '../lib/colors.ts';
@@ -47,8 +48,8 @@ export class Selection {
   target = $state(0);
   /** snapshot shown by the single-snapshot flame graph */
   snapshot = $state(0);
-  mode = $state<StackMode>('python-first');
-  hideAllocator = $state(true);
+  mode = $state<StackMode>(OPENING_VIEW.mode);
+  hideAllocator = $state(OPENING_VIEW.hideAllocator);
   /** what values count (pprof's sample types; alloc_* need prof_accum) */
   sample = $state<SampleType>('inuse_space');
   /** focus/ignore/hide/show chips (pprof's slicing) */

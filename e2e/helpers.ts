@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { BrowserContext, Page } from '@playwright/test';
+import { expect, type BrowserContext, type Page } from '@playwright/test';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const JOB = path.join(ROOT, 'fixtures', 'jemalloc', 'job');
@@ -147,6 +147,11 @@ export function folderFiles(dir: string): DropFile[] {
     }));
 }
 
+/** Waits until the tab bar has measured every item, so none moves between the bar and its menu meanwhile. */
+async function barSettled(page: Page): Promise<void> {
+  await expect(page.getByTestId('tab-bar')).toHaveAttribute('data-settled', 'true');
+}
+
 /**
  * Acts on a view control of the tab bar: one that does not fit the window is in the bar's "⋯" menu (issue 22
  * item 10), as a user finds it there; the menu is opened for the action and closed after it.
@@ -156,6 +161,7 @@ export async function withBarControl(
   testid: string,
   act: (el: ReturnType<Page['getByTestId']>) => Promise<void>,
 ): Promise<void> {
+  await barSettled(page);
   const el = page.getByTestId(testid);
   const opened = !(await el.isVisible());
   if (opened) await page.getByTestId('tab-bar-more').click();
@@ -165,6 +171,7 @@ export async function withBarControl(
 
 /** Opens a tab: from the tab bar, or from its "⋯" menu when the window is too narrow for it (issue 22 item 10). */
 export async function openTab(page: Page, testid: string): Promise<void> {
+  await barSettled(page);
   const tab = page.getByTestId(testid);
   if (await tab.isVisible()) return tab.click();
   await page.getByTestId('tab-bar-more').click();

@@ -109,6 +109,7 @@ test('first screen: row #1 names the leak by file:line with its rate; holders, n
   await expect(quiet).toContainText('rows that cannot score');
   const hidden = Number(/^([\d,]+)/.exec((await quiet.textContent()) ?? '')?.[1].replace(/,/g, '') ?? 'NaN');
   expect(hidden).toBeGreaterThan(0);
+  await expect(page.getByTestId('suspects-table').first()).toHaveAttribute('data-settled', 'true');
   for (const p of await rows.evaluateAll((els) => els.map((e) => e.getAttribute('data-pattern'))))
     expect(p).not.toBe('flat');
 

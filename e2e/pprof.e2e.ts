@@ -41,6 +41,8 @@ test('a profile that declares more sample types offers each in the selector (iss
   await dropFiles(page, '[data-testid=dropzone]', [file('go/extra-types', 'extra.pb.gz')]);
   await expect(page.getByTestId('job-info')).toContainText('1 process', { timeout: 30_000 });
   const select = page.getByTestId('sample-select').first();
+  // the slice bar mounts a few frames after the job shows (components/Deferred.svelte): wait for its options
+  await expect(select.locator('option')).toHaveCount(6);
   const values = await select.locator('option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
   expect(values).toEqual(['inuse_space', 'inuse_objects', 'alloc_space', 'alloc_objects', 'samples', 'freed_space']);
   await select.selectOption('freed_space');

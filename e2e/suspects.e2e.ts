@@ -35,6 +35,8 @@ test('Suspects: job-wide ranking, pattern badges, σ sparklines, killed processe
   await expect(rows.first()).toBeVisible();
   // the top row is a steady grower; scores never increase down the list
   await expect(rows.first()).toHaveAttribute('data-pattern', 'steady');
+  // its first page drawn (the rows after the first few come a frame later)
+  await expect(view.getByTestId('suspects-table')).toHaveAttribute('data-settled', 'true');
   const scores = (await rows.evaluateAll((els) => els.map((e) => Number(e.getAttribute('data-score'))))) as number[];
   expect(scores.length).toBeGreaterThan(1);
   for (const s of scores) expect(Number.isFinite(s)).toBe(true);

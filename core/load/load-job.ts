@@ -662,6 +662,7 @@ function startDumpTasks(
       ...(d.kind ? { kind: d.kind } : {}),
       ...(d.part !== undefined ? { part: d.part } : {}),
       ...(sidecar ? { sidecar } : {}),
+      ...(order.length === 1 ? { alone: true } : {}),
       file: d.file,
       meta: {
         file: d.file.path,

@@ -82,6 +82,8 @@ interface ModuleState {
   filesOpen: boolean;
   /** compressed debug sections inflated ahead of the load (see run), dropped once loaded */
   inflated?: Promise<Map<number, Uint8Array>> | null;
+  /** `inflated` has settled (run looks up a module still inflating after the others) */
+  inflateDone?: boolean;
 }
 
 const DEFAULT_OWN_INSTANCE = 256 << 20;
@@ -347,23 +349,7 @@ export class Symbolizer {
     const paths = [...byModule.keys()];
     const entriesOf = (path: string): MapsEntry[] => maps.filter((e) => e.path === path);
     const locateAhead = async (i: number): Promise<void> => {
-      const st = await this.moduleState(paths[i], entriesOf(paths[i]));
-      if (!st.identity || this.results.has(st.identity) || this.loaded.has(st.identity)) return;
-      const cached = await this.resultsFor(st.identity);
-      // Nothing cached for a module with compressed debug sections (Debian's /usr/lib/debug files): start
-      // inflating them now, on the host's I/O threads, while the modules before it are looked up.
-      const src = st.located ? (st.located.debug ?? st.located.binary) : null;
-      const inflate = this.opts.inflate;
-      if (
-        cached.size === 0 &&
-        src &&
-        inflate &&
-        st.filesOpen &&
-        st.inflated === undefined &&
-        hasCompressedSections(src.info)
-      ) {
-        st.inflated = inflateSections(src.file, src.info, inflate, this.opts.maxImageBytes ?? DEFAULT_MAX_IMAGE);
-      }
+      await this.inflateAhead(await this.moduleState(paths[i], entriesOf(paths[i])));
     };
     let cursor = 0;
     let started = 0;
@@ -381,12 +367,24 @@ export class Symbolizer {
     };
     pump();
     const closing: Promise<void>[] = [];
-    for (const [index, [path, wants]] of [...byModule].entries()) {
-      cursor = index;
+    // Reports in the maps' order, whatever order the modules are looked up in.
+    const reports: ModuleReport[] = [];
+    const order = [...byModule].map(([path, wants], index) => ({ path, wants, index, deferred: false }));
+    for (let k = 0; k < order.length; k++) {
+      const { path, wants, index } = order[k];
+      cursor = Math.max(cursor, index);
       pump();
-      options.onProgress?.(done, total, path);
       const entries = entriesOf(path);
       const state = await this.moduleState(path, entries);
+      // (the prefetch above may not have got this far yet)
+      await this.inflateAhead(state);
+      // A module whose debug sections are still inflating on the I/O threads (libc's 6 MB of DWARF: ~20 ms) is
+      // looked up after the others, whose lookups then run on this thread meanwhile instead of after the wait.
+      if (state.inflated && !state.inflateDone && !order[k].deferred && k < order.length - 1) {
+        order.push({ ...order[k], deferred: true });
+        continue;
+      }
+      options.onProgress?.(done, total, path);
       const located = state.located;
       const report: ModuleReport = {
         mappingPath: path,
@@ -399,7 +397,7 @@ export class Symbolizer {
         addresses: wants.length,
         error: state.error,
       };
-      table.modules.push(report);
+      reports[index] = report;
       const module = basename(path);
       const vaddrs: (bigint | null)[] = wants.map((w) => {
         const probe = w.caller ? w.pc - 1n : w.pc;
@@ -448,9 +446,29 @@ export class Symbolizer {
       done++;
     }
     options.onProgress?.(done, total, '');
+    table.modules.push(...reports);
     await Promise.all(closing);
     await this.flush();
     return table;
+  }
+
+  /**
+   * Nothing cached for a module with compressed debug sections (Debian's /usr/lib/debug files): start inflating
+   * them now, on the host's I/O threads, while other modules are looked up. Once per module; none once loaded.
+   */
+  private async inflateAhead(st: ModuleState): Promise<void> {
+    if (!st.identity || this.loaded.has(st.identity) || st.inflated !== undefined) return;
+    const cached = this.results.get(st.identity) ?? (await this.resultsFor(st.identity));
+    const src = st.located ? (st.located.debug ?? st.located.binary) : null;
+    const inflate = this.opts.inflate;
+    if (cached.size > 0 || !src || !inflate || !st.filesOpen || st.inflated !== undefined) return;
+    if (!hasCompressedSections(src.info)) return;
+    const inflated = inflateSections(src.file, src.info, inflate, this.opts.maxImageBytes ?? DEFAULT_MAX_IMAGE);
+    st.inflated = inflated;
+    const done = (): void => {
+      st.inflateDone = true;
+    };
+    inflated.then(done, done);
   }
 
   private candidatesNote(path: string): string {

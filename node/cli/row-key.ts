@@ -15,27 +15,40 @@ function framePart(f: Frame, g: Granularity): string {
   return f.function || f.kind === 'python' || g === 'files' ? frameKey(f, g) : f.address;
 }
 
+/** Where a frame keeps its part's number for the row keys being built (not a JSON field: a symbol key). */
+const PART = Symbol('row key part');
+type Tagged = Frame & { [PART]?: number };
+/** Each rowKey numbers parts on its own: a tag is `context + number`, valid only for its own context. */
+const CONTEXT = 2 ** 32;
+let contexts = 0;
+
 /**
  * What makes two shown stacks the same row: their surviving frames at the granularity. Each distinct frame part
  * is numbered once (`ids`), and frames are shared objects (core/frames/describe.ts NativeFrames), so a stack's
  * key is a short list of numbers instead of its frames' texts joined: building and hashing those long strings
  * for every stack was most of `top`'s row time. Each number is two UTF-16 units (fixed width, so equal keys are
- * equal lists): shorter to build and hash than decimal digits and separators.
+ * equal lists): shorter to build and hash than decimal digits and separators. A frame carries its number under a
+ * symbol key: a property read costs less than a Map lookup per frame (most of the key's time when the map was used).
  */
 export function shownKey(
   stack: FoldedStack<Frame>,
   g: Granularity,
   ids: Map<string, number> = new Map(),
-  seen: Map<Frame, number> = new Map(),
+  context: number = ++contexts * CONTEXT,
 ): string {
   let key = '';
-  for (const f of atGranularity(stack.frames, g)) {
-    let id = seen.get(f);
-    if (id === undefined) {
+  const frames = g === 'files' ? atGranularity(stack.frames, g) : stack.frames;
+  for (let i = 0; i < frames.length; i++) {
+    const f: Tagged = frames[i];
+    const tag = f[PART];
+    let id: number;
+    if (tag !== undefined && tag >= context && tag < context + CONTEXT) id = tag - context;
+    else {
       const part = framePart(f, g);
-      id = ids.get(part);
-      if (id === undefined) ids.set(part, (id = ids.size));
-      seen.set(f, id);
+      const known = ids.get(part);
+      if (known === undefined) ids.set(part, (id = ids.size));
+      else id = known;
+      f[PART] = context + id;
     }
     key += String.fromCharCode(id & 0xffff, id >>> 16);
   }
@@ -48,11 +61,10 @@ export function rowKey(view: Viewer, args: ParsedArgs): RowKey {
   const g = granularityOf(args);
   const perStack = mode === 'merged' && g === 'lines' && sliceFilter(args).length === 0;
   const ids = new Map<string, number>();
-  // a plain Map (cheaper lookups than a WeakMap): it lives only while one snapshot's rows are built
-  const seen = new Map<Frame, number>();
+  const context = ++contexts * CONTEXT;
   return (id) => {
     const stack = view(id);
     if (!stack) return null;
-    return perStack ? String(id) : shownKey(stack, g, ids, seen);
+    return perStack ? String(id) : shownKey(stack, g, ids, context);
   };
 }

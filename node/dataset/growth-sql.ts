@@ -12,9 +12,10 @@ import { openEngine, sqlString, type Engine } from './duckdb.js';
 import { checkTree, DatasetError, unreadableParquet } from './read-dataset.js';
 import { CELLS, SNAPSHOTS } from './schema.js';
 
-/** The growth query's text: node/dataset/growth.sql beside the sources (tsx, tests) or the build (dist/node/dataset). */
+/** The growth query's text: node/dataset/growth.sql beside the sources (tsx, tests), from the build (dist/node/dataset)
+ * or from the CLI's bundle (dist/node/cli/bundle, tools/bundle-cli.mjs). */
 export function growthSql(): string {
-  for (const rel of ['./growth.sql', '../../../node/dataset/growth.sql']) {
+  for (const rel of ['./growth.sql', '../../../node/dataset/growth.sql', '../../../../node/dataset/growth.sql']) {
     const p = fileURLToPath(new URL(rel, import.meta.url));
     if (existsSync(p)) return readFileSync(p, 'utf8');
   }

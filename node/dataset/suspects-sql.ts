@@ -11,9 +11,10 @@ import { openEngine, sqlString, type Engine } from './duckdb.js';
 import { createDatasetViews, runOnDataset, tableFiles } from './growth-sql.js';
 import { STACKS_STAGE } from './schema.js';
 
-/** The suspects query's text: node/dataset/suspects.sql beside the sources (tsx, tests) or the build (dist/node/dataset). */
+/** The suspects query's text: node/dataset/suspects.sql beside the sources (tsx, tests), from the build (dist/node/dataset)
+ * or from the CLI's bundle (dist/node/cli/bundle, tools/bundle-cli.mjs). */
 export function suspectsSql(): string {
-  for (const rel of ['./suspects.sql', '../../../node/dataset/suspects.sql']) {
+  for (const rel of ['./suspects.sql', '../../../node/dataset/suspects.sql', '../../../../node/dataset/suspects.sql']) {
     const p = fileURLToPath(new URL(rel, import.meta.url));
     if (existsSync(p)) return readFileSync(p, 'utf8');
   }

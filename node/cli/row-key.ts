@@ -26,8 +26,8 @@ let contexts = 0;
  * What makes two shown stacks the same row: their surviving frames at the granularity. Each distinct frame part
  * is numbered once (`ids`), and frames are shared objects (core/frames/describe.ts NativeFrames), so a stack's
  * key is a short list of numbers instead of its frames' texts joined: building and hashing those long strings
- * for every stack was most of `top`'s row time. Each number is two UTF-16 units (fixed width, so equal keys are
- * equal lists): shorter to build and hash than decimal digits and separators. A frame carries its number under a
+ * for every stack was most of `top`'s row time. Each number is two UTF-16 units of 15 bits (fixed width, so equal
+ * keys are equal lists): shorter to build and hash than decimal digits and separators. A frame carries its number under a
  * symbol key: a property read costs less than a Map lookup per frame (most of the key's time when the map was used).
  */
 export function shownKey(
@@ -36,8 +36,9 @@ export function shownKey(
   ids: Map<string, number> = new Map(),
   context: number = ++contexts * CONTEXT,
 ): string {
-  let key = '';
   const frames = g === 'files' ? atGranularity(stack.frames, g) : stack.frames;
+  if (units.length < 2 * frames.length) units = new Uint16Array(4 * frames.length);
+  let u = 0;
   for (let i = 0; i < frames.length; i++) {
     const f: Tagged = frames[i];
     const tag = f[PART];
@@ -50,10 +51,15 @@ export function shownKey(
       else id = known;
       f[PART] = context + id;
     }
-    key += String.fromCharCode(id & 0xffff, id >>> 16);
+    // 15 bits a unit: never a surrogate, which the decoder would replace (two ids, one key)
+    units[u++] = id & 0x7fff;
+    units[u++] = id >>> 15;
   }
-  return key;
+  return UTF16.decode(units.subarray(0, u));
 }
+/** the key's UTF-16 units, reused: one string a stack, made by one decode (no string per frame) */
+let units = new Uint16Array(256);
+const UTF16 = new TextDecoder('utf-16le');
 
 /** The row key of the command's view (null: the view drops the stack). */
 export function rowKey(view: Viewer, args: ParsedArgs): RowKey {

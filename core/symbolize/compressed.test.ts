@@ -7,10 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nodeInflate, NodeSymbolFileSource, readAddr2lineWasm } from '../../node/io/symbol-files.js';
-import type { ProcessSeries } from '../model/model.js';
-import type { MapsEntry } from '../formats/proc-maps.js';
-import { hasCompressedSections, inflateSections, PT_LOAD, readElfInfo, type InflateFn } from './elf.js';
-import { Symbolizer } from './symbolize.js';
+import { hasCompressedSections, inflateSections, readElfInfo, type InflateFn } from './elf.js';
 import { Addr2lineInstance, compileAddr2line, type CompiledWasm, type RawFrame } from './wasm-addr2line.js';
 
 const FIX = join(import.meta.dirname, '..', '..', 'fixtures', 'symbols');
@@ -79,84 +76,5 @@ describe('compressed debug sections', () => {
     const r = await lookup(compressed, failing);
     expect(r.compressedDebug).toBe(true);
     expect(r.frames).toEqual((await lookup(plain)).frames);
-  });
-});
-
-/** Maps lines for an ELF file loaded at `base`, as the kernel writes them. */
-async function mapsFor(path: string, mappedAs: string, base: bigint): Promise<MapsEntry[]> {
-  const f = await source.open(path);
-  if (!f) throw new Error(path);
-  const info = await readElfInfo(f);
-  await f.close();
-  const page = 4096n;
-  return info.programHeaders
-    .filter((p) => p.type === PT_LOAD)
-    .map((p) => ({
-      start: base + p.vaddr - (p.vaddr % page),
-      end: base + ((p.vaddr + p.filesz + page - 1n) / page) * page,
-      perms: p.flags & 1 ? 'r-xp' : 'r--p',
-      offset: p.offset - (p.offset % page),
-      dev: 'fe:00',
-      inode: 7,
-      path: mappedAs,
-      deleted: false,
-    }));
-}
-
-describe('a module still inflating is looked up after the others', () => {
-  it.skipIf(!objcopy)('same symbols and reports in the maps order, its lookup last', async () => {
-    // two copies of cxx-pie, the first in the maps with compressed debug sections, the other without
-    const lib = mkdtempSync(join(dir, 'lib-'));
-    execFileSync('objcopy', ['--compress-debug-sections=zlib-gabi', plain, join(lib, 'zfirst')]);
-    // (the fixture's own debug sections are compressed too)
-    execFileSync('objcopy', ['--decompress-debug-sections', plain, join(lib, 'plain')]);
-    const bases = [0x7f0000000000n, 0x7f1000000000n];
-    const maps = [
-      ...(await mapsFor(join(lib, 'zfirst'), '/opt/job/zfirst', bases[0])),
-      ...(await mapsFor(join(lib, 'plain'), '/opt/job/plain', bases[1])),
-    ];
-    const vaddrs = readFileSync(join(FIX, 'ref', 'cxx-pie.addrs'), 'utf8')
-      .trim()
-      .split('\n')
-      .slice(0, 40)
-      .map(BigInt);
-    const hex = bases.flatMap((b) => vaddrs.map((v) => '0x' + (b + v).toString(16)));
-    const proc = (): ProcessSeries => ({
-      key: 'test',
-      pid: 1,
-      pidNamespace: null,
-      prefix: 'jeprof',
-      snapshots: [],
-      // one-frame stacks: every address is a leaf, looked up at its own PC
-      stacks: {
-        count: hex.length,
-        offsets: hex.map((_, i) => i).concat(hex.length),
-        frames: hex.map((_, i) => i),
-        allocatorDepth: hex.map(() => 0),
-      },
-      addresses: { hex, index: new Map(hex.map((h, i) => [h, i])) },
-      maps,
-      endedWithoutFinalDump: false,
-      symbols: null,
-    });
-    const run = async (inflate: InflateFn) => {
-      const order: string[] = [];
-      const sym = new Symbolizer(source, { wasm, symbolDirs: [lib], hostPaths: false, inflate });
-      const table = await sym.symbolizeProcess(proc(), { onProgress: (_d, _t, m) => m && order.push(m) });
-      await sym.dispose();
-      return { table, order };
-    };
-    // the host's inflate answers only after the plain copy could have been looked up
-    const slow: InflateFn = (data, size) => new Promise((r) => setTimeout(() => r(nodeInflate(data, size)), 100));
-    const late = await run(slow);
-    const soon = await run(nodeInflate);
-    expect(late.order).toEqual(['/opt/job/plain', '/opt/job/zfirst']);
-    expect(late.table.modules.map((m) => m.mappingPath)).toEqual(['/opt/job/zfirst', '/opt/job/plain']);
-    expect(late.table.modules).toEqual(soon.table.modules);
-    expect(late.table.leaf).toEqual(soon.table.leaf);
-    // both copies name every address alike, and the lookups found names (the check can fail)
-    const names = late.table.leaf.map((s) => s?.frames.map((f) => f.function).join('<') ?? '');
-    expect(names.slice(0, vaddrs.length)).toEqual(names.slice(vaddrs.length));
-    expect(names.filter((n) => n !== '').length).toBeGreaterThan(30);
   });
 });

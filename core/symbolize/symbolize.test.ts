@@ -1,5 +1,6 @@
 // The symbolization service end to end on the committed fixtures: maps → module → ELF address → frames,
 // symbol search, binary verification, leaf/caller lookups, perf maps, Python pseudo-addresses, bad files.
+import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,8 +8,8 @@ import { gunzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ProcessSeries } from '../model/model.js';
 import { parseMaps, type MapsEntry } from '../formats/proc-maps.js';
-import { NodeSymbolFileSource, readAddr2lineWasm } from '../../node/io/symbol-files.js';
-import { PT_LOAD, readElfInfo } from './elf.js';
+import { nodeInflate, NodeSymbolFileSource, readAddr2lineWasm } from '../../node/io/symbol-files.js';
+import { PT_LOAD, readElfInfo, type InflateFn } from './elf.js';
 import type { SymbolFile, SymbolFileSource } from './files.js';
 import { parsePerfMap } from './perf-map.js';
 import { parseGnuAddr2line, type RefFrame } from './reference.js';
@@ -479,5 +480,57 @@ describe('caching and bad files', () => {
     const table = await sym.symbolizeProcess(processOf([ras], maps));
     expect(table.caller[1]?.status).toBe('symbolized');
     await sym.dispose();
+  });
+});
+
+let objcopy = true;
+try {
+  execFileSync('objcopy', ['--version'], { stdio: 'ignore' });
+} catch {
+  objcopy = false;
+}
+if (!objcopy) console.warn('symbolize.test: the inflating-module test is skipped, objcopy (binutils) is not installed');
+
+describe('a module still inflating is looked up after the others', () => {
+  it.skipIf(!objcopy)('same symbols and reports in the maps order, its lookup last', async () => {
+    // two copies of cxx-pie, the first in the maps with compressed debug sections, the other without (the
+    // fixture's own are compressed)
+    const lib = tmp();
+    const cxx = join(FIX, 'bin', 'cxx-pie');
+    execFileSync('objcopy', ['--compress-debug-sections=zlib-gabi', cxx, join(lib, 'zfirst')]);
+    execFileSync('objcopy', ['--decompress-debug-sections', cxx, join(lib, 'plain')]);
+    const bases = [0x7f0000000000n, 0x7f1000000000n];
+    const maps = [
+      ...(await mapsFor(join(lib, 'zfirst'), '/opt/job/zfirst', bases[0])),
+      ...(await mapsFor(join(lib, 'plain'), '/opt/job/plain', bases[1])),
+    ];
+    const vaddrs = readFileSync(join(FIX, 'ref', 'cxx-pie.addrs'), 'utf8')
+      .trim()
+      .split('\n')
+      .slice(0, 40)
+      .map(BigInt);
+    // one-frame stacks: every address is a leaf, looked up at its own PC
+    const leaves = bases.flatMap((b) => vaddrs.map((v) => [b + v]));
+    const run = async (inflate: InflateFn) => {
+      const order: string[] = [];
+      const sym = new Symbolizer(new NodeSymbolFileSource(), { wasm, symbolDirs: [lib], hostPaths: false, inflate });
+      const table = await sym.symbolizeProcess(processOf(leaves, maps), {
+        onProgress: (_d, _t, m) => m && order.push(m),
+      });
+      await sym.dispose();
+      return { table, order };
+    };
+    // the host's inflate answers only after the plain copy could have been looked up
+    const slow: InflateFn = (data, size) => new Promise((r) => setTimeout(() => r(nodeInflate(data, size)), 100));
+    const late = await run(slow);
+    const soon = await run(nodeInflate);
+    expect(late.order).toEqual(['/opt/job/plain', '/opt/job/zfirst']);
+    expect(late.table.modules.map((m) => m.mappingPath)).toEqual(['/opt/job/zfirst', '/opt/job/plain']);
+    expect(late.table.modules).toEqual(soon.table.modules);
+    expect(late.table.leaf).toEqual(soon.table.leaf);
+    // both copies name every address alike, and the lookups found names (the check can fail)
+    const names = late.table.leaf.map((s) => s?.frames.map((f) => f.function).join('<') ?? '');
+    expect(names.slice(0, vaddrs.length)).toEqual(names.slice(vaddrs.length));
+    expect(names.filter((n) => n !== '').length).toBeGreaterThan(30);
   });
 });

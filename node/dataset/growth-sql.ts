@@ -12,14 +12,21 @@ import { openEngine, sqlString, type Engine } from './duckdb.js';
 import { checkTree, DatasetError, unreadableParquet } from './read-dataset.js';
 import { CELLS, SNAPSHOTS } from './schema.js';
 
-/** The growth query's text: node/dataset/growth.sql beside the sources (tsx, tests), from the build (dist/node/dataset)
- * or from the CLI's bundle (dist/node/cli/bundle, tools/bundle-cli.mjs). */
-export function growthSql(): string {
-  for (const rel of ['./growth.sql', '../../../node/dataset/growth.sql', '../../../../node/dataset/growth.sql']) {
+/**
+ * A query's text, node/dataset/<name>: beside the sources (tsx, tests), from the build (dist/node/dataset) or from the
+ * CLI's bundle (dist/node/cli/bundle, tools/bundle-cli.mjs), found from this module's own place.
+ */
+export function datasetSql(name: string): string {
+  for (const rel of [`./${name}`, `../../../node/dataset/${name}`, `../../../../node/dataset/${name}`]) {
     const p = fileURLToPath(new URL(rel, import.meta.url));
     if (existsSync(p)) return readFileSync(p, 'utf8');
   }
-  throw new Error('node/dataset/growth.sql is missing from this installation');
+  throw new Error(`node/dataset/${name} is missing from this installation`);
+}
+
+/** The growth query's text (node/dataset/growth.sql). */
+export function growthSql(): string {
+  return datasetSql('growth.sql');
 }
 
 /** Every Parquet file of a per-process table, `<dir>/<table>/process=<n>/*.parquet`. */

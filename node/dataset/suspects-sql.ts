@@ -3,22 +3,15 @@
 // warehouse of many jobs can be ranked without building a job in memory. Per-second slopes are left out.
 
 import { parquetPathSql } from './tree-check.js';
-import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { GrowthPattern } from '../../core/stats/patterns.js';
 import { openEngine, sqlString, type Engine } from './duckdb.js';
-import { createDatasetViews, runOnDataset, tableFiles } from './growth-sql.js';
+import { createDatasetViews, datasetSql, runOnDataset, tableFiles } from './growth-sql.js';
 import { STACKS_STAGE } from './schema.js';
 
-/** The suspects query's text: node/dataset/suspects.sql beside the sources (tsx, tests), from the build (dist/node/dataset)
- * or from the CLI's bundle (dist/node/cli/bundle, tools/bundle-cli.mjs). */
+/** The suspects query's text (node/dataset/suspects.sql). */
 export function suspectsSql(): string {
-  for (const rel of ['./suspects.sql', '../../../node/dataset/suspects.sql', '../../../../node/dataset/suspects.sql']) {
-    const p = fileURLToPath(new URL(rel, import.meta.url));
-    if (existsSync(p)) return readFileSync(p, 'utf8');
-  }
-  throw new Error('node/dataset/suspects.sql is missing from this installation');
+  return datasetSql('suspects.sql');
 }
 
 /** One row of suspects.sql: a (job, process, stack) series as rankJob ranks it. */

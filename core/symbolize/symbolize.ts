@@ -458,7 +458,7 @@ export class Symbolizer {
    */
   private async inflateAhead(st: ModuleState): Promise<void> {
     if (!st.identity || this.loaded.has(st.identity) || st.inflated !== undefined) return;
-    const cached = this.results.get(st.identity) ?? (await this.resultsFor(st.identity));
+    const cached = await this.resultsFor(st.identity);
     const src = st.located ? (st.located.debug ?? st.located.binary) : null;
     const inflate = this.opts.inflate;
     if (cached.size > 0 || !src || !inflate || !st.filesOpen || st.inflated !== undefined) return;

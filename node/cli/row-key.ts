@@ -21,14 +21,17 @@ type Tagged = Frame & { [PART]?: number };
 /** Each rowKey numbers parts on its own: a tag is `context + number`, valid only for its own context. */
 const CONTEXT = 2 ** 32;
 let contexts = 0;
+/** the key's UTF-16 units, reused: one string a stack, made by one decode (no string per frame) */
+let units = new Uint16Array(256);
+const UTF16 = new TextDecoder('utf-16le');
 
 /**
  * What makes two shown stacks the same row: their surviving frames at the granularity. Each distinct frame part
  * is numbered once (`ids`), and frames are shared objects (core/frames/describe.ts NativeFrames), so a stack's
  * key is a short list of numbers instead of its frames' texts joined: building and hashing those long strings
  * for every stack was most of `top`'s row time. Each number is two UTF-16 units of 15 bits (fixed width, so equal
- * keys are equal lists): shorter to build and hash than decimal digits and separators. A frame carries its number under a
- * symbol key: a property read costs less than a Map lookup per frame (most of the key's time when the map was used).
+ * keys are equal lists): shorter to build and hash than decimal digits and separators. A frame carries its number
+ * under a symbol key: a property read costs less than a Map lookup per frame (most of the key's time with the map).
  */
 export function shownKey(
   stack: FoldedStack<Frame>,
@@ -57,9 +60,6 @@ export function shownKey(
   }
   return UTF16.decode(units.subarray(0, u));
 }
-/** the key's UTF-16 units, reused: one string a stack, made by one decode (no string per frame) */
-let units = new Uint16Array(256);
-const UTF16 = new TextDecoder('utf-16le');
 
 /** The row key of the command's view (null: the view drops the stack). */
 export function rowKey(view: Viewer, args: ParsedArgs): RowKey {

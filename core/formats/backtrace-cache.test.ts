@@ -111,6 +111,26 @@ describe('backtrace lines matched instead of read again', () => {
     expect(cache.size).toBeLessThan(records / 2);
   });
 
+  it("keeps a pending record's words when another parser of the thread starts the cache over", () => {
+    // Two dumps read in turns through one cache (as interleaved in-thread tasks are): A's second record is
+    // matched from the cache (the line that followed its first last time) and left pending at a chunk's end
+    // (its count line is in A's next chunk); B then fills the cache past its bound, which starts it over and
+    // stores other lines' words. A's record must keep the words of its own line.
+    const first = '@ 0x7f0000001000 0x7f0000002000';
+    const second = '@ 0x7f0000003000 0x7f0000004000';
+    const cache = new BacktraceCache(3 * first.length);
+    parse(dump(first, second), cache); // both known, second after first
+    const got: string[] = [];
+    const a = new HeapDumpParser({ onRecord: (r) => got.push(framesText(r.frameWords)), backtraces: cache });
+    a.push(enc.encode(`heap_v2/1\n  t*: 2: 2 [0: 0]\n${first}\n  t*: 1: 1 [0: 0]\n${second}\n`));
+    const others = ['@ 0x1111111111 0x2222222222', '@ 0x3333333333 0x4444444444', '@ 0x5555555555 0x6666666666'];
+    const b = parse(dump(...others, ...others), cache);
+    expect(b.records.map((r) => r.frames)).toEqual([...others, ...others].map((t) => t.slice(2)));
+    a.push(enc.encode('  t*: 1: 1 [0: 0]\n'));
+    a.finish();
+    expect(got).toEqual([first.slice(2), second.slice(2)]);
+  });
+
   it('starts over past its size bound and still reads every line right', () => {
     const cache = new BacktraceCache(40);
     const text = dump('@ 0x7f0000001000 0x7f0000002000', '@ 0x7f0000003000 0x7f0000004000', '@ 0xa');

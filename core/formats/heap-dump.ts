@@ -27,9 +27,10 @@ export interface DumpRecord {
   /**
    * The frame addresses after '@', leaf first, as 64-bit values split in 32-bit words: frame k is
    * (hi, lo) = (frameWords[2k], frameWords[2k+1]). Empty for an '@' line with no frames; a 3.x
-   * trailing 0x0 is removed. With an onRecord callback this is a reused buffer, valid only during the
-   * call: copy it to keep it. (Words, not strings: building strings per record was the parser's cost.)
-   * With a callback the whole record (its counts and threads too) is reused for the next one.
+   * trailing 0x0 is removed. With an onRecord callback this is a reused buffer or the backtrace cache's own
+   * words, valid only during the call and never to be written to: copy it to keep it. (Words, not strings:
+   * building strings per record was the parser's cost.) With a callback the whole record (its counts and
+   * threads too) is reused for the next one.
    */
   frameWords: Uint32Array;
   /** framesHash of frameWords (frame-scan.ts), when the reader computed or kept it (with an onRecord callback) */
@@ -412,7 +413,7 @@ export class HeapDumpParser {
 
   /**
    * A backtrace line at buf[pos] that is the cache's prediction (the line that followed the last one before):
-   * read as v2Line reads it, its words copied from the cache. Returns where the next line starts, or -1 (not
+   * read as v2Line reads it, its words the cache's own (a view, not a copy). Returns where the next line starts, or -1 (not
    * the predicted line, or its end is not in buf) for the ordinary path.
    */
   private cachedBacktrace(cache: BacktraceCache, buf: Uint8Array, view: DataView, pos: number, base: number): number {
@@ -425,13 +426,8 @@ export class HeapDumpParser {
     if (!cache.matches(entry, buf, view, pos, end)) return -1;
     this.lineNo++;
     this.flushPending(false);
-    const k = cache.copyWords(entry, this.words);
     this.skipping = false;
-    this.pending = this.startRecord(
-      (this.wordViews[k] ??= this.words.subarray(0, 2 * k)),
-      cache.hash(entry),
-      this.lineNo,
-    );
+    this.pending = this.startRecord(cache.wordsOf(entry), cache.hash(entry), this.lineNo);
     this.pendingHasTotal = false;
     this.pendingStartOffset = base + pos;
     this.lastLine = entry;

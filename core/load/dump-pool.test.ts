@@ -1,0 +1,138 @@
+// The pool's bookkeeping with workers that are plain objects in this thread (serveDumpTasks behind a fake
+// port): which worker holds which task, in what order it reads them, and what a crash or a cancel does to
+// the task it holds next. The pool on real threads is node/io/dump-pool.test.ts.
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createDumpPool, serveDumpTasks, type FromDumpWorker, type ToDumpWorker } from './dump-pool.js';
+import { runDumpTask, type DumpTask, type DumpTaskResult } from './dump-task.js';
+import type { InputFile } from '../formats/input-file.js';
+import { collectInputFiles } from '../../node/io/node-files.js';
+import { nodeInflater } from '../../node/io/gunzip.js';
+
+const dumps = (await collectInputFiles([join(import.meta.dirname, '..', '..', 'fixtures', 'job', 'dumps')]))
+  .filter((f) => /\.heap\.gz$/.test(f.path))
+  .slice(0, 6);
+const task = (file: InputFile): DumpTask => ({
+  file,
+  meta: { file: file.path, seq: null, trigger: 'unknown', triggerSeq: null, mtimeMs: null },
+});
+/** A result without what differs between two reads of one file (the typed arrays as plain arrays). */
+const plain = (r: DumpTaskResult) =>
+  JSON.parse(
+    JSON.stringify(r, (_k, v: unknown) => (ArrayBuffer.isView(v) ? Array.from(v as Uint8Array) : v)),
+  ) as unknown;
+const later = () => new Promise((r) => setTimeout(r, 1));
+
+/** Workers in this thread. `crashOn`: a worker that starts this file dies (its `lost` is called, it answers no more). */
+function fakeHost(size: number, crashOn?: string) {
+  const log: string[] = [];
+  const events: string[] = [];
+  let workers = 0;
+  let reading = 0;
+  let mostAtOnce = 0;
+  const host = {
+    size,
+    inflate: nodeInflater,
+    locate: (f: InputFile) => f,
+    spawn(message: (m: FromDumpWorker) => void, lost: (why: string) => void) {
+      const name = `w${++workers}`;
+      let dead = false;
+      let toWorker: ((m: ToDumpWorker<unknown>) => void) | null = null;
+      serveDumpTasks<InputFile>(
+        {
+          post: (m) => {
+            if ('result' in m) events.push(`${name} answers ${m.id}`);
+            void later().then(() => !dead && message(m));
+          },
+          onMessage: (h) => (toWorker = h as (m: ToDumpWorker<unknown>) => void),
+        },
+        (m) => {
+          const file = m.file;
+          if (!m.path.endsWith('.pyframes')) log.push(`${name} ${file.path.split('/').pop()}`);
+          if (file.path === crashOn) {
+            dead = true;
+            void later().then(() => lost('its reader crashed'));
+          }
+          return {
+            ...file,
+            read: async (offset: number, length: number) => {
+              mostAtOnce = Math.max(mostAtOnce, ++reading);
+              try {
+                return await file.read(offset, length);
+              } finally {
+                reading--;
+              }
+            },
+          };
+        },
+        nodeInflater,
+      );
+      return {
+        post: (m: unknown) =>
+          void later().then(() => {
+            if (dead) return;
+            const t = m as ToDumpWorker<unknown>;
+            if ('id' in t) events.push(`${name} holds ${t.id}`);
+            toWorker?.(t);
+          }),
+        terminate: () => {
+          dead = true;
+        },
+      };
+    },
+  };
+  return { host, log, events, mostAtOnce: () => mostAtOnce, workers: () => workers };
+}
+
+describe('dump pool: two tasks a worker', () => {
+  it('gives each worker its next task ahead, reads a worker’s tasks one at a time in order, and the results are the in-thread ones', async () => {
+    expect(dumps.length).toBe(6);
+    const fake = fakeHost(2);
+    const pool = createDumpPool(fake.host);
+    const got = await Promise.all(dumps.map((f) => pool.run(task(f), () => undefined)));
+    pool.close();
+    const want = await Promise.all(dumps.map((f) => runDumpTask(task(f), { inflate: nodeInflater })));
+    expect(got.map(plain)).toEqual(want.map(plain));
+    // two workers; one file read at a time by each (never more than the two workers read at once)
+    expect(fake.workers()).toBe(2);
+    expect(fake.mostAtOnce()).toBeLessThanOrEqual(2);
+    // the first two tasks go one to each worker, the next two one behind each
+    const name = (k: number) => dumps[k].path.split('/').pop();
+    expect(fake.log.slice(0, 2).sort()).toEqual([`w1 ${name(0)}`, `w2 ${name(1)}`]);
+    const byWorker = (w: string) => fake.log.filter((l) => l.startsWith(w + ' ')).map((l) => l.split(' ')[1]);
+    expect(byWorker('w1').slice(0, 2)).toEqual([name(0), name(2)]);
+    expect(byWorker('w2').slice(0, 2)).toEqual([name(1), name(3)]);
+    // each worker held its second task before it answered its first
+    for (const w of ['w1', 'w2']) {
+      const mine = fake.events.filter((e) => e.startsWith(w + ' '));
+      expect(mine.slice(0, 3).map((e) => e.split(' ')[1])).toEqual(['holds', 'holds', 'answers']);
+    }
+  });
+
+  it('a worker that dies fails only the task it was reading; the task it held next is read by a new worker', async () => {
+    const fake = fakeHost(1, dumps[0].path);
+    const pool = createDumpPool(fake.host);
+    const [crashed, next] = await Promise.all(dumps.slice(0, 2).map((f) => pool.run(task(f), () => undefined)));
+    pool.close();
+    expect(crashed.parsed).toBeNull();
+    expect(crashed.warnings.map((w) => w.message)).toEqual(['could not be read: its reader crashed']);
+    expect(plain(next)).toEqual(plain(await runDumpTask(task(dumps[1]), { inflate: nodeInflater })));
+    const name = (k: number) => dumps[k].path.split('/').pop();
+    expect(fake.log).toEqual([`w1 ${name(0)}`, `w2 ${name(1)}`]);
+  });
+
+  it('cancelling the task a worker reads keeps the one it held next: that one is read in full', async () => {
+    const fake = fakeHost(1);
+    const pool = createDumpPool(fake.host);
+    const ac = new AbortController();
+    const first = pool.run(task(dumps[0]), () => undefined, ac.signal);
+    const second = pool.run(task(dumps[1]), () => undefined);
+    ac.abort();
+    await expect(first).rejects.toThrow();
+    const r = await second;
+    pool.close();
+    expect(plain(r)).toEqual(plain(await runDumpTask(task(dumps[1]), { inflate: nodeInflater })));
+    // the first worker was stopped with both; a second one read the kept task
+    expect(fake.workers()).toBe(2);
+  });
+});

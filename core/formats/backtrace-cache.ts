@@ -24,8 +24,8 @@ export class BacktraceCache {
   /**
    * per entry: a view of its words, made once. A parser's record holds it instead of a copy (the copy was ~10 %
    * of a cached dump's parse). Safe because no entry's words are ever written over: an entry's words are written
-   * once, past those in use; a growth copies them to a new buffer and leaves the old one as it was; and a restart
-   * takes new buffers. So a view stays right for as long as anyone holds it, even a record another parser of this
+   * once, past those in use; a growth copies them to a new buffer (and moves the views there) and leaves the old
+   * one as it was; and a restart takes new buffers. So a view stays right for as long as anyone holds it, even a record another parser of this
    * thread has pending while this one restarts the cache.
    */
   private views: Uint32Array[] = [];
@@ -125,6 +125,12 @@ export class BacktraceCache {
       const next = new Uint32Array(Math.max(2 * this.words.length, this.wordsUsed + nw));
       next.set(this.words.subarray(0, this.wordsUsed));
       this.words = next;
+      // the views move to the new buffer, so the old one goes once no record holds a view of it
+      const views = this.views;
+      for (let id = 0; id < this.count; id++) {
+        const at = views[id].byteOffset >>> 2;
+        views[id] = next.subarray(at, at + views[id].length);
+      }
     }
     const id = this.count++;
     this.keys.set(b.subarray(s, s + len), this.keysUsed);

@@ -5,6 +5,7 @@ import { basename } from '../formats/dump-filename.js';
 import type { DumpRecord, ParsedDumpInfo, Sampling } from '../formats/heap-dump.js';
 import { normalizeAddress } from '../formats/heap-dump.js';
 import { framesHash } from '../formats/frame-scan.js';
+import { sameBytes, viewOf } from '../formats/same-bytes.js';
 import type { MapsEntry } from '../formats/proc-maps.js';
 import type { AddressTable, Counts, ProcessSeries, Snapshot, StackTable, ThreadTotals } from './model.js';
 import { newUnbiased, unbias, unbiasInto } from './unbias.js';
@@ -239,6 +240,13 @@ export class ProcessBuilder implements StackInterner {
   private readonly stackByHash = new Map<number, number>();
   private readonly nextSameHash: number[] = [];
   private stackWords = new Uint32Array(1 << 12);
+  // The compare is sameBytes over the words' bytes (8 a step, exact; core/formats/same-bytes.ts): `stackWords`'
+  // bytes, and those of the last words given (a merge gives one task's words for all its records).
+  private stackBytes = new Uint8Array(this.stackWords.buffer);
+  private stackView = viewOf(this.stackBytes);
+  private lastWords: Uint32Array | null = null;
+  private lastBytes: Uint8Array = new Uint8Array(0);
+  private lastView = viewOf(this.lastBytes);
 
   /** The stack id of a record's frames (see DumpRecord.frameWords), interning it when new. */
   internStack(words: Uint32Array, hash?: number): number {
@@ -249,21 +257,28 @@ export class ProcessBuilder implements StackInterner {
   internRange(words: Uint32Array, from: number, to: number, hash: number = stackHash(words, from, to)): number {
     const n = (to - from) >>> 1;
     const { offsets, frames } = this.stacks;
-    const own = this.stackWords;
+    if (words !== this.lastWords) {
+      this.lastWords = words;
+      this.lastBytes = new Uint8Array(words.buffer, words.byteOffset, words.byteLength);
+      this.lastView = viewOf(this.lastBytes);
+    }
     for (let id = this.stackByHash.get(hash) ?? -1; id >= 0; id = this.nextSameHash[id]) {
       const o = offsets[id];
       if (offsets[id + 1] - o !== n) continue;
-      const w = 2 * o - from;
-      let i = from;
-      while (i < to && own[w + i] === words[i]) i++;
-      if (i === to) return id;
+      if (sameBytes(this.lastBytes, this.lastView, 4 * from, this.stackBytes, this.stackView, 8 * o, 4 * (to - from)))
+        return id;
     }
     const id = this.stacks.count++;
     this.nextSameHash.push(this.stackByHash.get(hash) ?? -1);
     this.stackByHash.set(hash, id);
     const at = 2 * frames.length;
-    this.stackWords = grown(this.stackWords, at + 2 * n);
-    this.stackWords.set(words.subarray(from, to), at);
+    const next = grown(this.stackWords, at + 2 * n);
+    if (next !== this.stackWords) {
+      this.stackWords = next;
+      this.stackBytes = new Uint8Array(next.buffer);
+      this.stackView = viewOf(this.stackBytes);
+    }
+    next.set(words.subarray(from, to), at);
     for (let k = 0; k < n; k++) frames.push(this.internWords(words[from + 2 * k], words[from + 2 * k + 1]));
     offsets.push(frames.length);
     this.stacks.allocatorDepth.push(0);

@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { ProcessBuilder, stackHash } from './process-builder.js';
+
+/** A stack's words from 64-bit frame addresses, (hi, lo) per frame. */
+const words = (...frames: bigint[]) =>
+  Uint32Array.from(frames.flatMap((f) => [Number(f >> 32n), Number(f & 0xffffffffn)]));
+
+describe('ProcessBuilder.internRange', () => {
+  it('gives equal stacks one id and different ones their own, where frames read as doubles are ±0 or NaN', () => {
+    const b = new ProcessBuilder();
+    // A frame's (hi, lo) words read as one little-endian double: hi is its low half, lo its high half.
+    const asDouble = (f: bigint) => new Float64Array(words(f).buffer)[0];
+    const minusZero = 0x80000000n; // lo = 0x80000000, hi = 0: the bits of −0
+    const nan = 0x000000017ff80000n; // lo = 0x7ff80000, hi = 1: a NaN
+    expect(Object.is(asDouble(0n), 0)).toBe(true);
+    expect(Object.is(asDouble(minusZero), -0)).toBe(true);
+    expect(Number.isNaN(asDouble(nan))).toBe(true);
+    const stacks = [
+      words(0x7f0000001000n, 0x7f0000002000n),
+      words(0n, 0x7f0000002000n), // +0 as a double
+      words(minusZero, 0x7f0000002000n), // equal to +0 as doubles
+      words(nan, 0x7f0000002000n), // unequal to itself as a double
+      words(nan + 1n, 0x7f0000002000n), // another NaN
+      words(0x7f0000001000n, 0x7f0000002000n, 0n),
+      words(0x7f0000001000n, 0x7f0000002000n, minusZero),
+    ];
+    // each first in one flat buffer (as a merge passes a task's words), then again from another, shifted by a frame
+    const flat = (shift: number) => {
+      const all = new Uint32Array(2 * shift + stacks.reduce((n, s) => n + s.length, 0));
+      const at: number[] = [];
+      let k = 2 * shift;
+      for (const s of stacks) {
+        at.push(k);
+        all.set(s, k);
+        k += s.length;
+      }
+      return { all, at };
+    };
+    const ids = (shift: number) => {
+      const { all, at } = flat(shift);
+      // every hash made equal: the compare alone must tell the stacks apart
+      return stacks.map((s, j) => b.internRange(all, at[j], at[j] + s.length, 0));
+    };
+    const first = ids(0);
+    expect(first).toEqual([0, 1, 2, 3, 4, 5, 6]);
+    expect(ids(1)).toEqual(first);
+    // and one stack through internStack, its own hash
+    expect(b.internStack(stacks[3].slice(), stackHash(stacks[3], 0, stacks[3].length))).toBe(7);
+    expect(b.internStack(stacks[3].slice(), stackHash(stacks[3], 0, stacks[3].length))).toBe(7);
+    // a task's words that start between two doubles (4-byte aligned only) compare as well
+    const odd = new Uint32Array(1 + stacks[2].length);
+    odd.set(stacks[2], 1);
+    const view = odd.subarray(1);
+    expect(view.byteOffset % 8).toBe(4);
+    expect(b.internRange(view, 0, view.length, 0)).toBe(2);
+  });
+});

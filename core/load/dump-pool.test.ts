@@ -135,4 +135,15 @@ describe('dump pool: two tasks a worker', () => {
     // the first worker was stopped with both; a second one read the kept task
     expect(fake.workers()).toBe(2);
   });
+
+  it('cancelling a whole load while workers hold their next tasks starts no new worker', async () => {
+    const fake = fakeHost(2);
+    const pool = createDumpPool(fake.host);
+    const ac = new AbortController();
+    const runs = dumps.slice(0, 4).map((f) => pool.run(task(f), () => undefined, ac.signal));
+    ac.abort();
+    for (const r of runs) await expect(r).rejects.toThrow();
+    pool.close();
+    expect(fake.workers()).toBe(2);
+  });
 });

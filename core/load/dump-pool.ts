@@ -167,14 +167,17 @@ export function createDumpPool<F>(host: DumpPoolHost<F>): DumpPool {
 
   const pump = () => {
     while (queue.length > 0 && !closed) {
+      // cancelled while it waited its turn again (its own abort handler rejects it): no worker is started for it
+      if (queue[0].signal?.aborted) {
+        queue.shift();
+        continue;
+      }
       // an idle worker, else a new one while there are fewer than `size`, else a worker's next task
       let slot = slots.find((s) => s.jobs.length === 0);
       if (!slot && slots.length < size) slot = spawn();
       slot ??= slots.find((s) => s.jobs.length < TASKS_PER_WORKER);
       if (!slot) return;
       const job = queue.shift() as Job<F>;
-      // cancelled while it waited its turn again (its own abort handler rejects it)
-      if (job.signal?.aborted) continue;
       slot.jobs.push(job);
       slot.worker.keepAlive?.(true);
       const words = spare.pop();

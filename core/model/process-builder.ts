@@ -235,7 +235,7 @@ export class ProcessBuilder implements StackInterner {
   private addrSlots = new Int32Array(1 << 12);
   private addrHi = new Uint32Array(1024);
   private addrLo = new Uint32Array(1024);
-  // Stacks by stackHash; collisions chain through `nextSameHash`, verified word by word against `stackWords`
+  // Stacks by stackHash; collisions chain through `nextSameHash`, verified against `stackWords` (sameBytes)
   // (every stack's words, flat: frame k of stack id is at 2·(offsets[id] + k)).
   private readonly stackByHash = new Map<number, number>();
   private readonly nextSameHash: number[] = [];

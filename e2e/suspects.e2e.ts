@@ -110,14 +110,15 @@ test('Suspects: job-wide ranking, pattern badges, σ sparklines, killed processe
   await page.getByTestId('tab-diff').click();
   await expect(page.getByTestId('diff-flame').locator('canvas')).toBeVisible();
   const PLATEAU_RANGE = elfSymbolRange(path.join(ROOT, 'fixtures', 'jemalloc', 'bin', 'leaky'), 'plateau');
-  const findNodes = () => flameNodes(page, 'diff-flame');
+  const findPlateau = async (): Promise<FlameHit | undefined> =>
+    (await flameNodes(page, 'diff-flame')).find(
+      (n) => labelHits(n.label, 'plateau', PLATEAU_RANGE) && n.rect !== null && n.rect.w > 4,
+    );
   // the sampled run's diff arrives after the tab opens: wait for its plateau node
   let plateauNode: FlameHit | undefined;
   await expect
     .poll(async () => {
-      plateauNode = (await findNodes()).find(
-        (n) => labelHits(n.label, 'plateau', PLATEAU_RANGE) && n.rect !== null && n.rect.w > 4,
-      );
+      plateauNode = await findPlateau();
       return plateauNode !== undefined;
     })
     .toBe(true);
@@ -125,9 +126,7 @@ test('Suspects: job-wide ranking, pattern badges, σ sparklines, killed processe
   // one drawn: a diff asked before the sampled run's σ was in could be drawn first (CI once read vermillion here).
   let px = { r: 0, g: 0, b: 0 };
   const hue = async (): Promise<number> => {
-    const node = (await findNodes()).find(
-      (n) => labelHits(n.label, 'plateau', PLATEAU_RANGE) && n.rect !== null && n.rect.w > 4,
-    );
+    const node = await findPlateau();
     px = await flamePixel(page, 'diff-flame', node?.rect ?? plateauNode?.rect ?? { x: 0, y: 0 });
     return Math.max(Math.abs(px.r - px.g), Math.abs(px.g - px.b));
   };

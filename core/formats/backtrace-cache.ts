@@ -25,8 +25,8 @@ export class BacktraceCache {
    * per entry: a view of its words, made once. A parser's record holds it instead of a copy (the copy was ~10 %
    * of a cached dump's parse). Safe because no entry's words are ever written over: an entry's words are written
    * once, past those in use; a growth copies them to a new buffer (and moves the views there) and leaves the old
-   * one as it was; and a restart takes new buffers. So a view stays right for as long as anyone holds it, even a record another parser of this
-   * thread has pending while this one restarts the cache.
+   * one as it was; and a restart takes new buffers. So a view stays right for as long as anyone holds it, even
+   * a record another parser of this thread has pending while this one restarts the cache.
    */
   private views: Uint32Array[] = [];
   // per entry: where its line bytes are, the entry that followed it last time, its words' hash

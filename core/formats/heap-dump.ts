@@ -413,8 +413,8 @@ export class HeapDumpParser {
 
   /**
    * A backtrace line at buf[pos] that is the cache's prediction (the line that followed the last one before):
-   * read as v2Line reads it, its words the cache's own (a view, not a copy). Returns where the next line starts, or -1 (not
-   * the predicted line, or its end is not in buf) for the ordinary path.
+   * read as v2Line reads it, its words the cache's own (a view, not a copy). Returns where the next line
+   * starts, or -1 (not the predicted line, or its end is not in buf) for the ordinary path.
    */
   private cachedBacktrace(cache: BacktraceCache, buf: Uint8Array, view: DataView, pos: number, base: number): number {
     const entry = cache.successor(this.lastLine);

@@ -214,7 +214,7 @@ export function createDumpPool<F>(host: DumpPoolHost<F>): DumpPool {
         if (slot) {
           slots.splice(slots.indexOf(slot), 1);
           slot.worker.terminate();
-          // the worker's other task had not started, or is not cancelled: it goes back first in line
+          // the worker's other task (not started yet, or being read but not cancelled) goes back first in line
           queue.unshift(...slot.jobs.splice(0).filter((j) => j !== job));
         }
         reject(signal?.reason ?? new Error('cancelled'));

@@ -3,12 +3,12 @@
 // the model (the frame pipeline, core/frames/, reads them there). Results are cached on disk between runs
 // (node/io/symbol-files.ts).
 
-import { setFlagsFromString } from 'node:v8';
 import type { Job } from '../../core/model/model.js';
 import { collectInputFiles } from '../io/node-files.js';
 import type { SymbolProblem } from '../../core/symbolize/symbolize-job.js';
 import type { CompiledWasm } from '../../core/symbolize/wasm-addr2line.js';
 import { flag, has, type ParsedArgs } from './args.js';
+import { applyCliV8Flags } from './v8-flags.js';
 
 /**
  * The symbolizer's modules and the compiled WASM module, loaded once and only by commands that symbolize
@@ -23,19 +23,11 @@ interface SymbolRuntime {
 
 let runtime: Promise<SymbolRuntime> | null = null;
 
-/**
- * V8 recompiles a WASM function with its optimizing compiler once the function has run about 1.8 MB of code (its
- * default budget, made for long-lived pages). In a CLI run that sends the symbolizer's large DWARF-parsing
- * functions to TurboFan on background threads for more CPU than the whole lookup takes in the baseline code: a third
- * of `top`'s CPU on a 1 MB python3.11 dump (0.61 s → 0.41 s without it), and slower lookups up to 40k addresses
- * on 2 cores. With this budget only functions that stay hot on large inputs are optimized, and they still are.
- */
-const WASM_TIERING_BUDGET = 500_000_000;
-
 function loadRuntime(): Promise<SymbolRuntime> {
   runtime ??= (async () => {
-    // before the module is compiled and instantiated: V8 reads the budget then
-    setFlagsFromString(`--wasm-tiering-budget=${WASM_TIERING_BUDGET}`);
+    // before the module is compiled and instantiated (V8 reads the WASM tier-up budget then); already set when
+    // the CLI runs through bin/heaplens.js
+    applyCliV8Flags();
     const [io, job, wasmMod] = await Promise.all([
       import('../io/symbol-files.js'),
       import('../../core/symbolize/symbolize-job.js'),

@@ -47,8 +47,10 @@ function parseRate(s: string): { bytes: number; per: string } {
   return { bytes: (m[1] === '−' || m[1] === '-' ? -1 : 1) * Number(m[2].replace(/,/g, '')) * UNITS[m[3]], per: m[4] };
 }
 
-async function openJob(page: Page): Promise<void> {
+/** `beforeDrop`: runs on the loaded page before the files go in (a hook on the worker client). */
+async function openJob(page: Page, beforeDrop?: () => Promise<void>): Promise<void> {
   await page.goto('/');
+  await beforeDrop?.();
   await dropFiles(page, '[data-testid=dropzone]', folderFiles(path.join(JOB, 'dumps')));
   await expect(page.getByTestId('job-info')).toContainText(`${exp.processes.length} processes`, { timeout: 60_000 });
   await expect(page.getByTestId('suspect-row').first()).toBeVisible({ timeout: 30_000 });
@@ -164,3 +166,64 @@ for (const size of [
     }
   });
 }
+
+test('a finished job asks its ranking first, then the views of the process it opens on, once each', async ({
+  page,
+}) => {
+  // every worker request from the drop on, with when it was sent and answered (page clock)
+  await openJob(page, async () => {
+    await page.evaluate(() => {
+      type Req = { type: string; proc?: number; limit?: number };
+      const w = window as unknown as {
+        __heaplens: { client: { start: (req: Req, onProgress: unknown) => { done: Promise<unknown> } } };
+        __asked: { type: string; proc?: number; limit?: number; sent: number; answered: number | null }[];
+      };
+      const c = w.__heaplens.client;
+      const start = c.start.bind(c);
+      w.__asked = [];
+      c.start = (req, onProgress) => {
+        const r = {
+          type: req.type,
+          proc: req.proc,
+          limit: req.limit,
+          sent: performance.now(),
+          answered: null as number | null,
+        };
+        w.__asked.push(r);
+        const out = start(req, onProgress);
+        void out.done.then(() => (r.answered = performance.now()));
+        return out;
+      };
+    });
+  });
+  await page.waitForFunction(() => {
+    const w = window as unknown as { __heaplens: { client: { inFlight: number } } };
+    return w.__heaplens.client.inFlight === 0;
+  });
+  const { asked, done, focused, pids } = await page.evaluate(() => {
+    const w = window as unknown as {
+      __heaplens: { selection: { procIndex: number }; job: { summary: { processes: { pid: number }[] } } };
+      __asked: { type: string; proc?: number; limit?: number; sent: number; answered: number | null }[];
+    };
+    return {
+      asked: w.__asked,
+      done: performance.getEntriesByName('heaplens:load-done')[0].startTime,
+      focused: w.__heaplens.selection.procIndex,
+      pids: w.__heaplens.job.summary.processes.map((p) => p.pid),
+    };
+  });
+  const after = asked.filter((r) => r.sent >= done);
+  // the whole job's ranking first: the process the job opens on depends on it
+  expect(after[0]?.type, JSON.stringify(after)).toBe('suspects');
+  const ranking = after[0];
+  expect(ranking.limit).toBe(200);
+  // the process it opened on holds the workload's leak
+  const leakers = exp.processes.filter((p) => p.dumps.some((d) => (d.sites.leak?.[1] ?? 0) > 0)).map((p) => p.pid);
+  expect(leakers).toContain(pids[focused]);
+  for (const type of ['stackSeries', 'growth', 'missingBinaries']) {
+    const views = after.filter((r) => r.type === type);
+    expect(views.length, `${type}: ${JSON.stringify(views)}`).toBe(1);
+    expect(views[0].proc).toBe(focused);
+    expect(views[0].sent).toBeGreaterThanOrEqual(ranking.answered ?? Infinity);
+  }
+});

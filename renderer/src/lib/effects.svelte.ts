@@ -47,15 +47,19 @@ export function startEffects(ui: Ui): { flush(): void; cancel(): void } {
     send: (ask) => app.client.request({ type: 'suspects', view: ask.view, limit: ask.limit }).then((r) => r.suspects),
     throttled: () => app.job.partial,
     share: RANK_SHARE,
-    fail: (e) => (app.error = String(e)),
+    fail: (e) => {
+      app.error = String(e);
+      // no ranking to choose by: the views of the process shown are asked after all
+      app.job.autoOpen = false;
+    },
     apply: (suspects) => {
       app.job.suspects = suspects;
       // a job opens on the process that holds suspect #1 (else the killed one), once the full ranking is in,
       // unless the user has picked another meanwhile
       const sel = app.selection;
-      if (app.job.autoOpen && !app.job.partial && sel.opened) {
+      if (app.job.autoOpen && !app.job.partial) {
         app.job.autoOpen = false;
-        const o = openingProcess(app.job.summary?.processes ?? [], suspects);
+        const o = sel.opened && openingProcess(app.job.summary?.processes ?? [], suspects);
         if (o) sel.openOn(o);
       }
       // a report opens on the job's top suspect: its process focused, its stack in the panel
@@ -86,7 +90,7 @@ export function startEffects(ui: Ui): { flush(): void; cancel(): void } {
   $effect(() => {
     const p = ui.app.selection.procIndex;
     const view = app.selection.view;
-    if (p < 0 || !app.job.hasJob) return;
+    if (p < 0 || !app.job.hasJob || app.job.openingPending) return;
     const seq = ++seriesSeq;
     void app.client.request({ type: 'stackSeries', proc: p, n: 8, view }).then((r) => {
       if (seq === seriesSeq) {
@@ -103,7 +107,7 @@ export function startEffects(ui: Ui): { flush(): void; cancel(): void } {
     const base = app.selection.base;
     const target = app.selection.target;
     const view = app.selection.view;
-    if (p < 0 || !app.job.hasJob) return;
+    if (p < 0 || !app.job.hasJob || app.job.openingPending) return;
     // While a job loads, only for a tab that shows it: the first process's table took ~0.35 s of the worker
     // that also merges the dumps (deep-stack job); the stack panel shows its row's figures once the job is in.
     if (app.job.partial && !GROWTH_TABS.has(app.selection.tab)) return;

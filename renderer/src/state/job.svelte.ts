@@ -53,8 +53,11 @@ export class Job implements JobFacts {
   fromReport = $state(false);
   /** select the job's top suspect once the growth ranking arrives (a report opens on it) */
   focusTopSuspect = false;
-  /** the job opened on a process of its own choosing: move to suspect #1's once the full ranking is in */
-  autoOpen = false;
+  /**
+   * the job opened on a process of its own choosing: move to suspect #1's once the full ranking is in (state: the
+   * process views wait for that choice, lib/effects.svelte.ts)
+   */
+  autoOpen = $state(false);
   /** what was open before a load showed its first processes: back in place if it is cancelled or fails */
   private readonly beforePartial = new Rollback<{
     summary: JobSummary | null;
@@ -83,6 +86,15 @@ export class Job implements JobFacts {
   get hasJob(): boolean {
     void this.jobEpoch;
     return untrack(() => this.summary !== null && this.summary.processes.length > 0);
+  }
+
+  /**
+   * A finished job shows the process it opened on only until the ranking names suspect #1's: the focused process's
+   * views wait for that choice (on the deep-stack job the first process's stack series and growth table took ~0.5 s
+   * of the worker, ahead of the views then shown). Not when the user has picked a process meanwhile.
+   */
+  get openingPending(): boolean {
+    return this.autoOpen && !this.partial && this.sel.opened !== null;
   }
 
   get readOnly(): boolean {

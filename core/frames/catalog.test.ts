@@ -165,3 +165,38 @@ describe('hostile names (issue 13, item 5)', () => {
     expect(f.modulePath).toBe('/opt/x<U+202E>/lib<U+001B>[2Jfoo<U+200F>.so');
   });
 });
+
+describe("FrameCatalog folds as foldStack does (the CLI's folding), on the real Python fixtures", async () => {
+  const { collectInputFiles } = await import('../../node/io/node-files.js');
+  const { loadJob } = await import('../load/load-job.js');
+  const { join } = await import('node:path');
+  const { PY_FIXTURES, VERSIONS } = await import('../../fixtures/python/fixture-helpers.js');
+  const { foldStack, MARKER_LABEL } = await import('./stack-labels.js');
+  const { viewFolds } = await import('./view.js');
+  const job = await loadJob(await collectInputFiles(VERSIONS.map((v) => join(PY_FIXTURES, v))));
+  it.each([false, true])('python-first, import machinery folded too: %s', (foldImports) => {
+    let folds = 0;
+    for (const p of job.processes) {
+      const t = new FrameCatalog(p);
+      const view = { mode: 'python-first' as const, hideAllocator: true, foldImports };
+      const opts = viewFolds(p, view);
+      expect(opts.interpreter).toBe(true);
+      for (let s = 0; s < p.stacks.count; s++) {
+        // the same stack unfolded, folded by foldStack: a marker where each run was, then the frames
+        const raw = Array.from(t.stackKeys(s, { ...view, unfold: true, foldImports: false }), (k) => t.frames[k]);
+        const ref = foldStack(raw, opts);
+        const want: string[] = [];
+        for (let i = 0, fi = 0; i <= ref.frames.length; i++) {
+          while (fi < ref.folds.length && ref.folds[fi].index === i) want.push(MARKER_LABEL[ref.folds[fi++].reason]);
+          if (i < ref.frames.length) want.push(ref.frames[i].label);
+        }
+        folds += ref.folds.length;
+        expect(
+          Array.from(t.stackKeys(s, view), (k) => t.frames[k].label),
+          `${p.key} stack ${s}`,
+        ).toEqual(want);
+      }
+    }
+    expect(folds).toBeGreaterThan(100);
+  });
+});

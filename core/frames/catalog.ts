@@ -15,8 +15,8 @@ import {
   type ViewOptions,
 } from '../model/vocab.js';
 import { decodePseudoAddress } from '../formats/pyframes.js';
-import { layoutOf, viewStack, type PythonFrameView } from './python-stacks.js';
-import { foldStack, MARKER_LABEL, type FoldOptions, type FoldReason } from './stack-labels.js';
+import { layoutOf, viewClassified, type Classified, type PythonFrameView } from './python-stacks.js';
+import { foldReasonOf, foldStack, MARKER_LABEL, type FoldOptions, type FoldReason } from './stack-labels.js';
 import { STARTUP_LABEL, startupKind, type StartupClass, type StartupKind } from './startup.js';
 import { filterStack, isActive } from './stack-filter.js';
 import { NativeFrames, unresolvedName, type Frame } from './describe.js';
@@ -138,6 +138,15 @@ function pythonDesc(p: PythonFrameView): FrameDesc {
   };
 }
 
+const FOLD_KEPT = 0;
+const FOLD_INTERPRETER = 1;
+const FOLD_IMPORT = 2;
+const FOLD_CODE: Record<FoldReason | 'kept', number> = {
+  kept: FOLD_KEPT,
+  interpreter: FOLD_INTERPRETER,
+  import: FOLD_IMPORT,
+};
+
 function markerDesc(reason: FoldReason): FrameDesc {
   const f: Frame = { address: '0x0', kind: 'folded', module: null, moduleOffset: null };
   const label = MARKER_LABEL[reason];
@@ -158,10 +167,16 @@ export class FrameCatalog {
   private readonly callerDescs: (FrameDesc[] | undefined)[];
   private readonly leafKeys: (Int32Array | undefined)[];
   private readonly callerKeys: (Int32Array | undefined)[];
-  private readonly pseudo: Uint8Array;
+  /** each address decoded once: the pseudo-frame it is (what it stands for, its kind), or null for a native one */
+  private readonly pseudo: ({ addr: string; kind: number } | null)[];
   private readonly stackHasPseudo: Uint8Array;
   private readonly stackCache = new Map<string, (Int32Array | null | undefined)[]>();
   private readonly foldCache = new Map<string, FoldOptions>();
+  /** per fold options, each key's fold reason (FOLD_KEPT, FOLD_INTERPRETER, FOLD_IMPORT), filled as keys are met */
+  private readonly foldReasons = new Map<FoldOptions, number[]>();
+  /** a Python frame's key by its pseudo-address (the frame is the address's alone, wherever it stands) */
+  private readonly pythonKeys: (number | undefined)[] = [];
+  private readonly markerKeys: (number | undefined)[] = [];
   /** the symbols the catalog was made with (a later symbolization needs a new catalog) */
   private readonly symbols: ProcessSeries['symbols'];
 
@@ -178,12 +193,13 @@ export class FrameCatalog {
     this.callerDescs = new Array(n);
     this.leafKeys = new Array(n);
     this.callerKeys = new Array(n);
-    this.pseudo = new Uint8Array(n);
+    this.pseudo = new Array<{ addr: string; kind: number } | null>(n).fill(null);
     const layout = layoutOf(proc.pythonFrames ?? null);
     let any = false;
     for (let a = 0; a < n; a++) {
-      if (decodePseudoAddress(proc.addresses.hex[a], layout)) {
-        this.pseudo[a] = 1;
+      const pa = decodePseudoAddress(proc.addresses.hex[a], layout);
+      if (pa) {
+        this.pseudo[a] = { addr: pa.addr, kind: pa.kind };
         any = true;
       }
     }
@@ -265,7 +281,7 @@ export class FrameCatalog {
     return this.nativeDescs(i, 1).some((d) => d.info.function === '_PyEval_EvalFrameDefault');
   };
 
-  /** Visits the frames of a stack in view order (leaf first), from position `skip`. */
+  /** Visits the frames of a stack in view order (leaf first), from position `skip`; `a` is the frame's address. */
   private walk(
     stackId: number,
     mode: StackMode,
@@ -280,13 +296,21 @@ export class FrameCatalog {
       for (let f = s + skip; f < e; f++) emit('native', st.frames[f], f - s, null);
       return;
     }
-    const hexes: string[] = [];
-    for (let f = s + skip; f < e; f++) hexes.push(this.proc.addresses.hex[st.frames[f]]);
+    const cs: Classified[] = [];
+    for (let f = s + skip; f < e; f++) {
+      const a = st.frames[f];
+      const pa = this.pseudo[a];
+      cs.push(
+        pa
+          ? { native: false, addr: pa.addr, kind: pa.kind, index: f - s - skip }
+          : { native: true, addr: this.proc.addresses.hex[a], kind: 0, index: f - s - skip },
+      );
+    }
     // nothing hidden here: python-first folds the interpreter's frames afterwards (viewKeys), merged keeps them
-    const v = viewStack(hexes, this.proc.pythonFrames ?? null, mode, { isEvalFrame: this.isEval });
+    const v = viewClassified(cs, this.proc.pythonFrames ?? null, mode, { isEvalFrame: this.isEval });
     for (const fv of v.frames) {
       if (fv.kind === 'native') emit('native', st.frames[s + skip + fv.index], skip + fv.index, null);
-      else emit('python', -1, skip + fv.index, fv);
+      else emit('python', st.frames[s + skip + fv.index], skip + fv.index, fv);
     }
   }
 
@@ -303,9 +327,9 @@ export class FrameCatalog {
   /** Filters (null: the stack is filtered out) and folds of a view, on a stack's raw keys. */
   private viewKeys(raw: Int32Array, view: ViewOptions): Int32Array | null {
     const filter = viewFilter(view);
-    let keys: number[] = Array.from(raw);
+    let keys: ArrayLike<number> = raw;
     if (isActive(filter)) {
-      const wrapped = keys.map((k) => {
+      const wrapped = Array.from(raw, (k) => {
         const f = this.frames[k];
         return {
           key: k,
@@ -325,18 +349,40 @@ export class FrameCatalog {
     }
     const fold = this.foldOptions(view);
     if (!fold.interpreter && !fold.imports) return keys.length === raw.length ? raw : Int32Array.from(keys);
-    const folded = foldStack(
-      keys.map((k) => ({ ...this.frames[k], key: k })),
-      fold,
-    );
-    const out: number[] = [];
-    let fi = 0;
-    for (let i = 0; i <= folded.frames.length; i++) {
-      while (fi < folded.folds.length && folded.folds[fi].index === i)
-        out.push(this.intern(markerDesc(folded.folds[fi++].reason)));
-      if (i < folded.frames.length) out.push(folded.frames[i].key);
+    // foldStack's runs on the keys (a marker where each run was, 'import' when any of its frames is), without a
+    // frame object per frame: a frame's reason is its own, kept per key (a deep process spent most of this
+    // function copying frames for foldStack)
+    let reasons = this.foldReasons.get(fold);
+    if (!reasons) {
+      reasons = [];
+      this.foldReasons.set(fold, reasons);
     }
+    const out: number[] = [];
+    let run = FOLD_KEPT;
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i];
+      let r = reasons[k];
+      if (r === undefined) {
+        r = FOLD_CODE[foldReasonOf(this.frames[k], fold) ?? 'kept'];
+        reasons[k] = r;
+      }
+      if (r === FOLD_KEPT) {
+        if (run !== FOLD_KEPT) out.push(this.markerKey(run));
+        run = FOLD_KEPT;
+        out.push(k);
+      } else if (run === FOLD_KEPT || r === FOLD_IMPORT) run = r;
+    }
+    if (run !== FOLD_KEPT) out.push(this.markerKey(run));
     return Int32Array.from(out);
+  }
+
+  private markerKey(code: number): number {
+    let k = this.markerKeys[code];
+    if (k === undefined) {
+      k = this.intern(markerDesc(code === FOLD_IMPORT ? 'import' : 'interpreter'));
+      this.markerKeys[code] = k;
+    }
+    return k;
   }
 
   /** Tree keys of a stack, leaf first, for a view; empty when the view's filters drop it (see dropped). */
@@ -371,7 +417,14 @@ export class FrameCatalog {
       if (kind === 'native') {
         const ks = this.nativeKeys(a, position);
         for (let i = 0; i < ks.length; i++) out.push(ks[i]);
-      } else if (py) out.push(this.intern(pythonDesc(py)));
+      } else if (py) {
+        let k = this.pythonKeys[a];
+        if (k === undefined) {
+          k = this.intern(pythonDesc(py));
+          this.pythonKeys[a] = k;
+        }
+        out.push(k);
+      }
     });
     return Int32Array.from(out);
   }

@@ -121,7 +121,8 @@ function pythonFrame(addr: string, index: number, kind: number, table: PyFrameTa
   return { kind: 'python', addr, index, function: fn, file: null, line: null, resolved: false, label: `[py] ${fn}` };
 }
 
-interface Classified {
+/** A stack's frame told apart: native (its address) or a pseudo-frame (the address it stands for, its kind). */
+export interface Classified {
   native: boolean;
   addr: string;
   kind: number; // 0 for native
@@ -147,7 +148,16 @@ export function viewStack(
   mode: StackMode,
   opts: StackViewOptions = {},
 ): StackView {
-  const cs = classify(frames, table);
+  return viewClassified(classify(frames, table), table, mode, opts);
+}
+
+/** viewStack of frames already told apart (a caller that decoded each address once, core/frames/catalog.ts). */
+export function viewClassified(
+  cs: readonly Classified[],
+  table: PyFrameTable | null,
+  mode: StackMode,
+  opts: StackViewOptions = {},
+): StackView {
   const truncated = cs.some((c) => !c.native && c.kind === PY_KIND_TRUNCATED);
   const unmergedAt = cs.findIndex((c) => !c.native && c.kind === PY_KIND_UNMERGED);
   const pythonFrames = cs.filter(isPyFrame).length;
@@ -197,7 +207,7 @@ export function viewStack(
  * (as memray pairs them); otherwise the Python frames are shown outward of all native frames.
  */
 function mergeFallback(
-  cs: Classified[],
+  cs: readonly Classified[],
   unmergedAt: number,
   opts: StackViewOptions,
   out: FrameView[],

@@ -77,10 +77,11 @@ export function processHasPython(proc: Pick<ProcessSeries, 'pythonFrames'>): boo
   return (proc.pythonFrames ?? null) !== null;
 }
 
-function foldReasonOf<F extends LabelFrame>(
+/** Why `foldStack` folds a frame (null: it is kept); a frame's own property, so callers may keep it per frame. */
+export function foldReasonOf<F extends LabelFrame>(
   f: F,
   opts: FoldOptions,
-  isInterp: (m: string) => boolean,
+  isInterp: (m: string) => boolean = opts.isInterpreterModule ?? isInterpreterModule,
 ): FoldReason | null {
   if (f.kind === 'python') return opts.imports && isImportMachineryFile(f.file) ? 'import' : null;
   if (f.kind === 'allocator' || f.kind === 'folded') return null;

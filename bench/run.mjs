@@ -12,6 +12,11 @@ const benches = [
     'node',
     ['bench/stacks-bench.mjs'],
   ],
+  [
+    "the app's first views of a deep process (stack series, growth, flame) vs one pass over its frames",
+    'node',
+    ['bench/views-bench.mjs'],
+  ],
   ['parse, load and top vs jeprof', 'node', ['bench/parse-bench.mjs', ...process.argv.slice(2)]],
   ['large jobs: summary vs the gzip -dc + cat floor, peak RSS', 'nice', ['node', 'bench/scale-bench.mjs']],
   ['symbolization: WASM vs addr2line vs llvm-symbolizer', 'node', ['bench/symbolize-bench.mjs']],

@@ -17,6 +17,7 @@ import { jobDeclaredSamples, jobDefaultSample, type DeclaredSample } from '../mo
 import type { SampleType } from '../model/vocab.js';
 import { viewOf, type PostmortemView } from './postmortem-view.js';
 import { teardownDump } from '../stats/exit-dump.js';
+import type { JobSuspects } from '../stats/suspects.js';
 
 export interface SnapshotSummary {
   index: number;
@@ -226,6 +227,8 @@ export interface JobSummaryOptions {
   limit?: { bytes: number | null; source: string } | null;
   /** a report's own post-mortem (made where the report was, over the dumps and logs it came from) */
   postmortem?: PostmortemView | null;
+  /** how the post-mortem ranks the job (core/query/postmortem.ts PostmortemOptions.rank) */
+  rank?: (job: Pick<Job, 'processes'>) => JobSuspects;
 }
 
 /** The job's summary from its parsed dumps. */
@@ -278,7 +281,9 @@ export function jobSummary(j: Job, opts: JobSummaryOptions): JobSummary {
           message: `truncated at byte ${s.truncated.byteOffset}: the dump ended early (complete records kept)`,
           kind: 'truncated',
         });
-  const pm = opts.postmortem ?? (!opts.partial && j.processes.length > 0 ? jobPostmortem(j, opts.limit ?? null) : null);
+  const pm =
+    opts.postmortem ??
+    (!opts.partial && j.processes.length > 0 ? jobPostmortem(j, opts.limit ?? null, opts.rank) : null);
   return {
     processes,
     warnings,
@@ -295,8 +300,12 @@ export function jobSummary(j: Job, opts: JobSummaryOptions): JobSummary {
 }
 
 /** Why the job died with the limit in force (typed, else the evidence's), as the charts and the report draw it. */
-export function jobPostmortem(j: Job, limit: { bytes: number | null; source: string } | null): PostmortemView {
-  return viewOf(postmortemQuery(j, limit ? { limit } : {}));
+export function jobPostmortem(
+  j: Job,
+  limit: { bytes: number | null; source: string } | null,
+  rank?: (job: Pick<Job, 'processes'>) => JobSuspects,
+): PostmortemView {
+  return viewOf(postmortemQuery(j, { ...(limit ? { limit } : {}), rank }));
 }
 
 /** The files no reader took, less those the symbolizer read as binaries or debug files (those are not "ignored"). */

@@ -19,6 +19,7 @@ import {
 } from '../stats/memory-outside-heap.js';
 import { rankCulprits, verdictSentence, type Culprit } from '../stats/verdict.js';
 import { postmortem, project, type JobPostmortem } from '../stats/postmortem.js';
+import type { JobSuspects } from '../stats/suspects.js';
 import { processParents, recordedJobLimit } from '../model/memory-context.js';
 import { processName } from '../model/process-name.js';
 
@@ -73,6 +74,8 @@ export interface PostmortemResult {
 export interface PostmortemOptions {
   /** a limit the user gave (bytes; null: "no limit"), with where it came from */
   limit?: { bytes: number | null; source: string } | null;
+  /** rankJob, or a caller's ranking already made of the same processes (core/query/session.ts `rankOf`) */
+  rank?: (job: Pick<Job, 'processes'>) => JobSuspects;
 }
 
 function killOut(k: KillEvidence['kills'][number]): KillOut {
@@ -110,7 +113,7 @@ export function postmortemQuery(job: Job, opts: PostmortemOptions = {}): Postmor
         : rec
           ? { bytes: rec.bytes, source: `memory.max recorded with the dumps of ${rec.processes} process(es)` }
           : null);
-  const pm = postmortem(trimmed, limit?.bytes ?? null);
+  const pm = postmortem(trimmed, limit?.bytes ?? null, opts.rank);
   const samples = (job.evidence?.smaps ?? []).flatMap(({ file, rollup }) =>
     rollup.samples.map((sample) => ({ file, sample })),
   );

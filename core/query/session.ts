@@ -145,6 +145,21 @@ export class QuerySession {
     return this.caches.ranking.result;
   }
 
+  /**
+   * rankJob of `j`, as this session's ranking when `j` has the loaded job's own processes: the post-mortem ranks the
+   * job less its teardown dumps, the same processes when there are none, so the load's end ranks the job once (with
+   * the loading job's memo) and the suspects' request that follows finds it made.
+   */
+  private readonly rankOf = (j: Pick<Job, 'processes'>): JobSuspects => {
+    const cur = this.current;
+    const same =
+      cur !== null &&
+      j.processes.length === cur.processes.length &&
+      j.processes.every((p, i) => p === cur.processes[i]);
+    // else a process that is the loaded job's own (no teardown dump) is still ranked once, through the load's memo
+    return same ? this.ranking() : rankJob(j, this.memo ?? undefined);
+  };
+
   private summarize(job: Job, { readers, ...times }: LoadTimes): JobSummary {
     const s = jobSummary(job, {
       ...times,
@@ -152,6 +167,7 @@ export class QuerySession {
       partial: this.isPartial,
       limit: this.userLimit,
       postmortem: this.reportPostmortem,
+      rank: this.rankOf,
     });
     return readers === undefined ? s : { ...s, readers };
   }
@@ -174,7 +190,7 @@ export class QuerySession {
   /** Why the job died with a limit the user typed (null: the evidence's again); a report keeps its own. */
   setLimit(limit: { bytes: number | null; source: string } | null): PostmortemView | null {
     if (!this.reportPostmortem) this.userLimit = limit;
-    const pm = this.reportPostmortem ?? (this.isPartial ? null : jobPostmortem(this.job, this.userLimit));
+    const pm = this.reportPostmortem ?? (this.isPartial ? null : jobPostmortem(this.job, this.userLimit, this.rankOf));
     this.summaryNow = { ...this.summary, postmortem: pm, verdict: pm?.verdict ?? null };
     return pm;
   }

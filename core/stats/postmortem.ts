@@ -117,8 +117,12 @@ export function endRate(proc: ProcessSeries): { rate: EndRate | null; note: stri
   };
 }
 
-export function postmortem(job: Pick<Job, 'processes'>, limitBytes: number | null = null): JobPostmortem {
-  const suspects = rankJob(job);
+export function postmortem(
+  job: Pick<Job, 'processes'>,
+  limitBytes: number | null = null,
+  rank: (job: Pick<Job, 'processes'>) => JobSuspects = rankJob,
+): JobPostmortem {
+  const suspects = rank(job);
   const processes: ProcessPostmortem[] = job.processes.map((proc, pi) => {
     const fate = suspects.processes[pi].fate;
     const li = fate.lastCompleteIndex;

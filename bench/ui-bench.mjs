@@ -521,6 +521,16 @@ async function main() {
           polling: 50,
         }),
       );
+      // BENCH_CHROME_TRACE=<file>: a Chrome trace of the load with every thread's sampled CPU profile (the page,
+      // the analysis worker, the dump readers); bench/trace-self.mjs reads it
+      if (process.env.BENCH_CHROME_TRACE)
+        await browser.startTracing(p3, {
+          path: process.env.BENCH_CHROME_TRACE,
+          categories: (
+            process.env.BENCH_CHROME_TRACE_CATEGORIES ??
+            'disabled-by-default-v8.cpu_profiler,v8,devtools.timeline,__metadata'
+          ).split(','),
+        });
       const cpuAtDrop = treeCpu(browserPid);
       await p3.locator('[data-testid=file-input]').setInputFiles(scaleFiles);
       const tPreview = await previewAt;
@@ -538,6 +548,7 @@ async function main() {
         { timeout: 600_000, polling: 50 },
       );
       const tSettled = performance.now();
+      if (process.env.BENCH_CHROME_TRACE) await browser.stopTracing();
       await p3.waitForTimeout(3000);
       clearInterval(rssTimer);
       const info = await p3.evaluate(() => ({

@@ -78,6 +78,7 @@ function fakeHost(size: number, crashOn?: string) {
         terminate: () => {
           dead = true;
         },
+        keepAlive: (on: boolean) => void events.push(`${name} keepAlive ${on}`),
       };
     },
   };
@@ -104,7 +105,7 @@ describe('dump pool: two tasks a worker', () => {
     expect(byWorker('w2').slice(0, 2)).toEqual([name(1), name(3)]);
     // each worker held its second task before it answered its first
     for (const w of ['w1', 'w2']) {
-      const mine = fake.events.filter((e) => e.startsWith(w + ' '));
+      const mine = fake.events.filter((e) => e.startsWith(w + ' ') && !e.includes('keepAlive'));
       expect(mine.slice(0, 3).map((e) => e.split(' ')[1])).toEqual(['holds', 'holds', 'answers']);
     }
   });
@@ -133,6 +134,28 @@ describe('dump pool: two tasks a worker', () => {
     pool.close();
     expect(plain(r)).toEqual(plain(await runDumpTask(task(dumps[1]), { inflate: nodeInflater })));
     // the first worker was stopped with both; a second one read the kept task
+    expect(fake.workers()).toBe(2);
+  });
+
+  it('warm starts every worker before the first task, idle ones not keeping the process alive; the tasks go to them', async () => {
+    const fake = fakeHost(2);
+    const pool = createDumpPool(fake.host);
+    pool.warm();
+    expect(fake.workers()).toBe(2);
+    expect(fake.events).toEqual(['w1 keepAlive false', 'w2 keepAlive false']);
+    pool.warm(); // already warm: no third worker
+    expect(fake.workers()).toBe(2);
+    const got = await Promise.all(dumps.slice(0, 4).map((f) => pool.run(task(f), () => undefined)));
+    const want = await Promise.all(dumps.slice(0, 4).map((f) => runDumpTask(task(f), { inflate: nodeInflater })));
+    expect(got.map(plain)).toEqual(want.map(plain));
+    expect(fake.workers()).toBe(2);
+    const name = (k: number) => dumps[k].path.split('/').pop();
+    expect(fake.log.slice(0, 2).sort()).toEqual([`w1 ${name(0)}`, `w2 ${name(1)}`]);
+    // a worker is kept alive while it has a task, and let go when it has none
+    expect(fake.events).toContain('w1 keepAlive true');
+    expect(fake.events.at(-1)).toMatch(/keepAlive false$/);
+    pool.close();
+    pool.warm(); // closed: starts none
     expect(fake.workers()).toBe(2);
   });
 

@@ -65,6 +65,11 @@ export interface DumpPool {
    * instead of allocating one, so a long load does not leave a dump's words as garbage on both sides each time.
    */
   recycle(words: ArrayBuffer): void;
+  /**
+   * Starts the workers now, before the first task, so they load their code (~0.1 s a worker) while this thread
+   * does the load's own setup (listing and classifying the files, reading their heads).
+   */
+  warm(): void;
   /** terminates the workers */
   close(): void;
 }
@@ -238,6 +243,10 @@ export function createDumpPool<F>(host: DumpPoolHost<F>): DumpPool {
     run,
     recycle(words) {
       if (!closed && !broken && spare.length < MAX_SPARE_BUFFERS && words.byteLength > 0) spare.push(words);
+    },
+    warm() {
+      // an idle worker does not keep the process alive (it is kept alive while it has a task)
+      while (!closed && !broken && slots.length < size) spawn().worker.keepAlive?.(false);
     },
     close() {
       closed = true;

@@ -65,7 +65,7 @@ export type DumpLoader = (files: readonly InputFile[], options?: LoadOptions) =>
  * Runs `fn` with loadJob over one worker pool for all its loads (HEAPLENS_WORKERS=<n> sets the pool's size; 0
  * reads in this thread; unset, inputs below POOL_MIN_BYTES are read in this thread), within the memory budget;
  * the pool is closed after. The pool's module (worker threads, node:zlib) loads with the first load that uses
- * it, and its workers start with a first task: a small input pays for neither.
+ * it, and its workers start then, while loadJob classifies the files: a small input pays for neither.
  */
 export async function withDumpLoader<T>(fn: (load: DumpLoader) => Promise<T>): Promise<T> {
   const n = process.env.HEAPLENS_WORKERS;
@@ -77,7 +77,11 @@ export async function withDumpLoader<T>(fn: (load: DumpLoader) => Promise<T>): P
   try {
     return await fn(async (files, options = {}) => {
       if (size === undefined && textBytes(files) < POOL_MIN_BYTES) return loadJob(files, { ...budget, ...options });
-      held.pool ??= import('../io/dump-pool.js').then((m) => m.createDumpPool(size !== undefined ? { size } : {}));
+      held.pool ??= import('../io/dump-pool.js').then((m) => {
+        const pool = m.createDumpPool(size !== undefined ? { size } : {});
+        pool.warm();
+        return pool;
+      });
       const p = await held.pool;
       // Twice the pool in flight: a worker never waits while this thread merges the previous result.
       return loadJob(files, { ...budget, ...options, runDump: p.run, parallelism: 2 * p.size, recycle: p.recycle });

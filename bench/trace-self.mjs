@@ -1,0 +1,69 @@
+// Self time per function and thread of a Chrome trace with V8's sampled CPU profiles (what
+// BENCH_CHROME_TRACE=<file> node bench/ui-bench.mjs --deep writes): one table per profiled thread (the page, the
+// analysis worker, each dump reader), to find where the app spends CPU the CLI does not.
+//   node bench/trace-self.mjs <trace.json> [--top 20] [--callers name]
+// --callers name: also the time under each function named `name` (itself and what it calls), by its callers.
+// Times are sampled wall time on the thread (as in bench/cpu-profile-self.mjs): read the shares; '(idle)' is
+// the thread waiting.
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+
+const { values, positionals } = parseArgs({
+  options: { top: { type: 'string', default: '20' }, callers: { type: 'string' } },
+  allowPositionals: true,
+});
+if (positionals.length !== 1) throw new Error('usage: node bench/trace-self.mjs <trace.json> [--top N]');
+const raw = JSON.parse(readFileSync(positionals[0], 'utf8'));
+const events = Array.isArray(raw) ? raw : raw.traceEvents;
+const threadName = new Map();
+for (const e of events)
+  if (e.ph === 'M' && e.name === 'thread_name') threadName.set(`${e.pid}:${e.tid}`, e.args?.name ?? '?');
+
+/** One sampled profile a thread: its nodes by id, and its samples' (node, µs) pairs. */
+const profiles = new Map();
+for (const e of events) {
+  if (e.name !== 'Profile' && e.name !== 'ProfileChunk') continue;
+  const key = `${e.pid}:${e.id}`;
+  let p = profiles.get(key);
+  if (!p)
+    profiles.set(
+      key,
+      (p = { thread: `${e.pid}:${e.tid}`, nodes: new Map(), self: new Map(), under: new Map(), total: 0 }),
+    );
+  const cpu = e.args?.data?.cpuProfile;
+  if (!cpu) continue;
+  for (const n of cpu.nodes ?? []) p.nodes.set(n.id, n);
+  const deltas = e.args.data.timeDeltas ?? [];
+  (cpu.samples ?? []).forEach((id, i) => {
+    const n = p.nodes.get(id);
+    const f = n?.callFrame ?? { functionName: '?', url: '' };
+    const file = f.url ? ` ${String(f.url).split('/').slice(-1)[0]}` : '';
+    const k = `${f.functionName || `(anonymous):${f.lineNumber + 1}:${f.columnNumber + 1}`}${file}`;
+    const t = Math.max(0, deltas[i] ?? 0);
+    p.self.set(k, (p.self.get(k) ?? 0) + t);
+    p.total += t;
+    if (values.callers) {
+      // the innermost `name` on this sample's stack, and the chain of two callers above it
+      for (let m = n; m; m = p.nodes.get(m.parent))
+        if (m.callFrame.functionName === values.callers) {
+          const up = [];
+          for (let c = p.nodes.get(m.parent); c && up.length < 3; c = p.nodes.get(c.parent))
+            up.push(c.callFrame.functionName || `(anonymous):${c.callFrame.lineNumber + 1}`);
+          const ck = up.join(' ← ');
+          p.under.set(ck, (p.under.get(ck) ?? 0) + t);
+          break;
+        }
+    }
+  });
+}
+for (const p of [...profiles.values()].sort((a, b) => b.total - a.total)) {
+  const busy = p.total - (p.self.get('(idle)') ?? 0);
+  console.log(
+    `${threadName.get(p.thread) ?? p.thread}: ${(p.total / 1e6).toFixed(2)} s sampled, ${(busy / 1e6).toFixed(2)} s busy`,
+  );
+  for (const [k, t] of [...p.self].sort((a, b) => b[1] - a[1]).slice(0, Number(values.top)))
+    console.log(`${(t / 1e6).toFixed(3).padStart(8)} s ${((100 * t) / p.total).toFixed(1).padStart(5)}%  ${k}`);
+  if (p.under.size > 0) console.log(`  under ${values.callers}, by its callers:`);
+  for (const [k, t] of [...p.under].sort((a, b) => b[1] - a[1]).slice(0, Number(values.top)))
+    console.log(`  ${(t / 1e6).toFixed(3).padStart(8)} s  ${k}`);
+}

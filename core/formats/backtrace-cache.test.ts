@@ -138,3 +138,54 @@ describe('backtrace lines matched instead of read again', () => {
     expect(cache.size).toBeLessThanOrEqual(2);
   });
 });
+
+describe('a kept line’s serial', () => {
+  it('is one line’s for good: equal serials are equal words, across the cache’s restarts', () => {
+    // A's three lines fit the cache and are met again; B's five do not: reading B starts the cache over, and
+    // the lines kept after that take the places (indices) A's had
+    const line = (k: number) => `@ 0x7f00000${String(k).padStart(5, '0')} 0x7f1000000000`;
+    const a = dump(line(1), line(2), line(3));
+    const b = dump(line(11), line(12), line(13), line(14), line(15));
+    const cache = new BacktraceCache(4 * line(1).length + 4);
+    const wordsOf = new Map<number, string>();
+    let hits = 0;
+    let restarts = 0;
+    for (const text of [a, a, b, a, a, b, b]) {
+      const before = cache.size;
+      const p = new HeapDumpParser({
+        backtraces: cache,
+        onRecord: (r) => {
+          const e = r.frameEntry ?? -1;
+          expect(e).toBeGreaterThanOrEqual(0);
+          const words = framesText(r.frameWords);
+          if (wordsOf.has(e)) hits++;
+          else wordsOf.set(e, words);
+          expect(wordsOf.get(e), `serial ${e}`).toBe(words);
+        },
+      });
+      p.push(text);
+      p.finish();
+      if (cache.size < before) restarts++;
+    }
+    expect(hits).toBeGreaterThanOrEqual(6);
+    expect(restarts).toBeGreaterThanOrEqual(2);
+  });
+
+  it('is none for a line read with a problem or with no cache', () => {
+    const text = dump('@ 0x10 0x20', '@ 0x30 0x40 ', '@ 0x50');
+    const serials = (cache: BacktraceCache | null) => {
+      const seen: number[] = [];
+      const p = new HeapDumpParser({
+        onRecord: (r) => void seen.push(r.frameEntry ?? -1),
+        ...(cache ? { backtraces: cache } : {}),
+      });
+      p.push(text);
+      p.finish();
+      return seen;
+    };
+    const cache = new BacktraceCache();
+    expect(serials(cache)).toEqual([0, 1, 2]);
+    expect(serials(cache)).toEqual([0, 1, 2]);
+    expect(serials(null)).toEqual([-1, -1, -1]);
+  });
+});

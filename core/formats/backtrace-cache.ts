@@ -35,6 +35,8 @@ export class BacktraceCache {
   private after = new Int32Array(256);
   private hashOf = new Int32Array(256);
   private count = 0;
+  /** entries given out before the last restart: an entry's serial is this plus its index (see `serial`) */
+  private serialBase = 0;
   /** open addressing by words hash: entry + 1, 0 = empty */
   private slots = new Int32Array(512);
 
@@ -61,6 +63,15 @@ export class BacktraceCache {
     // the last byte first: lines of one dump share long prefixes (jemalloc sorts them) and end alike less often
     if (len > 0 && b[s + len - 1] !== this.keys[a + len - 1]) return false;
     return sameBytes(b, view, s, this.keys, this.keyView, a, len);
+  }
+
+  /**
+   * A number for `entry` that no other entry of this cache ever has, across restarts: the entry's words are
+   * those of this serial for good (they are never written over), so a merge that interned them once may map the
+   * serial to that stack (mergeDumpTask) instead of comparing the words again.
+   */
+  serial(entry: number): number {
+    return this.serialBase + entry;
   }
 
   keyLength(entry: number): number {
@@ -178,6 +189,7 @@ export class BacktraceCache {
 
   /** Forgets every line (a parser's remembered entry then predicts nothing, or a line it fails to match). */
   clear(): void {
+    this.serialBase += this.count;
     this.count = 0;
     this.keysUsed = 0;
     // a new buffer: views of the old words may still be held (see `views`)

@@ -35,6 +35,11 @@ export interface DumpRecord {
   frameWords: Uint32Array;
   /** framesHash of frameWords (frame-scan.ts), when the reader computed or kept it (with an onRecord callback) */
   frameHash?: number;
+  /**
+   * the backtrace cache's serial (BacktraceCache.serial) of the line these words are kept under, -1 (or absent)
+   * when the line is not in a cache: equal serials of one cache mean equal words
+   */
+  frameEntry?: number;
   counts: RawCounts;
   /** a pprof sample's values of the profile's other declared sample types (PprofHeap.extraTypes' order) */
   extra?: number[];
@@ -281,6 +286,7 @@ export class HeapDumpParser {
   private readonly current: DumpRecord = {
     frameWords: new Uint32Array(0),
     frameHash: 0,
+    frameEntry: -1,
     counts: zeroCounts(),
     threads: [],
     line: 0,
@@ -427,7 +433,7 @@ export class HeapDumpParser {
     this.lineNo++;
     this.flushPending(false);
     this.skipping = false;
-    this.pending = this.startRecord(cache.wordsOf(entry), cache.hash(entry), this.lineNo);
+    this.pending = this.startRecord(cache.wordsOf(entry), cache.hash(entry), this.lineNo, cache.serial(entry));
     this.pendingHasTotal = false;
     this.pendingStartOffset = base + pos;
     this.lastLine = entry;
@@ -665,7 +671,12 @@ export class HeapDumpParser {
           ? this.cache.remember(b, s, e, words, words.length >>> 1, hash, this.lastLine)
           : -1;
       if (words === null) return;
-      this.pending = this.startRecord(words, hash, this.lineNo);
+      this.pending = this.startRecord(
+        words,
+        hash,
+        this.lineNo,
+        this.cache !== null && this.lastLine >= 0 ? this.cache.serial(this.lastLine) : -1,
+      );
       this.pendingHasTotal = false;
       this.pendingStartOffset = at;
       return;
@@ -765,10 +776,11 @@ export class HeapDumpParser {
   }
 
   /** `current`, emptied for a new record (its thread entries go back to the pool). */
-  private startRecord(words: Uint32Array, hash: number, line: number): DumpRecord {
+  private startRecord(words: Uint32Array, hash: number, line: number, entry = -1): DumpRecord {
     const r = this.current;
     r.frameWords = words;
     r.frameHash = hash;
+    r.frameEntry = entry;
     const c = r.counts;
     c.liveObjects = c.liveBytes = c.accumObjects = c.accumBytes = 0;
     r.threads.length = 0;

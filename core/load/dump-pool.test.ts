@@ -16,10 +16,15 @@ const task = (file: InputFile): DumpTask => ({
   file,
   meta: { file: file.path, seq: null, trigger: 'unknown', triggerSeq: null, mtimeMs: null },
 });
-/** A result without what differs between two reads of one file (the typed arrays as plain arrays). */
+/**
+ * A result without what differs between two reads of one file (the typed arrays as plain arrays; the reader's
+ * number, which the pool stamps on its workers' results and a read in this thread does not have).
+ */
 const plain = (r: DumpTaskResult) =>
   JSON.parse(
-    JSON.stringify(r, (_k, v: unknown) => (ArrayBuffer.isView(v) ? Array.from(v as Uint8Array) : v)),
+    JSON.stringify(r, (k, v: unknown) =>
+      k === 'reader' ? undefined : ArrayBuffer.isView(v) ? Array.from(v as Uint8Array) : v,
+    ),
   ) as unknown;
 const later = () => new Promise((r) => setTimeout(r, 1));
 
@@ -94,6 +99,8 @@ describe('dump pool: two tasks a worker', () => {
     pool.close();
     const want = await Promise.all(dumps.map((f) => runDumpTask(task(f), { inflate: nodeInflater })));
     expect(got.map(plain)).toEqual(want.map(plain));
+    // each worker's results carry its number (whose backtrace cache their serials are of)
+    expect(new Set(got.map((r) => r.parsed?.reader))).toEqual(new Set([1, 2]));
     // two workers; one file read at a time by each (never more than the two workers read at once)
     expect(fake.workers()).toBe(2);
     expect(fake.mostAtOnce()).toBeLessThanOrEqual(2);

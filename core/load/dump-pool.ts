@@ -99,6 +99,8 @@ interface Slot<F> {
   jobs: Job<F>[];
   /** the worker has loaded its code (a failure before that is the pool's, not the file's) */
   ready: boolean;
+  /** this worker's number (DumpTaskResult.parsed.reader: whose backtrace cache the result's serials are of) */
+  reader: number;
 }
 
 export function createDumpPool<F>(host: DumpPoolHost<F>): DumpPool {
@@ -107,6 +109,8 @@ export function createDumpPool<F>(host: DumpPoolHost<F>): DumpPool {
   const queue: Job<F>[] = [];
   const spare: ArrayBuffer[] = [];
   let nextId = 1;
+  // 0 is this thread's own cache (a task read in this thread)
+  let nextReader = 1;
   let closed = false;
   // Set when workers cannot start at all: then every task runs in this thread instead.
   let broken = false;
@@ -115,7 +119,7 @@ export function createDumpPool<F>(host: DumpPoolHost<F>): DumpPool {
     runDumpTask(task, { onBytes, inflate: host.inflate, ...(signal ? { signal } : {}) });
 
   const spawn = (): Slot<F> => {
-    const slot = { jobs: [], ready: false } as unknown as Slot<F>;
+    const slot = { jobs: [], ready: false, reader: nextReader++ } as unknown as Slot<F>;
     const frames = new FramesReceiver();
     const message = (m: FromDumpWorker) => {
       if ('ready' in m) {
@@ -139,8 +143,10 @@ export function createDumpPool<F>(host: DumpPoolHost<F>): DumpPool {
       if ('bytes' in m) return job.onBytes(m.bytes);
       slot.jobs.splice(k, 1);
       if (slot.jobs.length === 0) slot.worker.keepAlive?.(false);
-      if ('result' in m) job.resolve(m.result);
-      else job.reject(new Error(m.error));
+      if ('result' in m) {
+        if (m.result.parsed) m.result.parsed.reader = slot.reader;
+        job.resolve(m.result);
+      } else job.reject(new Error(m.error));
       pump();
     };
     const lost = (why: string) => {

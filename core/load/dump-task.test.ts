@@ -2,7 +2,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { vi } from 'vitest';
 import { loadJob } from './load-job.js';
+import { mergeDumpTask, runDumpTask, type DumpTaskResult } from './dump-task.js';
 import { ProcessBuilder } from '../model/process-builder.js';
 import { readDump } from '../formats/read-dump.js';
 import type { InputFile } from '../formats/input-file.js';
@@ -78,5 +80,44 @@ describe('dump tasks merged in load order', () => {
     const d = job.processes.find((p) => p.pid === 77)!;
     expect(d.snapshots[0].stackIds).toHaveLength(2);
     expect(d.snapshots[1].stackIds).toHaveLength(2);
+  });
+});
+
+describe('a merge that knows a backtrace line’s serial', () => {
+  it('takes a serial it interned before as that stack, with the ids a merge comparing every stack gives', async () => {
+    const root = resolve(import.meta.dirname, '..', '..', 'fixtures');
+    const files = (await collectInputFiles([join(root, 'job', 'dumps')]))
+      .filter((f) => /job\.7899\.\d+\.i\d+\.heap\.gz$/.test(f.path))
+      .sort((a, b) => (parseDumpName(a.path)?.seq ?? 0) - (parseDumpName(b.path)?.seq ?? 0));
+    expect(files.length).toBeGreaterThan(10);
+    const meta = (f: InputFile) => ({
+      file: f.path,
+      seq: null,
+      trigger: 'unknown' as const,
+      triggerSeq: null,
+      mtimeMs: null,
+    });
+    // read in this thread, through its backtrace cache: the dumps after the first hit the lines the first kept
+    const results: DumpTaskResult[] = [];
+    for (const f of files) results.push(await runDumpTask({ file: f, meta: meta(f) }));
+    const withSerials = new ProcessBuilder();
+    const compared = new ProcessBuilder();
+    const calls = vi.spyOn(withSerials, 'internRange');
+    let records = 0;
+    for (const r of results) {
+      const p = r.parsed!;
+      expect(p.stackEntries?.some((e) => e >= 0)).toBe(true);
+      records += p.snapshot.stackIds.length;
+      // a copy without the serials (the merge rewrites the snapshot's ids in place)
+      const { stackEntries: _e, ...plain } = structuredClone(p);
+      mergeDumpTask(compared, plain);
+      mergeDumpTask(withSerials, p);
+    }
+    expect(plainArrays(withSerials.stacks)).toEqual(plainArrays(compared.stacks));
+    expect(withSerials.addresses.hex).toEqual(compared.addresses.hex);
+    expect(plainArrays(withSerials.snapshots)).toEqual(plainArrays(compared.snapshots));
+    // only a serial met for the first time was compared: about one call per distinct stack, not per record
+    expect(calls.mock.calls.length).toBeLessThan(records / 4);
+    expect(calls.mock.calls.length).toBeGreaterThanOrEqual(withSerials.stacks.count);
   });
 });

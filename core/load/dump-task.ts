@@ -62,6 +62,16 @@ export interface DumpTaskResult {
     stackWords: Uint32Array;
     /** task stack k's stackHash, computed here so the merging thread does not hash every frame again */
     stackHashes: Int32Array;
+    /**
+     * task stack k's serial in its reader's backtrace cache (BacktraceCache.serial), -1 for a line not kept there:
+     * the merge maps a serial it has interned once straight to its stack (absent: every stack is compared)
+     */
+    stackEntries?: Int32Array;
+    /**
+     * which reader's cache the serials are of: set by the dump pool as the result arrives (each worker its own
+     * number); absent for this thread's own cache
+     */
+    reader?: number;
     info: DumpTaskInfo;
   } | null;
 }
@@ -166,7 +176,7 @@ export async function runDumpTask(task: DumpTask, options: DumpTaskOptions = {})
   if (snap.nonFinite > 0)
     warnings.push({ file: path, message: `${snap.nonFinite} record(s) left out: unbiasing them gives no finite size` });
   const snapshot = snap.build(task.meta, info, info.mapsText ? 'dump' : null);
-  const { offsets, words, hashes } = local.seal();
+  const { offsets, words, hashes, entries } = local.seal();
   // a table appended to the dump comes first (python-stacks.ts): the sidecar is read only without one
   const sidecar = task.sidecar && info.trailerText === null ? await readSidecar(task.sidecar) : null;
   return {
@@ -177,6 +187,7 @@ export async function runDumpTask(task: DumpTask, options: DumpTaskOptions = {})
       stackOffsets: offsets,
       stackWords: words,
       stackHashes: hashes,
+      stackEntries: entries,
       info: {
         mapsText: info.mapsText,
         mapsFirstLine: info.mapsFirstLine,
@@ -202,13 +213,14 @@ class RecordStacks implements StackInterner {
   // typed, not a JS array: what a reader keeps for the whole dump stays out of its young heap
   private offsets = new Uint32Array(1024);
   private hashes = new Int32Array(1024);
+  private entries = new Int32Array(1024);
   private count = 0;
 
   constructor(words?: Uint32Array) {
     this.words = words && words.length > 0 ? words : new Uint32Array(1 << 16);
   }
 
-  internStack(w: Uint32Array, hash: number = stackHash(w, 0, w.length)): number {
+  internStack(w: Uint32Array, hash: number = stackHash(w, 0, w.length), entry = -1): number {
     if (this.used + w.length > this.words.length) {
       const next = new Uint32Array(Math.max(2 * this.words.length, this.used + w.length));
       next.set(this.words.subarray(0, this.used));
@@ -223,8 +235,13 @@ class RecordStacks implements StackInterner {
       const h = new Int32Array(next.length);
       h.set(this.hashes);
       this.hashes = h;
+      const en = new Int32Array(next.length);
+      en.set(this.entries);
+      this.entries = en;
     }
     this.hashes[this.count] = hash;
+    // a serial past Int32 (after 2^31 cache entries in one thread) is kept as none: that stack is compared
+    this.entries[this.count] = entry <= 0x7fffffff ? entry : -1;
     this.offsets[++this.count] = this.used;
     return this.count - 1;
   }
@@ -233,11 +250,12 @@ class RecordStacks implements StackInterner {
    * Offsets in frames (word pairs), and the words: a view of the whole buffer (no copy), which goes back to a
    * reader for a later task once merged (DumpPool.recycle).
    */
-  seal(): { offsets: Uint32Array; words: Uint32Array; hashes: Int32Array } {
+  seal(): { offsets: Uint32Array; words: Uint32Array; hashes: Int32Array; entries: Int32Array } {
     return {
       offsets: this.offsets.slice(0, this.count + 1).map((o) => o >>> 1),
       words: this.words.subarray(0, this.used),
       hashes: this.hashes.slice(0, this.count),
+      entries: this.entries.slice(0, this.count),
     };
   }
 }
@@ -250,6 +268,54 @@ interface RowScratch {
 }
 const scratchOf = new WeakMap<ProcessBuilder, RowScratch>();
 
+/** Serials kept in a window at most this long (16 MB); others in a Map. */
+const MAX_ENTRY_WINDOW = 1 << 22;
+
+/**
+ * One reader's backtrace-cache serials → the process's stack ids they were interned as. A serial's words never
+ * change (BacktraceCache.serial), so a serial seen again is that stack, exactly, without hashing or comparing its
+ * words (that compare was most of the merging thread's time). Serials come in runs (a process's lines are added
+ * as its first dump is read), so most go in a window of the serials from the first one seen; the rest in a Map.
+ */
+class EntryStacks {
+  private base = -1;
+  /** stack id + 1 by serial − base; 0: not seen */
+  private window = new Int32Array(0);
+  private readonly others = new Map<number, number>();
+
+  get(serial: number): number {
+    const i = serial - this.base;
+    if (this.base >= 0 && i >= 0 && i < this.window.length) return this.window[i] - 1;
+    return this.others.get(serial) ?? -1;
+  }
+
+  set(serial: number, stack: number): void {
+    if (this.base < 0) this.base = serial;
+    const i = serial - this.base;
+    if (i < 0 || i >= MAX_ENTRY_WINDOW) {
+      this.others.set(serial, stack);
+      return;
+    }
+    if (i >= this.window.length) {
+      const next = new Int32Array(Math.min(MAX_ENTRY_WINDOW, Math.max(1024, 2 * this.window.length, i + 1)));
+      next.set(this.window);
+      this.window = next;
+    }
+    this.window[i] = stack + 1;
+  }
+}
+
+/** Per process, per reader (DumpTaskResult.parsed.reader; 0: this thread): its serials' stacks. */
+const entryStacksOf = new WeakMap<ProcessBuilder, Map<number, EntryStacks>>();
+
+function entryStacks(builder: ProcessBuilder, reader: number): EntryStacks {
+  let byReader = entryStacksOf.get(builder);
+  if (!byReader) entryStacksOf.set(builder, (byReader = new Map()));
+  let e = byReader.get(reader);
+  if (!e) byReader.set(reader, (e = new EntryStacks()));
+  return e;
+}
+
 /**
  * Adds a task's snapshot to its process: each record's stack interned in record order (as a serial read
  * interns them), its row remapped; rows of a stack seen twice in the dump are summed into its first row
@@ -261,8 +327,9 @@ export function mergeDumpTask(
   /** called every 65,536 records while interning (one dump may hold millions of stacks): may throw to stop */
   onProgress?: () => void,
 ): Snapshot {
-  const { stackOffsets: off, stackWords: words, stackHashes: hashes, snapshot: s } = parsed;
+  const { stackOffsets: off, stackWords: words, stackHashes: hashes, stackEntries: entries, snapshot: s } = parsed;
   const n = s.stackIds.length;
+  const known = entries ? entryStacks(builder, parsed.reader ?? 0) : null;
   let sc = scratchOf.get(builder);
   if (!sc) {
     sc = { dump: 0, seenIn: new Int32Array(1024), row: new Uint32Array(1024) };
@@ -274,7 +341,12 @@ export function mergeDumpTask(
   for (let k = 0; k < n; k++) {
     const local = gids[k];
     if ((k & 0xffff) === 0xffff) onProgress?.();
-    const gid = builder.internRange(words, 2 * off[local], 2 * off[local + 1], hashes[local]);
+    const serial = entries ? entries[local] : -1;
+    let gid = serial >= 0 && known ? known.get(serial) : -1;
+    if (gid < 0) {
+      gid = builder.internRange(words, 2 * off[local], 2 * off[local + 1], hashes[local]);
+      if (serial >= 0 && known) known.set(serial, gid);
+    }
     if (gid >= sc.seenIn.length) {
       const size = Math.max(2 * sc.seenIn.length, gid + 1);
       const seen = new Int32Array(size);
@@ -353,6 +425,7 @@ export function dumpTaskTransfer(r: DumpTaskResult): ArrayBuffer[] {
     p.stackOffsets,
     p.stackWords,
     p.stackHashes,
+    p.stackEntries ?? null,
     s.stackIds,
     s.liveBytes,
     s.liveObjects,

@@ -54,8 +54,11 @@ class U32Column {
 
 /** Gives each distinct stack (its frame words, see DumpRecord.frameWords) a dense id from 0. */
 export interface StackInterner {
-  /** `hash`: the words' stackHash when the reader has it (DumpRecord.frameHash), else computed here */
-  internStack(words: Uint32Array, hash?: number): number;
+  /**
+   * `hash`: the words' stackHash when the reader has it (DumpRecord.frameHash), else computed here; `entry`: the
+   * words' backtrace-cache serial (DumpRecord.frameEntry), for an interner that keeps it
+   */
+  internStack(words: Uint32Array, hash?: number, entry?: number): number;
   /** every call gives a new id (a dump task's per-record stacks): no record's stack repeats one before it */
   readonly freshIds?: boolean;
 }
@@ -105,7 +108,7 @@ export class SnapshotBuilder {
       this.nonFinite++;
       return;
     }
-    const id = this.process.internStack(r.frameWords, r.frameHash);
+    const id = this.process.internStack(r.frameWords, r.frameHash, r.frameEntry);
     const liveVar = varianceAtP(sampling, c.liveObjects, c.liveBytes, live.p);
     if (c.accumObjects !== 0 || c.accumBytes !== 0) this.anyAccum = true;
     // fresh ids never repeat: no row to look up (a map of every record, kept for the whole dump, was most of what

@@ -14,9 +14,11 @@ export interface FrameLocation {
 
 export function locateAddress(proc: ProcessSeries, addressId: number): FrameLocation {
   const address = proc.addresses.hex[addressId];
-  const m = proc.maps ? findMapping(proc.maps, BigInt(address)) : null;
+  if (!proc.maps) return { address, module: null, modulePath: null, moduleOffset: null };
+  const a = BigInt(address);
+  const m = findMapping(proc.maps, a);
   if (!m || m.path === '') return { address, module: null, modulePath: null, moduleOffset: null };
-  const off = BigInt(address) - m.start + m.offset;
+  const off = a - m.start + m.offset;
   return { address, module: moduleName(m), modulePath: m.path, moduleOffset: '0x' + off.toString(16) };
 }
 

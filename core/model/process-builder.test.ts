@@ -55,3 +55,59 @@ describe('ProcessBuilder.internRange', () => {
     expect(b.internRange(view, 0, view.length, 0)).toBe(2);
   });
 });
+
+describe('ProcessBuilder.markAllocatorFrames', () => {
+  it('counts each stack’s leading frames inside the allocator’s mappings exactly, at any 64-bit bound', () => {
+    // bounds around 2^32 words, past 2^53 (where doubles are not exact) and at the top of the range
+    const je = '/usr/lib/x86_64-linux-gnu/libjemalloc.so.2';
+    const map = (start: bigint, end: bigint, path: string) => ({
+      start,
+      end,
+      perms: 'r-xp',
+      offset: 0n,
+      dev: '08:01',
+      inode: 1,
+      path,
+    });
+    const maps = [
+      map(0xfffff000n, 0x1_00001000n, je),
+      map(0x7f00_0000_0000n, 0x7f00_0000_1000n, '/usr/lib/libc.so.6'),
+      map(0x20_0000_0000_0001n, 0x20_0000_0000_0003n, je),
+      map(0xffff_ffff_ffff_f000n, 1n << 64n, je),
+    ];
+    const inJe = (a: bigint) => maps.some((m) => m.path === je && a >= m.start && a < m.end);
+    const probes = [
+      0xffffefffn,
+      0xfffff000n,
+      0xffffffffn,
+      0x1_00000000n,
+      0x1_00000fffn,
+      0x1_00001000n,
+      0x7f00_0000_0800n,
+      0x20_0000_0000_0000n,
+      0x20_0000_0000_0001n,
+      0x20_0000_0000_0002n,
+      0x20_0000_0000_0003n,
+      0xffff_ffff_ffff_efffn,
+      0xffff_ffff_ffff_f000n,
+      0xffff_ffff_ffff_ffffn,
+    ];
+    const b = new ProcessBuilder();
+    const stacks: bigint[][] = [];
+    // every probe as a leaf, followed by each other probe and then a frame outside any mapping
+    for (const leaf of probes)
+      for (const next of probes) {
+        const s = [leaf, next, 0x10n];
+        stacks.push(s);
+        b.internStack(Uint32Array.from(s.flatMap((a) => [Number(a >> 32n), Number(a & 0xffffffffn)])));
+      }
+    b.markAllocatorFrames(maps);
+    const want = stacks.map((s) => {
+      let d = 0;
+      while (d < s.length && inJe(s[d])) d++;
+      return d;
+    });
+    expect(b.stacks.allocatorDepth).toEqual(want);
+    expect(new Set(want)).toEqual(new Set([0, 1, 2]));
+  });
+});

@@ -38,8 +38,13 @@ function cpWidth(cp: number): number {
   return 1;
 }
 
+/** Code points below U+0300 take one column each (cpWidth): a string of only those is as wide as it is long. */
+const ONE_COLUMN_EACH = /^[\u0000-\u02ff]*$/;
+
 /** Width of a string on a terminal. */
 export function displayWidth(s: string): number {
+  // most of what a command prints (numbers, paths, ASCII symbols): one regex test, not a loop per code point
+  if (ONE_COLUMN_EACH.test(s)) return s.length;
   let w = 0;
   for (const ch of s) w += cpWidth(ch.codePointAt(0) ?? 0);
   return w;

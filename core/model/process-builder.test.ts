@@ -68,6 +68,7 @@ describe('ProcessBuilder.markAllocatorFrames', () => {
       dev: '08:01',
       inode: 1,
       path,
+      deleted: false,
     });
     const maps = [
       map(0xfffff000n, 0x1_00001000n, je),

@@ -1,6 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { findMapping, isFileMapping, moduleName, parseMaps, parseMapsLine } from './proc-maps.js';
+import {
+  findMapping,
+  isFileMapping,
+  locateHex,
+  moduleName,
+  parseMaps,
+  parseMapsLine,
+  type MapsEntry,
+} from './proc-maps.js';
 import { HeapDumpParser } from './heap-dump.js';
 import { findFixture, fixturePath } from '../../tools/fixtures.js';
 
@@ -71,5 +79,48 @@ describe('maps', () => {
       ['7f00000000', '/usr/lib/libz.so'],
       ['7f2a9c000000', '/lib/x86_64-linux-gnu/libc-2.15.so'],
     ]);
+  });
+});
+
+describe('locateHex', () => {
+  it('finds the mapping and the file offset findMapping and BigInt arithmetic give, below and above 2^53', () => {
+    const entry = (start: bigint, end: bigint, offset: bigint, path: string): MapsEntry => ({
+      start,
+      end,
+      perms: 'r-xp',
+      offset,
+      dev: '08:01',
+      inode: 1,
+      path,
+      deleted: false,
+    });
+    // sorted by start, as a process's maps are (findMapping's binary search)
+    const entries = [
+      entry(0x1000n, 0x2000n, 0n, '/a'),
+      entry(0x2000n, 0x3000n, 0x5000n, '/b'),
+      entry(0x7ff0_0000_0000n, 0x7ff0_0000_1000n, 0x1f_ffff_ffff_fff0n, '/offset-past-2^53'),
+      entry(0x1f_ffff_ffff_f000n, 0x20_0000_0000_1000n, 0x10n, '/across-2^53'),
+      entry(0x20_0000_0000_1000n, 0x20_0000_0000_2000n, 0n, '/above'),
+      entry(0x20_0000_0000_3000n, 0x20_0000_0000_4000n, 0xffff_ffff_ffff_0000n, '/huge-offset'),
+      entry(0xffff_ffff_ff60_0000n, 0xffff_ffff_ff60_1000n, 0n, '[vsyscall]'),
+    ];
+    const want = (hex: string) => {
+      const a = BigInt(hex);
+      const e = findMapping(entries, a);
+      return e ? { entry: e, offset: '0x' + (a - e.start + e.offset).toString(16) } : null;
+    };
+    const probes = [0n, 0xfffn, 0x1000n, 0x1fffn, 0x2000n, 0x2abcn, 0x3000n, 0x7ff0_0000_0800n, 0x7ff0_0000_1000n];
+    for (const e of entries) probes.push(e.start - 1n, e.start, e.start + 1n, e.end - 1n, e.end);
+    for (let k = -3n; k <= 3n; k++) probes.push((1n << 53n) + k);
+    probes.push((1n << 64n) - 1n);
+    for (const p of probes) {
+      if (p < 0n) continue;
+      const hex = '0x' + p.toString(16);
+      expect(locateHex(entries, hex), hex).toEqual(want(hex));
+    }
+    expect(locateHex(entries, '0x2abc')).toEqual({ entry: entries[1], offset: '0x5abc' });
+    // past 2^53 the offset is not exact as a double: the BigInt path gives it
+    expect(locateHex(entries, '0x7ff000000fff')?.offset).toBe('0x20000000000fef');
+    expect(locateHex([], '0x10')).toBeNull();
   });
 });

@@ -110,6 +110,53 @@ export function findMapping(entries: readonly MapsEntry[], addr: bigint): MapsEn
   return null;
 }
 
+/** Each maps list's bounds as doubles, [start, end) per entry, made once (findMapping's numeric twin). */
+const boundsOf = new WeakMap<readonly MapsEntry[], Float64Array>();
+
+function numericBounds(entries: readonly MapsEntry[]): Float64Array {
+  let b = boundsOf.get(entries);
+  if (!b) {
+    b = new Float64Array(2 * entries.length);
+    entries.forEach((e, i) => {
+      b![2 * i] = Number(e.start);
+      b![2 * i + 1] = Number(e.end);
+    });
+    boundsOf.set(entries, b);
+  }
+  return b;
+}
+
+/**
+ * The mapping that holds the address `hex` ("0x…") and the address's offset in its file as hex ("0x…"), or null:
+ * findMapping and the offset, without a BigInt per call for an address below 2^53 (every user-space address).
+ * Exact: such an address is exact as a double, a bound below 2^53 is too, and a bound at or above it rounds to a
+ * double at or above 2^53, still above the address, so every comparison gives what the BigInt one gives. Larger
+ * addresses and offsets take the BigInt path.
+ */
+export function locateHex(entries: readonly MapsEntry[], hex: string): { entry: MapsEntry; offset: string } | null {
+  const n = parseInt(hex, 16);
+  if (n <= Number.MAX_SAFE_INTEGER) {
+    const b = numericBounds(entries);
+    let lo = 0;
+    let hi = entries.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (n < b[2 * mid]) hi = mid - 1;
+      else if (n >= b[2 * mid + 1]) lo = mid + 1;
+      else {
+        const e = entries[mid];
+        const off = n - b[2 * mid] + Number(e.offset);
+        if (off <= Number.MAX_SAFE_INTEGER) return { entry: e, offset: '0x' + off.toString(16) };
+        break;
+      }
+    }
+    if (lo > hi) return null;
+  }
+  const a = BigInt(hex);
+  const e = findMapping(entries, a);
+  return e ? { entry: e, offset: '0x' + (a - e.start + e.offset).toString(16) } : null;
+}
+
 /** True for file-backed mappings (not anonymous, not [vdso]/[stack]/…, not memfd). */
 export function isFileMapping(e: MapsEntry): boolean {
   return e.path.startsWith('/') && !e.path.startsWith('/memfd:');

@@ -1,6 +1,6 @@
 // Frame labels before (or without) symbolization: "module+0xoffset" from the maps, else the raw address.
 
-import { findMapping, moduleName } from '../formats/proc-maps.js';
+import { locateHex, moduleName } from '../formats/proc-maps.js';
 import type { ProcessSeries } from '../model/model.js';
 
 export interface FrameLocation {
@@ -14,12 +14,9 @@ export interface FrameLocation {
 
 export function locateAddress(proc: ProcessSeries, addressId: number): FrameLocation {
   const address = proc.addresses.hex[addressId];
-  if (!proc.maps) return { address, module: null, modulePath: null, moduleOffset: null };
-  const a = BigInt(address);
-  const m = findMapping(proc.maps, a);
-  if (!m || m.path === '') return { address, module: null, modulePath: null, moduleOffset: null };
-  const off = a - m.start + m.offset;
-  return { address, module: moduleName(m), modulePath: m.path, moduleOffset: '0x' + off.toString(16) };
+  const at = proc.maps ? locateHex(proc.maps, address) : null;
+  if (!at || at.entry.path === '') return { address, module: null, modulePath: null, moduleOffset: null };
+  return { address, module: moduleName(at.entry), modulePath: at.entry.path, moduleOffset: at.offset };
 }
 
 export function frameLabel(loc: FrameLocation): string {

@@ -19,7 +19,7 @@ import {
   PY_KIND_TRUNCATED,
   PY_KIND_UNMERGED,
 } from '../formats/pyframes.js';
-import { findMapping } from '../formats/proc-maps.js';
+import { locateHex } from '../formats/proc-maps.js';
 import type { ProcessSeries } from '../model/model.js';
 import { layoutOf } from './python-stacks.js';
 
@@ -62,11 +62,10 @@ function identityOf(proc: ProcessSeries, options: IdentityOptions): (addressId: 
       const marker = MARKER_NAME[pa.kind];
       return marker ? 'ym:' + marker : 'u:' + pa.addr;
     }
-    const m = maps ? findMapping(maps, BigInt(hex)) : null;
-    if (!m || !m.path.startsWith('/')) return 'u:' + hex;
-    const off = BigInt(hex) - m.start + m.offset;
-    const id = options.buildIds?.get(m.path);
-    return `n:${id ? 'b:' + id : 'p:' + m.path}+0x${off.toString(16)}`;
+    const at = maps ? locateHex(maps, hex) : null;
+    if (!at || !at.entry.path.startsWith('/')) return 'u:' + hex;
+    const id = options.buildIds?.get(at.entry.path);
+    return `n:${id ? 'b:' + id : 'p:' + at.entry.path}+${at.offset}`;
   };
 }
 

@@ -12,7 +12,8 @@ const { values, positionals } = parseArgs({
   options: { top: { type: 'string', default: '20' }, callers: { type: 'string' } },
   allowPositionals: true,
 });
-if (positionals.length !== 1) throw new Error('usage: node bench/trace-self.mjs <trace.json> [--top N]');
+if (positionals.length !== 1)
+  throw new Error('usage: node bench/trace-self.mjs <trace.json> [--top N] [--callers name]');
 const raw = JSON.parse(readFileSync(positionals[0], 'utf8'));
 const events = Array.isArray(raw) ? raw : raw.traceEvents;
 const threadName = new Map();

@@ -114,15 +114,14 @@ export function findMapping(entries: readonly MapsEntry[], addr: bigint): MapsEn
 const boundsOf = new WeakMap<readonly MapsEntry[], Float64Array>();
 
 function numericBounds(entries: readonly MapsEntry[]): Float64Array {
-  let b = boundsOf.get(entries);
-  if (!b) {
-    b = new Float64Array(2 * entries.length);
-    entries.forEach((e, i) => {
-      b![2 * i] = Number(e.start);
-      b![2 * i + 1] = Number(e.end);
-    });
-    boundsOf.set(entries, b);
-  }
+  const known = boundsOf.get(entries);
+  if (known) return known;
+  const b = new Float64Array(2 * entries.length);
+  entries.forEach((e, i) => {
+    b[2 * i] = Number(e.start);
+    b[2 * i + 1] = Number(e.end);
+  });
+  boundsOf.set(entries, b);
   return b;
 }
 
@@ -147,11 +146,16 @@ export function locateHex(entries: readonly MapsEntry[], hex: string): { entry: 
         const e = entries[mid];
         const off = n - b[2 * mid] + Number(e.offset);
         if (off <= Number.MAX_SAFE_INTEGER) return { entry: e, offset: '0x' + off.toString(16) };
-        break;
+        return locateBig(entries, hex); // the offset is past 2^53: not exact as a double
       }
     }
-    if (lo > hi) return null;
+    return null;
   }
+  return locateBig(entries, hex);
+}
+
+/** locateHex on BigInts: findMapping and the offset, exact at any size. */
+function locateBig(entries: readonly MapsEntry[], hex: string): { entry: MapsEntry; offset: string } | null {
   const a = BigInt(hex);
   const e = findMapping(entries, a);
   return e ? { entry: e, offset: '0x' + (a - e.start + e.offset).toString(16) } : null;

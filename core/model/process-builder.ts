@@ -332,8 +332,8 @@ export class ProcessBuilder implements StackInterner {
   internAddress(token: string): number {
     const known = this.addresses.index.get(token);
     if (known !== undefined) return known;
-    const v = BigInt(normalizeAddress(token));
-    return this.internWords(Number(v >> 32n), Number(v & 0xffffffffn));
+    const [hi, lo] = wordsOf(BigInt(normalizeAddress(token)));
+    return this.internWords(hi, lo);
   }
 
   snapshotBuilder(): SnapshotBuilder {
@@ -391,7 +391,7 @@ export class ProcessBuilder implements StackInterner {
   }
 }
 
-/** A 64-bit value (a mapping's bound, at most 2^64) as its high and low 32-bit words. */
+/** A 64-bit value (an address, or a mapping's bound, at most 2^64) as its high and low 32-bit words. */
 function wordsOf(v: bigint): [number, number] {
   return [Number(v >> 32n), Number(v & 0xffffffffn)];
 }

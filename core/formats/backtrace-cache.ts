@@ -11,6 +11,7 @@
 // The compare (same-bytes.ts) is about 4× faster than the scanner.
 
 import { sameBytes, viewOf } from './same-bytes.js';
+import { FAST_SERIAL_BASE } from './fast-records.js';
 
 /** Line bytes kept at most; past it the cache starts over (the next process's lines refill it). */
 export const BACKTRACE_CACHE_BYTES = 32 * 1024 * 1024;
@@ -71,7 +72,9 @@ export class BacktraceCache {
    * serial to that stack (mergeDumpTask) instead of comparing the words again.
    */
   serial(entry: number): number {
-    return this.serialBase + entry;
+    const s = this.serialBase + entry;
+    // the thread's WASM record reader numbers its lines from FAST_SERIAL_BASE up: past it, none (compared instead)
+    return s < FAST_SERIAL_BASE ? s : -1;
   }
 
   keyLength(entry: number): number {

@@ -11,6 +11,7 @@ import { countsProblem, MAX_FRAMES_PER_STACK, MAX_LINE_BYTES, periodProblem } fr
 import { framesHash, scanFrameWords } from './frame-scan.js';
 import type { BacktraceCache } from './backtrace-cache.js';
 import { viewOf } from './same-bytes.js';
+import { FAST_INPUT_BYTES, FAST_STOP_FORM, fastRecords, type FastRecords } from './fast-records.js';
 
 /** How the file says its samples must be scaled back to estimated totals. */
 export type Sampling =
@@ -233,7 +234,12 @@ export interface HeapDumpParserOptions {
   onRecord?: (r: DumpRecord) => void;
   /** backtrace lines read before (by this thread's earlier dumps too): such a line is matched, not scanned */
   backtraces?: BacktraceCache;
+  /** false: every line through this parser, not the thread's WASM record reader (fast-records.ts; tests) */
+  fastRecords?: boolean;
 }
+
+/** Records the WASM reader turns back for their form before a dump stops asking it (a CRLF file, say). */
+const FAST_REFUSALS = 8;
 
 export class HeapDumpParser {
   private phase: Phase = 'start';
@@ -302,10 +308,18 @@ export class HeapDumpParser {
   /** the last scanFrames call gave every frame without a problem */
   private scanClean = false;
 
+  /** the thread's WASM record reader (null: none, or this dump stopped asking it) */
+  private fast: FastRecords | null;
+  /** the byte offset of the record it last turned back (read here, then asked again at the next record) */
+  private fastRefused = -1;
+  private fastRefusals = 0;
+
   constructor(options: HeapDumpParserOptions = {}) {
     this.onRecord = options.onRecord ?? ((r) => this.records.push(r));
     this.copyFrames = options.onRecord === undefined;
     this.cache = options.backtraces ?? null;
+    this.fast = options.fastRecords === false ? null : fastRecords();
+    this.fast?.newDump();
   }
 
   /** Hex addresses "0x…" separated by blanks → (hi, lo) word pairs in the scratch buffer; null if malformed. */
@@ -383,6 +397,14 @@ export class HeapDumpParser {
         pos = this.textLines(buf, pos, last + 1);
         continue;
       }
+      if (this.fast !== null && buf[pos] === AT && this.phase === 'v2' && base + pos !== this.fastRefused) {
+        const next = this.fastLines(this.fast, buf, pos, base);
+        if (next > pos) {
+          pos = next;
+          continue;
+        }
+        this.fastRefused = base + pos;
+      }
       if (this.cache !== null && buf[pos] === AT && this.phase === 'v2') {
         view ??= viewOf(buf);
         const next = this.cachedBacktrace(this.cache, buf, view, pos, base);
@@ -438,6 +460,54 @@ export class HeapDumpParser {
     this.pendingStartOffset = base + pos;
     this.lastLine = entry;
     return nl + 1;
+  }
+
+  /**
+   * Records from buf[pos] (a backtrace line) through the WASM reader, each given out as v2Line and countLine
+   * would have made it (flushPending checks and hands it on). Returns where the first record it did not read
+   * starts (pos: none), which this parser then reads line by line.
+   */
+  private fastLines(f: FastRecords, buf: Uint8Array, pos: number, base: number): number {
+    f.read(buf, pos, Math.min(buf.length - pos, FAST_INPUT_BYTES));
+    const stop = f.stop();
+    if (stop === 0) {
+      if (f.reason() === FAST_STOP_FORM && ++this.fastRefusals >= FAST_REFUSALS) this.fast = null;
+      return pos;
+    }
+    this.flushPending(false);
+    const ru = f.recordU32;
+    const rf = f.recordF64;
+    const tu = f.threadU32;
+    const tf = f.threadF64;
+    let t = 0;
+    for (let k = 0, n = f.records(); k < n; k++) {
+      const entry = ru[4 * k];
+      const r = this.startRecord(f.wordsOf(entry), f.hash(entry), this.lineNo + ru[4 * k + 1] + 1, f.serial(entry));
+      const c = r.counts;
+      c.liveObjects = rf[4 * k];
+      c.liveBytes = rf[4 * k + 1];
+      c.accumObjects = rf[4 * k + 2];
+      c.accumBytes = rf[4 * k + 3];
+      for (let j = 0, nt = ru[4 * k + 3]; j < nt; j++, t++) {
+        const th = (this.threadPool[j] ??= { uid: 0, counts: zeroCounts() });
+        th.uid = tu[t];
+        const tc = th.counts;
+        tc.liveObjects = tf[4 * t];
+        tc.liveBytes = tf[4 * t + 1];
+        tc.accumObjects = tf[4 * t + 2];
+        tc.accumBytes = tf[4 * t + 3];
+        r.threads.push(th);
+      }
+      this.pending = r;
+      this.pendingHasTotal = true;
+      this.pendingStartOffset = base + pos + ru[4 * k + 2];
+      this.flushPending(false);
+    }
+    this.lineNo += f.lines();
+    this.skipping = false;
+    // the thread's BacktraceCache has not seen these lines in order: its next line is not predicted
+    this.lastLine = -1;
+    return pos + stop;
   }
 
   /** Keeps buf[from…] (no newline in it) for the next chunk, or drops it once the line is too long. */

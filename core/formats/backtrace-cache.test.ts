@@ -6,6 +6,8 @@ import { framesText, HeapDumpParser, type DumpRecord } from './heap-dump.js';
 import { MAX_FRAMES_PER_STACK } from './limits.js';
 import { fixturePath } from '../../tools/fixtures.js';
 
+// The JavaScript parser's own cache, so the WASM record reader is off here (fast-records.ts takes the lines it
+// can; fast-records.test.ts checks it against this path).
 const enc = new TextEncoder();
 
 /** FNV-1a over 32-bit words, seeded with the frame count: the hash as its definition reads */
@@ -18,6 +20,7 @@ function fnv(words: Uint32Array): number {
 function parse(bytes: Uint8Array, cache: BacktraceCache | null, chunk = bytes.length) {
   const records: { frames: string; line: number; live: number }[] = [];
   const p = new HeapDumpParser({
+    fastRecords: false,
     onRecord: (r: DumpRecord) => {
       // the hash a record carries (kept by the cache or computed) is its words' own
       if (r.frameHash !== fnv(r.frameWords)) throw new Error(`line ${r.line}: frameHash is not its words' hash`);
@@ -121,7 +124,11 @@ describe('backtrace lines matched instead of read again', () => {
     const cache = new BacktraceCache(3 * first.length);
     parse(dump(first, second), cache); // both known, second after first
     const got: string[] = [];
-    const a = new HeapDumpParser({ onRecord: (r) => got.push(framesText(r.frameWords)), backtraces: cache });
+    const a = new HeapDumpParser({
+      fastRecords: false,
+      onRecord: (r) => got.push(framesText(r.frameWords)),
+      backtraces: cache,
+    });
     a.push(enc.encode(`heap_v2/1\n  t*: 2: 2 [0: 0]\n${first}\n  t*: 1: 1 [0: 0]\n${second}\n`));
     const others = ['@ 0x1111111111 0x2222222222', '@ 0x3333333333 0x4444444444', '@ 0x5555555555 0x6666666666'];
     const b = parse(dump(...others, ...others), cache);
@@ -153,6 +160,7 @@ describe('a kept line’s serial', () => {
     for (const text of [a, a, b, a, a, b, b]) {
       const before = cache.size;
       const p = new HeapDumpParser({
+        fastRecords: false,
         backtraces: cache,
         onRecord: (r) => {
           const e = r.frameEntry ?? -1;
@@ -176,6 +184,7 @@ describe('a kept line’s serial', () => {
     const serials = (cache: BacktraceCache | null) => {
       const seen: number[] = [];
       const p = new HeapDumpParser({
+        fastRecords: false,
         onRecord: (r) => void seen.push(r.frameEntry ?? -1),
         ...(cache ? { backtraces: cache } : {}),
       });

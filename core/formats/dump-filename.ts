@@ -100,6 +100,30 @@ export function looksLikeDumpBytes(head: Uint8Array): boolean {
   return s.startsWith('heap_v2/') || s.startsWith('heap profile:') || s.startsWith('<jemalloc>:');
 }
 
+/** Per folder listing: its names that may be a dump's side file, in order (null: a `.pyframes` table). */
+const candidatesOf = new WeakMap<readonly string[], (readonly [string, SideFile | null])[]>();
+
+/**
+ * The folder's names that are side files, classified once per listing: a folder of N dumps asks for each dump's
+ * side files among the same N-odd names (a shell's `dumps/*.heap*`), and classifying them anew each time was
+ * N² regular-expression tests.
+ */
+function sideCandidates(folderNames: readonly string[]): (readonly [string, SideFile | null])[] {
+  let c = candidatesOf.get(folderNames);
+  if (c === undefined) {
+    c = [];
+    for (const n of folderNames) {
+      if (n.endsWith('.pyframes')) c.push([n, null]);
+      else {
+        const side = classifySideFile(n);
+        if (side) c.push([n, side]);
+      }
+    }
+    candidatesOf.set(folderNames, c);
+  }
+  return c;
+}
+
 /**
  * The side files of one dump among the names of its folder, as a folder holding them would supply them: its
  * `<dump>.pyframes` table, the maps files and perf/code maps of its pid (`maps.<pid>`, `<pid>.maps`, a
@@ -113,15 +137,13 @@ export function sideFilesOfDump(
   const pid = parseDumpName(dumpName)?.pid ?? null;
   const plain = dumpName.endsWith('.gz') ? dumpName.slice(0, -3) : dumpName;
   const out: string[] = [];
-  for (const n of folderNames) {
-    if (n === dumpName) continue;
-    if (n === dumpName + '.pyframes' || n === plain + '.pyframes') {
-      out.push(n);
+  for (const [n, side] of sideCandidates(folderNames)) {
+    if (side === null) {
+      // a Python frame table: this dump's, or another dump's
+      if (n === dumpName + '.pyframes' || n === plain + '.pyframes') out.push(n);
       continue;
     }
-    if (n.endsWith('.pyframes')) continue; // another dump's table
-    const side = classifySideFile(n);
-    if (side && (side.pid === null ? side.kind === 'maps' : side.pid === pid)) out.push(n);
+    if (n !== dumpName && (side.pid === null ? side.kind === 'maps' : side.pid === pid)) out.push(n);
   }
   if (pid !== null && procPidNames.includes('maps')) out.push(`proc/${pid}/maps`);
   return out;

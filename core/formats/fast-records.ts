@@ -18,6 +18,8 @@ export const FAST_INPUT_BYTES = 1 << 20;
 /** Records and thread lines one call gives out at most (the module's OUT_RECORDS, OUT_THREADS). */
 const OUT_RECORDS = 1 << 16;
 const OUT_THREADS = 1 << 17;
+/** Entries the module's tables hold at most before they restart (its ENTRY_CAP). */
+const ENTRIES = 1 << 18;
 /**
  * The module's serials start here, above any the thread's BacktraceCache gives: the merge maps a (reader,
  * serial) pair to a stack, so the two must never share a number.
@@ -69,7 +71,10 @@ export class FastRecords {
   /** per thread line: its uid; and its four counts */
   readonly threadU32: Uint32Array;
   readonly threadF64: Float64Array;
+  // Per entry, made on its first record: its words' view and its hash. Each read through these saves the
+  // two JavaScript-to-WASM calls a record would cost (Node 20 calls an export through a generic wrapper).
   private views: Uint32Array[] = [];
+  private readonly hashes = new Int32Array(ENTRIES);
   private viewsOfBase = 0;
 
   constructor(exports: unknown) {
@@ -119,17 +124,19 @@ export class FastRecords {
       const at = (this.x.words_ptr() >>> 2) + this.x.entry_words(entry);
       v = this.words.subarray(at, at + 2 * this.x.entry_frames(entry));
       this.views[entry] = v;
+      this.hashes[entry] = this.x.entry_hash(entry);
     }
     return v;
   }
 
   hash(entry: number): number {
-    return this.x.entry_hash(entry);
+    if (this.views[entry] === undefined) this.wordsOf(entry);
+    return this.hashes[entry]!;
   }
 
   /** A number for the entry no other entry of this thread (this module's or the BacktraceCache's) ever has. */
   serial(entry: number): number {
-    return FAST_SERIAL_BASE + this.x.serial_base() + entry;
+    return FAST_SERIAL_BASE + this.viewsOfBase + entry;
   }
 
   /** A new dump starts: its first backtrace line is not predicted from the last dump's last one. */

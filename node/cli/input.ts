@@ -181,8 +181,9 @@ async function cellPicker(args: ParsedArgs): Promise<true | CellPicker> {
 
 /** The dataset folder among the paths, or null when they are dumps. A dataset is read alone. */
 export async function datasetPath(paths: readonly string[]): Promise<string | null> {
-  const found: string[] = [];
-  for (const p of paths) if (await isDatasetFolder(p)) found.push(p);
+  // asked all at once: a shell's glob names hundreds of dumps, and one stat after another took ~10 ms of the start
+  const isDataset = await Promise.all(paths.map(isDatasetFolder));
+  const found = paths.filter((_, i) => isDataset[i]);
   if (found.length === 0) return null;
   if (paths.length > 1)
     throw new UsageError(

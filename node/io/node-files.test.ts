@@ -60,3 +60,49 @@ describe('side files beside a dump named alone', () => {
     expect(alone.stacks[0].frames[0]).toMatchObject({ kind: 'python', function: 'make_record' });
   });
 });
+
+describe('collectInputFiles over many paths at once', () => {
+  it('gives the files in the order the paths and sorted listings name them, each once, with problems in path order', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'heaplens-glob-'));
+    // 60 dumps of 3 pids with their tables, a maps file per pid, and a nested folder
+    const dumps: string[] = [];
+    for (let i = 0; i < 60; i++) {
+      const pid = 100 + (i % 3);
+      const name = `jeprof.${pid}.${i}.i${i}.heap${i % 2 ? '.gz' : ''}`;
+      writeFileSync(join(dir, name), 'x');
+      writeFileSync(join(dir, `jeprof.${pid}.${i}.i${i}.heap.pyframes`), 'y');
+      dumps.push(name);
+    }
+    for (const pid of [100, 101, 102]) writeFileSync(join(dir, `maps.${pid}`), 'm');
+    mkdirSync(join(dir, 'sub', 'deeper'), { recursive: true });
+    writeFileSync(join(dir, 'sub', 'b.txt'), 'b');
+    writeFileSync(join(dir, 'sub', 'a.txt'), 'a');
+    writeFileSync(join(dir, 'sub', 'deeper', 'c.txt'), 'c');
+    // a shell sorts its glob's names; pass them in another order to see that the order given is kept
+    const given = [...dumps].reverse().map((n) => join(dir, n));
+    const problems: { path: string; message: string }[] = [];
+    const paths = [join(dir, 'missing-1'), ...given, join(dir, dumps[0]), join(dir, 'sub'), join(dir, 'missing-2')];
+    const files = (await collectInputFiles(paths, problems)).map((f) => f.path);
+
+    // the expected list, built by hand from the names: each dump, then its table and its pid's maps
+    const expected: string[] = [];
+    const seen = new Set<string>();
+    const push = (p: string) => {
+      if (seen.has(p)) return;
+      expected.push(p);
+      seen.add(p);
+    };
+    for (const n of [...dumps].reverse()) {
+      const m = /^jeprof\.(\d+)\.(\d+)\.i\d+\.heap/.exec(n)!;
+      push(join(dir, n));
+      push(join(dir, n.replace(/\.gz$/, '') + '.pyframes'));
+      push(join(dir, `maps.${m[1]}`));
+    }
+    for (const p of ['sub/a.txt', 'sub/b.txt', 'sub/deeper/c.txt']) push(p);
+    expect(files).toEqual(expected);
+    expect(problems).toEqual([
+      { path: join(dir, 'missing-1'), message: 'no such file or folder' },
+      { path: join(dir, 'missing-2'), message: 'no such file or folder' },
+    ]);
+  });
+});

@@ -100,28 +100,36 @@ export function looksLikeDumpBytes(head: Uint8Array): boolean {
   return s.startsWith('heap_v2/') || s.startsWith('heap profile:') || s.startsWith('<jemalloc>:');
 }
 
-/** Per folder listing: its names that may be a dump's side file, in order (null: a `.pyframes` table). */
-const candidatesOf = new WeakMap<readonly string[], (readonly [string, SideFile | null])[]>();
+/** A folder listing's side files: its `.pyframes` tables by name, and its other side files, each with its place. */
+interface SideIndex {
+  tables: Map<string, number[]>;
+  others: (readonly [name: string, side: SideFile, at: number])[];
+}
+const sideIndexOf = new WeakMap<readonly string[], SideIndex>();
 
 /**
- * The folder's names that are side files, classified once per listing: a folder of N dumps asks for each dump's
- * side files among the same N-odd names (a shell's `dumps/*.heap*`), and classifying them anew each time was
- * N² regular-expression tests.
+ * The folder's side files, classified once per listing: a folder of N dumps asks for each dump's side files
+ * among the same N-odd names (a shell's `dumps/*.heap*`), and classifying them anew each time was N² regular-
+ * expression tests; a dump's own table is then found by its name.
  */
-function sideCandidates(folderNames: readonly string[]): (readonly [string, SideFile | null])[] {
-  let c = candidatesOf.get(folderNames);
-  if (c === undefined) {
-    c = [];
-    for (const n of folderNames) {
-      if (n.endsWith('.pyframes')) c.push([n, null]);
-      else {
-        const side = classifySideFile(n);
-        if (side) c.push([n, side]);
+function sideIndex(folderNames: readonly string[]): SideIndex {
+  let x = sideIndexOf.get(folderNames);
+  if (x === undefined) {
+    x = { tables: new Map(), others: [] };
+    for (let at = 0; at < folderNames.length; at++) {
+      const n = folderNames[at];
+      if (n.endsWith('.pyframes')) {
+        const ats = x.tables.get(n);
+        if (ats) ats.push(at);
+        else x.tables.set(n, [at]);
+        continue;
       }
+      const side = classifySideFile(n);
+      if (side) x.others.push([n, side, at]);
     }
-    candidatesOf.set(folderNames, c);
+    sideIndexOf.set(folderNames, x);
   }
-  return c;
+  return x;
 }
 
 /**
@@ -136,15 +144,16 @@ export function sideFilesOfDump(
 ): string[] {
   const pid = parseDumpName(dumpName)?.pid ?? null;
   const plain = dumpName.endsWith('.gz') ? dumpName.slice(0, -3) : dumpName;
-  const out: string[] = [];
-  for (const [n, side] of sideCandidates(folderNames)) {
-    if (side === null) {
-      // a Python frame table: this dump's, or another dump's
-      if (n === dumpName + '.pyframes' || n === plain + '.pyframes') out.push(n);
-      continue;
-    }
-    if (n !== dumpName && (side.pid === null ? side.kind === 'maps' : side.pid === pid)) out.push(n);
+  const { tables, others } = sideIndex(folderNames);
+  // in the folder's order, as one pass over its names gives them
+  const found: (readonly [string, number])[] = [];
+  for (const t of new Set([dumpName + '.pyframes', plain + '.pyframes'])) {
+    for (const at of tables.get(t) ?? []) found.push([t, at]);
   }
+  for (const [n, side, at] of others)
+    if (n !== dumpName && (side.pid === null ? side.kind === 'maps' : side.pid === pid)) found.push([n, at]);
+  found.sort((x, y) => x[1] - y[1]);
+  const out = found.map(([n]) => n);
   if (pid !== null && procPidNames.includes('maps')) out.push(`proc/${pid}/maps`);
   return out;
 }

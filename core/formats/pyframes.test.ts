@@ -6,6 +6,7 @@ import {
   findPyFramesInDump,
   mergePyFrameTables,
   parsePyFrames,
+  PyFrameTableMerger,
   pyFramesTokenFromMaps,
   PyFramesReader,
   MAX_FUNCTION_CHARS,
@@ -260,5 +261,78 @@ describe('PYFRAMES/1 reader rules', () => {
     const t = r.finish();
     expect(t?.complete).toBe(true);
     expect(t?.frames.size).toBe(findPyFramesInDump(d.text)?.frames.size);
+  });
+});
+
+describe('PyFrameTableMerger: tables merged as they come', () => {
+  // the merge as one loop over all the tables at the end (its definition before the merger), for comparison
+  const atTheEnd = (tables: readonly PyFrameTable[]) => {
+    if (tables.length < 2) return { table: tables[0] ?? null, conflicts: [] as string[] };
+    const last = tables[tables.length - 1];
+    const frames = new Map<string, unknown>();
+    const markers = new Map<string, unknown>();
+    const problems: unknown[] = [];
+    const conflicts: string[] = [];
+    for (const t of tables) {
+      if (t.tagHex !== last.tagHex || t.kindShift !== last.kindShift || t.idShift !== last.idShift) {
+        conflicts.push(`a table uses another pseudo-address layout (tag 0x${t.tagHex}); not merged`);
+        continue;
+      }
+      for (const [a, e] of t.frames) {
+        const prev = frames.get(a) as typeof e | undefined;
+        if (prev && prev !== e && (prev.function !== e.function || prev.file !== e.file || prev.line !== e.line))
+          if (conflicts.length < 20)
+            conflicts.push(`${a} is ${prev.function} in one table and ${e.function} in another`);
+        frames.set(a, e);
+      }
+      for (const [a, k] of t.markers) markers.set(a, k);
+      problems.push(...t.problems.slice(0, 100 - problems.length));
+    }
+    return {
+      table: { ...last, frames, markers, problems, complete: tables.every((t) => t.complete) },
+      conflicts,
+    };
+  };
+  const plain = (r: { table: PyFrameTable | null | object; conflicts: readonly string[] }) => {
+    const t = r.table as PyFrameTable | null;
+    return t && { ...t, frames: [...t.frames], markers: [...t.markers], conflicts: r.conflicts };
+  };
+  const table = (text: string): PyFrameTable => {
+    const t = parsePyFrames(text);
+    if (!t) throw new Error('parse');
+    return t;
+  };
+  const HEAD = 'PYFRAMES/1 tag=0x7079 kind_shift=44 id_shift=4 pid=7';
+
+  it('equals the merge at the end after every table, on a real series and with conflicts, problems and layouts', () => {
+    const real = listDumps('py312')
+      .filter((d) => d.pid === listDumps('py312')[0].pid)
+      .map(tableOf);
+    expect(real.length).toBeGreaterThan(1);
+    const renamed = table(`${HEAD}\nF 0x7079100000000010 1 1 other other.py\nF bad line\nEND 2\n`);
+    const other = table(
+      'PYFRAMES/1 tag=0x7078 kind_shift=44 id_shift=4 pid=7\nF 0x7078100000000010 1 1 f f.py\nEND 1\n',
+    );
+    const cut = table(`${HEAD}\nF 0x7079100000000020 3 3 g g.py\n`);
+    for (const series of [
+      real,
+      [...real, renamed, cut],
+      [real[0], other, ...real.slice(1)],
+      [...real, other],
+      [other, ...real],
+    ]) {
+      const m = new PyFrameTableMerger();
+      const midway: ReturnType<PyFrameTableMerger['result']>[] = [];
+      for (let k = 0; k < series.length; k++) {
+        m.add(series[k]);
+        const r = m.result();
+        expect(plain(r)).toEqual(plain(atTheEnd(series.slice(0, k + 1))));
+        midway.push(r);
+      }
+      // a result given midway is not changed by the tables added after it
+      for (let k = 0; k < series.length; k++) expect(plain(midway[k])).toEqual(plain(atTheEnd(series.slice(0, k + 1))));
+    }
+    expect(mergePyFrameTables([...real, renamed]).conflicts.length).toBeGreaterThan(0);
+    expect(mergePyFrameTables([...real, other]).conflicts[0]).toMatch(/another pseudo-address layout/);
   });
 });

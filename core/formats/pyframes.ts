@@ -507,46 +507,100 @@ export function findPyFramesInDump(dumpText: string): PyFrameTable | null {
   return parsePyFrames(dumpText.slice(at), 'dump');
 }
 
+/** What merging tables has gathered: the frames and markers so far, problems, conflicts. */
+interface MergeState {
+  frames: Map<string, PyFrameEntry>;
+  markers: PyFrameTable['markers'];
+  problems: PyFrameTable['problems'];
+  conflicts: string[];
+}
+
+function newMergeState(): MergeState {
+  return { frames: new Map(), markers: new Map(), problems: [], conflicts: [] };
+}
+
+/** One table into the merge, after those before it (a later table's name of an address wins). */
+function mergeInto(m: MergeState, t: PyFrameTable): void {
+  for (const [a, e] of t.frames) {
+    const prev = m.frames.get(a);
+    // the same entry again (a reader gives a repeated F line one entry): setting it would change nothing
+    if (prev === e) continue;
+    if (prev && (prev.function !== e.function || prev.file !== e.file || prev.line !== e.line)) {
+      if (m.conflicts.length < 20)
+        m.conflicts.push(`${a} is ${prev.function} in one table and ${e.function} in another`);
+    }
+    m.frames.set(a, e);
+  }
+  for (const [a, k] of t.markers) m.markers.set(a, k);
+  m.problems.push(...t.problems.slice(0, MAX_PROBLEMS - m.problems.length));
+}
+
+function sameLayout(a: PyFrameTable, b: PyFrameTable): boolean {
+  return a.tagHex === b.tagHex && a.kindShift === b.kindShift && a.idShift === b.idShift;
+}
+
 /**
- * Combines the tables of one process's dumps (each is cumulative, so later tables extend earlier
- * ones). An address named differently by two tables (a reused pid, a stale sidecar) is reported and
- * the later name kept.
+ * Combines the tables of one process's dumps as they come (each is cumulative, so later tables extend earlier
+ * ones), so a process's last dump leaves little to merge: a loader adds each dump's table while the readers
+ * read the next dumps, instead of merging a hundred tables of ~1,000 frames after the last one. An address named
+ * differently by two tables (a reused pid, a stale sidecar) is reported and the later name kept. A table of
+ * another pseudo-address layout than the last one is left out (and said): tables of two layouts are merged
+ * again at the end, against the last.
  */
+export class PyFrameTableMerger {
+  private readonly tables: PyFrameTable[] = [];
+  private readonly state = newMergeState();
+  /** every table so far has the first one's layout: `state` is the merge */
+  private uniform = true;
+
+  add(t: PyFrameTable): void {
+    this.tables.push(t);
+    if (this.uniform && !sameLayout(t, this.tables[0])) this.uniform = false;
+    if (this.uniform) mergeInto(this.state, t);
+  }
+
+  get size(): number {
+    return this.tables.length;
+  }
+
+  /** The merged table of the tables so far (its maps are its own: later tables do not change it). */
+  result(): { table: PyFrameTable | null; conflicts: string[] } {
+    const tables = this.tables;
+    if (tables.length === 0) return { table: null, conflicts: [] };
+    if (tables.length === 1) return { table: tables[0], conflicts: [] };
+    const last = tables[tables.length - 1];
+    let m = this.state;
+    if (!this.uniform) {
+      m = newMergeState();
+      for (const t of tables) {
+        if (!sameLayout(t, last)) {
+          m.conflicts.push(`a table uses another pseudo-address layout (tag 0x${t.tagHex}); not merged`);
+          continue;
+        }
+        mergeInto(m, t);
+      }
+    }
+    const merged: PyFrameTable = {
+      ...last,
+      frames: new Map(m.frames),
+      markers: new Map(m.markers),
+      problems: [...m.problems],
+      header: { ...last.header },
+      stats: { ...last.stats },
+    };
+    merged.complete = tables.every((t) => t.complete);
+    return { table: merged, conflicts: [...m.conflicts] };
+  }
+}
+
+/** Combines the tables of one process's dumps (PyFrameTableMerger, all at once). */
 export function mergePyFrameTables(tables: readonly PyFrameTable[]): {
   table: PyFrameTable | null;
   conflicts: string[];
 } {
-  if (tables.length === 0) return { table: null, conflicts: [] };
-  if (tables.length === 1) return { table: tables[0], conflicts: [] };
-  const last = tables[tables.length - 1];
-  const merged: PyFrameTable = {
-    ...last,
-    frames: new Map(),
-    markers: new Map(),
-    problems: [],
-    header: { ...last.header },
-    stats: { ...last.stats },
-  };
-  const conflicts: string[] = [];
-  for (const t of tables) {
-    if (t.tagHex !== last.tagHex || t.kindShift !== last.kindShift || t.idShift !== last.idShift) {
-      conflicts.push(`a table uses another pseudo-address layout (tag 0x${t.tagHex}); not merged`);
-      continue;
-    }
-    for (const [a, e] of t.frames) {
-      const prev = merged.frames.get(a);
-      // the same entry again (a reader gives a repeated F line one entry): setting it would change nothing
-      if (prev === e) continue;
-      if (prev && (prev.function !== e.function || prev.file !== e.file || prev.line !== e.line)) {
-        if (conflicts.length < 20) conflicts.push(`${a} is ${prev.function} in one table and ${e.function} in another`);
-      }
-      merged.frames.set(a, e);
-    }
-    for (const [a, k] of t.markers) merged.markers.set(a, k);
-    merged.problems.push(...t.problems.slice(0, MAX_PROBLEMS - merged.problems.length));
-  }
-  merged.complete = tables.every((t) => t.complete);
-  return { table: merged, conflicts };
+  const m = new PyFrameTableMerger();
+  for (const t of tables) m.add(t);
+  return m.result();
 }
 
 /** Sidecars larger than this are read only up to it (a table is ~100 bytes per frame row). */

@@ -16,7 +16,6 @@ import {
   PY_KIND_UNKNOWN,
   PY_KIND_UNMERGED,
   decodePseudoAddress,
-  mergePyFrameTables,
   parsePyFrames,
   pyFramesTokenFromMaps,
   readSidecar,
@@ -355,13 +354,15 @@ export function dumpSidecar(dumpPath: string, sidecars: ReadonlyMap<string, Inpu
   return null;
 }
 
-/** Merges the tables of one process's dumps for ProcessSeries.pythonFrames; conflicts become warnings. */
+/**
+ * ProcessSeries.pythonFrames from the merge of one process's tables (mergePyFrameTables, PyFrameTableMerger);
+ * conflicts become warnings.
+ */
 export function seriesPythonFrames(
-  tables: readonly PyFrameTable[],
+  { table, conflicts }: { table: PyFrameTable | null; conflicts: readonly string[] },
   file: string,
   warnings: LoadWarning[],
 ): PyFrameTable | null {
-  const { table, conflicts } = mergePyFrameTables(tables);
   for (const c of conflicts.slice(0, 5))
     warnings.push({ file, message: `Python frame tables disagree (stale sidecar or reused pid?): ${c}` });
   return table;

@@ -27,7 +27,7 @@ import { JobTooLargeError, snapshotBytes, stackTableBytes } from './memory-budge
 import { adoptSystingFrames } from './systing-frames.js';
 import { decodeSystingSlot, parseSystingCodeMap, systingTokenFromMapsPaths } from '../formats/systing-codemap.js';
 import { dumpSidecar, pythonFramesForDump, seriesPythonFrames } from '../frames/python-stacks.js';
-import { parsePyFrames, type PyFrameTable } from '../formats/pyframes.js';
+import { parsePyFrames, PyFrameTableMerger, type PyFrameTable } from '../formats/pyframes.js';
 import { contextForDump, isContextOnlyTable } from './dump-context-load.js';
 import type { CaptureKind } from './capture-series.js';
 import { framelessWarnings } from './frameless.js';
@@ -424,7 +424,8 @@ export async function loadJob(files: readonly InputFile[], options: LoadOptions 
   for (const g of groups) {
     const builder = new ProcessBuilder();
     const dumpMaps: (DumpMaps | null)[] = []; // by snapshot
-    const pyTables: PyFrameTable[] = [];
+    // merged as they come, while the readers read on (the last dump's merge is then short)
+    const pyTables = new PyFrameTableMerger();
     let stackBytes = 0;
     let lastTrailer: { text: string | null; table: PyFrameTable | null } = { text: null, table: null };
     let profileSymbols: Map<string, ProfileFrame[]> | null = null;
@@ -479,7 +480,7 @@ export async function loadJob(files: readonly InputFile[], options: LoadOptions 
           pyframeSidecars,
           warnings,
         );
-        if (!isContextOnlyTable(py)) pyTables.push(py);
+        if (!isContextOnlyTable(py)) pyTables.add(py);
       }
       if (loaded.mapsText) {
         const parsed = parseMaps(loaded.mapsText, loaded.mapsFirstLine);
@@ -547,7 +548,7 @@ function seriesOf(
   builder: ProcessBuilder,
   parts: {
     dumpMaps: readonly (DumpMaps | null)[];
-    pyTables: readonly PyFrameTable[];
+    pyTables: PyFrameTableMerger;
     profileSymbols: Map<string, ProfileFrame[]> | null;
     standaloneMaps: readonly StandaloneMaps[];
   },
@@ -577,8 +578,8 @@ function seriesOf(
   const series = builder.finish(g.key, { pid: g.pid, pidNamespace: g.pidNamespace, prefix: g.prefix }, maps);
   framelessWarnings(series, warnings);
   if (profileSymbols) series.profileSymbols = profileSymbols;
-  if (pyTables.length > 0)
-    series.pythonFrames = seriesPythonFrames(pyTables, g.dumps[g.dumps.length - 1].file.path, warnings);
+  if (pyTables.size > 0)
+    series.pythonFrames = seriesPythonFrames(pyTables.result(), g.dumps[g.dumps.length - 1].file.path, warnings);
   return series;
 }
 

@@ -6,6 +6,7 @@ import { mkdir, readdir, stat } from 'node:fs/promises';
 import { classifyFiles, groupProcesses, loadJob } from '../../core/load/load-job.js';
 import type { Job, LoadWarning, ProcessSeries, StackTable } from '../../core/model/model.js';
 import { seriesPythonFrames } from '../../core/frames/python-stacks.js';
+import { mergePyFrameTables } from '../../core/formats/pyframes.js';
 import type { InputFile } from '../../core/formats/input-file.js';
 import { openEngine } from './duckdb.js';
 import { isDataset, readDataset, readSnapshotCells, type DatasetJob } from './read-dataset.js';
@@ -296,7 +297,11 @@ export function appendSeries(old: ProcessSeries, next: ProcessSeries, warnings: 
   };
   const tables = [old.pythonFrames, next.pythonFrames].filter((t) => t != null);
   if (tables.length === 2)
-    merged.pythonFrames = seriesPythonFrames(tables, next.snapshots[next.snapshots.length - 1].file, warnings);
+    merged.pythonFrames = seriesPythonFrames(
+      mergePyFrameTables(tables),
+      next.snapshots[next.snapshots.length - 1].file,
+      warnings,
+    );
   else if (tables.length === 1) merged.pythonFrames = tables[0];
   return merged;
 }

@@ -106,3 +106,38 @@ describe('collectInputFiles over many paths at once', () => {
     ]);
   });
 });
+
+describe('sideFilesOfDump over a folder index', () => {
+  // the rule as one pass over the folder's names (its definition before the index), for comparison
+  const byOnePass = (dump: string, names: readonly string[]): string[] => {
+    const pid = /\.(\d+)\./.exec(dump)?.[1];
+    const plain = dump.replace(/\.gz$/, '');
+    return names.filter((n) => {
+      if (n === dump) return false;
+      if (n === `${dump}.pyframes` || n === `${plain}.pyframes`) return true;
+      if (n.endsWith('.pyframes')) return false;
+      const m = /^maps\.(\d+)$/.exec(n) ?? /^(\d+)\.maps$/.exec(n) ?? /^perf-(\d+)\.map$/.exec(n);
+      return n === 'maps' || (m !== null && m[1] === pid);
+    });
+  };
+  it('gives what one pass over the names gives, in their order, for every dump of a shuffled folder', () => {
+    const names: string[] = [];
+    for (let i = 0; i < 40; i++) {
+      const pid = 300 + (i % 4);
+      names.push(`jeprof.${pid}.${i}.i${i}.heap${i % 3 === 0 ? '.gz' : ''}`, `jeprof.${pid}.${i}.i${i}.heap.pyframes`);
+    }
+    names.push('maps', 'maps.301', '302.maps', 'perf-303.map', 'notes.txt', 'jeprof.300.0.i0.heap.gz.pyframes');
+    // a fixed shuffle (no Math.random: the test must give the same verdict every run)
+    let x = 7;
+    for (let i = names.length - 1; i > 0; i--) {
+      x = (x * 1103515245 + 12345) % 2147483648;
+      const j = x % (i + 1);
+      [names[i], names[j]] = [names[j], names[i]];
+    }
+    for (const n of names) {
+      if (!/\.heap(\.gz)?$/.test(n)) continue;
+      expect(sideFilesOfDump(n, names)).toEqual(byOnePass(n, names));
+    }
+    expect(sideFilesOfDump('jeprof.300.0.i0.heap.gz', names)).toContain('jeprof.300.0.i0.heap.gz.pyframes');
+  });
+});

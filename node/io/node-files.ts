@@ -58,7 +58,12 @@ async function namesIn(dir: string): Promise<string[]> {
 }
 
 /** A file to add: its absolute path, the path shown, its size and mtime. */
-type Found = readonly [abs: string, shown: string, size: number, mtimeMs: number];
+interface Found {
+  abs: string;
+  shown: string;
+  size: number;
+  mtimeMs: number;
+}
 /** What one path gives, in the order of its files: a file, or a problem to say. */
 type Item = Found | CollectProblem;
 
@@ -66,7 +71,7 @@ type Item = Found | CollectProblem;
 async function statFile(abs: string, shown: string): Promise<Found | null> {
   try {
     const s = await stat(abs);
-    return s.isFile() ? [abs, shown, s.size, s.mtimeMs] : null;
+    return s.isFile() ? { abs, shown, size: s.size, mtimeMs: s.mtimeMs } : null;
   } catch {
     return null; // gone between listing and stat: nothing to add
   }
@@ -124,7 +129,7 @@ export async function collectInputFiles(
     }
     if (st.isDirectory()) return walk(abs, resolve(abs, '..'));
     if (!st.isFile()) return [];
-    const self: Found = [abs, p, st.size, st.mtimeMs];
+    const self: Found = { abs, shown: p, size: st.size, mtimeMs: st.mtimeMs };
     const name = basename(abs);
     if (!looksLikeDumpName(name)) return [self];
     const dir = dirname(abs);
@@ -143,14 +148,13 @@ export async function collectInputFiles(
   const out: InputFile[] = [];
   const seen = new Set<string>();
   for (const item of items) {
-    if (!Array.isArray(item)) {
-      problems.push(item as CollectProblem);
+    if ('message' in item) {
+      problems.push(item);
       continue;
     }
-    const [abs, shown, size, mtimeMs] = item as Found;
-    if (seen.has(abs)) continue;
-    seen.add(abs);
-    out.push(nodeInputFile(abs, shown.split(sep).join('/'), size, mtimeMs));
+    if (seen.has(item.abs)) continue;
+    seen.add(item.abs);
+    out.push(nodeInputFile(item.abs, item.shown.split(sep).join('/'), item.size, item.mtimeMs));
   }
   return out;
 }

@@ -3,7 +3,16 @@
 // Native inflate runs 2–3× faster than pako and, in Node, off the JavaScript thread.
 
 /** Turns gzip bytes into the decompressed bytes, chunk by chunk; throws on corrupt or cut-off input. */
-export type Inflater = (compressed: AsyncIterable<Uint8Array>) => AsyncIterable<Uint8Array>;
+export interface Inflater {
+  (compressed: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array>;
+  /**
+   * A whole small gzip file at once, in this thread (a host with a synchronous inflater: node:zlib): the
+   * decompressed bytes, or null when they are not one valid, complete stream of at most `maxBytes` (the caller
+   * then streams the file, which says what is wrong and keeps what came before). Streaming through a thread
+   * pool cost a reader thread a hop and a stream's bookkeeping per 256 KiB piece.
+   */
+  whole?: (compressed: Uint8Array, maxBytes: number) => Uint8Array | null;
+}
 
 /** The platform's DecompressionStream as an Inflater, or null where there is none (then pako is used). */
 export function webInflater(): Inflater | null {

@@ -48,6 +48,9 @@ export const YIELD_EVERY_MS = 100;
 /** Compressed bytes given to the inflater at once: one call inflates at most ~32 MB (deflate's 1032× ceiling), a few hundred ms of parsing, so a Cancel waits no longer. */
 const INFLATE_STEP = 32 * 1024;
 
+/** Inflated bytes one whole-file inflate may hold at once (the bound on that buffer); past it, the file streams. */
+const WHOLE_INFLATE_MAX = 64 * 1024 * 1024;
+
 const now = (): number => (typeof performance !== 'undefined' ? performance.now() : Date.now());
 const macrotask = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
 
@@ -98,6 +101,14 @@ export async function readDump(file: InputFile, options: ReadDumpOptions = {}): 
       return { info: parser.finish(), records: parser.records, gzip: true, gzipProblem: problem };
     }
     if (options.inflate && isGzip(head)) {
+      // a small file read whole by its first read: inflated at once where the host can (Inflater.whole)
+      const all = head.length === file.size && options.inflate.whole?.(head, Math.min(limit, WHOLE_INFLATE_MAX));
+      if (all) {
+        parser.push(all);
+        options.onBytes?.(file.size);
+        signal?.throwIfAborted();
+        return { info: parser.finish(), records: parser.records, gzip: true, gzipProblem: null };
+      }
       const gzipProblem = await inflateNative(file, head, parser, options.inflate, chunkSize, options);
       return { info: parser.finish(), records: parser.records, gzip: true, gzipProblem };
     }

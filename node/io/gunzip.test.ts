@@ -62,3 +62,51 @@ describe.each([
     await expect(readDump(memFile('a.heap.gz', gz), { inflate, signal: ac.signal })).rejects.toThrow();
   });
 });
+
+describe('node:zlib, a small whole file inflated at once (Inflater.whole)', () => {
+  // the same inflater with only its streaming half: what a file too big for one read, or any host without a
+  // synchronous inflater, goes through
+  const streaming = Object.assign((c: AsyncIterable<Uint8Array>) => nodeInflater(c), { whole: undefined });
+  const cases: [string, Uint8Array][] = [
+    ['one member', gz],
+    ['the 3 MB dump', bigGz],
+    [
+      'two members one after the other',
+      Buffer.concat([gzipSync(big.subarray(0, 1_000_000)), gzipSync(big.subarray(1_000_000))]),
+    ],
+    ['garbage after the stream', Buffer.concat([gz, Buffer.from('not gzip at all\n')])],
+    ['cut short', gz.subarray(0, Math.floor(gz.length * 0.6))],
+    [
+      'corrupt in the middle',
+      Uint8Array.from(bigGz, (b, i) => (i >= bigGz.length / 2 && i < bigGz.length / 2 + 64 ? b ^ 0x5a : b)),
+    ],
+    ['a stored size that lies', Buffer.concat([gz.subarray(0, gz.length - 4), Buffer.from([1, 0, 0, 0])])],
+  ];
+  it.each(cases)('%s: the same records, problem and info as streaming', async (_name, bytes) => {
+    const viaWhole = await readDump(memFile('x.heap.gz', bytes), { inflate: nodeInflater });
+    const viaStream = await readDump(memFile('x.heap.gz', bytes), { inflate: streaming });
+    expect(viaWhole.gzipProblem).toBe(viaStream.gzipProblem);
+    expect(viaWhole.records).toEqual(viaStream.records);
+    expect(viaWhole.info).toEqual(viaStream.info);
+  });
+
+  it('gives the bytes of a good stream, and null for a cut, corrupt or too-big one', () => {
+    const whole = nodeInflater.whole!;
+    expect(Buffer.from(whole(bigGz, 64 << 20)!).equals(big)).toBe(true);
+    expect(whole(gz.subarray(0, gz.length - 10), 64 << 20)).toBeNull();
+    expect(whole(cases[5]![1], 64 << 20)).toBeNull();
+    expect(whole(bigGz, big.length - 1)).toBeNull();
+    expect(whole(bigGz, big.length)).not.toBeNull();
+  });
+
+  it('past the inflate limit, the limit problem as streaming gives it', async () => {
+    // a header and one record over and over: 40 MB that gzip to ~100 KB, past the 16 MiB a small file may inflate to
+    const head = original.subarray(0, original.indexOf('\n@') + 1);
+    const record = Buffer.from('@ 0x1 0x2\n  t*: 1: 8 [0: 0]\n');
+    const bomb = gzipSync(Buffer.concat([head, Buffer.alloc((40 << 20) - ((40 << 20) % record.length), record)]));
+    const r = await readDump(memFile('bomb.heap.gz', bomb), { inflate: nodeInflater });
+    const s = await readDump(memFile('bomb.heap.gz', bomb), { inflate: streaming });
+    expect(r.gzipProblem).toMatch(/stopped inflating/);
+    expect(r.gzipProblem).toBe(s.gzipProblem);
+  });
+});

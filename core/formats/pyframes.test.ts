@@ -336,3 +336,74 @@ describe('PyFrameTableMerger: tables merged as they come', () => {
     expect(mergePyFrameTables([...real, other]).conflicts[0]).toMatch(/another pseudo-address layout/);
   });
 });
+
+describe('a run of F lines read before is replayed (PyFramesReader.pushFrameBlock)', () => {
+  // A fresh copy of the module has read nothing: its parse is the cold one every table is held to.
+  async function coldParse(text: string): Promise<PyFrameTable | null> {
+    const { vi } = await import('vitest');
+    vi.resetModules();
+    const fresh = (await import('./pyframes.js')) as typeof import('./pyframes.js');
+    return fresh.parsePyFrames(text, 'sidecar');
+  }
+  const plain = (t: PyFrameTable | null) => (t ? { ...t, frames: [...t.frames], markers: [...t.markers] } : null);
+
+  it('every real sidecar of each fixture series, read in turn, equals its cold parse', async () => {
+    let tables = 0;
+    for (const v of VERSIONS) {
+      for (const d of listDumps(v)) {
+        if (d.sidecar === null) continue;
+        const warm = parsePyFrames(d.sidecar, 'sidecar');
+        const again = parsePyFrames(d.sidecar, 'sidecar');
+        const cold = await coldParse(d.sidecar);
+        expect(plain(warm), d.name).toEqual(plain(cold));
+        expect(plain(again), d.name).toEqual(plain(cold));
+        tables++;
+      }
+    }
+    expect(tables).toBeGreaterThan(3);
+  });
+
+  const HEAD = 'PYFRAMES/1 tag=0x7079 kind_shift=44 id_shift=4 pid=7';
+  const f = (id: number, name = `fn${id}`) => `F 0x70791${id.toString(16).padStart(10, '0')}0 ${id} 1 ${name} m.py`;
+  const base = [
+    f(1),
+    f(2),
+    'F 0x7079100000000030 3 1',
+    f(4),
+    'F 0x7079200000000040 4 1 marker-as-frame m.py',
+    'Fx future record',
+    `${f(5)}\r`,
+    f(2, 'again'),
+    f(6),
+  ];
+  const table = (lines: string[], head = HEAD) => [head, '# samples=1', ...lines, `END ${lines.length}`, ''].join('\n');
+  const series: [string, string][] = [
+    ['the first table', table(base)],
+    ['the same table', table(base)],
+    ['grown at the end, an address of the block repeated', table([...base, f(7), f(1, 'renamed'), f(8)])],
+    ['grown again', table([...base, f(7), f(1, 'renamed'), f(8), f(9)])],
+    ['back to the first', table(base)],
+    ['the first cut inside its last line', table([...base.slice(0, -1), f(6).slice(0, 12)])],
+    ['a marker between the F lines', table([...base.slice(0, 3), 'M 0x7079200000000000 entry', ...base.slice(3)])],
+    ['F lines before and after a comment', table([...base, '# note', ...base])],
+    ['another layout, the same text', table(base, 'PYFRAMES/1 tag=0x7079 kind_shift=40 id_shift=4 pid=7')],
+    ['no END: the run ends the text', [HEAD, ...base].join('\n')],
+    ['a table of another process', table([f(11), f(12), f(13)])],
+    ['the first again after it', table([...base, f(7)])],
+  ];
+  it.each(series)('%s: the same table as its cold parse', async (_name, text) => {
+    const warm = parsePyFrames(text, 'sidecar');
+    expect(plain(warm)).toEqual(plain(await coldParse(text)));
+  });
+
+  it('a grown table keeps the entries and problems of the table it grew from, and adds its own', () => {
+    const a = parsePyFrames(table(base), 'sidecar')!;
+    const b = parsePyFrames(table([...base, f(7)]), 'sidecar')!;
+    expect(b.frames.get('0x7079100000000060')).toBe(a.frames.get('0x7079100000000060'));
+    expect(b.frames.get('0x7079100000000020')?.function).toBe('again');
+    expect(b.frames.size).toBe(a.frames.size + 1);
+    // the block's three problems (fewer fields, a marker address, the duplicate) at the same lines; END after
+    expect(b.problems.slice(0, 3)).toEqual(a.problems.slice(0, 3));
+    expect(b.problems.slice(0, 3).map((p) => p.line)).toEqual([5, 7, 10]);
+  });
+});

@@ -272,12 +272,36 @@ const MAX_KNOWN_FRAME_LINES = 200_000;
 /** the layouts seen, so a known line's layout is compared by identity */
 const layouts: PseudoAddressLayout[] = [];
 
+/**
+ * What one F line did to its table: its entry (set, after a duplicate check against what the table holds
+ * then), a problem's message (counted as an F line, nothing set), or null (a line that starts with F but is
+ * another record: counted as unknown).
+ */
+type FrameOp = PyFrameEntry | string | null;
+/** A run of F lines this thread read, with what each did: a later table that starts with the same run replays it. */
+interface FrameBlock {
+  text: string;
+  layout: PseudoAddressLayout;
+  ops: FrameOp[];
+}
+/**
+ * The last runs read, newest first: a process's tables are written whole at each dump and only grow, so the next
+ * table's F lines start with the last one's. A block replayed costs a string compare and a Map set per frame
+ * instead of a line's slice, hash and lookup (the sidecars were a tenth of a reader's time on deep stacks).
+ */
+const frameBlocks: FrameBlock[] = [];
+/** blocks kept at most (a few processes' tables), and the longest kept */
+const MAX_FRAME_BLOCKS = 8;
+const MAX_FRAME_BLOCK_CHARS = 8 * 1024 * 1024;
+
 export class PyFramesReader {
   private table: PyFrameTable | null = null;
   private lineNo = 0;
   private ended = false;
   private frameLines = 0;
   private readonly headerProblems: PyFramesProblem[] = [];
+  /** while a run of F lines is read (pushFrameBlock): what each line did, in order */
+  private recording: FrameOp[] | null = null;
 
   constructor(private readonly source: PyFrameTable['source']) {}
 
@@ -323,6 +347,7 @@ export class PyFramesReader {
       }
       default:
         t.unknownRecords++;
+        this.recording?.push(null);
         return true;
     }
   }
@@ -432,27 +457,89 @@ export class PyFramesReader {
   private knownFrame(line: string, t: PyFrameTable): boolean {
     const m = frameLines.get(line);
     if (m === undefined || m.layout !== this.layout(t)) return false;
-    this.frameLines++;
-    if (t.frames.has(m.entry.addr)) this.problem(t, `duplicate F line for ${m.entry.addr}; the last one is used`);
-    t.frames.set(m.entry.addr, m.entry);
+    this.setFrame(t, m.entry);
     return true;
   }
 
-  private parseFrame(f: string[], t: PyFrameTable, text: string): void {
+  /** An F line's entry into the table (a parsed line, a known one, or one replayed from a block). */
+  private setFrame(t: PyFrameTable, entry: PyFrameEntry): void {
     this.frameLines++;
+    if (t.frames.has(entry.addr)) this.problem(t, `duplicate F line for ${entry.addr}; the last one is used`);
+    t.frames.set(entry.addr, entry);
+    this.recording?.push(entry);
+  }
+
+  /** An F line that sets nothing: counted, and its problem said. */
+  private badFrame(t: PyFrameTable, message: string): void {
+    this.frameLines++;
+    this.problem(t, message);
+    this.recording?.push(message);
+  }
+
+  /** Whether the next lines may go through pushFrameBlock: inside a table, before its END. */
+  get inTable(): boolean {
+    return this.table !== null && !this.ended;
+  }
+
+  /**
+   * The run of F lines text[s, e) (each line starting with F, e at the last one's newline or the text's end):
+   * exactly what pushing each line does, with the part that repeats a block read before replayed from it.
+   */
+  pushFrameBlock(text: string, s: number, e: number): void {
+    const t = this.table as PyFrameTable;
+    const layout = this.layout(t);
+    const block = text.slice(s, e);
+    let k = frameBlocks.findIndex(
+      (b) =>
+        b.layout === layout &&
+        block.startsWith(b.text) &&
+        (block.length === b.text.length || block.charCodeAt(b.text.length) === 10),
+    );
+    const known = k >= 0 ? frameBlocks[k] : null;
+    const ops: FrameOp[] = [];
+    let at = s;
+    if (known) {
+      for (const op of known.ops) {
+        this.lineNo++;
+        if (op === null) t.unknownRecords++;
+        else if (typeof op === 'string') this.badFrame(t, op);
+        else this.setFrame(t, op);
+      }
+      ops.push(...known.ops);
+      at = s + known.text.length + 1;
+    }
+    this.recording = ops;
+    while (at <= e) {
+      let n = text.indexOf('\n', at);
+      if (n < 0 || n > e) n = e;
+      this.push(text.slice(at, n));
+      at = n + 1;
+    }
+    this.recording = null;
+    if (known && known.text.length === block.length) {
+      frameBlocks.splice(k, 1);
+      frameBlocks.unshift(known);
+    } else if (block.length <= MAX_FRAME_BLOCK_CHARS) {
+      // the grown table's block takes the place of the one it grew from
+      if (k < 0) k = frameBlocks.length >= MAX_FRAME_BLOCKS ? frameBlocks.length - 1 : frameBlocks.length;
+      frameBlocks.splice(k, 1);
+      frameBlocks.unshift({ text: block, layout, ops });
+    }
+  }
+
+  private parseFrame(f: string[], t: PyFrameTable, text: string): void {
     if (f.length < 6) {
-      this.problem(t, 'F line with fewer than 5 fields, skipped');
+      this.badFrame(t, 'F line with fewer than 5 fields, skipped');
       return;
     }
     const addr = normalizeHexAddress(f[1]);
     const pa = addr ? decodePseudoAddress(addr, this.layout(t)) : null;
     if (!pa || pa.kind !== PY_KIND_FRAME) {
-      this.problem(t, 'F line whose address is not a frame pseudo-address, skipped');
+      this.badFrame(t, 'F line whose address is not a frame pseudo-address, skipped');
       return;
     }
     const line = parseIntField(f[2]);
     const first = parseIntField(f[3]);
-    if (t.frames.has(pa.addr)) this.problem(t, `duplicate F line for ${pa.addr}; the last one is used`);
     const entry: PyFrameEntry = {
       addr: pa.addr,
       function: decodePyString(f[4], MAX_FUNCTION_CHARS),
@@ -460,7 +547,7 @@ export class PyFramesReader {
       line: line !== null && line > 0 ? line : null,
       firstLine: first !== null && first > 0 ? first : null,
     };
-    t.frames.set(pa.addr, entry);
+    this.setFrame(t, entry);
     if (frameLines.size >= MAX_KNOWN_FRAME_LINES) frameLines.clear();
     frameLines.set(text, { layout: this.layout(t), entry });
   }
@@ -485,6 +572,16 @@ export function parsePyFrames(text: string, source: PyFrameTable['source'] = 'te
   while (start <= text.length) {
     let end = text.indexOf('\n', start);
     if (end < 0) end = text.length;
+    if (text.charCodeAt(start) === 70 /* F */ && r.inTable) {
+      // the whole run of F lines at once (PyFramesReader.pushFrameBlock)
+      while (end < text.length && text.charCodeAt(end + 1) === 70) {
+        const next = text.indexOf('\n', end + 1);
+        end = next < 0 ? text.length : next;
+      }
+      r.pushFrameBlock(text, start, end);
+      start = end + 1;
+      continue;
+    }
     if (!r.push(text.slice(start, end))) break;
     start = end + 1;
   }

@@ -112,3 +112,46 @@ describe('ProcessBuilder.markAllocatorFrames', () => {
     expect(new Set(want)).toEqual(new Set([0, 1, 2]));
   });
 });
+
+describe('SnapshotBuilder: thread totals', () => {
+  it('unbias each thread line on its own, also when one has the record’s own counts', async () => {
+    const { HeapDumpParser } = await import('../formats/heap-dump.js');
+    const { SnapshotBuilder } = await import('./process-builder.js');
+    const period = 1 << 19;
+    const text = [
+      `heap_v2/${period}`,
+      '  t*: 30: 3000000 [0: 0]',
+      '  t0: 10: 1000000 [0: 0]',
+      '  t1: 20: 2000000 [0: 0]',
+      '@ 0x1 0x2',
+      '  t*: 10: 1000000 [0: 0]',
+      '  t0: 10: 1000000 [0: 0]', // the record's own counts
+      '@ 0x1 0x3',
+      '  t*: 12: 600000 [0: 0]',
+      '  t0: 2: 100000 [0: 0]',
+      '  t1: 12: 600000 [0: 0]', // after another thread: the record's counts again
+      '@ 0x1 0x4',
+      '  t*: 8: 1400000 [0: 0]',
+      '  t0: 0: 0 [0: 0]',
+      '  t1: 8: 1400000 [0: 0]',
+      '',
+      'MAPPED_LIBRARIES:',
+      '',
+    ].join('\n');
+    // jemalloc's unbiasing, written out: a record of n objects and b bytes stands for n / p and b / p, p = 1 − e^(−b/n/period)
+    const up = (n: number, b: number) => (n === 0 ? [0, 0] : [n, b].map((v) => v / (1 - Math.exp(-b / n / period))));
+    const b = new SnapshotBuilder(new ProcessBuilder());
+    const p = new HeapDumpParser({ onRecord: (r) => b.add(r, p.info.sampling) });
+    p.push(new TextEncoder().encode(text));
+    const info = p.finish();
+    const s = b.build({ file: 'a.heap', seq: 0, trigger: 'unknown', triggerSeq: null, mtimeMs: null }, info, null);
+    const sum = (rows: number[][]) => rows.reduce((a, r) => [a[0] + r[0], a[1] + r[1]], [0, 0]);
+    const t0 = sum([up(10, 1000000), up(2, 100000), up(0, 0)]);
+    const t1 = sum([up(12, 600000), up(8, 1400000)]);
+    const got = Object.fromEntries(s.threads.map((t) => [t.uid, [t.live.objects, t.live.bytes]]));
+    expect(got[0]![0]).toBeCloseTo(t0[0], 6);
+    expect(got[0]![1]).toBeCloseTo(t0[1], 3);
+    expect(got[1]![0]).toBeCloseTo(t1[0], 6);
+    expect(got[1]![1]).toBeCloseTo(t1[1], 3);
+  });
+});

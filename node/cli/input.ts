@@ -159,6 +159,9 @@ export function sampledJob(job: Job, args: ParsedArgs): Job {
 
 async function isDatasetFolder(path: string): Promise<boolean> {
   try {
+    // the path itself first: a dump's stat succeeds, where `dump/manifest` fails, and a failed stat builds an
+    // error with its stack (a shell's glob of 200 dumps spent ~8 ms of the start on those)
+    if (!(await stat(path)).isDirectory()) return false;
     return (await stat(`${path}/${MANIFEST_FILE}`)).isFile();
   } catch {
     return false;

@@ -407,3 +407,16 @@ describe('a run of F lines read before is replayed (PyFramesReader.pushFrameBloc
     expect(b.problems.slice(0, 3).map((p) => p.line)).toEqual([5, 7, 10]);
   });
 });
+
+describe('a long run of F lines replayed', () => {
+  it('a table of 149,000 frames, then the same grown to 150,000: every frame, no problem (a spread of its ops overflowed the stack)', async () => {
+    const f = (id: number) => `F 0x70791${id.toString(16).padStart(10, '0')}0 ${id} 1 fn${id} m.py`;
+    const lines = Array.from({ length: 150_000 }, (_, i) => f(i + 1));
+    const table = (n: number) => ['PYFRAMES/1 pid=9', ...lines.slice(0, n), `END ${n}`, ''].join('\n');
+    parsePyFrames(table(149_000), 'sidecar');
+    const warm = parsePyFrames(table(150_000), 'sidecar')!;
+    expect(warm.frames.size).toBe(150_000);
+    expect(warm.problems).toEqual([]);
+    expect(warm.frames.get('0x7079100000249f00')?.function).toBe('fn150000');
+  });
+});

@@ -496,7 +496,8 @@ export class PyFramesReader {
         (block.length === b.text.length || block.charCodeAt(b.text.length) === 10),
     );
     const known = k >= 0 ? frameBlocks[k] : null;
-    const ops: FrameOp[] = [];
+    // a copy, not a spread into push: a kept run may have ~80,000 lines, past a call's argument limit
+    const ops: FrameOp[] = known ? known.ops.slice() : [];
     let at = s;
     if (known) {
       for (const op of known.ops) {
@@ -505,7 +506,6 @@ export class PyFramesReader {
         else if (typeof op === 'string') this.badFrame(t, op);
         else this.setFrame(t, op);
       }
-      ops.push(...known.ops);
       at = s + known.text.length + 1;
     }
     this.recording = ops;

@@ -20,9 +20,32 @@ const task = (file: InputFile): DumpTask => ({
  * A result without what differs between two reads of one file (the typed arrays as plain arrays; the reader's
  * number, which the pool stamps on its workers' results and a read in this thread does not have).
  */
+/**
+ * A pool result with the stacks its reader left out (posted in an earlier result: stack-delta.ts) put back from the
+ * pool's mirror, so it compares with an in-thread read word for word.
+ */
+function wordsBack(r: DumpTaskResult): DumpTaskResult {
+  const p = r.parsed;
+  if (!p?.stackLeftOut) return r;
+  const out = p.stackLeftOut;
+  const n = p.stackHashes.length;
+  const offsets = new Uint32Array(n + 1);
+  const words: number[] = [];
+  const got = { words: new Uint32Array(0), from: 0, to: 0, hash: 0 };
+  for (let k = 0; k < n; k++) {
+    if (out[k] === 1) {
+      if (!p.mirror?.find(p.stackEntries?.[k] ?? -1, got)) throw new Error(`stack ${k} left out and not in the mirror`);
+      expect(got.hash).toBe(p.stackHashes[k]);
+      words.push(...got.words.subarray(got.from, got.to));
+    } else words.push(...p.stackWords.subarray(2 * p.stackOffsets[k], 2 * p.stackOffsets[k + 1]));
+    offsets[k + 1] = words.length / 2;
+  }
+  const { stackLeftOut: _out, mirror: _mirror, stacksReset: _reset, ...rest } = p;
+  return { ...r, parsed: { ...rest, stackOffsets: offsets, stackWords: Uint32Array.from(words) } };
+}
 const plain = (r: DumpTaskResult) =>
   JSON.parse(
-    JSON.stringify(r, (k, v: unknown) =>
+    JSON.stringify(wordsBack(r), (k, v: unknown) =>
       k === 'reader' ? undefined : ArrayBuffer.isView(v) ? Array.from(v as Uint8Array) : v,
     ),
   ) as unknown;

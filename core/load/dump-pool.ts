@@ -6,9 +6,10 @@
 
 import type { Inflater } from '../formats/inflate.js';
 import type { InputFile } from '../formats/input-file.js';
-import { dumpTaskTransfer, runDumpTask, type DumpTask, type DumpTaskResult } from './dump-task.js';
+import { dumpTaskTransfer, runDumpTask, runDumpTaskHere, type DumpTask, type DumpTaskResult } from './dump-task.js';
 import type { DumpRunner } from './load-job.js';
 import { FramesReceiver, FramesSender, type FramesDelta } from './frame-delta.js';
+import { StackReceiver, StackSender } from './stack-delta.js';
 import type { SnapshotMeta } from '../model/process-builder.js';
 
 /** What a worker is told: a task id, where its file is (host-specific `file`), and the snapshot's meta. */
@@ -116,11 +117,12 @@ export function createDumpPool<F>(host: DumpPoolHost<F>): DumpPool {
   let broken = false;
 
   const inThread = (task: DumpTask, onBytes: (n: number) => void, signal?: AbortSignal) =>
-    runDumpTask(task, { onBytes, inflate: host.inflate, ...(signal ? { signal } : {}) });
+    runDumpTaskHere(task, { onBytes, inflate: host.inflate, ...(signal ? { signal } : {}) });
 
   const spawn = (): Slot<F> => {
     const slot = { jobs: [], ready: false, reader: nextReader++ } as unknown as Slot<F>;
     const frames = new FramesReceiver();
+    const stacks = new StackReceiver();
     const message = (m: FromDumpWorker) => {
       if ('ready' in m) {
         slot.ready = true;
@@ -137,6 +139,7 @@ export function createDumpPool<F>(host: DumpPoolHost<F>): DumpPool {
       }
       // every delta is taken, even a result no one waits for: later ones number entries after it
       if ('result' in m && m.frames) frames.give(m.result, m.frames);
+      if ('result' in m) stacks.give(m.result);
       const k = slot.jobs.findIndex((j) => j.msg.id === m.id);
       if (k < 0) return;
       const job = slot.jobs[k];
@@ -282,6 +285,7 @@ export function serveDumpTasks<F>(
   let nextRead = 1;
   let turn = Promise.resolve();
   const frames = new FramesSender();
+  const stacks = new StackSender();
   const reads = new Map<number, { resolve: (b: Uint8Array) => void; reject: (e: Error) => void }>();
   const ask = (source: string, offset: number, length: number) =>
     new Promise<Uint8Array>((resolve, reject) => {
@@ -305,6 +309,7 @@ export function serveDumpTasks<F>(
     // every failure is the task's answer: the next task's turn comes whatever this one does
     try {
       const side = msg.sidecar;
+      stacks.begin();
       const whole = await runDumpTask(
         {
           file: open(msg, ask),
@@ -317,12 +322,15 @@ export function serveDumpTasks<F>(
           inflate,
           onBytes: (bytes) => port.post({ id: msg.id, bytes }),
           ...(msg.words ? { words: new Uint32Array(msg.words) } : {}),
+          sent: stacks,
         },
       );
       const { result, delta } = frames.take(whole);
+      const sentStacks = stacks.prepare(result);
       const transfer = dumpTaskTransfer(result);
       if (delta) transfer.push(delta.ids.buffer as ArrayBuffer);
       port.post({ id: msg.id, result, ...(delta ? { frames: delta } : {}) }, transfer);
+      if (sentStacks) stacks.commit(sentStacks);
     } catch (e) {
       port.post({ id: msg.id, error: e instanceof Error ? e.message : String(e) });
     }

@@ -17,6 +17,7 @@ import {
   type StackInterner,
   stackHash,
 } from '../model/process-builder.js';
+import { LocalStacks, SerialMap, type SentSerials, type StackMirror } from './stack-delta.js';
 
 export interface DumpTask {
   file: InputFile;
@@ -68,6 +69,15 @@ export interface DumpTaskResult {
      */
     stackEntries?: Int32Array;
     /**
+     * 1 where task stack k's words were left out (its range is empty): its reader posted them in an earlier result,
+     * and the pool's thread keeps them under the stack's serial (stack-delta.ts); absent when none was left out
+     */
+    stackLeftOut?: Uint8Array;
+    /** the reader forgot which stacks it had sent: the pool's thread starts a new mirror for it */
+    stacksReset?: boolean;
+    /** the words of the stacks left out, by serial: set by the dump pool as the result arrives */
+    mirror?: StackMirror;
+    /**
      * which reader's cache the serials are of: set by the dump pool as the result arrives (each worker its own
      * number); absent for this thread's own cache
      */
@@ -82,6 +92,8 @@ export interface DumpTaskOptions {
   inflate?: Inflater | null;
   /** a buffer for the task's stack words (one an earlier task's merge is done with), grown when too small */
   words?: Uint32Array;
+  /** what this thread's reader has posted before: a stack with one of those serials is left out (stack-delta.ts) */
+  sent?: SentSerials;
 }
 
 /**
@@ -90,11 +102,21 @@ export interface DumpTaskOptions {
  */
 const threadBacktraces = new BacktraceCache();
 
+/** The stacks this thread's own tasks sent (stack-delta.ts), for those read here rather than in a reader. */
+const threadStacks = new LocalStacks();
+
+/** runDumpTask in the merging thread itself: a stack its earlier tasks here sent is left out too. */
+export async function runDumpTaskHere(task: DumpTask, options: DumpTaskOptions = {}): Promise<DumpTaskResult> {
+  const result = await runDumpTask(task, { ...options, sent: threadStacks });
+  threadStacks.keep(result);
+  return result;
+}
+
 /** Reads and parses one dump. Never throws for bad input (that becomes warnings); only for cancellation. */
 export async function runDumpTask(task: DumpTask, options: DumpTaskOptions = {}): Promise<DumpTaskResult> {
   const path = task.file.path;
   const warnings: LoadWarning[] = [];
-  const local = new RecordStacks(options.words);
+  const local = new RecordStacks(options.words, options.sent ?? null);
   if (task.kind === 'pprof' || task.kind === 'massif') {
     let out;
     try {
@@ -176,7 +198,7 @@ export async function runDumpTask(task: DumpTask, options: DumpTaskOptions = {})
   if (snap.nonFinite > 0)
     warnings.push({ file: path, message: `${snap.nonFinite} record(s) left out: unbiasing them gives no finite size` });
   const snapshot = snap.build(task.meta, info, info.mapsText ? 'dump' : null);
-  const { offsets, words, hashes, entries } = local.seal();
+  const { offsets, words, hashes, entries, leftOut } = local.seal();
   // a table appended to the dump comes first (python-stacks.ts): the sidecar is read only without one
   const sidecar = task.sidecar && info.trailerText === null ? await readSidecar(task.sidecar) : null;
   return {
@@ -188,6 +210,7 @@ export async function runDumpTask(task: DumpTask, options: DumpTaskOptions = {})
       stackWords: words,
       stackHashes: hashes,
       stackEntries: entries,
+      ...(leftOut ? { stackLeftOut: leftOut } : {}),
       info: {
         mapsText: info.mapsText,
         mapsFirstLine: info.mapsFirstLine,
@@ -204,7 +227,9 @@ export async function runDumpTask(task: DumpTask, options: DumpTaskOptions = {})
 /**
  * A task's records' stacks as frame words, one per record, not deduplicated: a stack rarely repeats
  * within one dump, and the merge hashes every stack anyway, so hashing here too was a second pass
- * over every frame (a fifth of the parse). The merge folds a repeated stack's rows together.
+ * over every frame (a fifth of the parse). The merge folds a repeated stack's rows together. A stack whose
+ * serial this thread's reader posted before is left out (an empty range, marked in `leftOut`): the pool's
+ * thread has its words (stack-delta.ts).
  */
 class RecordStacks implements StackInterner {
   readonly freshIds = true;
@@ -214,48 +239,71 @@ class RecordStacks implements StackInterner {
   private offsets = new Uint32Array(1024);
   private hashes = new Int32Array(1024);
   private entries = new Int32Array(1024);
+  private leftOut: Uint8Array | null = null;
   private count = 0;
 
-  constructor(words?: Uint32Array) {
+  constructor(
+    words: Uint32Array | undefined,
+    private readonly sent: SentSerials | null,
+  ) {
     this.words = words && words.length > 0 ? words : new Uint32Array(1 << 16);
   }
 
   internStack(w: Uint32Array, hash: number = stackHash(w, 0, w.length), entry = -1): number {
-    if (this.used + w.length > this.words.length) {
-      const next = new Uint32Array(Math.max(2 * this.words.length, this.used + w.length));
-      next.set(this.words.subarray(0, this.used));
-      this.words = next;
-    }
-    this.words.set(w, this.used);
-    this.used += w.length;
-    if (this.count + 2 > this.offsets.length) {
-      const next = new Uint32Array(2 * this.offsets.length);
-      next.set(this.offsets);
-      this.offsets = next;
-      const h = new Int32Array(next.length);
-      h.set(this.hashes);
-      this.hashes = h;
-      const en = new Int32Array(next.length);
-      en.set(this.entries);
-      this.entries = en;
+    if (this.count + 2 > this.offsets.length) this.grow();
+    // a serial past Int32 (after 2^31 cache entries in one thread) is kept as none: that stack is compared
+    const serial = entry <= 0x7fffffff ? entry : -1;
+    if (serial >= 0 && this.sent?.has(serial)) {
+      (this.leftOut ??= new Uint8Array(this.offsets.length))[this.count] = 1;
+    } else {
+      if (this.used + w.length > this.words.length) {
+        const next = new Uint32Array(Math.max(2 * this.words.length, this.used + w.length));
+        next.set(this.words.subarray(0, this.used));
+        this.words = next;
+      }
+      this.words.set(w, this.used);
+      this.used += w.length;
     }
     this.hashes[this.count] = hash;
-    // a serial past Int32 (after 2^31 cache entries in one thread) is kept as none: that stack is compared
-    this.entries[this.count] = entry <= 0x7fffffff ? entry : -1;
+    this.entries[this.count] = serial;
     this.offsets[++this.count] = this.used;
     return this.count - 1;
+  }
+
+  private grow(): void {
+    const next = new Uint32Array(2 * this.offsets.length);
+    next.set(this.offsets);
+    this.offsets = next;
+    const h = new Int32Array(next.length);
+    h.set(this.hashes);
+    this.hashes = h;
+    const en = new Int32Array(next.length);
+    en.set(this.entries);
+    this.entries = en;
+    if (this.leftOut) {
+      const out = new Uint8Array(next.length);
+      out.set(this.leftOut);
+      this.leftOut = out;
+    }
   }
 
   /**
    * Offsets in frames (word pairs), and the words: a view of the whole buffer (no copy), which goes back to a
    * reader for a later task once merged (DumpPool.recycle).
    */
-  seal(): { offsets: Uint32Array; words: Uint32Array; hashes: Int32Array; entries: Int32Array } {
+  seal(): {
+    offsets: Uint32Array;
+    words: Uint32Array;
+    hashes: Int32Array;
+    entries: Int32Array;
+    leftOut: Uint8Array | null;
+  } {
     return {
       offsets: this.offsets.slice(0, this.count + 1).map((o) => o >>> 1),
       words: this.words.subarray(0, this.used),
       hashes: this.hashes.slice(0, this.count),
       entries: this.entries.slice(0, this.count),
+      leftOut: this.leftOut ? this.leftOut.slice(0, this.count) : null,
     };
   }
 }
@@ -268,53 +316,23 @@ interface RowScratch {
 }
 const scratchOf = new WeakMap<ProcessBuilder, RowScratch>();
 
-/** Serials kept in a window at most this long (16 MB); others in a Map. */
-const MAX_ENTRY_WINDOW = 1 << 22;
-
 /**
- * One reader's backtrace-cache serials → the process's stack ids they were interned as. A serial's words never
- * change (BacktraceCache.serial), so a serial seen again is that stack, exactly, without hashing or comparing its
- * words (that compare was most of the merging thread's time). Serials come in runs (a process's lines are added
- * as its first dump is read), so most go in a window of the serials from the first one seen; the rest in a Map.
+ * Per process, per reader (DumpTaskResult.parsed.reader; 0: this thread): its backtrace-cache serials → the stack
+ * ids they were interned as. A serial's words never change (BacktraceCache.serial), so a serial seen again is that
+ * stack, exactly, without hashing or comparing its words (that compare was most of the merging thread's time).
  */
-class EntryStacks {
-  private base = -1;
-  /** stack id + 1 by serial − base; 0: not seen */
-  private window = new Int32Array(0);
-  private readonly others = new Map<number, number>();
+const entryStacksOf = new WeakMap<ProcessBuilder, Map<number, SerialMap>>();
 
-  get(serial: number): number {
-    const i = serial - this.base;
-    if (this.base >= 0 && i >= 0 && i < this.window.length) return this.window[i] - 1;
-    return this.others.get(serial) ?? -1;
-  }
-
-  set(serial: number, stack: number): void {
-    if (this.base < 0) this.base = serial;
-    const i = serial - this.base;
-    if (i < 0 || i >= MAX_ENTRY_WINDOW) {
-      this.others.set(serial, stack);
-      return;
-    }
-    if (i >= this.window.length) {
-      const next = new Int32Array(Math.min(MAX_ENTRY_WINDOW, Math.max(1024, 2 * this.window.length, i + 1)));
-      next.set(this.window);
-      this.window = next;
-    }
-    this.window[i] = stack + 1;
-  }
-}
-
-/** Per process, per reader (DumpTaskResult.parsed.reader; 0: this thread): its serials' stacks. */
-const entryStacksOf = new WeakMap<ProcessBuilder, Map<number, EntryStacks>>();
-
-function entryStacks(builder: ProcessBuilder, reader: number): EntryStacks {
+function entryStacks(builder: ProcessBuilder, reader: number): SerialMap {
   let byReader = entryStacksOf.get(builder);
   if (!byReader) entryStacksOf.set(builder, (byReader = new Map()));
   let e = byReader.get(reader);
-  if (!e) byReader.set(reader, (e = new EntryStacks()));
+  if (!e) byReader.set(reader, (e = new SerialMap()));
   return e;
 }
+
+/** A left-out stack's words, found in its reader's mirror (one object, reused). */
+const sent = { words: new Uint32Array(0), from: 0, to: 0, hash: 0 };
 
 /**
  * Adds a task's snapshot to its process: each record's stack interned in record order (as a serial read
@@ -328,6 +346,8 @@ export function mergeDumpTask(
   onProgress?: () => void,
 ): Snapshot {
   const { stackOffsets: off, stackWords: words, stackHashes: hashes, stackEntries: entries, snapshot: s } = parsed;
+  const leftOut = parsed.stackLeftOut;
+  const mirror = parsed.mirror;
   const n = s.stackIds.length;
   const known = entries ? entryStacks(builder, parsed.reader ?? 0) : null;
   let sc = scratchOf.get(builder);
@@ -344,7 +364,12 @@ export function mergeDumpTask(
     const serial = entries ? entries[local] : -1;
     let gid = serial >= 0 && known ? known.get(serial) : -1;
     if (gid < 0) {
-      gid = builder.internRange(words, 2 * off[local], 2 * off[local + 1], hashes[local]);
+      if (leftOut && leftOut[local] === 1) {
+        // sent in an earlier result of this reader (for another process, or before a merge of this one)
+        if (!mirror?.find(serial, sent))
+          throw new Error(`reader ${parsed.reader ?? 0} left out stack serial ${serial} it never sent (a bug)`);
+        gid = builder.internRange(sent.words, sent.from, sent.to, sent.hash);
+      } else gid = builder.internRange(words, 2 * off[local], 2 * off[local + 1], hashes[local]);
       if (serial >= 0 && known) known.set(serial, gid);
     }
     if (gid >= sc.seenIn.length) {
@@ -426,6 +451,7 @@ export function dumpTaskTransfer(r: DumpTaskResult): ArrayBuffer[] {
     p.stackWords,
     p.stackHashes,
     p.stackEntries ?? null,
+    p.stackLeftOut ?? null,
     s.stackIds,
     s.liveBytes,
     s.liveObjects,

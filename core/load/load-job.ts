@@ -22,7 +22,7 @@ import {
 } from '../formats/dump-filename.js';
 import type { Job, LoadWarning, ProcessSeries } from '../model/model.js';
 import { ProcessBuilder } from '../model/process-builder.js';
-import { mergeDumpTask, runDumpTask, type DumpTask, type DumpTaskResult } from './dump-task.js';
+import { mergeDumpTask, runDumpTaskHere, type DumpTask, type DumpTaskResult } from './dump-task.js';
 import { JobTooLargeError, snapshotBytes, stackTableBytes } from './memory-budget.js';
 import { adoptSystingFrames } from './systing-frames.js';
 import { decodeSystingSlot, parseSystingCodeMap, systingTokenFromMapsPaths } from '../formats/systing-codemap.js';
@@ -643,7 +643,7 @@ function startDumpTasks(
   const run =
     options.runDump ??
     ((task: DumpTask, onBytes: (n: number) => void, signal?: AbortSignal) =>
-      runDumpTask(task, { onBytes, ...(signal ? { signal } : {}), inflate: options.inflate ?? defaultInflater }));
+      runDumpTaskHere(task, { onBytes, ...(signal ? { signal } : {}), inflate: options.inflate ?? defaultInflater }));
   const ahead = Math.max(1, options.parallelism ?? 1);
   const started: Promise<DumpTaskResult>[] = [];
   const partial: number[] = [];

@@ -4,7 +4,7 @@ import { LatestAsk } from './latest-ask.ts';
 type Ask = { key: string; n: number };
 
 /** A scheduler with a hand-driven clock and timers, and requests the test answers when it likes. */
-function harness(throttled = true) {
+function harness(throttled = true, soonWhole?: (ms: number) => boolean) {
   let t = 0;
   const timers: { at: number; f: () => void; live: boolean }[] = [];
   const sent: { ask: Ask; answer: (r: string) => void }[] = [];
@@ -17,6 +17,7 @@ function harness(throttled = true) {
     },
     throttled: () => throttled,
     share: 3,
+    ...(soonWhole ? { soonWhole } : {}),
     now: () => t,
     setTimer: (f, ms) => {
       const timer = { at: t + ms, f, live: true };
@@ -101,6 +102,33 @@ describe('LatestAsk: one request at a time, the latest wish next', () => {
     expect(h.sent.map((s) => s.ask.n)).toEqual([1, 3]);
     await h.answer(1, 10);
     expect(h.applied).toEqual(['done#3']);
+  });
+
+  it('drops an update when the job will be whole before it pays for itself; asks it while the end is further', async () => {
+    // the job's time left, as the page estimates it from the bytes read; the asker asks against share × last time
+    let left = 10_000;
+    const asked: number[] = [];
+    const h = harness(true, (ms) => {
+      asked.push(ms);
+      return left < ms;
+    });
+    h.asker.ask({ key: 'loading', n: 1 }); // the first ranking of a key is never dropped
+    await h.answer(0, 100);
+    h.asker.ask({ key: 'loading', n: 2 });
+    h.advance(300);
+    expect(h.sent.map((s) => s.ask.n)).toEqual([1, 2]); // 10 s left: worth it
+    expect(asked).toEqual([300]);
+    await h.answer(1, 100);
+    left = 250; // the load ends in 250 ms, sooner than 3 × 100
+    h.asker.ask({ key: 'loading', n: 3 });
+    h.advance(10_000);
+    await new Promise((r) => setTimeout(r, 0));
+    expect(h.sent.map((s) => s.ask.n)).toEqual([1, 2]);
+    // the full job's ask (a new key) is sent at once, and its answer shown
+    h.asker.ask({ key: 'done', n: 4 });
+    expect(h.sent.map((s) => s.ask.n)).toEqual([1, 2, 4]);
+    await h.answer(2, 10);
+    expect(h.applied).toEqual(['loading#1', 'loading#2', 'done#4']);
   });
 
   it('does not hold updates when the job is not loading', async () => {

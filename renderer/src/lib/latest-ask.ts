@@ -14,6 +14,12 @@ export interface LatestAskOptions<A, R> {
   /** whether an update of the same key should wait (while the job loads) */
   throttled: () => boolean;
   share: number;
+  /**
+   * whether the job being updated will be whole within `ms` (share × the last answer's time): then an update is
+   * dropped, not sent — the full job's own ask (a new key) comes before such an update would pay for itself, and the
+   * worker answering it would hold back the end of the load
+   */
+  soonWhole?: (ms: number) => boolean;
   now?: () => number;
   setTimer?: (f: () => void, ms: number) => unknown;
   clearTimer?: (t: unknown) => void;
@@ -57,6 +63,10 @@ export class LatestAsk<A extends { key: string }, R> {
         this.timer = null;
         this.serveNext();
       }, wait);
+      return;
+    }
+    if (update && this.o.throttled() && this.o.soonWhole?.(this.o.share * this.lastMs)) {
+      this.next = null;
       return;
     }
     // this ask is the latest wish: one queued before it is superseded (served after it, it would put an older

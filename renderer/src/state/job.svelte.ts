@@ -38,6 +38,8 @@ export class Job implements JobFacts {
   /** the summary is the job so far of a load in progress: its processes read so far, the others `pending` */
   partial = $state(false);
   loading = $state<{ id: number; progress: LoadProgress | null; files: number } | null>(null);
+  /** when the load in progress started (performance.now()): with its progress, how long it has left */
+  private loadStartedAt = 0;
   /** while loading: every process's timeline from the dump heads (shown until the full job is in) */
   preview = $state.raw<JobPreview | null>(null);
   /** the job-wide ranking (Suspects view, process table badges) */
@@ -132,6 +134,7 @@ export class Job implements JobFacts {
     }
     if (this.loading && this.loading.id >= 0) client.cancel(this.loading.id);
     performance.mark('heaplens:load-start');
+    this.loadStartedAt = performance.now();
     this.shell.error = null;
     // the worker forgets a typed limit with the job it was typed for
     this.limitText = '';
@@ -233,6 +236,16 @@ export class Job implements JobFacts {
   }
 
   /** The job so far of the load in progress (processes read so far, the others pending), as it comes in. */
+  /**
+   * The loading job's time left, in ms, at the pace of its bytes read so far; null when there is no load or no
+   * pace yet. An estimate (the last process's merge and the ranking come after the bytes).
+   */
+  loadLeftMs(now: number = performance.now()): number | null {
+    const p = this.loading?.progress;
+    if (!p || !(p.bytesDone > 0) || !(p.bytesTotal > 0)) return null;
+    return ((now - this.loadStartedAt) * Math.max(0, p.bytesTotal - p.bytesDone)) / p.bytesDone;
+  }
+
   private showPartial(s: JobSummary): void {
     const sel = this.sel;
     if (this.partial) {

@@ -51,8 +51,15 @@ export class SerialMap {
   }
 }
 
-/** Words a reader sends before both sides start over (32 MB on the pool's side, as the reader's own cache). */
-const MAX_SENT_WORDS = 1 << 23;
+/**
+ * Words a reader sends before both sides start over (4 MiB on the pool's side). A process's dumps are merged one
+ * after another and repeat its own stacks, so the mirror needs little more than one process's (a deep 5,000-stack
+ * process: ~0.4 Mi words); a reset costs the next dump one copy of its words, as before. At 8 Mi words (a
+ * mirror as large as the reader's own cache) the 16 × 100 job's peak RSS grew 82 MB for the same time.
+ */
+const MAX_SENT_WORDS = 1 << 20;
+/** The merging thread's own mirror (LocalStacks) is never emptied: it keeps more, as the reader's cache does. */
+const MAX_LOCAL_WORDS = 1 << 23;
 
 /** What a task asks while it reads: were this serial's words sent (to where the merge will find them)? */
 export interface SentSerials {
@@ -182,12 +189,12 @@ function keepSent(mirror: StackMirror, p: TaskStacks, maxWords: number): void {
 /**
  * The same for the tasks the merging thread reads itself (reader 0: small inputs, no workers): one mirror, filled as
  * each task ends and never emptied (tasks read here overlap, so no point is safe to start over); once it holds
- * MAX_SENT_WORDS, a new serial's words are simply sent every time.
+ * MAX_LOCAL_WORDS, a new serial's words are simply sent every time.
  */
 export class LocalStacks implements SentSerials {
   private readonly mirror = new StackMirror();
 
-  constructor(private readonly maxWords: number = MAX_SENT_WORDS) {}
+  constructor(private readonly maxWords: number = MAX_LOCAL_WORDS) {}
 
   has(serial: number): boolean {
     return this.mirror.has(serial);

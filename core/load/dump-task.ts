@@ -17,7 +17,7 @@ import {
   type StackInterner,
   stackHash,
 } from '../model/process-builder.js';
-import { LocalStacks, SerialMap, type SentSerials, type StackMirror } from './stack-delta.js';
+import { LocalStacks, SerialMap, type SentSerials, type TaskStacks } from './stack-delta.js';
 
 export interface DumpTask {
   file: InputFile;
@@ -55,35 +55,18 @@ export interface DumpTaskResult {
   /** the file's own warnings, in the order a serial read gives them */
   warnings: LoadWarning[];
   /** null when the file was skipped (unreadable, or not a heap profile) */
-  parsed: {
-    /** stackIds index this task's own stacks */
-    snapshot: Snapshot;
-    /** task stack k is stackWords[2·stackOffsets[k] .. 2·stackOffsets[k+1]) as (hi, lo) address words */
-    stackOffsets: Uint32Array;
-    stackWords: Uint32Array;
-    /** task stack k's stackHash, computed here so the merging thread does not hash every frame again */
-    stackHashes: Int32Array;
-    /**
-     * task stack k's serial in its reader's backtrace cache (BacktraceCache.serial), -1 for a line not kept there:
-     * the merge maps a serial it has interned once straight to its stack (absent: every stack is compared)
-     */
-    stackEntries?: Int32Array;
-    /**
-     * 1 where task stack k's words were left out (its range is empty): its reader posted them in an earlier result,
-     * and the pool's thread keeps them under the stack's serial (stack-delta.ts); absent when none was left out
-     */
-    stackLeftOut?: Uint8Array;
-    /** the reader forgot which stacks it had sent: the pool's thread starts a new mirror for it */
-    stacksReset?: boolean;
-    /** the words of the stacks left out, by serial: set by the dump pool as the result arrives */
-    mirror?: StackMirror;
-    /**
-     * which reader's cache the serials are of: set by the dump pool as the result arrives (each worker its own
-     * number); absent for this thread's own cache
-     */
-    reader?: number;
-    info: DumpTaskInfo;
-  } | null;
+  parsed:
+    | (TaskStacks & {
+        /** stackIds index this task's own stacks */
+        snapshot: Snapshot;
+        /**
+         * which reader's cache the serials are of: set by the dump pool as the result arrives (each worker its own
+         * number); absent for this thread's own cache
+         */
+        reader?: number;
+        info: DumpTaskInfo;
+      })
+    | null;
 }
 
 export interface DumpTaskOptions {

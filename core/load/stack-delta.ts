@@ -5,14 +5,26 @@
 // for the first time. One message channel per reader delivers in order, so the words arrive before their use
 // (frame-delta.ts does the same for sidecar frames).
 
-/** The stack columns of a task's result (DumpTaskResult.parsed) that this module reads and marks. */
+/** The stack columns of a task's result (DumpTaskResult.parsed): what this module reads and marks. */
 export interface TaskStacks {
+  /** task stack k is stackWords[2·stackOffsets[k] .. 2·stackOffsets[k+1]) as (hi, lo) address words */
   stackOffsets: Uint32Array;
   stackWords: Uint32Array;
+  /** task stack k's stackHash, computed by the reader so the merging thread does not hash every frame again */
   stackHashes: Int32Array;
+  /**
+   * task stack k's serial in its reader's backtrace cache (BacktraceCache.serial), -1 for a line not kept there:
+   * the merge maps a serial it has interned once straight to its stack (absent: every stack is compared)
+   */
   stackEntries?: Int32Array;
+  /**
+   * 1 where task stack k's words were left out (its range is empty): its reader posted them in an earlier result,
+   * and the pool's thread keeps them under the stack's serial; absent when none was left out
+   */
   stackLeftOut?: Uint8Array;
+  /** the reader forgot which stacks it had sent: the pool's thread starts a new mirror for it */
   stacksReset?: boolean;
+  /** the words of the stacks left out, by serial: set by the dump pool as the result arrives */
   mirror?: StackMirror;
 }
 

@@ -17,10 +17,6 @@ const task = (file: InputFile): DumpTask => ({
   meta: { file: file.path, seq: null, trigger: 'unknown', triggerSeq: null, mtimeMs: null },
 });
 /**
- * A result without what differs between two reads of one file (the typed arrays as plain arrays; the reader's
- * number, which the pool stamps on its workers' results and a read in this thread does not have).
- */
-/**
  * A pool result with the stacks its reader left out (posted in an earlier result: stack-delta.ts) put back from the
  * pool's mirror, so it compares with an in-thread read word for word.
  */
@@ -43,6 +39,10 @@ function wordsBack(r: DumpTaskResult): DumpTaskResult {
   const { stackLeftOut: _out, mirror: _mirror, stacksReset: _reset, ...rest } = p;
   return { ...r, parsed: { ...rest, stackOffsets: offsets, stackWords: Uint32Array.from(words) } };
 }
+/**
+ * A result without what differs between two reads of one file (the typed arrays as plain arrays; the reader's
+ * number, which the pool stamps on its workers' results and a read in this thread does not have).
+ */
 const plain = (r: DumpTaskResult) =>
   JSON.parse(
     JSON.stringify(wordsBack(r), (k, v: unknown) =>

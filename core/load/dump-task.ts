@@ -315,7 +315,7 @@ function entryStacks(builder: ProcessBuilder, reader: number): SerialMap {
 }
 
 /** A left-out stack's words, found in its reader's mirror (one object, reused). */
-const sent = { words: new Uint32Array(0), from: 0, to: 0, hash: 0 };
+const mirrored = { words: new Uint32Array(0), from: 0, to: 0, hash: 0 };
 
 /**
  * Adds a task's snapshot to its process: each record's stack interned in record order (as a serial read
@@ -349,9 +349,9 @@ export function mergeDumpTask(
     if (gid < 0) {
       if (leftOut && leftOut[local] === 1) {
         // sent in an earlier result of this reader (for another process, or before a merge of this one)
-        if (!mirror?.find(serial, sent))
+        if (!mirror?.find(serial, mirrored))
           throw new Error(`reader ${parsed.reader ?? 0} left out stack serial ${serial} it never sent (a bug)`);
-        gid = builder.internRange(sent.words, sent.from, sent.to, sent.hash);
+        gid = builder.internRange(mirrored.words, mirrored.from, mirrored.to, mirrored.hash);
       } else gid = builder.internRange(words, 2 * off[local], 2 * off[local + 1], hashes[local]);
       if (serial >= 0 && known) known.set(serial, gid);
     }

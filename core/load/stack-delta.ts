@@ -186,16 +186,19 @@ export class StackReceiver {
     // a fresh mirror, not a cleared one: results that arrived before still point at the old one until merged
     if (p.stacksReset) this.mirror = new StackMirror();
     keepSent(this.mirror, p, Infinity);
-    if (p.stackLeftOut) p.mirror = this.mirror;
   }
 }
 
-/** Adds the stacks a task sent with their words to `mirror`, while it holds fewer than `maxWords`. */
+/**
+ * Adds the stacks a task sent with their words to `mirror`, while it holds fewer than `maxWords`, and gives the
+ * task the mirror if it left any out.
+ */
 function keepSent(mirror: StackMirror, p: TaskStacks, maxWords: number): void {
   const { stackEntries: entries, stackOffsets: off, stackWords: words, stackHashes: hashes, stackLeftOut: out } = p;
   if (!entries) return;
   for (let k = 0; k < entries.length && mirror.used < maxWords; k++)
     if (entries[k] >= 0 && !(out && out[k] === 1)) mirror.add(entries[k], words, 2 * off[k], 2 * off[k + 1], hashes[k]);
+  if (out) p.mirror = mirror;
 }
 
 /**
@@ -217,6 +220,5 @@ export class LocalStacks implements SentSerials {
     const p = result.parsed;
     if (!p) return;
     keepSent(this.mirror, p, this.maxWords);
-    if (p.stackLeftOut) p.mirror = this.mirror;
   }
 }

@@ -142,6 +142,68 @@ const LONGTASKS = `
     .observe({ type: 'longtask', buffered: true });
 `;
 
+// The browser's floor for a job (--deep): what any page pays to get the job's bytes, with nothing parsed. Every file
+// read whole as a dropped File (Blob.arrayBuffer, as the app's readers read one) and each gzip inflated through
+// DecompressionStream read chunk by chunk (as core/formats/inflate.ts's webInflater), in as many Web Workers as the
+// app starts readers (one per core), files dealt round-robin.
+const FLOOR_PAGE = `<!doctype html><input type=file multiple id=f><script>
+const src = \`self.onmessage = async (ev) => {
+  let out = 0;
+  for (const f of ev.data) {
+    const bytes = new Uint8Array(await f.arrayBuffer());
+    if (bytes[0] !== 0x1f || bytes[1] !== 0x8b) { out += bytes.length; continue; }
+    const ds = new DecompressionStream('gzip');
+    const w = ds.writable.getWriter();
+    const feed = (async () => { await w.ready; await w.write(bytes); await w.close(); })();
+    const r = ds.readable.getReader();
+    for (;;) { const x = await r.read(); if (x.done) break; out += x.value.length; }
+    await feed;
+  }
+  self.postMessage(out);
+};\`;
+window.floor = () => {
+  const files = [...document.getElementById('f').files];
+  const n = navigator.hardwareConcurrency || 2;
+  const url = URL.createObjectURL(new Blob([src], { type: 'text/javascript' }));
+  const t0 = performance.now();
+  return Promise.all(Array.from({ length: n }, (_, k) => new Promise((resolve) => {
+    const w = new Worker(url);
+    w.onmessage = (e) => { w.terminate(); resolve(e.data); };
+    w.postMessage(files.filter((_, i) => i % n === k));
+  }))).then((outs) => ({ ms: performance.now() - t0, bytes: outs.reduce((a, b) => a + b, 0), readers: n }));
+};
+</script>`;
+
+// The same bytes got in Node, as the CLI gets them: read whole (readFileSync) and inflated whole (gunzipSync), one
+// thread; its CPU is what the browser's floor is compared with.
+const NODE_FLOOR = `const fs = require('node:fs'); const zlib = require('node:zlib'); let out = 0;
+for (const f of JSON.parse(fs.readFileSync(process.argv[1], 'utf8'))) {
+  const b = fs.readFileSync(f); out += b[0] === 0x1f && b[1] === 0x8b ? zlib.gunzipSync(b).length : b.length;
+}
+if (out === 0) process.exit(1);`;
+
+/** The browser's floor and Node's for the same files: { browserMs, browserCpuS, nodeCpuS, bytes, readers }. */
+async function bytesFloor(browser, browserPid, files) {
+  mkdirSync(OUT, { recursive: true });
+  const page = path.join(OUT, 'floor.html');
+  writeFileSync(page, FLOOR_PAGE);
+  const list = path.join(OUT, 'floor-files.json');
+  writeFileSync(list, JSON.stringify(files));
+  const context = await browser.newContext();
+  try {
+    const p = await context.newPage();
+    await p.goto(`file://${page}`);
+    await p.locator('#f').setInputFiles(files);
+    const before = treeCpu(browserPid);
+    const r = await p.evaluate(() => window.floor());
+    const browserCpuS = treeCpu(browserPid).totalS - before.totalS;
+    const node = timed(process.execPath, ['-e', NODE_FLOOR, list]);
+    return { browserMs: r.ms, browserCpuS, nodeCpuS: node.cpuS, bytes: r.bytes, readers: r.readers };
+  } finally {
+    await context.close();
+  }
+}
+
 /** Direct children of a process, from /proc. */
 function childPids(pid) {
   const out = [];
@@ -593,6 +655,10 @@ async function main() {
         );
       }
       const cliAfter = ARGS.deep ? cliSummary() : null;
+      // the bytes alone, in this browser and in Node, after the app's run (its page closed first: nothing shares the
+      // cores with the floor)
+      if (ARGS.deep) await p3.close();
+      const floor = ARGS.deep ? await bytesFloor(browser, browserPid, scaleFiles) : null;
       // a page task's start on this process's clock (both clocks count from their time origins)
       const nodeMs = (pageMs) => info.timeOrigin + pageMs - performance.timeOrigin;
       const phaseOf = (pageMs) => {
@@ -619,6 +685,20 @@ async function main() {
           browserCpuS: loadCpu.totalS,
           browserCpuByThread: loadCpu.byThread,
           cliCpuS: +((cliCpuS[0] + cliCpuS[1]) / 2).toFixed(2),
+          // the browser's floor (bytesFloor): the CPU it spends on the job's bytes beyond what Node spends on them
+          // is CPU the app spends and the CLI cannot; spread over every core at best, it puts the app's whole job at
+          // no less than (CLI + extra / cores) / CLI
+          bytesFloor: {
+            browserMs: Math.round(floor.browserMs),
+            browserCpuS: +floor.browserCpuS.toFixed(2),
+            nodeCpuS: +floor.nodeCpuS.toFixed(2),
+            readers: floor.readers,
+            inflatedGB: +(floor.bytes / 1e9).toFixed(2),
+          },
+          floorOverCli: +(
+            (cliMs / 1000 + Math.max(0, floor.browserCpuS - floor.nodeCpuS) / floor.readers) /
+            (cliMs / 1000)
+          ).toFixed(2),
           longestMainThreadTaskMs: Math.round(longest?.ms ?? 0),
           longestTaskPhase: longest ? phaseOf(longest.start) : null,
           browserPeakPssMB: Math.round(peakPss / 1024),
@@ -643,6 +723,12 @@ async function main() {
             true,
           ],
           ['whole job / CLI', `${P.wholeJobOverCli}×`, '≤ 1.2×', P.wholeJobOverCli <= 1.2],
+          [
+            "the browser's floor / CLI",
+            `≥ ${P.floorOverCli}× (its bytes: ${P.bytesFloor.browserCpuS} s CPU here, ${P.bytesFloor.nodeCpuS} s in Node)`,
+            '',
+            true,
+          ],
           [
             'CPU, browser tree / CLI',
             `${P.browserCpuS} s / ${P.cliCpuS} s = ${(P.browserCpuS / P.cliCpuS).toFixed(2)}×`,
@@ -696,7 +782,7 @@ async function main() {
         })),
       };
       console.log('large job', results.scale);
-      await p3.close();
+      if (!ARGS.deep) await p3.close();
     } else {
       console.log(
         `large job: skipped (generate it with: node bench/scale-bench.mjs --only 16x100x5000, or set BENCH_SCALE_JOB)`,

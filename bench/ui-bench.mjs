@@ -655,9 +655,9 @@ async function main() {
         );
       }
       const cliAfter = ARGS.deep ? cliSummary() : null;
-      // the bytes alone, in this browser and in Node, after the app's run (its page closed first: nothing shares the
-      // cores with the floor)
-      if (ARGS.deep) await p3.close();
+      // the page's last use is above: it closes before the floor, so nothing shares the cores with it
+      await p3.close();
+      // the bytes alone, in this browser and in Node, after the app's run
       const floor = ARGS.deep ? await bytesFloor(browser, browserPid, scaleFiles) : null;
       // a page task's start on this process's clock (both clocks count from their time origins)
       const nodeMs = (pageMs) => info.timeOrigin + pageMs - performance.timeOrigin;
@@ -782,7 +782,6 @@ async function main() {
         })),
       };
       console.log('large job', results.scale);
-      if (!ARGS.deep) await p3.close();
     } else {
       console.log(
         `large job: skipped (generate it with: node bench/scale-bench.mjs --only 16x100x5000, or set BENCH_SCALE_JOB)`,

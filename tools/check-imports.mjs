@@ -11,9 +11,19 @@ import { readFileSync, readdirSync, statSync, existsSync } from 'node:fs';
 import { join, relative, resolve, dirname } from 'node:path';
 
 const root = resolve(import.meta.dirname, '..');
-const CORE = ['formats', 'model', 'symbolize', 'frames', 'load', 'stats', 'query', 'notes', 'export', 'report'].map(
-  (r) => `core/${r}`,
-);
+const CORE = [
+  'formats',
+  'model',
+  'symbolize',
+  'frames',
+  'load',
+  'stats',
+  'query',
+  'notes',
+  'export',
+  'report',
+  'engine',
+].map((r) => `core/${r}`);
 /** room → rooms it may import from (itself always allowed). A room is core/<x>, node/<x> or a top-level folder. */
 const ALLOWED = {
   'core/formats': [],
@@ -43,14 +53,29 @@ const ALLOWED = {
     'core/model',
     'core/formats',
   ],
+  // The engine's API and its one answer to each request: every transport (worker, report page, Node) calls it.
+  'core/engine': [
+    'core/report',
+    'core/export',
+    'core/query',
+    'core/notes',
+    'core/stats',
+    'core/load',
+    'core/frames',
+    'core/symbolize',
+    'core/model',
+    'core/formats',
+  ],
   // Node only: file I/O, the DuckDB datasets (a native addon), the CLI. They run the core, never the renderer.
   'node/io': CORE,
   'node/dataset': [...CORE, 'node/io'],
-  'node/cli': [...CORE, 'node/io', 'node/dataset'],
+  // The engine served from Node (`heaplens open`, the desktop app's utility process) and opening a job from paths.
+  'node/engine': [...CORE, 'node/io', 'node/dataset'],
+  'node/cli': [...CORE, 'node/io', 'node/dataset', 'node/engine'],
   // The renderer runs the core in its worker and in the report page; never node/.
   renderer: CORE,
   // The Electron main process: thin; it opens datasets for the renderer.
-  app: ['node/dataset'],
+  app: ['node/dataset', 'node/engine'],
 };
 const NODE_MODULE = /^(node:|fs$|path$|os$|child_process$|url$|zlib$|crypto$|worker_threads$)/;
 

@@ -49,6 +49,8 @@ const OPTIONS: Record<string, OptionSpec> = {
   show: { type: 'string', multiple: true },
   granularity: { type: 'string', multiple: true },
   limit: { type: 'string', multiple: true },
+  port: { type: 'string', multiple: true },
+  'no-browser': { type: 'boolean' },
 };
 
 const oneOf =
@@ -74,6 +76,7 @@ const regex = (v: string): string | null => {
 const VALUE_CHECKS: Record<string, (v: string) => string | null> = {
   top: wholeNumber,
   pid: wholeNumber,
+  port: (v) => (/^\d+$/.test(v) && Number(v) <= 65535 ? null : 'takes a port number (0: any free port)'),
   stacks: oneOf(...STACK_MODES),
   snapshot: snapshotRef,
   base: snapshotRef,

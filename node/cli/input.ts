@@ -3,15 +3,15 @@
 // dataset is read back as the job the dumps would give, with the symbols found at ingest, reading only the cells the
 // command uses.
 
-import { stat } from 'node:fs/promises';
 import type { Job, ProcessSeries, Snapshot } from '../../core/model/model.js';
-import { collectInputFiles, type CollectProblem } from '../io/node-files.js';
-import { MANIFEST_FILE } from '../dataset/manifest.js';
+import { datasetPath as datasetAmong, DatasetNotAloneError, openJob } from '../engine/open-job.js';
+import { symbolizeOnDisk } from '../engine/symbolize.js';
 import type { CellPicker, StackChooser } from '../dataset/read-dataset.js';
 import { flag, has, UsageError, type ParsedArgs } from './args.js';
 import { loadDumps, loadDumpsOrSay } from './load-dumps.js';
 import { snapshotBySeq } from './snapshot-choice.js';
-import { adoptSymbolTables, prepareSymbols, symbolizeJob } from './symbols.js';
+import { adoptSymbolTables, printSymbolProblems, symbolOptionsOf } from './symbols.js';
+import { applyCliV8Flags } from './v8-flags.js';
 import { onlyPid, printWarnings, type Output } from './common.js';
 import {
   DEFAULT_SAMPLE_TYPE,
@@ -50,19 +50,31 @@ export function withJobSample(job: Job, args: ParsedArgs): ParsedArgs {
 
 /**
  * The job the arguments name, symbolized unless the command is `summary` (or the dataset stored its symbols), or
- * null after saying why there is nothing to show.
+ * null after saying why there is nothing to show. Opened by the one Node function every front-end uses
+ * (node/engine/open-job.ts); what is the CLI's own here is the two-dump diff, --pid and --sample.
  */
 export async function loadInput(args: ParsedArgs, io: Output): Promise<Job | null> {
   if (args.positional.length === 0) throw new UsageError(`"${args.command}" needs at least one file or folder`);
-  const problems: CollectProblem[] = [];
-  const dataset = await datasetPath(args.positional);
-  // The symbolizer (modules, WASM compile) loads while the dumps are read.
-  if (args.command !== 'summary' && !dataset) prepareSymbols(args);
-  const files = dataset ? [] : await collectInputFiles(args.positional, problems);
-  const fromDataset = dataset ? await loadDataset(dataset, args, io) : null;
-  const loaded = fromDataset?.job ?? (await loadDumpsOrSay(files, io.err));
-  if (!loaded) return null;
-  let job = loaded;
+  let opened;
+  try {
+    opened = await openJob(args.positional, {
+      symbols: symbolOptionsOf(args),
+      symbolsAskedAnew: has(args, 'symbols') || has(args, 'sysroot'),
+      symbolize: args.command !== 'summary',
+      // after --pid below: only the processes shown are symbolized
+      symbolizeDumps: false,
+      beforeSymbolizerCompile: applyCliV8Flags,
+      // summary shows snapshot totals only: no cells; top and export read the cells of the snapshot they show
+      datasetCells: args.command === 'summary' ? false : await cellPicker(args),
+      loadDumps: (files) => loadDumpsOrSay(files, io.err),
+    });
+  } catch (e) {
+    if (e instanceof DatasetNotAloneError) throw new UsageError(e.message);
+    throw e;
+  }
+  const { dataset, files, problems } = opened;
+  if (!opened.job) return null;
+  let job = opened.job;
   if (
     !dataset &&
     args.command === 'diff' &&
@@ -80,6 +92,7 @@ export async function loadInput(args: ParsedArgs, io: Output): Promise<Job | nul
       message: `base and target come from different processes (pid ${a.pid ?? '?'} and ${b.pid ?? '?'}): stacks are matched by raw return address, which differs between processes under ASLR unless the binaries were loaded at the same addresses`,
     });
   }
+  printSymbolProblems(opened.symbolProblems, args, io);
   const all = job;
   job = onlyPid(job, args);
   for (const p of problems) job.warnings.unshift({ file: p.path, message: p.message });
@@ -90,7 +103,9 @@ export async function loadInput(args: ParsedArgs, io: Output): Promise<Job | nul
   const asked = flag(args, 'sample');
   const resolved = asked === undefined ? null : resolveSampleType(asked, job);
   if (resolved !== null && typeof resolved !== 'string') throw new UsageError(resolved.error);
-  if (args.command !== 'summary' && !fromDataset?.symbolized) await symbolizeJob(job, args, io);
+  const options = symbolOptionsOf(args);
+  if (args.command !== 'summary' && !opened.symbolized && !dataset && options)
+    printSymbolProblems(await symbolizeOnDisk(job, options, files), args, io);
   return job;
 }
 
@@ -157,17 +172,6 @@ export function sampledJob(job: Job, args: ParsedArgs): Job {
   return { ...job, processes };
 }
 
-async function isDatasetFolder(path: string): Promise<boolean> {
-  try {
-    // the path itself first: a dump's stat succeeds, where `dump/manifest` fails, and a failed stat builds an
-    // error with its stack (a shell's glob of 200 dumps spent ~8 ms of the start on those)
-    if (!(await stat(path)).isDirectory()) return false;
-    return (await stat(`${path}/${MANIFEST_FILE}`)).isFile();
-  } catch {
-    return false;
-  }
-}
-
 /**
  * The snapshots whose cells a command uses, chosen as the command chooses them (top and export: one per process);
  * true: every snapshot (the other commands, whose choices depend on the whole series).
@@ -182,17 +186,14 @@ async function cellPicker(args: ParsedArgs): Promise<true | CellPicker> {
   return true;
 }
 
-/** The dataset folder among the paths, or null when they are dumps. A dataset is read alone. */
+/** The dataset folder among the paths, or null when they are dumps. A dataset is read alone (a usage error). */
 export async function datasetPath(paths: readonly string[]): Promise<string | null> {
-  // asked all at once: a shell's glob names hundreds of dumps, and one stat after another took ~10 ms of the start
-  const isDataset = await Promise.all(paths.map(isDatasetFolder));
-  const found = paths.filter((_, i) => isDataset[i]);
-  if (found.length === 0) return null;
-  if (paths.length > 1)
-    throw new UsageError(
-      `${found[0]} is a dataset: give it alone (ingest the other dumps into it to read them together)`,
-    );
-  return found[0];
+  try {
+    return await datasetAmong(paths);
+  } catch (e) {
+    if (e instanceof DatasetNotAloneError) throw new UsageError(e.message);
+    throw e;
+  }
 }
 
 export interface DatasetLoad {

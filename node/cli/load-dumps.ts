@@ -1,33 +1,15 @@
 // How every CLI command loads dumps: a worker-thread pool parses them in parallel (node/io/dump-pool.ts),
 // within a memory budget; a job beyond it stops with a message that names `heaplens ingest`.
 
-import { totalmem } from 'node:os';
-import { getHeapStatistics } from 'node:v8';
 import { loadJob, type LoadOptions } from '../../core/load/load-job.js';
 import type { Job } from '../../core/model/model.js';
 import { JobTooLargeError } from '../../core/load/memory-budget.js';
 import type { InputFile } from '../../core/formats/input-file.js';
 import type { DumpPool } from '../io/dump-pool.js';
 import type { Inflater } from '../../core/formats/inflate.js';
+import { memoryBudget } from '../engine/open-job.js';
 
-// The model may take this share of the machine's memory: the rest is for the workers' buffers, the
-// views built from it, and the other programs of a shared machine.
-const MEMORY_SHARE = 0.6;
-
-// ... and at most this share of V8's heap limit: the stack table and the addresses live on the JS heap, and the
-// commands build their views there after the load (a dump of 10^7 stacks used to load and then die of V8's heap).
-const HEAP_SHARE = 0.4;
-
-/**
- * The model's memory budget: HEAPLENS_MEMORY_LIMIT (bytes, or with K/M/G), or a share of RAM and at most a share
- * of V8's heap limit (node --max-old-space-size raises it).
- */
-export function memoryBudget(env: NodeJS.ProcessEnv = process.env): number {
-  const v = env.HEAPLENS_MEMORY_LIMIT;
-  const m = v ? /^\s*(\d+(?:\.\d+)?)\s*([kmg]?)b?\s*$/i.exec(v) : null;
-  if (m) return Number(m[1]) * { '': 1, k: 1e3, m: 1e6, g: 1e9 }[m[2].toLowerCase() as '' | 'k' | 'm' | 'g'];
-  return Math.floor(Math.min(totalmem() * MEMORY_SHARE, getHeapStatistics().heap_size_limit * HEAP_SHARE));
-}
+export { memoryBudget };
 
 export { JobTooLargeError };
 

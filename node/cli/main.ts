@@ -118,6 +118,14 @@ const COMMANDS: readonly Command[] = [
     run: async (a, io) => (await import('./commands/export.js')).exportCommand(a, io),
   },
   {
+    name: 'open',
+    usage: `  heaplens open <paths…> [--port N] [--no-browser]
+                                                  the app on this job, served from this process (its engine
+                                                  reads the dumps here; the page gets answers); Ctrl-C stops`,
+    flags: ['help', 'port', 'no-browser', ...SYMBOL_FLAGS],
+    run: async (a, io) => (await import('./commands/open.js')).openCommand(a, io),
+  },
+  {
     name: 'ingest',
     usage: `  heaplens ingest <paths…> -o <dir> [--symbols <dir>] [--sysroot <dir>] [--no-symbols]
                                                   the job as a Parquet dataset (docs/dataset.md); a re-run

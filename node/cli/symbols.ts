@@ -6,44 +6,21 @@
 import type { Job } from '../../core/model/model.js';
 import { collectInputFiles } from '../io/node-files.js';
 import type { SymbolProblem } from '../../core/symbolize/symbolize-job.js';
-import type { CompiledWasm } from '../../core/symbolize/wasm-addr2line.js';
+import { prepareSymbolizer, storedSymbolProblems, symbolizeOnDisk, type SymbolOptions } from '../engine/symbolize.js';
 import { flag, has, type ParsedArgs } from './args.js';
 import { applyCliV8Flags } from './v8-flags.js';
 
-/**
- * The symbolizer's modules and the compiled WASM module, loaded once and only by commands that symbolize
- * (not with --no-symbols). `prepareSymbols` starts this early, so the compile overlaps reading the dumps.
- */
-interface SymbolRuntime {
-  io: typeof import('../io/symbol-files.js');
-  job: typeof import('../../core/symbolize/symbolize-job.js');
-  wasmBytes: Uint8Array;
-  wasm: CompiledWasm;
-}
-
-let runtime: Promise<SymbolRuntime> | null = null;
-
-function loadRuntime(): Promise<SymbolRuntime> {
-  runtime ??= (async () => {
-    // before the module is compiled and instantiated (V8 reads the WASM tier-up budget then); already set when
-    // the CLI runs through bin/heaplens.js
-    applyCliV8Flags();
-    const [io, job, wasmMod] = await Promise.all([
-      import('../io/symbol-files.js'),
-      import('../../core/symbolize/symbolize-job.js'),
-      import('../../core/symbolize/wasm-addr2line.js'),
-    ]);
-    const wasmBytes = await io.readAddr2lineWasm();
-    const wasm = await wasmMod.compileAddr2line(wasmBytes);
-    return { io, job, wasmBytes, wasm };
-  })();
-  return runtime;
-}
-
 /** Starts loading the symbolizer (when the command will symbolize), to overlap with reading the dumps. */
 export function prepareSymbols(args: ParsedArgs): void {
-  if (has(args, 'no-symbols')) return;
-  loadRuntime().catch(() => undefined); // symbolizeJob awaits it again and reports a failure
+  // the V8 flags go before the module is compiled (V8 reads the WASM tier-up budget then); already set when the
+  // CLI runs through bin/heaplens.js
+  if (!has(args, 'no-symbols')) prepareSymbolizer(applyCliV8Flags);
+}
+
+/** --symbols and --sysroot as the symbolizer's options; null with --no-symbols. */
+export function symbolOptionsOf(args: ParsedArgs): SymbolOptions | null {
+  if (has(args, 'no-symbols')) return null;
+  return { dirs: args.flags.get('symbols') ?? [], sysroot: flag(args, 'sysroot') ?? null };
 }
 
 /** Flags the symbolizing commands accept. */
@@ -63,7 +40,7 @@ interface Messages {
  * The problems symbolization returned (core/symbolize/symbolize-job.ts) as notes on stderr; with --json only a
  * stop (the JSON's frames are then module+offset, and say nothing of why).
  */
-function printProblems(problems: readonly SymbolProblem[], args: ParsedArgs, io: Messages): void {
+export function printSymbolProblems(problems: readonly SymbolProblem[], args: ParsedArgs, io: Messages): void {
   const quiet = has(args, 'json');
   for (const p of problems) if (!quiet || p.kind === 'stopped') io.err(`note: ${p.message}`);
 }
@@ -73,23 +50,10 @@ function printProblems(problems: readonly SymbolProblem[], args: ParsedArgs, io:
  * mismatched builds, out of memory) go to stderr as notes, never failing the command.
  */
 export async function symbolizeJob(job: Job, args: ParsedArgs, io: Messages): Promise<void> {
-  if (has(args, 'no-symbols')) return;
-  const sysroot = flag(args, 'sysroot') ?? null;
-  const rt = await loadRuntime();
-  const cacheDir = rt.io.defaultSymbolCacheDir();
-  const problems = await rt.job.symbolizeJob(job, {
-    source: new rt.io.NodeSymbolFileSource(),
-    wasm: rt.wasm,
-    symbolDirs: args.flags.get('symbols') ?? [],
-    sysroot,
-    // On another machine's dumps the local files at the same paths are a different build; a sysroot says so.
-    hostPaths: sysroot === null,
-    inflate: rt.io.nodeInflate,
-    cacheStore: cacheDir ? new rt.io.NodeSymbolCacheStore(cacheDir, rt.io.wasmVersion(rt.wasmBytes)) : null,
-    // perf maps are among the files loadJob leaves aside (not dumps)
-    perfMaps: await rt.job.perfMapsAmong(await collectInputFiles(args.positional)),
-  });
-  printProblems(problems, args, io);
+  const options = symbolOptionsOf(args);
+  if (!options) return;
+  prepareSymbols(args);
+  printSymbolProblems(await symbolizeOnDisk(job, options, await collectInputFiles(args.positional)), args, io);
 }
 
 /**
@@ -102,7 +66,6 @@ export async function adoptSymbolTables(job: Job, args: ParsedArgs, io: Messages
     for (const p of job.processes) p.symbols = null;
     return false;
   }
-  const { symbolProblems } = await import('../../core/symbolize/symbolize-job.js');
-  printProblems(symbolProblems(job), args, io);
+  printSymbolProblems(await storedSymbolProblems(job), args, io);
   return true;
 }

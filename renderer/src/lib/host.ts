@@ -5,13 +5,18 @@
 import type { HeaplensElectronApi, HostFileEntry, MenuCommand } from '../../../app/host-api.ts';
 import type { SourceFile } from './protocol.ts';
 import { spawnAnalysisWorker, type WorkerLike } from './spawn-worker.ts';
+import { servedByNodeEngine, socketEngine } from './engine-socket.ts';
 import { browserSaveDownload as browserSave } from './download.ts';
 
 export interface Host {
   /** 'report': the page of a single-file report (lib/report-host.ts): no file access, nothing saved */
   readonly kind: 'browser' | 'electron' | 'report';
-  /** the analysis worker (a real Worker; in a report, the same code in-page) */
+  /** the engine: a real Worker (in a report, the same code in-page), or the Node engine of `heaplens open` */
   spawnWorker(): WorkerLike;
+  /** which engine spawnWorker gives: 'node' when the page is served by `heaplens open` (the job is its) */
+  readonly engine: 'in-page' | 'node';
+  /** the engine in the page, for a window whose Node engine went away (absent: none to fall back to) */
+  inPageWorker?: () => WorkerLike;
   /** files from a drop event (folders recursive) */
   filesFromDrop(dt: DataTransfer): Promise<SourceFile[]>;
   /** files from an <input type=file> (browser) */
@@ -168,6 +173,7 @@ export async function readTextVia(
 export function browserHost(): Host {
   return {
     kind: 'browser',
+    engine: 'in-page',
     spawnWorker: spawnAnalysisWorker,
     filesFromDrop: browserFilesFromDrop,
     filesFromInput: (list) => Array.from(list, (f) => fromFile(f)),
@@ -225,6 +231,7 @@ export function browserHost(): Host {
 export function electronHost(api: HeaplensElectronApi): Host {
   return {
     kind: 'electron',
+    engine: 'in-page',
     spawnWorker: spawnAnalysisWorker,
     async filesFromDrop(dt) {
       const files = Array.from(dt.files ?? []);
@@ -275,8 +282,15 @@ export function electronHost(api: HeaplensElectronApi): Host {
   };
 }
 
+/**
+ * The page served by `heaplens open`: the Node engine answers over a WebSocket and holds the job it was started on;
+ * files dropped here are read by the in-page engine once the Node one is gone (shell.svelte.ts falls back).
+ */
+export function servedHost(): Host {
+  return { ...browserHost(), engine: 'node', spawnWorker: () => socketEngine(), inPageWorker: spawnAnalysisWorker };
+}
+
 export function detectHost(): Host {
-  return typeof window !== 'undefined' && window.heaplens?.kind === 'electron'
-    ? electronHost(window.heaplens)
-    : browserHost();
+  if (typeof window !== 'undefined' && window.heaplens?.kind === 'electron') return electronHost(window.heaplens);
+  return servedByNodeEngine() ? servedHost() : browserHost();
 }

@@ -9,6 +9,7 @@ export function reportHost(): Host {
   const none = async () => [];
   return {
     kind: 'report',
+    engine: 'in-page',
     dataset: null,
     spawnWorker: inPageWorker,
     filesFromDrop: none,

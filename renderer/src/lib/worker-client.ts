@@ -27,6 +27,8 @@ export class AnalysisClient {
   readonly timings: Record<string, number> = {};
   /** the page's ms decoding the slowest message of each kind (a response's type, 'progress', 'partial'): the bench's */
   readonly decodeMs: Record<string, number> = {};
+  /** told once when the engine fails or goes away (a Node engine's socket closed) */
+  onFailure: ((message: string) => void) | null = null;
 
   constructor(
     private readonly hostRead: ((hostPath: string, offset: number, length: number) => Promise<Uint8Array>) | null,
@@ -54,6 +56,9 @@ export class AnalysisClient {
     this.worker.onerror = (ev: { message: string }) => {
       for (const p of this.pending.values()) p.reject(new Error(`analysis worker failed: ${ev.message}`));
       this.pending.clear();
+      const told = this.onFailure;
+      this.onFailure = null;
+      told?.(ev.message);
     };
   }
 

@@ -23,4 +23,8 @@ export class AppState extends Shell {
     this.session = new Sessions(this, this.selection, this.notes);
     this.job = new Job(this, this.selection, this.notes, this.session);
   }
+
+  protected onEngineLost(): void {
+    this.job.forget();
+  }
 }

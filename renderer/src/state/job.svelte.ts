@@ -163,27 +163,9 @@ export class Job implements JobFacts {
     } catch {
       symbolFiles = [];
     }
-    const { id, done } = await client.startLoad(
-      files,
-      symbolFiles,
-      (p) => {
-        if (!this.loading || this.loading.id !== id) return;
-        if (p.preview) {
-          this.preview = p.preview;
-          performance.mark('heaplens:preview');
-        }
-        if (p.partial) this.showPartial(p.partial);
-        if (p.provisional) this.provisional = p.provisional;
-        this.loading = {
-          ...this.loading,
-          progress:
-            p.preview || p.partial || p.provisional
-              ? { ...p, preview: undefined, partial: undefined, provisional: undefined }
-              : p,
-        };
-      },
-      staging,
-    );
+    let loadId = -2;
+    const { id, done } = await client.startLoad(files, symbolFiles, (p) => this.onProgress(loadId, p), staging);
+    loadId = id;
     performance.mark('heaplens:load-posted');
     await this.finishLoad(
       id,
@@ -193,6 +175,44 @@ export class Job implements JobFacts {
       preferPrefix,
       session,
     );
+  }
+
+  /** A load's progress as it comes (load id `id`): the preview, the job so far, the provisional ranking. */
+  private onProgress(id: number, p: LoadProgress): void {
+    if (!this.loading || this.loading.id !== id) return;
+    if (p.preview) {
+      this.preview = p.preview;
+      performance.mark('heaplens:preview');
+    }
+    if (p.partial) this.showPartial(p.partial);
+    if (p.provisional) this.provisional = p.provisional;
+    this.loading = {
+      ...this.loading,
+      progress:
+        p.preview || p.partial || p.provisional
+          ? { ...p, preview: undefined, partial: undefined, provisional: undefined }
+          : p,
+    };
+  }
+
+  /**
+   * The job a Node engine was started on (`heaplens open <paths…>`): it reads the dumps itself, so the page only
+   * asks for the job and receives its progress (timelines from the dump heads, the job process by process) and
+   * answers, never the dumps.
+   */
+  async openServed(paths: readonly string[]): Promise<void> {
+    const client = this.shell.client;
+    performance.mark('heaplens:load-start');
+    this.loadStartedAt = performance.now();
+    this.shell.error = null;
+    this.preview = null;
+    this.provisional = null;
+    let loadId = -2;
+    const { id, done } = client.start({ type: 'open' }, (p) => this.onProgress(loadId, p));
+    loadId = id;
+    this.loading = { id, progress: null, files: paths.length };
+    performance.mark('heaplens:load-posted');
+    await this.finishLoad(id, done, [...paths], paths.length, undefined, null);
   }
 
   /**
@@ -370,6 +390,15 @@ export class Job implements JobFacts {
 
   close(): void {
     void this.shell.client.request({ type: 'close' });
+    this.forget();
+  }
+
+  /** The window's side of closing the job (the engine's is its 'close'; a Node engine that went away has none). */
+  forget(): void {
+    this.loading = null;
+    this.preview = null;
+    this.provisional = null;
+    this.partial = false;
     this.jobEpoch++;
     this.fromReport = false;
     this.notes.list = [];

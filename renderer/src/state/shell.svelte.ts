@@ -23,7 +23,10 @@ export interface JobFacts {
 }
 
 export abstract class Shell {
-  readonly client: AnalysisClient;
+  /** the engine's client; replaced by the in-page engine's when a Node engine goes away */
+  client: AnalysisClient;
+  /** which engine answers, for the header (engineInfo's label) */
+  engineLabel = $state('in this page');
   theme = $state<Theme>('light');
   error = $state<string | null>(null);
   status = $state<string | null>(null);
@@ -33,11 +36,30 @@ export abstract class Shell {
 
   constructor(readonly host: Host) {
     this.client = new AnalysisClient(host.readChunk, host.spawnWorker());
+    if (host.engine === 'node' && host.inPageWorker) {
+      this.engineLabel = 'heaplens open (Node)';
+      this.client.onFailure = (message) => this.engineLost(message);
+    }
     const saved = typeof localStorage !== 'undefined' ? localStorage.getItem('heaplens.theme') : null;
     if (saved === 'dark' || saved === 'light') this.theme = saved;
     else if (typeof matchMedia !== 'undefined' && matchMedia('(prefers-color-scheme: dark)').matches)
       this.theme = 'dark';
   }
+
+  /**
+   * The Node engine went away (`heaplens open` stopped): its job goes with it. The window falls back to the engine
+   * in the page, so files dropped or opened from here on are still read, and says what happened.
+   */
+  private engineLost(message: string): void {
+    this.client.terminate();
+    this.client = new AnalysisClient(null, this.host.inPageWorker?.() ?? this.host.spawnWorker());
+    this.engineLabel = 'in this page';
+    this.onEngineLost();
+    this.error = `${message}. Its job is closed; drop files here to read them in this page, or run heaplens open again.`;
+  }
+
+  /** What the window drops when its engine goes away (the job it held). */
+  protected abstract onEngineLost(): void;
 
   toggleTheme(): void {
     this.theme = this.theme === 'light' ? 'dark' : 'light';

@@ -1,36 +1,26 @@
-// The analysis worker: holds the loaded job (one core/query/session.ts QuerySession) and runs the load pipeline
-// (read-ahead, the dump readers, the job shown process by process, symbolization); every other message is answered
-// by one query of core/query (or core/export, core/report) over the session. The UI thread never parses text.
-// The same module runs in-page in a report (lib/in-page-worker.ts: `connect`, `receive`), over the job the
-// report embeds.
+// The analysis worker: the engine in the page (core/engine/answer.ts over one core/query/session.ts QuerySession),
+// for the web page's dropped files and the report. It runs the load of dropped files (read-ahead, the dump readers
+// on Web Workers, core/engine/progressive-load.ts) and answers every other message with the engine's `answer`.
+// The same module runs in-page in a report (lib/in-page-worker.ts: `connect`, `receive`), over the job the report
+// embeds. Node runs the same engine for `heaplens open` and the desktop app (node/engine/).
 
 /// <reference lib="webworker" />
-import { classifyFiles, groupProcesses, loadJob, reclassify } from '../../../core/load/load-job.ts';
+import { classifyFiles, groupProcesses } from '../../../core/load/load-job.ts';
 import { withPrefetch } from './prefetch.ts';
 import { createWebDumpPool, type ReaderFile } from './dump-pool-web.ts';
 import type { DumpPool } from '../../../core/load/dump-pool.ts';
-import { previewJob } from '../../../core/load/job-preview.ts';
 import { webInflater } from '../../../core/formats/inflate.ts';
-import type { Job, LoadWarning, ProcessSeries } from '../../../core/model/model.ts';
+import type { Job } from '../../../core/model/model.ts';
 import { JobAssembler } from '../../../core/model/job-batches.ts';
 import type { InputFile } from '../../../core/formats/input-file.ts';
 import { compileAddr2line, type CompiledWasm } from '../../../core/symbolize/wasm-addr2line.ts';
 import { inputFileSource, perfMapsAmong, symbolizeJob } from '../../../core/symbolize/symbolize-job.ts';
 import addr2lineWasmUrl from 'virtual:heaplens/addr2line-wasm-url';
 import reportApp from 'virtual:heaplens/report-app';
-import { reopenPayload, reopenReport } from '../../../core/report/reopen.ts';
-import { fromBase64 } from '../../../core/report/payload.ts';
-import { appReport } from '../../../core/report/app-report.ts';
-import { exportSnapshot } from '../../../core/export/snapshot-export.ts';
 import { QuerySession } from '../../../core/query/session.ts';
-import { growthTable } from '../../../core/query/growth-table.ts';
-import { flameTree } from '../../../core/query/flame.ts';
-import { stackDetail, stackSeries } from '../../../core/query/series.ts';
-import { suspectsResult } from '../../../core/query/suspects.ts';
-import { provisionalRanking } from '../../../core/query/provisional.ts';
-import { missingBinariesAt } from '../../../core/query/missing-binaries.ts';
-import { resolveStacks, stackTargets } from '../../../core/query/stack-targets.ts';
-import type { FromWorker, JobPreview, LoadProgress, Request, Response, SourceFile, ToWorker } from '../lib/protocol.ts';
+import { answer, isQuery } from '../../../core/engine/answer.ts';
+import { loadProgressively } from '../../../core/engine/progressive-load.ts';
+import type { EngineInfo, FromWorker, LoadProgress, Request, Response, SourceFile, ToWorker } from '../lib/protocol.ts';
 import { readBlob } from './blob-read.ts';
 
 declare const self: DedicatedWorkerGlobalScope;
@@ -80,16 +70,6 @@ function hostRead(hostPath: string, offset: number, length: number): Promise<Uin
 // `heaplens ingest` (core/load/memory-budget.ts) rather than the tab crashing.
 const APP_MEMORY_BUDGET = 2e9;
 
-// How long the parse waits for the dump heads' preview before starting anyway: the first picture in
-// seconds matters more than the same delay on a load of minutes.
-const PREVIEW_HEAD_START_MS = 2000;
-
-// While a job loads, the job so far goes to the window at most this often (each update re-renders its views).
-const PARTIAL_INTERVAL_MS = 500;
-/** Progress (files and bytes read) posted at most this often: each post re-lays out and repaints the page's
- * progress line, and at 20 a second that was a quarter of the page's CPU during a load on two cores. */
-const PROGRESS_INTERVAL_MS = 200;
-
 function dumpPool(): DumpPool | null {
   if (w.pool === undefined) {
     w.pool = createWebDumpPool({
@@ -107,74 +87,6 @@ function dumpPool(): DumpPool | null {
 function closeDumpPool(): void {
   w.pool?.close();
   w.pool = undefined;
-}
-
-/**
- * The job process by process while it loads (loadJob's onProcess): the first complete process at once, then at
- * most one update per PARTIAL_INTERVAL_MS (the last one waits on a timer). Each update makes the processes read
- * so far the session's job (QuerySession.showPartial), so the window's queries (suspects, growth, flame graphs)
- * answer on them, and posts its summary with the other processes from their dump heads.
- */
-function partialPoster(
-  id: number,
-  signal: AbortSignal,
-  preview: () => JobPreview | null,
-  progress: () => LoadProgress,
-): { onProcess: (processes: readonly ProcessSeries[], warnings: readonly LoadWarning[]) => void; stop: () => void } {
-  let timer: ReturnType<typeof setTimeout> | null = null;
-  let last = -Infinity;
-  let latest: { processes: readonly ProcessSeries[]; warnings: readonly LoadWarning[] } | null = null;
-  let stopped = false;
-  const send = (): void => {
-    timer = null;
-    if (stopped || !latest || signal.aborted) return;
-    const { processes, warnings } = latest;
-    latest = null;
-    last = performance.now();
-    const partial = w.session.showPartial(processes, warnings, preview(), progress().bytesTotal);
-    post({ id, progress: { ...progress(), partial } });
-  };
-  return {
-    onProcess(processes, warnings) {
-      latest = { processes, warnings };
-      const wait = last + PARTIAL_INTERVAL_MS - performance.now();
-      if (wait <= 0) send();
-      else timer ??= setTimeout(send, wait);
-    },
-    stop() {
-      stopped = true;
-      if (timer !== null) clearTimeout(timer);
-      timer = null;
-    },
-  };
-}
-
-// The provisional ranking (before the first process is read whole): from this many dumps on, then no sooner than
-// PROVISIONAL_INTERVAL_MS, nor than PROVISIONAL_SHARE × its last ranking's time, after the last (it is ranked in
-// this worker, between two dumps' merges: the readers wait meanwhile).
-const PROVISIONAL_MIN_DUMPS = 4;
-const PROVISIONAL_INTERVAL_MS = 1000;
-const PROVISIONAL_SHARE = 3;
-// Rows of a provisional ranking: a screenful at 1280×800 over the preview (each row draws a sparkline per holder)
-const PROVISIONAL_ROWS = 10;
-
-/** loadJob's onDump: the ranking of the dumps read so far, posted while no process is read whole. */
-function provisionalPoster(
-  id: number,
-  signal: AbortSignal,
-  progress: () => LoadProgress,
-): (processes: readonly ProcessSeries[], dumps: number, soFar: () => ProcessSeries) => void {
-  let next = -Infinity;
-  return (processes, dumps, soFar) => {
-    if (processes.length > 0 || dumps < PROVISIONAL_MIN_DUMPS || signal.aborted) return;
-    const t = performance.now();
-    if (t < next) return;
-    const pr = progress();
-    const provisional = provisionalRanking(processes, soFar(), pr.filesTotal, PROVISIONAL_ROWS);
-    const ms = performance.now() - t;
-    next = performance.now() + Math.max(PROVISIONAL_INTERVAL_MS, PROVISIONAL_SHARE * ms);
-    post({ id, progress: { ...pr, provisional } });
-  };
 }
 
 function toInputFile(f: SourceFile): InputFile {
@@ -227,23 +139,20 @@ async function symbolizeAll(
 }
 
 /**
- * A load: the dump heads' preview first (every process's timeline in seconds), then the dumps by the readers with
- * read-ahead in the loader's order, the job shown process by process, then symbolization. The job open before it
- * stays until this one is in; a load cancelled or failed after showing its first processes puts it back
- * (QuerySession.abandonLoad).
+ * A load of dropped files (or the desktop app's host paths, read through the UI thread): read-ahead in the
+ * loader's order, Blob-backed dumps read by the readers themselves, then the engine's progressive load
+ * (core/engine/progressive-load.ts).
  */
 async function load(id: number, req: Extract<Request, { type: 'load' }>): Promise<Response> {
   const ctrl = new AbortController();
   w.controllers.set(id, ctrl);
-  const t0 = performance.now();
-  let lastPost = 0;
-  let partial: ReturnType<typeof partialPoster> | null = null;
   try {
     const all = w.staged.concat(req.files);
     w.staged = [];
     const direct = all.map(toInputFile);
     // the loader's own order, so read-ahead fetches what it will read next
-    const classified = await classifyFiles(direct);
+    const inflate = webInflater();
+    const classified = await classifyFiles(direct, ctrl.signal, inflate);
     const index = new Map<InputFile, number>();
     direct.forEach((f, i) => index.set(f, i));
     const order: number[] = [];
@@ -266,105 +175,35 @@ async function load(id: number, req: Extract<Request, { type: 'load' }>): Promis
     timed.forEach((f, i) => locate.set(f, all[i].blob ? { blob: all[i].blob as Blob } : { source: String(i) }));
     w.poolFiles = { locate, read: (i, o, l) => timed[i].read(o, l) };
     const readers = dumpPool();
-    // Every process's timeline from the dump heads first, while the readers parse.
-    const bytesTotal = direct.reduce((a, f) => a + f.size, 0);
-    // set by the heads' read (a callback: typed wide so the narrowing to null does not stick)
-    let preview = null as JobPreview | null;
-    const previewed = previewJob(direct, { inflate: webInflater(), signal: ctrl.signal, classified }).then(
-      (got) => {
-        preview = got;
-        if (!ctrl.signal.aborted)
-          post({
-            id,
-            progress: {
-              phase: 'parse',
-              filesDone: 0,
-              filesTotal: preview.dumps,
-              bytesDone: 0,
-              bytesTotal,
-              file: '',
-              preview: got,
-            },
-          });
-      },
-      () => undefined,
-    );
-    // The heads go first (the readers would otherwise take the disk and cores from them), for a bounded time.
-    await Promise.race([previewed, new Promise((r) => setTimeout(r, PREVIEW_HEAD_START_MS))]);
-    let lastProgress: LoadProgress = {
-      phase: 'parse',
-      filesDone: 0,
-      filesTotal: preview?.dumps ?? 0,
-      bytesDone: 0,
-      bytesTotal,
-      file: '',
-    };
-    partial = partialPoster(
-      id,
-      ctrl.signal,
-      () => preview,
-      () => lastProgress,
-    );
-    const j = await loadJob(timed, {
-      // told once above (over `direct`, whose index is each timed copy's): no file's first bytes read again
-      classified: reclassify(classified, (f) => timed[index.get(f) as number]),
-      ...(readers ? { runDump: readers.run, parallelism: 2 * readers.size, recycle: readers.recycle } : {}),
+    const summary = await loadProgressively({
+      session: w.session,
+      files: direct,
+      classified,
+      reading: { files: timed, of: (f) => timed[index.get(f) as number] },
+      readers,
+      inflate,
       memoryBudget: APP_MEMORY_BUDGET,
       signal: ctrl.signal,
-      onProcess: partial.onProcess,
-      onDump: provisionalPoster(id, ctrl.signal, () => lastProgress),
-      onProgress: (pr: LoadProgress) => {
-        lastProgress = {
-          phase: pr.phase,
-          filesDone: pr.filesDone,
-          filesTotal: pr.filesTotal,
-          bytesDone: pr.bytesDone,
-          bytesTotal: pr.bytesTotal,
-          file: pr.file,
-        };
-        // every dump is read (what is left is merging): the readers' heaps go now, before the job is put
-        // together and ranked (the peak of a load); a next load starts fresh readers
-        if (pr.filesDone === pr.filesTotal && pr.filesTotal > 0) closeDumpPool();
-        const now = performance.now();
-        if (now - lastPost > PROGRESS_INTERVAL_MS || pr.filesDone === pr.filesTotal) {
-          lastPost = now;
-          post({ id, progress: lastProgress });
-        }
-      },
-    });
-    partial.stop();
-    if (ctrl.signal.aborted) throw new DOMException('cancelled', 'AbortError');
-    closeDumpPool();
-    try {
-      await symbolizeAll(j, direct, (req.symbolFiles ?? []).map(toInputFile), ctrl.signal, (pr) =>
-        post({ id, progress: pr }),
-      );
-    } catch (e) {
-      if (ctrl.signal.aborted) throw e;
-      j.warnings.push({
-        file: '',
-        message: `symbolization unavailable: ${e instanceof Error ? e.message : String(e)}; frames show module+offset`,
-      });
-    }
-    const summary = w.session.finishLoad(j, {
-      loadMs: performance.now() - t0,
-      bytesTotal,
-      waitMs: waited,
-      readers: readers?.size ?? 0,
+      post: (progress) => post({ id, progress }),
+      // the readers' heaps go once every dump is read, before the job is put together and ranked (a load's peak)
+      onAllRead: closeDumpPool,
+      symbolize: (j, signal, progress) =>
+        symbolizeAll(j, direct, (req.symbolFiles ?? []).map(toInputFile), signal, progress),
+      waitedMs: () => waited,
     });
     return { type: 'load', summary };
-  } catch (e) {
-    w.session.abandonLoad();
-    throw e;
   } finally {
-    partial?.stop();
+    closeDumpPool();
     w.poolFiles = null;
     w.controllers.delete(id);
   }
 }
 
+const IN_PAGE: EngineInfo = { kind: 'in-page', label: 'in this page', served: null };
+
 async function handle(id: number, req: Request): Promise<{ res: Response; transfer?: Transferable[] }> {
   const s = w.session;
+  if (isQuery(req)) return await answer(s, req, { reportApp });
   switch (req.type) {
     case 'load':
       return { res: await load(id, req) };
@@ -378,58 +217,11 @@ async function handle(id: number, req: Request): Promise<{ res: Response; transf
         res: { type: 'loadBatches', summary: s.open(j, { loadMs: performance.now() - t0, bytesTotal: 0, waitMs: 0 }) },
       };
     }
-    case 'summary':
-      return { res: { type: 'summary', summary: s.summary } };
-    case 'postmortem':
-      // a limit typed in the app: the projections again over the same job (a report keeps its own)
-      return { res: { type: 'postmortem', postmortem: s.setLimit(req.limit) } };
-    case 'stackSeries':
-      return { res: { type: 'stackSeries', series: stackSeries(s, req.proc, req.n, req.view) } };
-    case 'growth':
-      return { res: { type: 'growth', growth: growthTable(s, req) } };
-    case 'suspects':
-      return { res: { type: 'suspects', suspects: suspectsResult(s, req.limit, req.view) } };
-    case 'flame': {
-      const { flame, buffers } = flameTree(s, req);
-      return { res: { type: 'flame', flame }, transfer: buffers as ArrayBuffer[] };
-    }
-    case 'stack':
-      return { res: { type: 'stack', stack: stackDetail(s, req) } };
-    case 'stackTargets':
-      return { res: { type: 'stackTargets', targets: stackTargets(s, req.proc, req.stackIds) } };
-    case 'resolveStacks':
-      return { res: { type: 'resolveStacks', ids: resolveStacks(s, req.targets) } };
-    case 'report':
-      return { res: { type: 'report', ...(await appReport(s, req, reportApp)) } };
-    case 'export': {
-      const r = exportSnapshot(s, req.format, req.procs, req.snapshot, req.view);
-      return {
-        res: { type: 'export', ...r },
-        transfer: typeof r.data === 'string' ? [] : [r.data.buffer as ArrayBuffer],
-      };
-    }
-    case 'reopenReport': {
-      // the report's job replaces the loaded one: every view then runs on it as on loaded dumps
-      const t0 = performance.now();
-      const r = req.payload !== undefined ? reopenPayload(fromBase64(req.payload)) : reopenReport(req.html ?? '');
-      const summary = s.open(r.job, { loadMs: performance.now() - t0, bytesTotal: 0, waitMs: 0 }, r.postmortem);
-      // the process table counts the stacks of the dumps, not only the ones the report kept
-      summary.processes.forEach((p, k) => (p.stackCount = r.header.processes[k]?.stackCount ?? p.stackCount));
-      return { res: { type: 'reopenReport', session: r.session, summary } };
-    }
-    case 'missingBinaries':
-      return {
-        res: {
-          type: 'missingBinaries',
-          ...missingBinariesAt(s.proc(req.proc), req.snapshot, {
-            includeAllocator: !req.view.hideAllocator,
-            view: req.view,
-          }),
-        },
-      };
-    case 'close':
-      s.close();
-      return { res: { type: 'close' } };
+    case 'engineInfo':
+      return { res: { type: 'engineInfo', info: IN_PAGE } };
+    case 'open':
+    case 'openPaths':
+      throw new Error('this engine reads the files given to the page: it opens no paths (heaplens open does)');
   }
 }
 

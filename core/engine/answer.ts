@@ -1,0 +1,107 @@
+// The engine: one answer to every question of the API (core/engine/api.ts `Query`) over a loaded job. Every
+// transport calls this and only this (the browser worker, the report page in-page, node/engine/ for `heaplens open`
+// and the desktop app's utility process), so the same request gets the same answer whichever engine holds the job.
+
+import { growthTable } from '../query/growth-table.js';
+import { flameTree } from '../query/flame.js';
+import { stackDetail, stackSeries } from '../query/series.js';
+import { suspectsResult } from '../query/suspects.js';
+import { missingBinariesAt } from '../query/missing-binaries.js';
+import { resolveStacks, stackTargets } from '../query/stack-targets.js';
+import type { QuerySession } from '../query/session.js';
+import { appReport } from '../report/app-report.js';
+import { reopenPayload, reopenReport } from '../report/reopen.js';
+import { fromBase64 } from '../report/payload.js';
+import { exportSnapshot } from '../export/snapshot-export.js';
+import type { Query, Response } from './api.js';
+
+/** What a transport supplies: the report page's code (a report embeds the app's read-only build). */
+export interface AnswerDeps {
+  reportApp: { js: string; css: string };
+}
+
+/** An answer, with the buffers a transport may move instead of copying (a worker's transfer list). */
+export interface Answer {
+  res: Response;
+  transfer: ArrayBuffer[];
+}
+
+const plain = (res: Response): Answer => ({ res, transfer: [] });
+
+/** Answers one question over the session's job. An error names what is wrong (no job, no such process, …). */
+export async function answer(s: QuerySession, req: Query, deps: AnswerDeps): Promise<Answer> {
+  switch (req.type) {
+    case 'summary':
+      return plain({ type: 'summary', summary: s.summary });
+    case 'postmortem':
+      // a limit typed in the app: the projections again over the same job (a report keeps its own)
+      return plain({ type: 'postmortem', postmortem: s.setLimit(req.limit) });
+    case 'stackSeries':
+      return plain({ type: 'stackSeries', series: stackSeries(s, req.proc, req.n, req.view) });
+    case 'growth':
+      return plain({ type: 'growth', growth: growthTable(s, req) });
+    case 'suspects':
+      return plain({ type: 'suspects', suspects: suspectsResult(s, req.limit, req.view) });
+    case 'flame': {
+      const { flame, buffers } = flameTree(s, req);
+      return { res: { type: 'flame', flame }, transfer: buffers as ArrayBuffer[] };
+    }
+    case 'stack':
+      return plain({ type: 'stack', stack: stackDetail(s, req) });
+    case 'stackTargets':
+      return plain({ type: 'stackTargets', targets: stackTargets(s, req.proc, req.stackIds) });
+    case 'resolveStacks':
+      return plain({ type: 'resolveStacks', ids: resolveStacks(s, req.targets) });
+    case 'report':
+      return plain({ type: 'report', ...(await appReport(s, req, deps.reportApp)) });
+    case 'export': {
+      const r = exportSnapshot(s, req.format, req.procs, req.snapshot, req.view);
+      return {
+        res: { type: 'export', ...r },
+        transfer: typeof r.data === 'string' ? [] : [r.data.buffer as ArrayBuffer],
+      };
+    }
+    case 'reopenReport': {
+      // the report's job replaces the loaded one: every view then runs on it as on loaded dumps
+      const t0 = performance.now();
+      const r = req.payload !== undefined ? reopenPayload(fromBase64(req.payload)) : reopenReport(req.html ?? '');
+      const summary = s.open(r.job, { loadMs: performance.now() - t0, bytesTotal: 0, waitMs: 0 }, r.postmortem);
+      // the process table counts the stacks of the dumps, not only the ones the report kept
+      summary.processes.forEach((p, k) => (p.stackCount = r.header.processes[k]?.stackCount ?? p.stackCount));
+      return plain({ type: 'reopenReport', session: r.session, summary });
+    }
+    case 'missingBinaries':
+      return plain({
+        type: 'missingBinaries',
+        ...missingBinariesAt(s.proc(req.proc), req.snapshot, {
+          includeAllocator: !req.view.hideAllocator,
+          view: req.view,
+        }),
+      });
+    case 'close':
+      s.close();
+      return plain({ type: 'close' });
+  }
+}
+
+/** True for the requests `answer` takes (the rest are a transport's own: loading). */
+export function isQuery(req: { type: string }): req is Query {
+  return QUERY_TYPES.has(req.type);
+}
+
+const QUERY_TYPES = new Set<string>([
+  'summary',
+  'postmortem',
+  'stackSeries',
+  'growth',
+  'suspects',
+  'flame',
+  'stack',
+  'stackTargets',
+  'resolveStacks',
+  'report',
+  'export',
+  'reopenReport',
+  'missingBinaries',
+  'close',
+] satisfies Query['type'][]);

@@ -1,0 +1,196 @@
+import type { Session, StackTarget } from '../notes/schema.js';
+import type { SanitizeOptions, SanitizePreview } from '../report/build-report.js';
+import type { JobBatch } from '../model/job-batches.js';
+import type { LoadProgress as EngineLoadProgress, ViewOptions } from '../model/vocab.js';
+import type { MissingBinariesSummary } from '../symbolize/missing-binaries.js';
+import type { JobPreview } from '../load/job-preview.js';
+import type { JobSummary } from '../query/job-summary.js';
+import type { GrowthResult } from '../query/growth-table.js';
+import type { FlameData, FlameShape } from '../query/flame.js';
+import type { StackDetail, StackSeries } from '../query/series.js';
+import type { SuspectsResult } from '../query/suspects.js';
+import type { ProvisionalRanking } from '../query/provisional.js';
+import type { ExportFormat } from '../export/snapshot-export.js';
+import type { PostmortemView } from '../query/postmortem-view.js';
+
+export type { JobPreview };
+
+// The engine's API, declared once: every question a view or a command asks (`Request`), its answer (`Response`),
+// and the messages that carry them (`ToEngine`, `FromEngine`). One engine (core/engine/answer.ts over a
+// core/query/session.ts QuerySession) answers them behind several transports: the browser worker
+// (renderer/src/worker/analysis.worker.ts), the report page (in-page), and Node (node/engine/: `heaplens open` over a
+// WebSocket, the desktop app's utility process over a MessagePort). Everything heavy happens in the engine; the UI
+// receives small summaries and typed arrays, never the dumps.
+
+// The shared vocabulary is the engine's, declared once (core/model/vocab.ts); the frames are core/frames/catalog.ts's.
+export type {
+  FrameGroup,
+  FrameKind,
+  ModuleRole,
+  SampleType,
+  StackFilterChip,
+  StackMode,
+  ViewOptions,
+} from '../model/vocab.js';
+export type { FrameInfo } from '../frames/catalog.js';
+// What the worker answers is the query layer's typed data (core/query/*.ts), declared there once.
+export type {
+  JobSummary,
+  ProcessIdentitySummary,
+  ProcessSummary,
+  SnapshotMemory,
+  SnapshotSummary,
+  WarningSummary,
+} from '../query/job-summary.js';
+export type { GrowthResult, StackRow } from '../query/growth-table.js';
+export type { FunctionRow } from '../query/functions.js';
+export type { FlameData, FlameShape } from '../query/flame.js';
+export type { StartupFold } from '../query/flame-startup.js';
+export type { StackDetail, StackSeries } from '../query/series.js';
+export type { ProcessVerdict, SuspectMember, SuspectRow, SuspectsResult } from '../query/suspects.js';
+export type { ProvisionalRanking } from '../query/provisional.js';
+export type { ExportFormat } from '../export/snapshot-export.js';
+
+/**
+ * A file to load: a Blob (browser) or a path read through the host (Electron). For Blobs, size and mtime are
+ * read in the worker (-1 / null here): on the UI thread each File.size of a disk-backed file is a synchronous
+ * round trip to the browser process, which for 10,000 files blocks the page for seconds.
+ */
+export interface SourceFile {
+  path: string;
+  size: number;
+  mtimeMs: number | null;
+  blob?: Blob;
+  hostPath?: string;
+}
+
+/** A load's progress as the window gets it: the engine's (core/model/vocab.ts), and what only the app sends. */
+export interface LoadProgress extends Omit<EngineLoadProgress, 'phase'> {
+  /** the engine's phase (LoadPhase), or a step of the window's own in words ("reading the dataset (3 batches)") */
+  phase: string;
+  /** sent once, early: every process's timeline from the dump heads (core/load/job-preview.ts) */
+  preview?: JobPreview;
+  /**
+   * the job so far, as each process's dumps are all read (at most one every ~500 ms): the processes read
+   * so far in full, the others from their dump heads (`ProcessSummary.pending`). The worker's queries answer
+   * on it meanwhile (growth, flame graphs, suspects of the processes read), so the views fill in process by
+   * process; the full job (symbolized) replaces it.
+   */
+  partial?: JobSummary;
+  /**
+   * until the first process is read whole: the ranking of the dumps read so far (core/query/provisional.ts), at
+   * most one every ~second, for the first screen to show as provisional; the job's own replaces it
+   */
+  provisional?: ProvisionalRanking;
+}
+
+/** Which engine answers, for the UI to show (and the bench to check): in the page, or Node behind a transport. */
+export interface EngineInfo {
+  kind: 'in-page' | 'node';
+  /** in words, for the header: "in this page", "heaplens open (Node)", "the desktop app's engine (Node)" */
+  label: string;
+  /** the paths the engine was started on (`heaplens open <paths…>`), when it was: the page opens that job */
+  served: string[] | null;
+}
+
+export type Request =
+  | { type: 'load'; files: SourceFile[]; symbolFiles?: SourceFile[] }
+  /** Node engines: the job they were started on (`heaplens open <paths…>`), loaded once; later asks attach to it */
+  | { type: 'open' }
+  /** the desktop app's engine: paths the user dropped or picked (a served engine refuses it: the page names no path) */
+  | { type: 'openPaths'; paths: string[] }
+  | { type: 'engineInfo' }
+  /** the job sent before it as `jobBatch` messages (a dataset read by the desktop app's main process) */
+  | { type: 'loadBatches' }
+  | { type: 'summary' }
+  /** the post-mortem again with the limit the user typed (null: the limit the evidence gives) */
+  | { type: 'postmortem'; limit: { bytes: number | null; source: string } | null }
+  | { type: 'stackSeries'; proc: number; n: number; view: ViewOptions }
+  | {
+      type: 'growth';
+      proc: number;
+      base: number;
+      target: number;
+      view: ViewOptions;
+      limit: number;
+      /** rows of the by-function table (by Δ total), `limit` when absent */
+      functionLimit?: number;
+    }
+  /** the job-wide ranking: top `limit` stacks across processes, with each holder's series and σ */
+  | { type: 'suspects'; view: ViewOptions; limit: number }
+  | { type: 'flame'; proc: number; snapshot: number; base: number | null; view: ViewOptions; shape?: FlameShape }
+  /** modules whose frames stay unresolved at a snapshot (core/symbolize/missing-binaries.ts) */
+  | { type: 'missingBinaries'; proc: number; snapshot: number; view: ViewOptions }
+  | {
+      type: 'stack';
+      proc: number;
+      stackId: number;
+      members?: number[];
+      base: number;
+      target: number;
+      view: ViewOptions;
+    }
+  /** stacks as note targets (their return addresses), for notes and sessions */
+  | { type: 'stackTargets'; proc: number; stackIds: number[] }
+  /** note/session stack targets back to stack ids (null: not in these dumps) */
+  | { type: 'resolveStacks'; targets: StackTarget[] }
+  /** the single-file HTML report (html null when only the sanitize preview is asked for) */
+  | {
+      type: 'report';
+      procs: number[];
+      base: number;
+      target: number;
+      session: Session;
+      title: string;
+      sanitize: SanitizeOptions;
+      view: ViewOptions;
+      previewOnly: boolean;
+    }
+  /** interop export of one snapshot of the given processes */
+  | { type: 'export'; format: ExportFormat; procs: number[]; snapshot: number; view: ViewOptions }
+  /** a report (its file's text, or the payload a report page embeds) becomes the loaded job; its session is
+   *  returned read-only */
+  | { type: 'reopenReport'; html?: string; payload?: string }
+  | { type: 'close' };
+
+export type Response =
+  | { type: 'load'; summary: JobSummary }
+  | { type: 'open'; summary: JobSummary }
+  | { type: 'openPaths'; summary: JobSummary }
+  | { type: 'engineInfo'; info: EngineInfo }
+  | { type: 'loadBatches'; summary: JobSummary }
+  | { type: 'summary'; summary: JobSummary }
+  | { type: 'postmortem'; postmortem: PostmortemView | null }
+  | { type: 'stackSeries'; series: StackSeries }
+  | { type: 'growth'; growth: GrowthResult }
+  | { type: 'suspects'; suspects: SuspectsResult }
+  | { type: 'flame'; flame: FlameData }
+  | { type: 'missingBinaries'; summary: MissingBinariesSummary; symbolized: boolean }
+  | { type: 'stack'; stack: StackDetail }
+  | { type: 'stackTargets'; targets: StackTarget[] }
+  | { type: 'resolveStacks'; ids: ({ proc: number; stackId: number } | null)[] }
+  | { type: 'report'; html: string | null; preview: SanitizePreview; bytes: number }
+  | { type: 'export'; data: string | Uint8Array; name: string; mime: string }
+  | { type: 'reopenReport'; session: Session; summary: JobSummary }
+  | { type: 'close' };
+
+/** What the UI sends an engine. */
+export type ToEngine =
+  | { id: number; req: Request }
+  /** files sent ahead of a 'load' in batches (each batch is a separate task on the UI thread) */
+  | { stage: SourceFile[] }
+  /** one batch of a job ahead of a 'loadBatches' (core/model/job-batches.ts) */
+  | { jobBatch: JobBatch }
+  | { cancel: number }
+  | { readReply: number; bytes?: Uint8Array; error?: string };
+
+/** The questions any engine answers the same way over its loaded job (core/engine/answer.ts). */
+export type Query = Exclude<Request, { type: 'load' | 'loadBatches' | 'open' | 'openPaths' | 'engineInfo' }>;
+export type ResponseOf<T extends Request['type']> = Extract<Response, { type: T }>;
+
+/** What an engine sends the UI. */
+export type FromEngine =
+  | { id: number; ok: true; res: Response; ms: number }
+  | { id: number; ok: false; error: string; cancelled: boolean }
+  | { id: number; progress: LoadProgress }
+  | { read: number; hostPath: string; offset: number; length: number };

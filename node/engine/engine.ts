@@ -1,0 +1,256 @@
+// The engine in Node: one QuerySession over a job read by the CLI's own readers (worker threads, node:zlib, the
+// dataset engine), answering the same messages as the browser worker (core/engine/api.ts) to any number of
+// clients: the pages of `heaplens open` over WebSockets (node/engine/server.ts), the desktop app's renderer over a
+// MessagePort (app/engine-process.ts). The page receives answers, never the dumps.
+
+import { readFileSync } from 'node:fs';
+import type { FromEngine, EngineInfo, LoadProgress, Request, Response, ToEngine } from '../../core/engine/api.js';
+import { answer, isQuery, type AnswerDeps } from '../../core/engine/answer.js';
+import { abortError, loadProgressively } from '../../core/engine/progressive-load.js';
+import { classifyFiles } from '../../core/load/load-job.js';
+import { JobTooLargeError } from '../../core/load/memory-budget.js';
+import type { JobSummary } from '../../core/query/job-summary.js';
+import { QuerySession } from '../../core/query/session.js';
+import { nodeInflater } from '../io/gunzip.js';
+import { memoryBudget, openJob } from './open-job.js';
+import { symbolizeOnDisk, type SymbolOptions } from './symbolize.js';
+
+export interface EngineOptions {
+  /** the job to serve (`heaplens open <paths…>`): loaded at once, before any page asks */
+  paths: readonly string[] | null;
+  /** the client may name paths to open (the desktop app: the user's own drops); a served page may not */
+  allowPaths: boolean;
+  symbols: SymbolOptions | null;
+  info: Omit<EngineInfo, 'served'>;
+  /** the report page's code (dist/report-app), for the 'report' request; null: reports are refused, saying why */
+  reportApp: () => AnswerDeps['reportApp'] | null;
+  /** dump reader threads (the machine's cores by default) */
+  readers?: number;
+}
+
+/** Where a client's messages go back to (one per WebSocket or port). */
+export type Reply = (msg: FromEngine) => void;
+
+/** What a load has posted so far: a client that attaches later gets the latest picture first. */
+interface LoadState {
+  done: Promise<JobSummary>;
+  preview: LoadProgress['preview'];
+  provisional: LoadProgress['provisional'];
+  partial: LoadProgress['partial'];
+  last: LoadProgress | null;
+  listeners: Set<(p: LoadProgress) => void>;
+  ctrl: AbortController;
+}
+
+export class NodeEngine {
+  readonly session = new QuerySession();
+  private load: LoadState | null = null;
+  /** the served job's load (`open`), started with the engine */
+  private served: LoadState | null = null;
+
+  constructor(private readonly o: EngineOptions) {
+    if (o.paths) this.served = this.startLoad(o.paths);
+  }
+
+  get info(): EngineInfo {
+    return { ...this.o.info, served: this.o.paths ? [...this.o.paths] : null };
+  }
+
+  /** Resolves once the served job is in (benches, tests); rejects as its load did. */
+  servedJob(): Promise<JobSummary> | null {
+    return this.served?.done ?? null;
+  }
+
+  /** One message from a client; answers go to `reply`. */
+  receive(msg: ToEngine, reply: Reply): void {
+    if (!msg || typeof msg !== 'object') return;
+    if ('cancel' in msg) {
+      // only a load the client started itself is cancelled; the served job is everyone's
+      if (this.load && this.load !== this.served) this.load.ctrl.abort();
+      return;
+    }
+    if (!('id' in msg) || !('req' in msg)) {
+      reply({
+        id: -1,
+        ok: false,
+        error: 'this engine takes requests only (files are read by the engine)',
+        cancelled: false,
+      });
+      return;
+    }
+    const { id, req } = msg;
+    const t0 = performance.now();
+    this.handle(id, req, reply).then(
+      (res) => reply({ id, ok: true, res, ms: performance.now() - t0 }),
+      (e: unknown) => {
+        const err = e instanceof Error ? e : new Error(String(e));
+        reply({ id, ok: false, error: err.message, cancelled: err.name === 'AbortError' });
+      },
+    );
+  }
+
+  /** Stops a load in progress and frees the job. */
+  close(): void {
+    this.load?.ctrl.abort();
+    this.session.close();
+  }
+
+  private async handle(id: number, req: Request, reply: Reply): Promise<Response> {
+    if (isQuery(req)) {
+      const deps = req.type === 'report' ? this.reportDeps() : NO_REPORT;
+      return (await answer(this.session, req, deps)).res;
+    }
+    switch (req.type) {
+      case 'engineInfo':
+        return { type: 'engineInfo', info: this.info };
+      case 'open': {
+        if (!this.served) throw new Error('this engine was started on no job: open one with heaplens open <paths…>');
+        return { type: 'open', summary: await this.attach(this.served, id, reply) };
+      }
+      case 'openPaths': {
+        if (!this.o.allowPaths) throw new Error('this engine opens only the paths it was started on');
+        if (!Array.isArray(req.paths) || !req.paths.every((p) => typeof p === 'string') || req.paths.length === 0)
+          throw new Error('openPaths needs a list of paths');
+        this.load?.ctrl.abort();
+        const state = this.startLoad(req.paths);
+        return { type: 'openPaths', summary: await this.attach(state, id, reply) };
+      }
+      case 'load':
+      case 'loadBatches':
+        throw new Error(`this engine reads files itself: "${req.type}" is the browser's (open paths instead)`);
+    }
+  }
+
+  private reportDeps(): AnswerDeps {
+    const app = this.o.reportApp();
+    if (!app) throw new Error('the report page is not built (dist/report-app/report.js): run `npm run build`');
+    return { reportApp: app };
+  }
+
+  /** The client gets the load's latest picture, then its progress as it comes, and the full job's summary. */
+  private async attach(state: LoadState, id: number, reply: Reply): Promise<JobSummary> {
+    const send = (progress: LoadProgress): void => reply({ id, progress });
+    if (state.last) {
+      send({
+        ...state.last,
+        ...(state.preview ? { preview: state.preview } : {}),
+        ...(state.partial ? { partial: state.partial } : state.provisional ? { provisional: state.provisional } : {}),
+      });
+    }
+    state.listeners.add(send);
+    try {
+      return await state.done;
+    } finally {
+      state.listeners.delete(send);
+    }
+  }
+
+  private startLoad(paths: readonly string[]): LoadState {
+    const ctrl = new AbortController();
+    const state: LoadState = {
+      done: Promise.resolve(null as unknown as JobSummary),
+      preview: undefined,
+      provisional: undefined,
+      partial: undefined,
+      last: null,
+      listeners: new Set(),
+      ctrl,
+    };
+    const post = (p: LoadProgress): void => {
+      if (p.preview) state.preview = p.preview;
+      if (p.partial) state.partial = p.partial;
+      if (p.provisional) state.provisional = p.provisional;
+      state.last = { ...p, preview: undefined, partial: undefined, provisional: undefined };
+      for (const l of state.listeners) l(p);
+    };
+    state.done = this.read(paths, ctrl.signal, post);
+    // a failure reaches whoever attaches; none attached is not an unhandled rejection
+    state.done.catch(() => undefined);
+    this.load = state;
+    return state;
+  }
+
+  private async read(
+    paths: readonly string[],
+    signal: AbortSignal,
+    post: (p: LoadProgress) => void,
+  ): Promise<JobSummary> {
+    const t0 = performance.now();
+    let summary: JobSummary | null = null;
+    const symbols = this.o.symbols;
+    const opened = await openJob(paths, {
+      symbols,
+      symbolizeDumps: false,
+      signal,
+      loadDumps: async (files, problems) => {
+        if (files.length === 0) return null;
+        post({ phase: 'scan', filesDone: 0, filesTotal: files.length, bytesDone: 0, bytesTotal: 0, file: '' });
+        const classified = await classifyFiles(files, signal, nodeInflater);
+        const { createDumpPool } = await import('../io/dump-pool.js');
+        const pool = createDumpPool(this.o.readers !== undefined ? { size: this.o.readers } : {});
+        pool.warm();
+        let closed = false;
+        const closePool = (): void => {
+          if (!closed) pool.close();
+          closed = true;
+        };
+        try {
+          summary = await loadProgressively({
+            session: this.session,
+            files,
+            classified,
+            readers: pool,
+            inflate: nodeInflater,
+            memoryBudget: memoryBudget(),
+            signal,
+            post,
+            onAllRead: closePool,
+            symbolize: async (j, sig, progress) => {
+              for (const p of problems) j.warnings.unshift({ file: p.path, message: p.message });
+              if (!symbols) return;
+              const found = await symbolizeOnDisk(j, symbols, files, { signal: sig, onProgress: progress });
+              for (const pr of found)
+                if (pr.kind !== 'missing') j.warnings.push({ file: pr.file, message: pr.message });
+            },
+          });
+        } catch (e) {
+          if (e instanceof JobTooLargeError) throw new Error(e.message, { cause: e });
+          throw e;
+        } finally {
+          closePool();
+        }
+        return this.session.job;
+      },
+    });
+    if (signal.aborted) throw abortError();
+    const job = opened.job;
+    if (!job) throw new Error(`no heap profile could be read from ${paths.join(', ')}`);
+    for (const pr of opened.symbolProblems)
+      if (pr.kind !== 'missing') job.warnings.push({ file: pr.file, message: pr.message });
+    // a dataset is read whole (DuckDB), then opened as the job
+    return summary ?? this.session.open(job, { loadMs: performance.now() - t0, bytesTotal: 0, waitMs: 0 });
+  }
+}
+
+const NO_REPORT: AnswerDeps = { reportApp: { js: '', css: '' } };
+
+/** The report page's code beside the built CLI or in dist/ of a checkout, read once when first asked. */
+export function reportAppFrom(candidates: readonly URL[]): () => AnswerDeps['reportApp'] | null {
+  let app: AnswerDeps['reportApp'] | null | undefined;
+  return () => {
+    if (app !== undefined) return app;
+    app = null;
+    for (const dir of candidates) {
+      try {
+        app = {
+          js: readFileSync(new URL('report.js', dir), 'utf8'),
+          css: readFileSync(new URL('report.css', dir), 'utf8'),
+        };
+        break;
+      } catch {
+        // not here: the next candidate
+      }
+    }
+    return app;
+  };
+}

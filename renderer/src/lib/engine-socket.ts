@@ -1,0 +1,66 @@
+// The Node engine behind `heaplens open` as the client's WorkerLike: the same messages over one WebSocket beside the
+// page's own URL (its path holds the server's token), encoded by core/engine/wire.ts. Messages sent before the
+// socket opens wait for it; when the engine goes away, onerror says so once (the window falls back to the
+// in-page engine, state/shell.svelte.ts).
+
+import { decodeMessage, encodeMessage } from '../../../core/engine/wire.ts';
+import type { FromWorker, ToWorker } from './protocol.ts';
+import type { WorkerLike } from './spawn-worker.ts';
+
+/** The page is served by a Node engine (node/engine/server.ts marks its HTML). */
+export function servedByNodeEngine(doc: Document | undefined = globalThis.document): boolean {
+  return doc?.querySelector('meta[name="heaplens-engine"][content="node"]') != null;
+}
+
+/** ws://…/<token>/engine for the page at http://…/<token>/… */
+export function engineUrl(pageUrl: string): string {
+  const u = new URL('engine', pageUrl);
+  u.protocol = u.protocol === 'https:' ? 'wss:' : 'ws:';
+  u.search = '';
+  u.hash = '';
+  return u.href;
+}
+
+export function socketEngine(url: string = engineUrl(location.href)): WorkerLike {
+  const ws = new WebSocket(url);
+  ws.binaryType = 'arraybuffer';
+  const queued: Uint8Array<ArrayBuffer>[] = [];
+  let gone = false;
+  const w: WorkerLike = {
+    onmessage: null,
+    onerror: null,
+    postMessage(msg: ToWorker) {
+      if (gone) {
+        w.onerror?.({ message: 'the engine (heaplens open) has stopped' });
+        return;
+      }
+      const bytes = encodeMessage(msg);
+      if (ws.readyState === WebSocket.OPEN) ws.send(bytes);
+      else queued.push(bytes);
+    },
+    terminate() {
+      gone = true;
+      w.onmessage = null;
+      ws.close();
+    },
+  };
+  ws.onopen = () => {
+    for (const b of queued.splice(0)) ws.send(b);
+  };
+  ws.onmessage = (ev: MessageEvent<ArrayBuffer>) => {
+    let msg: FromWorker;
+    try {
+      msg = decodeMessage(new Uint8Array(ev.data)) as FromWorker;
+    } catch (e) {
+      w.onerror?.({ message: e instanceof Error ? e.message : String(e) });
+      return;
+    }
+    w.onmessage?.({ data: msg });
+  };
+  ws.onclose = (ev: CloseEvent) => {
+    if (gone) return;
+    gone = true;
+    w.onerror?.({ message: `the engine (heaplens open) has stopped${ev.reason ? `: ${ev.reason}` : ''}` });
+  };
+  return w;
+}

@@ -132,6 +132,8 @@ export async function serveEngine(o: ServeOptions): Promise<Served> {
     const reply = (msg: FromEngine): void => {
       if (ws.readyState === ws.OPEN) ws.send(encodeMessage(msg));
     };
+    // a client's broken or oversized frame ends its socket (ws closes it with the code), never the server
+    ws.on('error', () => ws.terminate());
     ws.on('message', (data, isBinary) => {
       if (!isBinary) return ws.close(1003, 'binary messages only');
       let msg: ToEngine;

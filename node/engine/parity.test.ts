@@ -1,0 +1,194 @@
+// One engine, two places: every request type sent to the in-page engine (what the browser worker and the report
+// page run: core/engine/answer.ts over a QuerySession loaded by core/engine/progressive-load.ts in this thread) and
+// to the Node engine behind `heaplens open` (NodeEngine: worker-thread readers, node:zlib, over the real loopback
+// server and WebSocket, each message through core/engine/wire.ts) must give equal answers on the fixture jobs.
+// Only the load's own timings differ (how long it took, how many readers).
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
+import { answer } from '../../core/engine/answer.js';
+import { loadProgressively } from '../../core/engine/progressive-load.js';
+import type { FromEngine, Query, Request, Response } from '../../core/engine/api.js';
+import { decodeMessage, encodeMessage } from '../../core/engine/wire.js';
+import { classifyFiles } from '../../core/load/load-job.js';
+import type { JobSummary } from '../../core/query/job-summary.js';
+import { QuerySession } from '../../core/query/session.js';
+import { emptySession } from '../../core/notes/schema.js';
+import type { ViewOptions } from '../../core/model/vocab.js';
+import { collectInputFiles } from '../io/node-files.js';
+import { NodeEngine } from './engine.js';
+import { serveEngine, type Served } from './server.js';
+
+const FIXTURES = join(import.meta.dirname, '../../fixtures');
+const JOBS = ['jemalloc/job', 'job/dumps', 'oom-job'];
+const REPORT_APP = { js: 'window.__report = 1;', css: 'body{}' };
+const VIEWS: ViewOptions[] = [
+  { mode: 'python-first', hideAllocator: true },
+  { mode: 'merged', hideAllocator: false },
+];
+
+/** The in-page engine: what the worker runs, in this thread, without its transport. */
+async function inPage(paths: string[]): Promise<(req: Request) => Promise<Response>> {
+  const session = new QuerySession();
+  const files = await collectInputFiles(paths);
+  const ctrl = new AbortController();
+  await loadProgressively({
+    session,
+    files,
+    classified: await classifyFiles(files, ctrl.signal),
+    readers: null,
+    inflate: null,
+    memoryBudget: 2e9,
+    signal: ctrl.signal,
+    post: () => undefined,
+    symbolize: async () => undefined,
+  });
+  return async (req) => (await answer(session, req as Query, { reportApp: REPORT_APP })).res;
+}
+
+/** The Node engine over its server: a client as the page is one. */
+async function overNode(
+  paths: string[],
+): Promise<{ ask: (req: Request) => Promise<Response>; close: () => Promise<void> }> {
+  const page = mkdtempSync(join(tmpdir(), 'heaplens-parity-'));
+  writeFileSync(join(page, 'index.html'), '<html><head></head></html>');
+  const engine = new NodeEngine({
+    paths,
+    allowPaths: false,
+    symbols: null,
+    info: { kind: 'node', label: 'parity' },
+    reportApp: () => REPORT_APP,
+    readers: 2,
+  });
+  const served: Served = await serveEngine({ engine, pageDir: page, port: 0 });
+  const ws = new WebSocket(`ws://127.0.0.1:${served.port}/${served.token}/engine`, {
+    headers: { Origin: `http://127.0.0.1:${served.port}` },
+  });
+  await new Promise((resolve, reject) => {
+    ws.on('open', resolve);
+    ws.on('error', reject);
+  });
+  let next = 1;
+  const waiting = new Map<number, (m: FromEngine) => void>();
+  ws.on('message', (data: Buffer) => {
+    const msg = decodeMessage(new Uint8Array(data)) as FromEngine;
+    if ('id' in msg && !('progress' in msg)) waiting.get(msg.id)?.(msg);
+  });
+  const ask = (req: Request): Promise<Response> =>
+    new Promise((resolve, reject) => {
+      const id = next++;
+      waiting.set(id, (m) => {
+        waiting.delete(id);
+        if ('ok' in m && m.ok) resolve(m.res);
+        else reject(new Error('error' in m ? m.error : 'no answer'));
+      });
+      ws.send(encodeMessage({ id, req }));
+    });
+  await ask({ type: 'open' });
+  return {
+    ask,
+    close: async () => {
+      ws.close();
+      await served.close();
+      engine.close();
+    },
+  };
+}
+
+/** A summary without the load's own figures (time taken, readers), which differ by engine by design. */
+function comparable(s: JobSummary): unknown {
+  return { ...s, loadMs: 0, readWaitMs: 0, readers: 0 };
+}
+
+function normalize(r: Response): unknown {
+  if ('summary' in r && r.type !== 'missingBinaries') return { ...r, summary: comparable(r.summary) };
+  return r;
+}
+
+const closers: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  for (const c of closers) await c();
+});
+
+describe.each(JOBS)('engine parity on fixtures/%s', (rel) => {
+  it('answers every request type the same in the page and in Node', async () => {
+    const paths = [join(FIXTURES, rel)];
+    const page = await inPage(paths);
+    const node = await overNode(paths);
+    closers.push(node.close);
+    const both = async (req: Request): Promise<Response> => {
+      const [a, b] = await Promise.all([page(req), node.ask(req)]);
+      expect(normalize(b), JSON.stringify(req).slice(0, 200)).toEqual(normalize(a));
+      return a;
+    };
+    const summary = (await both({ type: 'summary' })) as Extract<Response, { type: 'summary' }>;
+    const procs = summary.summary.processes;
+    expect(procs.length).toBeGreaterThan(0);
+    await both({ type: 'postmortem', limit: { bytes: 1 << 30, source: 'typed in the app' } });
+    await both({ type: 'postmortem', limit: null });
+    let asked = 0;
+    for (const view of VIEWS) {
+      await both({ type: 'suspects', view, limit: 20 });
+      for (let proc = 0; proc < procs.length; proc++) {
+        const snaps = procs[proc].snapshots.length;
+        const target = snaps - 1;
+        await both({ type: 'stackSeries', proc, n: 8, view });
+        const g = (await both({ type: 'growth', proc, base: 0, target, view, limit: 30 })) as Extract<
+          Response,
+          { type: 'growth' }
+        >;
+        await both({ type: 'flame', proc, snapshot: target, base: null, view });
+        await both({ type: 'flame', proc, snapshot: target, base: 0, view, shape: { kind: 'inverted', by: 'growth' } });
+        await both({ type: 'missingBinaries', proc, snapshot: target, view });
+        const rows = g.growth.stacks.slice(0, 3);
+        for (const row of rows)
+          await both({ type: 'stack', proc, stackId: row.stackId, members: row.members, base: 0, target, view });
+        const ids = rows.map((r) => r.stackId);
+        const t = (await both({ type: 'stackTargets', proc, stackIds: ids })) as Extract<
+          Response,
+          { type: 'stackTargets' }
+        >;
+        await both({ type: 'resolveStacks', targets: t.targets });
+        for (const format of ['pprof', 'folded', 'speedscope'] as const)
+          await both({ type: 'export', format, procs: [proc], snapshot: target, view });
+        asked++;
+      }
+    }
+    expect(asked).toBe(procs.length * VIEWS.length);
+    const report = {
+      type: 'report' as const,
+      procs: procs.map((_, i) => i),
+      base: 0,
+      target: procs[0].snapshots.length - 1,
+      session: emptySession('parity'),
+      title: 'parity',
+      sanitize: {},
+      view: VIEWS[0],
+      previewOnly: true,
+    };
+    await both(report);
+    // the whole report from each engine, each reopened by the other: the same job comes back
+    type ReportRes = Extract<Response, { type: 'report' }>;
+    const [fromPage, fromNode] = (await Promise.all([
+      page({ ...report, previewOnly: false }),
+      node.ask({ ...report, previewOnly: false }),
+    ])) as [ReportRes, ReportRes];
+    expect(fromPage.html).toContain('parity');
+    expect(fromNode.preview).toEqual(fromPage.preview);
+    const [a, b] = await Promise.all([
+      page({ type: 'reopenReport', html: fromNode.html ?? '' }),
+      node.ask({ type: 'reopenReport', html: fromNode.html ?? '' }),
+    ]);
+    expect(normalize(b)).toEqual(normalize(a));
+    // the page's report holds the same job as Node's (only its creation time differs)
+    const c = (await node.ask({ type: 'reopenReport', html: fromPage.html ?? '' })) as Extract<
+      Response,
+      { type: 'reopenReport' }
+    >;
+    expect(comparable(c.summary)).toEqual(comparable((a as typeof c).summary));
+    await both({ type: 'suspects', view: VIEWS[0], limit: 5 });
+    await both({ type: 'close' });
+  }, 240_000);
+});

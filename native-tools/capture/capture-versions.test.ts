@@ -282,6 +282,72 @@ describe.skipIf(!ready)('the capture library on every CPython it reads', () => {
       });
     });
 
+    it(`${python} (${minor}): threads switching under the GIL, a generator and a coroutine each get their own frames`, () => {
+      const dir = join(work, `shapes-${python.replace(/\W+/g, '_')}`);
+      mkdirSync(dir, { recursive: true });
+      const src = `import asyncio, ctypes, sys, threading
+
+sys.setswitchinterval(1e-5)  # the two threads take turns every few bytecodes
+kept_a, kept_b, kept_gen, kept_co = [], [], [], []
+
+
+def leak_a():
+    for _ in range(1000):
+        kept_a.append(bytearray(20000))  # @thread-a
+
+
+def leak_b():
+    for _ in range(1000):
+        kept_b.append(bytearray(30000))  # @thread-b
+
+
+def rows():
+    for _ in range(500):
+        yield bytearray(12000)  # @gen-yield
+
+
+async def fill():
+    for _ in range(500):
+        kept_co.append(bytearray(40000))  # @co-alloc
+        await asyncio.sleep(0)
+
+
+a = threading.Thread(target=leak_a)
+b = threading.Thread(target=leak_b)
+a.start(); b.start(); a.join(); b.join()
+for r in rows():  # @gen-loop
+    kept_gen.append(r)
+asyncio.run(fill())  # @co-run
+ctypes.CDLL(None).mallctl(b"prof.dump", None, None, None, 0)
+`;
+      writeFileSync(join(dir, 'shapes.py'), src);
+      runCaptured(python, dir, ['shapes.py']);
+      const [d] = dumpsIn(dir);
+      const t = tableOf(d);
+      const line = tagLines(src);
+      const a = findPath(d, t, [`leak_a:${line('thread-a')}`]);
+      const b = findPath(d, t, [`leak_b:${line('thread-b')}`]);
+      expect(a.length).toBeGreaterThan(0);
+      expect(b.length).toBeGreaterThan(0);
+      for (const h of [...a, ...b]) expect(pyOnly(h.view)[1].function).toBe(N('Thread.run'));
+      // each sample carries its own thread's Python stack: the two threads' different sizes land each under its
+      // own line (frames read from the other thread's state would mix them: ~26.6 MB under each)
+      for (const rec of d.records) {
+        const fns = pyOnly(viewStack(rec.frames, t, 'python')).map((f) => f.function);
+        expect(fns.includes('leak_a') && fns.includes('leak_b'), fns.join(' ')).toBe(false);
+      }
+      // sizes: bytearray(n) is n + 1 bytes, in jemalloc's 20,480 / 32,768 / 12,288 / 40,960 size classes
+      expectNear(liveOf(d, a), 1000 * 20480);
+      expectNear(liveOf(d, b), 1000 * 32768);
+      const gen = findPath(d, t, [`rows:${line('gen-yield')}`, `<module>:${line('gen-loop')}`]);
+      expectNear(liveOf(d, gen), 500 * 12288);
+      const co = findPath(d, t, [`fill:${line('co-alloc')}`]);
+      expect(co.length).toBeGreaterThan(0);
+      // the coroutine runs under the event loop, called from the program's asyncio.run line
+      expect(sig(pyOnly(co[0].view))).toContain(`<module>:${line('co-run')}`);
+      expectNear(liveOf(d, co), 500 * 40960);
+    }, 120_000);
+
     it(`${python} (${minor}): a multiprocessing spawn child names its own leaking line`, () => {
       const dir = join(work, `spawn-${python.replace(/\W+/g, '_')}`);
       mkdirSync(dir, { recursive: true });

@@ -1,15 +1,17 @@
 // The CPython interpreters a test can run, every distinct build of each supported minor version, found the way a user's machine has
 // them: HEAPLENS_TEST_PYTHONS (a colon-separated list) first, else each pyenv version ($PYENV_ROOT, else
 // ~/.pyenv), else `python3.X` on PATH. Versions not found are named, so a test that covers fewer says so.
+// Other minor versions (the ones the capture library must refuse) are found the same way on request.
 import { existsSync, readdirSync, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 
-export const SUPPORTED_MINORS = ['3.11', '3.12', '3.13'] as const;
+/** the versions the capture library reads Python frames of (native-tools/capture/py_offsets.h) */
+export const SUPPORTED_MINORS = ['3.9', '3.10', '3.11', '3.12', '3.13'] as const;
 
 export interface FoundPythons {
-  /** every distinct interpreter found per minor version, in SUPPORTED_MINORS order */
+  /** every distinct interpreter found per minor version, in the order of the minors asked for */
   found: { minor: string; path: string }[];
   /** minor versions with no interpreter on this machine */
   missing: string[];
@@ -36,16 +38,16 @@ function candidates(minor: string): string[] {
   return out;
 }
 
-export function findPythons(): FoundPythons {
+export function findPythons(minors: readonly string[] = SUPPORTED_MINORS): FoundPythons {
   const env = process.env.HEAPLENS_TEST_PYTHONS;
   const found: { minor: string; path: string }[] = [];
   if (env) {
     for (const path of env.split(':').filter(Boolean)) {
       const minor = existsSync(path) ? minorOf(path) : null;
-      if (minor && !found.some((f) => f.minor === minor)) found.push({ minor, path });
+      if (minor && minors.includes(minor) && !found.some((f) => f.minor === minor)) found.push({ minor, path });
     }
   } else {
-    for (const minor of SUPPORTED_MINORS) {
+    for (const minor of minors) {
       // every distinct build of the minor (a pyenv build and the distribution's differ in configure flags)
       const seen = new Set<string>();
       for (const p of candidates(minor)) {
@@ -57,5 +59,5 @@ export function findPythons(): FoundPythons {
       }
     }
   }
-  return { found, missing: SUPPORTED_MINORS.filter((m) => !found.some((f) => f.minor === m)) };
+  return { found, missing: minors.filter((m) => !found.some((f) => f.minor === m)) };
 }

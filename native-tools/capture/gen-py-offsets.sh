@@ -4,14 +4,14 @@
 # Only maintainers run this; building the library needs no Python (py_offsets.h is committed).
 #
 # usage: gen-py-offsets.sh [INCLUDE_DIR ...]     (each INCLUDE_DIR is .../include/python3.X)
-# default: the pyenv 3.11.7, 3.12.1 and 3.13.0 headers; Debian's /usr/include/python3.11 is
+# default: the pyenv 3.9.18, 3.10.13, 3.11.7, 3.12.1 and 3.13.0 headers; Debian's /usr/include/python3.11 is
 # checked for agreement with the 3.11 entry when present (same minor => same layout is our assumption).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 out="$here/py_offsets.h"
 pyenv="${PYENV_ROOT:-/root/.pyenv}/versions"
 if [ "$#" -eq 0 ]; then
-  set -- "$pyenv/3.11.7/include/python3.11" "$pyenv/3.12.1/include/python3.12" "$pyenv/3.13.0/include/python3.13"
+  set -- "$pyenv/3.9.18/include/python3.9" "$pyenv/3.10.13/include/python3.10" "$pyenv/3.11.7/include/python3.11" "$pyenv/3.12.1/include/python3.12" "$pyenv/3.13.0/include/python3.13"
 fi
 tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
 
@@ -21,8 +21,12 @@ cat > "$tmp/probe.c" <<'C'
 #include <stdio.h>
 #include <stddef.h>
 #include <string.h>
+#if PY_MINOR_VERSION >= 11
 #include "internal/pycore_frame.h"
 #include "internal/pycore_code.h"
+#else
+#include <frameobject.h>
+#endif
 
 /* bit masks of PyASCIIObject.state, found by setting each bitfield in a zeroed object */
 static unsigned int state_word(PyASCIIObject *o) {
@@ -40,11 +44,25 @@ int main(void) {
 
     printf("    { .minor = %d,\n", PY_MINOR_VERSION);
     printf("      .generated_from = \"%s\",\n", PY_VERSION);
+#if PY_MINOR_VERSION <= 10
+    /* 3.9, 3.10: one PyFrameObject per Python call, linked by f_back, evaluated by its own
+     * _PyEval_EvalFrameDefault call; the position is f_lasti (3.9: bytes, 3.10: code units) */
+    printf("      .tstate_frame = %zu, .tstate_cframe = -1, .cframe_current_frame = -1, .tstate_current_frame = -1,\n",
+           offsetof(PyThreadState, frame));
+    printf("      .tstate_thread_id = %zu,\n", offsetof(PyThreadState, thread_id));
+    printf("      .frame_code = %zu, .frame_previous = %zu, .frame_instr = -1, .frame_instr_is_next = 0,\n",
+           offsetof(PyFrameObject, f_code), offsetof(PyFrameObject, f_back));
+    printf("      .frame_lasti = %zu, .lasti_unit = %d,\n", offsetof(PyFrameObject, f_lasti),
+           PY_MINOR_VERSION == 9 ? 1 : (int)sizeof(_Py_CODEUNIT));
+    printf("      .frame_owner = -1,\n");
+    printf("      .frame_is_entry = -1, .owner_cstack = -1,\n");
+    printf("      .owner_generator = -1,\n");
+#else
 #if PY_MINOR_VERSION >= 13
-    printf("      .tstate_cframe = -1, .cframe_current_frame = -1, .tstate_current_frame = %zu,\n",
+    printf("      .tstate_frame = -1, .tstate_cframe = -1, .cframe_current_frame = -1, .tstate_current_frame = %zu,\n",
            offsetof(PyThreadState, current_frame));
 #else
-    printf("      .tstate_cframe = %zu, .cframe_current_frame = %zu, .tstate_current_frame = -1,\n",
+    printf("      .tstate_frame = -1, .tstate_cframe = %zu, .cframe_current_frame = %zu, .tstate_current_frame = -1,\n",
            offsetof(PyThreadState, cframe), offsetof(_PyCFrame, current_frame));
 #endif
     printf("      .tstate_thread_id = %zu,\n", offsetof(PyThreadState, thread_id));
@@ -57,6 +75,7 @@ int main(void) {
            offsetof(_PyInterpreterFrame, f_code), offsetof(_PyInterpreterFrame, previous),
            offsetof(_PyInterpreterFrame, prev_instr));
 #endif
+    printf("      .frame_lasti = -1, .lasti_unit = 0,\n");
     printf("      .frame_owner = %zu,\n", offsetof(_PyInterpreterFrame, owner));
 #if PY_MINOR_VERSION == 11
     printf("      .frame_is_entry = %zu, .owner_cstack = -1,\n", offsetof(_PyInterpreterFrame, is_entry));
@@ -64,12 +83,22 @@ int main(void) {
     printf("      .frame_is_entry = -1, .owner_cstack = %d,\n", (int)FRAME_OWNED_BY_CSTACK);
 #endif
     printf("      .owner_generator = %d,\n", (int)FRAME_OWNED_BY_GENERATOR);
+#endif
     printf("      .ob_type = %zu,\n", offsetof(PyObject, ob_type));
+#if PY_MINOR_VERSION <= 10
+    /* no co_qualname before 3.11 (the qualified name is the function object's, which the frame does
+     * not reference): the code object's co_name stands in */
+    printf("      .code_filename = %zu, .code_qualname = %zu, .code_firstlineno = %zu,\n",
+           offsetof(PyCodeObject, co_filename), offsetof(PyCodeObject, co_name),
+           offsetof(PyCodeObject, co_firstlineno));
+    printf("      .code_firsttraceable = -1, .code_code_adaptive = -1,\n");
+#else
     printf("      .code_filename = %zu, .code_qualname = %zu, .code_firstlineno = %zu,\n",
            offsetof(PyCodeObject, co_filename), offsetof(PyCodeObject, co_qualname),
            offsetof(PyCodeObject, co_firstlineno));
     printf("      .code_firsttraceable = %zu, .code_code_adaptive = %zu,\n",
            offsetof(PyCodeObject, _co_firsttraceable), offsetof(PyCodeObject, co_code_adaptive));
+#endif
     printf("      .str_length = %zu, .str_state = %zu, .str_ascii_data = %zu, .str_compact_data = %zu,\n",
            offsetof(PyASCIIObject, length), offsetof(PyASCIIObject, state),
            sizeof(PyASCIIObject), sizeof(PyCompactUnicodeObject));

@@ -348,11 +348,47 @@ static void *current_tstate(void) {
     return ts;
 }
 
+/* Keeps one started frame of `code`, executing at byte offset `addrq` of its bytecode, in group `group`
+ * (or counts it dropped when out[] is full: no line looked up then). */
+static void keep_frame(struct pyframe *out, int cap, struct walk *w, uintptr_t code, int addrq, int group) {
+    if (w->kept >= cap) { w->dropped++; return; }
+    int32_t line = cfg_lines ? py_addr2line((void *)code, addrq) : ld_i32(code, L->code_firstlineno);
+    uint32_t id = intern(code, line);
+    if (id) out[w->kept].addr = PF_ADDR(PF_FRAME, id);
+    else { out[w->kept].addr = PF_ADDR(PF_UNKNOWN, 0); atomic_fetch_add_explicit(&st_unknown, 1, memory_order_relaxed); }
+    out[w->kept].group = group;
+    w->kept++;
+}
+
+/* 3.9, 3.10: PyThreadState.frame is the innermost PyFrameObject, linked outward by f_back. Each frame
+ * is run by a C call of its own to _PyEval_EvalFrameDefault (which links it into tstate->frame first
+ * thing), so every frame is a group of its own. f_lasti is the instruction executing (in a caller: its
+ * call), in bytes on 3.9 and code units on 3.10, -1 before the first instruction (not started: skipped,
+ * its eval call still counts). PyCode_Addr2Line takes a byte offset and reads the version's own line
+ * table (3.9 co_lnotab, 3.10 co_linetable) without allocating. */
+static void py_walk_frame_objects(uintptr_t frame, struct pyframe *out, int cap, struct walk *w) {
+    int group = 0;
+    for (int visited = 0; frame; visited++, group++) {
+        if (visited >= cfg_max_py_walk) { w->groups = group; return; }
+        uintptr_t code = ld_ptr(frame, L->frame_code);
+        int32_t lasti = ld_i32(frame, L->frame_lasti);
+        if (code && ld_ptr(code, L->ob_type) == (uintptr_t)py_code_type && lasti >= 0)
+            keep_frame(out, cap, w, code, lasti * L->lasti_unit, group);
+        frame = ld_ptr(frame, L->frame_previous);
+    }
+    w->groups = group;
+    w->complete = 1;
+}
+
 static void py_walk(struct pyframe *out, int cap, struct walk *w) {
     w->kept = 0; w->groups = 0; w->dropped = 0; w->complete = 0;
     void *ts = current_tstate();
     if (!ts) return;
     uintptr_t frame;
+    if (L->tstate_frame >= 0) { /* 3.9, 3.10 */
+        py_walk_frame_objects(ld_ptr((uintptr_t)ts, L->tstate_frame), out, cap, w);
+        return;
+    }
     if (L->tstate_current_frame >= 0) {
         frame = ld_ptr((uintptr_t)ts, L->tstate_current_frame);
     } else {
@@ -377,24 +413,7 @@ static void py_walk(struct pyframe *out, int cap, struct walk *w) {
             uintptr_t start = code + (uintptr_t)L->code_code_adaptive;
             int32_t first = ld_i32(code, L->code_firsttraceable);
             int incomplete = owner != L->owner_generator && instr < start + (uintptr_t)first * 2;
-            if (!incomplete) {
-                if (w->kept < cap) {
-                    int32_t line;
-                    if (cfg_lines) {
-                        intptr_t addrq = (intptr_t)(instr - start);
-                        line = py_addr2line((void *)code, (int)addrq);
-                    } else {
-                        line = ld_i32(code, L->code_firstlineno);
-                    }
-                    uint32_t id = intern(code, line);
-                    if (id) out[w->kept].addr = PF_ADDR(PF_FRAME, id);
-                    else { out[w->kept].addr = PF_ADDR(PF_UNKNOWN, 0); atomic_fetch_add_explicit(&st_unknown, 1, memory_order_relaxed); }
-                    out[w->kept].group = group;
-                    w->kept++;
-                } else {
-                    w->dropped++;
-                }
-            }
+            if (!incomplete) keep_frame(out, cap, w, code, (int)(intptr_t)(instr - start), group);
         }
         if (L->frame_is_entry >= 0 && *(const unsigned char *)(frame + (uintptr_t)L->frame_is_entry)) {
             group++; in_group = 0; /* 3.11: this frame was the first of its eval call */
@@ -1492,20 +1511,68 @@ out:
     munmap((void *)m, size);
 }
 
-static int setup_python(void) {
-    const unsigned long *ver = dlsym(RTLD_DEFAULT, "Py_Version");
-    if (!ver) {
-        if (dlsym(RTLD_DEFAULT, "Py_GetVersion")) say("Python older than 3.11 is not supported; Python frames disabled", "", "");
-        else if (cfg_verbose) say("no Python runtime in this process; native frames only", "", "");
-        return 0;
+/* The one line naming an interpreter the library does not read (version `vs`) with the versions it
+ * reads, listed from py_offsets.h, e.g. "Python 3.8.18 is not supported (Python frames on CPython 3.9,
+ * 3.10, 3.11, 3.12, 3.13); native stacks only" */
+static void say_unsupported(const char *vs) {
+    char list[8 * (sizeof hl_py_layouts / sizeof hl_py_layouts[0]) + 1];
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof hl_py_layouts / sizeof hl_py_layouts[0]; i++) {
+        int m = hl_py_layouts[i].minor;
+        if (i) { list[n++] = ','; list[n++] = ' '; }
+        list[n++] = '3'; list[n++] = '.';
+        if (m >= 10) list[n++] = (char)('0' + m / 10);
+        list[n++] = (char)('0' + m % 10);
     }
-    py_major = (unsigned)(*ver >> 24) & 0xff; py_minor = (unsigned)(*ver >> 16) & 0xff; py_micro = (unsigned)(*ver >> 8) & 0xff;
+    list[n] = 0;
+    char head[64] = "Python ";
+    n = 7;
+    for (const char *p = vs; *p && n < sizeof head - 1; p++) head[n++] = *p;
+    head[n] = 0;
+    const char tail[] = " is not supported (Python frames on CPython ";
+    char rest[sizeof list + 32];
+    memcpy(rest, list, sizeof list);
+    memcpy(rest + strlen(list), "); native stacks only", sizeof "); native stacks only");
+    say(head, tail, rest);
+}
+
+/* leading "X.Y.Z" of a version string ("3.10.13 (main, ...)", "3.9.18+"): 1 when major.minor were read */
+static int parse_version(const char *s, unsigned parts[3]) {
+    int p = 0;
+    parts[0] = parts[1] = parts[2] = 0;
+    while (p < 3 && *s >= '0' && *s <= '9') {
+        unsigned u = 0;
+        while (*s >= '0' && *s <= '9' && u < 100000) u = u * 10 + (unsigned)(*s++ - '0');
+        parts[p++] = u;
+        if (*s != '.') break;
+        s++;
+    }
+    return p >= 2;
+}
+
+static int setup_python(void) {
+    /* the version: Py_Version (3.11+), else the string of Py_GetVersion (every CPython; a static buffer,
+     * nothing the interpreter must have set up) */
+    const unsigned long *ver = dlsym(RTLD_DEFAULT, "Py_Version");
+    if (ver) {
+        py_major = (unsigned)(*ver >> 24) & 0xff; py_minor = (unsigned)(*ver >> 16) & 0xff; py_micro = (unsigned)(*ver >> 8) & 0xff;
+    } else {
+        const char *(*get_version)(void) = (const char *(*)(void))dlsym(RTLD_DEFAULT, "Py_GetVersion");
+        unsigned parts[3];
+        if (!get_version) {
+            if (cfg_verbose) say("no Python runtime in this process; native frames only", "", "");
+            return 0;
+        }
+        const char *gv = get_version();
+        if (!gv || !parse_version(gv, parts)) { say_unsupported("of unknown version"); return 0; }
+        py_major = parts[0]; py_minor = parts[1]; py_micro = parts[2];
+    }
     char vs[32];
     { /* "3.X.Y" without stdio */
         int i = 0; unsigned parts[3] = {py_major, py_minor, py_micro};
         for (int p = 0; p < 3; p++) {
-            char t[4]; int k = 0; unsigned u = parts[p];
-            do { t[k++] = (char)('0' + u % 10); u /= 10; } while (u && k < 4);
+            char t[6]; int k = 0; unsigned u = parts[p];
+            do { t[k++] = (char)('0' + u % 10); u /= 10; } while (u && k < 6);
             while (k) vs[i++] = t[--k];
             vs[i++] = p < 2 ? '.' : 0;
         }
@@ -1514,9 +1581,9 @@ static int setup_python(void) {
     for (size_t i = 0; i < sizeof hl_py_layouts / sizeof hl_py_layouts[0]; i++) {
         if (py_major == 3 && hl_py_layouts[i].minor == (int)py_minor) L = &hl_py_layouts[i];
     }
-    if (!L) { say("Python ", vs, " is not supported (3.11-3.13); Python frames disabled"); return 0; }
+    if (!L) { say_unsupported(vs); return 0; } /* never a guess at another version's offsets */
     Dl_info di;
-    if (dladdr(ver, &di) && di.dli_fname) {
+    if (ver && dladdr(ver, &di) && di.dli_fname) { /* free-threaded builds exist from 3.13 */
         char needle[24] = "python3.1Xt";
         needle[9] = (char)('0' + py_minor % 10);
         if (strstr(di.dli_fname, needle)) { say("free-threaded Python ", vs, " is not supported; Python frames disabled"); return 0; }

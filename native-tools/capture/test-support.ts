@@ -11,9 +11,17 @@ import { findPythons } from '../../tools/find-pythons.js';
 export const root = resolve(import.meta.dirname, '../..');
 export const JEMALLOC = '/usr/lib/x86_64-linux-gnu/libjemalloc.so.2';
 export const LIBRARY = join(root, 'native-tools/capture/build/libheaplens_capture.so');
-/** every distinct CPython 3.11–3.13 build on this machine (tools/find-pythons.ts); the kill tests use the first */
+/** every distinct CPython 3.9–3.13 build on this machine (tools/find-pythons.ts); the kill tests use the first */
 export const PYTHON_SEARCH = findPythons();
 export const PYTHONS = PYTHON_SEARCH.found.map((f) => f.path);
+
+/**
+ * The function name the library records for a function of qualified name `qualname` under CPython `minor`
+ * ("3.10"): the code object's co_qualname from 3.11, its co_name (the qualified name's last part) before.
+ */
+export function recordedName(qualname: string, minor: string): string {
+  return Number(minor.split('.')[1]) >= 11 ? qualname : qualname.slice(qualname.lastIndexOf('.') + 1);
+}
 export const haveGcc = spawnSync('gcc', ['--version']).status === 0;
 export const captureReady = existsSync(JEMALLOC) && haveGcc && PYTHONS.length > 0;
 

@@ -55,6 +55,9 @@ export class FileAccess {
   /** paths the save dialog returned and that may be written once */
   private readonly savable = new Set<string>();
 
+  /** told each root granted (app/main.ts forwards it to the engine process, which opens only what is granted) */
+  onGrant: ((real: string) => void) | null = null;
+
   grantedRoots(): string[] {
     return [...this.roots];
   }
@@ -69,6 +72,7 @@ export class FileAccess {
     const abs = checkPathArgument(p);
     const real = await realpath(abs);
     this.roots.add(real);
+    this.onGrant?.(real);
     return real;
   }
 

@@ -55,6 +55,9 @@ export interface SaveRequest {
 
 export interface HeaplensElectronApi {
   readonly kind: 'electron';
+  /** the main process runs the engine in a utility process and hands its port to the page (posted as
+   *  `{ heaplensEnginePort: true }` with the port); the page asks it, the in-page engine is the fallback */
+  readonly engine: boolean;
   readonly platform: string;
   /** shows the native open dialog; null when cancelled; folders are listed recursively */
   openDialog(kind: OpenKind): Promise<HostFileEntry[] | null>;
@@ -134,4 +137,6 @@ export const CHANNELS = {
   datasetOpen: 'heaplens:dataset-open',
   datasetNext: 'heaplens:dataset-next',
   datasetClose: 'heaplens:dataset-close',
+  /** main → renderer: the engine process's port (a MessagePort, handed to the page by the preload) */
+  enginePort: 'heaplens:engine-port',
 } as const;

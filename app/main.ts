@@ -1,7 +1,19 @@
 // Electron main process: wiring only. The logic lives in security.ts, protocol.ts, file-access.ts,
 // ipc-handlers.ts, recent.ts and menu.ts, which are unit-tested without Electron.
 
-import { app, BrowserWindow, dialog, ipcMain, Menu, nativeTheme, protocol, session } from 'electron';
+import {
+  app,
+  BrowserWindow,
+  dialog,
+  ipcMain,
+  Menu,
+  MessageChannelMain,
+  nativeTheme,
+  protocol,
+  session,
+  utilityProcess,
+  type UtilityProcess,
+} from 'electron';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { FileAccess } from './file-access.js';
@@ -182,6 +194,31 @@ app.on('window-all-closed', () => {
   if (process.platform !== 'darwin') app.quit();
 });
 
+// The engine: the Node engine (node/engine/utility-process.ts, built beside this folder) in a utility process, so the
+// app reads dumps with Node's own readers (worker threads, node:zlib) and the renderer gets answers only. It opens
+// only what this process granted (the user's picks and drops, forwarded as they happen).
+let engineProcess: UtilityProcess | null = null;
+
+function startEngine(): void {
+  const entry = path.join(here, '..', 'node', 'engine', 'utility-process.js');
+  const child = utilityProcess.fork(entry, [], { serviceName: 'heaplens engine', stdio: 'inherit' });
+  engineProcess = child;
+  for (const root of files.grantedRoots()) child.postMessage({ grant: root });
+  files.onGrant = (real) => engineProcess?.postMessage({ grant: real });
+  child.on('exit', () => {
+    if (engineProcess === child) engineProcess = null;
+  });
+}
+
+/** Hands the window its own port to the engine (the page falls back to its in-page engine without one). */
+function connectEngine(win: BrowserWindow): void {
+  if (!engineProcess) startEngine();
+  if (!engineProcess) return;
+  const { port1, port2 } = new MessageChannelMain();
+  engineProcess.postMessage({ connect: true }, [port1]);
+  win.webContents.postMessage(CHANNELS.enginePort, null, [port2]);
+}
+
 async function createWindow(): Promise<void> {
   mainWindow = new BrowserWindow(
     mainWindowOptions(preloadPath, { devTools: !app.isPackaged, dark: nativeTheme.shouldUseDarkColors }),
@@ -189,6 +226,9 @@ async function createWindow(): Promise<void> {
   mainWindow.once('ready-to-show', () => mainWindow?.show());
   mainWindow.on('closed', () => {
     mainWindow = null;
+  });
+  mainWindow.webContents.on('did-finish-load', () => {
+    if (mainWindow) connectEngine(mainWindow);
   });
   mainWindow.webContents.once('did-finish-load', () => {
     const paths = pendingOpen.splice(0);

@@ -39,10 +39,19 @@ const C = {
   datasetOpen: 'heaplens:dataset-open',
   datasetNext: 'heaplens:dataset-next',
   datasetClose: 'heaplens:dataset-close',
+  enginePort: 'heaplens:engine-port',
 } as const;
+
+// The engine process's port: handed to the page itself (a port crosses into the main world only by postMessage).
+// (the preload has no DOM types: the page's window is typed here by the one call it takes)
+const page = globalThis as unknown as { postMessage(msg: unknown, origin: string, transfer: unknown[]): void };
+ipcRenderer.on(C.enginePort, (e) => {
+  page.postMessage({ heaplensEnginePort: true }, '*', e.ports);
+});
 
 const api: HeaplensElectronApi = {
   kind: 'electron',
+  engine: true,
   platform: process.platform,
   openDialog: (kind: OpenKind) => ipcRenderer.invoke(C.openDialog, kind) as Promise<HostFileEntry[] | null>,
   openDropped: (files: File[]) => {

@@ -45,4 +45,19 @@ export const protocol = stub;
 export const session = stub;
 export const shell = stub;
 export const webContents = stub;
-export default { app, BrowserWindow, nativeTheme, dialog, ipcMain, Menu, protocol, session, shell, webContents };
+export const utilityProcess = stub;
+export const MessageChannelMain = stub;
+export default {
+  app,
+  BrowserWindow,
+  nativeTheme,
+  dialog,
+  ipcMain,
+  Menu,
+  protocol,
+  session,
+  shell,
+  webContents,
+  utilityProcess,
+  MessageChannelMain,
+};

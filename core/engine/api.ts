@@ -98,7 +98,7 @@ export type Request =
   /** Node engines: the job they were started on (`heaplens open <paths…>`), loaded once; later asks attach to it */
   | { type: 'open' }
   /** the desktop app's engine: paths the user dropped or picked (a served engine refuses it: the page names no path) */
-  | { type: 'openPaths'; paths: string[] }
+  | { type: 'openPaths'; paths: string[]; symbolDirs?: string[] }
   | { type: 'engineInfo' }
   /** the job sent before it as `jobBatch` messages (a dataset read by the desktop app's main process) */
   | { type: 'loadBatches' }

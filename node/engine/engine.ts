@@ -4,6 +4,8 @@
 // MessagePort (app/engine-process.ts). The page receives answers, never the dumps.
 
 import { readFileSync } from 'node:fs';
+import { realpath } from 'node:fs/promises';
+import { sep } from 'node:path';
 import type { FromEngine, EngineInfo, LoadProgress, Request, Response, ToEngine } from '../../core/engine/api.js';
 import { answer, isQuery, type AnswerDeps } from '../../core/engine/answer.js';
 import { abortError, loadProgressively } from '../../core/engine/progressive-load.js';
@@ -18,7 +20,10 @@ import { symbolizeOnDisk, type SymbolOptions } from './symbolize.js';
 export interface EngineOptions {
   /** the job to serve (`heaplens open <paths…>`): loaded at once, before any page asks */
   paths: readonly string[] | null;
-  /** the client may name paths to open (the desktop app: the user's own drops); a served page may not */
+  /**
+   * the client may name paths to open (the desktop app: the user's own drops, each under a root its main process
+   * granted, `grant`); a served page may not
+   */
   allowPaths: boolean;
   symbols: SymbolOptions | null;
   info: Omit<EngineInfo, 'served'>;
@@ -45,6 +50,8 @@ interface LoadState {
 export class NodeEngine {
   readonly session = new QuerySession();
   private load: LoadState | null = null;
+  /** roots the desktop app's main process granted (files and folders the user picked or dropped), real paths */
+  private readonly roots = new Set<string>();
   /** the served job's load (`open`), started with the engine */
   private served: LoadState | null = null;
 
@@ -89,6 +96,11 @@ export class NodeEngine {
     );
   }
 
+  /** A file or folder the user opened (the main process's grant): `openPaths` may name what is under it. */
+  grant(realPath: string): void {
+    this.roots.add(realPath);
+  }
+
   /** Stops a load in progress and frees the job. */
   close(): void {
     this.load?.ctrl.abort();
@@ -111,14 +123,28 @@ export class NodeEngine {
         if (!this.o.allowPaths) throw new Error('this engine opens only the paths it was started on');
         if (!Array.isArray(req.paths) || !req.paths.every((p) => typeof p === 'string') || req.paths.length === 0)
           throw new Error('openPaths needs a list of paths');
+        const dirs = Array.isArray(req.symbolDirs) ? req.symbolDirs.filter((d) => typeof d === 'string') : [];
+        for (const p of [...req.paths, ...dirs]) await this.checkGranted(p);
         this.load?.ctrl.abort();
-        const state = this.startLoad(req.paths);
+        const state = this.startLoad(req.paths, dirs);
         return { type: 'openPaths', summary: await this.attach(state, id, reply) };
       }
       case 'load':
       case 'loadBatches':
         throw new Error(`this engine reads files itself: "${req.type}" is the browser's (open paths instead)`);
     }
+  }
+
+  /** A path under a granted root (symlinks resolved), else an error naming it. */
+  private async checkGranted(p: string): Promise<void> {
+    let real: string;
+    try {
+      real = await realpath(p);
+    } catch {
+      throw new Error(`not found: ${p}`);
+    }
+    for (const root of this.roots) if (real === root || real.startsWith(root.endsWith(sep) ? root : root + sep)) return;
+    throw new Error(`not opened by the user: ${p}`);
   }
 
   private reportDeps(): AnswerDeps {
@@ -145,7 +171,7 @@ export class NodeEngine {
     }
   }
 
-  private startLoad(paths: readonly string[]): LoadState {
+  private startLoad(paths: readonly string[], symbolDirs: readonly string[] = []): LoadState {
     const ctrl = new AbortController();
     const state: LoadState = {
       done: Promise.resolve(null as unknown as JobSummary),
@@ -163,7 +189,7 @@ export class NodeEngine {
       state.last = { ...p, preview: undefined, partial: undefined, provisional: undefined };
       for (const l of state.listeners) l(p);
     };
-    state.done = this.read(paths, ctrl.signal, post);
+    state.done = this.read(paths, symbolDirs, ctrl.signal, post);
     // a failure reaches whoever attaches; none attached is not an unhandled rejection
     state.done.catch(() => undefined);
     this.load = state;
@@ -172,12 +198,14 @@ export class NodeEngine {
 
   private async read(
     paths: readonly string[],
+    symbolDirs: readonly string[],
     signal: AbortSignal,
     post: (p: LoadProgress) => void,
   ): Promise<JobSummary> {
     const t0 = performance.now();
     let summary: JobSummary | null = null;
-    const symbols = this.o.symbols;
+    // the user's symbol folders (the desktop app's) beside those the engine was started with
+    const symbols = this.o.symbols && { ...this.o.symbols, dirs: [...this.o.symbols.dirs, ...symbolDirs] };
     const opened = await openJob(paths, {
       symbols,
       symbolizeDumps: false,

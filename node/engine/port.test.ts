@@ -4,6 +4,7 @@
 import { EventEmitter } from 'node:events';
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { join } from 'node:path';
+import { realpathSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { FromEngine, Request } from '../../core/engine/api.js';
 import { startPortEngine, type EnginePort, type ParentPortLike } from './port.js';
@@ -41,6 +42,12 @@ describe('the desktop app engine over a port', () => {
       const info = await ask(1, { type: 'engineInfo' });
       expect(info).toMatchObject({ ok: true, res: { info: { kind: 'node', served: null } } });
       const job = join(import.meta.dirname, '../../fixtures/jemalloc/job');
+      // nothing opens before the main process granted it (the user's drop)
+      const early = await ask(5, { type: 'openPaths', paths: [job] });
+      expect(early).toMatchObject({ ok: false, error: `not opened by the user: ${job}` });
+      parent.emit('message', { data: { grant: realpathSync(job) }, ports: [] });
+      const outside = await ask(6, { type: 'openPaths', paths: [join(job, '..', 'bin')] });
+      expect(outside).toMatchObject({ ok: false });
       const opened = await ask(2, { type: 'openPaths', paths: [job] });
       expect(opened).toMatchObject({ ok: true, res: { type: 'openPaths' } });
       const pids =

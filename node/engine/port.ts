@@ -41,6 +41,9 @@ export function startPortEngine(
     reportApp,
   });
   parent.on('message', (ev) => {
+    // the main process's grants (what the user opened), then the windows' ports
+    const grant = (ev.data as { grant?: unknown } | null)?.grant;
+    if (typeof grant === 'string') engine.grant(grant);
     for (const port of ev.ports ?? []) servePort(engine, port);
   });
   return engine;

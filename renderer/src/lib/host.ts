@@ -6,6 +6,7 @@ import type { HeaplensElectronApi, HostFileEntry, MenuCommand } from '../../../a
 import type { SourceFile } from './protocol.ts';
 import { spawnAnalysisWorker, type WorkerLike } from './spawn-worker.ts';
 import { servedByNodeEngine, socketEngine } from './engine-socket.ts';
+import { portEngine } from './engine-port.ts';
 import { browserSaveDownload as browserSave } from './download.ts';
 
 export interface Host {
@@ -231,8 +232,10 @@ export function browserHost(): Host {
 export function electronHost(api: HeaplensElectronApi): Host {
   return {
     kind: 'electron',
-    engine: 'in-page',
-    spawnWorker: spawnAnalysisWorker,
+    // the engine process (Node) when the main process runs one; the in-page engine is its fallback
+    engine: api.engine ? 'node' : 'in-page',
+    spawnWorker: api.engine ? () => portEngine() : spawnAnalysisWorker,
+    inPageWorker: spawnAnalysisWorker,
     async filesFromDrop(dt) {
       const files = Array.from(dt.files ?? []);
       const entries = await api.openDropped(files);

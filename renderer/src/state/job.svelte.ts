@@ -164,7 +164,13 @@ export class Job implements JobFacts {
       symbolFiles = [];
     }
     let loadId = -2;
-    const { id, done } = await client.startLoad(files, symbolFiles, (p) => this.onProgress(loadId, p), staging);
+    const onProgress = (p: LoadProgress): void => this.onProgress(loadId, p);
+    // a Node engine (the desktop app's) opens the paths itself; the page's engine is handed the files
+    const paths = files.map((f) => f.hostPath ?? '');
+    const { id, done } =
+      host.engine === 'node' && paths.every((p) => p !== '')
+        ? client.start({ type: 'openPaths', paths, symbolDirs: (await host.symbolPaths?.list()) ?? [] }, onProgress)
+        : await client.startLoad(files, symbolFiles, onProgress, staging);
     loadId = id;
     performance.mark('heaplens:load-posted');
     await this.finishLoad(
@@ -419,7 +425,8 @@ export class Job implements JobFacts {
   async openAny(files: SourceFile[]): Promise<void> {
     const host = this.shell.host;
     const manifest = datasetManifest(files);
-    if (manifest) {
+    // a Node engine reads a dataset itself (DuckDB in its process), as it reads dumps
+    if (manifest && host.engine !== 'node') {
       await this.loadDataset(manifest);
       return;
     }

@@ -37,7 +37,7 @@ export abstract class Shell {
   constructor(readonly host: Host) {
     this.client = new AnalysisClient(host.readChunk, host.spawnWorker());
     if (host.engine === 'node' && host.inPageWorker) {
-      this.engineLabel = 'heaplens open (Node)';
+      this.engineLabel = host.kind === 'electron' ? "the desktop app's engine (Node)" : 'heaplens open (Node)';
       this.client.onFailure = (message) => this.engineLost(message);
     }
     const saved = typeof localStorage !== 'undefined' ? localStorage.getItem('heaplens.theme') : null;

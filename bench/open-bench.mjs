@@ -1,0 +1,204 @@
+// The app through `heaplens open` (issue 43): the Node engine reads the job with the CLI's readers and the page gets
+// answers. On a generated job (the deep-stack job of generate-series.mjs, `--size PxDxS`, default 16x100x5000; or
+// `--job DIR`, e.g. the 1,000-process job), it times from the command's start: the URL printed, the first timeline
+// (every process from the dump heads), the first suspect row, and the whole job in the page; against `heaplens
+// summary` of the same job timed in the same run (the ratio is the goal: ≤ 1.2× the CLI). It also records the
+// browser tree's peak PSS (≤ 300 MB: the page holds answers only), the engine's peak RSS, the longest main-thread
+// task while loading (≤ 100 ms), and that the first suspect row names the call site `growth --json` ranks first.
+// Usage: npm run bench:open -- [--size 16x100x5000 | --job DIR] [--runs N]
+// Env: CHROMIUM_PATH, BENCH_DATA (where generated jobs live, default /tmp/heaplens-bench).
+import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { chromium } from 'playwright-core';
+import { ensureJob } from './generate-series.mjs';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const CLI = path.join(ROOT, 'bin/heaplens.js');
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const DATA = process.env.BENCH_DATA ?? '/tmp/heaplens-bench';
+const { values } = parseArgs({
+  options: { size: { type: 'string' }, job: { type: 'string' }, runs: { type: 'string', default: '1' } },
+});
+
+/** Direct children of a process, from /proc. */
+function childPids(pid) {
+  const out = [];
+  for (const t of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const kids = readFileSync(`/proc/${pid}/task/${t}/children`, 'utf8').trim();
+      if (kids) out.push(...kids.split(/\s+/).map(Number));
+    } catch {
+      /* thread gone */
+    }
+  }
+  return out;
+}
+
+function tree(pid) {
+  const out = [];
+  const stack = [pid];
+  while (stack.length > 0) {
+    const p = stack.pop();
+    out.push(p);
+    try {
+      stack.push(...childPids(p));
+    } catch {
+      /* exited */
+    }
+  }
+  return out;
+}
+
+/** KiB of a /proc field (Pss from smaps_rollup, VmRSS/VmHWM from status). */
+function field(pid, file, name) {
+  try {
+    return Number(new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(readFileSync(`/proc/${pid}/${file}`, 'utf8'))?.[1] ?? 0);
+  } catch {
+    return 0;
+  }
+}
+
+function cliSummary(dir) {
+  const t0 = performance.now();
+  const r = spawnSync(process.execPath, [CLI, 'summary', dir], { stdio: ['ignore', 'ignore', 'ignore'] });
+  if (r.status !== 0) throw new Error(`heaplens summary exited ${r.status}`);
+  return (performance.now() - t0) / 1000;
+}
+
+function firstGroupCallSite(dir) {
+  const r = spawnSync(process.execPath, [CLI, 'growth', dir, '--json', '-n', '1'], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 30,
+  });
+  const f = JSON.parse(r.stdout).groups?.[0]?.frames?.[0];
+  return f ? (f.function ?? `${f.module}+${f.moduleOffset}`) : null;
+}
+
+async function openRun(browser, browserPid, dir) {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  await page.addInitScript(() => {
+    window.__longtasks = [];
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) window.__longtasks.push({ start: e.startTime, ms: e.duration });
+    }).observe({ type: 'longtask', buffered: true });
+  });
+  const t0 = performance.now();
+  const child = spawn(process.execPath, [CLI, 'open', dir, '--no-browser', '--port', '0'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const url = await new Promise((resolve, reject) => {
+    let buf = '';
+    child.stdout.on('data', (d) => {
+      buf += d;
+      const line = buf.split('\n')[0];
+      if (buf.includes('\n')) resolve(line.trim());
+    });
+    child.on('exit', (code) => reject(new Error(`heaplens open exited ${code}`)));
+  });
+  const tUrl = performance.now();
+  let peakPss = 0;
+  let peakEngine = 0;
+  const timer = setInterval(() => {
+    peakPss = Math.max(peakPss, tree(browserPid).reduce((a, p) => a + field(p, 'smaps_rollup', 'Pss'), 0));
+    peakEngine = Math.max(peakEngine, field(child.pid, 'status', 'VmRSS'));
+  }, 100);
+  const at = (p) => p.then(() => performance.now());
+  await page.goto(url);
+  const [tTimeline, tSuspect, tFull] = await Promise.all([
+    at(page.locator('[data-testid=preview-process], [data-testid=timeline-points] .snap').first().waitFor({ timeout: 1_800_000 })),
+    at(page.getByTestId('suspect-row').first().waitFor({ timeout: 1_800_000 })),
+    at(
+      page.waitForFunction(() => performance.getEntriesByName('heaplens:load-done').length > 0, null, {
+        timeout: 1_800_000,
+        polling: 50,
+      }),
+    ),
+  ]);
+  await page.waitForFunction(() => window.__heaplens?.client.inFlight === 0 && window.__heaplens.job.suspects, null, {
+    timeout: 600_000,
+    polling: 50,
+  });
+  await page.waitForTimeout(1000);
+  clearInterval(timer);
+  const info = await page.evaluate(() => ({
+    longest: Math.max(0, ...window.__longtasks.map((e) => e.ms)),
+    engine: window.__heaplens?.engineLabel,
+    firstRow: document.querySelector('[data-testid=suspect-row]')?.textContent ?? '',
+  }));
+  peakEngine = Math.max(peakEngine, field(child.pid, 'status', 'VmHWM'));
+  child.kill('SIGINT');
+  await new Promise((r) => child.on('exit', r));
+  await page.close();
+  const s = (t) => (t - t0) / 1000;
+  return {
+    url: s(tUrl),
+    timeline: s(tTimeline),
+    suspect: s(tSuspect),
+    full: s(tFull),
+    longest: info.longest,
+    engineLabel: info.engine,
+    firstRow: info.firstRow,
+    browserPssMB: peakPss / 1024,
+    engineRssMB: peakEngine / 1024,
+  };
+}
+
+async function main() {
+  let dir = values.job;
+  let what = dir;
+  if (!dir) {
+    const size = values.size ?? '16x100x5000';
+    const [processes, dumps, stacks] = size.split('x').map(Number);
+    const job = await ensureJob(path.join(DATA, `stacks-deep-${size}`), {
+      processes,
+      dumps,
+      stacks,
+      depth: 26,
+      python: true,
+      gzipHalf: false,
+      deep: true,
+    });
+    dir = job.dir;
+    what = `${size.replace(/x/g, ' × ')} deep stacks, ${(job.textBytes / 1e9).toFixed(2)} GB of text`;
+  }
+  const site = firstGroupCallSite(dir);
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
+  });
+  const browserPid = childPids(process.pid).find((p) => /chrom/i.test(readFileSync(`/proc/${p}/comm`, 'utf8')));
+  const rows = [];
+  try {
+    for (let r = 0; r < Number(values.runs); r++) {
+      const cli = cliSummary(dir);
+      const open = await openRun(browser, browserPid, dir);
+      rows.push({ cli, ...open });
+    }
+  } finally {
+    await browser.close();
+  }
+  console.log(`heaplens open on ${what} (${dir})`);
+  console.log(`growth --json's first call site: ${site ?? '?'}`);
+  for (const r of rows) {
+    console.log(
+      [
+        `CLI summary ${r.cli.toFixed(2)} s`,
+        `URL ${r.url.toFixed(2)} s`,
+        `first timeline ${r.timeline.toFixed(2)} s`,
+        `first suspect ${r.suspect.toFixed(2)} s`,
+        `whole job ${r.full.toFixed(2)} s = ${(r.full / r.cli).toFixed(2)}× the CLI`,
+        `longest main-thread task ${Math.round(r.longest)} ms`,
+        `browser peak PSS ${Math.round(r.browserPssMB)} MB`,
+        `engine peak RSS ${Math.round(r.engineRssMB)} MB`,
+        `engine: ${r.engineLabel}`,
+        `first suspect row: ${r.firstRow.replace(/\s+/g, ' ').trim().slice(0, 160)}`,
+        `first row names the same call site: ${site !== null && r.firstRow.includes(String(site))}`,
+      ].join('\n  '),
+    );
+  }
+}
+
+await main();

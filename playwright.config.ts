@@ -26,6 +26,9 @@ export const CHROMIUM_ARGS = [
   '--disable-client-side-phishing-detection',
 ];
 
+/** The specs whose flows also run through `heaplens open` (the node-engine project). */
+const NODE_ENGINE_SPECS = ['suspects', 'notes', 'report', 'first-screen', 'flame'];
+
 export default defineConfig({
   testDir: '.',
   testMatch: ['e2e/**/*.e2e.ts', 'e2e-electron/**/*.e2e.ts'],
@@ -44,6 +47,12 @@ export default defineConfig({
     launchOptions: { executablePath, args: CHROMIUM_ARGS },
     trace: 'off',
   },
+  projects: [
+    { name: 'chromium', testMatch: ['e2e/**/*.e2e.ts', 'e2e-electron/**/*.e2e.ts'] },
+    // the main flows again through `heaplens open`: the Node engine reads the dumps, the page gets answers
+    // (e2e/helpers.ts dropFiles opens the files that way in this project)
+    { name: 'node-engine', testMatch: NODE_ENGINE_SPECS.map((s) => `e2e/${s}.e2e.ts`) },
+  ],
   webServer: {
     command: `npx vite preview --port ${PORT} --strictPort`,
     url: `http://127.0.0.1:${PORT}/index.html`,

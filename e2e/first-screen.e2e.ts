@@ -170,6 +170,10 @@ for (const size of [
 test('a finished job asks its ranking first, then the views of the process it opens on, once each', async ({
   page,
 }) => {
+  test.skip(
+    test.info().project.name === 'node-engine',
+    "counts a dropped load's requests from the page it was dropped on; heaplens open's page is another page (its order: node/engine/parity.test.ts, suspects.e2e.ts)",
+  );
   // every worker request from the drop on, with when it was sent and answered (page clock)
   await openJob(page, async () => {
     await page.evaluate(() => {

@@ -88,10 +88,16 @@ test.describe('flame graphs on fixtures/oom-job', () => {
     await expect(flame).toHaveAttribute('data-fold', '');
     await expect(page.getByTestId('fold-startup')).not.toBeChecked();
     const unfolded = (await flame.getAttribute('data-path'))!.split('|');
-    // as a laptop reads the dumps (no copy of the job machine's libc): __libc_start_main's frames by offset
+    // as a laptop reads the dumps (no copy of the job machine's libc): __libc_start_main's frames by offset; through
+    // heaplens open the engine reads this machine's libc as the CLI does, which here is the job machine's own build
+    // (its build id matched), so they may be named
+    const libcStart =
+      test.info().project.name === 'node-engine'
+        ? /^(libc\.so\.6\+0x[0-9a-f]+|__libc_start_\w+)$/
+        : /^libc\.so\.6\+0x[0-9a-f]+$/;
     expect(unfolded.slice(0, 2)).toEqual(['all stacks', 'interpreter frames']);
     expect(
-      unfolded.slice(2, 4).every((l) => /^libc\.so\.6\+0x[0-9a-f]+$/.test(l)),
+      unfolded.slice(2, 4).every((l) => libcStart.test(l)),
       unfolded.join(' | '),
     ).toBe(true);
     await withBarControl(page, 'fold-startup', (el) => el.check());

@@ -1,9 +1,10 @@
 // Shared e2e helpers: the fixture series as drop payloads, and a network guard.
-import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { expect, type BrowserContext, type Page } from '@playwright/test';
+import { expect, test, type BrowserContext, type Page } from '@playwright/test';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const JOB = path.join(ROOT, 'fixtures', 'jemalloc', 'job');
@@ -49,8 +50,15 @@ export function fixtureSeries(withBinaries = false): DropFile[] {
   );
 }
 
-/** Dispatches a synthetic drop of `files` on the element matching `selector`. */
+/**
+ * Dispatches a synthetic drop of `files` on the element matching `selector`. In the `node-engine` project the same
+ * files are opened as a user of `heaplens open` would: written to a folder (names, bytes, times), served by the
+ * built CLI's engine, and the page goes to the URL it prints (the test goes on against that page).
+ */
 export async function dropFiles(page: Page, selector: string, files: DropFile[]): Promise<void> {
+  // dumps go to the engine; what a user drops on a loaded job's page (a session, a report) is still dropped there
+  if (test.info().project.name === 'node-engine' && files.some((f) => /\.heap(\.gz)?$/.test(f.name)))
+    return await openThroughNode(page, files);
   const dt = await page.evaluateHandle((list: DropFile[]) => {
     const d = new DataTransfer();
     for (const f of list) {
@@ -61,6 +69,40 @@ export async function dropFiles(page: Page, selector: string, files: DropFile[])
   }, files);
   await page.locator(selector).dispatchEvent('drop', { dataTransfer: dt });
 }
+
+const served: ChildProcess[] = [];
+
+/** `heaplens open` on the files (the engine reads them; the page gets answers), the page on its URL. */
+async function openThroughNode(page: Page, files: DropFile[]): Promise<void> {
+  // one engine at a time: the previous test's job goes with its engine
+  stopServedEngines();
+  const dir = mkdtempSync(path.join(process.env.HEAPLENS_TEST_TMP ?? tmpdir(), 'open-'));
+  for (const f of files) {
+    const file = path.join(dir, f.name);
+    writeFileSync(file, Buffer.from(f.b64, 'base64'));
+    utimesSync(file, f.mtimeMs / 1000, f.mtimeMs / 1000);
+  }
+  const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'heaplens.js'), 'open', dir, '--no-browser'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  served.push(child);
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout?.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (out.includes('\n')) resolve(out.split('\n')[0].trim());
+    });
+    child.on('exit', (code) => reject(new Error(`heaplens open exited ${code}`)));
+  });
+  await page.goto(url);
+  await expect(page.getByTestId('engine-label')).toContainText('heaplens open');
+}
+
+/** Stops the engines `dropFiles` started (before the next one, and when the test worker exits). */
+export function stopServedEngines(): void {
+  for (const c of served.splice(0)) c.kill('SIGINT');
+}
+process.once('exit', stopServedEngines);
 
 const LOCAL = new Set(['127.0.0.1', 'localhost', '[::1]']);
 

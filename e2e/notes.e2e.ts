@@ -168,6 +168,9 @@ test.describe('notes, sessions and reports', () => {
     expect(saved.format).toBe('heaplens-session');
     expect(saved.notes.map((n) => n.text)).toContain(HOSTILE);
 
+    // through heaplens open a reload shows the served job again (the engine holds it): steps 6 on are the page's own
+    // flow of a session opened before its dumps
+    if (test.info().project.name === 'node-engine') return;
     // 6. reload: the page has nothing; open the session alone → it asks for the dumps; then the dumps
     await page.reload();
     await expect(page.getByTestId('dropzone')).toBeVisible();

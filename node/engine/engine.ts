@@ -4,7 +4,7 @@
 // MessagePort (app/engine-process.ts). The page receives answers, never the dumps.
 
 import { readFileSync } from 'node:fs';
-import { realpath } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
 import { sep } from 'node:path';
 import type { FromEngine, EngineInfo, LoadProgress, Request, Response, ToEngine } from '../../core/engine/api.js';
 import { answer, isQuery, type AnswerDeps } from '../../core/engine/answer.js';
@@ -204,9 +204,21 @@ export class NodeEngine {
   ): Promise<JobSummary> {
     const t0 = performance.now();
     let summary: JobSummary | null = null;
-    // the user's symbol folders (the desktop app's) beside those the engine was started with
-    const symbols = this.o.symbols && { ...this.o.symbols, dirs: [...this.o.symbols.dirs, ...symbolDirs] };
-    const opened = await openJob(paths, {
+    // the user's symbol folders (the desktop app's) beside those the engine was started with, and the folders opened:
+    // binaries copied beside the dumps are found there, as the page finds binaries dropped with the dumps
+    const opened = await Promise.all(
+      paths.map((p) =>
+        stat(p).then(
+          (st) => (st.isDirectory() ? [p] : []),
+          () => [],
+        ),
+      ),
+    );
+    const symbols = this.o.symbols && {
+      ...this.o.symbols,
+      dirs: [...this.o.symbols.dirs, ...symbolDirs, ...opened.flat()],
+    };
+    const read = await openJob(paths, {
       symbols,
       symbolizeDumps: false,
       signal,
@@ -251,9 +263,9 @@ export class NodeEngine {
       },
     });
     if (signal.aborted) throw abortError();
-    const job = opened.job;
+    const job = read.job;
     if (!job) throw new Error(`no heap profile could be read from ${paths.join(', ')}`);
-    for (const pr of opened.symbolProblems)
+    for (const pr of read.symbolProblems)
       if (pr.kind !== 'missing') job.warnings.push({ file: pr.file, message: pr.message });
     // a dataset is read whole (DuckDB), then opened as the job
     return summary ?? this.session.open(job, { loadMs: performance.now() - t0, bytesTotal: 0, waitMs: 0 });

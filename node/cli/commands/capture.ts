@@ -102,14 +102,15 @@ export async function captureCommand(args: ParsedArgs, io: Output): Promise<numb
   const pids = [...after.byPid.values()];
   const ended = status.signal ? `was killed by ${status.signal}` : `exited with ${status.code}`;
   if (after.dumps === 0) {
-    io.err(
-      `heaplens: the job ${ended} and wrote no dumps in ${dir}.` +
-        (status.code === 127 && !status.signal
-          ? ''
-          : ' jemalloc writes one at exit unless the process was killed: if it printed "<jemalloc>: Invalid conf' +
-            ' pair: prof:true", this jemalloc has no profiling (Debian\'s libjemalloc2 has it; name another with' +
-            ' --jemalloc); a program that brings its own allocator or is linked statically never calls it.'),
-    );
+    const why =
+      status.code === 127 && !status.signal
+        ? ''
+        : status.signal
+          ? ' It was killed before its first dump (a kill leaves no dump at exit).'
+          : ' jemalloc writes one at exit: if it printed "<jemalloc>: Invalid conf pair: prof:true", this jemalloc' +
+            " has no profiling (Debian's libjemalloc2 has it; name another with --jemalloc); a program that brings" +
+            ' its own allocator or is linked statically never calls it.';
+    io.err(`heaplens: the job ${ended} and wrote no dumps in ${dir}.${why}`);
   } else {
     const per = pids.length === 1 ? '' : ` (${pids.join(', ')} per process)`;
     const final =

@@ -38,7 +38,7 @@ describe.skipIf(!captureReady)("the README's capture section, as written", () =>
   const bin = join(work, 'bin');
   mkdirSync(bin);
   if (PYTHONS.length > 0) symlinkSync(PYTHONS[0], join(bin, 'python'));
-  const env = { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}`, COLUMNS: '100' };
+  const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}`, COLUMNS: '100' };
   delete env.MALLOC_CONF;
   delete env.LD_PRELOAD;
 

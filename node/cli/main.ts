@@ -133,6 +133,15 @@ const COMMANDS: readonly Command[] = [
     flags: ['help', 'out', 'jemalloc', 'every', 'rss-step', 'keep'],
     run: async (a, io) => (await import('./commands/capture.js')).captureCommand(a, io),
   },
+  {
+    name: 'collect',
+    usage: `  heaplens collect [--out DIR|FILE.tar.gz] [--since TIME] [--dumps DIR] [--log FILE…]
+                                                  on the node after the job died: the dumps, the kernel's log
+                                                  since the start, the job's cgroup files and the logs named,
+                                                  in one folder or tarball to copy off`,
+    flags: ['help', 'out', 'since', 'dumps', 'log'],
+    run: async (a, io) => (await import('./commands/collect.js')).collectCommand(a, io),
+  },
 ];
 
 /** The whole usage text (`heaplens --help`). */

@@ -198,3 +198,7 @@ function copy(from: string, to: string, problems: string[], pseudo = false): boo
     return false;
   }
 }
+
+function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}

@@ -114,6 +114,8 @@ function why(cmd: string, r: ReturnType<Run>): string {
   const e = r.error as NodeJS.ErrnoException | undefined;
   if (e?.code === 'ENOENT') return `${cmd}: not installed`;
   const msg = r.stderr.trim().split('\n')[0];
+  // the tools name themselves already ("dmesg: read kernel buffer failed: …")
+  if (msg.startsWith(`${cmd}:`)) return msg;
   return `${cmd}: ${msg || (e ? e.message : `exit ${r.status}`)}`;
 }
 

@@ -40,8 +40,7 @@ export const DEFAULTS: CaptureSettings = {
 export function parseSizeOption(v: string): { ok: true; bytes: number | null } | { ok: false; message: string } {
   if (v === 'off' || v === '0') return { ok: true, bytes: null };
   const r = parseLimit(v);
-  if (!r.ok || r.bytes === null)
-    return { ok: false, message: r.ok ? 'takes a size such as 64M or 1G, or off' : r.message };
+  if (!r.ok || r.bytes === null) return { ok: false, message: 'takes a size such as 64M, 1G, 1.5GiB or bytes, or off' };
   return { ok: true, bytes: r.bytes };
 }
 

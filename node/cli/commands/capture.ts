@@ -95,6 +95,12 @@ export async function captureCommand(args: ParsedArgs, io: Output): Promise<numb
   const env = captureEnv({ settings, dir, jemalloc, library: lib.path, cgroupLimit: limit, env: process.env });
   io.err(`heaplens: capturing ${command.join(' ')}`);
   io.err(`heaplens: dumps go to ${dir}: ${planText(settings, limit)}`);
+  // what the user's environment already set wins (capture-plan.ts captureEnv): say so, the line above may not hold
+  const own = Object.keys(process.env).filter((k) => k === 'MALLOC_CONF' || k.startsWith('HEAPLENS_DUMP_'));
+  if (own.length > 0)
+    io.err(
+      `heaplens: your ${own.map((k) => `${k}=${process.env[k]}`).join(' ')} appl${own.length === 1 ? 'ies' : 'y'} over these`,
+    );
 
   const status = await runJob(command, env, io);
 

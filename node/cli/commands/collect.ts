@@ -57,6 +57,13 @@ export async function collectCommand(args: ParsedArgs, io: Output): Promise<numb
   const now = Date.now();
   const out = resolve(flag(args, 'out') ?? `heaplens-${hostname().replace(/[^\w.-]/g, '_')}-${stamp(now)}.tar.gz`);
   const tarball = TARBALL.test(out);
+  // every argument checked before anything is made or copied
+  let given: number | null = null;
+  if (sinceArg !== undefined) {
+    const r = parseSince(sinceArg, now);
+    if (!r.ok) throw new UsageError(`--since ${JSON.stringify(sinceArg)}: ${r.message}`);
+    given = r.ms;
+  }
   if (existsSync(out) && (tarball || readdirSync(out).length > 0))
     throw new UsageError(`--out ${out} already exists: name a new folder or tarball`);
 
@@ -101,10 +108,8 @@ export async function collectCommand(args: ParsedArgs, io: Output): Promise<numb
     // since when: --since, else the earliest process start the dumps recorded, else the oldest dump's time
     let sinceMs: number;
     let sinceFrom: string;
-    if (sinceArg !== undefined) {
-      const r = parseSince(sinceArg, now);
-      if (!r.ok) throw new UsageError(`--since ${JSON.stringify(sinceArg)}: ${r.message}`);
-      sinceMs = r.ms;
+    if (given !== null) {
+      sinceMs = given;
       sinceFrom = '--since';
     } else {
       const starts = facts.map((f) => f.startMs).filter((s): s is number => s !== null);

@@ -9,29 +9,37 @@ import { svelte } from '@sveltejs/vite-plugin-svelte';
 const here = path.dirname(fileURLToPath(import.meta.url));
 
 /**
- * The "try it" sample: a small real series from fixtures/jemalloc/job (made by fixtures/make-fixtures.sh),
- * emitted as sample/<file> plus sample/index.json at build time and served from the same paths in dev.
+ * The "try it" sample: fixtures/oom-job, a real data-loading job the kernel's OOM killer stopped (made by its
+ * make-oom-job.sh under jemalloc and the capture library): every process's dumps with their Python frames, the
+ * kernel's log, the trainer's log and the cgroup's files. Its first screen names the leak by its Python line and the
+ * process that was killed, as a user's own job would. Emitted as sample/<path> plus sample/index.json at build time
+ * and served from the same paths in dev.
  */
 function sampleSeries(): Plugin {
-  const jobDir = path.join(here, 'fixtures', 'jemalloc', 'job');
-  // the leaky program's binary (with debug info), so the sample is symbolized in the worker
-  const extra = [path.join(here, 'fixtures', 'jemalloc', 'bin', 'leaky')];
+  const jobDir = path.join(here, 'fixtures', 'oom-job');
+  const folders = ['dumps', 'logs/cgroup'];
+  // the kernel's log once (dmesg-T.txt holds the same lines), the trainer's log
+  const loose = ['logs/dmesg.txt', 'logs/job.log'];
   const pick = (): { name: string; size: number; mtimeMs: number; file: string }[] => {
     if (!existsSync(jobDir)) return [];
-    const files = readdirSync(jobDir)
-      .filter((n) => /^(exact|sampled|pygrow)\..*\.heap$/.test(n) || /\.pyframes$/.test(n))
-      .sort()
-      .map((n) => path.join(jobDir, n))
-      .concat(extra.filter((f) => existsSync(f)));
-    return files.map((file) => {
+    const rels = folders
+      .flatMap((d) => readdirSync(path.join(jobDir, d)).map((n) => `${d}/${n}`))
+      .concat(loose)
+      .filter((r) => existsSync(path.join(jobDir, r)))
+      .sort();
+    return rels.map((name) => {
+      const file = path.join(jobDir, name);
       const st = statSync(file);
-      return { name: path.basename(file), size: st.size, mtimeMs: Math.round(st.mtimeMs), file };
+      return { name, size: st.size, mtimeMs: Math.round(st.mtimeMs), file };
     });
   };
+  // Served under another name: a static server answers `x.gz` with Content-Encoding: gzip (vite preview's sirv
+  // does), and the browser would hand the page the inflated text under the compressed file's size and name.
+  const served = (name: string): string => (name.endsWith('.gz') ? `${name}.bin` : name);
   const index = (files: { name: string; size: number; mtimeMs: number }[]): string =>
     JSON.stringify({
-      source: 'fixtures/jemalloc/job + fixtures/jemalloc/bin/leaky',
-      files: files.map((f) => ({ path: f.name, size: f.size, mtimeMs: f.mtimeMs })),
+      source: 'fixtures/oom-job',
+      files: files.map((f) => ({ path: f.name, url: served(f.name), size: f.size, mtimeMs: f.mtimeMs })),
     });
   return {
     name: 'heaplens-sample-series',
@@ -45,7 +53,7 @@ function sampleSeries(): Plugin {
           res.end(index(files));
           return;
         }
-        const f = files.find((x) => x.name === decodeURIComponent(m[1]));
+        const f = files.find((x) => served(x.name) === decodeURIComponent(m[1]));
         if (!f) return next();
         res.setHeader('Content-Type', 'application/octet-stream');
         res.end(readFileSync(f.file));
@@ -54,7 +62,7 @@ function sampleSeries(): Plugin {
     generateBundle() {
       const files = pick();
       for (const f of files)
-        this.emitFile({ type: 'asset', fileName: `sample/${f.name}`, source: readFileSync(f.file) });
+        this.emitFile({ type: 'asset', fileName: `sample/${served(f.name)}`, source: readFileSync(f.file) });
       this.emitFile({ type: 'asset', fileName: 'sample/index.json', source: index(files) });
     },
   };

@@ -58,6 +58,20 @@ export async function waitForFlame(page: Page, graph: string): Promise<void> {
   await page.waitForFunction((g) => ((window as unknown as HookWindow).__heaplensFlame?.[g]?.size() ?? 0) > 1, graph);
 }
 
+/**
+ * Waits for graph `graph`'s frame at its container's current size: after a resize the component learns the new size
+ * from a ResizeObserver and redraws on the next animation frame, then says so in `data-drawn` (width×height, CSS px,
+ * at least 100 each as the component clamps them). A reading before that frame gets the old geometry.
+ */
+export async function waitForRedraw(page: Page, graph: string): Promise<void> {
+  await page.waitForFunction((g) => {
+    const el = document.querySelector(`[data-testid=${g}]`) as HTMLElement | null;
+    if (!el) return false;
+    const want = `${Math.max(100, el.clientWidth)}x${Math.max(100, el.clientHeight)}`;
+    return el.dataset.drawn === want;
+  }, graph);
+}
+
 /** The selected stack's node in graph `graph` (null: none, or off the tree). */
 export function flameHighlighted(page: Page, graph: string): Promise<FlameHit | null> {
   return page.evaluate((g) => (window as unknown as HookWindow).__heaplensFlame?.[g]?.highlighted() ?? null, graph);

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
-import { flameHighlighted, flameNodes, flameView, type FlameHit, type FlameRect } from './flame-hook.ts';
+import { flameHighlighted, flameNodes, flameView, waitForRedraw, type FlameHit, type FlameRect } from './flame-hook.ts';
 import { dropFiles, folderFiles, guardNetwork, ROOT, SHOTS, withBarControl, openTab } from './helpers.ts';
 
 const OOM = path.join(ROOT, 'fixtures', 'oom-job');
@@ -32,6 +32,7 @@ async function openJob(page: Page): Promise<void> {
 
 /** The leak's heaviest node in a graph: on screen (inside the canvas, not scrolled away) and wide enough to read. */
 async function leakOnScreen(page: Page, graph: string): Promise<{ hit: Hit; canvas: Rect }> {
+  await waitForRedraw(page, graph);
   const box = await page.getByTestId(graph).locator('canvas').boundingBox();
   expect(box).not.toBeNull();
   const hits = (await flameNodes(page, graph, want.leak.function)).filter((h) => h.rect !== null);
@@ -76,12 +77,12 @@ test.describe('flame graphs on fixtures/oom-job', () => {
       [1920, 1080],
     ]) {
       await page.setViewportSize({ width: w, height: h });
-      await page.waitForTimeout(300);
       const { hit: at, canvas: c } = await leakOnScreen(page, 'flame');
       expect(c.y + (at.rect as Rect).y + (at.rect as Rect).h, `${w}×${h}`).toBeLessThanOrEqual(h);
       await shot(page, `flame-01-folded-${w}`);
     }
     await page.setViewportSize({ width: 1280, height: 800 });
+    await waitForRedraw(page, 'flame');
     // a click on the folded row unfolds it: the start-up frames are rows of their own again
     const canvasEl = flame.locator('canvas');
     await canvasEl.click({ position: { x: 200, y: 8 } });
@@ -155,6 +156,8 @@ test.describe('flame graphs on fixtures/oom-job', () => {
       await expect
         .poll(async () => (await flameHighlighted(page, graph))?.label ?? null, { timeout: 20_000 })
         .not.toBeNull();
+      // the frame at the graph's size (it learns it from a ResizeObserver after mounting), the stack revealed in it
+      await waitForRedraw(page, graph);
       const h = (await flameHighlighted(page, graph))!;
       const box = (await page.getByTestId(graph).locator('canvas').boundingBox())!;
       const r = h.rect!;

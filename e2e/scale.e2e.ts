@@ -2,12 +2,15 @@
 // shows while the records are read by the pool of dump readers, then the full job replaces it.
 import { copyFileSync, mkdirSync, readdirSync, existsSync, readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test, expect, type Page } from '@playwright/test';
 import { formatBytes } from '../core/model/units.ts';
 import { guardNetwork, ROOT, SHOTS } from './helpers.ts';
 
-const DIR = '/tmp/heaplens-e2e-scale';
+// in the run's own temporary folder (playwright.config.ts globalSetup, tools/test-tmp.ts): made by each run, removed at
+// its end, never shared with another checkout's run
+const DIR = path.join(tmpdir(), 'heaplens-e2e-scale');
 const PROCS = 6;
 const SNAPS = 12;
 const STACKS = 4000;
@@ -142,7 +145,7 @@ test.describe('large job, progressive', () => {
 // The real 5-process job of fixtures/job, copied into six folders (nodes of one job: 30 processes, same pids
 // per folder, as on a cluster): while the later folders are read, the first ones' processes are open.
 const NODES = 6;
-const PROGRESSIVE = '/tmp/heaplens-e2e-progressive';
+const PROGRESSIVE = path.join(tmpdir(), 'heaplens-e2e-progressive');
 
 test.describe('progressive opening of the real job', () => {
   test.beforeAll(() => {

@@ -51,6 +51,15 @@ const OPTIONS: Record<string, OptionSpec> = {
   limit: { type: 'string', multiple: true },
   port: { type: 'string', multiple: true },
   'no-browser': { type: 'boolean' },
+  // capture and collect (commands/capture.ts, commands/collect.ts)
+  out: { type: 'string', multiple: true },
+  jemalloc: { type: 'string', multiple: true },
+  every: { type: 'string', multiple: true },
+  'rss-step': { type: 'string', multiple: true },
+  keep: { type: 'string', multiple: true },
+  since: { type: 'string', multiple: true },
+  dumps: { type: 'string', multiple: true },
+  log: { type: 'string', multiple: true },
 };
 
 const oneOf =

@@ -133,6 +133,23 @@ const COMMANDS: readonly Command[] = [
     flags: ['output', 'help', 'json', ...SYMBOL_FLAGS],
     run: async (a, io) => (await import('./commands/ingest.js')).ingestCommand(a, io),
   },
+  {
+    name: 'capture',
+    usage: `  heaplens capture [--out DIR] [--every 1G] [--rss-step 64M] [--keep 64] [--jemalloc PATH] -- <command…>
+                                                  run a job with heap profiling and the capture library: a
+                                                  series of dumps in DIR (a new folder by default)`,
+    flags: ['help', 'out', 'jemalloc', 'every', 'rss-step', 'keep'],
+    run: async (a, io) => (await import('./commands/capture.js')).captureCommand(a, io),
+  },
+  {
+    name: 'collect',
+    usage: `  heaplens collect [--out DIR|FILE.tar.gz] [--since TIME] [--dumps DIR] [--log FILE…]
+                                                  on the node after the job died: the dumps, the kernel's log
+                                                  since the start, the job's cgroup files and the logs named,
+                                                  in one folder or tarball to copy off`,
+    flags: ['help', 'out', 'since', 'dumps', 'log'],
+    run: async (a, io) => (await import('./commands/collect.js')).collectCommand(a, io),
+  },
 ];
 
 /** The whole usage text (`heaplens --help`). */

@@ -26,7 +26,7 @@ export interface Host {
   openDialog(kind: 'files' | 'folder'): Promise<SourceFile[] | null> | null;
   /** chunk reader for SourceFile.hostPath (Electron only) */
   readChunk: ((hostPath: string, offset: number, length: number) => Promise<Uint8Array>) | null;
-  /** the bundled sample series */
+  /** the bundled sample job (fixtures/oom-job, vite.config.ts) */
   sampleFiles(): Promise<SourceFile[]>;
   save(name: string, data: string | Uint8Array, mime: string): Promise<void>;
   /** binaries and debug files under the user's symbol folders (Electron; empty in the browser) */
@@ -131,10 +131,12 @@ async function fetchSample(): Promise<SourceFile[]> {
   const base = new URL('sample/', document.baseURI);
   const res = await fetch(new URL('index.json', base));
   if (!res.ok) throw new Error('the sample series is not bundled in this build');
-  const index = (await res.json()) as { files: { path: string; size: number; mtimeMs: number }[] };
+  // `url`: where the build put the file (vite.config.ts: gzipped files under another name, so that no server
+  // inflates them on the way)
+  const index = (await res.json()) as { files: { path: string; url?: string; size: number; mtimeMs: number }[] };
   return Promise.all(
     index.files.map(async (f) => {
-      const r = await fetch(new URL(f.path, base));
+      const r = await fetch(new URL(f.url ?? f.path, base));
       const blob = await r.blob();
       return { path: `sample/${f.path}`, size: f.size, mtimeMs: f.mtimeMs, blob };
     }),

@@ -38,8 +38,8 @@ export class Ui {
 
   async openSample(): Promise<void> {
     try {
-      // the exact run of the leaky program is symbolized (its binary is bundled): the best first view
-      void this.app.job.load(await this.app.host.sampleFiles(), 'exact');
+      // fixtures/oom-job (vite.config.ts): opens on the process that holds the leak, as a user's job would
+      void this.app.job.load(await this.app.host.sampleFiles());
     } catch (e) {
       this.app.error = e instanceof Error ? e.message : String(e);
     }

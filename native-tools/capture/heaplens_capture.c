@@ -903,17 +903,55 @@ static void write_table(struct writer *w, int fd, const struct hl_context *c) {
     wflush(w);
 }
 
+/* ---- private temp files -------------------------------------------------------------------------
+ * Every file the library writes under a temporary name is `<base>.<16 random hex>.tmp`, created with
+ * O_CREAT|O_EXCL|O_NOFOLLOW: a link planted in the dump folder is never written through, and a file
+ * another user created beforehand is never adopted (its name is unknown in advance, and O_EXCL refuses
+ * an existing one). Mode: the caller's (jemalloc's 0644, the sidecar's 0644), less the umask. */
+#define TMP_SUFFIX_MAX 22 /* ".<16 hex>.tmp" and its NUL */
+static _Atomic uint64_t tmp_counter;
+
+static void random_hex16(char out[17]) {
+    unsigned char r[8];
+    if (getrandom(r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r) {
+        /* no entropy yet (early boot): unique within the process, hard enough to guess across */
+        uint64_t x = mix(now_ns() ^ ((uint64_t)getpid() << 40) ^ atomic_fetch_add(&tmp_counter, 1) * 0x9e3779b97f4a7c15ULL);
+        memcpy(r, &x, sizeof r);
+    }
+    for (int i = 0; i < 8; i++) {
+        out[2 * i] = "0123456789abcdef"[r[i] >> 4];
+        out[2 * i + 1] = "0123456789abcdef"[r[i] & 15];
+    }
+    out[16] = 0;
+}
+
+/* Opens a new private `<base>.<random>.tmp` for writing; its name goes into tmp (cap bytes). -1 with errno. */
+static int open_private_tmp(char *tmp, size_t cap, const char *base, mode_t mode) {
+    size_t n = strlen(base);
+    if (n + TMP_SUFFIX_MAX > cap) { errno = ENAMETOOLONG; return -1; }
+    memcpy(tmp, base, n);
+    for (int tries = 0; tries < 8; tries++) {
+        char r[17];
+        random_hex16(r);
+        tmp[n] = '.';
+        memcpy(tmp + n + 1, r, 16);
+        memcpy(tmp + n + 17, ".tmp", 5);
+        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+        if (fd >= 0 || errno != EEXIST) return fd;
+    }
+    return -1;
+}
+
 #define REPLACE_ONLY 8 /* write_tables: the sidecar only replaces an existing one */
 static struct writer ctx_writer, hook_writer;
 static const char *hook_append_path; /* set by the dump hook while the dump is still under its temporary name */
 static void write_tables(struct writer *w, const char *filename, const struct hl_context *c, int modes) {
     size_t fl = strlen(filename);
     if (modes & TABLE_SIDECAR) {
-        char path[4096], tmp[4096];
-        if (fl + sizeof ".pyframes.tmp" <= sizeof path) {
+        char path[4096], tmp[4096 + TMP_SUFFIX_MAX];
+        if (fl + sizeof ".pyframes" <= sizeof path) {
             memcpy(path, filename, fl); memcpy(path + fl, ".pyframes", sizeof ".pyframes");
-            memcpy(tmp, filename, fl); memcpy(tmp + fl, ".pyframes.tmp", sizeof ".pyframes.tmp");
-            int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+            int fd = open_private_tmp(tmp, sizeof tmp, path, 0644);
             if (fd >= 0) {
                 write_table(w, fd, c);
                 int bad = w->err;
@@ -926,7 +964,7 @@ static void write_tables(struct writer *w, const char *filename, const struct hl
     }
     if (modes & TABLE_APPEND) {
         /* the hook appends to a staged dump before it is renamed into place */
-        int fd = open(w == &hook_writer && hook_append_path ? hook_append_path : filename, O_WRONLY | O_APPEND | O_CLOEXEC);
+        int fd = open(w == &hook_writer && hook_append_path ? hook_append_path : filename, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
         if (fd >= 0) { write_table(w, fd, c); close(fd); }
     }
 }
@@ -1012,19 +1050,19 @@ static int64_t thread_allocated(void) {
  * jemalloc opens each dump with creat(2) (prof_sys.c, prof_dump_open_file_impl) while it holds
  * prof_dump_mtx, writes it, closes it and then calls the dump hook with the same name. This library is
  * preloaded, so its creat() is the one jemalloc calls: for a name jemalloc generated for this process
- * (<prefix>.<pid>.<seq>.<i|m|u|f><n>.heap) it opens <name>.tmp instead, and the hook, once that file is
- * complete, writes the sidecar and renames <name>.tmp to <name>. A kill at any moment leaves every
+ * (<prefix>.<pid>.<seq>.<i|m|u|f><n>.heap) it opens <name>.<random>.tmp instead, and the hook, once that file is
+ * complete, writes the sidecar and renames that file to <name>. A kill at any moment leaves every
  * <name> whole (README "After a kill"). Names given explicitly to prof.dump are written as given.
  * The stage_* state is only touched under prof_dump_mtx (creat and the hook both run inside it). */
 static int cfg_atomic = 1;
 static int cfg_keep;                      /* 0: keep every dump */
-static char stage_final[4096], stage_tmp[4096 + 8];
-static int stage_state;                   /* 0 nothing staged, 1 <name>.tmp open, -1 its creat failed */
+static char stage_final[4096], stage_tmp[4096 + TMP_SUFFIX_MAX];
+static int stage_state;                   /* 0 nothing staged, 1 <name>.<random>.tmp open, -1 its creat failed */
 static int stage_errno;
 static char *ring_names;                  /* cfg_keep names of CTX_PATH_MAX bytes (mmap'd) */
 static uint32_t ring_len, ring_start;
 static int ring_have_first;               /* the process's first dump: kept, never in the ring */
-static int said_open, said_cut, said_rename, said_policy_dump;
+static int said_open, said_cut, said_rename, said_policy_dump, said_folder;
 
 /* The letter of a dump name jemalloc generates for this process, or 0. */
 static char jemalloc_dump_letter(const char *path) {
@@ -1047,16 +1085,39 @@ static char jemalloc_dump_letter(const char *path) {
     return pid == (int64_t)getpid() ? letter : 0;
 }
 
+static void say_once(int *said, const char *a, const char *b, const char *c);
+
+/* Once per process: a dump folder every user may write to and without the sticky bit lets another user
+ * rename, replace or delete the dumps (and plant links, which the library refuses to follow). */
+static void check_dump_folder(const char *path) {
+    if (said_folder) return;
+    char dir[4096];
+    const char *slash = strrchr(path, '/');
+    size_t n = slash ? (size_t)(slash - path) : 0;
+    if (n >= sizeof dir) return;
+    if (slash && n == 0) n = 1; /* "/name" */
+    if (slash) memcpy(dir, path, n); else dir[n++] = '.';
+    dir[n] = 0;
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) return;
+    if ((st.st_mode & S_IWOTH) && !(st.st_mode & S_ISVTX))
+        say_once(&said_folder, "the dump folder ", dir,
+                 " is writable by every user and not sticky: another user can replace or delete its dumps (use a folder only you can write)");
+}
+
 static int stage_open(const char *path, mode_t mode) {
     size_t n = strlen(path);
-    if (dump_hook_on && cfg_atomic && n + 5 <= sizeof stage_final && jemalloc_dump_letter(path)) {
-        memcpy(stage_final, path, n + 1);
-        memcpy(stage_tmp, path, n);
-        memcpy(stage_tmp + n, ".tmp", 5);
-        int fd = open(stage_tmp, O_WRONLY | O_CREAT | O_TRUNC, mode);
-        stage_state = fd >= 0 ? 1 : -1;
-        stage_errno = errno;
-        return fd;
+    if (dump_hook_on && jemalloc_dump_letter(path)) {
+        check_dump_folder(path);
+        if (cfg_atomic && n < sizeof stage_final) {
+            memcpy(stage_final, path, n + 1);
+            int fd = open_private_tmp(stage_tmp, sizeof stage_tmp, path, mode);
+            stage_state = fd >= 0 ? 1 : -1;
+            stage_errno = errno;
+            return fd;
+        }
+        /* written under its final name: still never through a planted link */
+        return open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, mode);
     }
     return open(path, O_WRONLY | O_CREAT | O_TRUNC, mode);
 }
@@ -1071,6 +1132,7 @@ static const char *errno_text(int e) {
     case ENOSPC: return "no space left on device";
     case EDQUOT: return "disk quota exceeded";
     case ENOENT: return "no such folder";
+    case ELOOP: return "a link stands at the dump's name";
     case EMFILE: case ENFILE: return "too many open files";
     default: return "I/O error";
     }
@@ -1086,7 +1148,7 @@ static void say_once(int *said, const char *a, const char *b, const char *c) {
  * thing jemalloc writes). jemalloc ignores short writes and stops at a failed one, so a full disk leaves
  * a file cut anywhere: such a file is never renamed to the dump's name. */
 static const char *stage_problem(void) {
-    int fd = open(stage_tmp, O_RDONLY | O_CLOEXEC);
+    int fd = open(stage_tmp, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) return "it vanished while written";
     struct stat st;
     struct statfs sf;

@@ -1116,8 +1116,12 @@ static int stage_open(const char *path, mode_t mode) {
             stage_errno = errno;
             return fd;
         }
-        /* written under its final name: still never through a planted link */
-        return open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, mode);
+        /* written under its final name: a new file of ours, never through a planted link nor into a file
+         * that stood there (another user's, or a stale one of a reused pid: removed, as a rename would) */
+        int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+        if (fd < 0 && errno == EEXIST && unlink(path) == 0)
+            fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+        return fd;
     }
     return open(path, O_WRONLY | O_CREAT | O_TRUNC, mode);
 }

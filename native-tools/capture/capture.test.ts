@@ -231,6 +231,105 @@ print(json.dumps({"parent": os.getpid(), "child": pid, "t0": t0, "t1": t1, "befo
     expect(cm.sharedBytes).toBe(child.pages!.sharedDirty! + child.pages!.sharedClean!);
   }, 120_000);
 
+  // Issue 48 item 3: Python 3.12+ warns at os.fork() in a process with more than one thread (every DataLoader or
+  // multiprocessing worker). With the defaults the library runs no thread between dumps; its context thread
+  // lives while it writes a dump's table, and fork() waits for it to end.
+  const py312 = PYTHON_SEARCH.found.find((f) => f.minor === '3.12' || f.minor === '3.13')?.path;
+  const FORKS = `import ctypes, json, os, sys
+lib = ctypes.CDLL(None)
+def threads():
+    return int([l for l in open("/proc/self/status") if l.startswith("Threads:")][0].split()[1])
+before = threads()
+keep = [bytearray(4096) for _ in range(2000)]
+lib.mallctl(b"prof.dump", None, None, None, 0)
+children = []
+for i in range(4):
+    pid = os.fork()
+    if pid == 0:
+        keep.extend(bytearray(4096) for _ in range(500))
+        lib.mallctl(b"prof.dump", None, None, None, 0)
+        os._exit(0)
+    os.waitpid(pid, 0)
+    children.append(pid)
+    lib.mallctl(b"prof.dump", None, None, None, 0)
+import time; time.sleep(0.3)
+print(json.dumps({"before": before, "after": threads(), "children": children}))
+`;
+  it.skipIf(!py312)(
+    `default settings: no thread of ours between dumps, os.fork() after dumps gives no multi-threaded warning (${py312 ?? 'no CPython 3.12/3.13 here: skipped'})`,
+    async () => {
+      const dir = join(work, 'forks');
+      execFileSync('mkdir', ['-p', dir]);
+      writeFileSync(join(dir, 'forks.py'), FORKS);
+      const r = spawnSync(py312!, ['-W', 'always::DeprecationWarning', join(dir, 'forks.py')], {
+        cwd: dir,
+        env: {
+          ...process.env,
+          LD_PRELOAD: `${JEMALLOC} ${join(root, 'native-tools/capture/build/libheaplens_capture.so')}`,
+          MALLOC_CONF: `prof:true,prof_prefix:${dir}/forks`,
+        },
+        encoding: 'utf8',
+      });
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stderr).not.toMatch(/multi-threaded/);
+      const own = JSON.parse(r.stdout) as { before: number; after: number; children: number[] };
+      // the interpreter's own thread only: before any dump, and once the last dump's table is written
+      expect([own.before, own.after]).toEqual([1, 1]);
+      const job = await loadJob(await collectInputFiles([dir]));
+      const byPid = new Map(job.processes.map((p) => [p.pid, p]));
+      // every child has its dump with its context; the parent's dumps carry jemalloc's stats (the thread ran)
+      for (const c of own.children)
+        expect(byPid.get(c)?.snapshots[0].context?.fork?.parentPid, String(c)).toBeGreaterThan(0);
+      const parent = [...byPid.values()].find((p) => p.snapshots.length === 5)!;
+      expect(
+        parent.snapshots.map((s) => s.context?.jemalloc?.allocated ?? null).every((a) => a !== null && a > 8e6),
+      ).toBe(true);
+    },
+    120_000,
+  );
+
+  it.skipIf(!py312)(
+    `with a memory trigger: the watcher thread is restarted in a forked child, whose growth gets its own dumps (${py312 ?? 'skipped'})`,
+    async () => {
+      const dir = join(work, 'forks-policy');
+      execFileSync('mkdir', ['-p', dir]);
+      // the child grows 48 MiB, 1 MiB every 5 ms, and stays a moment; the parent waits
+      const prog = `import os, time
+pid = os.fork()
+if pid == 0:
+    keep = []
+    for i in range(48):
+        keep.append(b"x" * (1 << 20)); time.sleep(0.005)
+    time.sleep(0.3)
+    os._exit(0)
+os.waitpid(pid, 0)
+print(pid)
+`;
+      writeFileSync(join(dir, 'grow.py'), prog);
+      const r = spawnSync(py312!, [join(dir, 'grow.py')], {
+        cwd: dir,
+        env: {
+          ...process.env,
+          PYTHONMALLOC: 'malloc',
+          LD_PRELOAD: `${JEMALLOC} ${join(root, 'native-tools/capture/build/libheaplens_capture.so')}`,
+          MALLOC_CONF: `prof:true,lg_prof_interval:-1,prof_prefix:${dir}/grow`,
+          HEAPLENS_DUMP_RSS_STEP: '8M',
+          HEAPLENS_DUMP_POLL: '5ms',
+          HEAPLENS_DUMP_MIN_INTERVAL: '10ms',
+        },
+        encoding: 'utf8',
+      });
+      expect(r.status, r.stderr).toBe(0);
+      const child = Number(r.stdout.trim());
+      const job = await loadJob(await collectInputFiles([dir]));
+      const snaps = job.processes.find((p) => p.pid === child)?.snapshots ?? [];
+      // 48 MiB in steps of 8 MiB: some 5 dumps (one poll may cover two steps); all the child's own, by RSS step
+      expect(snaps.length, readdirSync(dir).join(' ')).toBeGreaterThanOrEqual(3);
+      expect(snaps.every((s) => s.context?.trigger === 'rss-step' && s.context.fork !== null)).toBe(true);
+    },
+    120_000,
+  );
+
   for (const python of PYTHONS) {
     it(`${python}: the leaking path of a Python thread appears with its functions and lines`, async () => {
       const dir = join(work, python.replace(/\W+/g, '_'));

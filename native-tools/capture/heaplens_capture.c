@@ -972,67 +972,99 @@ static void write_tables(struct writer *w, const char *filename, const struct hl
 /* ---- the context thread ----------------------------------------------------------------------------
  * The dump hook captures the context (times, identity, RSS, cgroup) and queues it with the dump's name;
  * this thread adds jemalloc's refreshed stats once jemalloc released its dump lock and writes the table.
- * One producer (dumps are serialized by jemalloc), one consumer, a futex to sleep on. */
+ * One producer (dumps are serialized by jemalloc), one consumer.
+ *
+ * The thread lives only while it has work: the hook starts it for a dump and it ends once the queue is
+ * empty, so a process between dumps runs no thread of ours (Python 3.12+ warns at every os.fork() in a
+ * process with more than one thread), and fork() waits for it to end (ctx_atfork_prepare).
+ * ctx_state: 0 no thread; 1 running; 2 it found the queue empty and returns (joined before the next). The
+ * thread stores 2, then looks at the queue once more; the hook publishes a dump, then reads the state: one
+ * of the two sees the other (sequentially consistent), so no queued dump is left without a thread. */
 #define PENDING_CAP 8 /* dumps queued at most; more (the thread far behind) are written by the hook itself */
 struct pending { char filename[4096]; struct hl_context c; };
 static struct pending pending[PENDING_CAP];
 static _Atomic uint32_t pend_head, pend_tail; /* head: next slot the hook fills; tail: next the thread writes */
-static _Atomic uint32_t pend_seq;             /* futex word: bumped on every queued dump */
-static _Atomic int ctx_thread_on;
-
-static void fwait(_Atomic uint32_t *addr, uint32_t val) {
-    syscall(SYS_futex, addr, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
-}
-static void fwake(_Atomic uint32_t *addr) { syscall(SYS_futex, addr, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0); }
+static _Atomic int ctx_state;
+static pthread_t ctx_tid;
 
 static void *ctx_thread_main(void *arg) {
     (void)arg;
     for (;;) {
-        uint32_t seq = atomic_load_explicit(&pend_seq, memory_order_acquire);
-        uint32_t tail = atomic_load_explicit(&pend_tail, memory_order_relaxed);
-        if (tail == atomic_load_explicit(&pend_head, memory_order_acquire)) { fwait(&pend_seq, seq); continue; }
+        uint32_t tail = atomic_load(&pend_tail);
+        if (tail == atomic_load(&pend_head)) {
+            atomic_store(&ctx_state, 2);
+            if (tail == atomic_load(&pend_head)) return NULL;
+            int ending = 2;
+            if (!atomic_compare_exchange_strong(&ctx_state, &ending, 1)) return NULL; /* the hook took over */
+            continue;
+        }
         struct pending *p = &pending[tail % PENDING_CAP];
         ctx_jemalloc(&p->c);
         write_tables(&ctx_writer, p->filename, &p->c, cfg_table | ((cfg_table & TABLE_SIDECAR) ? REPLACE_ONLY : 0));
-        atomic_store_explicit(&pend_tail, tail + 1, memory_order_release);
-        fwake(&pend_tail);
+        atomic_store(&pend_tail, tail + 1);
     }
-    return NULL;
 }
 
-static void ctx_thread_start(void) {
+/* Joins a thread that said it ends (state 2 -> 0); 1 when it did, 0 when the thread went on (state 1). */
+static int ctx_thread_reap(void) {
+    int ending = 2;
+    if (!atomic_compare_exchange_strong(&ctx_state, &ending, 0)) return 0;
+    pthread_join(ctx_tid, NULL);
+    return 1;
+}
+
+/* Starts the thread (state 0 -> 1); 0 when it could not be started. */
+static int ctx_thread_start(void) {
     pthread_attr_t a;
-    pthread_t t;
     sigset_t all, old;
-    if (pthread_attr_init(&a) != 0) return;
-    pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+    if (pthread_attr_init(&a) != 0) return 0;
     pthread_attr_setstacksize(&a, 64 * 1024); /* buffers are static; the thread needs little stack */
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old); /* signals stay with the program's own threads */
-    if (pthread_create(&t, &a, ctx_thread_main, NULL) == 0) {
-        atomic_store(&ctx_thread_on, 1);
-        pthread_setname_np(t, "heaplens-ctx");
-    }
+    atomic_store(&ctx_state, 1);
+    int ok = pthread_create(&ctx_tid, &a, ctx_thread_main, NULL) == 0;
+    if (ok) pthread_setname_np(ctx_tid, "heaplens-ctx");
+    else atomic_store(&ctx_state, 0);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     pthread_attr_destroy(&a);
+    return ok;
+}
+
+/* After the hook queued a dump: make sure a thread will write it. 0 when none could be started. */
+static int ctx_thread_ensure(void) {
+    for (;;) {
+        int st = atomic_load(&ctx_state);
+        if (st == 1) return 1;
+        if (st == 2 && !ctx_thread_reap()) continue;
+        return ctx_thread_start();
+    }
+}
+
+/* Before fork: let the thread write what is queued and end (bounded), so that the child is forked from a
+ * process without our thread and the parent has none when Python counts its threads after fork(). */
+#define EXIT_WAIT_MS 2000
+static void ctx_atfork_prepare(void) {
+    for (int ms = 0; ms < EXIT_WAIT_MS; ms++) {
+        int st = atomic_load(&ctx_state);
+        if (st == 0 || (st == 2 && ctx_thread_reap())) return;
+        struct timespec d = {0, 1000000};
+        nanosleep(&d, NULL);
+    }
 }
 
 /* A forked child has no context thread (threads do not survive fork) and must not write its parent's
- * queued dumps. jemalloc's own child handler, registered before ours, has already reset its locks. */
+ * queued dumps; its first dump starts one. jemalloc's own child handler, registered before ours, has
+ * already reset its locks. */
 static void ctx_atfork_child(void) {
     atomic_store(&pend_head, 0);
     atomic_store(&pend_tail, 0);
-    atomic_store(&ctx_thread_on, 0);
-    ctx_thread_start();
+    atomic_store(&ctx_state, 0);
 }
 
 /* At exit the final dump (prof_final, an atexit handler) may still be queued: wait for it, bounded. */
-#define EXIT_WAIT_MS 2000
 __attribute__((destructor)) static void hl_fini(void) {
-    if (!atomic_load(&ctx_thread_on)) return;
     for (int ms = 0; ms < EXIT_WAIT_MS; ms++) {
-        uint32_t tail = atomic_load(&pend_tail);
-        if (tail == atomic_load(&pend_head)) return;
+        if (atomic_load(&pend_tail) == atomic_load(&pend_head) || atomic_load(&ctx_state) == 0) return;
         struct timespec d = {0, 1000000};
         nanosleep(&d, NULL);
     }
@@ -1454,7 +1486,7 @@ static void hook_tables(const char *filename, const char *trig, int64_t ppm) {
     uint32_t head = atomic_load_explicit(&pend_head, memory_order_relaxed);
     uint32_t tail = atomic_load_explicit(&pend_tail, memory_order_acquire);
     size_t fl = strlen(filename);
-    if (!atomic_load(&ctx_thread_on) || head - tail >= PENDING_CAP || fl >= sizeof pending[0].filename) {
+    if (cfg_context != 1 || head - tail >= PENDING_CAP || fl >= sizeof pending[0].filename) {
         /* no thread (or far behind): write now, without jemalloc's stats (they cannot be refreshed here) */
         static struct hl_context c;
         ctx_collect(&c);
@@ -1472,9 +1504,15 @@ static void hook_tables(const char *filename, const char *trig, int64_t ppm) {
      * it has the stats. An appended table is written once, by the thread (two would both stay). */
     if (cfg_table & TABLE_SIDECAR) write_tables(&hook_writer, filename, &p->c, TABLE_SIDECAR);
     p->c.hook_alloc = a0 >= 0 ? thread_allocated() - a0 : -1;
-    atomic_store_explicit(&pend_head, head + 1, memory_order_release);
-    atomic_fetch_add_explicit(&pend_seq, 1, memory_order_release);
-    fwake(&pend_seq);
+    atomic_store(&pend_head, head + 1);
+    /* The thread is started after the figures above: its start allocates (glibc's TLS vector, on jemalloc's
+     * reentrant path, once per burst of dumps), the context's collection does not. */
+    if (!ctx_thread_ensure()) {
+        /* no thread could be started: the queued dump is written here, without jemalloc's stats */
+        if (!(cfg_table & TABLE_SIDECAR)) write_tables(&hook_writer, filename, &p->c, cfg_table);
+        else if (cfg_table & TABLE_APPEND) write_tables(&hook_writer, filename, &p->c, TABLE_APPEND);
+        atomic_store(&pend_tail, head + 1);
+    }
 }
 
 /* After jemalloc closed a dump (prof_dump_mtx held): check a staged dump, write the table (sidecar
@@ -1776,10 +1814,7 @@ __attribute__((constructor)) static void hl_init(void) {
     }
     dump_hook_on = 1;
     token_setup();
-    if (cfg_context == 1) {
-        ctx_thread_start();
-        pthread_atfork(NULL, NULL, ctx_atfork_child);
-    }
+    if (cfg_context == 1) pthread_atfork(ctx_atfork_prepare, NULL, ctx_atfork_child); /* the thread starts at the first dump */
     pthread_atfork(NULL, NULL, policy_atfork_child);
     watch_start();
     if (cfg_verbose && policy_on()) say("memory-driven dumps on", cfg_rss_step ? " (RSS step)" : "", cfg_nfractions ? " (cgroup fractions)" : "");

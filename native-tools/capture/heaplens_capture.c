@@ -965,7 +965,14 @@ static void write_tables(struct writer *w, const char *filename, const struct hl
     if (modes & TABLE_APPEND) {
         /* the hook appends to a staged dump before it is renamed into place */
         int fd = open(w == &hook_writer && hook_append_path ? hook_append_path : filename, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
-        if (fd >= 0) { write_table(w, fd, c); close(fd); }
+        if (fd >= 0) {
+            /* a write that fails (a full disk) is cut back off: the dump stays whole, without its table */
+            struct stat st;
+            int sized = fstat(fd, &st) == 0;
+            write_table(w, fd, c);
+            if (w->err && sized && ftruncate(fd, st.st_size) != 0) {}
+            close(fd);
+        }
     }
 }
 

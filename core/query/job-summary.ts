@@ -66,6 +66,10 @@ export interface ProcessIdentitySummary {
   cmdline: string | null;
   ppid: number | null;
   hostname: string | null;
+  /** the pid in each pid namespace, outermost first, and the host kernel's pid (core/model/memory-context.ts) */
+  nsPids?: number[] | null;
+  hostPid?: number | null;
+  bootId?: string | null;
   startMs: number | null;
   /** index of the parent process in this job, null for roots and unknown */
   parentIndex: number | null;
@@ -164,6 +168,9 @@ function processContexts(j: Job): ProcessContext[] {
             cmdline: id.cmdline ? formatCmdline(id.cmdline) : null,
             ppid: id.ppid,
             hostname: id.hostname,
+            nsPids: id.nsPids,
+            hostPid: id.hostPid,
+            bootId: id.bootId,
             startMs: id.startMs,
             parentIndex: where?.parent ? (indexOf.get(where.parent) ?? null) : null,
             depth: where?.depth ?? 0,

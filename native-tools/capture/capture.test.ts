@@ -1,8 +1,8 @@
 // The producer, live: build libheaplens_capture.so with gcc, run a small Python program under
 // jemalloc + the library for each installed CPython 3.11/3.12/3.13, and read the dumps back. The
 // expected functions and lines come from the program's own source text.
-import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -10,7 +10,8 @@ import { collectInputFiles } from '../../node/io/node-files.js';
 import { postmortemQuery } from '../../core/query/postmortem.js';
 import { loadJob } from '../../core/load/load-job.js';
 import { run } from '../../node/cli/main.js';
-import { processLimit } from '../../core/model/memory-context.js';
+import { processIdentity, processLimit } from '../../core/model/memory-context.js';
+import { checkDump } from './test-support.js';
 import { JEMALLOC, PYTHONS, PYTHON_SEARCH, buildLibrary, captureReady, ownMemoryCgroup, root } from './test-support.js';
 
 if (PYTHON_SEARCH.missing.length)
@@ -329,6 +330,86 @@ print(pid)
     },
     120_000,
   );
+
+  // Issue 49 item 2: a process in a pid namespace of its own (as each rank of a containerised job) is known to the
+  // host's kernel (its OOM report, dmesg) by another pid. The context records the pid in every namespace its /proc
+  // shows, the namespace and the machine's boot id. Expected figures from outside the process: the host pid is the
+  // child the kernel lists for unshare (/proc/<unshare>/task/<unshare>/children), the namespace is the inode of
+  // /proc/<host pid>/ns/pid, the boot id the machine's.
+  const NS = `import ctypes, sys, time
+keep = [bytearray(4096) for _ in range(500)]
+ctypes.CDLL(None).mallctl(b"prof.dump", None, None, None, 0)
+print("dumped", flush=True)
+sys.stdin.read()  # until the test has looked at this process from the host
+`;
+  const rootUser = process.getuid?.() === 0;
+  const nsCases = [
+    { name: "the host's /proc (unshare --pid)", args: ['--pid', '--fork'], ownProc: false },
+    {
+      name: 'a /proc of its own and a host name (unshare --pid --mount-proc --uts)',
+      args: ['--pid', '--fork', '--mount-proc', '--uts'],
+      ownProc: true,
+    },
+  ];
+  for (const c of nsCases)
+    it.skipIf(!rootUser)(
+      `a pid namespace with ${c.name}: its pids by namespace, the namespace and the boot id${rootUser ? '' : ' (needs root: skipped)'}`,
+      async () => {
+        const dir = join(work, 'ns-' + (c.ownProc ? 'own' : 'host'));
+        execFileSync('mkdir', ['-p', dir]);
+        writeFileSync(join(dir, 'ns.py'), NS);
+        const child = spawn(
+          'unshare',
+          [...c.args, 'sh', '-c', `${c.ownProc ? 'hostname node-b && ' : ''}exec "$0" ns.py`, PYTHONS[0]],
+          {
+            cwd: dir,
+            env: {
+              ...process.env,
+              LD_PRELOAD: `${JEMALLOC} ${join(root, 'native-tools/capture/build/libheaplens_capture.so')}`,
+              MALLOC_CONF: `prof:true,prof_prefix:${dir}/ns`,
+            },
+            stdio: ['pipe', 'pipe', 'pipe'],
+          },
+        );
+        let stderr = '';
+        child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+        await new Promise<void>((res) =>
+          child.stdout.on('data', (d: Buffer) => d.toString().includes('dumped') && res()),
+        );
+        const u = child.pid!;
+        const hostPid = Number(readFileSync(`/proc/${u}/task/${u}/children`, 'utf8').trim());
+        const ns = Number(/^pid:\[(\d+)\]$/.exec(readlinkSync(`/proc/${hostPid}/ns/pid`))![1]);
+        child.stdin.end();
+        const code = await new Promise<number | null>((res) => child.on('exit', (x) => res(x)));
+        expect(code, stderr).toBe(0);
+        const dump = readdirSync(dir).find((n) => n.endsWith('.heap'))!;
+        // pid 1 in its namespace: jemalloc names the dump by it; the dump is whole, with this process's own maps
+        expect(dump).toMatch(/^ns\.1\.0\.m0\.heap$/);
+        expect(await checkDump(join(dir, dump))).toEqual({ complete: true, problem: null, sidecar: 'complete' });
+        const job = await loadJob(await collectInputFiles([dir]));
+        expect(job.processes[0].maps?.some((m) => m.path.includes('python'))).toBe(true);
+        const id = processIdentity(job.processes[0])!;
+        expect(id.pid).toBe(1);
+        expect(id.nsPids).toEqual(c.ownProc ? [1] : [hostPid, 1]);
+        expect(id.hostPid).toBe(c.ownProc ? null : hostPid);
+        expect(id.pidNamespace).toBe(ns);
+        expect(id.bootId).toBe(readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim());
+        if (c.ownProc) expect(id.hostname).toBe('node-b');
+        // the CLI gives them too
+        let out = '';
+        expect(await run(['summary', dir, '--json'], { out: (t) => (out += t), err: () => {} })).toBe(0);
+        const p = (JSON.parse(out) as { processes: Record<string, unknown>[] }).processes[0];
+        expect([p.nsPids, p.hostPid, p.pidNamespace, p.bootId]).toEqual([id.nsPids, id.hostPid, ns, id.bootId]);
+        let text = '';
+        expect(await run(['summary', dir], { out: (t) => (text += t + '\n'), err: () => {} })).toBe(0);
+        expect(text).toContain(
+          c.ownProc
+            ? `in pid namespace ${ns} with a /proc of its own: its host pid was not visible to it`
+            : `pid in each pid namespace, outermost first: ${hostPid}, 1 (host pid ${hostPid})`,
+        );
+      },
+      60_000,
+    );
 
   for (const python of PYTHONS) {
     it(`${python}: the leaking path of a Python thread appears with its functions and lines`, async () => {

@@ -587,8 +587,11 @@ static long ctx_page_size = 4096;
 /* Set in a forked child by its atfork handler: the parent's pid and the time of the fork. */
 static int64_t fork_ppid = -1, fork_real_ns = -1, fork_mono_ns = -1;
 
+#define MAX_NS_LEVELS 32 /* the kernel's MAX_PID_NS_LEVEL */
 struct hl_context {
     int64_t real_ns, mono_ns, boot_ns, pid, ppid, start_boot_ns, start_real_ns;
+    int64_t nspid[MAX_NS_LEVELS]; int n_nspid; /* NSpid: of /proc/self/status, outermost first */
+    int64_t pid_ns;                       /* inode of /proc/self/ns/pid */
     int64_t je[6];
     int64_t rss, rss_anon;
     int cg_version;                       /* 0: none found */
@@ -609,6 +612,33 @@ struct hl_context {
 };
 static const char *const je_names[6] = {"stats.allocated", "stats.active", "stats.resident", "stats.mapped", "stats.retained", "stats.metadata"};
 static const char *const je_keys[6] = {"je_allocated", "je_active", "je_resident", "je_mapped", "je_retained", "je_metadata"};
+
+/* /proc/sys/kernel/random/boot_id without its newline: the same for every process (and container) of a boot */
+static char ctx_boot_id[40];
+
+/* "NSpid:\t<outer>\t...\t<own>" -> c->nspid (the pid in each namespace this /proc shows, outermost first) */
+static void ctx_nspid(struct hl_context *c, const char *status) {
+    c->n_nspid = 0;
+    const char *p = strstr(status, "\nNSpid:");
+    if (!p) return;
+    p += 7;
+    while (*p && *p != '\n' && c->n_nspid < MAX_NS_LEVELS) {
+        while (*p == ' ' || *p == '\t') p++;
+        int64_t v = ctx_num(p);
+        if (v < 0) break;
+        c->nspid[c->n_nspid++] = v;
+        while (*p >= '0' && *p <= '9') p++;
+    }
+}
+
+/* "pid:[4026531836]" -> the pid namespace's inode, -1 when unreadable */
+static int64_t ctx_pid_ns(void) {
+    char b[64];
+    ssize_t n = readlink("/proc/self/ns/pid", b, sizeof b - 1);
+    if (n <= 5 || strncmp(b, "pid:[", 5) != 0) return -1;
+    b[n] = 0;
+    return ctx_num(b + 5);
+}
 
 static int64_t ts_ns(clockid_t c) {
     struct timespec ts;
@@ -695,7 +725,14 @@ static void ctx_collect(struct hl_context *c) {
     for (int i = 0; i < 6; i++) c->je[i] = -1;
     c->je_delay_ns = -1;
     c->rss = c->rss_anon = -1;
+    c->n_nspid = 0;
+    c->pid_ns = ctx_pid_ns();
+    if (!ctx_boot_id[0] && ctx_read("/proc/sys/kernel/random/boot_id", ctx_file, 39) == 37 && ctx_file[36] == '\n') {
+        memcpy(ctx_boot_id, ctx_file, 36);
+        ctx_boot_id[36] = 0;
+    }
     if (ctx_read("/proc/self/status", ctx_file, CTX_FILE_MAX) > 0) {
+        ctx_nspid(c, ctx_file);
         int64_t v = ctx_field(ctx_file, "VmRSS:");
         if (v >= 0) c->rss = v * 1024;
         v = ctx_field(ctx_file, "RssAnon:");
@@ -824,6 +861,13 @@ static void write_context(struct writer *w, const struct hl_context *cp) {
     wkv(w, "time_boot_ns", c.boot_ns);
     wkv(w, "pid", c.pid);
     wkv(w, "ppid", c.ppid);
+    if (c.n_nspid > 0) {
+        wstr(w, "C nspid ");
+        for (int i = 0; i < c.n_nspid; i++) { if (i) wstr(w, ","); wdec(w, c.nspid[i]); }
+        wstr(w, "\n");
+    }
+    wkv(w, "pid_ns", c.pid_ns);
+    if (ctx_boot_id[0]) { wstr(w, "C boot_id "); wenc(w, ctx_boot_id, strlen(ctx_boot_id)); wstr(w, "\n"); }
     wkv(w, "start_boot_ns", c.start_boot_ns);
     wkv(w, "start_real_ns", c.start_real_ns);
     if (c.comm_len) { wstr(w, "C comm "); wenc(w, c.comm, c.comm_len); wstr(w, "\n"); }
@@ -1214,6 +1258,55 @@ static const char *stage_problem(void) {
     return NULL;
 }
 
+/* A pid namespace that sees an outer namespace's /proc (`unshare --pid` without `--mount-proc`, a runtime sharing
+ * the host's /proc): jemalloc reads its maps from /proc/<getpid()>/..., another process's or none, so its dumps
+ * lack this process's maps (and the completeness check would drop them as cut). /proc/self is still this
+ * process: the staged dump's maps section is replaced with /proc/self/maps. */
+static char maps_buf[1 << 16];
+static const char MAPS_HEAD[] = "\nMAPPED_LIBRARIES:\n";
+#define MAPS_SCAN_MAX (8 << 20) /* a maps section is at the end and far smaller than this */
+
+static int proc_is_foreign(void) {
+    char b[32];
+    int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    ssize_t n = read(fd, b, sizeof b - 1);
+    close(fd);
+    if (n <= 0) return 0;
+    b[n] = 0;
+    int64_t seen = ctx_num(b);
+    return seen > 0 && seen != (int64_t)getpid();
+}
+
+static void stage_fix_maps(void) {
+    if (!proc_is_foreign()) return;
+    int fd = open(stage_tmp, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) return;
+    struct stat st;
+    if (fstat(fd, &st) != 0) { close(fd); return; }
+    /* where jemalloc's maps section starts, scanning back from the end (chunks overlap by the marker's length) */
+    off_t end = st.st_size, cut = -1, floor = end > MAPS_SCAN_MAX ? end - MAPS_SCAN_MAX : 0;
+    size_t hl = sizeof MAPS_HEAD - 1;
+    while (end > floor && cut < 0) {
+        off_t start = end - (off_t)sizeof maps_buf > floor ? end - (off_t)sizeof maps_buf : floor;
+        ssize_t r = pread(fd, maps_buf, (size_t)(end - start), start);
+        if (r <= 0) break;
+        for (ssize_t i = r - (ssize_t)hl; i >= 0; i--)
+            if (memcmp(maps_buf + i, MAPS_HEAD, hl) == 0) { cut = start + i; break; }
+        if (start == floor) break;
+        end = start + (off_t)hl;
+    }
+    int in = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+    if (in >= 0 && ftruncate(fd, cut >= 0 ? cut : st.st_size) == 0 && lseek(fd, 0, SEEK_END) >= 0 &&
+        write(fd, MAPS_HEAD, hl) == (ssize_t)hl) {
+        ssize_t r;
+        while ((r = read(in, maps_buf, sizeof maps_buf)) > 0)
+            if (write(fd, maps_buf, (size_t)r) != r) break; /* a short write: the completeness check drops the dump */
+    }
+    if (in >= 0) close(in);
+    close(fd);
+}
+
 static char *ring_at(uint32_t i) { return ring_names + (size_t)((ring_start + i) % (uint32_t)cfg_keep) * CTX_PATH_MAX; }
 
 static void unlink_dump(const char *name) {
@@ -1534,6 +1627,7 @@ static void hl_dump_hook(const char *filename) {
         return;
     }
     if (staged > 0) {
+        stage_fix_maps();
         const char *why = stage_problem();
         if (why) {
             unlink(stage_tmp);

@@ -18,11 +18,13 @@ import type { SampleType } from '../model/vocab.js';
 import { viewOf, type PostmortemView } from './postmortem-view.js';
 import { teardownDump } from '../stats/exit-dump.js';
 import type { JobSuspects } from '../stats/suspects.js';
+import { dumpTriggerLabel } from '../model/dump-trigger.js';
 
 export interface SnapshotSummary {
   index: number;
   file: string;
   seq: number | null;
+  /** what made the dump, as recorded (core/model/dump-trigger.ts): `rss-step`, `cgroup-fraction 0.9`, `interval`, … */
   trigger: string;
   liveBytes: number;
   liveObjects: number;
@@ -254,7 +256,7 @@ export function jobSummary(j: Job, opts: JobSummaryOptions): JobSummary {
         index: si,
         file: s.file,
         seq: s.seq,
-        trigger: s.trigger,
+        trigger: dumpTriggerLabel(s),
         liveBytes: s.live.bytes,
         liveObjects: s.live.objects,
         truncated: s.truncated !== null,

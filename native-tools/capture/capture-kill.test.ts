@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collectInputFiles } from '../../node/io/node-files.js';
 import { loadJob } from '../../core/load/load-job.js';
+import { run } from '../../node/cli/main.js';
 import { JEMALLOC, LIBRARY, PYTHONS, buildLibrary, captureReady, checkDump, ownMemoryCgroup } from './test-support.js';
 
 const work = mkdtempSync(join(tmpdir(), 'heaplens-capture-kill-'));
@@ -194,6 +195,22 @@ for wave in range(2):
           ['cgroup-fraction', 0.5],
         ]);
         for (const x of ctx) expect(x.cgroup!.current!).toBeGreaterThanOrEqual(100 * MIB);
+        // summary names each dump's trigger as recorded (jemalloc's file names say "m", manual)
+        let text = '';
+        expect(await run(['summary', dir], { out: (t) => (text += t + '\n'), err: () => {} })).toBe(0);
+        expect(
+          text
+            .split('\n')
+            .filter((l) => /\.m\d+\.heap\s*$/.test(l))
+            .map((l) => l.trim().split(/\s{2,}/)[1]),
+        ).toEqual(['cgroup-fraction 0.5', 'cgroup-fraction 0.5']);
+        let json = '';
+        expect(await run(['summary', dir, '--json'], { out: (t) => (json += t), err: () => {} })).toBe(0);
+        const snaps = (JSON.parse(json) as { processes: { snapshots: unknown[] }[] }).processes[0].snapshots;
+        expect(snaps).toMatchObject([
+          { trigger: 'cgroup-fraction', triggerFraction: 0.5 },
+          { trigger: 'cgroup-fraction', triggerFraction: 0.5 },
+        ]);
       } finally {
         spawnSync('rmdir', [c.dir]);
       }

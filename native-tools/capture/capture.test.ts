@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { collectInputFiles } from '../../node/io/node-files.js';
 import { postmortemQuery } from '../../core/query/postmortem.js';
+import { jobSummary } from '../../core/query/job-summary.js';
 import { loadJob } from '../../core/load/load-job.js';
 import { run } from '../../node/cli/main.js';
 import { processIdentity, processLimit } from '../../core/model/memory-context.js';
@@ -327,6 +328,23 @@ print(pid)
       // 48 MiB in steps of 8 MiB: some 5 dumps (one poll may cover two steps); all the child's own, by RSS step
       expect(snaps.length, readdirSync(dir).join(' ')).toBeGreaterThanOrEqual(3);
       expect(snaps.every((s) => s.context?.trigger === 'rss-step' && s.context.fork !== null)).toBe(true);
+      // issue 44 item 7 / 48 item 5: jemalloc names these files ".m<n>.heap" (manual); every view names the rule
+      expect(snaps.every((s) => /\.m\d+\.heap$/.test(s.file))).toBe(true);
+      let json = '';
+      expect(await run(['summary', dir, '--json'], { out: (t) => (json += t), err: () => {} })).toBe(0);
+      const doc = JSON.parse(json) as { processes: { pid: number; snapshots: { trigger: string }[] }[] };
+      expect(doc.processes.find((p) => p.pid === child)!.snapshots.map((s) => s.trigger)).toEqual(
+        snaps.map(() => 'rss-step'),
+      );
+      let text = '';
+      expect(await run(['summary', dir], { out: (t) => (text += t + '\n'), err: () => {} })).toBe(0);
+      const rows = text.split('\n').filter((l) => l.includes(`grow.${child}.`));
+      expect(rows.length).toBe(snaps.length);
+      for (const r of rows) expect(r).toMatch(/^\s+\d+\s+rss-step\s/);
+      const app = jobSummary(job, { hasPython: () => true, loadMs: 0, bytesTotal: 0, waitMs: 0, partial: false });
+      expect(app.processes.find((p) => p.pid === child)!.snapshots.map((s) => s.trigger)).toEqual(
+        snaps.map(() => 'rss-step'),
+      );
     },
     120_000,
   );

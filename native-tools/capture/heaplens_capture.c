@@ -1580,7 +1580,7 @@ static const char *dump_trigger(const char *filename, int64_t *ppm) {
 }
 
 static void hook_tables(const char *filename, const char *trig, int64_t ppm) {
-    if (!py_ok && !cfg_context) return; /* nothing to write: only the policy is on */
+    if ((!py_ok && !cfg_context) || cfg_table == TABLE_NONE) return; /* nothing to write (no thread started) */
     if (!cfg_context) { write_tables(&hook_writer, filename, NULL, cfg_table); return; }
     int64_t a0 = cfg_timing ? thread_allocated() : -1;
     uint32_t head = atomic_load_explicit(&pend_head, memory_order_relaxed);

@@ -1025,9 +1025,10 @@ static void write_tables(struct writer *w, const char *filename, const struct hl
  * this thread adds jemalloc's refreshed stats once jemalloc released its dump lock and writes the table.
  * One producer (dumps are serialized by jemalloc), one consumer.
  *
- * The thread lives only while it has work: the hook starts it for a dump and it ends once the queue is
- * empty, so a process between dumps runs no thread of ours (Python 3.12+ warns at every os.fork() in a
- * process with more than one thread), and fork() waits for it to end (ctx_atfork_prepare).
+ * The thread lives only while it has work: the hook starts it for a dump and it ends once the queue has
+ * been empty for CTX_LINGER_NS (a burst of dumps keeps one thread), so a process between dumps runs no
+ * thread of ours (Python 3.12+ warns at every os.fork() in a process with more than one thread), and
+ * fork() asks it to end at once and waits for that (ctx_atfork_prepare).
  * ctx_state: 0 no thread; 1 running; 2 it found the queue empty and returns (joined before the next). The
  * thread stores 2, then looks at the queue once more; the hook publishes a dump, then reads the state: one
  * of the two sees the other (sequentially consistent), so no queued dump is left without a thread. */
@@ -1037,18 +1038,35 @@ static struct pending pending[PENDING_CAP];
 static _Atomic uint32_t pend_head, pend_tail; /* head: next slot the hook fills; tail: next the thread writes */
 static _Atomic int ctx_state;
 static pthread_t ctx_tid;
+static _Atomic uint32_t pend_seq; /* futex word the lingering thread sleeps on: bumped by each dump and by fork */
+static _Atomic int ctx_quit;      /* set by fork's prepare handler: end without lingering */
+#define CTX_LINGER_NS 20000000
+
+static void fwake(_Atomic uint32_t *addr) {
+    atomic_fetch_add(addr, 1);
+    syscall(SYS_futex, addr, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
 
 static void *ctx_thread_main(void *arg) {
     (void)arg;
+    int lingered = 0;
     for (;;) {
+        uint32_t seq = atomic_load(&pend_seq);
         uint32_t tail = atomic_load(&pend_tail);
         if (tail == atomic_load(&pend_head)) {
+            if (!lingered && !atomic_load(&ctx_quit)) {
+                struct timespec d = {0, CTX_LINGER_NS};
+                syscall(SYS_futex, &pend_seq, FUTEX_WAIT_PRIVATE, seq, &d, NULL, 0);
+                lingered = 1;
+                continue;
+            }
             atomic_store(&ctx_state, 2);
             if (tail == atomic_load(&pend_head)) return NULL;
             int ending = 2;
             if (!atomic_compare_exchange_strong(&ctx_state, &ending, 1)) return NULL; /* the hook took over */
             continue;
         }
+        lingered = 0;
         struct pending *p = &pending[tail % PENDING_CAP];
         ctx_jemalloc(&p->c);
         write_tables(&ctx_writer, p->filename, &p->c, cfg_table | ((cfg_table & TABLE_SIDECAR) ? REPLACE_ONLY : 0));
@@ -1095,12 +1113,15 @@ static int ctx_thread_ensure(void) {
  * process without our thread and the parent has none when Python counts its threads after fork(). */
 #define EXIT_WAIT_MS 2000
 static void ctx_atfork_prepare(void) {
+    atomic_store(&ctx_quit, 1);
+    fwake(&pend_seq);
     for (int ms = 0; ms < EXIT_WAIT_MS; ms++) {
         int st = atomic_load(&ctx_state);
-        if (st == 0 || (st == 2 && ctx_thread_reap())) return;
+        if (st == 0 || (st == 2 && ctx_thread_reap())) break;
         struct timespec d = {0, 1000000};
         nanosleep(&d, NULL);
     }
+    atomic_store(&ctx_quit, 0);
 }
 
 /* A forked child has no context thread (threads do not survive fork) and must not write its parent's
@@ -1110,6 +1131,7 @@ static void ctx_atfork_child(void) {
     atomic_store(&pend_head, 0);
     atomic_store(&pend_tail, 0);
     atomic_store(&ctx_state, 0);
+    atomic_store(&ctx_quit, 0);
 }
 
 /* At exit the final dump (prof_final, an atexit handler) may still be queued: wait for it, bounded. */
@@ -1605,6 +1627,7 @@ static void hook_tables(const char *filename, const char *trig, int64_t ppm) {
     if (cfg_table & TABLE_SIDECAR) write_tables(&hook_writer, filename, &p->c, TABLE_SIDECAR);
     p->c.hook_alloc = a0 >= 0 ? thread_allocated() - a0 : -1;
     atomic_store(&pend_head, head + 1);
+    fwake(&pend_seq); /* a lingering thread */
     /* The thread is started after the figures above: its start allocates (glibc's TLS vector, on jemalloc's
      * reentrant path, once per burst of dumps), the context's collection does not. */
     if (!ctx_thread_ensure()) {

@@ -3,7 +3,7 @@
 // and the object rebuilt from the checked fields only (unknown keys dropped). Throws ShapeError.
 
 import type { CgroupMemory, DumpContext, JemallocPages, JemallocStats, PageBreakdown } from './dump-context.js';
-import { DUMP_TRIGGERS } from './dump-context.js';
+import { BOOT_ID, DUMP_TRIGGERS } from './dump-context.js';
 import { dateProblem, MAX_COUNT } from './limits.js';
 import {
   arr,
@@ -40,6 +40,21 @@ function date(v: unknown, at: string, nowMs: number): number {
 
 const dateOrNull = (v: unknown, at: string, nowMs: number): number | null =>
   v === null || v === undefined ? null : date(v, at, nowMs);
+
+function bootId(v: unknown, at: string): string | null {
+  const s = strOrNull(v, at, 36);
+  if (s !== null && !BOOT_ID.test(s)) throw new ShapeError(at, 'not a boot id (a UUID)');
+  return s;
+}
+
+/** NSpid, outermost first: its last entry is the process's own pid */
+function nsPids(v: unknown, pid: unknown, at: string): number[] | null {
+  if (v === null || v === undefined) return null;
+  const out = arr(v, at, 32).map((p, i) => whole(p, `${at}[${i}]`, 2 ** 32));
+  if (out.length === 0 || out[out.length - 1] !== pid)
+    throw new ShapeError(at, `does not end in the process's pid ${String(pid)}`);
+  return out;
+}
 
 export function checkDumpContext(v: unknown, at: string, nowMs: number = Date.now()): DumpContext | null {
   if (v === null || v === undefined) return null;
@@ -78,6 +93,9 @@ export function checkDumpContext(v: unknown, at: string, nowMs: number = Date.no
     timeBootMs: numOrNull(o.timeBootMs, `${at}.timeBootMs`, 0, MAX_CLOCK_MS),
     pid: whole(o.pid, `${at}.pid`, 2 ** 32),
     ppid: wholeOrNull(o.ppid, `${at}.ppid`, 2 ** 32),
+    nsPids: nsPids(o.nsPids, o.pid, `${at}.nsPids`),
+    pidNamespace: wholeOrNull(o.pidNamespace, `${at}.pidNamespace`, 2 ** 32),
+    bootId: bootId(o.bootId, `${at}.bootId`),
     startRealMs,
     startBootMs: numOrNull(o.startBootMs, `${at}.startBootMs`, 0, MAX_CLOCK_MS),
     comm: strOrNull(o.comm, `${at}.comm`, 64),

@@ -290,6 +290,27 @@ describe('context record details', () => {
     expect(c.extra).toEqual({});
   });
 
+  it('the pid in every pid namespace, the pid namespace and the boot id (issue 49 item 2)', () => {
+    const base = 'PYFRAMES/1 pid=2 python=-\nC context 1\nC time_real_ns 1796118337741721536\nC pid 2\n';
+    const read = (extra: string) =>
+      parseDumpContext(parsePyFrames(base + extra + 'END 0\n')!.contextRecords!, { pids: [2] });
+    const c = read('C nspid 8928,2\nC pid_ns 4026532845\nC boot_id 6f1c8f0e-3b3a-4c55-9e0e-2f6d1b7a9c01\n').context!;
+    expect([c.nsPids, c.pidNamespace, c.bootId]).toEqual([
+      [8928, 2],
+      4026532845,
+      '6f1c8f0e-3b3a-4c55-9e0e-2f6d1b7a9c01',
+    ]);
+    expect(c.extra).toEqual({});
+    // absent from older producers
+    expect(read('').context).toMatchObject({ nsPids: null, pidNamespace: null, bootId: null });
+    // damaged: the context is ignored, with the reason
+    expect(read('C nspid 8928,3\n').problem?.message).toMatch(/nspid 8928,3 does not end in the process's pid 2/);
+    expect(read('C nspid 8928;2\n').problem?.message).toMatch(/nspid is not a list of up to 32 pids/);
+    expect(read('C nspid ' + Array.from({ length: 33 }, () => '2').join(',') + '\n').problem).not.toBeNull();
+    expect(read('C boot_id %1B[31m\n').problem?.message).toMatch(/boot_id is not a boot id/);
+    expect(read('C pid_ns x\n').problem?.message).toMatch(/pid_ns is not an integer/);
+  });
+
   it('an unknown trigger is kept aside; a malformed new integer key ignores the context', () => {
     const base = 'PYFRAMES/1 pid=9 python=-\nC context 1\nC time_real_ns 1\nC pid 9\n';
     const a = parsePyFrames(base + 'C trigger later-thing\nEND 0\n')!;

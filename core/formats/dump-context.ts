@@ -73,6 +73,15 @@ export interface ForkOrigin {
   timeMonoMs: number | null;
 }
 
+/** The inode of the initial pid namespace (the kernel's PROC_PID_INIT_INO, fixed since Linux 3.8): a process in it
+ * has the pids the kernel's own messages name. */
+export const INIT_PID_NAMESPACE = 0xeffffffc;
+/** The kernel nests pid namespaces at most 32 deep (MAX_PID_NS_LEVEL). */
+const MAX_NS_LEVELS = 32;
+const NSPID = /^\d{1,10}(?:,\d{1,10}){0,31}$/;
+/** /proc/sys/kernel/random/boot_id: a UUID in lowercase hex */
+export const BOOT_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
 /** What made the producer write this dump (jemalloc's own triggers, or the memory policy's). */
 export type DumpTrigger =
   'interval' | 'manual' | 'final' | 'high-water' | 'rss-step' | 'cgroup-fraction' | 'cgroup-high' | 'cgroup-pressure';
@@ -98,6 +107,17 @@ export interface DumpContext {
   timeBootMs: number | null;
   pid: number;
   ppid: number | null;
+  /**
+   * The process's pid in each pid namespace /proc showed it (`NSpid:` of /proc/self/status), outermost first; the
+   * last is `pid`. A process in a container that mounted its own /proc sees one entry (its own namespace's); one
+   * that sees its host's /proc (e.g. `unshare --pid` without `--mount-proc`) sees the host's pid first. Null from
+   * producers before this key.
+   */
+  nsPids: number[] | null;
+  /** the inode of the process's pid namespace (/proc/self/ns/pid); INIT_PID_NAMESPACE on the host itself */
+  pidNamespace: number | null;
+  /** the machine's boot (/proc/sys/kernel/random/boot_id, shared by every container on it): same boot, same host */
+  bootId: string | null;
   /** process start, wall clock (ms since the epoch) and since boot (ms); one clock tick resolution */
   startRealMs: number | null;
   startBootMs: number | null;
@@ -205,8 +225,9 @@ const INT_KEYS = new Set([
   'fork_real_ns',
   'fork_mono_ns',
   'trigger_ppm',
+  'pid_ns',
 ]);
-const STRING_KEYS = new Set(['comm', 'cmdline', 'hostname', 'cg_path', 'trigger']);
+const STRING_KEYS = new Set(['comm', 'cmdline', 'hostname', 'cg_path', 'trigger', 'nspid', 'boot_id']);
 
 /** ns (decimal string, may exceed 2^53) → ms as a float, exact to well under a microsecond. */
 function nsToMs(s: string): number {
@@ -250,6 +271,9 @@ export function parseDumpContext(
     // bounded as dates below.
     if ((INT_KEYS.has(key) || key === 'cg_max') && !key.endsWith('_ns') && value !== 'max' && Number(value) > MAX_COUNT)
       return bad(`context key ${key} is ${value}, past 2^53 (8 PiB)`, r.line);
+    if (key === 'nspid' && !NSPID.test(value))
+      return bad(`context key nspid is not a list of up to ${MAX_NS_LEVELS} pids ("<outer>,…,<own>")`, r.line);
+    if (key === 'boot_id' && !BOOT_ID.test(value)) return bad('context key boot_id is not a boot id (a UUID)', r.line);
     // A cgroup cannot run, let alone dump, under a limit of 0 bytes.
     if (key === 'cg_max' && value !== 'max' && !(Number(value) > 0))
       return bad(`context key cg_max is ${value}, not a limit a process could run under`, r.line);
@@ -267,6 +291,9 @@ export function parseDumpContext(
     // one clock tick of slack: start times are read in ticks of 10 ms
     if (start > timeRealMs + 10) return bad('context start_real_ns: the process started after its own dump');
   }
+  const nsPids = raw.get('nspid')?.split(',').map(Number) ?? null;
+  if (nsPids !== null && (nsPids[nsPids.length - 1] !== pid || nsPids.some((p) => p < 1 || p > 2 ** 32)))
+    return bad(`context key nspid ${raw.get('nspid')} does not end in the process's pid ${pid}`);
   for (const p of expect.pids ?? []) {
     if (p !== null && p !== pid)
       return bad(`context is for pid ${pid} but the dump is pid ${p} (stale or renamed file)`);
@@ -345,6 +372,9 @@ export function parseDumpContext(
       timeBootMs: ms('time_boot_ns'),
       pid,
       ppid: int('ppid'),
+      nsPids,
+      pidNamespace: int('pid_ns'),
+      bootId: raw.get('boot_id') ?? null,
       startRealMs: ms('start_real_ns'),
       startBootMs: ms('start_boot_ns'),
       comm: str('comm', MAX_COMM_CHARS),
@@ -417,6 +447,9 @@ export function bareContext(timeRealMs: number, pid: number): DumpContext {
     timeBootMs: null,
     pid,
     ppid: null,
+    nsPids: null,
+    pidNamespace: null,
+    bootId: null,
     startRealMs: null,
     startBootMs: null,
     comm: null,

@@ -81,12 +81,13 @@ export function classifySideFile(path: string): SideFile | null {
 }
 
 /**
- * A file libheaplens_capture is still writing, or that a kill cut: `<dump>.tmp` (jemalloc writes each dump
- * there and the library renames it when complete) and `<dump>.pyframes.tmp` (docs/pyframes-format.md §5a).
+ * A file libheaplens_capture is still writing, or that a kill cut: `<dump>.<16 hex>.tmp` (jemalloc writes each
+ * dump there and the library renames it when complete) and `<dump>.pyframes.<16 hex>.tmp`
+ * (docs/pyframes-format.md §5a); older versions of the library wrote `<dump>.tmp` and `<dump>.pyframes.tmp`.
  * Never a dump: its bytes start like one, but it may end anywhere.
  */
 export function isCaptureTempName(path: string): boolean {
-  return /\.heap\.tmp$/.test(path) || /\.pyframes\.tmp$/.test(path);
+  return /\.(?:heap|pyframes)(?:\.[0-9a-f]{16})?\.tmp$/.test(path);
 }
 
 /** A file to try as a dump: by name, or (for unknown names) by its first bytes. */

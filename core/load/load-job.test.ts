@@ -4,7 +4,7 @@ import { fixtureFile, fixtureFiles, jeprofTotals } from '../../tools/fixtures.js
 import type { InputFile } from '../formats/input-file.js';
 
 describe("loadJob and the capture library's unfinished files", () => {
-  it('a <dump>.tmp cut by a kill (and a <dump>.pyframes.tmp) are left out with a warning; the finished dumps load', async () => {
+  it("a <dump>.<random>.tmp cut by a kill (and a <dump>.pyframes.<random>.tmp, and the older library versions' <dump>.tmp) are left out with a warning; the finished dumps load", async () => {
     const files = fixtureFiles('job').filter((f) => f.path.startsWith('job/exact.'));
     const last = files.find((f) => f.path === 'job/exact.21459.20.f.heap')!;
     const whole = await last.read(0, last.size);
@@ -19,10 +19,20 @@ describe("loadJob and the capture library's unfinished files", () => {
       ...files,
       mem('job/exact.21459.21.m21.heap.tmp', cut),
       mem('job/exact.21459.21.m21.heap.pyframes.tmp', new TextEncoder().encode('PYFRAMES/1 pid=21459 python=-\nC con')),
+      mem('job/exact.21459.22.m22.heap.0f9e8d7c6b5a4f3e.tmp', cut),
+      mem(
+        'job/exact.21459.22.m22.heap.pyframes.a1b2c3d4e5f60718.tmp',
+        new TextEncoder().encode('PYFRAMES/1 pid=21459 python=-\nC con'),
+      ),
     ]);
     expect(job.processes).toHaveLength(1);
     expect(job.processes[0].snapshots).toHaveLength(21);
-    expect(job.ignoredFiles).toEqual(['job/exact.21459.21.m21.heap.tmp', 'job/exact.21459.21.m21.heap.pyframes.tmp']);
+    expect(job.ignoredFiles).toEqual([
+      'job/exact.21459.21.m21.heap.tmp',
+      'job/exact.21459.21.m21.heap.pyframes.tmp',
+      'job/exact.21459.22.m22.heap.0f9e8d7c6b5a4f3e.tmp',
+      'job/exact.21459.22.m22.heap.pyframes.a1b2c3d4e5f60718.tmp',
+    ]);
     expect(job.warnings.map((w) => w.file)).toEqual(job.ignoredFiles);
     expect(job.warnings[0].message).toMatch(/still writing \(or a kill cut\)/);
   });

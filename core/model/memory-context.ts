@@ -10,7 +10,7 @@
 // (docs next-features §6; Redis reports the same three ratios.) Pure: used by the CLI and the app.
 
 import type { ProcessSeries, Snapshot } from './model.js';
-import type { DumpContext, JemallocStats } from '../formats/dump-context.js';
+import { INIT_PID_NAMESPACE, type DumpContext, type JemallocStats } from '../formats/dump-context.js';
 
 export interface MemoryPoint extends JemallocStats {
   /** the dump's unbiased live bytes (what the heap profile explains) */
@@ -131,6 +131,19 @@ export interface ProcessIdentity {
   comm: string | null;
   cmdline: string[] | null;
   hostname: string | null;
+  /** the pid in each pid namespace /proc showed, outermost first (the context's `nspid`); null when not recorded */
+  nsPids: number[] | null;
+  /**
+   * The pid the host's kernel knows the process by (what its OOM report and dmesg name): its own pid in the initial
+   * pid namespace; the outermost of several NSpid entries (the host's when the process saw the host's /proc, as
+   * with `unshare --pid` or a runtime sharing /proc); null inside a container that mounted its own /proc (one
+   * entry, another namespace) or when nothing was recorded.
+   */
+  hostPid: number | null;
+  /** the pid namespace's inode (INIT_PID_NAMESPACE on the host) */
+  pidNamespace: number | null;
+  /** the machine's boot id: processes with the same one ran on the same machine in the same boot */
+  bootId: string | null;
   /** process start, wall clock, ms since the epoch */
   startMs: number | null;
 }
@@ -146,6 +159,10 @@ export function processIdentity(p: Pick<ProcessSeries, 'snapshots'>): ProcessIde
         comm: c.comm,
         cmdline: c.cmdline,
         hostname: c.hostname,
+        nsPids: c.nsPids,
+        hostPid: c.pidNamespace === INIT_PID_NAMESPACE ? c.pid : c.nsPids && c.nsPids.length > 1 ? c.nsPids[0] : null,
+        pidNamespace: c.pidNamespace,
+        bootId: c.bootId,
         startMs: c.startRealMs,
       };
   }

@@ -18,11 +18,13 @@ import type { SampleType } from '../model/vocab.js';
 import { viewOf, type PostmortemView } from './postmortem-view.js';
 import { teardownDump } from '../stats/exit-dump.js';
 import type { JobSuspects } from '../stats/suspects.js';
+import { dumpTriggerLabel } from '../model/dump-trigger.js';
 
 export interface SnapshotSummary {
   index: number;
   file: string;
   seq: number | null;
+  /** what made the dump, as recorded (core/model/dump-trigger.ts): `rss-step`, `cgroup-fraction 0.9`, `interval`, … */
   trigger: string;
   liveBytes: number;
   liveObjects: number;
@@ -66,6 +68,10 @@ export interface ProcessIdentitySummary {
   cmdline: string | null;
   ppid: number | null;
   hostname: string | null;
+  /** the pid in each pid namespace, outermost first, and the host kernel's pid (core/model/memory-context.ts) */
+  nsPids?: number[] | null;
+  hostPid?: number | null;
+  bootId?: string | null;
   startMs: number | null;
   /** index of the parent process in this job, null for roots and unknown */
   parentIndex: number | null;
@@ -164,6 +170,9 @@ function processContexts(j: Job): ProcessContext[] {
             cmdline: id.cmdline ? formatCmdline(id.cmdline) : null,
             ppid: id.ppid,
             hostname: id.hostname,
+            nsPids: id.nsPids,
+            hostPid: id.hostPid,
+            bootId: id.bootId,
             startMs: id.startMs,
             parentIndex: where?.parent ? (indexOf.get(where.parent) ?? null) : null,
             depth: where?.depth ?? 0,
@@ -247,7 +256,7 @@ export function jobSummary(j: Job, opts: JobSummaryOptions): JobSummary {
         index: si,
         file: s.file,
         seq: s.seq,
-        trigger: s.trigger,
+        trigger: dumpTriggerLabel(s),
         liveBytes: s.live.bytes,
         liveObjects: s.live.objects,
         truncated: s.truncated !== null,

@@ -4,13 +4,16 @@
 import type { Job, ProcessSeries, Snapshot } from '../model/model.js';
 import { processFates } from '../stats/process-fate.js';
 import { processName } from '../model/process-name.js';
+import { dumpTrigger } from '../model/dump-trigger.js';
 
 /** One snapshot: its file, totals, sampling, completeness and threads. */
 export function snapshotFacts(s: Snapshot) {
   return {
     file: s.file,
     seq: s.seq,
-    trigger: s.trigger,
+    /** as recorded: the capture context's trigger (rss-step, cgroup-fraction, …), else the file name's */
+    trigger: dumpTrigger(s),
+    ...(s.context?.triggerFraction != null ? { triggerFraction: s.context.triggerFraction } : {}),
     liveBytes: s.live.bytes,
     liveObjects: s.live.objects,
     ...(s.hasAccumulated ? { accumulatedBytes: s.accumulated.bytes, accumulatedObjects: s.accumulated.objects } : {}),

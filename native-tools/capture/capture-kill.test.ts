@@ -4,12 +4,23 @@
 // `Killed process` line (dmesg) and the limit the test wrote into the cgroup. Every file left behind
 // is read with our own readers.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  readlinkSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collectInputFiles } from '../../node/io/node-files.js';
 import { loadJob } from '../../core/load/load-job.js';
+import { run } from '../../node/cli/main.js';
 import { JEMALLOC, LIBRARY, PYTHONS, buildLibrary, captureReady, checkDump, ownMemoryCgroup } from './test-support.js';
 
 const work = mkdtempSync(join(tmpdir(), 'heaplens-capture-kill-'));
@@ -96,7 +107,7 @@ describe.skipIf(!captureReady)('memory-driven dumps and atomic dumps under real 
         expect(dumps.length, names.join(' ')).toBeLessThanOrEqual(KEEP + 1);
         // a dump cut by the kill stays under its temporary name; every dump name holds a whole dump
         expect(names.filter((n) => !n.endsWith('.heap') && !n.endsWith('.heap.pyframes') && n !== 'leak.py')).toEqual(
-          names.filter((n) => /\.heap(\.pyframes)?\.tmp$/.test(n)),
+          names.filter((n) => /\.heap(\.pyframes)?\.[0-9a-f]{16}\.tmp$/.test(n)),
         );
         for (const d of dumps) {
           const ck = await checkDump(join(dir, d));
@@ -184,6 +195,22 @@ for wave in range(2):
           ['cgroup-fraction', 0.5],
         ]);
         for (const x of ctx) expect(x.cgroup!.current!).toBeGreaterThanOrEqual(100 * MIB);
+        // summary names each dump's trigger as recorded (jemalloc's file names say "m", manual)
+        let text = '';
+        expect(await run(['summary', dir], { out: (t) => (text += t + '\n'), err: () => {} })).toBe(0);
+        expect(
+          text
+            .split('\n')
+            .filter((l) => /\.m\d+\.heap\s*$/.test(l))
+            .map((l) => l.trim().split(/\s{2,}/)[1]),
+        ).toEqual(['cgroup-fraction 0.5', 'cgroup-fraction 0.5']);
+        let json = '';
+        expect(await run(['summary', dir, '--json'], { out: (t) => (json += t), err: () => {} })).toBe(0);
+        const snaps = (JSON.parse(json) as { processes: { snapshots: unknown[] }[] }).processes[0].snapshots;
+        expect(snaps).toMatchObject([
+          { trigger: 'cgroup-fraction', triggerFraction: 0.5 },
+          { trigger: 'cgroup-fraction', triggerFraction: 0.5 },
+        ]);
       } finally {
         spawnSync('rmdir', [c.dir]);
       }
@@ -237,7 +264,7 @@ while True:
     let cutWrites = 0;
     for (const [round, rd] of rounds.entries()) {
       const names = readdirSync(rd);
-      if (names.some((n) => n.endsWith('.heap.tmp'))) cutWrites++;
+      if (names.some((n) => /\.heap\.[0-9a-f]{16}\.tmp$/.test(n))) cutWrites++;
       const dumps = dumpsIn(rd);
       expect(dumps.length, names.join(' ')).toBeGreaterThanOrEqual(2);
       expect(dumps.length).toBeLessThanOrEqual(3);
@@ -353,3 +380,105 @@ print("alive")
     );
   }
 });
+
+// Issue 46 S7: another user of the dump folder plants links at the names the library writes under, or creates
+// those names first. Nothing may be written through a link, no file of theirs adopted as a dump, and our dumps
+// keep our owner and a mode without write for others.
+describe.skipIf(!captureReady || process.getuid?.() !== 0)(
+  'a hostile dump folder: planted links and files created first by another user (root: chown)',
+  () => {
+    beforeAll(() => buildLibrary(), 120_000);
+    // the program plants before it dumps (it knows its pid, so the names jemalloc will give its dumps):
+    // dump 0: links to the victim at the temp names the library used to write (`<dump>.tmp`, `<dump>.pyframes.tmp`);
+    // dump 1: those names created first by user 65534, mode 666; dump 2: links at the final names themselves.
+    const PLANT = `import ctypes, os, sys
+lib = ctypes.CDLL(None)
+out, victim = sys.argv[1], sys.argv[2]
+pid = os.getpid()
+name = lambda k, s: f"{out}/j.{pid}.{k}.m{k}.heap{s}"
+for s in (".tmp", ".pyframes.tmp"):
+    os.symlink(victim, name(0, s))
+    fd = os.open(name(1, s), os.O_CREAT | os.O_WRONLY, 0o666)
+    os.fchmod(fd, 0o666); os.fchown(fd, 65534, 65534); os.close(fd)
+for s in ("", ".pyframes"):
+    os.symlink(victim, name(2, s))
+keep = [bytearray(4096) for _ in range(500)]
+for k in range(3):
+    lib.mallctl(b"prof.dump", None, None, None, 0)
+print("alive")
+`;
+    const cases: { mode: number; atomic: boolean; warn: boolean }[] = [
+      { mode: 0o777, atomic: true, warn: true },
+      { mode: 0o1777, atomic: true, warn: false },
+      { mode: 0o755, atomic: true, warn: false },
+      { mode: 0o777, atomic: false, warn: true },
+    ];
+    for (const c of cases) {
+      it(`folder mode ${c.mode.toString(8)}${c.atomic ? '' : ', HEAPLENS_DUMP_ATOMIC=0'}: nothing written through a link or into another user's file${c.warn ? '; one warning line' : ', no warning'}`, async () => {
+        const dir = join(work, `s7-${c.mode.toString(8)}-${c.atomic ? 'a' : 'n'}`);
+        const out = join(dir, 'dumps');
+        mkdirSync(out, { recursive: true });
+        chmodSync(out, c.mode);
+        const victim = join(dir, 'victim.txt');
+        writeFileSync(victim, 'precious\n');
+        writeFileSync(join(dir, 'plant.py'), PLANT);
+        const r = spawnSync(
+          '/bin/sh',
+          [
+            '-c',
+            'umask 022; LD_PRELOAD="$HEAPLENS_PRELOAD" exec "$@"',
+            'sh',
+            PYTHONS[0],
+            join(dir, 'plant.py'),
+            out,
+            victim,
+          ],
+          {
+            env: {
+              ...process.env,
+              LD_PRELOAD: '',
+              HEAPLENS_PRELOAD: `${JEMALLOC} ${LIBRARY}`,
+              MALLOC_CONF: `prof:true,prof_prefix:${out}/j`,
+              ...(c.atomic ? {} : { HEAPLENS_DUMP_ATOMIC: '0' }),
+            },
+            encoding: 'utf8',
+          },
+        );
+        expect(r.status, r.stderr).toBe(0);
+        expect(r.stdout.trim()).toBe('alive');
+        expect(readFileSync(victim, 'utf8')).toBe('precious\n');
+        const pid = Number(/^j\.(\d+)\./.exec(readdirSync(out).find((n) => n.startsWith('j.'))!)![1]);
+        const name = (k: number, s: string): string => join(out, `j.${pid}.${k}.m${k}.heap${s}`);
+        // the planted links are still links to the victim; the other user's files still theirs, empty, mode 666
+        for (const s of ['.tmp', '.pyframes.tmp']) {
+          expect(readlinkSync(name(0, s))).toBe(victim);
+          const st = lstatSync(name(1, s));
+          expect([st.uid, st.size, st.mode & 0o777], name(1, s)).toEqual([65534, 0, 0o666]);
+        }
+        const lines = r.stderr.split('\n').filter((l) => l.startsWith('heaplens-capture:'));
+        if (c.warn)
+          expect(lines, r.stderr).toEqual([
+            `heaplens-capture: the dump folder ${out} is writable by every user and not sticky: another user can replace or delete its dumps (use a folder only you can write)`,
+          ]);
+        else expect(lines, r.stderr).toEqual([]);
+        // every dump under its final name is ours, whole, mode 644 (jemalloc's, less the umask)
+        const dumps = readdirSync(out).filter((n) => n.endsWith('.heap'));
+        const ours = dumps.filter((n) => lstatSync(join(out, n)).isFile());
+        // the links at dump 2's names were replaced (by the renames; written in place, by a new file), not followed
+        expect(ours.sort()).toEqual([0, 1, 2].map((k) => `j.${pid}.${k}.m${k}.heap`));
+        for (const d of ours) {
+          const st = lstatSync(join(out, d));
+          expect([st.uid, st.mode & 0o777], d).toEqual([process.getuid!(), 0o644]);
+          expect(await checkDump(join(out, d)), d).toEqual({ complete: true, problem: null, sidecar: 'complete' });
+          expect(lstatSync(join(out, d + '.pyframes')).mode & 0o777).toBe(0o644);
+        }
+        // no temp file of ours is left behind: only the planted names end in .tmp
+        expect(
+          readdirSync(out)
+            .filter((n) => n.endsWith('.tmp'))
+            .sort(),
+        ).toEqual(['.tmp', '.pyframes.tmp'].flatMap((s) => [0, 1].map((k) => `j.${pid}.${k}.m${k}.heap${s}`)).sort());
+      }, 60_000);
+    }
+  },
+);

@@ -606,8 +606,11 @@ static long ctx_page_size = 4096;
 /* Set in a forked child by its atfork handler: the parent's pid and the time of the fork. */
 static int64_t fork_ppid = -1, fork_real_ns = -1, fork_mono_ns = -1;
 
+#define MAX_NS_LEVELS 32 /* the kernel's MAX_PID_NS_LEVEL */
 struct hl_context {
     int64_t real_ns, mono_ns, boot_ns, pid, ppid, start_boot_ns, start_real_ns;
+    int64_t nspid[MAX_NS_LEVELS]; int n_nspid; /* NSpid: of /proc/self/status, outermost first */
+    int64_t pid_ns;                       /* inode of /proc/self/ns/pid */
     int64_t je[6];
     int64_t rss, rss_anon;
     int cg_version;                       /* 0: none found */
@@ -628,6 +631,33 @@ struct hl_context {
 };
 static const char *const je_names[6] = {"stats.allocated", "stats.active", "stats.resident", "stats.mapped", "stats.retained", "stats.metadata"};
 static const char *const je_keys[6] = {"je_allocated", "je_active", "je_resident", "je_mapped", "je_retained", "je_metadata"};
+
+/* /proc/sys/kernel/random/boot_id without its newline: the same for every process (and container) of a boot */
+static char ctx_boot_id[40];
+
+/* "NSpid:\t<outer>\t...\t<own>" -> c->nspid (the pid in each namespace this /proc shows, outermost first) */
+static void ctx_nspid(struct hl_context *c, const char *status) {
+    c->n_nspid = 0;
+    const char *p = strstr(status, "\nNSpid:");
+    if (!p) return;
+    p += 7;
+    while (*p && *p != '\n' && c->n_nspid < MAX_NS_LEVELS) {
+        while (*p == ' ' || *p == '\t') p++;
+        int64_t v = ctx_num(p);
+        if (v < 0) break;
+        c->nspid[c->n_nspid++] = v;
+        while (*p >= '0' && *p <= '9') p++;
+    }
+}
+
+/* "pid:[4026531836]" -> the pid namespace's inode, -1 when unreadable */
+static int64_t ctx_pid_ns(void) {
+    char b[64];
+    ssize_t n = readlink("/proc/self/ns/pid", b, sizeof b - 1);
+    if (n <= 5 || strncmp(b, "pid:[", 5) != 0) return -1;
+    b[n] = 0;
+    return ctx_num(b + 5);
+}
 
 static int64_t ts_ns(clockid_t c) {
     struct timespec ts;
@@ -714,7 +744,14 @@ static void ctx_collect(struct hl_context *c) {
     for (int i = 0; i < 6; i++) c->je[i] = -1;
     c->je_delay_ns = -1;
     c->rss = c->rss_anon = -1;
+    c->n_nspid = 0;
+    c->pid_ns = ctx_pid_ns();
+    if (!ctx_boot_id[0] && ctx_read("/proc/sys/kernel/random/boot_id", ctx_file, 39) == 37 && ctx_file[36] == '\n') {
+        memcpy(ctx_boot_id, ctx_file, 36);
+        ctx_boot_id[36] = 0;
+    }
     if (ctx_read("/proc/self/status", ctx_file, CTX_FILE_MAX) > 0) {
+        ctx_nspid(c, ctx_file);
         int64_t v = ctx_field(ctx_file, "VmRSS:");
         if (v >= 0) c->rss = v * 1024;
         v = ctx_field(ctx_file, "RssAnon:");
@@ -843,6 +880,13 @@ static void write_context(struct writer *w, const struct hl_context *cp) {
     wkv(w, "time_boot_ns", c.boot_ns);
     wkv(w, "pid", c.pid);
     wkv(w, "ppid", c.ppid);
+    if (c.n_nspid > 0) {
+        wstr(w, "C nspid ");
+        for (int i = 0; i < c.n_nspid; i++) { if (i) wstr(w, ","); wdec(w, c.nspid[i]); }
+        wstr(w, "\n");
+    }
+    wkv(w, "pid_ns", c.pid_ns);
+    if (ctx_boot_id[0]) { wstr(w, "C boot_id "); wenc(w, ctx_boot_id, strlen(ctx_boot_id)); wstr(w, "\n"); }
     wkv(w, "start_boot_ns", c.start_boot_ns);
     wkv(w, "start_real_ns", c.start_real_ns);
     if (c.comm_len) { wstr(w, "C comm "); wenc(w, c.comm, c.comm_len); wstr(w, "\n"); }
@@ -922,17 +966,55 @@ static void write_table(struct writer *w, int fd, const struct hl_context *c) {
     wflush(w);
 }
 
+/* ---- private temp files -------------------------------------------------------------------------
+ * Every file the library writes under a temporary name is `<base>.<16 random hex>.tmp`, created with
+ * O_CREAT|O_EXCL|O_NOFOLLOW: a link planted in the dump folder is never written through, and a file
+ * another user created beforehand is never adopted (its name is unknown in advance, and O_EXCL refuses
+ * an existing one). Mode: the caller's (jemalloc's 0644, the sidecar's 0644), less the umask. */
+#define TMP_SUFFIX_MAX 22 /* ".<16 hex>.tmp" and its NUL */
+static _Atomic uint64_t tmp_counter;
+
+static void random_hex16(char out[17]) {
+    unsigned char r[8];
+    if (getrandom(r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r) {
+        /* no entropy yet (early boot): unique within the process, hard enough to guess across */
+        uint64_t x = mix(now_ns() ^ ((uint64_t)getpid() << 40) ^ atomic_fetch_add(&tmp_counter, 1) * 0x9e3779b97f4a7c15ULL);
+        memcpy(r, &x, sizeof r);
+    }
+    for (int i = 0; i < 8; i++) {
+        out[2 * i] = "0123456789abcdef"[r[i] >> 4];
+        out[2 * i + 1] = "0123456789abcdef"[r[i] & 15];
+    }
+    out[16] = 0;
+}
+
+/* Opens a new private `<base>.<random>.tmp` for writing; its name goes into tmp (cap bytes). -1 with errno. */
+static int open_private_tmp(char *tmp, size_t cap, const char *base, mode_t mode) {
+    size_t n = strlen(base);
+    if (n + TMP_SUFFIX_MAX > cap) { errno = ENAMETOOLONG; return -1; }
+    memcpy(tmp, base, n);
+    for (int tries = 0; tries < 8; tries++) {
+        char r[17];
+        random_hex16(r);
+        tmp[n] = '.';
+        memcpy(tmp + n + 1, r, 16);
+        memcpy(tmp + n + 17, ".tmp", 5);
+        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+        if (fd >= 0 || errno != EEXIST) return fd;
+    }
+    return -1;
+}
+
 #define REPLACE_ONLY 8 /* write_tables: the sidecar only replaces an existing one */
 static struct writer ctx_writer, hook_writer;
 static const char *hook_append_path; /* set by the dump hook while the dump is still under its temporary name */
 static void write_tables(struct writer *w, const char *filename, const struct hl_context *c, int modes) {
     size_t fl = strlen(filename);
     if (modes & TABLE_SIDECAR) {
-        char path[4096], tmp[4096];
-        if (fl + sizeof ".pyframes.tmp" <= sizeof path) {
+        char path[4096], tmp[4096 + TMP_SUFFIX_MAX];
+        if (fl + sizeof ".pyframes" <= sizeof path) {
             memcpy(path, filename, fl); memcpy(path + fl, ".pyframes", sizeof ".pyframes");
-            memcpy(tmp, filename, fl); memcpy(tmp + fl, ".pyframes.tmp", sizeof ".pyframes.tmp");
-            int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+            int fd = open_private_tmp(tmp, sizeof tmp, path, 0644);
             if (fd >= 0) {
                 write_table(w, fd, c);
                 int bad = w->err;
@@ -945,75 +1027,136 @@ static void write_tables(struct writer *w, const char *filename, const struct hl
     }
     if (modes & TABLE_APPEND) {
         /* the hook appends to a staged dump before it is renamed into place */
-        int fd = open(w == &hook_writer && hook_append_path ? hook_append_path : filename, O_WRONLY | O_APPEND | O_CLOEXEC);
-        if (fd >= 0) { write_table(w, fd, c); close(fd); }
+        int fd = open(w == &hook_writer && hook_append_path ? hook_append_path : filename, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+        if (fd >= 0) {
+            /* a write that fails (a full disk) is cut back off: the dump stays whole, without its table */
+            struct stat st;
+            int sized = fstat(fd, &st) == 0;
+            write_table(w, fd, c);
+            if (w->err && sized && ftruncate(fd, st.st_size) != 0) {}
+            close(fd);
+        }
     }
 }
 
 /* ---- the context thread ----------------------------------------------------------------------------
  * The dump hook captures the context (times, identity, RSS, cgroup) and queues it with the dump's name;
  * this thread adds jemalloc's refreshed stats once jemalloc released its dump lock and writes the table.
- * One producer (dumps are serialized by jemalloc), one consumer, a futex to sleep on. */
+ * One producer (dumps are serialized by jemalloc), one consumer.
+ *
+ * The thread lives only while it has work: the hook starts it for a dump and it ends once the queue has
+ * been empty for CTX_LINGER_NS (a burst of dumps keeps one thread), so a process between dumps runs no
+ * thread of ours (Python 3.12+ warns at every os.fork() in a process with more than one thread), and
+ * fork() asks it to end at once and waits for that (ctx_atfork_prepare).
+ * ctx_state: 0 no thread; 1 running; 2 it found the queue empty and returns (joined before the next). The
+ * thread stores 2, then looks at the queue once more; the hook publishes a dump, then reads the state: one
+ * of the two sees the other (sequentially consistent), so no queued dump is left without a thread. */
 #define PENDING_CAP 8 /* dumps queued at most; more (the thread far behind) are written by the hook itself */
 struct pending { char filename[4096]; struct hl_context c; };
 static struct pending pending[PENDING_CAP];
 static _Atomic uint32_t pend_head, pend_tail; /* head: next slot the hook fills; tail: next the thread writes */
-static _Atomic uint32_t pend_seq;             /* futex word: bumped on every queued dump */
-static _Atomic int ctx_thread_on;
+static _Atomic int ctx_state;
+static pthread_t ctx_tid;
+static _Atomic uint32_t pend_seq; /* futex word the lingering thread sleeps on: bumped by each dump and by fork */
+static _Atomic int ctx_quit;      /* set by fork's prepare handler: end without lingering */
+#define CTX_LINGER_NS 20000000
 
-static void fwait(_Atomic uint32_t *addr, uint32_t val) {
-    syscall(SYS_futex, addr, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
+static void fwake(_Atomic uint32_t *addr) {
+    atomic_fetch_add(addr, 1);
+    syscall(SYS_futex, addr, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
-static void fwake(_Atomic uint32_t *addr) { syscall(SYS_futex, addr, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0); }
 
 static void *ctx_thread_main(void *arg) {
     (void)arg;
+    int lingered = 0;
     for (;;) {
-        uint32_t seq = atomic_load_explicit(&pend_seq, memory_order_acquire);
-        uint32_t tail = atomic_load_explicit(&pend_tail, memory_order_relaxed);
-        if (tail == atomic_load_explicit(&pend_head, memory_order_acquire)) { fwait(&pend_seq, seq); continue; }
+        uint32_t seq = atomic_load(&pend_seq);
+        uint32_t tail = atomic_load(&pend_tail);
+        if (tail == atomic_load(&pend_head)) {
+            if (!lingered && !atomic_load(&ctx_quit)) {
+                struct timespec d = {0, CTX_LINGER_NS};
+                syscall(SYS_futex, &pend_seq, FUTEX_WAIT_PRIVATE, seq, &d, NULL, 0);
+                lingered = 1;
+                continue;
+            }
+            atomic_store(&ctx_state, 2);
+            if (tail == atomic_load(&pend_head)) return NULL;
+            int ending = 2;
+            if (!atomic_compare_exchange_strong(&ctx_state, &ending, 1)) return NULL; /* the hook took over */
+            continue;
+        }
+        lingered = 0;
         struct pending *p = &pending[tail % PENDING_CAP];
         ctx_jemalloc(&p->c);
         write_tables(&ctx_writer, p->filename, &p->c, cfg_table | ((cfg_table & TABLE_SIDECAR) ? REPLACE_ONLY : 0));
-        atomic_store_explicit(&pend_tail, tail + 1, memory_order_release);
-        fwake(&pend_tail);
+        atomic_store(&pend_tail, tail + 1);
     }
-    return NULL;
 }
 
-static void ctx_thread_start(void) {
+/* Joins a thread that said it ends (state 2 -> 0); 1 when it did, 0 when the thread went on (state 1). */
+static int ctx_thread_reap(void) {
+    int ending = 2;
+    if (!atomic_compare_exchange_strong(&ctx_state, &ending, 0)) return 0;
+    pthread_join(ctx_tid, NULL);
+    return 1;
+}
+
+/* Starts the thread (state 0 -> 1); 0 when it could not be started. */
+static int ctx_thread_start(void) {
     pthread_attr_t a;
-    pthread_t t;
     sigset_t all, old;
-    if (pthread_attr_init(&a) != 0) return;
-    pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+    if (pthread_attr_init(&a) != 0) return 0;
     pthread_attr_setstacksize(&a, 64 * 1024); /* buffers are static; the thread needs little stack */
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old); /* signals stay with the program's own threads */
-    if (pthread_create(&t, &a, ctx_thread_main, NULL) == 0) {
-        atomic_store(&ctx_thread_on, 1);
-        pthread_setname_np(t, "heaplens-ctx");
-    }
+    atomic_store(&ctx_state, 1);
+    int ok = pthread_create(&ctx_tid, &a, ctx_thread_main, NULL) == 0;
+    if (ok) pthread_setname_np(ctx_tid, "heaplens-ctx");
+    else atomic_store(&ctx_state, 0);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     pthread_attr_destroy(&a);
+    return ok;
+}
+
+/* After the hook queued a dump: make sure a thread will write it. 0 when none could be started. */
+static int ctx_thread_ensure(void) {
+    for (;;) {
+        int st = atomic_load(&ctx_state);
+        if (st == 1) return 1;
+        if (st == 2 && !ctx_thread_reap()) continue;
+        return ctx_thread_start();
+    }
+}
+
+/* Before fork: let the thread write what is queued and end (bounded), so that the child is forked from a
+ * process without our thread and the parent has none when Python counts its threads after fork(). */
+#define EXIT_WAIT_MS 2000
+static void ctx_atfork_prepare(void) {
+    atomic_store(&ctx_quit, 1);
+    fwake(&pend_seq);
+    for (int ms = 0; ms < EXIT_WAIT_MS; ms++) {
+        int st = atomic_load(&ctx_state);
+        if (st == 0 || (st == 2 && ctx_thread_reap())) break;
+        struct timespec d = {0, 1000000};
+        nanosleep(&d, NULL);
+    }
+    atomic_store(&ctx_quit, 0);
 }
 
 /* A forked child has no context thread (threads do not survive fork) and must not write its parent's
- * queued dumps. jemalloc's own child handler, registered before ours, has already reset its locks. */
+ * queued dumps; its first dump starts one. jemalloc's own child handler, registered before ours, has
+ * already reset its locks. */
 static void ctx_atfork_child(void) {
     atomic_store(&pend_head, 0);
     atomic_store(&pend_tail, 0);
-    atomic_store(&ctx_thread_on, 0);
-    ctx_thread_start();
+    atomic_store(&ctx_state, 0);
+    atomic_store(&ctx_quit, 0);
 }
 
 /* At exit the final dump (prof_final, an atexit handler) may still be queued: wait for it, bounded. */
-#define EXIT_WAIT_MS 2000
 __attribute__((destructor)) static void hl_fini(void) {
-    if (!atomic_load(&ctx_thread_on)) return;
     for (int ms = 0; ms < EXIT_WAIT_MS; ms++) {
-        uint32_t tail = atomic_load(&pend_tail);
-        if (tail == atomic_load(&pend_head)) return;
+        if (atomic_load(&pend_tail) == atomic_load(&pend_head) || atomic_load(&ctx_state) == 0) return;
         struct timespec d = {0, 1000000};
         nanosleep(&d, NULL);
     }
@@ -1031,19 +1174,19 @@ static int64_t thread_allocated(void) {
  * jemalloc opens each dump with creat(2) (prof_sys.c, prof_dump_open_file_impl) while it holds
  * prof_dump_mtx, writes it, closes it and then calls the dump hook with the same name. This library is
  * preloaded, so its creat() is the one jemalloc calls: for a name jemalloc generated for this process
- * (<prefix>.<pid>.<seq>.<i|m|u|f><n>.heap) it opens <name>.tmp instead, and the hook, once that file is
- * complete, writes the sidecar and renames <name>.tmp to <name>. A kill at any moment leaves every
+ * (<prefix>.<pid>.<seq>.<i|m|u|f><n>.heap) it opens <name>.<random>.tmp instead, and the hook, once that file is
+ * complete, writes the sidecar and renames that file to <name>. A kill at any moment leaves every
  * <name> whole (README "After a kill"). Names given explicitly to prof.dump are written as given.
  * The stage_* state is only touched under prof_dump_mtx (creat and the hook both run inside it). */
 static int cfg_atomic = 1;
 static int cfg_keep;                      /* 0: keep every dump */
-static char stage_final[4096], stage_tmp[4096 + 8];
-static int stage_state;                   /* 0 nothing staged, 1 <name>.tmp open, -1 its creat failed */
+static char stage_final[4096], stage_tmp[4096 + TMP_SUFFIX_MAX];
+static int stage_state;                   /* 0 nothing staged, 1 <name>.<random>.tmp open, -1 its creat failed */
 static int stage_errno;
 static char *ring_names;                  /* cfg_keep names of CTX_PATH_MAX bytes (mmap'd) */
 static uint32_t ring_len, ring_start;
 static int ring_have_first;               /* the process's first dump: kept, never in the ring */
-static int said_open, said_cut, said_rename, said_policy_dump;
+static int said_open, said_cut, said_rename, said_policy_dump, said_folder;
 
 /* The letter of a dump name jemalloc generates for this process, or 0. */
 static char jemalloc_dump_letter(const char *path) {
@@ -1066,15 +1209,42 @@ static char jemalloc_dump_letter(const char *path) {
     return pid == (int64_t)getpid() ? letter : 0;
 }
 
+static void say_once(int *said, const char *a, const char *b, const char *c);
+
+/* Once per process: a dump folder every user may write to and without the sticky bit lets another user
+ * rename, replace or delete the dumps (and plant links, which the library refuses to follow). */
+static void check_dump_folder(const char *path) {
+    if (said_folder) return;
+    char dir[4096];
+    const char *slash = strrchr(path, '/');
+    size_t n = slash ? (size_t)(slash - path) : 0;
+    if (n >= sizeof dir) return;
+    if (slash && n == 0) n = 1; /* "/name" */
+    if (slash) memcpy(dir, path, n); else dir[n++] = '.';
+    dir[n] = 0;
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) return;
+    if ((st.st_mode & S_IWOTH) && !(st.st_mode & S_ISVTX))
+        say_once(&said_folder, "the dump folder ", dir,
+                 " is writable by every user and not sticky: another user can replace or delete its dumps (use a folder only you can write)");
+}
+
 static int stage_open(const char *path, mode_t mode) {
     size_t n = strlen(path);
-    if (dump_hook_on && cfg_atomic && n + 5 <= sizeof stage_final && jemalloc_dump_letter(path)) {
-        memcpy(stage_final, path, n + 1);
-        memcpy(stage_tmp, path, n);
-        memcpy(stage_tmp + n, ".tmp", 5);
-        int fd = open(stage_tmp, O_WRONLY | O_CREAT | O_TRUNC, mode);
-        stage_state = fd >= 0 ? 1 : -1;
-        stage_errno = errno;
+    if (dump_hook_on && jemalloc_dump_letter(path)) {
+        check_dump_folder(path);
+        if (cfg_atomic && n < sizeof stage_final) {
+            memcpy(stage_final, path, n + 1);
+            int fd = open_private_tmp(stage_tmp, sizeof stage_tmp, path, mode);
+            stage_state = fd >= 0 ? 1 : -1;
+            stage_errno = errno;
+            return fd;
+        }
+        /* written under its final name: a new file of ours, never through a planted link nor into a file
+         * that stood there (another user's, or a stale one of a reused pid: removed, as a rename would) */
+        int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+        if (fd < 0 && errno == EEXIST && unlink(path) == 0)
+            fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
         return fd;
     }
     return open(path, O_WRONLY | O_CREAT | O_TRUNC, mode);
@@ -1090,6 +1260,7 @@ static const char *errno_text(int e) {
     case ENOSPC: return "no space left on device";
     case EDQUOT: return "disk quota exceeded";
     case ENOENT: return "no such folder";
+    case ELOOP: return "a link stands at the dump's name";
     case EMFILE: case ENFILE: return "too many open files";
     default: return "I/O error";
     }
@@ -1105,7 +1276,7 @@ static void say_once(int *said, const char *a, const char *b, const char *c) {
  * thing jemalloc writes). jemalloc ignores short writes and stops at a failed one, so a full disk leaves
  * a file cut anywhere: such a file is never renamed to the dump's name. */
 static const char *stage_problem(void) {
-    int fd = open(stage_tmp, O_RDONLY | O_CLOEXEC);
+    int fd = open(stage_tmp, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) return "it vanished while written";
     struct stat st;
     struct statfs sf;
@@ -1126,6 +1297,55 @@ static const char *stage_problem(void) {
     while (h < k && ((tail[h] >= '0' && tail[h] <= '9') || (tail[h] >= 'a' && tail[h] <= 'f'))) h++;
     if (h == b || h >= k || tail[h] != '-') return cut; /* the last line is not a maps line */
     return NULL;
+}
+
+/* A pid namespace that sees an outer namespace's /proc (`unshare --pid` without `--mount-proc`, a runtime sharing
+ * the host's /proc): jemalloc reads its maps from /proc/<getpid()>/..., another process's or none, so its dumps
+ * lack this process's maps (and the completeness check would drop them as cut). /proc/self is still this
+ * process: the staged dump's maps section is replaced with /proc/self/maps. */
+static char maps_buf[1 << 16];
+static const char MAPS_HEAD[] = "\nMAPPED_LIBRARIES:\n";
+#define MAPS_SCAN_MAX (8 << 20) /* a maps section is at the end and far smaller than this */
+
+static int proc_is_foreign(void) {
+    char b[32];
+    int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    ssize_t n = read(fd, b, sizeof b - 1);
+    close(fd);
+    if (n <= 0) return 0;
+    b[n] = 0;
+    int64_t seen = ctx_num(b);
+    return seen > 0 && seen != (int64_t)getpid();
+}
+
+static void stage_fix_maps(void) {
+    if (!proc_is_foreign()) return;
+    int fd = open(stage_tmp, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) return;
+    struct stat st;
+    if (fstat(fd, &st) != 0) { close(fd); return; }
+    /* where jemalloc's maps section starts, scanning back from the end (chunks overlap by the marker's length) */
+    off_t end = st.st_size, cut = -1, floor = end > MAPS_SCAN_MAX ? end - MAPS_SCAN_MAX : 0;
+    size_t hl = sizeof MAPS_HEAD - 1;
+    while (end > floor && cut < 0) {
+        off_t start = end - (off_t)sizeof maps_buf > floor ? end - (off_t)sizeof maps_buf : floor;
+        ssize_t r = pread(fd, maps_buf, (size_t)(end - start), start);
+        if (r <= 0) break;
+        for (ssize_t i = r - (ssize_t)hl; i >= 0; i--)
+            if (memcmp(maps_buf + i, MAPS_HEAD, hl) == 0) { cut = start + i; break; }
+        if (start == floor) break;
+        end = start + (off_t)hl;
+    }
+    int in = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+    if (in >= 0 && ftruncate(fd, cut >= 0 ? cut : st.st_size) == 0 && lseek(fd, 0, SEEK_END) >= 0 &&
+        write(fd, MAPS_HEAD, hl) == (ssize_t)hl) {
+        ssize_t r;
+        while ((r = read(in, maps_buf, sizeof maps_buf)) > 0)
+            if (write(fd, maps_buf, (size_t)r) != r) break; /* a short write: the completeness check drops the dump */
+    }
+    if (in >= 0) close(in);
+    close(fd);
 }
 
 static char *ring_at(uint32_t i) { return ring_names + (size_t)((ring_start + i) % (uint32_t)cfg_keep) * CTX_PATH_MAX; }
@@ -1401,13 +1621,13 @@ static const char *dump_trigger(const char *filename, int64_t *ppm) {
 }
 
 static void hook_tables(const char *filename, const char *trig, int64_t ppm) {
-    if (!py_ok && !cfg_context) return; /* nothing to write: only the policy is on */
+    if ((!py_ok && !cfg_context) || cfg_table == TABLE_NONE) return; /* nothing to write (no thread started) */
     if (!cfg_context) { write_tables(&hook_writer, filename, NULL, cfg_table); return; }
     int64_t a0 = cfg_timing ? thread_allocated() : -1;
     uint32_t head = atomic_load_explicit(&pend_head, memory_order_relaxed);
     uint32_t tail = atomic_load_explicit(&pend_tail, memory_order_acquire);
     size_t fl = strlen(filename);
-    if (!atomic_load(&ctx_thread_on) || head - tail >= PENDING_CAP || fl >= sizeof pending[0].filename) {
+    if (cfg_context != 1 || head - tail >= PENDING_CAP || fl >= sizeof pending[0].filename) {
         /* no thread (or far behind): write now, without jemalloc's stats (they cannot be refreshed here) */
         static struct hl_context c;
         ctx_collect(&c);
@@ -1425,9 +1645,16 @@ static void hook_tables(const char *filename, const char *trig, int64_t ppm) {
      * it has the stats. An appended table is written once, by the thread (two would both stay). */
     if (cfg_table & TABLE_SIDECAR) write_tables(&hook_writer, filename, &p->c, TABLE_SIDECAR);
     p->c.hook_alloc = a0 >= 0 ? thread_allocated() - a0 : -1;
-    atomic_store_explicit(&pend_head, head + 1, memory_order_release);
-    atomic_fetch_add_explicit(&pend_seq, 1, memory_order_release);
-    fwake(&pend_seq);
+    atomic_store(&pend_head, head + 1);
+    fwake(&pend_seq); /* a lingering thread */
+    /* The thread is started after the figures above: its start allocates (glibc's TLS vector, on jemalloc's
+     * reentrant path, once per burst of dumps), the context's collection does not. */
+    if (!ctx_thread_ensure()) {
+        /* no thread could be started: the queued dump is written here, without jemalloc's stats */
+        if (!(cfg_table & TABLE_SIDECAR)) write_tables(&hook_writer, filename, &p->c, cfg_table);
+        else if (cfg_table & TABLE_APPEND) write_tables(&hook_writer, filename, &p->c, TABLE_APPEND);
+        atomic_store(&pend_tail, head + 1);
+    }
 }
 
 /* After jemalloc closed a dump (prof_dump_mtx held): check a staged dump, write the table (sidecar
@@ -1442,6 +1669,7 @@ static void hl_dump_hook(const char *filename) {
         return;
     }
     if (staged > 0) {
+        stage_fix_maps();
         const char *why = stage_problem();
         if (why) {
             unlink(stage_tmp);
@@ -1777,10 +2005,7 @@ __attribute__((constructor)) static void hl_init(void) {
     }
     dump_hook_on = 1;
     token_setup();
-    if (cfg_context == 1) {
-        ctx_thread_start();
-        pthread_atfork(NULL, NULL, ctx_atfork_child);
-    }
+    if (cfg_context == 1) pthread_atfork(ctx_atfork_prepare, NULL, ctx_atfork_child); /* the thread starts at the first dump */
     pthread_atfork(NULL, NULL, policy_atfork_child);
     watch_start();
     if (cfg_verbose && policy_on()) say("memory-driven dumps on", cfg_rss_step ? " (RSS step)" : "", cfg_nfractions ? " (cgroup fractions)" : "");

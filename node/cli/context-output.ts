@@ -54,6 +54,10 @@ export function processContextJson(p: ProcessSeries, parents: ReadonlyMap<string
     cmdline: id?.cmdline ?? null,
     ppid: id?.ppid ?? null,
     hostname: id?.hostname ?? null,
+    nsPids: id?.nsPids ?? null,
+    hostPid: id?.hostPid ?? null,
+    pidNamespace: id?.pidNamespace ?? null,
+    bootId: id?.bootId ?? null,
     startMs: id?.startMs ?? null,
     parentKey: parents.get(p.key) ?? null,
     limitBytes: processLimit(p),
@@ -80,6 +84,10 @@ export function processContextText(p: ProcessSeries, parents: ReadonlyMap<string
         `, parent ${id.ppid ?? '?'}${parent ? ` (${processName(parent) ?? parent.key} in this job)` : ''}`,
     );
     if (id.cmdline) out.push(`cmdline: ${formatCmdline(id.cmdline)}`);
+    if (id.nsPids && id.nsPids.length > 1)
+      out.push(`pid in each pid namespace, outermost first: ${id.nsPids.join(', ')} (host pid ${id.hostPid})`);
+    else if (id.pidNamespace !== null && id.hostPid === null)
+      out.push(`in pid namespace ${id.pidNamespace} with a /proc of its own: its host pid was not visible to it`);
   }
   const limit = processLimit(p);
   if (limit !== null) out.push(`cgroup memory.max: ${formatBytes(limit)}`);

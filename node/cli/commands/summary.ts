@@ -14,6 +14,7 @@ import {
 import { indent, printWarnings, processJson, processTitle, snapshotJson, type Output } from '../common.js';
 import { sampled } from '../input.js';
 import { valueFormat } from '../text/values.js';
+import { dumpTriggerLabel } from '../../../core/model/dump-trigger.js';
 
 /** `heaplens summary` */
 export function summary(job: Job, args: ParsedArgs, io: Output): void {
@@ -50,7 +51,7 @@ export function summary(job: Job, args: ParsedArgs, io: Output): void {
     const sp = withSample ? sampled(job, p, args) : p;
     const rows = p.snapshots.map((s, i) => [
       s.seq === null ? '-' : String(s.seq),
-      s.trigger,
+      dumpTriggerLabel(s),
       ...extra.rows[i],
       formatBytes(s.live.bytes),
       formatInt(s.live.objects),

@@ -2,6 +2,7 @@
 
 import type { Job } from '../../../core/model/model.js';
 import { snapshotRows } from '../../../core/query/rows.js';
+import { dumpTriggerLabel } from '../../../core/model/dump-trigger.js';
 import { flag, sliceFilter, type ParsedArgs } from '../args.js';
 import { formatInt, formatPercent } from '../format.js';
 import { processJson, processTitle, snapshotJson, type Output } from '../common.js';
@@ -36,7 +37,7 @@ export function top(job: Job, args: ParsedArgs, io: Output): void {
     });
     const what = fmt.name === 'inuse_space' ? 'live' : fmt.name;
     list.say(
-      `${processTitle(p)}\n  snapshot ${s.seq ?? '-'} (${s.trigger}) ${s.file}: ${fmt.plain(values.live.bytes)} ${what}${fmt.name === 'inuse_space' ? ` in ${formatInt(s.live.objects)} objects` : ''}`,
+      `${processTitle(p)}\n  snapshot ${s.seq ?? '-'} (${dumpTriggerLabel(s)}) ${s.file}: ${fmt.plain(values.live.bytes)} ${what}${fmt.name === 'inuse_space' ? ` in ${formatInt(s.live.objects)} objects` : ''}`,
     );
     if (sliceFilter(args).length > 0)
       list.say(`  filters keep ${fmt.plain(shown)} (${formatPercent(shown, values.live.bytes)}) in ${all.length} rows`);

@@ -191,6 +191,15 @@ export function leadFrameIndex(frames: readonly Pick<LabelFrame, 'kind'>[], mode
 }
 
 /**
+ * The frame that names a stack, everywhere one is named (the app's rows and legends, the verdict, the CLI's call-site
+ * columns): leadFrameIndex over the frames shown, markers of folded frames never leading. Null for no frame.
+ */
+export function leadFrame<F extends LabelFrame>(frames: readonly F[], mode: string): F | null {
+  const shown = frames.filter((f) => f.kind !== 'folded');
+  return shown.length === 0 ? null : shown[leadFrameIndex(shown, mode)];
+}
+
+/**
  * A stack's call site as it goes into a ticket: `file:line` (file's base name) of its first Python frame, else of
  * its first frame with a source line (pprof's granularity=lines), else null. Two lines of one function are two
  * call sites.

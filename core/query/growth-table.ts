@@ -6,7 +6,7 @@ import type { DeltaStatus } from '../stats/diff.js';
 import type { FrameGroup, ViewOptions } from '../model/vocab.js';
 import { diffRows, type RowKey } from './rows.js';
 import { functionRows, type FunctionRow } from './functions.js';
-import { stackLabel } from './labels.js';
+import { stackName } from './labels.js';
 import type { QuerySession } from './session.js';
 
 export interface StackRow {
@@ -86,7 +86,7 @@ export function growthTable(s: QuerySession, req: GrowthRequest): GrowthResult {
     order: 'magnitude',
   });
   const rows: StackRow[] = dataRows.map((r) => {
-    const l = stackLabel(table, table.stackKeys(r.stackId, view), view.mode);
+    const l = stackName(table, table.stackKeys(r.stackId, view), view.mode);
     let steadiness = 0;
     let slope = 0;
     let growingFraction = 0;

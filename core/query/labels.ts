@@ -15,8 +15,8 @@ export interface StackLabel {
   site: string | null;
 }
 
-/** The label of a stack given as the catalog's keys (leaf first) in a view of `mode`. */
-export function stackLabel(table: FrameCatalog, keys: ArrayLike<number>, mode: StackMode = 'merged'): StackLabel {
+/** The name of a stack (its row's label, callers and call site) given as the catalog's keys (leaf first) in a view of `mode`. */
+export function stackName(table: FrameCatalog, keys: ArrayLike<number>, mode: StackMode = 'merged'): StackLabel {
   const shown = Array.from(keys, (k) => table.frames[k]).filter((f) => f.kind !== 'folded');
   if (shown.length === 0)
     return {

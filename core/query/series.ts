@@ -5,7 +5,7 @@
 import type { ProcessSeries } from '../model/model.js';
 import type { ViewOptions } from '../model/vocab.js';
 import type { FrameInfo } from '../frames/catalog.js';
-import { legendLabel, stackLabel } from './labels.js';
+import { legendLabel, stackName } from './labels.js';
 import { stackVerdict, type StackVerdict } from './suspects.js';
 import type { QuerySession } from './session.js';
 
@@ -87,7 +87,7 @@ export function stackSeries(s: QuerySession, i: number, n: number, view: ViewOpt
       values[k === undefined ? top.length : k][si] += snap.liveBytes[j];
     }
   });
-  const labels = top.map((g) => legendLabel(stackLabel(table, table.stackKeys(rep[g], view), view.mode)));
+  const labels = top.map((g) => legendLabel(stackName(table, table.stackKeys(rep[g], view), view.mode)));
   labels.push('other stacks');
   return { stackIds: top.map((g) => rep[g]), labels, values };
 }

@@ -3,7 +3,7 @@
 
 import type { StackTarget } from '../notes/schema.js';
 import { resolveStack, stackTarget } from '../notes/notes.js';
-import { stackLabel } from './labels.js';
+import { stackName } from './labels.js';
 import type { QuerySession } from './session.js';
 
 /** Each stack of process `i` as a target; its label is its first surviving frame in the default (python-first) view. */
@@ -11,7 +11,7 @@ export function stackTargets(s: QuerySession, i: number, stackIds: readonly numb
   const p = s.proc(i);
   const table = s.catalog(i);
   return stackIds.map((id) => {
-    const l = stackLabel(table, table.stackKeys(id, { mode: 'python-first', hideAllocator: true }));
+    const l = stackName(table, table.stackKeys(id, { mode: 'python-first', hideAllocator: true }));
     return stackTarget(p, id, l.label.startsWith('(no ') ? undefined : l.label);
   });
 }

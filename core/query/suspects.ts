@@ -5,7 +5,7 @@
 import type { Job } from '../model/model.js';
 import type { JobSuspects } from '../stats/suspects.js';
 import type { FrameGroup, ViewOptions } from '../model/vocab.js';
-import { stackLabel } from './labels.js';
+import { stackName } from './labels.js';
 import type { QuerySession } from './session.js';
 
 /** Sparklines drawn per group row: the top holders by score (a stack in 64 ranks shows its 4 worst, and a count). */
@@ -182,7 +182,7 @@ export function suspectsResult(session: QuerySession, limit: number, view: ViewO
   const chips = (view.filters ?? []).length > 0;
   const keep = (proc: number, stackId: number): boolean => !chips || !session.catalog(proc).dropped(stackId, view);
   const label = (proc: number, stackId: number) =>
-    stackLabel(session.catalog(proc), session.catalog(proc).stackKeys(stackId, view), view.mode);
+    stackName(session.catalog(proc), session.catalog(proc).stackKeys(stackId, view), view.mode);
   // each group's late rate: the sum over its holders that pass the filters, per second only when all are
   const rate = new Map<number, { sum: number; perSecond: boolean }>();
   const passing = new Set<number>();

@@ -9,7 +9,8 @@ import type { ProcessMemory } from './memory-outside-heap.js';
 import type { KillRecord } from './kill-evidence.js';
 import type { ProcessEnd } from './fates.js';
 import { DEFAULT_VIEW, processViewer } from '../frames/view.js';
-import { frameText } from '../frames/stack-labels.js';
+import type { Frame } from '../frames/describe.js';
+import { frameText, leadFrame } from '../frames/stack-labels.js';
 import { revealControls } from '../model/display-text.js';
 import { processName } from '../model/process-name.js';
 
@@ -43,9 +44,18 @@ const rateText = (r: number): string => `${r >= 0 ? '+' : '−'}${(Math.abs(r) /
  * and the allocator's own frames left out, symbols when the process has them), each as `fn (file:line)`.
  */
 export function stackFrameLabels(job: Pick<Job, 'processes'>, processIndex: number, stackId: number): string[] {
-  const p = job.processes[processIndex];
+  return stackFrames(job, processIndex, stackId).map((f) => revealControls(frameText(f)));
+}
+
+function stackFrames(job: Pick<Job, 'processes'>, processIndex: number, stackId: number): Frame[] {
+  return processViewer(job.processes[processIndex], DEFAULT_VIEW)(stackId)?.frames ?? [];
+}
+
+/** The stack's name as every view names it (core/frames/stack-labels.ts leadFrame), as `fn (file:line)`. */
+export function stackSite(job: Pick<Job, 'processes'>, processIndex: number, stackId: number): string {
+  const lead = leadFrame(stackFrames(job, processIndex, stackId), DEFAULT_VIEW.mode);
   // names come from files (maps, symbols, Python tables): marked as every shown name is
-  return (processViewer(p, DEFAULT_VIEW)(stackId)?.frames ?? []).map((f) => revealControls(frameText(f)));
+  return lead ? revealControls(frameText(lead)) : '(no frames)';
 }
 
 /** A short name for a process: its comm with its pid. */
@@ -73,7 +83,7 @@ export function rankCulprits(
       pids: g.processes,
       processIndexes: g.processIndexes,
       frames,
-      site: frames[0] ?? '(no frames)',
+      site: stackSite(job, g.top.processIndex, g.top.stackId),
       bytes: g.deltaBytes,
       rate: rates.every((r) => r !== null) ? rates.reduce<number>((a, r) => a + (r as number), 0) : null,
       share: 0,

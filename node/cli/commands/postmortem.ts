@@ -12,6 +12,7 @@ import { NOISE_Z } from '../../../core/model/sampling-error.js';
 import { flag, has, intFlag, UsageError, type ParsedArgs } from '../args.js';
 import type { Frame } from '../../../core/frames/describe.js';
 import { describeFrame } from '../stack-text.js';
+import { leadFrame } from '../../../core/frames/stack-labels.js';
 import { formatBytes, formatSignedBytes, table } from '../format.js';
 import { groupFacts, growthQuery, stackFacts } from '../../../core/query/growth.js';
 import { pidList, rateText } from '../text/growth.js';
@@ -53,12 +54,10 @@ export async function readLimit(args: ParsedArgs): Promise<Limit | null> {
   return { bytes: r.bytes, source, note: r.note };
 }
 
-/** The first Python frame of a stack (the Python call site), else the first named native frame. */
-function callSite(frames: readonly Frame[]): string {
-  const py = frames.find((f) => f.kind === 'python');
-  if (py) return describeFrame(py);
-  const named = frames.find((f) => f.kind !== 'allocator' && f.function);
-  return named ? describeFrame(named) : frames.length > 0 ? describeFrame(frames[0]) : '(no frames)';
+/** The stack's name as every view names it (core/frames/stack-labels.ts leadFrame). */
+function callSite(frames: readonly Frame[], mode: string): string {
+  const lead = leadFrame(frames, mode);
+  return lead ? describeFrame(lead) : '(no frames)';
 }
 
 export function postmortemCommand(job: Job, args: ParsedArgs, io: Output, given: Limit | null): void {
@@ -210,7 +209,7 @@ export function postmortemCommand(job: Job, args: ParsedArgs, io: Output, given:
       job,
       g.processIndexes.filter((x) => x !== g.top.processIndex),
     ),
-    callSite(frames),
+    callSite(frames, viewOf(args).mode),
   ]);
   io.out(
     indent(

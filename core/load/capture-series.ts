@@ -11,8 +11,18 @@ import type { InputFile } from '../formats/input-file.js';
 import type { DumpRecord, ParsedDumpInfo } from '../formats/heap-dump.js';
 import { PY_KIND_FRAME, type PyFrameEntry, type PyFrameTable } from '../formats/pyframes.js';
 import { parseMemleak, type MemleakFile, type MemleakFrame } from '../formats/memleak.js';
-import { readTorchSnapshot, type TorchDevice, type TorchFrame, type TorchSnapshot } from '../formats/torch-snapshot.js';
+import {
+  readTorchSnapshot,
+  TorchSnapshotError,
+  type TorchDevice,
+  type TorchFrame,
+  type TorchSnapshot,
+} from '../formats/torch-snapshot.js';
 import { PickleError } from '../formats/pickle.js';
+import type { Inflater } from '../formats/inflate.js';
+import { isCPythonSource, torchAllocatorDepth } from '../frames/torch-frames.js';
+import type { DumpRunner } from './load-job.js';
+import { readWhole } from './profile-task.js';
 import { bareContext, type DumpContext } from '../formats/dump-context.js';
 import type { MapsEntry } from '../formats/proc-maps.js';
 import type { LoadWarning, ProcessSeries, Snapshot } from '../model/model.js';
@@ -262,14 +272,32 @@ export function memleakSeries(
 
 // ---- PyTorch ---------------------------------------------------------------------------------------------
 
+const isPythonFile = (filename: string): boolean => filename.endsWith('.py') || filename.startsWith('<');
+
+/**
+ * What a block without frames is: the allocator records a stack only while `_record_memory_history` runs, so a
+ * live block without one was allocated before recording began (or recording kept no stacks: context=None).
+ */
+function framelessFrame(snap: TorchSnapshot): TorchFrame {
+  const anyFrames =
+    snap.devices.some((d) => d.trace.some((e) => e.frames.length > 0)) ||
+    snap.devices.some((d) => d.segments.some((s) => s.blocks.some((b) => b.frames.length > 0)));
+  return {
+    name: anyFrames
+      ? '(allocated before recording began)'
+      : '(no stack recorded: _record_memory_history without context)',
+    filename: '',
+    line: null,
+  };
+}
+
 function torchFrameWords(f: TorchFrame, names: FrameNames): [number, number] | null {
   return names.objectWords(
     f,
     () => `${f.filename}\u0000${f.line ?? ''}\u0000${f.name}`,
-    () => {
+    () =>
       // Python frames are .py files or <…> pseudo-files; the rest come from stacks="all" (C++)
-      const python = f.filename.endsWith('.py') || f.filename.startsWith('<');
-      return python
+      isPythonFile(f.filename)
         ? { function: f.name, file: f.filename, line: f.line, firstLine: null }
         : {
             function: f.name,
@@ -277,19 +305,41 @@ function torchFrameWords(f: TorchFrame, names: FrameNames): [number, number] | n
             line: f.line,
             firstLine: null,
             native: true,
-            module: f.filename ? f.filename.slice(f.filename.lastIndexOf('/') + 1) : null,
-          };
-    },
+            // CPython's own frames read as libpython's, so the Python-first view folds them as it folds the
+            // interpreter's frames of a native stack
+            module: isCPythonSource(f.filename)
+              ? 'libpython3'
+              : f.filename
+                ? f.filename.slice(f.filename.lastIndexOf('/') + 1)
+                : null,
+          },
   );
 }
 
-function rowsOf(blocks: Iterable<{ size: number; frames: TorchFrame[] }>, names: FrameNames): Row[] {
+interface TorchRows {
+  names: FrameNames;
+  frameless: TorchFrame;
+  /** words of each frame list (the reader shares one array per list the file shares) */
+  words: WeakMap<TorchFrame[], number[]>;
+  /** each stack's leading PyTorch frames, by its words */
+  depth: Map<string, number>;
+}
+
+function rowsOf(blocks: Iterable<{ size: number; frames: TorchFrame[] }>, t: TorchRows): Row[] {
   const byStack = new Map<string, Row>();
   for (const b of blocks) {
-    const words: number[] = [];
-    for (const f of b.frames) {
-      const w = torchFrameWords(f, names);
-      if (w) words.push(w[0], w[1]);
+    const frames = b.frames.length > 0 ? b.frames : [t.frameless];
+    let words = t.words.get(frames);
+    if (!words) {
+      words = [];
+      for (const f of frames) {
+        const w = torchFrameWords(f, t.names);
+        if (w) words.push(w[0], w[1]);
+      }
+      t.words.set(frames, words);
+      const key = words.join(',');
+      if (!t.depth.has(key))
+        t.depth.set(key, torchAllocatorDepth(frames.map((f) => ({ ...f, python: isPythonFile(f.filename) }))));
     }
     const key = words.join(',');
     const r = byStack.get(key);
@@ -302,10 +352,16 @@ function rowsOf(blocks: Iterable<{ size: number; frames: TorchFrame[] }>, names:
 }
 
 function deviceSeries(file: InputFile, snap: TorchSnapshot, d: TorchDevice, warnings: LoadWarning[]): ProcessSeries {
-  const names = new FrameNames();
+  const rows: TorchRows = {
+    names: new FrameNames(),
+    frameless: framelessFrame(snap),
+    words: new WeakMap(),
+    depth: new Map(),
+  };
   const builder = new ProcessBuilder();
   const usToMs = (us: number | null): number | null => (us === null ? null : us / 1000);
-  // trace indices where a snapshot is taken: evenly spaced, every oom, the end
+  // trace indices where a snapshot is taken: evenly spaced, every oom, the end; plus the state before the first
+  // entry (the blocks live when recording began), so a series starts where the trace does
   const trace = d.trace;
   const at = new Set<number>();
   if (trace.length > 0) {
@@ -317,15 +373,14 @@ function deviceSeries(file: InputFile, snap: TorchSnapshot, d: TorchDevice, warn
   for (const b of d.initialBlocks) live.set(b.address, { size: b.size, frames: b.frames });
   let seq = 0;
   const hasTime = trace.some((e) => e.timeUs !== null);
-  trace.forEach((e, i) => {
-    if (e.action === 'alloc') live.set(e.addr, { size: e.size, frames: e.frames });
-    else if (e.action === 'free_completed') live.delete(e.addr);
-    if (!at.has(i)) return;
-    const t = hasTime ? usToMs(e.timeUs) : null;
+  // an entry without a usable time (damage) takes the last one's, as the timeline does
+  let lastUs: number | null = trace.find((e) => e.timeUs !== null)?.timeUs ?? null;
+  const snapshotAt = (label: string, us: number | null) => {
+    const t = hasTime ? usToMs(us) : null;
     addSnapshot(
       builder,
-      meta(`${file.path}#cuda:${d.index}@${i}`, ++seq, t, false),
-      rowsOf(live.values(), names),
+      meta(`${file.path}#cuda:${d.index}${label}`, ++seq, t, false),
+      rowsOf(live.values(), rows),
       'torch-snapshot',
       {
         complete: true,
@@ -333,15 +388,21 @@ function deviceSeries(file: InputFile, snap: TorchSnapshot, d: TorchDevice, warn
         context: t !== null ? context(t, null, null) : null,
       },
     );
+  };
+  if (trace.length > 0 && live.size > 0) snapshotAt('@start', lastUs);
+  trace.forEach((e, i) => {
+    if (e.timeUs !== null) lastUs = e.timeUs;
+    if (e.action === 'alloc') live.set(e.addr, { size: e.size, frames: e.frames });
+    else if (e.action === 'free_completed') live.delete(e.addr);
+    if (at.has(i)) snapshotAt(`@${i}`, lastUs);
   });
   // the state the snapshot recorded: active (allocated and pending-free) blocks by their frames
-  const lastUs = [...trace].reverse().find((e) => e.timeUs !== null)?.timeUs ?? null;
   const tEnd = lastUs !== null ? lastUs / 1000 + 0.001 : null;
   const active = d.segments.flatMap((s) => s.blocks.filter((b) => b.state !== 'inactive'));
   addSnapshot(
     builder,
     meta(`${file.path}#cuda:${d.index}`, ++seq, tEnd, true),
-    rowsOf(active, names),
+    rowsOf(active, rows),
     'torch-snapshot',
     {
       complete: true,
@@ -354,7 +415,19 @@ function deviceSeries(file: InputFile, snap: TorchSnapshot, d: TorchDevice, warn
     { pid: null, pidNamespace: null, prefix: `cuda:${d.index}` },
     null,
   );
-  series.pythonFrames = names.table(null, 'pytorch memory snapshot');
+  // PyTorch's capture, allocator and dispatcher frames fold as jemalloc's own do (core/frames/torch-frames.ts)
+  const { offsets, frames, allocatorDepth } = series.stacks;
+  for (let s = 0; s < series.stacks.count; s++) {
+    const key: string[] = [];
+    for (let k = offsets[s]; k < offsets[s + 1]; k++) {
+      const hex = series.addresses.hex[frames[k]];
+      const v = BigInt(hex);
+      key.push(String(Number(v >> 32n)), String(Number(v & 0xffffffffn)));
+    }
+    allocatorDepth[s] = rows.depth.get(key.join(',')) ?? 0;
+  }
+  series.pythonFrames = rows.names.table(null, 'pytorch memory snapshot');
+  const tl = d.timeline;
   series.gpu = {
     device: d.index,
     reservedBytes: d.reservedBytes,
@@ -363,38 +436,68 @@ function deviceSeries(file: InputFile, snap: TorchSnapshot, d: TorchDevice, warn
     inactiveBytes: d.inactiveBytes,
     segments: d.segments.length,
     timeline: {
-      timeMs: d.timeline.timeUs.map((u) => (hasTime ? u / 1000 : u)),
-      allocated: d.timeline.allocated,
-      reserved: d.timeline.reserved,
+      timeMs: tl.timeUs.map((u) => (hasTime ? u / 1000 : u)),
+      allocated: tl.allocated,
+      reserved: tl.reserved,
+      cached: tl.cached,
     },
     ooms: d.ooms.map((o) => ({ timeMs: usToMs(o.timeUs), size: o.size, deviceFree: o.deviceFree })),
     spans: snap.spans
       .filter((s) => s.device === d.index)
       .map((s) => ({ name: s.name, startMs: s.startUs / 1000, endMs: usToMs(s.endUs) })),
     settings: snap.settings,
+    source: snap.shape,
   };
   for (const o of d.ooms)
     warnings.push({
       file: file.path,
-      message: `cuda:${d.index} ran out of memory${o.timeUs !== null ? ' at ' + new Date(o.timeUs / 1000).toISOString() : ''}: ${o.size} bytes asked, ${o.deviceFree} free on the device, ${d.reservedBytes} reserved`,
+      message: `cuda:${d.index} ran out of memory${o.timeUs !== null ? ' at ' + new Date(o.timeUs / 1000).toISOString() : ' (its time is unusable)'}: ${o.size} bytes asked, ${o.deviceFree} free on the device, ${d.reservedBytes} reserved`,
     });
   return series;
 }
 
-export function torchSeries(file: InputFile, bytes: Uint8Array, warnings: LoadWarning[]): ProcessSeries[] {
-  let snap: TorchSnapshot;
+/** A snapshot's bytes read as a snapshot, or a warning naming the file (and the byte offset of a pickle's fault). */
+export function readTorchCapture(file: InputFile, bytes: Uint8Array, warnings: LoadWarning[]): TorchSnapshot | null {
   try {
-    snap = readTorchSnapshot(bytes);
+    return readTorchSnapshot(bytes);
   } catch (e) {
+    if (!(e instanceof PickleError) && !(e instanceof TorchSnapshotError) && !(e instanceof RangeError)) throw e;
     const byteOffset = e instanceof PickleError ? e.byteOffset : undefined;
     warnings.push({
       file: file.path,
       ...(byteOffset !== undefined ? { byteOffset } : {}),
-      message: `not read as a PyTorch memory snapshot: ${e instanceof Error ? e.message : String(e)}`,
+      message: `not read as a PyTorch memory snapshot: ${e.message}`,
     });
-    return [];
+    return null;
   }
+}
+
+/**
+ * The reader's half of a snapshot (in a reader worker, under its heap limit, as pprof and massif are): the file
+ * decompressed by content and bounded (readWhole), the pickle read. The series are built from it by the loader.
+ */
+export async function readTorchTask(
+  file: InputFile,
+  warnings: LoadWarning[],
+  options: { signal?: AbortSignal; inflate?: Inflater | null } = {},
+): Promise<TorchSnapshot | null> {
+  const { bytes, problem } = await readWhole(file, MAX_CAPTURE_BYTES, options);
+  if (problem) {
+    warnings.push({ file: file.path, message: problem });
+    // a cut pickle cannot be read (its STOP is at the end): the problem is the file's one warning
+    if (bytes.length === 0 || problem.startsWith('more than')) return null;
+  }
+  return readTorchCapture(file, bytes, warnings);
+}
+
+export function torchSeries(file: InputFile, snap: TorchSnapshot, warnings: LoadWarning[]): ProcessSeries[] {
   for (const p of snap.problems) warnings.push({ file: file.path, message: p });
+  if (snap.shape === 'segments')
+    warnings.push({
+      file: file.path,
+      message:
+        'a bare segment list (torch.cuda.memory_snapshot()): the recorded state only, without a trace over time; torch.cuda.memory._dump_snapshot() keeps the trace',
+    });
   if (snap.devices.length === 0) warnings.push({ file: file.path, message: 'the PyTorch snapshot holds no device' });
   return snap.devices.map((d) => deviceSeries(file, snap, d, warnings));
 }
@@ -405,13 +508,31 @@ export async function loadCapture(
   kind: CaptureKind,
   warnings: LoadWarning[],
   mapsFiles: readonly { pid: number | null; dir: string; entries: MapsEntry[] }[],
+  options: { run?: DumpRunner; signal?: AbortSignal; inflate?: Inflater | null } = {},
 ): Promise<ProcessSeries[]> {
+  if (kind === 'torch-snapshot') {
+    let snap: TorchSnapshot | null;
+    if (options.run) {
+      // the host's reader worker (its heap limit holds what a hostile pickle makes), as pprof and massif are read
+      const r = await options.run(
+        { kind: 'torch-snapshot', file, meta: meta(file.path, 0, file.mtimeMs, true) },
+        () => undefined,
+        options.signal,
+      );
+      warnings.push(...r.warnings);
+      snap = r.torch ?? null;
+    } else
+      snap = await readTorchTask(file, warnings, {
+        ...(options.signal ? { signal: options.signal } : {}),
+        inflate: options.inflate ?? null,
+      });
+    return snap ? torchSeries(file, snap, warnings) : [];
+  }
   if (file.size > MAX_CAPTURE_BYTES) {
     warnings.push({ file: file.path, message: `larger than ${MAX_CAPTURE_BYTES} bytes; not read` });
     return [];
   }
   const bytes = await file.read(0, file.size);
-  if (kind === 'torch-snapshot') return torchSeries(file, bytes, warnings);
   const s = memleakSeries(file, new TextDecoder('utf-8').decode(bytes), warnings, mapsFiles);
   return s ? [s] : [];
 }

@@ -483,9 +483,9 @@ export async function readTorchTask(
 ): Promise<TorchSnapshot | null> {
   const { bytes, problem } = await readWhole(file, MAX_CAPTURE_BYTES, options);
   if (problem) {
+    // a pickle cut short cannot be read (its STOP is at the end): the problem is the file's one warning
     warnings.push({ file: file.path, message: problem });
-    // a cut pickle cannot be read (its STOP is at the end): the problem is the file's one warning
-    if (bytes.length === 0 || problem.startsWith('more than')) return null;
+    return null;
   }
   return readTorchCapture(file, bytes, warnings);
 }

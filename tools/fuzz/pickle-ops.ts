@@ -36,6 +36,7 @@ export const OP = {
   SETITEM: 0x73,
   SETITEMS: 0x75,
   APPENDS: 0x65,
+  APPEND: 0x61,
   STOP: 0x2e,
   TUPLE1: 0x85,
   MEMOIZE: 0x94,

@@ -351,7 +351,13 @@ function rowsOf(blocks: Iterable<{ size: number; frames: TorchFrame[] }>, t: Tor
   return [...byStack.values()].filter((r) => r.bytes > 0);
 }
 
-function deviceSeries(file: InputFile, snap: TorchSnapshot, d: TorchDevice, warnings: LoadWarning[]): ProcessSeries {
+function deviceSeries(
+  file: InputFile,
+  snap: TorchSnapshot,
+  d: TorchDevice,
+  endUs: number | null,
+  warnings: LoadWarning[],
+): ProcessSeries {
   const rows: TorchRows = {
     names: new FrameNames(),
     frameless: framelessFrame(snap),
@@ -371,6 +377,29 @@ function deviceSeries(file: InputFile, snap: TorchSnapshot, d: TorchDevice, warn
   }
   const live = new Map<number, { size: number; frames: TorchFrame[] }>();
   for (const b of d.initialBlocks) live.set(b.address, { size: b.size, frames: b.frames });
+  // the entry after which the most bytes are live: a snapshot there too, the one views open on
+  let peakAt = -1;
+  {
+    const sizes = new Map<number, number>();
+    let bytes = 0;
+    let most = -1;
+    for (const [a, b] of live) {
+      sizes.set(a, b.size);
+      bytes += b.size;
+    }
+    trace.forEach((e, i) => {
+      if (e.action === 'alloc') {
+        bytes += e.size - (sizes.get(e.addr) ?? 0);
+        sizes.set(e.addr, e.size);
+      } else if (e.action === 'free_completed' && sizes.has(e.addr)) {
+        bytes -= sizes.get(e.addr)!;
+        sizes.delete(e.addr);
+      }
+      if (bytes > most) [most, peakAt] = [bytes, i];
+    });
+    if (peakAt >= 0) at.add(peakAt);
+  }
+  let peakSnapshot: number | null = null;
   let seq = 0;
   const hasTime = trace.some((e) => e.timeUs !== null);
   // an entry without a usable time (damage) takes the last one's, as the timeline does
@@ -394,14 +423,19 @@ function deviceSeries(file: InputFile, snap: TorchSnapshot, d: TorchDevice, warn
     if (e.timeUs !== null) lastUs = e.timeUs;
     if (e.action === 'alloc') live.set(e.addr, { size: e.size, frames: e.frames });
     else if (e.action === 'free_completed') live.delete(e.addr);
-    if (at.has(i)) snapshotAt(`@${i}`, lastUs);
+    if (at.has(i)) {
+      if (i === peakAt) peakSnapshot = builder.snapshots.length;
+      snapshotAt(`@${i}`, lastUs);
+    }
   });
-  // the state the snapshot recorded: active (allocated and pending-free) blocks by their frames
-  const tEnd = lastUs !== null ? lastUs / 1000 + 0.001 : null;
+  // the state the snapshot recorded: active (allocated and pending-free) blocks by their frames, taken on request
+  // (a 'manual' dump: the process went on, or not — the file does not say) at one moment for every device, just
+  // after the last entry of any device's trace
+  const tEnd = endUs !== null ? endUs / 1000 + 0.001 : null;
   const active = d.segments.flatMap((s) => s.blocks.filter((b) => b.state !== 'inactive'));
   addSnapshot(
     builder,
-    meta(`${file.path}#cuda:${d.index}`, ++seq, tEnd, true),
+    { ...meta(`${file.path}#cuda:${d.index}`, ++seq, tEnd, true), trigger: 'manual' },
     rowsOf(active, rows),
     'torch-snapshot',
     {
@@ -447,6 +481,7 @@ function deviceSeries(file: InputFile, snap: TorchSnapshot, d: TorchDevice, warn
       .map((s) => ({ name: s.name, startMs: s.startUs / 1000, endMs: usToMs(s.endUs) })),
     settings: snap.settings,
     source: snap.shape,
+    ...(peakSnapshot !== null ? { peakSnapshot } : {}),
   };
   for (const o of d.ooms)
     warnings.push({
@@ -499,7 +534,11 @@ export function torchSeries(file: InputFile, snap: TorchSnapshot, warnings: Load
         'a bare segment list (torch.cuda.memory_snapshot()): the recorded state only, without a trace over time; torch.cuda.memory._dump_snapshot() keeps the trace',
     });
   if (snap.devices.length === 0) warnings.push({ file: file.path, message: 'the PyTorch snapshot holds no device' });
-  return snap.devices.map((d) => deviceSeries(file, snap, d, warnings));
+  // when the snapshot was taken: after the last timed entry of any device
+  let endUs: number | null = null;
+  for (const d of snap.devices)
+    for (const e of d.trace) if (e.timeUs !== null && (endUs === null || e.timeUs > endUs)) endUs = e.timeUs;
+  return snap.devices.map((d) => deviceSeries(file, snap, d, endUs, warnings));
 }
 
 /** Reads a capture file whole (bounded) and turns it into series. */

@@ -159,6 +159,8 @@ export interface GpuSeriesInfo {
   settings: Record<string, string>;
   /** what the file held: `_dump_snapshot`'s dict, or the bare segment list `memory_snapshot()` returns */
   source?: 'snapshot' | 'segments';
+  /** index in `snapshots` of the trace's peak of live bytes (where views open), absent without a trace */
+  peakSnapshot?: number;
 }
 
 export interface LoadWarning {

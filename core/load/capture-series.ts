@@ -11,18 +11,11 @@ import type { InputFile } from '../formats/input-file.js';
 import type { DumpRecord, ParsedDumpInfo } from '../formats/heap-dump.js';
 import { PY_KIND_FRAME, type PyFrameEntry, type PyFrameTable } from '../formats/pyframes.js';
 import { parseMemleak, type MemleakFile, type MemleakFrame } from '../formats/memleak.js';
-import {
-  readTorchSnapshot,
-  TorchSnapshotError,
-  type TorchDevice,
-  type TorchFrame,
-  type TorchSnapshot,
-} from '../formats/torch-snapshot.js';
-import { PickleError } from '../formats/pickle.js';
+import type { TorchDevice, TorchFrame, TorchSnapshot } from '../formats/torch-snapshot.js';
 import type { Inflater } from '../formats/inflate.js';
 import { isCPythonSource, torchAllocatorDepth } from '../frames/torch-frames.js';
-import type { DumpRunner } from './load-job.js';
-import { readWhole } from './profile-task.js';
+import type { DumpTask, DumpTaskResult } from './dump-task.js';
+import { readTorchTask } from './torch-task.js';
 import { bareContext, type DumpContext } from '../formats/dump-context.js';
 import type { MapsEntry } from '../formats/proc-maps.js';
 import type { LoadWarning, ProcessSeries, Snapshot } from '../model/model.js';
@@ -491,40 +484,6 @@ function deviceSeries(
   return series;
 }
 
-/** A snapshot's bytes read as a snapshot, or a warning naming the file (and the byte offset of a pickle's fault). */
-export function readTorchCapture(file: InputFile, bytes: Uint8Array, warnings: LoadWarning[]): TorchSnapshot | null {
-  try {
-    return readTorchSnapshot(bytes);
-  } catch (e) {
-    if (!(e instanceof PickleError) && !(e instanceof TorchSnapshotError) && !(e instanceof RangeError)) throw e;
-    const byteOffset = e instanceof PickleError ? e.byteOffset : undefined;
-    warnings.push({
-      file: file.path,
-      ...(byteOffset !== undefined ? { byteOffset } : {}),
-      message: `not read as a PyTorch memory snapshot: ${e.message}`,
-    });
-    return null;
-  }
-}
-
-/**
- * The reader's half of a snapshot (in a reader worker, under its heap limit, as pprof and massif are): the file
- * decompressed by content and bounded (readWhole), the pickle read. The series are built from it by the loader.
- */
-export async function readTorchTask(
-  file: InputFile,
-  warnings: LoadWarning[],
-  options: { signal?: AbortSignal; inflate?: Inflater | null } = {},
-): Promise<TorchSnapshot | null> {
-  const { bytes, problem } = await readWhole(file, MAX_CAPTURE_BYTES, options);
-  if (problem) {
-    // a pickle cut short cannot be read (its STOP is at the end): the problem is the file's one warning
-    warnings.push({ file: file.path, message: problem });
-    return null;
-  }
-  return readTorchCapture(file, bytes, warnings);
-}
-
 export function torchSeries(file: InputFile, snap: TorchSnapshot, warnings: LoadWarning[]): ProcessSeries[] {
   for (const p of snap.problems) warnings.push({ file: file.path, message: p });
   if (snap.shape === 'segments')
@@ -547,7 +506,12 @@ export async function loadCapture(
   kind: CaptureKind,
   warnings: LoadWarning[],
   mapsFiles: readonly { pid: number | null; dir: string; entries: MapsEntry[] }[],
-  options: { run?: DumpRunner; signal?: AbortSignal; inflate?: Inflater | null } = {},
+  options: {
+    /** the host's dump runner (load-job.ts DumpRunner): its reader worker reads the pickle */
+    run?: (task: DumpTask, onBytes: (n: number) => void, signal?: AbortSignal) => Promise<DumpTaskResult>;
+    signal?: AbortSignal;
+    inflate?: Inflater | null;
+  } = {},
 ): Promise<ProcessSeries[]> {
   if (kind === 'torch-snapshot') {
     let snap: TorchSnapshot | null;

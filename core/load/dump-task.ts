@@ -106,7 +106,7 @@ export async function runDumpTask(task: DumpTask, options: DumpTaskOptions = {})
   const path = task.file.path;
   const warnings: LoadWarning[] = [];
   if (task.kind === 'torch-snapshot') {
-    const { readTorchTask } = await import('./capture-series.js');
+    const { readTorchTask } = await import('./torch-task.js');
     const torch = await readTorchTask(task.file, warnings, {
       ...(options.signal ? { signal: options.signal } : {}),
       inflate: options.inflate ?? null,

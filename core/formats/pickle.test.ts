@@ -148,9 +148,9 @@ describe('readPickle bounds (issue 46)', () => {
     expect(err).toBeInstanceOf(PickleError);
     expect((err as PickleError).byteOffset).toBe(segmentAt);
     // one segment's slots: a frame dict 6 (3 keys, 3 values); frames 1000 × (1 + 6); a block 8 + frames;
-    // blocks 1000 × (1 + block); the segment 4 + blocks
+    // blocks 1000 × (1 + block); the segment 6 (device, total_size, blocks) + blocks
     const frames = 1000 * (1 + 6);
-    const segment = 4 + 1000 * (1 + 8 + frames);
+    const segment = 6 + 1000 * (1 + 8 + frames);
     expect((err as PickleError).message).toMatch(
       new RegExp(
         `expands to more than ${2 ** 28} values.*the dict made here \\(${segment} values\\).*\\(at byte ${segmentAt}\\)`,

@@ -5,7 +5,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { TORCH_FIXTURES, torchExpected } from '../../tools/fixtures.js';
-import { MAX_DEVICE_BYTES, readTorchSnapshot } from './torch-snapshot.js';
+import { MAX_DEVICE_BYTES, MAX_VISITS, readTorchSnapshot, TorchSnapshotError } from './torch-snapshot.js';
+import { memoBomb } from '../../tools/fuzz/pickle-ops.js';
 
 const want = torchExpected();
 
@@ -93,5 +94,20 @@ describe('PyTorch memory snapshot reader', () => {
     );
     const t = s.devices[1].timeline.timeUs;
     for (const u of t) expect(Math.abs(u / 1000 - want.devices[1].first_time_us / 1000)).toBeLessThan(86_400_000);
+  });
+
+  it("S1 below the unpickler's bound: blocks multiplied by shared references stop at the visits bound, at once", () => {
+    // 1,000 references to a segment of 5,000 references to one block: 4.5·10^7 slots (the unpickler takes it),
+    // 5·10^6 blocks to visit (more than MAX_VISITS)
+    const { bytes } = memoBomb(1000, 5000, 1);
+    const t0 = performance.now();
+    expect(() => readTorchSnapshot(bytes)).toThrow(TorchSnapshotError);
+    expect(() => readTorchSnapshot(bytes)).toThrow(
+      new RegExp(`more than ${MAX_VISITS} blocks once the file's shared references are followed`),
+    );
+    expect(performance.now() - t0).toBeLessThan(5000);
+    // below the bound the shared block is one object: 800 × 5,000 blocks of 512 bytes
+    const ok = readTorchSnapshot(memoBomb(800, 5000, 1).bytes);
+    expect(ok.devices[0].allocatedBytes).toBe(800 * 5000 * 512);
   });
 });

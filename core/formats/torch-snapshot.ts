@@ -129,8 +129,11 @@ const MAX_PROBLEMS = 50;
 export const MAX_DEVICE_INDEX = 127;
 /** a segment, block or allocation larger than this is damage (the largest devices hold ~2^37 bytes) */
 export const MAX_DEVICE_BYTES = 2 ** 50;
-/** blocks, segments and trace entries visited, a shared one at every reference (a 10^6-entry trace: 10^6) */
-export const MAX_VISITS = 1 << 24;
+/**
+ * blocks, segments and trace entries visited, a shared one at every reference (a 10^6-entry trace: 10^6); the
+ * timeline keeps five numbers an entry, so this bounds it at ~170 MB
+ */
+export const MAX_VISITS = 1 << 22;
 const STATES = new Set<string>(['active_allocated', 'active_pending_free', 'inactive']);
 
 function num(v: PickleValue | undefined): number | null {
@@ -319,6 +322,7 @@ export function readTorchSnapshot(bytes: Uint8Array, nowMs: number = Date.now())
     }
   }
 
+  const entryOf = new Map<PickleValue, TorchTraceEntry | null>();
   const traces = list(field(root, 'device_traces'));
   if (traces.length > MAX_DEVICE_INDEX + 1)
     problem(`${traces.length} device traces: devices above cuda:${MAX_DEVICE_INDEX} (c10::DeviceIndex) were skipped`);
@@ -328,20 +332,29 @@ export function readTorchSnapshot(bytes: Uint8Array, nowMs: number = Date.now())
     const d = device(dev);
     for (const e of es) {
       visit('trace entries');
+      // an entry the file shares is one object (its replay repeats it, as the file says)
+      const known = entryOf.get(e);
+      if (known !== undefined) {
+        if (known) d.trace.push(known);
+        continue;
+      }
+      entryOf.set(e, null);
       const action = str(field(e, 'action'));
       const bytes = bytesOf(field(e, 'size'));
       if (bytes === null) {
         count('entry-size', `a ${action || 'trace'} entry of ${shown(field(e, 'size'))} bytes`);
         continue;
       }
-      d.trace.push({
+      const entry: TorchTraceEntry = {
         action,
         addr: action === 'oom' ? (bytesOf(field(e, 'device_free')) ?? 0) : size(field(e, 'addr')),
         size: bytes,
         stream: str(field(e, 'stream')),
         timeUs: timeOf(field(e, 'time_us'), action === 'oom' ? 'an oom entry' : 'a trace entry'),
         frames: frames(field(e, 'frames')),
-      });
+      };
+      entryOf.set(e, entry);
+      d.trace.push(entry);
     }
     replay(d, problem);
   });

@@ -311,9 +311,10 @@ function torchFrameWords(f: TorchFrame, names: FrameNames): [number, number] | n
 
 interface TorchRows {
   names: FrameNames;
-  frameless: TorchFrame;
-  /** words of each frame list (the reader shares one array per list the file shares) */
-  words: WeakMap<TorchFrame[], number[]>;
+  /** the one frame list of blocks without frames */
+  framelessList: TorchFrame[];
+  /** words of each frame list (the reader shares one array per list the file shares), and their key */
+  words: WeakMap<TorchFrame[], { words: number[]; key: string }>;
   /** each stack's leading PyTorch frames, by its words */
   depth: Map<string, number>;
 }
@@ -321,20 +322,20 @@ interface TorchRows {
 function rowsOf(blocks: Iterable<{ size: number; frames: TorchFrame[] }>, t: TorchRows): Row[] {
   const byStack = new Map<string, Row>();
   for (const b of blocks) {
-    const frames = b.frames.length > 0 ? b.frames : [t.frameless];
-    let words = t.words.get(frames);
-    if (!words) {
-      words = [];
+    const frames = b.frames.length > 0 ? b.frames : t.framelessList;
+    let known = t.words.get(frames);
+    if (!known) {
+      const words: number[] = [];
       for (const f of frames) {
         const w = torchFrameWords(f, t.names);
         if (w) words.push(w[0], w[1]);
       }
-      t.words.set(frames, words);
-      const key = words.join(',');
-      if (!t.depth.has(key))
-        t.depth.set(key, torchAllocatorDepth(frames.map((f) => ({ ...f, python: isPythonFile(f.filename) }))));
+      known = { words, key: words.join(',') };
+      t.words.set(frames, known);
+      if (!t.depth.has(known.key))
+        t.depth.set(known.key, torchAllocatorDepth(frames.map((f) => ({ ...f, python: isPythonFile(f.filename) }))));
     }
-    const key = words.join(',');
+    const { words, key } = known;
     const r = byStack.get(key);
     if (r) {
       r.bytes += b.size;
@@ -353,7 +354,7 @@ function deviceSeries(
 ): ProcessSeries {
   const rows: TorchRows = {
     names: new FrameNames(),
-    frameless: framelessFrame(snap),
+    framelessList: [framelessFrame(snap)],
     words: new WeakMap(),
     depth: new Map(),
   };

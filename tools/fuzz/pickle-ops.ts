@@ -44,18 +44,25 @@ export const OP = {
 const { DICT, LIST, MARK, BINPUT, BINGET, SETITEM, SETITEMS, APPENDS, STOP } = OP;
 
 /**
- * Issue 46 S1: segments that are one segment referenced `n` times, whose blocks are one block referenced `n`
- * times, whose frames are one frame referenced `n` times (~6n bytes; n = 1000 expands to 7·10^9 values).
+ * Issue 46 S1: segments that are one segment referenced `n` times, whose blocks are one block referenced `blocks`
+ * times, whose frames are one frame referenced `frames` times (~2(n + blocks + frames) bytes; 1000 of each
+ * expands to 7·10^9 values).
  */
-export function memoBomb(n: number): { bytes: Uint8Array; segmentAt: number } {
+export function memoBomb(n: number, blocks = n, frames = n): { bytes: Uint8Array; segmentAt: number } {
   const o = new Ops().op(DICT).str('segments').op(LIST, MARK);
   const segmentAt = o.at;
-  o.op(DICT, BINPUT, 0, MARK).str('device').int(0).str('blocks').op(LIST, MARK);
+  o.op(DICT, BINPUT, 0, MARK)
+    .str('device')
+    .int(0)
+    .str('total_size')
+    .int(2 ** 30)
+    .str('blocks')
+    .op(LIST, MARK);
   o.op(DICT, BINPUT, 1, MARK).str('size').int(512).str('state').str('active_allocated').str('address').int(0);
   o.str('frames').op(LIST, MARK, DICT, BINPUT, 2, MARK).str('name').str('f').str('filename').str('x.py');
   o.str('line').int(1).op(SETITEMS);
-  o.times(n - 1, (x) => x.op(BINGET, 2)).op(APPENDS, SETITEMS);
-  o.times(n - 1, (x) => x.op(BINGET, 1)).op(APPENDS, SETITEMS);
+  o.times(frames - 1, (x) => x.op(BINGET, 2)).op(APPENDS, SETITEMS);
+  o.times(blocks - 1, (x) => x.op(BINGET, 1)).op(APPENDS, SETITEMS);
   o.times(n - 1, (x) => x.op(BINGET, 0)).op(APPENDS, SETITEM, STOP);
   return { bytes: o.bytes(), segmentAt };
 }

@@ -7,6 +7,7 @@ import { loadJob } from '../load/load-job.js';
 import type { InputFile } from '../formats/input-file.js';
 import { TORCH_FIXTURES, torchExpected } from '../../tools/fixtures.js';
 import { gpuTimeline } from './gpu-timeline.js';
+import { jobSummary } from './job-summary.js';
 
 const want = torchExpected();
 const file = (name: string): InputFile => {
@@ -24,6 +25,14 @@ describe('gpuTimeline', () => {
     expect(t.spans.map((s) => [s.name, s.endMs !== null, s.lane])).toEqual(want.cpp.spans.map(([n, c]) => [n, c, 0]));
     expect(t.peak!.allocated).toBe(want.cpp.peak_allocated_bytes);
     expect(p.snapshots[t.peak!.snapshot!].live.bytes).toBe(want.cpp.peak_allocated_bytes);
+  });
+
+  it('the job summary names the snapshot a device opens on: its peak', async () => {
+    const job = await loadJob([file('snapshot-p4.pickle')]);
+    const s = jobSummary(job, { hasPython: () => true, loadMs: 0, waitMs: 0, bytesTotal: 0, partial: true });
+    expect(s.processes.map((p) => p.snapshots[p.openSnapshot!].liveBytes)).toEqual(
+      want.devices.map((d) => d.peak_allocated_bytes),
+    );
   });
 
   it('a long trace cut to a few points keeps every peak; nested spans go one lane down', async () => {

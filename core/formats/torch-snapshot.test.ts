@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { TORCH_FIXTURES, torchExpected } from '../../tools/fixtures.js';
 import { MAX_DEVICE_BYTES, MAX_VISITS, readTorchSnapshot, TorchSnapshotError } from './torch-snapshot.js';
-import { memoBomb } from '../../tools/fuzz/pickle-ops.js';
+import { memoBomb, OP, Ops } from '../../tools/fuzz/pickle-ops.js';
 
 const want = torchExpected();
 
@@ -109,5 +109,16 @@ describe('PyTorch memory snapshot reader', () => {
     // below the bound the shared block is one object: 800 × 5,000 blocks of 512 bytes
     const ok = readTorchSnapshot(memoBomb(800, 5000, 1).bytes);
     expect(ok.devices[0].allocatedBytes).toBe(800 * 5000 * 512);
+  });
+
+  it('S2: 100,000 device traces become at most 128 devices (c10::DeviceIndex), the rest said once', () => {
+    // {'device_traces': [[e], [e], …]} with one shared alloc entry e
+    const o = new Ops().op(OP.DICT).str('device_traces').op(OP.LIST, OP.LIST, OP.DICT, OP.BINPUT, 0, OP.MARK);
+    o.str('action').str('alloc').str('addr').int(4096).str('size').int(512).op(OP.SETITEMS, OP.APPEND, OP.APPEND);
+    o.times(99_999, (x) => x.op(OP.LIST, OP.BINGET, 0, OP.APPEND, OP.APPEND)).op(OP.SETITEM, OP.STOP);
+    const s = readTorchSnapshot(o.bytes());
+    expect(s.devices.map((d) => d.index)).toEqual([...Array(128).keys()]);
+    expect(s.devices.every((d) => d.allocatedBytes === 0 && d.timeline.allocated[0] === 512)).toBe(true);
+    expect(s.problems).toContain('100000 device traces: devices above cuda:127 (c10::DeviceIndex) were skipped');
   });
 });

@@ -153,7 +153,7 @@ describe('readPickle bounds (issue 46)', () => {
     const segment = 6 + 1000 * (1 + 8 + frames);
     expect((err as PickleError).message).toMatch(
       new RegExp(
-        `expands to more than ${2 ** 28} values.*the dict made here \\(${segment} values\\).*\\(at byte ${segmentAt}\\)`,
+        `expands to more than ${DEFAULT_PICKLE_LIMITS.maxExpanded} values.*the dict made here \\(${segment} values\\).*\\(at byte ${segmentAt}\\)`,
       ),
     );
     // the walk visits each distinct container once: milliseconds, not the 18–43 s of following every reference

@@ -46,8 +46,9 @@ export interface PickleLimits {
 
 /**
  * Far above a real snapshot and below a runaway: a 1,000,000-entry trace with 30 frames an entry is ~0.6 GiB of
- * values and ~2.2·10^8 slots expanded (its frame dicts are shared, each counted at every reference); the reader
- * worker's heap is 2 GiB (node/io/dump-pool.ts WORKER_HEAP_MB). Snapshots nest 7 deep.
+ * values and ~2.2·10^8 slots expanded (its frame dicts are shared, each counted at every reference; stacks="all"
+ * has ~100 frames: ~7·10^8), under 2^30; the 15 KB bomb of issue 46 expands to 7·10^9. The reader worker's heap is
+ * 2 GiB (node/io/dump-pool.ts WORKER_HEAP_MB). Snapshots nest 7 deep.
  */
 export const DEFAULT_PICKLE_LIMITS: PickleLimits = {
   maxBytes: 1024 * 1024 * 1024,
@@ -55,7 +56,7 @@ export const DEFAULT_PICKLE_LIMITS: PickleLimits = {
   maxMemo: 1 << 24,
   maxContainers: 1 << 24,
   maxDepth: 1000,
-  maxExpanded: 2 ** 28,
+  maxExpanded: 2 ** 30,
   maxLongBytes: 64,
 };
 

@@ -93,6 +93,8 @@ export interface TorchWant {
   /** one training step recorded with stacks="all" (C++ frames) */
   cpp: {
     file: string;
+    /** the step's trace kept only until its first free */
+    rise_file: string;
     frames_before_python: number;
     before_recording_bytes: number;
     kept_by_step: Record<string, number>;

@@ -171,6 +171,30 @@ describe('PyTorch snapshots: frames, time, shapes and bounds (issues 45, 46)', (
     expect(first.live.bytes).toBe(cpp.before_recording_bytes);
   });
 
+  it("snapshots at the end of each iteration (the recurring record_function span): live bytes after every step equal the simulation's", async () => {
+    const want = JSON.parse(readFileSync(join(ROOT, 'torch', 'expected.json'), 'utf8')) as {
+      device0_after_step: { time_us: number; allocated: number }[];
+    };
+    const p = (await loadJob([file('torch/snapshot-p4.pickle')])).processes[0];
+    const replayed = p.snapshots.filter((s) => s.trigger === 'interval');
+    for (const step of want.device0_after_step) {
+      const before = replayed.filter((s) => s.context!.timeRealMs <= step.time_us / 1000);
+      expect(before[before.length - 1].live.bytes).toBe(step.allocated);
+    }
+    // one snapshot per step end, the blocks live at the start, the oom's and the peak's, the recorded state
+    expect(p.snapshots.length).toBeLessThanOrEqual(want.device0_after_step.length + 4);
+  });
+
+  it('one step (record_function spans that do not recur): snapshots at its start, its peak and the recorded state', async () => {
+    const p = (await loadJob([file(`torch/${cpp.file}`)])).processes[0];
+    // what the step did, whatever the entries inside it
+    expect(p.snapshots.map((s) => s.live.bytes)).toEqual([
+      cpp.before_recording_bytes,
+      cpp.peak_allocated_bytes,
+      cpp.allocated_end,
+    ]);
+  });
+
   it('the bare segment list of torch.cuda.memory_snapshot() is read: its state per device, with a note', async () => {
     const job = await loadJob([file(`torch/${torch.list.file}`)]);
     expect(job.processes.map((p) => [p.prefix, p.gpu!.reservedBytes, p.snapshots[0].live.bytes])).toEqual(

@@ -11,7 +11,7 @@ import type { InputFile } from '../formats/input-file.js';
 import type { DumpRecord, ParsedDumpInfo } from '../formats/heap-dump.js';
 import { PY_KIND_FRAME, type PyFrameEntry, type PyFrameTable } from '../formats/pyframes.js';
 import { parseMemleak, type MemleakFile, type MemleakFrame } from '../formats/memleak.js';
-import type { TorchDevice, TorchFrame, TorchSnapshot } from '../formats/torch-snapshot.js';
+import type { TorchDevice, TorchFrame, TorchSnapshot, TorchSpan } from '../formats/torch-snapshot.js';
 import type { Inflater } from '../formats/inflate.js';
 import { isCPythonSource, torchAllocatorDepth } from '../frames/torch-frames.js';
 import type { DumpTask, DumpTaskResult } from './dump-task.js';
@@ -345,6 +345,32 @@ function rowsOf(blocks: Iterable<{ size: number; frames: TorchFrame[] }>, t: Tor
   return [...byStack.values()].filter((r) => r.bytes > 0);
 }
 
+/**
+ * Where a trace's iterations end, from its record_function spans: the most frequent name (digits aside:
+ * `ProfilerStep#12`, `step 3`) among the spans no other span holds, when it recurs; its closed spans' ends, in µs.
+ * 'one step' when spans were recorded but none recurs (the trace is one iteration: its rise and fall within the step
+ * is what the step did, not growth); null without spans (nothing tells the iterations: snapshots evenly spaced).
+ */
+function iterationEnds(spans: readonly TorchSpan[]): number[] | 'one step' | null {
+  if (spans.length === 0) return null;
+  const sorted = [...spans].sort((a, b) => a.startUs - b.startUs);
+  const top: TorchSpan[] = [];
+  let openUntil = -Infinity;
+  for (const x of sorted) {
+    if (x.startUs < openUntil) continue;
+    top.push(x);
+    openUntil = x.endUs ?? Infinity;
+  }
+  const byName = new Map<string, TorchSpan[]>();
+  for (const x of top) {
+    const k = x.name.replace(/\d+/g, '#');
+    byName.set(k, [...(byName.get(k) ?? []), x]);
+  }
+  const most = [...byName.values()].reduce((a, b) => (b.length > a.length ? b : a));
+  if (most.length < 2) return 'one step';
+  return most.flatMap((x) => (x.endUs !== null ? [x.endUs] : []));
+}
+
 function deviceSeries(
   file: InputFile,
   snap: TorchSnapshot,
@@ -364,9 +390,20 @@ function deviceSeries(
   // entry (the blocks live when recording began), so a series starts where the trace does
   const trace = d.trace;
   const at = new Set<number>();
+  const steps = iterationEnds(snap.spans.filter((x) => x.device === d.index));
   if (trace.length > 0) {
-    for (let k = 1; k <= TRACE_SNAPSHOTS; k++)
-      at.add(Math.min(trace.length - 1, Math.round((k * trace.length) / TRACE_SNAPSHOTS) - 1));
+    if (steps === null)
+      for (let k = 1; k <= TRACE_SNAPSHOTS; k++)
+        at.add(Math.min(trace.length - 1, Math.round((k * trace.length) / TRACE_SNAPSHOTS) - 1));
+    else if (steps !== 'one step') {
+      // the last entry at or before each iteration's end: growth is what an iteration leaves behind
+      let i = 0;
+      for (const end of steps) {
+        while (i + 1 < trace.length && (trace[i + 1].timeUs ?? -Infinity) <= end) i++;
+        if ((trace[i].timeUs ?? Infinity) <= end) at.add(i);
+      }
+      at.add(trace.length - 1);
+    }
     for (const o of d.ooms) at.add(Math.max(0, o.index - 1));
   }
   const live = new Map<number, { size: number; frames: TorchFrame[] }>();

@@ -75,12 +75,36 @@ export interface TorchDeviceWant {
   peak_allocated_bytes: number;
   peak_reserved_bytes: number;
   ooms: { time_us: number; size: number; device_free: number }[];
+  first_time_us: number;
+  last_time_us: number;
 }
 
 export interface TorchWant {
   annotations: number;
   devices: TorchDeviceWant[];
   ring: { file: string; frees_before_alloc: number };
+  /** the segment list alone, as torch.cuda.memory_snapshot() returns it */
+  list: { file: string; segments: number };
+  /** the snapshot with values no allocator writes (issue 46 S3, S6) */
+  bounds: {
+    oom_time: { file: string; oom_index: number };
+    bounds: { file: string; huge_segments: number; far_devices: number; bad_times: number };
+  };
+  /** one training step recorded with stacks="all" (C++ frames) */
+  cpp: {
+    file: string;
+    /** the step's trace kept only until its first free */
+    rise_file: string;
+    frames_before_python: number;
+    before_recording_bytes: number;
+    kept_by_step: Record<string, number>;
+    peak_allocated_bytes: number;
+    reserved_start: number;
+    reserved_end: number;
+    allocated_end: number;
+    spans: [string, boolean][];
+    first_time_us: number;
+  };
 }
 
 /** fixtures/torch, and its expected.json. */

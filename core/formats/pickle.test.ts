@@ -3,8 +3,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { field, PickleError, readPickle, type PickleValue } from './pickle.js';
+import { DEFAULT_PICKLE_LIMITS, field, PickleError, readPickle, type PickleValue } from './pickle.js';
 import { FIXTURES } from '../../tools/fixtures.js';
+import { memoBomb, Ops, OP } from '../../tools/fuzz/pickle-ops.js';
 
 const TORCH = join(FIXTURES, '..', 'torch');
 const file = (...p: string[]) => new Uint8Array(readFileSync(join(TORCH, ...p)));
@@ -129,8 +130,74 @@ describe('readPickle', () => {
     const deep = new Uint8Array(2 + 3000 + 1);
     deep.set([0x80, 0x04]);
     deep.fill(0x5d, 2);
-    expect(() => readPickle(deep, { maxValues: 1e6, maxStack: 1000, maxMemo: 10, maxLongBytes: 8 })).toThrow(
-      /stack deeper than 1000/,
+    expect(() => readPickle(deep, { maxStack: 1000 })).toThrow(/stack deeper than 1000/);
+  });
+});
+
+describe('readPickle bounds (issue 46)', () => {
+  it('S1: a memo-reference bomb is refused at once, naming the shared segment at its offset', () => {
+    const { bytes: b, segmentAt } = memoBomb(1000);
+    expect(b.length).toBeLessThan(16_000);
+    const t0 = performance.now();
+    let err: unknown;
+    try {
+      readPickle(b);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(PickleError);
+    expect((err as PickleError).byteOffset).toBe(segmentAt);
+    // one segment's slots: a frame dict 6 (3 keys, 3 values); frames 1000 × (1 + 6); a block 8 + frames;
+    // blocks 1000 × (1 + block); the segment 6 (device, total_size, blocks) + blocks
+    const frames = 1000 * (1 + 6);
+    const segment = 6 + 1000 * (1 + 8 + frames);
+    expect((err as PickleError).message).toMatch(
+      new RegExp(
+        `expands to more than ${DEFAULT_PICKLE_LIMITS.maxExpanded} values.*the dict made here \\(${segment} values\\).*\\(at byte ${segmentAt}\\)`,
+      ),
     );
+    // the walk visits each distinct container once: milliseconds, not the 18–43 s of following every reference
+    expect(performance.now() - t0).toBeLessThan(2000);
+    // the same shape, small, is read whole: 4 segments × 4 blocks × 4 frames
+    const small = readPickle(memoBomb(4).bytes);
+    const segs = field(small, 'segments') as PickleValue[];
+    expect(segs.length).toBe(4);
+    expect((field(segs[3], 'blocks') as PickleValue[]).length).toBe(4);
+    expect(segs[3]).toBe(segs[0]);
+  });
+
+  it('S2: floods of dicts, memo entries and containers, and deep nesting, stop at their limits with offsets', () => {
+    const dicts = new Ops()
+      .op(OP.MARK)
+      .times(20_000, (o) => o.op(OP.DICT))
+      .bytes();
+    expect(() => readPickle(dicts, { maxBytes: 1 << 20 })).toThrow(
+      /more than 1048576 bytes of memory.*\(at byte \d+\)/,
+    );
+    expect(() => readPickle(dicts, { maxContainers: 1000 })).toThrow(
+      /more than 1000 lists and dicts.*\(at byte 1003\)/,
+    );
+    const memo = new Ops()
+      .op(0x4e)
+      .times(200, (o) => o.op(OP.MEMOIZE))
+      .bytes();
+    expect(() => readPickle(memo, { maxMemo: 100 })).toThrow(/more than 100 memo entries \(at byte 103\)/);
+    // 2,000 tuples each holding the last: the stack stays one deep, the nesting does not
+    const deep = new Ops()
+      .op(OP.LIST)
+      .times(2000, (o) => o.op(OP.TUPLE1))
+      .op(OP.STOP)
+      .bytes();
+    expect(() => readPickle(deep)).toThrow(/nested deeper than 1000; refused/);
+    expect(DEFAULT_PICKLE_LIMITS.maxMemo).toBe(2 ** 24);
+  });
+
+  it('S8: an opcode taking the MARK as a value is refused with its offset, as CPython refuses it', () => {
+    // ] ( TUPLE1 APPEND POP_MARK .   (CPython 3.11: "unexpected MARK found")
+    expect(() => readPickle(bytes(0x80, 0x04, OP.LIST, OP.MARK, OP.TUPLE1, 0x61, 0x31, OP.STOP))).toThrow(
+      /takes a value from an empty stack \(or the MARK\) \(at byte 4\)/,
+    );
+    // the values above a MARK are still taken: ( 1 TUPLE1 TUPLE → ((1,),)
+    expect(readPickle(bytes(0x80, 0x04, OP.MARK, 0x4b, 0x01, OP.TUPLE1, 0x74, OP.STOP))).toEqual([[1]]);
   });
 });

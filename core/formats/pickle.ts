@@ -5,8 +5,12 @@
 // opcode — GLOBAL, STACK_GLOBAL, REDUCE, BUILD, INST, OBJ, NEWOBJ*, PERSID*, EXT*, bytes, buffers — is refused
 // with its name and byte offset. Opcodes and their encodings: CPython Lib/pickletools.py.
 //
-// Bounds: lengths are checked against the bytes left, the stack, the memo and the number of values are capped,
-// and a result that refers back to a container holding it (a cycle, which only a crafted file makes) is refused.
+// Bounds, each named in its message with the byte offset: lengths are checked against the bytes left; the memory
+// the values take (estimated per value as V8 lays them out), the stack, the memo (2^24 entries) and the nesting
+// depth are capped; a result that refers back to a container holding it (a cycle, which only a crafted file makes)
+// is refused; and so is a result that expands past a bound once every reference to a shared container is followed
+// (the memo lets 15 KB name a segment a thousand times whose blocks name one block a thousand times, …: a reader
+// walking the result would visit 10^9 frames), naming the shared container's offset.
 
 export type PickleKey = string | number | bigint | boolean | null;
 export type PickleValue = PickleKey | PickleValue[] | PickleDict;
@@ -24,23 +28,43 @@ export class PickleError extends Error {
 }
 
 export interface PickleLimits {
-  /** values created in all (strings, numbers, containers, items) */
-  maxValues: number;
-  /** depth of the stack plus marks: nesting */
+  /** the memory the values read take, estimated (VALUE_BYTES): what bounds a flood of empty dicts */
+  maxBytes: number;
+  /** depth of the stack plus marks */
   maxStack: number;
   /** memo entries */
   maxMemo: number;
+  /** lists, tuples and dicts made (each needs an entry in the shape walk's map: V8 holds 2^24 at most) */
+  maxContainers: number;
+  /** containers inside containers, from the result down */
+  maxDepth: number;
+  /** slots (list items, dict keys and values) the result holds once every shared container is counted in full */
+  maxExpanded: number;
   /** longest integer accepted (LONG1/LONG4 byte count); snapshots hold 64-bit addresses and streams */
   maxLongBytes: number;
 }
 
-/** Far above a real snapshot (a 100,000-entry trace is a few million values) and below a runaway. */
+/**
+ * Far above a real snapshot and below a runaway: a 1,000,000-entry trace with 30 frames an entry is ~0.6 GiB of
+ * values and ~2.2·10^8 slots expanded (its frame dicts are shared, each counted at every reference; stacks="all"
+ * has ~100 frames: ~7·10^8), under 2^30; the 15 KB bomb of issue 46 expands to 7·10^9. The reader worker's heap is
+ * 2 GiB (node/io/dump-pool.ts WORKER_HEAP_MB). Snapshots nest 7 deep.
+ */
 export const DEFAULT_PICKLE_LIMITS: PickleLimits = {
-  maxValues: 200_000_000,
+  maxBytes: 1024 * 1024 * 1024,
   maxStack: 100_000,
-  maxMemo: 50_000_000,
+  maxMemo: 1 << 24,
+  maxContainers: 1 << 24,
+  maxDepth: 1000,
+  maxExpanded: 2 ** 30,
   maxLongBytes: 64,
 };
+
+/**
+ * Bytes a value takes in V8 (measured on Node 20: an empty Map 196 B, an empty array 44 B, a stack or list slot
+ * 8 B, a heap number 16 B), for the maxBytes estimate.
+ */
+const VALUE_BYTES = { slot: 8, dict: 200, list: 48, dictEntry: 24, number: 16, bigint: 32, string: 16, memo: 32 };
 
 /** Names of the opcodes refused on purpose, for the message (pickletools' names). */
 const REFUSED: Record<number, string> = {
@@ -77,13 +101,19 @@ export function looksLikePickle(bytes: Uint8Array): boolean {
 }
 
 /** Reads one pickle; throws PickleError naming the opcode and byte offset for anything outside plain data. */
-export function readPickle(bytes: Uint8Array, limits: PickleLimits = DEFAULT_PICKLE_LIMITS): PickleValue {
+export function readPickle(bytes: Uint8Array, bounds: Partial<PickleLimits> = {}): PickleValue {
+  const limits: PickleLimits = { ...DEFAULT_PICKLE_LIMITS, ...bounds };
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const dec = new TextDecoder('utf-8', { fatal: true });
   const stack: Slot[] = [];
   const marks: number[] = [];
   const memo = new Map<number, PickleValue>();
-  let values = 0;
+  // where each memoized or duplicated container was made: a container can be shared only through the memo or DUP
+  const madeAt = new Map<object, number>();
+  let lastMade: object | null = null;
+  let lastMadeAt = 0;
+  let used = 0;
+  let containers = 0;
   let pos = 0;
   let at = 0;
 
@@ -93,14 +123,37 @@ export function readPickle(bytes: Uint8Array, limits: PickleLimits = DEFAULT_PIC
   const need = (n: number): void => {
     if (n > bytes.length - pos) fail(`the file ends inside an opcode (needs ${n} bytes, ${bytes.length - pos} left)`);
   };
+  const spend = (n: number): void => {
+    used += n;
+    if (used > limits.maxBytes)
+      fail(`the values read so far take more than ${limits.maxBytes} bytes of memory (a flood of values); refused`);
+  };
+  /** pushes a value just made (a reference to one made before is `pushRef`: a slot, nothing new) */
   const push = (v: PickleValue): void => {
-    if (++values > limits.maxValues) fail(`more than ${limits.maxValues} values`);
     if (stack.length >= limits.maxStack) fail(`stack deeper than ${limits.maxStack}`);
+    let cost = VALUE_BYTES.slot;
+    if (typeof v === 'string') cost += VALUE_BYTES.string + v.length;
+    else if (typeof v === 'bigint') cost += VALUE_BYTES.bigint;
+    else if (typeof v === 'number' && !(Number.isInteger(v) && Math.abs(v) < 2 ** 30)) cost += VALUE_BYTES.number;
+    else if (v instanceof Map) cost += VALUE_BYTES.dict;
+    else if (Array.isArray(v)) cost += VALUE_BYTES.list;
+    if (typeof v === 'object' && v !== null) {
+      if (++containers > limits.maxContainers) fail(`more than ${limits.maxContainers} lists and dicts; refused`);
+      lastMade = v;
+      lastMadeAt = at;
+    }
+    spend(cost);
+    stack.push(v);
+  };
+  const pushRef = (v: PickleValue): void => {
+    if (stack.length >= limits.maxStack) fail(`stack deeper than ${limits.maxStack}`);
+    spend(VALUE_BYTES.slot);
     stack.push(v);
   };
   const pop = (): PickleValue => {
-    if (stack.length === 0 || (marks.length > 0 && stack.length <= marks[marks.length - 1]))
-      fail('an opcode takes a value from an empty stack');
+    // a MARK is never a value: the values above the innermost one are all an opcode may take (CPython's fence)
+    if (stack.length === 0 || (marks.length > 0 && stack.length <= marks[marks.length - 1] + 1))
+      fail('an opcode takes a value from an empty stack (or the MARK)');
     return stack.pop() as PickleValue;
   };
   const top = (): PickleValue => {
@@ -168,16 +221,23 @@ export function readPickle(bytes: Uint8Array, limits: PickleLimits = DEFAULT_PIC
   const setItems = (d: PickleValue, items: PickleValue[]): void => {
     if (!(d instanceof Map)) fail('SETITEM(S) on something that is not a dict');
     if (items.length % 2 !== 0) fail('SETITEMS with an odd number of values');
+    spend((VALUE_BYTES.dictEntry * items.length) / 2);
     for (let i = 0; i < items.length; i += 2) (d as PickleDict).set(key(items[i]), items[i + 1]);
+  };
+  const made = (v: PickleValue): void => {
+    if (typeof v === 'object' && v !== null && !madeAt.has(v)) madeAt.set(v, v === lastMade ? lastMadeAt : at);
   };
   const memoPut = (i: number): void => {
     if (memo.size >= limits.maxMemo && !memo.has(i)) fail(`more than ${limits.maxMemo} memo entries`);
-    memo.set(i, top());
+    const v = top();
+    spend(VALUE_BYTES.memo);
+    made(v);
+    memo.set(i, v);
   };
   const memoGet = (i: number): void => {
     const v = memo.get(i);
     if (v === undefined) fail(`memo entry ${i} is read before it is written`);
-    push(v as PickleValue);
+    pushRef(v as PickleValue);
   };
 
   if (!looksLikePickle(bytes)) {
@@ -199,7 +259,7 @@ export function readPickle(bytes: Uint8Array, limits: PickleLimits = DEFAULT_PIC
         // STOP
         const v = pop();
         if (stack.length > 0 || marks.length > 0) fail('STOP with values left on the stack');
-        refuseCycles(v, at);
+        checkShape(v, at, limits, madeAt);
         return v;
       }
       case 0x28: // MARK
@@ -335,7 +395,8 @@ export function readPickle(bytes: Uint8Array, limits: PickleLimits = DEFAULT_PIC
         popMark();
         break;
       case 0x32: // DUP
-        push(top());
+        made(top());
+        pushRef(top());
         break;
       default: {
         const name = REFUSED[op];
@@ -349,16 +410,31 @@ export function readPickle(bytes: Uint8Array, limits: PickleLimits = DEFAULT_PIC
   }
 }
 
-/** A container reachable from itself (a crafted file: the memo lets one refer back to an open list or dict). */
-function refuseCycles(root: PickleValue, at: number): void {
-  const done = new Set<object>();
-  const open = new Set<object>();
-  type Frame = { v: PickleValue[] | PickleDict; it: Iterator<PickleValue> };
-  const children = (v: PickleValue[] | PickleDict): Iterator<PickleValue> =>
-    Array.isArray(v) ? v[Symbol.iterator]() : v.values();
-  const isContainer = (v: PickleValue): v is PickleValue[] | PickleDict => Array.isArray(v) || v instanceof Map;
+const kindOf = (v: object): string => (v instanceof Map ? 'dict' : 'list or tuple');
+
+/**
+ * Walks the result once per distinct container (a DAG walk), refusing what a reader following every reference
+ * could not hold: a container reachable from itself (only the memo makes one: a reference back to an open list or
+ * dict), nesting deeper than maxDepth, and more than maxExpanded slots once each reference to a shared container
+ * counts its whole contents — named by the shared container the expansion went through, at its offset.
+ */
+function checkShape(root: PickleValue, at: number, limits: PickleLimits, madeAt: Map<object, number>): void {
+  type Container = PickleValue[] | PickleDict;
+  const isContainer = (v: PickleValue): v is Container => Array.isArray(v) || v instanceof Map;
   if (!isContainer(root)) return;
-  const path: Frame[] = [{ v: root, it: children(root) }];
+  /** the slots each finished container expands to */
+  const expanded = new Map<object, number>();
+  const open = new Set<object>();
+  type Frame = { v: Container; it: Iterator<PickleValue>; slots: number };
+  const children = (v: Container): Iterator<PickleValue> => (Array.isArray(v) ? v[Symbol.iterator]() : flatEntries(v));
+  const over = (f: Frame, via: object, each: number): never => {
+    const where = madeAt.get(via) ?? at;
+    throw new PickleError(
+      `the result expands to more than ${limits.maxExpanded} values once its shared references are followed: the ${kindOf(via)} made here (${each} values) is referenced again and again from a ${kindOf(f.v)} (a memo-reference bomb); refused`,
+      where,
+    );
+  };
+  const path: Frame[] = [{ v: root, it: children(root), slots: 0 }];
   open.add(root);
   while (path.length > 0) {
     const f = path[path.length - 1];
@@ -366,14 +442,36 @@ function refuseCycles(root: PickleValue, at: number): void {
     if (n.done) {
       path.pop();
       open.delete(f.v);
-      done.add(f.v);
+      expanded.set(f.v, f.slots);
+      const parent = path[path.length - 1];
+      if (parent) {
+        parent.slots += f.slots;
+        if (parent.slots > limits.maxExpanded) over(parent, f.v, f.slots);
+      }
       continue;
     }
     const c = n.value;
-    if (!isContainer(c) || done.has(c)) continue;
-    if (open.has(c)) throw new PickleError('a list or dict contains itself (a cycle); refused', at);
+    f.slots++;
+    if (!isContainer(c)) continue;
+    const known = expanded.get(c);
+    if (known !== undefined) {
+      f.slots += known;
+      if (f.slots > limits.maxExpanded) over(f, c, known);
+      continue;
+    }
+    if (open.has(c)) throw new PickleError('a list or dict contains itself (a cycle); refused', madeAt.get(c) ?? at);
+    if (path.length >= limits.maxDepth)
+      throw new PickleError(`containers nested deeper than ${limits.maxDepth}; refused`, madeAt.get(c) ?? at);
     open.add(c);
-    path.push({ v: c, it: children(c) });
+    path.push({ v: c, it: children(c), slots: 0 });
+  }
+}
+
+/** A dict's keys and values in turn (keys are never containers, but they are slots). */
+function* flatEntries(d: PickleDict): Iterator<PickleValue> {
+  for (const [k, v] of d) {
+    yield k;
+    yield v;
   }
 }
 

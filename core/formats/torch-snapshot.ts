@@ -9,8 +9,16 @@
 // Frames are {filename, line, name}, innermost first. Per device this gives the state (reserved = segments,
 // active blocks by their frames, pending-free and inactive bytes) and a timeline replayed from the trace:
 // allocated (alloc … free_completed, as MemoryViz.js counts active memory) and reserved (segment_alloc/map …
-// segment_free/unmap) bytes over time_us, with the oom entries marked.
+// segment_free/unmap) bytes over time_us, with the oom entries marked. `torch.cuda.memory_snapshot()` returns the
+// segment list alone (no trace); pickled, it is read as a snapshot of its segments.
+//
+// Bounds (issue 46): devices are c10::DeviceIndex (int8_t), so 0–127; a segment, block or trace size past 1 PiB
+// (no device is near it) and sums past 2^53 are damage, skipped with a warning; time_us outside the dump-time
+// bounds (limits.ts dateProblem: 1970 to a year past the reading) keeps its entry without a time, with a warning;
+// blocks, segments and trace entries visited (a shared one at each reference) are at most MAX_VISITS, so a file
+// whose memo references multiply them stops here with a message rather than in the heap.
 
+import { dateProblem, MAX_COUNT } from './limits.js';
 import { field, readPickle, type PickleValue } from './pickle.js';
 
 export interface TorchFrame {
@@ -60,10 +68,12 @@ export interface TorchOom {
 }
 
 export interface TorchTimeline {
-  /** one point per trace entry that changes a figure */
+  /** one point per trace entry that changes a figure (an entry without a usable time at the last one's) */
   timeUs: number[];
   allocated: number[];
   reserved: number[];
+  /** reserved but not allocated: what the caching allocator holds for reuse */
+  cached: number[];
 }
 
 export interface TorchDevice {
@@ -97,6 +107,8 @@ export interface TorchSpan {
 }
 
 export interface TorchSnapshot {
+  /** `snapshot`: the dict `_snapshot()` returns; `segments`: the bare list `torch.cuda.memory_snapshot()` returns */
+  shape: 'snapshot' | 'segments';
   devices: TorchDevice[];
   spans: TorchSpan[];
   /** allocator_settings as text (PYTORCH_CUDA_ALLOC_CONF, max_split_size, …) */
@@ -113,6 +125,15 @@ export class TorchSnapshotError extends Error {
 }
 
 const MAX_PROBLEMS = 50;
+/** c10::DeviceIndex is an int8_t */
+export const MAX_DEVICE_INDEX = 127;
+/** a segment, block or allocation larger than this is damage (the largest devices hold ~2^37 bytes) */
+export const MAX_DEVICE_BYTES = 2 ** 50;
+/**
+ * blocks, segments and trace entries visited, a shared one at every reference (a 10^6-entry trace: 10^6); the
+ * timeline keeps five numbers an entry, so this bounds it at ~170 MB
+ */
+export const MAX_VISITS = 1 << 22;
 const STATES = new Set<string>(['active_allocated', 'active_pending_free', 'inactive']);
 
 function num(v: PickleValue | undefined): number | null {
@@ -121,44 +142,92 @@ function num(v: PickleValue | undefined): number | null {
   if (typeof v === 'boolean') return v ? 1 : 0;
   return null;
 }
+/** An address or stream: any 64-bit value, as a number (exact below 2^53; only compared for equality). */
 const size = (v: PickleValue | undefined): number => {
   const n = num(v);
   return n !== null && n >= 0 && n <= Number.MAX_SAFE_INTEGER ? n : 0;
+};
+/** A byte count: a whole number up to MAX_DEVICE_BYTES, else null (damage). */
+const bytesOf = (v: PickleValue | undefined): number | null => {
+  const n = num(v);
+  return n !== null && Number.isInteger(n) && n >= 0 && n <= MAX_DEVICE_BYTES ? n : null;
+};
+const shown = (v: PickleValue | undefined): string => {
+  const t = typeof v === 'bigint' || typeof v === 'number' ? String(v) : typeof v;
+  return t.length > 24 ? `a number of ${t.length} digits` : t;
 };
 const str = (v: PickleValue | undefined): string =>
   typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'bigint' ? String(v) : '';
 const list = (v: PickleValue | undefined): PickleValue[] => (Array.isArray(v) ? v : []);
 
-/** True when `root` is a dict with the keys of a memory snapshot. */
+/** A segment dict as `segmentInfoToDict` writes it. */
+const isSegment = (v: PickleValue | undefined): boolean => v instanceof Map && v.has('total_size') && v.has('blocks');
+
+/** True when `root` is a dict with the keys of a memory snapshot, or the bare segment list. */
 export function isTorchSnapshot(root: PickleValue): boolean {
+  if (Array.isArray(root)) return root.length > 0 && isSegment(root[0]);
   return root instanceof Map && (root.has('segments') || root.has('device_traces'));
 }
 
 /** Reads a snapshot pickle; throws PickleError (the file is not plain data) or TorchSnapshotError (not a snapshot). */
-export function readTorchSnapshot(bytes: Uint8Array): TorchSnapshot {
+export function readTorchSnapshot(bytes: Uint8Array, nowMs: number = Date.now()): TorchSnapshot {
   const root = readPickle(bytes);
   if (!isTorchSnapshot(root))
-    throw new TorchSnapshotError('a pickle, but not a PyTorch memory snapshot (no "segments" or "device_traces")');
+    throw new TorchSnapshotError(
+      'a pickle, but not a PyTorch memory snapshot (no "segments" or "device_traces", nor a list of segments)',
+    );
+  const shape = Array.isArray(root) ? 'segments' : 'snapshot';
   const problems: string[] = [];
   const problem = (m: string) => {
     if (problems.length < MAX_PROBLEMS) problems.push(m);
   };
-  // frame dicts the file shares (memoized once) become one shared object: interning downstream is by identity
+  // damage of one kind counted and said once, with its first example
+  const counted = new Map<string, { n: number; example: string }>();
+  const count = (kind: string, example: string) => {
+    const c = counted.get(kind);
+    if (c) c.n++;
+    else counted.set(kind, { n: 1, example });
+  };
+  let visits = 0;
+  const visit = (what: string): void => {
+    if (++visits > MAX_VISITS)
+      throw new TorchSnapshotError(
+        `more than ${MAX_VISITS} ${what} once the file's shared references are followed (one segment, block or entry referenced again and again); refused`,
+      );
+  };
+  /** a time_us as ms on the wall clock, or null (absent, or outside the dump-time bounds: counted) */
+  const timeOf = (v: PickleValue | undefined, what: string): number | null => {
+    const t = num(v);
+    if (t === null) return null;
+    const why = dateProblem(t / 1000, nowMs);
+    if (why === null) return t;
+    count(`time:${what}`, `${what} time_us ${shown(v)} (${why})`);
+    return null;
+  };
+  // frame dicts the file shares (memoized once) become one shared object: interning downstream is by identity;
+  // a frame list the file shares, one shared array
   const frameOf = new Map<PickleValue, TorchFrame>();
-  const frames = (v: PickleValue | undefined): TorchFrame[] =>
-    list(v).map((f) => {
+  const framesOf = new Map<PickleValue, TorchFrame[]>();
+  const frames = (v: PickleValue | undefined): TorchFrame[] => {
+    if (v === undefined) return [];
+    const known = framesOf.get(v);
+    if (known) return known;
+    const out = list(v).map((f) => {
       let t = frameOf.get(f);
       if (!t) {
         const line = num(field(f, 'line'));
         t = {
           name: str(field(f, 'name')) || '?',
           filename: str(field(f, 'filename')),
-          line: line !== null && line > 0 ? line : null,
+          line: line !== null && line > 0 && line <= MAX_COUNT ? line : null,
         };
         frameOf.set(f, t);
       }
       return t;
     });
+    framesOf.set(v, out);
+    return out;
+  };
 
   const devices = new Map<number, TorchDevice>();
   const device = (i: number): TorchDevice => {
@@ -172,7 +241,7 @@ export function readTorchSnapshot(bytes: Uint8Array): TorchSnapshot {
         allocatedBytes: 0,
         pendingFreeBytes: 0,
         inactiveBytes: 0,
-        timeline: { timeUs: [], allocated: [], reserved: [] },
+        timeline: { timeUs: [], allocated: [], reserved: [], cached: [] },
         ooms: [],
         freesBeforeAlloc: 0,
         initialBlocks: [],
@@ -182,38 +251,68 @@ export function readTorchSnapshot(bytes: Uint8Array): TorchSnapshot {
     return d;
   };
 
-  for (const s of list(field(root, 'segments'))) {
-    const dev = num(field(s, 'device'));
-    if (dev === null || dev < 0 || !Number.isInteger(dev)) {
-      problem('a segment without a device index was skipped');
-      continue;
-    }
-    const seg: TorchSegment = {
-      device: dev,
-      address: size(field(s, 'address')),
-      totalSize: size(field(s, 'total_size')),
-      segmentType: str(field(s, 'segment_type')),
-      stream: str(field(s, 'stream')),
-      blocks: [],
-    };
-    for (const b of list(field(s, 'blocks'))) {
-      const state = str(field(b, 'state'));
-      const legacy = list(field(b, 'history'))[0]; // files before 2.1 keep the frames in history[0]
-      seg.blocks.push({
+  const deviceIndex = (v: PickleValue | undefined, what: string): number | null => {
+    const dev = num(v);
+    if (dev !== null && Number.isInteger(dev) && dev >= 0 && dev <= MAX_DEVICE_INDEX) return dev;
+    count(`device:${what}`, `${what} on device ${shown(v)}`);
+    return null;
+  };
+  const blockOf = new Map<PickleValue, TorchBlock | null>();
+  const block = (b: PickleValue, segmentSize: number): TorchBlock | null => {
+    visit('blocks');
+    const known = blockOf.get(b);
+    if (known !== undefined) return known;
+    const state = str(field(b, 'state'));
+    const legacy = list(field(b, 'history'))[0]; // files before 2.1 keep the frames in history[0]
+    const bytes = bytesOf(field(b, 'size'));
+    let out: TorchBlock | null = null;
+    if (bytes === null || bytes > segmentSize)
+      count('block-size', `a block of ${shown(field(b, 'size'))} bytes in a segment of ${segmentSize}`);
+    else {
+      out = {
         address: size(field(b, 'address')),
-        size: size(field(b, 'size')),
-        requestedSize: size(field(b, 'requested_size') ?? field(legacy, 'real_size')),
+        size: bytes,
+        requestedSize: bytesOf(field(b, 'requested_size') ?? field(legacy, 'real_size')) ?? 0,
         state: STATES.has(state)
           ? (state as BlockState)
           : state === 'active_awaiting_free'
             ? 'active_pending_free'
             : 'inactive',
         frames: frames(field(b, 'frames') ?? field(legacy, 'frames')),
-      });
+      };
       if (!STATES.has(state) && state !== 'active_awaiting_free')
         problem(`a block with the unknown state "${state}" was counted as inactive`);
     }
+    blockOf.set(b, out);
+    return out;
+  };
+
+  for (const s of shape === 'segments' ? list(root) : list(field(root, 'segments'))) {
+    visit('segments');
+    const dev = deviceIndex(field(s, 'device'), 'a segment');
+    if (dev === null) continue;
+    const total = bytesOf(field(s, 'total_size'));
+    if (total === null) {
+      count('segment-size', `a segment of ${shown(field(s, 'total_size'))} bytes`);
+      continue;
+    }
+    const seg: TorchSegment = {
+      device: dev,
+      address: size(field(s, 'address')),
+      totalSize: total,
+      segmentType: str(field(s, 'segment_type')),
+      stream: str(field(s, 'stream')),
+      blocks: [],
+    };
+    for (const b of list(field(s, 'blocks'))) {
+      const blk = block(b, total);
+      if (blk) seg.blocks.push(blk);
+    }
     const d = device(dev);
+    if (d.reservedBytes + seg.totalSize > MAX_COUNT) {
+      count('sum', `cuda:${dev}'s segments adding up past 2^53 bytes`);
+      continue;
+    }
     d.segments.push(seg);
     d.reservedBytes += seg.totalSize;
     for (const b of seg.blocks) {
@@ -223,21 +322,39 @@ export function readTorchSnapshot(bytes: Uint8Array): TorchSnapshot {
     }
   }
 
-  list(field(root, 'device_traces')).forEach((entries, dev) => {
+  const entryOf = new Map<PickleValue, TorchTraceEntry | null>();
+  const traces = list(field(root, 'device_traces'));
+  if (traces.length > MAX_DEVICE_INDEX + 1)
+    problem(`${traces.length} device traces: devices above cuda:${MAX_DEVICE_INDEX} (c10::DeviceIndex) were skipped`);
+  traces.slice(0, MAX_DEVICE_INDEX + 1).forEach((entries, dev) => {
     const es = list(entries);
     if (es.length === 0 && !devices.has(dev)) return;
     const d = device(dev);
     for (const e of es) {
+      visit('trace entries');
+      // an entry the file shares is one object (its replay repeats it, as the file says)
+      const known = entryOf.get(e);
+      if (known !== undefined) {
+        if (known) d.trace.push(known);
+        continue;
+      }
+      entryOf.set(e, null);
       const action = str(field(e, 'action'));
-      const t = num(field(e, 'time_us'));
-      d.trace.push({
+      const bytes = bytesOf(field(e, 'size'));
+      if (bytes === null) {
+        count('entry-size', `a ${action || 'trace'} entry of ${shown(field(e, 'size'))} bytes`);
+        continue;
+      }
+      const entry: TorchTraceEntry = {
         action,
-        addr: size(action === 'oom' ? field(e, 'device_free') : field(e, 'addr')),
-        size: size(field(e, 'size')),
+        addr: action === 'oom' ? (bytesOf(field(e, 'device_free')) ?? 0) : size(field(e, 'addr')),
+        size: bytes,
         stream: str(field(e, 'stream')),
-        timeUs: t,
+        timeUs: timeOf(field(e, 'time_us'), action === 'oom' ? 'an oom entry' : 'a trace entry'),
         frames: frames(field(e, 'frames')),
-      });
+      };
+      entryOf.set(e, entry);
+      d.trace.push(entry);
     }
     replay(d, problem);
   });
@@ -245,11 +362,12 @@ export function readTorchSnapshot(bytes: Uint8Array): TorchSnapshot {
   const spans: TorchSpan[] = [];
   const open = new Map<string, TorchSpan>();
   for (const a of list(field(root, 'external_annotations'))) {
-    const dev = num(field(a, 'device')) ?? 0;
+    visit('annotations');
+    const dev = deviceIndex(field(a, 'device') ?? 0, 'an annotation');
     const name = str(field(a, 'name'));
     const stage = str(field(a, 'stage'));
-    const t = num(field(a, 'time_us'));
-    if (t === null) continue;
+    const t = timeOf(field(a, 'time_us'), 'an annotation');
+    if (t === null || dev === null) continue;
     const key = `${dev}\u0000${name}`;
     if (stage === 'START') {
       const s = { device: dev, name, startUs: t, endUs: null };
@@ -270,7 +388,19 @@ export function readTorchSnapshot(bytes: Uint8Array): TorchSnapshot {
     for (const [k, v] of as)
       if (typeof k === 'string' && !(v instanceof Map) && !Array.isArray(v)) settings[k] = str(v);
 
-  return { devices: [...devices.values()].sort((a, b) => a.index - b.index), spans, settings, problems };
+  const said: Record<string, string> = {
+    'device:a segment': 'segments on a device outside 0–127 (c10::DeviceIndex) were skipped',
+    'device:an annotation': 'annotations on a device outside 0–127 were skipped',
+    'segment-size': 'segments larger than 1 PiB (damage) were skipped',
+    'block-size': 'blocks larger than 1 PiB or than their segment (damage) were skipped',
+    'entry-size': 'trace entries larger than 1 PiB (damage) were skipped',
+    sum: 'segments were skipped: their device’s reserved bytes would pass 2^53',
+    'time:a trace entry': 'trace entries carry a time outside 1970 to a year from now: kept without a time',
+    'time:an oom entry': 'out-of-memory entries carry a time outside 1970 to a year from now: kept without a date',
+    'time:an annotation': 'annotations carry a time outside 1970 to a year from now: skipped',
+  };
+  for (const [kind, c] of counted) problem(`${c.n} ${said[kind] ?? kind} (the first: ${c.example})`);
+  return { shape, devices: [...devices.values()].sort((a, b) => a.index - b.index), spans, settings, problems };
 }
 
 /**
@@ -317,14 +447,23 @@ function replay(d: TorchDevice, problem: (m: string) => void): void {
   let reserved = init.reserved;
   let lastTime = -Infinity;
   let unordered = 0;
+  let pastSum = 0;
   const tl = d.timeline;
+  // an entry without a usable time is placed at the last one's (the first one's before any)
+  const timed = d.trace.some((e) => e.timeUs !== null);
+  let at: number | null = d.trace.find((e) => e.timeUs !== null)?.timeUs ?? null;
   d.trace.forEach((e, i) => {
     if (e.timeUs !== null) {
       if (e.timeUs < lastTime) unordered++;
       lastTime = Math.max(lastTime, e.timeUs);
+      at = e.timeUs;
     }
     switch (e.action) {
       case 'alloc':
+        if (allocated + e.size > MAX_COUNT) {
+          pastSum++;
+          return;
+        }
         allocated += e.size - (live.get(e.addr) ?? 0);
         live.set(e.addr, e.size);
         break;
@@ -337,6 +476,10 @@ function replay(d: TorchDevice, problem: (m: string) => void): void {
       }
       case 'segment_alloc':
       case 'segment_map':
+        if (reserved + e.size > MAX_COUNT) {
+          pastSum++;
+          return;
+        }
         reserved += e.size;
         break;
       case 'segment_free':
@@ -349,13 +492,15 @@ function replay(d: TorchDevice, problem: (m: string) => void): void {
       default:
         return;
     }
-    tl.timeUs.push(e.timeUs ?? i);
+    tl.timeUs.push(timed ? (at as number) : i);
     tl.allocated.push(allocated);
     tl.reserved.push(reserved);
+    tl.cached.push(Math.max(0, reserved - allocated));
   });
   if (d.freesBeforeAlloc > 0)
     problem(
       `device ${d.index}: ${d.freesBeforeAlloc} frees precede any alloc of theirs in the trace (the ring buffer, max_entries, dropped the older entries); those blocks are counted as live from the trace's start, with the size and frames of their free`,
     );
   if (unordered > 0) problem(`device ${d.index}: ${unordered} trace entries go back in time_us`);
+  if (pastSum > 0) problem(`device ${d.index}: ${pastSum} trace entries skipped: they would take its bytes past 2^53`);
 }

@@ -166,9 +166,17 @@ export function pythonDescriber(inner: StackDescriber, proc: ProcessSeries, mode
         if (!pseudo) return frames;
       }
       const toPython = (p: PythonFrameView): Frame =>
-        // a native frame a capture named (memleak's `symbol+0xoff [module]`, PyTorch's C++ frames)
+        // a native frame a capture named (memleak's `symbol+0xoff [module]`, PyTorch's C++ frames); among the
+        // stack's leading allocator frames (allocatorDepth: PyTorch's own, core/frames/torch-frames.ts) it is one
         p.native
-          ? { address: p.addr, kind: 'native', module: p.module ?? null, moduleOffset: null, function: p.function }
+          ? {
+              address: p.addr,
+              kind: frames[p.index]?.kind === 'allocator' ? 'allocator' : 'native',
+              module: p.module ?? null,
+              moduleOffset: null,
+              function: p.function,
+              ...(p.file ? { file: p.file, line: p.line } : {}),
+            }
           : {
               address: p.addr,
               kind: 'python',

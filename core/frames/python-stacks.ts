@@ -169,7 +169,8 @@ export function viewClassified(
     return { frames: out, truncated, unmerged: unmergedAt >= 0, pythonFrames };
   }
   if (mode === 'python') {
-    for (const c of cs) if (isPyFrame(c)) out.push(py(c));
+    // a native frame a capture named (PyTorch's C++ frames, memleak's) is no Python frame
+    for (const c of cs) if (isPyFrame(c) && !table?.frames.get(c.addr)?.native) out.push(py(c));
     return { frames: out, truncated, unmerged: unmergedAt >= 0, pythonFrames };
   }
 

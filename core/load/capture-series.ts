@@ -11,8 +11,11 @@ import type { InputFile } from '../formats/input-file.js';
 import type { DumpRecord, ParsedDumpInfo } from '../formats/heap-dump.js';
 import { PY_KIND_FRAME, type PyFrameEntry, type PyFrameTable } from '../formats/pyframes.js';
 import { parseMemleak, type MemleakFile, type MemleakFrame } from '../formats/memleak.js';
-import { readTorchSnapshot, type TorchDevice, type TorchFrame, type TorchSnapshot } from '../formats/torch-snapshot.js';
-import { PickleError } from '../formats/pickle.js';
+import type { TorchDevice, TorchFrame, TorchSnapshot, TorchSpan } from '../formats/torch-snapshot.js';
+import type { Inflater } from '../formats/inflate.js';
+import { isCPythonSource, torchAllocatorDepth } from '../frames/torch-frames.js';
+import type { DumpTask, DumpTaskResult } from './dump-task.js';
+import { readTorchTask } from './torch-task.js';
 import { bareContext, type DumpContext } from '../formats/dump-context.js';
 import type { MapsEntry } from '../formats/proc-maps.js';
 import type { LoadWarning, ProcessSeries, Snapshot } from '../model/model.js';
@@ -262,14 +265,32 @@ export function memleakSeries(
 
 // ---- PyTorch ---------------------------------------------------------------------------------------------
 
+const isPythonFile = (filename: string): boolean => filename.endsWith('.py') || filename.startsWith('<');
+
+/**
+ * What a block without frames is: the allocator records a stack only while `_record_memory_history` runs, so a
+ * live block without one was allocated before recording began (or recording kept no stacks: context=None).
+ */
+function framelessFrame(snap: TorchSnapshot): TorchFrame {
+  const anyFrames =
+    snap.devices.some((d) => d.trace.some((e) => e.frames.length > 0)) ||
+    snap.devices.some((d) => d.segments.some((s) => s.blocks.some((b) => b.frames.length > 0)));
+  return {
+    name: anyFrames
+      ? '(allocated before recording began)'
+      : '(no stack recorded: _record_memory_history without context)',
+    filename: '',
+    line: null,
+  };
+}
+
 function torchFrameWords(f: TorchFrame, names: FrameNames): [number, number] | null {
   return names.objectWords(
     f,
     () => `${f.filename}\u0000${f.line ?? ''}\u0000${f.name}`,
-    () => {
+    () =>
       // Python frames are .py files or <…> pseudo-files; the rest come from stacks="all" (C++)
-      const python = f.filename.endsWith('.py') || f.filename.startsWith('<');
-      return python
+      isPythonFile(f.filename)
         ? { function: f.name, file: f.filename, line: f.line, firstLine: null }
         : {
             function: f.name,
@@ -277,21 +298,44 @@ function torchFrameWords(f: TorchFrame, names: FrameNames): [number, number] | n
             line: f.line,
             firstLine: null,
             native: true,
-            module: f.filename ? f.filename.slice(f.filename.lastIndexOf('/') + 1) : null,
-          };
-    },
+            // CPython's own frames read as libpython's, so the Python-first view folds them as it folds the
+            // interpreter's frames of a native stack
+            module: isCPythonSource(f.filename)
+              ? 'libpython3'
+              : f.filename
+                ? f.filename.slice(f.filename.lastIndexOf('/') + 1)
+                : null,
+          },
   );
 }
 
-function rowsOf(blocks: Iterable<{ size: number; frames: TorchFrame[] }>, names: FrameNames): Row[] {
+interface TorchRows {
+  names: FrameNames;
+  /** the one frame list of blocks without frames */
+  framelessList: TorchFrame[];
+  /** words of each frame list (the reader shares one array per list the file shares), and their key */
+  words: WeakMap<TorchFrame[], { words: number[]; key: string }>;
+  /** each stack's leading PyTorch frames, by its words */
+  depth: Map<string, number>;
+}
+
+function rowsOf(blocks: Iterable<{ size: number; frames: TorchFrame[] }>, t: TorchRows): Row[] {
   const byStack = new Map<string, Row>();
   for (const b of blocks) {
-    const words: number[] = [];
-    for (const f of b.frames) {
-      const w = torchFrameWords(f, names);
-      if (w) words.push(w[0], w[1]);
+    const frames = b.frames.length > 0 ? b.frames : t.framelessList;
+    let known = t.words.get(frames);
+    if (!known) {
+      const words: number[] = [];
+      for (const f of frames) {
+        const w = torchFrameWords(f, t.names);
+        if (w) words.push(w[0], w[1]);
+      }
+      known = { words, key: words.join(',') };
+      t.words.set(frames, known);
+      if (!t.depth.has(known.key))
+        t.depth.set(known.key, torchAllocatorDepth(frames.map((f) => ({ ...f, python: isPythonFile(f.filename) }))));
     }
-    const key = words.join(',');
+    const { words, key } = known;
     const r = byStack.get(key);
     if (r) {
       r.bytes += b.size;
@@ -301,31 +345,102 @@ function rowsOf(blocks: Iterable<{ size: number; frames: TorchFrame[] }>, names:
   return [...byStack.values()].filter((r) => r.bytes > 0);
 }
 
-function deviceSeries(file: InputFile, snap: TorchSnapshot, d: TorchDevice, warnings: LoadWarning[]): ProcessSeries {
-  const names = new FrameNames();
+/**
+ * Where a trace's iterations end, from its record_function spans: the most frequent name (digits aside:
+ * `ProfilerStep#12`, `step 3`) among the spans no other span holds, when it recurs; its closed spans' ends, in µs.
+ * 'one step' when spans were recorded but none recurs (the trace is one iteration: its rise and fall within the step
+ * is what the step did, not growth); null without spans (nothing tells the iterations: snapshots evenly spaced).
+ */
+function iterationEnds(spans: readonly TorchSpan[]): number[] | 'one step' | null {
+  if (spans.length === 0) return null;
+  const sorted = [...spans].sort((a, b) => a.startUs - b.startUs);
+  const top: TorchSpan[] = [];
+  let openUntil = -Infinity;
+  for (const x of sorted) {
+    if (x.startUs < openUntil) continue;
+    top.push(x);
+    openUntil = x.endUs ?? Infinity;
+  }
+  const byName = new Map<string, TorchSpan[]>();
+  for (const x of top) {
+    const k = x.name.replace(/\d+/g, '#');
+    byName.set(k, [...(byName.get(k) ?? []), x]);
+  }
+  const most = [...byName.values()].reduce((a, b) => (b.length > a.length ? b : a));
+  if (most.length < 2) return 'one step';
+  return most.flatMap((x) => (x.endUs !== null ? [x.endUs] : []));
+}
+
+function deviceSeries(
+  file: InputFile,
+  snap: TorchSnapshot,
+  d: TorchDevice,
+  endUs: number | null,
+  warnings: LoadWarning[],
+): ProcessSeries {
+  const rows: TorchRows = {
+    names: new FrameNames(),
+    framelessList: [framelessFrame(snap)],
+    words: new WeakMap(),
+    depth: new Map(),
+  };
   const builder = new ProcessBuilder();
   const usToMs = (us: number | null): number | null => (us === null ? null : us / 1000);
-  // trace indices where a snapshot is taken: evenly spaced, every oom, the end
+  // trace indices where a snapshot is taken: evenly spaced, every oom, the end; plus the state before the first
+  // entry (the blocks live when recording began), so a series starts where the trace does
   const trace = d.trace;
   const at = new Set<number>();
+  const steps = iterationEnds(snap.spans.filter((x) => x.device === d.index));
   if (trace.length > 0) {
-    for (let k = 1; k <= TRACE_SNAPSHOTS; k++)
-      at.add(Math.min(trace.length - 1, Math.round((k * trace.length) / TRACE_SNAPSHOTS) - 1));
+    if (steps === null)
+      for (let k = 1; k <= TRACE_SNAPSHOTS; k++)
+        at.add(Math.min(trace.length - 1, Math.round((k * trace.length) / TRACE_SNAPSHOTS) - 1));
+    else if (steps !== 'one step') {
+      // the last entry at or before each iteration's end: growth is what an iteration leaves behind
+      let i = 0;
+      for (const end of steps) {
+        while (i + 1 < trace.length && (trace[i + 1].timeUs ?? -Infinity) <= end) i++;
+        if ((trace[i].timeUs ?? Infinity) <= end) at.add(i);
+      }
+      at.add(trace.length - 1);
+    }
     for (const o of d.ooms) at.add(Math.max(0, o.index - 1));
   }
   const live = new Map<number, { size: number; frames: TorchFrame[] }>();
   for (const b of d.initialBlocks) live.set(b.address, { size: b.size, frames: b.frames });
+  // the entry after which the most bytes are live: a snapshot there too, the one views open on
+  let peakAt = -1;
+  {
+    const sizes = new Map<number, number>();
+    let bytes = 0;
+    let most = -1;
+    for (const [a, b] of live) {
+      sizes.set(a, b.size);
+      bytes += b.size;
+    }
+    trace.forEach((e, i) => {
+      if (e.action === 'alloc') {
+        bytes += e.size - (sizes.get(e.addr) ?? 0);
+        sizes.set(e.addr, e.size);
+      } else if (e.action === 'free_completed' && sizes.has(e.addr)) {
+        bytes -= sizes.get(e.addr)!;
+        sizes.delete(e.addr);
+      }
+      if (bytes > most) [most, peakAt] = [bytes, i];
+    });
+    if (peakAt >= 0) at.add(peakAt);
+  }
+  let peakSnapshot: number | null = null;
   let seq = 0;
   const hasTime = trace.some((e) => e.timeUs !== null);
-  trace.forEach((e, i) => {
-    if (e.action === 'alloc') live.set(e.addr, { size: e.size, frames: e.frames });
-    else if (e.action === 'free_completed') live.delete(e.addr);
-    if (!at.has(i)) return;
-    const t = hasTime ? usToMs(e.timeUs) : null;
+  // an entry without a usable time (damage) takes the last one's, as the timeline does
+  let lastUs: number | null = trace.find((e) => e.timeUs !== null)?.timeUs ?? null;
+  const snapshotAt = (label: string, us: number | null) => {
+    const t = hasTime ? usToMs(us) : null;
     addSnapshot(
       builder,
-      meta(`${file.path}#cuda:${d.index}@${i}`, ++seq, t, false),
-      rowsOf(live.values(), names),
+      meta(`${file.path}#cuda:${d.index}${label}`, ++seq, t, false),
+      rowsOf(live.values(), rows),
       'torch-snapshot',
       {
         complete: true,
@@ -333,15 +448,26 @@ function deviceSeries(file: InputFile, snap: TorchSnapshot, d: TorchDevice, warn
         context: t !== null ? context(t, null, null) : null,
       },
     );
+  };
+  if (trace.length > 0 && live.size > 0) snapshotAt('@start', lastUs);
+  trace.forEach((e, i) => {
+    if (e.timeUs !== null) lastUs = e.timeUs;
+    if (e.action === 'alloc') live.set(e.addr, { size: e.size, frames: e.frames });
+    else if (e.action === 'free_completed') live.delete(e.addr);
+    if (at.has(i)) {
+      if (i === peakAt) peakSnapshot = builder.snapshots.length;
+      snapshotAt(`@${i}`, lastUs);
+    }
   });
-  // the state the snapshot recorded: active (allocated and pending-free) blocks by their frames
-  const lastUs = [...trace].reverse().find((e) => e.timeUs !== null)?.timeUs ?? null;
-  const tEnd = lastUs !== null ? lastUs / 1000 + 0.001 : null;
+  // the state the snapshot recorded: active (allocated and pending-free) blocks by their frames, taken on request
+  // (a 'manual' dump: the process went on, or not — the file does not say) at one moment for every device, just
+  // after the last entry of any device's trace
+  const tEnd = endUs !== null ? endUs / 1000 + 0.001 : null;
   const active = d.segments.flatMap((s) => s.blocks.filter((b) => b.state !== 'inactive'));
   addSnapshot(
     builder,
-    meta(`${file.path}#cuda:${d.index}`, ++seq, tEnd, true),
-    rowsOf(active, names),
+    { ...meta(`${file.path}#cuda:${d.index}`, ++seq, tEnd, true), trigger: 'manual' },
+    rowsOf(active, rows),
     'torch-snapshot',
     {
       complete: true,
@@ -354,7 +480,19 @@ function deviceSeries(file: InputFile, snap: TorchSnapshot, d: TorchDevice, warn
     { pid: null, pidNamespace: null, prefix: `cuda:${d.index}` },
     null,
   );
-  series.pythonFrames = names.table(null, 'pytorch memory snapshot');
+  // PyTorch's capture, allocator and dispatcher frames fold as jemalloc's own do (core/frames/torch-frames.ts)
+  const { offsets, frames, allocatorDepth } = series.stacks;
+  for (let s = 0; s < series.stacks.count; s++) {
+    const key: string[] = [];
+    for (let k = offsets[s]; k < offsets[s + 1]; k++) {
+      const hex = series.addresses.hex[frames[k]];
+      const v = BigInt(hex);
+      key.push(String(Number(v >> 32n)), String(Number(v & 0xffffffffn)));
+    }
+    allocatorDepth[s] = rows.depth.get(key.join(',')) ?? 0;
+  }
+  series.pythonFrames = rows.names.table(null, 'pytorch memory snapshot');
+  const tl = d.timeline;
   series.gpu = {
     device: d.index,
     reservedBytes: d.reservedBytes,
@@ -363,40 +501,41 @@ function deviceSeries(file: InputFile, snap: TorchSnapshot, d: TorchDevice, warn
     inactiveBytes: d.inactiveBytes,
     segments: d.segments.length,
     timeline: {
-      timeMs: d.timeline.timeUs.map((u) => (hasTime ? u / 1000 : u)),
-      allocated: d.timeline.allocated,
-      reserved: d.timeline.reserved,
+      timeMs: tl.timeUs.map((u) => (hasTime ? u / 1000 : u)),
+      allocated: tl.allocated,
+      reserved: tl.reserved,
+      cached: tl.cached,
     },
     ooms: d.ooms.map((o) => ({ timeMs: usToMs(o.timeUs), size: o.size, deviceFree: o.deviceFree })),
     spans: snap.spans
       .filter((s) => s.device === d.index)
       .map((s) => ({ name: s.name, startMs: s.startUs / 1000, endMs: usToMs(s.endUs) })),
     settings: snap.settings,
+    source: snap.shape,
+    ...(peakSnapshot !== null ? { peakSnapshot } : {}),
   };
   for (const o of d.ooms)
     warnings.push({
       file: file.path,
-      message: `cuda:${d.index} ran out of memory${o.timeUs !== null ? ' at ' + new Date(o.timeUs / 1000).toISOString() : ''}: ${o.size} bytes asked, ${o.deviceFree} free on the device, ${d.reservedBytes} reserved`,
+      message: `cuda:${d.index} ran out of memory${o.timeUs !== null ? ' at ' + new Date(o.timeUs / 1000).toISOString() : ' (its time is unusable)'}: ${o.size} bytes asked, ${o.deviceFree} free on the device, ${d.reservedBytes} reserved`,
     });
   return series;
 }
 
-export function torchSeries(file: InputFile, bytes: Uint8Array, warnings: LoadWarning[]): ProcessSeries[] {
-  let snap: TorchSnapshot;
-  try {
-    snap = readTorchSnapshot(bytes);
-  } catch (e) {
-    const byteOffset = e instanceof PickleError ? e.byteOffset : undefined;
+export function torchSeries(file: InputFile, snap: TorchSnapshot, warnings: LoadWarning[]): ProcessSeries[] {
+  for (const p of snap.problems) warnings.push({ file: file.path, message: p });
+  if (snap.shape === 'segments')
     warnings.push({
       file: file.path,
-      ...(byteOffset !== undefined ? { byteOffset } : {}),
-      message: `not read as a PyTorch memory snapshot: ${e instanceof Error ? e.message : String(e)}`,
+      message:
+        'a bare segment list (torch.cuda.memory_snapshot()): the recorded state only, without a trace over time; torch.cuda.memory._dump_snapshot() keeps the trace',
     });
-    return [];
-  }
-  for (const p of snap.problems) warnings.push({ file: file.path, message: p });
   if (snap.devices.length === 0) warnings.push({ file: file.path, message: 'the PyTorch snapshot holds no device' });
-  return snap.devices.map((d) => deviceSeries(file, snap, d, warnings));
+  // when the snapshot was taken: after the last timed entry of any device
+  let endUs: number | null = null;
+  for (const d of snap.devices)
+    for (const e of d.trace) if (e.timeUs !== null && (endUs === null || e.timeUs > endUs)) endUs = e.timeUs;
+  return snap.devices.map((d) => deviceSeries(file, snap, d, endUs, warnings));
 }
 
 /** Reads a capture file whole (bounded) and turns it into series. */
@@ -405,13 +544,36 @@ export async function loadCapture(
   kind: CaptureKind,
   warnings: LoadWarning[],
   mapsFiles: readonly { pid: number | null; dir: string; entries: MapsEntry[] }[],
+  options: {
+    /** the host's dump runner (load-job.ts DumpRunner): its reader worker reads the pickle */
+    run?: (task: DumpTask, onBytes: (n: number) => void, signal?: AbortSignal) => Promise<DumpTaskResult>;
+    signal?: AbortSignal;
+    inflate?: Inflater | null;
+  } = {},
 ): Promise<ProcessSeries[]> {
+  if (kind === 'torch-snapshot') {
+    let snap: TorchSnapshot | null;
+    if (options.run) {
+      // the host's reader worker (its heap limit holds what a hostile pickle makes), as pprof and massif are read
+      const r = await options.run(
+        { kind: 'torch-snapshot', file, meta: meta(file.path, 0, file.mtimeMs, true) },
+        () => undefined,
+        options.signal,
+      );
+      warnings.push(...r.warnings);
+      snap = r.torch ?? null;
+    } else
+      snap = await readTorchTask(file, warnings, {
+        ...(options.signal ? { signal: options.signal } : {}),
+        inflate: options.inflate ?? null,
+      });
+    return snap ? torchSeries(file, snap, warnings) : [];
+  }
   if (file.size > MAX_CAPTURE_BYTES) {
     warnings.push({ file: file.path, message: `larger than ${MAX_CAPTURE_BYTES} bytes; not read` });
     return [];
   }
   const bytes = await file.read(0, file.size);
-  if (kind === 'torch-snapshot') return torchSeries(file, bytes, warnings);
   const s = memleakSeries(file, new TextDecoder('utf-8').decode(bytes), warnings, mapsFiles);
   return s ? [s] : [];
 }

@@ -18,12 +18,16 @@ import {
   stackHash,
 } from '../model/process-builder.js';
 import { LocalStacks, SerialMap, type SentSerials, type TaskStacks } from './stack-delta.js';
+import type { TorchSnapshot } from '../formats/torch-snapshot.js';
 
 export interface DumpTask {
   file: InputFile;
   meta: SnapshotMeta;
-  /** which reader (core/formats/sniff.ts told it): a text dump when absent */
-  kind?: 'text' | 'pprof' | 'massif';
+  /**
+   * which reader (core/formats/sniff.ts told it): a text dump when absent; 'torch-snapshot' reads a PyTorch
+   * snapshot's pickle (the result's `torch`, whose series the loader builds)
+   */
+  kind?: 'text' | 'pprof' | 'massif' | 'torch-snapshot';
   /** for massif: which snapshot of the file */
   part?: number;
   /** the dump's `.pyframes` sidecar: read and parsed by the task, beside its dump (not by the merging thread) */
@@ -54,6 +58,8 @@ export interface DumpTaskResult {
   file: string;
   /** the file's own warnings, in the order a serial read gives them */
   warnings: LoadWarning[];
+  /** a 'torch-snapshot' task's snapshot (null: not read, said in `warnings`) */
+  torch?: TorchSnapshot | null;
   /** null when the file was skipped (unreadable, or not a heap profile) */
   parsed:
     | (TaskStacks & {
@@ -99,6 +105,14 @@ export async function runDumpTaskHere(task: DumpTask, options: DumpTaskOptions =
 export async function runDumpTask(task: DumpTask, options: DumpTaskOptions = {}): Promise<DumpTaskResult> {
   const path = task.file.path;
   const warnings: LoadWarning[] = [];
+  if (task.kind === 'torch-snapshot') {
+    const { readTorchTask } = await import('./torch-task.js');
+    const torch = await readTorchTask(task.file, warnings, {
+      ...(options.signal ? { signal: options.signal } : {}),
+      inflate: options.inflate ?? null,
+    });
+    return { file: path, warnings, parsed: null, torch };
+  }
   const local = new RecordStacks(options.words, options.sent ?? null);
   if (task.kind === 'pprof' || task.kind === 'massif') {
     let out;

@@ -514,7 +514,12 @@ export async function loadJob(files: readonly InputFile[], options: LoadOptions 
     const { loadCapture } = await import('./capture-series.js');
     for (const c of classified.captures) {
       options.signal?.throwIfAborted();
-      for (const series of await loadCapture(c.file, c.kind, warnings, standaloneMaps)) {
+      const read = {
+        ...(options.runDump ? { run: options.runDump } : {}),
+        ...(options.signal ? { signal: options.signal } : {}),
+        inflate: options.inflate ?? defaultInflater,
+      };
+      for (const series of await loadCapture(c.file, c.kind, warnings, standaloneMaps, read)) {
         processes.push(series);
         options.onProcess?.(processes, warnings);
       }

@@ -148,11 +148,19 @@ export interface GpuSeriesInfo {
   pendingFreeBytes: number;
   inactiveBytes: number;
   segments: number;
-  /** reserved and allocated bytes over time (ms since the epoch, or the entry index without time_us) */
-  timeline: { timeMs: number[]; allocated: number[]; reserved: number[] };
+  /**
+   * reserved, allocated and cached (reserved − allocated: held by the caching allocator for reuse) bytes over
+   * time (ms since the epoch from the trace's time_us, or the entry index without it)
+   */
+  timeline: { timeMs: number[]; allocated: number[]; reserved: number[]; cached: number[] };
   ooms: { timeMs: number | null; size: number; deviceFree: number }[];
+  /** record_function / external annotations as spans on the same clock (endMs null: open when taken) */
   spans: { name: string; startMs: number; endMs: number | null }[];
   settings: Record<string, string>;
+  /** what the file held: `_dump_snapshot`'s dict, or the bare segment list `memory_snapshot()` returns */
+  source?: 'snapshot' | 'segments';
+  /** index in `snapshots` of the trace's peak of live bytes (where views open), absent without a trace */
+  peakSnapshot?: number;
 }
 
 export interface LoadWarning {

@@ -61,6 +61,8 @@ export function scriptFromFrames(
       const pa = decodePseudoAddress(p.addresses.hex[frames[f]], layout);
       if (!pa || pa.kind !== PY_KIND_FRAME) continue;
       const e = table.frames.get(pa.addr);
+      // a native frame a capture named (PyTorch's `_start`, memleak's) is not the outermost Python frame
+      if (e?.native) continue;
       if (e && e.function === '<module>' && e.file && !e.file.startsWith('<'))
         votes.set(e.file, (votes.get(e.file) ?? 0) + 1);
       break;

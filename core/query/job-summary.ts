@@ -104,6 +104,8 @@ export interface ProcessSummary {
   treeOrder?: number;
   /** cgroup memory.max, bytes */
   limitBytes?: number | null;
+  /** the snapshot views open on when it is not the last complete one: a PyTorch device's peak (gpu.peakSnapshot) */
+  openSnapshot?: number;
   /** the series' time axis (core/model/snapshot-time.ts seriesTimes): wall clock from capture or mtimes, else seq */
   time: TimeAxis;
   /**
@@ -269,6 +271,7 @@ export function jobSummary(j: Job, opts: JobSummaryOptions): JobSummary {
       // totals: a cut dump's header total (its records are partial), else the sum of records
       ...totals(p.snapshots.map(snapshotTotalBytes)),
       endedWithoutFinalDump: p.endedWithoutFinalDump,
+      ...(p.gpu?.peakSnapshot !== undefined ? { openSnapshot: p.gpu.peakSnapshot } : {}),
       stackCount: p.stacks.count,
       hasPythonFrames: opts.hasPython(index),
       truncatedCount: p.snapshots.filter((s) => s.truncated !== null).length,

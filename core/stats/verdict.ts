@@ -62,7 +62,10 @@ export function stackSite(job: Pick<Job, 'processes'>, processIndex: number, sta
 export function processLabel(job: Pick<Job, 'processes'>, i: number): string {
   const p = job.processes[i];
   const name = processName(p);
-  return `${name ?? 'pid'} ${p.pid ?? '?'}`.replace(/^pid pid/, 'pid');
+  // a series with no pid (a PyTorch snapshot's device, a capture without one) is named by its file (and device)
+  const where = p.pid !== null ? String(p.pid) : p.key.slice(p.key.lastIndexOf('/') + 1).replace('#', ' ');
+  if (p.pid === null) return name ? `${name} (${where})` : where;
+  return `${name ?? 'pid'} ${where}`.replace(/^pid pid/, 'pid');
 }
 
 export function rankCulprits(

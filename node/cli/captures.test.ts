@@ -55,4 +55,35 @@ describe('CLI on memleak and PyTorch captures', () => {
     expect(first.lastBytes).toBe(want.devices[0].active_by_leaf.remember.bytes);
     expect(first.frames[0].function).toBe('remember');
   });
+
+  it('summary on one stacks="all" step: cached over time, the peak to open on, the record_function spans, an undated oom', async () => {
+    const want = JSON.parse(readFileSync(join(ROOT, 'torch', 'expected.json'), 'utf8'));
+    const c = want.cpp;
+    const MiB = (n: number) => `${(n / 2 ** 20).toFixed(1)} MiB`.replace(/^(\d{3,})\.\d/, '$1');
+    const text = (await cli('summary', join(ROOT, 'torch', c.file))).out.replace(/\n\s+/g, ' ');
+    expect(text).toContain(`peak allocated ${MiB(c.peak_allocated_bytes)}`);
+    // cached = reserved − allocated; the step's frees leave it at its most at the end
+    expect(text).toContain(`cached at most ${MiB(c.reserved_end - c.allocated_end)}`);
+    for (const [name, closed] of c.spans as [string, boolean][])
+      expect(text).toMatch(new RegExp(`\\d{3}\\s+${closed ? '\\d+\\.\\d{3} ms' : 'open'}\\s+${name}`));
+    expect(text).toMatch(/the peak is snapshot \d+ \(--snapshot \d+\)/);
+    expect(text).not.toMatch(/pid \?|parent \?/);
+    const oom = (await cli('summary', join(ROOT, 'torch', want.bounds.oom_time.file))).out;
+    expect(oom).toMatch(/OUT OF MEMORY at time unknown: 1\.50 MiB asked/);
+  });
+
+  for (const which of ['file', 'rise_file'] as const)
+    it(`a one-step snapshot (${which}) is judged by what the step did: the gradients it kept are a step scoring 0, never a steady leak`, async () => {
+      const want = JSON.parse(readFileSync(join(ROOT, 'torch', 'expected.json'), 'utf8'));
+      const doc = JSON.parse((await cli('growth', join(ROOT, 'torch', want.cpp[which]), '--json')).out);
+      const by = Object.fromEntries(
+        doc.stacks.map((s: { frames: { function: string }[]; pattern: string; score: number; lastBytes: number }) => [
+          s.frames[0].function,
+          [s.pattern, s.score, s.lastBytes],
+        ]),
+      );
+      expect(by.zero_grad).toEqual(['step', 0, want.cpp.kept_by_step.zero_grad]);
+      expect(by['(allocated before recording began)']).toEqual(['flat', 0, want.cpp.before_recording_bytes]);
+      expect(doc.stacks.some((s: { pattern: string }) => s.pattern === 'steady')).toBe(false);
+    });
 });

@@ -80,8 +80,11 @@ export function processContextText(p: ProcessSeries, parents: ReadonlyMap<string
     const parentKey = parents.get(p.key) ?? null;
     const parent = parentKey ? job.processes.find((q) => q.key === parentKey) : undefined;
     out.push(
-      `${processName(p) ?? '?'}${id.hostname ? ` on ${id.hostname}` : ''}${id.startMs !== null ? `, started ${new Date(id.startMs).toISOString()}` : ''}` +
-        `, parent ${id.ppid ?? '?'}${parent ? ` (${processName(parent) ?? parent.key} in this job)` : ''}`,
+      `${processName(p) ?? p.key}${id.hostname ? ` on ${id.hostname}` : ''}${id.startMs !== null ? `, started ${new Date(id.startMs).toISOString()}` : ''}` +
+        // a capture without a process (a PyTorch snapshot) has no parent to name
+        (id.ppid !== null || parent || p.pid !== null
+          ? `, parent ${id.ppid ?? '?'}${parent ? ` (${processName(parent) ?? parent.key} in this job)` : ''}`
+          : ''),
     );
     if (id.cmdline) out.push(`cmdline: ${formatCmdline(id.cmdline)}`);
     if (id.nsPids && id.nsPids.length > 1)

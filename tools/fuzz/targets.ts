@@ -13,6 +13,7 @@ import { parsePyFrames } from '../../core/formats/pyframes.js';
 import { parseSystingCodeMap } from '../../core/formats/systing-codemap.js';
 import { parsePerfMap } from '../../core/symbolize/perf-map.js';
 import { PickleError, readPickle } from '../../core/formats/pickle.js';
+import { memoBomb } from './pickle-ops.js';
 import { parseMemleak } from '../../core/formats/memleak.js';
 import { parseSession, serializeSession, SessionError } from '../../core/notes/validate.js';
 import { emptySession } from '../../core/notes/schema.js';
@@ -322,7 +323,14 @@ export async function targets(): Promise<Target[]> {
     },
     {
       name: 'pickle',
-      seeds: [torchSeed('snapshot-p2.pickle'), torchSeed('snapshot-p4.pickle'), torchSeed('hostile', 'cycle.pickle')],
+      // structural seeds (issue 46): shared memo references nested three deep, whose mutants keep the sharing
+      seeds: [
+        torchSeed('snapshot-p2.pickle'),
+        torchSeed('snapshot-p4.pickle'),
+        torchSeed('hostile', 'cycle.pickle'),
+        memoBomb(4).bytes,
+        memoBomb(60).bytes,
+      ],
       run: async (b) => {
         try {
           readPickle(b);
@@ -333,7 +341,16 @@ export async function targets(): Promise<Target[]> {
     },
     {
       name: 'pytorch snapshot',
-      seeds: [torchSeed('snapshot-p2.pickle'), torchSeed('snapshot-ring.pickle')],
+      // values beyond Date's range, sizes past 2^53, C++ frames, the bare segment list, shared references
+      seeds: [
+        torchSeed('snapshot-p2.pickle'),
+        torchSeed('snapshot-ring.pickle'),
+        torchSeed('snapshot-cpp.pickle'),
+        torchSeed('segments-list.pickle'),
+        torchSeed('hostile', 'bounds.pickle'),
+        torchSeed('hostile', 'oom-time.pickle'),
+        memoBomb(60).bytes,
+      ],
       run: (b) => jobOf([['t/snapshot.pickle', b]]),
     },
     {

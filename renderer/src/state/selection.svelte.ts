@@ -109,6 +109,9 @@ export class Selection {
     let last = n - 1;
     while (last > 0 && p && (!p.snapshots[last].complete || p.snapshots[last].afterTeardown)) last--;
     this.base = 0;
+    // a PyTorch device opens on its peak (ProcessSummary.openSnapshot), the diff running up to it
+    const open = p?.openSnapshot;
+    if (open !== undefined && open < n) last = open;
     this.target = Math.max(0, last);
     this.snapshot = Math.max(0, last);
   }

@@ -514,7 +514,9 @@ export async function loadJob(files: readonly InputFile[], options: LoadOptions 
     const { loadCapture } = await import('./capture-series.js');
     for (const c of classified.captures) {
       options.signal?.throwIfAborted();
-      for (const series of await loadCapture(c.file, c.kind, warnings, standaloneMaps)) {
+      for (const series of await loadCapture(c.file, c.kind, warnings, standaloneMaps, {
+        inflate: options.inflate ?? defaultInflater,
+      })) {
         processes.push(series);
         options.onProcess?.(processes, warnings);
       }

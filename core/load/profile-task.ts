@@ -91,7 +91,7 @@ export async function readProfileTask(
     }
     for (const p of heap.info.problems) warnings.push({ file: path, message: p.message });
     for (const n of heap.notes) warnings.push({ file: path, message: n });
-    const snap = new SnapshotBuilder(stacks, heap.extraTypes);
+    const snap = new SnapshotBuilder(stacks, heap.extraTypes, { signed: heap.delta });
     for (const r of heap.records) snap.add(r, heap.info.sampling);
     const t = parsed.profile.timeNanos;
     const snapshot = snap.build(

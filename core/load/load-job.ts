@@ -255,8 +255,14 @@ async function classifyOne(file: InputFile, inflate: Inflater | null): Promise<C
         import('./profile-task.js'),
         import('../formats/massif.js'),
       ]);
-      const { bytes } = await readWhole(file, MAX_MASSIF_BYTES, { inflate });
+      const { bytes, problem } = await readWhole(file, MAX_MASSIF_BYTES, { inflate });
       const found = (textDecoder.decode(bytes).match(/^snapshot=\d+\r?$/gm) ?? []).length;
+      // too large to hold (the limit named), or cut by its decoder: said once here, what was read is read
+      if (problem)
+        out.refused.push({
+          file: file.path,
+          message: `valgrind massif output ${found === 0 ? 'not read' : `read in part (${found} snapshots)`}: ${problem}`,
+        });
       const count = Math.min(found, MAX_MASSIF_SNAPSHOTS);
       if (found > count)
         out.refused.push({
@@ -267,7 +273,8 @@ async function classifyOne(file: InputFile, inflate: Inflater | null): Promise<C
       const massifName: DumpName | null = pid
         ? { prefix: 'massif', pidNamespace: null, pid: Number(pid[1]), seq: 0, trigger: 'unknown', triggerSeq: null }
         : null;
-      if (count === 0) out.refused.push({ file: file.path, message: 'valgrind massif output with no snapshot' });
+      if (count === 0 && !problem)
+        out.refused.push({ file: file.path, message: 'valgrind massif output with no snapshot' });
       for (let part = 0; part < count; part++)
         out.dumps.push({
           file,

@@ -79,7 +79,8 @@ export async function readProfileTask(
 ): Promise<ProfileTaskOutput | null> {
   const path = file.path;
   const { bytes, problem } = await readWhole(file, kind === 'pprof' ? MAX_PPROF_BYTES : MAX_MASSIF_BYTES, options);
-  if (problem) warnings.push({ file: path, message: problem });
+  // a massif file's is said once, when the loader tells it (load-job.ts), not by each of its snapshots' tasks
+  if (problem && kind === 'pprof') warnings.push({ file: path, message: problem });
   if (kind === 'pprof') {
     const parsed = parsePprof(bytes);
     for (const p of parsed.problems) warnings.push({ file: path, byteOffset: p.byteOffset, message: p.message });
@@ -138,13 +139,19 @@ export async function readProfileTask(
     bytes: bytes.length,
     lines: 0,
   };
-  const snapshot = snap.build({ ...meta, seq: s.index }, info, null);
+  // massif's peak is its high-water mark; its last snapshot the program's end
+  const trigger = s.tree === 'peak' ? 'high-water' : part === massif.snapshots.length - 1 ? 'final' : 'interval';
+  const snapshot = snap.build({ ...meta, seq: s.index, trigger }, info, null);
   snapshot.massif = {
     time: s.time,
     timeUnit: massif.timeUnit,
     heapExtraBytes: s.heapExtraBytes,
     stacksBytes: s.stacksBytes,
+    tree: s.tree,
+    unexplainedBytes: s.unexplainedBytes,
+    cmd: massif.cmd,
   };
-  if (massif.timeUnit === 'ms') snapshot.mtimeMs = null;
+  // massif's times are its own (instructions, bytes, ms since start): the file's mtime is none of its snapshots'
+  snapshot.mtimeMs = null;
   return { snapshot, info, symbols, buildIds: null };
 }

@@ -31,6 +31,8 @@ export interface SnapshotSummary {
   complete: boolean;
   /** the exit dump written after the interpreter's teardown (core/stats/exit-dump.ts): not the series' end */
   afterTeardown?: boolean;
+  /** a massif snapshot: whether massif kept its tree (peak: its peak; empty: totals only, not opened on) */
+  massifTree?: 'empty' | 'detailed' | 'peak';
   /** the header's total (a cut dump's total), null without one */
   headerLiveBytes: number | null;
   mtimeMs: number | null;
@@ -255,6 +257,7 @@ export function jobSummary(j: Job, opts: JobSummaryOptions): JobSummary {
         headerLiveBytes: s.headerLiveBytes,
         mtimeMs: s.mtimeMs,
         ...(s.file === teardown ? { afterTeardown: true } : {}),
+        ...(s.massif?.tree ? { massifTree: s.massif.tree } : {}),
         ...c.snapshots[si],
       })),
       // totals: a cut dump's header total (its records are partial), else the sum of records

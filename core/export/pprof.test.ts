@@ -194,6 +194,15 @@ describe('pprof export', () => {
       const rec = lines.find((r) => r.name.startsWith('make_record ') && r.name.endsWith(`workload.py:${line}`));
       expect(rec, lines.map((r) => r.name).join('\n')).toBeDefined();
       expect(rec!.cum).toBeGreaterThan(0);
+      // -top counts the leaf as flat: the leak's Python line, not the interpreter's marker below it (issue 45 item 5)
+      const byFn = pprofRows(pprofTop(file, ['-unit=B']));
+      expect(byFn[0].name).toBe('make_record');
+      expect(byFn.find((r) => r.name === '[interpreter frames]')?.flat ?? 0).toBeLessThan(byFn[0].flat / 10);
+      expect(lines[0]).toEqual({ ...rec, flat: rec!.cum });
+      // module-level code is a function too: `<module>` with its file and line
+      const mod = lines.filter((r) => /^<module> \S*\/workload\.py:\d+$/.test(r.name));
+      expect(mod.length, lines.map((r) => r.name).join('\n')).toBeGreaterThan(0);
+      expect(byFn.find((r) => r.name === '<module>')!.cum).toBeGreaterThan(rec!.cum);
     },
   );
 });

@@ -30,6 +30,8 @@ export interface SnapshotRows {
   rows: SnapshotRow[];
   /** the sample's value over every row the view keeps */
   shownTotal: number;
+  /** rows left out because the sample's value there is 0 (every row, when the sample type counts nothing) */
+  zeroRows: number;
 }
 
 /**
@@ -66,8 +68,10 @@ export function snapshotRows(live: Snapshot, values: Snapshot, key: RowKey): Sna
       rows.push(n);
     }
   }
-  rows.sort((a, b) => b.value - a.value);
-  return { rows, shownTotal };
+  // largest first by magnitude, as pprof -top orders a delta profile's negative rows; a row of 0 says nothing
+  const kept = rows.filter((r) => r.value !== 0);
+  kept.sort((a, b) => Math.abs(b.value) - Math.abs(a.value) || b.value - a.value);
+  return { rows: kept, shownTotal, zeroRows: rows.length - kept.length };
 }
 
 /** One row of the change between two snapshots (`heaplens diff`, the Growth table). */

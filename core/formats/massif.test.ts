@@ -194,7 +194,6 @@ describe('massif files loaded', () => {
     expect(p.snapshots.filter((s) => s.trigger === 'high-water').map((s) => s.seq)).toEqual([ref.peak]);
     expect(p.snapshots[snapshotByName(p, 'last')].seq).toBe(ref.detailed[ref.detailed.length - 1]);
     expect(p.snapshots[snapshotByName(p, 'peak')].seq).toBe(ref.peak);
-    expect(p.snapshots[p.snapshots.length - 1].trigger).toBe('final');
     const t = seriesTimes(p);
     expect(t.massif).toEqual({ unit: 'B', x: ref.rows.map((r) => r[1]) });
   });

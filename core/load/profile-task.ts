@@ -139,8 +139,8 @@ export async function readProfileTask(
     bytes: bytes.length,
     lines: 0,
   };
-  // massif's peak is its high-water mark; its last snapshot the program's end
-  const trigger = s.tree === 'peak' ? 'high-water' : part === massif.snapshots.length - 1 ? 'final' : 'interval';
+  // massif's peak is its high-water mark
+  const trigger = s.tree === 'peak' ? 'high-water' : 'interval';
   const snapshot = snap.build({ ...meta, seq: s.index, trigger }, info, null);
   snapshot.massif = {
     time: s.time,

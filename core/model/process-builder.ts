@@ -402,7 +402,9 @@ export class ProcessBuilder implements StackInterner {
       stacks: this.stacks,
       addresses: this.addresses,
       maps,
-      endedWithoutFinalDump: last !== undefined && last.trigger !== 'final',
+      // only jemalloc writes a final dump (prof_final): other captures (pprof, massif, memleak, PyTorch) lacking
+      // one say nothing of how the process ended
+      endedWithoutFinalDump: last !== undefined && last.trigger !== 'final' && writesFinalDump(last.format),
       symbols: null,
     };
   }
@@ -411,6 +413,11 @@ export class ProcessBuilder implements StackInterner {
 /** A 64-bit value (an address, or a mapping's bound, at most 2^64) as its high and low 32-bit words. */
 function wordsOf(v: bigint): [number, number] {
   return [Number(v >> 32n), Number(v & 0xffffffffn)];
+}
+
+/** A format whose writer ends with a final dump when the process exits (jemalloc's prof_final). */
+export function writesFinalDump(format: Snapshot['format']): boolean {
+  return format === 'heap_v2' || format === 'heap_profile';
 }
 
 function isSize(v: number): boolean {

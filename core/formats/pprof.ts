@@ -606,6 +606,11 @@ export interface PprofIdentity {
   pid: number | null;
   /** distinct pids when the samples disagree (a profile of several processes), else 0 */
   pids: number;
+  /**
+   * the executable the profile is of: its first mapping (Go's and pprof's main binary) as `name build-id`
+   * (build-id lowercase hex, or the name alone without one); null without mappings
+   */
+  exe: string | null;
 }
 
 /**
@@ -639,7 +644,16 @@ export function pprofIdentity(b: Uint8Array): PprofIdentity {
       else return;
     }
   };
+  let firstMapping: [number, number] | null = null; // its filename and build_id as string-table indices
   walk(0, b.length, (field, v, s, e) => {
+    if (field === 3 && v < 0 && firstMapping === null) {
+      const m: [number, number] = [0, 0];
+      walk(s, e, (mf, mv) => {
+        if (mf === 5 && mv >= 0) m[0] = mv;
+        else if (mf === 6 && mv >= 0) m[1] = mv;
+      });
+      firstMapping = m;
+    }
     if (field === 9 && v >= 0) timeNanos = v;
     else if (field === 6 && v < 0) strings.push(decoder.decode(b.subarray(s, e)));
     else if (field === 2 && v < 0)
@@ -658,7 +672,13 @@ export function pprofIdentity(b: Uint8Array): PprofIdentity {
     const pid = labelPid(strings[k] ?? '', s ? (strings[s] ?? '') : null, s ? null : n);
     if (pid !== null) pids.add(pid);
   }
+  const mapping = firstMapping as [number, number] | null;
+  const exeFile = mapping ? (strings[mapping[0]] ?? '') : '';
+  const exeId = mapping ? normalBuildId(strings[mapping[1]] ?? '') : null;
+  const exeName = exeFile.slice(exeFile.lastIndexOf('/') + 1);
+  const exe = mapping && (exeName || exeId) ? [exeName || 'executable', exeId].filter(Boolean).join(' ') : null;
   return {
+    exe,
     // the reader proper says why a time is out of the dump readers' bounds
     timeMs: timeNanos > 0 && dateProblem(timeNanos / 1e6) === null ? timeNanos / 1e6 : null,
     pid: pids.size === 1 ? [...pids][0] : null,

@@ -30,7 +30,7 @@ export interface SnapshotRows {
   rows: SnapshotRow[];
   /** the sample's value over every row the view keeps */
   shownTotal: number;
-  /** rows left out because the sample's value there is 0 (every row, when the sample type counts nothing) */
+  /** rows left out because the sample's value is 0 in every one of them (the sample type counts nothing here) */
   zeroRows: number;
 }
 
@@ -68,10 +68,11 @@ export function snapshotRows(live: Snapshot, values: Snapshot, key: RowKey): Sna
       rows.push(n);
     }
   }
-  // largest first by magnitude, as pprof -top orders a delta profile's negative rows; a row of 0 says nothing
-  const kept = rows.filter((r) => r.value !== 0);
-  kept.sort((a, b) => Math.abs(b.value) - Math.abs(a.value) || b.value - a.value);
-  return { rows: kept, shownTotal, zeroRows: rows.length - kept.length };
+  // largest first by magnitude, as pprof -top orders a delta profile's negative rows; when the sample counts
+  // nothing anywhere (in-use of a profile taken once all was freed), no rows of 0 but their number
+  rows.sort((a, b) => Math.abs(b.value) - Math.abs(a.value) || b.value - a.value);
+  if (rows.length > 0 && rows.every((r) => r.value === 0)) return { rows: [], shownTotal, zeroRows: rows.length };
+  return { rows, shownTotal, zeroRows: 0 };
 }
 
 /** One row of the change between two snapshots (`heaplens diff`, the Growth table). */

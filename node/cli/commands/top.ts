@@ -62,12 +62,8 @@ export function top(job: Job, args: ParsedArgs, io: Output): void {
       ]);
     });
     list.table(['#', what, 'share', 'objects', 'stack (leaf first)'], rows, [true, true, true, true, false]);
-    if (zeroRows > 0 && all.length < list.n)
-      list.say(
-        all.length === 0
-          ? `  every stack's ${fmt.name} is 0: ${zeroRows} rows not shown (another sample type: --sample)`
-          : `  ${zeroRows} stacks with 0 ${fmt.name} not shown`,
-      );
+    if (zeroRows > 0)
+      list.say(`  every stack's ${fmt.name} is 0: ${zeroRows} rows not shown (another sample type: --sample)`);
   }
   list.end();
 }

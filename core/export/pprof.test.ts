@@ -205,4 +205,31 @@ describe('pprof export', () => {
       expect(byFn.find((r) => r.name === '<module>')!.cum).toBeGreaterThan(rec!.cum);
     },
   );
+
+  it.skipIf(!hasGo)(
+    "a Go delta profile's export keeps its negative values: go tool pprof reads the same sums",
+    async () => {
+      const delta = join(fixturePath('..'), 'go', 'delta');
+      const b = new Uint8Array(readFileSync(join(delta, 'heap-delta.pb.gz')));
+      const job = await loadJob([
+        { path: 'heap-delta.pb.gz', size: b.length, mtimeMs: null, read: async (o, l) => b.subarray(o, o + l) },
+      ]);
+      const p = job.processes[0];
+      const file = join(dir, 'delta-export.pb.gz');
+      writeFileSync(file, toPprof([{ proc: p, snapshotIndex: 0, frames: viewSource(p, DEFAULT_VIEW) }]));
+      // -raw's sample values (alloc_objects alloc_space inuse_objects inuse_space), summed per type
+      const sums = (raw: string) =>
+        [...raw.split('\nLocations')[0].matchAll(/^\s+(-?\d+)\s+(-?\d+)\s+(-?\d+)\s+(-?\d+):/gm)].reduce(
+          (a, m) => a.map((x, k) => x + Number(m[k + 1])),
+          [0, 0, 0, 0],
+        );
+      const ours = execFileSync('go', ['tool', 'pprof', '-raw', '-symbolize=none', file], {
+        encoding: 'utf8',
+        env: { ...process.env, HOME: process.env.HOME ?? '/tmp' },
+      });
+      const want = sums(readFileSync(join(delta, 'heap-delta.pprof-raw.txt'), 'utf8'));
+      expect(want[3]).toBeLessThan(0);
+      expect(sums(ours)).toEqual(want);
+    },
+  );
 });

@@ -1,6 +1,7 @@
-// `heaplens top` on pprof profiles (issue 45 item 4): a delta profile's rows by magnitude as `go tool pprof -top`
-// orders them, and a sample type that counts nothing prints no rows of 0 B but a line saying so. Expected figures:
-// go tool pprof -top of the same files (fixtures/go/delta, stored by make-go-delta.sh).
+// `heaplens top` on pprof profiles and massif files (issue 45 items 3, 4): a delta profile's rows by magnitude as
+// `go tool pprof -top` orders them, a sample type that counts nothing prints no rows of 0 B but a line saying so,
+// massif's default and peak snapshots. Expected figures: go tool pprof -top of the same files (fixtures/go/delta,
+// stored by make-go-delta.sh) and ms_print's report (fixtures/massif).
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -39,5 +40,23 @@ describe('top on pprof profiles', () => {
     const r = await runCaptured('top', file, '--sample', 'inuse_space', '--no-symbols');
     expect(r.out).toMatch(/every stack's inuse_space is 0: \d+ rows not shown \(another sample type: --sample\)/);
     expect(r.out).not.toMatch(/^\s+1\s+0 B/m);
+  });
+
+  it("a massif file: top opens on the last snapshot with a tree, --snapshot peak on ms_print's peak", async () => {
+    const dir = join(FIXTURES, '..', 'massif');
+    const ms = readFileSync(join(dir, 'massif.out.pages.ms_print.txt'), 'utf8');
+    const detailed = /Detailed snapshots: \[(.*)\]/
+      .exec(ms)![1]
+      .split(',')
+      .map((x) => parseInt(x, 10));
+    const peak = Number(/(\d+) \(peak\)/.exec(ms)![1]);
+    const seqOf = async (...extra: string[]) =>
+      (
+        JSON.parse((await runCaptured('top', join(dir, 'massif.out.pages'), '--json', '-n', '1', ...extra)).out) as {
+          processes: { snapshot: { seq: number; trigger: string } }[];
+        }
+      ).processes[0].snapshot;
+    expect((await seqOf()).seq).toBe(detailed[detailed.length - 1]);
+    expect(await seqOf('--snapshot', 'peak')).toMatchObject({ seq: peak, trigger: 'high-water' });
   });
 });

@@ -79,6 +79,7 @@ describe('memleak logs loaded', () => {
     const before = process.memoryUsage().heapUsed;
     const job = await loadJob([log]);
     const grew = process.memoryUsage().heapUsed - before;
+    console.log(`memleak stream: ${size} bytes, ${reports} reports, heap +${Math.round(grew / 1048576)} MiB`);
     const p = job.processes[0];
     expect(p.snapshots).toHaveLength(reports);
     expect(p.snapshots.every((s) => s.live.bytes === 1280000 && s.live.objects === 20000)).toBe(true);

@@ -194,6 +194,42 @@ describe('pprof export', () => {
       const rec = lines.find((r) => r.name.startsWith('make_record ') && r.name.endsWith(`workload.py:${line}`));
       expect(rec, lines.map((r) => r.name).join('\n')).toBeDefined();
       expect(rec!.cum).toBeGreaterThan(0);
+      // -top counts the leaf as flat: the leak's Python line, not the interpreter's marker below it (issue 45 item 5)
+      const byFn = pprofRows(pprofTop(file, ['-unit=B']));
+      expect(byFn[0].name).toBe('make_record');
+      expect(byFn.find((r) => r.name === '[interpreter frames]')?.flat ?? 0).toBeLessThan(byFn[0].flat / 10);
+      expect(lines[0]).toEqual({ ...rec, flat: rec!.cum });
+      // module-level code is a function too: `<module>` with its file and line
+      const mod = lines.filter((r) => /^<module> \S*\/workload\.py:\d+$/.test(r.name));
+      expect(mod.length, lines.map((r) => r.name).join('\n')).toBeGreaterThan(0);
+      expect(byFn.find((r) => r.name === '<module>')!.cum).toBeGreaterThan(rec!.cum);
+    },
+  );
+
+  it.skipIf(!hasGo)(
+    "a Go delta profile's export keeps its negative values: go tool pprof reads the same sums",
+    async () => {
+      const delta = join(fixturePath('..'), 'go', 'delta');
+      const b = new Uint8Array(readFileSync(join(delta, 'heap-delta.pb.gz')));
+      const job = await loadJob([
+        { path: 'heap-delta.pb.gz', size: b.length, mtimeMs: null, read: async (o, l) => b.subarray(o, o + l) },
+      ]);
+      const p = job.processes[0];
+      const file = join(dir, 'delta-export.pb.gz');
+      writeFileSync(file, toPprof([{ proc: p, snapshotIndex: 0, frames: viewSource(p, DEFAULT_VIEW) }]));
+      // -raw's sample values (alloc_objects alloc_space inuse_objects inuse_space), summed per type
+      const sums = (raw: string) =>
+        [...raw.split('\nLocations')[0].matchAll(/^\s+(-?\d+)\s+(-?\d+)\s+(-?\d+)\s+(-?\d+):/gm)].reduce(
+          (a, m) => a.map((x, k) => x + Number(m[k + 1])),
+          [0, 0, 0, 0],
+        );
+      const ours = execFileSync('go', ['tool', 'pprof', '-raw', '-symbolize=none', file], {
+        encoding: 'utf8',
+        env: { ...process.env, HOME: process.env.HOME ?? '/tmp' },
+      });
+      const want = sums(readFileSync(join(delta, 'heap-delta.pprof-raw.txt'), 'utf8'));
+      expect(want[3]).toBeLessThan(0);
+      expect(sums(ours)).toEqual(want);
     },
   );
 });

@@ -3,7 +3,9 @@
 // (prof_accum:true), as Go's heap profiles have them; the default is `defaultSample` (inuse_space), one location per distinct frame with its function/file/line lines (inlined frames
 // innermost first, as profile.proto wants), mappings from the maps. Values are the unbiased estimates rounded to
 // integers so that each process's sum equals its rounded total. Several processes go into one profile, each
-// sample labelled process=<key> and pid=<pid>; `go tool pprof -tagfocus` selects one.
+// sample labelled process=<key> and pid=<pid>; `go tool pprof -tagfocus` selects one. Python frames are functions
+// with their file and line (a location per line); the interpreter's marker at a stack's leaf gives way to the Python
+// frame above it (pythonLeaf).
 
 import {
   Function as PFunction,
@@ -17,7 +19,7 @@ import {
   Label,
 } from 'pprof-format';
 import { findMapping, isFileMapping, type MapsEntry } from '../formats/proc-maps.js';
-import { frameLines } from '../frames/describe.js';
+import { frameLines, type Frame } from '../frames/describe.js';
 import { snapshotSamples, type ExportInput, type SampleOptions } from './samples.js';
 import { isBuiltinSample, type SampleType } from '../model/sample-type.js';
 
@@ -26,6 +28,18 @@ export interface PprofOptions extends SampleOptions {
   comments?: string[];
   /** the sample type pprof shows first (`-sample_index` picks another); alloc_* only when written */
   defaultSample?: SampleType;
+}
+
+/**
+ * A stack's frames with the interpreter's marker at the leaf dropped when a Python frame follows it: the bytes
+ * belong to the Python line that made the interpreter allocate, so `go tool pprof -top` (which counts the leaf as
+ * flat) names that line, as Python memory profilers' pprof outputs do, not "[interpreter frames]" for nearly all
+ * of a Python job. Native frames of extensions at the leaf (numpy's allocator calls) stay: they name the allocation.
+ */
+export function pythonLeaf(frames: readonly Frame[]): readonly Frame[] {
+  let k = 0;
+  while (k < frames.length && frames[k].kind === 'folded') k++;
+  return k > 0 && frames[k]?.kind === 'python' ? frames.slice(k) : frames;
 }
 
 export function toPprof(inputs: readonly ExportInput[], options: PprofOptions = {}): Uint8Array {
@@ -83,7 +97,7 @@ export function toPprof(inputs: readonly ExportInput[], options: PprofOptions = 
     for (const s of snapshotSamples(input, options)) {
       if (s.intBytes === 0 && s.intObjects === 0 && !(withAlloc && (s.intAccumBytes || s.intAccumObjects))) continue;
       const locs: number[] = [];
-      for (const f of s.frames) {
+      for (const f of pythonLeaf(s.frames)) {
         const lines = frameLines(f);
         const key = `${pi}|${f.address}|${f.kind}|${JSON.stringify(lines)}`;
         let lid = locationIds.get(key);

@@ -31,8 +31,9 @@ export interface SampleOptions {
 }
 
 /**
- * Rounds non-negative values to integers whose sum is round(Σ values): floor each, then give the remaining units
- * to the largest fractional parts (ties by position, so the result is deterministic).
+ * Rounds values to integers whose sum is round(Σ values): floor each, then give the remaining units to the largest
+ * fractional parts (ties by position, so the result is deterministic). Negative values (a delta profile's, what
+ * its window freed) round the same way and stay negative, as pprof keeps them.
  */
 export function roundPreservingSum(values: ArrayLike<number>): number[] {
   const n = values.length;
@@ -41,7 +42,7 @@ export function roundPreservingSum(values: ArrayLike<number>): number[] {
   let floorSum = 0;
   const frac: number[] = [];
   for (let i = 0; i < n; i++) {
-    const v = Math.max(0, values[i]);
+    const v = Number.isFinite(values[i]) ? values[i] : 0;
     sum += v;
     out[i] = Math.floor(v);
     floorSum += out[i];

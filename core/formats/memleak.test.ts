@@ -136,3 +136,108 @@ describe('parseMemleak', () => {
     expect(m.problems.some((p) => /no "# end of report"/.test(p.message))).toBe(true);
   });
 });
+
+// The same capture in the layouts of bcc (tabs, and spaces as copied from a terminal), libbpf-tools' C memleak and
+// the stacks alone (fixtures/ebpf/make-memleak-variants.py writes them with each tool's print statements); the
+// figures are the workload's own counters.
+describe('other memleak layouts of the real capture', () => {
+  const want = JSON.parse(readFileSync(join(EBPF, 'expected.json'), 'utf8')) as {
+    leak_step: { bytes: number; blocks: number };
+    keep_aligned: { bytes: number; blocks: number };
+  };
+  const sum = (xs: { bytes: number; allocations: number }[]) =>
+    xs.reduce((a, s) => ({ bytes: a.bytes + s.bytes, blocks: a.blocks + s.allocations }), { bytes: 0, blocks: 0 });
+  const bt = parseMemleak(readFileSync(join(EBPF, 'memleak.txt'), 'utf8'));
+  // the return addresses memleak.bt named: the copies of late reports print them [unknown], as the process had
+  // exited; the reader lends a name printed for an address in one report to the others
+  const addressOf = (fn: string) =>
+    bt.reports.flatMap((r) => r.stacks).find((s) => s.frames[0]?.symbol === fn)!.frames[0].address;
+
+  for (const [name, mode] of [
+    ['memleak.bcc.txt', 'default'],
+    ['memleak.bcc-spaces.txt', 'default'],
+    ['memleak.libbpf.txt', 'libbpf'],
+  ] as const)
+    it(`${name}: every report read, the last one's stacks equal the workload's counters`, () => {
+      const text = readFileSync(join(EBPF, name), 'utf8');
+      expect(looksLikeMemleak(text.slice(0, 4096))).toBe(true);
+      const m = parseMemleak(text);
+      expect(m.problems).toEqual([]);
+      expect(m.mode).toBe(mode);
+      expect(m.pid).toBe(31612);
+      expect(m.reports).toHaveLength(10);
+      expect(m.reports.every((r) => r.complete && r.stacks.length > 0)).toBe(true);
+      const last = m.reports[m.reports.length - 1];
+      expect(last.secondsOfDay).toBe(bt.reports.filter((r) => r.complete).pop()!.secondsOfDay);
+      const by = (fn: string) => last.stacks.filter((s) => s.frames[0]?.symbol === fn);
+      expect(sum(by('leak_step'))).toEqual(want.leak_step);
+      expect(sum(by('keep_aligned'))).toEqual(want.keep_aligned);
+      expect(by('leak_step')[0].frames[0]).toMatchObject({
+        symbol: 'leak_step',
+        offset: '0x13',
+        module: 'leaky-ebpf',
+        address: addressOf('leak_step'),
+      });
+    });
+
+  it('the stacks without their header line: one report without a time, said so', () => {
+    const text = readFileSync(join(EBPF, 'memleak.stacks-only.txt'), 'utf8');
+    expect(looksLikeMemleak(text)).toBe(true);
+    const m = parseMemleak(text);
+    expect(m.reports).toHaveLength(1);
+    expect(m.reports[0]).toMatchObject({ secondsOfDay: null, top: null, complete: true });
+    expect(m.problems.map((p) => p.message)).toEqual([expect.stringMatching(/without a "\[HH:MM:SS\] Top N/)]);
+    const leak = m.reports[0].stacks.filter((s) => s.frames[0].address === addressOf('leak_step'));
+    expect(sum(leak)).toEqual(want.leak_step);
+  });
+
+  it("libbpf-tools' report cut before the stacks it announced is partial; a cut bcc report too", () => {
+    const text = readFileSync(join(EBPF, 'memleak.libbpf.txt'), 'utf8');
+    const lines = text.split('\n');
+    const lastHeader = lines.map((l) => /Top \d+ stacks/.test(l)).lastIndexOf(true);
+    // the last report's first stack and its frames, then the copy ends (at a line's end)
+    const cut = lines.slice(0, lastHeader + 5).join('\n') + '\n';
+    const m = parseMemleak(cut);
+    expect(m.reports[9].complete).toBe(false);
+    expect(m.reports.slice(0, 9).every((r) => r.complete)).toBe(true);
+    expect(m.problems[0].message).toMatch(/announces \d+ stacks but has 1/);
+    const spaces = readFileSync(join(EBPF, 'memleak.bcc-spaces.txt'), 'utf8');
+    const cutBcc = parseMemleak(spaces.slice(0, spaces.lastIndexOf(' bytes in ') + 40));
+    expect(cutBcc.reports[9].complete).toBe(false);
+  });
+
+  it('headers but no stack read is a warning naming the first line not understood, never a silent 0 B', () => {
+    const m = parseMemleak(
+      '[10:00:00] Top 10 stacks with outstanding allocations:\n--> 4096 bytes / 1 allocations (stack 7)\n' +
+        '[10:00:05] Top 10 stacks with outstanding allocations:\n',
+    );
+    expect(m.reports.every((r) => r.stacks.length === 0)).toBe(true);
+    expect(m.problems.map((p) => p.message)).toEqual([
+      '2 report header(s) but no stack read: 1 line(s) not understood, the first at line 2',
+    ]);
+  });
+
+  it("the kernel's allocators (no pid) and libbpf-tools' blazesym frames with their inlined entries", () => {
+    const m = parseMemleak(
+      [
+        'Attaching to kernel allocators, Ctrl+C to quit.',
+        '[9:5:3] Top 1 stacks with outstanding allocations:',
+        '192 bytes in 1 allocations from stack',
+        '\t0 [<ffffffff88267387>] kmem_cache_alloc_lru+0x267 [kernel]',
+        '\t1 [<0000000000401136>] (2 entries)',
+        '\t\tgrow@0x401120 /src/leaky.c:12',
+        '\t\tmain@0x401100 /src/leaky.c:30',
+        '\t2 [<0000000000401200>] <null sym>',
+        '',
+      ].join('\n'),
+    );
+    expect(m.kernel).toBe(true);
+    expect(m.reports[0]).toMatchObject({ secondsOfDay: 9 * 3600 + 5 * 60 + 3, top: 1, complete: true });
+    expect(m.reports[0].stacks[0].frames.map((f) => [f.symbol, f.address])).toEqual([
+      ['kmem_cache_alloc_lru', '0xffffffff88267387'],
+      ['grow', null],
+      ['main', null],
+      [null, '0x401200'],
+    ]);
+  });
+});

@@ -90,7 +90,13 @@ describe('pprof reader', () => {
   it("pprofIdentity: the profile's time without decoding it, and no pid where Go writes no labels", () => {
     for (const n of ['001', '003']) {
       const b = decoded(join(SERIES, `heap.${n}.pb.gz`));
-      expect(pprofIdentity(b)).toEqual({ timeMs: parsePprof(b).profile!.timeNanos! / 1e6, pid: null, pids: 0 });
+      // the executable: the main mapping's name (Go's own build ID is not a GNU one, so no id)
+      expect(pprofIdentity(b)).toEqual({
+        timeMs: parsePprof(b).profile!.timeNanos! / 1e6,
+        pid: null,
+        pids: 0,
+        exe: 'heapgo',
+      });
       // cut anywhere: no throw, at most less known
       expect(() => pprofIdentity(b.subarray(0, b.length >> 1))).not.toThrow();
     }
@@ -98,6 +104,7 @@ describe('pprof reader', () => {
       timeMs: null,
       pid: null,
       pids: 0,
+      exe: null,
     });
   });
 });

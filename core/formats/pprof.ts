@@ -11,7 +11,7 @@
 import { Profile } from 'pprof-format';
 import type { DumpRecord, ParsedDumpInfo, ParseProblem } from './heap-dump.js';
 import type { ProfileFrame } from './dump-types.js';
-import { countsProblem, MAX_FRAMES_PER_STACK } from './limits.js';
+import { dateProblem, MAX_FRAMES_PER_STACK } from './limits.js';
 
 /** Largest decoded profile held in memory (it is decoded whole): far beyond real heap profiles (a few MB). */
 export const MAX_PPROF_BYTES = 512 * 1024 * 1024;
@@ -82,6 +82,93 @@ function varint(b: Uint8Array, i: number, end: number): { v: number; next: numbe
 }
 
 /**
+ * The fields of profile.proto's messages, by message: 'v' a varint (or a packed run of them, wire type 2), a
+ * message name for a nested message, 's' bytes (strings). pprof-format reads a tag as one byte and trusts every
+ * length, in nested messages as at the top level: every field of every message is checked before it decodes.
+ */
+type FieldKind = 'v' | 's' | 'ValueType' | 'Sample' | 'Label' | 'Mapping' | 'Location' | 'Line' | 'Function';
+const MESSAGES: Record<string, Record<number, FieldKind>> = {
+  Profile: {
+    1: 'ValueType',
+    2: 'Sample',
+    3: 'Mapping',
+    4: 'Location',
+    5: 'Function',
+    6: 's',
+    7: 'v',
+    8: 'v',
+    9: 'v',
+    10: 'v',
+    11: 'ValueType',
+    12: 'v',
+    13: 'v',
+    14: 'v',
+    15: 'v',
+  },
+  ValueType: { 1: 'v', 2: 'v' },
+  Sample: { 1: 'v', 2: 'v', 3: 'Label' },
+  Label: { 1: 'v', 2: 'v', 3: 'v', 4: 'v' },
+  Mapping: { 1: 'v', 2: 'v', 3: 'v', 4: 'v', 5: 'v', 6: 'v', 7: 'v', 8: 'v', 9: 'v', 10: 'v' },
+  Location: { 1: 'v', 2: 'v', 3: 'v', 4: 'Line', 5: 'v' },
+  Line: { 1: 'v', 2: 'v', 3: 'v' },
+  Function: { 1: 'v', 2: 'v', 3: 'v', 4: 'v', 5: 'v' },
+};
+const ARTICLE: Record<string, string> = {
+  ValueType: 'a',
+  Sample: 'a',
+  Label: 'a',
+  Mapping: 'a',
+  Location: 'a',
+  Line: 'a',
+  Function: 'a',
+};
+
+/** Where message `name` in b[from, to) is damaged (null when every field is whole). Nested messages recurse. */
+function messageDamage(b: Uint8Array, from: number, to: number, name: string, depth = 0): ParseProblem | null {
+  const fields = MESSAGES[name];
+  const where = depth === 0 ? '' : ` in ${ARTICLE[name] ?? 'a'} ${name}`;
+  const fail = (at: number, message: string): ParseProblem => ({ line: 0, byteOffset: at, message: message + where });
+  let i = from;
+  while (i < to) {
+    const at = i;
+    const tag = varint(b, i, to);
+    if (!tag) return fail(at, 'protobuf field tag is a bad varint');
+    const field = Math.floor(tag.v / 8);
+    const wire = tag.v % 8;
+    const kind = fields[field];
+    if (tag.next - at !== 1 || kind === undefined)
+      return fail(at, `protobuf field ${field} (wire type ${wire}) is not a field of pprof's ${name}`);
+    if (wire === 0 && kind === 'v') {
+      const v = varint(b, tag.next, to);
+      if (!v) return fail(at, `protobuf field ${field} is a bad varint`);
+      i = v.next;
+    } else if (wire === 2) {
+      const len = varint(b, tag.next, to);
+      if (!len) return fail(at, `length of protobuf field ${field} is a bad varint`);
+      if (len.next + len.v > to)
+        return fail(
+          at,
+          `protobuf field ${field} says ${len.v} bytes but ${depth === 0 ? 'the file has' : 'its message has'} ${to - len.next} left: cut off or damaged`,
+        );
+      const end = len.next + len.v;
+      if (kind === 'v') {
+        // packed varints: whole ones, to the field's end
+        for (let k = len.next; k < end;) {
+          const v = varint(b, k, end);
+          if (!v) return fail(k, `packed protobuf field ${field} ends inside a varint`);
+          k = v.next;
+        }
+      } else if (kind !== 's') {
+        const inner = messageDamage(b, len.next, end, kind, depth + 1);
+        if (inner) return inner;
+      }
+      i = end;
+    } else return fail(at, `protobuf field ${field} (wire type ${wire}) is not a field of pprof's ${name}`);
+  }
+  return null;
+}
+
+/**
  * The length of the prefix of `b` made of whole, well-formed Profile fields, and the problem that ends it.
  * pprof-format reads a tag as one byte and trusts every length: it must be given only this prefix.
  */
@@ -112,6 +199,67 @@ export function wellFormedPrefix(b: Uint8Array): { end: number; problem: ParsePr
   return { end: b.length, problem: null };
 }
 
+const MESSAGE_NAMES: Record<number, string> = {
+  1: 'sample type',
+  2: 'sample',
+  3: 'mapping',
+  4: 'location',
+  5: 'function',
+  11: 'period type',
+};
+
+/**
+ * The top-level fields of `b` (a well-formed prefix) whose nested messages are whole, copied without the damaged
+ * ones; each damaged one is a problem naming it, the damage and its byte offset. At most `maxProblems` said.
+ */
+function withoutDamagedMessages(b: Uint8Array, problems: ParseProblem[]): Uint8Array {
+  const keep: [number, number][] = [];
+  let dropped = 0;
+  let i = 0;
+  while (i < b.length) {
+    const at = i;
+    const tag = varint(b, i, b.length)!;
+    const field = Math.floor(tag.v / 8);
+    const wire = tag.v % 8;
+    let end: number;
+    let damage: ParseProblem | null = null;
+    if (wire === 2) {
+      const len = varint(b, tag.next, b.length)!;
+      end = len.next + len.v;
+      const kind = MESSAGES.Profile[field];
+      if (kind !== 's' && kind !== 'v') damage = messageDamage(b, len.next, end, kind, 1);
+      else if (kind === 'v')
+        for (let k = len.next; k < end && !damage;) {
+          const v = varint(b, k, end);
+          if (!v) damage = { line: 0, byteOffset: k, message: `packed protobuf field ${field} ends inside a varint` };
+          else k = v.next;
+        }
+    } else end = varint(b, tag.next, b.length)!.next;
+    if (damage) {
+      dropped++;
+      if (problems.length < MAX_PROBLEMS)
+        problems.push({
+          ...damage,
+          message: `the ${MESSAGE_NAMES[field] ?? `field ${field}`} at byte ${at} is damaged: ${damage.message} (byte ${damage.byteOffset}); it is left out`,
+        });
+    } else if (keep.length > 0 && keep[keep.length - 1][1] === at) keep[keep.length - 1][1] = end;
+    else keep.push([at, end]);
+    i = end;
+  }
+  if (dropped === 0) return b;
+  if (dropped > MAX_PROBLEMS) problems.push({ line: 0, byteOffset: 0, message: `${dropped} damaged messages in all` });
+  const out = new Uint8Array(keep.reduce((n, [s, e]) => n + e - s, 0));
+  let o = 0;
+  for (const [s, e] of keep) {
+    out.set(b.subarray(s, e), o);
+    o += e - s;
+  }
+  return out;
+}
+
+/** Problems said per profile before the rest are only counted. */
+const MAX_PROBLEMS = 50;
+
 const num = (v: number | bigint): number => (typeof v === 'bigint' ? Number(BigInt.asIntN(64, v)) : v);
 const big = (v: number | bigint): bigint => (typeof v === 'bigint' ? BigInt.asUintN(64, v) : BigInt(v));
 
@@ -122,7 +270,7 @@ export function parsePprof(bytes: Uint8Array): PprofResult {
   if (problem) problems.push({ ...problem, message: `${problem.message}; the fields before byte ${end} are read` });
   let p: Profile;
   try {
-    p = Profile.decode(bytes.subarray(0, end));
+    p = Profile.decode(withoutDamagedMessages(bytes.subarray(0, end), problems));
   } catch (e) {
     problems.push({
       line: 0,
@@ -169,6 +317,17 @@ export function parsePprof(bytes: Uint8Array): PprofResult {
     })),
   }));
   const dst = num(p.defaultSampleType);
+  // time_nanos is the dump's time: held to the dump readers' bounds (2^63-1 ns is the year 2262)
+  let timeNanos: number | null = num(p.timeNanos) || null;
+  const when = timeNanos !== null ? dateProblem(timeNanos / 1e6) : null;
+  if (timeNanos !== null && when !== null) {
+    problems.push({
+      line: 0,
+      byteOffset: 0,
+      message: `its time_nanos ${String(BigInt.asIntN(64, BigInt(p.timeNanos)))}: ${when}; the file's modification time is used`,
+    });
+    timeNanos = null;
+  }
   return {
     profile: {
       sampleTypes,
@@ -176,7 +335,7 @@ export function parsePprof(bytes: Uint8Array): PprofResult {
       samples,
       locations,
       mappings,
-      timeNanos: num(p.timeNanos) || null,
+      timeNanos,
       durationNanos: num(p.durationNanos) || null,
       periodType: p.periodType ? { type: str(p.periodType.type), unit: str(p.periodType.unit) } : null,
       period: num(p.period),
@@ -197,7 +356,9 @@ export function heapColumns(
   const idx = (...names: string[]) => types.findIndex((t) => names.includes(t.type));
   const liveBytes = idx('inuse_space', 'space');
   const accumBytes = idx('alloc_space');
-  if (liveBytes < 0 && accumBytes < 0 && !types.some((t) => t.unit === 'bytes')) return null;
+  // any of the heap types makes a heap profile: one of allocation counts only (alloc_objects) too
+  const anyHeap = idx('inuse_space', 'space', 'alloc_space', 'inuse_objects', 'objects', 'alloc_objects') >= 0;
+  if (!anyHeap && !types.some((t) => t.unit === 'bytes')) return null;
   const cols = {
     liveBytes,
     liveObjects: idx('inuse_objects', 'objects'),
@@ -244,6 +405,8 @@ export interface PprofHeap {
   pid: number | null;
   /** what the loader should say about the file beyond its problems */
   notes: string[];
+  /** a delta profile: some values are negative (SnapshotBuilder's `signed`) */
+  delta: boolean;
 }
 
 /**
@@ -279,6 +442,17 @@ export function pprofHeap(profile: PprofProfile, bytes: number): PprofHeap | { n
   const records: DumpRecord[] = [];
   const pids = new Set<number>();
   let missing = 0;
+  let dropped = 0;
+  const drop = (k: number, why: string) => {
+    if (++dropped <= MAX_PROBLEMS) problems.push({ line: 0, byteOffset: 0, message: `sample ${k} dropped: ${why}` });
+  };
+  // a delta profile (net/http/pprof's ?seconds=N, `pprof -proto -diff_base`) is the difference of two profiles:
+  // what was freed in its window is negative, and pprof keeps it so (its totals are the signed sums)
+  const delta = profile.samples.some((s) => s.values.some((v) => v < 0));
+  if (delta)
+    notes.push(
+      'a delta profile (the difference of two profiles, as net/http/pprof writes for ?seconds=N): negative values are what its window freed, kept as pprof keeps them',
+    );
   const value = (s: PprofSample, i: number) => (i >= 0 ? (s.values[i] ?? 0) : 0);
   profile.samples.forEach((s, k) => {
     const ids = s.locationIds.slice(0, MAX_FRAMES_PER_STACK);
@@ -292,13 +466,23 @@ export function pprofHeap(profile: PprofProfile, bytes: number): PprofHeap | { n
       words[2 * j] = Number(a >> 32n) >>> 0;
       words[2 * j + 1] = Number(a & 0xffffffffn) >>> 0;
     });
+    // pprof reads every value as an int64; past 2^53 a double cannot hold it exactly
+    const badAt = s.values.findIndex((v) => !Number.isSafeInteger(v));
+    if (badAt >= 0) {
+      drop(
+        k,
+        `its ${profile.sampleTypes[badAt]?.type ?? `value ${badAt}`} ${s.values[badAt].toExponential(2)} is past 2^53`,
+      );
+      return;
+    }
     const liveBytes = value(s, cols.liveBytes);
     const accumBytes = value(s, cols.accumBytes);
     const counts = {
       liveBytes,
-      liveObjects: cols.liveObjects >= 0 ? value(s, cols.liveObjects) : liveBytes > 0 ? 1 : 0,
+      // without an object count, each sample is one object (of the sign of its bytes)
+      liveObjects: cols.liveObjects >= 0 ? value(s, cols.liveObjects) : Math.sign(liveBytes),
       accumBytes,
-      accumObjects: cols.accumObjects >= 0 ? value(s, cols.accumObjects) : accumBytes > 0 ? 1 : 0,
+      accumObjects: cols.accumObjects >= 0 ? value(s, cols.accumObjects) : Math.sign(accumBytes),
     };
     for (const l of s.labels) {
       const pid = labelPid(l.key, l.str, l.num);
@@ -313,24 +497,14 @@ export function pprofHeap(profile: PprofProfile, bytes: number): PprofHeap | { n
       extra.every((v) => v === 0)
     )
       return; // pprof leaves such samples out too
-    const bad = countsProblem(counts);
-    if (bad) {
-      if (problems.length < 50) problems.push({ line: 0, byteOffset: 0, message: `sample ${k} dropped: ${bad}` });
-      return;
-    }
-    const badExtra = extra.findIndex((v) => !Number.isFinite(v) || v < 0 || v > Number.MAX_SAFE_INTEGER);
-    if (badExtra >= 0) {
-      const t = profile.sampleTypes[cols.other[badExtra]].type;
-      if (problems.length < 50)
-        problems.push({
-          line: 0,
-          byteOffset: 0,
-          message: `sample ${k} dropped: its ${t} value ${extra[badExtra]} is not a count`,
-        });
-      return;
-    }
     records.push({ frameWords: words, counts, threads: [], line: 0, ...(extra.length > 0 ? { extra } : {}) });
   });
+  if (dropped > MAX_PROBLEMS)
+    problems.push({
+      line: 0,
+      byteOffset: 0,
+      message: `${dropped} samples dropped in all (${dropped - MAX_PROBLEMS} more than said above)`,
+    });
   if (missing > 0)
     problems.push({ line: 0, byteOffset: 0, message: `${missing} frame(s) name a location the profile does not have` });
   const mapsText =
@@ -355,7 +529,7 @@ export function pprofHeap(profile: PprofProfile, bytes: number): PprofHeap | { n
     truncated: null,
     fatal: null,
     problems,
-    problemsOmitted: 0,
+    problemsOmitted: Math.max(0, dropped - MAX_PROBLEMS),
     skippedLeadingLines: 0,
     goRuntime: false,
     bytes,
@@ -364,7 +538,18 @@ export function pprofHeap(profile: PprofProfile, bytes: number): PprofHeap | { n
   const DEFAULTS = { inuse_space: 0, inuse_objects: 0, alloc_space: 0, alloc_objects: 0, space: 0, objects: 0 };
   const named = profile.defaultSampleType;
   const extraTypes = cols.other.map((i) => profile.sampleTypes[i]);
-  const ownOnly = cols.liveBytes < 0 && cols.accumBytes < 0;
+  const ownOnly = cols.liveBytes < 0 && cols.accumBytes < 0 && cols.liveObjects < 0 && cols.accumObjects < 0;
+  // without in-use bytes (an allocation-count profile), the last of the heap types it has, as pprof shows the last
+  const heapOrder = (['liveBytes', 'liveObjects', 'accumBytes', 'accumObjects'] as const)
+    .filter((c) => cols[c] >= 0)
+    .sort((a, b) => cols[a] - cols[b]);
+  const lastHeap = heapOrder.length > 0 ? heapOrder[heapOrder.length - 1] : null;
+  const heapName = {
+    liveBytes: 'inuse_space',
+    liveObjects: 'inuse_objects',
+    accumBytes: 'alloc_space',
+    accumObjects: 'alloc_objects',
+  } as const;
   if (ownOnly)
     notes.push(
       `declares none of the heap sample types inuse_space/alloc_space, only ${extraTypes.map((t) => `${t.type}/${t.unit}`).join(', ')}: choose one with --sample or the Count menu`,
@@ -374,7 +559,9 @@ export function pprofHeap(profile: PprofProfile, bytes: number): PprofHeap | { n
     named === null
       ? ownOnly
         ? (extraTypes[extraTypes.length - 1]?.type ?? null)
-        : null
+        : cols.liveBytes < 0 && lastHeap !== null
+          ? heapName[lastHeap]
+          : null
       : extraTypes.some((t) => t.type === named)
         ? named
         : !Object.hasOwn(DEFAULTS, named)
@@ -402,6 +589,7 @@ export function pprofHeap(profile: PprofProfile, bytes: number): PprofHeap | { n
     extraTypes,
     pid: pids.size === 1 ? [...pids][0] : null,
     notes,
+    delta,
   };
 }
 
@@ -418,6 +606,11 @@ export interface PprofIdentity {
   pid: number | null;
   /** distinct pids when the samples disagree (a profile of several processes), else 0 */
   pids: number;
+  /**
+   * the executable the profile is of: its first mapping (Go's and pprof's main binary) as `name build-id`
+   * (build-id lowercase hex, or the name alone without one); null without mappings
+   */
+  exe: string | null;
 }
 
 /**
@@ -451,7 +644,16 @@ export function pprofIdentity(b: Uint8Array): PprofIdentity {
       else return;
     }
   };
+  let firstMapping: [number, number] | null = null; // its filename and build_id as string-table indices
   walk(0, b.length, (field, v, s, e) => {
+    if (field === 3 && v < 0 && firstMapping === null) {
+      const m: [number, number] = [0, 0];
+      walk(s, e, (mf, mv) => {
+        if (mf === 5 && mv >= 0) m[0] = mv;
+        else if (mf === 6 && mv >= 0) m[1] = mv;
+      });
+      firstMapping = m;
+    }
     if (field === 9 && v >= 0) timeNanos = v;
     else if (field === 6 && v < 0) strings.push(decoder.decode(b.subarray(s, e)));
     else if (field === 2 && v < 0)
@@ -470,8 +672,15 @@ export function pprofIdentity(b: Uint8Array): PprofIdentity {
     const pid = labelPid(strings[k] ?? '', s ? (strings[s] ?? '') : null, s ? null : n);
     if (pid !== null) pids.add(pid);
   }
+  const mapping = firstMapping as [number, number] | null;
+  const exeFile = mapping ? (strings[mapping[0]] ?? '') : '';
+  const exeId = mapping ? normalBuildId(strings[mapping[1]] ?? '') : null;
+  const exeName = exeFile.slice(exeFile.lastIndexOf('/') + 1);
+  const exe = mapping && (exeName || exeId) ? [exeName || 'executable', exeId].filter(Boolean).join(' ') : null;
   return {
-    timeMs: timeNanos > 0 ? timeNanos / 1e6 : null,
+    exe,
+    // the reader proper says why a time is out of the dump readers' bounds
+    timeMs: timeNanos > 0 && dateProblem(timeNanos / 1e6) === null ? timeNanos / 1e6 : null,
     pid: pids.size === 1 ? [...pids][0] : null,
     pids: pids.size > 1 ? pids.size : 0,
   };

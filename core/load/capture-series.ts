@@ -10,7 +10,8 @@
 import type { InputFile } from '../formats/input-file.js';
 import type { DumpRecord, ParsedDumpInfo } from '../formats/heap-dump.js';
 import { PY_KIND_FRAME, type PyFrameEntry, type PyFrameTable } from '../formats/pyframes.js';
-import { parseMemleak, type MemleakFile, type MemleakFrame } from '../formats/memleak.js';
+import { MemleakReader, readMemleakLines, type MemleakFile, type MemleakFrame } from '../formats/memleak.js';
+import { codecOf, DecodeProblem, decodedChunks } from '../formats/decompress.js';
 import type { TorchDevice, TorchFrame, TorchSnapshot, TorchSpan } from '../formats/torch-snapshot.js';
 import type { Inflater } from '../formats/inflate.js';
 import { isCPythonSource, torchAllocatorDepth } from '../frames/torch-frames.js';
@@ -21,7 +22,7 @@ import type { MapsEntry } from '../formats/proc-maps.js';
 import type { LoadWarning, ProcessSeries, Snapshot } from '../model/model.js';
 import { ProcessBuilder, type SnapshotMeta } from '../model/process-builder.js';
 
-/** Largest capture read whole (a memleak log of a day at 1 report/s, a 100,000-entry trace: well below). */
+/** Largest PyTorch snapshot read whole (a 100,000-entry trace: well below); memleak logs are read as a stream. */
 export const MAX_CAPTURE_BYTES = 1024 * 1024 * 1024;
 /** Frames named per series (pseudo-address ids are 28 bits) */
 const MAX_NAMED_FRAMES = 1 << 27;
@@ -158,19 +159,26 @@ const meta = (file: string, seq: number, mtimeMs: number | null, last: boolean):
 
 // ---- memleak ---------------------------------------------------------------------------------------------
 
-/** Report times as ms since the epoch: memleak.bt's `# date:` line, else the stamps on the file's mtime date. */
+/**
+ * Report times as ms since the epoch: memleak.bt's `# date:` line, else the stamps on the file's mtime date. A
+ * report printed without its header line has no stamp: it is placed at the file's modification time.
+ */
 function memleakTimes(
   m: MemleakFile,
   mtimeMs: number | null,
   file: string,
   warnings: LoadWarning[],
 ): (number | null)[] {
-  const secs = m.reports.map((r) => r.day * 86400 + (r.preciseSecondsOfDay ?? r.secondsOfDay));
+  const stamped = m.reports.filter((r) => r.secondsOfDay !== null);
+  const secs = m.reports.map((r) =>
+    r.secondsOfDay === null ? null : r.day * 86400 + (r.preciseSecondsOfDay ?? r.secondsOfDay),
+  );
+  if (stamped.length === 0) return m.reports.map(() => (m.reports.length === 1 ? mtimeMs : null));
   if (m.date) {
     const midnight = Date.parse(`${m.date.day}T00:00:00Z`) - (m.date.offsetMinutes ?? 0) * 60_000;
-    if (Number.isFinite(midnight)) return secs.map((s) => midnight + s * 1000);
+    if (Number.isFinite(midnight)) return secs.map((s) => (s === null ? null : midnight + s * 1000));
   }
-  if (mtimeMs === null || secs.length === 0) {
+  if (mtimeMs === null) {
     warnings.push({
       file,
       message:
@@ -181,13 +189,13 @@ function memleakTimes(
   // bcc stamps local time of day; the copy's mtime (UTC) fixes the day: the last report is the latest
   // stamp at or before the mtime (the time zone of the traced machine is not in the file)
   let base = Math.floor(mtimeMs / 86_400_000) * 86_400_000; // midnight of the mtime's UTC day
-  const last = secs[secs.length - 1];
+  const last = secs.filter((s): s is number => s !== null).pop() ?? 0;
   if (base + last * 1000 > mtimeMs + 60_000) base -= 86_400_000;
   warnings.push({
     file,
     message: `memleak reports carry only a time of day: placed on ${new Date(base).toISOString().slice(0, 10)} (the file's modification date), read as UTC`,
   });
-  return secs.map((s) => base + s * 1000);
+  return secs.map((s) => (s === null ? null : base + s * 1000));
 }
 
 function memleakFrameWords(f: MemleakFrame, names: FrameNames): [number, number] | null {
@@ -208,12 +216,14 @@ function memleakFrameWords(f: MemleakFrame, names: FrameNames): [number, number]
 
 export function memleakSeries(
   file: InputFile,
-  text: string,
+  m: MemleakFile,
   warnings: LoadWarning[],
   mapsFiles: readonly { pid: number | null; dir: string; entries: MapsEntry[] }[],
 ): ProcessSeries | null {
-  const m = parseMemleak(text);
-  for (const p of m.problems.slice(0, 20)) warnings.push({ file: file.path, line: p.line, message: p.message });
+  const shown = m.problems.slice(0, 20);
+  for (const p of shown) warnings.push({ file: file.path, line: p.line, message: p.message });
+  const more = m.problems.length - shown.length + m.problemsOmitted;
+  if (more > 0) warnings.push({ file: file.path, message: `and ${more} more problem(s) like these` });
   if (m.reports.length === 0) return null;
   const names = new FrameNames();
   const times = memleakTimes(m, file.mtimeMs, file.path, warnings);
@@ -253,9 +263,12 @@ export function memleakSeries(
       file: file.path,
       message: `some frames were printed as [unknown]: copy /proc/${m.pid ?? '<pid>'}/maps beside the file as ${m.pid ?? '<pid>'}.maps (while the process runs) so heaplens can name them from the binaries`,
     });
-  series.pythonFrames = names.table(m.pid, m.mode === 'bpftrace' ? 'memleak.bt' : 'bcc memleak');
-  const top = m.reports[0]?.top;
-  if (top !== undefined && m.reports.some((r) => r.stacks.length >= top))
+  series.pythonFrames = names.table(
+    m.pid,
+    m.mode === 'bpftrace' ? 'memleak.bt' : m.mode === 'libbpf' ? 'libbpf-tools memleak' : 'bcc memleak',
+  );
+  const top = m.reports.find((r) => r.top !== null)?.top ?? null;
+  if (top !== null && m.mode !== 'libbpf' && m.reports.some((r) => r.stacks.length >= top))
     warnings.push({
       file: file.path,
       message: `memleak printed only its top ${top} stacks per report: totals are of those stacks`,
@@ -538,7 +551,22 @@ export function torchSeries(file: InputFile, snap: TorchSnapshot, warnings: Load
   return snap.devices.map((d) => deviceSeries(file, snap, d, endUs, warnings));
 }
 
-/** Reads a capture file whole (bounded) and turns it into series. */
+/** A memleak log's bytes, decompressed by content through the bounded decoder (decompress.ts). */
+async function* memleakBytes(file: InputFile, inflate: Inflater | null): AsyncGenerator<Uint8Array> {
+  const codec = codecOf(await file.read(0, Math.min(16, file.size)));
+  if (codec !== null) {
+    yield* decodedChunks(file, codec, { inflate });
+    return;
+  }
+  const step = 4 * 1024 * 1024;
+  for (let at = 0; at < file.size; at += step) {
+    const b = await file.read(at, Math.min(step, file.size - at));
+    if (b.length === 0) return;
+    yield b;
+  }
+}
+
+/** Reads a memleak log as a stream of lines (any size), a PyTorch snapshot whole (bounded), into series. */
 export async function loadCapture(
   file: InputFile,
   kind: CaptureKind,
@@ -569,11 +597,18 @@ export async function loadCapture(
       });
     return snap ? torchSeries(file, snap, warnings) : [];
   }
-  if (file.size > MAX_CAPTURE_BYTES) {
-    warnings.push({ file: file.path, message: `larger than ${MAX_CAPTURE_BYTES} bytes; not read` });
-    return [];
+  // a memleak log: a stream of lines, any size
+  let m: MemleakFile;
+  const reader = new MemleakReader();
+  let problem: string | null = null;
+  try {
+    m = await readMemleakLines(memleakBytes(file, options.inflate ?? null), reader);
+  } catch (e) {
+    if (!(e instanceof DecodeProblem)) throw e;
+    problem = e.message;
+    m = reader.finish(false);
   }
-  const bytes = await file.read(0, file.size);
-  const s = memleakSeries(file, new TextDecoder('utf-8').decode(bytes), warnings, mapsFiles);
+  if (problem) warnings.push({ file: file.path, message: problem });
+  const s = memleakSeries(file, m, warnings, mapsFiles);
   return s ? [s] : [];
 }

@@ -100,6 +100,10 @@ interface DumpEntry {
   timeMs?: number | null;
   /** pprof: the pid the samples' labels name, which wins over the file name's */
   labelPid?: number | null;
+  /** pprof: the executable the profile is of (pprofIdentity.exe): different ones are different processes */
+  exe?: string | null;
+  /** pprof: the name's number keeps a series apart but is not said to be a pid (only jeprof's names say one) */
+  keyNotPid?: boolean;
   /** a text dump: the file's first bytes as read to tell it (raw, perhaps compressed): the preview's head */
   head?: Uint8Array;
 }
@@ -249,14 +253,20 @@ async function classifyOne(file: InputFile, inflate: Inflater | null): Promise<C
           file: file.path,
           message: `its samples name ${id.pids} processes (pid labels): read as one snapshot of one process`,
         });
-      out.dumps.push({ file, name, kind: 'pprof', timeMs: id.timeMs, labelPid: id.pid });
+      out.dumps.push({ file, name, kind: 'pprof', timeMs: id.timeMs, labelPid: id.pid, exe: id.exe });
     } else if (kind === 'massif') {
       const [{ readWhole }, { MAX_MASSIF_BYTES, MAX_MASSIF_SNAPSHOTS }] = await Promise.all([
         import('./profile-task.js'),
         import('../formats/massif.js'),
       ]);
-      const { bytes } = await readWhole(file, MAX_MASSIF_BYTES, { inflate });
+      const { bytes, problem } = await readWhole(file, MAX_MASSIF_BYTES, { inflate });
       const found = (textDecoder.decode(bytes).match(/^snapshot=\d+\r?$/gm) ?? []).length;
+      // too large to hold (the limit named), or cut by its decoder: said once here, what was read is read
+      if (problem)
+        out.refused.push({
+          file: file.path,
+          message: `valgrind massif output ${found === 0 ? 'not read' : `read in part (${found} snapshots)`}: ${problem}`,
+        });
       const count = Math.min(found, MAX_MASSIF_SNAPSHOTS);
       if (found > count)
         out.refused.push({
@@ -267,7 +277,8 @@ async function classifyOne(file: InputFile, inflate: Inflater | null): Promise<C
       const massifName: DumpName | null = pid
         ? { prefix: 'massif', pidNamespace: null, pid: Number(pid[1]), seq: 0, trigger: 'unknown', triggerSeq: null }
         : null;
-      if (count === 0) out.refused.push({ file: file.path, message: 'valgrind massif output with no snapshot' });
+      if (count === 0 && !problem)
+        out.refused.push({ file: file.path, message: 'valgrind massif output with no snapshot' });
       for (let part = 0; part < count; part++)
         out.dumps.push({
           file,
@@ -297,25 +308,56 @@ async function classifyOne(file: InputFile, inflate: Inflater | null): Promise<C
 
 /**
  * Names pprof profiles as dumps are named, so a folder of them groups into processes and orders like dumps: the
- * pid from the samples' labels, else from the file names (profileNames); the sequence number from the name, else
- * the profile's place in its process's series by time.
+ * pid from the samples' labels; else a number the names share (leaky-6287-001, leaky-6287-002…) keeps a series
+ * apart, without being called a pid (digits in a name are a pid only in jeprof's naming, parseDumpName); the
+ * sequence number from the name, else the profile's place in its series by time. Profiles of different
+ * executables (pprofIdentity.exe: the main binary's name and build-id) are different processes, unless a pid
+ * label joins them.
  */
 function nameProfiles(entries: DumpEntry[]): void {
   const names = profileNames(entries.map((d) => d.file.path));
+  const numberKey = (i: number) => `${dirName(entries[i].file.path)}\u0000${names[i].prefix}\u0000${names[i].pid}`;
+  const shared = new Map<string, number>();
+  entries.forEach((d, i) => {
+    if (!d.name && d.labelPid == null && names[i].pid !== null)
+      shared.set(numberKey(i), (shared.get(numberKey(i)) ?? 0) + 1);
+  });
   const bySeries = new Map<string, DumpEntry[]>();
   entries.forEach((d, i) => {
     const n = names[i];
-    const pid = d.labelPid ?? n.pid;
-    if (d.name || pid === null) return; // a jemalloc-style name keeps its meaning; no pid: the folder's series
+    if (d.name) return; // a jemalloc-style name keeps its meaning
     // by a label, the process is the folder's files with that pid, whatever their names
-    const prefix = d.labelPid != null ? 'pprof' : n.prefix;
+    const byLabel = d.labelPid != null;
+    const pid = byLabel ? d.labelPid! : (shared.get(numberKey(i)) ?? 0) >= 2 ? n.pid : null;
+    if (pid === null) return; // no pid, no shared number: the folder's series (a number of one file orders it)
+    const prefix = byLabel ? 'pprof' : n.prefix;
     d.name = { prefix, pidNamespace: null, pid, seq: n.seq ?? 0, trigger: 'unknown', triggerSeq: null };
+    if (!byLabel) d.keyNotPid = true;
     if (n.seq === null) {
       const key = `${dirName(d.file.path)}/${prefix}.${pid}`;
       bySeries.set(key, [...(bySeries.get(key) ?? []), d]);
     }
   });
+  // several executables in what would be one process: one process each
+  const exes = new Map<string, Set<string>>();
+  for (const d of entries)
+    if (d.labelPid == null && d.exe) {
+      const k = processKey(d);
+      exes.set(k, (exes.get(k) ?? new Set()).add(d.exe));
+    }
+  for (const d of entries)
+    if (d.labelPid == null && d.exe && (exes.get(processKey(d))?.size ?? 0) > 1)
+      d.group = `${processKey(d)} [${d.exe}]`;
   for (const series of bySeries.values()) series.sort(compareDumps).forEach((d, k) => d.name && (d.name.seq = k + 1));
+}
+
+/** The process a dump belongs to by its folder and name (groupProcesses' key, unless the entry has a group). */
+function processKey(d: DumpEntry): string {
+  const dir = dirName(d.file.path);
+  const n = d.name;
+  return n
+    ? `${dir}/${n.prefix}${n.pidNamespace !== null ? '.' + n.pidNamespace : ''}.${n.pid}`
+    : `${dir}/(unnamed dumps)`;
 }
 
 /** 1-based number of the first non-blank line. */
@@ -343,14 +385,11 @@ export function groupProcesses(dumps: readonly DumpEntry[]): ProcessGroup[] {
   for (const d of dumps) {
     const dir = dirName(d.file.path);
     const n = d.name;
-    const key =
-      d.group ??
-      (n
-        ? `${dir}/${n.prefix}${n.pidNamespace !== null ? '.' + n.pidNamespace : ''}.${n.pid}`
-        : `${dir}/(unnamed dumps)`);
+    const key = d.group ?? processKey(d);
     let g = groups.get(key);
     if (!g) {
-      g = { key, dir, prefix: n?.prefix ?? '', pid: n?.pid ?? null, pidNamespace: n?.pidNamespace ?? null, dumps: [] };
+      const pid = d.keyNotPid ? null : (n?.pid ?? null);
+      g = { key, dir, prefix: n?.prefix ?? '', pid, pidNamespace: n?.pidNamespace ?? null, dumps: [] };
       groups.set(key, g);
     }
     g.dumps.push(d);

@@ -79,7 +79,8 @@ export async function readProfileTask(
 ): Promise<ProfileTaskOutput | null> {
   const path = file.path;
   const { bytes, problem } = await readWhole(file, kind === 'pprof' ? MAX_PPROF_BYTES : MAX_MASSIF_BYTES, options);
-  if (problem) warnings.push({ file: path, message: problem });
+  // a massif file's is said once, when the loader tells it (load-job.ts), not by each of its snapshots' tasks
+  if (problem && kind === 'pprof') warnings.push({ file: path, message: problem });
   if (kind === 'pprof') {
     const parsed = parsePprof(bytes);
     for (const p of parsed.problems) warnings.push({ file: path, byteOffset: p.byteOffset, message: p.message });
@@ -91,7 +92,7 @@ export async function readProfileTask(
     }
     for (const p of heap.info.problems) warnings.push({ file: path, message: p.message });
     for (const n of heap.notes) warnings.push({ file: path, message: n });
-    const snap = new SnapshotBuilder(stacks, heap.extraTypes);
+    const snap = new SnapshotBuilder(stacks, heap.extraTypes, { signed: heap.delta });
     for (const r of heap.records) snap.add(r, heap.info.sampling);
     const t = parsed.profile.timeNanos;
     const snapshot = snap.build(
@@ -138,13 +139,19 @@ export async function readProfileTask(
     bytes: bytes.length,
     lines: 0,
   };
-  const snapshot = snap.build({ ...meta, seq: s.index }, info, null);
+  // massif's peak is its high-water mark
+  const trigger = s.tree === 'peak' ? 'high-water' : 'interval';
+  const snapshot = snap.build({ ...meta, seq: s.index, trigger }, info, null);
   snapshot.massif = {
     time: s.time,
     timeUnit: massif.timeUnit,
     heapExtraBytes: s.heapExtraBytes,
     stacksBytes: s.stacksBytes,
+    tree: s.tree,
+    unexplainedBytes: s.unexplainedBytes,
+    cmd: massif.cmd,
   };
-  if (massif.timeUnit === 'ms') snapshot.mtimeMs = null;
+  // massif's times are its own (instructions, bytes, ms since start): the file's mtime is none of its snapshots'
+  snapshot.mtimeMs = null;
   return { snapshot, info, symbols, buildIds: null };
 }

@@ -94,8 +94,20 @@ export interface Snapshot {
    * file's order; absent for dumps). sampleSeries puts one in the live columns when it is chosen.
    */
   extraSamples?: ExtraSample[];
-  /** a massif snapshot's figures beside its heap (massif.ts): time in the file's unit, heap-admin and stack bytes */
-  massif?: { time: number; timeUnit: string; heapExtraBytes: number; stacksBytes: number };
+  /**
+   * a massif snapshot's figures beside its heap (massif.ts): time in the file's unit (i instructions, ms, B
+   * allocated and freed), heap-admin and stack bytes, whether massif kept its tree (peak: massif's peak snapshot;
+   * empty: totals only, one row), the heap its tree does not explain (a row of its own), and the command massif ran
+   */
+  massif?: {
+    time: number;
+    timeUnit: string;
+    heapExtraBytes: number;
+    stacksBytes: number;
+    tree?: 'empty' | 'detailed' | 'peak';
+    unexplainedBytes?: number;
+    cmd?: string;
+  };
 }
 
 export interface ExtraSample {

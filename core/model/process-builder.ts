@@ -79,6 +79,8 @@ export class SnapshotBuilder {
   readonly accumulated: Counts = { objects: 0, bytes: 0 };
 
   private readonly fresh: boolean;
+  /** values may be negative: a pprof delta profile (the difference of two profiles), kept as pprof keeps them */
+  private readonly signed: boolean;
 
   /** one column per declared sample type beyond the four (a pprof profile's; DumpRecord.extra), with its total */
   private readonly extra: { type: string; unit: string; col: F64Column; total: number }[];
@@ -86,8 +88,10 @@ export class SnapshotBuilder {
   constructor(
     private readonly process: StackInterner,
     extraTypes: readonly { type: string; unit: string }[] = [],
+    options: { signed?: boolean } = {},
   ) {
     this.fresh = process.freshIds === true;
+    this.signed = options.signed === true;
     this.extra = extraTypes.map((t) => ({ type: t.type, unit: t.unit, col: new F64Column(), total: 0 }));
   }
 
@@ -106,8 +110,11 @@ export class SnapshotBuilder {
     const c = r.counts;
     const live = unbiasInto(this.live1, sampling, c.liveObjects, c.liveBytes);
     const acc = unbiasInto(this.acc1, sampling, c.accumObjects, c.accumBytes);
-    // No NaN, Infinity or negative size may reach a total.
-    if (!(isSize(live.bytes) && isSize(live.objects) && isSize(acc.bytes) && isSize(acc.objects))) {
+    // No NaN, Infinity or negative size may reach a total (negative values only in a delta profile, unsampled).
+    const ok = this.signed
+      ? Number.isFinite(live.bytes + live.objects + acc.bytes + acc.objects)
+      : isSize(live.bytes) && isSize(live.objects) && isSize(acc.bytes) && isSize(acc.objects);
+    if (!ok) {
       this.nonFinite++;
       return;
     }
@@ -395,7 +402,9 @@ export class ProcessBuilder implements StackInterner {
       stacks: this.stacks,
       addresses: this.addresses,
       maps,
-      endedWithoutFinalDump: last !== undefined && last.trigger !== 'final',
+      // only jemalloc writes a final dump (prof_final): other captures (pprof, massif, memleak, PyTorch) lacking
+      // one say nothing of how the process ended
+      endedWithoutFinalDump: last !== undefined && last.trigger !== 'final' && writesFinalDump(last.format),
       symbols: null,
     };
   }
@@ -404,6 +413,11 @@ export class ProcessBuilder implements StackInterner {
 /** A 64-bit value (an address, or a mapping's bound, at most 2^64) as its high and low 32-bit words. */
 function wordsOf(v: bigint): [number, number] {
   return [Number(v >> 32n), Number(v & 0xffffffffn)];
+}
+
+/** A format whose writer ends with a final dump when the process exits (jemalloc's prof_final). */
+export function writesFinalDump(format: Snapshot['format']): boolean {
+  return format === 'heap_v2' || format === 'heap_profile';
 }
 
 function isSize(v: number): boolean {

@@ -92,6 +92,10 @@ function rawProcessName(
   if (id?.comm && argv0 && !argv0.startsWith(id.comm)) return id.comm;
   const fromCmd = id?.cmdline ? commandName(id.cmdline) : null;
   if (fromCmd) return fromCmd;
+  // valgrind massif's `cmd:` line: the command it ran (split on blanks: massif joins argv with spaces)
+  const massifCmd = p.snapshots.find((s) => s.massif?.cmd)?.massif?.cmd;
+  const fromMassif = massifCmd ? commandName(massifCmd.trim().split(/\s+/)) : null;
+  if (fromMassif) return fromMassif;
   const exe = id?.comm ?? mainExecutable(p.maps);
   const script = scriptFromFrames(p);
   if (exe && script) return `${exe} ${script}`;

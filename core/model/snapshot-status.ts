@@ -31,12 +31,38 @@ export function completeIndexes(proc: Pick<ProcessSeries, 'snapshots'>): number[
 }
 
 /**
- * The snapshot a name picks (`last`, `first` or a sequence number, as `--snapshot`, `--base`, `--target` and the
+ * A massif snapshot whose tree massif did not keep: its heap is one row (massif keeps trees for a few snapshots;
+ * the last ones are often totals only).
+ */
+export function treeless(s: Pick<Snapshot, 'massif'>): boolean {
+  return s.massif?.tree === 'empty';
+}
+
+/** The last snapshot, passing over massif's snapshots without a tree (−1 for none at all): views open on it. */
+export function lastShownIndex(proc: Pick<ProcessSeries, 'snapshots'>): number {
+  for (let i = proc.snapshots.length - 1; i >= 0; i--) if (!treeless(proc.snapshots[i])) return i;
+  return proc.snapshots.length - 1;
+}
+
+/** massif's peak snapshot where it marked one, else the snapshot with the most live bytes (−1 for none). */
+export function peakIndex(proc: Pick<ProcessSeries, 'snapshots'>): number {
+  const marked = proc.snapshots.findIndex((s) => s.massif?.tree === 'peak');
+  if (marked >= 0) return marked;
+  let best = -1;
+  proc.snapshots.forEach((s, i) => {
+    if (best < 0 || s.live.bytes > proc.snapshots[best].live.bytes) best = i;
+  });
+  return best;
+}
+
+/**
+ * The snapshot a name picks (`last`, `first`, `peak` or a sequence number, as `--snapshot`, `--base`, `--target` and the
  * report's selection say it): its index, or −1 when the process has no such snapshot.
  */
 export function snapshotByName(proc: Pick<ProcessSeries, 'snapshots'>, which: string): number {
-  if (which === 'last') return proc.snapshots.length - 1;
+  if (which === 'last') return lastShownIndex(proc);
   if (which === 'first') return 0;
+  if (which === 'peak') return peakIndex(proc);
   if (!/^\d+$/.test(which)) return -1;
   return proc.snapshots.findIndex((s) => s.seq === Number(which));
 }

@@ -32,6 +32,11 @@ export interface SeriesTimes {
   originMs: number | null;
   /** why mtimes were not used (for a warning or the axis' tooltip); null when they were or were not needed */
   mtimeProblem: string | null;
+  /**
+   * valgrind massif's own time per snapshot, in its unit (`i` instructions, `ms` since start, `B` allocated and
+   * freed): the axis a massif series has instead of a wall clock; null for other series
+   */
+  massif: { unit: string; x: number[] } | null;
 }
 
 /** Why a series' mtimes cannot be trusted as dump times, or null when they look right. */
@@ -97,7 +102,12 @@ export function seriesTimes(series: Pick<ProcessSeries, 'snapshots'>): SeriesTim
     : 'seq';
   const originMs = wall ? (times[0].timeMs as number) : null;
   const x = wall ? times.map((t) => ((t.timeMs as number) - (originMs as number)) / 1000) : times.map((_, i) => i);
-  return { snapshots: times, axis: wall ? 'wall' : 'seq', source, x, originMs, mtimeProblem: problem };
+  const unit = snaps[0]?.massif?.timeUnit;
+  const massif =
+    unit !== undefined && snaps.every((s) => s.massif?.timeUnit === unit)
+      ? { unit, x: snaps.map((s) => s.massif!.time) }
+      : null;
+  return { snapshots: times, axis: wall ? 'wall' : 'seq', source, x, originMs, mtimeProblem: problem, massif };
 }
 
 /** The time of one snapshot as `seriesTimes` gives it (convenience for single lookups). */

@@ -33,6 +33,10 @@ export interface SnapshotSummary {
   complete: boolean;
   /** the exit dump written after the interpreter's teardown (core/stats/exit-dump.ts): not the series' end */
   afterTeardown?: boolean;
+  /** a massif snapshot: whether massif kept its tree (peak: its peak; empty: totals only, not opened on) */
+  massifTree?: 'empty' | 'detailed' | 'peak';
+  /** a massif snapshot: its time in massif's unit (TimeAxis.massifUnit) */
+  massifTime?: number;
   /** the header's total (a cut dump's total), null without one */
   headerLiveBytes: number | null;
   mtimeMs: number | null;
@@ -79,7 +83,13 @@ export interface ProcessIdentitySummary {
   depth: number;
 }
 
-export type TimeAxis = { axis: 'wall' | 'seq'; source: 'capture' | 'mtime' | 'seq'; mtimeProblem: string | null };
+export type TimeAxis = {
+  axis: 'wall' | 'seq';
+  source: 'capture' | 'mtime' | 'seq';
+  mtimeProblem: string | null;
+  /** valgrind massif's time unit (i, ms, B) when every snapshot has massif's own time (SnapshotSummary.massifTime) */
+  massifUnit?: string;
+};
 
 export interface ProcessSummary {
   index: number;
@@ -182,7 +192,12 @@ function processContexts(j: Job): ProcessContext[] {
         : null,
       treeOrder: where?.k ?? 0,
       limitBytes: processLimit(p),
-      time: { axis: t.axis, source: t.source, mtimeProblem: t.mtimeProblem },
+      time: {
+        axis: t.axis,
+        source: t.source,
+        mtimeProblem: t.mtimeProblem,
+        ...(t.massif ? { massifUnit: t.massif.unit } : {}),
+      },
       snapshots: p.snapshots.map((_, i) => {
         const m = mem[i];
         const has = m.allocated !== null || m.rss !== null || m.cgroupCurrent !== null;
@@ -266,6 +281,8 @@ export function jobSummary(j: Job, opts: JobSummaryOptions): JobSummary {
         headerLiveBytes: s.headerLiveBytes,
         mtimeMs: s.mtimeMs,
         ...(s.file === teardown ? { afterTeardown: true } : {}),
+        ...(s.massif?.tree ? { massifTree: s.massif.tree } : {}),
+        ...(s.massif ? { massifTime: s.massif.time } : {}),
         ...c.snapshots[si],
       })),
       // totals: a cut dump's header total (its records are partial), else the sum of records

@@ -30,6 +30,8 @@ export interface SnapshotRows {
   rows: SnapshotRow[];
   /** the sample's value over every row the view keeps */
   shownTotal: number;
+  /** rows left out because the sample's value is 0 in every one of them (the sample type counts nothing here) */
+  zeroRows: number;
 }
 
 /**
@@ -66,8 +68,11 @@ export function snapshotRows(live: Snapshot, values: Snapshot, key: RowKey): Sna
       rows.push(n);
     }
   }
-  rows.sort((a, b) => b.value - a.value);
-  return { rows, shownTotal };
+  // largest first by magnitude, as pprof -top orders a delta profile's negative rows; when the sample counts
+  // nothing anywhere (in-use of a profile taken once all was freed), no rows of 0 but their number
+  rows.sort((a, b) => Math.abs(b.value) - Math.abs(a.value) || b.value - a.value);
+  if (rows.length > 0 && rows.every((r) => r.value === 0)) return { rows: [], shownTotal, zeroRows: rows.length };
+  return { rows, shownTotal, zeroRows: 0 };
 }
 
 /** One row of the change between two snapshots (`heaplens diff`, the Growth table). */

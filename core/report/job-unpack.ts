@@ -227,9 +227,11 @@ function hex(v: unknown, at: string): bigint {
   return BigInt(v);
 }
 
-const counts = (v: unknown, at: string): Counts => {
+/** Bytes and objects; `signed` for a pprof delta profile's (negative: what its window freed, as pprof keeps it). */
+const counts = (v: unknown, at: string, signed = false): Counts => {
   const o = obj(v, at);
-  return { bytes: size(o.bytes, `${at}.bytes`), objects: size(o.objects, `${at}.objects`) };
+  const f = (x: unknown, w: string) => (signed ? num(x, w, -MAX_COUNT, MAX_COUNT) : size(x, w));
+  return { bytes: f(o.bytes, `${at}.bytes`), objects: f(o.objects, `${at}.objects`) };
 };
 
 interface Declared {
@@ -414,19 +416,21 @@ function snapshotFields(v: unknown, at: string): SnapshotFields {
   const x = obj(v, at);
   const h = obj(x.header, `${at}.header`);
   const tr = x.truncated === null || x.truncated === undefined ? null : obj(x.truncated, `${at}.truncated`);
+  const format = oneOf(x.format, `${at}.format`, FORMATS);
+  const signed = format === 'pprof';
   return {
     file: str(x.file, `${at}.file`, T),
     seq: wholeOrNull(x.seq, `${at}.seq`),
     trigger: oneOf(x.trigger, `${at}.trigger`, TRIGGERS),
     triggerSeq: wholeOrNull(x.triggerSeq, `${at}.triggerSeq`),
     mtimeMs: numOrNull(x.mtimeMs, `${at}.mtimeMs`, -MAX_COUNT, MAX_COUNT),
-    format: oneOf(x.format, `${at}.format`, FORMATS),
+    format,
     samplePeriod: num(x.samplePeriod, `${at}.samplePeriod`, 0, MAX_SAMPLE_PERIOD),
-    live: counts(x.live, `${at}.live`),
-    accumulated: counts(x.accumulated, `${at}.accumulated`),
+    live: counts(x.live, `${at}.live`, signed),
+    accumulated: counts(x.accumulated, `${at}.accumulated`, signed),
     header: {
-      live: counts(h.live, `${at}.header.live`),
-      accumulated: counts(h.accumulated, `${at}.header.accumulated`),
+      live: counts(h.live, `${at}.header.live`, signed),
+      accumulated: counts(h.accumulated, `${at}.header.accumulated`, signed),
     },
     hasAccumulated: bool(x.hasAccumulated, `${at}.hasAccumulated`),
     truncated: tr
@@ -498,12 +502,13 @@ function unpackProcess({ p, stacks: count }: Declared, cols: Uint8Array, at: str
       const b = bytes[c];
       const o = objects[c];
       const v = variance[c];
-      // float32 holds NaN, ±Infinity and ±3.4e38: none is a heap figure
-      if (!(b >= 0 && b <= MAX_COUNT)) fail(`${at}.cellBytes[${c}]`, `${describe(b)} is not a size`);
-      if (!(o >= 0 && o <= MAX_COUNT)) fail(`${at}.cellObjects[${c}]`, `${describe(o)} is not a count`);
+      // float32 holds NaN, ±Infinity and ±3.4e38: none is a heap figure (a pprof delta profile's may be negative)
+      const lo = fields[si].format === 'pprof' ? -MAX_COUNT : 0;
+      if (!(b >= lo && b <= MAX_COUNT)) fail(`${at}.cellBytes[${c}]`, `${describe(b)} is not a size`);
+      if (!(o >= lo && o <= MAX_COUNT)) fail(`${at}.cellObjects[${c}]`, `${describe(o)} is not a count`);
       if (!(v >= 0 && v < Infinity)) fail(`${at}.cellVar[${c}]`, `${describe(v)} is not a variance`);
       // every allocation is at least one byte (float32 rounds both alike)
-      if (o > b * (1 + 1e-6) + 1e-3) fail(`${at}.cellObjects[${c}]`, `${o} objects in ${b} bytes`);
+      if (b >= 0 && o > b * (1 + 1e-6) + 1e-3) fail(`${at}.cellObjects[${c}]`, `${o} objects in ${b} bytes`);
       cellSnap[c] = si;
       inSnap[si]++;
     }

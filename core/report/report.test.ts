@@ -340,3 +340,21 @@ describe('default target', () => {
     expect(cut).toBe(1); // the workload's one SIGKILLed rollout (fixtures/job/expected.json)
   });
 });
+
+describe('a pprof delta profile in a report', () => {
+  it("its negative values survive the report: the page reads the profile's signed total back", async () => {
+    // the Go delta profile (fixtures/go/make-go-delta.sh); go tool pprof -raw's inuse_space summed is the reference
+    const dir = join(fixturePath('..'), 'go', 'delta');
+    const job = await loadJob(await collectInputFiles([join(dir, 'heap-delta.pb.gz')]));
+    const raw = readFileSync(join(dir, 'heap-delta.pprof-raw.txt'), 'utf8').split('\nLocations')[0];
+    const inuse = [...raw.matchAll(/^\s+(-?\d+)\s+(-?\d+)\s+(-?\d+)\s+(-?\d+):/gm)].reduce(
+      (a, m) => a + Number(m[4]),
+      0,
+    );
+    expect(inuse).toBeLessThan(0);
+    const { bytes } = buildReport(inputsOf(job.processes), { topN: 3 });
+    const back = unpackJob(bytes).job.processes[0];
+    expect(back.snapshots[0].live.bytes).toBe(inuse);
+    expect(close(liveSum(back, 0), inuse)).toBe(true);
+  });
+});

@@ -9,6 +9,7 @@ import { processFates, type ProcessFate } from './process-fate.js';
 import type { Evidence, KillEvidence, KillRecord } from './kill-evidence.js';
 import { processParents } from '../model/memory-context.js';
 import { seriesTimes } from '../model/snapshot-time.js';
+import { writesFinalDump } from '../model/process-builder.js';
 
 export type Fate = 'oom-killed' | 'killed' | 'exited' | 'torn-down' | 'unknown';
 
@@ -129,7 +130,7 @@ export function processEnds(
       };
     }
     if (f.killed) return { fate: 'killed', fateEvidence: fromDumps, kill: null, inferred: f, endedAtMs: end };
-    if (!p.endedWithoutFinalDump) {
+    if (!p.endedWithoutFinalDump && p.snapshots.some((s) => writesFinalDump(s.format))) {
       const last = p.snapshots[p.snapshots.length - 1];
       return {
         fate: 'exited',

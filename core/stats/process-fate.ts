@@ -7,6 +7,7 @@ import { revealControls } from '../model/display-text.js';
 import type { Job, ProcessSeries } from '../model/model.js';
 import { lastCompleteIndex } from '../model/snapshot-status.js';
 import { seriesTimes } from '../model/snapshot-time.js';
+import { writesFinalDump } from '../model/process-builder.js';
 
 /**
  * A process "ended before its siblings" when its last dump is older than the job's last dump by more
@@ -45,8 +46,11 @@ function medianInterval(t: readonly number[]): number | null {
 }
 
 export function processFates(job: Pick<Job, 'processes'>): ProcessFate[] {
-  const anyFinal = job.processes.some((p) => !p.endedWithoutFinalDump);
-  const times = job.processes.map(dumpTimes);
+  // only jemalloc dumps carry this evidence: a pprof profile, a massif file or a memleak log beside them has no
+  // final dump to miss, and its times are not the job's dump schedule (unrelated captures are not "killed")
+  const dumps = job.processes.map((p) => p.snapshots.some((s) => writesFinalDump(s.format)));
+  const anyFinal = job.processes.some((p, i) => dumps[i] && !p.endedWithoutFinalDump);
+  const times = job.processes.map((p, i) => (dumps[i] ? dumpTimes(p) : null));
   const lastTimes = times.map((t) => (t && t.length > 0 ? t[t.length - 1] : null));
   const known = lastTimes.filter((t): t is number => t !== null);
   const jobEnd = known.length > 1 ? Math.max(...known) : null;
@@ -54,7 +58,7 @@ export function processFates(job: Pick<Job, 'processes'>): ProcessFate[] {
     const li = lastCompleteIndex(p);
     const last = p.snapshots[p.snapshots.length - 1];
     const evidence: string[] = [];
-    if (last && !last.complete)
+    if (last && !last.complete && dumps[i])
       // the file name is shown by the CLI and the app alike: marked once here (bidi overrides, escapes)
       evidence.push(
         `its last dump (${revealControls(last.file)}) is cut off: the process was likely stopped while jemalloc wrote it`,

@@ -68,7 +68,9 @@ const oneOf =
     values.includes(v) ? null : `takes ${values.join(', ')}`;
 const wholeNumber = (v: string): string | null => (/^\d+$/.test(v) ? null : 'takes a whole number');
 const snapshotRef = (v: string): string | null =>
-  v === 'last' || v === 'first' || /^\d+$/.test(v) ? null : 'takes last, first or a sequence number';
+  v === 'last' || v === 'first' || v === 'peak' || /^\d+$/.test(v)
+    ? null
+    : 'takes last, first, peak or a sequence number';
 const regex = (v: string): string | null => {
   try {
     new RegExp(v);

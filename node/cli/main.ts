@@ -39,7 +39,7 @@ const COMMANDS: readonly Command[] = [
   },
   {
     name: 'top',
-    usage: `  heaplens top <paths…> [--snapshot last|first|<seq>] [-n 20]
+    usage: `  heaplens top <paths…> [--snapshot last|first|peak|<seq>] [-n 20]
                                                   stacks by live bytes in one snapshot`,
     flags: [...COMMON, ...SLICING, ...SYMBOL_FLAGS, 'snapshot', 'top'],
     run: async (a, io) => onJob(a, io, (await import('./commands/top.js')).top),
@@ -101,7 +101,7 @@ const COMMANDS: readonly Command[] = [
   },
   {
     name: 'export',
-    usage: `  heaplens export --format pprof|folded|speedscope [--snapshot last|first|<seq>] -o out <paths…>
+    usage: `  heaplens export --format pprof|folded|speedscope [--snapshot last|first|peak|<seq>] -o out <paths…>
                                                   one snapshot per process, for other profilers' tools`,
     flags: [
       ...COMMON.filter((f) => f !== 'json'),

@@ -5,10 +5,10 @@ import type { ProcessSeries } from '../../core/model/model.js';
 import { snapshotByName } from '../../core/model/snapshot-status.js';
 import { UsageError } from './args.js';
 
-/** Snapshot index by `last`, `first` or sequence number; -1 when the process has no such snapshot. */
+/** Snapshot index by `last`, `first`, `peak` or sequence number; -1 when the process has no such snapshot. */
 export function snapshotBySeq(p: Pick<ProcessSeries, 'snapshots'>, which: string, option: string): number {
-  if (which !== 'last' && which !== 'first' && !/^\d+$/.test(which))
-    throw new UsageError(`--${option} takes last, first or a sequence number, got ${JSON.stringify(which)}`);
+  if (which !== 'last' && which !== 'first' && which !== 'peak' && !/^\d+$/.test(which))
+    throw new UsageError(`--${option} takes last, first, peak or a sequence number, got ${JSON.stringify(which)}`);
   return snapshotByName(p, which);
 }
 

@@ -58,10 +58,12 @@ function check(ok: boolean, what: string): void {
 function checkJob(job: Job, paths: readonly string[]): void {
   for (const p of job.processes) {
     for (const s of p.snapshots) {
+      // a pprof delta profile keeps its negative values (as pprof does): finite and within 2^53 either way
+      const ok = (v: number) => (s.format === 'pprof' ? Math.abs(v) <= 2 ** 53 : v >= 0 && v < Infinity);
       for (const v of [s.live.bytes, s.live.objects, s.accumulated.bytes, s.accumulated.objects])
-        check(v >= 0 && v < Infinity, `${s.file}: total ${v}`);
+        check(ok(v), `${s.file}: total ${v}`);
       for (const col of [s.liveBytes, s.liveObjects, s.accumBytes, s.accumObjects]) {
-        if (col) for (const v of col) check(v >= 0 && v < Infinity, `${s.file}: cell ${v}`);
+        if (col) for (const v of col) check(ok(v), `${s.file}: cell ${v}`);
       }
       for (const t of s.threads)
         check(t.live.bytes >= 0 && t.live.bytes < Infinity, `${s.file}: thread ${t.uid} ${t.live.bytes}`);
@@ -230,9 +232,10 @@ export async function targets(): Promise<Target[]> {
   );
   const pyName = readdirSync(join(PY, 'py312')).find((n) => n.endsWith('.1.m1.heap'))!;
   const noMaps = read('damaged', 'no-maps-section.heap');
-  const pprofSeeds = ['001', '003'].map(
-    (n) => new Uint8Array(gunzipSync(readFileSync(join(FIXTURES, '..', 'go', 'pprof-series', `heap.${n}.pb.gz`)))),
-  );
+  const pprofSeeds = [
+    ...['001', '003'].map((n) => join(FIXTURES, '..', 'go', 'pprof-series', `heap.${n}.pb.gz`)),
+    join(FIXTURES, '..', 'go', 'delta', 'heap-delta.pb.gz'),
+  ].map((f) => new Uint8Array(gunzipSync(readFileSync(f))));
   const leak = join(FIXTURES, '..', 'go', 'leak-series');
   const leakSeed = new Uint8Array(
     gunzipSync(
@@ -265,7 +268,11 @@ export async function targets(): Promise<Target[]> {
       seeds: pprofSeeds.map((d) => new Uint8Array(gzipSync(d))),
       run: (b) => jobOf([['d/heap.pb.gz', b]]),
     },
-    { name: 'massif', seeds: [massif], run: (b) => jobOf([['d/massif.out.1', b]]) },
+    {
+      name: 'massif',
+      seeds: [massif, new Uint8Array(readFileSync(join(FIXTURES, '..', 'massif', 'massif.out.pages')))],
+      run: (b) => jobOf([['d/massif.out.1', b]]),
+    },
     ...(['zst', 'bz2', 'xz'] as const).map((ext) => ({
       name: `massif.${ext}`,
       seeds: [new Uint8Array(readFileSync(join(FIXTURES, '..', 'massif', `massif.out.grow.${ext}`)))],
@@ -355,7 +362,11 @@ export async function targets(): Promise<Target[]> {
     },
     {
       name: 'memleak',
-      seeds: [read('..', 'ebpf', 'memleak.txt')],
+      seeds: [
+        read('..', 'ebpf', 'memleak.txt'),
+        read('..', 'ebpf', 'memleak.bcc-spaces.txt'),
+        read('..', 'ebpf', 'memleak.libbpf.txt'),
+      ],
       run: async (b) => {
         const m = parseMemleak(dec.decode(b));
         for (const r of m.reports)

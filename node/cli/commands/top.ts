@@ -27,7 +27,7 @@ export function top(job: Job, args: ParsedArgs, io: Output): void {
     const s = p.snapshots[si];
     const values = sp.snapshots[si];
     const { view, key } = list.view(p);
-    const { rows: all, shownTotal: shown } = snapshotRows(s, values, key);
+    const { rows: all, shownTotal: shown, zeroRows } = snapshotRows(s, values, key);
     list.addProcess({
       ...processJson(p),
       snapshot: snapshotJson(s),
@@ -63,6 +63,8 @@ export function top(job: Job, args: ParsedArgs, io: Output): void {
       ]);
     });
     list.table(['#', what, 'share', 'objects', 'stack (leaf first)'], rows, [true, true, true, true, false]);
+    if (zeroRows > 0)
+      list.say(`  every stack's ${fmt.name} is 0: ${zeroRows} rows not shown (another sample type: --sample)`);
   }
   list.end();
 }

@@ -89,4 +89,26 @@ describe('time axis', () => {
     // on a sequence axis times have no place
     expect(timeAxis([proc([0, 1], null)], [0, 300], [kill]).x({ index: 1, seq: 1, timeMs: null })).toBe(300);
   });
+
+  it("a massif series is drawn on massif's own time, its unit in the ticks and the caption", () => {
+    // the --pages-as-heap run's time_unit B (fixtures/massif): snapshot times in bytes allocated and freed
+    const m: AxisProcess = {
+      time: { axis: 'seq', source: 'seq', mtimeProblem: 'x', massifUnit: 'B' },
+      snapshots: [0, 4096, 3_000_000, 17_764_352].map((t, index) => ({
+        index,
+        seq: index,
+        timeMs: null,
+        massifTime: t,
+      })),
+    };
+    expect(timeKind([m])).toBe('massif');
+    expect(xValue('massif', m.snapshots[3])).toBe(17_764_352);
+    const ax = timeAxis([m], [0, 500]);
+    expect(ax.x(m.snapshots[0])).toBe(0);
+    expect(ax.x(m.snapshots[3])).toBe(500);
+    expect(ax.ticks.every((t) => / B$/.test(t.label))).toBe(true);
+    expect(ax.caption.text).toBe('x: massif time (bytes allocated and freed)');
+    // beside a process without massif's time: sequence numbers
+    expect(timeKind([m, proc([0, 1], null)])).toBe('seq');
+  });
 });

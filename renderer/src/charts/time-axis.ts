@@ -2,34 +2,51 @@
 // every dump (capture clock, else plausible mtimes: core/model/snapshot-time.ts), else the dumps' sequence
 // numbers — labelled `#seq` as snapshots are everywhere (lib/format.ts snapLabel), never by list position. Wall
 // clock is shown in UTC, on ticks, tooltips and the caption alike: dumps come from another machine (a cluster
-// node), and UTC is the zone its logs and the kernel's lines can be matched in.
+// node), and UTC is the zone its logs and the kernel's lines can be matched in. A valgrind massif series has no wall
+// clock but its own time (instructions, ms since start, or bytes allocated and freed): its axis when every shown
+// process has it in one unit.
 
-import { scaleLinear, scaleUtc, utcFormat, type ScaleLinear } from 'd3';
+import { format, scaleLinear, scaleUtc, utcFormat, type ScaleLinear } from 'd3';
 
 export interface AxisSnapshot {
   index: number;
   seq: number | null;
   timeMs: number | null;
+  /** massif's own time, in the process's massifUnit */
+  massifTime?: number;
 }
 
 export interface AxisProcess {
-  time: { axis: 'wall' | 'seq'; source: 'capture' | 'mtime' | 'seq'; mtimeProblem: string | null };
+  time: { axis: 'wall' | 'seq'; source: 'capture' | 'mtime' | 'seq'; mtimeProblem: string | null; massifUnit?: string };
   snapshots: readonly AxisSnapshot[];
 }
 
-export type TimeKind = 'wall' | 'seq';
+export type TimeKind = 'wall' | 'seq' | 'massif';
+
+/** massif's time units as its --time-unit names them */
+const MASSIF_UNITS: Record<string, { name: string; suffix: string }> = {
+  i: { name: 'instructions executed', suffix: 'i' },
+  ms: { name: 'ms since the program started', suffix: 'ms' },
+  B: { name: 'bytes allocated and freed', suffix: 'B' },
+};
 export const TIME_ZONE = 'UTC';
 
 /** Wall clock only when every shown process has a time for every dump; else sequence numbers. */
 export function timeKind(procs: readonly AxisProcess[]): TimeKind {
-  return procs.length > 0 && procs.every((p) => p.time.axis === 'wall' && p.snapshots.every((s) => s.timeMs !== null))
-    ? 'wall'
-    : 'seq';
+  if (procs.length > 0 && procs.every((p) => p.time.axis === 'wall' && p.snapshots.every((s) => s.timeMs !== null)))
+    return 'wall';
+  const unit = procs[0]?.time.massifUnit;
+  if (
+    unit !== undefined &&
+    procs.every((p) => p.time.massifUnit === unit && p.snapshots.every((s) => s.massifTime !== undefined))
+  )
+    return 'massif';
+  return 'seq';
 }
 
-/** A snapshot's place on the axis: ms since the epoch, or its sequence number (its position only without one). */
+/** A snapshot's place on the axis: ms since the epoch, massif's time, or its sequence number (else its position). */
 export function xValue(kind: TimeKind, s: AxisSnapshot): number {
-  return kind === 'wall' ? (s.timeMs ?? 0) : (s.seq ?? s.index);
+  return kind === 'wall' ? (s.timeMs ?? 0) : kind === 'massif' ? (s.massifTime ?? 0) : (s.seq ?? s.index);
 }
 
 /** One format for a whole axis, by its span: milliseconds for a burst of dumps, dates across days (UTC). */
@@ -62,7 +79,7 @@ export interface TimeAxis {
 }
 
 /** at least this many px per tick label, so labels never overlap */
-const TICK_PX: Record<TimeKind, number> = { wall: 96, seq: 44 };
+const TICK_PX: Record<TimeKind, number> = { wall: 96, seq: 44, massif: 72 };
 
 /**
  * The axis over the shown processes' dumps, drawn between `range[0]` and `range[1]` px. `alsoMs`: wall-clock
@@ -101,6 +118,11 @@ export function timeAxis(
       .domain([new Date(lo), new Date(hi)])
       .ticks(n)
       .map((d) => ({ value: d.getTime(), label: fmt(d.getTime()) }));
+  } else if (kind === 'massif') {
+    // massif's figures as ms_print prints them: the unit after a short number (1.5M i, 120 ms, 3.2M B)
+    const suffix = MASSIF_UNITS[procs[0].time.massifUnit ?? '']?.suffix ?? procs[0].time.massifUnit ?? '';
+    const fmt = format('~s');
+    ticks = scale.ticks(n).map((v) => ({ value: v, label: `${fmt(v)} ${suffix}` }));
   } else {
     const bySeq = procs.every((p) => p.snapshots.every((s) => s.seq !== null));
     ticks = scale
@@ -122,6 +144,14 @@ function caption(kind: TimeKind, procs: readonly AxisProcess[]): { text: string;
     return {
       text: `x: wall clock, ${TIME_ZONE} (${src})`,
       title: `each dump at the time it was written, in ${TIME_ZONE}`,
+    };
+  }
+  if (kind === 'massif') {
+    const unit = procs[0].time.massifUnit ?? '';
+    const name = MASSIF_UNITS[unit]?.name ?? unit;
+    return {
+      text: `x: massif time (${name})`,
+      title: `x: each snapshot at the time valgrind massif gave it, in ${name}`,
     };
   }
   const why = procs.map((p) => p.time.mtimeProblem).find((m) => m) ?? 'no capture times';

@@ -51,7 +51,10 @@ export function shortFile(p: string): string {
  * A snapshot as every label, select, note and tooltip names it: its sequence number from the file name (as the
  * file name and core/notes/notes.ts do), never its position in the list.
  */
-export function snapLabel(s: { seq: number | null; index: number } | null | undefined): string {
+export function snapLabel(
+  s: { seq: number | null; index: number; massifTree?: 'empty' | 'detailed' | 'peak' } | null | undefined,
+): string {
   if (!s) return '#?';
-  return s.seq !== null ? `#${s.seq}` : `dump ${s.index + 1}`;
+  // massif's peak snapshot is marked wherever a snapshot is named
+  return (s.seq !== null ? `#${s.seq}` : `dump ${s.index + 1}`) + (s.massifTree === 'peak' ? ' (peak)' : '');
 }

@@ -105,9 +105,15 @@ export class Selection {
     const p = this.focused;
     const n = p ? p.snapshots.length : 0;
     // the last complete dump: a cut one would show frees that never happened, an exit dump after the
-    // interpreter's teardown the objects Python freed on the way out (the leak "gone")
+    // interpreter's teardown the objects Python freed on the way out (the leak "gone"), a massif snapshot whose
+    // tree massif did not keep one row of totals
     let last = n - 1;
-    while (last > 0 && p && (!p.snapshots[last].complete || p.snapshots[last].afterTeardown)) last--;
+    while (
+      last > 0 &&
+      p &&
+      (!p.snapshots[last].complete || p.snapshots[last].afterTeardown || p.snapshots[last].massifTree === 'empty')
+    )
+      last--;
     this.base = 0;
     // a PyTorch device opens on its peak (ProcessSummary.openSnapshot), the diff running up to it
     const open = p?.openSnapshot;

@@ -34,7 +34,7 @@ export function completeIndexes(proc: Pick<ProcessSeries, 'snapshots'>): number[
  * The snapshot a name picks (`last`, `first` or a sequence number, as `--snapshot`, `--base`, `--target` and the
  * report's selection say it): its index, or −1 when the process has no such snapshot.
  */
-export function snapshotByName(proc: Pick<ProcessSeries, 'snapshots'>, which: string): number {
+export function snapshotByName(proc: { readonly snapshots: readonly Snapshot[] }, which: string): number {
   if (which === 'last') return proc.snapshots.length - 1;
   if (which === 'first') return 0;
   if (!/^\d+$/.test(which)) return -1;

@@ -3,6 +3,7 @@
 // holders' series and σ per snapshot for the sparklines; the focus/ignore chips narrow it as they narrow every view.
 
 import type { Job } from '../model/model.js';
+import { teardownIndex } from '../model/series-end.js';
 import type { JobSuspects } from '../stats/suspects.js';
 import type { FrameGroup, ViewOptions } from '../model/vocab.js';
 import { stackLabel } from './labels.js';
@@ -11,7 +12,10 @@ import type { QuerySession } from './session.js';
 /** Sparklines drawn per group row: the top holders by score (a stack in 64 ranks shows its 4 worst, and a count). */
 export const MEMBERS_PER_ROW = 4;
 
-/** One process's series of a suspect stack: live bytes and 1σ per snapshot (all snapshots; cut ones flagged). */
+/**
+ * One process's series of a suspect stack: live bytes and 1σ per snapshot (all snapshots; cut ones flagged, and the
+ * exit dump after teardown, which the series ends before: core/model/series-end.ts).
+ */
 export interface SuspectMember {
   proc: number;
   pid: number | null;
@@ -28,6 +32,8 @@ export interface SuspectMember {
   series: number[];
   sigma: number[];
   complete: boolean[];
+  /** index of the exit dump after teardown (drawn as a marked point off the line), −1 when there is none */
+  exitDump: number;
 }
 
 /** A stack across the processes that hold it (core/stats/suspects.ts group), ranked job-wide. */
@@ -96,8 +102,13 @@ export interface StackVerdict {
 function seriesOf(
   job: Job,
   wanted: readonly { proc: number; stackId: number }[],
-): { series: number[]; sigma: number[]; complete: boolean[] }[] {
-  const out = wanted.map(() => ({ series: [] as number[], sigma: [] as number[], complete: [] as boolean[] }));
+): { series: number[]; sigma: number[]; complete: boolean[]; exitDump: number }[] {
+  const out = wanted.map(() => ({
+    series: [] as number[],
+    sigma: [] as number[],
+    complete: [] as boolean[],
+    exitDump: -1,
+  }));
   const byProc = new Map<number, Map<number, number>>();
   wanted.forEach((w, k) => {
     let m = byProc.get(w.proc);
@@ -107,7 +118,9 @@ function seriesOf(
   byProc.forEach((slots, proc) => {
     const snaps = job.processes[proc].snapshots;
     const ks = [...slots.values()];
+    const exitDump = teardownIndex(job.processes[proc]);
     for (const k of ks) {
+      out[k].exitDump = exitDump;
       out[k].series = new Array<number>(snaps.length).fill(0);
       out[k].sigma = new Array<number>(snaps.length).fill(0);
       out[k].complete = snaps.map((s) => s.complete);
@@ -201,7 +214,10 @@ export function suspectsResult(session: QuerySession, limit: number, view: ViewO
   const filtered = passing.size < r.groups.length;
   const groups = (filtered ? r.groups.filter((g) => passing.has(g.group)) : r.groups).slice(0, limit);
   const want = new Map(groups.map((g) => [g.group, [] as SuspectMember[]]));
-  const picked: { member: Omit<SuspectMember, 'series' | 'sigma' | 'complete'>; list: SuspectMember[] }[] = [];
+  const picked: {
+    member: Omit<SuspectMember, 'series' | 'sigma' | 'complete' | 'exitDump'>;
+    list: SuspectMember[];
+  }[] = [];
   const count = new Map<number, number>();
   for (const s of r.stacks) {
     const list = want.get(s.group);

@@ -6,9 +6,8 @@
 import type { ProcessSeries } from '../model/model.js';
 import { NOISE_Z } from '../model/sampling-error.js';
 import { theilSen } from './robust-slope.js';
-import { completeIndexes } from '../model/snapshot-status.js';
 import { secondsOf } from '../model/snapshot-time.js';
-import { teardownDump } from './exit-dump.js';
+import { seriesIndexes, teardownDump } from '../model/series-end.js';
 
 export type GrowthPattern = 'steady' | 'plateau' | 'step' | 'fluctuating' | 'declining' | 'flat' | 'unknown';
 
@@ -325,18 +324,13 @@ export interface SeriesFrame {
 export function seriesFrame(
   proc: Pick<ProcessSeries, 'snapshots'> & Partial<Pick<ProcessSeries, 'pythonFrames'>>,
 ): SeriesFrame {
-  let idx = completeIndexes(proc);
+  // the one rule of where a series ends (core/model/series-end.ts): cut dumps and an exit dump after teardown out
+  const idx = seriesIndexes(proc);
   const notes: string[] = [];
-  const cut = proc.snapshots.length - idx.length;
-  if (cut > 0) notes.push(`${cut} cut dump${cut === 1 ? '' : 's'} left out of the series (records incomplete)`);
-  // a final dump written after the interpreter freed its objects is not the end of the series (issue 19 item 3):
-  // the same rule for the Suspects view, `growth` and the post-mortem
   const teardown = teardownDump(proc, 0);
-  if (teardown) {
-    const last = proc.snapshots.length - 1;
-    idx = idx.filter((i) => i !== last);
-    notes.push(teardown.note);
-  }
+  const cut = proc.snapshots.length - idx.length - (teardown ? 1 : 0);
+  if (cut > 0) notes.push(`${cut} cut dump${cut === 1 ? '' : 's'} left out of the series (records incomplete)`);
+  if (teardown) notes.push(teardown.note);
   const snaps = idx.map((i) => proc.snapshots[i]);
   if (snaps.length < MIN_PATTERN_SNAPSHOTS)
     notes.push(

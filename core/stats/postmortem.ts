@@ -5,7 +5,8 @@
 
 import type { Job, ProcessSeries } from '../model/model.js';
 import { theilSen } from './robust-slope.js';
-import { completeIndexes, snapshotTotalBytes } from '../model/snapshot-status.js';
+import { snapshotTotalBytes } from '../model/snapshot-status.js';
+import { seriesIndexes } from '../model/series-end.js';
 import { secondsOf } from '../model/snapshot-time.js';
 import { MIN_LATE_POINTS } from './patterns.js';
 import { rankJob, type JobSuspects } from './suspects.js';
@@ -95,7 +96,7 @@ export function project(headroom: number, r: EndRate): Projection {
 
 /** The rate of a process's total at the end of its series. */
 export function endRate(proc: ProcessSeries): { rate: EndRate | null; note: string | null } {
-  const idx = completeIndexes(proc);
+  const idx = seriesIndexes(proc);
   const n = idx.length;
   if (n < 2) return { rate: null, note: 'one complete snapshot: no rate' };
   const totals = Float64Array.from(idx, (i) => proc.snapshots[i].live.bytes);

@@ -33,6 +33,8 @@ export interface PanelContent {
   frames: (FrameInfo & { hidden: boolean; fold?: number })[];
   facts: [string, string][];
   series: number[] | null;
+  /** index in `series` of the exit dump after teardown (a marked point, not the series' end), −1 when none */
+  exitDump?: number;
   /** the stack shown (growth row, timeline legend): what a stack note points at */
   stackId?: number;
   /** the function shown (a flame-graph node): what a function note points at */
@@ -102,12 +104,9 @@ export class Selection {
   }
 
   resetBaseTarget(): void {
-    const p = this.focused;
-    const n = p ? p.snapshots.length : 0;
-    // the last complete dump: a cut one would show frees that never happened, an exit dump after the
-    // interpreter's teardown the objects Python freed on the way out (the leak "gone")
-    let last = n - 1;
-    while (last > 0 && p && (!p.snapshots[last].complete || p.snapshots[last].afterTeardown)) last--;
+    // the series' end (core/model/series-end.ts): not a cut dump (frees that never happened), not an exit dump
+    // after the interpreter's teardown (the objects Python freed on the way out: the leak "gone")
+    const last = this.focused?.seriesEnd ?? 0;
     this.base = 0;
     this.target = Math.max(0, last);
     this.snapshot = Math.max(0, last);
@@ -218,6 +217,7 @@ export class Selection {
         frames: stack.frames,
         facts,
         series: stack.series,
+        exitDump: stack.exitDump ?? -1,
         stackId,
       };
     });

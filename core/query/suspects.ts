@@ -26,9 +26,11 @@ export interface SuspectMember {
   lastBytes: number;
   sigmaBytes: number;
   withinNoise: boolean;
-  /** late Theil–Sen slope: per second when times are known, else per snapshot */
-  lateRate: number;
+  /** late Theil–Sen slope: per second when times are known, else per snapshot; null: the series carries no rate */
+  lateRate: number | null;
   lateRatePerSecond: boolean;
+  /** why there is no rate or no rate per second ("2 dumps in 12 ms: no rate"), null when both hold */
+  rateNote: string | null;
   series: number[];
   sigma: number[];
   complete: boolean[];
@@ -51,8 +53,11 @@ export interface SuspectRow {
   frameGroup: FrameGroup;
   /** `file:line` of the naming stack's first Python frame (else first frame with a line), null when none */
   site: string | null;
-  /** the holders' late Theil–Sen slopes summed: per second when every holder's times are known, else per dump */
-  lateRate: number;
+  /**
+   * the late Theil–Sen slopes of the holders that carry a rate, summed: per second when every one's times are
+   * known, else per dump; null when no holder's series carries a rate (too few dumps)
+   */
+  lateRate: number | null;
   lateRatePerSecond: boolean;
   /** members by score; the first is the group's top */
   members: SuspectMember[];
@@ -84,8 +89,10 @@ export interface StackVerdict {
   score: number;
   sigmaBytes: number;
   withinNoise: boolean;
-  lateRate: number;
+  /** null: the series carries no rate (`rateNote` says why) */
+  lateRate: number | null;
   lateRatePerSecond: boolean;
+  rateNote: string | null;
   groupProcesses: number;
   /** rank of this (process, stack) among every process's stacks (0 = top) */
   rank: number;
@@ -173,8 +180,9 @@ export function stackVerdict(session: QuerySession, proc: number, stackId: numbe
     score: v.s.score,
     sigmaBytes: v.s.sigmaBytes,
     withinNoise: v.s.withinNoise,
-    lateRate: v.s.lateSlopePerSecond ?? v.s.lateSlopePerSnapshot,
+    lateRate: v.s.hasRate ? (v.s.lateSlopePerSecond ?? v.s.lateSlopePerSnapshot) : null,
     lateRatePerSecond: v.s.lateSlopePerSecond !== null,
+    rateNote: v.s.rateNote,
     groupProcesses: v.s.groupProcesses,
     rank: v.rank,
     rowRank: v.s.group,
@@ -202,6 +210,7 @@ export function suspectsResult(session: QuerySession, limit: number, view: ViewO
   for (const s of r.stacks) {
     if (!keep(s.processIndex, s.stackId)) continue;
     passing.add(s.group);
+    if (!s.hasRate) continue; // a holder with too few dumps adds no rate
     const perSecond = s.lateSlopePerSecond !== null;
     const v = perSecond ? (s.lateSlopePerSecond as number) : s.lateSlopePerSnapshot;
     const g = rate.get(s.group);
@@ -237,8 +246,9 @@ export function suspectsResult(session: QuerySession, limit: number, view: ViewO
         lastBytes: s.lastBytes,
         sigmaBytes: s.sigmaBytes,
         withinNoise: s.withinNoise,
-        lateRate: perSecond ? (s.lateSlopePerSecond as number) : s.lateSlopePerSnapshot,
+        lateRate: !s.hasRate ? null : perSecond ? (s.lateSlopePerSecond as number) : s.lateSlopePerSnapshot,
         lateRatePerSecond: perSecond,
+        rateNote: s.rateNote,
       },
     });
   }
@@ -265,7 +275,7 @@ export function suspectsResult(session: QuerySession, limit: number, view: ViewO
         context: l.context,
         frameGroup: l.group,
         site: l.site,
-        lateRate: rt?.sum ?? 0,
+        lateRate: rt?.sum ?? null,
         lateRatePerSecond: rt?.perSecond ?? false,
         members: want.get(g.group) ?? [],
         processCount: g.processIndexes.length,

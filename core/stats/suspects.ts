@@ -87,6 +87,8 @@ function suspect(
     lateSlopePerSnapshot: s.lateSlopePerSnapshot,
     lateSlopePerSecond: s.lateSlopePerSecond,
     lateZ: s.lateZ,
+    hasRate: s.hasRate,
+    rateNote: s.rateNote,
     score: s.score,
     processIndex,
     process,

@@ -202,7 +202,7 @@ export function postmortemCommand(job: Job, args: ParsedArgs, io: Output, given:
   const rows = listed.groups.map(({ group: g, first, frames }, i) => [
     String(i + 1),
     g.pattern,
-    rateText(first.lateSlopePerSnapshot, first.lateSlopePerSecond),
+    rateText(first.lateSlopePerSnapshot, first.lateSlopePerSecond, first.hasRate),
     formatBytes(g.lastBytes),
     g.sigmaBytes > 0 ? '±' + formatBytes(NOISE_Z * g.sigmaBytes) : '',
     String(job.processes[g.top.processIndex].pid ?? '-'),

@@ -6,8 +6,12 @@ import type { GrowthAnswer } from '../../../core/query/growth.js';
 import { formatBytes, formatSignedBytes, table } from '../format.js';
 import { indent, printWarnings, processTitle, stackText, tableColumns, type Output } from '../common.js';
 
-/** A rate: per second where the dumps have times, else per dump. */
-export function rateText(perSnapshot: number, perSecond: number | null): string {
+/**
+ * A rate: per second where the dumps have times far enough apart, else per dump; "no rate" for a series too short
+ * to carry one (core/stats/patterns.ts rateBasis: its note says why).
+ */
+export function rateText(perSnapshot: number, perSecond: number | null, hasRate = true): string {
+  if (!hasRate) return 'no rate';
   if (perSecond !== null) return `${formatSignedBytes(perSecond)}/s`;
   return `${formatSignedBytes(perSnapshot)}/dump`;
 }
@@ -39,7 +43,7 @@ export function printGrowth(job: Job, a: GrowthAnswer, io: Output): void {
     g.pattern,
     deltaText(g.deltaBytes, Math.abs(g.deltaBytes) < NOISE_Z * g.sigmaBytes),
     sigmaText(g.sigmaBytes),
-    rateText(first.lateSlopePerSnapshot, first.lateSlopePerSecond),
+    rateText(first.lateSlopePerSnapshot, first.lateSlopePerSecond, first.hasRate),
     `${g.processIndexes.length} (${pidList(job, g.processIndexes)})`,
     stackText(frames),
   ]);
@@ -74,8 +78,8 @@ export function printGrowth(job: Job, a: GrowthAnswer, io: Output): void {
         s.pattern,
         deltaText(s.deltaBytes, s.withinNoise),
         sigmaText(s.sigmaBytes),
-        rateText(s.slopePerSnapshot, s.slopePerSecond),
-        rateText(s.lateSlopePerSnapshot, s.lateSlopePerSecond),
+        rateText(s.slopePerSnapshot, s.slopePerSecond, s.hasRate),
+        rateText(s.lateSlopePerSnapshot, s.lateSlopePerSecond, s.hasRate),
         s.groupProcesses > 1 ? `${s.groupProcesses} procs` : '',
         stackText(frames),
       ]);

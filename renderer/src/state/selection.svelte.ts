@@ -20,7 +20,7 @@ import type {
 import type { StackTarget } from '../../../core/notes/schema.ts';
 import { OPENING_VIEW } from '../../../core/query/provisional.ts';
 import { DEFAULT_FLAME, type FlameArrangement, type Tab } from '../lib/session-map.ts';
-import { formatBytes, formatCount, formatPct, snapLabel } from '../lib/format.ts';
+import { formatBytes, formatCount, formatPct, formatRate, snapLabel } from '../lib/format.ts';
 import { KIND_LABEL } from '../lib/colors.ts';
 import type { Opening } from './opening.ts';
 
@@ -201,7 +201,7 @@ export class Selection {
         );
         if (v.groupProcesses > 1)
           facts.push([`score in pid ${this.focused?.pid ?? '?'}`, `${formatBytes(v.score)} (this process alone)`]);
-        facts.push(['late rate', `${formatBytes(v.lateRate, true)}/${v.lateRatePerSecond ? 's' : 'dump'}`]);
+        facts.push(['late rate', formatRate(v.lateRate, v.lateRatePerSecond) + (v.rateNote ? ` (${v.rateNote})` : '')]);
         if (v.sigmaBytes > 0) facts.push(['±2σ at the end', `${formatBytes(2 * v.sigmaBytes)} (sampling)`]);
         if (v.groupProcesses > 1) facts.push(['held by', `${v.groupProcesses} processes`]);
       }

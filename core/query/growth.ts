@@ -127,7 +127,14 @@ export function groupFacts(job: Pick<Job, 'processes'>, { group: g, frames }: Gr
     processes: g.processes,
     pattern: g.pattern,
     score: g.score,
+    // the change of the holders that share the group's pattern; the others' apart (core/stats/suspects.ts)
     deltaBytes: g.deltaBytes,
+    patternProcesses: g.patternProcessIndexes.map((i) => job.processes[i].pid),
+    others: {
+      processes: g.others.processIndexes.map((i) => job.processes[i].pid),
+      deltaBytes: g.others.deltaBytes,
+      patterns: g.others.patterns,
+    },
     lastBytes: g.lastBytes,
     sigmaBytes: g.sigmaBytes,
     members: g.members,

@@ -43,7 +43,10 @@ export interface SuspectRow {
   group: number;
   pattern: string;
   score: number;
+  /** the change of the holders that share the row's pattern (a steady row: its steady holders) */
   deltaBytes: number;
+  /** the other holders, shown apart: how many processes, their summed change and their patterns */
+  others: { processes: number; deltaBytes: number; patterns: string[] };
   lastBytes: number;
   sigmaBytes: number;
   withinNoise: boolean;
@@ -54,8 +57,8 @@ export interface SuspectRow {
   /** `file:line` of the naming stack's first Python frame (else first frame with a line), null when none */
   site: string | null;
   /**
-   * the late Theil–Sen slopes of the holders that carry a rate, summed: per second when every one's times are
-   * known, else per dump; null when no holder's series carries a rate (too few dumps)
+   * the late Theil–Sen slopes of the holders that share the row's pattern and carry a rate, summed: per second when
+   * every one's times are known, else per dump; null when none carries a rate (too few dumps)
    */
   lateRate: number | null;
   lateRatePerSecond: boolean;
@@ -211,6 +214,7 @@ export function suspectsResult(session: QuerySession, limit: number, view: ViewO
     if (!keep(s.processIndex, s.stackId)) continue;
     passing.add(s.group);
     if (!s.hasRate) continue; // a holder with too few dumps adds no rate
+    if (s.pattern !== r.groups[s.group]?.pattern) continue; // nor one of another pattern (shown apart)
     const perSecond = s.lateSlopePerSecond !== null;
     const v = perSecond ? (s.lateSlopePerSecond as number) : s.lateSlopePerSnapshot;
     const g = rate.get(s.group);
@@ -268,6 +272,11 @@ export function suspectsResult(session: QuerySession, limit: number, view: ViewO
         pattern: g.pattern,
         score: g.score,
         deltaBytes: g.deltaBytes,
+        others: {
+          processes: g.others.processIndexes.length,
+          deltaBytes: g.others.deltaBytes,
+          patterns: g.others.patterns,
+        },
         lastBytes: g.lastBytes,
         sigmaBytes: g.sigmaBytes,
         withinNoise: Math.abs(g.deltaBytes) < 2 * g.sigmaBytes,

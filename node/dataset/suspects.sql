@@ -348,8 +348,8 @@ verdicts AS (
               WHEN l.sid IS NULL THEN 'flat'
               WHEN l.pattern0 = 'plateau' AND l.late_grows = 1 THEN 'steady'
               ELSE l.pattern0 END AS pattern,
-         CASE WHEN b.n = 2 THEN b.delta WHEN l.sid IS NULL THEN 0e0 ELSE p.ts_slope END AS slope_bytes_per_snapshot,
-         CASE WHEN b.n = 2 THEN b.delta WHEN l.sid IS NULL THEN 0e0 ELSE l.late_slope END AS late_slope_bytes_per_snapshot,
+         CASE WHEN b.n = 2 THEN 0e0 WHEN l.sid IS NULL THEN 0e0 ELSE p.ts_slope END AS slope_bytes_per_snapshot,
+         CASE WHEN b.n = 2 THEN 0e0 WHEN l.sid IS NULL THEN 0e0 ELSE l.late_slope END AS late_slope_bytes_per_snapshot,
          CASE WHEN l.sid IS NULL THEN 0e0
               WHEN l.late_sigma > 0 THEN l.late_end / l.late_sigma
               WHEN l.late_end = 0 THEN 0e0 END AS late_z,

@@ -17,6 +17,7 @@ import { suspectsResult } from '../query/suspects.js';
 import { stackDetail } from '../query/series.js';
 import { growthTable } from '../query/growth-table.js';
 import type { ViewOptions } from './vocab.js';
+import { buildReport } from '../report/build-report.js';
 
 const HERE = resolve(import.meta.dirname, '..', '..', 'fixtures', 'oom-job');
 const DUMPS = join(HERE, 'dumps');
@@ -99,6 +100,16 @@ describe('the series ends before an exit dump after teardown (fixtures/oom-job)'
     const g = growthTable(s, { proc: ti, base: 0, target: end, view: VIEW, limit: 50 });
     const leak = g.stacks.find((r) => r.members.includes(m.stackId))!;
     expect(leak.steadiness).toBeGreaterThan(0);
+  });
+
+  it("the report's default target is each process's series end", () => {
+    const { job: header } = buildReport(
+      job.processes.map((proc) => ({ proc })),
+      { topN: 3 },
+    );
+    job.processes.forEach((p, k) => expect(header.processes[k].target, p.key).toBe(seriesEndIndex(p)));
+    const ti = trainerIndex();
+    expect(header.processes[ti].target).toBe(teardownIndex(job.processes[ti]) - 1);
   });
 
   it('`top` and `diff` default to the series end and say so; --snapshot/--target name the exit dump; `summary` marks it', async () => {

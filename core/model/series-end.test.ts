@@ -112,7 +112,7 @@ describe('the series ends before an exit dump after teardown (fixtures/oom-job)'
     expect(header.processes[ti].target).toBe(teardownIndex(job.processes[ti]) - 1);
   });
 
-  it('`top` and `diff` default to the series end and say so; --snapshot/--target name the exit dump; `summary` marks it', async () => {
+  it('`top`, `diff` and `binaries` default to the series end and say so; --snapshot/--target name the exit dump; `summary` marks it', async () => {
     const trainer = proc(e.trainer.pid);
     const end = trainer.snapshots[seriesEndIndex(trainer)];
     const exit = trainer.snapshots[teardownIndex(trainer)];
@@ -153,6 +153,9 @@ describe('the series ends before an exit dump after teardown (fixtures/oom-job)'
       const marked = sum.processes.find((p) => p.pid === w.pid)!.snapshots.filter((x) => x.afterTeardown);
       expect(marked.length, w.role).toBe(w.exit !== null ? 1 : 0);
     }
+    type Bin = { processes: { snapshot: { seq: number } }[] };
+    const bin = await runJson<Bin>('binaries', DUMPS, '--pid', String(e.trainer.pid), '--json');
+    expect(bin.processes[0].snapshot.seq).toBe(end.seq);
     const plain = await runCaptured('summary', DUMPS, '--pid', String(e.trainer.pid));
     expect(plain.out).toMatch(/exit\s+dump after teardown: not in the series/);
   }, 120_000);

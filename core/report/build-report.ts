@@ -90,7 +90,8 @@ export function keptStacks(
     .slice(0, topN)
     .forEach((d) => include.add(d.stackId));
   if (n > 1)
-    rankGrowth(proc)
+    // steady growth up to the series' end (an exit dump after teardown would read as a fall)
+    rankGrowth(proc, { to: Math.max(0, seriesEndIndex(proc)) })
       .filter((g) => g.steadiness > 0)
       .slice(0, topN)
       .forEach((g) => include.add(g.stackId));

@@ -39,13 +39,13 @@ export function treeless(s: Pick<Snapshot, 'massif'>): boolean {
 }
 
 /** The last snapshot, passing over massif's snapshots without a tree (−1 for none at all): views open on it. */
-export function lastShownIndex(proc: Pick<ProcessSeries, 'snapshots'>): number {
+export function lastShownIndex(proc: { readonly snapshots: readonly Snapshot[] }): number {
   for (let i = proc.snapshots.length - 1; i >= 0; i--) if (!treeless(proc.snapshots[i])) return i;
   return proc.snapshots.length - 1;
 }
 
 /** massif's peak snapshot where it marked one, else the snapshot with the most live bytes (−1 for none). */
-export function peakIndex(proc: Pick<ProcessSeries, 'snapshots'>): number {
+export function peakIndex(proc: { readonly snapshots: readonly Snapshot[] }): number {
   const marked = proc.snapshots.findIndex((s) => s.massif?.tree === 'peak');
   if (marked >= 0) return marked;
   let best = -1;
@@ -59,7 +59,7 @@ export function peakIndex(proc: Pick<ProcessSeries, 'snapshots'>): number {
  * The snapshot a name picks (`last`, `first`, `peak` or a sequence number, as `--snapshot`, `--base`, `--target` and the
  * report's selection say it): its index, or −1 when the process has no such snapshot.
  */
-export function snapshotByName(proc: Pick<ProcessSeries, 'snapshots'>, which: string): number {
+export function snapshotByName(proc: { readonly snapshots: readonly Snapshot[] }, which: string): number {
   if (which === 'last') return lastShownIndex(proc);
   if (which === 'first') return 0;
   if (which === 'peak') return peakIndex(proc);

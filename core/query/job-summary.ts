@@ -16,7 +16,7 @@ import { postmortemQuery } from './postmortem.js';
 import { jobDeclaredSamples, jobDefaultSample, type DeclaredSample } from '../model/sample-type.js';
 import type { SampleType } from '../model/vocab.js';
 import { viewOf, type PostmortemView } from './postmortem-view.js';
-import { teardownDump } from '../stats/exit-dump.js';
+import { seriesEndIndex, teardownIndex } from '../model/series-end.js';
 import type { JobSuspects } from '../stats/suspects.js';
 import { dumpTriggerLabel } from '../model/dump-trigger.js';
 
@@ -31,7 +31,7 @@ export interface SnapshotSummary {
   truncated: boolean;
   /** false for a dump cut before its last record (its records are partial) */
   complete: boolean;
-  /** the exit dump written after the interpreter's teardown (core/stats/exit-dump.ts): not the series' end */
+  /** the exit dump written after the interpreter's teardown (core/model/series-end.ts): not the series' end */
   afterTeardown?: boolean;
   /** a massif snapshot: whether massif kept its tree (peak: its peak; empty: totals only, not opened on) */
   massifTree?: 'empty' | 'detailed' | 'peak';
@@ -99,6 +99,11 @@ export interface ProcessSummary {
   /** what ran (core/model/process-name.ts): `python3.12 job.py`; null when nothing names it (use the prefix) */
   name?: string | null;
   snapshots: SnapshotSummary[];
+  /**
+   * the snapshot the series ends at (core/model/series-end.ts seriesEndIndex): every view's default target; the
+   * totals below are over the series, an exit dump after teardown left out
+   */
+  seriesEnd: number;
   lastLiveBytes: number;
   firstLiveBytes: number;
   maxLiveBytes: number;
@@ -262,7 +267,7 @@ export function jobSummary(j: Job, opts: JobSummaryOptions): JobSummary {
   const ctx = processContexts(j);
   const processes: ProcessSummary[] = j.processes.map((p, index) => {
     const c = ctx[index];
-    const teardown = teardownDump(p, index)?.file ?? null;
+    const teardown = teardownIndex(p);
     return {
       index,
       key: p.key,
@@ -280,13 +285,15 @@ export function jobSummary(j: Job, opts: JobSummaryOptions): JobSummary {
         complete: s.complete,
         headerLiveBytes: s.headerLiveBytes,
         mtimeMs: s.mtimeMs,
-        ...(s.file === teardown ? { afterTeardown: true } : {}),
+        ...(si === teardown ? { afterTeardown: true } : {}),
         ...(s.massif?.tree ? { massifTree: s.massif.tree } : {}),
         ...(s.massif ? { massifTime: s.massif.time } : {}),
         ...c.snapshots[si],
       })),
       // totals: a cut dump's header total (its records are partial), else the sum of records
-      ...totals(p.snapshots.map(snapshotTotalBytes)),
+      seriesEnd: seriesEndIndex(p),
+      // the process's figures (the table's live and growth) over its series: an exit dump after teardown is not its end
+      ...totals(p.snapshots.flatMap((s, si) => (si === teardown ? [] : [snapshotTotalBytes(s)]))),
       endedWithoutFinalDump: p.endedWithoutFinalDump,
       ...(p.gpu?.peakSnapshot !== undefined ? { openSnapshot: p.gpu.peakSnapshot } : {}),
       stackCount: p.stacks.count,
@@ -373,6 +380,7 @@ export function pendingProcess(p: PreviewProcess, index: number, first: number):
       timeSource: problem === null ? 'mtime' : 'seq',
       memory: null,
     })),
+    seriesEnd: live.length - 1,
     ...totals(live),
     endedWithoutFinalDump: false,
     stackCount: 0,

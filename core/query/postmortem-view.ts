@@ -56,6 +56,8 @@ export interface CulpritView {
   bytes: number;
   rate: number | null;
   share: number;
+  /** the heap culprit's growth pattern (core/stats/patterns.ts), null outside the heap; absent in older reports */
+  pattern?: string | null;
 }
 
 export interface PostmortemView {
@@ -129,6 +131,7 @@ export function viewOf(q: PostmortemResult): PostmortemView {
       bytes: c.bytes,
       rate: c.rate,
       share: c.share,
+      pattern: c.pattern,
     })),
     logsRead: q.logsRead.map((l) => ({ file: l.file, gave: l.gave })),
   };
@@ -279,6 +282,7 @@ function readView(v: unknown, n: number): PostmortemView {
         bytes: num(c.bytes, `culprits[${i}].bytes`),
         rate: opt(c.rate, num, `culprits[${i}].rate`),
         share: num(c.share, `culprits[${i}].share`),
+        ...(c.pattern === undefined ? {} : { pattern: opt(c.pattern, str, `culprits[${i}].pattern`) }),
       };
     }),
     logsRead: arr(o.logsRead, 'logsRead', 4096).map((x, i) => {

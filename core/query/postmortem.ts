@@ -1,5 +1,5 @@
 // `postmortem` as typed data: why the job died. The kill evidence (kill-evidence.ts), each process's fate
-// (fates.ts), exit dumps after teardown left out of the series (exit-dump.ts), memory outside the heap
+// (fates.ts), exit dumps after teardown left out of the series (core/model/series-end.ts), memory outside the heap
 // (memory-outside-heap.ts), the ranked culprits and the verdict sentence (verdict.ts), beside the older
 // post-mortem's end rates and time to the limit (postmortem.ts). The CLI, the app and the report format this.
 // The JSON shape is docs/postmortem-json.md.
@@ -7,7 +7,7 @@
 import type { Job, LoadWarning } from '../model/model.js';
 import { killEvidence, type Evidence, type KillBy, type KillEvidence, type LogRead } from '../stats/kill-evidence.js';
 import { processEnds, type Fate } from '../stats/fates.js';
-import { withoutTeardownDumps, type TeardownDump } from '../stats/exit-dump.js';
+import { withoutTeardownDumps, type TeardownDump } from '../model/series-end.js';
 import {
   contextPagesAt,
   jobMemory,

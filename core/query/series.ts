@@ -3,6 +3,7 @@
 // its frames, its series summed over the row's members, and its verdict in the job-wide ranking).
 
 import type { ProcessSeries } from '../model/model.js';
+import { teardownIndex } from '../model/series-end.js';
 import type { ViewOptions } from '../model/vocab.js';
 import type { FrameInfo } from '../frames/catalog.js';
 import { legendLabel, stackName } from './labels.js';
@@ -22,6 +23,8 @@ export interface StackDetail {
    *  folded frames (interpreter, import machinery) the frame belongs to in the python-first view */
   frames: (FrameInfo & { hidden: boolean; fold?: number })[];
   series: number[];
+  /** index of the exit dump after teardown in `series` (a marked point, not the series' end), −1 when none */
+  exitDump?: number;
   baseBytes: number;
   targetBytes: number;
   /** the stack's verdict in the job-wide ranking (core/stats/patterns.ts), absent in reports */
@@ -122,6 +125,7 @@ export function stackDetail(s: QuerySession, req: StackRequest): StackDetail {
     stackId,
     frames,
     series,
+    exitDump: teardownIndex(s.proc(i)),
     baseBytes: series[base] ?? 0,
     targetBytes: series[target] ?? 0,
     ...(verdict ? { verdict } : {}),

@@ -25,7 +25,7 @@ const { loadJob } = await import('../load/load-job.js');
 const { QuerySession } = await import('./session.js');
 const { suspectsResult } = await import('./suspects.js');
 const { jobPostmortem } = await import('./job-summary.js');
-const { withoutTeardownDumps } = await import('../stats/exit-dump.js');
+const { withoutTeardownDumps } = await import('../model/series-end.js');
 
 const VIEW = { mode: 'python-first', hideAllocator: true } as const;
 const TIMES = { loadMs: 0, bytesTotal: 0, waitMs: 0 };

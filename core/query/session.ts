@@ -10,7 +10,7 @@ import type { ViewOptions } from '../model/vocab.js';
 import type { JobPreview } from '../load/job-preview.js';
 import { FrameCatalog } from '../frames/catalog.js';
 import { sampleSeries, sampleUnavailable } from '../model/sample-type.js';
-import { lastCompleteIndex } from '../model/snapshot-status.js';
+import { seriesEndIndex } from '../model/series-end.js';
 import { rankGrowth } from '../stats/growth.js';
 import { rankJob, type JobSuspects, type RankMemo } from '../stats/suspects.js';
 import { jobPostmortem, jobSummary, withPending, type JobSummary } from './job-summary.js';
@@ -117,13 +117,16 @@ export class QuerySession {
     return t;
   }
 
-  /** Each stack's steady growth in the view's sample, over the complete dumps (a cut last dump reads as a fall). */
+  /**
+   * Each stack's steady growth in the view's sample, up to the series' end (core/model/series-end.ts: a cut last
+   * dump or an exit dump after teardown reads as a fall).
+   */
   steadiness(i: number, view: Pick<ViewOptions, 'sample'> = {}): Map<number, Steadiness> {
     const k = `${i}|${view.sample ?? 'inuse_space'}`;
     let g = this.caches.steadiness.get(k);
     if (!g) {
       g = new Map();
-      for (const s of rankGrowth(this.values(i, view), { to: lastCompleteIndex(this.proc(i)) }))
+      for (const s of rankGrowth(this.values(i, view), { to: seriesEndIndex(this.proc(i)) }))
         g.set(s.stackId, {
           steadiness: s.steadiness,
           slope: s.slopeBytesPerSnapshot,

@@ -3,6 +3,7 @@
 // holders' series and σ per snapshot for the sparklines; the focus/ignore chips narrow it as they narrow every view.
 
 import type { Job } from '../model/model.js';
+import { teardownIndex } from '../model/series-end.js';
 import type { JobSuspects } from '../stats/suspects.js';
 import type { FrameGroup, ViewOptions } from '../model/vocab.js';
 import { stackName } from './labels.js';
@@ -11,7 +12,10 @@ import type { QuerySession } from './session.js';
 /** Sparklines drawn per group row: the top holders by score (a stack in 64 ranks shows its 4 worst, and a count). */
 export const MEMBERS_PER_ROW = 4;
 
-/** One process's series of a suspect stack: live bytes and 1σ per snapshot (all snapshots; cut ones flagged). */
+/**
+ * One process's series of a suspect stack: live bytes and 1σ per snapshot (all snapshots; cut ones flagged, and the
+ * exit dump after teardown, which the series ends before: core/model/series-end.ts).
+ */
 export interface SuspectMember {
   proc: number;
   pid: number | null;
@@ -22,12 +26,16 @@ export interface SuspectMember {
   lastBytes: number;
   sigmaBytes: number;
   withinNoise: boolean;
-  /** late Theil–Sen slope: per second when times are known, else per snapshot */
-  lateRate: number;
+  /** late Theil–Sen slope: per second when times are known, else per snapshot; null: the series carries no rate */
+  lateRate: number | null;
   lateRatePerSecond: boolean;
+  /** why there is no rate or no rate per second ("2 dumps in 12 ms: no rate"), null when both hold */
+  rateNote: string | null;
   series: number[];
   sigma: number[];
   complete: boolean[];
+  /** index of the exit dump after teardown (drawn as a marked point off the line), −1 when there is none */
+  exitDump: number;
 }
 
 /** A stack across the processes that hold it (core/stats/suspects.ts group), ranked job-wide. */
@@ -35,7 +43,10 @@ export interface SuspectRow {
   group: number;
   pattern: string;
   score: number;
+  /** the change of the holders that share the row's pattern (a steady row: its steady holders) */
   deltaBytes: number;
+  /** the other holders, shown apart: how many processes, their summed change and their patterns */
+  others: { processes: number; deltaBytes: number; patterns: string[] };
   lastBytes: number;
   sigmaBytes: number;
   withinNoise: boolean;
@@ -45,8 +56,11 @@ export interface SuspectRow {
   frameGroup: FrameGroup;
   /** `file:line` of the naming stack's first Python frame (else first frame with a line), null when none */
   site: string | null;
-  /** the holders' late Theil–Sen slopes summed: per second when every holder's times are known, else per dump */
-  lateRate: number;
+  /**
+   * the late Theil–Sen slopes of the holders that share the row's pattern and carry a rate, summed: per second when
+   * every one's times are known, else per dump; null when none carries a rate (too few dumps)
+   */
+  lateRate: number | null;
   lateRatePerSecond: boolean;
   /** members by score; the first is the group's top */
   members: SuspectMember[];
@@ -78,8 +92,10 @@ export interface StackVerdict {
   score: number;
   sigmaBytes: number;
   withinNoise: boolean;
-  lateRate: number;
+  /** null: the series carries no rate (`rateNote` says why) */
+  lateRate: number | null;
   lateRatePerSecond: boolean;
+  rateNote: string | null;
   groupProcesses: number;
   /** rank of this (process, stack) among every process's stacks (0 = top) */
   rank: number;
@@ -96,8 +112,13 @@ export interface StackVerdict {
 function seriesOf(
   job: Job,
   wanted: readonly { proc: number; stackId: number }[],
-): { series: number[]; sigma: number[]; complete: boolean[] }[] {
-  const out = wanted.map(() => ({ series: [] as number[], sigma: [] as number[], complete: [] as boolean[] }));
+): { series: number[]; sigma: number[]; complete: boolean[]; exitDump: number }[] {
+  const out = wanted.map(() => ({
+    series: [] as number[],
+    sigma: [] as number[],
+    complete: [] as boolean[],
+    exitDump: -1,
+  }));
   const byProc = new Map<number, Map<number, number>>();
   wanted.forEach((w, k) => {
     let m = byProc.get(w.proc);
@@ -107,7 +128,9 @@ function seriesOf(
   byProc.forEach((slots, proc) => {
     const snaps = job.processes[proc].snapshots;
     const ks = [...slots.values()];
+    const exitDump = teardownIndex(job.processes[proc]);
     for (const k of ks) {
+      out[k].exitDump = exitDump;
       out[k].series = new Array<number>(snaps.length).fill(0);
       out[k].sigma = new Array<number>(snaps.length).fill(0);
       out[k].complete = snaps.map((s) => s.complete);
@@ -160,8 +183,9 @@ export function stackVerdict(session: QuerySession, proc: number, stackId: numbe
     score: v.s.score,
     sigmaBytes: v.s.sigmaBytes,
     withinNoise: v.s.withinNoise,
-    lateRate: v.s.lateSlopePerSecond ?? v.s.lateSlopePerSnapshot,
+    lateRate: v.s.hasRate ? (v.s.lateSlopePerSecond ?? v.s.lateSlopePerSnapshot) : null,
     lateRatePerSecond: v.s.lateSlopePerSecond !== null,
+    rateNote: v.s.rateNote,
     groupProcesses: v.s.groupProcesses,
     rank: v.rank,
     rowRank: v.s.group,
@@ -189,6 +213,8 @@ export function suspectsResult(session: QuerySession, limit: number, view: ViewO
   for (const s of r.stacks) {
     if (!keep(s.processIndex, s.stackId)) continue;
     passing.add(s.group);
+    if (!s.hasRate) continue; // a holder with too few dumps adds no rate
+    if (s.pattern !== r.groups[s.group]?.pattern) continue; // nor one of another pattern (shown apart)
     const perSecond = s.lateSlopePerSecond !== null;
     const v = perSecond ? (s.lateSlopePerSecond as number) : s.lateSlopePerSnapshot;
     const g = rate.get(s.group);
@@ -201,7 +227,10 @@ export function suspectsResult(session: QuerySession, limit: number, view: ViewO
   const filtered = passing.size < r.groups.length;
   const groups = (filtered ? r.groups.filter((g) => passing.has(g.group)) : r.groups).slice(0, limit);
   const want = new Map(groups.map((g) => [g.group, [] as SuspectMember[]]));
-  const picked: { member: Omit<SuspectMember, 'series' | 'sigma' | 'complete'>; list: SuspectMember[] }[] = [];
+  const picked: {
+    member: Omit<SuspectMember, 'series' | 'sigma' | 'complete' | 'exitDump'>;
+    list: SuspectMember[];
+  }[] = [];
   const count = new Map<number, number>();
   for (const s of r.stacks) {
     const list = want.get(s.group);
@@ -221,8 +250,9 @@ export function suspectsResult(session: QuerySession, limit: number, view: ViewO
         lastBytes: s.lastBytes,
         sigmaBytes: s.sigmaBytes,
         withinNoise: s.withinNoise,
-        lateRate: perSecond ? (s.lateSlopePerSecond as number) : s.lateSlopePerSnapshot,
+        lateRate: !s.hasRate ? null : perSecond ? (s.lateSlopePerSecond as number) : s.lateSlopePerSnapshot,
         lateRatePerSecond: perSecond,
+        rateNote: s.rateNote,
       },
     });
   }
@@ -242,6 +272,11 @@ export function suspectsResult(session: QuerySession, limit: number, view: ViewO
         pattern: g.pattern,
         score: g.score,
         deltaBytes: g.deltaBytes,
+        others: {
+          processes: g.others.processIndexes.length,
+          deltaBytes: g.others.deltaBytes,
+          patterns: g.others.patterns,
+        },
         lastBytes: g.lastBytes,
         sigmaBytes: g.sigmaBytes,
         withinNoise: Math.abs(g.deltaBytes) < 2 * g.sigmaBytes,
@@ -249,7 +284,7 @@ export function suspectsResult(session: QuerySession, limit: number, view: ViewO
         context: l.context,
         frameGroup: l.group,
         site: l.site,
-        lateRate: rt?.sum ?? 0,
+        lateRate: rt?.sum ?? null,
         lateRatePerSecond: rt?.perSecond ?? false,
         members: want.get(g.group) ?? [],
         processCount: g.processIndexes.length,

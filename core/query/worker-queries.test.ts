@@ -296,7 +296,7 @@ describe("the worker's answers on fixtures/oom-job", () => {
       });
 
   // The trainer's exit dump after teardown is left out of the series the Suspects view ranks, as the post-mortem
-  // leaves it out (core/stats/exit-dump.ts), so the workload's leak is suspect #1 in both (issue 19 item 3).
+  // leaves it out (core/model/series-end.ts), so the workload's leak is suspect #1 in both (issue 19 item 3).
   it('the verdict names the killed loader; the step log is suspect #1, of the trainer at its line; the killed one is flagged', async () => {
     const e = JSON.parse(readFileSync(join(here, 'expected.json'), 'utf8')) as OomExpected;
     const s = new QuerySession();

@@ -8,7 +8,7 @@ import { basename } from '../formats/dump-filename.js';
 import type { LoadWarning, ProcessSeries } from '../model/model.js';
 import { diffSnapshots } from '../stats/diff.js';
 import { rankGrowth } from '../stats/growth.js';
-import { lastCompleteIndex } from '../model/snapshot-status.js';
+import { seriesEndIndex } from '../model/series-end.js';
 import { isFileMapping } from '../formats/proc-maps.js';
 import {
   emptySession,
@@ -90,7 +90,8 @@ export function keptStacks(
     .slice(0, topN)
     .forEach((d) => include.add(d.stackId));
   if (n > 1)
-    rankGrowth(proc)
+    // steady growth up to the series' end (an exit dump after teardown would read as a fall)
+    rankGrowth(proc, { to: Math.max(0, seriesEndIndex(proc)) })
       .filter((g) => g.steadiness > 0)
       .slice(0, topN)
       .forEach((g) => include.add(g.stackId));
@@ -174,8 +175,9 @@ export function buildReport(
     let base = input.base ?? (sel?.base ? resolveSnapshot(proc, sel.base) : -1);
     let tgt = input.target ?? (sel?.target ? resolveSnapshot(proc, sel.target) : -1);
     if (base < 0 || base >= n) base = 0;
-    // default target: the last complete dump (a killed process's cut dump would report frees that never happened)
-    if (tgt < 0 || tgt >= n) tgt = Math.max(0, lastCompleteIndex(proc));
+    // default target: the series' end (core/model/series-end.ts: a killed process's cut dump would report frees
+    // that never happened, an exit dump after teardown the interpreter's frees at exit)
+    if (tgt < 0 || tgt >= n) tgt = Math.max(0, seriesEndIndex(proc));
     bases.push({ base, target: tgt });
     packInputs.push({
       proc,
@@ -194,7 +196,7 @@ export function buildReport(
   let fi = 0;
   const growthOf = (k: number): number => {
     const sn = inputs[k].proc.snapshots;
-    return sn.length > 0 ? sn[sn.length - 1].live.bytes - sn[0].live.bytes : 0;
+    return sn.length > 0 ? sn[Math.max(0, seriesEndIndex(inputs[k].proc))].live.bytes - sn[0].live.bytes : 0;
   };
   for (let k = 1; k < inputs.length; k++) if (growthOf(k) > growthOf(fi)) fi = k;
   const first = inputs[fi]?.proc;

@@ -155,3 +155,62 @@ describe('theilSen', () => {
     expect(theilSen(line, null).slope).toBe(5);
   });
 });
+
+// Issue 48 item 7: no rate from a series too short or too close in time to carry one, and no pattern from two
+// points. fixtures/oom-job's trainer wrote its first dumps tens of milliseconds apart while it loaded its dataset
+// (interval dumps fire on allocation volume): its series cut to those dumps is such a series. The spans expected
+// are the capture library's own clock in each dump's context.
+describe('rates only from series that carry one (fixtures/oom-job, the trainer while it loads)', () => {
+  const OOM = new URL('../../fixtures/oom-job/dumps', import.meta.url).pathname;
+  const cut = (p: ProcessSeries, from: number, to: number): ProcessSeries => ({
+    ...p,
+    snapshots: p.snapshots.slice(from, to),
+  });
+  const spanMs = (p: ProcessSeries): number =>
+    Math.round(p.snapshots[p.snapshots.length - 1].context!.timeRealMs! - p.snapshots[0].context!.timeRealMs!);
+
+  it('two dumps: a change, no rate and no pattern; three dumps within a tenth of a second: no rate per second', async () => {
+    const { collectInputFiles } = await import('../../node/io/node-files.js');
+    const { endRate } = await import('./postmortem.js');
+    const job = await loadJob(await collectInputFiles([OOM]));
+    const trainer = job.processes.reduce((a, b) => (b.snapshots.length > a.snapshots.length ? b : a));
+    // the first pair 40–60 ms apart, and three dumps under 100 ms, as the dumps' contexts say
+    const first = [0, 1, 2, 3].map((i) => trainer.snapshots[i].context!.timeRealMs!);
+    const three = first[3] - first[1] < 100 ? 1 : 0;
+    expect(first[3 + three - 1] - first[three]).toBeLessThan(100);
+
+    const two = cut(trainer, 0, 2);
+    const ms = spanMs(two);
+    expect(ms).toBeLessThan(100);
+    // the dataset being loaded: the heap grew between the two dumps (3.05 → 5.33 MiB)
+    expect(two.snapshots[1].live.bytes).toBeGreaterThan(two.snapshots[0].live.bytes + 2 ** 20);
+    for (const s of processPatterns(two).stacks) {
+      expect(s.pattern).toBe('unknown');
+      expect(s.hasRate).toBe(false);
+      expect(s.slopePerSecond).toBeNull();
+      expect(s.lateSlopePerSecond).toBeNull();
+      expect(s.rateNote).toBe(`2 dumps in ${ms} ms: no rate`);
+    }
+    const end2 = endRate(two);
+    expect(end2.rate).toBeNull();
+    expect(end2.note).toBe(`2 dumps in ${ms} ms: no rate`);
+
+    const burst = cut(trainer, three, three + 3);
+    const ms3 = spanMs(burst);
+    const moved = processPatterns(burst).stacks.filter((s) => s.pattern !== 'flat' && s.pattern !== 'unknown');
+    expect(moved.length).toBeGreaterThan(0);
+    for (const s of moved) {
+      expect(s.hasRate).toBe(true); // per dump: three points carry a slope
+      expect(s.slopePerSecond).toBeNull();
+      expect(s.lateSlopePerSecond).toBeNull();
+      expect(s.rateNote).toBe(`3 dumps in ${ms3} ms: no rate per second`);
+    }
+    const end3 = endRate(burst);
+    expect(end3.rate!.perSecond).toBeNull();
+    expect(end3.note).toBe(`3 dumps in ${ms3} ms: no rate per second`);
+
+    // the whole series (38 dumps over 26 s) carries its rate per second
+    const whole = endRate({ ...trainer, snapshots: trainer.snapshots.slice(0, -1) });
+    expect(whole.rate!.perSecond).not.toBeNull();
+  });
+});

@@ -6,9 +6,8 @@
 import type { ProcessSeries } from '../model/model.js';
 import { NOISE_Z } from '../model/sampling-error.js';
 import { theilSen } from './robust-slope.js';
-import { completeIndexes } from '../model/snapshot-status.js';
 import { secondsOf } from '../model/snapshot-time.js';
-import { teardownDump } from './exit-dump.js';
+import { seriesIndexes, teardownDump } from '../model/series-end.js';
 
 export type GrowthPattern = 'steady' | 'plateau' | 'step' | 'fluctuating' | 'declining' | 'flat' | 'unknown';
 
@@ -28,6 +27,15 @@ export const MIN_LATE_POINTS = 3;
  * dumps fire on allocation volume), so a step's jump may span this many consecutive intervals.
  */
 export const STEP_MAX_INTERVALS = 2;
+/**
+ * A rate per second needs its points at least this far apart end to end. Interval dumps fire on allocation
+ * volume, so a burst of allocation writes several dumps within milliseconds, and a slope per second over them
+ * scales the burst to a second it never lasted (a forked worker that allocated 4 MiB once and exited read
+ * "+347 MiB/s"; fixtures/oom-job's trainer wrote its first dumps 40–60 ms apart while it loaded its dataset).
+ * A tenth of a second keeps the rates of a steady series dumped every 100 ms (fixtures/job's rollouts: 7 dumps in
+ * 661 ms at the end of the killed one, +26 MiB/s) and refuses a burst's.
+ */
+export const MIN_RATE_SECONDS = 0.1;
 /** Series matrices are built this many cells at a time (≈ 32 MB of Float64), so huge processes stay bounded in memory. */
 const MAX_CHUNK_CELLS = 1 << 22;
 
@@ -53,13 +61,20 @@ export interface SeriesVerdict {
   withinNoise: boolean;
   /** Theil–Sen slope over the whole series, bytes per snapshot */
   slopePerSnapshot: number;
-  /** the same per second, null without usable times */
+  /** the same per second, null without usable times or when the points are too close in time (MIN_RATE_SECONDS) */
   slopePerSecond: number | null;
   /** Theil–Sen slope over the late window (last third), bytes per snapshot / per second */
   lateSlopePerSnapshot: number;
   lateSlopePerSecond: number | null;
   /** z of the late growth (late slope × window length against the window ends' noise) */
   lateZ: number;
+  /**
+   * false when the series is too short to carry a rate (fewer than MIN_PATTERN_SNAPSHOTS points: two points give a
+   * change, not a rate): its slopes are 0 and mean nothing, and every front-end says "no rate" with `rateNote`
+   */
+  hasRate: boolean;
+  /** why there is no rate, or no rate per second ("2 dumps in 12 ms: no rate"), null when both hold */
+  rateNote: string | null;
   /**
    * Ranking score, bytes: growth that sampling cannot explain and that is still going on at the end —
    * min(Δ − 2σ_Δ, (late growth − 2σ_late) × (n−1)/(L−1)), floored at 0. Plateaus and steps score ≈ 0.
@@ -120,6 +135,28 @@ export function zForPairs(m: number): number {
   return Math.max(NOISE_Z, normalQuantile(1 - 0.05 / (m * (m - 1))));
 }
 
+/** A span of time as a rate's note says it: "12 ms", "0.4 s", "3 s". */
+function spanText(seconds: number): string {
+  if (seconds < 1) return `${Math.round(seconds * 1000)} ms`;
+  return seconds < 10 ? `${seconds.toFixed(1)} s` : `${Math.round(seconds)} s`;
+}
+
+/**
+ * Whether `points` dumps over `seconds` (null: no usable times) carry a rate and a rate per second, and why not:
+ * "2 dumps in 12 ms: no rate", "3 dumps in 40 ms: no rate per second". One rule for the patterns' slopes and the
+ * post-mortem's end rates.
+ */
+export function rateBasis(
+  points: number,
+  seconds: number | null,
+): { perDump: boolean; perSecond: boolean; note: string | null } {
+  const dumps = `${points} dump${points === 1 ? '' : 's'}${seconds !== null && points > 1 ? ` in ${spanText(seconds)}` : ''}`;
+  if (points < MIN_PATTERN_SNAPSHOTS) return { perDump: false, perSecond: false, note: `${dumps}: no rate` };
+  if (seconds !== null && seconds < MIN_RATE_SECONDS)
+    return { perDump: true, perSecond: false, note: `${dumps}: no rate per second` };
+  return { perDump: true, perSecond: seconds !== null, note: null };
+}
+
 /** True when y on [from, to) never moves against `dir` (+1 up, −1 down) by more than `tol` between neighbours. */
 function monotone(y: ArrayLike<number>, from: number, to: number, tol: number, dir: 1 | -1): boolean {
   for (let i = from + 1; i < to; i++) if (dir * (y[i] - y[i - 1]) < -tol) return false;
@@ -157,8 +194,13 @@ export function classifySeries({ y, v, t, a = null }: SeriesInput, stackId = -1)
     lateSlopePerSnapshot: 0,
     lateSlopePerSecond: null,
     lateZ: 0,
+    hasRate: false,
+    rateNote: null,
     score: 0,
   };
+  const whole = rateBasis(n, t && n > 1 ? t[n - 1] - t[0] : null);
+  base.hasRate = whole.perDump;
+  base.rateNote = whole.note;
   for (let i = 0; i < n; i++) if (y[i] > base.peakBytes) base.peakBytes = y[i];
   const floor = REL_FLOOR * base.peakBytes;
   // Under "no change" both points share one variance; the larger plug-in estimate stands for both (a
@@ -180,12 +222,8 @@ export function classifySeries({ y, v, t, a = null }: SeriesInput, stackId = -1)
       n <= 1
         ? 'one complete snapshot: no series'
         : `${n} complete snapshots: a change but no shape (patterns need ${MIN_PATTERN_SNAPSHOTS})`;
-    if (n === 2) {
-      base.slopePerSnapshot = base.deltaBytes;
-      base.lateSlopePerSnapshot = base.deltaBytes;
-      base.score = growthBound;
-      if (t) base.slopePerSecond = base.lateSlopePerSecond = t[1] > t[0] ? base.deltaBytes / (t[1] - t[0]) : null;
-    }
+    // two points give a change (it may score) but no rate: the slopes stay 0 with hasRate false
+    if (n === 2) base.score = growthBound;
     return base;
   }
 
@@ -211,7 +249,7 @@ export function classifySeries({ y, v, t, a = null }: SeriesInput, stackId = -1)
     return base;
   }
   base.slopePerSnapshot = ts.slope;
-  if (t) base.slopePerSecond = theilSen(y, t).slope;
+  if (t && whole.perSecond) base.slopePerSecond = theilSen(y, t).slope;
 
   // largest rise (i < j) and largest fall, with their end points
   let up = 0;
@@ -288,7 +326,10 @@ export function classifySeries({ y, v, t, a = null }: SeriesInput, stackId = -1)
   if (pattern === 'plateau' && lateGrows) pattern = 'steady';
   base.pattern = pattern;
   base.lateSlopePerSnapshot = late.slope;
-  if (t) base.lateSlopePerSecond = theilSen(y, t, ls, n).slope;
+  // the late window's own span decides its rate per second (a long series may end in a burst of dumps)
+  const lateBasis = rateBasis(n - ls, t ? t[n - 1] - t[ls] : null);
+  if (t && whole.perSecond && lateBasis.perSecond) base.lateSlopePerSecond = theilSen(y, t, ls, n).slope;
+  else if (t && whole.perSecond && lateBasis.note) base.rateNote = `late window: ${lateBasis.note}`;
   base.lateZ = lateSigma > 0 ? lateEnd / lateSigma : lateEnd === 0 ? 0 : Math.sign(lateEnd) * Number.POSITIVE_INFINITY;
   // the late growth we are confident of: beyond 2σ of the model, or Sen's lower bound, extrapolated to the series
   const confidentLate = Math.max(late.slope * span - NOISE_Z * lateSigma, late.lo * span, 0);
@@ -325,18 +366,13 @@ export interface SeriesFrame {
 export function seriesFrame(
   proc: Pick<ProcessSeries, 'snapshots'> & Partial<Pick<ProcessSeries, 'pythonFrames'>>,
 ): SeriesFrame {
-  let idx = completeIndexes(proc);
+  // the one rule of where a series ends (core/model/series-end.ts): cut dumps and an exit dump after teardown out
+  const idx = seriesIndexes(proc);
   const notes: string[] = [];
-  const cut = proc.snapshots.length - idx.length;
-  if (cut > 0) notes.push(`${cut} cut dump${cut === 1 ? '' : 's'} left out of the series (records incomplete)`);
-  // a final dump written after the interpreter freed its objects is not the end of the series (issue 19 item 3):
-  // the same rule for the Suspects view, `growth` and the post-mortem
   const teardown = teardownDump(proc, 0);
-  if (teardown) {
-    const last = proc.snapshots.length - 1;
-    idx = idx.filter((i) => i !== last);
-    notes.push(teardown.note);
-  }
+  const cut = proc.snapshots.length - idx.length - (teardown ? 1 : 0);
+  if (cut > 0) notes.push(`${cut} cut dump${cut === 1 ? '' : 's'} left out of the series (records incomplete)`);
+  if (teardown) notes.push(teardown.note);
   const snaps = idx.map((i) => proc.snapshots[i]);
   if (snaps.length < MIN_PATTERN_SNAPSHOTS)
     notes.push(

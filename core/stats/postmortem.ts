@@ -5,9 +5,10 @@
 
 import type { Job, ProcessSeries } from '../model/model.js';
 import { theilSen } from './robust-slope.js';
-import { completeIndexes, snapshotTotalBytes } from '../model/snapshot-status.js';
+import { snapshotTotalBytes } from '../model/snapshot-status.js';
+import { seriesIndexes } from '../model/series-end.js';
 import { secondsOf } from '../model/snapshot-time.js';
-import { MIN_LATE_POINTS } from './patterns.js';
+import { MIN_LATE_POINTS, rateBasis } from './patterns.js';
 import { rankJob, type JobSuspects } from './suspects.js';
 import type { ProcessFate } from './process-fate.js';
 import { totalVariance } from '../model/sampling-error.js';
@@ -95,14 +96,19 @@ export function project(headroom: number, r: EndRate): Projection {
 
 /** The rate of a process's total at the end of its series. */
 export function endRate(proc: ProcessSeries): { rate: EndRate | null; note: string | null } {
-  const idx = completeIndexes(proc);
+  const idx = seriesIndexes(proc);
   const n = idx.length;
-  if (n < 2) return { rate: null, note: 'one complete snapshot: no rate' };
+  const times = secondsOf(idx.map((i) => proc.snapshots[i]));
+  const span = (from: number): number | null =>
+    times.seconds && n > 1 ? times.seconds[n - 1] - times.seconds[from] : null;
+  // too few dumps, or too close in time, carry no rate (patterns.ts rateBasis: "2 dumps in 12 ms: no rate")
+  const whole = rateBasis(n, span(0));
+  if (!whole.perDump) return { rate: null, note: whole.note };
   const totals = Float64Array.from(idx, (i) => proc.snapshots[i].live.bytes);
   const L = Math.min(n, Math.max(MIN_LATE_POINTS, Math.ceil(n / 3)));
+  const late = rateBasis(L, span(n - L));
   const ts = theilSen(totals, null, n - L, n, true);
-  const times = secondsOf(idx.map((i) => proc.snapshots[i]));
-  const tt = times.seconds ? theilSen(totals, times.seconds, n - L, n, true) : null;
+  const tt = times.seconds && late.perSecond ? theilSen(totals, times.seconds, n - L, n, true) : null;
   return {
     rate: {
       perSnapshot: ts.slope,
@@ -113,7 +119,7 @@ export function endRate(proc: ProcessSeries): { rate: EndRate | null; note: stri
       perSecondHi: tt ? tt.hi : null,
       points: L,
     },
-    note: times.note ? `no rate per second: ${times.note}` : null,
+    note: times.note ? `no rate per second: ${times.note}` : late.note,
   };
 }
 
@@ -165,7 +171,12 @@ export function postmortem(
     perSecondLo = timed.reduce((a, p) => a + (p.rate!.perSecondLo ?? 0), 0);
     perSecondHi = timed.reduce((a, p) => a + (p.rate!.perSecondHi ?? 0), 0);
   } else {
-    note = `a job-wide rate needs times for every process (${timed.length} of ${processes.length} have usable times)`;
+    // name why the others have none: no usable times, or too few dumps or too close in time for a rate
+    const why = processes
+      .filter((p) => !timed.includes(p))
+      .slice(0, 3)
+      .map((p) => `pid ${p.pid ?? '?'}: ${p.notes.find((x) => /no rate|no per-second/.test(x)) ?? 'no usable times'}`);
+    note = `a job-wide rate needs a rate per second from every process (${timed.length} of ${processes.length} have one; ${why.join('; ')}${processes.length - timed.length > why.length ? '; …' : ''})`;
   }
   if (alive.length < processes.length && note === null)
     note = 'the sum includes the killed processes at their last dumps';

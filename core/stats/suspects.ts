@@ -30,7 +30,16 @@ export interface SuspectGroup {
   pattern: GrowthPattern;
   /** sum of the members' scores */
   score: number;
+  /**
+   * the change of the holders that share the group's pattern (its top member's: a steady row counts its steady
+   * holders), so a leak is not summed with the bounded buffers other processes filled at the same call site
+   */
   deltaBytes: number;
+  /** the processes of those holders (ascending) */
+  patternProcessIndexes: number[];
+  /** the other holders (another pattern, or no verdict), shown apart: their processes, summed change and patterns */
+  others: { processIndexes: number[]; deltaBytes: number; patterns: GrowthPattern[] };
+  /** every holder's bytes at the end */
   lastBytes: number;
   /** 1σ of lastBytes (members are independent samples) */
   sigmaBytes: number;
@@ -87,6 +96,8 @@ function suspect(
     lateSlopePerSnapshot: s.lateSlopePerSnapshot,
     lateSlopePerSecond: s.lateSlopePerSecond,
     lateZ: s.lateZ,
+    hasRate: s.hasRate,
+    rateNote: s.rateNote,
     score: s.score,
     processIndex,
     process,
@@ -192,10 +203,31 @@ export function rankSuspects(
   const gVar = new Float64Array(G);
   const gMembers = new Int32Array(G);
   const gProcs: number[][] = Array.from({ length: G }, () => []);
+  // the change of the members that share the top's pattern, and the others apart
+  const gPattern: (GrowthPattern | undefined)[] = new Array(G);
+  const gShared = new Float64Array(G);
+  const gSharedProcs: number[][] = Array.from({ length: G }, () => []);
+  const gOthers: { processIndexes: number[]; deltaBytes: number; patterns: GrowthPattern[] }[] = Array.from(
+    { length: G },
+    () => ({ processIndexes: [], deltaBytes: 0, patterns: [] }),
+  );
   for (let k = 0; k < total; k++) {
     const i = order[k];
     const g = groupOf[i];
-    if (gTop[g] < 0) gTop[g] = i;
+    if (gTop[g] < 0) {
+      gTop[g] = i;
+      gPattern[g] = verdictOf(i)?.pattern ?? 'unknown';
+    }
+    const pattern = verdictOf(i)?.pattern ?? 'unknown';
+    if (pattern === gPattern[g]) {
+      gShared[g] += delta[i];
+      if (!gSharedProcs[g].includes(procOf[i])) gSharedProcs[g].push(procOf[i]);
+    } else {
+      const o = gOthers[g];
+      o.deltaBytes += delta[i];
+      if (!o.processIndexes.includes(procOf[i])) o.processIndexes.push(procOf[i]);
+      if (!o.patterns.includes(pattern)) o.patterns.push(pattern);
+    }
     const procs = gProcs[g];
     if (procs[procs.length - 1] !== procOf[i] && !procs.includes(procOf[i])) procs.push(procOf[i]);
     gScore[g] += score[i];
@@ -224,7 +256,9 @@ export function rankSuspects(
       processes: processIndexes.map((pi) => job.processes[pi].pid),
       pattern: v ? v.pattern : 'unknown',
       score: gScore[g],
-      deltaBytes: gDelta[g],
+      deltaBytes: gShared[g],
+      patternProcessIndexes: gSharedProcs[g].sort((a, b) => a - b),
+      others: { ...gOthers[g], processIndexes: gOthers[g].processIndexes.sort((a, b) => a - b) },
       lastBytes: gLast[g],
       sigmaBytes: Math.sqrt(gVar[g]),
       top: { processIndex: procOf[top], stackId: idOf(top) },

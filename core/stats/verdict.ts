@@ -78,13 +78,15 @@ export function rankCulprits(
     .filter((g) => g.deltaBytes > 0 && (g.score > 0 || g.pattern === 'steady' || g.pattern === 'step'))
     .slice(0, MAX_HEAP_CULPRITS);
   for (const g of groups) {
-    const members = suspects.stacks.filter((s) => s.group === g.group);
+    // the holders that share the group's pattern (core/stats/suspects.ts): a leak's culprit is its leaking
+    // processes, not the bounded buffers other processes filled at the same call site
+    const members = suspects.stacks.filter((s) => s.group === g.group && s.pattern === g.pattern);
     const rates = members.map((m) => m.lateSlopePerSecond);
     const frames = stackFrameLabels(job, g.top.processIndex, g.top.stackId);
     heap.push({
       kind: 'heap',
-      pids: g.processes,
-      processIndexes: g.processIndexes,
+      pids: g.patternProcessIndexes.map((i) => job.processes[i].pid),
+      processIndexes: g.patternProcessIndexes,
       frames,
       site: stackSite(job, g.top.processIndex, g.top.stackId),
       bytes: g.deltaBytes,
@@ -156,7 +158,8 @@ export function verdictSentence(
       );
     else parts.push('No process of the job was killed: every process exited or its end is unknown.');
   }
-  const heap = culprits.filter((c) => c.kind === 'heap').slice(0, 2);
+  // a one-time step did not fill the memory up to the kill: it is listed among what grew, not named here
+  const heap = culprits.filter((c) => c.kind === 'heap' && c.pattern !== 'step').slice(0, 2);
   const cow = culprits.find((c) => c.kind === 'outside-heap');
   const pieces = heap.map(
     (c) =>

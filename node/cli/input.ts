@@ -9,7 +9,8 @@ import { symbolizeOnDisk } from '../engine/symbolize.js';
 import type { CellPicker, StackChooser } from '../dataset/read-dataset.js';
 import { flag, has, UsageError, type ParsedArgs } from './args.js';
 import { loadDumps, loadDumpsOrSay } from './load-dumps.js';
-import { snapshotBySeq } from './snapshot-choice.js';
+import { defaultSnapshot, snapshotBySeq } from './snapshot-choice.js';
+import type { TeardownInput } from '../../core/model/series-end.js';
 import { adoptSymbolTables, printSymbolProblems, symbolOptionsOf } from './symbols.js';
 import { applyCliV8Flags } from './v8-flags.js';
 import { onlyPid, printWarnings, type Output } from './common.js';
@@ -177,11 +178,12 @@ export function sampledJob(job: Job, args: ParsedArgs): Job {
  * true: every snapshot (the other commands, whose choices depend on the whole series).
  */
 async function cellPicker(args: ParsedArgs): Promise<true | CellPicker> {
-  const pick = (which: string, option: string) => (snaps: readonly Snapshot[]) =>
-    snapshotBySeq({ snapshots: [...snaps] }, which, option);
+  const pick = (which: string, option: string) => (p: TeardownInput) => snapshotBySeq(p, which, option);
   if (args.command === 'top' || args.command === 'export') {
-    const one = pick(flag(args, 'snapshot') ?? 'last', 'snapshot');
-    return (snaps) => [one(snaps)];
+    const which = flag(args, 'snapshot');
+    // top without --snapshot reads the series' end, as the command does (snapshot-choice.ts)
+    const one = which === undefined && args.command === 'top' ? defaultSnapshot : pick(which ?? 'last', 'snapshot');
+    return (p) => [one(p)];
   }
   return true;
 }

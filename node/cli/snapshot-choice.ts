@@ -1,12 +1,15 @@
 // Which snapshot a flag names (`--snapshot`, `--base`, `--target`): one rule (core/model/snapshot-status.ts
 // snapshotByName) for every command and for the dataset reader's choice of cells; a malformed name is a usage error.
+// Without a flag, `top` and `diff` read the series' end (core/model/series-end.ts): the last complete dump that is
+// not an exit dump written after the interpreter's teardown.
 
 import type { ProcessSeries } from '../../core/model/model.js';
 import { snapshotByName } from '../../core/model/snapshot-status.js';
+import { seriesEndIndex, teardownIndex, type TeardownInput } from '../../core/model/series-end.js';
 import { UsageError } from './args.js';
 
 /** Snapshot index by `last`, `first`, `peak` or sequence number; -1 when the process has no such snapshot. */
-export function snapshotBySeq(p: Pick<ProcessSeries, 'snapshots'>, which: string, option: string): number {
+export function snapshotBySeq(p: TeardownInput, which: string, option: string): number {
   if (which !== 'last' && which !== 'first' && which !== 'peak' && !/^\d+$/.test(which))
     throw new UsageError(`--${option} takes last, first, peak or a sequence number, got ${JSON.stringify(which)}`);
   return snapshotByName(p, which);
@@ -42,4 +45,20 @@ export function seqRanges(seqs: readonly number[]): string {
     i = j + 1;
   }
   return out.join(', ');
+}
+
+/** The snapshot a command reads by default in each process: the series' end (no exit dump after teardown). */
+export function defaultSnapshot(p: TeardownInput): number {
+  return seriesEndIndex(p);
+}
+
+/**
+ * Why the default left the last dump out, for the command's heading ("" when it did not): the exit dump after
+ * teardown is still there to ask for by its sequence number.
+ */
+export function defaultNote(p: TeardownInput, chosen: number, option = 'snapshot'): string {
+  const t = teardownIndex(p);
+  if (t < 0 || chosen === t) return '';
+  const s = p.snapshots[t];
+  return ` (the series' end; the exit dump after teardown, ${s.file}, is left out${s.seq !== null ? `: --${option} ${s.seq} reads it` : ''})`;
 }

@@ -24,6 +24,24 @@ interface ProcessStats extends StackTotals {
   bound: Float64Array;
 }
 
+/**
+ * SQL's figures of one process over its complete snapshots, with the point before the last beside the last: the
+ * series' end is decided in TypeScript (core/model/series-end.ts), which leaves an exit dump after teardown out.
+ */
+interface ProcessColumns {
+  id: number[];
+  first: number[];
+  last: number[];
+  firstVar: number[];
+  lastVar: number[];
+  /** bytes and variance at the complete snapshot before the last */
+  prev: number[];
+  prevVar: number[];
+  /** the stack has a cell in a complete snapshot other than the last */
+  beforeLast: boolean[];
+  keys: string[];
+}
+
 /** A ranking under way: the first pass over the cells starts at once, while the caller reads the snapshots. */
 export interface DatasetRanking {
   /** Ranks the processes of `job` (read without cells), given their dataset ids (same order as job.processes). */
@@ -55,13 +73,16 @@ export async function startDatasetRanking(dir: string): Promise<DatasetRanking> 
         bound: new Float64Array(0),
       });
       const per = ids.map((id, pi) => {
-        // the points SQL took (snapshots.complete) are the series' points in memory (completeIndexes)
-        if ((pointsOf.get(id) ?? 0) !== frames[pi].snapshotIndexes.length)
+        // the points SQL took (snapshots.complete) are the complete snapshots in memory; the series is those less
+        // an exit dump after teardown (always the last), whose figures SQL gives apart
+        const complete = job.processes[pi].snapshots.filter((s) => s.complete).length;
+        if ((pointsOf.get(id) ?? 0) !== complete)
           throw new DatasetError(
             join(dir, 'snapshots', `process=${id}`),
-            `has ${pointsOf.get(id) ?? 0} complete snapshots in SQL and ${frames[pi].snapshotIndexes.length} when read`,
+            `has ${pointsOf.get(id) ?? 0} complete snapshots in SQL and ${complete} when read`,
           );
-        return byId.get(id) ?? none();
+        const c = byId.get(id);
+        return c ? processStats(c, frames[pi].snapshotIndexes.length < complete) : none();
       });
       return rankWith(engine, dir, job, ids, frames, per, options);
     },
@@ -122,14 +143,16 @@ export async function rankDataset(
 
 /**
  * `points`: each process's complete snapshots as the series' points j = 0…n−1 (core/stats/patterns.ts: the
- * complete ones, in snapshot order); `last` marks the last.
+ * complete ones, in snapshot order); `last` marks the last, `back` counts from it (0 = last). An exit dump after
+ * teardown is the last point when there is one: the series in TypeScript stops before it (processStats, classify).
  */
 async function createPoints(engine: Engine): Promise<void> {
   await engine.con.run(
     `CREATE OR REPLACE TEMP TABLE points AS
        SELECT process, snapshot,
               CAST(row_number() OVER (PARTITION BY process ORDER BY snapshot) - 1 AS INTEGER) AS j,
-              CAST(CASE WHEN snapshot = max(snapshot) OVER (PARTITION BY process) THEN 1 ELSE 0 END AS INTEGER) AS last
+              CAST(CASE WHEN snapshot = max(snapshot) OVER (PARTITION BY process) THEN 1 ELSE 0 END AS INTEGER) AS last,
+              CAST(row_number() OVER (PARTITION BY process ORDER BY snapshot DESC) - 1 AS INTEGER) AS back
          FROM snapshots WHERE complete`,
   );
 }
@@ -143,18 +166,9 @@ async function pointCounts(engine: Engine): Promise<Map<number, number>> {
   return out;
 }
 
-/** Every stack present in a complete snapshot, per process in ascending id: its first and last point. */
-interface StatColumns {
-  id: number[];
-  first: number[];
-  last: number[];
-  firstVar: number[];
-  lastVar: number[];
-  keys: string[];
-}
-
-async function stackStats(engine: Engine): Promise<Map<number, ProcessStats>> {
-  const cols = new Map<number, StatColumns>();
+/** Every stack present in a complete snapshot, per process in ascending id: its first, last and before-last point. */
+async function stackStats(engine: Engine): Promise<Map<number, ProcessColumns>> {
+  const cols = new Map<number, ProcessColumns>();
   // a stack absent from the first (or last) point is 0 there, as in the in-memory series
   await forEachChunk(
     engine.con,
@@ -163,20 +177,37 @@ async function stackStats(engine: Engine): Promise<Map<number, ProcessStats>> {
                     sum(CASE WHEN p.j = 0 THEN c.bytes ELSE 0 END) AS first_bytes,
                     sum(CASE WHEN p.last = 1 THEN c.bytes ELSE 0 END) AS last_bytes,
                     sum(CASE WHEN p.j = 0 THEN c.var_bytes ELSE 0 END) AS first_var,
-                    sum(CASE WHEN p.last = 1 THEN c.var_bytes ELSE 0 END) AS last_var
+                    sum(CASE WHEN p.last = 1 THEN c.var_bytes ELSE 0 END) AS last_var,
+                    sum(CASE WHEN p.back = 1 THEN c.bytes ELSE 0 END) AS prev_bytes,
+                    sum(CASE WHEN p.back = 1 THEN c.var_bytes ELSE 0 END) AS prev_var,
+                    CAST(count(CASE WHEN p.last = 0 THEN 1 END) AS INTEGER) AS before_last
                FROM cells c
                JOIN points p ON p.process = c.process AND p.snapshot = c.snapshot
               GROUP BY c.process, c.stack_id) s
        LEFT JOIN stacks k ON k.process = s.process AND k.stack_id = s.stack_id
       ORDER BY s.process, s.stack_id`,
     (chunk) => {
-      const [proc, sid, f, l, fv, lv] = [0, 1, 2, 3, 4, 5].map((c) => chunkNumbers(chunk, c));
-      const keys = chunk.getColumnVector(6);
-      let c: StatColumns | undefined;
+      const [proc, sid, f, l, fv, lv, pb, pv, bl] = [0, 1, 2, 3, 4, 5, 6, 7, 8].map((c) => chunkNumbers(chunk, c));
+      const keys = chunk.getColumnVector(9);
+      let c: ProcessColumns | undefined;
       for (let i = 0, rows = chunk.rowCount; i < rows; i++) {
         if (i === 0 || proc[i] !== proc[i - 1]) {
           c = cols.get(proc[i]);
-          if (!c) cols.set(proc[i], (c = { id: [], first: [], last: [], firstVar: [], lastVar: [], keys: [] }));
+          if (!c)
+            cols.set(
+              proc[i],
+              (c = {
+                id: [],
+                first: [],
+                last: [],
+                firstVar: [],
+                lastVar: [],
+                prev: [],
+                prevVar: [],
+                beforeLast: [],
+                keys: [],
+              }),
+            );
         }
         if (!c) continue;
         c.id.push(sid[i]);
@@ -184,32 +215,43 @@ async function stackStats(engine: Engine): Promise<Map<number, ProcessStats>> {
         c.last.push(l[i]);
         c.firstVar.push(fv[i]);
         c.lastVar.push(lv[i]);
+        c.prev.push(pb[i]);
+        c.prevVar.push(pv[i]);
+        c.beforeLast.push(bl[i] > 0);
         const key = keys.getItem(i);
         // a stack with no key (a dataset written before stack keys) is its own group
         c.keys.push(typeof key === 'string' ? key : `${proc[i]}:${sid[i]}`);
       }
     },
   );
-  const out = new Map<number, ProcessStats>();
-  for (const [id, c] of cols) {
-    const n = c.id.length;
-    const bound = new Float64Array(n);
-    const sigma = new Float64Array(n);
-    for (let r = 0; r < n; r++) {
-      // the same expressions as classifySeries: σ_Δ = √(v₀ + vₙ₋₁), bound = max(0, Δ − 2σ_Δ)
-      bound[r] = Math.max(0, c.last[r] - c.first[r] - NOISE_Z * Math.sqrt(c.firstVar[r] + c.lastVar[r]));
-      sigma[r] = Math.sqrt(c.lastVar[r]);
-    }
-    out.set(id, {
-      stackIds: Int32Array.from(c.id),
-      firstBytes: Float64Array.from(c.first),
-      lastBytes: Float64Array.from(c.last),
-      sigmaBytes: sigma,
-      keys: c.keys,
-      bound,
-    });
-  }
-  return out;
+  return cols;
+}
+
+/**
+ * One process's totals for the ranking: over every complete snapshot, or (`dropLast`: its last is an exit dump
+ * after teardown) ending at the one before, without the stacks only that dump holds, as the in-memory series.
+ */
+function processStats(c: ProcessColumns, dropLast: boolean): ProcessStats {
+  const rows = c.id.flatMap((_, r) => (dropLast && !c.beforeLast[r] ? [] : [r]));
+  const n = rows.length;
+  const bound = new Float64Array(n);
+  const sigma = new Float64Array(n);
+  const first = Float64Array.from(rows, (r) => c.first[r]);
+  const last = Float64Array.from(rows, (r) => (dropLast ? c.prev[r] : c.last[r]));
+  rows.forEach((r, k) => {
+    const lastVar = dropLast ? c.prevVar[r] : c.lastVar[r];
+    // the same expressions as classifySeries: σ_Δ = √(v₀ + vₙ₋₁), bound = max(0, Δ − 2σ_Δ)
+    bound[k] = Math.max(0, last[k] - first[k] - NOISE_Z * Math.sqrt(c.firstVar[r] + lastVar));
+    sigma[k] = Math.sqrt(lastVar);
+  });
+  return {
+    stackIds: Int32Array.from(rows, (r) => c.id[r]),
+    firstBytes: first,
+    lastBytes: last,
+    sigmaBytes: sigma,
+    keys: rows.map((r) => c.keys[r]),
+    bound,
+  };
 }
 
 /** Stack ids to classify first: all that can score (bound > 0), and the first `top` of the others by Δ, then size. */
@@ -266,6 +308,8 @@ async function classify(
     (chunk) => {
       const [r, j, b, vb, ab] = [0, 1, 2, 3, 4].map((c) => chunkNumbers(chunk, c));
       for (let i = 0, n = chunk.rowCount; i < n; i++) {
+        // a point past the series (an exit dump after teardown, always the last) is not read
+        if (j[i] >= off[r[i] + 1] - off[r[i]]) continue;
         const k = off[r[i]] + j[i];
         // one cell per (snapshot, stack): the sums of the in-memory series start from 0 the same way
         y[k] += b[i];

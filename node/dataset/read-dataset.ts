@@ -5,6 +5,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DuckDBValue } from '@duckdb/node-api';
 import type { Counts, Job, LoadWarning, ProcessSeries, Snapshot, ThreadTotals } from '../../core/model/model.js';
+import type { TeardownInput } from '../../core/model/series-end.js';
 import type { MapsEntry } from '../../core/formats/proc-maps.js';
 import type { PyFrameTable } from '../../core/formats/pyframes.js';
 import type { DumpFormat, Trigger } from '../../core/formats/dump-types.js';
@@ -56,7 +57,8 @@ export async function readManifest(dir: string): Promise<Manifest> {
   return m as Manifest;
 }
 
-export type CellPicker = (snapshots: readonly Snapshot[]) => readonly number[];
+/** The snapshots whose cells to read, from the process's snapshots and whether it has Python frames (series-end.ts). */
+export type CellPicker = (process: TeardownInput) => readonly number[];
 
 export interface ReadOptions {
   /**
@@ -344,7 +346,9 @@ async function readSnapshots(
       id,
       snapshots,
       counts,
-      new Set(withCells(snapshots).filter((j) => j >= 0 && j < snapshots.length)),
+      new Set(
+        withCells({ snapshots, pythonFrames: pr.python_frames_json }).filter((j) => j >= 0 && j < snapshots.length),
+      ),
       stackCount,
     );
   }

@@ -1,22 +1,38 @@
 -- heaplens job-wide suspects: every (job, process, stack) series with its growth pattern and score, ranked across
 -- the job as `heaplens growth` ranks them (core/stats/suspects.ts rankJob over core/stats/patterns.ts classifySeries),
 -- and the job-wide group of the same stack (stack_key) across processes.
--- Reads `snapshots` (job, process, snapshot, complete, has_accum_cells), `cells` (job, process, snapshot, stack_id,
--- bytes, var_bytes, accum_bytes), `stacks` (job, process, stack_id, stack_key) and `processes` (job, process, key).
+-- Reads `snapshots` (job, process, snapshot, complete, has_accum_cells, trigger, live_bytes), `cells` (job, process,
+-- snapshot, stack_id, bytes, var_bytes, accum_bytes), `stacks` (job, process, stack_id, stack_key) and `processes`
+-- (job, process, key, python_frames_json).
 -- Standard SQL only (CTEs, window functions, joins, CASE, aggregates; every fractional constant a DOUBLE literal
 -- with an exponent, every division guarded): it runs unchanged on DuckDB, Spark SQL and Trino.
--- A series is read over its process's complete snapshots only (point j = 0..n-1), 0 bytes where the stack is
+-- A series is read over its points (point j = 0..n-1: pts below), 0 bytes where the stack is
 -- absent. z and late_z are NULL where rankJob gives +/-Infinity (an exact, non-zero change). Per-second slopes
 -- are left out (they need the times in snapshots.context_json).
 WITH
--- the complete snapshots of each process, numbered 0..n-1: a cut dump's records are partial
+-- the complete snapshots of each process, with the one before each and the process's last snapshot
+cpts AS (
+  SELECT s.job, s.process, s.snapshot, s.has_accum_cells, s.trigger, s.live_bytes,
+         LAG(s.live_bytes) OVER (PARTITION BY s.job, s.process ORDER BY s.snapshot) AS prev_bytes,
+         l.last_snapshot, pr.python_frames_json
+  FROM snapshots s
+  JOIN (SELECT job, process, MAX(snapshot) AS last_snapshot FROM snapshots GROUP BY job, process) l
+    ON l.job = s.job AND l.process = s.process
+  LEFT JOIN processes pr ON pr.job = s.job AND pr.process = s.process
+  WHERE s.complete
+),
+-- the series' points, numbered 0..n-1: the complete snapshots (a cut dump's records are partial) less an exit dump
+-- written after Python's teardown (core/model/series-end.ts: the process's last dump, a final one, of a process with
+-- Python frames, below a quarter of the complete dump before it and at least 4 MiB lower)
 pts AS (
   SELECT job, process, snapshot,
          ROW_NUMBER() OVER (PARTITION BY job, process ORDER BY snapshot) - 1 AS j,
          COUNT(*) OVER (PARTITION BY job, process) AS n,
          CASE WHEN has_accum_cells THEN 1 ELSE 0 END AS has_acc
-  FROM snapshots
-  WHERE complete
+  FROM cpts
+  WHERE NOT (snapshot = last_snapshot AND trigger = 'final' AND python_frames_json IS NOT NULL
+             AND prev_bytes IS NOT NULL AND live_bytes < 2.5e-1 * prev_bytes
+             AND prev_bytes - live_bytes >= 4194304e0)
 ),
 -- one row per process: pk numbers the processes (a series is sid = pk * 2^32 + stack_id); accumulated bytes count
 -- only when every complete snapshot of the process has them (prof_accum on throughout)
@@ -348,8 +364,8 @@ verdicts AS (
               WHEN l.sid IS NULL THEN 'flat'
               WHEN l.pattern0 = 'plateau' AND l.late_grows = 1 THEN 'steady'
               ELSE l.pattern0 END AS pattern,
-         CASE WHEN b.n = 2 THEN b.delta WHEN l.sid IS NULL THEN 0e0 ELSE p.ts_slope END AS slope_bytes_per_snapshot,
-         CASE WHEN b.n = 2 THEN b.delta WHEN l.sid IS NULL THEN 0e0 ELSE l.late_slope END AS late_slope_bytes_per_snapshot,
+         CASE WHEN b.n = 2 THEN 0e0 WHEN l.sid IS NULL THEN 0e0 ELSE p.ts_slope END AS slope_bytes_per_snapshot,
+         CASE WHEN b.n = 2 THEN 0e0 WHEN l.sid IS NULL THEN 0e0 ELSE l.late_slope END AS late_slope_bytes_per_snapshot,
          CASE WHEN l.sid IS NULL THEN 0e0
               WHEN l.late_sigma > 0 THEN l.late_end / l.late_sigma
               WHEN l.late_end = 0 THEN 0e0 END AS late_z,

@@ -6,7 +6,7 @@ import { flag, has, type ParsedArgs } from '../args.js';
 import { formatBytes, formatInt, formatPercent, table } from '../format.js';
 import { missingBinariesAt } from '../../../core/query/missing-binaries.js';
 import { indent, printWarnings, processJson, processTitle, snapshotJson, type Output } from '../common.js';
-import { snapshotIndices } from '../snapshot-choice.js';
+import { defaultSnapshot, snapshotIndices } from '../snapshot-choice.js';
 
 /** Modules found (and matching) whose binary named none of some addresses: stripped of symbols. */
 function unnamedByModule(symbols: SymbolTable): { module: string; addresses: number }[] {
@@ -22,10 +22,12 @@ function unnamedByModule(symbols: SymbolTable): { module: string; addresses: num
 
 /** Modules whose frames stay unresolved, heaviest first, with what to hand over to resolve them. */
 export function binaries(job: Job, args: ParsedArgs, io: Output): void {
-  const which = flag(args, 'snapshot') ?? 'last';
+  const which = flag(args, 'snapshot');
   const json = has(args, 'json');
   const procsJson: unknown[] = [];
-  const at = snapshotIndices(job.processes, which, 'snapshot');
+  // without --snapshot: each process's series end (an exit dump after teardown holds few of its stacks)
+  const at =
+    which !== undefined ? snapshotIndices(job.processes, which, 'snapshot') : job.processes.map(defaultSnapshot);
   for (const [pi, p] of job.processes.entries()) {
     const si = at[pi];
     if (si < 0) {

@@ -2,12 +2,11 @@
 // with the same shown frames are one row, with one σ), largest growth first.
 
 import type { Job } from '../../../core/model/model.js';
-import { lastCompleteIndex } from '../../../core/model/snapshot-status.js';
 import { diffRows } from '../../../core/query/rows.js';
 import { flag, sliceFilter, type ParsedArgs } from '../args.js';
 import { processJson, processTitle, snapshotJson, type Output } from '../common.js';
 import { sampled } from '../input.js';
-import { snapshotIndices } from '../snapshot-choice.js';
+import { defaultNote, defaultSnapshot, snapshotIndices } from '../snapshot-choice.js';
 import { StackListing } from '../stack-listing.js';
 import { accumulatedByStack } from '../text/accumulated.js';
 
@@ -24,14 +23,15 @@ export function diff(job: Job, args: ParsedArgs, io: Output): void {
     const sp = sampled(job, p, args);
     if (!sp) continue;
     let bi = 0;
-    // the last complete dump: a cut one would report frees that never happened
-    let ti = lastCompleteIndex(p);
+    // the series' end: a cut dump would report frees that never happened, an exit dump after teardown the frees of
+    // the interpreter's exit
+    let ti = defaultSnapshot(p);
     if (twoFiles) {
       bi = p.snapshots.findIndex((s) => s.file === args.positional[0]);
       ti = p.snapshots.findIndex((s) => s.file === args.positional[1]);
       if (bi < 0 || ti < 0) {
         bi = 0;
-        ti = lastCompleteIndex(p);
+        ti = defaultSnapshot(p);
       }
     }
     if (baseAt) bi = baseAt[pi];
@@ -59,7 +59,7 @@ export function diff(job: Job, args: ParsedArgs, io: Output): void {
       ...totals,
     });
     list.say(
-      `${processTitle(p)}\n  ${base.file} → ${target.file}: ${fmt.plain(totals.baseBytes)} → ${fmt.plain(totals.targetBytes)} (${fmt.signed(totals.deltaBytes)})${fmt.name === 'inuse_space' ? '' : ` ${fmt.name}`}${sliceFilter(args).length > 0 ? ' in the stacks the filters keep' : ''}, ${totals.newStacks} new stacks, ${totals.goneStacks} gone`,
+      `${processTitle(p)}\n  ${base.file} → ${target.file}: ${fmt.plain(totals.baseBytes)} → ${fmt.plain(totals.targetBytes)} (${fmt.signed(totals.deltaBytes)})${fmt.name === 'inuse_space' ? '' : ` ${fmt.name}`}${sliceFilter(args).length > 0 ? ' in the stacks the filters keep' : ''}, ${totals.newStacks} new stacks, ${totals.goneStacks} gone${!twoFiles && !targetAt ? defaultNote(p, ti, 'target') : ''}`,
     );
     const rows: string[][] = [];
     all.slice(0, list.n).forEach((x, rank) => {

@@ -128,7 +128,7 @@ export function postmortemCommand(job: Job, args: ParsedArgs, io: Output, given:
     io.out('\nwhat grew (share of the growth):');
     for (const c of q.culprits)
       io.out(
-        `  ${(100 * c.share).toFixed(0).padStart(3)} %  ${formatBytes(c.bytes)}${c.rate !== null ? ` (${formatSignedBytes(c.rate)}/s)` : ''}  ${c.kind === 'heap' ? c.site : c.site}  — pid ${c.pids.join(', ')}`,
+        `  ${(100 * c.share).toFixed(0).padStart(3)} %  ${formatBytes(c.bytes)}${c.rate !== null ? ` (${formatSignedBytes(c.rate)}/s)` : ''}  ${c.pattern ?? 'outside the heap'}${c.pattern === 'step' ? ' (one-time)' : ''}  ${c.site}  — pid ${c.pids.join(', ')}`,
       );
   }
   io.out('');
@@ -201,7 +201,7 @@ export function postmortemCommand(job: Job, args: ParsedArgs, io: Output, given:
   const rows = listed.groups.map(({ group: g, first, frames }, i) => [
     String(i + 1),
     g.pattern,
-    rateText(first.lateSlopePerSnapshot, first.lateSlopePerSecond),
+    rateText(first.lateSlopePerSnapshot, first.lateSlopePerSecond, first.hasRate),
     formatBytes(g.lastBytes),
     g.sigmaBytes > 0 ? '±' + formatBytes(NOISE_Z * g.sigmaBytes) : '',
     String(job.processes[g.top.processIndex].pid ?? '-'),

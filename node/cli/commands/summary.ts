@@ -15,6 +15,7 @@ import { indent, printWarnings, processJson, processTitle, snapshotJson, type Ou
 import { sampled } from '../input.js';
 import { valueFormat } from '../text/values.js';
 import { dumpTriggerLabel } from '../../../core/model/dump-trigger.js';
+import { teardownDump } from '../../../core/model/series-end.js';
 
 /** `heaplens summary` */
 export function summary(job: Job, args: ParsedArgs, io: Output): void {
@@ -25,11 +26,16 @@ export function summary(job: Job, args: ParsedArgs, io: Output): void {
         {
           processes: job.processes.map((p) => {
             const ctx = snapshotContextJson(p);
+            const t = teardownDump(p, 0)?.snapshotIndex ?? -1;
             return {
               ...processJson(p, job),
               ...processContextJson(p, parents),
               ...gpuJson(p),
-              snapshots: p.snapshots.map((s, i) => ({ ...snapshotJson(s), ...ctx[i] })),
+              snapshots: p.snapshots.map((s, i) => ({
+                ...snapshotJson(s),
+                ...ctx[i],
+                ...(i === t ? { afterTeardown: true } : {}),
+              })),
             };
           }),
           warnings: job.warnings,
@@ -49,6 +55,12 @@ export function summary(job: Job, args: ParsedArgs, io: Output): void {
     for (const l of gpuText(p)) io.out(indent(l));
     const extra = snapshotContextCells(p);
     const sp = withSample ? sampled(job, p, args) : p;
+    // the exit dump after teardown is listed, marked, and left out of the series (core/model/series-end.ts)
+    const teardown = teardownDump(p, 0);
+    const endSeq = (f: string): string => {
+      const s = p.snapshots.find((x) => x.file === f);
+      return s?.seq != null ? `seq ${s.seq}` : f;
+    };
     const rows = p.snapshots.map((s, i) => [
       s.seq === null ? '-' : String(s.seq),
       dumpTriggerLabel(s),
@@ -58,7 +70,9 @@ export function summary(job: Job, args: ParsedArgs, io: Output): void {
       ...(withSample ? [sp ? fmt.plain(sp.snapshots[i].live.bytes) : '-'] : []),
       s.truncated
         ? `truncated at byte ${s.truncated.byteOffset}${s.complete ? ' (in its maps: records complete)' : s.headerLiveBytes !== null ? `: records incomplete, header total ${formatBytes(s.headerLiveBytes)}` : ': records incomplete'}`
-        : '',
+        : i === teardown?.snapshotIndex
+          ? `exit dump after teardown: not in the series (it ends at ${endSeq(teardown.lastIntervalFile)})`
+          : '',
       s.file,
     ]);
     const header = [

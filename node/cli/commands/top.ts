@@ -7,15 +7,17 @@ import { flag, sliceFilter, type ParsedArgs } from '../args.js';
 import { formatInt, formatPercent } from '../format.js';
 import { processJson, processTitle, snapshotJson, type Output } from '../common.js';
 import { sampled } from '../input.js';
-import { snapshotIndices } from '../snapshot-choice.js';
+import { defaultNote, defaultSnapshot, snapshotIndices } from '../snapshot-choice.js';
 import { StackListing } from '../stack-listing.js';
 import { accumulatedOf, sumRecords } from '../text/accumulated.js';
 
 export function top(job: Job, args: ParsedArgs, io: Output): void {
   const list = new StackListing(job, args, io);
   const { fmt } = list;
-  const which = flag(args, 'snapshot') ?? 'last';
-  const at = snapshotIndices(job.processes, which, 'snapshot');
+  const which = flag(args, 'snapshot');
+  // without --snapshot: each process's series end (an exit dump after teardown left out)
+  const at =
+    which !== undefined ? snapshotIndices(job.processes, which, 'snapshot') : job.processes.map(defaultSnapshot);
   for (const [pi, p] of job.processes.entries()) {
     const si = at[pi];
     if (si < 0) {
@@ -37,7 +39,7 @@ export function top(job: Job, args: ParsedArgs, io: Output): void {
     });
     const what = fmt.name === 'inuse_space' ? 'live' : fmt.name;
     list.say(
-      `${processTitle(p)}\n  snapshot ${s.seq ?? '-'} (${dumpTriggerLabel(s)}) ${s.file}: ${fmt.plain(values.live.bytes)} ${what}${fmt.name === 'inuse_space' ? ` in ${formatInt(s.live.objects)} objects` : ''}`,
+      `${processTitle(p)}\n  snapshot ${s.seq ?? '-'} (${dumpTriggerLabel(s)}) ${s.file}: ${fmt.plain(values.live.bytes)} ${what}${fmt.name === 'inuse_space' ? ` in ${formatInt(s.live.objects)} objects` : ''}${which === undefined ? defaultNote(p, si) : ''}`,
     );
     if (sliceFilter(args).length > 0)
       list.say(`  filters keep ${fmt.plain(shown)} (${formatPercent(shown, values.live.bytes)}) in ${all.length} rows`);

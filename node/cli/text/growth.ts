@@ -3,11 +3,16 @@
 import type { Job } from '../../../core/model/model.js';
 import { NOISE_Z } from '../../../core/model/sampling-error.js';
 import type { GrowthAnswer } from '../../../core/query/growth.js';
+import type { SuspectGroup } from '../../../core/stats/suspects.js';
 import { formatBytes, formatSignedBytes, table } from '../format.js';
 import { indent, printWarnings, processTitle, stackText, tableColumns, type Output } from '../common.js';
 
-/** A rate: per second where the dumps have times, else per dump. */
-export function rateText(perSnapshot: number, perSecond: number | null): string {
+/**
+ * A rate: per second where the dumps have times far enough apart, else per dump; "no rate" for a series too short
+ * to carry one (core/stats/patterns.ts rateBasis: its note says why).
+ */
+export function rateText(perSnapshot: number, perSecond: number | null, hasRate = true): string {
+  if (!hasRate) return 'no rate';
   if (perSecond !== null) return `${formatSignedBytes(perSecond)}/s`;
   return `${formatSignedBytes(perSnapshot)}/dump`;
 }
@@ -16,6 +21,17 @@ export function rateText(perSnapshot: number, perSecond: number | null): string 
 export function pidList(job: Job, idx: readonly number[], max = 4): string {
   const names = idx.map((i) => String(job.processes[i].pid ?? job.processes[i].key));
   return names.length <= max ? names.join(', ') : `${names.slice(0, max).join(', ')}, +${names.length - max}`;
+}
+
+/**
+ * A group's holders: those that share its pattern (its Δ is theirs), then the others apart with their change and
+ * patterns ("1 (28464); 3 apart: flat, 0 B").
+ */
+export function holdersText(job: Job, g: SuspectGroup): string {
+  const shared = `${g.patternProcessIndexes.length} (${pidList(job, g.patternProcessIndexes)})`;
+  const o = g.others;
+  if (o.processIndexes.length === 0) return shared;
+  return `${shared}; ${o.processIndexes.length} apart: ${o.patterns.join('/')}, ${formatSignedBytes(o.deltaBytes)}`;
 }
 
 function deltaText(delta: number, noise: boolean): string {
@@ -39,14 +55,14 @@ export function printGrowth(job: Job, a: GrowthAnswer, io: Output): void {
     g.pattern,
     deltaText(g.deltaBytes, Math.abs(g.deltaBytes) < NOISE_Z * g.sigmaBytes),
     sigmaText(g.sigmaBytes),
-    rateText(first.lateSlopePerSnapshot, first.lateSlopePerSecond),
-    `${g.processIndexes.length} (${pidList(job, g.processIndexes)})`,
+    rateText(first.lateSlopePerSnapshot, first.lateSlopePerSecond, first.hasRate),
+    holdersText(job, g),
     stackText(frames),
   ]);
   io.out(
     indent(
       table(
-        ['#', 'score', 'pattern', 'Δ total', '±2σ end', 'late rate (top)', 'processes', 'stack (leaf first)'],
+        ['#', 'score', 'pattern', 'Δ (its holders)', '±2σ end', 'late rate (top)', 'holders', 'stack (leaf first)'],
         grows,
         [true, true, false, true, true, true, false, false],
         tableColumns(io),
@@ -74,8 +90,8 @@ export function printGrowth(job: Job, a: GrowthAnswer, io: Output): void {
         s.pattern,
         deltaText(s.deltaBytes, s.withinNoise),
         sigmaText(s.sigmaBytes),
-        rateText(s.slopePerSnapshot, s.slopePerSecond),
-        rateText(s.lateSlopePerSnapshot, s.lateSlopePerSecond),
+        rateText(s.slopePerSnapshot, s.slopePerSecond, s.hasRate),
+        rateText(s.lateSlopePerSnapshot, s.lateSlopePerSecond, s.hasRate),
         s.groupProcesses > 1 ? `${s.groupProcesses} procs` : '',
         stackText(frames),
       ]);

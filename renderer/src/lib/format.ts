@@ -26,8 +26,12 @@ export function procLabel(p: Pick<ProcessSummary, 'pid' | 'prefix' | 'key' | 'na
   return p ? revealControls(processLabel(p, p.name ?? null)) : '?';
 }
 
-/** A rate as it goes into a ticket: `+1.2 MiB/s`, or `/dump` when the dumps' times are unknown. */
-export function formatRate(bytesPer: number, perSecond: boolean): string {
+/**
+ * A rate as it goes into a ticket: `+1.2 MiB/s`, or `/dump` when the dumps' times are unknown or too close; "no
+ * rate" (null) for a series too short to carry one.
+ */
+export function formatRate(bytesPer: number | null, perSecond: boolean): string {
+  if (bytesPer === null) return 'no rate';
   return `${bytes(bytesPer, true, '−')}/${perSecond ? 's' : 'dump'}`;
 }
 

@@ -20,7 +20,7 @@ import type {
 import type { StackTarget } from '../../../core/notes/schema.ts';
 import { OPENING_VIEW } from '../../../core/query/provisional.ts';
 import { DEFAULT_FLAME, type FlameArrangement, type Tab } from '../lib/session-map.ts';
-import { formatBytes, formatCount, formatPct, snapLabel } from '../lib/format.ts';
+import { formatBytes, formatCount, formatPct, formatRate, snapLabel } from '../lib/format.ts';
 import { KIND_LABEL } from '../lib/colors.ts';
 import type { Opening } from './opening.ts';
 
@@ -33,6 +33,8 @@ export interface PanelContent {
   frames: (FrameInfo & { hidden: boolean; fold?: number })[];
   facts: [string, string][];
   series: number[] | null;
+  /** index in `series` of the exit dump after teardown (a marked point, not the series' end), −1 when none */
+  exitDump?: number;
   /** the stack shown (growth row, timeline legend): what a stack note points at */
   stackId?: number;
   /** the function shown (a flame-graph node): what a function note points at */
@@ -102,22 +104,16 @@ export class Selection {
   }
 
   resetBaseTarget(): void {
+    // the series' end (core/model/series-end.ts): not a cut dump (frees that never happened), not an exit dump
+    // after the interpreter's teardown (the objects Python freed on the way out: the leak "gone"); nor a massif
+    // snapshot whose tree massif did not keep (one row of totals)
     const p = this.focused;
-    const n = p ? p.snapshots.length : 0;
-    // the last complete dump: a cut one would show frees that never happened, an exit dump after the
-    // interpreter's teardown the objects Python freed on the way out (the leak "gone"), a massif snapshot whose
-    // tree massif did not keep one row of totals
-    let last = n - 1;
-    while (
-      last > 0 &&
-      p &&
-      (!p.snapshots[last].complete || p.snapshots[last].afterTeardown || p.snapshots[last].massifTree === 'empty')
-    )
-      last--;
+    let last = p?.seriesEnd ?? 0;
+    while (last > 0 && p && p.snapshots[last].massifTree === 'empty') last--;
     this.base = 0;
     // a PyTorch device opens on its peak (ProcessSummary.openSnapshot), the diff running up to it
     const open = p?.openSnapshot;
-    if (open !== undefined && open < n) last = open;
+    if (open !== undefined && p && open < p.snapshots.length) last = open;
     this.target = Math.max(0, last);
     this.snapshot = Math.max(0, last);
   }
@@ -211,7 +207,7 @@ export class Selection {
         );
         if (v.groupProcesses > 1)
           facts.push([`score in pid ${this.focused?.pid ?? '?'}`, `${formatBytes(v.score)} (this process alone)`]);
-        facts.push(['late rate', `${formatBytes(v.lateRate, true)}/${v.lateRatePerSecond ? 's' : 'dump'}`]);
+        facts.push(['late rate', formatRate(v.lateRate, v.lateRatePerSecond) + (v.rateNote ? ` (${v.rateNote})` : '')]);
         if (v.sigmaBytes > 0) facts.push(['±2σ at the end', `${formatBytes(2 * v.sigmaBytes)} (sampling)`]);
         if (v.groupProcesses > 1) facts.push(['held by', `${v.groupProcesses} processes`]);
       }
@@ -227,6 +223,7 @@ export class Selection {
         frames: stack.frames,
         facts,
         series: stack.series,
+        exitDump: stack.exitDump ?? -1,
         stackId,
       };
     });

@@ -102,13 +102,21 @@ async function openRun(browser, browserPid, dir) {
   let peakPss = 0;
   let peakEngine = 0;
   const timer = setInterval(() => {
-    peakPss = Math.max(peakPss, tree(browserPid).reduce((a, p) => a + field(p, 'smaps_rollup', 'Pss'), 0));
+    peakPss = Math.max(
+      peakPss,
+      tree(browserPid).reduce((a, p) => a + field(p, 'smaps_rollup', 'Pss'), 0),
+    );
     peakEngine = Math.max(peakEngine, field(child.pid, 'status', 'VmRSS'));
   }, 100);
   const at = (p) => p.then(() => performance.now());
   await page.goto(url);
   const [tTimeline, tSuspect, tFull] = await Promise.all([
-    at(page.locator('[data-testid=preview-process], [data-testid=timeline-points] .snap').first().waitFor({ timeout: 1_800_000 })),
+    at(
+      page
+        .locator('[data-testid=preview-process], [data-testid=timeline-points] .snap')
+        .first()
+        .waitFor({ timeout: 1_800_000 }),
+    ),
     at(page.getByTestId('suspect-row').first().waitFor({ timeout: 1_800_000 })),
     at(
       page.waitForFunction(() => performance.getEntriesByName('heaplens:load-done').length > 0, null, {

@@ -3,7 +3,7 @@
 // dataset is read back as the job the dumps would give, with the symbols found at ingest, reading only the cells the
 // command uses.
 
-import type { Job, ProcessSeries, Snapshot } from '../../core/model/model.js';
+import type { Job, ProcessSeries } from '../../core/model/model.js';
 import { datasetPath as datasetAmong, DatasetNotAloneError, openJob } from '../engine/open-job.js';
 import { symbolizeOnDisk } from '../engine/symbolize.js';
 import type { CellPicker, StackChooser } from '../dataset/read-dataset.js';

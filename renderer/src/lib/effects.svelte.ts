@@ -2,6 +2,7 @@
 // resolved to the loaded stacks, and autosave. Called once from App.svelte's setup (effects need a component).
 // A view's own data (a flame graph, …) is requested by the view itself.
 
+import { latestWins } from './latest-wins.ts';
 import { untrack } from 'svelte';
 import type { StackTarget } from '../../../core/notes/schema.ts';
 import { debounce } from './session-map.ts';
@@ -92,21 +93,20 @@ export function startEffects(ui: Ui): { flush(): void; cancel(): void } {
     untrack(() => suspectsAsker.ask({ view, limit, key }));
   });
 
-  let seriesSeq = 0;
+  const seriesLatest = latestWins();
   $effect(() => {
     const p = ui.app.selection.procIndex;
     const view = app.selection.view;
     if (p < 0 || !app.job.hasJob || app.job.openingPending) return;
-    const seq = ++seriesSeq;
-    void app.client.request({ type: 'stackSeries', proc: p, n: 8, view }).then((r) => {
-      if (seq === seriesSeq) {
+    void seriesLatest
+      .ask(app.client.request({ type: 'stackSeries', proc: p, n: 8, view }), (r) => {
         app.selection.series = r.series;
         requestAnimationFrame(() => performance.mark('heaplens:timeline-stacks'));
-      }
-    });
+      })
+      .catch(() => undefined);
   });
 
-  let growthSeq = 0;
+  const growthLatest = latestWins();
   const GROWTH_TABS: ReadonlySet<Tab> = new Set<Tab>(['growth', 'sandwich']);
   $effect(() => {
     const p = ui.app.selection.procIndex;
@@ -117,19 +117,19 @@ export function startEffects(ui: Ui): { flush(): void; cancel(): void } {
     // While a job loads, only for a tab that shows it: the first process's table took ~0.35 s of the worker
     // that also merges the dumps (deep-stack job); the stack panel shows its row's figures once the job is in.
     if (app.job.partial && !GROWTH_TABS.has(app.selection.tab)) return;
-    const seq = ++growthSeq;
     untrack(() => app.busy++);
-    app.client
+    growthLatest
       // every stack of a process, and the functions that changed most (a symbolized job has a few thousand; an
       // unsymbolized one a row per address, whose decoding blocked the page for ~50 ms and more)
-      .request({ type: 'growth', proc: p, base, target, view, limit: 20000, functionLimit: 5000 })
-      .then((r) => {
-        if (seq !== growthSeq) return;
-        app.selection.growth = r.growth;
-        // no job-wide ranking to open on (nothing scores): the focused process's top growth
-        if (app.job.focusTopSuspect && app.job.suspects && app.job.suspects.rows.length === 0)
-          focusTopGrowth(r.growth.stacks);
-      })
+      .ask(
+        app.client.request({ type: 'growth', proc: p, base, target, view, limit: 20000, functionLimit: 5000 }),
+        (r) => {
+          app.selection.growth = r.growth;
+          // no job-wide ranking to open on (nothing scores): the focused process's top growth
+          if (app.job.focusTopSuspect && app.job.suspects && app.job.suspects.rows.length === 0)
+            focusTopGrowth(r.growth.stacks);
+        },
+      )
       .catch((e: unknown) => (app.error = String(e)))
       .finally(() => app.busy--);
   });
@@ -151,7 +151,7 @@ export function startEffects(ui: Ui): { flush(): void; cancel(): void } {
   });
 
   // -- stack notes resolved to stacks of what is loaded ---------------------------------------------
-  let resolveSeq = 0;
+  const resolveLatest = latestWins();
   $effect(() => {
     const notes = app.notes.list;
     const hasJob = app.job.hasJob;
@@ -160,10 +160,8 @@ export function startEffects(ui: Ui): { flush(): void; cancel(): void } {
       .map((n) => ({ id: n.id, t: n.target as StackTarget }));
     const pending = app.selection.pendingSelectedStack;
     if (!hasJob) return;
-    const seq = ++resolveSeq;
     const all = pending ? [...targets.map((x) => x.t), pending] : targets.map((x) => x.t);
     const done = (ids: ({ proc: number; stackId: number } | null)[]): void => {
-      if (seq !== resolveSeq) return;
       const m = new Map<string, { proc: number; stackId: number }>();
       targets.forEach((x, i) => {
         const r = ids[i];
@@ -176,9 +174,11 @@ export function startEffects(ui: Ui): { flush(): void; cancel(): void } {
         if (r && r.proc === ui.app.selection.procIndex) ui.app.selection.selectStack(r.stackId);
       }
     };
-    if (all.length > 0)
-      void untrack(() => app.client.request({ type: 'resolveStacks', targets: all })).then(({ ids }) => done(ids));
-    else done([]);
+    const answer: Promise<{ ids: ({ proc: number; stackId: number } | null)[] }> =
+      all.length > 0
+        ? untrack(() => app.client.request({ type: 'resolveStacks', targets: all }))
+        : Promise.resolve({ ids: [] });
+    void resolveLatest.ask(answer, ({ ids }) => done(ids)).catch(() => undefined);
   });
 
   // -- sessions: autosave (debounced) on any change of what a session holds ------------------------

@@ -3,10 +3,11 @@
 
 import { untrack } from 'svelte';
 import type { Ui } from './ui.svelte.ts';
+import { latestWins } from './latest-wins.ts';
 
 export function requestFlame(ui: Ui, kind: 'flame' | 'diff'): void {
   const app = ui.app;
-  let seq = 0;
+  const latest = latestWins();
   $effect(() => {
     const p = ui.app.selection.procIndex;
     const snapshot = app.selection.snapshot;
@@ -15,22 +16,22 @@ export function requestFlame(ui: Ui, kind: 'flame' | 'diff'): void {
     const view = app.selection.view;
     const shape = app.selection.flameShape;
     if (p < 0 || !app.job.hasJob) return;
-    const mine = ++seq;
     untrack(() => app.busy++);
-    app.client
-      .request({
-        type: 'flame',
-        proc: p,
-        snapshot: kind === 'flame' ? snapshot : target,
-        base: kind === 'diff' ? base : null,
-        view,
-        shape,
-      })
-      .then((r) => {
-        if (mine !== seq) return;
-        if (kind === 'flame') app.selection.flame = r.flame;
-        else app.selection.diffFlame = r.flame;
-      })
+    latest
+      .ask(
+        app.client.request({
+          type: 'flame',
+          proc: p,
+          snapshot: kind === 'flame' ? snapshot : target,
+          base: kind === 'diff' ? base : null,
+          view,
+          shape,
+        }),
+        (r) => {
+          if (kind === 'flame') app.selection.flame = r.flame;
+          else app.selection.diffFlame = r.flame;
+        },
+      )
       .catch((e: unknown) => (app.error = String(e)))
       .finally(() => app.busy--);
   });

@@ -138,6 +138,11 @@ export interface ProcessSeries {
   profileSymbols?: Map<string, ProfileFrame[]>;
   /** RSS over time from a CSV log given with the dumps (core/load/rss-log-align.ts); absent without one */
   rssLog?: { file: string; timeMs: number[]; rss: number[] };
+  /**
+   * The role a job log gives this process's pid (`[rollout-1 pid=N]`, `started loader-1 pid=N`): its name in
+   * every view (core/model/process-name.ts); absent when no log names it (core/load/evidence-load.ts)
+   */
+  role?: { name: string; file: string; line: number };
 }
 
 /** The GPU side of a series read from a PyTorch snapshot: what the heap model has no place for. */

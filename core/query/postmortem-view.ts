@@ -5,7 +5,7 @@
 
 import type { Job } from '../model/model.js';
 import type { KillBy } from '../stats/kill-evidence.js';
-import type { Fate } from '../stats/fates.js';
+import { FATE_ORDER, type Fate } from '../stats/fates.js';
 import type { MemoryExplanation, ProcessMemory } from '../stats/memory-outside-heap.js';
 import type { Projection } from '../stats/postmortem.js';
 import { projectionText } from '../stats/projection-text.js';
@@ -136,8 +136,16 @@ export function viewOf(q: PostmortemResult): PostmortemView {
 
 // ---- read back from a report (untrusted) ------------------------------------------------------------------
 
-const FATES: ReadonlySet<string> = new Set<Fate>(['oom-killed', 'killed', 'exited', 'torn-down', 'unknown']);
-const BYS: ReadonlySet<string> = new Set<KillBy>(['kernel', 'cgroup', 'ray', 'kubernetes', 'slurm', 'inferred']);
+const FATES: ReadonlySet<string> = new Set<Fate>(FATE_ORDER);
+const BYS: ReadonlySet<string> = new Set<KillBy>([
+  'kernel',
+  'cgroup',
+  'ray',
+  'kubernetes',
+  'slurm',
+  'watchdog',
+  'inferred',
+]);
 const EXPLANATIONS: ReadonlySet<string> = new Set<MemoryExplanation>([
   'copy-on-write',
   'allocator-retained',

@@ -100,6 +100,21 @@ export function rankCulprits(
   return out.sort((a, b) => b.bytes - a.bytes);
 }
 
+/** Names up to NAMED processes; more are counted by name ("1,000 processes (python3.12 train.py ×1,000)"). */
+const NAMED = 3;
+function namesOrCount(job: Pick<Job, 'processes'>, idx: readonly number[]): string {
+  if (idx.length <= NAMED) return idx.map((i) => processLabel(job, i)).join(', ');
+  const by = new Map<string, number>();
+  for (const i of idx) {
+    const n = processName(job.processes[i]) ?? 'pid';
+    by.set(n, (by.get(n) ?? 0) + 1);
+  }
+  const groups = [...by.entries()].sort((a, b) => b[1] - a[1]);
+  const shown = groups.slice(0, NAMED).map(([n, c]) => `${n} ×${c.toLocaleString('en-US')}`);
+  if (groups.length > NAMED) shown.push(`${groups.length - NAMED} other names`);
+  return `${idx.length.toLocaleString('en-US')} processes (${shown.join(', ')})`;
+}
+
 function clock(ms: number): string {
   return new Date(ms).toISOString().slice(11, 19) + ' UTC';
 }
@@ -114,34 +129,54 @@ export function verdictSentence(
   const parts: string[] = [];
   if (kill && kill.processIndex !== null) {
     const who = processLabel(job, kill.processIndex).replace(/ (\d+)$/, ' (pid $1');
-    const anon = kill.anonRssBytes !== null ? `, ${mib(kill.anonRssBytes)} anon` : '';
+    const size =
+      kill.anonRssBytes !== null
+        ? `, ${mib(kill.anonRssBytes)} anon`
+        : kill.rssBytes !== null
+          ? `, ${mib(kill.rssBytes)} resident`
+          : '';
     const at = kill.atMs !== null ? ` at ${clock(kill.atMs)}` : '';
     const limit =
       kill.scope === 'global'
         ? ' when the machine ran out of memory'
-        : kill.limitBytes !== null
-          ? ` when the cgroup reached its ${mib(kill.limitBytes)} limit`
-          : '';
+        : kill.by === 'watchdog' && kill.limitBytes !== null
+          ? ` when the job reached its ${mib(kill.limitBytes)} limit${kill.usageBytes !== null ? ` (${mib(kill.usageBytes)} summed)` : ''}`
+          : kill.limitBytes !== null
+            ? ` when the cgroup reached its ${mib(kill.limitBytes)} limit`
+            : '';
     const by =
       kill.by === 'kernel'
         ? 'The kernel OOM-killed'
         : kill.by === 'ray'
           ? "Ray's memory monitor killed"
-          : kill.by === 'kubernetes'
-            ? 'Kubernetes reports an OOM kill (OOMKilled); the process it ended is'
-            : kill.by === 'slurm'
-              ? 'SLURM reports an OOM kill in the step; the process it ended is'
-              : kill.by === 'cgroup'
-                ? 'The cgroup counted an OOM kill; the process it ended is'
-                : 'No log says why; the process that stopped is';
-    parts.push(`${by} ${who}${anon})${at}${limit}.`);
+          : kill.by === 'watchdog'
+            ? "The job's memory watchdog killed"
+            : kill.by === 'kubernetes'
+              ? 'Kubernetes reports an OOM kill (OOMKilled); the process it ended is'
+              : kill.by === 'slurm'
+                ? 'SLURM reports an OOM kill in the step; the process it ended is'
+                : kill.by === 'cgroup'
+                  ? 'The cgroup counted an OOM kill; the process it ended is'
+                  : 'No log says why; the process that stopped is';
+    parts.push(`${by} ${who}${size})${at}${limit}.`);
   } else {
-    const killed = ends.map((e, i) => ({ e, i })).filter(({ e }) => e.fate === 'killed');
-    if (killed.length > 0)
+    const of = (fate: ProcessEnd['fate']): number[] => ends.flatMap((e, i) => (e.fate === fate ? [i] : []));
+    const killed = of('killed');
+    const stopped = of('stopped');
+    if (killed.length > 0) {
+      const first = ends[killed[0]].fateEvidence.find((e) => e.source !== 'dumps');
       parts.push(
-        `No log says why ${killed.map(({ i }) => processLabel(job, i)).join(', ')} stopped: ${killed[0].e.fateEvidence[0]?.text ?? 'no final dump'}.`,
+        `${namesOrCount(job, killed)} ${killed.length > 1 ? 'were' : 'was'} killed by a signal` +
+          (first ? ` (${first.text}, ${first.file}${first.line !== null ? `:${first.line}` : ''})` : '') +
+          '; no log says why.',
       );
-    else parts.push('No process of the job was killed: every process exited or its end is unknown.');
+    }
+    if (stopped.length > 0)
+      parts.push(
+        `${namesOrCount(job, stopped)} stopped without a final dump and no log says why${stopped.length === 1 ? `: ${ends[stopped[0]].fateEvidence[0]?.text ?? 'no final dump'}` : ''}.`,
+      );
+    if (killed.length === 0 && stopped.length === 0)
+      parts.push('No process of the job was killed: every process exited or its end is unknown.');
   }
   const heap = culprits.filter((c) => c.kind === 'heap').slice(0, 2);
   const cow = culprits.find((c) => c.kind === 'outside-heap');

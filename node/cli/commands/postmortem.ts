@@ -8,6 +8,8 @@ import type { Job } from '../../../core/model/model.js';
 import { parseLimit, type JobPostmortem } from '../../../core/stats/postmortem.js';
 import { projectionText } from '../../../core/stats/projection-text.js';
 import { postmortemQuery, type PostmortemResult } from '../../../core/query/postmortem.js';
+import { FATE_ORDER, fateText } from '../../../core/stats/fates.js';
+import { evidenceSourceLabel } from '../../../core/stats/kill-evidence.js';
 import { NOISE_Z } from '../../../core/model/sampling-error.js';
 import { flag, has, intFlag, UsageError, type ParsedArgs } from '../args.js';
 import type { Frame } from '../../../core/frames/describe.js';
@@ -134,18 +136,17 @@ export function postmortemCommand(job: Job, args: ParsedArgs, io: Output, given:
   }
   io.out('');
   const order = [...pm.died, ...pm.processes.map((p) => p.processIndex).filter((i) => !pm.died.includes(i))];
-  const fateRank = { 'oom-killed': 0, killed: 1, 'torn-down': 2, unknown: 3, exited: 4 } as const;
-  order.sort((a, b) => fateRank[q.processes[a].fate] - fateRank[q.processes[b].fate]);
+  order.sort((a, b) => FATE_ORDER.indexOf(q.processes[a].fate) - FATE_ORDER.indexOf(q.processes[b].fate));
   for (const pi of order) {
     const p = pm.processes[pi];
     const proc = job.processes[pi];
     const qp = q.processes[pi];
     const lc = p.fate.lastCompleteIndex >= 0 ? proc.snapshots[p.fate.lastCompleteIndex] : null;
     const lines: string[] = [];
-    lines.push(`${processTitle(proc)} — ${qp.fate.toUpperCase()} (${qp.role})`);
+    lines.push(`${processTitle(proc)} — ${fateText(qp.fate).toUpperCase()} (${qp.role})`);
     for (const e of qp.fateEvidence)
       lines.push(
-        `  · ${e.source}: ${e.text}${e.source === 'dumps' ? '' : ` (${e.file}${e.line !== null ? `:${e.line}` : ''})`}`,
+        `  · ${evidenceSourceLabel(e.source)}: ${e.text}${e.source === 'dumps' ? '' : ` (${e.file}${e.line !== null ? `:${e.line}` : ''})`}`,
       );
     if (qp.endedAtMs !== null) lines.push(`  last dump written ${new Date(qp.endedAtMs).toISOString()}`);
     const m = qp.memory;

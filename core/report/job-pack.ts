@@ -75,6 +75,8 @@ export interface PackedProcess {
   symbols: [SymbolizedAddress | null, SymbolizedAddress | null][] | null;
   pythonFrames:
     (Omit<PyFrameTable, 'frames' | 'markers'> & { frames: PyFrameEntry[]; markers: [string, PyMarkerKind][] }) | null;
+  /** the role a job log gave the process (its name in every view); absent without one, and in older reports */
+  role?: { name: string; file: string; line: number };
 }
 
 /** The header of a report's payload (everything but the columns). */
@@ -350,6 +352,7 @@ function packProcess(input: PackInput, s: PackStrings, w: ColumnWriter): PackedP
     maps,
     symbols: syms,
     pythonFrames,
+    ...(proc.role ? { role: { name: proc.role.name, file: s.path(proc.role.file), line: proc.role.line } } : {}),
   };
 }
 

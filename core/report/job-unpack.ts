@@ -561,7 +561,14 @@ function unpackProcess({ p, stacks: count }: Declared, cols: Uint8Array, at: str
     endedWithoutFinalDump: bool(p.endedWithoutFinalDump, `${at}.endedWithoutFinalDump`),
     symbols,
     pythonFrames: pythonFrames(p.pythonFrames, `${at}.pythonFrames`),
+    ...(p.role !== undefined ? { role: role(p.role, `${at}.role`) } : {}),
   };
+}
+
+/** The role a job log gave a process (older reports have none). */
+function role(v: unknown, at: string): { name: string; file: string; line: number } {
+  const o = obj(v, at);
+  return { name: str(o.name, `${at}.name`, T), file: str(o.file, `${at}.file`, T), line: whole(o.line, `${at}.line`) };
 }
 
 /** The header fields the page reads besides the processes (notes and session: core/notes/validate.ts). */

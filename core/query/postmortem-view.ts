@@ -148,6 +148,8 @@ const BYS: ReadonlySet<string> = new Set<KillBy>([
 ]);
 const EXPLANATIONS: ReadonlySet<string> = new Set<MemoryExplanation>([
   'copy-on-write',
+  'likely-copy-on-write',
+  'unknown',
   'allocator-retained',
   'fragmentation',
   'shared-memory',

@@ -126,7 +126,7 @@ export function postmortemQuery(job: Job, opts: PostmortemOptions = {}): Postmor
   const culprits = rankCulprits(trimmed, pm.suspects, memory);
   const victimRate =
     first?.processIndex !== null && first ? (pm.processes[first.processIndex!].rate?.perSecond ?? null) : null;
-  const verdict = verdictSentence(trimmed, first, ends, culprits, victimRate);
+  const verdict = verdictSentence(trimmed, first, ends, culprits, victimRate, memory);
   const parents = processParents(series);
   const index = new Map(series.map((p, i) => [p.key, i]));
   const hasChildren = new Set([...parents.values()].filter((v): v is string => v !== null));

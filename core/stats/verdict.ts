@@ -5,7 +5,7 @@
 import type { Job } from '../model/model.js';
 import type { GrowthPattern } from './patterns.js';
 import type { JobSuspects } from './suspects.js';
-import type { ProcessMemory } from './memory-outside-heap.js';
+import { NO_PAGE_COUNTS, type ProcessMemory } from './memory-outside-heap.js';
 import type { KillRecord } from './kill-evidence.js';
 import type { ProcessEnd } from './fates.js';
 import { DEFAULT_VIEW, processViewer } from '../frames/view.js';
@@ -125,6 +125,7 @@ export function verdictSentence(
   ends: readonly ProcessEnd[],
   culprits: readonly Culprit[],
   victimRate: number | null,
+  memory: readonly ProcessMemory[] = [],
 ): string {
   const parts: string[] = [];
   if (kill && kill.processIndex !== null) {
@@ -192,6 +193,13 @@ export function verdictSentence(
     ];
     const from = parents.length === 1 && parents[0] !== null ? ` from pid ${parents[0]}` : '';
     pieces.push(`${mib(cow.bytes)} of pages the forked processes copied${from} (copy-on-write, not allocations)`);
+  }
+  const likely = memory.flatMap((m, i) => (m.explanation === 'likely-copy-on-write' ? [i] : []));
+  if (!cow && likely.length > 0) {
+    const inherited = likely.reduce((a, i) => a + memory[i].inheritedBytes, 0);
+    pieces.push(
+      `likely pages the forked processes copied (copy-on-write: ${mib(inherited)} inherited at fork by ${namesOrCount(job, likely)}; ${NO_PAGE_COUNTS})`,
+    );
   }
   if (pieces.length > 0) parts.push(`The growth that filled it: ${pieces.join('; and ')}.`);
   if (kill && kill.processIndex !== null && victimRate !== null)

@@ -10,6 +10,7 @@ import { projectionText } from '../../../core/stats/projection-text.js';
 import { postmortemQuery, type PostmortemResult } from '../../../core/query/postmortem.js';
 import { FATE_ORDER, fateText } from '../../../core/stats/fates.js';
 import { evidenceSourceLabel } from '../../../core/stats/kill-evidence.js';
+import { explanationWords } from '../../../core/stats/memory-outside-heap.js';
 import { NOISE_Z } from '../../../core/model/sampling-error.js';
 import { flag, has, intFlag, UsageError, type ParsedArgs } from '../args.js';
 import type { Frame } from '../../../core/frames/describe.js';
@@ -154,7 +155,7 @@ export function postmortemCommand(job: Job, args: ParsedArgs, io: Output, given:
       lines.push(
         `  memory: RSS ${formatBytes(m.rssBytes)}, heap ${formatBytes(m.heapBytes)}${m.inheritedBytes > 0 ? ` (${formatBytes(m.inheritedBytes)} inherited at fork)` : ''}` +
           (m.outsideHeapBytes !== null ? `, outside the heap ${formatBytes(m.outsideHeapBytes)}` : '') +
-          (m.explanation ? `: ${m.explanation}` : '') +
+          (m.explanation ? `: ${explanationWords(m, formatBytes)}` : '') +
           (m.source ? ` [${m.source}]` : ''),
       );
     if (qp.exitDump) lines.push(`  note: ${qp.exitDump.note}`);

@@ -12,7 +12,7 @@ import { formatCmdline } from '../formats/dump-context.js';
 import { processName } from '../model/process-name.js';
 import { snapshotTotalBytes } from '../model/snapshot-status.js';
 import { leastSquaresSlope } from '../stats/growth.js';
-import { postmortemQuery } from './postmortem.js';
+import { postmortemQuery, type LimitGiven } from './postmortem.js';
 import { jobDeclaredSamples, jobDefaultSample, type DeclaredSample } from '../model/sample-type.js';
 import type { SampleType } from '../model/vocab.js';
 import { viewOf, type PostmortemView } from './postmortem-view.js';
@@ -224,7 +224,7 @@ export interface JobSummaryOptions {
   /** the job is the partial one of a load in progress: no verdict yet (it ranks the job: not per update) */
   partial: boolean;
   /** the limit the user typed (bytes, or null for "no limit"); absent: the one the evidence gives */
-  limit?: { bytes: number | null; source: string } | null;
+  limit?: LimitGiven | null;
   /** a report's own post-mortem (made where the report was, over the dumps and logs it came from) */
   postmortem?: PostmortemView | null;
   /** how the post-mortem ranks the job (core/query/postmortem.ts PostmortemOptions.rank) */
@@ -302,7 +302,7 @@ export function jobSummary(j: Job, opts: JobSummaryOptions): JobSummary {
 /** Why the job died with the limit in force (typed, else the evidence's), as the charts and the report draw it. */
 export function jobPostmortem(
   j: Job,
-  limit: { bytes: number | null; source: string } | null,
+  limit: LimitGiven | null,
   rank?: (job: Pick<Job, 'processes'>) => JobSuspects,
 ): PostmortemView {
   return viewOf(postmortemQuery(j, { ...(limit ? { limit } : {}), rank }));

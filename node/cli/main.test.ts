@@ -116,8 +116,19 @@ describe('heaplens CLI', () => {
     const { tmpdir } = await import('node:os');
     const dir = mkdtempSync(join(tmpdir(), 'heaplens-pm-'));
     writeFileSync(join(dir, 'memory.max'), '17179869184\n');
-    const r = JSON.parse((await cli('postmortem', job, '--limit', join(dir, 'memory.max'), '--json')).out);
-    expect(r.limit.bytes).toBe(16 * 1024 ** 3);
+    // a memory.max file bounds the job's sum: no process has a countdown of its own
+    const asJob = JSON.parse((await cli('postmortem', job, '--limit', join(dir, 'memory.max'), '--json')).out);
+    expect(asJob.limit).toMatchObject({ bytes: 16 * 1024 ** 3, scope: 'job' });
+    expect(asJob.processes.every((p: { projection: unknown }) => p.projection === null)).toBe(true);
+    // these dumps have no times (no capture context, mtimes of a copy): the job's sum has no rate, and it says why
+    expect(asJob.job.projection).toBeNull();
+    expect(asJob.job.note).toMatch(/a job-wide rate needs times for every process/);
+    // each process's own limit: each its own time to it
+    const r = JSON.parse(
+      (await cli('postmortem', job, '--limit', join(dir, 'memory.max'), '--limit-scope', 'process', '--json')).out,
+    );
+    expect(r.limit).toMatchObject({ bytes: 16 * 1024 ** 3, scope: 'process' });
+    expect(r.job.projection).toBeNull();
     const byPrefix = (x: string) => r.processes.find((p: { prefix: string }) => p.prefix === x);
     expect(r.died.sort()).toEqual([byPrefix('pygrow').pid, byPrefix('sampled').pid].sort());
     const s = byPrefix('sampled');

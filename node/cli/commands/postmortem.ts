@@ -66,9 +66,10 @@ function callSite(frames: readonly Frame[]): string {
 
 export function postmortemCommand(job: Job, args: ParsedArgs, io: Output, given: Limit | null): void {
   // the limit: --limit, else the kill's report, the cgroup files given, or memory.max recorded with the dumps
+  const scope = flag(args, 'limit-scope') === 'process' ? 'process' : 'job';
   const q: PostmortemResult = postmortemQuery(
     job,
-    given ? { limit: { bytes: given.bytes, source: given.source } } : {},
+    given ? { limit: { bytes: given.bytes, source: given.source, scope } } : {},
   );
   const limit: Limit | null = given ?? (q.limit ? { ...q.limit, note: null } : null);
   const n = intFlag(args, 'top', 10);
@@ -82,7 +83,9 @@ export function postmortemCommand(job: Job, args: ParsedArgs, io: Output, given:
           verdict: q.verdict,
           kill: q.kill,
           kills: q.kills,
-          limit: limit ? { bytes: limit.bytes, source: limit.source, note: limit.note } : null,
+          limit: limit
+            ? { bytes: limit.bytes, source: limit.source, note: limit.note, scope: q.limit?.scope ?? scope }
+            : null,
           died: pm.died.map((i) => job.processes[i].pid),
           culprits: q.culprits,
           logsRead: q.logsRead,
@@ -184,14 +187,18 @@ export function postmortemCommand(job: Job, args: ParsedArgs, io: Output, given:
   }
   if (limit) {
     if (limit.bytes === null) io.out(`\nlimit: ${limit.note ?? 'none'}`);
+    else if (q.limit?.scope === 'process')
+      io.out(
+        `\nlimit ${formatBytes(limit.bytes)} for each process (from ${limit.source}): each one's time to it above`,
+      );
     else {
       const j = pm.job;
       io.out(
-        `\nthe job as one cgroup (limit ${formatBytes(limit.bytes)} from ${limit.source}): ${formatBytes(q.job.heapBytes)} of heap, inherited allocations counted once (${formatBytes(j.lastKnownBytes)} summed at the processes' last dumps)` +
+        `\nthe job as one cgroup (limit ${formatBytes(limit.bytes)} from ${limit.source}, the job's sum against it: no process has a countdown of its own): ${formatBytes(q.job.heapBytes)} of heap, inherited allocations counted once (${formatBytes(j.lastKnownBytes)} summed at the processes' last dumps)` +
           (q.job.copyOnWriteBytes > 0 ? ` + ${formatBytes(q.job.copyOnWriteBytes)} copied on write` : '') +
           (q.job.pssBytes !== null ? `; resident (Σ Pss) ${formatBytes(q.job.pssBytes)}` : '') +
           (q.job.usageAtKillBytes !== null
-            ? `; the cgroup's usage at the kill ${formatBytes(q.job.usageAtKillBytes)}`
+            ? `; ${q.kill?.by === 'watchdog' ? "the watchdog's sum" : "the cgroup's usage"} at the kill ${formatBytes(q.job.usageAtKillBytes)}`
             : '') +
           (q.job.peakBytes !== null ? `, peak ${formatBytes(q.job.peakBytes)}` : '') +
           (j.projection ? `; ${projectionText(j.projection)}${j.basis ? ` (from ${j.basis})` : ''}` : '') +

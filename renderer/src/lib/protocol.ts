@@ -12,6 +12,7 @@ import type { SuspectsResult } from '../../../core/query/suspects.ts';
 import type { ProvisionalRanking } from '../../../core/query/provisional.ts';
 import type { ExportFormat } from '../../../core/export/snapshot-export.ts';
 import type { PostmortemView } from '../../../core/query/postmortem-view.ts';
+import type { LimitGiven } from '../../../core/query/postmortem.ts';
 
 export type { JobPreview };
 
@@ -86,7 +87,7 @@ export type Request =
   | { type: 'loadBatches' }
   | { type: 'summary' }
   /** the post-mortem again with the limit the user typed (null: the limit the evidence gives) */
-  | { type: 'postmortem'; limit: { bytes: number | null; source: string } | null }
+  | { type: 'postmortem'; limit: LimitGiven | null }
   | { type: 'stackSeries'; proc: number; n: number; view: ViewOptions }
   | {
       type: 'growth';

@@ -185,5 +185,8 @@ describe('job logs', () => {
     expect(log.events[0].pids).not.toContain(4096);
     expect(log.events[0].pids).not.toContain(12);
     expect(parseJobLog('step 1 loss 0.3\nepoch 2 done\n')).toBeNull();
+    // "oom" inside a name or a path is no word of a kill (the oom-job's own cgroup, in dmesg -T's stats line)
+    expect(parseJobLog('[Tue Dec  1 20:37:29 2026] Memory cgroup stats for /heaplens-oom-job-28289:\n')).toBeNull();
+    expect(parseJobLog('copied /usr/bin/kill.1234 to the node\n')).toBeNull();
   });
 });

@@ -259,10 +259,12 @@ const PATTERNS: {
 const torchrunLine = (l: string): boolean => /\blocal_rank\b|torch\.distributed|^\s*exitcode\s+:/.test(l);
 
 /** The kernel's own report lines (kernel-oom.ts reads them): not a line "of a format not known". */
-const RE_KERNEL = /invoked oom-killer: |Killed process \d|oom-kill:constraint=|oom_reaper: reaped process/;
+const RE_KERNEL =
+  /invoked oom-killer: |Killed process \d|oom-kill:constraint=|oom_reaper: reaped process|Memory cgroup stats for |memory: usage \d/;
 /** Words of a kill, an OOM or a signal: a line holding one and a pid of the job is evidence, its format known or not. */
+// (a word, not part of a name or a path: "heaplens-oom-job" and "/usr/bin/kill" are no evidence)
 const RE_KILL_WORDS =
-  /\b(?:kill(?:s|ed|ing)?|oom(?:[-_ ]?kill(?:er|ed)?)?|out of memory|sig(?:kill|term|int|abrt|segv|bus)|signal \d{1,2}|terminated by signal)\b/i;
+  /(?<![\w/.-])(?:kill(?:s|ed|ing)?|oom(?:[-_ ]?kill(?:er|ed)?)?|out of memory|sig(?:kill|term|int|abrt|segv|bus)|signal \d{1,2}|terminated by signal)(?![\w/.-])/i;
 
 function pidsIn(line: string, re: RegExp): number[] {
   return [...line.matchAll(re)].map((m) => Number(m[1]));

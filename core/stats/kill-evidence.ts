@@ -302,14 +302,19 @@ export function killEvidence(job: Pick<Job, 'processes' | 'evidence'>): KillEvid
         `${n} ${s === 'unknown' ? 'line' : `${s} line`}${n > 1 ? 's' : ''}${s === 'unknown' ? ' of a format not known' : ''}`,
     );
     if (roles > 0) lines.push(`the roles of ${roles} process${roles > 1 ? 'es' : ''}`);
-    logsRead.push({
-      file,
-      kind: 'job-log',
-      gave:
-        lines.length === 0
-          ? 'a job log without kill lines naming a process of the job'
-          : `job log: ${lines.join(', ')}`,
-    });
+    // a file read as a kernel log too (a node's journal) is listed once, with what each reader gave
+    const listed = logsRead.find((l) => l.file === file);
+    if (listed) {
+      if (lines.length > 0) listed.gave += `; ${lines.join(', ')}`;
+    } else
+      logsRead.push({
+        file,
+        kind: 'job-log',
+        gave:
+          lines.length === 0
+            ? 'a job log without kill lines naming a process of the job'
+            : `job log: ${lines.join(', ')}`,
+      });
   }
   for (const { file, rollup } of ev.smaps) {
     const pids = [...new Set(rollup.samples.map((s) => s.pid).filter((p): p is number => p !== null))];

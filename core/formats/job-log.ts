@@ -61,7 +61,10 @@ export interface JobLogEvent {
 export interface JobLogRole {
   pid: number;
   role: string;
+  /** the first line that gives it */
   line: number;
+  /** how many lines give it (a log names a worker on every line it writes) */
+  count: number;
 }
 
 export interface JobLog {
@@ -74,8 +77,8 @@ const MAX_TEXT = 300;
 const MAX_LINE = 16384;
 /** Lines of a format not known kept per log: a log that says "killed" on every line is not evidence a line at a time. */
 const MAX_UNKNOWN = 10000;
-/** Roles kept per log (one a line at most). */
-const MAX_ROLES = 200000;
+/** Distinct (pid, role) pairs kept per log: beyond, a log that names a new pid on every line is no roster. */
+const MAX_ROLES = 100000;
 
 const RE_TIME = /(\d{4})-(\d\d)-(\d\d)[T ](\d\d):(\d\d):(\d\d)(?:[.,](\d{1,9}))?(Z|[+-]\d\d:?\d\d)?/;
 
@@ -284,10 +287,10 @@ function numbersOn(line: string): number[] {
 const NOT_ROLES = new Set(['worker', 'process', 'child', 'task', 'the', 'with', 'pid', 'kernel', 'and', 'started']);
 
 /** A role named on a line, with its pid. */
-function roleOn(l: string): JobLogRole | null {
-  const ok = (role: string, pid: string): JobLogRole | null =>
+function roleOn(l: string): { role: string; pid: number } | null {
+  const ok = (role: string, pid: string): { role: string; pid: number } | null =>
     /[A-Za-z]/.test(role) && !NOT_ROLES.has(role.toLowerCase()) && !/^python[\d.]*$/.test(role)
-      ? { role, pid: Number(pid), line: 0 }
+      ? { role, pid: Number(pid) }
       : null;
   let m = /\[([A-Za-z][\w.:-]{0,63})[ ,]+pid[=: ]\s?(\d{1,10})\]/.exec(l); // [rollout-1 pid=5]
   if (m) return ok(m[1], m[2]);
@@ -326,6 +329,7 @@ export function parseJobLog(text: string): JobLog | null {
   }
   const events: JobLogEvent[] = [];
   const roles: JobLogRole[] = [];
+  const roleAt = new Map<string, JobLogRole>();
   const warnings: JobLog['warnings'] = [];
   const lines = text.split(/\r?\n/);
   let container: string | null = null;
@@ -337,8 +341,17 @@ export function parseJobLog(text: string): JobLog | null {
       warnings.push({ line: i + 1, message: `line of ${l.length} characters: only its first ${MAX_LINE} were read` });
       l = l.slice(0, MAX_LINE);
     }
-    const r = roles.length < MAX_ROLES ? roleOn(l) : null;
-    if (r) roles.push({ ...r, line: i + 1 });
+    const r = roleOn(l);
+    if (r) {
+      const key = `${r.pid} ${r.role}`;
+      const seen = roleAt.get(key);
+      if (seen) seen.count++;
+      else if (roles.length < MAX_ROLES) {
+        const x = { pid: r.pid, role: r.role, line: i + 1, count: 1 };
+        roles.push(x);
+        roleAt.set(key, x);
+      }
+    }
     // kubectl describe pod: "  <name>:" opens a container; its "Reason: OOMKilled" and "Exit Code: 137" follow
     const c = /^ {2}([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?):\s*$/.exec(l);
     if (c) container = c[1];

@@ -91,7 +91,7 @@ export function nameProcessesByRole(
       if (!byPid.has(r.pid)) continue;
       const v = votes.get(r.pid) ?? new Map<string, { n: number; file: string; line: number }>();
       const cur = v.get(r.role) ?? { n: 0, file, line: r.line };
-      cur.n++;
+      cur.n += r.count;
       v.set(r.role, cur);
       votes.set(r.pid, v);
     }

@@ -80,7 +80,7 @@ const MAX_UNKNOWN = 10000;
 /** Distinct (pid, role) pairs kept per log: beyond, a log that names a new pid on every line is no roster. */
 const MAX_ROLES = 100000;
 
-const RE_TIME = /(\d{4})-(\d\d)-(\d\d)[T ](\d\d):(\d\d):(\d\d)(?:[.,](\d{1,9}))?(Z|[+-]\d\d:?\d\d)?/;
+const RE_TIME = /(\d{4})-(\d\d)-(\d\d)[T ](\d\d):(\d\d):(\d\d)(?:[.,](\d{1,12}))?(Z|[+-]\d\d:?\d\d)?/;
 
 /** A time written on a line; without a zone it is read as UTC. */
 export function lineTime(s: string): number | null {

@@ -189,4 +189,18 @@ describe('job logs', () => {
     expect(parseJobLog('[Tue Dec  1 20:37:29 2026] Memory cgroup stats for /heaplens-oom-job-28289:\n')).toBeNull();
     expect(parseJobLog('copied /usr/bin/kill.1234 to the node\n')).toBeNull();
   });
+
+  it("dump times: a line naming a dump's file with a time (a job's own line, a listing), compressed or not, in any folder", () => {
+    const log = parseJobLog(
+      [
+        '2026-12-07 05:08:10,152 INFO wrote heap profile /scratch/dumps/train.4242.3.m3.heap (step 300)',
+        '2026-12-07T05:08:11.5+01:00 123 ./train.4242.4.m4.heap.gz',
+        'no time: train.4242.5.m5.heap',
+      ].join('\n'),
+    )!;
+    expect(log.dumpTimes).toEqual([
+      { name: 'train.4242.3.m3.heap', atMs: Date.UTC(2026, 11, 7, 5, 8, 10, 152), line: 1 },
+      { name: 'train.4242.4.m4.heap', atMs: Date.UTC(2026, 11, 7, 4, 8, 11, 500), line: 2 },
+    ]);
+  });
 });

@@ -19,7 +19,8 @@
 //  - any other line with kill, OOM or signal words and numbers: kept as "a format not known" (the numbers that
 //    are pids of the job make it evidence, core/stats/kill-evidence.ts);
 //  - roles: `[rollout-1 pid=N]`, `started loader-1 pid=N`, `worker rollout-1 (pid N)`, `name='rollout-1' pid=N`,
-//    a watchdog's `killed pid N (rollout-1)`, a syslog-style `trainer[N]` tag.
+//    a watchdog's `killed pid N (rollout-1)`, a syslog-style `trainer[N]` tag;
+//  - dump times: a line naming a `.heap` file with a time (a listing made on the node, a job's own "wrote …" line).
 // Known by content, behind any prefix. Each event keeps its file line and text (bounded) as evidence.
 
 export type JobLogSource =
@@ -67,9 +68,18 @@ export interface JobLogRole {
   count: number;
 }
 
+/** A line that names a heap dump's file with a time (a listing made on the node, a job's "wrote …heap" line). */
+export interface JobLogDumpTime {
+  /** the dump's file name, without folders or a compression suffix */
+  name: string;
+  atMs: number;
+  line: number;
+}
+
 export interface JobLog {
   events: JobLogEvent[];
   roles: JobLogRole[];
+  dumpTimes: JobLogDumpTime[];
   warnings: { line: number; message: string }[];
 }
 
@@ -308,14 +318,29 @@ function roleOn(l: string): { role: string; pid: number } | null {
   return null;
 }
 
+// a heap dump's file name on a line (jemalloc's `<prefix>.<pid>.<seq>.<i|m|u|f>….heap`, any `.heap`), compressed or not
+const RE_DUMP_NAME = /(?:^|[\s/'"=(])([\w+-][\w.+-]{0,200}\.heap)(?:\.(?:gz|zst|bz2|xz))?(?=$|[\s'"),:;])/g;
+/** Dump times kept per log. */
+const MAX_DUMP_TIMES = 1_000_000;
+
+/** The dump files a line names, when the line has a time. */
+function dumpTimesOn(l: string, line: number): JobLogDumpTime[] {
+  if (!l.includes('.heap')) return [];
+  const at = lineTime(l);
+  if (at === null) return [];
+  return [...l.matchAll(RE_DUMP_NAME)].map((m) => ({ name: m[1], atMs: at, line }));
+}
+
 /** True when the text holds a line this reader knows (by content). */
 export function looksLikeJobLog(text: string): boolean {
   const head = text.slice(0, 4 * 1024 * 1024);
+  const first = head.split('\n', 2000);
   return (
     PATTERNS.some((p) => p.re.test(head)) ||
     /Reason:\s+OOMKilled|"reason"\s*:\s*"OOMKilled"/.test(text) ||
     RE_KILL_WORDS.test(head) ||
-    head.split('\n', 2000).some((l) => roleOn(l) !== null)
+    first.some((l) => roleOn(l) !== null) ||
+    first.some((l, i) => dumpTimesOn(l, i + 1).length > 0)
   );
 }
 
@@ -330,6 +355,7 @@ export function parseJobLog(text: string): JobLog | null {
   const events: JobLogEvent[] = [];
   const roles: JobLogRole[] = [];
   const roleAt = new Map<string, JobLogRole>();
+  const dumpTimes: JobLogDumpTime[] = [];
   const warnings: JobLog['warnings'] = [];
   const lines = text.split(/\r?\n/);
   let container: string | null = null;
@@ -352,6 +378,7 @@ export function parseJobLog(text: string): JobLog | null {
         roleAt.set(key, x);
       }
     }
+    if (dumpTimes.length < MAX_DUMP_TIMES) dumpTimes.push(...dumpTimesOn(l, i + 1));
     // kubectl describe pod: "  <name>:" opens a container; its "Reason: OOMKilled" and "Exit Code: 137" follow
     const c = /^ {2}([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?):\s*$/.exec(l);
     if (c) container = c[1];
@@ -419,8 +446,8 @@ export function parseJobLog(text: string): JobLog | null {
       name: null,
     });
   }
-  if (events.length === 0 && roles.length === 0) return null;
-  return { events, roles, warnings };
+  if (events.length === 0 && roles.length === 0 && dumpTimes.length === 0) return null;
+  return { events, roles, dumpTimes, warnings };
 }
 
 /** kubectl prints "Mon, 01 Dec 2026 20:37:30 +0000". */
@@ -447,6 +474,7 @@ function parsePodJson(text: string): JobLog | null {
     return {
       events: [],
       roles: [],
+      dumpTimes: [],
       warnings: [{ line: 1, message: `not valid JSON (${e instanceof Error ? e.message : String(e)}): no pod read` }],
     };
   }
@@ -481,5 +509,5 @@ function parsePodJson(text: string): JobLog | null {
       }
     }
   }
-  return events.length > 0 ? { events, roles: [], warnings: [] } : null;
+  return events.length > 0 ? { events, roles: [], dumpTimes: [], warnings: [] } : null;
 }

@@ -8,7 +8,7 @@ import { parseKernelOomLog } from '../formats/kernel-oom.js';
 import { parseCgroupFile } from '../formats/cgroup-memory.js';
 import { parseJobLog } from '../formats/job-log.js';
 import { parseSmapsRollup } from '../formats/smaps-rollup.js';
-import type { JobEvidence, LoadWarning, ProcessSeries } from '../model/model.js';
+import type { JobEvidence, LoadWarning, ProcessSeries, Snapshot } from '../model/model.js';
 
 /** Logs above this are read only up to it (a kernel log of a day is a few MiB). */
 export const MAX_EVIDENCE_BYTES = 64 * 1024 * 1024;
@@ -114,5 +114,48 @@ export function nameProcessesByRole(
         message: `the logs give pid ${pid} ${ranked.length} roles (${ranked.map(([r, x]) => `"${r}" ×${x.n}`).join(', ')}): named "${name}", the most given`,
       });
     ps[0].role = { name, file: at.file, line: at.line };
+  }
+}
+
+/** A dump's file name as a log writes it: no folders, no compression suffix. */
+const dumpName = (path: string): string => path.slice(path.lastIndexOf('/') + 1).replace(/\.(?:gz|zst|bz2|xz)$/, '');
+
+/**
+ * Gives the dumps without a capture clock the time a log writes beside their file name (Snapshot.logTime): a
+ * listing made on the node before the copy, a job's "wrote …heap" line. A name two lines give different times
+ * keeps the first and says so; a log that names no dump of the job gives nothing. core/model/snapshot-time.ts
+ * uses them when they cover every such dump of a process and run forward.
+ */
+export function timeDumpsFromLogs(
+  processes: ProcessSeries[],
+  evidence: JobEvidence | undefined,
+  warnings: LoadWarning[],
+): void {
+  if (!evidence) return;
+  const wanted = new Map<string, Snapshot[]>();
+  for (const p of processes)
+    for (const s of p.snapshots)
+      if (!s.context) {
+        const n = dumpName(s.file);
+        wanted.set(n, [...(wanted.get(n) ?? []), s]);
+      }
+  if (wanted.size === 0) return;
+  const found = new Map<string, { ms: number; file: string; line: number }>();
+  for (const { file, log } of evidence.jobLogs)
+    for (const t of log.dumpTimes) {
+      if (!wanted.has(t.name)) continue;
+      const had = found.get(t.name);
+      if (!had) found.set(t.name, { ms: t.atMs, file, line: t.line });
+      else if (Math.abs(had.ms - t.atMs) > 1000)
+        warnings.push({
+          file,
+          line: t.line,
+          message: `${t.name} is written at ${new Date(t.atMs).toISOString()} here, at ${new Date(had.ms).toISOString()} in ${had.file}:${had.line}: the first is used`,
+        });
+    }
+  for (const [name, at] of found) {
+    const snaps = wanted.get(name)!;
+    // one name in two folders (two nodes' dumps): the log cannot say which
+    if (snaps.length === 1) snaps[0].logTime = at;
   }
 }

@@ -530,9 +530,10 @@ export async function loadJob(files: readonly InputFile[], options: LoadOptions 
   let evidence: JobEvidence | undefined;
   let unread: string[] = [];
   if (classified.other.length > 0) {
-    const { readEvidence, nameProcessesByRole } = await import('./evidence-load.js');
+    const { readEvidence, nameProcessesByRole, timeDumpsFromLogs } = await import('./evidence-load.js');
     ({ evidence, unread } = await readEvidence(classified.other, jobYear(processes), warnings));
     nameProcessesByRole(processes, evidence, warnings);
+    timeDumpsFromLogs(processes, evidence, warnings);
   }
   options.onProgress?.({ ...progress, file: '' });
   // ignored: what no reader took (the evidence readers take some of the files the dump readers left)

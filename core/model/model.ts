@@ -52,6 +52,12 @@ export interface Snapshot {
   /** the number after the trigger letter (i3 → 3), null for final or unnamed */
   triggerSeq: number | null;
   mtimeMs: number | null;
+  /**
+   * when a log given with the dumps says this dump was written (a line naming its file with a time: a listing made
+   * on the node, a job's "wrote …heap" line): its time when it has no capture clock and the copy lost mtimes
+   * (core/load/evidence-load.ts); absent without one
+   */
+  logTime?: { ms: number; file: string; line: number };
   format: DumpFormat;
   /** 2^lg_prof_sample; 1 means every allocation was recorded */
   samplePeriod: number;

@@ -5,7 +5,7 @@
 
 import type { Job, ProcessSeries } from '../model/model.js';
 import type { PreviewProcess, JobPreview } from '../load/job-preview.js';
-import { seriesTimes, mtimeProblem } from '../model/snapshot-time.js';
+import { seriesTimes, mtimeProblem, type SnapshotTimeSource } from '../model/snapshot-time.js';
 import { memoryGap, processIdentity, processLimit, processTreeOrder } from '../model/memory-context.js';
 import { seriesMemory } from '../load/series-memory.js';
 import { formatCmdline } from '../formats/dump-context.js';
@@ -36,7 +36,7 @@ export interface SnapshotSummary {
   mtimeMs: number | null;
   /** wall-clock time (ms since the epoch) and where it came from (core/model/snapshot-time.ts); absent in old reports */
   timeMs: number | null;
-  timeSource?: 'capture' | 'mtime' | 'seq';
+  timeSource?: SnapshotTimeSource;
   /** allocator / RSS / cgroup figures beside the heap estimate (core/model/memory-context.ts) */
   memory?: SnapshotMemory | null;
 }
@@ -73,7 +73,7 @@ export interface ProcessIdentitySummary {
   depth: number;
 }
 
-export type TimeAxis = { axis: 'wall' | 'seq'; source: 'capture' | 'mtime' | 'seq'; mtimeProblem: string | null };
+export type TimeAxis = { axis: 'wall' | 'seq'; source: SnapshotTimeSource; mtimeProblem: string | null };
 
 export interface ProcessSummary {
   index: number;
@@ -143,7 +143,7 @@ interface ProcessContext {
   treeOrder: number;
   limitBytes: number | null;
   time: TimeAxis;
-  snapshots: { timeMs: number | null; timeSource: 'capture' | 'mtime' | 'seq'; memory: SnapshotMemory | null }[];
+  snapshots: { timeMs: number | null; timeSource: SnapshotTimeSource; memory: SnapshotMemory | null }[];
 }
 
 /** Snapshot times and memory figures, process identity and the fork/spawn tree (from core/model, as the CLI reads them). */

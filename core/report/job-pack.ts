@@ -29,6 +29,8 @@ interface PackedSnapshot {
   trigger: Snapshot['trigger'];
   triggerSeq: number | null;
   mtimeMs: number | null;
+  /** the time a log gave the dump (absent without one, and in older reports) */
+  logTime?: { ms: number; file: string; line: number };
   format: Snapshot['format'];
   samplePeriod: number;
   live: Counts;
@@ -319,6 +321,7 @@ function packProcess(input: PackInput, s: PackStrings, w: ColumnWriter): PackedP
       trigger: x.trigger,
       triggerSeq: x.triggerSeq,
       mtimeMs: x.mtimeMs,
+      ...(x.logTime ? { logTime: { ...x.logTime, file: s.path(x.logTime.file) } } : {}),
       format: x.format,
       samplePeriod: x.samplePeriod,
       live: x.live,

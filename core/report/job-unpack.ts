@@ -420,6 +420,7 @@ function snapshotFields(v: unknown, at: string): SnapshotFields {
     trigger: oneOf(x.trigger, `${at}.trigger`, TRIGGERS),
     triggerSeq: wholeOrNull(x.triggerSeq, `${at}.triggerSeq`),
     mtimeMs: numOrNull(x.mtimeMs, `${at}.mtimeMs`, -MAX_COUNT, MAX_COUNT),
+    ...(x.logTime !== undefined ? { logTime: logTime(x.logTime, `${at}.logTime`) } : {}),
     format: oneOf(x.format, `${at}.format`, FORMATS),
     samplePeriod: num(x.samplePeriod, `${at}.samplePeriod`, 0, MAX_SAMPLE_PERIOD),
     live: counts(x.live, `${at}.live`),
@@ -562,6 +563,16 @@ function unpackProcess({ p, stacks: count }: Declared, cols: Uint8Array, at: str
     symbols,
     pythonFrames: pythonFrames(p.pythonFrames, `${at}.pythonFrames`),
     ...(p.role !== undefined ? { role: role(p.role, `${at}.role`) } : {}),
+  };
+}
+
+/** The time a log gave a dump (older reports have none). */
+function logTime(v: unknown, at: string): { ms: number; file: string; line: number } {
+  const o = obj(v, at);
+  return {
+    ms: num(o.ms, `${at}.ms`, -MAX_COUNT, MAX_COUNT),
+    file: str(o.file, `${at}.file`, T),
+    line: whole(o.line, `${at}.line`),
   };
 }
 

@@ -183,7 +183,7 @@ export function verdictSentence(
   const cow = culprits.find((c) => c.kind === 'outside-heap');
   const pieces = heap.map(
     (c) =>
-      `${c.site} in ${c.processIndexes.map((i) => processLabel(job, i)).join(', ')}, ${c.rate !== null ? rateText(c.rate) : `+${mib(c.bytes)}`}${c.pattern ? `, ${c.pattern}` : ''}`,
+      `${c.site} in ${namesOrCount(job, c.processIndexes)}, ${c.rate !== null ? rateText(c.rate) : `+${mib(c.bytes)}`}${c.pattern ? `, ${c.pattern}` : ''}`,
   );
   if (cow) {
     const parents = [

@@ -135,7 +135,7 @@ export function postmortemCommand(job: Job, args: ParsedArgs, io: Output, given:
     io.out('\nwhat grew (share of the growth):');
     for (const c of q.culprits)
       io.out(
-        `  ${(100 * c.share).toFixed(0).padStart(3)} %  ${formatBytes(c.bytes)}${c.rate !== null ? ` (${formatSignedBytes(c.rate)}/s)` : ''}  ${c.kind === 'heap' ? c.site : c.site}  — pid ${c.pids.join(', ')}`,
+        `  ${(100 * c.share).toFixed(0).padStart(3)} %  ${formatBytes(c.bytes)}${c.rate !== null ? ` (${formatSignedBytes(c.rate)}/s)` : ''}  ${c.kind === 'heap' ? c.site : c.site}  — ${c.pids.length > 8 ? `${c.pids.length} processes (pid ${c.pids.slice(0, 3).join(', ')}, …)` : `pid ${c.pids.join(', ')}`}`,
       );
   }
   io.out('');

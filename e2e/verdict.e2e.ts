@@ -16,7 +16,7 @@ const LOGS = ['dmesg.txt', 'dmesg-T.txt', 'job.log'];
 
 interface Expected {
   cgroup: { limitBytes: number };
-  kill: { pid: number; seenByTrainerAt: { realtime: number } };
+  kill: { pid: number; role: string; seenByTrainerAt: { realtime: number } };
   trainer: { pid: number };
   processes: { role: string; pid: number }[];
 }
@@ -41,7 +41,8 @@ test('the verdict first: the kernel OOM-killed the loader, the culprits ranked, 
   await guardNetwork(context);
   await openOomJob(page);
   const v = page.getByTestId('verdict');
-  await expect(v).toContainText(`The kernel OOM-killed python3.12 oom_job.py (pid ${want.kill.pid},`);
+  // named by the role the job's log gives the pid (expected.json: the workload's role)
+  await expect(v).toContainText(`The kernel OOM-killed ${want.kill.role} (pid ${want.kill.pid},`);
   await expect(v).toContainText('copy-on-write');
   // the culprits by their share: the trainer's leak (the workload's StepLog.add) and the loaders' copied pages
   const culprits = page.getByTestId('culprits');
@@ -57,6 +58,49 @@ test('the verdict first: the kernel OOM-killed the loader, the culprits ranked, 
   await expect(page.getByTestId('logs-read')).toContainText(`pid ${want.kill.pid}`);
   for (const name of LOGS) await expect(page.getByTestId('logs-read')).toContainText(name);
   await expect(page.getByTestId('warnings')).not.toContainText(/dmesg|job\.log|memory\.limit_in_bytes/);
+  // the victim's row says what the kernel did, and no banner calls it "stopped without a final dump" beside that
+  const victimRow = page.locator(`[data-testid=processes] tr[data-pid="${want.kill.pid}"]`);
+  await expect(victimRow).toContainText(want.kill.role);
+  await expect(victimRow.getByTestId('process-killed')).toHaveAttribute('title', 'oom-killed');
+  await expect(page.getByTestId('suspects-killed')).toHaveCount(0);
+});
+
+test("the watchdog's kill: the verdict names rollout-1 by the role its logs give, the launcher's exit codes its fate", async ({
+  context,
+  page,
+}) => {
+  await guardNetwork(context);
+  const dir = path.join(ROOT, 'fixtures', 'watchdog-job');
+  const wd = JSON.parse(readFileSync(path.join(dir, 'expected.json'), 'utf8')) as {
+    limitBytes: number;
+    kill: { pid: number; role: string };
+    workers: { pid: number; role: string; fate: string }[];
+  };
+  await page.goto('/');
+  await dropFiles(page, '[data-testid=dropzone]', [
+    ...folderFiles(path.join(dir, 'dumps')),
+    ...folderFiles(path.join(dir, 'logs')),
+  ]);
+  const v = page.getByTestId('verdict');
+  await expect(v).toContainText(`The job's memory watchdog killed ${wd.kill.role} (pid ${wd.kill.pid},`, {
+    timeout: 60_000,
+  });
+  await expect(v).toContainText(`when the job reached its ${wd.limitBytes / MiB} MiB limit`);
+  for (const w of wd.workers)
+    await expect(page.locator(`[data-testid=processes] tr[data-pid="${w.pid}"]`)).toContainText(w.role);
+  // torn down by the launcher: no kill badge; the victim's says it
+  for (const w of wd.workers.filter((x) => x.fate === 'torn-down'))
+    await expect(page.locator(`[data-testid=processes] tr[data-pid="${w.pid}"]`)).toHaveAttribute(
+      'data-killed',
+      'false',
+    );
+  await expect(
+    page.locator(`[data-testid=processes] tr[data-pid="${wd.kill.pid}"]`).getByTestId('process-killed'),
+  ).toHaveAttribute('title', 'oom-killed');
+  await expect(page.getByTestId('suspects-killed')).toHaveCount(0);
+  // the watchdog's limit bounds the job: its one row, no process's own countdown
+  await expect(page.getByTestId('limit-value')).toHaveAttribute('data-bytes', String(wd.limitBytes));
+  await expect(page.getByTestId('limit-row-job')).toContainText('over the limit');
 });
 
 test('the kill as a marker, the limit as a line with each process’s time to it, heap vs RSS named', async ({
@@ -83,13 +127,12 @@ test('the kill as a marker, the limit as a line with each process’s time to it
   const lv = page.getByTestId('limit-value');
   await expect(lv).toHaveAttribute('data-bytes', String(want.cgroup.limitBytes));
   await expect(lv).toContainText(`${want.cgroup.limitBytes / MiB} MiB`);
-  // each process's time to it: the victim says who killed it, the others their time with its interval
+  // the cgroup's limit bounds the job's sum: the victim says who killed it, the job says it was at the limit, and no
+  // other process has a countdown of its own
   const rows = page.getByTestId('limit-row');
-  await expect(rows).toHaveCount(want.processes.length);
+  await expect(rows).toHaveCount(1);
   await expect(rows.and(page.locator(`[data-pid="${want.kill.pid}"]`))).toContainText('killed by the kernel');
-  await expect(rows.and(page.locator(`[data-pid="${want.trainer.pid}"]`))).toContainText(
-    /left: .*\[.*–.*\].*95 % interval|not growing at the end|over the limit/,
-  );
+  await expect(page.getByTestId('limit-row-job')).toContainText('at the limit');
   // the victim's memory chart: the marker, the limit line, heap vs RSS with the outside part named copy-on-write
   await page.locator(`[data-testid=processes] tr[data-pid="${want.kill.pid}"]`).click();
   const mc = page.getByTestId('memory-chart');
@@ -126,7 +169,13 @@ test('the kill as a marker, the limit as a line with each process’s time to it
   await expect(lv).toHaveAttribute('data-bytes', String(1024 ** 3));
   await expect(page.getByTestId('timeline-limit')).toHaveAttribute('data-bytes', String(1024 ** 3));
   await expect(mc.getByTestId('memory-key-limit')).toContainText(/limit 1\.0+ GiB/);
+  // typed, it bounds the job (the default): the job's time to it, no process's own
+  await expect(page.getByTestId('limit-row-job')).toContainText('left:');
+  await expect(rows.and(page.locator(`[data-pid="${want.trainer.pid}"]`))).toHaveCount(0);
+  // as a limit of each process: each its own time to it, the job none
+  await page.getByTestId('limit-scope').selectOption('process');
   await expect(rows.and(page.locator(`[data-pid="${want.trainer.pid}"]`))).toContainText('left:');
+  await expect(page.getByTestId('limit-row-job')).toHaveCount(0);
   await input.fill('eight gigs');
   await input.press('Enter');
   await expect(page.getByTestId('limit-error')).toContainText('not a byte count');

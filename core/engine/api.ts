@@ -12,6 +12,7 @@ import type { SuspectsResult } from '../query/suspects.js';
 import type { ProvisionalRanking } from '../query/provisional.js';
 import type { ExportFormat } from '../export/snapshot-export.js';
 import type { PostmortemView } from '../query/postmortem-view.js';
+import type { LimitGiven } from '../query/postmortem.js';
 
 export type { JobPreview };
 
@@ -104,7 +105,7 @@ export type Request =
   | { type: 'loadBatches' }
   | { type: 'summary' }
   /** the post-mortem again with the limit the user typed (null: the limit the evidence gives) */
-  | { type: 'postmortem'; limit: { bytes: number | null; source: string } | null }
+  | { type: 'postmortem'; limit: LimitGiven | null }
   | { type: 'stackSeries'; proc: number; n: number; view: ViewOptions }
   | {
       type: 'growth';

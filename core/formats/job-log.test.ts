@@ -14,8 +14,9 @@ const expected = JSON.parse(readFileSync(new URL('expected.json', dir), 'utf8'))
 describe('job logs', () => {
   it("the fixture's job.log: PyTorch's DataLoader line names the killed pid, at the trainer's time", () => {
     const log = parseJobLog(readFileSync(new URL('logs/job.log', dir), 'utf8'))!;
-    expect(log.events).toHaveLength(1);
-    const e = log.events[0];
+    const kills = log.events.filter((e) => e.kind !== 'exit');
+    expect(kills).toHaveLength(1);
+    const e = kills[0];
     expect(e).toMatchObject({ source: 'pytorch', kind: 'signal', pids: [expected.kill.pid] });
     expect(Math.abs(e.atMs! - expected.kill.seenByTrainerAt.realtime * 1000)).toBeLessThan(1000);
   });
@@ -103,5 +104,103 @@ describe('job logs', () => {
     expect(log.events.map((e) => e.pids)).toEqual([[6]]); // the cut line's pid is past the read part
     expect(parseJobLog('{"reason": "OOMKilled", "broken": ')!.warnings[0].message).toMatch(/not valid JSON/);
     expect(lineTime('2026-12-01T21:00:00+01:00')).toBe(Date.UTC(2026, 11, 1, 20, 0, 0));
+  });
+
+  it("the watchdog-job fixture: the watchdog's kill line, the launcher's exit codes, the workers' roles", () => {
+    const wd = new URL('../../fixtures/watchdog-job/', import.meta.url);
+    const ex = JSON.parse(readFileSync(new URL('expected.json', wd), 'utf8')) as {
+      limitBytes: number;
+      kill: { pid: number; role: string; vmrssBytes: number; jobBytes: number; watchdogLine: number };
+      workers: { role: string; pid: number; exitcode: number; exitLine: number; startedLine: number }[];
+    };
+    const dog = parseJobLog(readFileSync(new URL('logs/watchdog.log', wd), 'utf8'))!;
+    expect(dog.events).toEqual([
+      expect.objectContaining({
+        source: 'watchdog',
+        kind: 'oom',
+        line: ex.kill.watchdogLine,
+        pids: [ex.kill.pid],
+        name: ex.kill.role,
+        rssBytes: ex.kill.vmrssBytes,
+        jobBytes: ex.kill.jobBytes,
+        limitBytes: ex.limitBytes,
+      }),
+    ]);
+    const launcher = parseJobLog(readFileSync(new URL('logs/launcher.log', wd), 'utf8'))!;
+    for (const w of ex.workers) {
+      const e = launcher.events.find((x) => x.line === w.exitLine)!;
+      expect(e).toMatchObject({
+        source: 'launcher',
+        pids: [w.pid],
+        exitCode: w.exitcode,
+        signal: -w.exitcode,
+        name: w.role,
+      });
+      expect(e.kind).toBe(w.exitcode === -9 ? 'signal' : 'teardown');
+      expect(launcher.roles).toContainEqual(expect.objectContaining({ pid: w.pid, role: w.role, line: w.startedLine }));
+    }
+    const workers = parseJobLog(readFileSync(new URL('logs/job.log', wd), 'utf8'))!;
+    expect(workers.events).toEqual([]);
+    expect(new Map(workers.roles.map((r) => [r.pid, r.role]))).toEqual(new Map(ex.workers.map((w) => [w.pid, w.role])));
+  });
+
+  it("launchers' lines as their code writes them: multiprocessing's repr, torchrun's failure and teardown, Ray's worker death", () => {
+    // multiprocessing/process.py BaseProcess.__repr__; torch/distributed/elastic/multiprocessing/api.py
+    // ("failed (exitcode: %s) local_rank: %s (pid: %s) of binary: %s", "Sending process %s closing signal %s") and
+    // errors/__init__.py (the summary's "exitcode  : {exitcode} (pid: {pid})", "Signal {n} ({name}) received by PID
+    // {pid}"); the raylet's worker-death message
+    const text = [
+      "<Process name='rollout-1' pid=11649 parent=11640 stopped exitcode=-SIGKILL>",
+      '[2026-12-01 20:37:30,001] torch.distributed.elastic.multiprocessing.api: [ERROR] failed (exitcode: -9) local_rank: 0 (pid: 5101) of binary: /usr/bin/python3',
+      '[2026-12-01 20:37:30,002] torch.distributed.elastic.multiprocessing.api: [WARNING] Sending process 5102 closing signal SIGTERM',
+      '  exitcode  : -9 (pid: 5101)',
+      '  traceback : Signal 9 (SIGKILL) received by PID 5101',
+      '(raylet) A worker died or was killed while executing a task by an unexpected system error. Worker PID: 7001 Worker exit type: SYSTEM_ERROR Worker exit detail: The leased worker has unrecoverable failure. (1) The process is killed by SIGKILL by OOM killer due to high memory usage.',
+      'worker loader-1 pid=42 exited with exit code 0',
+    ].join('\n');
+    const log = parseJobLog(text)!;
+    expect(log.events.map((e) => [e.source, e.kind, e.pids, e.exitCode ?? null, e.signal ?? null])).toEqual([
+      ['launcher', 'signal', [11649], -9, 9],
+      ['torchrun', 'signal', [5101], -9, 9],
+      ['torchrun', 'teardown', [5102], null, 15],
+      ['torchrun', 'signal', [5101], -9, 9],
+      ['torchrun', 'signal', [5101], null, 9],
+      ['ray', 'oom', [7001], null, null],
+      ['launcher', 'exit', [42], 0, null],
+    ]);
+    expect(log.events[1].atMs).toBe(Date.UTC(2026, 11, 1, 20, 37, 30, 1));
+    expect(log.roles).toContainEqual({ pid: 11649, role: 'rollout-1', line: 1, count: 1 });
+  });
+
+  it('a line of a format not known with kill words: kept with every number that could be a pid; other lines are not', () => {
+    const text = [
+      '[node-b] 12:00:01 supervisor: sent SIGKILL to 31337 after 120 s over budget (4096 MiB)',
+      'step 100 loss 0.25',
+      'Memory cgroup out of memory: Killed process 23054 (actor-2) total-vm:1kB', // the kernel reader's line
+    ].join('\n');
+    const log = parseJobLog(text)!;
+    expect(log.events).toHaveLength(1);
+    expect(log.events[0]).toMatchObject({ source: 'unknown', kind: 'unknown', line: 1 });
+    expect(log.events[0].pids).toContain(31337);
+    expect(log.events[0].pids).not.toContain(4096);
+    expect(log.events[0].pids).not.toContain(12);
+    expect(parseJobLog('step 1 loss 0.3\nepoch 2 done\n')).toBeNull();
+    // "oom" inside a name or a path is no word of a kill (the oom-job's own cgroup, in dmesg -T's stats line)
+    expect(parseJobLog('[Tue Dec  1 20:37:29 2026] Memory cgroup stats for /heaplens-oom-job-28289:\n')).toBeNull();
+    expect(parseJobLog('copied /usr/bin/kill.1234 to the node\n')).toBeNull();
+  });
+
+  it("dump times: a line naming a dump's file with a time (a job's own line, a listing), compressed or not, in any folder", () => {
+    const log = parseJobLog(
+      [
+        '2026-12-07 05:08:10,152 INFO wrote heap profile /scratch/dumps/train.4242.3.m3.heap (step 300)',
+        '2026-12-07T05:08:11.5+01:00 123 ./train.4242.4.m4.heap.gz',
+        'no time: train.4242.5.m5.heap',
+      ].join('\n'),
+    )!;
+    expect(log.dumpTimes).toEqual([
+      { name: 'train.4242.3.m3.heap', atMs: Date.UTC(2026, 11, 7, 5, 8, 10, 152), line: 1 },
+      { name: 'train.4242.4.m4.heap', atMs: Date.UTC(2026, 11, 7, 4, 8, 11, 500), line: 2 },
+    ]);
   });
 });

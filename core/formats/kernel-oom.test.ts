@@ -151,4 +151,28 @@ describe('kernel OOM report', () => {
     lines[at] = lines[at].replace(/oom_score_adj=\d+/, 'oom_score_adj=1001');
     expect(parseKernelOomLog(lines.join('\n'))!.kills[0].invokedBy?.oomScoreAdj).toBeNull();
   });
+
+  it("the real report behind a prefix of no known form: a node's name, a log shipper's time; the kill line alone", () => {
+    const lines = dmesg.split('\n');
+    const killAt = lines.findIndex((l) => l.includes('Killed process')) + 1;
+    // a node's name before dmesg's own line: every field still read, the same clock
+    const node = parseKernelOomLog(lines.map((l) => (l ? `[node-b] ${l}` : l)).join('\n'))!;
+    expect(node.kills).toHaveLength(1);
+    expect(node.kills[0]).toMatchObject({ pid: expected.kill.pid, line: killAt, scope: 'memcg' });
+    expect(node.kills[0].memcg!.limitBytes).toBe(expected.cgroup.limitBytes);
+    expect(node.kills[0].tasks).toHaveLength(expected.processes.length);
+    expect(node.kills[0].bootS).toBe(parseKernelOomLog(dmesg)!.kills[0].bootS);
+    // a shipper's ISO time and host instead of dmesg's prefix: the time from the prefix
+    const shipped = lines.map((l) => l.replace(/^\[[^\]]*\] /, '2026-12-01T20:37:30.500Z node-b | ')).join('\n');
+    const s = parseKernelOomLog(shipped)!;
+    expect(s.form).toBe('prefixed');
+    expect(s.kills[0]).toMatchObject({ pid: expected.kill.pid, wallMs: Date.UTC(2026, 11, 1, 20, 37, 30, 500) });
+    expect(s.kills[0].memcg!.limitBytes).toBe(expected.cgroup.limitBytes);
+    // only the kill line, behind anything: the kill is read (no usage or limit: said in a warning)
+    const alone = `container-7 stderr F ${lines[killAt - 1].replace(/^\[[^\]]*\] /, '')}\n`;
+    expect(looksLikeKernelOomLog(alone)).toBe(true);
+    const a = parseKernelOomLog(alone)!;
+    expect(a.kills.map((k) => [k.pid, k.comm])).toEqual([[expected.kill.pid, 'python3.12']]);
+    expect(a.warnings.some((w) => /without the start of its report/.test(w.message))).toBe(true);
+  });
 });

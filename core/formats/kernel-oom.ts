@@ -9,8 +9,11 @@
 // limit …kB, failcnt …" and the "Memory cgroup stats for <path>:" block). Older kernels print fewer fields;
 // every field is optional except the pid of the kill.
 
-/** How a line's time is known: seconds since boot (`dmesg`), or a wall clock (`dmesg -T`, journal, syslog). */
-export type KernelLogForm = 'dmesg' | 'dmesg-T' | 'journal' | 'journal-iso' | 'syslog';
+/**
+ * How a line's time is known: seconds since boot (`dmesg`), or a wall clock (`dmesg -T`, journal, syslog);
+ * `prefixed`: the kernel's message behind a prefix of no known form (its time from an ISO time in the prefix).
+ */
+export type KernelLogForm = 'dmesg' | 'dmesg-T' | 'journal' | 'journal-iso' | 'syslog' | 'prefixed';
 
 export interface KernelLineTime {
   /** seconds since boot (the kernel's printk clock), when the line has a `[ s.us ]` prefix */
@@ -135,7 +138,40 @@ function splitLine(raw: string, year: number): Parsed | null {
       msg: m[7],
     });
   }
+  return prefixed(raw);
+}
+
+// The kernel's messages an OOM report is made of (mm/oom_kill.c, mm/memcontrol.c), found anywhere on a line
+const RE_MESSAGE =
+  /(?:\S{1,64} invoked oom-killer: |CPU: \d+ (?:UID: \d+ )?PID: \d|memory: usage \d|Memory cgroup stats for |Tasks state \(memory values in pages\):|oom-kill:constraint=|(?:Memory cgroup out of memory|Out of memory(?: \([a-z_]+\))?): Kill(?:ed)? process \d|Killed process \d|oom_reaper: reaped process \d)/;
+
+/**
+ * A kernel line behind a prefix of no known form (a node's name `[node-b] `, a log shipper's fields, a container
+ * runtime's time): the dmesg `[seconds]` anywhere on the line, else syslog's `kernel: `, else the start of a
+ * report message; the prefix's own time, when it has one, is the wall clock.
+ */
+function prefixed(raw: string): Parsed | null {
+  const boot = /\[\s*(\d{1,10}\.\d{1,9})\]\s?(.*)$/.exec(raw);
+  if (boot) {
+    return { form: 'dmesg', bootS: Number(boot[1]), wallMs: prefixTime(raw.slice(0, boot.index)), msg: boot[2] };
+  }
+  const k = / kernel: (.*)$/.exec(raw);
+  if (k) return { form: 'syslog', bootS: null, wallMs: prefixTime(raw.slice(0, k.index)), msg: k[1] };
+  const m = RE_MESSAGE.exec(raw);
+  if (m) return { form: 'prefixed', bootS: null, wallMs: prefixTime(raw.slice(0, m.index)), msg: raw.slice(m.index) };
   return null;
+}
+
+/** An ISO time in a line's prefix (UTC without a zone). */
+function prefixTime(pre: string): number | null {
+  const m = /(\d{4})-(\d\d)-(\d\d)[T ](\d\d):(\d\d):(\d\d)(\.\d+)?(Z|[+-]\d\d:?\d\d)?/.exec(pre);
+  if (!m) return null;
+  let ms = utc(Number(m[1]), Number(m[2]) - 1, Number(m[3]), m[4], m[5], m[6], m[7]);
+  if (m[8] && m[8] !== 'Z') {
+    const z = /([+-])(\d\d):?(\d\d)/.exec(m[8])!;
+    ms -= (z[1] === '-' ? -1 : 1) * (Number(z[2]) * 60 + Number(z[3])) * 60000;
+  }
+  return Number.isFinite(ms) ? ms : null;
 }
 
 /** kern.log keeps the kernel's `[seconds]` after syslog's prefix: both clocks then. */
@@ -146,9 +182,7 @@ function withBoot(p: Parsed): Parsed {
 
 /** True when the text holds a kernel OOM report line (by content). */
 export function looksLikeKernelOomLog(text: string): boolean {
-  return /invoked oom-killer: |(?:Memory cgroup out of memory|Out of memory[^:]*): Killed process \d|oom-kill:constraint=/.test(
-    text,
-  );
+  return /invoked oom-killer: |Killed process \d{1,10} \(|oom-kill:constraint=/.test(text);
 }
 
 function kb(fields: Map<string, string>, key: string): number | null {
@@ -290,7 +324,10 @@ export function parseKernelOomLog(text: string, year: number = new Date().getUTC
       );
       continue;
     }
-    m = /^(Memory cgroup out of memory|Out of memory(?: \([a-z_]+\))?): Killed process (\d{1,10}) \((.*)$/.exec(msg);
+    // older kernels (4.x) print "Killed process" on a line of its own, after "…: Kill process N (comm) score …"
+    m = /^(?:(Memory cgroup out of memory|Out of memory(?: \([a-z_]+\))?): )?Killed process (\d{1,10}) \((.*)$/.exec(
+      msg,
+    );
     if (m) {
       // comm is at most 15 bytes but may hold ") " itself: the fields start at the last ") total-vm:"
       const rest = m[3];
@@ -328,7 +365,13 @@ export function parseKernelOomLog(text: string, year: number = new Date().getUTC
         text: msg.slice(0, 512),
         bootS: p.bootS,
         wallMs: p.wallMs,
-        scope: m[1].startsWith('Memory cgroup') ? 'memcg' : 'global',
+        scope: m[1]
+          ? m[1].startsWith('Memory cgroup')
+            ? 'memcg'
+            : 'global'
+          : cur.memcg || cur.oomKill?.get('constraint') === 'CONSTRAINT_MEMCG'
+            ? 'memcg'
+            : 'global',
         pid: Number(m[2]),
         comm,
         totalVmBytes: kb(fields, 'total-vm'),

@@ -1,5 +1,6 @@
 // Reads the files given beside the dumps that are neither dumps nor side files, by content: kernel logs with
-// an OOM report, cgroup memory files, job logs with kill lines, smaps_rollup samples. A file none of the
+// an OOM report, cgroup memory files, job logs with kill lines and roles, smaps_rollup samples; and names the
+// processes by the roles the job logs give them. A file none of the
 // readers knows stays "ignored"; one a reader knows is listed as read (with what it gave, core/stats/).
 
 import type { InputFile } from '../formats/input-file.js';
@@ -7,7 +8,7 @@ import { parseKernelOomLog } from '../formats/kernel-oom.js';
 import { parseCgroupFile } from '../formats/cgroup-memory.js';
 import { parseJobLog } from '../formats/job-log.js';
 import { parseSmapsRollup } from '../formats/smaps-rollup.js';
-import type { JobEvidence, LoadWarning } from '../model/model.js';
+import type { JobEvidence, LoadWarning, ProcessSeries, Snapshot } from '../model/model.js';
 
 /** Logs above this are read only up to it (a kernel log of a day is a few MiB). */
 export const MAX_EVIDENCE_BYTES = 64 * 1024 * 1024;
@@ -50,22 +51,111 @@ export async function readEvidence(
     const note = (line?: number, message?: string): void => {
       if (message) warnings.push({ file: file.path, ...(line ? { line } : {}), message });
     };
+    // a node's log may hold the kernel's report and the job's own lines (a journal, a container runtime's log)
     const k = parseKernelOomLog(text, year);
-    const j = k ? null : parseJobLog(text);
+    const j = parseJobLog(text);
     const c = k || j ? null : parseCgroupFile(file.path, text);
     const s = k || j || c ? null : parseSmapsRollup(text, pidFromPath(file.path));
-    const found = k ?? j ?? c ?? s;
-    if (!found) {
+    const found = [k, j, c, s].filter((x) => x !== null);
+    if (found.length === 0) {
       unread.push(file.path);
       continue;
     }
     if (cut) note(undefined, `only the first ${MAX_EVIDENCE_BYTES} bytes were read`);
-    for (const w of found.warnings) note(w.line, w.message);
+    for (const f of found) for (const w of f.warnings) note(w.line, w.message);
     if (k) ev.kernel.push({ file: file.path, log: k });
-    else if (j) ev.jobLogs.push({ file: file.path, log: j });
-    else if (c) ev.cgroup.push({ file: file.path, cg: c });
-    else if (s) ev.smaps.push({ file: file.path, rollup: s });
+    if (j) ev.jobLogs.push({ file: file.path, log: j });
+    if (c) ev.cgroup.push({ file: file.path, cg: c });
+    if (s) ev.smaps.push({ file: file.path, rollup: s });
   }
   const any = ev.kernel.length + ev.cgroup.length + ev.jobLogs.length + ev.smaps.length > 0;
   return { evidence: any ? ev : undefined, unread };
+}
+
+/**
+ * Names processes by the roles the job logs give their pids (`[rollout-1 pid=N]`, `started loader-1 pid=N`): the
+ * role most lines give a pid, when exactly one process of the job has that pid (pids repeat across nodes and
+ * runs: a role is no guess). Two roles for one pid is said in a warning.
+ */
+export function nameProcessesByRole(
+  processes: ProcessSeries[],
+  evidence: JobEvidence | undefined,
+  warnings: LoadWarning[],
+): void {
+  if (!evidence) return;
+  const byPid = new Map<number, ProcessSeries[]>();
+  for (const p of processes) if (p.pid !== null) byPid.set(p.pid, [...(byPid.get(p.pid) ?? []), p]);
+  const votes = new Map<number, Map<string, { n: number; file: string; line: number }>>();
+  for (const { file, log } of evidence.jobLogs)
+    for (const r of log.roles) {
+      if (!byPid.has(r.pid)) continue;
+      const v = votes.get(r.pid) ?? new Map<string, { n: number; file: string; line: number }>();
+      const cur = v.get(r.role) ?? { n: 0, file, line: r.line };
+      cur.n += r.count;
+      v.set(r.role, cur);
+      votes.set(r.pid, v);
+    }
+  for (const [pid, v] of votes) {
+    const ps = byPid.get(pid)!;
+    const ranked = [...v.entries()].sort((a, b) => b[1].n - a[1].n);
+    const [name, at] = ranked[0];
+    if (ps.length > 1) {
+      warnings.push({
+        file: at.file,
+        line: at.line,
+        message: `the log names pid ${pid} "${name}", but ${ps.length} processes of the dumps have that pid: none is named by it`,
+      });
+      continue;
+    }
+    if (ranked.length > 1)
+      warnings.push({
+        file: at.file,
+        line: at.line,
+        message: `the logs give pid ${pid} ${ranked.length} roles (${ranked.map(([r, x]) => `"${r}" ×${x.n}`).join(', ')}): named "${name}", the most given`,
+      });
+    ps[0].role = { name, file: at.file, line: at.line };
+  }
+}
+
+/** A dump's file name as a log writes it: no folders, no compression suffix. */
+const dumpName = (path: string): string => path.slice(path.lastIndexOf('/') + 1).replace(/\.(?:gz|zst|bz2|xz)$/, '');
+
+/**
+ * Gives the dumps without a capture clock the time a log writes beside their file name (Snapshot.logTime): a
+ * listing made on the node before the copy, a job's "wrote …heap" line. A name two lines give different times
+ * keeps the first and says so; a log that names no dump of the job gives nothing. core/model/snapshot-time.ts
+ * uses them when they cover every such dump of a process and run forward.
+ */
+export function timeDumpsFromLogs(
+  processes: ProcessSeries[],
+  evidence: JobEvidence | undefined,
+  warnings: LoadWarning[],
+): void {
+  if (!evidence) return;
+  const wanted = new Map<string, Snapshot[]>();
+  for (const p of processes)
+    for (const s of p.snapshots)
+      if (!s.context) {
+        const n = dumpName(s.file);
+        wanted.set(n, [...(wanted.get(n) ?? []), s]);
+      }
+  if (wanted.size === 0) return;
+  const found = new Map<string, { ms: number; file: string; line: number }>();
+  for (const { file, log } of evidence.jobLogs)
+    for (const t of log.dumpTimes) {
+      if (!wanted.has(t.name)) continue;
+      const had = found.get(t.name);
+      if (!had) found.set(t.name, { ms: t.atMs, file, line: t.line });
+      else if (Math.abs(had.ms - t.atMs) > 1000)
+        warnings.push({
+          file,
+          line: t.line,
+          message: `${t.name} is written at ${new Date(t.atMs).toISOString()} here, at ${new Date(had.ms).toISOString()} in ${had.file}:${had.line}: the first is used`,
+        });
+    }
+  for (const [name, at] of found) {
+    const snaps = wanted.get(name)!;
+    // one name in two folders (two nodes' dumps): the log cannot say which
+    if (snaps.length === 1) snaps[0].logTime = at;
+  }
 }

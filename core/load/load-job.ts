@@ -20,7 +20,7 @@ import {
   type DumpName,
   type SideFile,
 } from '../formats/dump-filename.js';
-import type { Job, LoadWarning, ProcessSeries } from '../model/model.js';
+import type { Job, JobEvidence, LoadWarning, ProcessSeries } from '../model/model.js';
 import { ProcessBuilder } from '../model/process-builder.js';
 import { mergeDumpTask, runDumpTaskHere, type DumpTask, type DumpTaskResult } from './dump-task.js';
 import { JobTooLargeError, snapshotBytes, stackTableBytes } from './memory-budget.js';
@@ -571,10 +571,14 @@ export async function loadJob(files: readonly InputFile[], options: LoadOptions 
     ]);
     attachRssLogs(processes, await readRssLogs(classified.side, warnings), warnings);
   }
-  const { evidence, unread } =
-    classified.other.length > 0
-      ? await (await import('./evidence-load.js')).readEvidence(classified.other, jobYear(processes), warnings)
-      : { evidence: undefined, unread: [] };
+  let evidence: JobEvidence | undefined;
+  let unread: string[] = [];
+  if (classified.other.length > 0) {
+    const { readEvidence, nameProcessesByRole, timeDumpsFromLogs } = await import('./evidence-load.js');
+    ({ evidence, unread } = await readEvidence(classified.other, jobYear(processes), warnings));
+    nameProcessesByRole(processes, evidence, warnings);
+    timeDumpsFromLogs(processes, evidence, warnings);
+  }
   options.onProgress?.({ ...progress, file: '' });
   // ignored: what no reader took (the evidence readers take some of the files the dump readers left)
   const read = new Set(classified.other.map((f) => f.path));

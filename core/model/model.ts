@@ -52,6 +52,12 @@ export interface Snapshot {
   /** the number after the trigger letter (i3 → 3), null for final or unnamed */
   triggerSeq: number | null;
   mtimeMs: number | null;
+  /**
+   * when a log given with the dumps says this dump was written (a line naming its file with a time: a listing made
+   * on the node, a job's "wrote …heap" line): its time when it has no capture clock and the copy lost mtimes
+   * (core/load/evidence-load.ts); absent without one
+   */
+  logTime?: { ms: number; file: string; line: number };
   format: DumpFormat;
   /** 2^lg_prof_sample; 1 means every allocation was recorded */
   samplePeriod: number;
@@ -150,6 +156,11 @@ export interface ProcessSeries {
   profileSymbols?: Map<string, ProfileFrame[]>;
   /** RSS over time from a CSV log given with the dumps (core/load/rss-log-align.ts); absent without one */
   rssLog?: { file: string; timeMs: number[]; rss: number[] };
+  /**
+   * The role a job log gives this process's pid (`[rollout-1 pid=N]`, `started loader-1 pid=N`): its name in
+   * every view (core/model/process-name.ts); absent when no log names it (core/load/evidence-load.ts)
+   */
+  role?: { name: string; file: string; line: number };
 }
 
 /** The GPU side of a series read from a PyTorch snapshot: what the heap model has no place for. */

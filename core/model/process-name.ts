@@ -1,5 +1,6 @@
 // The one name of a process, used by the process table, banners, charts, report titles and the CLI: what ran,
-// not the dump prefix (every process of a job shares "jeprof" or "job"). In order of what the dumps tell:
+// not the dump prefix (every process of a job shares "jeprof" or "job"). First the role a job log gives its pid
+// (`[rollout-1 pid=N]`: core/load/evidence-load.ts), then in order of what the dumps tell:
 //   0. a name the process gave itself: a comm that is not its executable's (prctl PR_SET_NAME, setproctitle —
 //      how Ray workers, DataLoader workers and launchers name their roles);
 //   1. the command line from the capture context: the executable's base name and, for a Python interpreter,
@@ -76,10 +77,12 @@ export function scriptFromFrames(
 
 /** The process's name (see the top of this file), null when nothing names it. */
 export function processName(
-  p: Pick<ProcessSeries, 'snapshots' | 'maps' | 'stacks' | 'addresses'> & { pythonFrames?: PyFrameTable | null },
+  p: Pick<ProcessSeries, 'snapshots' | 'maps' | 'stacks' | 'addresses' | 'role'> & {
+    pythonFrames?: PyFrameTable | null;
+  },
 ): string | null {
-  // a name comes from files (maps, command lines, frames): marked once here, for every view and the CLI
-  const name = rawProcessName(p);
+  // a name comes from files (logs, maps, command lines, frames): marked once here, for every view and the CLI
+  const name = p.role?.name ?? rawProcessName(p);
   return name === null ? null : revealControls(name);
 }
 

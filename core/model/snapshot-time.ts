@@ -1,6 +1,8 @@
 // When each snapshot was taken: the one time axis for the CLI, the app's timeline and the verdicts'
 // per-second slopes. jemalloc dumps carry no timestamp and fire on allocation volume, so:
 //   1. the capture library's wall clock (Snapshot.context.timeRealMs), where the dump has it;
+//   1b. else the time a log given with the dumps writes beside its file name (Snapshot.logTime: a listing made on
+//      the node, a job's own "wrote …heap" line), when every dump without a capture clock has one;
 //   2. else the file's mtime, but only when the series' mtimes are plausible: every snapshot has
 //      one, they are distinct and they increase with the dump sequence (scp / git copies lose
 //      mtimes: all equal, or in copy order), and where dumps also have a capture time the two agree;
@@ -8,7 +10,7 @@
 
 import type { ProcessSeries, Snapshot } from './model.js';
 
-export type SnapshotTimeSource = 'capture' | 'mtime' | 'seq';
+export type SnapshotTimeSource = 'capture' | 'log' | 'mtime' | 'seq';
 
 export interface SnapshotTime {
   /** wall-clock time, ms since the Unix epoch; null when only the order is known ('seq') */
@@ -84,19 +86,33 @@ function mixedMtimeProblem(snaps: readonly Pick<Snapshot, 'mtimeMs' | 'seq' | 'c
   return null;
 }
 
+/** The capture times and the log's times together run forward with the series (else the log is not used). */
+function logTimesInOrder(snaps: readonly Pick<Snapshot, 'context' | 'logTime'>[]): boolean {
+  let prev = -Infinity;
+  for (const s of snaps) {
+    const t = s.context ? s.context.timeRealMs : (s.logTime?.ms ?? null);
+    if (t === null || t < prev) return false;
+    prev = t;
+  }
+  return true;
+}
+
 /** Each snapshot's time and where it came from (see the file comment for the rules). */
 export function seriesTimes(series: Pick<ProcessSeries, 'snapshots'>): SeriesTimes {
   const snaps = series.snapshots;
   const needMtime = snaps.filter((s) => !s.context);
-  const problem = needMtime.length > 0 ? mixedMtimeProblem(snaps) : null;
-  const useMtime = needMtime.length > 0 && problem === null;
+  // a log's times stand in for the missing capture clocks only when they cover every such dump and run forward
+  const useLog = needMtime.length > 0 && needMtime.every((s) => s.logTime) && logTimesInOrder(snaps);
+  const problem = needMtime.length > 0 && !useLog ? mixedMtimeProblem(snaps) : null;
+  const useMtime = needMtime.length > 0 && !useLog && problem === null;
   const times: SnapshotTime[] = snaps.map((s) => {
     if (s.context) return { timeMs: s.context.timeRealMs, source: 'capture' };
+    if (useLog) return { timeMs: s.logTime!.ms, source: 'log' };
     if (useMtime) return { timeMs: s.mtimeMs, source: 'mtime' };
     return { timeMs: null, source: 'seq' };
   });
   const wall = times.length > 0 && times.every((t) => t.timeMs !== null);
-  const rank = { capture: 0, mtime: 1, seq: 2 } as const;
+  const rank = { capture: 0, log: 1, mtime: 2, seq: 3 } as const;
   const source = wall
     ? times.reduce<SnapshotTimeSource>((w, t) => (rank[t.source] > rank[w] ? t.source : w), 'capture')
     : 'seq';

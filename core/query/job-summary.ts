@@ -5,14 +5,14 @@
 
 import type { Job, ProcessSeries } from '../model/model.js';
 import type { PreviewProcess, JobPreview } from '../load/job-preview.js';
-import { seriesTimes, mtimeProblem } from '../model/snapshot-time.js';
+import { seriesTimes, mtimeProblem, type SnapshotTimeSource } from '../model/snapshot-time.js';
 import { memoryGap, processIdentity, processLimit, processTreeOrder } from '../model/memory-context.js';
 import { seriesMemory } from '../load/series-memory.js';
 import { formatCmdline } from '../formats/dump-context.js';
 import { processName } from '../model/process-name.js';
 import { snapshotTotalBytes } from '../model/snapshot-status.js';
 import { leastSquaresSlope } from '../stats/growth.js';
-import { postmortemQuery } from './postmortem.js';
+import { postmortemQuery, type LimitGiven } from './postmortem.js';
 import { jobDeclaredSamples, jobDefaultSample, type DeclaredSample } from '../model/sample-type.js';
 import type { SampleType } from '../model/vocab.js';
 import { viewOf, type PostmortemView } from './postmortem-view.js';
@@ -42,7 +42,7 @@ export interface SnapshotSummary {
   mtimeMs: number | null;
   /** wall-clock time (ms since the epoch) and where it came from (core/model/snapshot-time.ts); absent in old reports */
   timeMs: number | null;
-  timeSource?: 'capture' | 'mtime' | 'seq';
+  timeSource?: SnapshotTimeSource;
   /** allocator / RSS / cgroup figures beside the heap estimate (core/model/memory-context.ts) */
   memory?: SnapshotMemory | null;
 }
@@ -85,7 +85,7 @@ export interface ProcessIdentitySummary {
 
 export type TimeAxis = {
   axis: 'wall' | 'seq';
-  source: 'capture' | 'mtime' | 'seq';
+  source: SnapshotTimeSource;
   mtimeProblem: string | null;
   /** valgrind massif's time unit (i, ms, B) when every snapshot has massif's own time (SnapshotSummary.massifTime) */
   massifUnit?: string;
@@ -166,7 +166,7 @@ interface ProcessContext {
   treeOrder: number;
   limitBytes: number | null;
   time: TimeAxis;
-  snapshots: { timeMs: number | null; timeSource: 'capture' | 'mtime' | 'seq'; memory: SnapshotMemory | null }[];
+  snapshots: { timeMs: number | null; timeSource: SnapshotTimeSource; memory: SnapshotMemory | null }[];
 }
 
 /** Snapshot times and memory figures, process identity and the fork/spawn tree (from core/model, as the CLI reads them). */
@@ -255,7 +255,7 @@ export interface JobSummaryOptions {
   /** the job is the partial one of a load in progress: no verdict yet (it ranks the job: not per update) */
   partial: boolean;
   /** the limit the user typed (bytes, or null for "no limit"); absent: the one the evidence gives */
-  limit?: { bytes: number | null; source: string } | null;
+  limit?: LimitGiven | null;
   /** a report's own post-mortem (made where the report was, over the dumps and logs it came from) */
   postmortem?: PostmortemView | null;
   /** how the post-mortem ranks the job (core/query/postmortem.ts PostmortemOptions.rank) */
@@ -338,7 +338,7 @@ export function jobSummary(j: Job, opts: JobSummaryOptions): JobSummary {
 /** Why the job died with the limit in force (typed, else the evidence's), as the charts and the report draw it. */
 export function jobPostmortem(
   j: Job,
-  limit: { bytes: number | null; source: string } | null,
+  limit: LimitGiven | null,
   rank?: (job: Pick<Job, 'processes'>) => JobSuspects,
 ): PostmortemView {
   return viewOf(postmortemQuery(j, { ...(limit ? { limit } : {}), rank }));

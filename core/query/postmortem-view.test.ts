@@ -54,12 +54,13 @@ describe('postmortem view on a real OOM kill', () => {
     expect(k.atMs!).toBeGreaterThan(seen - 5000);
     expect(v.limit?.bytes).toBe(expected.cgroup.limitBytes);
     expect(k.evidence?.file).toMatch(/dmesg/);
-    // the victim has no time to the limit (it reached it); the others do, as text with its interval
+    // the cgroup's limit bounds the job's sum: no process has a countdown of its own (the job was at it)
+    expect(v.limit?.scope).toBe('job');
     const victim = v.processes.find((p) => p.pid === expected.kill.pid)!;
     expect(victim.fate).toBe('oom-killed');
     expect(victim.toLimit).toBeNull();
-    const trainer = v.processes.find((p) => p.pid === expected.trainer.pid)!;
-    expect(trainer.toLimit).toMatch(/left: .*\[.*\].*95 % interval|over the limit|not growing/);
+    for (const p of v.processes) expect(p.toLimit).toBeNull();
+    expect(v.jobToLimit).toMatch(/^at the limit/);
   });
 
   it("measures the job's headroom from the cgroup's usage at the kill, not from the summed heap estimates", async () => {
@@ -84,8 +85,10 @@ describe('postmortem view on a real OOM kill', () => {
 
   it("projects a typed limit at the trainer's end rate: the leak's own rate says when", async () => {
     const j = await oomJob();
-    const v = postmortemView(j, { limit: { bytes: 2 * GiB, source: 'typed' } });
-    expect(v.limit).toEqual({ bytes: 2 * GiB, source: 'typed' });
+    // typed as a limit of each process: each has its own time to it, the job none
+    const v = postmortemView(j, { limit: { bytes: 2 * GiB, source: 'typed', scope: 'process' } });
+    expect(v.limit).toEqual({ bytes: 2 * GiB, source: 'typed', scope: 'process' });
+    expect(v.jobToLimit).toBeNull();
     const t = v.processes.find((p) => p.pid === expected.trainer.pid)!;
     const p = t.projection!;
     expect(p.seconds).not.toBeNull();
@@ -95,6 +98,15 @@ describe('postmortem view on a real OOM kill', () => {
     expect(p.secondsLo!).toBeLessThanOrEqual(p.seconds!);
     expect(p.secondsHi!).toBeGreaterThanOrEqual(p.seconds!);
     expect(t.toLimit).toContain('left:');
+  });
+
+  it("a typed limit of the job (the default): the job's sum against it at the summed end rates, no per-process countdown", async () => {
+    const j = await oomJob();
+    const v = postmortemView(j, { limit: { bytes: 2 * GiB, source: 'typed' } });
+    expect(v.limit).toEqual({ bytes: 2 * GiB, source: 'typed', scope: 'job' });
+    for (const p of v.processes) expect(p.toLimit).toBeNull();
+    // measured from the cgroup's usage at the kill (the kernel's line): 2 GiB less that, at the leak's rate
+    expect(v.jobToLimit).toMatch(/left: .*\(from the cgroup's usage at the kill\)$/);
   });
 
   it('reads back from a report as it was written, and refuses a damaged one naming the field', async () => {

@@ -5,11 +5,11 @@
 
 import type { Job } from '../model/model.js';
 import type { KillBy } from '../stats/kill-evidence.js';
-import type { Fate } from '../stats/fates.js';
+import { FATE_ORDER, type Fate } from '../stats/fates.js';
 import type { MemoryExplanation, ProcessMemory } from '../stats/memory-outside-heap.js';
 import type { Projection } from '../stats/postmortem.js';
 import { projectionText } from '../stats/projection-text.js';
-import { postmortemQuery, type PostmortemOptions, type PostmortemResult } from './postmortem.js';
+import { postmortemQuery, type LimitScope, type PostmortemOptions, type PostmortemResult } from './postmortem.js';
 
 export interface KillMark {
   /** the killed process in the job, null when the evidence names a pid without dumps */
@@ -63,7 +63,8 @@ export interface CulpritView {
 export interface PostmortemView {
   verdict: string;
   kill: KillMark | null;
-  limit: { bytes: number | null; source: string } | null;
+  /** scope: what the limit bounds (job: the processes' sum, no per-process countdown; process: each alone) */
+  limit: { bytes: number | null; source: string; scope: LimitScope } | null;
   processes: ProcessView[];
   /** the job as one cgroup: its time to the limit (rates summed), as text */
   jobToLimit: string | null;
@@ -139,10 +140,21 @@ export function viewOf(q: PostmortemResult): PostmortemView {
 
 // ---- read back from a report (untrusted) ------------------------------------------------------------------
 
-const FATES: ReadonlySet<string> = new Set<Fate>(['oom-killed', 'killed', 'exited', 'torn-down', 'unknown']);
-const BYS: ReadonlySet<string> = new Set<KillBy>(['kernel', 'cgroup', 'ray', 'kubernetes', 'slurm', 'inferred']);
+const FATES: ReadonlySet<string> = new Set<Fate>(FATE_ORDER);
+const BYS: ReadonlySet<string> = new Set<KillBy>([
+  'kernel',
+  'cgroup',
+  'ray',
+  'kubernetes',
+  'slurm',
+  'watchdog',
+  'inferred',
+]);
+const SCOPES: ReadonlySet<string> = new Set<LimitScope>(['job', 'process']);
 const EXPLANATIONS: ReadonlySet<string> = new Set<MemoryExplanation>([
   'copy-on-write',
+  'likely-copy-on-write',
+  'unknown',
   'allocator-retained',
   'fragmentation',
   'shared-memory',
@@ -238,7 +250,14 @@ function readView(v: unknown, n: number): PostmortemView {
             : null,
         }
       : null,
-    limit: lim ? { bytes: opt(lim.bytes, num, 'limit.bytes'), source: str(lim.source, 'limit.source') } : null,
+    limit: lim
+      ? {
+          bytes: opt(lim.bytes, num, 'limit.bytes'),
+          source: str(lim.source, 'limit.source'),
+          // older reports have none: their limits were the evidence's, the job's
+          scope: lim.scope === undefined ? 'job' : oneOf<LimitScope>(lim.scope, SCOPES, 'limit.scope'),
+        }
+      : null,
     processes: arr(o.processes, 'processes', n).map((x, i) => {
       const p = obj(x, `processes[${i}]`);
       const m = obj(p.memory, `processes[${i}].memory`);

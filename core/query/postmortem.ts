@@ -61,7 +61,7 @@ export interface PostmortemResult {
   processes: ProcessOut[];
   culprits: Culprit[];
   job: JobMemory;
-  limit: { bytes: number | null; source: string } | null;
+  limit: { bytes: number | null; source: string; scope: LimitScope } | null;
   logsRead: LogRead[];
   clock: KillEvidence['clock'];
   warnings: LoadWarning[];
@@ -71,9 +71,23 @@ export interface PostmortemResult {
   series: Job['processes'];
 }
 
+/**
+ * What a limit bounds: `job`, the sum of the job's processes (a cgroup's memory.max, a watchdog's limit: the time
+ * to it is the job's, no process has a countdown of its own); `process`, each process alone (ulimit -v, a
+ * per-worker limit a launcher enforces).
+ */
+export type LimitScope = 'job' | 'process';
+
+/** A limit: bytes (null: "no limit"), where it came from, what it bounds (absent: the job). */
+export interface LimitGiven {
+  bytes: number | null;
+  source: string;
+  scope?: LimitScope;
+}
+
 export interface PostmortemOptions {
-  /** a limit the user gave (bytes; null: "no limit"), with where it came from */
-  limit?: { bytes: number | null; source: string } | null;
+  /** a limit the user gave (bytes; null: "no limit"), with where it came from and what it bounds */
+  limit?: LimitGiven | null;
   /** rankJob, or a caller's ranking already made of the same processes (core/query/session.ts `rankOf`) */
   rank?: (job: Pick<Job, 'processes'>) => JobSuspects;
 }
@@ -101,19 +115,25 @@ export function postmortemQuery(job: Job, opts: PostmortemOptions = {}): Postmor
   const { ends, kills } = processEnds(job, ev);
   const first = kills.find((k) => k.processIndex !== null) ?? null;
   const rec = recordedJobLimit(job.processes);
-  const limit =
+  // every limit the evidence gives bounds the job's sum (a cgroup's, a watchdog's); a typed one says what it bounds
+  const found: LimitGiven | null =
     opts.limit ??
     (first?.limitBytes !== null && first?.limitBytes !== undefined
       ? {
           bytes: first.limitBytes,
-          source: `the ${first.by === 'kernel' ? "kernel's OOM report" : first.by} (${first.evidence[0].file})`,
+          source: `the ${first.by === 'kernel' ? "kernel's OOM report" : first.by === 'watchdog' ? "watchdog's kill line" : first.by} (${first.evidence[0].file})`,
         }
       : ev.cgroup?.limitBytes !== null && ev.cgroup?.limitBytes !== undefined
         ? { bytes: ev.cgroup.limitBytes, source: 'the cgroup files given' }
         : rec
           ? { bytes: rec.bytes, source: `memory.max recorded with the dumps of ${rec.processes} process(es)` }
           : null);
+  const limit = found ? { bytes: found.bytes, source: found.source, scope: found.scope ?? ('job' as const) } : null;
   const pm = postmortem(trimmed, limit?.bytes ?? null, opts.rank);
+  if (limit?.scope === 'job')
+    // a job-wide limit: the job's sum meets it, not any process alone (no per-process countdown)
+    for (const p of pm.processes) p.projection = null;
+  if (limit?.scope === 'process') pm.job.projection = null;
   const samples = (job.evidence?.smaps ?? []).flatMap(({ file, rollup }) =>
     rollup.samples.map((sample) => ({ file, sample })),
   );
@@ -126,7 +146,7 @@ export function postmortemQuery(job: Job, opts: PostmortemOptions = {}): Postmor
   const culprits = rankCulprits(trimmed, pm.suspects, memory);
   const victimRate =
     first?.processIndex !== null && first ? (pm.processes[first.processIndex!].rate?.perSecond ?? null) : null;
-  const verdict = verdictSentence(trimmed, first, ends, culprits, victimRate);
+  const verdict = verdictSentence(trimmed, first, ends, culprits, victimRate, memory);
   const parents = processParents(series);
   const index = new Map(series.map((p, i) => [p.key, i]));
   const hasChildren = new Set([...parents.values()].filter((v): v is string => v !== null));
@@ -157,10 +177,13 @@ export function postmortemQuery(job: Job, opts: PostmortemOptions = {}): Postmor
   // child's inherited allocations twice and miss the pages no allocation explains, so "already over the limit"
   // from that sum is not a fact. The cgroup's own usage at the kill first, then Σ Pss, then the heaps counted once
   // plus the copy-on-write copies.
-  if (limit?.bytes != null && pm.job.perSecond !== null) {
+  if (limit?.bytes != null && limit.scope === 'job' && pm.job.perSecond !== null) {
     const used: [number, string] | null =
       job_.usageAtKillBytes !== null
-        ? [job_.usageAtKillBytes, "the cgroup's usage at the kill"]
+        ? [
+            job_.usageAtKillBytes,
+            first?.by === 'watchdog' ? "the watchdog's sum at the kill" : "the cgroup's usage at the kill",
+          ]
         : job_.pssBytes !== null
           ? [job_.pssBytes, "the processes' resident pages (Σ Pss)"]
           : memory.length > 0

@@ -15,6 +15,7 @@ import { rankGrowth } from '../stats/growth.js';
 import { rankJob, type JobSuspects, type RankMemo } from '../stats/suspects.js';
 import { jobPostmortem, jobSummary, withPending, type JobSummary } from './job-summary.js';
 import type { PostmortemView } from './postmortem-view.js';
+import type { LimitGiven } from './postmortem.js';
 import { Rollback } from './rollback.js';
 
 /** Per-process steady-growth figures (core/stats/growth.ts) of the Growth table and the "by growth" trees. */
@@ -61,7 +62,7 @@ export class QuerySession {
   private keepMemo = false;
   private readonly rollback = new Rollback<{ job: Job | null; summary: JobSummary | null }>();
   /** the limit the user typed (bytes, or null for "no limit"); null: the one the evidence gives */
-  private userLimit: { bytes: number | null; source: string } | null = null;
+  private userLimit: LimitGiven | null = null;
   /** a report's own post-mortem (computed where the report was made, over the dumps and logs it came from) */
   private reportPostmortem: PostmortemView | null = null;
 
@@ -191,7 +192,7 @@ export class QuerySession {
   }
 
   /** Why the job died with a limit the user typed (null: the evidence's again); a report keeps its own. */
-  setLimit(limit: { bytes: number | null; source: string } | null): PostmortemView | null {
+  setLimit(limit: LimitGiven | null): PostmortemView | null {
     if (!this.reportPostmortem) this.userLimit = limit;
     const pm = this.reportPostmortem ?? (this.isPartial ? null : jobPostmortem(this.job, this.userLimit, this.rankOf));
     this.summaryNow = { ...this.summary, postmortem: pm, verdict: pm?.verdict ?? null };

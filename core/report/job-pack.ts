@@ -29,6 +29,8 @@ interface PackedSnapshot {
   trigger: Snapshot['trigger'];
   triggerSeq: number | null;
   mtimeMs: number | null;
+  /** the time a log gave the dump (absent without one, and in older reports) */
+  logTime?: { ms: number; file: string; line: number };
   format: Snapshot['format'];
   samplePeriod: number;
   live: Counts;
@@ -75,6 +77,8 @@ export interface PackedProcess {
   symbols: [SymbolizedAddress | null, SymbolizedAddress | null][] | null;
   pythonFrames:
     (Omit<PyFrameTable, 'frames' | 'markers'> & { frames: PyFrameEntry[]; markers: [string, PyMarkerKind][] }) | null;
+  /** the role a job log gave the process (its name in every view); absent without one, and in older reports */
+  role?: { name: string; file: string; line: number };
 }
 
 /** The header of a report's payload (everything but the columns). */
@@ -317,6 +321,7 @@ function packProcess(input: PackInput, s: PackStrings, w: ColumnWriter): PackedP
       trigger: x.trigger,
       triggerSeq: x.triggerSeq,
       mtimeMs: x.mtimeMs,
+      ...(x.logTime ? { logTime: { ...x.logTime, file: s.path(x.logTime.file) } } : {}),
       format: x.format,
       samplePeriod: x.samplePeriod,
       live: x.live,
@@ -350,6 +355,7 @@ function packProcess(input: PackInput, s: PackStrings, w: ColumnWriter): PackedP
     maps,
     symbols: syms,
     pythonFrames,
+    ...(proc.role ? { role: { name: proc.role.name, file: s.path(proc.role.file), line: proc.role.line } } : {}),
   };
 }
 

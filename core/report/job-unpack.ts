@@ -424,6 +424,7 @@ function snapshotFields(v: unknown, at: string): SnapshotFields {
     trigger: oneOf(x.trigger, `${at}.trigger`, TRIGGERS),
     triggerSeq: wholeOrNull(x.triggerSeq, `${at}.triggerSeq`),
     mtimeMs: numOrNull(x.mtimeMs, `${at}.mtimeMs`, -MAX_COUNT, MAX_COUNT),
+    ...(x.logTime !== undefined ? { logTime: logTime(x.logTime, `${at}.logTime`) } : {}),
     format,
     samplePeriod: num(x.samplePeriod, `${at}.samplePeriod`, 0, MAX_SAMPLE_PERIOD),
     live: counts(x.live, `${at}.live`, signed),
@@ -566,7 +567,24 @@ function unpackProcess({ p, stacks: count }: Declared, cols: Uint8Array, at: str
     endedWithoutFinalDump: bool(p.endedWithoutFinalDump, `${at}.endedWithoutFinalDump`),
     symbols,
     pythonFrames: pythonFrames(p.pythonFrames, `${at}.pythonFrames`),
+    ...(p.role !== undefined ? { role: role(p.role, `${at}.role`) } : {}),
   };
+}
+
+/** The time a log gave a dump (older reports have none). */
+function logTime(v: unknown, at: string): { ms: number; file: string; line: number } {
+  const o = obj(v, at);
+  return {
+    ms: num(o.ms, `${at}.ms`, -MAX_COUNT, MAX_COUNT),
+    file: str(o.file, `${at}.file`, T),
+    line: whole(o.line, `${at}.line`),
+  };
+}
+
+/** The role a job log gave a process (older reports have none). */
+function role(v: unknown, at: string): { name: string; file: string; line: number } {
+  const o = obj(v, at);
+  return { name: str(o.name, `${at}.name`, T), file: str(o.file, `${at}.file`, T), line: whole(o.line, `${at}.line`) };
 }
 
 /** The header fields the page reads besides the processes (notes and session: core/notes/validate.ts). */

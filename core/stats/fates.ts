@@ -1,7 +1,10 @@
 // How each process ended, from the kill evidence first and the dumps second: `oom-killed` (named by the
-// kernel, the cgroup, Ray, Kubernetes or SLURM), `killed` (a signal line, a cut dump or no final dump, and
-// no evidence of why), `exited` (a final dump), `torn-down` (it stopped within a short while after another
-// process's kill while its parent lived on: the job stopped it), `unknown` (no final dump, no evidence).
+// kernel, the cgroup, Ray, Kubernetes, SLURM or the job's memory watchdog), `killed` (a log line says it was
+// killed by a signal — PyTorch, a shell, a launcher's exit code −9, torchrun — the reason not said), `torn-down`
+// (its launcher stopped it: SIGTERM, exit code −15; or it stopped within a short while after another process's
+// kill while its parent lived on), `exited` (a final dump, or its launcher's exit code without a signal),
+// `stopped` (no final dump and no log says why: "stopped without a final dump", never a kill without evidence),
+// `unknown` (no final dump in any process of the job and nothing else: the end is not known).
 // The dumps' inference (process-fate.ts) stays, as evidence of lower weight.
 
 import type { Job, ProcessSeries } from '../model/model.js';
@@ -11,7 +14,15 @@ import { processParents } from '../model/memory-context.js';
 import { seriesTimes } from '../model/snapshot-time.js';
 import { writesFinalDump } from '../model/process-builder.js';
 
-export type Fate = 'oom-killed' | 'killed' | 'exited' | 'torn-down' | 'unknown';
+export type Fate = 'oom-killed' | 'killed' | 'exited' | 'torn-down' | 'stopped' | 'unknown';
+
+/** Fates in the order a reader wants them (the kill first). */
+export const FATE_ORDER: readonly Fate[] = ['oom-killed', 'killed', 'torn-down', 'stopped', 'unknown', 'exited'];
+
+/** A fate in words, as the CLI, the app and the report print it. */
+export function fateText(f: Fate): string {
+  return f === 'stopped' ? 'stopped without a final dump' : f;
+}
 
 /** A process that ended within this long after another's kill, its parent still running, was torn down. */
 export const TEARDOWN_WINDOW_S = 60;
@@ -91,20 +102,24 @@ export function processEnds(
   const out = job.processes.map((p, i): ProcessEnd => {
     const f = inferred[i];
     const fromDumps = dumpEvidence(p, f);
-    const sig = p.pid !== null ? (ev.signals.get(p.pid) ?? []) : [];
-    const k = byProcess.get(i) ?? null;
-    if (k)
-      return {
-        fate: 'oom-killed',
-        fateEvidence: [...k.evidence, ...sig, ...fromDumps],
-        kill: k,
-        inferred: f,
-        endedAtMs: ends[i],
-      };
-    if (sig.length > 0)
-      return { fate: 'killed', fateEvidence: [...sig, ...fromDumps], kill: null, inferred: f, endedAtMs: ends[i] };
-    // torn down: ended soon after another process's kill, while its parent in the job lived on
+    const pid = p.pid ?? -1;
+    const sig = ev.signals.get(pid) ?? [];
+    const down = ev.teardowns.get(pid) ?? [];
+    const exit = ev.exits.get(pid) ?? null;
+    const logs = [...sig, ...down, ...(exit ? [exit.evidence] : [])];
     const end = ends[i];
+    const k = byProcess.get(i) ?? null;
+    const result = (fate: Fate, fateEvidence: Evidence[], kill: KillRecord | null = null): ProcessEnd => ({
+      fate,
+      fateEvidence,
+      kill,
+      inferred: f,
+      endedAtMs: end,
+    });
+    if (k) return result('oom-killed', [...k.evidence, ...logs, ...fromDumps], k);
+    if (sig.length > 0) return result('killed', [...logs, ...fromDumps]);
+    if (down.length > 0) return result('torn-down', [...logs, ...fromDumps]);
+    // torn down: ended soon after another process's kill, while its parent in the job lived on
     const parentKey = parents.get(p.key) ?? null;
     const parentEnd = parentKey !== null ? ends[index.get(parentKey)!] : null;
     const after =
@@ -113,36 +128,29 @@ export function processEnds(
         : undefined;
     if (after && parentEnd !== null && end !== null && parentEnd >= end) {
       const victim = job.processes[after.i];
-      return {
-        fate: 'torn-down',
-        fateEvidence: [
-          {
-            source: 'dumps',
-            file: p.snapshots[p.snapshots.length - 1]?.file ?? p.key,
-            line: null,
-            text: `its dumps end ${((end - after.at) / 1000).toFixed(1)} s after the kill of pid ${victim.pid}, while its parent (pid ${job.processes[index.get(parentKey!)!].pid}) went on`,
-          },
-          ...fromDumps,
-        ],
-        kill: null,
-        inferred: f,
-        endedAtMs: end,
-      };
+      return result('torn-down', [
+        {
+          source: 'dumps',
+          file: p.snapshots[p.snapshots.length - 1]?.file ?? p.key,
+          line: null,
+          text: `its dumps end ${((end - after.at) / 1000).toFixed(1)} s after the kill of pid ${victim.pid}, while its parent (pid ${job.processes[index.get(parentKey!)!].pid}) went on`,
+        },
+        ...logs,
+        ...fromDumps,
+      ]);
     }
-    if (f.killed) return { fate: 'killed', fateEvidence: fromDumps, kill: null, inferred: f, endedAtMs: end };
+    if (exit) return result('exited', [exit.evidence, ...fromDumps]);
+    // a final dump says the process exited, where its format writes one (jemalloc's prof_final; a pprof, massif or
+    // memleak capture ends with no such dump)
     if (!p.endedWithoutFinalDump && p.snapshots.some((s) => writesFinalDump(s.format))) {
       const last = p.snapshots[p.snapshots.length - 1];
-      return {
-        fate: 'exited',
-        fateEvidence: [
-          { source: 'dumps', file: last.file, line: null, text: 'it wrote its final dump (prof_final: exit)' },
-        ],
-        kill: null,
-        inferred: f,
-        endedAtMs: end,
-      };
+      return result('exited', [
+        { source: 'dumps', file: last.file, line: null, text: 'it wrote its final dump (prof_final: exit)' },
+      ]);
     }
-    return { fate: 'unknown', fateEvidence: [], kill: null, inferred: f, endedAtMs: end };
+    // no log says why: the dumps' inference is all there is, and it is no kill
+    if (f.killed) return result('stopped', fromDumps);
+    return result('unknown', []);
   });
   return { ends: out, kills };
 }

@@ -57,7 +57,7 @@ describe('bad kill evidence', () => {
       ),
     ).toBe(true);
     expect(r.processes.every((p) => p.fate !== 'oom-killed')).toBe(true);
-    expect(fateOf(r, expected.kill.pid)).toBe('killed'); // the dumps' inference stays
+    expect(fateOf(r, expected.kill.pid)).toBe('stopped'); // the dumps' inference stays: no kill without evidence
     expect(base.processes.length).toBe(r.processes.length);
   });
 
@@ -81,7 +81,7 @@ describe('bad kill evidence', () => {
   it('a kill before the first dump (an earlier run): a warning, no fate', async () => {
     const { r } = await withLog(shift(dmesg, -600));
     expect(r.warnings.some((w) => /before that process's first dump/.test(w.message))).toBe(true);
-    expect(fateOf(r, expected.kill.pid)).toBe('killed');
+    expect(fateOf(r, expected.kill.pid)).toBe('stopped');
   });
 
   it("clock skew between the log's wall clock and the dumps: said, and the dumps' placement used", async () => {
@@ -105,7 +105,7 @@ describe('bad kill evidence', () => {
       [...lines.slice(0, at), '[ 1.000000] \u001b[31m\u0007 oom-kill:' + '\u001b]0;x\u0007'.repeat(10)].join('\n'),
     );
     expect(r.kills).toEqual([]);
-    expect(fateOf(r, expected.kill.pid)).toBe('killed');
+    expect(fateOf(r, expected.kill.pid)).toBe('stopped');
     // the reader's warnings are the load's (the CLI and the app list them with the file and line)
     expect(
       job.warnings.some(

@@ -11,8 +11,25 @@ import type { JobLogEvent } from '../formats/job-log.js';
 import { seriesTimes } from '../model/snapshot-time.js';
 import { processIdentity } from '../model/memory-context.js';
 
-export type EvidenceSource = 'kernel' | 'cgroup' | 'ray' | 'kubernetes' | 'slurm' | 'pytorch' | 'shell' | 'dumps';
-export type KillBy = 'kernel' | 'cgroup' | 'ray' | 'kubernetes' | 'slurm' | 'inferred';
+export type EvidenceSource =
+  | 'kernel'
+  | 'cgroup'
+  | 'ray'
+  | 'kubernetes'
+  | 'slurm'
+  | 'pytorch'
+  | 'shell'
+  | 'watchdog'
+  | 'launcher'
+  | 'torchrun'
+  | 'unknown'
+  | 'dumps';
+export type KillBy = 'kernel' | 'cgroup' | 'ray' | 'kubernetes' | 'slurm' | 'watchdog' | 'inferred';
+
+/** How a source is named beside its quote: `unknown` is a line of a format not known. */
+export function evidenceSourceLabel(source: EvidenceSource): string {
+  return source === 'unknown' ? 'format not known' : source;
+}
 
 export interface Evidence {
   source: EvidenceSource;
@@ -52,8 +69,15 @@ export interface LogRead {
 
 export interface KillEvidence {
   kills: KillRecord[];
-  /** killed-by-signal lines (PyTorch, shell) by pid: a process was killed, the reason not said */
+  /**
+   * killed-by-signal lines by pid (PyTorch, a shell, a launcher's exit code −9, torchrun's "Signal 9", lines of a
+   * format not known with kill words): a process was killed, the reason not said
+   */
   signals: Map<number, Evidence[]>;
+  /** stopped by the job (a launcher's SIGTERM, exit code −15, torchrun's "closing signal SIGTERM") by pid */
+  teardowns: Map<number, Evidence[]>;
+  /** a launcher's exit code of a process that ended by itself (no signal), by pid */
+  exits: Map<number, { code: number; evidence: Evidence }>;
   /** OOM kills reported without a pid (SLURM's count, Kubernetes' OOMKilled, Ray's summary, the cgroup's oom_kill) */
   unattributed: { by: KillBy; count: number | null; atMs: number | null; evidence: Evidence }[];
   cgroup: CgroupMemory | null;
@@ -176,8 +200,10 @@ export function killEvidence(job: Pick<Job, 'processes' | 'evidence'>): KillEvid
   const clock = dumpClockOffset(job.processes);
   const kills: KillRecord[] = [];
   const signals = new Map<number, Evidence[]>();
+  const teardowns = new Map<number, Evidence[]>();
+  const exits: KillEvidence['exits'] = new Map();
   const unattributed: KillEvidence['unattributed'] = [];
-  if (!ev) return { kills, signals, unattributed, cgroup: null, logsRead, clock, warnings };
+  if (!ev) return { kills, signals, teardowns, exits, unattributed, cgroup: null, logsRead, clock, warnings };
 
   for (const { file, log } of ev.kernel) {
     for (const k of log.kills) {
@@ -238,34 +264,57 @@ export function killEvidence(job: Pick<Job, 'processes' | 'evidence'>): KillEvid
     logsRead.push({ file, kind: 'cgroup', gave });
   }
 
+  const jobPids = new Set(job.processes.map((p) => p.pid).filter((p): p is number => p !== null));
+  const add = (m: Map<number, Evidence[]>, pid: number, e: Evidence): void => {
+    const list = m.get(pid) ?? [];
+    if (!list.some((x) => x.file === e.file && x.line === e.line)) list.push(e);
+    m.set(pid, list);
+  };
   for (const { file, log } of ev.jobLogs) {
     const by = new Map<string, number>();
     for (const e of log.events) {
+      // a line of a format not known counts only when one of its numbers is a pid of the job
+      const pids = e.kind === 'unknown' ? e.pids.filter((p) => jobPids.has(p)) : e.pids;
+      if (e.kind === 'unknown' && pids.length === 0) continue;
       by.set(e.source, (by.get(e.source) ?? 0) + 1);
       const evd: Evidence = { source: e.source, file, line: e.line, text: e.text };
-      if (e.kind === 'signal') {
-        for (const pid of e.pids) {
-          if (matchProcess(job, pid, null, e.atMs, `the ${e.source} line`, file, e.line, warnings) === null) continue;
-          const list = signals.get(pid) ?? [];
-          list.push(evd);
-          signals.set(pid, list);
+      const what = e.kind === 'unknown' ? 'a line of a format not known' : `the ${e.source} line`;
+      if (e.kind === 'signal' || e.kind === 'teardown' || e.kind === 'exit' || e.kind === 'unknown') {
+        for (const pid of pids) {
+          if (matchProcess(job, pid, null, e.atMs, what, file, e.line, warnings) === null) continue;
+          if (e.kind === 'signal') add(signals, pid, evd);
+          else if (e.kind === 'teardown') add(teardowns, pid, evd);
+          else if (e.kind === 'exit') {
+            if (!exits.has(pid)) exits.set(pid, { code: e.exitCode ?? 0, evidence: evd });
+          } else add(stopWordsOnly(e.text) ? teardowns : signals, pid, evd);
         }
         continue;
       }
-      if (e.source === 'ray' && e.pids.length > 0) {
-        for (const pid of e.pids) addRayKill(job, kills, pid, e, evd, warnings);
+      if ((e.source === 'ray' || e.source === 'watchdog') && e.pids.length > 0) {
+        for (const pid of e.pids) addLogKill(job, kills, e.source, pid, e, evd, warnings);
         continue;
       }
       unattributed.push({ by: byOf(e), count: e.count, atMs: e.atMs, evidence: evd });
     }
-    logsRead.push({
-      file,
-      kind: 'job-log',
-      gave:
-        log.events.length === 0
-          ? 'a job log without kill lines'
-          : `job log: ${[...by.entries()].map(([s, n]) => `${n} ${s} line${n > 1 ? 's' : ''}`).join(', ')}`,
-    });
+    const roles = new Set(log.roles.filter((r) => jobPids.has(r.pid)).map((r) => r.pid)).size;
+    const lines = [...by.entries()].map(
+      ([s, n]) =>
+        `${n} ${s === 'unknown' ? 'line' : `${s} line`}${n > 1 ? 's' : ''}${s === 'unknown' ? ' of a format not known' : ''}`,
+    );
+    if (roles > 0) lines.push(`the roles of ${roles} process${roles > 1 ? 'es' : ''}`);
+    // a file read as a kernel log too (a node's journal) is listed once, with what each reader gave
+    const listed = logsRead.find((l) => l.file === file);
+    if (listed) {
+      if (lines.length > 0) listed.gave += `; ${lines.join(', ')}`;
+    } else
+      logsRead.push({
+        file,
+        kind: 'job-log',
+        gave:
+          lines.length === 0
+            ? 'a job log without kill lines naming a process of the job'
+            : `job log: ${lines.join(', ')}`,
+      });
   }
   for (const { file, rollup } of ev.smaps) {
     const pids = [...new Set(rollup.samples.map((s) => s.pid).filter((p): p is number => p !== null))];
@@ -301,7 +350,15 @@ export function killEvidence(job: Pick<Job, 'processes' | 'evidence'>): KillEvid
       message: `${distinct.length} kills (pid ${distinct.map((k) => k.pid).join(', ')}): each is marked; the verdict names the first`,
     });
   kills.sort((a, b) => (a.atMs ?? Infinity) - (b.atMs ?? Infinity));
-  return { kills, signals, unattributed, cgroup: cg, logsRead, clock, warnings };
+  return { kills, signals, teardowns, exits, unattributed, cgroup: cg, logsRead, clock, warnings };
+}
+
+/** A line of a format not known that says only that a process was stopped (SIGTERM, terminated): teardown. */
+function stopWordsOnly(text: string): boolean {
+  return (
+    /\b(?:SIGTERM|SIGINT|SIGHUP|terminat\w*|closing signal|stopp\w*)\b/i.test(text) &&
+    !/\b(?:SIGKILL|kill(?:ed|ing|s)?|oom|out of memory|signal 9)\b/i.test(text)
+  );
 }
 
 function byOf(e: JobLogEvent): KillBy {
@@ -314,30 +371,33 @@ function byOf(e: JobLogEvent): KillBy {
         : 'inferred';
 }
 
-function addRayKill(
+/** A kill a job's own log names by pid: Ray's memory monitor, the job's memory watchdog. */
+function addLogKill(
   job: Pick<Job, 'processes'>,
   kills: KillRecord[],
+  by: 'ray' | 'watchdog',
   pid: number,
   e: JobLogEvent,
   evd: Evidence,
   warnings: LoadWarning[],
 ): void {
-  const same = kills.find((k) => k.by === 'ray' && k.pid === pid);
+  const same = kills.find((k) => k.by === by && k.pid === pid);
   if (same) {
     same.evidence.push(evd);
     return;
   }
+  const what = by === 'ray' ? "Ray's OOM kill" : "the watchdog's kill";
   kills.push({
     pid,
-    by: 'ray',
-    processIndex: matchProcess(job, pid, null, e.atMs, "Ray's OOM kill", evd.file, evd.line, warnings),
+    by,
+    processIndex: matchProcess(job, pid, null, e.atMs, what, evd.file, evd.line, warnings),
     comm: e.name,
     atMs: e.atMs,
     timeFrom: e.atMs !== null ? "the log line's time" : null,
-    rssBytes: null,
+    rssBytes: e.rssBytes ?? null,
     anonRssBytes: null,
-    limitBytes: null,
-    usageBytes: null,
+    limitBytes: e.limitBytes ?? null,
+    usageBytes: e.jobBytes ?? null,
     scope: null,
     invokedByPid: null,
     evidence: [evd],

@@ -10,7 +10,31 @@ import { processParents } from '../model/memory-context.js';
 import type { JobSuspects } from './suspects.js';
 
 export type MemoryExplanation =
-  'copy-on-write' | 'allocator-retained' | 'fragmentation' | 'shared-memory' | 'not-malloc' | 'heap';
+  | 'copy-on-write'
+  | 'likely-copy-on-write'
+  | 'allocator-retained'
+  | 'fragmentation'
+  | 'shared-memory'
+  | 'not-malloc'
+  | 'unknown'
+  | 'heap';
+
+/** What a process's memory outside the heap cannot be split into without page counts, and how to get them. */
+export const NO_PAGE_COUNTS = 'no page counts recorded (run the capture library, or copy smaps_rollup)';
+
+/**
+ * The explanation in words, one sentence for the CLI, the app and the report alike: without page counts a forked
+ * child's is "likely copy-on-write" with the figure it inherited, anything else's "unknown", never a guess.
+ */
+export function explanationWords(
+  m: Pick<ProcessMemory, 'explanation' | 'inheritedBytes'>,
+  bytes: (n: number) => string,
+): string | null {
+  if (m.explanation === 'unknown') return `unknown: ${NO_PAGE_COUNTS}`;
+  if (m.explanation === 'likely-copy-on-write')
+    return `likely copy-on-write: ${bytes(m.inheritedBytes)} inherited at fork; ${NO_PAGE_COUNTS}`;
+  return m.explanation;
+}
 
 /** Outside-the-heap memory is named only when it is at least this share of RSS and this many bytes. */
 export const OUTSIDE_MIN_SHARE = 0.25;
@@ -190,6 +214,12 @@ export function processMemory(
     let explanation: MemoryExplanation | null = null;
     if (outside !== null && rss !== null) {
       if (outside < Math.max(OUTSIDE_MIN_BYTES, OUTSIDE_MIN_SHARE * rss)) explanation = 'heap';
+      else if (!pg && parent !== null && inherited > 0)
+        // no page counts: a forked child's outside is most likely its parent's pages it wrote (or still shares)
+        explanation = 'likely-copy-on-write';
+      else if (!pg && Math.max(retOwn ?? 0, fragOwn ?? 0) < outside / 2)
+        // jemalloc's own counters do not explain it, and without page counts nothing else can be told apart
+        explanation = 'unknown';
       else {
         const ranked: [MemoryExplanation, number | null][] = [
           ['copy-on-write', cow],

@@ -49,6 +49,8 @@ describe('captures beside jemalloc dumps', () => {
     const none: KillEvidence = {
       kills: [],
       signals: new Map(),
+      teardowns: new Map(),
+      exits: new Map(),
       unattributed: [],
       cgroup: null,
       logsRead: [],

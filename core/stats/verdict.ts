@@ -5,7 +5,7 @@
 import type { Job } from '../model/model.js';
 import type { GrowthPattern } from './patterns.js';
 import type { JobSuspects } from './suspects.js';
-import type { ProcessMemory } from './memory-outside-heap.js';
+import { NO_PAGE_COUNTS, type ProcessMemory } from './memory-outside-heap.js';
 import type { KillRecord } from './kill-evidence.js';
 import type { ProcessEnd } from './fates.js';
 import { DEFAULT_VIEW, processViewer } from '../frames/view.js';
@@ -115,6 +115,21 @@ export function rankCulprits(
   return out.sort((a, b) => b.bytes - a.bytes);
 }
 
+/** Names up to NAMED processes; more are counted by name ("1,000 processes (python3.12 train.py ×1,000)"). */
+const NAMED = 3;
+function namesOrCount(job: Pick<Job, 'processes'>, idx: readonly number[]): string {
+  if (idx.length <= NAMED) return idx.map((i) => processLabel(job, i)).join(', ');
+  const by = new Map<string, number>();
+  for (const i of idx) {
+    const n = processName(job.processes[i]) ?? 'pid';
+    by.set(n, (by.get(n) ?? 0) + 1);
+  }
+  const groups = [...by.entries()].sort((a, b) => b[1] - a[1]);
+  const shown = groups.slice(0, NAMED).map(([n, c]) => `${n} ×${c.toLocaleString('en-US')}`);
+  if (groups.length > NAMED) shown.push(`${groups.length - NAMED} other names`);
+  return `${idx.length.toLocaleString('en-US')} processes (${shown.join(', ')})`;
+}
+
 function clock(ms: number): string {
   return new Date(ms).toISOString().slice(11, 19) + ' UTC';
 }
@@ -125,45 +140,66 @@ export function verdictSentence(
   ends: readonly ProcessEnd[],
   culprits: readonly Culprit[],
   victimRate: number | null,
+  memory: readonly ProcessMemory[] = [],
 ): string {
   const parts: string[] = [];
   if (kill && kill.processIndex !== null) {
     const who = processLabel(job, kill.processIndex).replace(/ (\d+)$/, ' (pid $1');
-    const anon = kill.anonRssBytes !== null ? `, ${mib(kill.anonRssBytes)} anon` : '';
+    const size =
+      kill.anonRssBytes !== null
+        ? `, ${mib(kill.anonRssBytes)} anon`
+        : kill.rssBytes !== null
+          ? `, ${mib(kill.rssBytes)} resident`
+          : '';
     const at = kill.atMs !== null ? ` at ${clock(kill.atMs)}` : '';
     const limit =
       kill.scope === 'global'
         ? ' when the machine ran out of memory'
-        : kill.limitBytes !== null
-          ? ` when the cgroup reached its ${mib(kill.limitBytes)} limit`
-          : '';
+        : kill.by === 'watchdog' && kill.limitBytes !== null
+          ? ` when the job reached its ${mib(kill.limitBytes)} limit${kill.usageBytes !== null ? ` (${mib(kill.usageBytes)} summed)` : ''}`
+          : kill.limitBytes !== null
+            ? ` when the cgroup reached its ${mib(kill.limitBytes)} limit`
+            : '';
     const by =
       kill.by === 'kernel'
         ? 'The kernel OOM-killed'
         : kill.by === 'ray'
           ? "Ray's memory monitor killed"
-          : kill.by === 'kubernetes'
-            ? 'Kubernetes reports an OOM kill (OOMKilled); the process it ended is'
-            : kill.by === 'slurm'
-              ? 'SLURM reports an OOM kill in the step; the process it ended is'
-              : kill.by === 'cgroup'
-                ? 'The cgroup counted an OOM kill; the process it ended is'
-                : 'No log says why; the process that stopped is';
-    parts.push(`${by} ${who}${anon})${at}${limit}.`);
+          : kill.by === 'watchdog'
+            ? "The job's memory watchdog killed"
+            : kill.by === 'kubernetes'
+              ? 'Kubernetes reports an OOM kill (OOMKilled); the process it ended is'
+              : kill.by === 'slurm'
+                ? 'SLURM reports an OOM kill in the step; the process it ended is'
+                : kill.by === 'cgroup'
+                  ? 'The cgroup counted an OOM kill; the process it ended is'
+                  : 'No log says why; the process that stopped is';
+    parts.push(`${by} ${who}${size})${at}${limit}.`);
   } else {
-    const killed = ends.map((e, i) => ({ e, i })).filter(({ e }) => e.fate === 'killed');
-    if (killed.length > 0)
+    const of = (fate: ProcessEnd['fate']): number[] => ends.flatMap((e, i) => (e.fate === fate ? [i] : []));
+    const killed = of('killed');
+    const stopped = of('stopped');
+    if (killed.length > 0) {
+      const first = ends[killed[0]].fateEvidence.find((e) => e.source !== 'dumps');
       parts.push(
-        `No log says why ${killed.map(({ i }) => processLabel(job, i)).join(', ')} stopped: ${killed[0].e.fateEvidence[0]?.text ?? 'no final dump'}.`,
+        `${namesOrCount(job, killed)} ${killed.length > 1 ? 'were' : 'was'} killed by a signal` +
+          (first ? ` (${first.text}, ${first.file}${first.line !== null ? `:${first.line}` : ''})` : '') +
+          '; no log says why.',
       );
-    else parts.push('No process of the job was killed: every process exited or its end is unknown.');
+    }
+    if (stopped.length > 0)
+      parts.push(
+        `${namesOrCount(job, stopped)} stopped without a final dump and no log says why${stopped.length === 1 ? `: ${ends[stopped[0]].fateEvidence[0]?.text ?? 'no final dump'}` : ''}.`,
+      );
+    if (killed.length === 0 && stopped.length === 0)
+      parts.push('No process of the job was killed: every process exited or its end is unknown.');
   }
   // a one-time step did not fill the memory up to the kill: it is listed among what grew, not named here
   const heap = culprits.filter((c) => c.kind === 'heap' && c.pattern !== 'step').slice(0, 2);
   const cow = culprits.find((c) => c.kind === 'outside-heap');
   const pieces = heap.map(
     (c) =>
-      `${c.site} in ${c.processIndexes.map((i) => processLabel(job, i)).join(', ')}, ${c.rate !== null ? rateText(c.rate) : `+${mib(c.bytes)}`}${c.pattern ? `, ${c.pattern}` : ''}`,
+      `${c.site} in ${namesOrCount(job, c.processIndexes)}, ${c.rate !== null ? rateText(c.rate) : `+${mib(c.bytes)}`}${c.pattern ? `, ${c.pattern}` : ''}`,
   );
   if (cow) {
     const parents = [
@@ -173,6 +209,13 @@ export function verdictSentence(
     ];
     const from = parents.length === 1 && parents[0] !== null ? ` from pid ${parents[0]}` : '';
     pieces.push(`${mib(cow.bytes)} of pages the forked processes copied${from} (copy-on-write, not allocations)`);
+  }
+  const likely = memory.flatMap((m, i) => (m.explanation === 'likely-copy-on-write' ? [i] : []));
+  if (!cow && likely.length > 0) {
+    const inherited = likely.reduce((a, i) => a + memory[i].inheritedBytes, 0);
+    pieces.push(
+      `likely pages the forked processes copied (copy-on-write: ${mib(inherited)} inherited at fork by ${namesOrCount(job, likely)}; ${NO_PAGE_COUNTS})`,
+    );
   }
   if (pieces.length > 0) parts.push(`The growth that filled it: ${pieces.join('; and ')}.`);
   if (kill && kill.processIndex !== null && victimRate !== null)

@@ -60,6 +60,7 @@ const OPTIONS: Record<string, OptionSpec> = {
   since: { type: 'string', multiple: true },
   dumps: { type: 'string', multiple: true },
   log: { type: 'string', multiple: true },
+  'limit-scope': { type: 'string', multiple: true },
 };
 
 const oneOf =
@@ -97,6 +98,7 @@ const VALUE_CHECKS: Record<string, (v: string) => string | null> = {
   // any name: a profile may declare its own sample types; loadInput checks it against the job (resolveSampleType)
   sample: (v) => (v.trim() !== '' ? null : `takes ${SAMPLE_TYPE_NAMES.join(', ')} or a type the profiles declare`),
   granularity: oneOf(...GRANULARITIES),
+  'limit-scope': oneOf('job', 'process'),
   focus: regex,
   ignore: regex,
   hide: regex,

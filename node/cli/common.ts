@@ -33,7 +33,7 @@ export function printWarnings(warnings: readonly LoadWarning[], io: Output): voi
 export function processTitle(p: ProcessSeries): string {
   const name = processName(p);
   const who = p.pid !== null ? `pid ${p.pid}${name ? ` ${name}` : ''}${p.prefix ? ` (${p.prefix})` : ''}` : p.key;
-  return `${who}: ${p.snapshots.length} snapshot${p.snapshots.length === 1 ? '' : 's'}${p.endedWithoutFinalDump ? ', no final dump (killed or still running)' : ''}`;
+  return `${who}: ${p.snapshots.length} snapshot${p.snapshots.length === 1 ? '' : 's'}${p.endedWithoutFinalDump ? ', no final dump (stopped: killed, or still running)' : ''}`;
 }
 
 /** a process and a snapshot as the JSON shows them (core/query/summary.ts) */

@@ -60,9 +60,9 @@ const COMMANDS: readonly Command[] = [
   },
   {
     name: 'postmortem',
-    usage: `  heaplens postmortem <paths…> [--limit <bytes|file>] [-n 10]
+    usage: `  heaplens postmortem <paths…> [--limit <bytes|file>] [--limit-scope job|process] [-n 10]
                                                   why it died: the kill, each fate, what filled the memory`,
-    flags: [...COMMON, ...SYMBOL_FLAGS, 'top', 'limit'],
+    flags: [...COMMON, ...SYMBOL_FLAGS, 'top', 'limit', 'limit-scope'],
     run: async (a, io) => {
       const pm = await import('./commands/postmortem.js');
       const { sampledJob } = await import('./input.js');

@@ -8,6 +8,9 @@ import type { Job } from '../../../core/model/model.js';
 import { parseLimit, type JobPostmortem } from '../../../core/stats/postmortem.js';
 import { projectionText } from '../../../core/stats/projection-text.js';
 import { postmortemQuery, type PostmortemResult } from '../../../core/query/postmortem.js';
+import { FATE_ORDER, fateText } from '../../../core/stats/fates.js';
+import { evidenceSourceLabel } from '../../../core/stats/kill-evidence.js';
+import { explanationWords } from '../../../core/stats/memory-outside-heap.js';
 import { NOISE_Z } from '../../../core/model/sampling-error.js';
 import { flag, has, intFlag, UsageError, type ParsedArgs } from '../args.js';
 import type { Frame } from '../../../core/frames/describe.js';
@@ -62,9 +65,10 @@ function callSite(frames: readonly Frame[], mode: string): string {
 
 export function postmortemCommand(job: Job, args: ParsedArgs, io: Output, given: Limit | null): void {
   // the limit: --limit, else the kill's report, the cgroup files given, or memory.max recorded with the dumps
+  const scope = flag(args, 'limit-scope') === 'process' ? 'process' : 'job';
   const q: PostmortemResult = postmortemQuery(
     job,
-    given ? { limit: { bytes: given.bytes, source: given.source } } : {},
+    given ? { limit: { bytes: given.bytes, source: given.source, scope } } : {},
   );
   const limit: Limit | null = given ?? (q.limit ? { ...q.limit, note: null } : null);
   const n = intFlag(args, 'top', 10);
@@ -78,7 +82,9 @@ export function postmortemCommand(job: Job, args: ParsedArgs, io: Output, given:
           verdict: q.verdict,
           kill: q.kill,
           kills: q.kills,
-          limit: limit ? { bytes: limit.bytes, source: limit.source, note: limit.note } : null,
+          limit: limit
+            ? { bytes: limit.bytes, source: limit.source, note: limit.note, scope: q.limit?.scope ?? scope }
+            : null,
           died: pm.died.map((i) => job.processes[i].pid),
           culprits: q.culprits,
           logsRead: q.logsRead,
@@ -128,23 +134,22 @@ export function postmortemCommand(job: Job, args: ParsedArgs, io: Output, given:
     io.out('\nwhat grew (share of the growth):');
     for (const c of q.culprits)
       io.out(
-        `  ${(100 * c.share).toFixed(0).padStart(3)} %  ${formatBytes(c.bytes)}${c.rate !== null ? ` (${formatSignedBytes(c.rate)}/s)` : ''}  ${c.pattern ?? 'outside the heap'}${c.pattern === 'step' ? ' (one-time)' : ''}  ${c.site}  — pid ${c.pids.join(', ')}`,
+        `  ${(100 * c.share).toFixed(0).padStart(3)} %  ${formatBytes(c.bytes)}${c.rate !== null ? ` (${formatSignedBytes(c.rate)}/s)` : ''}  ${c.pattern ?? 'outside the heap'}${c.pattern === 'step' ? ' (one-time)' : ''}  ${c.site}  — ${c.pids.length > 8 ? `${c.pids.length} processes (pid ${c.pids.slice(0, 3).join(', ')}, …)` : `pid ${c.pids.join(', ')}`}`,
       );
   }
   io.out('');
   const order = [...pm.died, ...pm.processes.map((p) => p.processIndex).filter((i) => !pm.died.includes(i))];
-  const fateRank = { 'oom-killed': 0, killed: 1, 'torn-down': 2, unknown: 3, exited: 4 } as const;
-  order.sort((a, b) => fateRank[q.processes[a].fate] - fateRank[q.processes[b].fate]);
+  order.sort((a, b) => FATE_ORDER.indexOf(q.processes[a].fate) - FATE_ORDER.indexOf(q.processes[b].fate));
   for (const pi of order) {
     const p = pm.processes[pi];
     const proc = job.processes[pi];
     const qp = q.processes[pi];
     const lc = p.fate.lastCompleteIndex >= 0 ? proc.snapshots[p.fate.lastCompleteIndex] : null;
     const lines: string[] = [];
-    lines.push(`${processTitle(proc)} — ${qp.fate.toUpperCase()} (${qp.role})`);
+    lines.push(`${processTitle(proc)} — ${fateText(qp.fate).toUpperCase()} (${qp.role})`);
     for (const e of qp.fateEvidence)
       lines.push(
-        `  · ${e.source}: ${e.text}${e.source === 'dumps' ? '' : ` (${e.file}${e.line !== null ? `:${e.line}` : ''})`}`,
+        `  · ${evidenceSourceLabel(e.source)}: ${e.text}${e.source === 'dumps' ? '' : ` (${e.file}${e.line !== null ? `:${e.line}` : ''})`}`,
       );
     if (qp.endedAtMs !== null) lines.push(`  last dump written ${new Date(qp.endedAtMs).toISOString()}`);
     const m = qp.memory;
@@ -152,7 +157,7 @@ export function postmortemCommand(job: Job, args: ParsedArgs, io: Output, given:
       lines.push(
         `  memory: RSS ${formatBytes(m.rssBytes)}, heap ${formatBytes(m.heapBytes)}${m.inheritedBytes > 0 ? ` (${formatBytes(m.inheritedBytes)} inherited at fork)` : ''}` +
           (m.outsideHeapBytes !== null ? `, outside the heap ${formatBytes(m.outsideHeapBytes)}` : '') +
-          (m.explanation ? `: ${m.explanation}` : '') +
+          (m.explanation ? `: ${explanationWords(m, formatBytes)}` : '') +
           (m.source ? ` [${m.source}]` : ''),
       );
     if (qp.exitDump) lines.push(`  note: ${qp.exitDump.note}`);
@@ -181,14 +186,18 @@ export function postmortemCommand(job: Job, args: ParsedArgs, io: Output, given:
   }
   if (limit) {
     if (limit.bytes === null) io.out(`\nlimit: ${limit.note ?? 'none'}`);
+    else if (q.limit?.scope === 'process')
+      io.out(
+        `\nlimit ${formatBytes(limit.bytes)} for each process (from ${limit.source}): each one's time to it above`,
+      );
     else {
       const j = pm.job;
       io.out(
-        `\nthe job as one cgroup (limit ${formatBytes(limit.bytes)} from ${limit.source}): ${formatBytes(q.job.heapBytes)} of heap, inherited allocations counted once (${formatBytes(j.lastKnownBytes)} summed at the processes' last dumps)` +
+        `\nthe job as one cgroup (limit ${formatBytes(limit.bytes)} from ${limit.source}, the job's sum against it: no process has a countdown of its own): ${formatBytes(q.job.heapBytes)} of heap, inherited allocations counted once (${formatBytes(j.lastKnownBytes)} summed at the processes' last dumps)` +
           (q.job.copyOnWriteBytes > 0 ? ` + ${formatBytes(q.job.copyOnWriteBytes)} copied on write` : '') +
           (q.job.pssBytes !== null ? `; resident (Σ Pss) ${formatBytes(q.job.pssBytes)}` : '') +
           (q.job.usageAtKillBytes !== null
-            ? `; the cgroup's usage at the kill ${formatBytes(q.job.usageAtKillBytes)}`
+            ? `; ${q.kill?.by === 'watchdog' ? "the watchdog's sum" : "the cgroup's usage"} at the kill ${formatBytes(q.job.usageAtKillBytes)}`
             : '') +
           (q.job.peakBytes !== null ? `, peak ${formatBytes(q.job.peakBytes)}` : '') +
           (j.projection ? `; ${projectionText(j.projection)}${j.basis ? ` (from ${j.basis})` : ''}` : '') +

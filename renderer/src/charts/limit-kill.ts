@@ -15,6 +15,7 @@ export const KILLED_BY: Record<KillBy, string> = {
   ray: 'Ray (memory monitor)',
   kubernetes: 'Kubernetes (OOMKilled)',
   slurm: 'SLURM (oom_kill event)',
+  watchdog: "the job's memory watchdog",
   inferred: 'inferred (no final dump)',
 };
 
@@ -25,6 +26,7 @@ const SHORT: Record<KillBy, string> = {
   ray: 'Ray',
   kubernetes: 'Kubernetes',
   slurm: 'SLURM',
+  watchdog: 'watchdog',
   inferred: 'inferred',
 };
 

@@ -7,6 +7,7 @@
 // process has it in one unit.
 
 import { format, scaleLinear, scaleUtc, utcFormat, type ScaleLinear } from 'd3';
+import type { SnapshotTimeSource } from '../../../core/model/snapshot-time.ts';
 
 export interface AxisSnapshot {
   index: number;
@@ -17,7 +18,7 @@ export interface AxisSnapshot {
 }
 
 export interface AxisProcess {
-  time: { axis: 'wall' | 'seq'; source: 'capture' | 'mtime' | 'seq'; mtimeProblem: string | null; massifUnit?: string };
+  time: { axis: 'wall' | 'seq'; source: SnapshotTimeSource; mtimeProblem: string | null; massifUnit?: string };
   snapshots: readonly AxisSnapshot[];
 }
 
@@ -136,11 +137,17 @@ export function timeAxis(
 
 function caption(kind: TimeKind, procs: readonly AxisProcess[]): { text: string; title: string } {
   if (kind === 'wall') {
-    const src = procs.some((p) => p.time.source === 'mtime')
-      ? procs.every((p) => p.time.source === 'mtime')
-        ? 'file modification times'
-        : 'capture times and file modification times'
-      : 'capture times';
+    // what the times came from, in the order of their weight (capture clocks, a log's times, file times)
+    const names: Record<SnapshotTimeSource, string> = {
+      capture: 'capture times',
+      log: "a log's times",
+      mtime: 'file modification times',
+      seq: '',
+    };
+    const src = (['capture', 'log', 'mtime'] as const)
+      .filter((k) => procs.some((p) => p.time.source === k))
+      .map((k) => names[k])
+      .join(' and ');
     return {
       text: `x: wall clock, ${TIME_ZONE} (${src})`,
       title: `each dump at the time it was written, in ${TIME_ZONE}`,

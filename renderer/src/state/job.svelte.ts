@@ -75,6 +75,8 @@ export class Job implements JobFacts {
   private cancelPending = false;
   /** a memory limit the user typed (its text; '' = the limit the evidence gives), and why it was refused */
   limitText = $state('');
+  /** what a typed limit bounds: the job's sum (a cgroup's memory.max), or each process alone */
+  limitScope = $state<'job' | 'process'>('job');
   limitError = $state<string | null>(null);
 
   constructor(
@@ -104,19 +106,21 @@ export class Job implements JobFacts {
   }
 
   /**
-   * A limit typed in the app (8G, 7.5GB, 8589934592, "max"; core/stats/postmortem.ts parseLimit): the worker
-   * projects each process's time to it again. Empty text goes back to the limit the evidence gives.
+   * A limit typed in the app (8G, 7.5GB, 8589934592, "max"; core/stats/postmortem.ts parseLimit) and what it
+   * bounds (the job's sum, or each process): the worker projects the time to it again. Empty text goes back to
+   * the limit the evidence gives.
    */
-  async setLimit(text: string): Promise<void> {
+  async setLimit(text: string, scope: 'job' | 'process' = this.limitScope): Promise<void> {
     const t = text.trim();
-    let limit: { bytes: number | null; source: string } | null = null;
+    let limit: { bytes: number | null; source: string; scope: 'job' | 'process' } | null = null;
+    this.limitScope = scope;
     if (t !== '') {
       const r = parseLimit(t);
       if (!r.ok) {
         this.limitError = r.message;
         return;
       }
-      limit = { bytes: r.bytes, source: 'typed in the app' };
+      limit = { bytes: r.bytes, source: 'typed in the app', scope };
     }
     this.limitError = null;
     this.limitText = t;

@@ -87,7 +87,7 @@ async function openRun(browser, browserPid, dir) {
   });
   const t0 = performance.now();
   const child = spawn(process.execPath, [CLI, 'open', dir, '--no-browser', '--port', '0'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', 'pipe', process.env.HEAPLENS_ENGINE_TRACE ? 'inherit' : 'pipe'],
   });
   const url = await new Promise((resolve, reject) => {
     let buf = '';

@@ -88,7 +88,14 @@ export class NodeEngine {
     const { id, req } = msg;
     const t0 = performance.now();
     this.handle(id, req, reply).then(
-      (res) => reply({ id, ok: true, res, ms: performance.now() - t0 }),
+      (res) => {
+        // HEAPLENS_ENGINE_TRACE=1: each answer's type, when it ended (ms since the engine started) and its time
+        if (TRACE)
+          process.stderr.write(
+            `engine: ${req.type} ended at ${Math.round(performance.now())} ms, took ${Math.round(performance.now() - t0)} ms\n`,
+          );
+        reply({ id, ok: true, res, ms: performance.now() - t0 });
+      },
       (e: unknown) => {
         const err = e instanceof Error ? e : new Error(String(e));
         reply({ id, ok: false, error: err.message, cancelled: err.name === 'AbortError' });
@@ -271,6 +278,8 @@ export class NodeEngine {
     return summary ?? this.session.open(job, { loadMs: performance.now() - t0, bytesTotal: 0, waitMs: 0 });
   }
 }
+
+const TRACE = process.env.HEAPLENS_ENGINE_TRACE === '1';
 
 const NO_REPORT: AnswerDeps = { reportApp: { js: '', css: '' } };
 

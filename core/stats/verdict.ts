@@ -12,6 +12,7 @@ import { DEFAULT_VIEW, processViewer } from '../frames/view.js';
 import { frameText } from '../frames/stack-labels.js';
 import { revealControls } from '../model/display-text.js';
 import { processName } from '../model/process-name.js';
+import { jobPidText } from '../model/process-host.js';
 
 export interface Culprit {
   kind: 'heap' | 'outside-heap';
@@ -48,11 +49,11 @@ export function stackFrameLabels(job: Pick<Job, 'processes'>, processIndex: numb
   return (processViewer(p, DEFAULT_VIEW)(stackId)?.frames ?? []).map((f) => revealControls(frameText(f)));
 }
 
-/** A short name for a process: its comm with its pid. */
+/** A short name for a process: its comm with its pid (`node-a:12` where pids repeat in the job). */
 export function processLabel(job: Pick<Job, 'processes'>, i: number): string {
   const p = job.processes[i];
   const name = processName(p);
-  return `${name ?? 'pid'} ${p.pid ?? '?'}`.replace(/^pid pid/, 'pid');
+  return `${name ?? 'pid'} ${p.pid !== null ? jobPidText(job.processes, p) : '?'}`.replace(/^pid pid/, 'pid');
 }
 
 export function rankCulprits(
@@ -113,7 +114,7 @@ export function verdictSentence(
 ): string {
   const parts: string[] = [];
   if (kill && kill.processIndex !== null) {
-    const who = processLabel(job, kill.processIndex).replace(/ (\d+)$/, ' (pid $1');
+    const who = processLabel(job, kill.processIndex).replace(/ ((?:\S+:)?\d+)$/, ' (pid $1');
     const anon = kill.anonRssBytes !== null ? `, ${mib(kill.anonRssBytes)} anon` : '';
     const at = kill.atMs !== null ? ` at ${clock(kill.atMs)}` : '';
     const limit =

@@ -9,6 +9,7 @@ import { parseLimit, type JobPostmortem } from '../../../core/stats/postmortem.j
 import { projectionText } from '../../../core/stats/projection-text.js';
 import { postmortemQuery, type PostmortemResult } from '../../../core/query/postmortem.js';
 import { NOISE_Z } from '../../../core/model/sampling-error.js';
+import { jobPidText } from '../../../core/model/process-host.js';
 import { flag, has, intFlag, UsageError, type ParsedArgs } from '../args.js';
 import type { Frame } from '../../../core/frames/describe.js';
 import { describeFrame } from '../stack-text.js';
@@ -107,7 +108,7 @@ export function postmortemCommand(job: Job, args: ParsedArgs, io: Output, given:
           })),
           job: { ...pm.job, memory: q.job },
           groups: listed.groups.map((g) => groupFacts(job, g)),
-          stacks: listed.stacks.map(stackFacts),
+          stacks: listed.stacks.map((s) => stackFacts(job, s)),
           warnings: [...job.warnings, ...q.warnings],
         },
         (_k, v: unknown) =>
@@ -129,7 +130,7 @@ export function postmortemCommand(job: Job, args: ParsedArgs, io: Output, given:
     io.out('\nwhat grew (share of the growth):');
     for (const c of q.culprits)
       io.out(
-        `  ${(100 * c.share).toFixed(0).padStart(3)} %  ${formatBytes(c.bytes)}${c.rate !== null ? ` (${formatSignedBytes(c.rate)}/s)` : ''}  ${c.kind === 'heap' ? c.site : c.site}  — pid ${c.pids.join(', ')}`,
+        `  ${(100 * c.share).toFixed(0).padStart(3)} %  ${formatBytes(c.bytes)}${c.rate !== null ? ` (${formatSignedBytes(c.rate)}/s)` : ''}  ${c.kind === 'heap' ? c.site : c.site}  — pid ${c.processIndexes.map((i) => jobPidText(job.processes, job.processes[i])).join(', ')}`,
       );
   }
   io.out('');
@@ -142,7 +143,7 @@ export function postmortemCommand(job: Job, args: ParsedArgs, io: Output, given:
     const qp = q.processes[pi];
     const lc = p.fate.lastCompleteIndex >= 0 ? proc.snapshots[p.fate.lastCompleteIndex] : null;
     const lines: string[] = [];
-    lines.push(`${processTitle(proc)} — ${qp.fate.toUpperCase()} (${qp.role})`);
+    lines.push(`${processTitle(proc, job)} — ${qp.fate.toUpperCase()} (${qp.role})`);
     for (const e of qp.fateEvidence)
       lines.push(
         `  · ${e.source}: ${e.text}${e.source === 'dumps' ? '' : ` (${e.file}${e.line !== null ? `:${e.line}` : ''})`}`,
@@ -205,7 +206,7 @@ export function postmortemCommand(job: Job, args: ParsedArgs, io: Output, given:
     rateText(first.lateSlopePerSnapshot, first.lateSlopePerSecond),
     formatBytes(g.lastBytes),
     g.sigmaBytes > 0 ? '±' + formatBytes(NOISE_Z * g.sigmaBytes) : '',
-    String(job.processes[g.top.processIndex].pid ?? '-'),
+    job.processes[g.top.processIndex].pid !== null ? jobPidText(job.processes, job.processes[g.top.processIndex]) : '-',
     pidList(
       job,
       g.processIndexes.filter((x) => x !== g.top.processIndex),

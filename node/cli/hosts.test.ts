@@ -2,11 +2,16 @@
 // every pid repeats, as pids do across nodes and containers). The expected hosts come from how the job is made
 // here: the folder names, or the hostname written into the contexts of node-b's copy (the capture library records
 // the UTS hostname; the fixture's run had `vm`, replaced here as a second node's `hostname node-b` would).
+import { execFileSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCaptured, runJson } from './run-captured.js';
+import { findReportApp } from './commands/report.js';
+import { reopenReport } from '../../core/report/reopen.js';
+import { labelHost, processHost } from '../../core/model/process-host.js';
+import { processLabel, processName } from '../../core/model/process-name.js';
 
 const FIXTURES = resolve(import.meta.dirname, '../../fixtures');
 // real jemalloc dumps without capture contexts: three processes (fixtures/jemalloc/make-jemalloc-fixtures.sh)
@@ -106,6 +111,27 @@ describe('hosts of a job from two nodes', () => {
     }
     for (const k of pm.kills) expect(k).toHaveProperty('host');
   });
+
+  it('a report keeps the hosts, and its labels say host:pid', async () => {
+    // `npm run build` makes the report page (postbuild); build it here when the tests run on their own
+    const root = resolve(import.meta.dirname, '../..');
+    if (!findReportApp())
+      execFileSync(
+        process.execPath,
+        [join(root, 'node_modules/vite/bin/vite.js'), 'build', '-c', 'vite.report.config.ts'],
+        { cwd: root, stdio: 'ignore' },
+      );
+    const out = join(dir, 'plain.html');
+    const r = await runCaptured('report', join(dir, 'plain'), '-o', out, '--no-symbols');
+    expect(r.code, r.err).toBe(0);
+    const { job } = reopenReport(readFileSync(out, 'utf8'));
+    const got = job.processes.map((p) => `${processHost(p)}:${p.pid}`).sort();
+    expect(got).toEqual(['node-a', 'node-b'].flatMap((h) => plainPids.map((pid) => `${h}:${pid}`)).sort());
+    for (const p of job.processes)
+      expect(processLabel(p, processName(p), labelHost(job.processes, p))).toMatch(
+        new RegExp(`^${processHost(p)}:${p.pid}\\b`),
+      );
+  }, 120_000);
 
   it('names no host for one folder of dumps, and labels by pid alone where pids do not repeat', async () => {
     const plain = await runJson<{ processes: ProcessJson[] }>('summary', '--json', PLAIN);

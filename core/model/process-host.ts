@@ -33,10 +33,10 @@ export function topFolders(dirs: readonly string[]): (string | null)[] {
   return distinct.size >= 2 ? tops : tops.map(() => null);
 }
 
-/** Whether a pid names more than one process of the job (the labels then say the host). */
+/** Whether a pid names more than one process of the job (the labels then say the host); a process listed twice is one. */
 export function pidsRepeat(processes: readonly Pick<ProcessSeries, 'pid'>[]): boolean {
   const seen = new Set<number>();
-  for (const p of processes) {
+  for (const p of new Set(processes)) {
     if (p.pid === null) continue;
     if (seen.has(p.pid)) return true;
     seen.add(p.pid);

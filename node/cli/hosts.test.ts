@@ -112,6 +112,14 @@ describe('hosts of a job from two nodes', () => {
     for (const k of pm.kills) expect(k).toHaveProperty('host');
   });
 
+  it('a folded export of both nodes names each process host:pid, so the two are not summed as one', async () => {
+    const r = await runCaptured('export', '--format', 'folded', '-o', '-', '--no-symbols', join(dir, 'plain'));
+    expect(r.code, r.err).toBe(0);
+    const roots = new Set(r.out.split('\n').map((l) => l.split(';')[0]));
+    const want = ['node-a', 'node-b'].flatMap((h) => plainPids.map((pid) => `${h}:${pid}`));
+    for (const w of want) expect([...roots].some((root) => root.endsWith(` ${w}`))).toBe(true);
+  });
+
   it('a report keeps the hosts, and its labels say host:pid', async () => {
     // `npm run build` makes the report page (postbuild); build it here when the tests run on their own
     const root = resolve(import.meta.dirname, '../..');

@@ -11,8 +11,14 @@
 // a `<dump>.pyframes` sidecar of ~125 KB (the context records the library writes, then the cumulative
 // F table), as the library's default sidecar mode does.
 //
+// With `hosts` (issue 49: a job of many processes on many nodes), the processes are spread over that many hosts,
+// each a `node-XX/` folder whose pids start again at 1000 (pids repeat across the nodes of a job, as they do across
+// containers), with the host's name in each deep sidecar's context (`C hostname node-XX`). `gzip` writes every dump
+// gzipped; `growing` makes that many stacks of each deep process grow (evenly spaced; else one in 50).
+//
 // As a command (large jobs, cached: a folder with a complete marker is reused, never rewritten):
 //   node bench/generate-series.mjs <dir> --processes 16 --dumps 100 --stacks 5000 [--python] [--gzip-half] [--deep]
+//   node bench/generate-series.mjs <dir> --processes 1000 --dumps 10 --stacks 1000 --deep --gzip --hosts 25 --growing 2
 import { mkdirSync, openSync, writeSync, closeSync, existsSync, writeFileSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -158,13 +164,13 @@ function deepFrames(i, pid) {
 }
 
 /** The `<dump>.pyframes` sidecar the capture library writes beside a dump (cumulative table, context). */
-function deepSidecar(pid, seq) {
+function deepSidecar(pid, seq, host = 'node-7') {
   const t = 1796120432093968894n + BigInt(seq) * 30_000_000_000n;
   let out =
     `PYFRAMES/1 tag=0x7079 kind_shift=44 id_shift=4 pid=${pid} python=3.12.3 granularity=line producer=heaplens-capture\n` +
     `# samples=5000 merged=4990 unmerged=0 nopython=10 truncated=0 unknown=0\n` +
     `C context 1\nC time_real_ns ${t}\nC time_mono_ns ${3504901873327 + seq * 30e9}\nC pid ${pid}\nC ppid 1\n` +
-    `C comm python3.12\nC cmdline /usr/bin/python3.12%00train.py%00\nC hostname node-7\n` +
+    `C comm python3.12\nC cmdline /usr/bin/python3.12%00train.py%00\nC hostname ${host}\n` +
     `C je_allocated ${64306856 + seq * 1048576}\nC je_active ${64512000 + seq * 1048576}\nC je_resident ${72249344 + seq * 1048576}\n` +
     `C rss ${98493440 + seq * 1048576}\nC cg_version 1\nC cg_current ${206671872 + seq * 1048576}\nC cg_max max\n` +
     `M 0x7079200000000000 entry\nM 0x7079300000000000 unmerged\nM 0x7079400000000000 truncated\nM 0x7079500000000000 unknown\n`;
@@ -176,14 +182,16 @@ function deepSidecar(pid, seq) {
 }
 
 /** One deep dump and its sidecar; returns the bytes of text written (dump decompressed, plus the sidecar). */
-export function writeDeepDump(path, { stacks, step, seed, pid, gzip = false }) {
+export function writeDeepDump(path, { stacks, step, seed, pid, gzip = false, host = undefined, growing = 0 }) {
+  // `growing` stacks evenly spaced (stacks 0, stacks/growing, …), else one in 50
+  const every = growing > 0 ? Math.max(1, Math.floor(stacks / growing)) : 50;
   const r = rng(seed);
   let buf = '';
   const counts = [];
   let totalObjs = 0;
   let totalBytes = 0;
   for (let i = 0; i < stacks; i++) {
-    const objs = 1 + Math.floor(r() * 20) + (i % 50 === 0 ? step * 5 : 0);
+    const objs = 1 + Math.floor(r() * 20) + (i % every === 0 && (growing === 0 || i / every < growing) ? step * 5 : 0);
     counts.push(objs);
     totalObjs += objs;
     totalBytes += objs * (64 + (i % 4096) * 16);
@@ -205,7 +213,7 @@ export function writeDeepDump(path, { stacks, step, seed, pid, gzip = false }) {
   parts.push(buf + DEEP_MAPS);
   const text = parts.join('');
   writeFileSync(path, gzip ? gzipSync(text, { level: 6 }) : text);
-  const side = deepSidecar(pid, Number(/\.(\d+)\.i\d+\.heap/.exec(path)?.[1] ?? 0));
+  const side = deepSidecar(pid, Number(/\.(\d+)\.i\d+\.heap/.exec(path)?.[1] ?? 0), host);
   writeFileSync(path.replace(/\.gz$/, '') + '.pyframes', side);
   return Buffer.byteLength(text) + side.length;
 }
@@ -213,18 +221,37 @@ export function writeDeepDump(path, { stacks, step, seed, pid, gzip = false }) {
 /** P processes × S snapshots under dir; returns total bytes (decompressed). */
 export function writeSeries(
   dir,
-  { processes, snapshots, stacks, depth, python = false, gzipHalf = false, firstProcess = 0, deep = false },
+  {
+    processes,
+    snapshots,
+    stacks,
+    depth,
+    python = false,
+    gzipHalf = false,
+    gzipAll = false,
+    firstProcess = 0,
+    deep = false,
+    hosts = 0,
+    totalProcesses = processes,
+    growing = 0,
+  },
 ) {
   mkdirSync(dir, { recursive: true });
   let total = 0;
+  // processes per host: contiguous blocks, so each host's pids run 1000, 1001, …
+  const perHost = hosts > 0 ? Math.ceil(totalProcesses / hosts) : 0;
   for (let p = firstProcess; p < firstProcess + processes; p++) {
-    const pid = 1000 + p;
+    const h = hosts > 0 ? Math.floor(p / perHost) : -1;
+    const host = h >= 0 ? `node-${String(h).padStart(2, '0')}` : undefined;
+    const pid = 1000 + (h >= 0 ? p - h * perHost : p);
+    const at = host ? join(dir, host) : dir;
+    if (host) mkdirSync(at, { recursive: true });
     for (let s = 0; s < snapshots; s++) {
-      const gzip = gzipHalf && s % 2 === 1;
+      const gzip = gzipAll || (gzipHalf && s % 2 === 1);
       const name = `jeprof.${pid}.${s}.i${s}.heap${gzip ? '.gz' : ''}`;
       total += deep
-        ? writeDeepDump(join(dir, name), { stacks, step: s, seed: p * 1000 + s, pid, gzip })
-        : writeDump(join(dir, name), { stacks, depth, step: s, seed: p * 1000 + s, python, pid, gzip });
+        ? writeDeepDump(join(at, name), { stacks, step: s, seed: p * 1000 + s, pid, gzip, host, growing })
+        : writeDump(join(at, name), { stacks, depth, step: s, seed: p * 1000 + s, python, pid, gzip });
     }
   }
   return total;
@@ -252,7 +279,8 @@ export async function ensureJob(dir, spec) {
       const first = k * per;
       const count = Math.max(0, Math.min(per, spec.processes - first));
       return new Promise((resolve, reject) => {
-        const c = fork(self, ['--child', JSON.stringify({ dir, ...spec, firstProcess: first, processes: count })], {
+        const child = { dir, ...spec, firstProcess: first, processes: count, totalProcesses: spec.processes };
+        const c = fork(self, ['--child', JSON.stringify(child)], {
           stdio: 'inherit',
         });
         c.on('message', resolve);
@@ -277,6 +305,10 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
       gzipHalf: o.gzipHalf,
       firstProcess: o.firstProcess,
       deep: o.deep,
+      gzipAll: o.gzip,
+      hosts: o.hosts,
+      totalProcesses: o.totalProcesses,
+      growing: o.growing,
     });
     process.send(bytes, () => process.exit(0));
   } else {
@@ -290,11 +322,14 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
         python: { type: 'boolean' },
         'gzip-half': { type: 'boolean' },
         deep: { type: 'boolean' },
+        gzip: { type: 'boolean' },
+        hosts: { type: 'string' },
+        growing: { type: 'string' },
       },
     });
     if (positionals.length !== 1)
       throw new Error(
-        'usage: generate-series.mjs <dir> [--processes N --dumps N --stacks N --depth N --python --gzip-half --deep]',
+        'usage: generate-series.mjs <dir> [--processes N --dumps N --stacks N --depth N --python --gzip-half --deep --gzip --hosts N --growing N]',
       );
     const r = await ensureJob(positionals[0], {
       processes: Number(values.processes),
@@ -304,6 +339,10 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
       python: !!values.python,
       gzipHalf: !!values['gzip-half'],
       ...(values.deep ? { deep: true } : {}),
+      // only when given, so the specs (and caches) of the jobs made before these options stay the same
+      ...(values.gzip ? { gzip: true } : {}),
+      ...(values.hosts ? { hosts: Number(values.hosts) } : {}),
+      ...(values.growing ? { growing: Number(values.growing) } : {}),
     });
     console.log(`${r.dir}: ${(r.textBytes / 1e9).toFixed(2)} GB of dump text`);
   }

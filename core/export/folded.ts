@@ -31,8 +31,9 @@ export function toFolded(inputs: readonly ExportInput[], options: FoldedOptions 
   const measure = options.measure ?? 'bytes';
   const multi = inputs.length > 1;
   const weights = new Map<string, number>();
+  const procs = inputs.map((i) => i.proc);
   for (const input of inputs) {
-    const prefix = multi ? [foldedName(processLabel(input.proc))] : [];
+    const prefix = multi ? [foldedName(processLabel(input.proc, procs))] : [];
     for (const s of snapshotSamples(input, options)) {
       const w = measure === 'bytes' ? s.intBytes : s.intObjects;
       if (w === 0) continue;

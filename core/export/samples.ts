@@ -4,6 +4,7 @@
 import type { ProcessSeries } from '../model/model.js';
 import type { Frame, StackDescriber } from '../frames/describe.js';
 import { visibleFrames } from '../frames/view.js';
+import { labelHost, pidText } from '../model/process-host.js';
 
 export interface ExportInput {
   proc: ProcessSeries;
@@ -82,7 +83,7 @@ export function snapshotSamples(input: ExportInput, options: SampleOptions = {})
   return out;
 }
 
-/** A short name for a process in multi-process exports. */
-export function processLabel(proc: ProcessSeries): string {
-  return proc.pid !== null ? `${proc.prefix || 'pid'} ${proc.pid}` : proc.key;
+/** A short name for a process in multi-process exports: `jeprof 12`, `jeprof node-a:12` where pids repeat among them. */
+export function processLabel(proc: ProcessSeries, among: readonly ProcessSeries[] = [proc]): string {
+  return proc.pid !== null ? `${proc.prefix || 'pid'} ${pidText(proc.pid, labelHost(among, proc))}` : proc.key;
 }

@@ -63,6 +63,7 @@ export function toSpeedscope(inputs: readonly ExportInput[], options: Speedscope
       .map((l) => frameOf(l.function ?? '?', l.file, l.line))
       .reverse();
   };
+  const procs = inputs.map((i) => i.proc);
   const profiles: SpeedscopeSampledProfile[] = inputs.map((input) => {
     const snap = input.proc.snapshots[input.snapshotIndex];
     const samples: number[][] = [];
@@ -79,7 +80,7 @@ export function toSpeedscope(inputs: readonly ExportInput[], options: Speedscope
     }
     return {
       type: 'sampled',
-      name: `${processLabel(input.proc)} — ${basename(snap.file)}`,
+      name: `${processLabel(input.proc, procs)} — ${basename(snap.file)}`,
       unit: measure === 'bytes' ? 'bytes' : 'none',
       startValue: 0,
       endValue: total,

@@ -31,6 +31,7 @@ import { parsePyFrames, PyFrameTableMerger, type PyFrameTable } from '../formats
 import { contextForDump, isContextOnlyTable } from './dump-context-load.js';
 import type { CaptureKind } from './capture-series.js';
 import { framelessWarnings } from './frameless.js';
+import { topFolders } from '../model/process-host.js';
 
 import type { LoadProgress } from '../model/vocab.js';
 
@@ -376,6 +377,8 @@ interface ProcessGroup {
   prefix: string;
   pid: number | null;
   pidNamespace: number | null;
+  /** the top folder under the job root (core/model/process-host.ts topFolders), null when folders tell no hosts */
+  host: string | null;
   dumps: DumpEntry[];
 }
 
@@ -389,13 +392,18 @@ export function groupProcesses(dumps: readonly DumpEntry[]): ProcessGroup[] {
     let g = groups.get(key);
     if (!g) {
       const pid = d.keyNotPid ? null : (n?.pid ?? null);
-      g = { key, dir, prefix: n?.prefix ?? '', pid, pidNamespace: n?.pidNamespace ?? null, dumps: [] };
+      const pidNamespace = n?.pidNamespace ?? null;
+      g = { key, dir, prefix: n?.prefix ?? '', pid, pidNamespace, host: null, dumps: [] };
       groups.set(key, g);
     }
     g.dumps.push(d);
   }
   for (const g of groups.values()) g.dumps.sort(compareDumps);
-  return [...groups.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  const out = [...groups.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  // the same pid in node-a/ and node-b/ is two processes (the key has the folder): the folder names the host
+  const hosts = topFolders(out.map((g) => g.dir));
+  out.forEach((g, i) => (g.host = hosts[i]));
+  return out;
 }
 
 function singleGroup(dumps: readonly DumpEntry[]): ProcessGroup {
@@ -407,6 +415,7 @@ function singleGroup(dumps: readonly DumpEntry[]): ProcessGroup {
     prefix: first?.prefix ?? '',
     pid: pids.size === 1 ? (first?.pid ?? null) : null,
     pidNamespace: null,
+    host: null,
     dumps: [...dumps],
   };
 }
@@ -624,6 +633,7 @@ function seriesOf(
     });
   }
   const series = builder.finish(g.key, { pid: g.pid, pidNamespace: g.pidNamespace, prefix: g.prefix }, maps);
+  if (g.host !== null) series.host = g.host;
   framelessWarnings(series, warnings);
   if (profileSymbols) series.profileSymbols = profileSymbols;
   if (pyTables.size > 0)

@@ -130,6 +130,11 @@ export interface ProcessSeries {
   pid: number | null;
   pidNamespace: number | null;
   prefix: string;
+  /**
+   * the top folder under the job root its dumps came from (`node-a/…`), set by the loader when the job's dumps
+   * lie in more than one; the host is the capture context's hostname before it (core/model/process-host.ts)
+   */
+  host?: string | null;
   snapshots: Snapshot[];
   stacks: StackTable;
   addresses: AddressTable;

@@ -247,7 +247,7 @@ function grown(a: Uint32Array<ArrayBuffer>, need: number): Uint32Array<ArrayBuff
 }
 
 export class ProcessBuilder implements StackInterner {
-  readonly addresses: AddressTable = { hex: [], index: new Map() };
+  readonly addresses: AddressTable = lazyAddressTable([]);
   readonly stacks: StackTable = { count: 0, offsets: [0], frames: [], allocatorDepth: [] };
   readonly snapshots: Snapshot[] = [];
   // Addresses by their (hi, lo) words in an open-addressing table of ids + 1 (0 = empty): no string and no
@@ -334,10 +334,11 @@ export class ProcessBuilder implements StackInterner {
   }
 
   private newAddress(hi: number, lo: number): number {
-    const hex = '0x' + (hi === 0 ? lo.toString(16) : hi.toString(16) + lo.toString(16).padStart(8, '0'));
+    // joined, not concatenated: `+` of texts this long makes a V8 cons string (two more heap objects, kept for
+    // the life of the job: ~170 MB over the 1,000 processes of the issue-49 bench job); join makes one flat string
+    const hex = hi === 0 ? '0x' + lo.toString(16) : ['0x', hi.toString(16), lo.toString(16).padStart(8, '0')].join('');
     const id = this.addresses.hex.length;
     this.addresses.hex.push(hex);
-    this.addresses.index.set(hex, id);
     this.addrHi = grown(this.addrHi, id + 1);
     this.addrLo = grown(this.addrLo, id + 1);
     this.addrHi[id] = hi;
@@ -347,8 +348,6 @@ export class ProcessBuilder implements StackInterner {
 
   /** Interns an address given as hex text (for callers outside the parser path). */
   internAddress(token: string): number {
-    const known = this.addresses.index.get(token);
-    if (known !== undefined) return known;
     const [hi, lo] = wordsOf(BigInt(normalizeAddress(token)));
     return this.internWords(hi, lo);
   }
@@ -394,6 +393,9 @@ export class ProcessBuilder implements StackInterner {
     maps: MapsEntry[] | null,
   ): ProcessSeries {
     this.markAllocatorFrames(maps);
+    // a copy the size it holds: an array grown by push keeps up to half again its length in spare slots, and a
+    // deep process's frames are tens of thousands (~90 MB over the 1,000 processes of the issue-49 bench job)
+    this.stacks.frames = this.stacks.frames.slice();
     const last = this.snapshots[this.snapshots.length - 1];
     return {
       key,
@@ -408,6 +410,25 @@ export class ProcessBuilder implements StackInterner {
       symbols: null,
     };
   }
+}
+
+/**
+ * An address table whose hex → id index is made when first asked for (and brought up to date with the addresses
+ * added since): the builder finds addresses by their words, and a command that never looks one up by its text
+ * (`summary`) does not keep a Map of every address of every process (~110 MB over the 1,000 processes of the
+ * issue-49 bench job). The getter is enumerable: a structured clone (postMessage) copies the index as a Map.
+ */
+function lazyAddressTable(hex: string[]): AddressTable {
+  let index: Map<string, number> | null = null;
+  return {
+    hex,
+    get index(): Map<string, number> {
+      index ??= new Map();
+      // addresses are only appended while loading; a caller that renames one (systing-frames.ts) keeps the count
+      for (let i = index.size; i < hex.length; i++) index.set(hex[i], i);
+      return index;
+    },
+  };
 }
 
 /** A 64-bit value (an address, or a mapping's bound, at most 2^64) as its high and low 32-bit words. */

@@ -13,6 +13,7 @@ import { decodePseudoAddress, PY_KIND_FRAME, type PyFrameTable } from '../format
 import type { MapsEntry } from '../formats/proc-maps.js';
 import { revealControls } from './display-text.js';
 import { processIdentity } from './memory-context.js';
+import { pidText } from './process-host.js';
 import type { ProcessSeries } from './model.js';
 
 const base = (p: string): string => p.slice(p.lastIndexOf('/') + 1);
@@ -105,9 +106,16 @@ function rawProcessName(
   return exe ?? (script ? `python ${script}` : null);
 }
 
-/** How a process reads in banners and titles: `7905 python3.12 job.py`, else `7905 job` (the prefix). */
-export function processLabel(p: Pick<ProcessSeries, 'pid' | 'prefix' | 'key'>, name: string | null): string {
-  const who = p.pid !== null ? String(p.pid) : p.key;
+/**
+ * How a process reads in banners and titles: `7905 python3.12 job.py`, else `7905 job` (the prefix); given its
+ * host (where pids repeat in the job: core/model/process-host.ts labelHost), `node-a:7905 python3.12 job.py`.
+ */
+export function processLabel(
+  p: Pick<ProcessSeries, 'pid' | 'prefix' | 'key'>,
+  name: string | null,
+  host: string | null = null,
+): string {
+  const who = p.pid !== null ? pidText(p.pid, host) : p.key;
   const what = name ?? p.prefix;
   return what ? `${who} ${what}` : who;
 }

@@ -8,6 +8,7 @@ import type { ViewOptions } from '../model/vocab.js';
 import type { Frame } from '../frames/describe.js';
 import { processViewer, visibleFrames, type StackViewer } from '../frames/view.js';
 import { processFacts } from './summary.js';
+import { processHost } from '../model/process-host.js';
 import { rankJob, type JobSuspects, type StackSuspect, type SuspectGroup } from '../stats/suspects.js';
 
 export interface GrowthStack {
@@ -90,9 +91,10 @@ function jsonNumber(z: number): number | string {
 }
 
 /** A listed stack as the JSON shows it (`growth --json` and `postmortem --json` "stacks"). */
-export function stackFacts({ suspect: s, frames }: GrowthStack) {
+export function stackFacts(job: Pick<Job, 'processes'>, { suspect: s, frames }: GrowthStack) {
   return {
     pid: s.pid,
+    host: processHost(job.processes[s.processIndex]),
     process: s.process,
     stackId: s.stackId,
     pattern: s.pattern,
@@ -125,6 +127,8 @@ export function groupFacts(job: Pick<Job, 'processes'>, { group: g, frames }: Gr
   return {
     group: g.group,
     processes: g.processes,
+    /** the hosts of the group's holders, beside their pids */
+    hosts: g.processIndexes.map((i) => processHost(job.processes[i])),
     pattern: g.pattern,
     score: g.score,
     // the change of the holders that share the group's pattern; the others' apart (core/stats/suspects.ts)
@@ -140,6 +144,7 @@ export function groupFacts(job: Pick<Job, 'processes'>, { group: g, frames }: Gr
     members: g.members,
     top: {
       pid: job.processes[g.top.processIndex].pid,
+      host: processHost(job.processes[g.top.processIndex]),
       process: job.processes[g.top.processIndex].key,
       stackId: g.top.stackId,
     },
@@ -156,7 +161,7 @@ export function growthFacts(job: Job, a: GrowthAnswer) {
       topPattern: a.ranking.processes[i].topPattern,
       notes: a.ranking.processes[i].notes,
     })),
-    stacks: a.stacks.map(stackFacts),
+    stacks: a.stacks.map((s) => stackFacts(job, s)),
     groups: a.groups.map((g) => groupFacts(job, g)),
   };
 }

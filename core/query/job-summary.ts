@@ -10,6 +10,7 @@ import { memoryGap, processIdentity, processLimit, processTreeOrder } from '../m
 import { seriesMemory } from '../load/series-memory.js';
 import { formatCmdline } from '../formats/dump-context.js';
 import { processName } from '../model/process-name.js';
+import { labelHost, processHost } from '../model/process-host.js';
 import { snapshotTotalBytes } from '../model/snapshot-status.js';
 import { leastSquaresSlope } from '../stats/growth.js';
 import { postmortemQuery, type LimitGiven } from './postmortem.js';
@@ -95,6 +96,10 @@ export interface ProcessSummary {
   index: number;
   key: string;
   pid: number | null;
+  /** the host it ran on (core/model/process-host.ts); absent in old reports */
+  host?: string | null;
+  /** the host its labels show, `node-a:12`: its host where pids repeat in the job, else null */
+  labelHost?: string | null;
   prefix: string;
   /** what ran (core/model/process-name.ts): `python3.12 job.py`; null when nothing names it (use the prefix) */
   name?: string | null;
@@ -272,6 +277,8 @@ export function jobSummary(j: Job, opts: JobSummaryOptions): JobSummary {
       index,
       key: p.key,
       pid: p.pid,
+      host: processHost(p),
+      labelHost: labelHost(j.processes, p),
       prefix: p.prefix,
       name: c.identity?.name ?? processName(p),
       snapshots: p.snapshots.map((s, si) => ({

@@ -22,9 +22,12 @@ import { postmortem, project, type JobPostmortem } from '../stats/postmortem.js'
 import type { JobSuspects } from '../stats/suspects.js';
 import { processParents, recordedJobLimit } from '../model/memory-context.js';
 import { processName } from '../model/process-name.js';
+import { processHost } from '../model/process-host.js';
 
 export interface KillOut {
   pid: number | null;
+  /** the host of the process the kill was matched to; null when it matched none or that process has no host */
+  host: string | null;
   by: KillBy;
   atMs: number | null;
   timeFrom: string | null;
@@ -41,6 +44,7 @@ export type Role = 'driver' | 'worker' | 'process';
 export interface ProcessOut {
   processIndex: number;
   pid: number | null;
+  host: string | null;
   name: string | null;
   role: Role;
   parentPid: number | null;
@@ -59,7 +63,7 @@ export interface PostmortemResult {
   kill: KillOut | null;
   kills: KillOut[];
   processes: ProcessOut[];
-  culprits: Culprit[];
+  culprits: HostedCulprit[];
   job: JobMemory;
   limit: { bytes: number | null; source: string; scope: LimitScope } | null;
   logsRead: LogRead[];
@@ -92,9 +96,13 @@ export interface PostmortemOptions {
   rank?: (job: Pick<Job, 'processes'>) => JobSuspects;
 }
 
-function killOut(k: KillEvidence['kills'][number]): KillOut {
+/** A culprit with the hosts of its processes, beside their pids. */
+export type HostedCulprit = Culprit & { hosts: (string | null)[] };
+
+function killOut(job: Job, k: KillEvidence['kills'][number]): KillOut {
   return {
     pid: k.pid,
+    host: k.processIndex !== null ? processHost(job.processes[k.processIndex]) : null,
     by: k.by,
     atMs: k.atMs,
     timeFrom: k.timeFrom,
@@ -143,7 +151,10 @@ export function postmortemQuery(job: Job, opts: PostmortemOptions = {}): Postmor
   const pagesOf = (i: number): Pages | null =>
     contextPagesAt(series[i], cutoff(i)) ?? pagesAt(samples, series[i].pid, cutoff(i));
   const memory = processMemory(trimmed, pm.suspects, pagesOf, cutoff);
-  const culprits = rankCulprits(trimmed, pm.suspects, memory);
+  const culprits: HostedCulprit[] = rankCulprits(trimmed, pm.suspects, memory).map((c) => ({
+    ...c,
+    hosts: c.processIndexes.map((i) => processHost(series[i])),
+  }));
   const victimRate =
     first?.processIndex !== null && first ? (pm.processes[first.processIndex!].rate?.perSecond ?? null) : null;
   const verdict = verdictSentence(trimmed, first, ends, culprits, victimRate, memory);
@@ -156,6 +167,7 @@ export function postmortemQuery(job: Job, opts: PostmortemOptions = {}): Postmor
     return {
       processIndex: i,
       pid: p.pid,
+      host: processHost(p),
       name: processName(p),
       role: parentKey !== null ? 'worker' : hasChildren.has(p.key) ? 'driver' : 'process',
       parentPid: parentKey !== null ? series[index.get(parentKey)!].pid : null,
@@ -214,8 +226,8 @@ export function postmortemQuery(job: Job, opts: PostmortemOptions = {}): Postmor
   const warnings = [...ev.warnings, ...teardown.map((t) => ({ file: t.file, message: t.note }))];
   return {
     verdict,
-    kill: first ? killOut(first) : null,
-    kills: kills.map(killOut),
+    kill: first ? killOut(job, first) : null,
+    kills: kills.map((k) => killOut(job, k)),
     processes,
     culprits,
     job: job_,

@@ -5,6 +5,7 @@ import type { Job, ProcessSeries, Snapshot } from '../model/model.js';
 import { processFates } from '../stats/process-fate.js';
 import { processName } from '../model/process-name.js';
 import { dumpTrigger } from '../model/dump-trigger.js';
+import { processHost } from '../model/process-host.js';
 
 /** One snapshot: its file, totals, sampling, completeness and threads. */
 export function snapshotFacts(s: Snapshot) {
@@ -43,6 +44,7 @@ export function processFacts(p: ProcessSeries, job?: Job) {
   return {
     key: p.key,
     pid: p.pid,
+    host: processHost(p),
     prefix: p.prefix,
     name: processName(p),
     endedWithoutFinalDump: p.endedWithoutFinalDump,

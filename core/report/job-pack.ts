@@ -48,6 +48,8 @@ export interface PackedProcess {
   key: string;
   pid: number | null;
   pidNamespace: number | null;
+  /** the top folder its dumps came from when it named the host (ProcessSeries.host); absent in older reports */
+  host?: string | null;
   prefix: string;
   endedWithoutFinalDump: boolean;
   /** stacks of the process before packing */
@@ -308,6 +310,7 @@ function packProcess(input: PackInput, s: PackStrings, w: ColumnWriter): PackedP
     key: s.key(proc.key),
     pid: proc.pid,
     pidNamespace: proc.pidNamespace,
+    host: proc.host ?? null,
     prefix: proc.prefix,
     endedWithoutFinalDump: proc.endedWithoutFinalDump,
     stackCount: proc.stacks.count,

@@ -555,10 +555,13 @@ function unpackProcess({ p, stacks: count }: Declared, cols: Uint8Array, at: str
     fail(`${at}.base`, `base ${base} or target ${target} is not one of the ${n} snapshots`);
   whole(p.stackCount, `${at}.stackCount`);
   arr(p.sourceIds, `${at}.sourceIds`, count).forEach((id, i) => whole(id, `${at}.sourceIds[${i}]`));
+  // older reports have no host: the context's hostname still names it (core/model/process-host.ts)
+  const host = p.host === undefined ? null : strOrNull(p.host, `${at}.host`, 256);
   return {
     key,
     pid: wholeOrNull(p.pid, `${at}.pid`, 2 ** 32),
     pidNamespace: wholeOrNull(p.pidNamespace, `${at}.pidNamespace`),
+    ...(host !== null ? { host } : {}),
     prefix: str(p.prefix, `${at}.prefix`, T),
     snapshots,
     stacks: { count, offsets: Array.from(offsets), frames: Array.from(frames), allocatorDepth },

@@ -13,6 +13,7 @@ import type { Frame } from '../frames/describe.js';
 import { frameText, leadFrame } from '../frames/stack-labels.js';
 import { revealControls } from '../model/display-text.js';
 import { processName } from '../model/process-name.js';
+import { jobPidText } from '../model/process-host.js';
 
 export interface Culprit {
   kind: 'heap' | 'outside-heap';
@@ -58,12 +59,13 @@ export function stackSite(job: Pick<Job, 'processes'>, processIndex: number, sta
   return lead ? revealControls(frameText(lead)) : '(no frames)';
 }
 
-/** A short name for a process: its comm with its pid. */
+/** A short name for a process: its comm with its pid (`node-a:12` where pids repeat in the job). */
 export function processLabel(job: Pick<Job, 'processes'>, i: number): string {
   const p = job.processes[i];
   const name = processName(p);
   // a series with no pid (a PyTorch snapshot's device, a capture without one) is named by its file (and device)
-  const where = p.pid !== null ? String(p.pid) : p.key.slice(p.key.lastIndexOf('/') + 1).replace('#', ' ');
+  const where =
+    p.pid !== null ? jobPidText(job.processes, p) : p.key.slice(p.key.lastIndexOf('/') + 1).replace('#', ' ');
   if (p.pid === null) return name ? `${name} (${where})` : where;
   return `${name ?? 'pid'} ${where}`.replace(/^pid pid/, 'pid');
 }
@@ -144,7 +146,7 @@ export function verdictSentence(
 ): string {
   const parts: string[] = [];
   if (kill && kill.processIndex !== null) {
-    const who = processLabel(job, kill.processIndex).replace(/ (\d+)$/, ' (pid $1');
+    const who = processLabel(job, kill.processIndex).replace(/ ((?:\S+:)?\d+)$/, ' (pid $1');
     const size =
       kill.anonRssBytes !== null
         ? `, ${mib(kill.anonRssBytes)} anon`

@@ -68,6 +68,9 @@ const oneOf =
   (v: string): string | null =>
     values.includes(v) ? null : `takes ${values.join(', ')}`;
 const wholeNumber = (v: string): string | null => (/^\d+$/.test(v) ? null : 'takes a whole number');
+// `--pid 12`, or `--pid node-a:12` where pids repeat across hosts (core/model/process-host.ts)
+const pidRef = (v: string): string | null =>
+  /^(?:[^:\s]+:)?\d+$/.test(v) ? null : 'takes a pid (12, or host:pid such as node-a:12)';
 const snapshotRef = (v: string): string | null =>
   v === 'last' || v === 'first' || v === 'peak' || /^\d+$/.test(v)
     ? null
@@ -87,7 +90,7 @@ const regex = (v: string): string | null => {
  */
 const VALUE_CHECKS: Record<string, (v: string) => string | null> = {
   top: wholeNumber,
-  pid: wholeNumber,
+  pid: pidRef,
   port: (v) => (/^\d+$/.test(v) && Number(v) <= 65535 ? null : 'takes a port number (0: any free port)'),
   stacks: oneOf(...STACK_MODES),
   snapshot: snapshotRef,

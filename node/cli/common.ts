@@ -11,6 +11,7 @@ import { stackText as foldedStackText } from './stack-text.js';
 import { DEFAULT_STACK_MODE, parseStackMode } from '../../core/frames/python-stacks.js';
 import type { FoldedStack } from '../../core/frames/stack-labels.js';
 import { processName } from '../../core/model/process-name.js';
+import { jobPidText, pidText, processHost } from '../../core/model/process-host.js';
 import type { ViewOptions } from '../../core/model/vocab.js';
 
 export interface Output {
@@ -23,16 +24,26 @@ export interface Output {
 /** The job with only the process `--pid` names, when given. */
 export function onlyPid(job: Job, args: ParsedArgs): Job {
   const pid = flag(args, 'pid');
-  return pid === undefined ? job : { ...job, processes: job.processes.filter((p) => String(p.pid) === pid) };
+  // `--pid 12`, or `--pid node-a:12` where pids repeat across hosts
+  return pid === undefined
+    ? job
+    : {
+        ...job,
+        processes: job.processes.filter((p) => String(p.pid) === pid || pidText(p.pid, processHost(p)) === pid),
+      };
 }
 
 export function printWarnings(warnings: readonly LoadWarning[], io: Output): void {
   for (const w of warnings) io.err(`warning: ${w.file}${w.line ? `:${w.line}` : ''}: ${w.message}`);
 }
 
-export function processTitle(p: ProcessSeries): string {
+/** `pid 12 python3.12 job.py (job): 30 snapshots`; `pid node-a:12 …` where pids repeat in the job. */
+export function processTitle(p: ProcessSeries, job?: Pick<Job, 'processes'>): string {
   const name = processName(p);
-  const who = p.pid !== null ? `pid ${p.pid}${name ? ` ${name}` : ''}${p.prefix ? ` (${p.prefix})` : ''}` : p.key;
+  const who =
+    p.pid !== null
+      ? `pid ${job ? jobPidText(job.processes, p) : p.pid}${name ? ` ${name}` : ''}${p.prefix ? ` (${p.prefix})` : ''}`
+      : p.key;
   return `${who}: ${p.snapshots.length} snapshot${p.snapshots.length === 1 ? '' : 's'}${p.endedWithoutFinalDump ? ', no final dump (stopped: killed, or still running)' : ''}`;
 }
 

@@ -39,7 +39,7 @@ export function binaries(job: Job, args: ParsedArgs, io: Output): void {
     const s = p.snapshots[si];
     procsJson.push({ ...processJson(p), snapshot: snapshotJson(s), symbolized, ...sum });
     if (json) continue;
-    io.out(`${processTitle(p)}\n  snapshot ${s.seq ?? '-'} ${s.file}`);
+    io.out(`${processTitle(p, job)}\n  snapshot ${s.seq ?? '-'} ${s.file}`);
     if (!symbols) {
       io.out(
         p.maps

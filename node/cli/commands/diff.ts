@@ -59,7 +59,7 @@ export function diff(job: Job, args: ParsedArgs, io: Output): void {
       ...totals,
     });
     list.say(
-      `${processTitle(p)}\n  ${base.file} → ${target.file}: ${fmt.plain(totals.baseBytes)} → ${fmt.plain(totals.targetBytes)} (${fmt.signed(totals.deltaBytes)})${fmt.name === 'inuse_space' ? '' : ` ${fmt.name}`}${sliceFilter(args).length > 0 ? ' in the stacks the filters keep' : ''}, ${totals.newStacks} new stacks, ${totals.goneStacks} gone${!twoFiles && !targetAt ? defaultNote(p, ti, 'target') : ''}`,
+      `${processTitle(p, job)}\n  ${base.file} → ${target.file}: ${fmt.plain(totals.baseBytes)} → ${fmt.plain(totals.targetBytes)} (${fmt.signed(totals.deltaBytes)})${fmt.name === 'inuse_space' ? '' : ` ${fmt.name}`}${sliceFilter(args).length > 0 ? ' in the stacks the filters keep' : ''}, ${totals.newStacks} new stacks, ${totals.goneStacks} gone${!twoFiles && !targetAt ? defaultNote(p, ti, 'target') : ''}`,
     );
     const rows: string[][] = [];
     all.slice(0, list.n).forEach((x, rank) => {

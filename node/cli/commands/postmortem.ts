@@ -12,6 +12,7 @@ import { FATE_ORDER, fateText } from '../../../core/stats/fates.js';
 import { evidenceSourceLabel } from '../../../core/stats/kill-evidence.js';
 import { explanationWords } from '../../../core/stats/memory-outside-heap.js';
 import { NOISE_Z } from '../../../core/model/sampling-error.js';
+import { jobPidText } from '../../../core/model/process-host.js';
 import { flag, has, intFlag, UsageError, type ParsedArgs } from '../args.js';
 import type { Frame } from '../../../core/frames/describe.js';
 import { describeFrame } from '../stack-text.js';
@@ -112,7 +113,7 @@ export function postmortemCommand(job: Job, args: ParsedArgs, io: Output, given:
           })),
           job: { ...pm.job, memory: q.job },
           groups: listed.groups.map((g) => groupFacts(job, g)),
-          stacks: listed.stacks.map(stackFacts),
+          stacks: listed.stacks.map((s) => stackFacts(job, s)),
           warnings: [...job.warnings, ...q.warnings],
         },
         (_k, v: unknown) =>
@@ -134,7 +135,7 @@ export function postmortemCommand(job: Job, args: ParsedArgs, io: Output, given:
     io.out('\nwhat grew (share of the growth):');
     for (const c of q.culprits)
       io.out(
-        `  ${(100 * c.share).toFixed(0).padStart(3)} %  ${formatBytes(c.bytes)}${c.rate !== null ? ` (${formatSignedBytes(c.rate)}/s)` : ''}  ${c.pattern ?? 'outside the heap'}${c.pattern === 'step' ? ' (one-time)' : ''}  ${c.site}  — ${c.pids.length > 8 ? `${c.pids.length} processes (pid ${c.pids.slice(0, 3).join(', ')}, …)` : `pid ${c.pids.join(', ')}`}`,
+        `  ${(100 * c.share).toFixed(0).padStart(3)} %  ${formatBytes(c.bytes)}${c.rate !== null ? ` (${formatSignedBytes(c.rate)}/s)` : ''}  ${c.pattern ?? 'outside the heap'}${c.pattern === 'step' ? ' (one-time)' : ''}  ${c.site}  — ${c.pids.length > 8 ? `${c.pids.length} processes (pid ${c.pids.slice(0, 3).join(', ')}, …)` : `pid ${c.processIndexes.map((i) => jobPidText(job.processes, job.processes[i])).join(', ')}`}`,
       );
   }
   io.out('');
@@ -146,7 +147,7 @@ export function postmortemCommand(job: Job, args: ParsedArgs, io: Output, given:
     const qp = q.processes[pi];
     const lc = p.fate.lastCompleteIndex >= 0 ? proc.snapshots[p.fate.lastCompleteIndex] : null;
     const lines: string[] = [];
-    lines.push(`${processTitle(proc)} — ${fateText(qp.fate).toUpperCase()} (${qp.role})`);
+    lines.push(`${processTitle(proc, job)} — ${fateText(qp.fate).toUpperCase()} (${qp.role})`);
     for (const e of qp.fateEvidence)
       lines.push(
         `  · ${evidenceSourceLabel(e.source)}: ${e.text}${e.source === 'dumps' ? '' : ` (${e.file}${e.line !== null ? `:${e.line}` : ''})`}`,
@@ -213,7 +214,7 @@ export function postmortemCommand(job: Job, args: ParsedArgs, io: Output, given:
     rateText(first.lateSlopePerSnapshot, first.lateSlopePerSecond, first.hasRate),
     formatBytes(g.lastBytes),
     g.sigmaBytes > 0 ? '±' + formatBytes(NOISE_Z * g.sigmaBytes) : '',
-    String(job.processes[g.top.processIndex].pid ?? '-'),
+    job.processes[g.top.processIndex].pid !== null ? jobPidText(job.processes, job.processes[g.top.processIndex]) : '-',
     pidList(
       job,
       g.processIndexes.filter((x) => x !== g.top.processIndex),

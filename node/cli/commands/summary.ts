@@ -50,7 +50,7 @@ export function summary(job: Job, args: ParsedArgs, io: Output): void {
   const fmt = valueFormat(args, job);
   const withSample = fmt.name !== 'inuse_space' && fmt.name !== 'inuse_objects';
   for (const p of job.processes) {
-    io.out(processTitle(p));
+    io.out(processTitle(p, job));
     for (const l of processContextText(p, parents, job)) io.out(indent(l));
     for (const l of gpuText(p)) io.out(indent(l));
     const extra = snapshotContextCells(p);

@@ -39,7 +39,7 @@ export function top(job: Job, args: ParsedArgs, io: Output): void {
     });
     const what = fmt.name === 'inuse_space' ? 'live' : fmt.name;
     list.say(
-      `${processTitle(p)}\n  snapshot ${s.seq ?? '-'} (${dumpTriggerLabel(s)}) ${s.file}: ${fmt.plain(values.live.bytes)} ${what}${fmt.name === 'inuse_space' ? ` in ${formatInt(s.live.objects)} objects` : ''}${which === undefined ? defaultNote(p, si) : ''}`,
+      `${processTitle(p, job)}\n  snapshot ${s.seq ?? '-'} (${dumpTriggerLabel(s)}) ${s.file}: ${fmt.plain(values.live.bytes)} ${what}${fmt.name === 'inuse_space' ? ` in ${formatInt(s.live.objects)} objects` : ''}${which === undefined ? defaultNote(p, si) : ''}`,
     );
     if (sliceFilter(args).length > 0)
       list.say(`  filters keep ${fmt.plain(shown)} (${formatPercent(shown, values.live.bytes)}) in ${all.length} rows`);

@@ -5,6 +5,7 @@ import { NOISE_Z } from '../../../core/model/sampling-error.js';
 import type { GrowthAnswer } from '../../../core/query/growth.js';
 import type { SuspectGroup } from '../../../core/stats/suspects.js';
 import { formatBytes, formatSignedBytes, table } from '../format.js';
+import { jobPidText } from '../../../core/model/process-host.js';
 import { indent, printWarnings, processTitle, stackText, tableColumns, type Output } from '../common.js';
 
 /**
@@ -19,7 +20,10 @@ export function rateText(perSnapshot: number, perSecond: number | null, hasRate 
 
 /** Process ids of a group, at most `max` then how many more. */
 export function pidList(job: Job, idx: readonly number[], max = 4): string {
-  const names = idx.map((i) => String(job.processes[i].pid ?? job.processes[i].key));
+  const names = idx.map((i) => {
+    const p = job.processes[i];
+    return p.pid !== null ? jobPidText(job.processes, p) : p.key;
+  });
   return names.length <= max ? names.join(', ') : `${names.slice(0, max).join(', ')}, +${names.length - max}`;
 }
 
@@ -75,7 +79,7 @@ export function printGrowth(job: Job, a: GrowthAnswer, io: Output): void {
     const fate = ps.fate;
     const lastSeq = fate.lastCompleteSeq;
     io.out(
-      `${processTitle(p)}${fate.killed ? ' — killed' : ''}\n  series over ${ps.snapshotIndexes.length} complete snapshot${ps.snapshotIndexes.length === 1 ? '' : 's'}` +
+      `${processTitle(p, job)}${fate.killed ? ' — killed' : ''}\n  series over ${ps.snapshotIndexes.length} complete snapshot${ps.snapshotIndexes.length === 1 ? '' : 's'}` +
         (lastSeq !== null && fate.lastCompleteIndex !== p.snapshots.length - 1
           ? ` (last complete: seq ${lastSeq})`
           : '') +

@@ -3,6 +3,7 @@
 import { formatBytes as bytes } from '../../../core/model/units.js';
 import { revealControls } from '../../../core/model/display-text.js';
 import { processLabel } from '../../../core/model/process-name.js';
+import { pidText } from '../../../core/model/process-host.js';
 import type { ProcessSummary } from './protocol.ts';
 
 /** Text from files and notes as shown: control and bidi characters visibly marked as <U+XXXX>. */
@@ -22,8 +23,15 @@ export function formatBytes(n: number, signed = false): string {
 }
 
 /** A process as banners, tables and titles name it (core/model/process-name.ts): `7905 python3.12 job.py`. */
-export function procLabel(p: Pick<ProcessSummary, 'pid' | 'prefix' | 'key' | 'name'> | undefined): string {
-  return p ? revealControls(processLabel(p, p.name ?? null)) : '?';
+export function procLabel(
+  p: Pick<ProcessSummary, 'pid' | 'prefix' | 'key' | 'name' | 'labelHost'> | undefined,
+): string {
+  return p ? revealControls(processLabel(p, p.name ?? null, p.labelHost ?? null)) : '?';
+}
+
+/** A process's pid as labels show it: `node-a:12` where pids repeat in the job (ProcessSummary.labelHost), else `12`. */
+export function pidShown(p: Pick<ProcessSummary, 'pid' | 'labelHost'> | null | undefined): string {
+  return p ? pidText(p.pid, p.labelHost ?? null) : '?';
 }
 
 /**

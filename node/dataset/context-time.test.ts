@@ -39,7 +39,7 @@ async function withContext(name: string, json: string): Promise<{ ds: string; fi
   const parts = (await readdir(join(ds, 'snapshots'))).filter((p) => p.startsWith('process='));
   expect(parts.length).toBe(1);
   const file = join(ds, 'snapshots', parts[0], 'data.parquet');
-  const e = await openEngine();
+  const e = await openEngine([ds]);
   try {
     const rows = await e.con.runAndReadAll(
       `SELECT count(*) AS n FROM read_parquet(${parquetPathSql(file)}) WHERE context_json IS NOT NULL`,

@@ -154,7 +154,7 @@ const strOrNull = (v: DuckDBValue): string | null => (v === null ? null : (v as 
 export async function readDataset(dir: string, options: ReadOptions = {}): Promise<DatasetJob> {
   const manifest = await readManifest(dir);
   await checkTree(dir);
-  const engine = await openEngine();
+  const engine = await openEngine([dir]);
   try {
     return await readWith(engine, dir, manifest, options.cells ?? true, options.onlyStacks ?? null);
   } finally {
@@ -613,7 +613,7 @@ export async function readSnapshotCells(
   id: number,
   snapshot: number,
 ): Promise<{ stackIds: number[]; liveBytes: number[] }> {
-  const engine = await openEngine();
+  const engine = await openEngine([dir]);
   try {
     const cdir = partitionDir(dir, 'cells', id);
     const out = { stackIds: [] as number[], liveBytes: [] as number[] };

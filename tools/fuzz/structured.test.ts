@@ -120,7 +120,7 @@ describe('structured: codec streams', () => {
     ['zstd', 'zstd -q -c --no-check'],
     ['bzip2', 'bzip2 -9 -c'],
     ['xz', 'xz -0 -c'],
-    ['gzip', 'gzip -1 -c'],
+    ['gzip', 'gzip -9 -c'],
   ];
   for (const [codec, cmd] of bombs)
     (FULL ? it : it.skip)(
@@ -160,7 +160,7 @@ describe('structured: context times and sizes beyond every bound', () => {
   const values = ['9223372036854775807', '18446744073709551616', '-1', '9'.repeat(400), '1e20', '0x10', '', 'soon'];
   it('a capture whose C lines hold absurd times and sizes: loaded, every figure within its bound', async () => {
     const rng = new Rng(SEED);
-    for (let i = 0; i < Math.min(CASES, 200); i++) {
+    for (let i = 0; i < CASES; i++) {
       const key = rng.pick(['time_real_ns', 'start_real_ns', 'time_mono_ns', 'rss_bytes', 'pid']);
       const v = rng.pick(values);
       const text = side.replace(new RegExp(`^C ${key} .*$`, 'm'), `C ${key} ${v}`);
@@ -182,9 +182,9 @@ describe('structured: context times and sizes beyond every bound', () => {
 describe('structured: every export with hostile names', () => {
   const name = findFixture('job', /^exact\.\d+\.20\.f\.heap$/);
   const text = readFileSync(fixturePath(name), 'utf8');
-  it(`${Math.min(CASES, 100)} dumps whose module paths hold controls, bidi marks, separators: no export lets one through`, async () => {
+  it(`${CASES} dumps whose module paths hold controls, bidi marks, separators: no export lets one through`, async () => {
     const rng = new Rng(SEED);
-    for (let i = 0; i < Math.min(CASES, 100); i++) {
+    for (let i = 0; i < CASES; i++) {
       const hostile = hostileName(rng);
       const bytes = enc.encode(text.replaceAll('/tmp/heaplens-lab/leaky', `/tmp/heaplens-lab/${hostile}`));
       const job = await loadJob([mem(name.split('/').pop()!, bytes)]);

@@ -15,11 +15,13 @@ import {
   massifWith,
   pprofWith,
   sharedMemoSnapshot,
+  textHead,
   zstdStructured,
 } from './structured.js';
 import type { LoadPeak } from './load-peak.js';
 import type { DecodePeak } from './decode-peak.js';
 import { codecOf, DecodeProblem, decodedChunks } from '../../core/formats/decompress.js';
+import { sniff, SNIFF_BYTES } from '../../core/formats/sniff.js';
 import { inflateLimit, MAX_COUNT } from '../../core/formats/limits.js';
 import type { InputFile } from '../../core/formats/input-file.js';
 import { loadJob } from '../../core/load/load-job.js';
@@ -150,6 +152,20 @@ describe('structured: codec streams', () => {
       600_000,
     );
   if (!FULL) console.warn('structured fuzz: the 1 GiB codec bombs run in `npm run fuzz` only (minutes of compression)');
+});
+
+describe('structured: heads for the sniffer', () => {
+  it(`${CASES} heads of long runs of blanks and format prefixes: each told within 200 ms`, () => {
+    // a pattern whose parts overlap (\s* and \n) backtracked exponentially on 30 blank lines
+    const rng = new Rng(SEED);
+    const enc8 = new TextEncoder();
+    for (let i = 0; i < CASES; i++) {
+      const head = enc8.encode(textHead(rng, 1 + rng.int(SNIFF_BYTES))).subarray(0, SNIFF_BYTES);
+      const t0 = performance.now();
+      sniff(head);
+      expect(performance.now() - t0, `case ${i} (seed ${SEED})`).toBeLessThan(200);
+    }
+  });
 });
 
 describe('structured: context times and sizes beyond every bound', () => {

@@ -334,3 +334,36 @@ export function hostileName(rng: Rng): string {
   for (let i = 0; i < n; i++) s += rng.pick(HOSTILE_CHARS) + rng.pick(['a', 'x.so', 'ffi', '-', '']);
   return s;
 }
+
+// ---- heads for the sniffer ----
+
+/** Pieces of the text formats' first lines and the blanks around them. */
+const HEAD_PIECES = [
+  '\n',
+  ' ',
+  '\t',
+  '\r\n',
+  '\r',
+  'heap_v2/',
+  'heap profile:',
+  '<jemalloc>:',
+  'desc:',
+  'cmd:',
+  'time_unit:',
+  'v 1 2',
+  '@ 0x1',
+  '# pid: 1',
+  'Attaching to pid',
+  '[10:00:00] Top 10 stacks',
+  '{"',
+  '00400000-00401000 r-xp',
+  'snapshot=0',
+  '\u0000',
+];
+
+/** A head of `size` bytes made of long runs of those pieces (the shapes that make a pattern backtrack). */
+export function textHead(rng: Rng, size: number): string {
+  let s = '';
+  while (s.length < size) s += rng.pick(HEAD_PIECES).repeat(1 + rng.int(rng.int(2) ? 4 : 4000));
+  return s.slice(0, size);
+}

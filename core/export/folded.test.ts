@@ -53,10 +53,10 @@ describe('folded export', () => {
     }
   });
 
-  it('names cannot break the format: separators and newlines are replaced', () => {
-    expect(foldedName('a;b\nc d\u0007')).toBe('a:b\uFFFDc d\uFFFD');
+  it('names cannot break the format: separators replaced, newlines and controls shown as <U+XXXX>', () => {
+    expect(foldedName('a;b\nc d\u0007\u202e')).toBe('a:b<U+000A>c d<U+0007><U+202E>');
     expect(parseFolded(`${foldedName('x;y')};${foldedName('z\n1')} 5\n`)).toEqual([
-      { stack: ['x:y', 'z\uFFFD1'], weight: 5 },
+      { stack: ['x:y', 'z<U+000A>1'], weight: 5 },
     ]);
   });
 });

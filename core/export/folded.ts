@@ -4,6 +4,7 @@
 
 import { frameLines, type Frame } from '../frames/describe.js';
 import { basename } from '../formats/dump-filename.js';
+import { revealControlsInLine } from '../model/display-text.js';
 import { processLabel, snapshotSamples, type ExportInput, type SampleOptions } from './samples.js';
 
 export interface FoldedOptions extends SampleOptions {
@@ -11,9 +12,12 @@ export interface FoldedOptions extends SampleOptions {
   measure?: 'bytes' | 'objects';
 }
 
-/** A frame name safe for the format: no ';' (the separator) and no control characters or newlines. */
+/**
+ * A frame name safe for the format: no ';' (the separator); controls, bidi marks, tabs and newlines shown as
+ * <U+XXXX> (the display rule, core/model/display-text.ts), so a terminal or viewer shows what the name holds.
+ */
 export function foldedName(s: string): string {
-  return s.replace(/;/g, ':').replace(/[\u0000-\u001f\u007f-\u009f]/g, '\uFFFD');
+  return revealControlsInLine(s.replace(/;/g, ':'));
 }
 
 /** Names of one frame, root-most first. */

@@ -22,6 +22,7 @@ import { findMapping, isFileMapping, type MapsEntry } from '../formats/proc-maps
 import { frameLines, type Frame } from '../frames/describe.js';
 import { snapshotSamples, type ExportInput, type SampleOptions } from './samples.js';
 import { isBuiltinSample, type SampleType } from '../model/sample-type.js';
+import { revealControlsInLine } from '../model/display-text.js';
 
 export interface PprofOptions extends SampleOptions {
   /** free-text comments stored in the profile */
@@ -44,7 +45,8 @@ export function pythonLeaf(frames: readonly Frame[]): readonly Frame[] {
 
 export function toPprof(inputs: readonly ExportInput[], options: PprofOptions = {}): Uint8Array {
   const strings = new StringTable();
-  const str = (s: string): number => strings.dedup(s);
+  // every string through the display rule (core/model/display-text.ts): pprof prints them as they are
+  const str = (s: string): number => strings.dedup(revealControlsInLine(s));
   const mappings: Mapping[] = [];
   const locations: Location[] = [];
   const functions: PFunction[] = [];

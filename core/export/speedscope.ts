@@ -4,6 +4,7 @@
 
 import { frameLines, type Frame } from '../frames/describe.js';
 import { basename } from '../formats/dump-filename.js';
+import { revealControlsInLine } from '../model/display-text.js';
 import { processLabel, snapshotSamples, type ExportInput, type SampleOptions } from './samples.js';
 
 export const SPEEDSCOPE_SCHEMA = 'https://www.speedscope.app/file-format-schema.json';
@@ -50,8 +51,10 @@ export function toSpeedscope(inputs: readonly ExportInput[], options: Speedscope
     if (i === undefined) {
       i = frames.length;
       frameIndex.set(key, i);
-      const f: SpeedscopeFrame = { name };
-      if (file) f.file = file;
+      // the display rule (core/model/display-text.ts): speedscope shows names and files as given, so a bidi
+      // override or a terminal escape would reach its viewer
+      const f: SpeedscopeFrame = { name: revealControlsInLine(name) };
+      if (file) f.file = revealControlsInLine(file);
       if (line !== null && line > 0) f.line = line;
       frames.push(f);
     }
@@ -80,7 +83,7 @@ export function toSpeedscope(inputs: readonly ExportInput[], options: Speedscope
     }
     return {
       type: 'sampled',
-      name: `${processLabel(input.proc, procs)} — ${basename(snap.file)}`,
+      name: revealControlsInLine(`${processLabel(input.proc, procs)} — ${basename(snap.file)}`),
       unit: measure === 'bytes' ? 'bytes' : 'none',
       startValue: 0,
       endValue: total,
@@ -93,7 +96,7 @@ export function toSpeedscope(inputs: readonly ExportInput[], options: Speedscope
     version: '0.0.1',
     shared: { frames },
     profiles,
-    name: options.name ?? 'heaplens live heap',
+    name: revealControlsInLine(options.name ?? 'heaplens live heap'),
     activeProfileIndex: 0,
     exporter: 'heaplens',
   };

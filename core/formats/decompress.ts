@@ -17,12 +17,17 @@
 import type { Inflate } from 'pako';
 import type { InputFile } from './input-file.js';
 import type { Inflater } from './inflate.js';
-import { inflateLimit, MAX_INFLATE_RATIO, MAX_INFLATED_BYTES } from './limits.js';
+import { inflateLimit, MAX_INFLATE_RATIO, MAX_INFLATED_BYTES, MIN_INFLATE_ALLOWANCE } from './limits.js';
+import { ZstdFrameProblem, ZstdFrames } from './zstd-frames.js';
 
 export type Codec = 'gzip' | 'zstd' | 'bzip2' | 'xz';
 
-/** Turns compressed chunks into decompressed ones; throws on corrupt or cut-off input. */
-export type Decoder = (compressed: AsyncIterable<Uint8Array>) => AsyncIterable<Uint8Array>;
+/**
+ * Turns compressed chunks into decompressed ones; throws on corrupt or cut-off input. Each step of a decoder
+ * gives a bounded amount (a few MB at most), so the caller's check of `limit` between chunks bounds memory; a
+ * decoder whose step cannot be cut (bzip2's block) stops itself one byte past `limit`.
+ */
+export type Decoder = (compressed: AsyncIterable<Uint8Array>, limit: number) => AsyncIterable<Uint8Array>;
 
 /** The codec these first bytes start with, or null for uncompressed content. */
 export function codecOf(head: Uint8Array): Codec | null {
@@ -63,19 +68,28 @@ const zstd: Decoder = async function* (compressed) {
     out.push(chunk);
     if (final) done = true;
   });
-  for await (const c of compressed) {
-    // fzstd decodes a whole frame block by block (≤ 128 KiB each): bounded steps
-    for (let s = 0; s < c.length; s += 64 * 1024) {
-      d.push(c.subarray(s, s + 64 * 1024));
-      yield* out.splice(0);
-    }
+  // one frame header, block or checksum per push (zstd-frames.ts, which checks the window and block sizes
+  // first): a push gives at most a few blocks of ≤ 128 KiB, so the bound is checked between them. Fed 64 KiB at
+  // once, fzstd had decoded 16,384 RLE blocks (2 GiB) before the first check.
+  const frames = new ZstdFrames();
+  try {
+    for await (const c of compressed)
+      for (const piece of frames.push(c)) {
+        d.push(piece);
+        yield* out.splice(0);
+      }
+    frames.end();
+  } catch (e) {
+    if (e instanceof ZstdFrameProblem)
+      throw new DecodeProblem(`zstd stream, at compressed byte ${e.offset}: ${e.message}`, { cause: e });
+    throw e;
   }
   d.push(new Uint8Array(0), true);
   yield* out.splice(0);
   if (!done) throw new Error('the zstd stream ends early');
 };
 
-const bz2: Decoder = async function* (compressed) {
+const bz2: Decoder = async function* (compressed, limit) {
   const [{ default: bzip2 }, { default: bitIterator }] = await Promise.all([
     import('unbzip2-stream/lib/bzip2.js'),
     import('unbzip2-stream/lib/bit_iterator.js'),
@@ -104,26 +118,62 @@ const bz2: Decoder = async function* (compressed) {
   let blockSize = 0;
   let crc: number | null = 0;
   const buf: { b: Int32Array | null } = { b: null };
+  // One output buffer, allocated once, at most the bound plus a byte: the decoder calls back per byte, so a
+  // block is taken whole (a block of runs gives up to 46.6 MB, and a JavaScript array of them took 1.2 GB).
+  let outBuf: Uint8Array | null = null;
+  let given = 0;
+  let n = 0;
+  let room = 0;
+  const put = (byte: number) => {
+    if (n === room) throw BLOCK_FULL;
+    outBuf![n++] = byte;
+  };
   for (;;) {
     if (blockSize === 0) {
       if (ended && buffered - taken() <= 0) break; // every stream read (concatenated streams allowed)
       blockSize = bzip2.header(bits);
       crc = 0;
       if (!buf.b || buf.b.length < blockSize * 100000) buf.b = new Int32Array(blockSize * 100000);
+      const want = Math.min(bzip2BlockOutput(blockSize), limit - given + 1);
+      if (!outBuf || outBuf.length < want) outBuf = new Uint8Array(want);
       continue;
     }
     taken();
     await fill(blockSize * 100000 + 25000);
-    const chunk: number[] = [];
-    crc = bzip2.decompress(bits, (byte) => void chunk.push(byte), buf.b!, blockSize * 100000, crc);
+    n = 0;
+    room = Math.min(outBuf!.length, limit - given + 1);
+    try {
+      crc = bzip2.decompress(bits, put, buf.b!, blockSize * 100000, crc);
+    } catch (e) {
+      if (e !== BLOCK_FULL) throw e;
+      if (room <= limit - given)
+        throw new Error(`a block expands beyond bzip2's ${bzip2BlockOutput(blockSize)} bytes`, { cause: e });
+      // past the bound: what came out, one byte over it, so that decodedChunks stops here
+      yield outBuf!.slice(0, n);
+      return;
+    }
     if (crc === null) {
       blockSize = 0;
       bits(null);
       taken();
       await fill(4);
-    } else yield Uint8Array.from(chunk);
+    } else if (n > 0) {
+      given += n;
+      yield outBuf!.slice(0, n);
+    }
   }
 };
+
+/** Thrown by the output callback when the block's buffer is full. */
+const BLOCK_FULL = new Error('bzip2 block buffer full');
+
+/**
+ * The most one bzip2 block of `level` (100 kB units) gives: the block holds ≤ level × 100,000 symbols after the
+ * first run-length step, which writes 4 equal bytes and a count (0–255) as 5 symbols: ≤ 259 bytes per 5.
+ */
+function bzip2BlockOutput(level: number): number {
+  return Math.ceil((level * 100000) / 5) * 259;
+}
 
 const xz: Decoder = async function* (compressed) {
   // a CommonJS (UMD) module: Node's ESM loader gives its exports as `default`, bundlers as named exports
@@ -219,12 +269,15 @@ export async function* decodedChunks(
   }
   let out = 0;
   try {
-    for await (const c of decoderFor(codec, options.inflate)(compressed())) {
+    for await (const c of decoderFor(codec, options.inflate)(compressed(), limit)) {
       out += c.length;
-      if (out > limit)
+      if (out > limit) {
+        // what came out up to the bound is kept, as before any other stop
+        if (out - c.length < limit) yield c.subarray(0, limit - (out - c.length));
         throw new DecodeProblem(
-          `stopped decompressing (${codec}) after ${out} bytes from ${file.size} compressed (limit ${limit}: at most ${MAX_INFLATE_RATIO}× the compressed size, and ${MAX_INFLATED_BYTES} bytes); the rest of the file is not read`,
+          `stopped decompressing (${codec}) at the limit of ${limit} bytes from ${file.size} compressed (at most ${MAX_INFLATE_RATIO}× the compressed size, at least ${MIN_INFLATE_ALLOWANCE} and at most ${MAX_INFLATED_BYTES} bytes); the rest of the file is not read`,
         );
+      }
       options.signal?.throwIfAborted();
       yield c;
     }

@@ -37,6 +37,13 @@ export const MIN_INFLATE_ALLOWANCE = 16 * 1024 * 1024;
 /** Absolute bound on one inflated dump: far beyond real dumps (hundreds of MB at most), below disk-filling. */
 export const MAX_INFLATED_BYTES = 64 * 1024 * 1024 * 1024;
 
+/**
+ * Largest window a zstd frame may ask for: zstd's own default (ZSTD_WINDOWLOG_LIMIT_DEFAULT, 2^27; the zstd tool
+ * refuses more unless given --long or --memory). fzstd allocates the window whole and moves all of it once per
+ * block, so the frame header alone decided memory: up to 2 GiB from 18 bytes.
+ */
+export const MAX_ZSTD_WINDOW = 128 * 1024 * 1024;
+
 /** The inflated size a gzip of `compressedBytes` may reach. */
 export function inflateLimit(compressedBytes: number): number {
   return Math.min(MAX_INFLATED_BYTES, Math.max(MIN_INFLATE_ALLOWANCE, compressedBytes * MAX_INFLATE_RATIO));

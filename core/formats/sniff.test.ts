@@ -27,6 +27,24 @@ describe('sniff', () => {
     for (const [path, name] of cases) expect([path, sniff(head(path)).entry?.name]).toEqual([path, name]);
   });
 
+  it('32 blank lines are told at once (the old pattern backtracked 2^n: 30 took 0.7 s, 64 KiB never ended)', () => {
+    const t0 = performance.now();
+    expect(sniff(text('\n'.repeat(32))).entry?.name).not.toBe('jemalloc');
+    expect(performance.now() - t0).toBeLessThan(100);
+  });
+
+  it('a head of blank lines is told in linear time; blank lines before a jemalloc header are allowed', () => {
+    for (const unit of ['\n', ' \n', '\r\n', ' \t\n'])
+      for (const tail of ['', 'x', 'heap_v2/524288\n']) {
+        const h = text(unit.repeat(Math.floor(SNIFF_BYTES / unit.length) - 20) + tail);
+        const t0 = performance.now();
+        const name = sniff(h.subarray(0, SNIFF_BYTES)).entry?.name;
+        // was exponential: 64 KiB of newlines never finished
+        expect(performance.now() - t0).toBeLessThan(500);
+        expect(name === 'jemalloc').toBe(tail.startsWith('heap_v2'));
+      }
+  });
+
   it('names formats it does not read, with what to do', () => {
     const heaptrack = text('v 10400 3\nX ./grow\nI 1000 5e2910\n');
     expect(sniff(heaptrack).entry?.name).toBe('heaptrack');

@@ -108,7 +108,9 @@ export const SNIFFERS: SniffEntry[] = [
     name: 'jemalloc',
     what: 'a jemalloc / gperftools / Go text heap profile',
     read: true,
-    test: (_h, t) => /^(?:\s*\n)*(?:heap_v2\/|heap profile:|<jemalloc>:)/.test(t),
+    // blank lines first allowed; [^\S\n] rather than \s, whose overlap with \n made a head of newlines backtrack
+    // exponentially (64 KiB of them hung the load: issue 46's bzip2 of newlines, once decoded)
+    test: (_h, t) => /^(?:[^\S\n]*\n)*(?:heap_v2\/|heap profile:|<jemalloc>:)/.test(t),
   },
   {
     name: 'massif',

@@ -25,6 +25,14 @@ export function escapeControlsInJson(json: string): string {
   return UNSAFE.test(json) ? json.replace(UNSAFE, (c) => (c === '\n' ? c : `\\u${hex4(c).toLowerCase()}`)) : json;
 }
 
+/**
+ * For one-line fields of a file others' tools read (folded stacks, speedscope and pprof names): revealControls,
+ * and newline and tab marked too, so a name cannot start a line of its own.
+ */
+export function revealControlsInLine(s: string): string {
+  return revealControls(s).replace(/[\t\n]/g, (c) => `<U+${hex4(c)}>`);
+}
+
 /** True when the text holds a character revealControls would mark. */
 export function hasControls(s: string): boolean {
   UNSAFE.lastIndex = 0;

@@ -73,7 +73,7 @@ describe('damaged dataset', () => {
   /** One Parquet file of a copy rewritten with `replace` (a DuckDB REPLACE list) over all its rows. */
   async function rewrite(d: string, rel: string, replace: string): Promise<string> {
     const file = join(d, rel);
-    const e = await openEngine();
+    const e = await openEngine([d]);
     await e.con.run(
       `COPY (SELECT * REPLACE (${replace}) FROM read_parquet(${parquetPathSql(file)})) TO ${sqlString(file + '.new')} (FORMAT parquet)`,
     );

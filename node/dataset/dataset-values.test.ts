@@ -36,7 +36,7 @@ async function edited(
   await cp(pristine, ds, { recursive: true });
   const part = join(ds, table, 'process=0');
   const file = join(part, (await readdir(part)).filter((n) => n.endsWith('.parquet')).sort()[0]);
-  const e = await openEngine();
+  const e = await openEngine([ds]);
   await e.con.run(
     `COPY (SELECT * REPLACE (${expr} AS ${column}) FROM read_parquet(${parquetPathSql(file)})) TO '${file}.new' (FORMAT parquet)`,
   );

@@ -346,7 +346,7 @@ describe('job-wide columns', () => {
     const { openEngine, sqlString } = await import('./duckdb.js');
     const { stackIdentityKeys } = await import('../../core/frames/stack-identity.js');
     const { sigma } = await import('../../core/model/sampling-error.js');
-    const e = await openEngine();
+    const e = await openEngine([out]);
     try {
       let sampled = 0;
       for (const p of job.processes) {

@@ -1,7 +1,10 @@
 // The embedded DuckDB every dataset operation goes through: one in-memory database per operation, bounded
-// memory with spilling to a temporary folder, and columnar appends (data chunks, not row-by-row calls).
+// memory with spilling to a private temporary folder, no access outside the dataset, and columnar appends (data
+// chunks, not row-by-row calls).
 
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { join, resolve, sep } from 'node:path';
 import {
   DuckDBDataChunk,
   DuckDBInstance,
@@ -21,22 +24,59 @@ const CHUNK_ROWS = 2048;
 
 export interface Engine {
   con: DuckDBConnection;
+  /** the engine's own spill folder (mode 700), removed by close() */
+  tempDir: string;
   close(): void;
 }
 
-export async function openEngine(): Promise<Engine> {
-  const instance = await DuckDBInstance.create(':memory:', {
-    memory_limit: DUCKDB_MEMORY_LIMIT,
-    temp_directory: tmpdir(),
-  });
-  const con = await instance.connect();
-  return {
-    con,
-    close() {
-      con.closeSync();
-      instance.closeSync();
-    },
-  };
+/**
+ * An in-memory DuckDB that may read and write files only under `dirs` (a dataset's folder) and spills only into
+ * a folder of its own. DuckDB's defaults were a shared `/tmp/duckdb_temp_storage_DEFAULT-0.tmp`: two processes
+ * spilling at once overwrote each other's blocks (5 of 6 died of SIGSEGV) and a link planted at that name was
+ * written through (issue 46 S9). Datasets are untrusted too: no SQL may reach other files, install or load an
+ * extension (that is a download and native code), and the configuration is locked so that no statement can
+ * change that.
+ */
+export async function openEngine(dirs: readonly string[], options: { memoryLimit?: string } = {}): Promise<Engine> {
+  // mkdtemp makes the folder mode 700, with a random name no one else can have made
+  const tempDir = mkdtempSync(join(tmpdir(), 'heaplens-duckdb-'));
+  let instance: DuckDBInstance | null = null;
+  try {
+    instance = await DuckDBInstance.create(':memory:', {
+      memory_limit: options.memoryLimit ?? DUCKDB_MEMORY_LIMIT,
+      temp_directory: tempDir,
+      autoload_known_extensions: 'false',
+      autoinstall_known_extensions: 'false',
+    });
+    const con = await instance.connect();
+    // allowed_directories matches by prefix: each ends with a separator, so /data/ds does not admit /data/ds-other
+    // and as the queries spell it: a glob character in a path is escaped there (escapeGlob), and DuckDB
+    // compares the text
+    const allowed = [...dirs, tempDir].flatMap((d) => {
+      const p = resolve(d) + sep;
+      return [...new Set([p, escapeGlob(p)])].map(sqlString);
+    });
+    await con.run(`SET allowed_directories = [${allowed.join(', ')}]`);
+    await con.run('SET enable_external_access = false');
+    await con.run('SET lock_configuration = true');
+    const db = instance;
+    return {
+      con,
+      tempDir,
+      close() {
+        try {
+          con.closeSync();
+          db.closeSync();
+        } finally {
+          rmSync(tempDir, { recursive: true, force: true });
+        }
+      },
+    };
+  } catch (e) {
+    instance?.closeSync();
+    rmSync(tempDir, { recursive: true, force: true });
+    throw e;
+  }
 }
 
 export type Column = ArrayLike<DuckDBValue>;
@@ -102,6 +142,11 @@ export async function appendColumns(
   } finally {
     appender.closeSync();
   }
+}
+
+/** DuckDB's glob characters escaped ([, *, ? each as a one-character class): the path is read as written. */
+export function escapeGlob(path: string): string {
+  return path.replace(/[[*?]/g, (c) => `[${c}]`);
 }
 
 /** SQL string literal. */

@@ -63,7 +63,7 @@ describe('job-wide growth SQL (docs/dataset.md)', () => {
         ),
       };
       expect(expectedOf[job].stacks.length).toBeGreaterThan(2);
-      const e = await openEngine();
+      const e = await openEngine([ds]);
       for (const k of (
         await e.con.runAndReadAll(`SELECT process, key FROM read_parquet(${sqlString(join(ds, 'processes.parquet'))})`)
       ).getRowObjectsJS())
@@ -72,7 +72,7 @@ describe('job-wide growth SQL (docs/dataset.md)', () => {
     }
     expect(await readFile(join(dir, 'a.dataset', '_heaplens.json'), 'utf8')).toContain('heaplens-dataset');
 
-    const engine = await openEngine();
+    const engine = await openEngine([join(dir, 'warehouse')]);
     try {
       const wh = join(dir, 'warehouse');
       await engine.con.run(

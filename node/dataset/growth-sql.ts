@@ -131,7 +131,7 @@ export async function checkCellValues(engine: Engine, dir: string): Promise<void
 
 /** Growth of every stack of every process of the dataset, by process id, in rankGrowth's order. */
 export async function datasetGrowth(dir: string): Promise<Map<number, StackGrowth[]>> {
-  const engine = await openEngine();
+  const engine = await openEngine([dir]);
   try {
     await createDatasetViews(engine, dir);
     await checkCellCounts(engine, dir);

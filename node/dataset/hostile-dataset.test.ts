@@ -48,7 +48,7 @@ describe('a hostile dataset', () => {
     await writeFile(join(precious, 'keep.txt'), 'the user’s data\n');
     const before = await snapshot(precious);
     // processes.parquet's process column rewritten as text naming a path
-    const e = await openEngine();
+    const e = await openEngine([ds]);
     const file = join(ds, 'processes.parquet');
     await e.con.run(
       `COPY (SELECT '/../precious' AS process, * EXCLUDE (process) FROM read_parquet(${parquetPathSql(file)})) TO '${file}.new' (FORMAT parquet)`,

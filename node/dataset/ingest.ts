@@ -91,7 +91,7 @@ export async function ingest(
     }
   }
 
-  const engine = await openEngine();
+  const engine = await openEngine([outDir]);
   try {
     for (const g of groupProcesses(classified.dumps)) {
       const isKnown = (d: { file: InputFile }) => {

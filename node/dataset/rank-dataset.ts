@@ -50,7 +50,7 @@ export interface DatasetRanking {
 }
 
 export async function startDatasetRanking(dir: string): Promise<DatasetRanking> {
-  const engine = await openEngine();
+  const engine = await openEngine([dir]);
   let closed = false;
   const stats = (async () => {
     await createSuspectsViews(engine, dir); // cells, snapshots and stacks (for stack_key)

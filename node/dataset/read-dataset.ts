@@ -17,6 +17,8 @@ import { MAX_COUNT } from '../../core/formats/limits.js';
 import { jsonValue, periodValue, sizeOrNull, sizeValue, textValue, wholeOrNull, wholeValue } from './dataset-values.js';
 import { checkDatasetTree, checkProcessId, MAX_MANIFEST_BYTES, parquetPathSql } from './tree-check.js';
 import { fromTaggedJson } from './tagged-json.js';
+import { checkDumpContext } from '../../core/formats/dump-context-shape.js';
+import { ShapeError } from '../../core/formats/shape.js';
 import { partitionDir, type FileRecord } from './write-dataset.js';
 
 /** A frame address as the readers write it: hex (pprof's and jemalloc's) or decimal, at most 64 bits. */
@@ -154,7 +156,7 @@ const strOrNull = (v: DuckDBValue): string | null => (v === null ? null : (v as 
 export async function readDataset(dir: string, options: ReadOptions = {}): Promise<DatasetJob> {
   const manifest = await readManifest(dir);
   await checkTree(dir);
-  const engine = await openEngine();
+  const engine = await openEngine([dir]);
   try {
     return await readWith(engine, dir, manifest, options.cells ?? true, options.onlyStacks ?? null);
   } finally {
@@ -273,6 +275,23 @@ async function readSnapshots(
   const snapRows = await readParquetRows(engine, sfile, '*', 'ORDER BY snapshot');
   // every figure bounded as the dump readers bound theirs, every failure naming the file and column
   const size = (r: Row, c: string): number => sizeValue(sfile, c, r[c]);
+  const contextWarnings: LoadWarning[] = [];
+  // context_json checked as a report's contexts are (every field within the `C`-line reader's bounds): a damaged
+  // one, such as a time that is not a number or beyond Date's range, leaves the snapshot without its context
+  // (its time then comes from the dump file) and says so, naming the dataset file (issue 46 N15)
+  const contextOf = (r: Row): Snapshot['context'] => {
+    const raw = jsonValue<unknown>(sfile, 'context_json', r.context_json, isObjectOrNull, fromTaggedJson);
+    try {
+      return checkDumpContext(raw, 'context');
+    } catch (e) {
+      if (!(e instanceof ShapeError)) throw e;
+      contextWarnings.push({
+        file: sfile,
+        message: `column context_json of snapshot ${String(r.snapshot)} (${String(r.file)}): ${e.message}; read without its context (no time, RSS or cgroup figures from it)`,
+      });
+      return null;
+    }
+  };
   const snapshots: Snapshot[] = snapRows.map((r) => ({
     file: textValue(sfile, 'file', r.file),
     seq: wholeOrNull(sfile, 'seq', r.seq),
@@ -305,17 +324,7 @@ async function readSnapshots(
     accumBytes: r.has_accum_cells ? new Float64Array(0) : null,
     accumObjects: r.has_accum_cells ? new Float64Array(0) : null,
     mapsSource: strOrNull(r.maps_source) as Snapshot['mapsSource'],
-    ...(r.context_json === null
-      ? {}
-      : {
-          context: jsonValue<Snapshot['context']>(
-            sfile,
-            'context_json',
-            r.context_json,
-            isObjectOrNull,
-            fromTaggedJson,
-          ),
-        }),
+    ...(r.context_json === null ? {} : { context: contextOf(r) }),
   }));
   if (snapshots.length !== num(pr.snapshot_count))
     throw new DatasetError(
@@ -373,7 +382,7 @@ async function readSnapshots(
       isObjectOrNull,
       fromTaggedJson,
     );
-  return { series, counts, warnings };
+  return { series, counts, warnings: [...contextWarnings, ...warnings] };
 }
 
 /** Fills in the stacks, addresses and maps of a series read by readSnapshots (of `only` stacks: their frames). */
@@ -608,7 +617,7 @@ export async function readSnapshotCells(
   id: number,
   snapshot: number,
 ): Promise<{ stackIds: number[]; liveBytes: number[] }> {
-  const engine = await openEngine();
+  const engine = await openEngine([dir]);
   try {
     const cdir = partitionDir(dir, 'cells', id);
     const out = { stackIds: [] as number[], liveBytes: [] as number[] };

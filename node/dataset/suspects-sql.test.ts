@@ -174,7 +174,7 @@ describe('job-wide suspects SQL (docs/dataset.md)', () => {
         await cp(join(ds, t), join(dir, 'warehouse', t, `job=${job}`), { recursive: true });
       await cp(join(ds, 'processes.parquet'), join(dir, 'warehouse', 'processes', `job=${job}`, 'processes.parquet'));
     }
-    const engine = await openEngine();
+    const engine = await openEngine([join(dir, 'warehouse')]);
     try {
       const wh = join(dir, 'warehouse');
       for (const t of ['cells', 'snapshots', 'stacks'])
@@ -419,7 +419,8 @@ async function loadSynthetic(engine: Engine, procs: SynthProcess[]): Promise<voi
 describe('suspects SQL on synthetic series', () => {
   it('equals classifySeries on every branch, and orders the job as rankJob does', async () => {
     const procs = cases();
-    const engine = await openEngine();
+    // synthetic tables only: no folder to read
+    const engine = await openEngine([]);
     let rows: SqlSuspect[];
     try {
       await loadSynthetic(engine, procs);
@@ -497,7 +498,7 @@ describe('suspects SQL on synthetic series', () => {
   });
 
   it('computes zForPairs as core/stats/patterns.ts does', async () => {
-    const engine = await openEngine();
+    const engine = await openEngine([]);
     try {
       await engine.con.run(
         "CREATE TABLE snapshots AS SELECT '' AS job, 0 AS process, CAST(i AS INTEGER) AS snapshot, true AS complete, false AS has_accum_cells, 'interval' AS trigger, 0e0 AS live_bytes FROM range(0, 2000) t(i)",
@@ -533,7 +534,7 @@ describe('createSuspectsViews', () => {
     const files = await collectInputFiles([join(ROOT, 'fixtures/jemalloc/other')]);
     const ds = join(await tempDir(), 'x.dataset');
     await ingest(files, ds);
-    const engine = await openEngine();
+    const engine = await openEngine([ds]);
     try {
       await createSuspectsViews(engine, ds, 'j1');
       for (const t of ['cells', 'snapshots', 'stacks', 'processes']) {

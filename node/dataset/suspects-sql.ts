@@ -104,7 +104,7 @@ export async function createSuspectsViews(engine: Engine, dir: string, job = '')
 
 /** suspects.sql over one dataset: every (process, stack) series in rankJob's job-wide order. */
 export async function datasetSuspects(dir: string, job = ''): Promise<SqlSuspect[]> {
-  const engine = await openEngine();
+  const engine = await openEngine([dir]);
   try {
     await createSuspectsViews(engine, dir, job);
     const reader = await runOnDataset(engine, dir, () => engine.con.runAndReadAll(suspectsSql()));

@@ -6,7 +6,9 @@
 // through `parquetPathSql`, which escapes the glob characters: a folder named `ds[1]` never reads `ds1/`.
 import { lstat, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { sqlString } from './duckdb.js';
+import { escapeGlob, sqlString } from './duckdb.js';
+
+export { escapeGlob };
 import { DatasetError } from './errors.js';
 import { MANIFEST_FILE } from './manifest.js';
 import { PER_PROCESS_TABLES } from './schema.js';
@@ -72,11 +74,6 @@ export async function checkDatasetTree(dir: string): Promise<void> {
       for (const f of await readdir(pdir)) await entry(join(pdir, f));
     }
   }
-}
-
-/** DuckDB's glob characters escaped ([, *, ? each as a one-character class): the path is read as written. */
-export function escapeGlob(path: string): string {
-  return path.replace(/[[*?]/g, (c) => `[${c}]`);
 }
 
 /** A path as a DuckDB string literal naming exactly that file (no glob, quotes doubled). */

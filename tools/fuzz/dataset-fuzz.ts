@@ -6,7 +6,7 @@
 
 import { cp, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { runCaptured, type Captured } from '../../node/cli/run-captured.js';
 import { openEngine, sqlString } from '../../node/dataset/duckdb.js';
 import { parquetPathSql } from '../../node/dataset/tree-check.js';
@@ -82,7 +82,7 @@ function bigOf(t: string): string {
 
 /** One column of one Parquet file rewritten: every row, or every k-th row, gets an absurd value of its type. */
 async function editColumn(file: string, rng: Rng): Promise<string> {
-  const e = await openEngine();
+  const e = await openEngine([dirname(file)]);
   try {
     const cols = (
       await (await e.con.run(`DESCRIBE SELECT * FROM read_parquet(${parquetPathSql(file)})`)).getRows()

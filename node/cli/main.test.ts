@@ -122,7 +122,7 @@ describe('heaplens CLI', () => {
     expect(asJob.processes.every((p: { projection: unknown }) => p.projection === null)).toBe(true);
     // these dumps have no times (no capture context, mtimes of a copy): the job's sum has no rate, and it says why
     expect(asJob.job.projection).toBeNull();
-    expect(asJob.job.note).toMatch(/a job-wide rate needs times for every process/);
+    expect(asJob.job.note).toMatch(/a job-wide rate needs a rate per second from every process \(0 of 3 have one/);
     // each process's own limit: each its own time to it
     const r = JSON.parse(
       (await cli('postmortem', job, '--limit', join(dir, 'memory.max'), '--limit-scope', 'process', '--json')).out,

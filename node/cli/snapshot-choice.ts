@@ -4,7 +4,7 @@
 // not an exit dump written after the interpreter's teardown.
 
 import type { ProcessSeries } from '../../core/model/model.js';
-import { snapshotByName } from '../../core/model/snapshot-status.js';
+import { snapshotByName, treeless } from '../../core/model/snapshot-status.js';
 import { seriesEndIndex, teardownIndex, type TeardownInput } from '../../core/model/series-end.js';
 import { UsageError } from './args.js';
 
@@ -47,9 +47,14 @@ export function seqRanges(seqs: readonly number[]): string {
   return out.join(', ');
 }
 
-/** The snapshot a command reads by default in each process: the series' end (no exit dump after teardown). */
+/**
+ * The snapshot a command reads by default in each process: the series' end (no exit dump after teardown), passing
+ * over massif's snapshots that kept no tree (a row of totals), as the app's views open.
+ */
 export function defaultSnapshot(p: TeardownInput): number {
-  return seriesEndIndex(p);
+  let at = seriesEndIndex(p);
+  while (at > 0 && treeless(p.snapshots[at])) at--;
+  return at;
 }
 
 /**

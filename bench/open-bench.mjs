@@ -73,8 +73,11 @@ function firstGroupCallSite(dir) {
     encoding: 'utf8',
     maxBuffer: 1 << 30,
   });
-  const f = JSON.parse(r.stdout).groups?.[0]?.frames?.[0];
-  return f ? (f.function ?? `${f.module}+${f.moduleOffset}`) : null;
+  // the frame that names the group as the app's rows name it (core/frames/stack-labels.ts leadFrame: in the default
+  // python-first view the first Python frame, else the first frame)
+  const frames = JSON.parse(r.stdout).groups?.[0]?.frames ?? [];
+  const f = frames.find((x) => x.kind === 'python') ?? frames[0];
+  return f ? (f.function ?? (f.module ? `${f.module}+${f.moduleOffset}` : f.address)) : null;
 }
 
 async function openRun(browser, browserPid, dir) {

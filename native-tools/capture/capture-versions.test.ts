@@ -210,8 +210,10 @@ describe.skipIf(!ready)('the capture library on every CPython it reads', () => {
 
       it('400-deep recursion: the 4 MB object under its innermost frames, marked truncated', () => {
         const hits = findPath(parent, table, [`recurse:${tag('deep-alloc')}`, `recurse:${tag('deep-call')}`]);
-        expect(hits.length).toBe(1);
-        const [{ view, rec }] = hits;
+        // the 4 MB object, and on 3.9/3.10 sometimes a sampled frame object of the recursion itself (frames are
+        // malloc'd there past the free list) under the same lines: the object is the largest
+        expect(hits.length).toBeGreaterThanOrEqual(1);
+        const { view, rec } = hits.reduce((a, b) => (b.rec.liveBytes > a.rec.liveBytes ? b : a));
         expect(view.truncated).toBe(true);
         const fs = pyOnly(view);
         expect(fs.every((f) => f.function === 'recurse')).toBe(true);

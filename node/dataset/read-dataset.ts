@@ -1,6 +1,7 @@
 // Reads a dataset back into the model (core/model/model.ts), so every command and view works on it unchanged.
 // Each Parquet file is read by a query naming it alone: a missing or damaged file is reported by name.
 
+import { topFolders } from '../../core/model/process-host.js';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DuckDBValue } from '@duckdb/node-api';
@@ -229,6 +230,12 @@ async function readWith(
     cellCounts.set(series, counts);
     processWarnings.set(series, warningsOf.get(id) ?? []);
   }
+  // the host the loader finds in the dumps' folders (core/model/process-host.ts topFolders), over the same folders: a
+  // dataset keeps each process's key, whose folder is its dumps'
+  const hosts = topFolders(processes.map((p) => p.key.slice(0, Math.max(0, p.key.lastIndexOf('/')))));
+  processes.forEach((p, i) => {
+    if (hosts[i] !== null) p.host = hosts[i];
+  });
   const chosen =
     typeof onlyStacks === 'function'
       ? await onlyStacks({ processes: [...processes], warnings: [...warnings], ignoredFiles: [] }, ids)

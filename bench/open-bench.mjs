@@ -8,12 +8,13 @@
 // Usage: npm run bench:open -- [--size 16x100x5000 | --job DIR] [--runs N]
 // Env: CHROMIUM_PATH, BENCH_DATA (where generated jobs live, default /tmp/heaplens-bench).
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { chromium } from 'playwright-core';
 import { ensureJob } from './generate-series.mjs';
+import { childPids, childTree } from './proc-tree.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = path.join(ROOT, 'bin/heaplens.js');
@@ -22,35 +23,6 @@ const DATA = process.env.BENCH_DATA ?? '/tmp/heaplens-bench';
 const { values } = parseArgs({
   options: { size: { type: 'string' }, job: { type: 'string' }, runs: { type: 'string', default: '1' } },
 });
-
-/** Direct children of a process, from /proc. */
-function childPids(pid) {
-  const out = [];
-  for (const t of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      const kids = readFileSync(`/proc/${pid}/task/${t}/children`, 'utf8').trim();
-      if (kids) out.push(...kids.split(/\s+/).map(Number));
-    } catch {
-      /* thread gone */
-    }
-  }
-  return out;
-}
-
-function tree(pid) {
-  const out = [];
-  const stack = [pid];
-  while (stack.length > 0) {
-    const p = stack.pop();
-    out.push(p);
-    try {
-      stack.push(...childPids(p));
-    } catch {
-      /* exited */
-    }
-  }
-  return out;
-}
 
 /** KiB of a /proc field (Pss from smaps_rollup, VmRSS/VmHWM from status). */
 function field(pid, file, name) {
@@ -107,7 +79,7 @@ async function openRun(browser, browserPid, dir) {
   const timer = setInterval(() => {
     peakPss = Math.max(
       peakPss,
-      tree(browserPid).reduce((a, p) => a + field(p, 'smaps_rollup', 'Pss'), 0),
+      childTree(browserPid).reduce((a, p) => a + field(p, 'smaps_rollup', 'Pss'), 0),
     );
     peakEngine = Math.max(peakEngine, field(child.pid, 'status', 'VmRSS'));
   }, 100);

@@ -24,6 +24,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { ensureJob } from './generate-series.mjs';
 import { timed } from './gnu-time.mjs';
+import { childPids, childTree, pssOf, rssOf } from './proc-tree.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const OUT = process.env.BENCH_DIR ?? '/tmp/heaplens-ui-bench';
@@ -201,55 +202,6 @@ async function bytesFloor(browser, browserPid, files) {
     return { browserMs: r.ms, browserCpuS, nodeCpuS: node.cpuS, bytes: r.bytes, readers: r.readers };
   } finally {
     await context.close();
-  }
-}
-
-/** Direct children of a process, from /proc. */
-function childPids(pid) {
-  const out = [];
-  for (const t of readdirSync(`/proc/${pid}/task`)) {
-    const kids = readFileSync(`/proc/${pid}/task/${t}/children`, 'utf8').trim();
-    if (kids) out.push(...kids.split(/\s+/).map(Number));
-  }
-  return out;
-}
-
-/** A process and all its descendants. */
-function childTree(pid) {
-  if (!pid) return [];
-  const out = [];
-  const stack = [pid];
-  while (stack.length > 0) {
-    const p = stack.pop();
-    out.push(p);
-    try {
-      stack.push(...childPids(p));
-    } catch {
-      /* exited */
-    }
-  }
-  return out;
-}
-
-/** Resident memory (KiB) of one process. */
-function rssOf(pid) {
-  try {
-    return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
-  } catch {
-    return 0;
-  }
-}
-
-/**
- * Proportional set size (KiB) of one process: its private pages plus its share of the pages it shares. The tree's
- * RSS sum counts every shared page (the Chromium library, fonts, shared-memory buffers) once per process; the PSS
- * sum counts each page once, which is the memory the tree actually takes from the machine.
- */
-function pssOf(pid) {
-  try {
-    return Number(/^Pss:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1] ?? 0);
-  } catch {
-    return 0;
   }
 }
 

@@ -1,13 +1,14 @@
 import type { Session, StackTarget } from '../notes/schema.js';
-import type { SanitizeOptions, SanitizePreview } from '../report/build-report.js';
+import type { SanitizePreview } from '../report/build-report.js';
+import type { AppReportRequest } from '../report/app-report.js';
 import type { JobBatch } from '../model/job-batches.js';
 import type { LoadProgress as EngineLoadProgress, ViewOptions } from '../model/vocab.js';
 import type { MissingBinariesSummary } from '../symbolize/missing-binaries.js';
 import type { JobPreview } from '../load/job-preview.js';
 import type { JobSummary } from '../query/job-summary.js';
-import type { GrowthResult } from '../query/growth-table.js';
-import type { FlameData, FlameShape } from '../query/flame.js';
-import type { StackDetail, StackSeries } from '../query/series.js';
+import type { GrowthRequest, GrowthResult } from '../query/growth-table.js';
+import type { FlameData, FlameRequest } from '../query/flame.js';
+import type { StackDetail, StackRequest, StackSeries } from '../query/series.js';
 import type { SuspectsResult } from '../query/suspects.js';
 import type { ProvisionalRanking } from '../query/provisional.js';
 import type { ExportFormat } from '../export/snapshot-export.js';
@@ -107,46 +108,19 @@ export type Request =
   /** the post-mortem again with the limit the user typed (null: the limit the evidence gives) */
   | { type: 'postmortem'; limit: LimitGiven | null }
   | { type: 'stackSeries'; proc: number; n: number; view: ViewOptions }
-  | {
-      type: 'growth';
-      proc: number;
-      base: number;
-      target: number;
-      view: ViewOptions;
-      limit: number;
-      /** rows of the by-function table (by Δ total), `limit` when absent */
-      functionLimit?: number;
-    }
+  | ({ type: 'growth' } & GrowthRequest)
   /** the job-wide ranking: top `limit` stacks across processes, with each holder's series and σ */
   | { type: 'suspects'; view: ViewOptions; limit: number }
-  | { type: 'flame'; proc: number; snapshot: number; base: number | null; view: ViewOptions; shape?: FlameShape }
+  | ({ type: 'flame' } & FlameRequest)
   /** modules whose frames stay unresolved at a snapshot (core/symbolize/missing-binaries.ts) */
   | { type: 'missingBinaries'; proc: number; snapshot: number; view: ViewOptions }
-  | {
-      type: 'stack';
-      proc: number;
-      stackId: number;
-      members?: number[];
-      base: number;
-      target: number;
-      view: ViewOptions;
-    }
+  | ({ type: 'stack' } & StackRequest)
   /** stacks as note targets (their return addresses), for notes and sessions */
   | { type: 'stackTargets'; proc: number; stackIds: number[] }
   /** note/session stack targets back to stack ids (null: not in these dumps) */
   | { type: 'resolveStacks'; targets: StackTarget[] }
   /** the single-file HTML report (html null when only the sanitize preview is asked for) */
-  | {
-      type: 'report';
-      procs: number[];
-      base: number;
-      target: number;
-      session: Session;
-      title: string;
-      sanitize: SanitizeOptions;
-      view: ViewOptions;
-      previewOnly: boolean;
-    }
+  | ({ type: 'report' } & AppReportRequest)
   /** interop export of one snapshot of the given processes */
   | { type: 'export'; format: ExportFormat; procs: number[]; snapshot: number; view: ViewOptions }
   /** a report (its file's text, or the payload a report page embeds) becomes the loaded job; its session is

@@ -163,15 +163,17 @@ async function layoutProblems(page: Page): Promise<{ problems: Problem[]; scroll
       if (!visible(c) || c.closest('[hidden]')) continue;
       const r = c.getBoundingClientRect();
       if (r.bottom < 0 || r.top > innerHeight) continue;
-      // inside a scroll container and scrolled out of its view: not a layout fault
-      let sc: Element | null = null;
-      for (let p = c.parentElement; p && !sc; p = p.parentElement)
-        if (/auto|scroll/.test(getComputedStyle(p).overflowY)) sc = p;
+      // inside scroll containers and scrolled out of the view of any of them (a list that scrolls inside a panel
+      // that scrolls too), or with its middle on a container's last pixel row (sub-pixel edges round either way): not
+      // a layout fault
       const y = (r.top + r.bottom) / 2;
-      if (sc) {
-        const q = sc.getBoundingClientRect();
-        if (y < q.top || y > q.bottom) continue;
-      }
+      let hidden = false;
+      for (let p = c.parentElement; p && !hidden; p = p.parentElement)
+        if (/auto|scroll/.test(getComputedStyle(p).overflowY)) {
+          const q = p.getBoundingClientRect();
+          hidden = y < q.top + 1 || y > q.bottom - 1;
+        }
+      if (hidden) continue;
       for (const x of [r.left + 2, r.right - 2]) {
         const top = x >= 0 && x < innerWidth ? document.elementFromPoint(x, y) : null;
         if (!top || !(c === top || c.contains(top) || top.contains(c) || top.closest('[role=dialog],.tip'))) {

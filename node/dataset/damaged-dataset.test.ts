@@ -155,6 +155,9 @@ describe('damaged dumps at ingest', () => {
     const alone = JSON.parse((await cli('summary', join(ROOT, 'fixtures/jemalloc/job'), '--json')).out) as {
       processes: { key: string; snapshots: unknown[] }[];
     };
-    for (const p of alone.processes) expect(mixed.processes.find((q) => q.key === p.key)).toEqual(p);
+    // ingested with the damaged folder beside it, the job's processes take their top folder as host
+    // (core/model/process-host.ts topFolders; read alone they have none): the rest is the same
+    for (const p of alone.processes)
+      expect({ ...mixed.processes.find((q) => q.key === p.key), host: null }).toEqual({ ...p, host: null });
   });
 });

@@ -19,6 +19,8 @@ const PREVIEW_HEAD_START_MS = 2000;
 
 // While a job loads, the job so far goes to the window at most this often (each update re-renders its views).
 const PARTIAL_INTERVAL_MS = 500;
+/** ... and no sooner than this many times the last update's own cost after it */
+const PARTIAL_SHARE = 4;
 /** Progress (files and bytes read) posted at most this often: each post re-lays out and repaints the page's
  * progress line, and at 20 a second that was a quarter of the page's CPU during a load on two cores. */
 const PROGRESS_INTERVAL_MS = 200;
@@ -185,19 +187,24 @@ function partialPoster(
   let last = -Infinity;
   let latest: { processes: readonly ProcessSeries[]; warnings: readonly LoadWarning[] } | null = null;
   let stopped = false;
+  // each update's own cost spaces the next (PARTIAL_SHARE × it): the job so far is summarized on the thread that
+  // merges the dumps, and at 1,000 processes one update took seconds, which held the load back
+  let gap = PARTIAL_INTERVAL_MS;
   const send = (): void => {
     timer = null;
     if (stopped || !latest || signal.aborted) return;
     const { processes, warnings } = latest;
     latest = null;
-    last = performance.now();
+    const t = performance.now();
     const partial = session.showPartial(processes, warnings, preview(), progress().bytesTotal);
     post({ ...progress(), partial });
+    last = performance.now();
+    gap = Math.max(PARTIAL_INTERVAL_MS, PARTIAL_SHARE * (last - t));
   };
   return {
     onProcess(processes, warnings) {
       latest = { processes, warnings };
-      const wait = last + PARTIAL_INTERVAL_MS - performance.now();
+      const wait = last + gap - performance.now();
       if (wait <= 0) send();
       else timer ??= setTimeout(send, wait);
     },

@@ -11,7 +11,7 @@ import { flag, has, UsageError, type ParsedArgs } from './args.js';
 import { loadDumps, loadDumpsOrSay } from './load-dumps.js';
 import { defaultSnapshot, snapshotBySeq } from './snapshot-choice.js';
 import type { TeardownInput } from '../../core/model/series-end.js';
-import { adoptSymbolTables, printSymbolProblems, symbolOptionsOf } from './symbols.js';
+import { printSymbolProblems, symbolOptionsOf } from './symbols.js';
 import { applyCliV8Flags } from './v8-flags.js';
 import { onlyPid, printWarnings, type Output } from './common.js';
 import {
@@ -63,7 +63,7 @@ export async function loadInput(args: ParsedArgs, io: Output): Promise<Job | nul
       symbolsAskedAnew: has(args, 'symbols') || has(args, 'sysroot'),
       symbolize: args.command !== 'summary',
       // after --pid below: only the processes shown are symbolized
-      symbolizeDumps: false,
+      symbolizeHere: false,
       beforeSymbolizerCompile: applyCliV8Flags,
       // summary shows snapshot totals only: no cells; top and export read the cells of the snapshot they show
       datasetCells: args.command === 'summary' ? false : await cellPicker(args),
@@ -105,7 +105,7 @@ export async function loadInput(args: ParsedArgs, io: Output): Promise<Job | nul
   const resolved = asked === undefined ? null : resolveSampleType(asked, job);
   if (resolved !== null && typeof resolved !== 'string') throw new UsageError(resolved.error);
   const options = symbolOptionsOf(args);
-  if (args.command !== 'summary' && !opened.symbolized && !dataset && options)
+  if (args.command !== 'summary' && !opened.symbolized && options)
     printSymbolProblems(await symbolizeOnDisk(job, options, files), args, io);
   return job;
 }
@@ -205,22 +205,25 @@ export interface DatasetLoad {
 }
 
 /**
- * Reads the dataset for `args.command`. A DatasetError (missing or damaged file) propagates with the file's name.
- * DuckDB (a native addon) is loaded only here, so commands on dumps never load it.
+ * Reads a dataset with no cells and only the stacks `onlyStacks` names (by dataset process id), for a ranking done in
+ * SQL (growth), through the one opening of a job (node/engine/open-job.ts): its stored symbols taken, or dropped for
+ * --symbols/--sysroot (the command symbolizes after --pid) and --no-symbols. A DatasetError (missing or damaged file)
+ * propagates with the file's name.
  */
 export async function loadDataset(
   dir: string,
   args: ParsedArgs,
   io: { err: (s: string) => void },
-  /** no cells, and only these stacks' frames (by dataset process id): for a ranking done in SQL (growth) */
-  onlyStacks?: ReadonlyMap<number, readonly number[]> | StackChooser,
+  onlyStacks: ReadonlyMap<number, readonly number[]> | StackChooser,
 ): Promise<DatasetLoad> {
-  const { readDataset } = await import('../dataset/read-dataset.js');
-  // summary shows snapshot totals only: no cells; top and export read the cells of the snapshot they show
-  const ds = await readDataset(
-    dir,
-    onlyStacks ? { cells: false, onlyStacks } : { cells: args.command === 'summary' ? false : await cellPicker(args) },
-  );
-  const symbolized = args.command !== 'summary' && (await adoptSymbolTables(ds.job, args, io));
-  return { job: ds.job, symbolized };
+  const opened = await openJob([dir], {
+    symbols: symbolOptionsOf(args),
+    symbolsAskedAnew: has(args, 'symbols') || has(args, 'sysroot'),
+    symbolizeHere: false,
+    datasetStacks: onlyStacks,
+    loadDumps: async () => null,
+  });
+  printSymbolProblems(opened.symbolProblems, args, io);
+  if (!opened.job) throw new Error(`${dir}: the dataset gave no job`);
+  return { job: opened.job, symbolized: opened.symbolized };
 }

@@ -6,7 +6,7 @@
 import type { Job } from '../../core/model/model.js';
 import { collectInputFiles } from '../io/node-files.js';
 import type { SymbolProblem } from '../../core/symbolize/symbolize-job.js';
-import { prepareSymbolizer, storedSymbolProblems, symbolizeOnDisk, type SymbolOptions } from '../engine/symbolize.js';
+import { prepareSymbolizer, symbolizeOnDisk, type SymbolOptions } from '../engine/symbolize.js';
 import { flag, has, type ParsedArgs } from './args.js';
 import { applyCliV8Flags } from './v8-flags.js';
 
@@ -54,18 +54,4 @@ export async function symbolizeJob(job: Job, args: ParsedArgs, io: Messages): Pr
   if (!options) return;
   prepareSymbols(args);
   printSymbolProblems(await symbolizeOnDisk(job, options, await collectInputFiles(args.positional)), args, io);
-}
-
-/**
- * Symbol tables read from a dataset (made at ingest, already on its processes): kept, so a dataset needs no
- * binaries, and their problems noted. With --symbols or --sysroot the command symbolizes again instead (false);
- * with --no-symbols it shows none.
- */
-export async function adoptSymbolTables(job: Job, args: ParsedArgs, io: Messages): Promise<boolean> {
-  if (has(args, 'no-symbols') || has(args, 'symbols') || has(args, 'sysroot')) {
-    for (const p of job.processes) p.symbols = null;
-    return false;
-  }
-  printSymbolProblems(await storedSymbolProblems(job), args, io);
-  return true;
 }

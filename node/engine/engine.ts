@@ -227,7 +227,7 @@ export class NodeEngine {
     };
     const read = await openJob(paths, {
       symbols,
-      symbolizeDumps: false,
+      symbolizeHere: false,
       signal,
       loadDumps: async (files, problems) => {
         if (files.length === 0) return null;

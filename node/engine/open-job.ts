@@ -81,10 +81,11 @@ export interface OpenJobOptions {
   /** symbolize after reading (false: `summary`, which shows no frame) */
   symbolize?: boolean;
   /**
-   * false: the caller symbolizes the dumps itself (the CLI, after --pid narrowed the job; the engine's progressive
-   * load, before its full job is shown); a dataset's stored symbols are still taken
+   * false: the caller symbolizes what needs it itself (the CLI, after --pid narrowed the job; the engine's progressive
+   * load, before its full job is shown), dumps or a dataset whose stored symbols are dropped; stored symbols are
+   * still taken
    */
-  symbolizeDumps?: boolean;
+  symbolizeHere?: boolean;
   /** the symbolizer's progress, cancel */
   signal?: AbortSignal;
   onSymbolProgress?: (p: LoadProgress) => void;
@@ -125,7 +126,7 @@ export async function openJob(paths: readonly string[], o: OpenJobOptions): Prom
     if (o.symbolize ?? true) {
       if (o.symbols === null || o.symbolsAskedAnew) {
         for (const p of job.processes) p.symbols = null;
-        if (o.symbols) {
+        if (o.symbols && o.symbolizeHere !== false) {
           symbolProblems = await symbolizeOnDisk(job, o.symbols, [], symbolExtras(o));
           symbolized = true;
         }
@@ -139,9 +140,9 @@ export async function openJob(paths: readonly string[], o: OpenJobOptions): Prom
   const files = await collectInputFiles(paths, problems);
   const job = await o.loadDumps(files, problems);
   let symbolProblems: SymbolProblem[] = [];
-  if (job && symbolize && o.symbols && o.symbolizeDumps !== false)
+  if (job && symbolize && o.symbols && o.symbolizeHere !== false)
     symbolProblems = await symbolizeOnDisk(job, o.symbols, files, symbolExtras(o));
-  const symbolized = symbolize && job !== null && o.symbolizeDumps !== false;
+  const symbolized = symbolize && job !== null && o.symbolizeHere !== false;
   return { job, dataset: null, files, problems, symbolProblems, symbolized };
 }
 

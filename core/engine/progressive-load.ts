@@ -187,6 +187,7 @@ function partialPoster(
   let last = -Infinity;
   let latest: { processes: readonly ProcessSeries[]; warnings: readonly LoadWarning[] } | null = null;
   let stopped = false;
+  let ranked = 0;
   // each update's own cost spaces the next (PARTIAL_SHARE × it): the job so far is summarized on the thread that
   // merges the dumps, and at 1,000 processes one update took seconds, which held the load back
   let gap = PARTIAL_INTERVAL_MS;
@@ -203,6 +204,10 @@ function partialPoster(
   };
   return {
     onProcess(processes, warnings) {
+      // each process read whole is classified now, whether or not the window asks: the merging thread mostly waits
+      // for the readers, and the job's ranking at the load's end is then only the merge across processes
+      if (!signal.aborted) for (let i = ranked; i < processes.length; i++) session.rankAhead(processes[i]);
+      ranked = processes.length;
       latest = { processes, warnings };
       const wait = last + gap - performance.now();
       if (wait <= 0) send();

@@ -72,3 +72,27 @@ describe("the load's end ranks the job once", () => {
     expect(limited).toEqual(jobPostmortem(job, { bytes: 8 * 2 ** 30, source: 'typed' }));
   });
 });
+
+describe('a loading job ranked process by process', () => {
+  it("the load's end merges the parts made ahead, and a process timed anew after its part is ranked again", async () => {
+    const job = await loadJob(jobFiles());
+    const s = new QuerySession();
+    // as core/engine/progressive-load.ts does with each process read whole
+    for (const p of job.processes) s.rankAhead(p);
+    // the load then times one process's dumps from a log (core/load/evidence-load.ts timeDumpsFromLogs): its rates
+    // follow the new times, so its part is made again
+    const p = job.processes.find((q) => q.snapshots.length >= 4)!;
+    const shifted = p.snapshots.map((snap) => ({ ...snap }));
+    const before = structuredClone(jobPostmortem(job, null));
+    shifted.forEach((snap, i) => {
+      snap.context = null;
+      snap.mtimeMs = null;
+      snap.logTime = { ms: 1_700_000_000_000 + i * 60_000, file: 'job.log', line: i + 1 }; // one dump a minute
+    });
+    p.snapshots = shifted;
+    const fresh = jobPostmortem(job, null);
+    expect(fresh).not.toEqual(before);
+    const summary = s.finishLoad(job, TIMES);
+    expect(summary.postmortem).toEqual(fresh);
+  });
+});

@@ -12,7 +12,7 @@ import { FrameCatalog } from '../frames/catalog.js';
 import { sampleSeries, sampleUnavailable } from '../model/sample-type.js';
 import { seriesEndIndex } from '../model/series-end.js';
 import { rankGrowth } from '../stats/growth.js';
-import { rankJob, type JobSuspects, type RankMemo } from '../stats/suspects.js';
+import { rankInputOf, rankJob, type JobSuspects, type RankMemo } from '../stats/suspects.js';
 import { jobPostmortem, jobSummary, withPending, type JobSummary } from './job-summary.js';
 import type { PostmortemView } from './postmortem-view.js';
 import type { LimitGiven } from './postmortem.js';
@@ -136,6 +136,15 @@ export class QuerySession {
       this.caches.steadiness.set(k, g);
     }
     return g;
+  }
+
+  /**
+   * A loading job's process read whole: its part of the ranking is made now, while the readers parse the others (the
+   * merging thread mostly waits for them), so the full job's ranking at the load's end only merges the parts.
+   */
+  rankAhead(proc: ProcessSeries): void {
+    this.memo ??= new WeakMap();
+    rankInputOf(proc, this.memo);
   }
 
   /** The job-wide suspects ranking (core/stats/suspects.ts), once per loaded job. */

@@ -3,7 +3,7 @@
 // in all four workers" is one line, not four lines in four tables.
 
 import type { Job, ProcessSeries } from '../model/model.js';
-import { processPatterns, type GrowthPattern, type StackSeriesVerdict } from './patterns.js';
+import { processPatterns, seriesFrame, type GrowthPattern, type StackSeriesVerdict } from './patterns.js';
 import { stackIdentityKeys } from '../frames/stack-identity.js';
 import { processFates, type ProcessFate } from './process-fate.js';
 
@@ -306,31 +306,54 @@ export type RankMemo = WeakMap<ProcessSeries, RankInput>;
 
 /** The ranking of a job in memory: every stack's series classified (patterns.ts). */
 export function rankJob(job: Pick<Job, 'processes'>, memo?: RankMemo): JobSuspects {
-  const input: RankInput[] = job.processes.map((proc) => {
-    const known = memo?.get(proc);
-    if (known) return known;
-    const pat = processPatterns(proc);
-    const keys = stackIdentityKeys(proc);
-    const n = pat.stacks.length;
-    const totals = {
-      stackIds: new Int32Array(n),
-      firstBytes: new Float64Array(n),
-      lastBytes: new Float64Array(n),
-      sigmaBytes: new Float64Array(n),
-      keys: new Array<string>(n),
-    };
-    const verdicts = new Map<number, StackSeriesVerdict>();
-    pat.stacks.forEach((s, r) => {
-      totals.stackIds[r] = s.stackId;
-      totals.firstBytes[r] = s.firstBytes;
-      totals.lastBytes[r] = s.lastBytes;
-      totals.sigmaBytes[r] = s.sigmaBytes;
-      totals.keys[r] = keys[s.stackId];
-      verdicts.set(s.stackId, s);
-    });
-    const made = { totals, verdicts, notes: pat.notes, snapshotIndexes: pat.snapshotIndexes, seconds: pat.seconds };
-    memo?.set(proc, made);
-    return made;
+  return rankSuspects(
+    job,
+    job.processes.map((proc) => rankInputOf(proc, memo)),
+  );
+}
+
+/**
+ * True while the process's series is still the one its memo was made of: the load times dumps from the job's logs
+ * (or ends the series at a teardown dump) after a process was read, and a pattern's rates follow its times.
+ */
+function sameFrame(known: RankInput, proc: ProcessSeries): boolean {
+  const f = seriesFrame(proc);
+  const a = f.seconds;
+  const b = known.seconds;
+  if (f.snapshotIndexes.length !== known.snapshotIndexes.length) return false;
+  if (f.snapshotIndexes.some((x, i) => x !== known.snapshotIndexes[i])) return false;
+  if (a === null || b === null) return a === b;
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+/**
+ * One process's part of the ranking (its stacks' patterns and job-wide keys), from the memo when made before: a
+ * loading job's processes are classified as each is read whole (core/engine/progressive-load.ts), so the job's
+ * ranking at the load's end is only the merge across processes.
+ */
+export function rankInputOf(proc: ProcessSeries, memo?: RankMemo): RankInput {
+  const known = memo?.get(proc);
+  if (known && sameFrame(known, proc)) return known;
+  const pat = processPatterns(proc);
+  const keys = stackIdentityKeys(proc);
+  const n = pat.stacks.length;
+  const totals = {
+    stackIds: new Int32Array(n),
+    firstBytes: new Float64Array(n),
+    lastBytes: new Float64Array(n),
+    sigmaBytes: new Float64Array(n),
+    keys: new Array<string>(n),
+  };
+  const verdicts = new Map<number, StackSeriesVerdict>();
+  pat.stacks.forEach((s, r) => {
+    totals.stackIds[r] = s.stackId;
+    totals.firstBytes[r] = s.firstBytes;
+    totals.lastBytes[r] = s.lastBytes;
+    totals.sigmaBytes[r] = s.sigmaBytes;
+    totals.keys[r] = keys[s.stackId];
+    verdicts.set(s.stackId, s);
   });
-  return rankSuspects(job, input);
+  const made = { totals, verdicts, notes: pat.notes, snapshotIndexes: pat.snapshotIndexes, seconds: pat.seconds };
+  memo?.set(proc, made);
+  return made;
 }

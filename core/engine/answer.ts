@@ -3,6 +3,7 @@
 // and the desktop app's utility process), so the same request gets the same answer whichever engine holds the job.
 
 import { growthTable } from '../query/growth-table.js';
+import { diffListing, topListing } from '../query/stack-listings.js';
 import { flameTree } from '../query/flame.js';
 import { stackDetail, stackSeries } from '../query/series.js';
 import { suspectsResult } from '../query/suspects.js';
@@ -15,7 +16,7 @@ import { fromBase64 } from '../report/payload.js';
 import { exportSnapshot } from '../export/snapshot-export.js';
 import type { Query, Response } from './api.js';
 
-/** What a transport supplies: the report page's code (a report embeds the app's read-only build). */
+/** What a transport supplies: the report page's code (a report embeds the app's read-only build); the CLI none. */
 export interface AnswerDeps {
   reportApp: { js: string; css: string };
 }
@@ -29,7 +30,7 @@ export interface Answer {
 const plain = (res: Response): Answer => ({ res, transfer: [] });
 
 /** Answers one question over the session's job. An error names what is wrong (no job, no such process, …). */
-export async function answer(s: QuerySession, req: Query, deps: AnswerDeps): Promise<Answer> {
+export async function answer(s: QuerySession, req: Query, deps?: AnswerDeps): Promise<Answer> {
   switch (req.type) {
     case 'summary':
       return plain({ type: 'summary', summary: s.summary });
@@ -40,6 +41,14 @@ export async function answer(s: QuerySession, req: Query, deps: AnswerDeps): Pro
       return plain({ type: 'stackSeries', series: stackSeries(s, req.proc, req.n, req.view) });
     case 'growth':
       return plain({ type: 'growth', growth: growthTable(s, req) });
+    case 'top': {
+      const { type: _, ...r } = req;
+      return plain({ type: 'top', listing: topListing(s.job, r) });
+    }
+    case 'diff': {
+      const { type: _, ...r } = req;
+      return plain({ type: 'diff', listing: diffListing(s.job, r) });
+    }
     case 'suspects':
       return plain({ type: 'suspects', suspects: suspectsResult(s, req.limit, req.view) });
     case 'flame': {
@@ -53,6 +62,7 @@ export async function answer(s: QuerySession, req: Query, deps: AnswerDeps): Pro
     case 'resolveStacks':
       return plain({ type: 'resolveStacks', ids: resolveStacks(s, req.targets) });
     case 'report':
+      if (!deps) throw new Error("this engine makes no report page (it was given none of the report's code)");
       return plain({ type: 'report', ...(await appReport(s, req, deps.reportApp)) });
     case 'export': {
       const r = exportSnapshot(s, req.format, req.procs, req.snapshot, req.view);
@@ -94,6 +104,8 @@ const QUERY_TYPES = new Set<string>([
   'postmortem',
   'stackSeries',
   'growth',
+  'top',
+  'diff',
   'suspects',
   'flame',
   'stack',

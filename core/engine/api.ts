@@ -14,6 +14,7 @@ import type { ProvisionalRanking } from '../query/provisional.js';
 import type { ExportFormat } from '../export/snapshot-export.js';
 import type { PostmortemView } from '../query/postmortem-view.js';
 import type { LimitGiven } from '../query/postmortem.js';
+import type { DiffListing, DiffRequest, TopListing, TopRequest } from '../query/stack-listings.js';
 
 export type { JobPreview };
 
@@ -52,6 +53,7 @@ export type { StackDetail, StackSeries } from '../query/series.js';
 export type { ProcessVerdict, SuspectMember, SuspectRow, SuspectsResult } from '../query/suspects.js';
 export type { ProvisionalRanking } from '../query/provisional.js';
 export type { ExportFormat } from '../export/snapshot-export.js';
+export type { DiffListing, DiffRequest, ListedStack, TopListing, TopRequest } from '../query/stack-listings.js';
 
 /**
  * A file to load: a Blob (browser) or a path read through the host (Electron). For Blobs, size and mtime are
@@ -109,6 +111,10 @@ export type Request =
   | { type: 'postmortem'; limit: LimitGiven | null }
   | { type: 'stackSeries'; proc: number; n: number; view: ViewOptions }
   | ({ type: 'growth' } & GrowthRequest)
+  /** one snapshot's stacks by the sample's value in each process (`heaplens top`) */
+  | ({ type: 'top' } & TopRequest)
+  /** the change between two snapshots in each process, largest growth first (`heaplens diff`) */
+  | ({ type: 'diff' } & DiffRequest)
   /** the job-wide ranking: top `limit` stacks across processes, with each holder's series and σ */
   | { type: 'suspects'; view: ViewOptions; limit: number }
   | ({ type: 'flame' } & FlameRequest)
@@ -138,6 +144,8 @@ export type Response =
   | { type: 'postmortem'; postmortem: PostmortemView | null }
   | { type: 'stackSeries'; series: StackSeries }
   | { type: 'growth'; growth: GrowthResult }
+  | { type: 'top'; listing: TopListing }
+  | { type: 'diff'; listing: DiffListing }
   | { type: 'suspects'; suspects: SuspectsResult }
   | { type: 'flame'; flame: FlameData }
   | { type: 'missingBinaries'; summary: MissingBinariesSummary; symbolized: boolean }

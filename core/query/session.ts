@@ -65,6 +65,8 @@ export class QuerySession {
   private userLimit: LimitGiven | null = null;
   /** a report's own post-mortem (computed where the report was made, over the dumps and logs it came from) */
   private reportPostmortem: PostmortemView | null = null;
+  /** attach's load times, until the summary is made */
+  private lazyTimes: LoadTimes | null = null;
 
   /** The loaded job; an error when none is. */
   get job(): Job {
@@ -77,8 +79,19 @@ export class QuerySession {
   }
 
   get summary(): JobSummary {
+    if (!this.summaryNow && this.current && this.lazyTimes)
+      this.summaryNow = this.summarize(this.current, this.lazyTimes);
     if (!this.summaryNow) throw new Error('no job loaded');
     return this.summaryNow;
+  }
+
+  /**
+   * The job becomes `job`, summarized when first asked: a command that asks one question (the CLI's `top`) does not
+   * pay for the summary's post-mortem and ranking.
+   */
+  attach(job: Job, times: LoadTimes = { loadMs: 0, bytesTotal: 0, waitMs: 0 }): void {
+    this.set(job);
+    this.lazyTimes = times;
   }
 
   /** The loaded job is the job so far of a load in progress. */
@@ -210,7 +223,7 @@ export class QuerySession {
 
   /** The post-mortem in force (the report's, or the job's with the typed limit), null while a load shows a part. */
   postmortem(): PostmortemView | null {
-    return this.summaryNow?.postmortem ?? null;
+    return (this.summaryNow ?? (this.lazyTimes ? this.summary : null))?.postmortem ?? null;
   }
 
   /** Replaces the summary's figures the job cannot know (a report's stack counts are of its dumps). */
@@ -227,6 +240,7 @@ export class QuerySession {
     this.userLimit = null;
     this.reportPostmortem = null;
     this.summaryNow = null;
+    this.lazyTimes = null;
     this.isPartial = false;
     this.keepMemo = false;
     this.caches = emptyCaches();

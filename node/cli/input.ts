@@ -9,7 +9,7 @@ import { symbolizeOnDisk } from '../engine/symbolize.js';
 import type { CellPicker, StackChooser } from '../dataset/read-dataset.js';
 import { flag, has, UsageError, type ParsedArgs } from './args.js';
 import { loadDumps, loadDumpsOrSay } from './load-dumps.js';
-import { defaultSnapshot, snapshotBySeq } from './snapshot-choice.js';
+import { defaultSnapshot, snapshotBySeq } from '../../core/query/snapshot-choice.js';
 import type { TeardownInput } from '../../core/model/series-end.js';
 import { printSymbolProblems, symbolOptionsOf } from './symbols.js';
 import { applyCliV8Flags } from './v8-flags.js';

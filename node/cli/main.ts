@@ -9,6 +9,7 @@ import { SYMBOL_FLAGS, SYMBOL_USAGE } from './symbols.js';
 import type { Output } from './common.js';
 import type { JobCommand } from './input.js';
 import { wrapUsage } from './text/usage.js';
+import { SnapshotChoiceError } from '../../core/query/snapshot-choice.js';
 export type { Output } from './common.js';
 
 interface Command {
@@ -221,7 +222,7 @@ export async function run(argv: readonly string[], rawIo: Output): Promise<numbe
       io.err(`heaplens: ${e.message}`);
       return 1;
     }
-    if (e instanceof UsageError) {
+    if (e instanceof UsageError || e instanceof SnapshotChoiceError) {
       io.err(usageErrorText(e.message, command));
       return 2;
     }

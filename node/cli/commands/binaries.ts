@@ -6,7 +6,7 @@ import { flag, has, type ParsedArgs } from '../args.js';
 import { formatBytes, formatInt, formatPercent, table } from '../format.js';
 import { missingBinariesAt } from '../../../core/query/missing-binaries.js';
 import { indent, printWarnings, processJson, processTitle, snapshotJson, type Output } from '../common.js';
-import { defaultSnapshot, snapshotIndices } from '../snapshot-choice.js';
+import { defaultSnapshot, snapshotIndices } from '../../../core/query/snapshot-choice.js';
 
 /** Modules found (and matching) whose binary named none of some addresses: stripped of symbols. */
 function unnamedByModule(symbols: SymbolTable): { module: string; addresses: number }[] {

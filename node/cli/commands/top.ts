@@ -1,72 +1,52 @@
-// `heaplens top`: one snapshot's stacks by the sample's value, as rows of core/query/rows.ts.
+// `heaplens top`: one snapshot's stacks by the sample's value, as the engine lists them
+// (core/query/stack-listings.ts topListing); this is its text.
 
 import type { Job } from '../../../core/model/model.js';
-import { snapshotRows } from '../../../core/query/rows.js';
 import { dumpTriggerLabel } from '../../../core/model/dump-trigger.js';
-import { flag, sliceFilter, type ParsedArgs } from '../args.js';
+import { flag, has, intFlag, sliceFilter, type ParsedArgs } from '../args.js';
+import { ask } from '../ask.js';
 import { formatInt, formatPercent } from '../format.js';
-import { processJson, processTitle, snapshotJson, type Output } from '../common.js';
-import { sampled } from '../input.js';
-import { defaultNote, defaultSnapshot, snapshotIndices } from '../snapshot-choice.js';
-import { StackListing } from '../stack-listing.js';
-import { accumulatedOf, sumRecords } from '../text/accumulated.js';
+import { granularityOf, processTitle, viewOf, type Output } from '../common.js';
+import { sampleOf } from '../input.js';
+import { endListing, listingTable, stackCell } from '../stack-listing.js';
+import { valueFormat } from '../text/values.js';
 
-export function top(job: Job, args: ParsedArgs, io: Output): void {
-  const list = new StackListing(job, args, io);
-  const { fmt } = list;
-  const which = flag(args, 'snapshot');
-  // without --snapshot: each process's series end (an exit dump after teardown left out)
-  const at =
-    which !== undefined ? snapshotIndices(job.processes, which, 'snapshot') : job.processes.map(defaultSnapshot);
-  for (const [pi, p] of job.processes.entries()) {
-    const si = at[pi];
-    if (si < 0) {
-      job.warnings.push({ file: p.key, message: `no snapshot with sequence number ${which}` });
-      continue;
-    }
-    const sp = sampled(job, p, args);
-    if (!sp) continue;
-    const s = p.snapshots[si];
-    const values = sp.snapshots[si];
-    const { view, key } = list.view(p);
-    const { rows: all, shownTotal: shown, zeroRows } = snapshotRows(s, values, key);
-    list.addProcess({
-      ...processJson(p),
-      snapshot: snapshotJson(s),
-      sample: fmt.name,
-      total: values.live.bytes,
-      shownTotal: shown,
-    });
+export async function top(job: Job, args: ParsedArgs, io: Output): Promise<void> {
+  const granularity = granularityOf(args);
+  const { listing } = await ask(job, {
+    type: 'top',
+    view: { ...viewOf(args), sample: sampleOf(args) },
+    granularity,
+    n: intFlag(args, 'top', 20),
+    snapshot: flag(args, 'snapshot') ?? null,
+  });
+  const json = has(args, 'json');
+  if (!json) {
+    const fmt = valueFormat(args, job);
     const what = fmt.name === 'inuse_space' ? 'live' : fmt.name;
-    list.say(
-      `${processTitle(p, job)}\n  snapshot ${s.seq ?? '-'} (${dumpTriggerLabel(s)}) ${s.file}: ${fmt.plain(values.live.bytes)} ${what}${fmt.name === 'inuse_space' ? ` in ${formatInt(s.live.objects)} objects` : ''}${which === undefined ? defaultNote(p, si) : ''}`,
-    );
-    if (sliceFilter(args).length > 0)
-      list.say(`  filters keep ${fmt.plain(shown)} (${formatPercent(shown, values.live.bytes)}) in ${all.length} rows`);
-    const rows: string[][] = [];
-    all.slice(0, list.n).forEach((row, rank) => {
-      const stack = view(row.stackId)!;
-      list.addStack(p, row, stack, {
-        ...(fmt.name !== 'inuse_space' ? { value: row.value } : {}),
-        liveBytes: row.liveBytes,
-        liveObjects: row.liveObjects,
-        ...accumulatedOf(s, row.records),
-      });
-      const objects =
-        fmt.unit === 'bytes'
-          ? formatInt(fmt.name === 'alloc_space' ? sumRecords(values.liveObjects, row.records) : row.liveObjects)
-          : fmt.plain(row.value);
-      rows.push([
+    const filtered = sliceFilter(args).length > 0;
+    listing.blocks.forEach((b, k) => {
+      const facts = listing.processes[k];
+      const p = job.processes[b.processIndex];
+      const s = p.snapshots[b.snapshotIndex];
+      io.out(
+        `${processTitle(p, job)}\n  snapshot ${s.seq ?? '-'} (${dumpTriggerLabel(s)}) ${s.file}: ${fmt.plain(facts.total)} ${what}${fmt.name === 'inuse_space' ? ` in ${formatInt(s.live.objects)} objects` : ''}${b.note}`,
+      );
+      if (filtered)
+        io.out(
+          `  filters keep ${fmt.plain(facts.shownTotal)} (${formatPercent(facts.shownTotal, facts.total)}) in ${b.rowCount} rows`,
+        );
+      const rows = b.rows.map((r, rank) => [
         String(rank + 1),
-        fmt.plain(row.value),
-        formatPercent(row.value, values.live.bytes),
-        objects,
-        list.stackCell(stack, row.members),
+        fmt.plain(r.value),
+        formatPercent(r.value, facts.total),
+        fmt.unit === 'bytes' ? formatInt(r.objects) : fmt.plain(r.objects),
+        stackCell(listing.stacks[r.stack], granularity),
       ]);
+      listingTable(io, ['#', what, 'share', 'objects', 'stack (leaf first)'], rows, [true, true, true, true, false]);
+      if (b.zeroRows > 0)
+        io.out(`  every stack's ${fmt.name} is 0: ${b.zeroRows} rows not shown (another sample type: --sample)`);
     });
-    list.table(['#', what, 'share', 'objects', 'stack (leaf first)'], rows, [true, true, true, true, false]);
-    if (zeroRows > 0)
-      list.say(`  every stack's ${fmt.name} is 0: ${zeroRows} rows not shown (another sample type: --sample)`);
   }
-  list.end();
+  endListing(listing, json, io);
 }

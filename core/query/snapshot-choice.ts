@@ -1,17 +1,27 @@
-// Which snapshot a flag names (`--snapshot`, `--base`, `--target`): one rule (core/model/snapshot-status.ts
-// snapshotByName) for every command and for the dataset reader's choice of cells; a malformed name is a usage error.
+// Which snapshot a name chooses (`--snapshot`, `--base`, `--target`; a listing request's): one rule
+// (core/model/snapshot-status.ts snapshotByName) for every command, the engine's listings and the dataset reader's
+// choice of cells; a malformed name is a SnapshotChoiceError (the CLI's usage error, exit 2).
 // Without a flag, `top` and `diff` read the series' end (core/model/series-end.ts): the last complete dump that is
 // not an exit dump written after the interpreter's teardown.
 
-import type { ProcessSeries } from '../../core/model/model.js';
-import { snapshotByName, treeless } from '../../core/model/snapshot-status.js';
-import { seriesEndIndex, teardownIndex, type TeardownInput } from '../../core/model/series-end.js';
-import { UsageError } from './args.js';
+import type { ProcessSeries } from '../model/model.js';
+import { snapshotByName, treeless } from '../model/snapshot-status.js';
+import { seriesEndIndex, teardownIndex, type TeardownInput } from '../model/series-end.js';
+
+/** A snapshot name that is malformed, or that no process has: the message says which names there are. */
+export class SnapshotChoiceError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SnapshotChoiceError';
+  }
+}
 
 /** Snapshot index by `last`, `first`, `peak` or sequence number; -1 when the process has no such snapshot. */
 export function snapshotBySeq(p: TeardownInput, which: string, option: string): number {
   if (which !== 'last' && which !== 'first' && which !== 'peak' && !/^\d+$/.test(which))
-    throw new UsageError(`--${option} takes last, first, peak or a sequence number, got ${JSON.stringify(which)}`);
+    throw new SnapshotChoiceError(
+      `--${option} takes last, first, peak or a sequence number, got ${JSON.stringify(which)}`,
+    );
   return snapshotByName(p, which);
 }
 
@@ -27,7 +37,7 @@ export function snapshotIndices(
   const at = processes.map((p) => snapshotBySeq(p, which, option));
   if (processes.length > 0 && at.every((i) => i < 0)) {
     const seqs = [...new Set(processes.flatMap((p) => p.snapshots.flatMap((s) => (s.seq === null ? [] : [s.seq]))))];
-    throw new UsageError(
+    throw new SnapshotChoiceError(
       `--${option} ${which}: no snapshot has sequence number ${which}; ${seqs.length > 0 ? `the sequence numbers are ${seqRanges(seqs)}` : 'the dumps have no sequence numbers (use first or last)'}`,
     );
   }

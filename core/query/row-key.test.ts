@@ -1,7 +1,7 @@
 // The row key: two stacks are one row exactly when their shown frames' parts are the same list.
 import { describe, expect, it } from 'vitest';
-import type { Frame } from '../../core/frames/describe.js';
-import { frameKey } from '../../core/frames/stack-filter.js';
+import type { Frame } from '../frames/describe.js';
+import { frameKey } from '../frames/stack-filter.js';
 import { shownKey } from './row-key.js';
 
 const frame = (fn: string): Frame => ({

@@ -1,14 +1,13 @@
-// The CLI's "same visible frames" key for core/query/rows.ts: stacks whose shown frames are the same at the
-// granularity (folded frames do not count) are one row, except in the merged view at line granularity without
-// filters, where every frame is shown and each stack is its own row.
+// The listings' "same visible frames" key for rows.ts (`heaplens top`/`diff`, the engine's top and diff answers):
+// stacks whose shown frames are the same at the granularity (folded frames do not count) are one row, except in the
+// merged view at line granularity without filters, where every frame is shown and each stack is its own row.
 
-import type { RowKey } from '../../core/query/rows.js';
-import { atGranularity, frameKey, type Granularity } from '../../core/frames/stack-filter.js';
-import { DEFAULT_STACK_MODE } from '../../core/frames/python-stacks.js';
-import type { FoldedStack } from '../../core/frames/stack-labels.js';
-import type { Frame } from '../../core/frames/describe.js';
-import { flag, sliceFilter, type ParsedArgs } from './args.js';
-import { granularityOf, type Viewer } from './common.js';
+import type { RowKey } from './rows.js';
+import { atGranularity, frameKey, type Granularity } from '../frames/stack-filter.js';
+import type { FoldedStack } from '../frames/stack-labels.js';
+import type { Frame } from '../frames/describe.js';
+import type { StackViewer } from '../frames/view.js';
+import type { ViewOptions } from '../model/vocab.js';
 
 /** What a shown frame contributes to its stack's row key at the granularity. */
 function framePart(f: Frame, g: Granularity): string {
@@ -61,11 +60,9 @@ export function shownKey(
   return UTF16.decode(units.subarray(0, u));
 }
 
-/** The row key of the command's view (null: the view drops the stack). */
-export function rowKey(view: Viewer, args: ParsedArgs): RowKey {
-  const mode = flag(args, 'stacks') ?? DEFAULT_STACK_MODE;
-  const g = granularityOf(args);
-  const perStack = mode === 'merged' && g === 'lines' && sliceFilter(args).length === 0;
+/** The row key of a view's stacks at the granularity (null: the view drops the stack). */
+export function rowKey(view: StackViewer, options: Pick<ViewOptions, 'mode' | 'filters'>, g: Granularity): RowKey {
+  const perStack = options.mode === 'merged' && g === 'lines' && (options.filters?.length ?? 0) === 0;
   const ids = new Map<string, number>();
   const context = ++contexts * CONTEXT;
   return (id) => {

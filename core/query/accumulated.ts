@@ -1,6 +1,6 @@
 // accumulatedBytes/accumulatedObjects (prof_accum) of a row's records, where the dump has them.
 
-import type { Snapshot } from '../../../core/model/model.js';
+import type { Snapshot } from '../model/model.js';
 
 /** accumulatedBytes/accumulatedObjects of records of a snapshot, where the dump has them. */
 export function accumulatedOf(

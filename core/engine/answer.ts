@@ -13,7 +13,7 @@ import type { QuerySession } from '../query/session.js';
 import { appReport } from '../report/app-report.js';
 import { reopenPayload, reopenReport } from '../report/reopen.js';
 import { fromBase64 } from '../report/payload.js';
-import { exportSnapshot } from '../export/snapshot-export.js';
+import { exportJob } from '../export/job-export.js';
 import type { Query, Response } from './api.js';
 
 /** What a transport supplies: the report page's code (a report embeds the app's read-only build); the CLI none. */
@@ -65,7 +65,8 @@ export async function answer(s: QuerySession, req: Query, deps?: AnswerDeps): Pr
       if (!deps) throw new Error("this engine makes no report page (it was given none of the report's code)");
       return plain({ type: 'report', ...(await appReport(s, req, deps.reportApp)) });
     case 'export': {
-      const r = exportSnapshot(s, req.format, req.procs, req.snapshot, req.view);
+      const { type: _, ...r0 } = req;
+      const r = await exportJob(s.job, r0);
       return {
         res: { type: 'export', ...r },
         transfer: typeof r.data === 'string' ? [] : [r.data.buffer as ArrayBuffer],

@@ -2,6 +2,7 @@ import type { Session, StackTarget } from '../notes/schema.js';
 import type { SanitizePreview } from '../report/build-report.js';
 import type { AppReportRequest } from '../report/app-report.js';
 import type { JobBatch } from '../model/job-batches.js';
+import type { LoadWarning } from '../model/model.js';
 import type { LoadProgress as EngineLoadProgress, ViewOptions } from '../model/vocab.js';
 import type { MissingBinariesSummary } from '../symbolize/missing-binaries.js';
 import type { JobPreview } from '../load/job-preview.js';
@@ -11,7 +12,7 @@ import type { FlameData, FlameRequest } from '../query/flame.js';
 import type { StackDetail, StackRequest, StackSeries } from '../query/series.js';
 import type { SuspectsResult } from '../query/suspects.js';
 import type { ProvisionalRanking } from '../query/provisional.js';
-import type { ExportFormat } from '../export/snapshot-export.js';
+import type { ExportRequest } from '../export/job-export.js';
 import type { PostmortemView } from '../query/postmortem-view.js';
 import type { LimitGiven } from '../query/postmortem.js';
 import type { DiffListing, DiffRequest, TopListing, TopRequest } from '../query/stack-listings.js';
@@ -52,7 +53,7 @@ export type { StartupFold } from '../query/flame-startup.js';
 export type { StackDetail, StackSeries } from '../query/series.js';
 export type { ProcessVerdict, SuspectMember, SuspectRow, SuspectsResult } from '../query/suspects.js';
 export type { ProvisionalRanking } from '../query/provisional.js';
-export type { ExportFormat } from '../export/snapshot-export.js';
+export type { ExportFormat, ExportRequest } from '../export/job-export.js';
 export type { DiffListing, DiffRequest, ListedStack, TopListing, TopRequest } from '../query/stack-listings.js';
 
 /**
@@ -127,8 +128,8 @@ export type Request =
   | { type: 'resolveStacks'; targets: StackTarget[] }
   /** the single-file HTML report (html null when only the sanitize preview is asked for) */
   | ({ type: 'report' } & AppReportRequest)
-  /** interop export of one snapshot of the given processes */
-  | { type: 'export'; format: ExportFormat; procs: number[]; snapshot: number; view: ViewOptions }
+  /** interop export of the processes' snapshots (core/export/job-export.ts; `heaplens export` asks the same) */
+  | ({ type: 'export' } & ExportRequest)
   /** a report (its file's text, or the payload a report page embeds) becomes the loaded job; its session is
    *  returned read-only */
   | { type: 'reopenReport'; html?: string; payload?: string }
@@ -153,7 +154,14 @@ export type Response =
   | { type: 'stackTargets'; targets: StackTarget[] }
   | { type: 'resolveStacks'; ids: ({ proc: number; stackId: number } | null)[] }
   | { type: 'report'; html: string | null; preview: SanitizePreview; bytes: number }
-  | { type: 'export'; data: string | Uint8Array; name: string; mime: string }
+  | {
+      type: 'export';
+      data: string | Uint8Array;
+      name: string;
+      mime: string;
+      processes: number;
+      warnings: LoadWarning[];
+    }
   | { type: 'reopenReport'; session: Session; summary: JobSummary }
   | { type: 'close' };
 

@@ -165,7 +165,14 @@ describe.each(JOBS)('engine parity on fixtures/%s', (rel) => {
         >;
         await both({ type: 'resolveStacks', targets: t.targets });
         for (const format of ['pprof', 'folded', 'speedscope'] as const)
-          await both({ type: 'export', format, procs: [proc], snapshot: target, view });
+          await both({
+            type: 'export',
+            format,
+            procs: [proc],
+            snapshot: 'last',
+            focus: { proc, snapshot: target },
+            view,
+          });
         asked++;
       }
     }

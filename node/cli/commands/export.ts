@@ -1,14 +1,11 @@
 // `heaplens export --format pprof|folded|speedscope [--snapshot last|first|<seq>] -o out <paths…>`: one snapshot of
-// every process (or --pid) in another tool's format (core/export/). pprof is written gzipped, as pprof files are.
+// every process (or --pid) in another tool's format, as the engine exports it for the app too
+// (core/export/job-export.ts: pprof gzipped, as pprof files are).
 
-import { gzipSync } from 'node:zlib';
-import { exportInputs } from '../../../core/export/export-inputs.js';
-import { toFolded } from '../../../core/export/folded.js';
-import { toPprof } from '../../../core/export/pprof.js';
-import { toSpeedscope } from '../../../core/export/speedscope.js';
-import { jobDeclaredSamples, sampleUnit } from '../../../core/model/sample-type.js';
+import type { ExportFormat } from '../../../core/engine/api.js';
 import { writeFileAtomic } from '../../io/session-file.js';
 import { flag, has, UsageError, type ParsedArgs } from '../args.js';
+import { ask } from '../ask.js';
 import { printWarnings, viewOf, type Output } from '../common.js';
 import { loadInput, sampleOf } from '../input.js';
 import { exportWritten } from '../text/written.js';
@@ -30,39 +27,31 @@ export async function exportCommand(args: ParsedArgs, io: Output): Promise<numbe
   if (!has(args, 'sample') && asked !== 'bytes' && asked !== 'objects')
     throw new UsageError(`--measure takes bytes or objects, got ${JSON.stringify(asked)}`);
   const which = flag(args, 'snapshot') ?? 'last';
-  const view = viewOf(args);
   const job = await loadInput(args, io);
   if (!job) return 1;
-  // a declared type's unit is the job's (its profiles say bytes or a count)
-  const measure = has(args, 'sample')
-    ? sampleUnit(sample, jobDeclaredSamples(job))
-    : asked === 'objects'
-      ? 'objects'
-      : 'bytes';
-  const { inputs, warnings } = exportInputs(job, { allSamples: format === 'pprof', sample, snapshot: which, view });
-  job.warnings.push(...warnings);
-  printWarnings(job.warnings, io);
-  if (inputs.length === 0) {
-    io.err(`heaplens: no process has snapshot ${which}`);
+  let exported;
+  try {
+    exported = await ask(job, {
+      type: 'export',
+      format: format as ExportFormat,
+      procs: null,
+      snapshot: which,
+      view: { ...viewOf(args), sample },
+      ...(has(args, 'sample') ? {} : { measure: asked === 'objects' ? ('objects' as const) : ('bytes' as const) }),
+    });
+  } catch (e) {
+    printWarnings(job.warnings, io);
+    io.err(`heaplens: ${e instanceof Error ? e.message : String(e)}`);
     return 1;
   }
-  const showAllocator = has(args, 'show-allocator');
-  let bytes: Uint8Array;
-  if (format === 'pprof') {
-    const comments = inputs.map((x) => `heaplens: ${x.proc.key} ${x.proc.snapshots[x.snapshotIndex].file}`);
-    bytes = gzipSync(toPprof(inputs, { showAllocator, comments, defaultSample: sample }));
-  } else {
-    const text =
-      format === 'folded'
-        ? toFolded(inputs, { showAllocator, measure })
-        : JSON.stringify(toSpeedscope(inputs, { showAllocator, measure }));
-    if (output === '-') {
-      io.out(text.endsWith('\n') ? text.slice(0, -1) : text);
-      return 0;
-    }
-    bytes = new TextEncoder().encode(text);
+  printWarnings([...job.warnings, ...exported.warnings], io);
+  const { data } = exported;
+  if (output === '-' && typeof data === 'string') {
+    io.out(data.endsWith('\n') ? data.slice(0, -1) : data);
+    return 0;
   }
+  const bytes = typeof data === 'string' ? new TextEncoder().encode(data) : data;
   await writeFileAtomic(output, bytes);
-  io.err(exportWritten(output, bytes.length, format, inputs.length, which));
+  io.err(exportWritten(output, bytes.length, format, exported.processes, which));
   return 0;
 }

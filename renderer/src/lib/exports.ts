@@ -71,7 +71,12 @@ export async function exportFormat(ui: Ui, format: ExportFormat): Promise<void> 
       type: 'export',
       format,
       procs: [...app.selection.selected],
-      snapshot: app.selection.tab === 'flame' ? app.selection.snapshot : app.selection.target,
+      // the focused process at the snapshot shown; the others at their last (the CLI's `--snapshot last`)
+      snapshot: 'last',
+      focus: {
+        proc: app.selection.procIndex,
+        snapshot: app.selection.tab === 'flame' ? app.selection.snapshot : app.selection.target,
+      },
       view: app.selection.view,
     });
     await app.host.save(r.name, r.data, r.mime);

@@ -129,6 +129,19 @@ async function openRun(browser, browserPid, dir) {
   };
 }
 
+/** The browser tree's PSS with one blank page open (MB), after it settles: what no page of ours can go below. */
+async function blankPss(browser, browserPid) {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  await page.setContent('<!doctype html><title>blank</title><p>blank');
+  let peak = 0;
+  for (let i = 0; i < 20; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    peak = Math.max(peak, childTree(browserPid).reduce((a, p) => a + field(p, 'smaps_rollup', 'Pss'), 0));
+  }
+  await page.close();
+  return peak / 1024;
+}
+
 async function main() {
   let dir = values.job;
   let what = dir;
@@ -154,6 +167,8 @@ async function main() {
   });
   const browserPid = childPids(process.pid).find((p) => /chrom/i.test(readFileSync(`/proc/${p}/comm`, 'utf8')));
   const rows = [];
+  // the floor of the browser's memory in the same run: the same browser with one blank page of the same size
+  const floorMB = await blankPss(browser, browserPid);
   try {
     for (let r = 0; r < Number(values.runs); r++) {
       const cli = cliSummary(dir);
@@ -174,7 +189,7 @@ async function main() {
         `first suspect ${r.suspect.toFixed(2)} s`,
         `whole job ${r.full.toFixed(2)} s = ${(r.full / r.cli).toFixed(2)}× the CLI`,
         `longest main-thread task ${Math.round(r.longest)} ms`,
-        `browser peak PSS ${Math.round(r.browserPssMB)} MB`,
+        `browser peak PSS ${Math.round(r.browserPssMB)} MB (a blank page in the same browser: ${Math.round(floorMB)} MB; above it: ${Math.round(r.browserPssMB - floorMB)} MB)`,
         `engine peak RSS ${Math.round(r.engineRssMB)} MB`,
         `engine: ${r.engineLabel}`,
         `first suspect row: ${r.firstRow.replace(/\s+/g, ' ').trim().slice(0, 160)}`,

@@ -31,6 +31,18 @@ const plain = (res: Response): Answer => ({ res, transfer: [] });
 
 /** Answers one question over the session's job. An error names what is wrong (no job, no such process, …). */
 export async function answer(s: QuerySession, req: Query, deps?: AnswerDeps): Promise<Answer> {
+  if (!s.partial) return answerNow(s, req, deps);
+  // on the job so far of a load, the answer's time is the load's too (the same thread merges the dumps): the load
+  // spaces its next update by it (core/engine/progressive-load.ts)
+  const t0 = performance.now();
+  try {
+    return await answerNow(s, req, deps);
+  } finally {
+    s.notePartialWork(performance.now() - t0);
+  }
+}
+
+async function answerNow(s: QuerySession, req: Query, deps?: AnswerDeps): Promise<Answer> {
   switch (req.type) {
     case 'summary':
       return plain({ type: 'summary', summary: s.summary });

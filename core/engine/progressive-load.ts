@@ -19,7 +19,8 @@ const PREVIEW_HEAD_START_MS = 2000;
 
 // While a job loads, the job so far goes to the window at most this often (each update re-renders its views).
 const PARTIAL_INTERVAL_MS = 500;
-/** ... and no sooner than this many times the last update's own cost after it */
+/** ... and no sooner than this many times the last update's own cost after it, with the answers the window asked
+ * of it (they run on the thread that merges the dumps) */
 const PARTIAL_SHARE = 4;
 /** Progress (files and bytes read) posted at most this often: each post re-lays out and repaints the page's
  * progress line, and at 20 a second that was a quarter of the page's CPU during a load on two cores. */
@@ -188,6 +189,7 @@ function partialPoster(
   let latest: { processes: readonly ProcessSeries[]; warnings: readonly LoadWarning[] } | null = null;
   let stopped = false;
   let ranked = 0;
+  let askedBefore = session.partialWorkMs;
   // each update's own cost spaces the next (PARTIAL_SHARE × it): the job so far is summarized on the thread that
   // merges the dumps, and at 1,000 processes one update took seconds, which held the load back
   let gap = PARTIAL_INTERVAL_MS;
@@ -200,7 +202,10 @@ function partialPoster(
     const partial = session.showPartial(processes, warnings, preview(), progress().bytesTotal);
     post({ ...progress(), partial });
     last = performance.now();
-    gap = Math.max(PARTIAL_INTERVAL_MS, PARTIAL_SHARE * (last - t));
+    // the window's questions on the previous update (suspects, growth, flame graphs) ran on this thread too
+    const asked = session.partialWorkMs - askedBefore;
+    askedBefore = session.partialWorkMs;
+    gap = Math.max(PARTIAL_INTERVAL_MS, PARTIAL_SHARE * (last - t + asked));
   };
   return {
     onProcess(processes, warnings) {

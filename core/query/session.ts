@@ -94,6 +94,13 @@ export class QuerySession {
     this.lazyTimes = times;
   }
 
+  /** ms spent answering on the job so far of loads (core/engine/answer.ts), for the load to space its updates by */
+  partialWorkMs = 0;
+
+  notePartialWork(ms: number): void {
+    this.partialWorkMs += ms;
+  }
+
   /** The loaded job is the job so far of a load in progress. */
   get partial(): boolean {
     return this.isPartial;

@@ -9,6 +9,7 @@ import { parseCgroupFile } from '../formats/cgroup-memory.js';
 import { parseJobLog } from '../formats/job-log.js';
 import { parseSmapsRollup } from '../formats/smaps-rollup.js';
 import type { JobEvidence, LoadWarning, ProcessSeries, Snapshot } from '../model/model.js';
+import { logScopes } from '../model/process-host.js';
 
 /** Logs above this are read only up to it (a kernel log of a day is a few MiB). */
 export const MAX_EVIDENCE_BYTES = 64 * 1024 * 1024;
@@ -74,8 +75,9 @@ export async function readEvidence(
 
 /**
  * Names processes by the roles the job logs give their pids (`[rollout-1 pid=N]`, `started loader-1 pid=N`): the
- * role most lines give a pid, when exactly one process of the job has that pid (pids repeat across nodes and
- * runs: a role is no guess). Two roles for one pid is said in a warning.
+ * role most lines give a pid, when exactly one process the log speaks for has that pid (pids repeat across nodes and
+ * runs: a role is no guess). A log in a host's folder (`node-b/logs/…`) speaks for that host's processes only
+ * (core/model/process-host.ts logScopes). Two roles for one process is said in a warning.
  */
 export function nameProcessesByRole(
   processes: ProcessSeries[],
@@ -83,37 +85,54 @@ export function nameProcessesByRole(
   warnings: LoadWarning[],
 ): void {
   if (!evidence) return;
-  const byPid = new Map<number, ProcessSeries[]>();
-  for (const p of processes) if (p.pid !== null) byPid.set(p.pid, [...(byPid.get(p.pid) ?? []), p]);
-  const votes = new Map<number, Map<string, { n: number; file: string; line: number }>>();
-  for (const { file, log } of evidence.jobLogs)
+  const scopes = logScopes(
+    processes,
+    evidence.jobLogs.map((l) => l.file),
+  );
+  const all = processes.map((_, i) => i);
+  // votes by process (pid, in the log's scope), and the processes a log's pid could be
+  const votes = new Map<ProcessSeries, Map<string, { n: number; file: string; line: number }>>();
+  const shared: { pid: number; n: number; role: string; file: string; line: number }[] = [];
+  for (const { file, log } of evidence.jobLogs) {
+    const byPid = new Map<number, ProcessSeries[]>();
+    for (const i of scopes.get(file) ?? all) {
+      const p = processes[i];
+      if (p.pid !== null) byPid.set(p.pid, [...(byPid.get(p.pid) ?? []), p]);
+    }
     for (const r of log.roles) {
-      if (!byPid.has(r.pid)) continue;
-      const v = votes.get(r.pid) ?? new Map<string, { n: number; file: string; line: number }>();
+      const ps = byPid.get(r.pid);
+      if (!ps) continue;
+      if (ps.length > 1) {
+        shared.push({ pid: r.pid, n: ps.length, role: r.role, file, line: r.line });
+        continue;
+      }
+      const v = votes.get(ps[0]) ?? new Map<string, { n: number; file: string; line: number }>();
       const cur = v.get(r.role) ?? { n: 0, file, line: r.line };
       cur.n += r.count;
       v.set(r.role, cur);
-      votes.set(r.pid, v);
+      votes.set(ps[0], v);
     }
-  for (const [pid, v] of votes) {
-    const ps = byPid.get(pid)!;
+  }
+  const said = new Set<number>();
+  for (const s of shared) {
+    if (said.has(s.pid)) continue; // once per pid
+    said.add(s.pid);
+    warnings.push({
+      file: s.file,
+      line: s.line,
+      message: `the log names pid ${s.pid} "${s.role}", but ${s.n} processes of the dumps have that pid: none is named by it`,
+    });
+  }
+  for (const [p, v] of votes) {
     const ranked = [...v.entries()].sort((a, b) => b[1].n - a[1].n);
     const [name, at] = ranked[0];
-    if (ps.length > 1) {
-      warnings.push({
-        file: at.file,
-        line: at.line,
-        message: `the log names pid ${pid} "${name}", but ${ps.length} processes of the dumps have that pid: none is named by it`,
-      });
-      continue;
-    }
     if (ranked.length > 1)
       warnings.push({
         file: at.file,
         line: at.line,
-        message: `the logs give pid ${pid} ${ranked.length} roles (${ranked.map(([r, x]) => `"${r}" ×${x.n}`).join(', ')}): named "${name}", the most given`,
+        message: `the logs give pid ${p.pid} ${ranked.length} roles (${ranked.map(([r, x]) => `"${r}" ×${x.n}`).join(', ')}): named "${name}", the most given`,
       });
-    ps[0].role = { name, file: at.file, line: at.line };
+    p.role = { name, file: at.file, line: at.line };
   }
 }
 

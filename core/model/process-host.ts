@@ -72,3 +72,34 @@ export function labelHost(processes: readonly Labelled[], p: Labelled): string |
 export function jobPidText(processes: readonly Labelled[], p: Labelled): string {
   return pidText(p.pid, labelHost(processes, p));
 }
+
+const dirOf = (path: string): string => path.slice(0, Math.max(0, path.lastIndexOf('/')));
+
+/**
+ * The processes each log speaks for: a log in a host's folder (`node-b/logs/launcher.log` beside `node-b/dumps/`)
+ * names that host's processes, by the pids they have there; a log anywhere else (the job root, a `logs/` folder
+ * of a job without host folders) may name any. The folders are cut at the same root as the processes' own
+ * (topFolders over the dumps' and the logs' folders together). Per log path: the indexes of the processes of its
+ * folder, or null for all.
+ */
+export function logScopes(
+  processes: readonly Pick<ProcessSeries, 'snapshots' | 'key'>[],
+  logs: readonly string[],
+): Map<string, number[] | null> {
+  const procDirs = processes.map((p) => dirOf(p.snapshots[0]?.file ?? p.key));
+  const tops = topFolders([...procDirs, ...logs.map(dirOf)]);
+  const byTop = new Map<string, number[]>();
+  processes.forEach((_, i) => {
+    const t = tops[i];
+    if (t === null) return;
+    const list = byTop.get(t);
+    if (list) list.push(i);
+    else byTop.set(t, [i]);
+  });
+  return new Map(
+    logs.map((path, j) => {
+      const t = tops[processes.length + j];
+      return [path, t !== null ? (byTop.get(t) ?? null) : null] as const;
+    }),
+  );
+}

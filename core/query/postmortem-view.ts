@@ -78,9 +78,11 @@ export function postmortemView(job: Job, opts: PostmortemOptions = {}): Postmort
 
 export function viewOf(q: PostmortemResult): PostmortemView {
   const k = q.kill;
+  // the killed process by its own pid on its host (the kernel's pid is the host's for a container's process)
+  const own = k?.match?.processPid ?? k?.pid ?? null;
   const killIndex =
-    k && k.pid !== null
-      ? (q.processes.find((p) => p.pid === k.pid && p.fate === 'oom-killed')?.processIndex ?? null)
+    k && own !== null
+      ? (q.processes.find((p) => p.pid === own && p.host === k.host && p.fate === 'oom-killed')?.processIndex ?? null)
       : null;
   const ev = k?.evidence[0];
   return {

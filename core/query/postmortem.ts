@@ -5,7 +5,14 @@
 // The JSON shape is docs/postmortem-json.md.
 
 import type { Job, LoadWarning } from '../model/model.js';
-import { killEvidence, type Evidence, type KillBy, type KillEvidence, type LogRead } from '../stats/kill-evidence.js';
+import {
+  killEvidence,
+  type Evidence,
+  type KillBy,
+  type KillEvidence,
+  type KillMatch,
+  type LogRead,
+} from '../stats/kill-evidence.js';
 import { processEnds, type Fate } from '../stats/fates.js';
 import { withoutTeardownDumps, type TeardownDump } from '../model/series-end.js';
 import {
@@ -36,6 +43,12 @@ export interface KillOut {
   limitBytes: number | null;
   usageBytes: number | null;
   invokedByPid: number | null;
+  /**
+   * how the kill was tied to its process: by its pid, by the NSpid its dumps recorded (a container's process, the
+   * kernel naming it by the host's pid) or inferred (memory cgroup, command, time, RSS); `processPid` is the
+   * process's own pid. Null when it names no process of the dumps.
+   */
+  match: KillMatch | null;
   evidence: Evidence[];
 }
 
@@ -111,6 +124,7 @@ function killOut(job: Job, k: KillEvidence['kills'][number]): KillOut {
     limitBytes: k.limitBytes,
     usageBytes: k.usageBytes,
     invokedByPid: k.invokedByPid,
+    match: k.match,
     evidence: k.evidence,
   };
 }

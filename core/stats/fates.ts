@@ -67,9 +67,7 @@ export function processEnds(
 
   // unattributed OOM counts: only when the dumps point at no more processes than were killed
   if (byProcess.size === 0 && ev.unattributed.length > 0) {
-    const candidates = inferred
-      .map((f, i) => ({ f, i }))
-      .filter(({ f, i }) => f.killed && !ev.signals.has(job.processes[i].pid ?? -1));
+    const candidates = inferred.map((f, i) => ({ f, i })).filter(({ f, i }) => f.killed && !ev.signals.has(i));
     const counted = ev.unattributed.map((u) => u.count).filter((c): c is number => c !== null);
     const count = counted.length > 0 ? Math.max(...counted) : 1;
     if (candidates.length > 0 && candidates.length <= count) {
@@ -88,6 +86,12 @@ export function processEnds(
           usageBytes: null,
           scope: null,
           invokedByPid: null,
+          // a count without a pid: which process it was is the dumps' inference
+          match: {
+            by: 'inferred',
+            processPid: job.processes[i].pid,
+            note: 'the dumps say it was killed (no final dump), no more processes than the kills counted',
+          },
           evidence: ev.unattributed.map((x) => x.evidence),
         };
         kills.push(k);
@@ -102,10 +106,9 @@ export function processEnds(
   const out = job.processes.map((p, i): ProcessEnd => {
     const f = inferred[i];
     const fromDumps = dumpEvidence(p, f);
-    const pid = p.pid ?? -1;
-    const sig = ev.signals.get(pid) ?? [];
-    const down = ev.teardowns.get(pid) ?? [];
-    const exit = ev.exits.get(pid) ?? null;
+    const sig = ev.signals.get(i) ?? [];
+    const down = ev.teardowns.get(i) ?? [];
+    const exit = ev.exits.get(i) ?? null;
     const logs = [...sig, ...down, ...(exit ? [exit.evidence] : [])];
     const end = ends[i];
     const k = byProcess.get(i) ?? null;

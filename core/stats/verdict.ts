@@ -147,6 +147,9 @@ export function verdictSentence(
   const parts: string[] = [];
   if (kill && kill.processIndex !== null) {
     const who = processLabel(job, kill.processIndex).replace(/ ((?:\S+:)?\d+)$/, ' (pid $1');
+    // a container's process: the kernel names it by the host's pid, its dumps and logs by its own
+    const own = job.processes[kill.processIndex].pid;
+    const hostPid = kill.pid !== null && own !== null && kill.pid !== own ? `, host pid ${kill.pid}` : '';
     const size =
       kill.anonRssBytes !== null
         ? `, ${mib(kill.anonRssBytes)} anon`
@@ -176,7 +179,11 @@ export function verdictSentence(
                 : kill.by === 'cgroup'
                   ? 'The cgroup counted an OOM kill; the process it ended is'
                   : 'No log says why; the process that stopped is';
-    parts.push(`${by} ${who}${size})${at}${limit}.`);
+    parts.push(`${by} ${who}${hostPid}${size})${at}${limit}.`);
+    if (kill.by === 'kernel' && kill.match?.by === 'inferred')
+      parts.push(
+        `The kernel's pid ${kill.pid} is ${jobPidText(job.processes, job.processes[kill.processIndex])}, ${kill.match.note}.`,
+      );
   } else {
     const of = (fate: ProcessEnd['fate']): number[] => ends.flatMap((e, i) => (e.fate === fate ? [i] : []));
     const killed = of('killed');

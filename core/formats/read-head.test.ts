@@ -3,6 +3,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { readDumpHead } from './read-head.js';
 import { webInflater } from './inflate.js';
+import { nodeInflater } from '../../node/io/gunzip.js';
 import type { InputFile } from './input-file.js';
 import { fixtureFiles, fixturePath } from '../../tools/fixtures.js';
 import { previewJob } from '../load/job-preview.js';
@@ -32,6 +33,7 @@ describe('readDumpHead', () => {
       for (const [file, inflate] of [
         [memFile(f.path, bytes), null],
         [memFile(f.path + '.gz', gzipSync(bytes)), webInflater()],
+        [memFile(f.path + '.gz', gzipSync(bytes)), nodeInflater],
         [memFile(f.path + '.gz', gzipSync(bytes)), null],
       ] as const) {
         const h = await readDumpHead(file, inflate);
@@ -43,6 +45,24 @@ describe('readDumpHead', () => {
       compared++;
     }
     expect(compared).toBeGreaterThanOrEqual(60);
+  });
+
+  it("a gzipped head whose header lies past the first compressed KiB is read from the rest (node's head inflate)", async () => {
+    const f = fixtureFiles('job').find((x) => /\.heap$/.test(x.path))!;
+    const bytes = readFileSync(fixturePath(f.path));
+    // jemalloc's own messages ahead of the header, incompressible enough to push it past 1 KiB of gzip
+    let seed = 7;
+    const noise = Array.from({ length: 120 }, () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return `<jemalloc>: message ${seed.toString(36)}${(seed * 7).toString(36)}\n`;
+    }).join('');
+    const gz = gzipSync(Buffer.concat([Buffer.from(noise), bytes]));
+    const firstKiB = gunzipSync(gz.subarray(0, 1024), { finishFlush: 2 }).toString('latin1');
+    expect(firstKiB).not.toMatch(/t\*:/);
+    const h = await readDumpHead(memFile('noisy.heap.gz', gz), nodeInflater);
+    expect(h.header && [h.header.liveObjects, h.header.liveBytes, h.header.accumObjects, h.header.accumBytes]).toEqual(
+      textHeader(bytes),
+    );
   });
 
   it('a cut gzip copy still shows its head', async () => {

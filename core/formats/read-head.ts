@@ -21,6 +21,8 @@ export interface DumpHead {
 // First try: the header is within the first few hundred bytes of nearly every dump, and each read is an
 // IPC round trip in the app, so a small read first and the full head only when it was not enough.
 const FIRST_READ = 4096;
+/** compressed bytes a gzipped head is first inflated from (~4–10 KiB of text: the header and the first records) */
+const HEAD_SLICE = 1024;
 
 /** `known`: the file's first bytes when the caller already read them (the classify step's sniff), else read here. */
 export async function readDumpHead(
@@ -39,6 +41,16 @@ export async function readDumpHead(
 }
 
 async function headOf(bytes: Uint8Array, inflate: Inflater | null): Promise<DumpHead> {
+  if (inflate?.head && isGzip(bytes)) {
+    // the header is in the first lines: the first compressed bytes inflated at once give it (at most ~1 and ~4 MiB
+    // of text from HEAD_SLICE and FIRST_READ bytes, even for a gzip bomb); else the stream reads on
+    for (const n of [HEAD_SLICE, FIRST_READ]) {
+      const text = inflate.head(bytes.subarray(0, n));
+      if (!text) break;
+      const h = headOf(text.subarray(0, HEAD_BYTES), null);
+      if ((await h).header !== null || n >= bytes.length) return h;
+    }
+  }
   const parser = new HeapDumpParser({ onRecord: () => undefined });
   const known = () => parser.info.header !== null || parser.info.fatal !== null || parser.info.recordCount > 0;
   if (!isGzip(bytes)) {

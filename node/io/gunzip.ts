@@ -3,7 +3,7 @@
 // calling thread (Inflater.whole).
 
 import { once } from 'node:events';
-import { createGunzip, gunzipSync } from 'node:zlib';
+import { constants, createGunzip, gunzipSync } from 'node:zlib';
 import type { Inflater } from '../../core/formats/inflate.js';
 
 // Output pieces of 256 KiB: zlib's default 16 KiB made the parser join a carried partial line per
@@ -57,4 +57,14 @@ function whole(compressed: Uint8Array, maxBytes: number): Uint8Array | null {
   }
 }
 
-export const nodeInflater: Inflater = Object.assign(stream, { whole });
+/** A head's compressed bytes inflated as far as they go (Z_SYNC_FLUSH: a cut stream is not an error). */
+function head(compressed: Uint8Array): Uint8Array | null {
+  try {
+    const out = gunzipSync(compressed, { finishFlush: constants.Z_SYNC_FLUSH, chunkSize: 16 * 1024 });
+    return new Uint8Array(out.buffer, out.byteOffset, out.length);
+  } catch {
+    return null;
+  }
+}
+
+export const nodeInflater: Inflater = Object.assign(stream, { whole, head });

@@ -37,7 +37,8 @@ let r: JobSuspects;
 let points: ProcessPoint[];
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'heaplens-groups-'));
-  const mod: unknown = await import(/* @vite-ignore */ '../../bench/generate-series.mjs');
+  const generator = '../../bench/generate-series.mjs';
+  const mod: unknown = await import(/* @vite-ignore */ generator);
   const { writeSeries } = mod as { writeSeries: (d: string, o: object) => number };
   writeSeries(dir, {
     processes: PROCESSES,

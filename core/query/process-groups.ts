@@ -72,11 +72,12 @@ export interface FateCount {
 export interface HolderSummary {
   group: number;
   holders: number;
-  /** each holder's rate at the end (bytes/s where the dumps have times, else bytes/dump) */
+  /** the unit of the rates: bytes/s where the dumps have times, else bytes/dump */
   perSecond: boolean;
+  /** the holders' rates at the end (those with a rate in that unit: rates.n of them) */
   rates: Spread;
   /** holders whose rate stands out (robust z above OUTLIER_Z and at least twice the median), fastest first */
-  outliers: number[];
+  outliers: { processIndex: number; rate: number }[];
   /** the holders with the highest scores, most first */
   top: number[];
 }
@@ -211,17 +212,19 @@ function membersOf(r: Pick<JobSuspects, 'stacks'>, g: SuspectGroup): StackSuspec
 
 /** A suspect's holders: how many, the spread of their rates at the end, the outliers and the top `top` by score. */
 export function holderSummary(r: Pick<JobSuspects, 'stacks'>, g: SuspectGroup, top = 3): HolderSummary {
-  const members = membersOf(r, g);
-  // per second when every holder's dumps have times, else per dump (one unit for the spread)
-  const perSecond = members.length > 0 && members.every((s) => s.lateSlopePerSecond !== null);
+  const all = membersOf(r, g);
+  // per second where the dumps have times, else per dump: one unit for the spread, over the holders whose series
+  // carry a rate in it (a series too short has none: core/stats/patterns.ts rateBasis)
+  const perSecond = all.some((s) => s.lateSlopePerSecond !== null);
+  const members = all.filter((s) => (perSecond ? s.lateSlopePerSecond !== null : s.hasRate));
   const rates = members.map((s) => (perSecond ? (s.lateSlopePerSecond as number) : s.lateSlopePerSnapshot));
   return {
     group: g.group,
     holders: g.processIndexes.length,
     perSecond,
     rates: spread(rates),
-    outliers: highOutliers(rates).map((i) => members[i].processIndex),
-    top: members.slice(0, top).map((s) => s.processIndex),
+    outliers: highOutliers(rates).map((i) => ({ processIndex: members[i].processIndex, rate: rates[i] })),
+    top: all.slice(0, top).map((s) => s.processIndex),
   };
 }
 

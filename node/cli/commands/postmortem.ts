@@ -14,12 +14,11 @@ import { explanationWords } from '../../../core/stats/memory-outside-heap.js';
 import { NOISE_Z } from '../../../core/model/sampling-error.js';
 import { jobPidText } from '../../../core/model/process-host.js';
 import { flag, has, intFlag, UsageError, type ParsedArgs } from '../args.js';
-import type { Frame } from '../../../core/frames/describe.js';
-import { describeFrame } from '../stack-text.js';
-import { leadFrame } from '../../../core/frames/stack-labels.js';
 import { formatBytes, formatSignedBytes, table } from '../format.js';
 import { groupFacts, growthQuery, stackFacts } from '../../../core/query/growth.js';
 import { pidList, rateText } from '../text/growth.js';
+import { callSite, cutNote, holderLine, printFateCounts, printRest, reasonText } from '../text/process-page.js';
+import { pagedOf, processPageFacts, processPageOf } from './process-page.js';
 import {
   indent,
   printWarnings,
@@ -58,12 +57,6 @@ export async function readLimit(args: ParsedArgs): Promise<Limit | null> {
   return { bytes: r.bytes, source, note: r.note };
 }
 
-/** The stack's name as every view names it (core/frames/stack-labels.ts leadFrame). */
-function callSite(frames: readonly Frame[], mode: string): string {
-  const lead = leadFrame(frames, mode);
-  return lead ? describeFrame(lead) : '(no frames)';
-}
-
 export function postmortemCommand(job: Job, args: ParsedArgs, io: Output, given: Limit | null): void {
   // the limit: --limit, else the kill's report, the cgroup files given, or memory.max recorded with the dumps
   const scope = flag(args, 'limit-scope') === 'process' ? 'process' : 'job';
@@ -76,6 +69,13 @@ export function postmortemCommand(job: Job, args: ParsedArgs, io: Output, given:
   const pm: JobPostmortem = q.postmortem;
   const r = pm.suspects;
   const listed = growthQuery(job, viewOf(args), n, r);
+  const { page, points } = processPageOf(
+    job,
+    r,
+    q.processes,
+    q.processes.map((p) => p.role),
+  );
+  const paged = pagedOf(job, args);
   if (has(args, 'json')) {
     io.out(
       JSON.stringify(
@@ -114,6 +114,8 @@ export function postmortemCommand(job: Job, args: ParsedArgs, io: Output, given:
           job: { ...pm.job, memory: q.job },
           groups: listed.groups.map((g) => groupFacts(job, g)),
           stacks: listed.stacks.map((s) => stackFacts(job, s)),
+          // every process is above; the groups and the pick of those that matter beside them
+          ...processPageFacts(job, page),
           warnings: [...job.warnings, ...q.warnings],
         },
         (_k, v: unknown) =>
@@ -139,15 +141,26 @@ export function postmortemCommand(job: Job, args: ParsedArgs, io: Output, given:
       );
   }
   io.out('');
-  const order = [...pm.died, ...pm.processes.map((p) => p.processIndex).filter((i) => !pm.died.includes(i))];
+  let order = [...pm.died, ...pm.processes.map((p) => p.processIndex).filter((i) => !pm.died.includes(i))];
   order.sort((a, b) => FATE_ORDER.indexOf(q.processes[a].fate) - FATE_ORDER.indexOf(q.processes[b].fate));
+  if (paged) {
+    // many processes: the fates counted, then only those that matter (killed, top holders, outliers)
+    io.out('how the processes ended:');
+    printFateCounts(job, page, io);
+    io.out(
+      `\nprocesses that matter (${page.listed.length} of ${job.processes.length}: killed, the first suspects' top holders, outliers of growth):`,
+    );
+    order = page.listed.map((l) => l.processIndex);
+  }
   for (const pi of order) {
     const p = pm.processes[pi];
     const proc = job.processes[pi];
     const qp = q.processes[pi];
     const lc = p.fate.lastCompleteIndex >= 0 ? proc.snapshots[p.fate.lastCompleteIndex] : null;
     const lines: string[] = [];
-    lines.push(`${processTitle(proc, job)} — ${fateText(qp.fate).toUpperCase()} (${qp.role})`);
+    lines.push(
+      `${paged ? reasonText(page, pi) : ''}${processTitle(proc, job)} — ${fateText(qp.fate).toUpperCase()} (${qp.role})`,
+    );
     for (const e of qp.fateEvidence)
       lines.push(
         `  · ${evidenceSourceLabel(e.source)}: ${e.text}${e.source === 'dumps' ? '' : ` (${e.file}${e.line !== null ? `:${e.line}` : ''})`}`,
@@ -184,6 +197,12 @@ export function postmortemCommand(job: Job, args: ParsedArgs, io: Output, given:
       lines.push(`  to the limit (${formatBytes(limit.bytes)}): ${projectionText(p.projection)}`);
     for (const note of p.notes) lines.push(`  note: ${note}`);
     io.out(lines.join('\n'));
+  }
+  if (paged) {
+    io.out(
+      `\nthe other ${job.processes.length - page.listed.length} processes by host and command (growth: Σ of their stacks' scores):`,
+    );
+    printRest(page, points, io);
   }
   if (limit) {
     if (limit.bytes === null) io.out(`\nlimit: ${limit.note ?? 'none'}`);
@@ -232,10 +251,20 @@ export function postmortemCommand(job: Job, args: ParsedArgs, io: Output, given:
     ),
   );
   if (listed.groups.length > 0) io.out(`\n  #1 in full: ${stackText(listed.groups[0].frames, 12)}`);
+  if (paged && page.holders.length > 0) {
+    io.out('\nholders of the first suspects:');
+    for (const h of page.holders) {
+      const at = listed.groups.findIndex((g) => g.group.group === h.group);
+      io.out(
+        `  #${at + 1} ${at >= 0 ? callSite(listed.groups[at].frames, viewOf(args).mode) : ''}: ${holderLine(job, h)}`,
+      );
+    }
+  }
   if (q.logsRead.length > 0) {
     io.out('\nlogs read:');
     for (const l of q.logsRead) io.out(`  ${l.file}: ${l.gave}`);
   }
+  if (paged) io.out(`\n${cutNote(page, job.processes.length)}`);
   io.out('');
   printWarnings([...job.warnings, ...q.warnings], io);
 }

@@ -1,0 +1,106 @@
+// A job of many processes on a page of text (issue 49 item 4): what `growth` and `postmortem` print of the
+// processes beyond the ones that matter — a suspect's holders summarised, the fates counted by group with their
+// evidence, the rest counted by host, role and command. The choice is core/query/process-groups.ts's.
+
+import type { Job } from '../../../core/model/model.js';
+import type { Frame } from '../../../core/frames/describe.js';
+import { leadFrame } from '../../../core/frames/stack-labels.js';
+import { jobPidText } from '../../../core/model/process-host.js';
+import { fateText } from '../../../core/stats/fates.js';
+import { evidenceSourceLabel } from '../../../core/stats/kill-evidence.js';
+import type { HolderSummary, ProcessGroup, ProcessPage, ProcessPoint } from '../../../core/query/process-groups.js';
+import { formatBytes, formatSignedBytes, table } from '../format.js';
+import { describeFrame } from '../stack-text.js';
+import { indent, tableColumns, type Output } from '../common.js';
+
+/** The stack's name as every view names it (core/frames/stack-labels.ts leadFrame). */
+export function callSite(frames: readonly Frame[], mode: string): string {
+  const lead = leadFrame(frames, mode);
+  return lead ? describeFrame(lead) : '(no frames)';
+}
+
+function pid(job: Job, pi: number): string {
+  return jobPidText(job.processes, job.processes[pi]);
+}
+
+function rate(v: number, perSecond: boolean): string {
+  return `${formatSignedBytes(v)}/${perSecond ? 's' : 'dump'}`;
+}
+
+/** `25 holders; late rate median +214 KiB/s, p90 …, max …; outliers node-03:1000 (+2.1 MiB/s); top node-01:1014, …` */
+export function holderLine(job: Job, h: HolderSummary): string {
+  const r = h.rates;
+  const spreadText =
+    r.n > 1
+      ? `late rate median ${rate(r.median, h.perSecond)}, p90 ${rate(r.p90, h.perSecond)}, max ${rate(r.max, h.perSecond)} (least ${rate(r.min, h.perSecond)})`
+      : `late rate ${rate(r.max, h.perSecond)}`;
+  const outliers =
+    h.outliers.length > 0
+      ? `; outliers ${h.outliers
+          .slice(0, 4)
+          .map((o) => `${pid(job, o.processIndex)} (${rate(o.rate, h.perSecond)})`)
+          .join(', ')}${h.outliers.length > 4 ? `, +${h.outliers.length - 4}` : ''}`
+      : '; no outliers';
+  return `${h.holders} holder${h.holders === 1 ? '' : 's'}; ${spreadText}${outliers}; top ${h.top.map((pi) => pid(job, pi)).join(', ')}`;
+}
+
+/** Fates counted, each with its groups and the evidence of the first few (file:line). */
+export function printFateCounts(job: Job, page: ProcessPage, io: Output): void {
+  for (const f of page.fates) {
+    const groups = f.groups
+      .slice(0, 4)
+      .map((g) => `${g.host !== null ? `${g.host} ` : ''}${g.command} ${g.count}`)
+      .join(', ');
+    io.out(
+      `  ${fateText(f.fate)}: ${f.count} process${f.count === 1 ? '' : 'es'} (${groups}${f.groups.length > 4 ? `, +${f.groups.length - 4} groups` : ''})` +
+        (f.withEvidence > 0 ? `; ${f.withEvidence} with evidence` : ''),
+    );
+    for (const { processIndex, evidence: e } of f.evidence)
+      io.out(
+        `    · ${pid(job, processIndex)} ${evidenceSourceLabel(e.source)}: ${e.text}${e.source === 'dumps' ? '' : ` (${e.file}${e.line !== null ? `:${e.line}` : ''})`}`,
+      );
+  }
+}
+
+/** The processes not listed, counted by host, role and command, and fate; with their growth's spread. */
+export function printRest(page: ProcessPage, points: readonly ProcessPoint[], io: Output): void {
+  const listed = new Set(page.listed.map((l) => l.processIndex));
+  const byKey = new Map<string, ProcessGroup>(page.groups.map((g) => [g.key, g]));
+  const rows = page.rest.map((r) => {
+    const g = byKey.get(r.key)!;
+    const rest = g.processIndexes.filter((pi) => !listed.has(pi) && points[pi].fate === r.fate);
+    const gs = rest.map((pi) => points[pi].growth).sort((a, b) => a - b);
+    return [
+      r.host ?? '-',
+      r.role === 'process' ? r.command : `${r.role}: ${r.command}`,
+      fateText(r.fate),
+      String(r.count),
+      formatBytes(gs[Math.floor((gs.length - 1) / 2)] ?? 0),
+      formatBytes(gs[gs.length - 1] ?? 0),
+    ];
+  });
+  io.out(
+    indent(
+      table(
+        ['host', 'command', 'fate', 'processes', 'growth median', 'max'],
+        rows,
+        [false, false, false, true, true, true],
+        tableColumns(io),
+      ),
+    ),
+  );
+}
+
+/** Why a process is listed, before its title: `[killed, top holder] `. */
+export function reasonText(page: ProcessPage, pi: number): string {
+  const l = page.listed.find((x) => x.processIndex === pi);
+  return l ? `[${l.reasons.join(', ')}] ` : '';
+}
+
+/** How the page was cut, for its last lines: what --all adds. */
+export function cutNote(page: ProcessPage, processes: number): string {
+  const more: string[] = [];
+  if (page.leftOut.killed > 0) more.push(`${page.leftOut.killed} more killed`);
+  if (page.leftOut.outliers > 0) more.push(`${page.leftOut.outliers} more outliers`);
+  return `${page.listed.length} of ${processes} processes listed${more.length > 0 ? ` (${more.join(', ')} counted above)` : ''}; --all lists every process`;
+}

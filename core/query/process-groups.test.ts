@@ -13,6 +13,7 @@ import { rankJob, type JobSuspects } from '../stats/suspects.js';
 import { killEvidence } from '../stats/kill-evidence.js';
 import { processEnds } from '../stats/fates.js';
 import {
+  culpritHolders,
   groupProcesses,
   highOutliers,
   holderSummary,
@@ -85,7 +86,7 @@ describe('process groups of a generated job of 60 processes on 3 hosts', () => {
 
   it('every process grows; the fast ones are the outliers of growth', () => {
     for (const p of points) expect(p.growth, `${p.host}:${job.processes[p.processIndex].pid}`).toBeGreaterThan(0);
-    const page = processPage(points, r);
+    const page = processPage(points, culpritHolders(r));
     expect(page.outliers.map(generated).sort((a, b) => a - b)).toEqual(FAST);
     // ten times the growth: each fast process grows more than any slow one
     const slow = points.filter((p) => !FAST.includes(generated(p.processIndex))).map((p) => p.growth);
@@ -93,7 +94,7 @@ describe('process groups of a generated job of 60 processes on 3 hosts', () => {
   });
 
   it('lists the first suspects’ top holders and the outliers, the rest counted by host and fate', () => {
-    const page = processPage(points, r);
+    const page = processPage(points, culpritHolders(r));
     // the first suspect is a fast process's growing stack
     expect(FAST).toContain(generated(r.groups[0].top.processIndex));
     const listed = page.listed.map((l) => l.processIndex);

@@ -210,9 +210,16 @@ function membersOf(r: Pick<JobSuspects, 'stacks'>, g: SuspectGroup): StackSuspec
   return r.stacks.filter((s) => s.group === g.group);
 }
 
-/** A suspect's holders: how many, the spread of their rates at the end, the outliers and the top `top` by score. */
-export function holderSummary(r: Pick<JobSuspects, 'stacks'>, g: SuspectGroup, top = 3): HolderSummary {
-  const all = membersOf(r, g);
+/**
+ * A suspect's holders: how many, the spread of their rates at the end, the outliers and the top `top` by score.
+ * `all`: the group's members in ranking order, when the caller has them (one pass over the ranking for many groups).
+ */
+export function holderSummary(
+  r: Pick<JobSuspects, 'stacks'>,
+  g: SuspectGroup,
+  top = 3,
+  all: readonly StackSuspect[] = membersOf(r, g),
+): HolderSummary {
   // per second where the dumps have times, else per dump: one unit for the spread, over the holders whose series
   // carry a rate in it (a series too short has none: core/stats/patterns.ts rateBasis)
   const perSecond = all.some((s) => s.lateSlopePerSecond !== null);
@@ -233,11 +240,15 @@ export function culpritGroups(r: Pick<JobSuspects, 'groups'>, culprits = 3): Sus
   return r.groups.filter((g) => g.score > 0).slice(0, culprits);
 }
 
+/** The holders of a ranking's first suspects (`culprits` of them, each's `top` holders): what processPage lists. */
+export function culpritHolders(r: Pick<JobSuspects, 'stacks' | 'groups'>, culprits = 3, top = 3): HolderSummary[] {
+  const groups = culpritGroups(r, culprits);
+  const members = new Map(groups.map((g) => [g.group, [] as StackSuspect[]]));
+  for (const s of r.stacks) members.get(s.group)?.push(s);
+  return groups.map((g) => holderSummary(r, g, top, members.get(g.group)));
+}
+
 export interface PageOptions {
-  /** how many of the first suspects' holders are listed (default 3 suspects) */
-  culprits?: number;
-  /** how many of each suspect's top holders (default 3) */
-  topHolders?: number;
   /** at most this many processes listed on their own (default 12); the rest are counted in their groups */
   max?: number;
 }
@@ -291,12 +302,12 @@ export function fateCounts(points: readonly ProcessPoint[]): FateCount[] {
 
 /**
  * The page of a job of many processes: which processes are listed on their own (killed, the first suspects'
- * top holders, outliers of growth; at most `max`), the rest counted by group and fate, the suspects' holders
- * summarised and the fates counted.
+ * top holders as `holders` gives them (culpritHolders), outliers of growth; at most `max`), the rest counted by
+ * group and fate, and the fates counted. `points` are in process order (points[i].processIndex === i).
  */
 export function processPage(
   points: readonly ProcessPoint[],
-  r: Pick<JobSuspects, 'stacks' | 'groups'>,
+  holders: readonly HolderSummary[],
   opts: PageOptions = {},
 ): ProcessPage {
   const max = opts.max ?? 12;
@@ -314,7 +325,6 @@ export function processPage(
         b.growth - a.growth ||
         a.processIndex - b.processIndex,
     );
-  const holders = culpritGroups(r, opts.culprits ?? 3).map((g) => holderSummary(r, g, opts.topHolders ?? 3));
   const outliers = highOutliers(points.map((p) => p.growth)).map((i) => points[i].processIndex);
   // killed first (they are the answer), then each suspect's top holders, then the outliers: up to max in all
   let left = max;
@@ -353,7 +363,7 @@ export function processPage(
     leftOut: { killed: killedOut, outliers: outliersOut },
     groups,
     rest,
-    holders,
+    holders: [...holders],
     fates: fateCounts(points),
     outliers,
   };

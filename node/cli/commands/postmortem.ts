@@ -137,7 +137,14 @@ export function postmortemCommand(job: Job, args: ParsedArgs, io: Output, given:
     io.out('\nwhat grew (share of the growth):');
     for (const c of q.culprits)
       io.out(
-        `  ${(100 * c.share).toFixed(0).padStart(3)} %  ${formatBytes(c.bytes)}${c.rate !== null ? ` (${formatSignedBytes(c.rate)}/s)` : ''}  ${c.pattern ?? 'outside the heap'}${c.pattern === 'step' ? ' (one-time)' : ''}  ${c.site}  — ${c.pids.length > 8 ? `${c.pids.length} processes (pid ${c.pids.slice(0, 3).join(', ')}, …)` : `pid ${c.processIndexes.map((i) => jobPidText(job.processes, job.processes[i])).join(', ')}`}`,
+        `  ${(100 * c.share).toFixed(0).padStart(3)} %  ${formatBytes(c.bytes)}${c.rate !== null ? ` (${formatSignedBytes(c.rate)}/s)` : ''}  ${c.pattern ?? 'outside the heap'}${c.pattern === 'step' ? ' (one-time)' : ''}  ${c.site}  — ${
+          c.pids.length > 8
+            ? `${c.pids.length} processes (pid ${c.processIndexes
+                .slice(0, 3)
+                .map((i) => jobPidText(job.processes, job.processes[i]))
+                .join(', ')}, …)`
+            : `pid ${c.processIndexes.map((i) => jobPidText(job.processes, job.processes[i])).join(', ')}`
+        }`,
       );
   }
   io.out('');

@@ -8,6 +8,7 @@ import { processEnds, type Fate } from '../../../core/stats/fates.js';
 import type { Evidence } from '../../../core/stats/kill-evidence.js';
 import { processHost } from '../../../core/model/process-host.js';
 import {
+  culpritHolders,
   LIST_ALL_UP_TO,
   processPage,
   processPoints,
@@ -30,7 +31,7 @@ export function processPageOf(
   roles?: readonly ProcessRole[],
 ): { page: ProcessPage; points: ProcessPoint[] } {
   const points = processPoints(job, r, ends ?? processEnds(job, killEvidence(job)).ends, roles);
-  return { page: processPage(points, r), points };
+  return { page: processPage(points, culpritHolders(r)), points };
 }
 
 /** What `--json` adds: every process by group (host, role, command), the processes that matter, the holders. */

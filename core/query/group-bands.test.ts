@@ -23,8 +23,11 @@ describe('groupBand', () => {
   it('is empty without points, one point when every member is at one x', () => {
     expect(groupBand([])).toEqual([]);
     expect(groupBand([{ xs: [], ys: [] }])).toEqual([]);
-    expect(groupBand([{ xs: [3], ys: [7] }, { xs: [3], ys: [9] }])).toEqual([
-      { x: 3, n: 2, median: 8, p90: 8.8, max: 9 },
-    ]);
+    expect(
+      groupBand([
+        { xs: [3], ys: [7] },
+        { xs: [3], ys: [9] },
+      ]),
+    ).toEqual([{ x: 3, n: 2, median: 8, p90: 8.8, max: 9 }]);
   });
 });

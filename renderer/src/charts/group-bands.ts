@@ -69,7 +69,7 @@ export function drawGroupBands(g: G, bands: readonly GroupBand[], y: (v: number)
           .y1((p) => y(p.p90))(b.points) ?? '',
       )
       .attr('fill', color)
-      .attr('fill-opacity', 0.14)
+      .attr('fill-opacity', 0.22)
       .attr('stroke', 'none');
     const at = (v: (p: BandPoint) => number) =>
       line<BandPoint>()
@@ -84,7 +84,8 @@ export function drawGroupBands(g: G, bands: readonly GroupBand[], y: (v: number)
       )
       .attr('fill', 'none')
       .attr('stroke', color)
-      .attr('stroke-opacity', 0.7);
+      .attr('stroke-width', 1.4)
+      .attr('stroke-opacity', 0.85);
     one
       .append('path')
       .attr('class', 'band-max')

@@ -17,7 +17,7 @@ import { flag, has, intFlag, UsageError, type ParsedArgs } from '../args.js';
 import { formatBytes, formatSignedBytes, table } from '../format.js';
 import { groupFacts, growthQuery, stackFacts } from '../../../core/query/growth.js';
 import { pidList, rateText } from '../text/growth.js';
-import { callSite, cutNote, holderLine, printFateCounts, printRest, reasonText } from '../text/process-page.js';
+import { callSite, cutNote, printFateCounts, printHolders, printRest, reasonText } from '../text/process-page.js';
 import { pagedOf, processPageFacts, processPageOf } from './process-page.js';
 import {
   indent,
@@ -258,14 +258,9 @@ export function postmortemCommand(job: Job, args: ParsedArgs, io: Output, given:
     ),
   );
   if (listed.groups.length > 0) io.out(`\n  #1 in full: ${stackText(listed.groups[0].frames, 12)}`);
-  if (paged && page.holders.length > 0) {
-    io.out('\nholders of the first suspects:');
-    for (const h of page.holders) {
-      const at = listed.groups.findIndex((g) => g.group.group === h.group);
-      io.out(
-        `  #${at + 1} ${at >= 0 ? callSite(listed.groups[at].frames, viewOf(args).mode) : ''}: ${holderLine(job, h)}`,
-      );
-    }
+  if (paged) {
+    io.out('');
+    printHolders(job, page, listed.groups, viewOf(args).mode, io);
   }
   if (q.logsRead.length > 0) {
     io.out('\nlogs read:');

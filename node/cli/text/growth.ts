@@ -8,7 +8,7 @@ import { formatBytes, formatSignedBytes, table } from '../format.js';
 import { jobPidText } from '../../../core/model/process-host.js';
 import { indent, printWarnings, processTitle, stackText, tableColumns, type Output } from '../common.js';
 import type { ProcessPage, ProcessPoint } from '../../../core/query/process-groups.js';
-import { callSite, cutNote, holderLine, printFateCounts, printRest, reasonText } from './process-page.js';
+import { callSite, cutNote, printFateCounts, printHolders, printRest, reasonText } from './process-page.js';
 
 /** A job too big to list process by process: the page core/query/process-groups.ts chose, and the view's stack mode. */
 export interface PagedGrowth {
@@ -99,13 +99,7 @@ export function printGrowth(job: Job, a: GrowthAnswer, io: Output, paged?: Paged
   const order = paged ? paged.page.listed.map((l) => l.processIndex) : r.processes.map((_, pi) => pi);
   if (paged) {
     const { page } = paged;
-    if (page.holders.length > 0) io.out('holders of the first suspects:');
-    for (const h of page.holders) {
-      const g = a.groups.find((x) => x.group.group === h.group);
-      io.out(
-        `  #${r.groups.indexOf(g?.group ?? r.groups[0]) + 1} ${g ? callSite(g.frames, paged.mode) : ''}: ${holderLine(job, h)}`,
-      );
-    }
+    printHolders(job, page, a.groups, paged.mode, io);
     io.out('how the processes ended:');
     printFateCounts(job, page, io);
     io.out(

@@ -9,6 +9,7 @@ import { jobPidText } from '../../../core/model/process-host.js';
 import { fateText } from '../../../core/stats/fates.js';
 import { evidenceSourceLabel } from '../../../core/stats/kill-evidence.js';
 import type { HolderSummary, ProcessGroup, ProcessPage, ProcessPoint } from '../../../core/query/process-groups.js';
+import type { GrowthGroup } from '../../../core/query/growth.js';
 import { formatBytes, formatSignedBytes, table } from '../format.js';
 import { describeFrame } from '../stack-text.js';
 import { indent, tableColumns, type Output } from '../common.js';
@@ -42,6 +43,23 @@ export function holderLine(job: Job, h: HolderSummary): string {
           .join(', ')}${h.outliers.length > 4 ? `, +${h.outliers.length - 4}` : ''}`
       : '; no outliers';
   return `${h.holders} holder${h.holders === 1 ? '' : 's'}; ${spreadText}${outliers}; top ${h.top.map((pi) => pid(job, pi)).join(', ')}`;
+}
+
+/** The first suspects' holders, one line each: `#1 call site: 25 holders; late rate median …; outliers …; top …`. */
+export function printHolders(
+  job: Job,
+  page: ProcessPage,
+  listed: readonly GrowthGroup[],
+  mode: string,
+  io: Output,
+): void {
+  if (page.holders.length === 0) return;
+  io.out('holders of the first suspects:');
+  for (const h of page.holders) {
+    const at = listed.findIndex((g) => g.group.group === h.group);
+    const site = at >= 0 ? callSite(listed[at].frames, mode) : `group ${h.group + 1}`;
+    io.out(`  ${at >= 0 ? `#${at + 1} ` : ''}${site}: ${holderLine(job, h)}`);
+  }
 }
 
 /** Fates counted, each with its groups and the evidence of the first few (file:line). */

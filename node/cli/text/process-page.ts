@@ -80,19 +80,33 @@ export function printFateCounts(job: Job, page: ProcessPage, io: Output): void {
   }
 }
 
-/** The processes not listed, counted by host, role and command, and fate; with their growth's spread. */
+/** Rows of the rest beyond which the hosts are merged (role, command and fate across hosts, with how many hosts). */
+export const REST_ROWS = 40;
+
+/**
+ * The processes not listed, counted by host, role and command, and fate, with their growth's spread; beyond
+ * REST_ROWS rows (many hosts × many roles) the same across hosts, saying on how many hosts.
+ */
 export function printRest(page: ProcessPage, points: readonly ProcessPoint[], io: Output): void {
   const listed = new Set(page.listed.map((l) => l.processIndex));
   const byKey = new Map<string, ProcessGroup>(page.groups.map((g) => [g.key, g]));
-  const rows = page.rest.map((r) => {
-    const g = byKey.get(r.key)!;
-    const rest = g.processIndexes.filter((pi) => !listed.has(pi) && points[pi].fate === r.fate);
-    const gs = rest.map((pi) => points[pi].growth).sort((a, b) => a - b);
+  const merged = page.rest.length > REST_ROWS;
+  const rows = new Map<string, { host: string; what: string; fate: string; hosts: Set<string>; members: number[] }>();
+  for (const r of page.rest) {
+    const what = r.role === 'process' ? r.command : `${r.role}: ${r.command}`;
+    const k = `${merged ? '' : (r.host ?? '')}\u0000${what}\u0000${r.fate}`;
+    const row = rows.get(k) ?? { host: r.host ?? '-', what, fate: fateText(r.fate), hosts: new Set(), members: [] };
+    row.hosts.add(r.host ?? '-');
+    row.members.push(...byKey.get(r.key)!.processIndexes.filter((pi) => !listed.has(pi) && points[pi].fate === r.fate));
+    rows.set(k, row);
+  }
+  const cells = [...rows.values()].map((r) => {
+    const gs = r.members.map((pi) => points[pi].growth).sort((a, b) => a - b);
     return [
-      r.host ?? '-',
-      r.role === 'process' ? r.command : `${r.role}: ${r.command}`,
-      fateText(r.fate),
-      String(r.count),
+      merged ? `${r.hosts.size} host${r.hosts.size === 1 ? '' : 's'}` : r.host,
+      r.what,
+      r.fate,
+      String(r.members.length),
       formatBytes(gs[Math.floor((gs.length - 1) / 2)] ?? 0),
       formatBytes(gs[gs.length - 1] ?? 0),
     ];
@@ -100,8 +114,8 @@ export function printRest(page: ProcessPage, points: readonly ProcessPoint[], io
   io.out(
     indent(
       table(
-        ['host', 'command', 'fate', 'processes', 'growth median', 'max'],
-        rows,
+        [merged ? 'hosts' : 'host', 'command', 'fate', 'processes', 'growth median', 'max'],
+        cells,
         [false, false, false, true, true, true],
         tableColumns(io),
       ),

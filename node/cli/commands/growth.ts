@@ -1,5 +1,6 @@
 // `heaplens growth`: the job-wide ranking first (one line per stack across the processes that hold it), then each
-// process's own series. The listing is core/query/growth.ts's; on a dataset the ranking runs over its cells in SQL
+// process's own series — above 16 processes only those that matter, the rest counted by group (process-page.ts;
+// --all: every process). The listing is core/query/growth.ts's; on a dataset the ranking runs over its cells in SQL
 // (node/dataset/rank-dataset.ts) and only the listed stacks' frames are read. The output is the same either way.
 
 import type { Job, ProcessSeries } from '../../../core/model/model.js';

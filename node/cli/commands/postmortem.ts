@@ -1,7 +1,8 @@
 // `heaplens postmortem`: a thin formatter of core/query/postmortem.ts — the verdict first (who was killed, by
 // whom, at what limit, what filled it), each process's fate and memory; then who died and when, its last complete snapshot
 // and growth at the end, the top suspects job-wide (pattern, rate, σ, Python call site, which other
-// processes hold the same stack), and with --limit the time each process (and the job) had left.
+// processes hold the same stack), and with --limit the time each process (and the job) had left. Above 16 processes
+// the fates are counted by group and only the processes that matter are shown (process-page.ts; --all: every one).
 
 import { readFile, stat } from 'node:fs/promises';
 import type { Job } from '../../../core/model/model.js';

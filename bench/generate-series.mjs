@@ -14,11 +14,13 @@
 // With `hosts` (issue 49: a job of many processes on many nodes), the processes are spread over that many hosts,
 // each a `node-XX/` folder whose pids start again at 1000 (pids repeat across the nodes of a job, as they do across
 // containers), with the host's name in each deep sidecar's context (`C hostname node-XX`). `gzip` writes every dump
-// gzipped; `growing` makes that many stacks of each deep process grow (evenly spaced; else one in 50).
+// gzipped; `growing` makes that many stacks of each deep process grow (evenly spaced; else one in 50); `outliers`
+// makes that many deep processes (evenly spaced: process 0, P/outliers, …) grow those stacks ten times as fast.
 //
 // As a command (large jobs, cached: a folder with a complete marker is reused, never rewritten):
 //   node bench/generate-series.mjs <dir> --processes 16 --dumps 100 --stacks 5000 [--python] [--gzip-half] [--deep]
 //   node bench/generate-series.mjs <dir> --processes 1000 --dumps 10 --stacks 1000 --deep --gzip --hosts 25 --growing 2
+//   [--outliers 4]
 import { mkdirSync, openSync, writeSync, closeSync, existsSync, writeFileSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -182,7 +184,10 @@ function deepSidecar(pid, seq, host = 'node-7') {
 }
 
 /** One deep dump and its sidecar; returns the bytes of text written (dump decompressed, plus the sidecar). */
-export function writeDeepDump(path, { stacks, step, seed, pid, gzip = false, host = undefined, growing = 0 }) {
+export function writeDeepDump(
+  path,
+  { stacks, step, seed, pid, gzip = false, host = undefined, growing = 0, fast = false },
+) {
   // `growing` stacks evenly spaced (stacks 0, stacks/growing, …), else one in 50
   const every = growing > 0 ? Math.max(1, Math.floor(stacks / growing)) : 50;
   const r = rng(seed);
@@ -191,7 +196,10 @@ export function writeDeepDump(path, { stacks, step, seed, pid, gzip = false, hos
   let totalObjs = 0;
   let totalBytes = 0;
   for (let i = 0; i < stacks; i++) {
-    const objs = 1 + Math.floor(r() * 20) + (i % every === 0 && (growing === 0 || i / every < growing) ? step * 5 : 0);
+    const objs =
+      1 +
+      Math.floor(r() * 20) +
+      (i % every === 0 && (growing === 0 || i / every < growing) ? step * (fast ? 50 : 5) : 0);
     counts.push(objs);
     totalObjs += objs;
     totalBytes += objs * (64 + (i % 4096) * 16);
@@ -234,12 +242,14 @@ export function writeSeries(
     hosts = 0,
     totalProcesses = processes,
     growing = 0,
+    outliers = 0,
   },
 ) {
   mkdirSync(dir, { recursive: true });
   let total = 0;
   // processes per host: contiguous blocks, so each host's pids run 1000, 1001, …
   const perHost = hosts > 0 ? Math.ceil(totalProcesses / hosts) : 0;
+  const fastEvery = outliers > 0 ? Math.max(1, Math.floor(totalProcesses / outliers)) : 0;
   for (let p = firstProcess; p < firstProcess + processes; p++) {
     const h = hosts > 0 ? Math.floor(p / perHost) : -1;
     const host = h >= 0 ? `node-${String(h).padStart(2, '0')}` : undefined;
@@ -250,7 +260,16 @@ export function writeSeries(
       const gzip = gzipAll || (gzipHalf && s % 2 === 1);
       const name = `jeprof.${pid}.${s}.i${s}.heap${gzip ? '.gz' : ''}`;
       total += deep
-        ? writeDeepDump(join(at, name), { stacks, step: s, seed: p * 1000 + s, pid, gzip, host, growing })
+        ? writeDeepDump(join(at, name), {
+            stacks,
+            step: s,
+            seed: p * 1000 + s,
+            pid,
+            gzip,
+            host,
+            growing,
+            fast: fastEvery > 0 && p % fastEvery === 0 && p / fastEvery < outliers,
+          })
         : writeDump(join(at, name), { stacks, depth, step: s, seed: p * 1000 + s, python, pid, gzip });
     }
   }
@@ -309,6 +328,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
       hosts: o.hosts,
       totalProcesses: o.totalProcesses,
       growing: o.growing,
+      outliers: o.outliers,
     });
     process.send(bytes, () => process.exit(0));
   } else {
@@ -325,11 +345,12 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
         gzip: { type: 'boolean' },
         hosts: { type: 'string' },
         growing: { type: 'string' },
+        outliers: { type: 'string' },
       },
     });
     if (positionals.length !== 1)
       throw new Error(
-        'usage: generate-series.mjs <dir> [--processes N --dumps N --stacks N --depth N --python --gzip-half --deep --gzip --hosts N --growing N]',
+        'usage: generate-series.mjs <dir> [--processes N --dumps N --stacks N --depth N --python --gzip-half --deep --gzip --hosts N --growing N --outliers N]',
       );
     const r = await ensureJob(positionals[0], {
       processes: Number(values.processes),
@@ -343,6 +364,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
       ...(values.gzip ? { gzip: true } : {}),
       ...(values.hosts ? { hosts: Number(values.hosts) } : {}),
       ...(values.growing ? { growing: Number(values.growing) } : {}),
+      ...(values.outliers ? { outliers: Number(values.outliers) } : {}),
     });
     console.log(`${r.dir}: ${(r.textBytes / 1e9).toFixed(2)} GB of dump text`);
   }

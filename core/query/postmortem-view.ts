@@ -4,7 +4,7 @@
 // enough to post to the UI and to embed in a report; `readPostmortemView` checks one read back from a report.
 
 import type { Job } from '../model/model.js';
-import type { KillBy } from '../stats/kill-evidence.js';
+import type { EvidenceSource, KillBy } from '../stats/kill-evidence.js';
 import { FATE_ORDER, type Fate } from '../stats/fates.js';
 import type { MemoryExplanation, ProcessMemory } from '../stats/memory-outside-heap.js';
 import type { Projection } from '../stats/postmortem.js';
@@ -36,6 +36,8 @@ export interface ProcessView {
   /** time to the limit, null when killed, without a limit or without a rate; its text (projection-text.ts) */
   projection: Projection | null;
   toLimit: string | null;
+  /** the first evidence of its fate (a log line with file:line, else the dumps'); absent in older reports */
+  evidence?: { source: EvidenceSource; file: string; line: number | null; text: string } | null;
   memory: {
     heapBytes: number;
     /** of the heap, allocations inherited at fork and never freed (the parent's pages until written) */
@@ -112,6 +114,8 @@ export function viewOf(q: PostmortemResult): PostmortemView {
         perSecond: pm.rate?.perSecond ?? null,
         projection: proj,
         toLimit: proj ? projectionText(proj) : null,
+        // a log's line before the dumps' own inference: what the first screen quotes of its fate
+        evidence: p.fateEvidence.find((e) => e.source !== 'dumps') ?? p.fateEvidence[0] ?? null,
         memory: {
           heapBytes: m.heapBytes,
           inheritedBytes: m.inheritedBytes,
@@ -186,6 +190,21 @@ function num(v: unknown, at: string): number {
   if (typeof v !== 'number' || !Number.isFinite(v)) throw new Bad(`${at} is not a number`);
   return v;
 }
+// core/stats/kill-evidence.ts EvidenceSource, as a report's field is checked against it
+const EVIDENCE_SOURCES: ReadonlySet<string> = new Set<EvidenceSource>([
+  'kernel',
+  'cgroup',
+  'ray',
+  'kubernetes',
+  'slurm',
+  'pytorch',
+  'shell',
+  'watchdog',
+  'launcher',
+  'torchrun',
+  'unknown',
+  'dumps',
+]);
 const opt = <T>(v: unknown, f: (v: unknown, at: string) => T, at: string): T | null =>
   v === null || v === undefined ? null : f(v, at);
 function oneOf<T extends string>(v: unknown, set: ReadonlySet<string>, at: string): T {
@@ -272,6 +291,19 @@ function readView(v: unknown, n: number): PostmortemView {
         perSecond: opt(p.perSecond, num, `processes[${i}].perSecond`),
         projection: opt(p.projection, projection, `processes[${i}].projection`),
         toLimit: opt(p.toLimit, str, `processes[${i}].toLimit`),
+        evidence: opt(
+          p.evidence,
+          (x, at) => {
+            const e = obj(x, at);
+            return {
+              source: oneOf<EvidenceSource>(e.source, EVIDENCE_SOURCES, `${at}.source`),
+              file: str(e.file, `${at}.file`),
+              line: opt(e.line, num, `${at}.line`),
+              text: str(e.text, `${at}.text`),
+            };
+          },
+          `processes[${i}].evidence`,
+        ),
         memory: {
           heapBytes: num(m.heapBytes, `processes[${i}].memory.heapBytes`),
           inheritedBytes: num(m.inheritedBytes, `processes[${i}].memory.inheritedBytes`),

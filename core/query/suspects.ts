@@ -4,7 +4,8 @@
 
 import type { Job } from '../model/model.js';
 import { teardownIndex } from '../model/series-end.js';
-import type { JobSuspects } from '../stats/suspects.js';
+import type { JobSuspects, StackSuspect } from '../stats/suspects.js';
+import { holderSummary, type HolderSummary } from './process-groups.js';
 import type { FrameGroup, ViewOptions } from '../model/vocab.js';
 import { stackName } from './labels.js';
 import type { QuerySession } from './session.js';
@@ -66,6 +67,11 @@ export interface SuspectRow {
   members: SuspectMember[];
   /** processes holding the stack (members may list fewer: only the top few carry series) */
   processCount: number;
+  /**
+   * every holder summarised when there are more than the members shown (core/query/process-groups.ts): how many,
+   * the spread of their late rates, the outliers; absent in older reports
+   */
+  holders?: HolderSummary;
 }
 
 export interface ProcessVerdict {
@@ -232,8 +238,15 @@ export function suspectsResult(session: QuerySession, limit: number, view: ViewO
     list: SuspectMember[];
   }[] = [];
   const count = new Map<number, number>();
+  // every holder of a listed group, for the summary of the ones beyond its sparklines
+  const held = new Map<number, StackSuspect[]>();
   for (const s of r.stacks) {
     const list = want.get(s.group);
+    if (list && (!filtered || keep(s.processIndex, s.stackId))) {
+      const all = held.get(s.group);
+      if (all) all.push(s);
+      else held.set(s.group, [s]);
+    }
     const n = count.get(s.group) ?? 0;
     if (!list || n >= MEMBERS_PER_ROW || (filtered && !keep(s.processIndex, s.stackId))) continue;
     count.set(s.group, n + 1);
@@ -288,6 +301,9 @@ export function suspectsResult(session: QuerySession, limit: number, view: ViewO
         lateRatePerSecond: rt?.perSecond ?? false,
         members: want.get(g.group) ?? [],
         processCount: g.processIndexes.length,
+        ...(g.processIndexes.length > MEMBERS_PER_ROW
+          ? { holders: holderSummary(r, g, MEMBERS_PER_ROW, held.get(g.group) ?? []) }
+          : {}),
       };
     }),
     processes: r.processes.map((p) => ({

@@ -24,6 +24,8 @@ type OptionSpec = NonNullable<ParseArgsConfig['options']>[string];
 /** Every option any command takes; the commands' `checkFlags` lists say which of them each accepts. */
 const OPTIONS: Record<string, OptionSpec> = {
   json: { type: 'boolean' },
+  // growth, postmortem: every process, not the page of those that matter (node/cli/commands/process-page.ts)
+  all: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   'no-symbols': { type: 'boolean' },
   'show-allocator': { type: 'boolean' },

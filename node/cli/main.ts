@@ -55,15 +55,17 @@ const COMMANDS: readonly Command[] = [
   },
   {
     name: 'growth',
-    usage: `  heaplens growth <paths…> [-n 20]                job-wide suspects (patterns, σ, groups), then each process`,
-    flags: [...COMMON, ...SYMBOL_FLAGS, 'top'],
+    usage: `  heaplens growth <paths…> [-n 20] [--all]        job-wide suspects (patterns, σ, groups), then the processes
+                                                  that matter and the rest by group (--all: each process)`,
+    flags: [...COMMON, ...SYMBOL_FLAGS, 'top', 'all'],
     run: async (a, io) => (await import('./commands/growth.js')).growthCommand(a, io),
   },
   {
     name: 'postmortem',
-    usage: `  heaplens postmortem <paths…> [--limit <bytes|file>] [--limit-scope job|process] [-n 10]
-                                                  why it died: the kill, each fate, what filled the memory`,
-    flags: [...COMMON, ...SYMBOL_FLAGS, 'top', 'limit', 'limit-scope'],
+    usage: `  heaplens postmortem <paths…> [--limit <bytes|file>] [--limit-scope job|process] [-n 10] [--all]
+                                                  why it died: the kill, the fates, what filled the memory
+                                                  (many processes: those that matter, the rest by group)`,
+    flags: [...COMMON, ...SYMBOL_FLAGS, 'top', 'limit', 'limit-scope', 'all'],
     run: async (a, io) => {
       const pm = await import('./commands/postmortem.js');
       const { sampledJob } = await import('./input.js');

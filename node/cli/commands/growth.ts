@@ -1,5 +1,6 @@
 // `heaplens growth`: the job-wide ranking first (one line per stack across the processes that hold it), then each
-// process's own series. The listing is core/query/growth.ts's; on a dataset the ranking runs over its cells in SQL
+// process's own series — above 16 processes only those that matter, the rest counted by group (process-page.ts;
+// --all: every process). The listing is core/query/growth.ts's; on a dataset the ranking runs over its cells in SQL
 // (node/dataset/rank-dataset.ts) and only the listed stacks' frames are read. The output is the same either way.
 
 import type { Job, ProcessSeries } from '../../../core/model/model.js';
@@ -11,6 +12,7 @@ import { onlyPid, viewOf, type Output } from '../common.js';
 import { datasetPath, loadDataset, noProcess, sampledJob, sampleOf, withJob } from '../input.js';
 import { symbolizeJob } from '../symbols.js';
 import { printGrowth } from '../text/growth.js';
+import { pagedOf, processPageOf, processPageFacts } from './process-page.js';
 
 export async function growthCommand(args: ParsedArgs, io: Output): Promise<number> {
   const dataset = await datasetPath(args.positional);
@@ -21,9 +23,13 @@ export async function growthCommand(args: ParsedArgs, io: Output): Promise<numbe
 
 /** The listing of a loaded job (ranked here unless `ranked` says how SQL ranked it), as text or JSON. */
 function growth(job: Job, args: ParsedArgs, io: Output, ranked?: JobSuspects): void {
-  const a = growthQuery(job, viewOf(args), intFlag(args, 'top', 20), ranked);
-  if (has(args, 'json')) io.out(JSON.stringify({ ...growthFacts(job, a), warnings: job.warnings }, null, 2));
-  else printGrowth(job, a, io);
+  const view = viewOf(args);
+  const a = growthQuery(job, view, intFlag(args, 'top', 20), ranked);
+  const { page, points } = processPageOf(job, a.ranking);
+  if (has(args, 'json'))
+    // machine output keeps every process; the groups and the pick come beside them
+    io.out(JSON.stringify({ ...growthFacts(job, a), ...processPageFacts(job, page), warnings: job.warnings }, null, 2));
+  else printGrowth(job, a, io, pagedOf(job, args) ? { page, points, mode: view.mode } : undefined);
 }
 
 async function growthOnDataset(dir: string, args: ParsedArgs, io: Output): Promise<number> {

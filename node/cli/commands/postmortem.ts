@@ -1,7 +1,8 @@
 // `heaplens postmortem`: a thin formatter of core/query/postmortem.ts — the verdict first (who was killed, by
 // whom, at what limit, what filled it), each process's fate and memory; then who died and when, its last complete snapshot
 // and growth at the end, the top suspects job-wide (pattern, rate, σ, Python call site, which other
-// processes hold the same stack), and with --limit the time each process (and the job) had left.
+// processes hold the same stack), and with --limit the time each process (and the job) had left. Above 16 processes
+// the fates are counted by group and only the processes that matter are shown (process-page.ts; --all: every one).
 
 import { readFile, stat } from 'node:fs/promises';
 import type { Job } from '../../../core/model/model.js';
@@ -14,12 +15,11 @@ import { explanationWords } from '../../../core/stats/memory-outside-heap.js';
 import { NOISE_Z } from '../../../core/model/sampling-error.js';
 import { jobPidText } from '../../../core/model/process-host.js';
 import { flag, has, intFlag, UsageError, type ParsedArgs } from '../args.js';
-import type { Frame } from '../../../core/frames/describe.js';
-import { describeFrame } from '../stack-text.js';
-import { leadFrame } from '../../../core/frames/stack-labels.js';
 import { formatBytes, formatSignedBytes, table } from '../format.js';
 import { groupFacts, growthQuery, stackFacts } from '../../../core/query/growth.js';
 import { pidList, rateText } from '../text/growth.js';
+import { callSite, cutNote, printFateCounts, printHolders, printRest, reasonText } from '../text/process-page.js';
+import { pagedOf, processPageFacts, processPageOf } from './process-page.js';
 import {
   indent,
   printWarnings,
@@ -58,12 +58,6 @@ export async function readLimit(args: ParsedArgs): Promise<Limit | null> {
   return { bytes: r.bytes, source, note: r.note };
 }
 
-/** The stack's name as every view names it (core/frames/stack-labels.ts leadFrame). */
-function callSite(frames: readonly Frame[], mode: string): string {
-  const lead = leadFrame(frames, mode);
-  return lead ? describeFrame(lead) : '(no frames)';
-}
-
 export function postmortemCommand(job: Job, args: ParsedArgs, io: Output, given: Limit | null): void {
   // the limit: --limit, else the kill's report, the cgroup files given, or memory.max recorded with the dumps
   const scope = flag(args, 'limit-scope') === 'process' ? 'process' : 'job';
@@ -76,6 +70,13 @@ export function postmortemCommand(job: Job, args: ParsedArgs, io: Output, given:
   const pm: JobPostmortem = q.postmortem;
   const r = pm.suspects;
   const listed = growthQuery(job, viewOf(args), n, r);
+  const { page, points } = processPageOf(
+    job,
+    r,
+    q.processes,
+    q.processes.map((p) => p.role),
+  );
+  const paged = pagedOf(job, args);
   if (has(args, 'json')) {
     io.out(
       JSON.stringify(
@@ -114,6 +115,8 @@ export function postmortemCommand(job: Job, args: ParsedArgs, io: Output, given:
           job: { ...pm.job, memory: q.job },
           groups: listed.groups.map((g) => groupFacts(job, g)),
           stacks: listed.stacks.map((s) => stackFacts(job, s)),
+          // every process is above; the groups and the pick of those that matter beside them
+          ...processPageFacts(job, page),
           warnings: [...job.warnings, ...q.warnings],
         },
         (_k, v: unknown) =>
@@ -135,19 +138,37 @@ export function postmortemCommand(job: Job, args: ParsedArgs, io: Output, given:
     io.out('\nwhat grew (share of the growth):');
     for (const c of q.culprits)
       io.out(
-        `  ${(100 * c.share).toFixed(0).padStart(3)} %  ${formatBytes(c.bytes)}${c.rate !== null ? ` (${formatSignedBytes(c.rate)}/s)` : ''}  ${c.pattern ?? 'outside the heap'}${c.pattern === 'step' ? ' (one-time)' : ''}  ${c.site}  — ${c.pids.length > 8 ? `${c.pids.length} processes (pid ${c.pids.slice(0, 3).join(', ')}, …)` : `pid ${c.processIndexes.map((i) => jobPidText(job.processes, job.processes[i])).join(', ')}`}`,
+        `  ${(100 * c.share).toFixed(0).padStart(3)} %  ${formatBytes(c.bytes)}${c.rate !== null ? ` (${formatSignedBytes(c.rate)}/s)` : ''}  ${c.pattern ?? 'outside the heap'}${c.pattern === 'step' ? ' (one-time)' : ''}  ${c.site}  — ${
+          c.pids.length > 8
+            ? `${c.pids.length} processes (pid ${c.processIndexes
+                .slice(0, 3)
+                .map((i) => jobPidText(job.processes, job.processes[i]))
+                .join(', ')}, …)`
+            : `pid ${c.processIndexes.map((i) => jobPidText(job.processes, job.processes[i])).join(', ')}`
+        }`,
       );
   }
   io.out('');
-  const order = [...pm.died, ...pm.processes.map((p) => p.processIndex).filter((i) => !pm.died.includes(i))];
+  let order = [...pm.died, ...pm.processes.map((p) => p.processIndex).filter((i) => !pm.died.includes(i))];
   order.sort((a, b) => FATE_ORDER.indexOf(q.processes[a].fate) - FATE_ORDER.indexOf(q.processes[b].fate));
+  if (paged) {
+    // many processes: the fates counted, then only those that matter (killed, top holders, outliers)
+    io.out('how the processes ended:');
+    printFateCounts(job, page, io);
+    io.out(
+      `\nprocesses that matter (${page.listed.length} of ${job.processes.length}: killed, the first suspects' top holders, outliers of growth):`,
+    );
+    order = page.listed.map((l) => l.processIndex);
+  }
   for (const pi of order) {
     const p = pm.processes[pi];
     const proc = job.processes[pi];
     const qp = q.processes[pi];
     const lc = p.fate.lastCompleteIndex >= 0 ? proc.snapshots[p.fate.lastCompleteIndex] : null;
     const lines: string[] = [];
-    lines.push(`${processTitle(proc, job)} — ${fateText(qp.fate).toUpperCase()} (${qp.role})`);
+    lines.push(
+      `${paged ? reasonText(page, pi) : ''}${processTitle(proc, job)} — ${fateText(qp.fate).toUpperCase()} (${qp.role})`,
+    );
     for (const e of qp.fateEvidence)
       lines.push(
         `  · ${evidenceSourceLabel(e.source)}: ${e.text}${e.source === 'dumps' ? '' : ` (${e.file}${e.line !== null ? `:${e.line}` : ''})`}`,
@@ -184,6 +205,12 @@ export function postmortemCommand(job: Job, args: ParsedArgs, io: Output, given:
       lines.push(`  to the limit (${formatBytes(limit.bytes)}): ${projectionText(p.projection)}`);
     for (const note of p.notes) lines.push(`  note: ${note}`);
     io.out(lines.join('\n'));
+  }
+  if (paged) {
+    io.out(
+      `\nthe other ${job.processes.length - page.listed.length} processes by host and command (growth: Σ of their stacks' scores):`,
+    );
+    printRest(page, points, io);
   }
   if (limit) {
     if (limit.bytes === null) io.out(`\nlimit: ${limit.note ?? 'none'}`);
@@ -232,10 +259,15 @@ export function postmortemCommand(job: Job, args: ParsedArgs, io: Output, given:
     ),
   );
   if (listed.groups.length > 0) io.out(`\n  #1 in full: ${stackText(listed.groups[0].frames, 12)}`);
+  if (paged) {
+    io.out('');
+    printHolders(job, page, listed.groups, viewOf(args).mode, io);
+  }
   if (q.logsRead.length > 0) {
     io.out('\nlogs read:');
     for (const l of q.logsRead) io.out(`  ${l.file}: ${l.gave}`);
   }
+  if (paged) io.out(`\n${cutNote(page, job.processes.length)}`);
   io.out('');
   printWarnings([...job.warnings, ...q.warnings], io);
 }

@@ -7,6 +7,18 @@ import type { SuspectGroup } from '../../../core/stats/suspects.js';
 import { formatBytes, formatSignedBytes, table } from '../format.js';
 import { jobPidText } from '../../../core/model/process-host.js';
 import { indent, printWarnings, processTitle, stackText, tableColumns, type Output } from '../common.js';
+import type { ProcessPage, ProcessPoint } from '../../../core/query/process-groups.js';
+import { callSite, cutNote, printFateCounts, printHolders, printRest, reasonText } from './process-page.js';
+
+/** A job too big to list process by process: the page core/query/process-groups.ts chose, and the view's stack mode. */
+export interface PagedGrowth {
+  page: ProcessPage;
+  points: readonly ProcessPoint[];
+  mode: string;
+}
+
+/** Stacks listed per process on a page of many processes (the -n of `growth` still bounds the suspects table). */
+const PAGED_STACKS = 5;
 
 /**
  * A rate: per second where the dumps have times far enough apart, else per dump; "no rate" for a series too short
@@ -46,10 +58,20 @@ function sigmaText(sigma: number): string {
   return sigma > 0 ? '±' + formatBytes(NOISE_Z * sigma) : '';
 }
 
-export function printGrowth(job: Job, a: GrowthAnswer, io: Output): void {
+/** `growth` as text: every process's series, or given `paged`, the processes that matter and the rest by group. */
+export function printGrowth(job: Job, a: GrowthAnswer, io: Output, paged?: PagedGrowth): void {
   const r = a.ranking;
   const procs = job.processes.length;
-  io.out(`job-wide suspects: ${r.groupCount} stacks over ${procs} process${procs === 1 ? '' : 'es'}`);
+  const hosts = new Set(paged?.points.map((p) => p.host).filter((h) => h !== null)).size;
+  io.out(
+    `job-wide suspects: ${r.groupCount} stacks over ${procs} process${procs === 1 ? '' : 'es'}${hosts > 1 ? ` on ${hosts} hosts` : ''}`,
+  );
+  // the answer first: the first suspect's call site, what it does and in how many processes
+  const top = a.groups[0];
+  if (paged && top)
+    io.out(
+      `  #1 ${callSite(top.frames, paged.mode)} — ${top.group.pattern}, late rate ${rateText(top.first.lateSlopePerSnapshot, top.first.lateSlopePerSecond, top.first.hasRate)} (top holder), in ${top.group.processIndexes.length} process${top.group.processIndexes.length === 1 ? '' : 'es'}`,
+    );
   io.out(
     `  score = growth beyond ${NOISE_Z}σ of sampling that is still going on at the end (plateaus and steps score ~0); ~ = within sampling noise`,
   );
@@ -74,12 +96,23 @@ export function printGrowth(job: Job, a: GrowthAnswer, io: Output): void {
     ) + '\n',
   );
 
-  r.processes.forEach((ps, pi) => {
+  const order = paged ? paged.page.listed.map((l) => l.processIndex) : r.processes.map((_, pi) => pi);
+  if (paged) {
+    const { page } = paged;
+    printHolders(job, page, a.groups, paged.mode, io);
+    io.out('how the processes ended:');
+    printFateCounts(job, page, io);
+    io.out(
+      `\nprocesses that matter (${page.listed.length} of ${procs}: killed, the first suspects' top holders, outliers of growth):`,
+    );
+  }
+  for (const pi of order) {
+    const ps = r.processes[pi];
     const p = job.processes[pi];
     const fate = ps.fate;
     const lastSeq = fate.lastCompleteSeq;
     io.out(
-      `${processTitle(p, job)}${fate.killed ? ' — killed' : ''}\n  series over ${ps.snapshotIndexes.length} complete snapshot${ps.snapshotIndexes.length === 1 ? '' : 's'}` +
+      `${paged ? reasonText(paged.page, pi) : ''}${processTitle(p, job)}${fate.killed ? ' — killed' : ''}\n  series over ${ps.snapshotIndexes.length} complete snapshot${ps.snapshotIndexes.length === 1 ? '' : 's'}` +
         (lastSeq !== null && fate.lastCompleteIndex !== p.snapshots.length - 1
           ? ` (last complete: seq ${lastSeq})`
           : '') +
@@ -88,6 +121,7 @@ export function printGrowth(job: Job, a: GrowthAnswer, io: Output): void {
     for (const note of ps.notes) io.out(`  note: ${note}`);
     const rows = a.stacks
       .filter(({ suspect }) => suspect.processIndex === pi)
+      .slice(0, paged ? PAGED_STACKS : undefined)
       .map(({ suspect: s, frames }, rank) => [
         String(rank + 1),
         formatBytes(s.score),
@@ -109,6 +143,13 @@ export function printGrowth(job: Job, a: GrowthAnswer, io: Output): void {
         ),
       ) + '\n',
     );
-  });
+  }
+  if (paged) {
+    io.out(
+      `the other ${procs - paged.page.listed.length} processes by host and command (growth: Σ of their stacks' scores):`,
+    );
+    printRest(paged.page, paged.points, io);
+    io.out(`\n${cutNote(paged.page, procs)}`);
+  }
   printWarnings(job.warnings, io);
 }

@@ -70,6 +70,17 @@ export function shortFile(p: string): string {
 }
 
 /**
+ * What made a dump, as recorded (core/model/dump-trigger.ts: the capture's rule — rss-step, cgroup-fraction 0.9 —
+ * over the file name's letter), and an exit dump written after the interpreter's teardown named as such: wherever
+ * a dump is listed or pointed at, beside its label.
+ */
+export function dumpTrigger(s: { trigger?: string; afterTeardown?: boolean } | null | undefined): string {
+  if (!s) return '';
+  if (s.afterTeardown) return `${s.trigger ?? 'final'}, exit after teardown`;
+  return s.trigger === undefined || s.trigger === 'unknown' ? 'trigger not recorded' : s.trigger;
+}
+
+/**
  * A snapshot as every label, select, note and tooltip names it: its sequence number from the file name (as the
  * file name and core/notes/notes.ts do), never its position in the list.
  */

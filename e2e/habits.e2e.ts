@@ -143,3 +143,21 @@ test('dumps are named by their trigger in the timeline’s hover text', async ({
   await p.hover();
   await expect(page.getByTestId('timeline-tooltip')).toContainText(/^#\d+ \(interval\) · /);
 });
+
+test('counts as counts: with inuse_objects the growth table and the stack panel count objects, never bytes', async ({
+  page,
+}) => {
+  await openJob(page);
+  await page.getByTestId('sample-select').selectOption('inuse_objects');
+  await page.getByTestId('tab-growth').click();
+  const row = page.getByTestId('growth-row').first();
+  await expect(row).toBeVisible({ timeout: 30_000 });
+  await row.click();
+  // base, target, Δ, Δ %, steadiness: counts ("12,345", "+2,048"), the percentage aside
+  const cells = (await row.locator('.n').allTextContents()).map((t) => t.trim());
+  expect(cells.length).toBe(5);
+  for (const c of [cells[0], cells[1], cells[2], cells[4]]) expect(c, cells.join(' | ')).toMatch(/^[+−]?[\d,]+( ~)?$/);
+  const facts = page.getByTestId('stack-panel').locator('dd');
+  await expect(facts.first()).toHaveText(/^[\d,]+$/);
+  await expect(page.getByTestId('stack-panel')).toContainText('objects in each dump');
+});

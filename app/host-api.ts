@@ -98,6 +98,13 @@ export interface HeaplensElectronApi {
      *  (a native dialog listing the paths); [] when declined; paths that are gone are skipped */
     openPaths(paths: string[]): Promise<HostFileEntry[]>;
   };
+  /** where a frame's source opens: the editor (a setting), and opening a file at a line in it (main builds the
+   *  `vscode://file/<abs path>:<line>` URL, editor-link.ts, and hands it to the OS); false: not an absolute path */
+  editor: {
+    get(): Promise<string>;
+    set(editor: string): Promise<string>;
+    open(path: string, line: number): Promise<boolean>;
+  };
   /** subscribes to application-menu commands; returns an unsubscribe function */
   /**
    * A dataset folder (written by `heaplens ingest`), read by DuckDB in the main process: `open` gives a handle,
@@ -112,6 +119,18 @@ export interface HeaplensElectronApi {
   /** files the OS asked the app to open (file association, second instance, macOS open-file) */
   onOpenRequest(listener: (entries: HostFileEntry[]) => void): () => void;
 }
+
+/** The editors a frame's file:line opens in (app/editor-link.ts builds their `<scheme>://file/<path>:<line>`). */
+export const EDITORS = ['vscode', 'vscode-insiders', 'vscodium', 'cursor'] as const;
+export type Editor = (typeof EDITORS)[number];
+export const DEFAULT_EDITOR: Editor = 'vscode';
+/** as the setting's choices name them */
+export const EDITOR_NAMES: Record<Editor, string> = {
+  vscode: 'VS Code',
+  'vscode-insiders': 'VS Code Insiders',
+  vscodium: 'VSCodium',
+  cursor: 'Cursor',
+};
 
 /** IPC channel names (renderer → main are invoke/handle; main → renderer is 'menu'). */
 export const CHANNELS = {
@@ -137,6 +156,9 @@ export const CHANNELS = {
   datasetOpen: 'heaplens:dataset-open',
   datasetNext: 'heaplens:dataset-next',
   datasetClose: 'heaplens:dataset-close',
+  editorGet: 'heaplens:editor-get',
+  editorSet: 'heaplens:editor-set',
+  editorOpen: 'heaplens:editor-open',
   /** main → renderer: the engine process's port (a MessagePort, handed to the page by the preload) */
   enginePort: 'heaplens:engine-port',
 } as const;

@@ -91,6 +91,8 @@ describe('IPC handlers', () => {
 describe('settings', () => {
   it('parses defensively', () => {
     expect(parseSettings('nonsense')).toEqual({ recent: [], symbolPaths: [] });
+    expect(parseSettings('{"editor":"emacs"}')).toEqual({ recent: [], symbolPaths: [] });
+    expect(parseSettings('{"editor":"vscodium"}').editor).toBe('vscodium');
     expect(parseSettings('{"recent":[{"paths":[1]}],"symbolPaths":["/a","rel","/a"]}')).toEqual({
       recent: [],
       symbolPaths: ['/a'],
@@ -103,6 +105,29 @@ describe('settings', () => {
     expect(list).toHaveLength(MAX_RECENT);
     expect(list[0]).toMatchObject({ paths: ['/j19'], openedAt: 99 });
     expect(list.filter((r) => r.paths[0] === '/j19')).toHaveLength(1);
+  });
+});
+
+describe('the editor a frame opens in', () => {
+  it('is a setting kept with the others; a frame opens as its file link, only for an absolute path', async () => {
+    const opened: string[] = [];
+    const files = new FileAccess();
+    const file = path.join(dir, `settings-${Math.random()}.json`);
+    const settings = new SettingsStore(file);
+    const dialogs: Dialogs = { showOpen: async () => null, showSave: async () => null };
+    const h = createHandlers({ files, settings, dialogs, openExternal: async (u) => void opened.push(u) });
+    expect(await h[CHANNELS.editorGet]()).toBe('vscode');
+    expect(await h[CHANNELS.editorOpen]('/work/job/launch.py', 59)).toBe(true);
+    expect(opened).toEqual(['vscode://file/work/job/launch.py:59']);
+    // a relative path (a frame whose file is only a base name) opens nothing
+    expect(await h[CHANNELS.editorOpen]('launch.py', 59)).toBe(false);
+    await expect(h[CHANNELS.editorOpen]('/work/a.py', '59')).rejects.toThrow();
+    expect(await h[CHANNELS.editorSet]('cursor')).toBe('cursor');
+    await expect(h[CHANNELS.editorSet]('javascript:alert(1)')).rejects.toThrow();
+    await h[CHANNELS.editorOpen]('/work/job/launch.py', 82);
+    expect(opened[1]).toBe('cursor://file/work/job/launch.py:82');
+    // written to settings.json beside the recent sessions and symbol folders
+    expect(parseSettings(await readFile(file, 'utf8')).editor).toBe('cursor');
   });
 });
 

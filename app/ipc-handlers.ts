@@ -7,6 +7,7 @@ import { refusedPath, sessionConsent, type ConsentTarget } from './consent.js';
 import { AccessError, checkPathArgument, type FileAccess } from './file-access.js';
 import { CHANNELS, type HostFileEntry, type OpenKind, type RecentSession } from './host-api.js';
 import { addRecent, addSymbolPath, removeSymbolPath, type SettingsStore } from './recent.js';
+import { DEFAULT_EDITOR, editorUrl, isEditor } from './editor-link.js';
 import type { SessionStore } from './session-store.js';
 
 export interface Dialogs {
@@ -27,6 +28,8 @@ export interface HandlerDeps {
   /** session files (save, autosave); absent: the session channels are not registered */
   sessions?: SessionStore;
   now?: () => number;
+  /** hands a URL to the OS (shell.openExternal): an editor's file link; absent: nothing is opened */
+  openExternal?: (url: string) => Promise<void>;
 }
 
 export type Handler = (...args: unknown[]) => Promise<unknown>;
@@ -204,6 +207,22 @@ export function createHandlers(deps: HandlerDeps): Record<string, Handler> {
     },
     async [CHANNELS.recentClear]() {
       await deps.settings.update((s) => ({ ...s, recent: [] }));
+    },
+    async [CHANNELS.editorGet]() {
+      return (await deps.settings.load()).editor ?? DEFAULT_EDITOR;
+    },
+    async [CHANNELS.editorSet](e: unknown) {
+      if (!isEditor(e)) throw new AccessError('not an editor heaplens knows');
+      const s = await deps.settings.update((s) => ({ ...s, editor: e }));
+      return s.editor ?? DEFAULT_EDITOR;
+    },
+    // only a file link of the editor chosen, built here from an absolute path and a line: the page names no URL
+    async [CHANNELS.editorOpen](file: unknown, line: unknown) {
+      if (typeof file !== 'string' || typeof line !== 'number') throw new AccessError('a path and a line');
+      const url = editorUrl((await deps.settings.load()).editor ?? DEFAULT_EDITOR, file, line);
+      if (url === null || !deps.openExternal) return false;
+      await deps.openExternal(url);
+      return true;
     },
   };
 }

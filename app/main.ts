@@ -11,6 +11,7 @@ import {
   nativeTheme,
   protocol,
   session,
+  shell,
   utilityProcess,
   type UtilityProcess,
 } from 'electron';
@@ -113,7 +114,7 @@ const dialogs: Dialogs = {
 
 const sessions = new SessionStore(app.getPath('userData'));
 const handlers = {
-  ...createHandlers({ files, settings, dialogs, sessions }),
+  ...createHandlers({ files, settings, dialogs, sessions, openExternal: (url) => shell.openExternal(url) }),
   // dist/dataset (the root build) beside dist/app; loaded on first use, since DuckDB is a native addon
   ...createDatasetHandlers(files, async (dir) => {
     const mod = (await import(new URL('../node/dataset/app-batches.js', import.meta.url).href)) as {

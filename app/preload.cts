@@ -39,6 +39,9 @@ const C = {
   datasetOpen: 'heaplens:dataset-open',
   datasetNext: 'heaplens:dataset-next',
   datasetClose: 'heaplens:dataset-close',
+  editorGet: 'heaplens:editor-get',
+  editorSet: 'heaplens:editor-set',
+  editorOpen: 'heaplens:editor-open',
   enginePort: 'heaplens:engine-port',
 } as const;
 
@@ -85,6 +88,11 @@ const api: HeaplensElectronApi = {
     open: (path: string) => ipcRenderer.invoke(C.datasetOpen, path) as Promise<number>,
     next: (handle: number) => ipcRenderer.invoke(C.datasetNext, handle) as Promise<unknown>,
     close: (handle: number) => ipcRenderer.invoke(C.datasetClose, handle) as Promise<void>,
+  },
+  editor: {
+    get: () => ipcRenderer.invoke(C.editorGet) as Promise<string>,
+    set: (editor: string) => ipcRenderer.invoke(C.editorSet, editor) as Promise<string>,
+    open: (path: string, line: number) => ipcRenderer.invoke(C.editorOpen, path, line) as Promise<boolean>,
   },
   onMenu: (listener: (command: MenuCommand) => void) => {
     const wrapped = (_e: unknown, command: MenuCommand): void => listener(command);

@@ -1,8 +1,10 @@
-// Recent sessions and symbol search paths, kept in one small JSON file in the user-data folder.
+// Recent sessions, symbol search paths and the editor frames open in, kept in one small JSON file in the user-data
+// folder.
 
 import { readFile, mkdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { RecentSession } from './host-api.js';
+import { DEFAULT_EDITOR, isEditor, type Editor } from './editor-link.js';
 import type { FileAccess } from './file-access.js';
 import { writeFileAtomic, type AtomicWriteHooks } from './session-store.js';
 
@@ -11,6 +13,8 @@ export const MAX_RECENT = 12;
 export interface Settings {
   recent: RecentSession[];
   symbolPaths: string[];
+  /** the editor a frame's file:line opens in (editor-link.ts); absent from older files: VS Code */
+  editor?: Editor;
 }
 
 export function emptySettings(): Settings {
@@ -48,6 +52,7 @@ export function parseSettings(text: string): Settings {
     s.recent = s.recent.slice(0, MAX_RECENT);
   }
   if (isStringArray(o.symbolPaths)) s.symbolPaths = [...new Set(o.symbolPaths.filter((p) => path.isAbsolute(p)))];
+  if (isEditor(o.editor) && o.editor !== DEFAULT_EDITOR) s.editor = o.editor;
   return s;
 }
 

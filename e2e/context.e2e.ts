@@ -101,7 +101,8 @@ test.describe('capture context', () => {
     await expect(page.getByTestId('memory-axis')).toHaveAttribute('title', /differ from the capture clock/);
     // the trainer's capture times are still each dump's, in UTC, in its tooltip
     await expect(page.locator('[data-testid=memory-points] rect').first().locator('title')).toHaveText(
-      /^#\d+ · \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC \(capture\)/,
+      // named by its trigger (the job's dumps are jemalloc's interval dumps: `.i<N>.heap`)
+      /^#\d+ \(interval\) · \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC \(capture\)/,
     );
     for (const w of [1024, 1280]) {
       await page.setViewportSize({ width: w, height: 800 });

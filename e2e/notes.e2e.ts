@@ -83,15 +83,18 @@ test.describe('notes, sessions and reports', () => {
     await expect(page.getByTestId('note-item-text').filter({ hasText: HOSTILE })).toHaveCount(1);
     await expect(page.locator('[data-testid=timeline-notes] .note-snapshot')).toHaveCount(1);
 
-    // 3. a span: drag across the timeline from dump 4 to dump 8
+    // 3. a span: shift-drag across the timeline from dump 4 to dump 8 (a plain drag zooms)
     const a = await page.locator('[data-testid=timeline-points] .snap[data-index="4"]').boundingBox();
     const b = await page.locator('[data-testid=timeline-points] .snap[data-index="8"]').boundingBox();
     if (!a || !b) throw new Error('timeline points not laid out');
+    await page.keyboard.down('Shift');
     await page.mouse.move(a.x + a.width / 2, a.y + a.height / 2);
     await page.mouse.down();
     await page.mouse.move((a.x + b.x) / 2, a.y + a.height / 2, { steps: 4 });
     await page.mouse.move(b.x + b.width / 2, b.y + b.height / 2, { steps: 4 });
     await page.mouse.up();
+    await page.keyboard.up('Shift');
+    await expect(page.getByTestId('timeline')).toHaveAttribute('data-zoom', '');
     await expect(page.getByTestId('note-target')).toContainText('snapshots');
     await page.getByTestId('note-text').fill('warm-up: caches fill');
     await page.locator('[data-testid=note-editor] [aria-label="colour #2a9d8f"]').click();

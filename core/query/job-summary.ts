@@ -17,6 +17,7 @@ import { postmortemQuery, type LimitGiven } from './postmortem.js';
 import { jobDeclaredSamples, jobDefaultSample, type DeclaredSample } from '../model/sample-type.js';
 import type { SampleType } from '../model/vocab.js';
 import { viewOf, type PostmortemView } from './postmortem-view.js';
+import { verdictTitle } from './verdict-title.js';
 import { seriesEndIndex, teardownIndex } from '../model/series-end.js';
 import type { JobSuspects } from '../stats/suspects.js';
 import { dumpTriggerLabel } from '../model/dump-trigger.js';
@@ -154,6 +155,8 @@ export interface JobSummary {
   logsRead?: { file: string; gave: string }[];
   /** the kill, the limit and the time to it, heap vs RSS, the culprits (core/query/postmortem-view.ts) */
   postmortem?: PostmortemView | null;
+  /** the verdict as a title ("rollout-1 killed: leak in launch.py:59", verdict-title.ts): a report's default */
+  title?: string | null;
   /** what the views count first: the profiles' default_sample_type when all agree (jobDefaultSample) */
   defaultSample?: SampleType;
   /** the sample types the profiles declare beyond the four (pprof's), the sample selector's further options */
@@ -337,6 +340,7 @@ export function jobSummary(j: Job, opts: JobSummaryOptions): JobSummary {
     verdict: pm?.verdict ?? null,
     logsRead: pm?.logsRead.map((l) => ({ file: l.file, gave: l.gave })) ?? [],
     postmortem: pm,
+    title: verdictTitle(j, pm),
     defaultSample: jobDefaultSample(j),
     declaredSamples: jobDeclaredSamples(j),
   };

@@ -322,7 +322,10 @@ export function killEvidence(job: Pick<Job, 'processes' | 'evidence'>): KillEvid
         ? `cgroup v${f.version} ${f.kind}: oom_kill ${v.oom_kill ?? '?'}`
         : f.kind === 'memory.stat'
           ? `cgroup v${f.version} memory.stat (${Object.keys(v).length} counters)`
-          : `cgroup v${f.version} ${f.kind}: ${v.value === null ? 'no limit' : mib(v.value)}`;
+          : // a count of charges refused at the limit, not a size
+            f.kind === 'memory.failcnt'
+            ? `cgroup v${f.version} memory.failcnt: ${v.value ?? '?'} charge${v.value === 1 ? '' : 's'} refused at the limit`
+            : `cgroup v${f.version} ${f.kind}: ${v.value === null ? 'no limit' : mib(v.value)}`;
     logsRead.push({ file, kind: 'cgroup', gave });
   }
 

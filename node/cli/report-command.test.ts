@@ -196,3 +196,22 @@ describe('heaplens report', () => {
     expect(existsSync(join(dir, 'n.html'))).toBe(false);
   });
 });
+
+describe('heaplens report: titled by the verdict', () => {
+  it("the watchdog job's report is titled by who was killed and the leak's file:line, in <title> and the header", async () => {
+    const wd = resolve(ROOT, 'fixtures', 'watchdog-job');
+    // the victim's role from the workload's record, the leak's line from its tagged source line
+    const role = (JSON.parse(readFileSync(join(wd, 'expected.json'), 'utf8')) as { kill: { role: string } }).kill.role;
+    const line =
+      readFileSync(join(wd, 'workload', 'launch.py'), 'utf8')
+        .split('\n')
+        .findIndex((l) => l.includes('# @leak-alloc')) + 1;
+    const out = join(dir, 'watchdog.html');
+    const r = await cli('report', join(wd, 'dumps'), join(wd, 'logs'), '-o', out, '--no-symbols');
+    expect(r.code, r.err).toBe(0);
+    const html = readFileSync(out, 'utf8');
+    const title = `${role} killed: leak in launch.py:${line}`;
+    expect(html).toContain(`<title>${title}</title>`);
+    expect(reopenReport(html).header.title).toBe(title);
+  });
+});

@@ -10,6 +10,7 @@ import { buildReport } from '../../../core/report/build-report.js';
 import { buildReportHtml } from '../../../core/report/html.js';
 import { reportInputs } from '../../../core/report/report-inputs.js';
 import { postmortemView, viewForProcesses } from '../../../core/query/postmortem-view.js';
+import { verdictTitle } from '../../../core/query/verdict-title.js';
 import { loadSessionFile, writeFileAtomic } from '../../io/session-file.js';
 import { flag, has, intFlag, UsageError, type ParsedArgs } from '../args.js';
 import { printWarnings, type Output } from '../common.js';
@@ -56,13 +57,17 @@ export async function reportCommand(args: ParsedArgs, io: Output): Promise<numbe
   });
   job.warnings.push(...warnings);
   const sanitize = has(args, 'sanitize');
+  // the verdict over the whole job and the logs given with it, as `heaplens postmortem` says it
+  const whole = job.processes.length > 0 ? postmortemView(job) : null;
   const {
     job: packed,
     bytes,
     preview,
   } = buildReport(inputs, {
+    // titled by the verdict ("rollout-1 killed: leak in launch.py:59"), else by the paths given
     title:
       (flag(args, 'title') ??
+        verdictTitle(job, whole) ??
         `heaplens report: ${args.positional.map((x) => x.replace(/\/+$/, '').split('/').pop()).join(', ')}`) +
       (sample === DEFAULT_SAMPLE_TYPE ? '' : ` (${sample})`),
     generator: 'heaplens 0.1.0',
@@ -73,8 +78,7 @@ export async function reportCommand(args: ParsedArgs, io: Output): Promise<numbe
     session,
     warnings: job.warnings,
     sanitize: sanitize ? { paths: true, maps: true } : {},
-    // the verdict over the whole job and the logs given with it, as `heaplens postmortem` says it
-    postmortem: job.processes.length > 0 ? viewForProcesses(postmortemView(job), kept) : null,
+    postmortem: whole ? viewForProcesses(whole, kept) : null,
   });
   if (sanitize) for (const l of sanitizeLines(preview)) io.err(l);
   const html = await buildReportHtml(

@@ -141,7 +141,7 @@ export function drawKill(
   box: PlotBox,
   k: KillMark,
   x: number,
-  opts: { labelAt: 'top' | 'bottom'; crossY: number | null; withPid: boolean },
+  opts: { labelAt: 'top' | 'bottom'; crossY: number | null; withPid: boolean; limitY?: number | null },
 ): void {
   const { text, title } = killLabel(k);
   layer.attr('data-pid', String(k.pid ?? '')).attr('data-by', k.by);
@@ -167,8 +167,24 @@ export function drawKill(
   label(
     layer,
     left ? x - 4 : x + 4,
-    opts.labelAt === 'top' ? box.top + 9 : box.bottom - 4,
+    killLabelY(box, opts.labelAt, opts.limitY ?? null),
     left ? 'end' : 'start',
     opts.withPid ? `${text} · pid ${k.pid ?? '?'}` : text,
   );
+}
+
+/** the kill label's height above its baseline, and below it (px, 10 px text) */
+const ASCENT = 9;
+const DESCENT = 3;
+
+/**
+ * The kill label's baseline: at the top (or bottom) of the plot, moved off the limit line (`limitY`) when the line
+ * runs through it — below the line at the top, above it at the bottom — so the label is never drawn across it.
+ */
+export function killLabelY(box: PlotBox, at: 'top' | 'bottom', limitY: number | null): number {
+  const base = at === 'top' ? box.top + ASCENT : box.bottom - 4;
+  if (limitY === null || limitY < base - ASCENT - 1 || limitY > base + DESCENT + 1) return base;
+  return at === 'top'
+    ? Math.min(box.bottom - 2, limitY + ASCENT + 3)
+    : Math.max(box.top + ASCENT, limitY - DESCENT - 3);
 }

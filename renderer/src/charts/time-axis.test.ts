@@ -111,4 +111,23 @@ describe('time axis', () => {
     // beside a process without massif's time: sequence numbers
     expect(timeKind([m, proc([0, 1], null)])).toBe('seq');
   });
+
+  it('zoomed: the part of the axis a brush covered fills the range, its ticks inside it', () => {
+    // dumps #0 … #40, zoomed to #10 … #20 over 400 px: 40 px a dump
+    const p = proc(
+      Array.from({ length: 41 }, (_, i) => i),
+      null,
+    );
+    const ax = timeAxis([p], [62, 462], [], [10, 20]);
+    expect(ax.x(p.snapshots[10])).toBe(62);
+    expect(ax.x(p.snapshots[20])).toBe(462);
+    expect(ax.x(p.snapshots[15])).toBe(262);
+    expect(ax.ticks.length).toBeGreaterThan(1);
+    for (const t of ax.ticks) expect(t.value >= 10 && t.value <= 20, t.label).toBe(true);
+    // wall clock zoomed to 4 s: the labels carry milliseconds
+    const w = proc([0, 1], [T0, T0 + 60_000]);
+    const z = timeAxis([w], [62, 462], [], [T0 + 10_000, T0 + 14_000]);
+    expect(z.at(T0 + 12_000)).toBe(262);
+    expect(z.ticks[0].label).toMatch(/^09:00:1\d\.\d{3}$/);
+  });
 });

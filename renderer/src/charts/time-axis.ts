@@ -85,11 +85,13 @@ const TICK_PX: Record<TimeKind, number> = { wall: 96, seq: 44, massif: 72 };
 /**
  * The axis over the shown processes' dumps, drawn between `range[0]` and `range[1]` px. `alsoMs`: wall-clock
  * moments the axis must reach too (the kill, seconds after the victim's last dump); every chart passes the same.
+ * `zoom`: the part of the axis shown instead (axis values, a brush on the timeline: charts/brush-zoom.ts).
  */
 export function timeAxis(
   procs: readonly AxisProcess[],
   range: readonly [number, number],
   alsoMs: readonly number[] = [],
+  zoom: readonly [number, number] | null = null,
 ): TimeAxis {
   const kind = timeKind(procs);
   let lo = Infinity;
@@ -108,6 +110,7 @@ export function timeAxis(
         hi = Math.max(hi, t);
       }
   if (!Number.isFinite(lo)) [lo, hi] = [0, 1];
+  if (zoom && zoom[1] > zoom[0]) [lo, hi] = [zoom[0], zoom[1]];
   if (hi <= lo) hi = lo + (kind === 'wall' ? 1000 : 1);
   const n = Math.max(2, Math.floor(Math.abs(range[1] - range[0]) / TICK_PX[kind]));
   const scale = scaleLinear().domain([lo, hi]).range([range[0], range[1]]);

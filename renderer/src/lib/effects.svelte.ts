@@ -9,7 +9,7 @@ import { debounce } from './session-map.ts';
 import type { Ui } from './ui.svelte.ts';
 import type { GrowthResult, StackFilterChip, StackMode, SuspectsResult } from './protocol.ts';
 import { LatestAsk } from './latest-ask.ts';
-import { openingProcess } from '../state/opening.ts';
+import { defaultStack, openingProcess } from '../state/opening.ts';
 import type { Tab } from '../views/tabs.ts';
 
 /** Sets up the effects; returns the autosaver (flushed on pagehide, cancelled on unmount). */
@@ -91,6 +91,18 @@ export function startEffects(ui: Ui): { flush(): void; cancel(): void } {
     const limit = app.job.partial ? 16 : 200;
     const key = `${app.job.jobEpoch}|${view.mode}|${view.hideAllocator}|${limit}|${JSON.stringify(view.filters)}`;
     untrack(() => suspectsAsker.ask({ view, limit, key }));
+  });
+
+  // -- nothing selected: the stack panel shows the focused process's highest suspect (suspect #1's stack on the
+  //    first screen, where the job opens on its holder), never an empty "select a row" column
+  $effect(() => {
+    const suspects = app.job.suspects;
+    const p = ui.app.selection.procIndex;
+    const sel = app.selection;
+    if (!suspects || app.job.partial || app.job.openingPending || p < 0) return;
+    if (sel.panel !== null || sel.selectedStack !== null || sel.pendingSelectedStack !== null) return;
+    const m = defaultStack(suspects, p);
+    if (m !== null) untrack(() => sel.selectStack(m));
   });
 
   const seriesLatest = latestWins();

@@ -22,6 +22,16 @@ export function formatBytes(n: number, signed = false): string {
   return bytes(n, signed, '−');
 }
 
+/** What a sample type's values are (core/model/sample-type.ts sampleUnit): bytes, or a count of objects. */
+export type ValueUnit = 'bytes' | 'objects';
+
+/** A sample value as its unit reads: bytes in binary units, a count of objects as a count (never as bytes). */
+export function formatValue(n: number, unit: ValueUnit, signed = false): string {
+  if (unit === 'bytes') return formatBytes(n, signed);
+  const sign = n < 0 ? '−' : signed && n > 0 ? '+' : '';
+  return sign + formatCount(Math.abs(n));
+}
+
 /** A process as banners, tables and titles name it (core/model/process-name.ts): `7905 python3.12 job.py`. */
 export function procLabel(
   p: Pick<ProcessSummary, 'pid' | 'prefix' | 'key' | 'name' | 'labelHost'> | undefined,
@@ -57,6 +67,17 @@ export function formatCount(n: number): string {
 export function shortFile(p: string): string {
   const i = p.lastIndexOf('/');
   return revealControls(i >= 0 ? p.slice(i + 1) : p);
+}
+
+/**
+ * What made a dump, as recorded (core/model/dump-trigger.ts: the capture's rule — rss-step, cgroup-fraction 0.9 —
+ * over the file name's letter), and an exit dump written after the interpreter's teardown named as such: wherever
+ * a dump is listed or pointed at, beside its label.
+ */
+export function dumpTrigger(s: { trigger?: string; afterTeardown?: boolean } | null | undefined): string {
+  if (!s) return '';
+  if (s.afterTeardown) return `${s.trigger ?? 'final'}, exit after teardown`;
+  return s.trigger === undefined || s.trigger === 'unknown' ? 'trigger not recorded' : s.trigger;
 }
 
 /**

@@ -2,7 +2,13 @@
 // Electron (the preload's window.heaplens, real paths read in chunks by the main process) and the plain browser
 // (File objects from an <input type=file> or drag-and-drop, folders walked with webkitGetAsEntry).
 
-import type { HeaplensElectronApi, HostFileEntry, MenuCommand } from '../../../app/host-api.ts';
+import {
+  EDITOR_NAMES,
+  EDITORS,
+  type HeaplensElectronApi,
+  type HostFileEntry,
+  type MenuCommand,
+} from '../../../app/host-api.ts';
 import type { SourceFile } from './protocol.ts';
 import { spawnAnalysisWorker, type WorkerLike } from './spawn-worker.ts';
 import { servedByNodeEngine, socketEngine } from './engine-socket.ts';
@@ -56,6 +62,17 @@ export interface Host {
   readText(file: SourceFile, maxBytes?: number): Promise<string>;
   onMenu(listener: (c: MenuCommand) => void): () => void;
   onOpenRequest(listener: (files: SourceFile[]) => void): () => void;
+  /**
+   * the editor a frame's file:line opens in (Electron: a `vscode://file/<path>:<line>` link built by main, the
+   * editor kept with the app's settings); null: the page copies the path:line instead
+   */
+  editor: {
+    choices: readonly { id: string; name: string }[];
+    get(): Promise<string>;
+    set(editor: string): Promise<string>;
+    /** false: not opened (a path that is not absolute) */
+    open(path: string, line: number): Promise<boolean>;
+  } | null;
   /** a dataset folder read by the main process, batch by batch (Electron); null: this host cannot read one */
   dataset: {
     open(dir: string): Promise<number>;
@@ -183,6 +200,7 @@ export function browserHost(): Host {
     openDialog: () => null,
     readChunk: null,
     dataset: null,
+    editor: null,
     sampleFiles: fetchSample,
     save: browserSave,
     symbolFiles: async () => [],
@@ -247,6 +265,12 @@ export function electronHost(api: HeaplensElectronApi): Host {
     openDialog: (kind) => api.openDialog(kind).then((e) => (e ? e.map(fromEntry) : null)),
     readChunk: (p, o, l) => api.readChunk(p, o, l),
     dataset: api.dataset,
+    editor: {
+      choices: EDITORS.map((id) => ({ id, name: EDITOR_NAMES[id] })),
+      get: () => api.editor.get(),
+      set: (e) => api.editor.set(e),
+      open: (p, line) => api.editor.open(p, line),
+    },
     sampleFiles: fetchSample,
     save: async (name, data) => {
       const ext = name.split('.').pop() ?? '*';

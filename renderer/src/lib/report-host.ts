@@ -11,6 +11,7 @@ export function reportHost(): Host {
     kind: 'report',
     engine: 'in-page',
     dataset: null,
+    editor: null,
     spawnWorker: inPageWorker,
     filesFromDrop: none,
     filesFromInput: () => [],

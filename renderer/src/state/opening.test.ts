@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { openingProcess } from './opening.ts';
+import { defaultStack, openingProcess } from './opening.ts';
 import type { ProcessSummary, SuspectRow, SuspectsResult } from '../lib/protocol.ts';
 
 // The second RL job of issue 22: the learner is the largest and grew the most, the OOM victim (an actor) holds
@@ -48,5 +48,28 @@ describe('the process a job opens on', () => {
     const pending = { ...actor, pending: { first: 0 } } as ProcessSummary;
     expect(openingProcess([learner, pending], ranking([row(1)]))?.proc).toBe(0);
     expect(openingProcess([pending], null)).toBeNull();
+  });
+});
+
+describe('the stack shown while nothing is selected', () => {
+  // rows ranked #1, #2, #3; each member's stack id is that process's own
+  const rows = [
+    { members: [{ proc: 1, stackId: 40 }] },
+    {
+      members: [
+        { proc: 2, stackId: 7 },
+        { proc: 1, stackId: 41 },
+      ],
+    },
+    { members: [{ proc: 0, stackId: 3 }] },
+  ] as SuspectRow[];
+  it("is the focused process's highest row, by that process's stack id", () => {
+    expect(defaultStack({ rows }, 1)).toBe(40);
+    expect(defaultStack({ rows }, 2)).toBe(7);
+    expect(defaultStack({ rows }, 0)).toBe(3);
+  });
+  it('is none for a process that holds no ranked stack', () => {
+    expect(defaultStack({ rows }, 5)).toBeNull();
+    expect(defaultStack({ rows: [] }, 0)).toBeNull();
   });
 });

@@ -27,3 +27,15 @@ export function openingProcess(procs: readonly ProcessSummary[], suspects: Suspe
   for (const p of live) if (p.lastLiveBytes - p.firstLiveBytes > best.lastLiveBytes - best.firstLiveBytes) best = p;
   return { proc: best.index, reason: 'grew the most (no stack scores and none was killed)' };
 }
+
+/**
+ * The stack the stack panel shows while nothing is selected: the focused process's highest row of the job-wide
+ * ranking (suspect #1's stack in the process the job opens on), its stack id there; null when it holds none.
+ */
+export function defaultStack(suspects: Pick<SuspectsResult, 'rows'>, proc: number): number | null {
+  for (const r of suspects.rows) {
+    const m = r.members.find((x) => x.proc === proc);
+    if (m) return m.stackId;
+  }
+  return null;
+}

@@ -20,7 +20,16 @@ import type {
 import type { StackTarget } from '../../../core/notes/schema.ts';
 import { OPENING_VIEW } from '../../../core/query/provisional.ts';
 import { DEFAULT_FLAME, type FlameArrangement, type Tab } from '../lib/session-map.ts';
-import { formatBytes, formatCount, formatPct, formatRate, snapLabel } from '../lib/format.ts';
+import {
+  formatBytes,
+  formatCount,
+  formatPct,
+  formatRate,
+  formatValue,
+  snapLabel,
+  type ValueUnit,
+} from '../lib/format.ts';
+import { sampleUnit } from '../../../core/model/sample-type.ts';
 import { KIND_LABEL } from '../lib/colors.ts';
 import type { Opening } from './opening.ts';
 
@@ -35,6 +44,8 @@ export interface PanelContent {
   series: number[] | null;
   /** index in `series` of the exit dump after teardown (a marked point, not the series' end), −1 when none */
   exitDump?: number;
+  /** what `series` counts (the sample type's unit) */
+  unit?: ValueUnit;
   /** the stack shown (growth row, timeline legend): what a stack note points at */
   stackId?: number;
   /** the function shown (a flame-graph node): what a function note points at */
@@ -91,6 +102,11 @@ export class Selection {
   /** index of the focused process, or -1 */
   get procIndex(): number {
     return this.selected[0] ?? -1;
+  }
+
+  /** what the views' values are: bytes, or a count of objects (an `_objects` sample type): never shown as bytes */
+  get unit(): ValueUnit {
+    return sampleUnit(this.sample, this.shell.job.summary?.declaredSamples ?? []);
   }
 
   get view(): ViewOptions {
@@ -178,19 +194,21 @@ export class Selection {
       target: this.target,
       view: this.view,
     });
+    const unit = this.unit;
+    const val = (n: number, signed = false): string => formatValue(n, unit, signed);
     void detail.then(({ stack }) => {
       const facts: [string, string][] = [
-        [`base ${snapLabel(this.focused?.snapshots[this.base])}`, formatBytes(stack.baseBytes)],
-        [`target ${snapLabel(this.focused?.snapshots[this.target])}`, formatBytes(stack.targetBytes)],
+        [`base ${snapLabel(this.focused?.snapshots[this.base])}`, val(stack.baseBytes)],
+        [`target ${snapLabel(this.focused?.snapshots[this.target])}`, val(stack.targetBytes)],
         [
           'Δ',
-          `${formatBytes(stack.targetBytes - stack.baseBytes, true)} (${formatPct(stack.baseBytes > 0 ? (100 * (stack.targetBytes - stack.baseBytes)) / stack.baseBytes : stack.targetBytes > 0 ? Infinity : 0)})`,
+          `${val(stack.targetBytes - stack.baseBytes, true)} (${formatPct(stack.baseBytes > 0 ? (100 * (stack.targetBytes - stack.baseBytes)) / stack.baseBytes : stack.targetBytes > 0 ? Infinity : 0)})`,
         ],
       ];
       if (row)
         facts.push(
           ['status', row.status],
-          ['steadiness', formatBytes(row.steadiness) + '/dump'],
+          ['steadiness', val(row.steadiness) + '/dump'],
           ['grew in', `${(row.growingFraction * 100).toFixed(0)}% of intervals`],
         );
       if (row && row.members.length > 1)
@@ -224,6 +242,7 @@ export class Selection {
         facts,
         series: stack.series,
         exitDump: stack.exitDump ?? -1,
+        unit,
         stackId,
       };
     });
@@ -253,13 +272,15 @@ export class Selection {
       return;
     }
     const facts: [string, string][] = [];
+    const unit = this.unit;
+    const val = (n: number, signed = false): string => formatValue(n, unit, signed);
     if (data.baseTotal) {
       const b = data.baseTotal[node];
       const t = data.total[node];
       facts.push(
-        ['base', formatBytes(b)],
-        ['target', formatBytes(t)],
-        ['Δ', `${formatBytes(t - b, true)} (${formatPct(b > 0 ? (100 * (t - b)) / b : t > 0 ? Infinity : 0)})`],
+        ['base', val(b)],
+        ['target', val(t)],
+        ['Δ', `${val(t - b, true)} (${formatPct(b > 0 ? (100 * (t - b)) / b : t > 0 ? Infinity : 0)})`],
       );
       facts.push([
         'share',
@@ -270,11 +291,11 @@ export class Selection {
     } else {
       facts.push(
         [
-          'bytes',
-          `${formatBytes(data.total[node])} (${((100 * data.total[node]) / (data.targetGrand || 1)).toFixed(1)}%)`,
+          unit === 'bytes' ? 'bytes' : 'count',
+          `${val(data.total[node])} (${((100 * data.total[node]) / (data.targetGrand || 1)).toFixed(1)}%)`,
         ],
         ['objects', formatCount(data.totalObjects[node])],
-        ['self bytes', formatBytes(data.self[node])],
+        [unit === 'bytes' ? 'self bytes' : 'self', val(data.self[node])],
       );
     }
     if (f) facts.push(['kind', KIND_LABEL[f.group]]);

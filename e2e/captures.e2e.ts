@@ -37,3 +37,55 @@ test('a memleak.bt capture with its maps copy: leak_step leads the ranking', asy
   await expect(rows.first().locator('.lbl')).toContainText('leak_step');
   await page.screenshot({ path: path.join(SHOTS, 'capture-memleak.png') });
 });
+
+test("a PyTorch snapshot's device over time: allocated vs reserved, its peak and its OOM where the trace has them", async ({
+  page,
+}) => {
+  const want = JSON.parse(readFileSync(path.join(ROOT, 'fixtures/torch/expected.json'), 'utf8')) as {
+    devices: {
+      device: number;
+      peak_allocated_bytes: number;
+      ooms: { time_us: number; size: number }[];
+      first_time_us: number;
+      last_time_us: number;
+    }[];
+  };
+  const dev = want.devices.find((d) => d.ooms.length > 0)!;
+  await page.goto('/');
+  await dropFiles(page, '[data-testid=dropzone]', [file('torch', 'snapshot-p4.pickle')]);
+  await expect(page.getByTestId('job-info')).toContainText(`${want.devices.length} processes`, { timeout: 30_000 });
+  // the device with the OOM is the one whose cache grew: the job opens on it (suspect #1's holder)
+  const chart = page.locator(`[data-testid=gpu-chart][data-device="${dev.device}"]`);
+  await expect(chart).toBeVisible();
+  // the peak: the simulation's own peak of allocated bytes, on the allocated line
+  const peak = chart.getByTestId('gpu-peak');
+  await expect(peak).toHaveAttribute('data-bytes', String(dev.peak_allocated_bytes));
+  await expect(chart.getByTestId('gpu-peak-text')).toContainText(
+    `${(dev.peak_allocated_bytes / 2 ** 20).toFixed(1)} MiB`,
+  );
+  // the OOM at the simulation's time (time_us / 1000), drawn where that time falls on the trace's axis
+  const oom = chart.getByTestId('gpu-oom');
+  await expect(oom).toHaveCount(dev.ooms.length);
+  const atMs = dev.ooms[0].time_us / 1000;
+  await expect(oom.first()).toHaveAttribute('data-time-ms', String(atMs));
+  await expect(oom.first()).toHaveAttribute('data-size', String(dev.ooms[0].size));
+  const hhmmss = new Date(atMs).toISOString().slice(11, 23);
+  await expect(chart.getByTestId('gpu-oom-text')).toContainText(`OOM at ${hhmmss}`);
+  const svgWidth = Number(await chart.locator('svg').getAttribute('width'));
+  const x = Number(await oom.first().locator('line').getAttribute('x1'));
+  // the plot frame's margins (renderer/src/charts/plot-frame.ts) and the trace's first and last entries
+  const [left, right] = [62, svgWidth - 14];
+  const [t0, t1] = [dev.first_time_us / 1000, dev.last_time_us / 1000];
+  expect(Math.abs(x - (left + ((atMs - t0) / (t1 - t0)) * (right - left)))).toBeLessThan(1);
+  // the record_function spans in a band under the plot
+  await expect(chart.getByTestId('gpu-spans').locator('.gpu-span').first()).toBeAttached();
+  await expect(chart.getByTestId('gpu-axis')).toHaveAttribute('data-axis', 'wall');
+  // the figures under the pointer
+  await chart.getByTestId('gpu-hover').hover();
+  await expect(chart.getByTestId('gpu-readout')).toContainText(/allocated [\d.]+ MiB · reserved [\d.]+ MiB/);
+  await chart.scrollIntoViewIfNeeded();
+  await page.screenshot({ path: path.join(SHOTS, 'capture-torch-gpu.png') });
+  // the peak's point opens the snapshot taken there
+  await peak.locator('circle').click();
+  await expect(chart.getByTestId('gpu-picked')).toBeAttached();
+});

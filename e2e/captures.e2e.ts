@@ -2,10 +2,12 @@
 // memleak.bt capture of a running process, dropped on the page, rank their growing stacks in the Suspects view.
 // Expected names come from the fixtures' own scripts (fixtures/torch/expected.json: `remember` holds the most
 // active bytes and grows; fixtures/ebpf/expected.json: `leak_step` is the leak).
-import { readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { expect, test } from '@playwright/test';
-import { dropFiles, ROOT, SHOTS, type DropFile } from './helpers.ts';
+import { dropFiles, heaplens, ROOT, SHOTS, type DropFile } from './helpers.ts';
 
 const file = (dir: string, name: string): DropFile => {
   const p = path.join(ROOT, 'fixtures', dir, name);
@@ -88,4 +90,53 @@ test("a PyTorch snapshot's device over time: allocated vs reserved, its peak and
   // the peak's point opens the snapshot taken there
   await peak.locator('circle').click();
   await expect(chart.getByTestId('gpu-picked')).toBeAttached();
+});
+
+test("single-file reports keep what the app shows of them: massif's peak and time unit, a PyTorch device over time", async ({
+  page,
+}) => {
+  const out = mkdtempSync(path.join(tmpdir(), 'heaplens-capture-reports-'));
+  // massif's run with --time-unit=B: ms_print's report names the peak snapshot and the unit on its own
+  const massif = path.join(ROOT, 'fixtures', 'massif', 'massif.out.pages');
+  const ms = readFileSync(`${massif}.ms_print.txt`, 'utf8');
+  const peak = /Detailed snapshots: \[[^\]]*?(\d+) \(peak\)/.exec(ms)![1];
+  const unit = /^\s+n\s+time\((\w+)\)/m.exec(ms)![1];
+  expect(unit).toBe('B');
+  const massifReport = path.join(out, 'massif.html');
+  heaplens('report', massif, '-o', massifReport, '--no-symbols');
+  await page.goto(pathToFileURL(massifReport).href);
+  await expect(page.getByTestId('read-only-banner')).toBeVisible({ timeout: 30_000 });
+  const axis = page.getByTestId('timeline-axis');
+  await expect(axis).toHaveAttribute('data-axis', 'massif');
+  await expect(axis).toContainText('x: massif time (bytes allocated and freed)');
+  await expect(page.getByTestId('timeline').locator('svg .axis text', { hasText: / B$/ }).first()).toBeVisible();
+  await expect(page.getByTestId('target-select').locator('option', { hasText: `#${peak} (peak)` })).toHaveCount(1);
+  await expect(page.getByTestId('timeline-points').locator('[data-peak=massif]')).toHaveAttribute('data-seq', peak);
+  // it opens on the last snapshot massif kept a tree of (ms_print's last detailed one), not on the first
+  const detailed = /Detailed snapshots: \[([^\]]*)\]/.exec(ms)![1].split(',');
+  const lastDetailed = detailed[detailed.length - 1].trim().split(' ')[0];
+  await expect(page.getByTestId('target-select').locator('option:checked')).toHaveText(
+    new RegExp(`^#${lastDetailed} `),
+  );
+  await page.screenshot({ path: path.join(SHOTS, 'report-massif.png') });
+  // the PyTorch snapshot: the device chart with the simulation's peak, as in the app
+  const want = JSON.parse(readFileSync(path.join(ROOT, 'fixtures/torch/expected.json'), 'utf8')) as {
+    devices: { device: number; peak_allocated_bytes: number; ooms: { time_us: number }[] }[];
+  };
+  const torchReport = path.join(out, 'torch.html');
+  heaplens('report', path.join(ROOT, 'fixtures', 'torch', 'snapshot-p4.pickle'), '-o', torchReport, '--no-symbols');
+  await page.goto(pathToFileURL(torchReport).href);
+  await expect(page.getByTestId('read-only-banner')).toBeVisible({ timeout: 30_000 });
+  const chart = page.locator('[data-testid=gpu-chart][data-device="0"]');
+  await expect(chart).toBeVisible();
+  await expect(chart.getByTestId('gpu-peak')).toHaveAttribute(
+    'data-bytes',
+    String(want.devices[0].peak_allocated_bytes),
+  );
+  await expect(chart.getByTestId('gpu-oom')).toHaveAttribute(
+    'data-time-ms',
+    String(want.devices[0].ooms[0].time_us / 1000),
+  );
+  await chart.scrollIntoViewIfNeeded();
+  await page.screenshot({ path: path.join(SHOTS, 'report-torch.png') });
 });

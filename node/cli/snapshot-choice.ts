@@ -4,8 +4,8 @@
 // not an exit dump written after the interpreter's teardown.
 
 import type { ProcessSeries } from '../../core/model/model.js';
-import { snapshotByName, treeless } from '../../core/model/snapshot-status.js';
-import { seriesEndIndex, teardownIndex, type TeardownInput } from '../../core/model/series-end.js';
+import { snapshotByName } from '../../core/model/snapshot-status.js';
+import { teardownIndex, type TeardownInput } from '../../core/model/series-end.js';
 import { UsageError } from './args.js';
 
 /** Snapshot index by `last`, `first`, `peak` or sequence number; -1 when the process has no such snapshot. */
@@ -47,15 +47,8 @@ export function seqRanges(seqs: readonly number[]): string {
   return out.join(', ');
 }
 
-/**
- * The snapshot a command reads by default in each process: the series' end (no exit dump after teardown), passing
- * over massif's snapshots that kept no tree (a row of totals), as the app's views open.
- */
-export function defaultSnapshot(p: TeardownInput): number {
-  let at = seriesEndIndex(p);
-  while (at > 0 && treeless(p.snapshots[at])) at--;
-  return at;
-}
+/** The snapshot a command reads by default in each process (core/model/series-end.ts). */
+export { defaultSnapshot } from '../../core/model/series-end.js';
 
 /**
  * Why the default left the last dump out, for the command's heading ("" when it did not): the exit dump after

@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { expect, test } from '@playwright/test';
-import { dropFiles, heaplens, ROOT, SHOTS, type DropFile } from './helpers.ts';
+import { dropFiles, heaplens, openTab, ROOT, SHOTS, type DropFile } from './helpers.ts';
+import { flameNodes, flameView, waitForFlame } from './flame-hook.ts';
 
 const file = (dir: string, name: string): DropFile => {
   const p = path.join(ROOT, 'fixtures', dir, name);
@@ -139,4 +140,31 @@ test("single-file reports keep what the app shows of them: massif's peak and tim
   );
   await chart.scrollIntoViewIfNeeded();
   await page.screenshot({ path: path.join(SHOTS, 'report-torch.png') });
+});
+
+test("a Go delta profile's flame graph: widths by magnitude, main.warm as wide as its share in go tool pprof -top", async ({
+  page,
+}) => {
+  // go tool pprof -top of the same file (fixtures/go/make-go-delta.sh): main.warm's flat (negative: freed inside the
+  // window) and its flat% (of the magnitudes' sum, pprof's total)
+  const top = readFileSync(path.join(ROOT, 'fixtures/go/delta/heap-delta.pprof-top.inuse_space.txt'), 'utf8');
+  const m = /^\s*(-?\d+)B\s+([\d.]+)%.*\smain\.warm$/m.exec(top)!;
+  const [flat, share] = [Number(m[1]), Number(m[2]) / 100];
+  expect(flat).toBeLessThan(0);
+  await page.goto('/');
+  await dropFiles(page, '[data-testid=dropzone]', [file('go/delta', 'heap-delta.pb.gz')]);
+  await expect(page.getByTestId('job-info')).toContainText('1 process', { timeout: 30_000 });
+  await openTab(page, 'tab-flame');
+  await waitForFlame(page, 'flame');
+  const all = await flameNodes(page, 'flame');
+  // the root spans the graph's width
+  const width = (await flameView(page, 'flame'))!.width;
+  const warm = (await flameNodes(page, 'flame', 'main.warm')).filter((h) => h.rect !== null);
+  expect(warm.length).toBeGreaterThan(0);
+  const widest = warm.reduce((a, b) => (b.rect!.w > a.rect!.w ? b : a));
+  // its width over the root's: pprof's flat% (the rounding of a 1-pixel edge aside)
+  expect(Math.abs(widest.rect!.w / width - share)).toBeLessThan(0.01);
+  // no node drawn wider than the root or with a negative width
+  for (const h of all) if (h.rect) expect(h.rect.w).toBeGreaterThanOrEqual(0);
+  await page.screenshot({ path: path.join(SHOTS, 'flame-go-delta.png') });
 });

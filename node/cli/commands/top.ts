@@ -43,6 +43,16 @@ export function top(job: Job, args: ParsedArgs, io: Output): void {
     );
     if (sliceFilter(args).length > 0)
       list.say(`  filters keep ${fmt.plain(shown)} (${formatPercent(shown, values.live.bytes)}) in ${all.length} rows`);
+    // a delta profile's figures go both ways: each row's share of their magnitudes' sum, as pprof -top's flat%
+    // (pprof's total is that sum); -1,644,544 B of a -231,896 B total read "709 %" before
+    let magnitude = 0;
+    let negative = false;
+    for (const v of values.liveBytes) {
+      magnitude += Math.abs(v);
+      if (v < 0) negative = true;
+    }
+    const share = (v: number): string =>
+      negative ? formatPercent(Math.abs(v), magnitude) : formatPercent(v, values.live.bytes);
     const rows: string[][] = [];
     all.slice(0, list.n).forEach((row, rank) => {
       const stack = view(row.stackId)!;
@@ -59,7 +69,7 @@ export function top(job: Job, args: ParsedArgs, io: Output): void {
       rows.push([
         String(rank + 1),
         fmt.plain(row.value),
-        formatPercent(row.value, values.live.bytes),
+        share(row.value),
         objects,
         list.stackCell(stack, row.members),
       ]);

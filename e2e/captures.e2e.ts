@@ -45,6 +45,7 @@ test("a PyTorch snapshot's device over time: allocated vs reserved, its peak and
   page,
 }) => {
   const want = JSON.parse(readFileSync(path.join(ROOT, 'fixtures/torch/expected.json'), 'utf8')) as {
+    annotations: number;
     devices: {
       device: number;
       peak_allocated_bytes: number;
@@ -80,8 +81,10 @@ test("a PyTorch snapshot's device over time: allocated vs reserved, its peak and
   const [left, right] = [62, svgWidth - 14];
   const [t0, t1] = [dev.first_time_us / 1000, dev.last_time_us / 1000];
   expect(Math.abs(x - (left + ((atMs - t0) / (t1 - t0)) * (right - left)))).toBeLessThan(1);
-  // the record_function spans in a band under the plot
-  await expect(chart.getByTestId('gpu-spans').locator('.gpu-span').first()).toBeAttached();
+  // the record_function spans in a band under the plot: every begin/end pair of the trace's annotations
+  const spans = want.annotations / 2;
+  await expect(chart.getByTestId('gpu-spans').locator('.gpu-span')).toHaveCount(spans);
+  await expect(chart.getByTestId('gpu-spans')).toHaveAttribute('data-skipped', '0');
   await expect(chart.getByTestId('gpu-axis')).toHaveAttribute('data-axis', 'wall');
   // the figures under the pointer
   await chart.getByTestId('gpu-hover').hover();

@@ -8,6 +8,7 @@ import { flameTree } from '../query/flame.js';
 import { stackDetail, stackSeries } from '../query/series.js';
 import { suspectsResult } from '../query/suspects.js';
 import { missingBinariesAt } from '../query/missing-binaries.js';
+import { gpuTimeline } from '../query/gpu-timeline.js';
 import { resolveStacks, stackTargets } from '../query/stack-targets.js';
 import type { QuerySession } from '../query/session.js';
 import { appReport } from '../report/app-report.js';
@@ -101,6 +102,11 @@ async function answerNow(s: QuerySession, req: Query, deps?: AnswerDeps): Promis
           view: req.view,
         }),
       });
+    case 'gpuTimeline':
+      return plain({
+        type: 'gpuTimeline',
+        timeline: gpuTimeline(s.proc(req.proc), Math.max(2, Math.min(20_000, Math.floor(req.maxPoints) || 2))),
+      });
     case 'close':
       s.close();
       return plain({ type: 'close' });
@@ -128,5 +134,6 @@ const QUERY_TYPES = new Set<string>([
   'export',
   'reopenReport',
   'missingBinaries',
+  'gpuTimeline',
   'close',
 ] satisfies Query['type'][]);

@@ -16,6 +16,7 @@ import type { ExportRequest } from '../export/job-export.js';
 import type { PostmortemView } from '../query/postmortem-view.js';
 import type { LimitGiven } from '../query/postmortem.js';
 import type { DiffListing, DiffRequest, TopListing, TopRequest } from '../query/stack-listings.js';
+import type { GpuTimelineView } from '../query/gpu-timeline.js';
 
 export type { JobPreview };
 
@@ -55,6 +56,7 @@ export type { ProcessVerdict, SuspectMember, SuspectRow, SuspectsResult } from '
 export type { ProvisionalRanking } from '../query/provisional.js';
 export type { ExportFormat, ExportRequest } from '../export/job-export.js';
 export type { DiffListing, DiffRequest, ListedStack, TopListing, TopRequest } from '../query/stack-listings.js';
+export type { GpuSpanView, GpuTimelineView } from '../query/gpu-timeline.js';
 
 /**
  * A file to load: a Blob (browser) or a path read through the host (Electron). For Blobs, size and mtime are
@@ -121,6 +123,8 @@ export type Request =
   | ({ type: 'flame' } & FlameRequest)
   /** modules whose frames stay unresolved at a snapshot (core/symbolize/missing-binaries.ts) */
   | { type: 'missingBinaries'; proc: number; snapshot: number; view: ViewOptions }
+  /** a PyTorch snapshot's device over time (core/query/gpu-timeline.ts), at most `maxPoints` points a line */
+  | { type: 'gpuTimeline'; proc: number; maxPoints: number }
   | ({ type: 'stack' } & StackRequest)
   /** stacks as note targets (their return addresses), for notes and sessions */
   | { type: 'stackTargets'; proc: number; stackIds: number[] }
@@ -151,6 +155,7 @@ export type Response =
   | { type: 'flame'; flame: FlameData }
   | { type: 'missingBinaries'; summary: MissingBinariesSummary; symbolized: boolean }
   | { type: 'stack'; stack: StackDetail }
+  | { type: 'gpuTimeline'; timeline: GpuTimelineView | null }
   | { type: 'stackTargets'; targets: StackTarget[] }
   | { type: 'resolveStacks'; ids: ({ proc: number; stackId: number } | null)[] }
   | { type: 'report'; html: string | null; preview: SanitizePreview; bytes: number }

@@ -5,6 +5,7 @@
 // leak stopped" when it did not). Such a dump is kept and shown as a marked point, never as the series' end.
 
 import type { Job, ProcessSeries, Snapshot } from './model.js';
+import { treeless } from './snapshot-status.js';
 
 /** A final dump below this share of the last interval dump's total is a collapse… */
 export const TEARDOWN_SHARE = 0.25;
@@ -86,6 +87,16 @@ export function seriesEndIndex(p: TeardownInput): number {
   const skip = teardownIndex(p);
   for (let i = p.snapshots.length - 1; i >= 0; i--) if (p.snapshots[i].complete && i !== skip) return i;
   return p.snapshots.length - 1;
+}
+
+/**
+ * The snapshot a view or a command reads by default: the series' end, passing over massif's snapshots that kept
+ * no tree (a row of totals), as the app's views open (the CLI's default, the report's target).
+ */
+export function defaultSnapshot(p: TeardownInput): number {
+  let at = seriesEndIndex(p);
+  while (at > 0 && treeless(p.snapshots[at])) at--;
+  return at;
 }
 
 /**

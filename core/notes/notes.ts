@@ -79,8 +79,11 @@ export function resolveStack(proc: ProcessSeries, t: StackTarget): number | null
   return null;
 }
 
-/** Index of the snapshot a reference names (by file, else by sequence number), or -1. */
+/** Index of the snapshot a reference names (by file and sequence number, by file, else by sequence number), or -1. */
 export function resolveSnapshot(proc: ProcessSeries, ref: SnapshotRef): number {
+  // the snapshots of one massif file or one PyTorch trace share their file: their numbers tell them apart
+  const both = proc.snapshots.findIndex((s) => s.file === ref.file && s.seq === ref.seq);
+  if (both >= 0) return both;
   const byFile = proc.snapshots.findIndex((s) => s.file === ref.file);
   if (byFile >= 0) return byFile;
   return ref.seq === null ? -1 : proc.snapshots.findIndex((s) => s.seq === ref.seq);

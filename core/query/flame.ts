@@ -40,6 +40,8 @@ export interface FlameData {
   totalObjects: Float64Array;
   baseTotal: Float64Array | null;
   absDeltaTotal: Float64Array | null;
+  /** Σ |bytes| through each node where some stack's figure is below 0 (a pprof delta profile): its width; else absent */
+  absTotal?: Float64Array | null;
   /** diff only: variance (bytes²) of each node's Δ from the sampling model (Var_base + Var_target of its stacks); absent in reports */
   deltaVar?: Float64Array | null;
   maxDepth: number;
@@ -122,6 +124,7 @@ export function flameTree(s: QuerySession, req: FlameRequest): { flame: FlameDat
     totalObjects: tree.totalObjects,
     baseTotal: tree.baseTotal,
     absDeltaTotal: tree.absDeltaTotal,
+    absTotal: tree.absTotal,
     deltaVar,
     maxDepth: tree.maxDepth,
     frames,
@@ -141,6 +144,7 @@ export function flameTree(s: QuerySession, req: FlameRequest): { flame: FlameDat
   ];
   if (tree.baseTotal) buffers.push(tree.baseTotal.buffer);
   if (tree.absDeltaTotal) buffers.push(tree.absDeltaTotal.buffer);
+  if (tree.absTotal) buffers.push(tree.absTotal.buffer);
   if (deltaVar) buffers.push(deltaVar.buffer);
   return { flame, buffers };
 }

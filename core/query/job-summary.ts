@@ -127,6 +127,8 @@ export interface ProcessSummary {
   limitBytes?: number | null;
   /** the snapshot views open on when it is not the last complete one: a PyTorch device's peak (gpu.peakSnapshot) */
   openSnapshot?: number;
+  /** a PyTorch snapshot's CUDA device: its memory over time is asked apart (the `gpuTimeline` request) */
+  gpuDevice?: number;
   /** the series' time axis (core/model/snapshot-time.ts seriesTimes): wall clock from capture or mtimes, else seq */
   time: TimeAxis;
   /**
@@ -306,6 +308,7 @@ export function jobSummary(j: Job, opts: JobSummaryOptions): JobSummary {
       ...totals(p.snapshots.flatMap((s, si) => (si === teardown ? [] : [snapshotTotalBytes(s)]))),
       endedWithoutFinalDump: p.endedWithoutFinalDump,
       ...(p.gpu?.peakSnapshot !== undefined ? { openSnapshot: p.gpu.peakSnapshot } : {}),
+      ...(p.gpu ? { gpuDevice: p.gpu.device } : {}),
       stackCount: p.stacks.count,
       hasPythonFrames: opts.hasPython(index),
       truncatedCount: p.snapshots.filter((s) => s.truncated !== null).length,

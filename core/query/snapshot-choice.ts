@@ -5,8 +5,8 @@
 // not an exit dump written after the interpreter's teardown.
 
 import type { ProcessSeries } from '../model/model.js';
-import { snapshotByName, treeless } from '../model/snapshot-status.js';
-import { seriesEndIndex, teardownIndex, type TeardownInput } from '../model/series-end.js';
+import { snapshotByName } from '../model/snapshot-status.js';
+import { teardownIndex, type TeardownInput } from '../model/series-end.js';
 
 /** A snapshot name that is malformed, or that no process has: the message says which names there are. */
 export class SnapshotChoiceError extends Error {
@@ -57,15 +57,8 @@ export function seqRanges(seqs: readonly number[]): string {
   return out.join(', ');
 }
 
-/**
- * The snapshot a command reads by default in each process: the series' end (no exit dump after teardown), passing
- * over massif's snapshots that kept no tree (a row of totals), as the app's views open.
- */
-export function defaultSnapshot(p: TeardownInput): number {
-  let at = seriesEndIndex(p);
-  while (at > 0 && treeless(p.snapshots[at])) at--;
-  return at;
-}
+/** The snapshot a command reads by default in each process (core/model/series-end.ts). */
+export { defaultSnapshot } from '../model/series-end.js';
 
 /**
  * Why the default left the last dump out, for the command's heading ("" when it did not): the exit dump after

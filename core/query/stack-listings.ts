@@ -82,7 +82,15 @@ export interface TopListing {
   stacks: ListedStack[];
   warnings: LoadWarning[];
   /** one per entry of `processes` */
-  blocks: (ListingBlock & { snapshotIndex: number; zeroRows: number })[];
+  blocks: (ListingBlock & {
+    snapshotIndex: number;
+    zeroRows: number;
+    /** what a row's share is of: the snapshot's total, or for a delta profile (figures both ways) the sum of their
+     * magnitudes, as pprof -top's flat% (its total is that sum) */
+    shareOf: number;
+    /** the shares are of magnitudes (a delta profile) */
+    signed: boolean;
+  })[];
 }
 
 export interface DiffProcess extends ProcessFacts {
@@ -158,9 +166,19 @@ export function topListing(job: Job, req: TopRequest): TopListing {
       total: values.live.bytes,
       shownTotal,
     });
+    // a delta profile's figures go both ways: each row's share of their magnitudes' sum, as pprof -top's flat%;
+    // -1,644,544 B of a -231,896 B total read "709 %" before
+    let magnitude = 0;
+    let signed = false;
+    for (const v of values.liveBytes) {
+      magnitude += Math.abs(v);
+      if (v < 0) signed = true;
+    }
     const block = {
       processIndex: pi,
       snapshotIndex: si,
+      shareOf: signed ? magnitude : values.live.bytes,
+      signed,
       note: which === null ? defaultNote(p, si) : '',
       rowCount: all.length,
       zeroRows,

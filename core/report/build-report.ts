@@ -8,7 +8,7 @@ import { basename } from '../formats/dump-filename.js';
 import type { LoadWarning, ProcessSeries } from '../model/model.js';
 import { diffSnapshots } from '../stats/diff.js';
 import { rankGrowth } from '../stats/growth.js';
-import { seriesEndIndex } from '../model/series-end.js';
+import { defaultSnapshot, seriesEndIndex } from '../model/series-end.js';
 import { isFileMapping } from '../formats/proc-maps.js';
 import {
   emptySession,
@@ -176,8 +176,8 @@ export function buildReport(
     let tgt = input.target ?? (sel?.target ? resolveSnapshot(proc, sel.target) : -1);
     if (base < 0 || base >= n) base = 0;
     // default target: the series' end (core/model/series-end.ts: a killed process's cut dump would report frees
-    // that never happened, an exit dump after teardown the interpreter's frees at exit)
-    if (tgt < 0 || tgt >= n) tgt = Math.max(0, seriesEndIndex(proc));
+    // that never happened, an exit dump after teardown the interpreter's frees at exit), a massif snapshot with a tree
+    if (tgt < 0 || tgt >= n) tgt = Math.max(0, defaultSnapshot(proc));
     bases.push({ base, target: tgt });
     packInputs.push({
       proc,

@@ -9,7 +9,8 @@
 
 import { basename } from '../formats/dump-filename.js';
 import { deflate } from 'pako';
-import type { Counts, ProcessSeries, Snapshot } from '../model/model.js';
+import type { Counts, GpuSeriesInfo, ProcessSeries, Snapshot } from '../model/model.js';
+import { gpuTimeline } from '../query/gpu-timeline.js';
 import type { MapsEntry } from '../formats/proc-maps.js';
 import type { PyFrameEntry, PyFrameTable, PyMarkerKind } from '../formats/pyframes.js';
 import type { SymbolizedAddress } from '../symbolize/symbolize.js';
@@ -42,7 +43,14 @@ interface PackedSnapshot {
   headerLiveBytes: number | null;
   mapsSource: Snapshot['mapsSource'];
   context: Snapshot['context'];
+  /** a massif snapshot's time in its unit, its tree kind (the peak) and figures; absent in older reports */
+  massif?: Snapshot['massif'];
 }
+
+/** a report keeps a PyTorch device's trace as its envelope (gpuTimeline's cut: every peak kept) of at most this */
+export const GPU_REPORT_POINTS = 2000;
+/** and at most this many record_function spans and OOM events (the first ones) */
+export const GPU_REPORT_EVENTS = 10_000;
 
 export interface PackedProcess {
   key: string;
@@ -81,6 +89,8 @@ export interface PackedProcess {
     (Omit<PyFrameTable, 'frames' | 'markers'> & { frames: PyFrameEntry[]; markers: [string, PyMarkerKind][] }) | null;
   /** the role a job log gave the process (its name in every view); absent without one, and in older reports */
   role?: { name: string; file: string; line: number };
+  /** a PyTorch snapshot's device (its timeline cut to GPU_REPORT_POINTS); absent for dumps and in older reports */
+  gpu?: GpuSeriesInfo;
 }
 
 /** The header of a report's payload (everything but the columns). */
@@ -335,6 +345,14 @@ function packProcess(input: PackInput, s: PackStrings, w: ColumnWriter): PackedP
       complete: x.complete,
       headerLiveBytes: x.headerLiveBytes,
       mapsSource: x.mapsSource,
+      ...(x.massif
+        ? {
+            massif: {
+              ...x.massif,
+              ...(x.massif.cmd !== undefined ? { cmd: pathsIn(x.massif.cmd, s) } : {}),
+            },
+          }
+        : {}),
       context: x.context
         ? {
             ...x.context,
@@ -359,6 +377,27 @@ function packProcess(input: PackInput, s: PackStrings, w: ColumnWriter): PackedP
     symbols: syms,
     pythonFrames,
     ...(proc.role ? { role: { name: proc.role.name, file: s.path(proc.role.file), line: proc.role.line } } : {}),
+    ...(proc.gpu ? { gpu: packGpu(proc) } : {}),
+  };
+}
+
+/** A command line as it goes out: each word that is a path sanitized as paths are. */
+function pathsIn(cmd: string, s: PackStrings): string {
+  return cmd
+    .split(' ')
+    .map((w) => (w.includes('/') ? s.path(w) : w))
+    .join(' ');
+}
+
+/** A device's figures, its trace cut to its envelope (gpuTimeline: no peak lost), its first spans and OOMs. */
+function packGpu(proc: ProcessSeries): GpuSeriesInfo {
+  const g = proc.gpu!;
+  const t = gpuTimeline(proc, GPU_REPORT_POINTS)!;
+  return {
+    ...g,
+    timeline: { timeMs: t.timeMs, allocated: t.allocated, reserved: t.reserved, cached: t.cached },
+    ooms: g.ooms.slice(0, GPU_REPORT_EVENTS),
+    spans: g.spans.slice(0, GPU_REPORT_EVENTS),
   };
 }
 

@@ -33,10 +33,17 @@ import {
   wholeOrNull,
   type Obj,
 } from '../formats/shape.js';
-import type { Counts, Job, ProcessSeries, Snapshot } from '../model/model.js';
+import type { Counts, GpuSeriesInfo, Job, ProcessSeries, Snapshot } from '../model/model.js';
 import type { SymbolFrame, SymbolizedAddress, SymbolTable } from '../model/symbol-table.js';
 import { ReportError } from './errors.js';
-import { REPORT_FORMAT, REPORT_VERSION, type Column, type PackedJob } from './job-pack.js';
+import {
+  GPU_REPORT_EVENTS,
+  GPU_REPORT_POINTS,
+  REPORT_FORMAT,
+  REPORT_VERSION,
+  type Column,
+  type PackedJob,
+} from './job-pack.js';
 
 /**
  * What a report may hold. A real report keeps a few hundred stacks per process (build-report.ts: top-N by four
@@ -442,6 +449,75 @@ function snapshotFields(v: unknown, at: string): SnapshotFields {
     headerLiveBytes: sizeOrNull(x.headerLiveBytes, `${at}.headerLiveBytes`),
     mapsSource: oneOfOrNull(x.mapsSource, `${at}.mapsSource`, ['dump', 'file'] as const),
     context: checkDumpContext(x.context, `${at}.context`),
+    ...(x.massif !== undefined ? { massif: massif(x.massif, `${at}.massif`) } : {}),
+  };
+}
+
+/** A massif snapshot's own figures (older reports have none). */
+function massif(v: unknown, at: string): NonNullable<Snapshot['massif']> {
+  const o = obj(v, at);
+  return {
+    time: num(o.time, `${at}.time`, 0, MAX_COUNT),
+    timeUnit: str(o.timeUnit, `${at}.timeUnit`, 16),
+    heapExtraBytes: size(o.heapExtraBytes, `${at}.heapExtraBytes`),
+    stacksBytes: size(o.stacksBytes, `${at}.stacksBytes`),
+    ...(o.tree !== undefined ? { tree: oneOf(o.tree, `${at}.tree`, ['empty', 'detailed', 'peak'] as const) } : {}),
+    // what the tree does not explain; below 0 where massif's tree sums past its total (--pages-as-heap)
+    ...(o.unexplainedBytes !== undefined
+      ? { unexplainedBytes: num(o.unexplainedBytes, `${at}.unexplainedBytes`, -MAX_COUNT, MAX_COUNT) }
+      : {}),
+    ...(o.cmd !== undefined ? { cmd: str(o.cmd, `${at}.cmd`, T) } : {}),
+  };
+}
+
+/** A PyTorch device's figures and its (cut) trace, spans and OOMs (older reports have none). */
+function gpu(v: unknown, at: string, snapshots: number): GpuSeriesInfo {
+  const o = obj(v, at);
+  const tl = obj(o.timeline, `${at}.timeline`);
+  const column = (k: 'timeMs' | 'allocated' | 'reserved' | 'cached'): number[] =>
+    arr(tl[k], `${at}.timeline.${k}`, GPU_REPORT_POINTS * 2 + 1).map((x, i) =>
+      k === 'timeMs'
+        ? num(x, `${at}.timeline.${k}[${i}]`, -MAX_COUNT, MAX_COUNT)
+        : size(x, `${at}.timeline.${k}[${i}]`),
+    );
+  const timeline = {
+    timeMs: column('timeMs'),
+    allocated: column('allocated'),
+    reserved: column('reserved'),
+    cached: column('cached'),
+  };
+  const n = timeline.timeMs.length;
+  if (timeline.allocated.length !== n || timeline.reserved.length !== n || timeline.cached.length !== n)
+    fail(`${at}.timeline`, 'columns of different lengths');
+  for (let i = 1; i < n; i++)
+    if (timeline.timeMs[i] < timeline.timeMs[i - 1]) fail(`${at}.timeline.timeMs[${i}]`, 'before the one before it');
+  const peak = o.peakSnapshot === undefined ? undefined : whole(o.peakSnapshot, `${at}.peakSnapshot`);
+  if (peak !== undefined && peak >= snapshots) fail(`${at}.peakSnapshot`, `not one of the ${snapshots} snapshots`);
+  return {
+    device: whole(o.device, `${at}.device`, 1 << 16),
+    reservedBytes: size(o.reservedBytes, `${at}.reservedBytes`),
+    allocatedBytes: size(o.allocatedBytes, `${at}.allocatedBytes`),
+    pendingFreeBytes: size(o.pendingFreeBytes, `${at}.pendingFreeBytes`),
+    inactiveBytes: size(o.inactiveBytes, `${at}.inactiveBytes`),
+    segments: whole(o.segments, `${at}.segments`),
+    timeline,
+    ooms: arr(o.ooms, `${at}.ooms`, GPU_REPORT_EVENTS).map((x, i) => {
+      const e = obj(x, `${at}.ooms[${i}]`);
+      return {
+        timeMs: numOrNull(e.timeMs, `${at}.ooms[${i}].timeMs`, -MAX_COUNT, MAX_COUNT),
+        size: size(e.size, `${at}.ooms[${i}].size`),
+        deviceFree: size(e.deviceFree, `${at}.ooms[${i}].deviceFree`),
+      };
+    }),
+    spans: arr(o.spans, `${at}.spans`, GPU_REPORT_EVENTS).map((x, i) => {
+      const e = obj(x, `${at}.spans[${i}]`);
+      const startMs = num(e.startMs, `${at}.spans[${i}].startMs`, -MAX_COUNT, MAX_COUNT);
+      const endMs = numOrNull(e.endMs, `${at}.spans[${i}].endMs`, startMs, MAX_COUNT);
+      return { name: str(e.name, `${at}.spans[${i}].name`, T), startMs, endMs };
+    }),
+    settings: textRecord(o.settings ?? {}, `${at}.settings`, 1000),
+    ...(o.source !== undefined ? { source: oneOf(o.source, `${at}.source`, ['snapshot', 'segments'] as const) } : {}),
+    ...(peak !== undefined ? { peakSnapshot: peak } : {}),
   };
 }
 
@@ -571,6 +647,7 @@ function unpackProcess({ p, stacks: count }: Declared, cols: Uint8Array, at: str
     symbols,
     pythonFrames: pythonFrames(p.pythonFrames, `${at}.pythonFrames`),
     ...(p.role !== undefined ? { role: role(p.role, `${at}.role`) } : {}),
+    ...(p.gpu !== undefined ? { gpu: gpu(p.gpu, `${at}.gpu`, n) } : {}),
   };
 }
 

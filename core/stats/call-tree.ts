@@ -49,6 +49,11 @@ export interface CallTree {
   baseSelf: Float64Array | null;
   /** diff only: Σ over the stacks through the node of |target − base| (for "width by |Δ|") */
   absDeltaTotal: Float64Array | null;
+  /**
+   * Σ over the stacks through the node of |value|, where some value is below 0 (a pprof delta profile's): the
+   * node's width, so that children tile their parent as pprof's totals count magnitudes; null when none is
+   */
+  absTotal: Float64Array | null;
   maxDepth: number;
   /** for each entry of values.stackIds, the node where that stack ends */
   stackNode: Int32Array;
@@ -86,9 +91,11 @@ export function buildCallTree(stacks: StackTable, values: CallTreeValues, option
   const baseTotalB = new Grow(isDiff ? cap : 0);
   const baseSelfB = new Grow(isDiff ? cap : 0);
   const absB = new Grow(isDiff ? cap : 0);
+  const magB = new Grow(cap);
+  let negative = false;
   const all = isDiff
-    ? [keyB, parentB, depthB, totalB, selfB, objB, baseTotalB, baseSelfB, absB]
-    : [keyB, parentB, depthB, totalB, selfB, objB];
+    ? [keyB, parentB, depthB, totalB, selfB, objB, magB, baseTotalB, baseSelfB, absB]
+    : [keyB, parentB, depthB, totalB, selfB, objB, magB];
   let size = 1;
   keyB.data[0] = -1;
   parentB.data[0] = -1;
@@ -104,6 +111,8 @@ export function buildCallTree(stacks: StackTable, values: CallTreeValues, option
     const o = values.objects ? values.objects[i] : 0;
     const bv = isDiff ? (values.baseBytes as ArrayLike<number>)[i] : 0;
     const ad = Math.abs(v - bv);
+    const mag = Math.abs(v);
+    if (v < 0) negative = true;
     const start = stacks.offsets[s];
     const stop = stacks.offsets[s + 1];
     const first = hideAlloc ? Math.min(stop, start + (stacks.allocatorDepth[s] ?? 0)) : start;
@@ -145,6 +154,7 @@ export function buildCallTree(stacks: StackTable, values: CallTreeValues, option
     }
     for (const p of path) {
       totalB.data[p] += v;
+      magB.data[p] += mag;
       objB.data[p] += o;
       if (isDiff) {
         baseTotalB.data[p] += bv;
@@ -196,6 +206,7 @@ export function buildCallTree(stacks: StackTable, values: CallTreeValues, option
   const baseTotal = isDiff ? new Float64Array(size) : null;
   const baseSelf = isDiff ? new Float64Array(size) : null;
   const absDeltaTotal = isDiff ? new Float64Array(size) : null;
+  const absTotal = negative ? new Float64Array(size) : null;
   for (let p = 0; p < size; p++) {
     const id = order[p];
     key[p] = keyB.data[id];
@@ -204,6 +215,7 @@ export function buildCallTree(stacks: StackTable, values: CallTreeValues, option
     total[p] = totalB.data[id];
     self[p] = selfB.data[id];
     totalObjects[p] = objB.data[id];
+    if (absTotal) absTotal[p] = magB.data[id];
     if (baseTotal && baseSelf && absDeltaTotal) {
       baseTotal[p] = baseTotalB.data[id];
       baseSelf[p] = baseSelfB.data[id];
@@ -231,6 +243,7 @@ export function buildCallTree(stacks: StackTable, values: CallTreeValues, option
     baseTotal,
     baseSelf,
     absDeltaTotal,
+    absTotal,
     maxDepth,
     stackNode,
   };
@@ -287,6 +300,7 @@ export function mergeOnlyChildIntoRoot(tree: CallTree): CallTree {
     baseTotal: tree.baseTotal ? drop(tree.baseTotal) : null,
     baseSelf,
     absDeltaTotal: tree.absDeltaTotal ? drop(tree.absDeltaTotal) : null,
+    absTotal: tree.absTotal ? drop(tree.absTotal) : null,
     maxDepth: Math.max(0, tree.maxDepth - 1),
     stackNode: tree.stackNode.map((n) => (n <= 1 ? 0 : n - 1)),
   };

@@ -53,6 +53,7 @@ print(json.dumps({"before": before, "after": threads(), "children": children}))
       const dir = join(work, 'forks');
       execFileSync('mkdir', ['-p', dir]);
       writeFileSync(join(dir, 'forks.py'), FORKS);
+      // the CLI from the sources (tsx resolves from the checkout)
       const r = spawnSync(py312!, ['-W', 'always::DeprecationWarning', join(dir, 'forks.py')], {
         cwd: dir,
         env: {
@@ -135,6 +136,86 @@ print(pid)
       expect(app.processes.find((p) => p.pid === child)!.snapshots.map((s) => s.trigger)).toEqual(
         snaps.map(() => 'rss-step'),
       );
+    },
+    120_000,
+  );
+
+  // Issue 48 item 3 with `heaplens capture`'s defaults, which ask for RSS-step dumps (a watcher thread): the watcher
+  // ends before each fork() and starts again after it, so a forking Python 3.12 job gets no "multi-threaded"
+  // DeprecationWarning, and its growth after the forks still gets its RSS-step dumps. Under -W
+  // error::DeprecationWarning, as a user makes warnings errors; CPython 3.12.1/3.13.0 discard that warning rather than
+  // raise it from os.fork() once it is an error, so the job also records the warnings it got (catch_warnings) and
+  // counts the threads the kernel lists for it (the warning's own test).
+  const FORKING_JOB = `import os, sys, time, warnings
+def threads():
+    with open("/proc/self/status") as f:
+        return int([l for l in f if l.startswith("Threads:")][0].split()[1])
+keep = [bytearray(1 << 20) for _ in range(8)]
+time.sleep(0.3)
+before = threads()
+caught = []
+with warnings.catch_warnings(record=True) as w:
+    warnings.simplefilter("always")
+    for i in range(6):
+        pid = os.fork()
+        if pid == 0:
+            keep.append(bytearray(1 << 20))
+            os._exit(0)
+        after = threads()
+        os.waitpid(pid, 0)
+        time.sleep(0.02 * (i % 2))
+    caught = [str(x.message) for x in w]
+forked = time.time()
+for i in range(40):
+    keep.append(bytearray(4 << 20)); time.sleep(0.02)
+time.sleep(0.4)
+print(__import__("json").dumps({"before": before, "after_fork": after, "end": threads(), "caught": caught, "forked": forked}))
+`;
+  it.skipIf(!py312)(
+    `heaplens capture's defaults (RSS step): a forking Python job under -W error::DeprecationWarning gets no multi-threaded warning, and RSS-step dumps after its forks (${py312 ?? 'skipped'})`,
+    async () => {
+      const dir = join(work, 'capture-forks');
+      execFileSync('mkdir', ['-p', dir]);
+      writeFileSync(join(dir, 'job.py'), FORKING_JOB);
+      const env: NodeJS.ProcessEnv = { ...process.env };
+      for (const k of ['LD_PRELOAD', 'MALLOC_CONF', 'PYTHONMALLOC']) delete env[k];
+      for (const k of Object.keys(env)) if (k.startsWith('HEAPLENS_DUMP_')) delete env[k];
+      const r = spawnSync(
+        process.execPath,
+        [
+          '--import',
+          'tsx',
+          join(root, 'node/cli/heaplens.ts'),
+          'capture',
+          '--out',
+          join(dir, 'dumps'),
+          '--',
+          py312!,
+          '-W',
+          'error::DeprecationWarning',
+          join(dir, 'job.py'),
+        ],
+        { cwd: root, env, encoding: 'utf8', timeout: 120_000 },
+      );
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stderr).not.toMatch(/multi-threaded|DeprecationWarning: |Traceback/);
+      const own = JSON.parse(r.stdout) as {
+        before: number;
+        after_fork: number;
+        end: number;
+        caught: string[];
+        forked: number;
+      };
+      // the watcher runs (2 threads) before the forks and again after them; right after fork() the parent has one
+      expect(own.caught).toEqual([]);
+      expect([own.before, own.after_fork, own.end]).toEqual([2, 1, 2]);
+      // the growth after the forks (160 MiB in 4 MiB steps) got its RSS-step dumps, the parent's own
+      const job = await loadJob(await collectInputFiles([join(dir, 'dumps')]));
+      const parent = job.processes.find((p) => p.snapshots.some((s) => s.context?.fork === null))!;
+      const late = parent.snapshots.filter(
+        (s) => s.context?.trigger === 'rss-step' && s.context.timeRealMs > own.forked * 1000,
+      );
+      expect(late.length, parent.snapshots.map((s) => s.context?.trigger).join(' ')).toBeGreaterThanOrEqual(1);
     },
     120_000,
   );

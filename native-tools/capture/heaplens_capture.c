@@ -446,8 +446,11 @@ static int python_usable(void) {
 
 #define OUT_CAP 512
 
+static void watch_maybe_resume(void);
+
 static void hl_backtrace_hook(void **vec, unsigned *len, unsigned max_len) {
     uint64_t t0 = cfg_timing ? now_ns() : 0;
+    watch_maybe_resume(); /* a watcher stopped for a fork starts again here (below) */
     native_backtrace(vec, len, max_len);
     unsigned n0 = *len;
     int native_full = n0 >= max_len;
@@ -1381,7 +1384,15 @@ static void stage_commit(void) {
 /* ---- the memory policy: dumps driven by RSS and the cgroup (HEAPLENS_DUMP_*, README) ------------------
  * A helper thread (heaplens-watch) polls /proc/self/statm and the cgroup's files with pread(2) into
  * static buffers (nothing allocated, no lock the program can hold) and asks jemalloc for a dump with
- * the prof.dump mallctl when a rule fires. */
+ * the prof.dump mallctl when a rule fires.
+ *
+ * fork(): the watcher ends before it (watch_atfork_prepare: woken, it finishes a dump it is writing and
+ * returns; fork() waits, bounded), so no thread of ours is copied into the child in the middle of
+ * anything, and the parent has no thread of ours when Python 3.12+ counts its threads right after fork()
+ * (its DeprecationWarning "This process is multi-threaded, use of fork() may lead to deadlocks"). In a
+ * Python process the parent's watcher starts again at the first sampled allocation WATCH_RESUME_NS after
+ * the fork (the backtrace hook), never inside fork() itself; elsewhere, in fork's parent handler. Its rules'
+ * state (fractions fired, pressure seen) lives in statics, so a restart does not fire them again. */
 #define MAX_FRACTIONS 8
 static int64_t cfg_rss_step;              /* bytes; 0: off */
 static double cfg_fractions[MAX_FRACTIONS];
@@ -1392,6 +1403,16 @@ static int64_t cfg_pressure_interval_ns = 30000000000;  /* v2 memory.events high
 static int cfg_psi_percent = 10;
 static pthread_t watch_tid;
 static _Atomic int watch_on, watch_dumping;
+/* the thread's life: 0 none, 1 running, 2 returned (joinable); watch_quit asks it to return, watch_seq wakes it */
+static _Atomic int watch_state, watch_quit;
+static _Atomic uint32_t watch_seq;
+/* > 0: the watcher was stopped for a fork and starts again at the first sampled allocation from this time */
+static _Atomic int64_t watch_resume_ns;
+static int watch_stopped_for_fork;
+#define WATCH_RESUME_NS 50000000
+/* the rules' state across the watcher's restarts in one process (a forked child starts afresh) */
+static int w_fired[MAX_FRACTIONS], w_said_nolimit, w_said_start;
+static int64_t w_prev_high = -1, w_prev_psi_us = -1, w_prev_psi_t = -1, w_last_pressure = -1;
 static const char *watch_trigger;         /* set by the watcher around its own prof.dump call */
 static int64_t watch_ppm = -1;
 static _Atomic int64_t last_dump_rss = -1, last_dump_mono = -1;
@@ -1443,9 +1464,13 @@ static int64_t pread_num(int fd, char *b, size_t cap, int *unlimited) {
     return ctx_num(b);
 }
 
-static void watch_sleep(int64_t ns) {
+/* Sleeps one poll, or until fork's prepare handler wakes it: 1 when it is to return. */
+static int watch_sleep(int64_t ns) {
+    uint32_t seq = atomic_load(&watch_seq);
+    if (atomic_load(&watch_quit)) return 1;
     struct timespec d = {(time_t)(ns / 1000000000), (long)(ns % 1000000000)};
-    while (clock_nanosleep(CLOCK_MONOTONIC, 0, &d, &d) == EINTR) {}
+    syscall(SYS_futex, &watch_seq, FUTEX_WAIT_PRIVATE, seq, &d, NULL, 0);
+    return atomic_load(&watch_quit);
 }
 
 static int watch_dump(const char *trigger, int64_t ppm) {
@@ -1487,30 +1512,31 @@ static void *watch_main(void *arg) {
         fd_lim = watch_open("memory.limit_in_bytes");
     }
     if (fractions && (fd_use < 0 || fd_lim < 0)) {
-        say("HEAPLENS_DUMP_CGROUP_FRACTIONS: no readable memory cgroup (", v ? watch_cgdir : "none found in /proc/self/cgroup",
-            "); dumps by cgroup usage are off, the rest goes on");
+        if (!w_said_start)
+            say("HEAPLENS_DUMP_CGROUP_FRACTIONS: no readable memory cgroup (", v ? watch_cgdir : "none found in /proc/self/cgroup",
+                "); dumps by cgroup usage are off, the rest goes on");
         fractions = 0;
     }
-    int fired[MAX_FRACTIONS] = {0};
-    int said_nolimit = 0;
-    if (fractions) {
+    int *fired = w_fired;
+    if (fractions && !w_said_start) {
         /* said at start, not after the first poll: a short program must still learn its setting does nothing */
         int unlimited = 0;
         int64_t limit0 = pread_num(fd_lim, b, sizeof b, &unlimited);
         if (v == 1 && limit0 >= (1ll << 62)) unlimited = 1;
         if (unlimited || limit0 <= 0) {
             say("HEAPLENS_DUMP_CGROUP_FRACTIONS: cgroup ", watch_cgdir, " has no memory limit; no fraction dumps until it has one");
-            said_nolimit = 1;
+            w_said_nolimit = 1;
         }
     }
-    int64_t prev_high = -1, prev_psi_us = -1, prev_psi_t = -1, last_pressure = -1;
+    w_said_start = 1;
     if (statm >= 0 && pread(statm, b, sizeof b - 1, 0) > 0) {
         b[sizeof b - 1] = 0;
         if (atomic_load(&last_dump_rss) < 0) atomic_store(&last_dump_rss, statm_rss(b));
     }
-    atomic_store(&watch_start_ns, (uint64_t)ts_ns(CLOCK_MONOTONIC));
+    uint64_t unset = 0;
+    atomic_compare_exchange_strong(&watch_start_ns, &unset, (uint64_t)ts_ns(CLOCK_MONOTONIC));
     for (;;) {
-        watch_sleep(cfg_poll_ns);
+        if (watch_sleep(cfg_poll_ns)) break;
         int64_t c0 = ts_ns(CLOCK_THREAD_CPUTIME_ID), now = ts_ns(CLOCK_MONOTONIC);
         const char *trig = NULL;
         int64_t ppm = -1;
@@ -1530,8 +1556,8 @@ static void *watch_main(void *arg) {
             limit = pread_num(fd_lim, b, sizeof b, &unlimited);
             if (v == 1 && limit >= (1ll << 62)) unlimited = 1; /* v1 writes "no limit" as ~2^63 */
             if (unlimited || limit <= 0) {
-                if (!said_nolimit) say("HEAPLENS_DUMP_CGROUP_FRACTIONS: cgroup ", watch_cgdir, " has no memory limit; no fraction dumps until it has one");
-                said_nolimit = 1;
+                if (!w_said_nolimit) say("HEAPLENS_DUMP_CGROUP_FRACTIONS: cgroup ", watch_cgdir, " has no memory limit; no fraction dumps until it has one");
+                w_said_nolimit = 1;
             } else if (usage >= 0) {
                 for (int i = 0; i < cfg_nfractions; i++) {
                     double thr = cfg_fractions[i] * (double)limit;
@@ -1551,41 +1577,84 @@ static void *watch_main(void *arg) {
                 psi_us = t ? ctx_num(t + 6) : -1;
             }
             const char *pt = NULL;
-            if (high >= 0 && prev_high >= 0 && high > prev_high) pt = "cgroup-high";
-            else if (psi_us >= 0 && prev_psi_us >= 0 && now > prev_psi_t &&
-                     (psi_us - prev_psi_us) * 1000 * 100 >= (int64_t)cfg_psi_percent * (now - prev_psi_t)) pt = "cgroup-pressure";
-            if (high >= 0) prev_high = high;
-            if (psi_us >= 0) { prev_psi_us = psi_us; prev_psi_t = now; }
-            if (pt && !trig && (last_pressure < 0 || now - last_pressure >= cfg_pressure_interval_ns)) trig = pt;
+            if (high >= 0 && w_prev_high >= 0 && high > w_prev_high) pt = "cgroup-high";
+            else if (psi_us >= 0 && w_prev_psi_us >= 0 && now > w_prev_psi_t &&
+                     (psi_us - w_prev_psi_us) * 1000 * 100 >= (int64_t)cfg_psi_percent * (now - w_prev_psi_t)) pt = "cgroup-pressure";
+            if (high >= 0) w_prev_high = high;
+            if (psi_us >= 0) { w_prev_psi_us = psi_us; w_prev_psi_t = now; }
+            if (pt && !trig && (w_last_pressure < 0 || now - w_last_pressure >= cfg_pressure_interval_ns)) trig = pt;
         }
         atomic_fetch_add(&watch_polls, 1);
         atomic_fetch_add(&watch_poll_cpu_ns, (uint64_t)(ts_ns(CLOCK_THREAD_CPUTIME_ID) - c0));
         int64_t last = atomic_load(&last_dump_mono);
         if (!trig || (last >= 0 && now - last < cfg_min_interval_ns)) continue; /* still true at the next poll */
         if (!watch_dump(trig, ppm)) continue;
-        if (!strncmp(trig, "cgroup-h", 8) || !strncmp(trig, "cgroup-p", 8)) last_pressure = now;
+        if (!strncmp(trig, "cgroup-h", 8) || !strncmp(trig, "cgroup-p", 8)) w_last_pressure = now;
         if (usage >= 0 && limit > 0)
             for (int i = 0; i < cfg_nfractions; i++)
                 if ((double)usage >= cfg_fractions[i] * (double)limit) fired[i] = 1;
     }
+    /* asked to end (a fork): the files are opened again at the next start */
+    int fds[] = {statm, fd_use, fd_lim, fd_events, fd_psi};
+    for (unsigned i = 0; i < sizeof fds / sizeof fds[0]; i++)
+        if (fds[i] >= 0) close(fds[i]);
+    atomic_store(&watch_state, 2);
     return NULL;
 }
 
 static void watch_start(void) {
-    if (!policy_on() || !je_mallctl) return;
+    if (!policy_on() || !je_mallctl || atomic_load(&watch_state) != 0) return;
     pthread_attr_t a;
     sigset_t all, old;
     if (pthread_attr_init(&a) != 0) return;
-    pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+    /* joinable: fork's prepare handler waits for it to end */
     /* the thread runs jemalloc's dump and this library's dump hook (some 30 KB of path buffers on the stack) */
     pthread_attr_setstacksize(&a, 256 * 1024);
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
     atomic_store(&watch_on, 1);
+    atomic_store(&watch_quit, 0);
+    atomic_store(&watch_state, 1);
     if (pthread_create(&watch_tid, &a, watch_main, NULL) == 0) pthread_setname_np(watch_tid, "heaplens-watch");
-    else { atomic_store(&watch_on, 0); say("could not start the memory watcher thread; memory-driven dumps are off", "", ""); }
+    else {
+        atomic_store(&watch_state, 0);
+        atomic_store(&watch_on, 0);
+        say("could not start the memory watcher thread; memory-driven dumps are off", "", "");
+    }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     pthread_attr_destroy(&a);
+}
+
+/* Before fork: the watcher ends (it finishes a dump it is writing; bounded), so that neither the child nor
+ * the parent has a thread of ours when fork() returns. */
+static void watch_atfork_prepare(void) {
+    if (atomic_load(&watch_state) != 1) return;
+    atomic_store(&watch_quit, 1);
+    fwake(&watch_seq);
+    for (int i = 0; i < EXIT_WAIT_MS * 10 && atomic_load(&watch_state) != 2; i++) {
+        struct timespec d = {0, 100000};
+        nanosleep(&d, NULL);
+    }
+    if (atomic_load(&watch_state) != 2) return; /* still in a dump after EXIT_WAIT_MS: forked with it, as before */
+    pthread_join(watch_tid, NULL);
+    atomic_store(&watch_state, 0);
+    watch_stopped_for_fork = 1;
+}
+
+/* After fork, in the parent: not at once in a Python process (it counts threads as fork() returns): at the
+ * first sampled allocation WATCH_RESUME_NS from now (watch_maybe_resume); elsewhere at once. */
+static void watch_atfork_parent(void) {
+    if (!watch_stopped_for_fork) return;
+    watch_stopped_for_fork = 0;
+    if (!py_ok) { watch_start(); return; }
+    atomic_store(&watch_resume_ns, ts_ns(CLOCK_MONOTONIC) + WATCH_RESUME_NS);
+}
+
+/* From the backtrace hook (a sampled allocation, on any thread): a relaxed load unless a restart is due. */
+static void watch_maybe_resume(void) {
+    int64_t at = atomic_load_explicit(&watch_resume_ns, memory_order_relaxed);
+    if (at <= 0 || ts_ns(CLOCK_MONOTONIC) < at) return;
+    if (atomic_compare_exchange_strong(&watch_resume_ns, &at, 0)) watch_start();
 }
 
 /* A forked child: its pages are its parent's until written (copy-on-write), so it records when and from
@@ -1604,6 +1673,14 @@ static void policy_atfork_child(void) {
     atomic_store(&pol_dumps, 0);
     atomic_store(&watch_on, 0);
     atomic_store(&watch_dumping, 0); /* the parent's watcher may have been about to dump */
+    /* no thread survived fork(): the child's watcher is its own, its rules start afresh */
+    atomic_store(&watch_state, 0);
+    atomic_store(&watch_resume_ns, 0);
+    watch_stopped_for_fork = 0;
+    memset(w_fired, 0, sizeof w_fired);
+    w_said_nolimit = 0;
+    w_prev_high = w_prev_psi_us = w_prev_psi_t = w_last_pressure = -1;
+    atomic_store(&watch_start_ns, 0);
     watch_start();
 }
 
@@ -2006,7 +2083,7 @@ __attribute__((constructor)) static void hl_init(void) {
     dump_hook_on = 1;
     token_setup();
     if (cfg_context == 1) pthread_atfork(ctx_atfork_prepare, NULL, ctx_atfork_child); /* the thread starts at the first dump */
-    pthread_atfork(NULL, NULL, policy_atfork_child);
+    pthread_atfork(watch_atfork_prepare, watch_atfork_parent, policy_atfork_child);
     watch_start();
     if (cfg_verbose && policy_on()) say("memory-driven dumps on", cfg_rss_step ? " (RSS step)" : "", cfg_nfractions ? " (cgroup fractions)" : "");
     if (!py_ok) return;

@@ -28,6 +28,17 @@ describe('top on pprof profiles', () => {
     }
   });
 
+  it("a delta profile's shares are of the magnitudes' sum, as pprof -top's flat%", async () => {
+    const r = await runCaptured('top', join(GO, 'delta', 'heap-delta.pb.gz'), '-n', '3');
+    const ref = readFileSync(join(GO, 'delta', 'heap-delta.pprof-top.inuse_space.txt'), 'utf8');
+    for (const fn of ['main.warm', 'main.grow']) {
+      const pct = Number(new RegExp(`^\\s*-?\\d+B\\s+([\\d.]+)% .*\\s${fn.replace('.', '\\.')}$`, 'm').exec(ref)![1]);
+      const row = r.out.split('\n').find((l) => l.includes(`${fn} (`))!;
+      // pprof prints two decimals, top one
+      expect([fn, Number(/\s(-?[\d.]+)%\s/.exec(row)![1])]).toEqual([fn, Math.round(pct * 10) / 10]);
+    }
+  });
+
   it('a sample type that is 0 everywhere: no rows of 0 B, a line saying so', async () => {
     // the real allocs profile with its in-use values zeroed, as a profile taken once everything was freed
     const p = Profile.decode(gunzipSync(readFileSync(join(GO, 'allocs', 'allocs.pb.gz'))));

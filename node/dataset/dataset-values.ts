@@ -15,6 +15,15 @@ export function sizeValue(file: string, column: string, v: unknown): number {
   return n;
 }
 
+/** A pprof profile's figure: finite within ±2^53 (a delta profile's values are negative where its window freed). */
+export function signedValue(file: string, column: string, v: unknown): number {
+  const n = typeof v === 'bigint' ? Number(v) : v;
+  if (typeof n !== 'number') throw new DatasetError(file, `column ${column} holds ${typeName(v)}, not a number`);
+  if (!Number.isFinite(n) || Math.abs(n) > MAX_COUNT)
+    throw new DatasetError(file, `column ${column} holds ${String(n)}, not a figure (-2^53 to 2^53)`);
+  return n;
+}
+
 /** A sampling period: whole, up to 2^63 (lg_prof_sample is at most 63). */
 export function periodValue(file: string, v: unknown): number {
   const n = typeof v === 'bigint' ? Number(v) : v;

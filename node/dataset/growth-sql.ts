@@ -107,17 +107,23 @@ async function checkCellCounts(engine: Engine, dir: string): Promise<void> {
 
 /** The cells' figures a ranking reads in SQL: each finite and from 0 to 2^53, as read-dataset.ts checks in memory. */
 const CELL_FIGURES = ['bytes', 'objects', 'accum_bytes', 'accum_objects', 'sd_bytes', 'var_bytes'];
+/** the figures a pprof profile may hold below 0 (a delta profile's, as pprof keeps them); σ and variance never */
+const SIGNED_FIGURES = new Set(['bytes', 'objects', 'accum_bytes', 'accum_objects']);
 
 /**
- * Every cell figure is a size (dataset-values.ts's bound): a NaN, negative or huge one is named by folder and
- * column. NULL is what the writer leaves where a dump has no such figure (accumulated ones), so it passes.
+ * Every cell figure is a size (dataset-values.ts's bound), or for a pprof profile's process a figure from -2^53: a
+ * NaN, out-of-range or huge one is named by folder and column. NULL is what the writer leaves where a dump has no
+ * such figure (accumulated ones), so it passes.
  */
 export async function checkCellValues(engine: Engine, dir: string): Promise<void> {
-  const bad = (c: string): string => `NOT coalesce("${c}" BETWEEN 0 AND ${MAX_COUNT}, true)`;
+  const lo = (c: string): string => (SIGNED_FIGURES.has(c) ? `CASE WHEN signed THEN -${MAX_COUNT} ELSE 0 END` : '0');
+  const bad = (c: string): string => `NOT coalesce("${c}" BETWEEN ${lo(c)} AND ${MAX_COUNT}, true)`;
   const r = await runOnDataset(engine, dir, () =>
     engine.con.runAndReadAll(
-      `SELECT process, ${CELL_FIGURES.map((c) => `CAST(any_value("${c}") FILTER (WHERE ${bad(c)}) AS VARCHAR) AS "${c}", count(*) FILTER (WHERE ${bad(c)}) AS "n_${c}"`).join(', ')}
-         FROM cells GROUP BY process ORDER BY process`,
+      `SELECT process, any_value(signed) AS signed, ${CELL_FIGURES.map((c) => `CAST(any_value("${c}") FILTER (WHERE ${bad(c)}) AS VARCHAR) AS "${c}", count(*) FILTER (WHERE ${bad(c)}) AS "n_${c}"`).join(', ')}
+         FROM cells LEFT JOIN (SELECT process, bool_and(format = 'pprof') AS signed FROM snapshots GROUP BY process)
+           USING (process)
+        GROUP BY process ORDER BY process`,
     ),
   );
   for (const row of r.getRowObjects())
@@ -125,7 +131,7 @@ export async function checkCellValues(engine: Engine, dir: string): Promise<void
       if (Number(row[`n_${c}`]) > 0)
         throw new DatasetError(
           join(dir, 'cells', `process=${String(row.process)}`),
-          `column ${c} holds ${String(row[c])} in ${String(row[`n_${c}`])} cells, not a size (0 to 2^53)`,
+          `column ${c} holds ${String(row[c])} in ${String(row[`n_${c}`])} cells, not a ${row.signed === true && SIGNED_FIGURES.has(c) ? 'figure (-2^53 to 2^53)' : 'size (0 to 2^53)'}`,
         );
 }
 

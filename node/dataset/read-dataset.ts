@@ -15,7 +15,16 @@ import { chunkNumbers, forEachChunk, openEngine, type Engine } from './duckdb.js
 import { DATASET_FORMAT, DATASET_VERSION, MANIFEST_FILE, type Manifest } from './schema.js';
 import { DatasetError } from './errors.js';
 import { MAX_COUNT } from '../../core/formats/limits.js';
-import { jsonValue, periodValue, sizeOrNull, sizeValue, textValue, wholeOrNull, wholeValue } from './dataset-values.js';
+import {
+  jsonValue,
+  periodValue,
+  signedValue,
+  sizeOrNull,
+  sizeValue,
+  textValue,
+  wholeOrNull,
+  wholeValue,
+} from './dataset-values.js';
 import { checkDatasetTree, checkProcessId, MAX_MANIFEST_BYTES, parquetPathSql } from './tree-check.js';
 import { fromTaggedJson } from './tagged-json.js';
 import { checkDumpContext } from '../../core/formats/dump-context-shape.js';
@@ -281,7 +290,9 @@ async function readSnapshots(
   const sfile = partFile(dir, 'snapshots', id);
   const snapRows = await readParquetRows(engine, sfile, '*', 'ORDER BY snapshot');
   // every figure bounded as the dump readers bound theirs, every failure naming the file and column
-  const size = (r: Row, c: string): number => sizeValue(sfile, c, r[c]);
+  // a pprof profile's figures are signed (a delta profile's, as pprof keeps them); every other format's are sizes
+  const size = (r: Row, c: string): number =>
+    r.format === 'pprof' ? signedValue(sfile, c, r[c]) : sizeValue(sfile, c, r[c]);
   const contextWarnings: LoadWarning[] = [];
   // context_json checked as a report's contexts are (every field within the `C`-line reader's bounds): a damaged
   // one, such as a time that is not a number or beyond Date's range, leaves the snapshot without its context
@@ -558,18 +569,27 @@ async function readCells(
               file,
               `holds more cells for snapshot ${j} than its snapshots row says (${s.stackIds.length})`,
             );
-          // the dump readers' bounds (limits.ts): a stack of the table, finite sizes from 0 to 2^53
+          // the dump readers' bounds (limits.ts): a stack of the table, finite sizes from 0 to 2^53 (a pprof
+          // profile's figures from -2^53: a delta profile's are negative where its window freed; variances never)
           if (!(stack[r] >= 0 && stack[r] < stackCount && Number.isInteger(stack[r])))
             throw new DatasetError(file, `column stack_id holds ${stack[r]}; the process has ${stackCount} stacks`);
+          const lo = s.format === 'pprof' ? -MAX_COUNT : 0;
+          if (!(vb[r] >= 0 && vb[r] <= MAX_COUNT))
+            throw new DatasetError(
+              file,
+              `column var_bytes holds ${vb[r]} in snapshot ${j}, not a variance (0 to 2^53)`,
+            );
           for (const [c, v] of [
             ['bytes', bytes[r]],
             ['objects', objects[r]],
             ['accum_bytes', ab[r]],
             ['accum_objects', ao[r]],
-            ['var_bytes', vb[r]],
           ] as const)
-            if (!(v >= 0 && v <= MAX_COUNT))
-              throw new DatasetError(file, `column ${c} holds ${v} in snapshot ${j}, not a size (0 to 2^53)`);
+            if (!(v >= lo && v <= MAX_COUNT))
+              throw new DatasetError(
+                file,
+                `column ${c} holds ${v} in snapshot ${j}, not a ${lo < 0 ? 'figure (-2^53 to 2^53)' : 'size (0 to 2^53)'}`,
+              );
           s.stackIds[i] = stack[r];
           s.liveBytes[i] = bytes[r];
           s.liveObjects[i] = objects[r];

@@ -22,7 +22,7 @@ import { NodeEngine } from './engine.js';
 import { serveEngine, type Served } from './server.js';
 
 const FIXTURES = join(import.meta.dirname, '../../fixtures');
-const JOBS = ['jemalloc/job', 'job/dumps', 'oom-job'];
+const JOBS = ['jemalloc/job', 'job/dumps', 'oom-job', 'torch/snapshot-p4.pickle'];
 const REPORT_APP = { js: 'window.__report = 1;', css: 'body{}' };
 const VIEWS: ViewOptions[] = [
   { mode: 'python-first', hideAllocator: true },
@@ -155,6 +155,7 @@ describe.each(JOBS)('engine parity on fixtures/%s', (rel) => {
         await both({ type: 'flame', proc, snapshot: target, base: null, view });
         await both({ type: 'flame', proc, snapshot: target, base: 0, view, shape: { kind: 'inverted', by: 'growth' } });
         await both({ type: 'missingBinaries', proc, snapshot: target, view });
+        await both({ type: 'gpuTimeline', proc, maxPoints: 300 });
         const rows = g.growth.stacks.slice(0, 3);
         for (const row of rows)
           await both({ type: 'stack', proc, stackId: row.stackId, members: row.members, base: 0, target, view });

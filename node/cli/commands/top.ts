@@ -39,7 +39,7 @@ export async function top(job: Job, args: ParsedArgs, io: Output): Promise<void>
       const rows = b.rows.map((r, rank) => [
         String(rank + 1),
         fmt.plain(r.value),
-        formatPercent(r.value, facts.total),
+        formatPercent(b.signed ? Math.abs(r.value) : r.value, b.shareOf),
         fmt.unit === 'bytes' ? formatInt(r.objects) : fmt.plain(r.objects),
         stackCell(listing.stacks[r.stack], granularity),
       ]);

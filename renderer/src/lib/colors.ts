@@ -93,3 +93,24 @@ export function statusColor(status: string): string {
 export function noiseColor(theme: Theme): string {
   return theme === 'dark' ? '#4a4d55' : '#d9dbe0';
 }
+
+/**
+ * A PyTorch device's memory (components/GpuChart.svelte), Okabe–Ito as the memory chart's lines: what tensors hold
+ * (allocated, blue like the heap estimate), what the caching allocator reserved from the driver (segments, orange
+ * like jemalloc's allocated) and the cache between them (the band, orange and light).
+ */
+export const GPU_COLORS = {
+  allocated: '#0072B2',
+  reserved: '#E69F00',
+  cached: '#E69F00',
+} as const;
+
+/**
+ * A record_function span's fill: a light hue per name, a trailing number left out so that `step 0`, `step 1`, …
+ * read as one kind of span (the same name, the same colour, across lanes).
+ */
+export function spanColor(name: string, theme: Theme): string {
+  const t = hash(name.replace(/[\s_#:.-]*\d+$/, ''));
+  const h = 190 + t * 140; // blue through purple to pink: clear of the lines' orange and of the danger red
+  return `hsl(${h.toFixed(0)} 45% ${theme === 'dark' ? 36 : 80}%)`;
+}

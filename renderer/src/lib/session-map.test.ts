@@ -130,6 +130,13 @@ describe('state ⇄ session', () => {
     s.selection.process = 'nope.9';
     expect(fromSession(s, procs).process).toBeNull();
   });
+  it('tells apart the snapshots of one file (a massif run, a PyTorch trace) by their numbers', () => {
+    const one = proc(0, 'massif.out.pages', 6);
+    one.snapshots.forEach((x) => (x.file = 'massif.out.pages'));
+    const s = toSession({ ...snap(), files: ['massif.out.pages'], process: one, selectedStack: null, notes: [] }, 'x');
+    const v = fromSession(s, [one]);
+    expect([v.base, v.target]).toEqual([1, 4]);
+  });
   it('defaults for an empty session', () => {
     const s = toSession({ ...snap(), process: null }, 'x');
     expect(s.selection).toEqual({ process: null, base: null, target: null });

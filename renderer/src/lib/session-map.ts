@@ -106,8 +106,13 @@ export function refOf(p: ProcessSummary, index: number): SnapshotRef | null {
   return s ? { file: s.file, seq: s.seq } : null;
 }
 
-/** Snapshot index of a reference (by file, else by sequence number, else by base name), or -1. */
+/**
+ * Snapshot index of a reference (by file and sequence number, by file, else by sequence number, else by base name),
+ * or -1: the snapshots of one massif file or one PyTorch trace share their file, their numbers tell them apart.
+ */
 export function resolveRef(p: ProcessSummary, ref: SnapshotRef): number {
+  const both = p.snapshots.findIndex((s) => s.file === ref.file && s.seq === ref.seq);
+  if (both >= 0) return both;
   const byFile = p.snapshots.findIndex((s) => s.file === ref.file);
   if (byFile >= 0) return byFile;
   if (ref.seq !== null) {

@@ -516,9 +516,14 @@ function unpackProcess(
   const addresses: string[] = [];
   const source: number[] = [];
   const index = new Map<string, number>();
-  const offsets: number[] = [0];
-  const frames: number[] = [];
-  const allocatorDepth: number[] = [];
+  // sized once (a report of 1,000 processes lays out millions of frames: growing arrays left most of it to the GC)
+  let laid = otherStacks > 0 ? 1 : 0;
+  for (let k = 0; k < nKept; k++) laid += t.offsets[jobStacks[k] + 1] - t.offsets[jobStacks[k]];
+  const offsets: number[] = new Array<number>(count + 1);
+  const frames: number[] = new Array<number>(laid);
+  const allocatorDepth: number[] = new Array<number>(count);
+  offsets[0] = 0;
+  let at0 = 0;
   for (let k = 0; k < nKept; k++) {
     const s = jobStacks[k];
     for (let f = t.offsets[s]; f < t.offsets[s + 1]; f++) {
@@ -534,10 +539,10 @@ function unpackProcess(
         addresses.push(h);
         source.push(fr);
       }
-      frames.push(stamp.local[fr]);
+      frames[at0++] = stamp.local[fr];
     }
-    offsets.push(frames.length);
-    allocatorDepth.push(t.depth[s]);
+    offsets[k + 1] = at0;
+    allocatorDepth[k] = t.depth[s];
   }
   let otherAddr = -1;
   if (otherStacks > 0) {
@@ -546,9 +551,9 @@ function unpackProcess(
     index.set(OTHER_ADDRESS, otherAddr);
     addresses.push(OTHER_ADDRESS);
     source.push(-1);
-    frames.push(otherAddr);
-    offsets.push(frames.length);
-    allocatorDepth.push(0);
+    frames[at0++] = otherAddr;
+    offsets[nKept + 1] = at0;
+    allocatorDepth[nKept] = 0;
   }
   const nAddr = addresses.length;
 

@@ -144,7 +144,7 @@ export type Response =
   | { type: 'stack'; stack: StackDetail }
   | { type: 'stackTargets'; targets: StackTarget[] }
   | { type: 'resolveStacks'; ids: ({ proc: number; stackId: number } | null)[] }
-  | { type: 'report'; html: string | null; preview: SanitizePreview; bytes: number }
+  | { type: 'report'; html: string | null; preview: SanitizePreview; bytes: number; leftOut: string | null }
   | { type: 'export'; data: string | Uint8Array; name: string; mime: string }
   | { type: 'reopenReport'; session: Session; summary: JobSummary }
   | { type: 'close' };

@@ -2,9 +2,9 @@
 // stacks on 25 hosts, generate-series.mjs, cached), then the report opened from file:// in headless Chromium until
 // its first suspect row shows. Prints the write time, its peak RSS, the file's size and what the report holds (the
 // job's stack and frame tables, what its bounds left out), the open-to-first-suspect time (goal ≤ 10 s) and the
-// browser's peak PSS, each against `heaplens summary` of the same job timed in the same run.
-// Firefox: Debian's firefox-esr is installed, but Playwright drives only its own patched Firefox, which cannot be
-// downloaded here, so only Chromium is timed (e2e/report-firefox.e2e.ts checks that firefox-esr draws a report).
+// browser's peak PSS, each against `heaplens summary` of the same job timed in the same run. Firefox too when Debian's
+// firefox-esr is there: Playwright drives only its own patched Firefox, which cannot be downloaded here, so it is
+// driven over WebDriver BiDi (firefox-bidi.mjs), the same file, the same first suspect row.
 // Usage: npm run bench:report:open -- [--job DIR] [--out DIR] [--open-only report.html]    Env: CHROMIUM_PATH, BENCH_DATA.
 import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -14,6 +14,7 @@ import { chromium } from 'playwright-core';
 import { ensureJob } from './generate-series.mjs';
 import { needGnuTime, timed } from './gnu-time.mjs';
 import { childPids, childTree } from './proc-tree.mjs';
+import { FIREFOX, firefoxTimeTo } from './firefox-bidi.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = path.join(ROOT, 'bin/heaplens.js');
@@ -96,6 +97,12 @@ async function openReport(file) {
   }
 }
 
+/** The same open in Debian's Firefox ESR (null without one). */
+async function openInFirefox(file) {
+  if (!FIREFOX) return null;
+  return firefoxTimeTo(pathToFileURL(file).href, '[data-testid=suspect-row]', 'This report cannot be shown');
+}
+
 function needChromium() {
   if (existsSync(CHROMIUM)) return;
   console.log(`report-open-bench: no Chromium at ${CHROMIUM} (apt-get install chromium, or CHROMIUM_PATH)`);
@@ -111,6 +118,8 @@ async function main() {
       `opened: ${open.first} after ${open.openS.toFixed(1)} s, peak PSS ${open.pssMB.toFixed(0)} MB: ${open.text.slice(0, 160)}`,
     );
     if (open.errors.length > 0) console.log(`page errors: ${open.errors.join(' | ')}`);
+    const ff = await openInFirefox(values['open-only']);
+    if (ff) console.log(`Firefox ESR: ${ff.found ? 'first suspect' : 'REFUSED'} after ${ff.s.toFixed(1)} s`);
     return;
   }
   needGnuTime('report-open-bench');
@@ -138,6 +147,7 @@ async function main() {
   const size = statSync(file).size;
   const held = await reportContents(file);
   const open = await openReport(file);
+  const ff = await openInFirefox(file);
   const x = (a, b) => `${(a / b).toFixed(2)}×`;
   console.log(`heaplens report of ${dir}`);
   console.log(
@@ -151,10 +161,13 @@ async function main() {
       `first suspect row: ${open.text.slice(0, 160)}`,
       `page says left out: ${open.leftOut ?? '(nothing)'}`,
       `page errors: ${open.errors.length === 0 ? 'none' : open.errors.join(' | ')}`,
-      "Firefox: not timed (Debian's firefox-esr is installed, but Playwright drives only its own patched Firefox, which cannot be downloaded here)",
+      ff
+        ? `opened in Firefox ESR (WebDriver BiDi): ${ff.found ? 'first suspect' : 'REFUSED'} after ${ff.s.toFixed(1)} s (goal ≤ ${GOAL_OPEN_S} s)`
+        : 'Firefox: not timed (no firefox-esr or firefox)',
     ].join('\n  '),
   );
   if (open.first !== 'suspect' || open.openS > GOAL_OPEN_S) process.exitCode = 1;
+  if (ff && (!ff.found || ff.s > GOAL_OPEN_S)) process.exitCode = 1;
 }
 
 await main();

@@ -137,7 +137,7 @@ const DEEP_PY_POOL = 900; // F lines in each sidecar: ~125 KB with the context r
 const deepPyAddr = (id) => '0x70791' + id.toString(16).padStart(10, '0') + '0';
 
 /** The frames of stack i of a deep process (the same for every dump of the process): leaf first. */
-function deepFrames(i, pid) {
+export function deepFrames(i, pid) {
   const r = rng(pid * 7919 + i * 104729 + 1);
   const out = ['0x7f7766aa2630', '0x7f7766aa2d21', '0x7f7766a95f24', '0x7f7766a22045'];
   // 20–60 frames; one stack in 12 deeper, up to 110 (recursion, nested frameworks)

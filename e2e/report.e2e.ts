@@ -3,7 +3,7 @@
 // panel, flame graphs (diff colour by pixel), search, notes. No CSP violation, no error. A report of the
 // hostile-names fixture (fixtures/hostile/) and hostile notes runs nothing: no dialog, no injected element.
 // The reports are made by the CLI (`heaplens report`, run from the sources with tsx) from real fixture dumps.
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { expect, test, type BrowserContext, type Page } from '@playwright/test';
@@ -12,6 +12,9 @@ import { collectInputFiles } from '../node/io/node-files.ts';
 import { emptySession, type Session } from '../core/notes/schema.ts';
 import { addNote, createNote, snapshotRef, stackTarget } from '../core/notes/notes.ts';
 import { serializeSession } from '../core/notes/validate.ts';
+import { buildReport } from '../core/report/build-report.ts';
+import { buildReportHtml } from '../core/report/html.ts';
+import { REPORT_LIMITS } from '../core/report/report-limits.ts';
 import { flameNodes, flamePixel, waitForFlame, type Rgb } from './flame-hook.ts';
 import { heaplens, ROOT, run, SHOTS } from './helpers.ts';
 
@@ -287,5 +290,40 @@ test.describe('single-file report', () => {
     expect(csp.ran).toBeNull();
     expect(csp.violations[0]).toMatch(/^script-src/);
     expect(attempted).toEqual([]);
+  });
+
+  test('a report its writer trimmed to the bounds says what it left out in the read-only banner', async ({
+    context,
+    page,
+  }) => {
+    // the fixture job with bounds smaller than it needs (core/report/report-limits.ts): the writer moves the
+    // quietest kept stacks into "other" and says so (issue 49 item 7)
+    const job = await loadJob(await collectInputFiles([JOB]));
+    const laid = job.processes.reduce((a, p) => a + p.stacks.frames.length + 1, 0);
+    const { job: header, bytes } = buildReport(
+      job.processes.map((proc) => ({ proc })),
+      { limits: { ...REPORT_LIMITS, processFrames: Math.floor(laid / 3) } },
+    );
+    expect(header.leftOut?.reason).toMatch(/^a report holds at most [\d,]+ frames over all processes' stacks/);
+    const dist = path.join(ROOT, 'dist', 'report-app');
+    const html = await buildReportHtml(
+      bytes,
+      { title: header.title, generator: header.generator },
+      {
+        js: readFileSync(path.join(dist, 'report.js'), 'utf8'),
+        css: readFileSync(path.join(dist, 'report.css'), 'utf8'),
+      },
+    );
+    const file = path.join(OUT, 'trimmed-report.html');
+    writeFileSync(file, html);
+    const attempted = await blockNetwork(context, page);
+    const errors = await watch(page);
+    await page.goto(pathToFileURL(file).href);
+    await expect(page.getByTestId('read-only-banner')).toBeVisible({ timeout: 30_000 });
+    await expect(page.getByTestId('report-left-out')).toHaveText(`· left out: ${header.leftOut!.reason}`);
+    await expect(page.getByTestId('suspect-row').first()).toBeVisible();
+    await page.screenshot({ path: path.join(SHOTS, 'report-left-out.png') });
+    expect(attempted).toEqual([]);
+    expect(errors).toEqual([]);
   });
 });

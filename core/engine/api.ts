@@ -158,7 +158,7 @@ export type Response =
   | { type: 'gpuTimeline'; timeline: GpuTimelineView | null }
   | { type: 'stackTargets'; targets: StackTarget[] }
   | { type: 'resolveStacks'; ids: ({ proc: number; stackId: number } | null)[] }
-  | { type: 'report'; html: string | null; preview: SanitizePreview; bytes: number }
+  | { type: 'report'; html: string | null; preview: SanitizePreview; bytes: number; leftOut: string | null }
   | {
       type: 'export';
       data: string | Uint8Array;

@@ -104,7 +104,13 @@ export interface Session {
   /** true for a session reopened from a report: the dumps are not there, nothing is saved back */
   readOnly: boolean;
   /** where a read-only session came from */
-  source: { kind: 'report'; title: string; createdAt: string } | null;
+  source: {
+    kind: 'report';
+    title: string;
+    createdAt: string;
+    /** what the report's bounds made its writer leave out (core/report/job-pack.ts), absent when nothing */
+    leftOut?: string;
+  } | null;
 }
 
 export function defaultView(): ViewState {

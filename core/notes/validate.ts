@@ -232,6 +232,7 @@ export function validateSession(v: unknown): Session {
       kind: 'report',
       title: str(s.title, 'source.title', LIMITS.shortChars),
       createdAt: isoDate(s.createdAt, 'source.createdAt'),
+      ...(s.leftOut === undefined ? {} : { leftOut: str(s.leftOut, 'source.leftOut', LIMITS.shortChars * 4) }),
     };
   }
   return {

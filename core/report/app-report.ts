@@ -27,6 +27,8 @@ export interface AppReport {
   preview: SanitizePreview;
   /** the page's size in bytes (0 for a preview) */
   bytes: number;
+  /** what the report's bounds made its writer leave out (core/report/job-pack.ts LeftOut), null when nothing */
+  leftOut: string | null;
 }
 
 export async function appReport(s: QuerySession, req: AppReportRequest, app: ReportApp): Promise<AppReport> {
@@ -54,9 +56,10 @@ export async function appReport(s: QuerySession, req: AppReportRequest, app: Rep
     // the verdict over the whole job and its logs, whichever processes the report keeps
     postmortem: req.previewOnly ? null : withPostmortem(s.postmortem(), kept),
   });
-  if (req.previewOnly) return { html: null, preview, bytes: 0 };
+  const leftOut = header.leftOut?.reason ?? null;
+  if (req.previewOnly) return { html: null, preview, bytes: 0, leftOut };
   const html = await buildReportHtml(bytes, { title: header.title, generator: header.generator }, app);
-  return { html, preview, bytes: new TextEncoder().encode(html).length };
+  return { html, preview, bytes: new TextEncoder().encode(html).length, leftOut };
 }
 
 function withPostmortem(pm: PostmortemView | null, procs: readonly number[]): PostmortemView | null {

@@ -21,7 +21,8 @@ import {
 import { resolveSnapshot, resolveStack } from '../notes/notes.js';
 import { packJob, type PackedJob, type PackInput } from './job-pack.js';
 import { directoriesOf, scrubDirectories } from './scrub-dirs.js';
-import type { PostmortemView } from '../query/postmortem-view.js';
+import { viewForProcesses, type PostmortemView } from '../query/postmortem-view.js';
+import { REPORT_LIMITS, type ReportLimits } from './report-limits.js';
 
 export interface ReportProcessInput {
   /** with its symbols (proc.symbols), null when not symbolized */
@@ -54,6 +55,8 @@ export interface BuildReportOptions {
   sanitize?: SanitizeOptions;
   /** why the job died over the whole loaded job and its logs (the report opens with its verdict) */
   postmortem?: PostmortemView | null;
+  /** what a report may hold (default REPORT_LIMITS; tests give smaller ones) */
+  limits?: ReportLimits;
 }
 
 /** What sanitizing removes, for the user to check before sharing. */
@@ -77,24 +80,43 @@ export function keptStacks(
   notes: readonly Note[],
   selected: StackTarget | null,
 ): number[] {
-  const include = new Set<number>();
+  return [...keptStacksRanked(proc, base, target, topN, notes, selected).keys()];
+}
+
+/**
+ * The stacks a report keeps for one process, each with its rank: its best place in the four lists (0: the top of
+ * one), -1 for a noted or the selected stack. When the report's bounds trim (job-pack.ts), the highest ranks go first.
+ */
+export function keptStacksRanked(
+  proc: ProcessSeries,
+  base: number,
+  target: number,
+  topN: number,
+  notes: readonly Note[],
+  selected: StackTarget | null,
+): Map<number, number> {
+  const include = new Map<number, number>();
+  const add = (id: number, rank: number): void => {
+    const r = include.get(id);
+    if (r === undefined || rank < r) include.set(id, rank);
+  };
   const n = proc.snapshots.length;
-  if (n === 0) return [];
+  if (n === 0) return include;
   const deltas = diffSnapshots(proc, base, target);
   [...deltas]
     .sort((x, y) => y.targetBytes - x.targetBytes || x.stackId - y.stackId)
     .slice(0, topN)
-    .forEach((d) => include.add(d.stackId));
+    .forEach((d, i) => add(d.stackId, i));
   deltas
     .filter((d) => d.deltaBytes > 0)
     .slice(0, topN)
-    .forEach((d) => include.add(d.stackId));
+    .forEach((d, i) => add(d.stackId, i));
   if (n > 1)
     // steady growth up to the series' end (an exit dump after teardown would read as a fall)
     rankGrowth(proc, { to: Math.max(0, seriesEndIndex(proc)) })
       .filter((g) => g.steadiness > 0)
       .slice(0, topN)
-      .forEach((g) => include.add(g.stackId));
+      .forEach((g, i) => add(g.stackId, i));
   // peak over the series (the timeline's stacked areas)
   const peak = new Float64Array(proc.stacks.count);
   for (const snap of proc.snapshots)
@@ -103,21 +125,64 @@ export function keptStacks(
   Array.from(peak.keys())
     .sort((x, y) => peak[y] - peak[x] || x - y)
     .slice(0, topN)
-    .forEach((id) => include.add(id));
+    .forEach((id, i) => add(id, i));
   for (const note of notes) {
     if (note.target.kind !== 'stack') continue;
     const id = resolveStack(proc, note.target);
-    if (id !== null) include.add(id);
+    if (id !== null) add(id, -1);
   }
   if (selected) {
     const id = resolveStack(proc, selected);
-    if (id !== null) include.add(id);
+    if (id !== null) add(id, -1);
   }
-  return [...include];
+  return include;
+}
+
+/** The growth of a process from its first dump to its series' end (bytes). */
+function growthOf(proc: ProcessSeries): number {
+  const sn = proc.snapshots;
+  return sn.length > 0 ? sn[Math.max(0, seriesEndIndex(proc))].live.bytes - sn[0].live.bytes : 0;
+}
+
+/**
+ * The processes a report can hold (REPORT_LIMITS: processes, snapshots summed): all of them, or the selected one and
+ * then those that grew most, with the sentence saying what went.
+ */
+function fitProcesses(
+  inputs: readonly ReportProcessInput[],
+  selected: string | null,
+  limits: ReportLimits,
+): { kept: number[]; reason: string | null } {
+  const snaps = inputs.reduce((a, i) => a + i.proc.snapshots.length, 0);
+  const all = inputs.map((_, i) => i);
+  if (inputs.length <= limits.processes && snaps <= limits.snapshots) return { kept: all, reason: null };
+  const growth = inputs.map((i) => growthOf(i.proc));
+  const order = all.sort(
+    (a, b) =>
+      Number(inputs[b].proc.key === selected) - Number(inputs[a].proc.key === selected) ||
+      growth[b] - growth[a] ||
+      a - b,
+  );
+  const kept: number[] = [];
+  let n = 0;
+  for (const i of order) {
+    const s = inputs[i].proc.snapshots.length;
+    if (kept.length >= limits.processes || n + s > limits.snapshots) continue;
+    kept.push(i);
+    n += s;
+  }
+  kept.sort((a, b) => a - b);
+  const f = (x: number): string => x.toLocaleString('en-US');
+  return {
+    kept,
+    reason:
+      `a report holds at most ${f(limits.processes)} processes and ${f(limits.snapshots)} snapshots ` +
+      `(the job has ${f(inputs.length)} and ${f(snaps)}): the ${f(inputs.length - kept.length)} processes that grew least are left out`,
+  };
 }
 
 export function buildReport(
-  inputs: readonly ReportProcessInput[],
+  allInputs: readonly ReportProcessInput[],
   options: BuildReportOptions = {},
 ): { job: PackedJob; bytes: Uint8Array; preview: SanitizePreview } {
   const topN = options.topN ?? 50;
@@ -126,6 +191,11 @@ export function buildReport(
   const dropMaps = options.sanitize?.maps ?? false;
   const session = options.session ?? null;
   const notes: Note[] = session?.notes ?? [];
+  const limits = options.limits ?? REPORT_LIMITS;
+  const fit = fitProcesses(allInputs, session?.selection.process ?? null, limits);
+  const inputs = fit.reason ? fit.kept.map((i) => allInputs[i]) : allInputs;
+  const postmortem =
+    options.postmortem && fit.reason ? viewForProcesses(options.postmortem, fit.kept) : options.postmortem;
   // --- sanitizing: one mapping for every path-like string, recorded for the preview
   const removed = new Map<string, string>();
   const path = (p: string): string => {
@@ -179,12 +249,8 @@ export function buildReport(
     // that never happened, an exit dump after teardown the interpreter's frees at exit), a massif snapshot with a tree
     if (tgt < 0 || tgt >= n) tgt = Math.max(0, defaultSnapshot(proc));
     bases.push({ base, target: tgt });
-    packInputs.push({
-      proc,
-      keep: keptStacks(proc, base, tgt, topN, notes, session?.view.selectedStack ?? null),
-      base,
-      target: tgt,
-    });
+    const ranked = keptStacksRanked(proc, base, tgt, topN, notes, session?.view.selectedStack ?? null);
+    packInputs.push({ proc, keep: [...ranked.keys()], rank: [...ranked.values()], base, target: tgt });
     const fileMaps = (proc.maps ?? []).filter(isFileMapping);
     if (dropMaps && fileMaps.length > 0) mapsDropped.push({ process: key(proc.key), mappings: fileMaps.length });
     // paths that go out through the maps and symbols are recorded for the preview
@@ -194,11 +260,7 @@ export function buildReport(
   const s = session ?? emptySession(options.generator ?? 'heaplens');
   // without a session the report opens on the process that grew the most
   let fi = 0;
-  const growthOf = (k: number): number => {
-    const sn = inputs[k].proc.snapshots;
-    return sn.length > 0 ? sn[Math.max(0, seriesEndIndex(inputs[k].proc))].live.bytes - sn[0].live.bytes : 0;
-  };
-  for (let k = 1; k < inputs.length; k++) if (growthOf(k) > growthOf(fi)) fi = k;
+  for (let k = 1; k < inputs.length; k++) if (growthOf(inputs[k].proc) > growthOf(inputs[fi].proc)) fi = k;
   const first = inputs[fi]?.proc;
   const firstSel = bases[fi];
   const sessionOut: Omit<Session, 'notes'> = {
@@ -242,7 +304,7 @@ export function buildReport(
     ? directoriesOf([
         ...removed.keys(),
         ...shownWarnings.map((w) => w.file),
-        ...(options.postmortem?.logsRead.map((l) => l.file) ?? []),
+        ...(postmortem?.logsRead.map((l) => l.file) ?? []),
         ...inputs.flatMap(({ proc }) => [
           proc.key,
           ...proc.snapshots.map((s) => s.file),
@@ -275,10 +337,12 @@ export function buildReport(
       session: sessionOut,
       warnings,
       warningsOmitted: Math.max(0, (options.warnings?.length ?? 0) - MAX_WARNINGS),
-      ...(options.postmortem ? { postmortem: sanitizePostmortem(options.postmortem, path, scrub) } : {}),
+      ...(postmortem ? { postmortem: sanitizePostmortem(postmortem, path, scrub) } : {}),
+      ...(fit.reason ? { processesLeftOut: { count: allInputs.length - inputs.length, reason: fit.reason } } : {}),
     },
     packInputs,
     { path, key, keepMaps: !dropMaps },
+    limits,
   );
   const preview: SanitizePreview = {
     paths: [...removed.entries()]
@@ -311,6 +375,8 @@ function sanitizePostmortem(
     processes: pm.processes.map((p) => ({
       ...p,
       memory: { ...p.memory, source: p.memory.source === null ? null : scrub(p.memory.source) },
+      // each process's fate evidence names its file (a log, or the dumps) as the kill's does
+      ...(p.evidence ? { evidence: { ...p.evidence, file: path(p.evidence.file), text: scrub(p.evidence.text) } } : {}),
     })),
     culprits: pm.culprits.map((c) => ({ ...c, site: scrub(c.site) })),
     logsRead: pm.logsRead.map((l) => ({ file: path(l.file), gave: scrub(l.gave) })),

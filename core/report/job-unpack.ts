@@ -39,41 +39,31 @@ import { ReportError } from './errors.js';
 import {
   GPU_REPORT_EVENTS,
   GPU_REPORT_POINTS,
+  OTHER_ADDRESS,
   REPORT_FORMAT,
   REPORT_VERSION,
   type Column,
   type PackedJob,
 } from './job-pack.js';
+import { REPORT_LIMITS, type ReportLimits } from './report-limits.js';
+
+export { REPORT_LIMITS };
 
 /**
- * What a report may hold. A real report keeps a few hundred stacks per process (build-report.ts: top-N by four
- * rankings plus the noted ones), so the counts leave room for thousands of processes and snapshots; the
- * inflation ratio is what keeps the cost of any report proportional to its size (payloads measured inflate
- * 3–5×, see report.test.ts; deflate's ceiling is 1032×, reached only by runs such as zeros).
+ * The bounds in force for the read under way: REPORT_LIMITS, or a test's smaller ones (readPayload, unpackJob).
+ * Module state, set and restored around each synchronous read, so every check below reads one table.
  */
-export const REPORT_LIMITS = {
-  inflateRatio: 32,
-  /** inflated size always allowed, whatever the ratio */
-  minInflatedBytes: 8 << 20,
-  maxInflatedBytes: 1 << 30,
-  /** the JSON header (snapshots, symbols, notes); the columns follow it */
-  headerBytes: 256 << 20,
-  processes: 10_000,
-  /** summed over the report's processes */
-  stacks: 1_000_000,
-  frames: 4_000_000,
-  snapshots: 200_000,
-  cells: 4_000_000,
-  addresses: 2_000_000,
-  /** per process */
-  maps: 100_000,
-  /** per symbol entry: inlined frames */
-  symbolFrames: 256,
-  pythonFrames: 1_000_000,
-  warnings: 10_000,
-  /** the longest text field (a path, a function name) */
-  textChars: 16_384,
-} as const;
+let L: ReportLimits = REPORT_LIMITS;
+
+function withLimits<R>(limits: ReportLimits, read: () => R): R {
+  const before = L;
+  L = limits;
+  try {
+    return read();
+  } finally {
+    L = before;
+  }
+}
 
 const TRIGGERS: readonly Trigger[] = ['interval', 'manual', 'high-water', 'final', 'unknown'];
 const FORMATS: readonly DumpFormat[] = ['heap_v2', 'heap_profile', 'memleak', 'torch-snapshot', 'pprof', 'massif'];
@@ -110,7 +100,7 @@ function inflateBounded(deflated: Uint8Array, onHeader: (raw: Uint8Array, len: n
       ? damaged('payload', `more data than its header declares (${fmt(limit)} bytes)`)
       : damaged(
           'payload',
-          `it inflates past ${fmt(limit)} bytes from ${fmt(deflated.length)} (at most ${REPORT_LIMITS.inflateRatio}× its size, and ${fmt(REPORT_LIMITS.maxInflatedBytes)} bytes)`,
+          `it inflates past ${fmt(limit)} bytes from ${fmt(deflated.length)} (at most ${L.inflateRatio}× its size, and ${fmt(L.maxInflatedBytes)} bytes)`,
         );
   const z = new Inflate({ chunkSize: 1 << 20 });
   z.onData = (c: Uint8Array) => {
@@ -144,8 +134,7 @@ function inflateBounded(deflated: Uint8Array, onHeader: (raw: Uint8Array, len: n
       if (len < 0) {
         const first = parts[0].length >= 4 ? parts[0] : joined();
         len = new DataView(first.buffer, first.byteOffset, first.byteLength).getUint32(0, true);
-        if (len > REPORT_LIMITS.headerBytes)
-          fail('payload', `a header of ${fmt(len)} bytes, more than ${fmt(REPORT_LIMITS.headerBytes)}`);
+        if (len > L.headerBytes) fail('payload', `a header of ${fmt(len)} bytes, more than ${fmt(L.headerBytes)}`);
       }
       if (total >= 4 + len) {
         declared = true;
@@ -161,10 +150,7 @@ function inflateBounded(deflated: Uint8Array, onHeader: (raw: Uint8Array, len: n
 }
 
 export function inflateLimit(deflatedBytes: number): number {
-  return Math.min(
-    REPORT_LIMITS.maxInflatedBytes,
-    Math.max(REPORT_LIMITS.minInflatedBytes, deflatedBytes * REPORT_LIMITS.inflateRatio),
-  );
+  return Math.min(L.maxInflatedBytes, Math.max(L.minInflatedBytes, deflatedBytes * L.inflateRatio));
 }
 
 function parseHeader(raw: Uint8Array, len: number): PackedJob {
@@ -193,19 +179,26 @@ function parseHeader(raw: Uint8Array, len: number): PackedJob {
  * The header of a payload (format, version and every declared count checked before the columns are inflated),
  * its column bytes, and the processes' declared counts.
  */
-export function readPayload(deflated: Uint8Array): { job: PackedJob; cols: Uint8Array; declared: Declared[] } {
+export function readPayload(
+  deflated: Uint8Array,
+  limits: ReportLimits = REPORT_LIMITS,
+): { job: PackedJob; cols: Uint8Array; declared: Declared } {
+  return withLimits(limits, () => readPayloadIn(deflated));
+}
+
+function readPayloadIn(deflated: Uint8Array): { job: PackedJob; cols: Uint8Array; declared: Declared } {
   let job: PackedJob | null = null;
-  let declared: Declared[] = [];
+  let declared: Declared | null = null;
   let colsAt = 0;
   const raw = inflateBounded(deflated, (head, len) => {
     const h = parseHeader(head, len);
     job = h;
-    const d = checkCounts(arr(h.processes, 'processes', REPORT_LIMITS.processes));
+    const d = checkCounts(h as unknown as Obj);
     declared = d.declared;
     colsAt = 4 + len + ((4 - ((4 + len) % 4)) % 4);
     return colsAt + d.end;
   });
-  if (job === null) fail('payload', 'no header');
+  if (job === null || declared === null) fail('payload', 'no header');
   return { job, cols: raw.subarray(colsAt), declared };
 }
 
@@ -241,18 +234,21 @@ const counts = (v: unknown, at: string, signed = false): Counts => {
   return { bytes: f(o.bytes, `${at}.bytes`), objects: f(o.objects, `${at}.objects`) };
 };
 
+/** What step 2 read: the job's tables' sizes and each process's stack count. */
 interface Declared {
-  p: Obj;
-  stacks: number;
+  frames: Obj;
+  stacks: Obj;
+  nFrames: number;
+  nStacks: number;
+  processes: { p: Obj; stacks: number }[];
 }
 
 /**
- * Step 2: the counts every process declares, summed, before anything is allocated for them or any column
- * inflated; and where the last column ends.
+ * Step 2: the counts the header declares (the job's frame and stack tables; per process its stacks, snapshots,
+ * cells; summed), before anything is allocated for them or any column inflated; and where the last column ends.
  */
-function checkCounts(processes: unknown[]): { declared: Declared[]; end: number } {
-  const total = { stacks: 0, frames: 0, snapshots: 0, cells: 0, addresses: 0, pythonFrames: 0 };
-  const out: Declared[] = [];
+function checkCounts(h: Obj): { declared: Declared; end: number } {
+  const total = { processStacks: 0, snapshots: 0, cells: 0 };
   let end = 0;
   let sum = 0;
   let endAt = 'processes';
@@ -268,46 +264,47 @@ function checkCounts(processes: unknown[]): { declared: Declared[]; end: number 
   };
   const over = (what: keyof typeof total, at: string, n: number): void => {
     total[what] += n;
-    if (total[what] > REPORT_LIMITS[what])
-      fail(
-        at,
-        `${fmt(total[what])} ${what} in the report so far, more than the ${fmt(REPORT_LIMITS[what])} a report holds`,
-      );
+    if (total[what] > L[what])
+      fail(at, `${fmt(total[what])} ${what} in the report so far, more than the ${fmt(L[what])} a report holds`);
   };
-  processes.forEach((v, i) => {
+  // the job's frame table: one entry per frame in each of its columns
+  const fr = obj(h.frames, 'frames');
+  const nFrames = arr(fr.addresses, 'frames.addresses', L.addresses).length;
+  arr(fr.symbols, 'frames.symbols', L.symbols);
+  arr(fr.python, 'frames.python', L.pythonFrames);
+  for (const k of ['leaf', 'caller', 'py'])
+    if (col(fr[k], `frames.${k}`, 'u32', L.addresses).n !== nFrames)
+      fail(`frames.${k}`, `expected ${fmt(nFrames)} entries, one per frame`);
+  // the job's stack table
+  const st = obj(h.stacks, 'stacks');
+  const nStacks = col(st.offsets, 'stacks.offsets', 'u32', L.stacks + 1).n - 1;
+  if (nStacks < 0) fail('stacks.offsets', 'empty');
+  const frames = col(st.frames, 'stacks.frames', 'u32', L.frames);
+  if (frames.n > nStacks * MAX_FRAMES_PER_STACK)
+    fail(
+      'stacks.frames',
+      `${fmt(frames.n)} frames for ${fmt(nStacks)} stacks (at most ${MAX_FRAMES_PER_STACK} a stack)`,
+    );
+  if (col(st.allocatorDepth, 'stacks.allocatorDepth', 'u32', L.stacks).n !== nStacks)
+    fail('stacks.allocatorDepth', `expected ${fmt(nStacks)} entries, one per stack`);
+  const out: Declared['processes'] = [];
+  arr(h.processes, 'processes', L.processes).forEach((v, i) => {
     const at = `processes[${i}]`;
     const p = obj(v, at);
-    const offsets = col(p.offsets, `${at}.offsets`, 'u32', REPORT_LIMITS.stacks + 1);
-    const stacks = offsets.n - 1;
-    if (stacks < 0) fail(`${at}.offsets`, 'empty');
-    over('stacks', `${at}.offsets`, stacks);
-    const frames = col(p.frames, `${at}.frames`, 'u32', REPORT_LIMITS.frames);
-    if (frames.n > stacks * MAX_FRAMES_PER_STACK)
-      fail(
-        `${at}.frames`,
-        `${fmt(frames.n)} frames for ${fmt(stacks)} stacks (at most ${MAX_FRAMES_PER_STACK} a stack)`,
-      );
-    over('frames', `${at}.frames`, frames.n);
-    over('snapshots', `${at}.snapshots`, arr(p.snapshots, `${at}.snapshots`, REPORT_LIMITS.snapshots).length);
-    over('cells', `${at}.cellBytes`, col(p.cellBytes, `${at}.cellBytes`, 'f32', REPORT_LIMITS.cells).n);
-    col(p.cellCounts, `${at}.cellCounts`, 'u32', REPORT_LIMITS.stacks);
+    const stacks = col(p.stacks, `${at}.stacks`, 'u32', L.processStacks).n;
+    over('processStacks', `${at}.stacks`, stacks + 1);
+    over('snapshots', `${at}.snapshots`, arr(p.snapshots, `${at}.snapshots`, L.snapshots).length);
+    over('cells', `${at}.cellBytes`, col(p.cellBytes, `${at}.cellBytes`, 'f32', L.cells).n);
+    col(p.cellCounts, `${at}.cellCounts`, 'u32', L.processStacks + 1);
     const cellT = obj(p.cellSnapshots, `${at}.cellSnapshots`).t === 'u32' ? 'u32' : 'u16';
-    col(p.cellSnapshots, `${at}.cellSnapshots`, cellT, REPORT_LIMITS.cells);
-    col(p.cellObjects, `${at}.cellObjects`, 'f32', REPORT_LIMITS.cells);
-    col(p.cellVar, `${at}.cellVar`, 'f32', REPORT_LIMITS.cells);
-    over('addresses', `${at}.addresses`, arr(p.addresses, `${at}.addresses`, REPORT_LIMITS.addresses).length);
-    const py = p.pythonFrames;
-    if (py !== null && py !== undefined)
-      over(
-        'pythonFrames',
-        `${at}.pythonFrames.frames`,
-        arr(obj(py, `${at}.pythonFrames`).frames, `${at}.pythonFrames.frames`, REPORT_LIMITS.pythonFrames).length,
-      );
+    col(p.cellSnapshots, `${at}.cellSnapshots`, cellT, L.cells);
+    col(p.cellObjects, `${at}.cellObjects`, 'f32', L.cells);
+    col(p.cellVar, `${at}.cellVar`, 'f32', L.cells);
     out.push({ p, stacks });
   });
   // the columns lie one after another (job-pack.ts): none ends past all of them together
   if (end > sum) fail(endAt, `the column ends at byte ${fmt(end)}, past the ${fmt(sum)} bytes all columns take`);
-  return { declared: out, end };
+  return { declared: { frames: fr, stacks: st, nFrames, nStacks, processes: out }, end };
 }
 
 function symbolFrame(v: unknown, at: string): SymbolFrame {
@@ -328,35 +325,33 @@ function symbolEntry(v: unknown, at: string): SymbolizedAddress | undefined {
     module: strOrNull(o.module, `${at}.module`, T),
     modulePath: strOrNull(o.modulePath, `${at}.modulePath`, T),
     moduleOffset: strOrNull(o.moduleOffset, `${at}.moduleOffset`, 64),
-    frames: arr(o.frames, `${at}.frames`, REPORT_LIMITS.symbolFrames).map((f, k) =>
-      symbolFrame(f, `${at}.frames[${k}]`),
-    ),
+    frames: arr(o.frames, `${at}.frames`, L.symbolFrames).map((f, k) => symbolFrame(f, `${at}.frames[${k}]`)),
     status: oneOf(o.status, `${at}.status`, STATUSES),
     binary: oneOfOrNull(o.binary, `${at}.binary`, BINARY),
     ...(o.python === undefined ? {} : { python: bool(o.python, `${at}.python`) }),
   };
 }
 
-function pythonFrames(v: unknown, at: string): PyFrameTable | null {
+/** One of the job's Python frame entries. */
+function pyEntry(x: unknown, a: string): PyFrameEntry {
+  const f = obj(x, a);
+  return {
+    addr: str(f.addr, `${a}.addr`, 64),
+    function: str(f.function, `${a}.function`, T),
+    file: str(f.file, `${a}.file`, T),
+    line: wholeOrNull(f.line, `${a}.line`, 2 ** 31),
+    firstLine: wholeOrNull(f.firstLine, `${a}.firstLine`, 2 ** 31),
+    ...(f.native === undefined ? {} : { native: bool(f.native, `${a}.native`) }),
+    ...(f.module === undefined ? {} : { module: strOrNull(f.module, `${a}.module`, T) }),
+  };
+}
+
+/** A process's Python frame table: its fields, and `frames` (the job's entries its stacks use). */
+function pythonFrames(v: unknown, at: string, frames: Map<string, PyFrameEntry>): PyFrameTable | null {
   if (v === null || v === undefined) return null;
   const o = obj(v, at);
-  const frames = new Map<string, PyFrameEntry>();
-  arr(o.frames, `${at}.frames`, REPORT_LIMITS.pythonFrames).forEach((x, k) => {
-    const a = `${at}.frames[${k}]`;
-    const f = obj(x, a);
-    const addr = str(f.addr, `${a}.addr`, 64);
-    frames.set(addr, {
-      addr,
-      function: str(f.function, `${a}.function`, T),
-      file: str(f.file, `${a}.file`, T),
-      line: wholeOrNull(f.line, `${a}.line`, 2 ** 31),
-      firstLine: wholeOrNull(f.firstLine, `${a}.firstLine`, 2 ** 31),
-      ...(f.native === undefined ? {} : { native: bool(f.native, `${a}.native`) }),
-      ...(f.module === undefined ? {} : { module: strOrNull(f.module, `${a}.module`, T) }),
-    });
-  });
   const markers = new Map<string, PyMarkerKind>();
-  arr(o.markers, `${at}.markers`, REPORT_LIMITS.pythonFrames).forEach((x, k) => {
+  arr(o.markers, `${at}.markers`, L.pythonFrames).forEach((x, k) => {
     const m = arr(x, `${at}.markers[${k}]`, 2);
     markers.set(str(m[0], `${at}.markers[${k}][0]`, 64), oneOf(m[1], `${at}.markers[${k}][1]`, MARKERS));
   });
@@ -392,7 +387,7 @@ function pythonFrames(v: unknown, at: string): PyFrameTable | null {
 function maps(v: unknown, at: string): MapsEntry[] | null {
   if (v === null || v === undefined) return null;
   let prev = -1n;
-  return arr(v, at, REPORT_LIMITS.maps).map((x, i) => {
+  return arr(v, at, L.maps).map((x, i) => {
     const a = `${at}[${i}]`;
     const m = obj(x, a);
     const start = hex(m.start, `${a}.start`);
@@ -521,44 +516,131 @@ function gpu(v: unknown, at: string, snapshots: number): GpuSeriesInfo {
   };
 }
 
-/** Step 3: one process, every field checked, into the model. */
-function unpackProcess({ p, stacks: count }: Declared, cols: Uint8Array, at: string): ProcessSeries {
-  const key = str(p.key, `${at}.key`, T);
-  const addresses = (p.addresses as unknown[]).map((h, i) => {
-    hex(h, `${at}.addresses[${i}]`);
+/** The job's frame and stack tables, every entry checked (step 3, before any process). */
+interface JobTables {
+  hex: string[];
+  leaf: (SymbolizedAddress | undefined)[];
+  caller: (SymbolizedAddress | undefined)[];
+  py: (PyFrameEntry | undefined)[];
+  offsets: Uint32Array;
+  frames: Uint32Array;
+  depth: Uint32Array;
+}
+
+function jobTables(d: Declared, cols: Uint8Array): JobTables {
+  const fr = d.frames;
+  const hexes = (fr.addresses as unknown[]).map((h, i) => {
+    hex(h, `frames.addresses[${i}]`);
     return h as string;
   });
-  const nAddr = addresses.length;
-  const index = new Map<string, number>();
-  addresses.forEach((h, i) => {
-    if (index.has(h)) fail(`${at}.addresses[${i}]`, `${h} repeats`);
-    index.set(h, i);
-  });
-  const offsets = values(cols, columnOf(cols, p.offsets, `${at}.offsets`, 'u32', REPORT_LIMITS.stacks + 1));
-  const frames = values(cols, columnOf(cols, p.frames, `${at}.frames`, 'u32', REPORT_LIMITS.frames));
-  if (offsets[0] !== 0) fail(`${at}.offsets[0]`, 'expected 0');
+  const symbols = (fr.symbols as unknown[]).map((x, i) => symbolEntry(x, `frames.symbols[${i}]`) ?? null);
+  const python = (fr.python as unknown[]).map((x, i) => pyEntry(x, `frames.python[${i}]`));
+  const ref = <E>(k: string, list: (E | null)[]): (E | undefined)[] => {
+    const v = values(cols, columnOf(cols, fr[k], `frames.${k}`, 'u32', L.addresses));
+    return Array.from(v, (x, i) => {
+      if (x > list.length) fail(`frames.${k}[${i}]`, `expected an entry up to ${list.length}`);
+      if (x > 0 && list[x - 1] === null) fail(`frames.${k}[${i}]`, `entry ${x - 1} is null`);
+      return x === 0 ? undefined : (list[x - 1] ?? undefined);
+    });
+  };
+  const leaf = ref('leaf', symbols);
+  const caller = ref('caller', symbols);
+  const py = ref('py', python);
+  const st = d.stacks;
+  const offsets = values(cols, columnOf(cols, st.offsets, 'stacks.offsets', 'u32', L.stacks + 1));
+  const frames = values(cols, columnOf(cols, st.frames, 'stacks.frames', 'u32', L.frames));
+  const depth = values(cols, columnOf(cols, st.allocatorDepth, 'stacks.allocatorDepth', 'u32', L.stacks));
+  if (offsets[0] !== 0) fail('stacks.offsets[0]', 'expected 0');
   for (let i = 1; i < offsets.length; i++) {
-    if (offsets[i] < offsets[i - 1] || offsets[i] > frames.length) fail(`${at}.offsets[${i}]`, 'out of order');
+    if (offsets[i] < offsets[i - 1] || offsets[i] > frames.length) fail(`stacks.offsets[${i}]`, 'out of order');
     if (offsets[i] - offsets[i - 1] > MAX_FRAMES_PER_STACK)
       fail(
-        `${at}.offsets[${i}]`,
+        `stacks.offsets[${i}]`,
         `a stack of ${fmt(offsets[i] - offsets[i - 1])} frames (at most ${MAX_FRAMES_PER_STACK})`,
       );
+    if (depth[i - 1] > offsets[i] - offsets[i - 1])
+      fail(`stacks.allocatorDepth[${i - 1}]`, `${depth[i - 1]} is outside 0…${offsets[i] - offsets[i - 1]}`);
   }
-  if (offsets[count] !== frames.length) fail(`${at}.offsets[${count}]`, `expected ${frames.length}`);
+  if (offsets[d.nStacks] !== frames.length) fail(`stacks.offsets[${d.nStacks}]`, `expected ${frames.length}`);
   for (let i = 0; i < frames.length; i++)
-    if (frames[i] >= nAddr) fail(`${at}.frames[${i}]`, `expected an index below ${nAddr}`);
-  const depths = arr(p.allocatorDepth, `${at}.allocatorDepth`, count);
-  if (depths.length !== count) fail(`${at}.allocatorDepth`, `expected ${count} entries`);
-  const allocatorDepth = depths.map((d, i) => whole(d, `${at}.allocatorDepth[${i}]`, offsets[i + 1] - offsets[i]));
+    if (frames[i] >= d.nFrames) fail(`stacks.frames[${i}]`, `expected an index below ${d.nFrames}`);
+  return {
+    hex: hexes,
+    leaf,
+    caller,
+    py,
+    offsets: offsets as Uint32Array,
+    frames: frames as Uint32Array,
+    depth: depth as Uint32Array,
+  };
+}
 
-  const perStack = values(cols, columnOf(cols, p.cellCounts, `${at}.cellCounts`, 'u32', REPORT_LIMITS.stacks));
+/** Step 3: one process, every field checked, into the model (its stacks and addresses from the job's tables). */
+function unpackProcess(
+  { p, stacks: nKept }: Declared['processes'][number],
+  t: JobTables,
+  jobStacks: Uint32Array,
+  cols: Uint8Array,
+  at: string,
+  stamp: { gen: number; seen: Uint32Array; local: Uint32Array },
+): ProcessSeries {
+  const key = str(p.key, `${at}.key`, T);
+  const otherStacks = whole(p.otherStacks, `${at}.otherStacks`);
+  if (p.trimmedStacks !== undefined) whole(p.trimmedStacks, `${at}.trimmedStacks`, otherStacks);
+  const count = nKept + (otherStacks > 0 ? 1 : 0);
+  // the process's addresses: the job's frames its stacks use, in the order they are first used
+  const gen = ++stamp.gen;
+  const addresses: string[] = [];
+  const source: number[] = [];
+  const index = new Map<string, number>();
+  // sized once (a report of 1,000 processes lays out millions of frames: growing arrays left most of it to the GC)
+  let laid = otherStacks > 0 ? 1 : 0;
+  for (let k = 0; k < nKept; k++) laid += t.offsets[jobStacks[k] + 1] - t.offsets[jobStacks[k]];
+  const offsets: number[] = new Array<number>(count + 1);
+  const frames: number[] = new Array<number>(laid);
+  const allocatorDepth: number[] = new Array<number>(count);
+  offsets[0] = 0;
+  let at0 = 0;
+  for (let k = 0; k < nKept; k++) {
+    const s = jobStacks[k];
+    for (let f = t.offsets[s]; f < t.offsets[s + 1]; f++) {
+      const fr = t.frames[f];
+      if (stamp.seen[fr] !== gen) {
+        stamp.seen[fr] = gen;
+        const h = t.hex[fr];
+        // one process gives an address one set of symbols: two frames of one address cannot both be its
+        if (index.has(h))
+          fail(`${at}.stacks[${k}]`, `two frames of address ${h} (frames ${source[index.get(h)!]} and ${fr})`);
+        stamp.local[fr] = addresses.length;
+        index.set(h, addresses.length);
+        addresses.push(h);
+        source.push(fr);
+      }
+      frames[at0++] = stamp.local[fr];
+    }
+    offsets[k + 1] = at0;
+    allocatorDepth[k] = t.depth[s];
+  }
+  let otherAddr = -1;
+  if (otherStacks > 0) {
+    if (index.has(OTHER_ADDRESS)) fail(`${at}.stacks`, `the address ${OTHER_ADDRESS} is the "other" stack's own`);
+    otherAddr = addresses.length;
+    index.set(OTHER_ADDRESS, otherAddr);
+    addresses.push(OTHER_ADDRESS);
+    source.push(-1);
+    frames[at0++] = otherAddr;
+    offsets[nKept + 1] = at0;
+    allocatorDepth[nKept] = 0;
+  }
+  const nAddr = addresses.length;
+
+  const perStack = values(cols, columnOf(cols, p.cellCounts, `${at}.cellCounts`, 'u32', L.processStacks + 1));
   if (perStack.length !== count) fail(`${at}.cellCounts`, `expected ${count} entries`);
   const cellT = obj(p.cellSnapshots, `${at}.cellSnapshots`).t === 'u32' ? 'u32' : 'u16';
-  const snapCol = values(cols, columnOf(cols, p.cellSnapshots, `${at}.cellSnapshots`, cellT, REPORT_LIMITS.cells));
-  const bytes = values(cols, columnOf(cols, p.cellBytes, `${at}.cellBytes`, 'f32', REPORT_LIMITS.cells));
-  const objects = values(cols, columnOf(cols, p.cellObjects, `${at}.cellObjects`, 'f32', REPORT_LIMITS.cells));
-  const variance = values(cols, columnOf(cols, p.cellVar, `${at}.cellVar`, 'f32', REPORT_LIMITS.cells));
+  const snapCol = values(cols, columnOf(cols, p.cellSnapshots, `${at}.cellSnapshots`, cellT, L.cells));
+  const bytes = values(cols, columnOf(cols, p.cellBytes, `${at}.cellBytes`, 'f32', L.cells));
+  const objects = values(cols, columnOf(cols, p.cellObjects, `${at}.cellObjects`, 'f32', L.cells));
+  const variance = values(cols, columnOf(cols, p.cellVar, `${at}.cellVar`, 'f32', L.cells));
   let cells = 0;
   for (let i = 0; i < perStack.length; i++) cells += perStack[i];
   if (snapCol.length !== cells || bytes.length !== cells || objects.length !== cells || variance.length !== cells)
@@ -612,25 +694,44 @@ function unpackProcess({ p, stacks: count }: Declared, cols: Uint8Array, at: str
       snap.liveVarBytes[j] = variance[c];
     }
 
+  const symbolized = bool(p.symbolized, `${at}.symbolized`);
   let symbols: SymbolTable | null = null;
-  if (p.symbols !== null && p.symbols !== undefined) {
-    const entries = arr(p.symbols, `${at}.symbols`, nAddr);
-    if (entries.length !== nAddr) fail(`${at}.symbols`, `expected ${nAddr} entries`);
-    const leaf: (SymbolizedAddress | undefined)[] = [];
-    const caller: (SymbolizedAddress | undefined)[] = [];
-    entries.forEach((e, i) => {
-      const pair = arr(e, `${at}.symbols[${i}]`, 2);
-      leaf.push(symbolEntry(pair[0], `${at}.symbols[${i}][0]`));
-      caller.push(symbolEntry(pair[1], `${at}.symbols[${i}][1]`));
-    });
+  if (symbolized || otherAddr >= 0) {
+    const leaf: (SymbolizedAddress | undefined)[] = new Array(nAddr);
+    const caller: (SymbolizedAddress | undefined)[] = new Array(nAddr);
+    if (symbolized)
+      source.forEach((fr, i) => {
+        if (fr < 0) return;
+        leaf[i] = t.leaf[fr];
+        caller[i] = t.caller[fr];
+      });
+    if (otherAddr >= 0) {
+      const entry: SymbolizedAddress = {
+        address: OTHER_ADDRESS,
+        module: null,
+        modulePath: null,
+        moduleOffset: null,
+        frames: [{ function: `(${otherStacks.toLocaleString('en-US')} other stacks)`, file: null, line: null }],
+        status: 'symbol-only',
+        binary: null,
+      };
+      leaf[otherAddr] = entry;
+      caller[otherAddr] = entry;
+    }
     symbols = { leaf, caller, modules: [] };
+  }
+  // the Python frames of the job's frames this process uses
+  const pyFrames = new Map<string, PyFrameEntry>();
+  for (const fr of source) {
+    const e = fr < 0 ? undefined : t.py[fr];
+    if (e) pyFrames.set(e.addr, e);
   }
   const base = whole(p.base, `${at}.base`);
   const target = whole(p.target, `${at}.target`);
   if (n > 0 && (base >= n || target >= n))
     fail(`${at}.base`, `base ${base} or target ${target} is not one of the ${n} snapshots`);
   whole(p.stackCount, `${at}.stackCount`);
-  arr(p.sourceIds, `${at}.sourceIds`, count).forEach((id, i) => whole(id, `${at}.sourceIds[${i}]`));
+  arr(p.sourceIds, `${at}.sourceIds`, nKept).forEach((id, i) => whole(id, `${at}.sourceIds[${i}]`));
   // older reports have no host: the context's hostname still names it (core/model/process-host.ts)
   const host = p.host === undefined ? null : strOrNull(p.host, `${at}.host`, 256);
   return {
@@ -640,12 +741,12 @@ function unpackProcess({ p, stacks: count }: Declared, cols: Uint8Array, at: str
     ...(host !== null ? { host } : {}),
     prefix: str(p.prefix, `${at}.prefix`, T),
     snapshots,
-    stacks: { count, offsets: Array.from(offsets), frames: Array.from(frames), allocatorDepth },
+    stacks: { count, offsets, frames, allocatorDepth },
     addresses: { hex: addresses, index },
     maps: maps(p.maps, `${at}.maps`),
     endedWithoutFinalDump: bool(p.endedWithoutFinalDump, `${at}.endedWithoutFinalDump`),
     symbols,
-    pythonFrames: pythonFrames(p.pythonFrames, `${at}.pythonFrames`),
+    pythonFrames: pythonFrames(p.pythonFrames, `${at}.pythonFrames`, pyFrames),
     ...(p.role !== undefined ? { role: role(p.role, `${at}.role`) } : {}),
     ...(p.gpu !== undefined ? { gpu: gpu(p.gpu, `${at}.gpu`, n) } : {}),
   };
@@ -682,15 +783,48 @@ function checkHeader(h: PackedJob): void {
   bool(opt.showAllocator, 'options.showAllocator');
   bool(opt.symbolized, 'options.symbolized');
   whole(o.warningsOmitted ?? 0, 'warningsOmitted');
+  if (o.leftOut !== undefined) {
+    const l = obj(o.leftOut, 'leftOut');
+    str(l.reason, 'leftOut.reason', T);
+    whole(l.stacks, 'leftOut.stacks');
+    whole(l.processesTrimmed, 'leftOut.processesTrimmed');
+    whole(l.processes, 'leftOut.processes');
+  }
 }
 
 /** A payload back into a Job the app's analysis runs on, its processes with their symbols. */
-export function unpackJob(deflated: Uint8Array): { header: PackedJob; job: Job } {
+export function unpackJob(deflated: Uint8Array, limits: ReportLimits = REPORT_LIMITS): { header: PackedJob; job: Job } {
+  return withLimits(limits, () => unpackJobIn(deflated));
+}
+
+function unpackJobIn(deflated: Uint8Array): { header: PackedJob; job: Job } {
   try {
-    const { job: header, cols, declared } = readPayload(deflated);
+    const { job: header, cols, declared } = readPayloadIn(deflated);
     checkHeader(header);
-    const out = declared.map((d, i) => unpackProcess(d, cols, `processes[${i}]`));
-    const warnings = arr(header.warnings ?? [], 'warnings', REPORT_LIMITS.warnings).map((v, i) => {
+    const t = jobTables(declared, cols);
+    // each process's stacks: ids in the job's table, and what the page lays out for them, bounded before any is
+    const lists = declared.processes.map(({ p }, i) => {
+      const at = `processes[${i}].stacks`;
+      const ids = values(cols, columnOf(cols, p.stacks, at, 'u32', L.processStacks)) as Uint32Array;
+      return ids;
+    });
+    let laid = 0;
+    lists.forEach((ids, i) => {
+      for (let k = 0; k < ids.length; k++) {
+        if (ids[k] >= declared.nStacks)
+          fail(`processes[${i}].stacks[${k}]`, `expected an index below ${declared.nStacks}`);
+        laid += t.offsets[ids[k] + 1] - t.offsets[ids[k]];
+      }
+      laid++;
+      if (laid > L.processFrames)
+        fail(
+          `processes[${i}].stacks`,
+          `${fmt(laid)} processFrames in the report so far, more than the ${fmt(L.processFrames)} a report holds`,
+        );
+    });
+    const stamp = { gen: 0, seen: new Uint32Array(declared.nFrames), local: new Uint32Array(declared.nFrames) };
+    const out = declared.processes.map((d, i) => unpackProcess(d, t, lists[i], cols, `processes[${i}]`, stamp));
+    const warnings = arr(header.warnings ?? [], 'warnings', L.warnings).map((v, i) => {
       const w = obj(v, `warnings[${i}]`);
       return {
         file: str(w.file, `warnings[${i}].file`, T),
@@ -698,6 +832,8 @@ export function unpackJob(deflated: Uint8Array): { header: PackedJob; job: Job }
         ...(w.line === undefined ? {} : { line: whole(w.line, `warnings[${i}].line`) }),
       };
     });
+    // what the writer left out to fit the bounds is said where the job's warnings are shown too
+    if (header.leftOut) warnings.unshift({ file: 'report', message: `left out: ${header.leftOut.reason}` });
     return { header, job: { processes: out, warnings, ignoredFiles: [] } };
   } catch (e) {
     if (e instanceof ReportError) throw e;

@@ -28,7 +28,12 @@ export function reportToSession(header: PackedJob): Session {
     notes: header.notes,
     readOnly: true,
     // the title comes from a folder name: shown in the banner, so marked as every name is
-    source: { kind: 'report', title: revealControls(header.title), createdAt: header.createdAt },
+    source: {
+      kind: 'report',
+      title: revealControls(header.title),
+      createdAt: header.createdAt,
+      ...(header.leftOut ? { leftOut: revealControls(header.leftOut.reason) } : {}),
+    },
   });
 }
 

@@ -15,7 +15,7 @@ import { loadSessionFile, writeFileAtomic } from '../../io/session-file.js';
 import { flag, has, intFlag, UsageError, type ParsedArgs } from '../args.js';
 import { printWarnings, type Output } from '../common.js';
 import { loadInput, sampleOf } from '../input.js';
-import { reportWritten, sanitizeLines } from '../text/written.js';
+import { reportLeftOut, reportWritten, sanitizeLines } from '../text/written.js';
 
 /** The report page (dist/report-app/report.js + .css), from the built CLI (dist/node/cli/commands) or the sources (tsx). */
 export function findReportApp(): { js: string; css: string } | null {
@@ -90,5 +90,7 @@ export async function reportCommand(args: ParsedArgs, io: Output): Promise<numbe
   printWarnings(job.warnings, io);
   const stacks = packed.processes.reduce((a, p) => a + p.sourceIds.length, 0);
   io.out(reportWritten(output, Buffer.byteLength(html), packed.processes.length, stacks, packed.notes.length));
+  const leftOut = reportLeftOut(packed.leftOut);
+  if (leftOut) io.out(leftOut);
   return 0;
 }

@@ -24,6 +24,11 @@ export function reportWritten(output: string, bytes: number, processes: number, 
   return `wrote ${output} (${formatBytes(bytes)}): ${processes} processes, ${stacks} stacks, ${notes} notes`;
 }
 
+/** What the report's bounds made the writer leave out (core/report/job-pack.ts LeftOut), or null. */
+export function reportLeftOut(leftOut: { reason: string } | undefined): string | null {
+  return leftOut ? `left out: ${leftOut.reason}` : null;
+}
+
 export function exportWritten(output: string, bytes: number, format: string, processes: number, which: string): string {
   return `wrote ${output} (${formatBytes(bytes)}): ${format}, ${plural(processes, 'process', 'processes')}, snapshot ${which}`;
 }

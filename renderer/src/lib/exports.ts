@@ -56,7 +56,7 @@ export async function exportReport(
       r.html,
       'text/html',
     );
-    app.status = `Report exported (${(r.bytes / 1024).toFixed(0)} KiB).`;
+    app.status = `Report exported (${(r.bytes / 1024).toFixed(0)} KiB).${r.leftOut ? ` Left out: ${r.leftOut}.` : ''}`;
     ui.showExport = false;
   } catch (e) {
     app.error = `Could not build the report: ${e instanceof Error ? e.message : String(e)}`;

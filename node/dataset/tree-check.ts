@@ -76,6 +76,13 @@ export async function checkDatasetTree(dir: string): Promise<void> {
   }
 }
 
+/** One job-wide file of a dataset (series.parquet, processes.parquet): a regular file, not a link; missing is named. */
+export async function checkTopFile(file: string): Promise<void> {
+  const kind = await entry(file);
+  if (kind === null) throw new DatasetError(file, 'missing from the dataset (was it copied in full?)');
+  if (kind === 'dir') throw new DatasetError(file, 'is a folder, not a Parquet file');
+}
+
 /** A path as a DuckDB string literal naming exactly that file (no glob, quotes doubled). */
 export function parquetPathSql(path: string): string {
   return sqlString(escapeGlob(path));

@@ -17,7 +17,7 @@ import { PER_PROCESS_TABLES } from './schema.js';
 export const MAX_MANIFEST_BYTES = 16 << 20;
 /** More partitions than processes any job has: a folder past this is refused before it is listed further. */
 export const MAX_PARTITIONS = 1_000_000;
-const TOP_FILES = ['processes.parquet', 'files.parquet', 'warnings.parquet'];
+const TOP_FILES = ['processes.parquet', 'files.parquet', 'warnings.parquet', 'series.parquet'];
 
 /** A dataset process id as a partition name may hold it: a whole number, not a path. */
 export function checkProcessId(id: unknown, where: string): number {

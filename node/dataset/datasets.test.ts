@@ -15,6 +15,8 @@ import { datasetsRanking, seriesRankSql } from './series-rank.js';
 import { collectInputFiles } from '../io/node-files.js';
 import { loadJob } from '../../core/load/load-job.js';
 import { stackIdentityKeys } from '../../core/frames/stack-identity.js';
+import type { JobSummary } from '../../core/query/job-summary.js';
+import { NodeEngine } from '../engine/engine.js';
 
 const FIXTURES = resolve(import.meta.dirname, '../../fixtures');
 const CAPTURED = join(FIXTURES, 'job/dumps');
@@ -265,5 +267,43 @@ describe('series-rank.sql: the job-wide ranking over the datasets, from the stor
       if (w.ms.filter((m) => m.bound === top.bound).length === 1) expect(g.topProcessKey).toBe(top.key);
       expect(['gpu-a', 'gpu-b']).toContain(g.topHost);
     });
+  }, 300_000);
+});
+
+describe("heaplens open's engine on several datasets", () => {
+  /** The job summary the engine behind `heaplens open <paths…>` serves (its 'open' request), as the page gets it. */
+  async function served(paths: string[]): Promise<JobSummary> {
+    const engine = new NodeEngine({
+      paths,
+      allowPaths: false,
+      symbols: null,
+      info: { kind: 'node', label: 'datasets' },
+      reportApp: () => null,
+      readers: 2,
+    });
+    try {
+      const job = engine.servedJob();
+      if (!job) throw new Error('the engine serves no job');
+      return await job;
+    } finally {
+      engine.close();
+    }
+  }
+
+  it("opens two nodes' datasets as the job the two folders of dumps are: the same processes, hosts and totals", async () => {
+    const fromDumps = await served([join(dir, 'captured', 'node-a'), join(dir, 'captured', 'node-b')]);
+    const fromDatasets = await served(both('captured'));
+    const shown = (s: JobSummary) =>
+      s.processes.map((p) => ({
+        key: p.key,
+        pid: p.pid,
+        host: p.host,
+        labelHost: p.labelHost,
+        name: p.name,
+        live: p.snapshots.map((x) => x.liveBytes),
+      }));
+    expect(fromDatasets.processes.length).toBe(10);
+    expect(shown(fromDatasets)).toEqual(shown(fromDumps));
+    expect(new Set(fromDatasets.processes.map((p) => p.labelHost))).toEqual(new Set(['gpu-a', 'gpu-b']));
   }, 300_000);
 });

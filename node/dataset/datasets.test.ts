@@ -17,6 +17,9 @@ import { loadJob } from '../../core/load/load-job.js';
 import { stackIdentityKeys } from '../../core/frames/stack-identity.js';
 import type { JobSummary } from '../../core/query/job-summary.js';
 import { NodeEngine } from '../engine/engine.js';
+import { ingest } from './ingest.js';
+import { openEngine } from './duckdb.js';
+import { parquetPathSql } from './tree-check.js';
 
 const FIXTURES = resolve(import.meta.dirname, '../../fixtures');
 const CAPTURED = join(FIXTURES, 'job/dumps');
@@ -305,5 +308,55 @@ describe("heaplens open's engine on several datasets", () => {
     expect(fromDatasets.processes.length).toBe(10);
     expect(shown(fromDatasets)).toEqual(shown(fromDumps));
     expect(new Set(fromDatasets.processes.map((p) => p.labelHost))).toEqual(new Set(['gpu-a', 'gpu-b']));
+  }, 300_000);
+});
+
+describe('series.parquet over incremental runs', () => {
+  /** Every row of a dataset's series.parquet, in (process, stack) order. */
+  async function seriesRows(d: string): Promise<unknown[]> {
+    const e = await openEngine([d]);
+    try {
+      return (
+        await e.con.runAndReadAll(
+          `SELECT * FROM read_parquet(${parquetPathSql(join(d, 'series.parquet'))}) ORDER BY process, stack_id`,
+        )
+      ).getRowObjectsJS();
+    } finally {
+      e.close();
+    }
+  }
+
+  /** Rows equal, sums to rounding (the cells of two runs are summed in another order): 1e-12 relative. */
+  function expectSameRows(got: unknown[], want: unknown[]): void {
+    expect(got.length).toBe(want.length);
+    got.forEach((g, i) => {
+      const w = want[i] as Record<string, unknown>;
+      for (const [k, v] of Object.entries(g as Record<string, unknown>)) {
+        const x = w[k];
+        if (typeof v === 'number' && typeof x === 'number' && k.startsWith('sum_'))
+          expect(Math.abs(v - x), `row ${i} ${k}: ${v} vs ${x}`).toBeLessThanOrEqual(1e-12 * Math.max(1, Math.abs(x)));
+        else expect(v, `row ${i} ${k}`).toEqual(x);
+      }
+    });
+  }
+
+  it('an appended run, then one with nothing new, leave the statistics a single run of every dump gives', async () => {
+    const all = await collectInputFiles([PLAIN]);
+    const early = all.filter((f) => !/\.(1\d|[2-9]\d)\.[a-z]\d*\.heap$/.test(f.path));
+    expect(early.length).toBeGreaterThan(10);
+    expect(early.length).toBeLessThan(all.length);
+    const [once, inSteps] = [join(dir, 'series-once.dataset'), join(dir, 'series-steps.dataset')];
+    await ingest(all, once);
+    await ingest(early, inSteps);
+    const appended = await ingest(all, inSteps);
+    expect(appended.processes.append).toBeGreaterThan(0);
+    const want = await seriesRows(once);
+    expect(want.length).toBeGreaterThan(0);
+    const afterAppend = await seriesRows(inSteps);
+    expectSameRows(afterAppend, want);
+    const unchanged = await ingest(all, inSteps);
+    expect(unchanged.dumpsRead).toBe(0);
+    // the processes left as they were keep their rows exactly
+    expect(await seriesRows(inSteps)).toEqual(afterAppend);
   }, 300_000);
 });

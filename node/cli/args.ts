@@ -33,6 +33,7 @@ const OPTIONS: Record<string, OptionSpec> = {
   'fold-imports': { type: 'boolean' },
   top: { type: 'string', short: 'n', multiple: true },
   output: { type: 'string', short: 'o', multiple: true },
+  host: { type: 'string', multiple: true },
   pid: { type: 'string', multiple: true },
   stacks: { type: 'string', multiple: true },
   snapshot: { type: 'string', multiple: true },

@@ -4,7 +4,7 @@
 // command uses.
 
 import type { Job, ProcessSeries } from '../../core/model/model.js';
-import { datasetPath as datasetAmong, DatasetNotAloneError, openJob } from '../engine/open-job.js';
+import { datasetPaths as datasetsAmong, DatasetsMixedError, openJob } from '../engine/open-job.js';
 import { symbolizeOnDisk } from '../engine/symbolize.js';
 import type { CellPicker, StackChooser } from '../dataset/read-dataset.js';
 import { flag, has, UsageError, type ParsedArgs } from './args.js';
@@ -70,7 +70,7 @@ export async function loadInput(args: ParsedArgs, io: Output): Promise<Job | nul
       loadDumps: (files) => loadDumpsOrSay(files, io.err),
     });
   } catch (e) {
-    if (e instanceof DatasetNotAloneError) throw new UsageError(e.message);
+    if (e instanceof DatasetsMixedError) throw new UsageError(e.message);
     throw e;
   }
   const { dataset, files, problems } = opened;
@@ -188,12 +188,12 @@ async function cellPicker(args: ParsedArgs): Promise<true | CellPicker> {
   return true;
 }
 
-/** The dataset folder among the paths, or null when they are dumps. A dataset is read alone (a usage error). */
-export async function datasetPath(paths: readonly string[]): Promise<string | null> {
+/** The dataset folders among the paths (opened together as one job), or null when they are dumps. */
+export async function datasetPaths(paths: readonly string[]): Promise<string[] | null> {
   try {
-    return await datasetAmong(paths);
+    return await datasetsAmong(paths);
   } catch (e) {
-    if (e instanceof DatasetNotAloneError) throw new UsageError(e.message);
+    if (e instanceof DatasetsMixedError) throw new UsageError(e.message);
     throw e;
   }
 }
@@ -205,18 +205,18 @@ export interface DatasetLoad {
 }
 
 /**
- * Reads a dataset with no cells and only the stacks `onlyStacks` names (by dataset process id), for a ranking done in
- * SQL (growth), through the one opening of a job (node/engine/open-job.ts): its stored symbols taken, or dropped for
+ * Reads datasets (one job) with no cells and only the stacks `onlyStacks` names, for a ranking done in SQL (growth),
+ * through the one opening of a job (node/engine/open-job.ts): its stored symbols taken, or dropped for
  * --symbols/--sysroot (the command symbolizes after --pid) and --no-symbols. A DatasetError (missing or damaged file)
  * propagates with the file's name.
  */
 export async function loadDataset(
-  dir: string,
+  dirs: readonly string[],
   args: ParsedArgs,
   io: { err: (s: string) => void },
-  onlyStacks: ReadonlyMap<number, readonly number[]> | StackChooser,
+  onlyStacks: StackChooser,
 ): Promise<DatasetLoad> {
-  const opened = await openJob([dir], {
+  const opened = await openJob(dirs, {
     symbols: symbolOptionsOf(args),
     symbolsAskedAnew: has(args, 'symbols') || has(args, 'sysroot'),
     symbolizeHere: false,
@@ -224,6 +224,6 @@ export async function loadDataset(
     loadDumps: async () => null,
   });
   printSymbolProblems(opened.symbolProblems, args, io);
-  if (!opened.job) throw new Error(`${dir}: the dataset gave no job`);
+  if (!opened.job) throw new Error(`${dirs.join(', ')}: the dataset gave no job`);
   return { job: opened.job, symbolized: opened.symbolized };
 }

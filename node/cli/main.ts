@@ -130,10 +130,12 @@ const COMMANDS: readonly Command[] = [
   },
   {
     name: 'ingest',
-    usage: `  heaplens ingest <paths…> -o <dir> [--symbols <dir>] [--sysroot <dir>] [--no-symbols]
+    usage: `  heaplens ingest <paths…> -o <dir> [--host NAME] [--symbols <dir>] [--sysroot <dir>] [--no-symbols]
                                                   the job as a Parquet dataset (docs/dataset.md); a re-run
-                                                  adds only new dumps; every command reads <dir>`,
-    flags: ['output', 'help', 'json', ...SYMBOL_FLAGS],
+                                                  adds only new dumps; every command reads <dir>, and
+                                                  several (one per node) together as one job; --host names
+                                                  the node of dumps whose contexts name none`,
+    flags: ['output', 'host', 'help', 'json', ...SYMBOL_FLAGS],
     run: async (a, io) => (await import('./commands/ingest.js')).ingestCommand(a, io),
   },
   {

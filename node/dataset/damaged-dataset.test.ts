@@ -129,7 +129,21 @@ describe('damaged dataset', () => {
       const r = await cli('growth', d, '--no-symbols');
       expect(r.code).toBe(1);
       expect(r.err).toContain(join(d, 'cells', 'process=1'));
-      expect(r.err).toMatch(/column bytes holds \S+ in \d+ cells, not a size/);
+      // ranked from series.parquet, the cells are read for the stacks that can score: the damaged one is named then
+      expect(r.err).toMatch(/column bytes holds \S+ for stack \d+, not a size/);
+    });
+
+  for (const [value, shown] of [
+    [`'NaN'::DOUBLE`, 'NaN'],
+    ['-1e300', '-1e+300'],
+  ])
+    it(`growth (ranked in SQL): series statistics of ${shown} bytes are named with their file and column`, async () => {
+      const d = await copy(`bad-series-${shown}`);
+      const file = await rewrite(d, 'series.parquet', `${value} AS last_y`);
+      const r = await cli('growth', d, '--no-symbols');
+      expect(r.code).toBe(1);
+      expect(r.err).toContain(file);
+      expect(r.err).toMatch(/column last_y holds \S+ for process \d+, stack \d+, not a size/);
     });
 
   it('ingest refuses to write into a folder that is not a dataset', async () => {

@@ -54,6 +54,10 @@ export function textValue(file: string, column: string, v: unknown): string {
   return v;
 }
 
+export function textOrNullValue(file: string, column: string, v: unknown): string | null {
+  return v === null || v === undefined ? null : textValue(file, column, v);
+}
+
 /** JSON text parsed, with `check` saying whether the parsed value has the shape the reader needs. */
 export function jsonValue<T>(
   file: string,

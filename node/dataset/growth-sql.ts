@@ -69,21 +69,35 @@ export async function createDatasetViews(engine: Engine, dir: string, job = ''):
  * count is answered from the footer and a damaged data page would pass; a failure found in no single file still
  * names the dataset (a DatasetError, never DuckDB's own error with a stack).
  */
-export async function runOnDataset<T>(engine: Engine, dir: string, run: () => Promise<T>): Promise<T> {
+export async function runOnDataset<T>(
+  engine: Engine,
+  dir: string,
+  run: () => Promise<T>,
+  tables: readonly string[] = ['cells', 'snapshots', 'stacks'],
+): Promise<T> {
   try {
     return await run();
   } catch (e) {
     if (e instanceof DatasetError) throw e;
-    for (const table of ['cells', 'snapshots', 'stacks']) {
-      for (const f of await tableFiles(dir, table)) {
-        try {
-          await engine.con.run(`SELECT max(hash(COLUMNS(*))) FROM read_parquet(${parquetPathSql(f)})`);
-        } catch (fe) {
-          throw unreadableParquet(f, fe);
-        }
+    await findDamagedFile(engine, dir, tables);
+    throw new DatasetError(dir, `could not be ranked (${e instanceof Error ? e.message.split('\n')[0] : String(e)})`);
+  }
+}
+
+/**
+ * Reads every column of every file of the tables (hashed): the first DuckDB cannot read throws, naming it. A name
+ * ending in .parquet is a job-wide file (series.parquet), the others per-process tables.
+ */
+export async function findDamagedFile(engine: Engine, dir: string, tables: readonly string[]): Promise<void> {
+  for (const table of tables) {
+    const files = table.endsWith('.parquet') ? [join(dir, table)] : await tableFiles(dir, table);
+    for (const f of files) {
+      try {
+        await engine.con.run(`SELECT max(hash(COLUMNS(*))) FROM read_parquet(${parquetPathSql(f)})`);
+      } catch (fe) {
+        throw unreadableParquet(f, fe);
       }
     }
-    throw new DatasetError(dir, `could not be ranked (${e instanceof Error ? e.message.split('\n')[0] : String(e)})`);
   }
 }
 

@@ -18,6 +18,12 @@ export interface IngestOptions {
   onProcess?: (p: { key: string; mode: IngestMode; dumps: number }) => void;
   /** how a process's dumps are loaded (the CLI: over its pool of parsing workers); loadJob in this thread by default */
   load?: (files: readonly InputFile[]) => Promise<Job>;
+  /**
+   * the host of processes whose dumps name none (no capture context hostname) and whose folders tell none: the
+   * node an ingest runs on (`--host "$(hostname)"` in a cluster job), so datasets of several nodes opened together
+   * keep their processes apart
+   */
+  host?: string;
 }
 
 /** full: the process was (re)written; append: its new dumps were added; unchanged: nothing new */
@@ -43,6 +49,7 @@ export async function ingest(
   options: IngestOptions = {},
 ): Promise<IngestResult> {
   let existing: DatasetJob | null = null;
+  // a dataset of another version is refused naming its manifest (ingest the dumps again into a new folder)
   if (await isDataset(outDir)) existing = await readDataset(outDir, { cells: false });
   else if (await nonEmptyFolder(outDir))
     throw new IngestError(`${outDir}: exists and is not a heaplens dataset; refusing to write into it`);
@@ -87,6 +94,7 @@ export async function ingest(
         series: p,
         warnings: existing.processWarnings.get(p) ?? [],
         cellCounts: existing.cellCounts.get(p),
+        host: existing.hosts.get(p) ?? null,
       });
     }
   }
@@ -130,7 +138,10 @@ export async function ingest(
         }
       }
       const loadedSeries = loaded.processes[0] ?? null;
+      // the top folder among every folder of this run (loaded alone, the group has no other to tell it from)
+      if (loadedSeries && g.host !== null) loadedSeries.host = g.host;
       const prior = records.get(g.key);
+      const given = options.host ? { name: options.host, from: 'option' as const } : null;
       const id = prior?.id ?? nextId++;
       let rec: ProcessRecord | null = null;
       let cellsFrom = 0;
@@ -138,17 +149,20 @@ export async function ingest(
         cellsFrom = old.snapshots.length;
         const merged = appendSeries(old, loadedSeries, procWarnings);
         const counts = [...(prior.cellCounts ?? []), ...loadedSeries.snapshots.map((s) => s.stackIds.length)];
+        const host = g.host ?? old.host ?? null;
+        if (host !== null) merged.host = host;
         rec = {
           id,
           series: merged,
           warnings: dedupe([...prior.warnings, ...procWarnings]),
           cellCounts: counts,
+          host: given ?? prior.host ?? null,
         };
       } else if (loadedSeries) {
-        rec = { id, series: loadedSeries, warnings: procWarnings };
+        rec = { id, series: loadedSeries, warnings: procWarnings, host: given ?? prior?.host ?? null };
       } else if (prior && canAppend) {
         // every new dump failed: the process keeps its snapshots and gains the warnings
-        rec = { ...prior, warnings: dedupe([...prior.warnings, ...procWarnings]) };
+        rec = { ...prior, warnings: dedupe([...prior.warnings, ...procWarnings]), host: given ?? prior.host ?? null };
         cellsFrom = prior.series.snapshots.length;
       } else {
         // no dump of this group could be read (it was loaded in full): its warnings stay, under its key

@@ -2,8 +2,11 @@
 // checks its paths) does not load DuckDB's native addon.
 
 export const DATASET_FORMAT = 'heaplens-dataset';
-/** Bumped when a table changes incompatibly; a reader refuses a dataset of another major version. */
-export const DATASET_VERSION = 1;
+/**
+ * Bumped when a table changes incompatibly; a reader refuses a dataset of another version, naming its manifest.
+ * 2: processes.host and host_from, and the per-(process, stack) `series` statistics (datasets opened together).
+ */
+export const DATASET_VERSION = 2;
 /** Names starting with "_" are skipped by Spark, Hive and Trino when they list a table's files. */
 export const MANIFEST_FILE = '_heaplens.json';
 

@@ -49,9 +49,9 @@ describe('rankDataset', () => {
       temps.push(dir);
       await ingest(files, dir);
       const bare = await readDataset(dir, { cells: false, onlyStacks: new Map() });
-      const ids = bare.job.processes.map((p) => bare.ids.get(p)!);
+      const sources = bare.job.processes.map((p) => ({ dir, id: bare.ids.get(p)! }));
       for (const n of [1, 2, 5, 1_000_000]) {
-        const got = await rankDataset(dir, bare.job, ids, { top: n });
+        const got = await rankDataset([dir], bare.job, sources, { top: n });
         expect(shown(got, n), `-n ${n}`).toEqual(shown(expected, n));
       }
     });
@@ -66,9 +66,9 @@ describe('rankDataset', () => {
     await ingest(files, dir);
     const bare = await readDataset(dir, { cells: false, onlyStacks: new Map() });
     const got = await rankDataset(
-      dir,
+      [dir],
       bare.job,
-      bare.job.processes.map((p) => bare.ids.get(p)!),
+      bare.job.processes.map((p) => ({ dir, id: bare.ids.get(p)! })),
       { top: 1 },
     );
     const key = (s: { processIndex: number; stackId: number }) => `${s.processIndex}:${s.stackId}`;

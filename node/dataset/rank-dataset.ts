@@ -1,17 +1,20 @@
-// The job-wide suspects ranking (core/stats/suspects.ts) of a dataset without rebuilding its cells in memory:
-// SQL gives every stack's first and last point (one pass over the cells); only the stacks whose change is
-// beyond 2σ (the only ones that can score) and the few that fill the listing get their series read and
-// classified. The answer equals rankJob's on the dumps (node/dataset/rank-dataset.test.ts).
+// The job-wide suspects ranking (core/stats/suspects.ts) of one dataset or several (each node's of one job) without
+// rebuilding their cells in memory: the stored `series` statistics give every stack's first and last point (one
+// query over every dataset's series table); only the stacks whose change is beyond 2σ (the only ones that can
+// score) and the few that fill the listing get their series read from the cells and classified. The answer equals
+// rankJob's on the dumps (node/dataset/rank-dataset.test.ts, node/dataset/datasets.test.ts).
 
 import { join } from 'node:path';
+import { MAX_COUNT } from '../../core/formats/limits.js';
 import type { Job } from '../../core/model/model.js';
 import { classifySeries, seriesFrame, type SeriesFrame, type StackSeriesVerdict } from '../../core/stats/patterns.js';
 import { NOISE_Z } from '../../core/model/sampling-error.js';
 import { rankSuspects, type JobSuspects, type RankInput, type StackTotals } from '../../core/stats/suspects.js';
 import { appendColumns, chunkNumbers, forEachChunk, openEngine, type Engine } from './duckdb.js';
-import { checkCellValues, runOnDataset } from './growth-sql.js';
-import { createSuspectsViews } from './suspects-sql.js';
-import { DatasetError } from './read-dataset.js';
+import { findDamagedFile, tableFiles } from './growth-sql.js';
+import { checkTree, DatasetError, type DatasetProcess } from './read-dataset.js';
+import { parquetPathSql } from './tree-check.js';
+import { SERIES, CELLS, SNAPSHOTS, type ColumnDef } from './schema.js';
 import { INTEGER } from '@duckdb/node-api';
 
 export interface DatasetRankOptions {
@@ -42,25 +45,63 @@ interface ProcessColumns {
   keys: string[];
 }
 
-/** A ranking under way: the first pass over the cells starts at once, while the caller reads the snapshots. */
+/** A ranking under way: the query over the series tables starts at once, while the caller reads the snapshots. */
 export interface DatasetRanking {
-  /** Ranks the processes of `job` (read without cells), given their dataset ids (same order as job.processes). */
-  rank(job: Pick<Job, 'processes'>, ids: readonly number[], options: DatasetRankOptions): Promise<JobSuspects>;
+  /** Ranks the processes of `job` (read without cells), given where each lives (same order as job.processes). */
+  rank(
+    job: Pick<Job, 'processes'>,
+    sources: readonly DatasetProcess[],
+    options: DatasetRankOptions,
+  ): Promise<JobSuspects>;
   close(): void;
 }
 
-export async function startDatasetRanking(dir: string): Promise<DatasetRanking> {
-  const engine = await openEngine([dir]);
+/** The dataset index (`ds` in the views) of each dataset folder. */
+type DatasetIndex = ReadonlyMap<string, number>;
+
+/**
+ * Views `series`, `cells` and `snapshots` over every dataset, with `ds` (the dataset's index in `dirs`) and
+ * `process` (its partition id there).
+ */
+export async function createDatasetsViews(engine: Engine, dirs: readonly string[]): Promise<void> {
+  for (const d of dirs) await checkTree(d);
+  for (const [table, cols] of [
+    ['series', SERIES],
+    ['cells', CELLS],
+    ['snapshots', SNAPSHOTS],
+  ] as [string, readonly ColumnDef[]][]) {
+    const parts: string[] = [];
+    for (const [i, d] of dirs.entries()) {
+      // series: one file per dataset, with its process column; the others: hive partitions process=<n>
+      const files = table === 'series' ? [join(d, 'series.parquet')] : await tableFiles(d, table);
+      if (files.length > 0)
+        parts.push(
+          `SELECT ${i} AS ds, CAST(process AS INTEGER) AS process, * EXCLUDE (process) FROM read_parquet([${files.map(parquetPathSql).join(', ')}]${table === 'series' ? '' : ', hive_partitioning = true'})`,
+        );
+    }
+    if (parts.length === 0)
+      parts.push(
+        `SELECT 0 AS ds, CAST(NULL AS INTEGER) AS process, ${cols
+          .filter((c) => c.name !== 'process')
+          .map((c) => `CAST(NULL AS ${c.sql}) AS "${c.name}"`)
+          .join(', ')} WHERE false`,
+      );
+    await engine.con.run(`CREATE OR REPLACE VIEW ${table} AS ${parts.join(' UNION ALL ')}`);
+  }
+}
+
+export async function startDatasetRanking(dirs: readonly string[]): Promise<DatasetRanking> {
+  const engine = await openEngine(dirs);
+  const index: DatasetIndex = new Map(dirs.map((d, i) => [d, i]));
   let closed = false;
   const stats = (async () => {
-    await createSuspectsViews(engine, dir); // cells, snapshots and stacks (for stack_key)
-    await checkCellValues(engine, dir); // the figures SQL ranks, bounded as read-dataset.ts bounds them
+    await createDatasetsViews(engine, dirs);
     await createPoints(engine);
-    return runOnDataset(engine, dir, () => stackStats(engine));
+    return onDatasets(engine, dirs, () => stackStats(engine, dirs));
   })();
   stats.catch(() => {}); // awaited (and thrown) by rank; not an unhandled rejection meanwhile
   return {
-    async rank(job, ids, options) {
+    async rank(job, sources, options) {
       const frames = job.processes.map((p) => seriesFrame(p));
       const byId = await stats;
       const pointsOf = await pointCounts(engine);
@@ -72,19 +113,20 @@ export async function startDatasetRanking(dir: string): Promise<DatasetRanking> 
         keys: [],
         bound: new Float64Array(0),
       });
+      const ids = sources.map((src) => globalId(index, src));
       const per = ids.map((id, pi) => {
         // the points SQL took (snapshots.complete) are the complete snapshots in memory; the series is those less
         // an exit dump after teardown (always the last), whose figures SQL gives apart
         const complete = job.processes[pi].snapshots.filter((s) => s.complete).length;
         if ((pointsOf.get(id) ?? 0) !== complete)
           throw new DatasetError(
-            join(dir, 'snapshots', `process=${id}`),
+            join(sources[pi].dir, 'snapshots', `process=${sources[pi].id}`),
             `has ${pointsOf.get(id) ?? 0} complete snapshots in SQL and ${complete} when read`,
           );
         const c = byId.get(id);
         return c ? processStats(c, frames[pi].snapshotIndexes.length < complete) : none();
       });
-      return rankWith(engine, dir, job, ids, frames, per, options);
+      return rankWith(engine, dirs, job, ids, frames, per, options);
     },
     close() {
       if (closed) return;
@@ -95,9 +137,31 @@ export async function startDatasetRanking(dir: string): Promise<DatasetRanking> 
   };
 }
 
+/** A process's id across the datasets: dataset index × 2^32 + its partition id (both whole, exact in a double). */
+const ID_SPAN = 2 ** 32;
+function globalId(index: DatasetIndex, src: DatasetProcess): number {
+  const ds = index.get(src.dir);
+  if (ds === undefined) throw new Error(`rankDataset: ${src.dir} is not one of the datasets ranked`);
+  return ds * ID_SPAN + src.id;
+}
+
+/** `run`, with a DuckDB failure on a damaged file named by that file (each dataset's tables are hashed in turn). */
+async function onDatasets<T>(engine: Engine, dirs: readonly string[], run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (e) {
+    if (e instanceof DatasetError) throw e;
+    for (const d of dirs) await findDamagedFile(engine, d, ['series.parquet', 'cells', 'snapshots']);
+    throw new DatasetError(
+      dirs.join(', '),
+      `could not be ranked (${e instanceof Error ? e.message.split('\n')[0] : String(e)})`,
+    );
+  }
+}
+
 async function rankWith(
   engine: Engine,
-  dir: string,
+  dirs: readonly string[],
   job: Pick<Job, 'processes'>,
   ids: readonly number[],
   frames: readonly SeriesFrame[],
@@ -116,7 +180,7 @@ async function rankWith(
       seconds: frames[pi].seconds,
     }));
   for (let round = 0; ; round++) {
-    await runOnDataset(engine, dir, () => classify(engine, ids, frames, need, verdicts));
+    await onDatasets(engine, dirs, () => classify(engine, dirs, ids, frames, need, verdicts));
     const r = rankSuspects(job, input(), { perProcess: options.top, groups: options.top });
     if (r.missing.length === 0) return r;
     // a group's top member outside its process's first places: classify it too (one more round at most)
@@ -126,16 +190,16 @@ async function rankWith(
   }
 }
 
-/** Ranks the processes of `job` (read without cells) by their dataset ids `ids` (same order as job.processes). */
+/** Ranks the processes of `job` (read without cells) of the datasets `dirs`, given where each process lives. */
 export async function rankDataset(
-  dir: string,
+  dirs: readonly string[],
   job: Pick<Job, 'processes'>,
-  ids: readonly number[],
+  sources: readonly DatasetProcess[],
   options: DatasetRankOptions,
 ): Promise<JobSuspects> {
-  const ranking = await startDatasetRanking(dir);
+  const ranking = await startDatasetRanking(dirs);
   try {
-    return await ranking.rank(job, ids, options);
+    return await ranking.rank(job, sources, options);
   } finally {
     ranking.close();
   }
@@ -149,53 +213,58 @@ export async function rankDataset(
 async function createPoints(engine: Engine): Promise<void> {
   await engine.con.run(
     `CREATE OR REPLACE TEMP TABLE points AS
-       SELECT process, snapshot,
-              CAST(row_number() OVER (PARTITION BY process ORDER BY snapshot) - 1 AS INTEGER) AS j,
-              CAST(CASE WHEN snapshot = max(snapshot) OVER (PARTITION BY process) THEN 1 ELSE 0 END AS INTEGER) AS last,
-              CAST(row_number() OVER (PARTITION BY process ORDER BY snapshot DESC) - 1 AS INTEGER) AS back
+       SELECT CAST(ds AS DOUBLE) * ${ID_SPAN} + process AS gid, snapshot,
+              CAST(row_number() OVER (PARTITION BY ds, process ORDER BY snapshot) - 1 AS INTEGER) AS j
          FROM snapshots WHERE complete`,
   );
 }
 
 async function pointCounts(engine: Engine): Promise<Map<number, number>> {
   const out = new Map<number, number>();
-  await forEachChunk(engine.con, 'SELECT process, count(*) FROM points GROUP BY process', (chunk) => {
+  await forEachChunk(engine.con, 'SELECT gid, count(*) FROM points GROUP BY gid', (chunk) => {
     const [p, n] = [0, 1].map((c) => chunkNumbers(chunk, c));
     for (let i = 0, rows = chunk.rowCount; i < rows; i++) out.set(p[i], n[i]);
   });
   return out;
 }
 
-/** Every stack present in a complete snapshot, per process in ascending id: its first, last and before-last point. */
-async function stackStats(engine: Engine): Promise<Map<number, ProcessColumns>> {
+/**
+ * Every stack present in a complete snapshot, per process in ascending id: its first, last and before-last point,
+ * from the stored series statistics (schema.ts SERIES) of every dataset in one query. Each figure is a size
+ * (dataset-values.ts's bound): a damaged one is named by its dataset's series folder.
+ */
+async function stackStats(engine: Engine, dirs: readonly string[]): Promise<Map<number, ProcessColumns>> {
   const cols = new Map<number, ProcessColumns>();
-  // a stack absent from the first (or last) point is 0 there, as in the in-memory series
   await forEachChunk(
     engine.con,
-    `SELECT s.*, k.stack_key
-       FROM (SELECT c.process, c.stack_id,
-                    sum(CASE WHEN p.j = 0 THEN c.bytes ELSE 0 END) AS first_bytes,
-                    sum(CASE WHEN p.last = 1 THEN c.bytes ELSE 0 END) AS last_bytes,
-                    sum(CASE WHEN p.j = 0 THEN c.var_bytes ELSE 0 END) AS first_var,
-                    sum(CASE WHEN p.last = 1 THEN c.var_bytes ELSE 0 END) AS last_var,
-                    sum(CASE WHEN p.back = 1 THEN c.bytes ELSE 0 END) AS prev_bytes,
-                    sum(CASE WHEN p.back = 1 THEN c.var_bytes ELSE 0 END) AS prev_var,
-                    CAST(count(CASE WHEN p.last = 0 THEN 1 END) AS INTEGER) AS before_last
-               FROM cells c
-               JOIN points p ON p.process = c.process AND p.snapshot = c.snapshot
-              GROUP BY c.process, c.stack_id) s
-       LEFT JOIN stacks k ON k.process = s.process AND k.stack_id = s.stack_id
-      ORDER BY s.process, s.stack_id`,
+    `SELECT CAST(ds AS DOUBLE) * ${ID_SPAN} + process AS gid, stack_id, first_y, last_y, first_var, last_var, prev_y, prev_var,
+            CAST(before_last AS INTEGER), stack_key, ds, process
+       FROM series
+      ORDER BY ds, process, stack_id`,
     (chunk) => {
-      const [proc, sid, f, l, fv, lv, pb, pv, bl] = [0, 1, 2, 3, 4, 5, 6, 7, 8].map((c) => chunkNumbers(chunk, c));
+      const [gid, sid, f, l, fv, lv, pb, pv, bl] = [0, 1, 2, 3, 4, 5, 6, 7, 8].map((c) => chunkNumbers(chunk, c));
       const keys = chunk.getColumnVector(9);
+      const [ds, proc] = [10, 11].map((c) => chunkNumbers(chunk, c));
       let c: ProcessColumns | undefined;
       for (let i = 0, rows = chunk.rowCount; i < rows; i++) {
-        if (i === 0 || proc[i] !== proc[i - 1]) {
-          c = cols.get(proc[i]);
+        for (const [name, v] of [
+          ['first_y', f[i]],
+          ['last_y', l[i]],
+          ['first_var', fv[i]],
+          ['last_var', lv[i]],
+          ['prev_y', pb[i]],
+          ['prev_var', pv[i]],
+        ] as const)
+          if (!(v >= 0 && v <= MAX_COUNT))
+            throw new DatasetError(
+              join(dirs[ds[i]], 'series.parquet'),
+              `column ${name} holds ${v} for process ${proc[i]}, stack ${sid[i]}, not a size (0 to 2^53)`,
+            );
+        if (i === 0 || gid[i] !== gid[i - 1]) {
+          c = cols.get(gid[i]);
           if (!c)
             cols.set(
-              proc[i],
+              gid[i],
               (c = {
                 id: [],
                 first: [],
@@ -219,8 +288,8 @@ async function stackStats(engine: Engine): Promise<Map<number, ProcessColumns>> 
         c.prevVar.push(pv[i]);
         c.beforeLast.push(bl[i] > 0);
         const key = keys.getItem(i);
-        // a stack with no key (a dataset written before stack keys) is its own group
-        c.keys.push(typeof key === 'string' ? key : `${proc[i]}:${sid[i]}`);
+        // a stack with no key is its own group
+        c.keys.push(typeof key === 'string' ? key : `${gid[i]}:${sid[i]}`);
       }
     },
   );
@@ -268,6 +337,7 @@ function candidates(s: ProcessStats, top: number): number[] {
 /** Reads the series of the stacks in `need` (per process) and classifies them into `verdicts`. */
 async function classify(
   engine: Engine,
+  dirs: readonly string[],
   ids: readonly number[],
   frames: readonly SeriesFrame[],
   need: readonly number[][],
@@ -287,12 +357,19 @@ async function classify(
   );
   const rows = pis.length;
   if (rows === 0) return;
-  await engine.con.run('CREATE OR REPLACE TEMP TABLE need_stacks (process INTEGER, stack_id INTEGER, r INTEGER)');
+  await engine.con.run(
+    'CREATE OR REPLACE TEMP TABLE need_stacks (ds INTEGER, process INTEGER, stack_id INTEGER, r INTEGER)',
+  );
   await appendColumns(
     engine.con,
     'need_stacks',
-    [INTEGER, INTEGER, INTEGER],
-    [pis.map((pi) => ids[pi]), sid, Array.from({ length: rows }, (_, r) => r)],
+    [INTEGER, INTEGER, INTEGER, INTEGER],
+    [
+      pis.map((pi) => Math.floor(ids[pi] / ID_SPAN)),
+      pis.map((pi) => ids[pi] % ID_SPAN),
+      sid,
+      Array.from({ length: rows }, (_, r) => r),
+    ],
     rows,
   );
   const size = off[off.length - 1];
@@ -303,11 +380,24 @@ async function classify(
     engine.con,
     `SELECT n.r, p.j, c.bytes, c.var_bytes, coalesce(c.accum_bytes, 0)
        FROM cells c
-       JOIN need_stacks n ON n.process = c.process AND n.stack_id = c.stack_id
-       JOIN points p ON p.process = c.process AND p.snapshot = c.snapshot`,
+       JOIN need_stacks n ON n.ds = c.ds AND n.process = c.process AND n.stack_id = c.stack_id
+       JOIN points p ON p.gid = CAST(c.ds AS DOUBLE) * ${ID_SPAN} + c.process AND p.snapshot = c.snapshot`,
     (chunk) => {
       const [r, j, b, vb, ab] = [0, 1, 2, 3, 4].map((c) => chunkNumbers(chunk, c));
       for (let i = 0, n = chunk.rowCount; i < n; i++) {
+        // the dump readers' bounds on what is classified (read-dataset.ts checks the same in memory)
+        for (const [name, v] of [
+          ['bytes', b[i]],
+          ['var_bytes', vb[i]],
+          ['accum_bytes', ab[i]],
+        ] as const)
+          if (!(v >= 0 && v <= MAX_COUNT)) {
+            const pi = pis[r[i]];
+            throw new DatasetError(
+              join(dirs[Math.floor(ids[pi] / ID_SPAN)], 'cells', `process=${ids[pi] % ID_SPAN}`),
+              `column ${name} holds ${v} for stack ${sid[r[i]]}, not a size (0 to 2^53)`,
+            );
+          }
         // a point past the series (an exit dump after teardown, always the last) is not read
         if (j[i] >= off[r[i] + 1] - off[r[i]]) continue;
         const k = off[r[i]] + j[i];

@@ -3,7 +3,7 @@
 
 import { topFolders } from '../../core/model/process-host.js';
 import { readdir, readFile, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import type { DuckDBValue } from '@duckdb/node-api';
 import type { Counts, Job, LoadWarning, ProcessSeries, Snapshot, ThreadTotals } from '../../core/model/model.js';
 import type { TeardownInput } from '../../core/model/series-end.js';
@@ -21,6 +21,7 @@ import {
   signedValue,
   sizeOrNull,
   sizeValue,
+  textOrNullValue,
   textValue,
   wholeOrNull,
   wholeValue,
@@ -29,7 +30,7 @@ import { checkDatasetTree, checkProcessId, MAX_MANIFEST_BYTES, parquetPathSql } 
 import { fromTaggedJson } from './tagged-json.js';
 import { checkDumpContext } from '../../core/formats/dump-context-shape.js';
 import { ShapeError } from '../../core/formats/shape.js';
-import { partitionDir, type FileRecord } from './write-dataset.js';
+import { partitionDir, type FileRecord, type StoredHost } from './write-dataset.js';
 
 /** A frame address as the readers write it: hex (pprof's and jemalloc's) or decimal, at most 64 bits. */
 const ADDRESS = /^(0x[0-9a-f]{1,16}|[0-9]{1,20})$/i;
@@ -79,18 +80,28 @@ export interface ReadOptions {
    */
   cells?: boolean | CellPicker;
   /**
-   * Only these stacks of a process (by its dataset id) get their frames, addresses and symbols read; the other
-   * stacks keep their ids but have no frames. For commands that describe a few stacks ranked in SQL (growth).
-   * A function is called once every process's snapshots are read (its processes have no stacks yet), with
-   * each process's dataset id, and names the stacks then.
+   * Only these stacks of a process get their frames, addresses and symbols read; the other stacks keep their ids
+   * but have no frames. For commands that describe a few stacks ranked in SQL (growth). A map names them by the
+   * process's dataset id (one dataset; an empty map: no stacks); a function (StackChooser) is called once every
+   * process's snapshots are read, and names them by process.
    */
   onlyStacks?: ReadonlyMap<number, readonly number[]> | StackChooser;
 }
 
+/** Where a process of a job read from datasets lives: its dataset folder and its id there (partition folder). */
+export interface DatasetProcess {
+  dir: string;
+  id: number;
+}
+
+/**
+ * Names the stacks whose frames are read, per process, once every process's snapshots are read (its processes have
+ * no stacks yet); `sources` says where each process lives.
+ */
 export type StackChooser = (
   job: Job,
-  ids: ReadonlyMap<ProcessSeries, number>,
-) => Promise<ReadonlyMap<number, readonly number[]>>;
+  sources: ReadonlyMap<ProcessSeries, DatasetProcess>,
+) => Promise<ReadonlyMap<ProcessSeries, readonly number[]>>;
 
 export interface DatasetJob {
   job: Job;
@@ -106,6 +117,8 @@ export interface DatasetJob {
   orphanWarnings: Map<string, LoadWarning[]>;
   files: FileRecord[];
   manifest: Manifest;
+  /** each process's stored host (processes.host, host_from) */
+  hosts: Map<ProcessSeries, StoredHost | null>;
 }
 
 type Row = Record<string, DuckDBValue>;
@@ -162,26 +175,159 @@ const num = (v: DuckDBValue): number => (typeof v === 'bigint' ? Number(v) : (v 
 const numOrNull = (v: DuckDBValue): number | null => (v === null ? null : num(v));
 const str = (v: DuckDBValue): string => v as string;
 const strOrNull = (v: DuckDBValue): string | null => (v === null ? null : (v as string));
+const byText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 export async function readDataset(dir: string, options: ReadOptions = {}): Promise<DatasetJob> {
   const manifest = await readManifest(dir);
   await checkTree(dir);
   const engine = await openEngine([dir]);
   try {
-    return await readWith(engine, dir, manifest, options.cells ?? true, options.onlyStacks ?? null);
+    const part = await readPart(engine, dir, manifest, options.cells ?? true);
+    setHosts([part]);
+    const processes = part.shells.map((s) => s.series);
+    const warnings = jobWarnings([part], part.shells);
+    const only = options.onlyStacks ?? null;
+    const chosen =
+      typeof only === 'function'
+        ? await only(
+            { processes: [...processes], warnings: [...warnings], ignoredFiles: [] },
+            new Map(part.shells.map((s) => [s.series, { dir, id: s.id }])),
+          )
+        : null;
+    const named = (sh: Shell): readonly number[] | null =>
+      chosen ? (chosen.get(sh.series) ?? []) : only && typeof only !== 'function' ? (only.get(sh.id) ?? []) : null;
+    for (const sh of part.shells) await readPartStacks(engine, part, sh, named(sh));
+    return {
+      job: { processes, warnings, ignoredFiles: ignoredOf([part]) },
+      ids: new Map(part.shells.map((s) => [s.series, s.id])),
+      cellCounts: part.cellCounts,
+      processWarnings: new Map(part.shells.map((s) => [s.series, part.warningsOf.get(s.id) ?? []])),
+      jobWarnings: part.warningsOf.get(null) ?? [],
+      orphanWarnings: part.orphanWarnings,
+      files: part.files,
+      manifest,
+      hosts: new Map(part.shells.map((s) => [s.series, s.host])),
+    };
   } finally {
     engine.close();
   }
 }
 
-async function readWith(
+/** The datasets whose manifest and folders pass (readDatasets leaves the others out, with a warning naming why). */
+export async function readableDatasets(dirs: readonly string[]): Promise<string[]> {
+  const ok: string[] = [];
+  for (const d of dirs) {
+    try {
+      await readManifest(d);
+      await checkTree(d);
+      ok.push(d);
+    } catch (e) {
+      if (!(e instanceof DatasetError)) throw e;
+    }
+  }
+  return ok.length > 0 ? ok : [...dirs];
+}
+
+/** A job read from several datasets (each one node's, say), as one job. */
+export interface DatasetsJob {
+  job: Job;
+  /** the datasets read (those left out are named in the job's warnings) */
+  dirs: string[];
+  sources: Map<ProcessSeries, DatasetProcess>;
+}
+
+/**
+ * Several datasets opened as one job, equal to the job their dumps give loaded together: processes in key order
+ * (a key that repeats across datasets, as the same path on two nodes does, is prefixed by its dataset's folder
+ * name), hosts from the stored column and the folders of every dataset together, warnings in load order. A dataset
+ * that cannot be read (another version, a missing or damaged file) is left out with a warning naming the file, and
+ * the others are read; none readable throws the first one's DatasetError. With a stack chooser, a file found damaged
+ * after the chooser ran (stacks, frames, mappings) fails the read, naming it.
+ */
+export async function readDatasets(dirs: readonly string[], options: ReadOptions = {}): Promise<DatasetsJob> {
+  const left: LoadWarning[] = [];
+  let firstError: DatasetError | null = null;
+  const leaveOut = (dir: string, e: unknown): void => {
+    if (!(e instanceof DatasetError)) throw e;
+    firstError ??= e;
+    left.push({
+      file: e.file,
+      message: `${e.message.slice(e.file.length + 2)}; the dataset ${dir} is left out: this job lacks its processes`,
+    });
+  };
+  const ok: { dir: string; manifest: Manifest }[] = [];
+  for (const dir of dirs) {
+    try {
+      const manifest = await readManifest(dir);
+      await checkTree(dir);
+      ok.push({ dir, manifest });
+    } catch (e) {
+      leaveOut(dir, e);
+    }
+  }
+  if (ok.length === 0) throw firstError ?? new Error('no dataset given');
+  const engine = await openEngine(ok.map((d) => d.dir));
+  try {
+    const only = options.onlyStacks ?? null;
+    const chooser = typeof only === 'function' ? only : null;
+    const parts: DatasetPart[] = [];
+    for (const { dir, manifest } of ok) {
+      try {
+        const part = await readPart(engine, dir, manifest, options.cells ?? true);
+        // read whole here unless a chooser names the stacks later: a damaged file then leaves out its dataset alone
+        if (!chooser) for (const sh of part.shells) await readPartStacks(engine, part, sh, only ? [] : null);
+        parts.push(part);
+      } catch (e) {
+        leaveOut(dir, e);
+      }
+    }
+    if (parts.length === 0) throw firstError ?? new Error('no dataset given');
+    setHosts(parts);
+    const shells = mergeKeys(parts);
+    const processes = shells.map((s) => s.series);
+    const warnings = [...left, ...jobWarnings(parts, shells)];
+    const sources = new Map(shells.map((s) => [s.series, { dir: s.part.dir, id: s.id }]));
+    if (chooser) {
+      const chosen = await chooser({ processes: [...processes], warnings: [...warnings], ignoredFiles: [] }, sources);
+      for (const sh of shells) await readPartStacks(engine, sh.part, sh, chosen.get(sh.series) ?? []);
+    }
+    return { job: { processes, warnings, ignoredFiles: ignoredOf(parts) }, dirs: parts.map((p) => p.dir), sources };
+  } finally {
+    engine.close();
+  }
+}
+
+interface Shell {
+  pr: Row;
+  id: number;
+  series: ProcessSeries;
+  host: StoredHost | null;
+  /** the key as stored (the series' key may be prefixed when keys repeat across datasets) */
+  storedKey: string;
+}
+
+/** One dataset's processes with their snapshots (phase one of a read; stacks come with readPartStacks). */
+interface DatasetPart {
+  dir: string;
+  manifest: Manifest;
+  /** in key order */
+  shells: Shell[];
+  files: FileRecord[];
+  warningsOf: Map<number | null, LoadWarning[]>;
+  orphanWarnings: Map<string, LoadWarning[]>;
+  cellCounts: Map<ProcessSeries, number[]>;
+}
+
+const HOST_FROM = new Set(['context', 'folder', 'option']);
+
+async function readPart(
   engine: Engine,
   dir: string,
   manifest: Manifest,
   withCells: boolean | CellPicker,
-  onlyStacks: ReadonlyMap<number, readonly number[]> | StackChooser | null,
-): Promise<DatasetJob> {
-  const procRows = await readParquetRows(engine, join(dir, 'processes.parquet'));
+): Promise<DatasetPart> {
+  const pfile = join(dir, 'processes.parquet');
+  const procRows = await readParquetRows(engine, pfile);
   const fileRows = await readParquetRows(engine, join(dir, 'files.parquet'));
   const warnRows = await readParquetRows(
     engine,
@@ -196,17 +342,16 @@ async function readWith(
     status: str(r.status) as FileRecord['status'],
     process: numOrNull(r.process),
   }));
-
-  const processes: ProcessSeries[] = [];
-  const ids = new Map<ProcessSeries, number>();
-  const cellCounts = new Map<ProcessSeries, number[]>();
-  const processWarnings = new Map<ProcessSeries, LoadWarning[]>();
   const warningsOf = new Map<number | null, LoadWarning[]>();
   const orphanWarnings = new Map<string, LoadWarning[]>();
   for (const r of warnRows) {
-    const w: LoadWarning = { file: str(r.file), message: str(r.message) };
-    if (r.line !== null) w.line = num(r.line);
-    if (r.byte_offset !== null) w.byteOffset = num(r.byte_offset);
+    // the loader's key order (file, line, byteOffset, message), so JSON output is the dumps' byte for byte
+    const w: LoadWarning = {
+      file: str(r.file),
+      ...(r.line !== null ? { line: num(r.line) } : {}),
+      ...(r.byte_offset !== null ? { byteOffset: num(r.byte_offset) } : {}),
+      message: str(r.message),
+    };
     if (r.group_key !== null) {
       const g = orphanWarnings.get(str(r.group_key)) ?? [];
       g.push(w);
@@ -218,57 +363,119 @@ async function readWith(
     list.push(w);
     warningsOf.set(k, list);
   }
-  const sorted = [...procRows].sort((a, b) => (str(a.key) < str(b.key) ? -1 : str(a.key) > str(b.key) ? 1 : 0));
-  const warnings: LoadWarning[] = [...(warningsOf.get(null) ?? [])];
-  // groups that gave no process take their place in key order, as loadJob reports them
-  const orphanKeys = [...orphanWarnings.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  let oi = 0;
-  const orphansBefore = (key: string | null) => {
-    while (oi < orphanKeys.length && (key === null || orphanKeys[oi] < key))
-      warnings.push(...orphanWarnings.get(orphanKeys[oi++])!);
-  };
-  // first every process's snapshots (and cells), then its stacks: a chooser sees the snapshots before naming stacks
-  const shells: { pr: Row; id: number; series: ProcessSeries }[] = [];
+  const sorted = [...procRows].sort((a, b) => byText(str(a.key), str(b.key)));
+  const shells: Shell[] = [];
+  const cellCounts = new Map<ProcessSeries, number[]>();
   for (const pr of sorted) {
-    const id = checkProcessId(pr.process, join(dir, 'processes.parquet'));
+    const id = checkProcessId(pr.process, pfile);
     const { series, counts, warnings: totals } = await readSnapshots(engine, dir, id, pr, withCells);
     if (totals.length > 0) warningsOf.set(id, [...(warningsOf.get(id) ?? []), ...totals]);
-    shells.push({ pr, id, series });
-    processes.push(series);
-    ids.set(series, id);
+    const name = textOrNullValue(pfile, 'host', pr.host);
+    const from = textOrNullValue(pfile, 'host_from', pr.host_from);
+    if (name !== null && !(from !== null && HOST_FROM.has(from)))
+      throw new DatasetError(
+        pfile,
+        `column host_from of process ${id} is ${JSON.stringify(from)}, not context, folder or option`,
+      );
+    const host = name === null ? null : { name, from: from as StoredHost['from'] };
+    shells.push({ pr, id, series, host, storedKey: series.key });
     cellCounts.set(series, counts);
-    processWarnings.set(series, warningsOf.get(id) ?? []);
   }
-  // the host the loader finds in the dumps' folders (core/model/process-host.ts topFolders), over the same folders: a
-  // dataset keeps each process's key, whose folder is its dumps'
-  const hosts = topFolders(processes.map((p) => p.key.slice(0, Math.max(0, p.key.lastIndexOf('/')))));
-  processes.forEach((p, i) => {
-    if (hosts[i] !== null) p.host = hosts[i];
+  return { dir, manifest, shells, files, warningsOf, orphanWarnings, cellCounts };
+}
+
+/**
+ * Each process's folder host (ProcessSeries.host): the top folder the loader finds in the dumps' folders
+ * (core/model/process-host.ts topFolders), over every dataset's keys together (a dataset keeps each process's key,
+ * whose folder is its dumps'), else the folder host or `--host` stored at ingest (a node's dataset alone tells no
+ * folders apart). The context's hostname is read from the snapshots, as on the dumps.
+ */
+function setHosts(parts: readonly DatasetPart[]): void {
+  const shells = parts.flatMap((p) => p.shells);
+  const tops = topFolders(shells.map((s) => s.storedKey.slice(0, Math.max(0, s.storedKey.lastIndexOf('/')))));
+  shells.forEach((s, i) => {
+    const h = tops[i] ?? (s.host && s.host.from !== 'context' ? s.host.name : null);
+    if (h !== null) s.series.host = h;
   });
-  const chosen =
-    typeof onlyStacks === 'function'
-      ? await onlyStacks({ processes: [...processes], warnings: [...warnings], ignoredFiles: [] }, ids)
-      : onlyStacks;
-  for (const { pr, id, series } of shells) {
-    orphansBefore(str(pr.key));
-    const only = chosen ? (chosen.get(id) ?? []) : null;
-    const { addressIds } = await readStacks(engine, dir, id, pr, series, only);
-    if (pr.symbolized)
-      series.symbols = await readSymbols(engine, dir, id, series, strOrNull(pr.symbol_modules_json), addressIds);
-    warnings.push(...(warningsOf.get(id) ?? []));
+}
+
+/**
+ * Every dataset's processes in key order, as loadJob orders them. Keys unique in each dataset may repeat across
+ * datasets (each node ingested the same path): then every key is prefixed by its dataset's folder name, so the
+ * processes stay apart and each says where it came from.
+ */
+function mergeKeys(parts: readonly DatasetPart[]): (Shell & { part: DatasetPart })[] {
+  const all = parts.flatMap((part) => part.shells.map((s) => ({ ...s, part })));
+  const keys = new Set<string>();
+  const repeats = all.some((s) => keys.size === keys.add(s.storedKey).size);
+  if (repeats) {
+    const labels = datasetLabels(parts.map((p) => p.dir));
+    for (const s of all) s.series.key = `${labels.get(s.part.dir)}/${s.storedKey}`;
+    for (const [i, part] of parts.entries())
+      part.orphanWarnings = new Map([...part.orphanWarnings].map(([k, w]) => [`${labels.get(parts[i].dir)}/${k}`, w]));
+  }
+  return all.sort((a, b) => byText(a.series.key, b.series.key));
+}
+
+/** Each dataset folder's name (`node17.dataset`), or its whole path where two names are the same. */
+function datasetLabels(dirs: readonly string[]): Map<string, string> {
+  const names = dirs.map((d) => basename(resolve(d)));
+  return new Map(dirs.map((d, i) => [d, names.filter((n) => n === names[i]).length > 1 ? resolve(d) : names[i]]));
+}
+
+/**
+ * The job's warnings in loadJob's order: the shared side files' first, then each process's in key order, with the
+ * warnings of dump groups that gave no process in their key's place.
+ */
+function jobWarnings(
+  parts: readonly DatasetPart[],
+  shells: readonly (Shell & { part?: DatasetPart })[],
+): LoadWarning[] {
+  const seen = new Set<string>();
+  const out: LoadWarning[] = [];
+  for (const part of parts)
+    for (const w of part.warningsOf.get(null) ?? []) {
+      // the same side file named by two datasets (a shared maps file) is said once
+      const k = `${w.file}\0${w.line ?? ''}\0${w.byteOffset ?? ''}\0${w.message}`;
+      if (seen.has(k)) continue;
+      seen.add(k);
+      out.push(w);
+    }
+  const orphans = parts.flatMap((p) => [...p.orphanWarnings]).sort((a, b) => byText(a[0], b[0]));
+  let oi = 0;
+  const orphansBefore = (key: string | null) => {
+    while (oi < orphans.length && (key === null || orphans[oi][0] < key)) out.push(...orphans[oi++][1]);
+  };
+  for (const sh of shells) {
+    orphansBefore(sh.series.key);
+    const part = sh.part ?? parts[0];
+    out.push(...(part.warningsOf.get(sh.id) ?? []));
   }
   orphansBefore(null);
-  const ignoredFiles = files.filter((f) => f.status === 'ignored').map((f) => f.path);
-  return {
-    job: { processes, warnings, ignoredFiles },
-    ids,
-    cellCounts,
-    processWarnings,
-    jobWarnings: warningsOf.get(null) ?? [],
-    orphanWarnings,
-    files,
-    manifest,
-  };
+  return out;
+}
+
+function ignoredOf(parts: readonly DatasetPart[]): string[] {
+  return parts.flatMap((p) => p.files.filter((f) => f.status === 'ignored').map((f) => f.path));
+}
+
+/** Phase two of a read: a process's stacks (of `only`, when given: their frames), addresses, maps and symbols. */
+async function readPartStacks(
+  engine: Engine,
+  part: DatasetPart,
+  sh: Shell,
+  only: readonly number[] | null,
+): Promise<void> {
+  const { addressIds } = await readStacks(engine, part.dir, sh.id, sh.pr, sh.series, only);
+  if (sh.pr.symbolized)
+    sh.series.symbols = await readSymbols(
+      engine,
+      part.dir,
+      sh.id,
+      sh.series,
+      strOrNull(sh.pr.symbol_modules_json),
+      addressIds,
+    );
 }
 
 function partFile(dir: string, table: string, id: number): string {

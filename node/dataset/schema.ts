@@ -32,6 +32,13 @@ export const PROCESSES: readonly ColumnDef[] = [
   /** whether the frames were symbolized at ingest, and the symbolizer's per-module report (JSON) */
   col('symbolized', 'BOOLEAN', BOOLEAN),
   col('symbol_modules_json', 'VARCHAR', VARCHAR),
+  /**
+   * the host the process ran on (core/model/process-host.ts): the capture context's hostname, else the top folder
+   * its dumps came from among those ingested, else `ingest --host`; null when nothing names one
+   */
+  col('host', 'VARCHAR', VARCHAR),
+  /** where `host` comes from: context | folder | option; null without a host */
+  col('host_from', 'VARCHAR', VARCHAR),
 ];
 
 export const FILES: readonly ColumnDef[] = [
@@ -161,6 +168,45 @@ export const CELLS_STAGE: readonly ColumnDef[] = [
 export const CELLS_STAGE_ACCUM: readonly ColumnDef[] = [
   col('accum_objects', 'DOUBLE', DOUBLE),
   col('accum_bytes', 'DOUBLE', DOUBLE),
+];
+
+/**
+ * `series.parquet`, one row per (process, stack): the series' sufficient statistics over the process's complete
+ * snapshots (points t = 0…n−1; a stack absent from a point is 0 there), worked out at ingest from the cells. Sums
+ * add across time ranges, processes and datasets; first/last/prev are the values at the series' ends. One file per
+ * dataset (not per process): a job-wide ranking over many datasets reads only these (node/dataset/series-rank.sql),
+ * and a thousand small files cost more to open than their rows to read.
+ */
+export const SERIES: readonly ColumnDef[] = [
+  col('process', 'INTEGER', INTEGER),
+  col('stack_id', 'INTEGER', INTEGER),
+  /** the job-wide identity of the stack (stacks.stack_key), repeated here so a ranking over datasets joins nothing */
+  col('stack_key', 'VARCHAR', VARCHAR),
+  /** the process's points (complete snapshots), the same on every row of the process */
+  col('n', 'INTEGER', INTEGER),
+  /** points where the stack has a cell */
+  col('present', 'INTEGER', INTEGER),
+  /** Σt and Σt² over all n points (t = the point's index) */
+  col('sum_t', 'DOUBLE', DOUBLE),
+  col('sum_tt', 'DOUBLE', DOUBLE),
+  /** Σy, Σty, Σy² of live bytes; Σ of their sampling variance */
+  col('sum_y', 'DOUBLE', DOUBLE),
+  col('sum_ty', 'DOUBLE', DOUBLE),
+  col('sum_yy', 'DOUBLE', DOUBLE),
+  col('sum_var', 'DOUBLE', DOUBLE),
+  /** intervals (t−1, t) in which the bytes rose */
+  col('grew', 'INTEGER', INTEGER),
+  /** bytes and variance at the first point (t = 0), the last (t = n−1) and the one before it (t = n−2) */
+  col('first_y', 'DOUBLE', DOUBLE),
+  col('first_var', 'DOUBLE', DOUBLE),
+  col('last_y', 'DOUBLE', DOUBLE),
+  col('last_var', 'DOUBLE', DOUBLE),
+  col('prev_y', 'DOUBLE', DOUBLE),
+  col('prev_var', 'DOUBLE', DOUBLE),
+  /** the largest bytes of the series */
+  col('max_y', 'DOUBLE', DOUBLE),
+  /** the stack has a cell at a point other than the last (an exit dump's own stacks have none) */
+  col('before_last', 'BOOLEAN', BOOLEAN),
 ];
 
 export const PER_PROCESS_TABLES = ['snapshots', 'stacks', 'frames', 'mappings', 'cells'] as const;

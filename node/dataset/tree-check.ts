@@ -17,7 +17,7 @@ import { PER_PROCESS_TABLES } from './schema.js';
 export const MAX_MANIFEST_BYTES = 16 << 20;
 /** More partitions than processes any job has: a folder past this is refused before it is listed further. */
 export const MAX_PARTITIONS = 1_000_000;
-const TOP_FILES = ['processes.parquet', 'files.parquet', 'warnings.parquet'];
+const TOP_FILES = ['processes.parquet', 'files.parquet', 'warnings.parquet', 'series.parquet'];
 
 /** A dataset process id as a partition name may hold it: a whole number, not a path. */
 export function checkProcessId(id: unknown, where: string): number {
@@ -74,6 +74,13 @@ export async function checkDatasetTree(dir: string): Promise<void> {
       for (const f of await readdir(pdir)) await entry(join(pdir, f));
     }
   }
+}
+
+/** One job-wide file of a dataset (series.parquet, processes.parquet): a regular file, not a link; missing is named. */
+export async function checkTopFile(file: string): Promise<void> {
+  const kind = await entry(file);
+  if (kind === null) throw new DatasetError(file, 'missing from the dataset (was it copied in full?)');
+  if (kind === 'dir') throw new DatasetError(file, 'is a folder, not a Parquet file');
 }
 
 /** A path as a DuckDB string literal naming exactly that file (no glob, quotes doubled). */

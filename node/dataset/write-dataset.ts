@@ -3,12 +3,13 @@
 // and renamed, so a run that dies leaves the previous dataset readable.
 
 import { randomBytes } from 'node:crypto';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
-import { checkProcessId } from './tree-check.js';
+import { mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { checkProcessId, parquetPathSql } from './tree-check.js';
 import { join } from 'node:path';
 import type { DuckDBValue } from '@duckdb/node-api';
 import type { LoadWarning, ProcessSeries } from '../../core/model/model.js';
 import { locateAddress } from '../../core/frames/frame-labels.js';
+import { processIdentity } from '../../core/model/memory-context.js';
 import { stackIdentityKeys } from '../../core/frames/stack-identity.js';
 import type { SymbolizedAddress } from '../../core/symbolize/symbolize.js';
 import { appendColumns, sqlString, type Column, type Engine } from './duckdb.js';
@@ -24,6 +25,7 @@ import {
   MAPPINGS,
   PER_PROCESS_TABLES,
   PROCESSES,
+  SERIES,
   SNAPSHOTS,
   STACK_FRAMES_STAGE,
   STACKS_STAGE,
@@ -46,6 +48,26 @@ export interface ProcessRecord {
   warnings: LoadWarning[];
   /** cells per snapshot, when the snapshots' cells are not in memory (read back without them, or already written) */
   cellCounts?: number[];
+  /** the host as stored (read back from the dataset, or given by `ingest --host`); else worked out (storedHost) */
+  host?: StoredHost | null;
+}
+
+/** processes.host and where it came from. */
+export interface StoredHost {
+  name: string;
+  from: 'context' | 'folder' | 'option';
+}
+
+/**
+ * The host stored for a process: its capture context's hostname, else the one `ingest --host` gave, else the top
+ * folder its dumps came from (ProcessSeries.host, core/model/process-host.ts).
+ */
+export function storedHost(rec: Pick<ProcessRecord, 'series' | 'host'>): StoredHost | null {
+  const context = processIdentity(rec.series)?.hostname ?? '';
+  if (context !== '') return { name: context, from: 'context' };
+  if (rec.host?.from === 'option') return rec.host;
+  if (rec.series.host) return { name: rec.series.host, from: 'folder' };
+  return rec.host?.from === 'folder' ? rec.host : null;
 }
 
 export interface FileRecord {
@@ -183,6 +205,80 @@ export async function writeProcess(
   await writeFrames(engine, rec, part('frames'));
   await writeMappings(engine, p, part('mappings'));
   await writeCells(engine, p, cellsFrom, join(partitionDir(dir, 'cells', rec.id), `${runName}.parquet`), before);
+  await collectSeries(engine, dir, rec.id);
+}
+
+/** The temp table where a run gathers the `series` rows of the processes it writes (series.parquet at the end). */
+const SERIES_ACC = 'acc_series';
+
+/**
+ * The process's `series` rows (schema.ts SERIES) from its cells files, all runs: one GROUP BY over one process's
+ * cells, gathered for writeJobTables (a process written again replaces its rows whole, so no reader combines runs).
+ */
+async function collectSeries(engine: Engine, dir: string, id: number): Promise<void> {
+  const cdir = partitionDir(dir, 'cells', id);
+  const cells = (await readdir(cdir)).filter((n) => n.endsWith('.parquet')).sort();
+  const sdir = partitionDir(dir, 'snapshots', id);
+  const kdir = partitionDir(dir, 'stacks', id);
+  const from =
+    cells.length === 0
+      ? `(SELECT CAST(NULL AS INTEGER) AS snapshot, CAST(NULL AS INTEGER) AS stack_id, 0e0 AS bytes, 0e0 AS var_bytes, CAST(NULL AS BOOLEAN) AS rose WHERE false)`
+      : `read_parquet([${cells.map((n) => parquetPathSql(join(cdir, n))).join(', ')}])`;
+  await engine.con.run(
+    `CREATE TEMP TABLE IF NOT EXISTS ${SERIES_ACC} (${SERIES.map((c) => `"${c.name}" ${c.sql}`).join(', ')})`,
+  );
+  await engine.con.run(`DELETE FROM ${SERIES_ACC} WHERE process = ${id}`);
+  // points: the complete snapshots in order (core/stats/patterns.ts seriesFrame), t = 0…n−1
+  await engine.con.run(
+    `INSERT INTO ${SERIES_ACC}
+      WITH pts AS (
+        SELECT snapshot, CAST(row_number() OVER (ORDER BY snapshot) - 1 AS DOUBLE) AS t, CAST(count(*) OVER () AS DOUBLE) AS n
+          FROM read_parquet(${parquetPathSql(join(sdir, 'data.parquet'))}) WHERE complete),
+      c AS (
+        SELECT c.stack_id, c.bytes AS y, c.var_bytes AS v, c.rose, p.t, p.n
+          FROM ${from} c JOIN pts p ON p.snapshot = c.snapshot),
+      a AS (
+        SELECT stack_id, max(n) AS n, count(*) AS present,
+               sum(y) AS sum_y, sum(t * y) AS sum_ty, sum(y * y) AS sum_yy, sum(v) AS sum_var,
+               count(*) FILTER (WHERE t > 0 AND rose) AS grew,
+               sum(CASE WHEN t = 0 THEN y ELSE 0 END) AS first_y, sum(CASE WHEN t = 0 THEN v ELSE 0 END) AS first_var,
+               sum(CASE WHEN t = n - 1 THEN y ELSE 0 END) AS last_y, sum(CASE WHEN t = n - 1 THEN v ELSE 0 END) AS last_var,
+               sum(CASE WHEN t = n - 2 THEN y ELSE 0 END) AS prev_y, sum(CASE WHEN t = n - 2 THEN v ELSE 0 END) AS prev_var,
+               max(y) AS max_y, bool_or(t < n - 1) AS before_last
+          FROM c GROUP BY stack_id)
+      SELECT ${id}, a.stack_id, k.stack_key, CAST(a.n AS INTEGER), CAST(a.present AS INTEGER),
+             a.n * (a.n - 1) / 2, (a.n - 1) * a.n * (2 * a.n - 1) / 6,
+             a.sum_y, a.sum_ty, a.sum_yy, a.sum_var, CAST(a.grew AS INTEGER),
+             a.first_y, a.first_var, a.last_y, a.last_var, a.prev_y, a.prev_var, a.max_y, a.before_last
+        FROM a JOIN read_parquet(${parquetPathSql(join(kdir, 'data.parquet'))}) k ON k.stack_id = a.stack_id`,
+  );
+}
+
+/**
+ * series.parquet: the rows this run gathered, and the earlier file's rows of the processes it left as they were
+ * (a process of the dataset only: one dropped since has none).
+ */
+async function writeSeriesFile(engine: Engine, dir: string, ids: readonly number[]): Promise<void> {
+  const file = join(dir, 'series.parquet');
+  await engine.con.run(
+    `CREATE TEMP TABLE IF NOT EXISTS ${SERIES_ACC} (${SERIES.map((c) => `"${c.name}" ${c.sql}`).join(', ')})`,
+  );
+  let old = '';
+  try {
+    await stat(file);
+    old = ` UNION ALL SELECT ${SERIES.map((c) => `"${c.name}"`).join(', ')} FROM read_parquet(${parquetPathSql(file)})
+             WHERE process NOT IN (SELECT process FROM ${SERIES_ACC})`;
+  } catch {
+    // the first run: no earlier file
+  }
+  const keep = ids.length > 0 ? ids.map((i) => String(Math.trunc(i))).join(', ') : 'NULL';
+  const tmp = `${file}.${randomBytes(8).toString('hex')}.tmp`;
+  await engine.con.run(
+    `COPY (SELECT * FROM (SELECT * FROM ${SERIES_ACC}${old}) WHERE process IN (${keep}) ORDER BY process, stack_id)
+       TO ${sqlString(tmp)} ${PARQUET}`,
+  );
+  await rename(tmp, file);
+  await engine.con.run(`DROP TABLE ${SERIES_ACC}`);
 }
 
 function big(v: number | null): bigint | null {
@@ -338,9 +434,16 @@ export async function writeJobTables(engine: Engine, dir: string, t: JobTables, 
       ps.map((r) => (r.series.pythonFrames ? toTaggedJson(r.series.pythonFrames) : null)),
       ps.map((r) => r.series.symbols !== null),
       ps.map((r) => (r.series.symbols ? JSON.stringify(r.series.symbols.modules) : null)),
+      ps.map((r) => storedHost(r)?.name ?? null),
+      ps.map((r) => storedHost(r)?.from ?? null),
     ],
     ps.length,
     join(dir, 'processes.parquet'),
+  );
+  await writeSeriesFile(
+    engine,
+    dir,
+    ps.map((r) => r.id),
   );
   const f = t.files;
   await writeTable(

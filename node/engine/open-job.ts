@@ -1,10 +1,12 @@
 // Opening a job from paths in Node, for every front-end alike (the CLI's commands, `heaplens open`, the desktop
 // app's engine): files and folders expanded with their side files (node/io/node-files.ts), or a dataset folder
-// written by `heaplens ingest` (read through DuckDB, node/dataset/), the dumps read by a loader the caller picks
+// written by `heaplens ingest`, or several (each node's of one job, opened as one: read through DuckDB,
+// node/dataset/), the dumps read by a loader the caller picks
 // (the CLI's pool or in-thread read; the engine's progressive load), then symbolized from this machine's files.
 // It knows no command-line type: options are plain data.
 
 import { stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { totalmem } from 'node:os';
 import { getHeapStatistics } from 'node:v8';
 import type { Job } from '../../core/model/model.js';
@@ -35,11 +37,16 @@ export function memoryBudget(env: NodeJS.ProcessEnv = process.env): number {
   return Math.floor(Math.min(totalmem() * MEMORY_SHARE, getHeapStatistics().heap_size_limit * HEAP_SHARE));
 }
 
-/** A dataset among other paths: a dataset is read alone. */
-export class DatasetNotAloneError extends Error {
-  constructor(readonly dataset: string) {
-    super(`${dataset} is a dataset: give it alone (ingest the other dumps into it to read them together)`);
-    this.name = 'DatasetNotAloneError';
+/** Datasets and dumps given together: datasets open together, dumps are ingested into one first. */
+export class DatasetsMixedError extends Error {
+  constructor(
+    readonly dataset: string,
+    readonly other: string,
+  ) {
+    super(
+      `${dataset} is a dataset and ${other} is not: give datasets only (they open together as one job), or ingest the dumps into a dataset first`,
+    );
+    this.name = 'DatasetsMixedError';
   }
 }
 
@@ -54,14 +61,22 @@ async function isDatasetFolder(path: string): Promise<boolean> {
   }
 }
 
-/** The dataset folder among the paths, or null when they are dumps; DatasetNotAloneError when it is not alone. */
-export async function datasetPath(paths: readonly string[]): Promise<string | null> {
+/**
+ * The dataset folders among the paths (each node's dataset of a job, opened together), or null when they are dumps;
+ * DatasetsMixedError when some are datasets and some are not. The same folder given twice is read once.
+ */
+export async function datasetPaths(paths: readonly string[]): Promise<string[] | null> {
   // asked all at once: a shell's glob names hundreds of dumps, and one stat after another took ~10 ms of the start
   const isDataset = await Promise.all(paths.map(isDatasetFolder));
   const found = paths.filter((_, i) => isDataset[i]);
   if (found.length === 0) return null;
-  if (paths.length > 1) throw new DatasetNotAloneError(found[0]);
-  return found[0];
+  const other = paths.find((_, i) => !isDataset[i]);
+  if (other !== undefined) throw new DatasetsMixedError(found[0], other);
+  const seen = new Set<string>();
+  return found.filter((d) => {
+    const k = resolve(d);
+    return seen.size < seen.add(k).size;
+  });
 }
 
 /** How the dumps are read into a job (the CLI's loader; the engine's progressive load). */
@@ -75,7 +90,7 @@ export interface OpenJobOptions {
   loadDumps: DumpsLoader;
   /** what of a dataset to read: every cell (true), none (false: snapshot totals), a picker, or only some stacks */
   datasetCells?: boolean | CellPicker;
-  datasetStacks?: ReadonlyMap<number, readonly number[]> | StackChooser;
+  datasetStacks?: StackChooser;
   /** a dataset's stored symbols are kept unless symbols are asked for anew (`--symbols`/`--sysroot` given) */
   symbolsAskedAnew?: boolean;
   /** symbolize after reading (false: `summary`, which shows no frame) */
@@ -96,7 +111,10 @@ export interface OpenJobOptions {
 export interface OpenedJob {
   /** null: nothing could be read (the loader said why) */
   job: Job | null;
+  /** the first dataset read, null for dumps */
   dataset: string | null;
+  /** every dataset read as this job (empty for dumps; one left out for a damaged file is named in the warnings) */
+  datasets: string[];
   /** the files the paths expanded to (none for a dataset) */
   files: InputFile[];
   /** paths that could not be read or listed */
@@ -107,20 +125,27 @@ export interface OpenedJob {
   symbolized: boolean;
 }
 
-/** Opens the job the paths name. Errors: DatasetNotAloneError; a dataset's DatasetError (file named). */
+/** Opens the job the paths name. Errors: DatasetsMixedError; a dataset's DatasetError (file named). */
 export async function openJob(paths: readonly string[], o: OpenJobOptions): Promise<OpenedJob> {
-  const dataset = await datasetPath(paths);
+  const datasets = await datasetPaths(paths);
   const symbolize = (o.symbolize ?? true) && o.symbols !== null;
   // The symbolizer (modules, WASM compile) loads while the dumps are read.
-  if (symbolize && !dataset) prepareSymbolizer(o.beforeSymbolizerCompile);
+  if (symbolize && !datasets) prepareSymbolizer(o.beforeSymbolizerCompile);
   const problems: CollectProblem[] = [];
-  if (dataset) {
-    const { readDataset } = await import('../dataset/read-dataset.js');
-    const ds = await readDataset(
-      dataset,
-      o.datasetStacks ? { cells: false, onlyStacks: o.datasetStacks } : { cells: o.datasetCells ?? true },
-    );
-    const job = ds.job;
+  if (datasets) {
+    const read = o.datasetStacks ? { cells: false, onlyStacks: o.datasetStacks } : { cells: o.datasetCells ?? true };
+    let job: Job;
+    let dirs = datasets;
+    if (datasets.length === 1) {
+      const { readDataset } = await import('../dataset/read-dataset.js');
+      job = (await readDataset(datasets[0], read)).job;
+    } else {
+      // each node's dataset of one job: one job, as the dumps loaded together give it
+      const { readDatasets } = await import('../dataset/read-dataset.js');
+      const ds = await readDatasets(datasets, read);
+      job = ds.job;
+      dirs = ds.dirs;
+    }
     let symbolProblems: SymbolProblem[] = [];
     let symbolized = false;
     if (o.symbolize ?? true) {
@@ -135,7 +160,7 @@ export async function openJob(paths: readonly string[], o: OpenJobOptions): Prom
         symbolized = true;
       }
     }
-    return { job, dataset, files: [], problems, symbolProblems, symbolized };
+    return { job, dataset: dirs[0], datasets: dirs, files: [], problems, symbolProblems, symbolized };
   }
   const files = await collectInputFiles(paths, problems);
   const job = await o.loadDumps(files, problems);
@@ -143,7 +168,7 @@ export async function openJob(paths: readonly string[], o: OpenJobOptions): Prom
   if (job && symbolize && o.symbols && o.symbolizeHere !== false)
     symbolProblems = await symbolizeOnDisk(job, o.symbols, files, symbolExtras(o));
   const symbolized = symbolize && job !== null && o.symbolizeHere !== false;
-  return { job, dataset: null, files, problems, symbolProblems, symbolized };
+  return { job, dataset: null, datasets: [], files, problems, symbolProblems, symbolized };
 }
 
 function symbolExtras(o: OpenJobOptions): Parameters<typeof symbolizeOnDisk>[3] {

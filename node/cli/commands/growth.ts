@@ -6,18 +6,19 @@
 import type { Job, ProcessSeries } from '../../../core/model/model.js';
 import type { JobSuspects } from '../../../core/stats/suspects.js';
 import { growthFacts, growthQuery, listedStackIds } from '../../../core/query/growth.js';
+import type { DatasetProcess } from '../../dataset/read-dataset.js';
 import { DEFAULT_SAMPLE_TYPE } from '../../../core/model/sample-type.js';
 import { has, intFlag, type ParsedArgs } from '../args.js';
 import { onlyPid, viewOf, type Output } from '../common.js';
-import { datasetPath, loadDataset, noProcess, sampledJob, sampleOf, withJob } from '../input.js';
+import { datasetPaths, loadDataset, noProcess, sampledJob, sampleOf, withJob } from '../input.js';
 import { symbolizeJob } from '../symbols.js';
 import { printGrowth } from '../text/growth.js';
 import { pagedOf, processPageOf, processPageFacts } from './process-page.js';
 
 export async function growthCommand(args: ParsedArgs, io: Output): Promise<number> {
-  const dataset = await datasetPath(args.positional);
-  // other sample types rebuild the job's columns from the dumps' (or the dataset's) values
-  if (dataset && sampleOf(args) === DEFAULT_SAMPLE_TYPE) return growthOnDataset(dataset, args, io);
+  const datasets = await datasetPaths(args.positional);
+  // other sample types rebuild the job's columns from the dumps' (or the datasets') values
+  if (datasets && sampleOf(args) === DEFAULT_SAMPLE_TYPE) return growthOnDataset(datasets, args, io);
   return withJob(args, io, (job) => growth(sampledJob(job, args), args, io));
 }
 
@@ -32,24 +33,28 @@ function growth(job: Job, args: ParsedArgs, io: Output, ranked?: JobSuspects): v
   else printGrowth(job, a, io, pagedOf(job, args) ? { page, points, mode: view.mode } : undefined);
 }
 
-async function growthOnDataset(dir: string, args: ParsedArgs, io: Output): Promise<number> {
+async function growthOnDataset(dirs: readonly string[], args: ParsedArgs, io: Output): Promise<number> {
   const n = intFlag(args, 'top', 20);
   const { startDatasetRanking } = await import('../../dataset/rank-dataset.js');
+  const { readableDatasets } = await import('../../dataset/read-dataset.js');
   let r: JobSuspects | null = null;
-  // SQL's first pass over the cells runs while the snapshots are read; the ranking ends once they are in, and
-  // then only the listed stacks' frames are read
-  const ranking = await startDatasetRanking(dir);
-  const chooser = async (bare: Job, ids: ReadonlyMap<ProcessSeries, number>) => {
+  // SQL's query over the series statistics runs while the snapshots are read; the ranking ends once they are in,
+  // and then only the listed stacks' frames are read. A dataset of another version is left out (the read warns).
+  const ranking = await startDatasetRanking(await readableDatasets(dirs));
+  const chooser = async (bare: Job, sources: ReadonlyMap<ProcessSeries, DatasetProcess>) => {
     const job = onlyPid(bare, args);
-    if (job.processes.length === 0) return new Map<number, number[]>();
-    const pids = job.processes.map((p) => ids.get(p)!);
-    r = await ranking.rank(job, pids, { top: n });
-    // by process index → by the dataset's process id
-    return new Map([...listedStackIds(r, n)].map(([pi, stacks]) => [pids[pi], stacks]));
+    if (job.processes.length === 0) return new Map<ProcessSeries, number[]>();
+    r = await ranking.rank(
+      job,
+      job.processes.map((p) => sources.get(p)!),
+      { top: n },
+    );
+    const stacks = listedStackIds(r, n);
+    return new Map(job.processes.map((p, pi) => [p, stacks.get(pi) ?? []]));
   };
   let loaded;
   try {
-    loaded = await loadDataset(dir, args, io, chooser);
+    loaded = await loadDataset(dirs, args, io, chooser);
   } finally {
     ranking.close();
   }

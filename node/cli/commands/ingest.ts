@@ -14,6 +14,9 @@ export async function ingestCommand(args: ParsedArgs, io: Output): Promise<numbe
   const out = flag(args, 'output');
   if (!out) throw new UsageError('"ingest" needs -o <dir>');
   if (args.positional.length === 0) throw new UsageError('"ingest" needs at least one file or folder');
+  const host = flag(args, 'host');
+  if (host !== undefined && !/^[^\s:/]{1,253}$/.test(host))
+    throw new UsageError(`--host ${JSON.stringify(host)}: a host name (no spaces, colons or slashes)`);
   prepareSymbols(args);
   const problems: CollectProblem[] = [];
   const all = await collectInputFiles(args.positional, problems);
@@ -40,6 +43,7 @@ export async function ingestCommand(args: ParsedArgs, io: Output): Promise<numbe
         // each process's dumps are parsed in parallel, one dump per task
         load: (f) => load(f),
         symbolize: has(args, 'no-symbols') ? undefined : (job: Job) => symbolizeJob(job, args, io),
+        ...(host !== undefined ? { host } : {}),
         onProcess: (p) => {
           const line = ingestProgress(p);
           if (line) io.err(line);

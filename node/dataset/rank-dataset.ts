@@ -238,27 +238,30 @@ async function stackStats(engine: Engine, dirs: readonly string[]): Promise<Map<
   await forEachChunk(
     engine.con,
     `SELECT CAST(ds AS DOUBLE) * ${ID_SPAN} + process AS gid, stack_id, first_y, last_y, first_var, last_var, prev_y, prev_var,
-            CAST(before_last AS INTEGER), stack_key, ds, process
+            CAST(before_last AS INTEGER), stack_key, ds, process, coalesce(f.signed, false)
        FROM series
+       LEFT JOIN (SELECT ds, process, bool_and(format = 'pprof') AS signed FROM snapshots GROUP BY ds, process) f
+            USING (ds, process)
       ORDER BY ds, process, stack_id`,
     (chunk) => {
       const [gid, sid, f, l, fv, lv, pb, pv, bl] = [0, 1, 2, 3, 4, 5, 6, 7, 8].map((c) => chunkNumbers(chunk, c));
       const keys = chunk.getColumnVector(9);
-      const [ds, proc] = [10, 11].map((c) => chunkNumbers(chunk, c));
+      const [ds, proc, signed] = [10, 11, 12].map((c) => chunkNumbers(chunk, c));
       let c: ProcessColumns | undefined;
       for (let i = 0, rows = chunk.rowCount; i < rows; i++) {
-        for (const [name, v] of [
-          ['first_y', f[i]],
-          ['last_y', l[i]],
-          ['first_var', fv[i]],
-          ['last_var', lv[i]],
-          ['prev_y', pb[i]],
-          ['prev_var', pv[i]],
+        // a pprof profile's figures are signed (a delta profile's, as pprof keeps them); variances never
+        for (const [name, v, mayBeNegative] of [
+          ['first_y', f[i], true],
+          ['last_y', l[i], true],
+          ['first_var', fv[i], false],
+          ['last_var', lv[i], false],
+          ['prev_y', pb[i], true],
+          ['prev_var', pv[i], false],
         ] as const)
-          if (!(v >= 0 && v <= MAX_COUNT))
+          if (!(v >= (mayBeNegative && signed[i] ? -MAX_COUNT : 0) && v <= MAX_COUNT))
             throw new DatasetError(
               join(dirs[ds[i]], 'series.parquet'),
-              `column ${name} holds ${v} for process ${proc[i]}, stack ${sid[i]}, not a size (0 to 2^53)`,
+              `column ${name} holds ${v} for process ${proc[i]}, stack ${sid[i]}, not a ${mayBeNegative && signed[i] ? 'figure (-2^53 to 2^53)' : 'size (0 to 2^53)'}`,
             );
         if (i === 0 || gid[i] !== gid[i - 1]) {
           c = cols.get(gid[i]);
@@ -378,20 +381,23 @@ async function classify(
   const a = new Float64Array(size);
   await forEachChunk(
     engine.con,
-    `SELECT n.r, p.j, c.bytes, c.var_bytes, coalesce(c.accum_bytes, 0)
+    `SELECT n.r, p.j, c.bytes, c.var_bytes, coalesce(c.accum_bytes, 0), coalesce(f.signed, false)
        FROM cells c
        JOIN need_stacks n ON n.ds = c.ds AND n.process = c.process AND n.stack_id = c.stack_id
-       JOIN points p ON p.gid = CAST(c.ds AS DOUBLE) * ${ID_SPAN} + c.process AND p.snapshot = c.snapshot`,
+       JOIN points p ON p.gid = CAST(c.ds AS DOUBLE) * ${ID_SPAN} + c.process AND p.snapshot = c.snapshot
+       LEFT JOIN (SELECT ds, process, bool_and(format = 'pprof') AS signed FROM snapshots GROUP BY ds, process) f
+            ON f.ds = c.ds AND f.process = c.process`,
     (chunk) => {
-      const [r, j, b, vb, ab] = [0, 1, 2, 3, 4].map((c) => chunkNumbers(chunk, c));
+      const [r, j, b, vb, ab, signed] = [0, 1, 2, 3, 4, 5].map((c) => chunkNumbers(chunk, c));
       for (let i = 0, n = chunk.rowCount; i < n; i++) {
         // the dump readers' bounds on what is classified (read-dataset.ts checks the same in memory)
-        for (const [name, v] of [
-          ['bytes', b[i]],
-          ['var_bytes', vb[i]],
-          ['accum_bytes', ab[i]],
+        // a pprof profile's figures are signed (a delta profile's, as pprof keeps them); variances never
+        for (const [name, v, mayBeNegative] of [
+          ['bytes', b[i], true],
+          ['var_bytes', vb[i], false],
+          ['accum_bytes', ab[i], true],
         ] as const)
-          if (!(v >= 0 && v <= MAX_COUNT)) {
+          if (!(v >= (mayBeNegative && signed[i] ? -MAX_COUNT : 0) && v <= MAX_COUNT)) {
             const pi = pis[r[i]];
             throw new DatasetError(
               join(dirs[Math.floor(ids[pi] / ID_SPAN)], 'cells', `process=${ids[pi] % ID_SPAN}`),

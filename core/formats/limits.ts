@@ -91,6 +91,17 @@ export function countsProblem(c: RawCounts): string | null {
 }
 
 /**
+ * A number from a file as a message quotes it: exact up to 2^53, past it in a few digits and a power of ten ("1.84e19,
+ * past 2^53"), so no message prints a figure the model cannot hold as if it were one.
+ */
+export function numberText(v: number | bigint): string {
+  const n = typeof v === 'bigint' ? Number(v) : v;
+  if (!Number.isFinite(n)) return String(v).length > 24 ? `a number of ${String(v).length} digits` : String(v);
+  if (Math.abs(n) <= MAX_COUNT) return String(v);
+  return `${n.toExponential(2).replace('e+', 'e')}, past 2^53`;
+}
+
+/**
  * Dates accepted from logs and context lines: from the epoch to a year past the reading (a clock a little
  * ahead is common; a date in 1653 or 2286 is damage, and matching it to dumps gives nonsense).
  */

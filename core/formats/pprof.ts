@@ -11,7 +11,7 @@
 import { Profile } from 'pprof-format';
 import type { DumpRecord, ParsedDumpInfo, ParseProblem } from './heap-dump.js';
 import type { ProfileFrame } from './dump-types.js';
-import { dateProblem, MAX_FRAMES_PER_STACK } from './limits.js';
+import { dateProblem, MAX_FRAMES_PER_STACK, numberText } from './limits.js';
 
 /** Largest decoded profile held in memory (it is decoded whole): far beyond real heap profiles (a few MB). */
 export const MAX_PPROF_BYTES = 512 * 1024 * 1024;
@@ -324,7 +324,7 @@ export function parsePprof(bytes: Uint8Array): PprofResult {
     problems.push({
       line: 0,
       byteOffset: 0,
-      message: `its time_nanos ${String(BigInt.asIntN(64, BigInt(p.timeNanos)))}: ${when}; the file's modification time is used`,
+      message: `its time_nanos ${numberText(BigInt.asIntN(64, BigInt(p.timeNanos)))}: ${when}; the file's modification time is used`,
     });
     timeNanos = null;
   }

@@ -18,7 +18,7 @@
 // blocks, segments and trace entries visited (a shared one at each reference) are at most MAX_VISITS, so a file
 // whose memo references multiply them stops here with a message rather than in the heap.
 
-import { dateProblem, MAX_COUNT } from './limits.js';
+import { dateProblem, MAX_COUNT, numberText } from './limits.js';
 import { field, readPickle, type PickleValue } from './pickle.js';
 
 export interface TorchFrame {
@@ -153,8 +153,8 @@ const bytesOf = (v: PickleValue | undefined): number | null => {
   return n !== null && Number.isInteger(n) && n >= 0 && n <= MAX_DEVICE_BYTES ? n : null;
 };
 const shown = (v: PickleValue | undefined): string => {
-  const t = typeof v === 'bigint' || typeof v === 'number' ? String(v) : typeof v;
-  return t.length > 24 ? `a number of ${t.length} digits` : t;
+  if (typeof v === 'bigint' || typeof v === 'number') return numberText(v);
+  return typeof v;
 };
 const str = (v: PickleValue | undefined): string =>
   typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'bigint' ? String(v) : '';

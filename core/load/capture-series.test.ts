@@ -291,6 +291,30 @@ describe('memleak captures as the model', () => {
     keep_aligned: { bytes: number; blocks: number };
   };
 
+  it('S2: memleak logs are read in the reader worker, as snapshots are: the same model', async () => {
+    const pool = createDumpPool({ size: 1 });
+    const kinds: (DumpTask['kind'] | undefined)[] = [];
+    const logs = ['ebpf/memleak.txt', 'ebpf/memleak.bcc.txt', 'ebpf/memleak.libbpf.txt'];
+    try {
+      const at = (rel: string) => nodeInputFile(join(ROOT, rel), rel, readFileSync(join(ROOT, rel)).length, null);
+      const job = await loadJob(logs.map(at), {
+        runDump: (task, onBytes, signal) => {
+          kinds.push(task.kind);
+          return pool.run(task, onBytes, signal);
+        },
+      });
+      expect(kinds).toEqual(['memleak', 'memleak', 'memleak']);
+      const here = await loadJob(logs.map((rel) => file(rel)));
+      const shape = (ps: ProcessSeries[]) =>
+        ps.map((p) => [p.pid, p.snapshots.map((s) => [s.live.bytes, s.live.objects])]);
+      expect(shape(job.processes)).toEqual(shape(here.processes));
+      // the workload's own counters: leak_step's bytes in the last report of memleak.bt's log
+      expect(job.processes[0].snapshots.at(-1)!.live.bytes).toBeGreaterThanOrEqual(want.leak_step.bytes);
+    } finally {
+      pool.close();
+    }
+  });
+
   it('memleak.bt on a real process: a snapshot per report on its wall clock, frames named as bcc names them', async () => {
     const job = await loadJob([file('ebpf/memleak.txt')]);
     const p = job.processes[0];

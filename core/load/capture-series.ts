@@ -10,8 +10,8 @@
 import type { InputFile } from '../formats/input-file.js';
 import type { DumpRecord, ParsedDumpInfo } from '../formats/heap-dump.js';
 import { PY_KIND_FRAME, type PyFrameEntry, type PyFrameTable } from '../formats/pyframes.js';
-import { MemleakReader, readMemleakLines, type MemleakFile, type MemleakFrame } from '../formats/memleak.js';
-import { codecOf, DecodeProblem, decodedChunks } from '../formats/decompress.js';
+import type { MemleakFile, MemleakFrame } from '../formats/memleak.js';
+import { readMemleakTask } from './memleak-task.js';
 import type { TorchDevice, TorchFrame, TorchSnapshot, TorchSpan } from '../formats/torch-snapshot.js';
 import type { Inflater } from '../formats/inflate.js';
 import { isCPythonSource, torchAllocatorDepth } from '../frames/torch-frames.js';
@@ -551,22 +551,8 @@ export function torchSeries(file: InputFile, snap: TorchSnapshot, warnings: Load
   return snap.devices.map((d) => deviceSeries(file, snap, d, endUs, warnings));
 }
 
-/** A memleak log's bytes, decompressed by content through the bounded decoder (decompress.ts). */
-async function* memleakBytes(file: InputFile, inflate: Inflater | null): AsyncGenerator<Uint8Array> {
-  const codec = codecOf(await file.read(0, Math.min(16, file.size)));
-  if (codec !== null) {
-    yield* decodedChunks(file, codec, { inflate });
-    return;
-  }
-  const step = 4 * 1024 * 1024;
-  for (let at = 0; at < file.size; at += step) {
-    const b = await file.read(at, Math.min(step, file.size - at));
-    if (b.length === 0) return;
-    yield b;
-  }
-}
-
-/** Reads a memleak log as a stream of lines (any size), a PyTorch snapshot whole (bounded), into series. */
+/** Reads a memleak log as a stream of lines (any size), a PyTorch snapshot whole (bounded), into series; in the host's
+ * reader worker when it gives one (`run`: its heap limit holds what a hostile file makes). */
 export async function loadCapture(
   file: InputFile,
   kind: CaptureKind,
@@ -597,18 +583,18 @@ export async function loadCapture(
       });
     return snap ? torchSeries(file, snap, warnings) : [];
   }
-  // a memleak log: a stream of lines, any size
+  // a memleak log: a stream of lines, any size, in the host's reader worker when it has one
   let m: MemleakFile;
-  const reader = new MemleakReader();
-  let problem: string | null = null;
-  try {
-    m = await readMemleakLines(memleakBytes(file, options.inflate ?? null), reader);
-  } catch (e) {
-    if (!(e instanceof DecodeProblem)) throw e;
-    problem = e.message;
-    m = reader.finish(false);
-  }
-  if (problem) warnings.push({ file: file.path, message: problem });
+  if (options.run) {
+    const r = await options.run(
+      { kind: 'memleak', file, meta: meta(file.path, 0, file.mtimeMs, true) },
+      () => undefined,
+      options.signal,
+    );
+    warnings.push(...r.warnings);
+    if (!r.memleak) return [];
+    m = r.memleak;
+  } else m = await readMemleakTask(file, warnings, { inflate: options.inflate ?? null });
   const s = memleakSeries(file, m, warnings, mapsFiles);
   return s ? [s] : [];
 }

@@ -19,6 +19,7 @@ import {
 } from '../model/process-builder.js';
 import { LocalStacks, SerialMap, type SentSerials, type TaskStacks } from './stack-delta.js';
 import type { TorchSnapshot } from '../formats/torch-snapshot.js';
+import type { MemleakFile } from '../formats/memleak.js';
 
 export interface DumpTask {
   file: InputFile;
@@ -27,7 +28,7 @@ export interface DumpTask {
    * which reader (core/formats/sniff.ts told it): a text dump when absent; 'torch-snapshot' reads a PyTorch
    * snapshot's pickle (the result's `torch`, whose series the loader builds)
    */
-  kind?: 'text' | 'pprof' | 'massif' | 'torch-snapshot';
+  kind?: 'text' | 'pprof' | 'massif' | 'torch-snapshot' | 'memleak';
   /** for massif: which snapshot of the file */
   part?: number;
   /** the dump's `.pyframes` sidecar: read and parsed by the task, beside its dump (not by the merging thread) */
@@ -60,6 +61,8 @@ export interface DumpTaskResult {
   warnings: LoadWarning[];
   /** a 'torch-snapshot' task's snapshot (null: not read, said in `warnings`) */
   torch?: TorchSnapshot | null;
+  /** a 'memleak' task's log as read */
+  memleak?: MemleakFile;
   /** null when the file was skipped (unreadable, or not a heap profile) */
   parsed:
     | (TaskStacks & {
@@ -112,6 +115,11 @@ export async function runDumpTask(task: DumpTask, options: DumpTaskOptions = {})
       inflate: options.inflate ?? null,
     });
     return { file: path, warnings, parsed: null, torch };
+  }
+  if (task.kind === 'memleak') {
+    const { readMemleakTask } = await import('./memleak-task.js');
+    const memleak = await readMemleakTask(task.file, warnings, { inflate: options.inflate ?? null });
+    return { file: path, warnings, parsed: null, memleak };
   }
   const local = new RecordStacks(options.words, options.sent ?? null);
   if (task.kind === 'pprof' || task.kind === 'massif') {

@@ -136,7 +136,10 @@ async function blankPss(browser, browserPid) {
   let peak = 0;
   for (let i = 0; i < 20; i++) {
     await new Promise((r) => setTimeout(r, 100));
-    peak = Math.max(peak, childTree(browserPid).reduce((a, p) => a + field(p, 'smaps_rollup', 'Pss'), 0));
+    peak = Math.max(
+      peak,
+      childTree(browserPid).reduce((a, p) => a + field(p, 'smaps_rollup', 'Pss'), 0),
+    );
   }
   await page.close();
   return peak / 1024;

@@ -139,7 +139,7 @@ describe('damaged pprof profiles', () => {
     const r = parsePprof(late);
     expect(r.profile!.timeNanos).toBeNull();
     expect(r.problems.map((p) => p.message)).toEqual([
-      "its time_nanos 9223372036854775807: 2262-04-11 is more than a year in the future; the file's modification time is used",
+      "its time_nanos 9.22e18, past 2^53: 2262-04-11 is more than a year in the future; the file's modification time is used",
     ]);
     expect(pprofIdentity(late).timeMs).toBeNull();
   });

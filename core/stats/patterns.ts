@@ -237,6 +237,12 @@ export function classifySeries({ y, v, t, a = null }: SeriesInput, stackId = -1)
     return base;
   }
   const withinModel = range <= thrZ(r.hi, r.lo, zN);
+  // within the model a trend needs a series that never moves against it by more than the floor (below): one that
+  // moves both ways is flat without its slope (most of a job's stacks; their Theil–Sen was most of the ranking)
+  if (withinModel && !monotone(y, 0, n, floor, 1) && !monotone(y, 0, n, floor, -1)) {
+    base.pattern = 'flat';
+    return base;
+  }
   const ts = theilSen(y, null, 0, n, withinModel);
   // A consistent trend counts only when the series never moves against it by more than the floor: the
   // estimate of a stack that frees nothing cannot fall (its sampled objects stay sampled), while the

@@ -6,13 +6,7 @@
 
 import type { Job, LoadWarning } from '../model/model.js';
 import type { ViewOptions } from '../model/vocab.js';
-import {
-  DEFAULT_SAMPLE_TYPE,
-  jobDeclaredSamples,
-  sampleSeries,
-  sampleUnavailable,
-  sampleUnit,
-} from '../model/sample-type.js';
+import { DEFAULT_SAMPLE_TYPE, jobDeclaredSamples, sampleSeriesOrWarn, sampleUnit } from '../model/sample-type.js';
 import { snapshotByName } from '../model/snapshot-status.js';
 import { viewSource } from '../frames/view.js';
 import { toPprof } from './pprof.js';
@@ -65,11 +59,8 @@ export function exportInputs(
       warnings.push({ file: p.key, message: `no snapshot with sequence number ${req.snapshot}` });
       continue;
     }
-    const values = req.format === 'pprof' ? p : sampleSeries(p, sample);
-    if (!values) {
-      warnings.push({ file: p.key, message: sampleUnavailable(p, sample) ?? `no ${sample} values` });
-      continue;
-    }
+    const values = req.format === 'pprof' ? p : sampleSeriesOrWarn(p, sample, warnings);
+    if (!values) continue;
     inputs.push({ proc: values, snapshotIndex: i, frames: viewSource(p, req.view) });
   }
   return { inputs, warnings };

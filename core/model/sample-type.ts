@@ -6,7 +6,7 @@
 // Any other type a pprof profile declares (Snapshot.extraSamples: Java's `tlab`, a `samples/count`) is chosen by
 // its name the same way; its unit says whether it reads as bytes or as a count.
 
-import type { Job, ProcessSeries, Snapshot } from './model.js';
+import type { Job, LoadWarning, ProcessSeries, Snapshot } from './model.js';
 
 import type { BuiltinSampleType, SampleType } from './vocab.js';
 
@@ -139,6 +139,13 @@ export function sampleSeries(proc: ProcessSeries, t: SampleType): ProcessSeries 
   if (t === 'inuse_space') return proc;
   if (sampleUnavailable(proc, t)) return null;
   return { ...proc, snapshots: proc.snapshots.map((s) => snapshotFor(s, t)) };
+}
+
+/** sampleSeries, or null with a warning naming the process and why its dumps lack the sample's values. */
+export function sampleSeriesOrWarn(proc: ProcessSeries, t: SampleType, warnings: LoadWarning[]): ProcessSeries | null {
+  const sp = sampleSeries(proc, t);
+  if (!sp) warnings.push({ file: proc.key, message: sampleUnavailable(proc, t) ?? `no ${t} values` });
+  return sp;
 }
 
 /**

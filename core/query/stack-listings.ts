@@ -8,13 +8,7 @@ import type { Granularity } from '../frames/stack-filter.js';
 import type { FoldedStack } from '../frames/stack-labels.js';
 import { foldsJson, processViewer } from '../frames/view.js';
 import type { Job, LoadWarning, ProcessSeries } from '../model/model.js';
-import {
-  DEFAULT_SAMPLE_TYPE,
-  jobDeclaredSamples,
-  sampleSeries,
-  sampleUnavailable,
-  sampleUnit,
-} from '../model/sample-type.js';
+import { DEFAULT_SAMPLE_TYPE, jobDeclaredSamples, sampleSeriesOrWarn, sampleUnit } from '../model/sample-type.js';
 import type { ViewOptions } from '../model/vocab.js';
 import { accumulatedByStack, accumulatedOf, sumRecords } from './accumulated.js';
 import { rowKey } from './row-key.js';
@@ -133,13 +127,6 @@ function listed(
   };
 }
 
-/** The process with the sample's values in its columns, or null with a warning saying why not. */
-function sampled(p: ProcessSeries, sample: string, warnings: LoadWarning[]): ProcessSeries | null {
-  const sp = sampleSeries(p, sample);
-  if (!sp) warnings.push({ file: p.key, message: sampleUnavailable(p, sample) ?? `no ${sample} values` });
-  return sp;
-}
-
 /** One snapshot's stacks by the sample's value, in each process (`heaplens top`). */
 export function topListing(job: Job, req: TopRequest): TopListing {
   const sample = req.view.sample ?? DEFAULT_SAMPLE_TYPE;
@@ -153,7 +140,7 @@ export function topListing(job: Job, req: TopRequest): TopListing {
       out.warnings.push({ file: p.key, message: `no snapshot with sequence number ${which}` });
       continue;
     }
-    const sp = sampled(p, sample, out.warnings);
+    const sp = sampleSeriesOrWarn(p, sample, out.warnings);
     if (!sp) continue;
     const s = p.snapshots[si];
     const values = sp.snapshots[si];
@@ -229,7 +216,7 @@ export function diffListing(job: Job, req: DiffRequest): DiffListing {
   const baseAt = req.base !== null ? snapshotIndices(job.processes, req.base, 'base') : null;
   const targetAt = req.target !== null ? snapshotIndices(job.processes, req.target, 'target') : null;
   for (const [pi, p] of job.processes.entries()) {
-    const sp = sampled(p, sample, out.warnings);
+    const sp = sampleSeriesOrWarn(p, sample, out.warnings);
     if (!sp) continue;
     let bi = 0;
     // the series' end: a cut dump would report frees that never happened, an exit dump after teardown the frees of

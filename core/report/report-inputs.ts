@@ -5,7 +5,7 @@
 // passes its focused process's selection by index. One builder, so both reports keep the same processes.
 
 import type { Job, LoadWarning } from '../model/model.js';
-import { sampleSeries, sampleUnavailable, type SampleType } from '../model/sample-type.js';
+import { sampleSeriesOrWarn, type SampleType } from '../model/sample-type.js';
 import { snapshotByName } from '../model/snapshot-status.js';
 import type { ReportProcessInput } from './build-report.js';
 
@@ -33,11 +33,8 @@ export function reportInputs(
   for (const pi of order) {
     const p = job.processes[pi];
     if (!p) throw new Error(`no process ${pi}`);
-    const values = sampleSeries(p, sel.sample);
-    if (!values) {
-      warnings.push({ file: p.key, message: sampleUnavailable(p, sel.sample) ?? `no ${sel.sample} values` });
-      continue;
-    }
+    const values = sampleSeriesOrWarn(p, sel.sample, warnings);
+    if (!values) continue;
     const input: ReportProcessInput = { proc: values };
     for (const [end, fallback] of [
       ['base', 'from the first'],

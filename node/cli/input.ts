@@ -19,8 +19,7 @@ import {
   jobDefaultSample,
   parseSampleType,
   resolveSampleType,
-  sampleSeries,
-  sampleUnavailable,
+  sampleSeriesOrWarn,
   type SampleType,
 } from '../../core/model/sample-type.js';
 
@@ -153,10 +152,7 @@ export function sampleOf(args: ParsedArgs): SampleType {
 
 /** The process with the sample's values in its columns, or null (and a warning) when its dumps lack them. */
 export function sampled(job: Job, p: ProcessSeries, args: ParsedArgs): ProcessSeries | null {
-  const t = sampleOf(args);
-  const sp = sampleSeries(p, t);
-  if (!sp) job.warnings.push({ file: p.key, message: sampleUnavailable(p, t) ?? `no ${t} values` });
-  return sp;
+  return sampleSeriesOrWarn(p, sampleOf(args), job.warnings);
 }
 
 /**

@@ -6,22 +6,32 @@
 import { MAX_COUNT, periodProblem } from '../../core/formats/limits.js';
 import { DatasetError } from './errors.js';
 
-/** A count or size in bytes: finite, not negative, at most 2^53 (unbiased figures need not be whole). */
-export function sizeValue(file: string, column: string, v: unknown): number {
+/**
+ * The one bound on a figure read back: a count or size in bytes is finite, not negative, at most 2^53 (unbiased
+ * figures need not be whole); a pprof profile's (`signed`) is finite within ±2^53 (a delta profile's values are
+ * negative where its window freed). null when `v` is within it, else what it should have been, for the message.
+ */
+export function figureProblem(v: number, signed: boolean): string | null {
+  if (signed ? Math.abs(v) <= MAX_COUNT : v >= 0 && v <= MAX_COUNT) return null;
+  return signed ? 'figure (-2^53 to 2^53)' : 'size (0 to 2^53)';
+}
+
+function figureValue(file: string, column: string, v: unknown, signed: boolean): number {
   const n = typeof v === 'bigint' ? Number(v) : v;
   if (typeof n !== 'number') throw new DatasetError(file, `column ${column} holds ${typeName(v)}, not a number`);
-  if (!Number.isFinite(n) || n < 0 || n > MAX_COUNT)
-    throw new DatasetError(file, `column ${column} holds ${String(n)}, not a size (0 to 2^53)`);
+  const bad = figureProblem(n, signed);
+  if (bad !== null) throw new DatasetError(file, `column ${column} holds ${String(n)}, not a ${bad}`);
   return n;
 }
 
-/** A pprof profile's figure: finite within ±2^53 (a delta profile's values are negative where its window freed). */
+/** A count or size in bytes (figureProblem's bound). */
+export function sizeValue(file: string, column: string, v: unknown): number {
+  return figureValue(file, column, v, false);
+}
+
+/** A pprof profile's figure (figureProblem's signed bound). */
 export function signedValue(file: string, column: string, v: unknown): number {
-  const n = typeof v === 'bigint' ? Number(v) : v;
-  if (typeof n !== 'number') throw new DatasetError(file, `column ${column} holds ${typeName(v)}, not a number`);
-  if (!Number.isFinite(n) || Math.abs(n) > MAX_COUNT)
-    throw new DatasetError(file, `column ${column} holds ${String(n)}, not a figure (-2^53 to 2^53)`);
-  return n;
+  return figureValue(file, column, v, true);
 }
 
 /** A sampling period: whole, up to 2^63 (lg_prof_sample is at most 63). */

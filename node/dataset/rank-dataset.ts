@@ -5,7 +5,7 @@
 // rankJob's on the dumps (node/dataset/rank-dataset.test.ts, node/dataset/datasets.test.ts).
 
 import { join } from 'node:path';
-import { MAX_COUNT } from '../../core/formats/limits.js';
+import { figureProblem } from './dataset-values.js';
 import type { Job } from '../../core/model/model.js';
 import { classifySeries, seriesFrame, type SeriesFrame, type StackSeriesVerdict } from '../../core/stats/patterns.js';
 import { NOISE_Z } from '../../core/model/sampling-error.js';
@@ -228,6 +228,9 @@ async function pointCounts(engine: Engine): Promise<Map<number, number>> {
   return out;
 }
 
+/** Each process's pprof flag (its figures are signed: a delta profile's, as pprof keeps them), by dataset and process. */
+const SIGNED_PROCESSES = `(SELECT ds, process, bool_and(format = 'pprof') AS signed FROM snapshots GROUP BY ds, process)`;
+
 /**
  * Every stack present in a complete snapshot, per process in ascending id: its first, last and before-last point,
  * from the stored series statistics (schema.ts SERIES) of every dataset in one query. Each figure is a size
@@ -240,8 +243,7 @@ async function stackStats(engine: Engine, dirs: readonly string[]): Promise<Map<
     `SELECT CAST(ds AS DOUBLE) * ${ID_SPAN} + process AS gid, stack_id, first_y, last_y, first_var, last_var, prev_y, prev_var,
             CAST(before_last AS INTEGER), stack_key, ds, process, coalesce(f.signed, false)
        FROM series
-       LEFT JOIN (SELECT ds, process, bool_and(format = 'pprof') AS signed FROM snapshots GROUP BY ds, process) f
-            USING (ds, process)
+       LEFT JOIN ${SIGNED_PROCESSES} f USING (ds, process)
       ORDER BY ds, process, stack_id`,
     (chunk) => {
       const [gid, sid, f, l, fv, lv, pb, pv, bl] = [0, 1, 2, 3, 4, 5, 6, 7, 8].map((c) => chunkNumbers(chunk, c));
@@ -257,12 +259,14 @@ async function stackStats(engine: Engine, dirs: readonly string[]): Promise<Map<
           ['last_var', lv[i], false],
           ['prev_y', pb[i], true],
           ['prev_var', pv[i], false],
-        ] as const)
-          if (!(v >= (mayBeNegative && signed[i] ? -MAX_COUNT : 0) && v <= MAX_COUNT))
+        ] as const) {
+          const bad = figureProblem(v, mayBeNegative && signed[i] === 1);
+          if (bad !== null)
             throw new DatasetError(
               join(dirs[ds[i]], 'series.parquet'),
-              `column ${name} holds ${v} for process ${proc[i]}, stack ${sid[i]}, not a ${mayBeNegative && signed[i] ? 'figure (-2^53 to 2^53)' : 'size (0 to 2^53)'}`,
+              `column ${name} holds ${v} for process ${proc[i]}, stack ${sid[i]}, not a ${bad}`,
             );
+        }
         if (i === 0 || gid[i] !== gid[i - 1]) {
           c = cols.get(gid[i]);
           if (!c)
@@ -385,8 +389,7 @@ async function classify(
        FROM cells c
        JOIN need_stacks n ON n.ds = c.ds AND n.process = c.process AND n.stack_id = c.stack_id
        JOIN points p ON p.gid = CAST(c.ds AS DOUBLE) * ${ID_SPAN} + c.process AND p.snapshot = c.snapshot
-       LEFT JOIN (SELECT ds, process, bool_and(format = 'pprof') AS signed FROM snapshots GROUP BY ds, process) f
-            ON f.ds = c.ds AND f.process = c.process`,
+       LEFT JOIN ${SIGNED_PROCESSES} f ON f.ds = c.ds AND f.process = c.process`,
     (chunk) => {
       const [r, j, b, vb, ab, signed] = [0, 1, 2, 3, 4, 5].map((c) => chunkNumbers(chunk, c));
       for (let i = 0, n = chunk.rowCount; i < n; i++) {
@@ -396,14 +399,16 @@ async function classify(
           ['bytes', b[i], true],
           ['var_bytes', vb[i], false],
           ['accum_bytes', ab[i], true],
-        ] as const)
-          if (!(v >= (mayBeNegative && signed[i] ? -MAX_COUNT : 0) && v <= MAX_COUNT)) {
+        ] as const) {
+          const bad = figureProblem(v, mayBeNegative && signed[i] === 1);
+          if (bad !== null) {
             const pi = pis[r[i]];
             throw new DatasetError(
               join(dirs[Math.floor(ids[pi] / ID_SPAN)], 'cells', `process=${ids[pi] % ID_SPAN}`),
-              `column ${name} holds ${v} for stack ${sid[r[i]]}, not a size (0 to 2^53)`,
+              `column ${name} holds ${v} for stack ${sid[r[i]]}, not a ${bad}`,
             );
           }
+        }
         // a point past the series (an exit dump after teardown, always the last) is not read
         if (j[i] >= off[r[i] + 1] - off[r[i]]) continue;
         const k = off[r[i]] + j[i];

@@ -3,10 +3,10 @@
 // against `growth` on the dumps (the ratio is the figure: goal ≥ 10×), on generated jobs kept in /tmp.
 //   node bench/dataset-bench.mjs [--jobs 16x100x5000,64x200x2000] [--dir /tmp/heaplens-dataset-bench]
 // Every heaplens run is `nice`d (the machine is shared). Jobs are generated once and reused (marker file).
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { timedHeaplens } from './gnu-time.mjs';
 import * as gen from './generate-series.mjs';
 
 const root = resolve(import.meta.dirname, '..');
@@ -21,27 +21,7 @@ if (!existsSync(join(root, 'dist', 'cli', 'heaplens.js'))) {
   console.log('dist/ is not built: run `npm run build` (npm run bench:dataset does)');
   process.exit(1);
 }
-const hasTime = existsSync('/usr/bin/time');
-
-/** Runs heaplens under nice; returns wall seconds, peak RSS (MB, when /usr/bin/time exists) and stdout. */
-function heaplens(args) {
-  const cmd = hasTime
-    ? ['/usr/bin/time', '-f', 'maxrss=%M cpu=%U+%S', 'nice', '-n', '10', process.execPath, bin, ...args]
-    : ['nice', '-n', '10', process.execPath, bin, ...args];
-  const t0 = performance.now();
-  const r = spawnSync(cmd[0], cmd.slice(1), { encoding: 'utf8', maxBuffer: 1 << 30 });
-  const seconds = (performance.now() - t0) / 1000;
-  if (r.status !== 0) throw new Error(`heaplens ${args.join(' ')} exited ${r.status}:\n${r.stderr.slice(-2000)}`);
-  const m = /maxrss=(\d+)/.exec(r.stderr);
-  // CPU seconds (user + system) too: on a shared machine the wall time depends on the other work
-  const c = /cpu=([\d.]+)\+([\d.]+)/.exec(r.stderr);
-  return {
-    seconds,
-    rssMb: m ? Number(m[1]) / 1024 : null,
-    cpu: c ? Number(c[1]) + Number(c[2]) : null,
-    stdout: r.stdout,
-  };
-}
+const heaplens = (args) => timedHeaplens(bin, args);
 
 /** A generated job, reused while its marker says the same spec. */
 async function job(spec) {

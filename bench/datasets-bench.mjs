@@ -7,10 +7,10 @@
 //   node bench/datasets-bench.mjs --job /tmp/heaplens-hosts-1000x10x1000 [--out /tmp/heaplens-datasets-bench]
 //        [--skip-ingest] [--runs 5]
 // The job: `node bench/generate-series.mjs` with hosts (bench/README.md). Every heaplens run is `nice`d.
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { timedHeaplens } from './gnu-time.mjs';
 
 const root = resolve(import.meta.dirname, '..');
 const { values } = parseArgs({
@@ -26,25 +26,7 @@ if (!existsSync(join(root, 'dist', 'node', 'dataset', 'series-rank.js'))) {
   console.log('dist/ is not built: run `npm run build` (npm run bench:datasets does)');
   process.exit(1);
 }
-const hasTime = existsSync('/usr/bin/time');
-
-function heaplens(args) {
-  const cmd = hasTime
-    ? ['/usr/bin/time', '-f', 'maxrss=%M cpu=%U+%S', 'nice', '-n', '10', process.execPath, bin, ...args]
-    : ['nice', '-n', '10', process.execPath, bin, ...args];
-  const t0 = performance.now();
-  const r = spawnSync(cmd[0], cmd.slice(1), { encoding: 'utf8', maxBuffer: 1 << 30 });
-  const seconds = (performance.now() - t0) / 1000;
-  if (r.status !== 0) throw new Error(`heaplens ${args.join(' ')} exited ${r.status}:\n${r.stderr.slice(-2000)}`);
-  const m = /maxrss=(\d+)/.exec(r.stderr);
-  const c = /cpu=([\d.]+)\+([\d.]+)/.exec(r.stderr);
-  return {
-    seconds,
-    rssMb: m ? Number(m[1]) / 1024 : null,
-    cpu: c ? Number(c[1]) + Number(c[2]) : null,
-    out: r.stdout,
-  };
-}
+const heaplens = (args) => timedHeaplens(bin, args);
 
 const hosts = readdirSync(values.job, { withFileTypes: true })
   .filter((e) => e.isDirectory())

@@ -17,7 +17,7 @@ const { values } = parseArgs({
   },
 });
 const bin = join(root, 'bin', 'heaplens.js');
-if (!existsSync(join(root, 'dist', 'cli', 'heaplens.js'))) {
+if (!existsSync(join(root, 'dist', 'node', 'cli', 'bundle', 'heaplens.cjs'))) {
   console.log('dist/ is not built: run `npm run build` (npm run bench:dataset does)');
   process.exit(1);
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { datasetDir, datasetManifest, datasetNeedsDesktop } from './dataset-open.ts';
+import { datasetDir, datasetManifest, datasetNeedsDesktop, enginePaths } from './dataset-open.ts';
 
 const f = (path: string, hostPath?: string) => ({ path, size: 1, mtimeMs: null, ...(hostPath ? { hostPath } : {}) });
 
@@ -15,5 +15,37 @@ describe('dataset folders among opened files', () => {
     expect(datasetDir(m!)).toBe('/data/job.dataset');
     expect(datasetDir(f('_heaplens.json'))).toBeNull();
     expect(datasetNeedsDesktop(m!)).toMatch(/^job\.dataset is a heaplens dataset .*desktop app.*command line/);
+  });
+});
+
+describe('what the desktop app asks its Node engine to open', () => {
+  const at = (root: string, rel: string) => f(rel, `${root}/${rel}`);
+  it('every dataset folder dropped, whole, in place of its files; dumps as they are', () => {
+    const files = [
+      at('/data', 'node-a.dataset/_heaplens.json'),
+      at('/data', 'node-a.dataset/cells/process=0/run-0001.parquet'),
+      at('/data', 'node-a.dataset/inner/_heaplens.json'),
+      at('/data', 'node-b.dataset/snapshots.parquet'),
+      at('/data', 'node-b.dataset/_heaplens.json'),
+    ];
+    expect(enginePaths(files)).toEqual(['/data/node-a.dataset', '/data/node-b.dataset']);
+    // a folder named like a dataset's but not under it stays a path of its own
+    expect(enginePaths([...files, at('/data', 'node-a.dataset2/job.1.0.i0.heap')])).toEqual([
+      '/data/node-a.dataset',
+      '/data/node-b.dataset',
+      '/data/node-a.dataset2/job.1.0.i0.heap',
+    ]);
+    // dumps alone: their paths, in order
+    expect(enginePaths([at('/d', 'a.1.0.i0.heap'), at('/d', 'a.1.1.i1.heap')])).toEqual([
+      '/d/a.1.0.i0.heap',
+      '/d/a.1.1.i1.heap',
+    ]);
+    // Windows paths
+    expect(
+      enginePaths([f('ds/_heaplens.json', 'C:\\x\\ds\\_heaplens.json'), f('ds/s.parquet', 'C:\\x\\ds\\s.parquet')]),
+    ).toEqual(['C:\\x\\ds']);
+  });
+  it('none when a file has no path on the host (a browser drop: the page reads the files)', () => {
+    expect(enginePaths([f('a.1.0.i0.heap', '/d/a.1.0.i0.heap'), f('b.1.0.i0.heap')])).toBeNull();
   });
 });

@@ -1,5 +1,6 @@
-// A dataset folder (written by `heaplens ingest`) among opened files: the desktop app reads it through the main
-// process (DuckDB is a native module); the web page cannot, and says what to use instead.
+// A dataset folder (written by `heaplens ingest`) among opened files: the desktop app's Node engine opens it (every
+// dataset folder opened, as one job: enginePaths), or without that engine its main process reads it (DuckDB is a
+// native module); the web page cannot, and says what to use instead.
 
 import type { SourceFile } from './protocol.ts';
 
@@ -22,6 +23,27 @@ export function datasetDir(manifest: SourceFile): string | null {
   if (!p) return null;
   const cut = Math.max(p.lastIndexOf('/'), p.lastIndexOf('\\'));
   return cut > 0 ? p.slice(0, cut) : null;
+}
+
+/**
+ * The paths a Node engine (the desktop app's) is asked to open for the files opened, which a folder's listing gave
+ * file by file: each dataset folder among them (the folder of every outermost manifest) in place of its files, so
+ * that several nodes' datasets open together as one job, as `heaplens open ds-a ds-b` opens them; every other file
+ * as it is (dumps; beside a dataset the engine refuses them, saying why). null when a file has no path on the host.
+ */
+export function enginePaths(files: readonly SourceFile[]): string[] | null {
+  const paths = files.map((f) => f.hostPath);
+  if (!paths.every((p): p is string => p !== undefined && p !== '')) return null;
+  const dirs = files
+    .filter((f) => f.path.split('/').pop() === MANIFEST)
+    .map(datasetDir)
+    .filter((d): d is string => d !== null)
+    .sort((a, b) => a.length - b.length);
+  const inside = (p: string, dir: string): boolean => p.startsWith(`${dir}/`) || p.startsWith(`${dir}\\`);
+  const outer: string[] = [];
+  for (const d of dirs) if (!outer.some((o) => o === d || inside(d, o))) outer.push(d);
+  const rest = paths.filter((p) => !outer.some((d) => inside(p, d)));
+  return [...outer, ...rest];
 }
 
 export function datasetNeedsDesktop(manifest: SourceFile): string {

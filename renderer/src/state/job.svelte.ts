@@ -18,7 +18,7 @@ import type {
 import type { Note, Session } from '../../../core/notes/schema.ts';
 import { MAX_SESSION_BYTES, parseSession, SessionVersionError } from '../../../core/notes/validate.ts';
 import { classifyOpened, missingFiles } from '../lib/session-map.ts';
-import { datasetDir, datasetManifest, datasetNeedsDesktop } from '../lib/dataset-open.ts';
+import { datasetDir, datasetManifest, datasetNeedsDesktop, enginePaths } from '../lib/dataset-open.ts';
 import type { JobBatch } from '../../../core/model/job-batches.ts';
 import type { JobFacts, Shell } from './shell.svelte.ts';
 import type { Selection } from './selection.svelte.ts';
@@ -169,18 +169,18 @@ export class Job implements JobFacts {
     }
     let loadId = -2;
     const onProgress = (p: LoadProgress): void => this.onProgress(loadId, p);
-    // a Node engine (the desktop app's) opens the paths itself; the page's engine is handed the files
-    const paths = files.map((f) => f.hostPath ?? '');
-    const { id, done } =
-      host.engine === 'node' && paths.every((p) => p !== '')
-        ? client.start({ type: 'openPaths', paths, symbolDirs: (await host.symbolPaths?.list()) ?? [] }, onProgress)
-        : await client.startLoad(files, symbolFiles, onProgress, staging);
+    // a Node engine (the desktop app's) opens the paths itself (dataset folders whole); the page's engine is handed
+    // the files
+    const paths = host.engine === 'node' ? enginePaths(files) : null;
+    const { id, done } = paths
+      ? client.start({ type: 'openPaths', paths, symbolDirs: (await host.symbolPaths?.list()) ?? [] }, onProgress)
+      : await client.startLoad(files, symbolFiles, onProgress, staging);
     loadId = id;
     performance.mark('heaplens:load-posted');
     await this.finishLoad(
       id,
       done,
-      files.map((f) => f.hostPath ?? f.path),
+      paths ?? files.map((f) => f.hostPath ?? f.path),
       files.length,
       preferPrefix,
       session,

@@ -8,7 +8,7 @@ import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import { dropFiles, folderFiles, ROOT, SHOTS, type DropFile } from './helpers.ts';
-import { layoutProblems } from './looks-check.ts';
+import { layoutProblems, shownBox } from './looks-check.ts';
 
 mkdirSync(SHOTS, { recursive: true });
 const F = path.join(ROOT, 'fixtures');
@@ -45,28 +45,6 @@ async function open(page: Page, job: string): Promise<void> {
   await expect(page.getByTestId('suspects-table')).not.toContainText('read so far', { timeout: 30_000 });
   await expect(page.getByTestId('memory-chart')).toBeVisible();
   await expect(page.getByTestId('stack-frames').locator('li').first()).toBeVisible({ timeout: 30_000 });
-}
-
-/** The part of an element's box on screen: inside the viewport and every box that clips or scrolls it. */
-async function shownBox(el: Locator) {
-  return el.evaluate((e) => {
-    const r = e.getBoundingClientRect();
-    let [x0, y0, x1, y1] = [r.left, r.top, r.right, r.bottom];
-    for (let p = e.parentElement; p; p = p.parentElement) {
-      const cs = getComputedStyle(p);
-      if (cs.overflowX === 'visible' && cs.overflowY === 'visible') continue;
-      const q = p.getBoundingClientRect();
-      x0 = Math.max(x0, q.left);
-      y0 = Math.max(y0, q.top);
-      x1 = Math.min(x1, q.right);
-      y1 = Math.min(y1, q.bottom);
-    }
-    x0 = Math.max(x0, 0);
-    y0 = Math.max(y0, 0);
-    x1 = Math.min(x1, innerWidth);
-    y1 = Math.min(y1, innerHeight);
-    return { box: { w: r.width, h: r.height }, shown: { w: Math.max(0, x1 - x0), h: Math.max(0, y1 - y0) } };
-  });
 }
 
 /** The whole element is on screen (a pixel of rounding aside). */

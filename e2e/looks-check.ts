@@ -1,8 +1,68 @@
 // The looks check (looks.e2e.ts, fit.e2e.ts): the text elements visible in the viewport, from the DOM — no two
 // text boxes overlap, no text is cut by the box that clips it (an ellipsis with the full text in a title is not
 // cut; a text scrolled partly out of a scroll container is not a fault), no select's chosen option is wider than
-// the control, no control under another element; and the page's sideways scroll.
-import type { Page } from '@playwright/test';
+// the control, no control under another element; and the page's sideways scroll. Also the part of an element's box
+// on screen (shownBox, first-screen-fit.e2e.ts), computed in the page by the same function as the check's.
+import type { Locator, Page } from '@playwright/test';
+
+/** An element's box in the viewport's coordinates: the part of it on screen is empty when right ≤ left or bottom ≤ top. */
+interface Edges {
+  left: number;
+  top: number;
+  right: number;
+  bottom: number;
+}
+
+/**
+ * The part of an element's box on screen: inside the viewport and every ancestor box that clips or scrolls it. Runs
+ * in the page, not here: its source is installed there (installShownEdges) for the looks check and for shownBox.
+ */
+function shownEdges(el: Element): Edges {
+  const r = el.getBoundingClientRect();
+  let [left, top, right, bottom] = [r.left, r.top, r.right, r.bottom];
+  for (let p = el.parentElement; p; p = p.parentElement) {
+    const cs = getComputedStyle(p);
+    if (cs.overflowX === 'visible' && cs.overflowY === 'visible') continue;
+    const q = p.getBoundingClientRect();
+    left = Math.max(left, q.left);
+    top = Math.max(top, q.top);
+    right = Math.min(right, q.right);
+    bottom = Math.min(bottom, q.bottom);
+  }
+  return {
+    left: Math.max(left, 0),
+    top: Math.max(top, 0),
+    right: Math.min(right, innerWidth),
+    bottom: Math.min(bottom, innerHeight),
+  };
+}
+
+/** How page-evaluated code reaches shownEdges once installed. */
+interface WithShownEdges {
+  heaplensShownEdges: typeof shownEdges;
+}
+
+/** shownEdges's source, built once, evaluated in the page (a function passed to evaluate cannot call one of ours). */
+const INSTALL_SHOWN_EDGES = `globalThis.heaplensShownEdges = ${shownEdges.toString()};`;
+
+async function installShownEdges(page: Page): Promise<void> {
+  await page.evaluate(INSTALL_SHOWN_EDGES);
+}
+
+/** An element's box and the part of it on screen (first-screen-fit.e2e.ts: "the whole element is on screen"). */
+export async function shownBox(
+  el: Locator,
+): Promise<{ box: { w: number; h: number }; shown: { w: number; h: number } }> {
+  await installShownEdges(el.page());
+  return el.evaluate((e) => {
+    const r = e.getBoundingClientRect();
+    const s = (globalThis as unknown as WithShownEdges).heaplensShownEdges(e);
+    return {
+      box: { w: r.width, h: r.height },
+      shown: { w: Math.max(0, s.right - s.left), h: Math.max(0, s.bottom - s.top) },
+    };
+  });
+}
 
 export interface Problem {
   kind: 'overlap' | 'overflow' | 'select' | 'covered';
@@ -12,6 +72,7 @@ export interface Problem {
 
 /** Text-bearing elements visible in the viewport, their boxes checked against each other and their clip boxes. */
 export async function layoutProblems(page: Page): Promise<{ problems: Problem[]; scrollX: number; checked: number }> {
+  await installShownEdges(page);
   return page.evaluate(() => {
     const describe = (el: Element): string => {
       const id = el.closest('[data-testid]')?.getAttribute('data-testid') ?? '';
@@ -24,30 +85,12 @@ export async function layoutProblems(page: Page): Promise<{ problems: Problem[];
       const r = el.getBoundingClientRect();
       return r.width > 0 && r.height > 0;
     };
-    /** the visible rectangle of an element: its box cut by every clipping ancestor and the viewport */
+    /** the visible rectangle of an element (shownEdges), null when less than a pixel of it is on screen */
     const clipRect = (el: Element): DOMRect | null => {
-      let r = el.getBoundingClientRect();
-      let x0 = r.left;
-      let y0 = r.top;
-      let x1 = r.right;
-      let y1 = r.bottom;
-      for (let p = el.parentElement; p; p = p.parentElement) {
-        const cs = getComputedStyle(p);
-        if (cs.overflowX !== 'visible' || cs.overflowY !== 'visible') {
-          const q = p.getBoundingClientRect();
-          x0 = Math.max(x0, q.left);
-          y0 = Math.max(y0, q.top);
-          x1 = Math.min(x1, q.right);
-          y1 = Math.min(y1, q.bottom);
-        }
-      }
-      x0 = Math.max(x0, 0);
-      y0 = Math.max(y0, 0);
-      x1 = Math.min(x1, innerWidth);
-      y1 = Math.min(y1, innerHeight);
-      if (x1 - x0 < 1 || y1 - y0 < 1) return null;
-      r = new DOMRect(x0, y0, x1 - x0, y1 - y0);
-      return r;
+      const s = (globalThis as unknown as WithShownEdges).heaplensShownEdges(el);
+      return s.right - s.left < 1 || s.bottom - s.top < 1
+        ? null
+        : new DOMRect(s.left, s.top, s.right - s.left, s.bottom - s.top);
     };
     // text boxes: for HTML, the union of the element's own text nodes' ranges (not its padding); SVG <text>
     const items: { el: Element; r: DOMRect }[] = [];

@@ -11,7 +11,7 @@ import { dropFiles, folderFiles, ROOT, SHOTS } from './helpers.ts';
 
 const WD = path.join(ROOT, 'fixtures', 'watchdog-job');
 const LEAK_LINE =
-  readFileSync(path.join(WD, 'workload', 'launch.py'), 'utf8')
+  readFileSync(path.join(ROOT, 'fixtures', 'launcher', 'launch.py'), 'utf8')
     .split('\n')
     .findIndex((l) => l.includes('# @leak-alloc')) + 1;
 
@@ -77,7 +77,7 @@ test('copy stack: the stack as text, Python frames first with file:line; a frame
   expect(lines[0]).toBe(title);
   expect(lines[1]).toBe('Python frames (leaf first):');
   // the leaf: the leak's own line, by its path as the capture recorded it
-  expect(lines[2]).toMatch(new RegExp(`^  Trajectories\\.keep  \\S*workload/launch\\.py:${LEAK_LINE}$`));
+  expect(lines[2]).toMatch(new RegExp(`^  Trajectories\\.keep  \\S*launcher/launch\\.py:${LEAK_LINE}$`));
   const nativeAt = lines.indexOf('Native (leaf first):');
   expect(nativeAt, text).toBeGreaterThan(2);
   // every Python frame before the native ones, each with a file:line
@@ -89,7 +89,7 @@ test('copy stack: the stack as text, Python frames first with file:line; a frame
   await expect(src).toHaveAttribute('title', /^copy .*launch\.py:\d+, to paste into an editor$/);
   await src.click();
   const where = (await src.getAttribute('data-where'))!;
-  expect(where).toMatch(new RegExp(`workload/launch\\.py:${LEAK_LINE}$`));
+  expect(where).toMatch(new RegExp(`launcher/launch\\.py:${LEAK_LINE}$`));
   await expect(page.getByTestId('panel-said')).toHaveText(`copied ${where}`);
   expect(await clip()).toBe(where);
 });

@@ -38,7 +38,7 @@ describe('the verdict as a title', () => {
   it('watchdog-job: the role the logs give the victim, and the leak by file:line', async () => {
     const want = expected<{ kill: { role: string } }>('watchdog-job');
     const job = await loadJob(files('watchdog-job', ['dumps', 'logs']));
-    const line = taggedLine(join(FIX, 'watchdog-job', 'workload', 'launch.py'), 'leak-alloc');
+    const line = taggedLine(join(FIX, 'launcher', 'launch.py'), 'leak-alloc');
     expect(verdictTitle(job, postmortemView(job))).toBe(`${want.kill.role} killed: leak in launch.py:${line}`);
   });
 

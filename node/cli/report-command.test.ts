@@ -203,7 +203,7 @@ describe('heaplens report: titled by the verdict', () => {
     // the victim's role from the workload's record, the leak's line from its tagged source line
     const role = (JSON.parse(readFileSync(join(wd, 'expected.json'), 'utf8')) as { kill: { role: string } }).kill.role;
     const line =
-      readFileSync(join(wd, 'workload', 'launch.py'), 'utf8')
+      readFileSync(resolve(ROOT, 'fixtures', 'launcher', 'launch.py'), 'utf8')
         .split('\n')
         .findIndex((l) => l.includes('# @leak-alloc')) + 1;
     const out = join(dir, 'watchdog.html');

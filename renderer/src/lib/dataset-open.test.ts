@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { datasetDir, datasetManifest, datasetNeedsDesktop, enginePaths } from './dataset-open.ts';
+import {
+  datasetDir,
+  datasetDirs,
+  datasetManifest,
+  datasetNeedsDesktop,
+  datasetsNeedEngine,
+  enginePaths,
+} from './dataset-open.ts';
 
 const f = (path: string, hostPath?: string) => ({ path, size: 1, mtimeMs: null, ...(hostPath ? { hostPath } : {}) });
 
@@ -44,6 +51,16 @@ describe('what the desktop app asks its Node engine to open', () => {
     expect(
       enginePaths([f('ds/_heaplens.json', 'C:\\x\\ds\\_heaplens.json'), f('ds/s.parquet', 'C:\\x\\ds\\s.parquet')]),
     ).toEqual(['C:\\x\\ds']);
+  });
+  it('without the engine process, several datasets are refused, naming them, rather than one opened as the job', () => {
+    const files = [at('/data', 'node-a.dataset/_heaplens.json'), at('/data', 'node-b.dataset/_heaplens.json')];
+    expect(datasetDirs(files)).toEqual(['/data/node-a.dataset', '/data/node-b.dataset']);
+    expect(datasetDirs([at('/data', 'x.dataset/_heaplens.json'), at('/data', 'x.dataset/in/_heaplens.json')])).toEqual([
+      '/data/x.dataset',
+    ]);
+    expect(datasetsNeedEngine(datasetDirs(files))).toBe(
+      "2 datasets were opened (/data/node-a.dataset, /data/node-b.dataset): they open together as one job through the desktop app's engine, which is not running. Open them with heaplens open <folders…>, or one at a time.",
+    );
   });
   it('none when a file has no path on the host (a browser drop: the page reads the files)', () => {
     expect(enginePaths([f('a.1.0.i0.heap', '/d/a.1.0.i0.heap'), f('b.1.0.i0.heap')])).toBeNull();

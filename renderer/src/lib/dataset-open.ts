@@ -25,25 +25,39 @@ export function datasetDir(manifest: SourceFile): string | null {
   return cut > 0 ? p.slice(0, cut) : null;
 }
 
-/**
- * The paths a Node engine (the desktop app's) is asked to open for the files opened, which a folder's listing gave
- * file by file: each dataset folder among them (the folder of every outermost manifest) in place of its files, so
- * that several nodes' datasets open together as one job, as `heaplens open ds-a ds-b` opens them; every other file
- * as it is (dumps; beside a dataset the engine refuses them, saying why). null when a file has no path on the host.
- */
-export function enginePaths(files: readonly SourceFile[]): string[] | null {
-  const paths = files.map((f) => f.hostPath);
-  if (!paths.every((p): p is string => p !== undefined && p !== '')) return null;
+const inside = (p: string, dir: string): boolean => p.startsWith(`${dir}/`) || p.startsWith(`${dir}\\`);
+
+/** The dataset folders among the opened files, on the host: the folder of every outermost manifest. */
+export function datasetDirs(files: readonly SourceFile[]): string[] {
   const dirs = files
     .filter((f) => f.path.split('/').pop() === MANIFEST)
     .map(datasetDir)
     .filter((d): d is string => d !== null)
     .sort((a, b) => a.length - b.length);
-  const inside = (p: string, dir: string): boolean => p.startsWith(`${dir}/`) || p.startsWith(`${dir}\\`);
   const outer: string[] = [];
   for (const d of dirs) if (!outer.some((o) => o === d || inside(d, o))) outer.push(d);
-  const rest = paths.filter((p) => !outer.some((d) => inside(p, d)));
-  return [...outer, ...rest];
+  return outer;
+}
+
+/**
+ * The paths a Node engine (the desktop app's) is asked to open for the files opened, which a folder's listing gave
+ * file by file: each dataset folder among them (datasetDirs) in place of its files, so that several nodes' datasets
+ * open together as one job, as `heaplens open ds-a ds-b` opens them; every other file as it is (dumps; beside a
+ * dataset the engine refuses them, saying why). null when a file has no path on the host.
+ */
+export function enginePaths(files: readonly SourceFile[]): string[] | null {
+  const paths = files.map((f) => f.hostPath);
+  if (!paths.every((p): p is string => p !== undefined && p !== '')) return null;
+  const outer = datasetDirs(files);
+  return [...outer, ...paths.filter((p) => !outer.some((d) => inside(p, d)))];
+}
+
+/** Several datasets without the engine process: the main process reads one dataset, never a part of the job. */
+export function datasetsNeedEngine(dirs: readonly string[]): string {
+  return (
+    `${dirs.length} datasets were opened (${dirs.join(', ')}): they open together as one job through the desktop ` +
+    `app's engine, which is not running. Open them with heaplens open <folders…>, or one at a time.`
+  );
 }
 
 export function datasetNeedsDesktop(manifest: SourceFile): string {

@@ -18,7 +18,14 @@ import type {
 import type { Note, Session } from '../../../core/notes/schema.ts';
 import { MAX_SESSION_BYTES, parseSession, SessionVersionError } from '../../../core/notes/validate.ts';
 import { classifyOpened, missingFiles } from '../lib/session-map.ts';
-import { datasetDir, datasetManifest, datasetNeedsDesktop, enginePaths } from '../lib/dataset-open.ts';
+import {
+  datasetDir,
+  datasetDirs,
+  datasetManifest,
+  datasetNeedsDesktop,
+  datasetsNeedEngine,
+  enginePaths,
+} from '../lib/dataset-open.ts';
 import type { JobBatch } from '../../../core/model/job-batches.ts';
 import type { JobFacts, Shell } from './shell.svelte.ts';
 import type { Selection } from './selection.svelte.ts';
@@ -431,7 +438,9 @@ export class Job implements JobFacts {
     const manifest = datasetManifest(files);
     // a Node engine reads a dataset itself (DuckDB in its process), as it reads dumps
     if (manifest && host.engine !== 'node') {
-      await this.loadDataset(manifest);
+      const dirs = datasetDirs(files);
+      if (dirs.length > 1) this.shell.error = datasetsNeedEngine(dirs);
+      else await this.loadDataset(manifest);
       return;
     }
     const { sessions, reports, dumps } = classifyOpened(files);

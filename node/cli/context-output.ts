@@ -1,5 +1,6 @@
-// What the capture library recorded with each dump, for the CLI's summary (JSON and text): snapshot
-// times, process identity and tree, allocator / RSS / cgroup counters and the RSS − allocated gap.
+// What the capture library recorded with each dump, as the CLI's summary text shows it: snapshot times, process
+// identity and tree, allocator / RSS / cgroup counters and the RSS − allocated gap (the JSON is
+// core/query/summary-listing.ts's).
 
 import type { Job, ProcessSeries } from '../../core/model/model.js';
 import { seriesTimes } from '../../core/model/snapshot-time.js';
@@ -8,65 +9,6 @@ import { formatCmdline } from '../../core/formats/dump-context.js';
 import { processName } from '../../core/model/process-name.js';
 import { seriesMemory } from '../../core/load/series-memory.js';
 import { formatBytes } from './format.js';
-
-/** Per-snapshot additions to the summary JSON, in the series' order. */
-export function snapshotContextJson(p: ProcessSeries) {
-  const times = seriesTimes(p);
-  const mem = seriesMemory(p);
-  return p.snapshots.map((s, i) => {
-    const m = mem[i];
-    const gap = memoryGap(m);
-    const c = s.context ?? null;
-    return {
-      timeMs: times.snapshots[i].timeMs,
-      timeSource: times.snapshots[i].source,
-      ...(times.axis === 'wall' ? { secondsSinceFirst: times.x[i] } : {}),
-      context: c
-        ? {
-            timeRealMs: c.timeRealMs,
-            timeMonoMs: c.timeMonoMs,
-            pid: c.pid,
-            ppid: c.ppid,
-            comm: c.comm,
-            cmdline: c.cmdline,
-            cmdlineCut: c.cmdlineCut,
-            hostname: c.hostname,
-            processStartMs: c.startRealMs,
-            jemalloc: c.jemalloc,
-            rss: c.rss,
-            rssAnon: c.rssAnon,
-            cgroup: c.cgroup,
-            collectNs: c.costNs,
-          }
-        : null,
-      memory: { ...m, gap },
-    };
-  });
-}
-
-/** Per-process additions to the summary JSON (identity, parent in the job, cgroup limit, time axis). */
-export function processContextJson(p: ProcessSeries, parents: ReadonlyMap<string, string | null>) {
-  const id = processIdentity(p);
-  const t = seriesTimes(p);
-  return {
-    name: processName(p),
-    comm: id?.comm ?? null,
-    cmdline: id?.cmdline ?? null,
-    ppid: id?.ppid ?? null,
-    hostname: id?.hostname ?? null,
-    nsPids: id?.nsPids ?? null,
-    hostPid: id?.hostPid ?? null,
-    pidNamespace: id?.pidNamespace ?? null,
-    bootId: id?.bootId ?? null,
-    startMs: id?.startMs ?? null,
-    parentKey: parents.get(p.key) ?? null,
-    limitBytes: processLimit(p),
-    rssLog: p.rssLog ? { file: p.rssLog.file, samples: p.rssLog.timeMs.length } : null,
-    timeAxis: t.axis,
-    timeSource: t.source,
-    ...(t.mtimeProblem && t.source !== 'capture' ? { timeNote: t.mtimeProblem } : {}),
-  };
-}
 
 export function jobParents(job: Job): Map<string, string | null> {
   return processParents(job.processes);

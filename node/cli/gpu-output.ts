@@ -3,7 +3,7 @@
 // the cached bytes over time, the out-of-memory events and the annotation spans — on the same wall clock as the
 // snapshots.
 
-import type { GpuSeriesInfo, ProcessSeries } from '../../core/model/model.js';
+import type { ProcessSeries } from '../../core/model/model.js';
 import { formatBytes } from '../../core/model/units.js';
 import { revealControls } from '../../core/model/display-text.js';
 
@@ -50,8 +50,4 @@ export function gpuText(p: ProcessSeries): string[] {
       );
   }
   return out;
-}
-
-export function gpuJson(p: ProcessSeries): { gpu?: GpuSeriesInfo } {
-  return p.gpu ? { gpu: p.gpu } : {};
 }

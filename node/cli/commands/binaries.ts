@@ -20,9 +20,8 @@ export async function binaries(job: Job, args: ParsedArgs, io: Output): Promise<
   }
   listing.blocks.forEach((b, k) => {
     const sum = listing.processes[k];
-    const p = job.processes[b.processIndex];
-    const s = p.snapshots[b.snapshotIndex];
-    io.out(`${processTitle(p, job)}\n  snapshot ${s.seq ?? '-'} ${s.file}`);
+    const s = sum.snapshot;
+    io.out(`${processTitle(job.processes[b.processIndex], job)}\n  snapshot ${s.seq ?? '-'} ${s.file}`);
     if (b.symbols !== 'symbolized') {
       io.out(
         b.symbols === 'not symbolized'

@@ -6,7 +6,7 @@ import type { Job } from '../../../core/model/model.js';
 import { has, type ParsedArgs } from '../args.js';
 import { ask } from '../ask.js';
 import { formatBytes, formatInt, table } from '../format.js';
-import { jobParents, processContextText, snapshotContextCells } from '../context-output.js';
+import { processContextText, snapshotContextCells } from '../context-output.js';
 import { indent, printWarnings, processTitle, type Output } from '../common.js';
 import { sampleOf } from '../input.js';
 import { valueFormat } from '../text/values.js';
@@ -24,13 +24,13 @@ export async function summary(job: Job, args: ParsedArgs, io: Output): Promise<v
     io.out(JSON.stringify({ processes, warnings, ignoredFiles }, null, 2));
     return;
   }
-  const parents = jobParents(job);
   for (const [pi, p] of job.processes.entries()) {
     const { teardown, sampled } = listing.blocks[pi];
+    const facts = listing.processes[pi];
     io.out(processTitle(p, job));
-    for (const l of processContextText(p, parents, job)) io.out(indent(l));
-    for (const l of gpuText(p)) io.out(indent(l));
-    const extra = snapshotContextCells(p);
+    for (const l of processContextText(facts, listing.processes)) io.out(indent(l));
+    for (const l of gpuText(facts)) io.out(indent(l));
+    const extra = snapshotContextCells(facts);
     const rows = p.snapshots.map((s, i) => [
       s.seq === null ? '-' : String(s.seq),
       dumpTriggerLabel(s),

@@ -48,10 +48,10 @@ export async function readLimit(args: ParsedArgs): Promise<Limit | null> {
   return { bytes: r.bytes, source, note: r.note };
 }
 
-export async function postmortemCommand(job: Job, args: ParsedArgs, io: Output, given: Limit | null): Promise<void> {
+export async function postmortemCommand(all: Job, args: ParsedArgs, io: Output, given: Limit | null): Promise<void> {
   // the limit: --limit, else the kill's report, the cgroup files given, or memory.max recorded with the dumps
   const view = { ...viewOf(args), sample: sampleOf(args) };
-  const { listing } = await ask(job, {
+  const { listing } = await ask(all, {
     type: 'postmortemListing',
     view,
     n: intFlag(args, 'top', 10),
@@ -76,7 +76,7 @@ export async function postmortemCommand(job: Job, args: ParsedArgs, io: Output, 
     return;
   }
   // the processes listed: those with the sample's values
-  job = { ...job, processes: listing.processIndexes.map((i) => job.processes[i]) };
+  const job: Job = { ...all, processes: listing.processIndexes.map((i) => all.processes[i]) };
   const { result: q, postmortem: pm, limit, listed, page, points } = listing;
   const paged = pagedOf(job, args);
 

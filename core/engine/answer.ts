@@ -4,6 +4,10 @@
 
 import { growthTable } from '../query/growth-table.js';
 import { diffListing, topListing } from '../query/stack-listings.js';
+import { summaryListing } from '../query/summary-listing.js';
+import { growthListing } from '../query/growth-listing.js';
+import { postmortemListing } from '../query/postmortem-listing.js';
+import { binariesListing } from '../query/binaries-listing.js';
 import { flameTree } from '../query/flame.js';
 import { stackDetail, stackSeries } from '../query/series.js';
 import { suspectsResult } from '../query/suspects.js';
@@ -61,6 +65,20 @@ async function answerNow(s: QuerySession, req: Query, deps?: AnswerDeps): Promis
     case 'diff': {
       const { type: _, ...r } = req;
       return plain({ type: 'diff', listing: diffListing(s.job, r) });
+    }
+    case 'summaryListing':
+      return plain({ type: 'summaryListing', listing: summaryListing(s.job, { sample: req.sample }) });
+    case 'growthListing': {
+      const { type: _, ...r } = req;
+      return plain({ type: 'growthListing', listing: growthListing(s, r) });
+    }
+    case 'postmortemListing': {
+      const { type: _, ...r } = req;
+      return plain({ type: 'postmortemListing', listing: postmortemListing(s, r) });
+    }
+    case 'binariesListing': {
+      const { type: _, ...r } = req;
+      return plain({ type: 'binariesListing', listing: binariesListing(s.job, r) });
     }
     case 'suspects':
       return plain({ type: 'suspects', suspects: suspectsResult(s, req.limit, req.view) });
@@ -125,6 +143,10 @@ const QUERY_TYPES = new Set<string>([
   'growth',
   'top',
   'diff',
+  'summaryListing',
+  'growthListing',
+  'postmortemListing',
+  'binariesListing',
   'suspects',
   'flame',
   'stack',

@@ -17,6 +17,10 @@ import type { PostmortemView } from '../query/postmortem-view.js';
 import type { LimitGiven } from '../query/postmortem.js';
 import type { DiffListing, DiffRequest, TopListing, TopRequest } from '../query/stack-listings.js';
 import type { GpuTimelineView } from '../query/gpu-timeline.js';
+import type { SummaryListing, SummaryRequest } from '../query/summary-listing.js';
+import type { GrowthListing, GrowthListingRequest } from '../query/growth-listing.js';
+import type { PostmortemListing, PostmortemListingRequest } from '../query/postmortem-listing.js';
+import type { BinariesListing, BinariesRequest } from '../query/binaries-listing.js';
 
 export type { JobPreview };
 
@@ -57,6 +61,10 @@ export type { ProvisionalRanking } from '../query/provisional.js';
 export type { ExportFormat, ExportRequest } from '../export/job-export.js';
 export type { DiffListing, DiffRequest, ListedStack, TopListing, TopRequest } from '../query/stack-listings.js';
 export type { GpuSpanView, GpuTimelineView } from '../query/gpu-timeline.js';
+export type { SummaryListing, SummaryRequest } from '../query/summary-listing.js';
+export type { GrowthListing, GrowthListingRequest } from '../query/growth-listing.js';
+export type { LimitText, PostmortemListing, PostmortemListingRequest } from '../query/postmortem-listing.js';
+export type { BinariesListing, BinariesRequest } from '../query/binaries-listing.js';
 
 /**
  * A file to load: a Blob (browser) or a path read through the host (Electron). For Blobs, size and mtime are
@@ -118,6 +126,14 @@ export type Request =
   | ({ type: 'top' } & TopRequest)
   /** the change between two snapshots in each process, largest growth first (`heaplens diff`) */
   | ({ type: 'diff' } & DiffRequest)
+  /** the processes, their snapshots with capture context, the warnings (`heaplens summary`) */
+  | ({ type: 'summaryListing' } & SummaryRequest)
+  /** the job-wide suspects, then each process's series; the page of many processes (`heaplens growth`) */
+  | ({ type: 'growthListing' } & GrowthListingRequest)
+  /** why the job died, its fates and memory, its top suspects job-wide (`heaplens postmortem`) */
+  | ({ type: 'postmortemListing' } & PostmortemListingRequest)
+  /** each process's modules whose frames stay unresolved at a snapshot, and what to hand over (`heaplens binaries`) */
+  | ({ type: 'binariesListing' } & BinariesRequest)
   /** the job-wide ranking: top `limit` stacks across processes, with each holder's series and σ */
   | { type: 'suspects'; view: ViewOptions; limit: number }
   | ({ type: 'flame' } & FlameRequest)
@@ -151,6 +167,10 @@ export type Response =
   | { type: 'growth'; growth: GrowthResult }
   | { type: 'top'; listing: TopListing }
   | { type: 'diff'; listing: DiffListing }
+  | { type: 'summaryListing'; listing: SummaryListing }
+  | { type: 'growthListing'; listing: GrowthListing }
+  | { type: 'postmortemListing'; listing: PostmortemListing }
+  | { type: 'binariesListing'; listing: BinariesListing }
   | { type: 'suspects'; suspects: SuspectsResult }
   | { type: 'flame'; flame: FlameData }
   | { type: 'missingBinaries'; summary: MissingBinariesSummary; symbolized: boolean }

@@ -4,7 +4,8 @@
 
 import type { DeltaStatus } from '../stats/diff.js';
 import type { FrameGroup, ViewOptions } from '../model/vocab.js';
-import { diffRows, type RowKey } from './rows.js';
+import { diffRows } from './rows.js';
+import { catalogParts, sameFramesKey } from './row-key.js';
 import { functionRows, type FunctionRow } from './functions.js';
 import { stackName } from './labels.js';
 import type { QuerySession } from './session.js';
@@ -65,12 +66,6 @@ export interface GrowthRequest {
   functionLimit?: number;
 }
 
-/** The view's "same visible frames" key over a process's catalog: null for a stack the view's filters drop. */
-export function viewRowKey(s: QuerySession, proc: number, view: ViewOptions): RowKey {
-  const table = s.catalog(proc);
-  return (id) => (table.dropped(id, view) ? null : table.stackKeys(id, view).join(','));
-}
-
 export function growthTable(s: QuerySession, req: GrowthRequest): GrowthResult {
   const { proc: i, base, target, view } = req;
   const p = s.values(i, view);
@@ -81,7 +76,7 @@ export function growthTable(s: QuerySession, req: GrowthRequest): GrowthResult {
   // one row per visible stack: stacks that differ only in hidden frames (allocator paths, native frames in the
   // Python view, Python frames in the native view) are summed
   const { rows: dataRows, deltas } = diffRows(p, base, target, {
-    key: viewRowKey(s, i, view),
+    key: sameFramesKey(catalogParts(table, view)),
     sigma: liveSample,
     order: 'magnitude',
   });

@@ -167,6 +167,11 @@ export class QuerySession {
     rankInputOf(proc, this.memo);
   }
 
+  /** The loaded job's ranking made elsewhere (a dataset's, in SQL): ranking() answers it. */
+  useRanking(result: JobSuspects): void {
+    this.caches.ranking = { job: this.job, result };
+  }
+
   /** The job-wide suspects ranking (core/stats/suspects.ts), once per loaded job. */
   ranking(): JobSuspects {
     const job = this.job;

@@ -11,7 +11,7 @@ import type { Job, LoadWarning, ProcessSeries } from '../model/model.js';
 import { DEFAULT_SAMPLE_TYPE, jobDeclaredSamples, sampleSeriesOrWarn, sampleUnit } from '../model/sample-type.js';
 import type { ViewOptions } from '../model/vocab.js';
 import { accumulatedByStack, accumulatedOf, sumRecords } from './accumulated.js';
-import { rowKey } from './row-key.js';
+import { listingRowKey } from './row-key.js';
 import { diffRows, snapshotRows } from './rows.js';
 import { defaultNote, defaultSnapshot, snapshotIndices } from './snapshot-choice.js';
 import { processFacts, snapshotFacts, type ProcessFacts, type SnapshotFacts } from './summary.js';
@@ -145,7 +145,7 @@ export function topListing(job: Job, req: TopRequest): TopListing {
     const s = p.snapshots[si];
     const values = sp.snapshots[si];
     const view = processViewer(p, req.view);
-    const { rows: all, shownTotal, zeroRows } = snapshotRows(s, values, rowKey(view, req.view, req.granularity));
+    const { rows: all, shownTotal, zeroRows } = snapshotRows(s, values, listingRowKey(view, req.view, req.granularity));
     out.processes.push({
       ...processFacts(p),
       snapshot: snapshotFacts(s),
@@ -247,7 +247,7 @@ export function diffListing(job: Job, req: DiffRequest): DiffListing {
     const target = p.snapshots[ti];
     const view = processViewer(p, req.view);
     const { rows: all, totals } = diffRows(sp, bi, ti, {
-      key: rowKey(view, req.view, req.granularity),
+      key: listingRowKey(view, req.view, req.granularity),
       sigma: withSigma,
       order: 'growth',
     });

@@ -47,9 +47,6 @@ export function processTitle(p: ProcessSeries, job?: Pick<Job, 'processes'>): st
   return `${who}: ${p.snapshots.length} snapshot${p.snapshots.length === 1 ? '' : 's'}${p.endedWithoutFinalDump ? ', no final dump (stopped: killed, or still running)' : ''}`;
 }
 
-/** a process and a snapshot as the JSON shows them (core/query/summary.ts) */
-export { processFacts as processJson, snapshotFacts as snapshotJson } from '../../core/query/summary.js';
-
 export function indent(s: string): string {
   return s
     .split('\n')

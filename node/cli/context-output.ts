@@ -1,123 +1,50 @@
-// What the capture library recorded with each dump, for the CLI's summary (JSON and text): snapshot
-// times, process identity and tree, allocator / RSS / cgroup counters and the RSS − allocated gap.
+// What the capture library recorded with each dump, as the CLI's summary text shows it: snapshot times, process
+// identity and tree, allocator / RSS / cgroup counters and the RSS − allocated gap. The figures are the engine's
+// (core/query/summary-listing.ts, the same as `summary --json` lists); this is their text.
 
-import type { Job, ProcessSeries } from '../../core/model/model.js';
-import { seriesTimes } from '../../core/model/snapshot-time.js';
-import { memoryGap, processIdentity, processLimit, processParents } from '../../core/model/memory-context.js';
 import { formatCmdline } from '../../core/formats/dump-context.js';
-import { processName } from '../../core/model/process-name.js';
-import { seriesMemory } from '../../core/load/series-memory.js';
+import type { SummaryProcess } from '../../core/query/summary-listing.js';
 import { formatBytes } from './format.js';
 
-/** Per-snapshot additions to the summary JSON, in the series' order. */
-export function snapshotContextJson(p: ProcessSeries) {
-  const times = seriesTimes(p);
-  const mem = seriesMemory(p);
-  return p.snapshots.map((s, i) => {
-    const m = mem[i];
-    const gap = memoryGap(m);
-    const c = s.context ?? null;
-    return {
-      timeMs: times.snapshots[i].timeMs,
-      timeSource: times.snapshots[i].source,
-      ...(times.axis === 'wall' ? { secondsSinceFirst: times.x[i] } : {}),
-      context: c
-        ? {
-            timeRealMs: c.timeRealMs,
-            timeMonoMs: c.timeMonoMs,
-            pid: c.pid,
-            ppid: c.ppid,
-            comm: c.comm,
-            cmdline: c.cmdline,
-            cmdlineCut: c.cmdlineCut,
-            hostname: c.hostname,
-            processStartMs: c.startRealMs,
-            jemalloc: c.jemalloc,
-            rss: c.rss,
-            rssAnon: c.rssAnon,
-            cgroup: c.cgroup,
-            collectNs: c.costNs,
-          }
-        : null,
-      memory: { ...m, gap },
-    };
-  });
-}
-
-/** Per-process additions to the summary JSON (identity, parent in the job, cgroup limit, time axis). */
-export function processContextJson(p: ProcessSeries, parents: ReadonlyMap<string, string | null>) {
-  const id = processIdentity(p);
-  const t = seriesTimes(p);
-  return {
-    name: processName(p),
-    comm: id?.comm ?? null,
-    cmdline: id?.cmdline ?? null,
-    ppid: id?.ppid ?? null,
-    hostname: id?.hostname ?? null,
-    nsPids: id?.nsPids ?? null,
-    hostPid: id?.hostPid ?? null,
-    pidNamespace: id?.pidNamespace ?? null,
-    bootId: id?.bootId ?? null,
-    startMs: id?.startMs ?? null,
-    parentKey: parents.get(p.key) ?? null,
-    limitBytes: processLimit(p),
-    rssLog: p.rssLog ? { file: p.rssLog.file, samples: p.rssLog.timeMs.length } : null,
-    timeAxis: t.axis,
-    timeSource: t.source,
-    ...(t.mtimeProblem && t.source !== 'capture' ? { timeNote: t.mtimeProblem } : {}),
-  };
-}
-
-export function jobParents(job: Job): Map<string, string | null> {
-  return processParents(job.processes);
-}
-
 /** Text lines under a process's title: who it was, its parent, its limit. */
-export function processContextText(p: ProcessSeries, parents: ReadonlyMap<string, string | null>, job: Job): string[] {
-  const id = processIdentity(p);
+export function processContextText(f: SummaryProcess, processes: readonly SummaryProcess[]): string[] {
   const out: string[] = [];
-  if (id) {
-    const parentKey = parents.get(p.key) ?? null;
-    const parent = parentKey ? job.processes.find((q) => q.key === parentKey) : undefined;
+  // an identity is read from the capture context of a dump
+  if (f.snapshots.some((s) => s.context !== null)) {
+    const parent = f.parentKey ? processes.find((q) => q.key === f.parentKey) : undefined;
     out.push(
-      `${processName(p) ?? p.key}${id.hostname ? ` on ${id.hostname}` : ''}${id.startMs !== null ? `, started ${new Date(id.startMs).toISOString()}` : ''}` +
+      `${f.name ?? f.key}${f.hostname ? ` on ${f.hostname}` : ''}${f.startMs !== null ? `, started ${new Date(f.startMs).toISOString()}` : ''}` +
         // a capture without a process (a PyTorch snapshot) has no parent to name
-        (id.ppid !== null || parent || p.pid !== null
-          ? `, parent ${id.ppid ?? '?'}${parent ? ` (${processName(parent) ?? parent.key} in this job)` : ''}`
+        (f.ppid !== null || parent || f.pid !== null
+          ? `, parent ${f.ppid ?? '?'}${parent ? ` (${parent.name ?? parent.key} in this job)` : ''}`
           : ''),
     );
-    if (id.cmdline) out.push(`cmdline: ${formatCmdline(id.cmdline)}`);
-    if (id.nsPids && id.nsPids.length > 1)
-      out.push(`pid in each pid namespace, outermost first: ${id.nsPids.join(', ')} (host pid ${id.hostPid})`);
-    else if (id.pidNamespace !== null && id.hostPid === null)
-      out.push(`in pid namespace ${id.pidNamespace} with a /proc of its own: its host pid was not visible to it`);
+    if (f.cmdline) out.push(`cmdline: ${formatCmdline(f.cmdline)}`);
+    if (f.nsPids && f.nsPids.length > 1)
+      out.push(`pid in each pid namespace, outermost first: ${f.nsPids.join(', ')} (host pid ${f.hostPid})`);
+    else if (f.pidNamespace !== null && f.hostPid === null)
+      out.push(`in pid namespace ${f.pidNamespace} with a /proc of its own: its host pid was not visible to it`);
   }
-  const limit = processLimit(p);
-  if (limit !== null) out.push(`cgroup memory.max: ${formatBytes(limit)}`);
-  const mem = seriesMemory(p);
-  const gap = mem.length ? memoryGap(mem[mem.length - 1]) : null;
-  if (p.rssLog) out.push(`RSS log: ${p.rssLog.file} (${p.rssLog.timeMs.length} samples)`);
-  if (gap) out.push(`last dump: ${gap.message}`);
+  if (f.limitBytes !== null) out.push(`cgroup memory.max: ${formatBytes(f.limitBytes)}`);
+  const last = f.snapshots[f.snapshots.length - 1];
+  if (f.rssLog) out.push(`RSS log: ${f.rssLog.file} (${f.rssLog.samples} samples)`);
+  if (last?.memory.gap) out.push(`last dump: ${last.memory.gap.message}`);
   return out;
 }
 
 /** Extra summary-table columns: time, allocated, resident, RSS (blank where unknown). */
-export function snapshotContextCells(p: ProcessSeries): { header: string[]; rows: string[][] } {
-  const t = seriesTimes(p);
-  const mem = seriesMemory(p);
-  const rows = p.snapshots.map((_, i) => {
-    const m = mem[i];
-    const time = t.snapshots[i].timeMs;
+export function snapshotContextCells(f: SummaryProcess): { header: string[]; rows: string[][] } {
+  const rows = f.snapshots.map(({ timeMs, memory: m }) => {
     const b = (v: number | null): string => (v === null ? '' : formatBytes(v));
     return [
-      time === null ? '' : new Date(time).toISOString().replace('T', ' ').replace('Z', ''),
+      timeMs === null ? '' : new Date(timeMs).toISOString().replace('T', ' ').replace('Z', ''),
       b(m.allocated),
       b(m.resident),
       b(m.rss),
     ];
   });
   return {
-    header: [t.source === 'capture' ? 'time (UTC)' : `time (${t.source}, UTC)`, 'allocated', 'resident', 'RSS'],
+    header: [f.timeSource === 'capture' ? 'time (UTC)' : `time (${f.timeSource}, UTC)`, 'allocated', 'resident', 'RSS'],
     rows,
   };
 }

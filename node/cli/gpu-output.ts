@@ -1,9 +1,9 @@
 // The lines `summary` adds for a series read from a PyTorch memory snapshot (ProcessSeries.gpu): what the heap
 // model has no column for — the caching allocator's reserved, pending-free and inactive bytes, the trace's peaks,
 // the cached bytes over time, the out-of-memory events and the annotation spans — on the same wall clock as the
-// snapshots.
+// snapshots. The figures are the engine's (core/query/summary-listing.ts, `summary --json`'s `gpu`).
 
-import type { GpuSeriesInfo, ProcessSeries } from '../../core/model/model.js';
+import type { SummaryProcess } from '../../core/query/summary-listing.js';
 import { formatBytes } from '../../core/model/units.js';
 import { revealControls } from '../../core/model/display-text.js';
 
@@ -13,7 +13,7 @@ const SPANS_SHOWN = 10;
 const iso = (ms: number | null): string =>
   ms === null ? 'time unknown' : new Date(ms).toISOString().replace('T', ' ').replace('Z', '');
 
-export function gpuText(p: ProcessSeries): string[] {
+export function gpuText(p: SummaryProcess): string[] {
   const g = p.gpu;
   if (!g) return [];
   const tl = g.timeline;
@@ -50,8 +50,4 @@ export function gpuText(p: ProcessSeries): string[] {
       );
   }
   return out;
-}
-
-export function gpuJson(p: ProcessSeries): { gpu?: GpuSeriesInfo } {
-  return p.gpu ? { gpu: p.gpu } : {};
 }

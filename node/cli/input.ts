@@ -3,7 +3,7 @@
 // dataset is read back as the job the dumps would give, with the symbols found at ingest, reading only the cells the
 // command uses.
 
-import type { Job, ProcessSeries } from '../../core/model/model.js';
+import type { Job } from '../../core/model/model.js';
 import { datasetPaths as datasetsAmong, DatasetsMixedError, openJob } from '../engine/open-job.js';
 import { symbolizeOnDisk } from '../engine/symbolize.js';
 import type { CellPicker, StackChooser } from '../dataset/read-dataset.js';
@@ -19,7 +19,6 @@ import {
   jobDefaultSample,
   parseSampleType,
   resolveSampleType,
-  sampleSeriesOrWarn,
   type SampleType,
 } from '../../core/model/sample-type.js';
 
@@ -148,25 +147,6 @@ function listed(items: readonly string[], max: number): string {
 export function sampleOf(args: ParsedArgs): SampleType {
   const v = flag(args, 'sample') ?? DEFAULT_SAMPLE_TYPE;
   return parseSampleType(v) ?? v;
-}
-
-/** The process with the sample's values in its columns, or null (and a warning) when its dumps lack them. */
-export function sampled(job: Job, p: ProcessSeries, args: ParsedArgs): ProcessSeries | null {
-  return sampleSeriesOrWarn(p, sampleOf(args), job.warnings);
-}
-
-/**
- * The job with the sample's values in every process's columns, for the commands that read the columns only
- * (growth, postmortem); processes without the values are left out with a warning saying why.
- */
-export function sampledJob(job: Job, args: ParsedArgs): Job {
-  if (sampleOf(args) === DEFAULT_SAMPLE_TYPE) return job;
-  const processes: ProcessSeries[] = [];
-  for (const p of job.processes) {
-    const sp = sampled(job, p, args);
-    if (sp) processes.push(sp);
-  }
-  return { ...job, processes };
 }
 
 /**

@@ -68,9 +68,8 @@ const COMMANDS: readonly Command[] = [
     flags: [...COMMON, ...SYMBOL_FLAGS, 'top', 'limit', 'limit-scope', 'all'],
     run: async (a, io) => {
       const pm = await import('./commands/postmortem.js');
-      const { sampledJob } = await import('./input.js');
       const limit = await pm.readLimit(a);
-      return onJob(a, io, (job, a2, o) => pm.postmortemCommand(sampledJob(job, a2), a2, o, limit));
+      return onJob(a, io, (job, a2, o) => pm.postmortemCommand(job, a2, o, limit));
     },
   },
   {

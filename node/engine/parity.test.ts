@@ -106,7 +106,8 @@ function normalize(r: Response): unknown {
   if ('summary' in r && r.type !== 'missingBinaries') return { ...r, summary: comparable(r.summary) };
   // a listing's frames are the job's shared frame objects, which carry the row key's symbol-keyed tag in this
   // thread (core/query/row-key.ts); no transport carries a symbol key, so compare what the CLI prints
-  if (r.type === 'top' || r.type === 'diff') return JSON.parse(JSON.stringify(r)) as unknown;
+  if (r.type === 'top' || r.type === 'diff' || r.type === 'growthListing' || r.type === 'postmortemListing')
+    return JSON.parse(JSON.stringify(r)) as unknown;
   return r;
 }
 
@@ -131,9 +132,25 @@ describe.each(JOBS)('engine parity on fixtures/%s', (rel) => {
     expect(procs.length).toBeGreaterThan(0);
     await both({ type: 'postmortem', limit: { bytes: 1 << 30, source: 'typed in the app' } });
     await both({ type: 'postmortem', limit: null });
+    // the CLI's other commands (`heaplens summary`, `binaries`, `postmortem` print these answers)
+    await both({ type: 'summaryListing', sample: null });
+    await both({ type: 'summaryListing', sample: 'alloc_space' });
+    await both({ type: 'binariesListing', snapshot: null, includeAllocator: false });
+    await both({ type: 'binariesListing', snapshot: 'first', includeAllocator: true });
+    await both({ type: 'postmortemListing', view: VIEWS[0], n: 10, limit: null, scope: 'job' });
+    await both({
+      type: 'postmortemListing',
+      view: { ...VIEWS[1], sample: 'inuse_objects' },
+      n: 3,
+      limit: { bytes: 1 << 30, source: '1G', note: null },
+      scope: 'process',
+    });
     let asked = 0;
     for (const view of VIEWS) {
       await both({ type: 'suspects', view, limit: 20 });
+      // `heaplens growth`
+      await both({ type: 'growthListing', view, n: 20 });
+      await both({ type: 'growthListing', view: { ...view, sample: 'inuse_objects' }, n: 3 });
       // the CLI's listings (`heaplens top`/`diff` print these answers)
       await both({ type: 'top', view, granularity: 'lines', n: 10, snapshot: null });
       await both({

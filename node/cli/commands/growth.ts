@@ -1,36 +1,42 @@
 // `heaplens growth`: the job-wide ranking first (one line per stack across the processes that hold it), then each
 // process's own series — above 16 processes only those that matter, the rest counted by group (process-page.ts;
-// --all: every process). The listing is core/query/growth.ts's; on a dataset the ranking runs over its cells in SQL
-// (node/dataset/rank-dataset.ts) and only the listed stacks' frames are read. The output is the same either way.
+// --all: every process). The listing is the engine's (core/query/growth-listing.ts growthListing); on a dataset the
+// ranking runs over its cells in SQL (node/dataset/rank-dataset.ts), the engine is given it, and only the listed
+// stacks' frames are read. The output is the same either way.
 
 import type { Job, ProcessSeries } from '../../../core/model/model.js';
 import type { JobSuspects } from '../../../core/stats/suspects.js';
-import { growthFacts, growthQuery, listedStackIds } from '../../../core/query/growth.js';
+import { listedStackIds } from '../../../core/query/growth.js';
 import type { DatasetProcess } from '../../dataset/read-dataset.js';
 import { DEFAULT_SAMPLE_TYPE } from '../../../core/model/sample-type.js';
 import { has, intFlag, type ParsedArgs } from '../args.js';
+import { ask } from '../ask.js';
 import { onlyPid, viewOf, type Output } from '../common.js';
-import { datasetPaths, loadDataset, noProcess, sampledJob, sampleOf, withJob } from '../input.js';
+import { datasetPaths, loadDataset, noProcess, sampleOf, withJob } from '../input.js';
 import { symbolizeJob } from '../symbols.js';
 import { printGrowth } from '../text/growth.js';
-import { pagedOf, processPageOf, processPageFacts } from './process-page.js';
+import { pagedOf } from './process-page.js';
 
 export async function growthCommand(args: ParsedArgs, io: Output): Promise<number> {
   const datasets = await datasetPaths(args.positional);
   // other sample types rebuild the job's columns from the dumps' (or the datasets') values
   if (datasets && sampleOf(args) === DEFAULT_SAMPLE_TYPE) return growthOnDataset(datasets, args, io);
-  return withJob(args, io, (job) => growth(sampledJob(job, args), args, io));
+  // the arguments as given (not the job's default sample withJob adds): growth ranks live bytes unless --sample says
+  return withJob(args, io, (job) => growth(job, args, io));
 }
 
-/** The listing of a loaded job (ranked here unless `ranked` says how SQL ranked it), as text or JSON. */
-function growth(job: Job, args: ParsedArgs, io: Output, ranked?: JobSuspects): void {
-  const view = viewOf(args);
-  const a = growthQuery(job, view, intFlag(args, 'top', 20), ranked);
-  const { page, points } = processPageOf(job, a.ranking);
-  if (has(args, 'json'))
-    // machine output keeps every process; the groups and the pick come beside them
-    io.out(JSON.stringify({ ...growthFacts(job, a), ...processPageFacts(job, page), warnings: job.warnings }, null, 2));
-  else printGrowth(job, a, io, pagedOf(job, args) ? { page, points, mode: view.mode } : undefined);
+/** The engine's listing of a loaded job (ranked by it, or as `ranked` says SQL ranked it), as text or JSON. */
+async function growth(job: Job, args: ParsedArgs, io: Output, ranked?: JobSuspects): Promise<void> {
+  const view = { ...viewOf(args), sample: sampleOf(args) };
+  const { listing } = await ask(job, { type: 'growthListing', view, n: intFlag(args, 'top', 20) }, { ranked });
+  if (has(args, 'json')) {
+    io.out(JSON.stringify(listing.document, null, 2));
+    return;
+  }
+  // the processes listed: those with the sample's values
+  const listed: Job = { ...job, processes: listing.processIndexes.map((i) => job.processes[i]) };
+  const paged = pagedOf(listed, args) ? { page: listing.page, points: listing.points, mode: view.mode } : undefined;
+  printGrowth(listed, listing, listing.document.warnings, io, paged);
 }
 
 async function growthOnDataset(dirs: readonly string[], args: ParsedArgs, io: Output): Promise<number> {
@@ -62,6 +68,6 @@ async function growthOnDataset(dirs: readonly string[], args: ParsedArgs, io: Ou
   const job = onlyPid(all, args);
   if (job.processes.length === 0 || !r) return noProcess(all, job, args, io);
   if (!symbolized) await symbolizeJob(job, args, io);
-  growth(job, args, io, r);
+  await growth(job, args, io, r);
   return 0;
 }

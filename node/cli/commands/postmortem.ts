@@ -1,4 +1,5 @@
-// `heaplens postmortem`: a thin formatter of core/query/postmortem.ts — the verdict first (who was killed, by
+// `heaplens postmortem`: a thin formatter of the engine's listing (core/query/postmortem-listing.ts over
+// core/query/postmortem.ts) — the verdict first (who was killed, by
 // whom, at what limit, what filled it), each process's fate and memory; then who died and when, its last complete snapshot
 // and growth at the end, the top suspects job-wide (pattern, rate, σ, Python call site, which other
 // processes hold the same stack), and with --limit the time each process (and the job) had left. Above 16 processes
@@ -6,9 +7,8 @@
 
 import { readFile, stat } from 'node:fs/promises';
 import type { Job } from '../../../core/model/model.js';
-import { parseLimit, type JobPostmortem } from '../../../core/stats/postmortem.js';
+import { parseLimit } from '../../../core/stats/postmortem.js';
 import { projectionText } from '../../../core/stats/projection-text.js';
-import { postmortemQuery, type PostmortemResult } from '../../../core/query/postmortem.js';
 import { FATE_ORDER, fateText } from '../../../core/stats/fates.js';
 import { evidenceSourceLabel } from '../../../core/stats/kill-evidence.js';
 import { explanationWords } from '../../../core/stats/memory-outside-heap.js';
@@ -16,29 +16,19 @@ import { NOISE_Z } from '../../../core/model/sampling-error.js';
 import { jobPidText } from '../../../core/model/process-host.js';
 import { flag, has, intFlag, UsageError, type ParsedArgs } from '../args.js';
 import { formatBytes, formatSignedBytes, table } from '../format.js';
-import { groupFacts, growthQuery, stackFacts } from '../../../core/query/growth.js';
 import { pidList, rateText } from '../text/growth.js';
 import { callSite, cutNote, printFateCounts, printHolders, printRest, reasonText } from '../text/process-page.js';
-import { pagedOf, processPageFacts, processPageOf } from './process-page.js';
-import {
-  indent,
-  printWarnings,
-  processJson,
-  processTitle,
-  stackText,
-  tableColumns,
-  viewOf,
-  type Output,
-} from '../common.js';
+import type { LimitText } from '../../../core/query/postmortem-listing.js';
+import { pagedOf } from './process-page.js';
+import { ask } from '../ask.js';
+import { sampleOf } from '../input.js';
+import { indent, printWarnings, processTitle, stackText, tableColumns, viewOf, type Output } from '../common.js';
 
 /** A memory.max copy is a few bytes; anything bigger is not one. */
 const MAX_LIMIT_FILE_BYTES = 4096;
 
-export interface Limit {
-  bytes: number | null;
-  source: string;
-  note: string | null;
-}
+/** A limit as --limit gives it (core/query/postmortem-listing.ts LimitText). */
+export type Limit = LimitText;
 
 /** --limit: a byte count with an optional unit, or a file holding one (a copied cgroup memory.max). */
 export async function readLimit(args: ParsedArgs): Promise<Limit | null> {
@@ -58,67 +48,20 @@ export async function readLimit(args: ParsedArgs): Promise<Limit | null> {
   return { bytes: r.bytes, source, note: r.note };
 }
 
-export function postmortemCommand(job: Job, args: ParsedArgs, io: Output, given: Limit | null): void {
+export async function postmortemCommand(all: Job, args: ParsedArgs, io: Output, given: Limit | null): Promise<void> {
   // the limit: --limit, else the kill's report, the cgroup files given, or memory.max recorded with the dumps
-  const scope = flag(args, 'limit-scope') === 'process' ? 'process' : 'job';
-  const q: PostmortemResult = postmortemQuery(
-    job,
-    given ? { limit: { bytes: given.bytes, source: given.source, scope } } : {},
-  );
-  const limit: Limit | null = given ?? (q.limit ? { ...q.limit, note: null } : null);
-  const n = intFlag(args, 'top', 10);
-  const pm: JobPostmortem = q.postmortem;
-  const r = pm.suspects;
-  const listed = growthQuery(job, viewOf(args), n, r);
-  const { page, points } = processPageOf(
-    job,
-    r,
-    q.processes,
-    q.processes.map((p) => p.role),
-  );
-  const paged = pagedOf(job, args);
+  const view = { ...viewOf(args), sample: sampleOf(args) };
+  const { listing } = await ask(all, {
+    type: 'postmortemListing',
+    view,
+    n: intFlag(args, 'top', 10),
+    limit: given,
+    scope: flag(args, 'limit-scope') === 'process' ? 'process' : 'job',
+  });
   if (has(args, 'json')) {
     io.out(
       JSON.stringify(
-        {
-          verdict: q.verdict,
-          kill: q.kill,
-          kills: q.kills,
-          limit: limit
-            ? { bytes: limit.bytes, source: limit.source, note: limit.note, scope: q.limit?.scope ?? scope }
-            : null,
-          died: pm.died.map((i) => job.processes[i].pid),
-          culprits: q.culprits,
-          logsRead: q.logsRead,
-          clock: q.clock,
-          processes: pm.processes.map((p) => ({
-            ...processJson(job.processes[p.processIndex], job),
-            name: q.processes[p.processIndex].name,
-            role: q.processes[p.processIndex].role,
-            parentPid: q.processes[p.processIndex].parentPid,
-            fate: q.processes[p.processIndex].fate,
-            fateEvidence: q.processes[p.processIndex].fateEvidence,
-            memory: q.processes[p.processIndex].memory,
-            exitDump: q.processes[p.processIndex].exitDump,
-            secondsToLimit: q.processes[p.processIndex].secondsToLimit,
-            snapshots: p.snapshots,
-            lastCompleteBytes: p.lastCompleteBytes,
-            lastCompleteSigmaBytes: p.lastCompleteSigmaBytes,
-            lastKnownBytes: p.lastKnownBytes,
-            lastKnownFromHeader: p.lastKnownFromHeader,
-            endedAtMs: p.fate.endedAtMs,
-            rate: p.rate,
-            projection: p.projection,
-            topPattern: r.processes[p.processIndex].topPattern,
-            notes: p.notes,
-          })),
-          job: { ...pm.job, memory: q.job },
-          groups: listed.groups.map((g) => groupFacts(job, g)),
-          stacks: listed.stacks.map((s) => stackFacts(job, s)),
-          // every process is above; the groups and the pick of those that matter beside them
-          ...processPageFacts(job, page),
-          warnings: [...job.warnings, ...q.warnings],
-        },
+        listing.document,
         (_k, v: unknown) =>
           typeof v === 'number' && !Number.isFinite(v)
             ? Number.isNaN(v)
@@ -132,6 +75,10 @@ export function postmortemCommand(job: Job, args: ParsedArgs, io: Output, given:
     );
     return;
   }
+  // the processes listed: those with the sample's values
+  const job: Job = { ...all, processes: listing.processIndexes.map((i) => all.processes[i]) };
+  const { result: q, postmortem: pm, limit, listed, page, points } = listing;
+  const paged = pagedOf(job, args);
 
   io.out(q.verdict);
   if (q.culprits.length > 0) {
@@ -269,5 +216,5 @@ export function postmortemCommand(job: Job, args: ParsedArgs, io: Output, given:
   }
   if (paged) io.out(`\n${cutNote(page, job.processes.length)}`);
   io.out('');
-  printWarnings([...job.warnings, ...q.warnings], io);
+  printWarnings(listing.document.warnings, io);
 }

@@ -1,77 +1,47 @@
-// `heaplens summary`: the processes, their snapshots (with capture context) and the warnings.
+// `heaplens summary`: the processes, their snapshots (with capture context) and the warnings, as the engine lists
+// them (core/query/summary-listing.ts summaryListing); this is its text, or its JSON document.
 
-import { gpuJson, gpuText } from '../gpu-output.js';
+import { gpuText } from '../gpu-output.js';
 import type { Job } from '../../../core/model/model.js';
 import { has, type ParsedArgs } from '../args.js';
+import { ask } from '../ask.js';
 import { formatBytes, formatInt, table } from '../format.js';
-import {
-  jobParents,
-  processContextJson,
-  processContextText,
-  snapshotContextCells,
-  snapshotContextJson,
-} from '../context-output.js';
-import { indent, printWarnings, processJson, processTitle, snapshotJson, type Output } from '../common.js';
-import { sampled } from '../input.js';
+import { processContextText, snapshotContextCells } from '../context-output.js';
+import { indent, printWarnings, processTitle, type Output } from '../common.js';
+import { sampleOf } from '../input.js';
 import { valueFormat } from '../text/values.js';
 import { dumpTriggerLabel } from '../../../core/model/dump-trigger.js';
-import { teardownDump } from '../../../core/model/series-end.js';
 
 /** `heaplens summary` */
-export function summary(job: Job, args: ParsedArgs, io: Output): void {
-  const parents = jobParents(job);
-  if (has(args, 'json')) {
-    io.out(
-      JSON.stringify(
-        {
-          processes: job.processes.map((p) => {
-            const ctx = snapshotContextJson(p);
-            const t = teardownDump(p, 0)?.snapshotIndex ?? -1;
-            return {
-              ...processJson(p, job),
-              ...processContextJson(p, parents),
-              ...gpuJson(p),
-              snapshots: p.snapshots.map((s, i) => ({
-                ...snapshotJson(s),
-                ...ctx[i],
-                ...(i === t ? { afterTeardown: true } : {}),
-              })),
-            };
-          }),
-          warnings: job.warnings,
-          ignoredFiles: job.ignoredFiles,
-        },
-        null,
-        2,
-      ),
-    );
+export async function summary(job: Job, args: ParsedArgs, io: Output): Promise<void> {
+  const json = has(args, 'json');
+  const fmt = valueFormat(args, job);
+  // live bytes and objects have columns of their own; another sample type adds its value
+  const withSample = !json && fmt.name !== 'inuse_space' && fmt.name !== 'inuse_objects';
+  const { listing } = await ask(job, { type: 'summaryListing', sample: withSample ? sampleOf(args) : null });
+  if (json) {
+    const { processes, warnings, ignoredFiles } = listing;
+    io.out(JSON.stringify({ processes, warnings, ignoredFiles }, null, 2));
     return;
   }
-  const fmt = valueFormat(args, job);
-  const withSample = fmt.name !== 'inuse_space' && fmt.name !== 'inuse_objects';
-  for (const p of job.processes) {
+  for (const [pi, p] of job.processes.entries()) {
+    const { teardown, sampled } = listing.blocks[pi];
+    const facts = listing.processes[pi];
     io.out(processTitle(p, job));
-    for (const l of processContextText(p, parents, job)) io.out(indent(l));
-    for (const l of gpuText(p)) io.out(indent(l));
-    const extra = snapshotContextCells(p);
-    const sp = withSample ? sampled(job, p, args) : p;
-    // the exit dump after teardown is listed, marked, and left out of the series (core/model/series-end.ts)
-    const teardown = teardownDump(p, 0);
-    const endSeq = (f: string): string => {
-      const s = p.snapshots.find((x) => x.file === f);
-      return s?.seq != null ? `seq ${s.seq}` : f;
-    };
+    for (const l of processContextText(facts, listing.processes)) io.out(indent(l));
+    for (const l of gpuText(facts)) io.out(indent(l));
+    const extra = snapshotContextCells(facts);
     const rows = p.snapshots.map((s, i) => [
       s.seq === null ? '-' : String(s.seq),
       dumpTriggerLabel(s),
       ...extra.rows[i],
       formatBytes(s.live.bytes),
       formatInt(s.live.objects),
-      ...(withSample ? [sp ? fmt.plain(sp.snapshots[i].live.bytes) : '-'] : []),
+      ...(withSample ? [sampled ? fmt.plain(sampled[i]) : '-'] : []),
       s.truncated
         ? `truncated at byte ${s.truncated.byteOffset}${s.complete ? ' (in its maps: records complete)' : s.headerLiveBytes !== null ? `: records incomplete, header total ${formatBytes(s.headerLiveBytes)}` : ': records incomplete'}`
         : i === teardown?.snapshotIndex
-          ? `exit dump after teardown: not in the series (it ends at ${endSeq(teardown.lastIntervalFile)})`
+          ? `exit dump after teardown: not in the series (it ends at ${teardown.endsAtSeq !== null ? `seq ${teardown.endsAtSeq}` : teardown.endsAtFile})`
           : '',
       s.file,
     ]);
@@ -104,5 +74,5 @@ export function summary(job: Job, args: ParsedArgs, io: Output): void {
     );
     io.out('');
   }
-  printWarnings(job.warnings, io);
+  printWarnings(listing.textWarnings, io);
 }

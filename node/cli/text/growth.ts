@@ -1,8 +1,9 @@
-// `heaplens growth` as text: the job-wide suspects table, then each process's series (core/query/growth.ts).
+// `heaplens growth` as text: the job-wide suspects table, then each process's series (the engine's listing,
+// core/query/growth-listing.ts).
 
-import type { Job } from '../../../core/model/model.js';
+import type { Job, LoadWarning } from '../../../core/model/model.js';
 import { NOISE_Z } from '../../../core/model/sampling-error.js';
-import type { GrowthAnswer } from '../../../core/query/growth.js';
+import type { ListedSuspects } from '../../../core/query/growth-listing.js';
 import type { SuspectGroup } from '../../../core/stats/suspects.js';
 import { formatBytes, formatSignedBytes, table } from '../format.js';
 import { jobPidText } from '../../../core/model/process-host.js';
@@ -59,7 +60,13 @@ function sigmaText(sigma: number): string {
 }
 
 /** `growth` as text: every process's series, or given `paged`, the processes that matter and the rest by group. */
-export function printGrowth(job: Job, a: GrowthAnswer, io: Output, paged?: PagedGrowth): void {
+export function printGrowth(
+  job: Job,
+  a: ListedSuspects,
+  warnings: readonly LoadWarning[],
+  io: Output,
+  paged?: PagedGrowth,
+): void {
   const r = a.ranking;
   const procs = job.processes.length;
   const hosts = new Set(paged?.points.map((p) => p.host).filter((h) => h !== null)).size;
@@ -151,5 +158,5 @@ export function printGrowth(job: Job, a: GrowthAnswer, io: Output, paged?: Paged
     printRest(paged.page, paged.points, io);
     io.out(`\n${cutNote(paged.page, procs)}`);
   }
-  printWarnings(job.warnings, io);
+  printWarnings(warnings, io);
 }

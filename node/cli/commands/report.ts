@@ -91,6 +91,7 @@ export async function reportCommand(args: ParsedArgs, io: Output): Promise<numbe
   job.warnings.push(...warnings);
   const whole = job.processes.length > 0 ? postmortemView(job, { rank: (j) => ranking ?? rankJob(j) }) : null;
   ranking = null; // not held while the report is packed
+  collectGarbage();
   const {
     job: packed,
     bytes,

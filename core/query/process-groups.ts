@@ -235,13 +235,20 @@ export function holderSummary(
   };
 }
 
+/** How many suspects' holders a page lists (a ranking cut to fewer groups lists fewer: node/dataset keeps these). */
+export const CULPRIT_GROUPS = 3;
+
 /** The suspects whose holders a page lists: the first `culprits` groups that score. */
-export function culpritGroups(r: Pick<JobSuspects, 'groups'>, culprits = 3): SuspectGroup[] {
+export function culpritGroups(r: Pick<JobSuspects, 'groups'>, culprits = CULPRIT_GROUPS): SuspectGroup[] {
   return r.groups.filter((g) => g.score > 0).slice(0, culprits);
 }
 
 /** The holders of a ranking's first suspects (`culprits` of them, each's `top` holders): what processPage lists. */
-export function culpritHolders(r: Pick<JobSuspects, 'stacks' | 'groups'>, culprits = 3, top = 3): HolderSummary[] {
+export function culpritHolders(
+  r: Pick<JobSuspects, 'stacks' | 'groups'>,
+  culprits = CULPRIT_GROUPS,
+  top = 3,
+): HolderSummary[] {
   const groups = culpritGroups(r, culprits);
   const members = new Map(groups.map((g) => [g.group, [] as StackSuspect[]]));
   for (const s of r.stacks) members.get(s.group)?.push(s);

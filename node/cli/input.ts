@@ -52,7 +52,14 @@ export function withJobSample(job: Job, args: ParsedArgs): ParsedArgs {
  * null after saying why there is nothing to show. Opened by the one Node function every front-end uses
  * (node/engine/open-job.ts); what is the CLI's own here is the two-dump diff, --pid and --sample.
  */
-export async function loadInput(args: ParsedArgs, io: Output): Promise<Job | null> {
+export async function loadInput(
+  args: ParsedArgs,
+  io: Output,
+  opts: {
+    /** given: the job comes back unsymbolized and this receives what symbolizes it (a report ranks first) */
+    symbolizeLater?: (symbolize: () => Promise<void>) => void;
+  } = {},
+): Promise<Job | null> {
   if (args.positional.length === 0) throw new UsageError(`"${args.command}" needs at least one file or folder`);
   let opened;
   try {
@@ -103,8 +110,12 @@ export async function loadInput(args: ParsedArgs, io: Output): Promise<Job | nul
   const resolved = asked === undefined ? null : resolveSampleType(asked, job);
   if (resolved !== null && typeof resolved !== 'string') throw new UsageError(resolved.error);
   const options = symbolOptionsOf(args);
-  if (args.command !== 'summary' && !opened.symbolized && options)
-    printSymbolProblems(await symbolizeOnDisk(job, options, files), args, io);
+  if (args.command !== 'summary' && !opened.symbolized && options) {
+    const shown = job;
+    const symbolize = async () => printSymbolProblems(await symbolizeOnDisk(shown, options, files), args, io);
+    if (opts.symbolizeLater) opts.symbolizeLater(symbolize);
+    else await symbolize();
+  }
   return job;
 }
 

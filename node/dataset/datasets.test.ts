@@ -58,14 +58,14 @@ interface ProcessJson {
 }
 
 describe('datasets of two nodes opened together', () => {
-  // growth with -n 1000: on a dataset, a group's members beyond the listing are not classified (their pattern in
-  // `others` reads unknown), as with one dataset (dataset.test.ts); every listed figure is the dumps'
+  // growth -n 1: the page still summarises three suspects' holders, each member's rate and pattern the dumps'
   for (const [job, argv] of [
     ['captured', ['summary']],
     ['captured', ['growth', '-n', '1000']],
     ['captured', ['postmortem']],
     ['plain', ['summary']],
     ['plain', ['growth']],
+    ['plain', ['growth', '-n', '1']],
     ['plain', ['growth', '-n', '1000']],
     ['plain', ['postmortem']],
   ] as const)

@@ -37,7 +37,10 @@ export interface Engine {
  * extension (that is a download and native code), and the configuration is locked so that no statement can
  * change that.
  */
-export async function openEngine(dirs: readonly string[], options: { memoryLimit?: string } = {}): Promise<Engine> {
+export async function openEngine(
+  dirs: readonly string[],
+  options: { memoryLimit?: string; threads?: number } = {},
+): Promise<Engine> {
   // mkdtemp makes the folder mode 700, with a random name no one else can have made
   const tempDir = mkdtempSync(join(tmpdir(), 'heaplens-duckdb-'));
   let instance: DuckDBInstance | null = null;
@@ -47,6 +50,8 @@ export async function openEngine(dirs: readonly string[], options: { memoryLimit
       temp_directory: tempDir,
       autoload_known_extensions: 'false',
       autoinstall_known_extensions: 'false',
+      // DuckDB's default: one thread per core
+      ...(options.threads !== undefined ? { threads: String(options.threads) } : {}),
     });
     const con = await instance.connect();
     // allowed_directories matches by prefix: each ends with a separator, so /data/ds does not admit /data/ds-other

@@ -1,7 +1,10 @@
 // The suspects ranking of a dataset (SQL first pass, series read only for what can score or is listed) equals
 // rankJob's on the dumps of real jemalloc runs: the listed stacks in order with every figure, the groups, and
 // each process's top pattern — for listings of several lengths, including ones where a group's top member lies
-// outside its process's listed stacks, and for series that end before an exit dump after teardown.
+// outside its process's listed stacks, and for series that end before an exit dump after teardown. A kept group's
+// members beyond the listing are classified too: their patterns split the group's change from the others' and their
+// rates make the holders' spread (fixtures/watchdog-job at -n 5: a member with another pattern beyond the listing;
+// fixtures/jemalloc/job at -n 1: the page summarises three suspects' holders, more groups than listed).
 
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -11,6 +14,7 @@ import { loadJob } from '../../core/load/load-job.js';
 import { rankJob, type JobSuspects } from '../../core/stats/suspects.js';
 import { collectInputFiles } from '../io/node-files.js';
 import { listedStacks } from '../../core/query/growth.js';
+import { culpritHolders } from '../../core/query/process-groups.js';
 import { ingest } from './ingest.js';
 import { readDataset } from './read-dataset.js';
 import { rankDataset } from './rank-dataset.js';
@@ -21,11 +25,12 @@ afterAll(async () => {
   for (const d of temps) await rm(d, { recursive: true, force: true });
 });
 
-/** What the growth listing shows of a ranking (listedStacks, the first n groups, process verdicts). */
+/** What the growth listing shows of a ranking (listedStacks, the first n groups, holders, process verdicts). */
 function shown(r: JobSuspects, n: number) {
   return {
     stacks: listedStacks(r, n),
     groups: r.groups.slice(0, n),
+    holders: culpritHolders(r),
     groupCount: r.groupCount,
     processes: r.processes.map((p) => ({ ...p, seconds: p.seconds ? [...p.seconds] : null })),
   };
@@ -39,6 +44,7 @@ describe('rankDataset', () => {
     'fixtures/sigma',
     'fixtures/python',
     'fixtures/oom-job/dumps',
+    'fixtures/watchdog-job/dumps',
   ]) {
     it(`${rel}: equals rankJob on the dumps for -n 1, 2, 5 and all`, async () => {
       const files = await collectInputFiles([join(ROOT, rel)]);

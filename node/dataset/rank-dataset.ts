@@ -1,8 +1,8 @@
 // The job-wide suspects ranking (core/stats/suspects.ts) of one dataset or several (each node's of one job) without
 // rebuilding their cells in memory: the stored `series` statistics give every stack's first and last point (one
 // query over every dataset's series table); only the stacks whose change is beyond 2σ (the only ones that can
-// score) and the few that fill the listing get their series read from the cells and classified. The answer equals
-// rankJob's on the dumps (node/dataset/rank-dataset.test.ts, node/dataset/datasets.test.ts).
+// score), the few that fill the listing and the members of the groups kept get their series read from the cells
+// and classified. The answer equals rankJob's on the dumps (node/dataset/rank-dataset.test.ts, datasets.test.ts).
 
 import { join } from 'node:path';
 import { figureProblem } from './dataset-values.js';
@@ -10,6 +10,7 @@ import type { Job } from '../../core/model/model.js';
 import { classifySeries, seriesFrame, type SeriesFrame, type StackSeriesVerdict } from '../../core/stats/patterns.js';
 import { NOISE_Z } from '../../core/model/sampling-error.js';
 import { rankSuspects, type JobSuspects, type RankInput, type StackTotals } from '../../core/stats/suspects.js';
+import { CULPRIT_GROUPS } from '../../core/query/process-groups.js';
 import { appendColumns, chunkNumbers, forEachChunk, openEngine, type Engine } from './duckdb.js';
 import { findDamagedFile, tableFiles } from './growth-sql.js';
 import { checkTree, DatasetError, type DatasetProcess } from './read-dataset.js';
@@ -179,14 +180,24 @@ async function rankWith(
       snapshotIndexes: frames[pi].snapshotIndexes,
       seconds: frames[pi].seconds,
     }));
+  // the groups shown, and those whose holders a page summarises (culpritHolders), even when fewer are listed
+  const groups = Math.max(options.top, CULPRIT_GROUPS);
   for (let round = 0; ; round++) {
     await onDatasets(engine, dirs, () => classify(engine, dirs, ids, frames, need, verdicts));
-    const r = rankSuspects(job, input(), { perProcess: options.top, groups: options.top });
-    if (r.missing.length === 0) return r;
-    // a group's top member outside its process's first places: classify it too (one more round at most)
-    if (round > 2) throw new Error('rankDataset: the ranking did not settle');
+    const r = rankSuspects(job, input(), { perProcess: options.top, groups });
     need.forEach((n) => (n.length = 0));
+    // a group's top member outside its process's first places
     for (const m of r.missing) need[m.processIndex].push(m.stackId);
+    // every member of a kept group: its pattern splits the group's change from the others' (patterns, processes)
+    // and its late rate is in the holders' spread, as on the dumps where every series is classified
+    const kept = new Set(r.groups.map((g) => g.key));
+    stats.forEach((s, pi) => {
+      for (let row = 0; row < s.stackIds.length; row++)
+        if (kept.has(s.keys[row]) && !verdicts[pi].has(s.stackIds[row])) need[pi].push(s.stackIds[row]);
+    });
+    if (need.every((n) => n.length === 0)) return r;
+    // the groups kept depend on scores and sizes only, known before: one more round at most
+    if (round > 2) throw new Error('rankDataset: the ranking did not settle');
   }
 }
 

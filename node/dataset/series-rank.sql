@@ -18,8 +18,9 @@ WITH per AS (
          CASE WHEN n > 1 THEN grew / (n - 1e0) ELSE 0e0 END AS growing_fraction
   FROM series
 ),
+-- only the columns read after it: DuckDB materializes this step (read twice), a row of 13 columns, not 18
 fit AS (
-  SELECT per.*,
+  SELECT job, dataset, process, stack_id, stack_key, n, last_y, delta_bytes, sigma_delta_bytes, growing_fraction,
          CASE WHEN delta_bytes - 2 * sigma_delta_bytes > 0 THEN delta_bytes - 2 * sigma_delta_bytes ELSE 0e0 END AS bound,
          CASE WHEN dt > 0 THEN dty / dt ELSE 0e0 END AS slope_bytes_per_snapshot,
          CASE WHEN dt > 0 AND dy > 0 THEN (dty * dty) / (dt * dy) ELSE 0e0 END AS r2

@@ -38,6 +38,12 @@ import { toTaggedJson } from './tagged-json.js';
 
 /** Parquet options: zstd (the columns are repetitive: 16×100×5,000 cells compress to a few MB). */
 const PARQUET = '(FORMAT parquet, COMPRESSION zstd)';
+/**
+ * series.parquet: snappy, which every Parquet reader knows (Spark, Trino, DuckDB). It is what a job-wide ranking
+ * reads of every dataset (series-rank.sql, rank-dataset.ts), and decodes faster than zstd: over the 1,000-process
+ * job's 25 datasets the ranking took 0.40 s CPU against 0.45 s, for 4.3 MB a dataset against 2.6 MB.
+ */
+const SERIES_PARQUET = '(FORMAT parquet, COMPRESSION snappy)';
 
 export interface ProcessRecord {
   /** stable id of the process in this dataset (its partition folder) */
@@ -275,7 +281,7 @@ async function writeSeriesFile(engine: Engine, dir: string, ids: readonly number
   const tmp = `${file}.${randomBytes(8).toString('hex')}.tmp`;
   await engine.con.run(
     `COPY (SELECT * FROM (SELECT * FROM ${SERIES_ACC}${old}) WHERE process IN (${keep}) ORDER BY process, stack_id)
-       TO ${sqlString(tmp)} ${PARQUET}`,
+       TO ${sqlString(tmp)} ${SERIES_PARQUET}`,
   );
   await rename(tmp, file);
   await engine.con.run(`DROP TABLE ${SERIES_ACC}`);

@@ -2,6 +2,8 @@
 // single-file HTML report (core/report/) of the job, with the notes of a session. Same symbol options as `top`.
 
 import { existsSync, readFileSync } from 'node:fs';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_STACK_MODE } from '../../../core/frames/python-stacks.js';
 import { DEFAULT_SAMPLE_TYPE } from '../../../core/model/sample-type.js';
@@ -10,6 +12,7 @@ import { buildReport } from '../../../core/report/build-report.js';
 import { buildReportHtml } from '../../../core/report/html.js';
 import { reportInputs } from '../../../core/report/report-inputs.js';
 import { postmortemView, viewForProcesses } from '../../../core/query/postmortem-view.js';
+import { rankJob, type JobSuspects } from '../../../core/stats/suspects.js';
 import { verdictTitle } from '../../../core/query/verdict-title.js';
 import { loadSessionFile, writeFileAtomic } from '../../io/session-file.js';
 import { flag, has, intFlag, UsageError, type ParsedArgs } from '../args.js';
@@ -25,6 +28,23 @@ export function findReportApp(): { js: string; css: string } | null {
     if (existsSync(js) && existsSync(css)) return { js, css };
   }
   return null;
+}
+
+let gc: (() => void) | null = null;
+
+/**
+ * A full garbage collection between the report's phases, so that the next one starts on the live heap and not on
+ * the previous one's garbage (the 1,000-process job's peak RSS: see bench/README.md). V8 gives `gc` only under
+ * --expose-gc: the flag is set for the moment the function is taken and then unset, as the CLI's code cache is
+ * valid only under the flags it was made with (node/cli/code-cache.ts).
+ */
+function collectGarbage(): void {
+  if (!gc) {
+    setFlagsFromString('--expose-gc');
+    gc = runInNewContext('gc') as () => void;
+    setFlagsFromString('--no-expose-gc');
+  }
+  gc();
 }
 
 export async function reportCommand(args: ParsedArgs, io: Output): Promise<number> {
@@ -47,8 +67,21 @@ export async function reportCommand(args: ParsedArgs, io: Output): Promise<numbe
       return 1;
     }
   }
-  const job = await loadInput(args, io);
+  // symbolized after the job's ranking: the symbol tables (~0.36 GB at 1,000 processes) are not held while the
+  // ranking's verdicts of every (process, stack) are (its peak), and the ranking does not read them
+  let symbolize: (() => Promise<void>) | null = null;
+  const job = await loadInput(args, io, { symbolizeLater: (s) => (symbolize = s) });
   if (!job) return 1;
+  collectGarbage();
+  const sanitize = has(args, 'sanitize');
+  // the verdict over the whole job and the logs given with it, as `heaplens postmortem` says it: the job ranked
+  // unsymbolized (stack identities are not symbols), then symbolized, then the verdict read again over that ranking
+  // (its call sites name functions)
+  let ranking: JobSuspects | null = null;
+  if (job.processes.length > 0) postmortemView(job, { rank: (j) => (ranking = rankJob(j)) });
+  collectGarbage();
+  await (symbolize as (() => Promise<void>) | null)?.();
+  // after symbolizing: a sample type's series are copies of the processes, made with their symbols
   const sample = sampleOf(args);
   const { inputs, warnings, kept } = reportInputs(job, {
     sample,
@@ -56,9 +89,9 @@ export async function reportCommand(args: ParsedArgs, io: Output): Promise<numbe
     target: flag(args, 'target'),
   });
   job.warnings.push(...warnings);
-  const sanitize = has(args, 'sanitize');
-  // the verdict over the whole job and the logs given with it, as `heaplens postmortem` says it
-  const whole = job.processes.length > 0 ? postmortemView(job) : null;
+  const whole = job.processes.length > 0 ? postmortemView(job, { rank: (j) => ranking ?? rankJob(j) }) : null;
+  ranking = null; // not held while the report is packed
+  collectGarbage();
   const {
     job: packed,
     bytes,

@@ -306,6 +306,57 @@ print(json.dumps(events))
     }
   }, 120_000);
 
+  // The native frames come from libunwind's unw_backtrace when libunwind.so.8 loads, else (and with
+  // HEAPLENS_CAPTURE_UNWIND=jemalloc) from jemalloc's own unwinder: each says so, and both give the same stacks
+  // (here: the same leaking path with the same call counts under the same interpreter, every allocation sampled).
+  const libunwind = ['/usr/lib/x86_64-linux-gnu/libunwind.so.8', '/lib/x86_64-linux-gnu/libunwind.so.8'].some((p) =>
+    existsSync(p),
+  );
+  it(`libunwind (${libunwind ? 'found' : 'not here: only the fallback is checked'}) and jemalloc's own unwinder give the same stacks`, async () => {
+    const python = PYTHON_SEARCH.found.find((f) => f.minor === '3.10')?.path ?? PYTHONS[0];
+    const stacks: Record<string, string> = {};
+    const live: Record<string, number> = {};
+    for (const mode of ['libunwind', 'jemalloc']) {
+      const dir = join(work, `unwind-${mode}`);
+      execFileSync('mkdir', ['-p', dir]);
+      writeFileSync(join(dir, 'prog.py'), PROGRAM);
+      const r = spawnSync(python, [join(dir, 'prog.py')], {
+        cwd: dir,
+        env: {
+          ...process.env,
+          PYTHONMALLOC: 'malloc',
+          LD_PRELOAD: `${JEMALLOC} ${join(root, 'native-tools/capture/build/libheaplens_capture.so')}`,
+          MALLOC_CONF: `prof:true,lg_prof_sample:0,prof_prefix:${dir}/jeprof`,
+          HEAPLENS_CAPTURE_UNWIND: mode,
+          HEAPLENS_CAPTURE_VERBOSE: '1',
+        },
+        encoding: 'utf8',
+      });
+      expect(r.status, r.stderr).toBe(0);
+      const used = mode === 'libunwind' && libunwind;
+      expect(r.stderr.includes("native frames by libunwind's unw_backtrace"), r.stderr).toBe(used);
+      let out = '';
+      expect(
+        await run(['top', dir, '-n', '1', '--json', '--stacks', 'python', '--no-symbols'], {
+          out: (s) => (out += s),
+          err: () => {},
+        }),
+      ).toBe(0);
+      const top = (
+        JSON.parse(out) as {
+          stacks: { liveBytes: number; frames: { kind: string; function: string; line: number }[] }[];
+        }
+      ).stacks[0];
+      stacks[mode] = JSON.stringify(top.frames.filter((f) => f.kind === 'python').map((f) => [f.function, f.line]));
+      // 40 calls x 50 rows of 4 KiB (jemalloc's 5 KiB size class), every allocation sampled
+      expect(top.liveBytes, mode).toBeGreaterThanOrEqual(2000 * 4096);
+      live[mode] = top.liveBytes;
+    }
+    expect(stacks.libunwind).toBe(stacks.jemalloc);
+    expect(live.libunwind).toBe(live.jemalloc);
+    expect(stacks.jemalloc).toContain(JSON.stringify(['keep_growing', lineOf('caller')]));
+  }, 120_000);
+
   for (const { minor, path: python } of PYTHON_SEARCH.found) {
     it(`${python}: the leaking path of a Python thread appears with its functions and lines`, async () => {
       const dir = join(work, python.replace(/\W+/g, '_'));

@@ -455,8 +455,9 @@ static int python_usable(void) {
  * itself builds with --enable-prof-libunwind, called in the same place) keeps each return address's frame
  * layout once it has read it: the same addresses, about 15x faster on a 3.10 stack. Used when libunwind.so.8
  * loads (HEAPLENS_CAPTURE_UNWIND=jemalloc keeps jemalloc's); jemalloc's when it finds no frame. Both run
- * inside jemalloc's reentrancy guard: an allocation they make (libunwind's per-thread cache, a thread's
- * first use of its thread-local storage) is served by jemalloc without being sampled. The one frame that
+ * inside jemalloc's reentrancy guard (pre_reentrancy in prof_backtrace): an allocation they make
+ * (libunwind's per-thread cache, a thread's first use of its thread-local storage) takes jemalloc's
+ * reentrant path. The one frame that
  * differs is jemalloc's own prof_backtrace_impl on top (an allocator frame, hidden with the others). */
 static void native_unwind(void **vec, unsigned *len, unsigned max_len) {
     if (unw_backtrace_fn) {

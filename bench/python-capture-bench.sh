@@ -9,6 +9,8 @@
 #     statm and the cgroup every 100 ms, a dump whenever RSS grew at all (HEAPLENS_DUMP_RSS_STEP=1),
 #     at most one a second (HEAPLENS_DUMP_MIN_INTERVAL=1s), the ring on (HEAPLENS_DUMP_KEEP=4): about
 #     one memory-driven dump per second of the run (run 3 s or longer: `... 6 3`)
+#   G with CAPTURE_BASE=<another libheaplens_capture.so> set: D with that build (a before/after comparison in
+#     one run: paired D/G per round)
 # Configurations are interleaved over rounds; each run reports its own CPU time per iteration (all
 # threads: the library's context thread counts).
 # Prints the median and the best (least disturbed) CPU cost per iteration relative to A, the median of the
@@ -17,7 +19,7 @@
 # (jemalloc's native unwind vs the Python walk) measured in-process (HEAPLENS_CAPTURE_TIMING=1) in a
 # denser-sampled run (lg_prof_sample:14) so there are enough samples.
 #
-# usage: bench/python-capture-bench.sh [python] [rounds] [seconds-per-run]
+# usage: [CAPTURE=<lib>] [CAPTURE_BASE=<lib>] bench/python-capture-bench.sh [python] [rounds] [seconds-per-run]
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/.." && pwd)"
@@ -25,8 +27,10 @@ PY="${1:-${PY312:-/root/.pyenv/versions/3.12.1/bin/python3.12}}"
 ROUNDS="${2:-4}"
 SECS="${3:-1.5}"
 JEMALLOC="${JEMALLOC:-/usr/lib/x86_64-linux-gnu/libjemalloc.so.2}"
-CAPTURE="$repo/native-tools/capture/build/libheaplens_capture.so"
+CAPTURE="${CAPTURE:-$repo/native-tools/capture/build/libheaplens_capture.so}"
 [ -e "$CAPTURE" ] || bash "$repo/native-tools/capture/build.sh" >&2
+CAPTURE_BASE="${CAPTURE_BASE:-}"
+[ -z "$CAPTURE_BASE" ] || [ -e "$CAPTURE_BASE" ] || { echo "CAPTURE_BASE=$CAPTURE_BASE: no such file" >&2; exit 1; }
 [ -e "$JEMALLOC" ] || { echo "needs Debian's libjemalloc2 ($JEMALLOC)" >&2; exit 1; }
 W="$here/python-capture-workload.py"
 tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
@@ -47,6 +51,8 @@ run() { # config -> prints cpu-per-iteration in µs
        out="$(LD_PRELOAD="$JEMALLOC $CAPTURE" MALLOC_CONF="prof:true,lg_prof_interval:26,prof_prefix:$tmp/d/bench" "$PY" "$W" "$SECS")" ;;
     E) mkdir -p "$tmp/e"
        out="$(LD_PRELOAD="$JEMALLOC" MALLOC_CONF="prof:true,lg_prof_interval:26,prof_prefix:$tmp/e/bench" "$PY" "$W" "$SECS")" ;;
+    G) mkdir -p "$tmp/g0"
+       out="$(LD_PRELOAD="$JEMALLOC $CAPTURE_BASE" MALLOC_CONF="prof:true,lg_prof_interval:26,prof_prefix:$tmp/g0/bench" "$PY" "$W" "$SECS")" ;;
     F) mkdir -p "$tmp/f"
        out="$(policy_env LD_PRELOAD="$JEMALLOC $CAPTURE" MALLOC_CONF="prof:true,prof_prefix:$tmp/f/bench" "$PY" "$W" "$SECS" 2>/dev/null)" ;;
   esac
@@ -57,26 +63,35 @@ echo "python: $("$PY" -c 'import sys; print(sys.version.split()[0])')  rounds: $
 declare -A res=()
 pairs=""
 fpairs=""
+gpairs=""
+dgpairs=""
+configs='A B C D E F'
+[ -z "$CAPTURE_BASE" ] || configs+=' G'
 for r in $(seq "$ROUNDS"); do
   declare -A this=()
-  for cfg in $(printf 'A\nB\nC\nD\nE\nF\n' | shuf); do this[$cfg]="$(run "$cfg")"; res[$cfg]+="${this[$cfg]} "; done
+  for cfg in $(printf '%s\n' $configs | shuf); do this[$cfg]="$(run "$cfg")"; res[$cfg]+="${this[$cfg]} "; done
   pairs+="$(awk -v d="${this[D]}" -v a="${this[A]}" 'BEGIN { print d / a }') "
   fpairs+="$(awk -v d="${this[F]}" -v a="${this[A]}" 'BEGIN { print d / a }') "
+  if [ -n "$CAPTURE_BASE" ]; then
+    gpairs+="$(awk -v d="${this[G]}" -v a="${this[A]}" 'BEGIN { print d / a }') "
+    dgpairs+="$(awk -v d="${this[D]}" -v g="${this[G]}" 'BEGIN { print d / g }') "
+  fi
 done
 median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 minimum() { tr ' ' '\n' | grep -v '^$' | sort -g | head -1; }
 a="$(echo "${res[A]}" | median)"
 amin="$(echo "${res[A]}" | minimum)"
-for cfg in A B C E D F; do
+for cfg in A B C E D F $([ -z "$CAPTURE_BASE" ] || echo G); do
   m="$(echo "${res[$cfg]}" | median)"
   mn="$(echo "${res[$cfg]}" | minimum)"
-  label=$(case $cfg in A) echo "plain python (glibc)";; B) echo "jemalloc, prof off";; C) echo "jemalloc prof:true lg19, native only";; D) echo "jemalloc prof lg19 + capture + ctx, dump/64MiB";; E) echo "jemalloc prof lg19, dump/64MiB, no capture";; F) echo "jemalloc prof lg19 + capture + memory policy";; esac)
+  label=$(case $cfg in A) echo "plain python (glibc)";; B) echo "jemalloc, prof off";; C) echo "jemalloc prof:true lg19, native only";; D) echo "jemalloc prof lg19 + capture + ctx, dump/64MiB";; G) echo "D with CAPTURE_BASE";; E) echo "jemalloc prof lg19, dump/64MiB, no capture";; F) echo "jemalloc prof lg19 + capture + memory policy";; esac)
   awk -v l="$label" -v c="$cfg" -v m="$m" -v a="$a" -v mn="$mn" -v amin="$amin" \
     'BEGIN { printf "%s %-48s median %6.2f us/iter %.3fx plain   best %6.2f us/iter %.3fx plain\n", c, l, m, m / a, mn, mn / amin }'
 done
 
 ndumps="$(ls "$tmp/d" | grep -c '\.heap$' || true)"
 echo "D paired ratio (D/A per round), median: $(echo "$pairs" | median)x   [$(echo $pairs)]   $ndumps interval dumps in $ROUNDS D runs, $(ls "$tmp/d" | grep -c '\.heap\.pyframes$' || true) tables"
+[ -z "$CAPTURE_BASE" ] || echo "G paired ratio (G/A per round), median: $(echo "$gpairs" | median)x   [$(echo $gpairs)];  D/G per round, median: $(echo "$dgpairs" | median)x   [$(echo $dgpairs)]   (G: $CAPTURE_BASE, $(ls "$tmp/g0" | grep -c '\.heap$' || true) interval dumps)"
 echo "F paired ratio (F/A per round), median: $(echo "$fpairs" | median)x   [$(echo $fpairs)]   $(ls "$tmp/f" | grep -c '\.heap$' || true) dumps kept by the ring in $ROUNDS F runs"
 
 # the watcher's own cost and each memory-driven dump's, recorded by the library (HEAPLENS_CAPTURE_TIMING=1:

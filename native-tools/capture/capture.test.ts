@@ -240,6 +240,123 @@ print(json.dumps({"parent": os.getpid(), "child": pid, "t0": t0, "t1": t1, "befo
     expect(cm.sharedBytes).toBe(child.pages!.sharedDirty! + child.pages!.sharedClean!);
   }, 120_000);
 
+  // The context thread writes jemalloc's stats into the sidecar the dump hook wrote, in place: one rename of a
+  // sidecar per dump (the hook's), not a second version renamed over the first (a file creation, a deletion and,
+  // on ext4, a forced write-back per dump). The kernel's own account of the folder (inotify, read by the program)
+  // says which files were renamed into place and written to.
+  it('jemalloc stats go into the hook’s sidecar in place, within one page: one rename per sidecar', async () => {
+    const dir = join(work, 'in-place');
+    execFileSync('mkdir', ['-p', dir]);
+    const prog = `import ctypes, json, os, struct, time
+libc = ctypes.CDLL(None)
+IN_MODIFY, IN_MOVED_TO = 0x2, 0x80
+fd = libc.inotify_init1(os.O_NONBLOCK)
+assert fd >= 0 and libc.inotify_add_watch(fd, b".", IN_MODIFY | IN_MOVED_TO) >= 0
+keep = [bytearray(4096) for _ in range(3000)]
+for _ in range(3):
+    libc.mallctl(b"prof.dump", None, None, None, 0)
+    time.sleep(0.1)
+buf = b""
+while True:
+    try:
+        buf += os.read(fd, 1 << 16)
+    except BlockingIOError:
+        break
+events, off = [], 0
+while off < len(buf):
+    wd, mask, cookie, n = struct.unpack_from("iIII", buf, off)
+    events.append([mask, buf[off + 16 : off + 16 + n].rstrip(b"\\0").decode()])
+    off += 16 + n
+print(json.dumps(events))
+`;
+    writeFileSync(join(dir, 'inplace.py'), prog);
+    const r = spawnSync(PYTHONS[0], [join(dir, 'inplace.py')], {
+      cwd: dir,
+      env: {
+        ...process.env,
+        PYTHONMALLOC: 'malloc',
+        LD_PRELOAD: `${JEMALLOC} ${join(root, 'native-tools/capture/build/libheaplens_capture.so')}`,
+        MALLOC_CONF: `prof:true,prof_prefix:${dir}/inplace`,
+      },
+      encoding: 'utf8',
+    });
+    expect(r.status, r.stderr).toBe(0);
+    const events = JSON.parse(r.stdout) as [number, string][];
+    const sidecars = readdirSync(dir).filter((n) => n.endsWith('.heap.pyframes'));
+    expect(sidecars).toHaveLength(3);
+    for (const name of sidecars) {
+      const moves = events.filter(([mask, n]) => mask & 0x80 && n === name).length;
+      const writes = events.filter(([mask, n]) => mask & 0x2 && n === name).length;
+      expect([name, moves], 'renamed into place once').toEqual([name, 1]);
+      expect(writes, `${name}: written to under its own name (the stats)`).toBeGreaterThanOrEqual(1);
+      // the stats and the blank comment that pads them to a fixed size lie in one page of the file: a kill during
+      // that one write leaves the old bytes or the new ones
+      const text = readFileSync(join(dir, name), 'latin1');
+      const start = text.indexOf('C je_allocated ');
+      const pad = text.indexOf('\n#', start);
+      expect(start, name).toBeGreaterThan(0);
+      expect(Math.floor(start / 4096), name).toBe(Math.floor((text.indexOf('\n', pad + 1) + 1) / 4096));
+    }
+    const job = await loadJob(await collectInputFiles([dir]));
+    expect(job.processes).toHaveLength(1);
+    for (const s of job.processes[0].snapshots) {
+      expect(s.context?.jemalloc?.allocated).toBeGreaterThan(3000 * 4096);
+      expect(s.context?.jemallocDelayNs).toBeGreaterThan(0);
+      expect(s.context?.jemallocPages?.pageSize).toBe(4096);
+    }
+  }, 120_000);
+
+  // The native frames come from libunwind's unw_backtrace when libunwind.so.8 loads, else (and with
+  // HEAPLENS_CAPTURE_UNWIND=jemalloc) from jemalloc's own unwinder: each says so, and both give the same stacks
+  // (here: the same leaking path with the same call counts under the same interpreter, every allocation sampled).
+  const libunwind = ['/usr/lib/x86_64-linux-gnu/libunwind.so.8', '/lib/x86_64-linux-gnu/libunwind.so.8'].some((p) =>
+    existsSync(p),
+  );
+  it(`libunwind (${libunwind ? 'found' : 'not here: only the fallback is checked'}) and jemalloc's own unwinder give the same stacks`, async () => {
+    const python = PYTHON_SEARCH.found.find((f) => f.minor === '3.10')?.path ?? PYTHONS[0];
+    const stacks: Record<string, string> = {};
+    const live: Record<string, number> = {};
+    for (const mode of ['libunwind', 'jemalloc']) {
+      const dir = join(work, `unwind-${mode}`);
+      execFileSync('mkdir', ['-p', dir]);
+      writeFileSync(join(dir, 'prog.py'), PROGRAM);
+      const r = spawnSync(python, [join(dir, 'prog.py')], {
+        cwd: dir,
+        env: {
+          ...process.env,
+          PYTHONMALLOC: 'malloc',
+          LD_PRELOAD: `${JEMALLOC} ${join(root, 'native-tools/capture/build/libheaplens_capture.so')}`,
+          MALLOC_CONF: `prof:true,lg_prof_sample:0,prof_prefix:${dir}/jeprof`,
+          HEAPLENS_CAPTURE_UNWIND: mode,
+          HEAPLENS_CAPTURE_VERBOSE: '1',
+        },
+        encoding: 'utf8',
+      });
+      expect(r.status, r.stderr).toBe(0);
+      const used = mode === 'libunwind' && libunwind;
+      expect(r.stderr.includes("native frames by libunwind's unw_backtrace"), r.stderr).toBe(used);
+      let out = '';
+      expect(
+        await run(['top', dir, '-n', '1', '--json', '--stacks', 'python', '--no-symbols'], {
+          out: (s) => (out += s),
+          err: () => {},
+        }),
+      ).toBe(0);
+      const top = (
+        JSON.parse(out) as {
+          stacks: { liveBytes: number; frames: { kind: string; function: string; line: number }[] }[];
+        }
+      ).stacks[0];
+      stacks[mode] = JSON.stringify(top.frames.filter((f) => f.kind === 'python').map((f) => [f.function, f.line]));
+      // 40 calls x 50 rows of 4 KiB (jemalloc's 5 KiB size class), every allocation sampled
+      expect(top.liveBytes, mode).toBeGreaterThanOrEqual(2000 * 4096);
+      live[mode] = top.liveBytes;
+    }
+    expect(stacks.libunwind).toBe(stacks.jemalloc);
+    expect(live.libunwind).toBe(live.jemalloc);
+    expect(stacks.jemalloc).toContain(JSON.stringify(['keep_growing', lineOf('caller')]));
+  }, 120_000);
+
   for (const { minor, path: python } of PYTHON_SEARCH.found) {
     it(`${python}: the leaking path of a Python thread appears with its functions and lines`, async () => {
       const dir = join(work, python.replace(/\W+/g, '_'));

@@ -69,6 +69,8 @@ static int cfg_context = 1;
 
 /* ---- state found at start-up ----------------------------------------------------------------- */
 static prof_backtrace_hook_t native_backtrace; /* jemalloc's own unwinder */
+/* libunwind's unw_backtrace, when found (native_unwind below) */
+static int (*unw_backtrace_fn)(void **buffer, int size);
 static int py_ok;                              /* Python frames enabled and the layout known */
 static int dump_hook_on;                       /* the dump hook is installed (frames and/or context) */
 static mallctl_fn je_mallctl;                  /* jemalloc's mallctl, for the context's stats */
@@ -446,12 +448,32 @@ static int python_usable(void) {
 
 #define OUT_CAP 512
 
+/* The native stack. jemalloc's own unwinder (Debian's and Ubuntu's libjemalloc2 use libgcc's
+ * _Unwind_Backtrace) interprets every frame's DWARF call-frame information afresh, about 100 ns a frame;
+ * before 3.11 each Python call is 2-4 C frames, so a sample's native stack cost 10-13 us on 3.9 and 3.10
+ * (3 us on 3.12), most of the profiling's cost per sample. libunwind's unw_backtrace (the unwinder jemalloc
+ * itself builds with --enable-prof-libunwind, called in the same place) keeps each return address's frame
+ * layout once it has read it: the same addresses, about 15x faster on a 3.10 stack. Used when libunwind.so.8
+ * loads (HEAPLENS_CAPTURE_UNWIND=jemalloc keeps jemalloc's); jemalloc's when it finds no frame. Both run
+ * inside jemalloc's reentrancy guard (pre_reentrancy in prof_backtrace): an allocation they make
+ * (libunwind's per-thread cache, a thread's first use of its thread-local storage) takes jemalloc's
+ * reentrant path. The one frame that
+ * differs is jemalloc's own prof_backtrace_impl on top (an allocator frame, hidden with the others). */
+static void native_unwind(void **vec, unsigned *len, unsigned max_len) {
+    if (unw_backtrace_fn) {
+        int k = unw_backtrace_fn(vec, (int)max_len);
+        if (k > 0) { *len = (unsigned)k; return; }
+        *len = 0;
+    }
+    native_backtrace(vec, len, max_len);
+}
+
 static void watch_maybe_resume(void);
 
 static void hl_backtrace_hook(void **vec, unsigned *len, unsigned max_len) {
     uint64_t t0 = cfg_timing ? now_ns() : 0;
     watch_maybe_resume(); /* a watcher stopped for a fork starts again here (below) */
-    native_backtrace(vec, len, max_len);
+    native_unwind(vec, len, max_len);
     unsigned n0 = *len;
     int native_full = n0 >= max_len;
     /* drop our own frame(s): jemalloc's unwinder saw this hook between itself and jemalloc */
@@ -672,20 +694,19 @@ static int64_t ts_ns(clockid_t c) {
  * /sys/fs/cgroup, or /sys/fs/cgroup/unified on hybrid hosts), else v1's memory controller. Without a
  * cgroup namespace the path /proc/self/cgroup names may not exist inside the container's mount: then
  * the mount's root (the container's own cgroup) is used. Returns the version, 0 for none. */
-static int find_cgroup_dir(char *dir, char *scratch) {
+/* text: /proc/self/cgroup (changed in place); dir: CTX_PATH_MAX bytes */
+static int find_cgroup_dir_in(char *dir, char *text) {
     char v2path[CTX_PATH_MAX] = "", v1path[CTX_PATH_MAX] = "";
-    if (ctx_read("/proc/self/cgroup", scratch, CTX_FILE_MAX) > 0) {
-        for (char *line = scratch; line && *line; ) {
-            char *nl = strchr(line, '\n');
-            if (nl) *nl = 0;
-            char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
-            if (c1 && c2) {
-                if (c1[1] == ':' && strlen(c2 + 1) < sizeof v2path) ctx_join(v2path, sizeof v2path, c2 + 1, "", "");
-                else if (strncmp(c1 + 1, "memory:", 7) == 0 || strstr(c1 + 1, ",memory") == c2 - 7)
-                    ctx_join(v1path, sizeof v1path, c2 + 1, "", "");
-            }
-            line = nl ? nl + 1 : NULL;
+    for (char *line = text; line && *line; ) {
+        char *nl = strchr(line, '\n');
+        if (nl) *nl = 0;
+        char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+        if (c1 && c2) {
+            if (c1[1] == ':' && strlen(c2 + 1) < sizeof v2path) ctx_join(v2path, sizeof v2path, c2 + 1, "", "");
+            else if (strncmp(c1 + 1, "memory:", 7) == 0 || strstr(c1 + 1, ",memory") == c2 - 7)
+                ctx_join(v1path, sizeof v1path, c2 + 1, "", "");
         }
+        line = nl ? nl + 1 : NULL;
     }
     static const char *const v2roots[2] = {"/sys/fs/cgroup", "/sys/fs/cgroup/unified"};
     char probe[CTX_PATH_MAX];
@@ -706,8 +727,26 @@ static int find_cgroup_dir(char *dir, char *scratch) {
     dir[0] = 0;
     return 0;
 }
-/* dir: CTX_PATH_MAX bytes; scratch: CTX_FILE_MAX + 1 */
-static int ctx_cgroup_dir(void) { return find_cgroup_dir(ctx_cgdir, ctx_file); }
+/* scratch: CTX_FILE_MAX + 1 bytes */
+static int find_cgroup_dir(char *dir, char *scratch) {
+    if (ctx_read("/proc/self/cgroup", scratch, CTX_FILE_MAX) <= 0) scratch[0] = 0;
+    return find_cgroup_dir_in(dir, scratch);
+}
+
+/* The directory follows /proc/self/cgroup: looked for again (a few access(2) probes, 50-70 us a dump on
+ * a cgroup v1 host) only when that text changed, i.e. the process was moved to another cgroup. */
+static char cg_seen[CTX_FILE_MAX + 1];
+static ssize_t cg_seen_len = -1;
+static int cg_seen_version;
+static int ctx_cgroup_dir(void) {
+    ssize_t n = ctx_read("/proc/self/cgroup", ctx_file, CTX_FILE_MAX);
+    if (n < 0) { n = 0; ctx_file[0] = 0; }
+    if (n == cg_seen_len && memcmp(ctx_file, cg_seen, (size_t)n) == 0) return cg_seen_version;
+    memcpy(cg_seen, ctx_file, (size_t)n + 1);
+    cg_seen_version = find_cgroup_dir_in(ctx_cgdir, ctx_file);
+    cg_seen_len = n;
+    return cg_seen_version;
+}
 
 static int64_t ctx_cg_value(const char *name, int *unlimited) {
     char path[CTX_PATH_MAX + 64];
@@ -718,6 +757,24 @@ static int64_t ctx_cg_value(const char *name, int *unlimited) {
     return ctx_num(b);
 }
 
+/* What stays the same for a process's whole life (its start time, its pid namespace: setns and unshare
+ * change only its children's), read at its first dump; a forked child is another pid and reads its own. */
+static int64_t once_pid = -1, once_start_boot_ns = -1, once_pid_ns = -1;
+
+static void ctx_once(int64_t pid) {
+    if (once_pid == pid) return;
+    once_start_boot_ns = -1;
+    if (ctx_read("/proc/self/stat", ctx_file, CTX_FILE_MAX) > 0) {
+        char *p = strrchr(ctx_file, ')'); /* comm may hold blanks and parentheses: fields follow the last ')' */
+        for (int field = 2; p && field < 22; field++) { p = strchr(p + 1, ' '); }
+        int64_t ticks = p ? ctx_num(p + 1) : -1;
+        if (ticks >= 0 && ctx_clk_tck > 0)
+            once_start_boot_ns = ticks / ctx_clk_tck * 1000000000ll + ticks % ctx_clk_tck * (1000000000ll / ctx_clk_tck);
+    }
+    once_pid_ns = ctx_pid_ns();
+    once_pid = pid;
+}
+
 static void ctx_collect(struct hl_context *c) {
     int64_t t0 = ts_ns(CLOCK_MONOTONIC);
     c->real_ns = ts_ns(CLOCK_REALTIME);
@@ -725,16 +782,10 @@ static void ctx_collect(struct hl_context *c) {
     c->boot_ns = ts_ns(CLOCK_BOOTTIME);
     c->pid = getpid();
     c->ppid = getppid();
-    c->start_boot_ns = c->start_real_ns = -1;
-    if (ctx_read("/proc/self/stat", ctx_file, CTX_FILE_MAX) > 0) {
-        char *p = strrchr(ctx_file, ')'); /* comm may hold blanks and parentheses: fields follow the last ')' */
-        for (int field = 2; p && field < 22; field++) { p = strchr(p + 1, ' '); }
-        int64_t ticks = p ? ctx_num(p + 1) : -1;
-        if (ticks >= 0 && ctx_clk_tck > 0) {
-            c->start_boot_ns = ticks / ctx_clk_tck * 1000000000ll + ticks % ctx_clk_tck * (1000000000ll / ctx_clk_tck);
-            if (c->boot_ns >= 0 && c->real_ns >= 0) c->start_real_ns = c->real_ns - (c->boot_ns - c->start_boot_ns);
-        }
-    }
+    ctx_once(c->pid);
+    c->start_boot_ns = once_start_boot_ns;
+    c->start_real_ns = -1;
+    if (c->start_boot_ns >= 0 && c->boot_ns >= 0 && c->real_ns >= 0) c->start_real_ns = c->real_ns - (c->boot_ns - c->start_boot_ns);
     c->comm_len = 0;
     ssize_t n = ctx_read("/proc/self/comm", c->comm, sizeof c->comm - 1);
     if (n > 0) { while (n > 0 && c->comm[n - 1] == '\n') n--; c->comm_len = (size_t)n; }
@@ -748,7 +799,7 @@ static void ctx_collect(struct hl_context *c) {
     c->je_delay_ns = -1;
     c->rss = c->rss_anon = -1;
     c->n_nspid = 0;
-    c->pid_ns = ctx_pid_ns();
+    c->pid_ns = once_pid_ns;
     if (!ctx_boot_id[0] && ctx_read("/proc/sys/kernel/random/boot_id", ctx_file, 39) == 37 && ctx_file[36] == '\n') {
         memcpy(ctx_boot_id, ctx_file, 36);
         ctx_boot_id[36] = 0;
@@ -823,9 +874,14 @@ static void ctx_jemalloc(struct hl_context *c) {
 }
 
 /* ---- the dump hook: writes the table ------------------------------------------------------------ */
-/* Output through a fixed buffer with write(2). Two writers exist: the context thread's and the
- * dump hook's own (used only when the context thread is missing or behind). */
-struct writer { char buf[1 << 16]; size_t len; int fd; int err; };
+/* Output through a fixed buffer with write(2). Two writers exist: the context thread's (which also formats
+ * the late keys it writes into the hook's sidecar, late_patch) and the dump hook's own. */
+struct writer {
+    char buf[1 << 16]; size_t len; int fd; int err;
+    off_t flushed;  /* bytes already written to fd: the file offset of buf[0] */
+    int reserve;    /* write_context: leave LATE_LEN bytes for the late keys instead of writing them */
+    off_t late_off; /* where that reservation went (-1: none) */
+};
 
 static void wflush(struct writer *w) {
     size_t off = 0;
@@ -834,6 +890,7 @@ static void wflush(struct writer *w) {
         if (r < 0) { if (errno == EINTR) continue; w->err = 1; break; }
         off += (size_t)r;
     }
+    w->flushed += (off_t)w->len;
     w->len = 0;
 }
 static void wmem(struct writer *w, const char *s, size_t n) {
@@ -875,9 +932,53 @@ static void wkv(struct writer *w, const char *key, int64_t v) {
     wstr(w, "C "); wstr(w, key); wstr(w, " "); wdec(w, v); wstr(w, "\n");
 }
 
+/* The keys known only after the dump (the context thread's jemalloc stats) and hook_alloc_bytes (known
+ * after the hook's own sidecar write): written together, right after "C context 1". */
+static void write_late(struct writer *w, const struct hl_context *c) {
+    for (int i = 0; i < 6; i++) wkv(w, je_keys[i], c->je[i]);
+    wkv(w, "je_pdirty", c->je_pdirty);
+    wkv(w, "je_pmuzzy", c->je_pmuzzy);
+    if (c->je_pdirty >= 0 || c->je_pmuzzy >= 0) wkv(w, "page_size", ctx_page_size);
+    wkv(w, "je_delay_ns", c->je_delay_ns);
+    wkv(w, "hook_alloc_bytes", c->hook_alloc);
+}
+
+/* The hook's sidecar leaves LATE_LEN bytes for those keys, a blank comment line the context thread
+ * overwrites in place (one pwrite) with them and a shorter blank comment: the sidecar keeps its inode and
+ * name, where a second version written beside it and renamed over it cost a file creation, a deletion
+ * and, on ext4, a write-back forced by the rename (about 0.25 ms of CPU a dump on the development VM, four
+ * times the rest of the thread's work). The region never spans a page boundary, so a kill during the
+ * pwrite leaves the old bytes or the new ones (a write into one page of the page cache is one copy), both
+ * a whole context. At most 11 keys of at most 40 bytes each. */
+#define LATE_LEN 512
+#define LATE_PAGE 4096
+static const char late_blank[] = "# (jemalloc stats: written here after the dump)";
+
+/* A comment line of exactly n bytes (n >= 2): "#...", padded with blanks, then a newline. */
+static void wpad(struct writer *w, size_t n, const char *text) {
+    size_t t = strlen(text);
+    if (t > n - 1) t = n - 1;
+    wmem(w, text, t);
+    for (size_t i = t; i < n - 1; i++) wmem(w, " ", 1);
+    wmem(w, "\n", 1);
+}
+
+static void reserve_late(struct writer *w) {
+    off_t at = w->flushed + (off_t)w->len;
+    size_t room = LATE_PAGE - (size_t)(at % LATE_PAGE);
+    if (room < LATE_LEN) { /* would straddle a page: fill up to the next one */
+        if (room == 1) wmem(w, "\n", 1); else wpad(w, room, "#");
+        at += (off_t)room;
+    }
+    w->late_off = at;
+    wpad(w, LATE_LEN, late_blank);
+}
+
 static void write_context(struct writer *w, const struct hl_context *cp) {
     const struct hl_context c = *cp;
     wstr(w, "C context 1\n");
+    if (w->reserve) reserve_late(w);
+    else write_late(w, cp);
     wkv(w, "time_real_ns", c.real_ns);
     wkv(w, "time_mono_ns", c.mono_ns);
     wkv(w, "time_boot_ns", c.boot_ns);
@@ -896,7 +997,6 @@ static void write_context(struct writer *w, const struct hl_context *cp) {
     if (c.cmd_len) { wstr(w, "C cmdline "); wenc(w, cp->cmdline, c.cmd_len); wstr(w, "\n"); }
     if (c.cmd_cut) wkv(w, "cmdline_cut", 1);
     if (c.host[0]) { wstr(w, "C hostname "); wenc(w, c.host, strlen(c.host)); wstr(w, "\n"); }
-    for (int i = 0; i < 6; i++) wkv(w, je_keys[i], c.je[i]);
     wkv(w, "rss", c.rss);
     wkv(w, "rss_anon", c.rss_anon);
     if (c.cg_version) {
@@ -910,22 +1010,17 @@ static void write_context(struct writer *w, const struct hl_context *cp) {
     for (int i = 0; i < SR_N; i++) wkv(w, sr_keys[i], c.sr[i]);
     wkv(w, "shm_used", c.shm_used);
     wkv(w, "shm_size", c.shm_size);
-    wkv(w, "je_pdirty", c.je_pdirty);
-    wkv(w, "je_pmuzzy", c.je_pmuzzy);
-    if (c.je_pdirty >= 0 || c.je_pmuzzy >= 0) wkv(w, "page_size", ctx_page_size);
     wkv(w, "fork_ppid", c.fork_ppid);
     if (c.fork_ppid >= 0) { wkv(w, "fork_real_ns", c.fork_real_ns); wkv(w, "fork_mono_ns", c.fork_mono_ns); }
     if (c.trigger) { wstr(w, "C trigger "); wstr(w, c.trigger); wstr(w, "\n"); }
     wkv(w, "trigger_ppm", c.trigger_ppm);
     wkv(w, "ctx_cost_ns", c.cost_ns);
-    wkv(w, "je_delay_ns", c.je_delay_ns);
-    wkv(w, "hook_alloc_bytes", c.hook_alloc);
 }
 
 static void write_watch_stats(struct writer *w);
 
 static void write_table(struct writer *w, int fd, const struct hl_context *c) {
-    w->fd = fd; w->len = 0; w->err = 0;
+    w->fd = fd; w->len = 0; w->err = 0; w->flushed = 0; w->late_off = -1;
     uint32_t count = py_ok ? atomic_load_explicit(&n_entries, memory_order_acquire) : 0;
     wstr(w, "PYFRAMES/1 tag=0x7079 kind_shift=44 id_shift=4 pid=");
     wdec(w, getpid());
@@ -1008,23 +1103,33 @@ static int open_private_tmp(char *tmp, size_t cap, const char *base, mode_t mode
     return -1;
 }
 
-#define REPLACE_ONLY 8 /* write_tables: the sidecar only replaces an existing one */
+#define REPLACE_ONLY 8 /* write_tables: the sidecar only replaces an existing one (the thread's fallback when the
+                        * hook's sidecar has no room for the late keys) */
 static struct writer ctx_writer, hook_writer;
 static const char *hook_append_path; /* set by the dump hook while the dump is still under its temporary name */
-static void write_tables(struct writer *w, const char *filename, const struct hl_context *c, int modes) {
+/* keep: the sidecar is written with room for the late keys (reserve_late) and, once renamed into place,
+ * its fd and the room's offset are left in keep->fd and keep->off for the context thread (fd -1 otherwise) */
+struct late_slot { int fd; off_t off; };
+static void write_tables(struct writer *w, const char *filename, const struct hl_context *c, int modes, struct late_slot *keep) {
     size_t fl = strlen(filename);
+    if (keep) keep->fd = -1;
     if (modes & TABLE_SIDECAR) {
         char path[4096], tmp[4096 + TMP_SUFFIX_MAX];
         if (fl + sizeof ".pyframes" <= sizeof path) {
             memcpy(path, filename, fl); memcpy(path + fl, ".pyframes", sizeof ".pyframes");
             int fd = open_private_tmp(tmp, sizeof tmp, path, 0644);
             if (fd >= 0) {
+                w->reserve = keep != NULL;
                 write_table(w, fd, c);
+                w->reserve = 0;
                 int bad = w->err;
-                close(fd);
                 /* replacing the hook's first version: not if someone removed it meanwhile */
-                if (!bad && (!(modes & REPLACE_ONLY) || access(path, F_OK) == 0)) rename(tmp, path);
-                else unlink(tmp);
+                if (!bad && (!(modes & REPLACE_ONLY) || access(path, F_OK) == 0) && rename(tmp, path) == 0) {
+                    if (keep && w->late_off >= 0) { keep->fd = fd; keep->off = w->late_off; fd = -1; }
+                } else {
+                    unlink(tmp);
+                }
+                if (fd >= 0) close(fd);
             }
         }
     }
@@ -1044,18 +1149,23 @@ static void write_tables(struct writer *w, const char *filename, const struct hl
 
 /* ---- the context thread ----------------------------------------------------------------------------
  * The dump hook captures the context (times, identity, RSS, cgroup) and queues it with the dump's name;
- * this thread adds jemalloc's refreshed stats once jemalloc released its dump lock and writes the table.
+ * this thread adds jemalloc's refreshed stats once jemalloc released its dump lock: into the room the
+ * hook's sidecar left for them (late_patch), and/or in an appended table it writes whole.
  * One producer (dumps are serialized by jemalloc), one consumer.
  *
  * The thread lives only while it has work: the hook starts it for a dump and it ends once the queue has
- * been empty for CTX_LINGER_NS (a burst of dumps keeps one thread), so a process between dumps runs no
+ * been empty for its linger (a burst of dumps keeps one thread), so a process between dumps runs no
  * thread of ours (Python 3.12+ warns at every os.fork() in a process with more than one thread), and
- * fork() asks it to end at once and waits for that (ctx_atfork_prepare).
+ * fork() asks it to end at once and waits for that (ctx_atfork_prepare). The linger is CTX_LINGER_NS after
+ * a lone dump and twice the spacing of the last two dumps when they came less than CTX_LINGER_MAX_NS / 2
+ * apart: dumps that follow each other that closely (a job allocating fast, interval dumps every few
+ * hundred ms) keep one thread instead of starting and ending one per dump (about 0.1 ms of CPU each:
+ * the clone, jemalloc's thread data set up and torn down).
  * ctx_state: 0 no thread; 1 running; 2 it found the queue empty and returns (joined before the next). The
  * thread stores 2, then looks at the queue once more; the hook publishes a dump, then reads the state: one
  * of the two sees the other (sequentially consistent), so no queued dump is left without a thread. */
 #define PENDING_CAP 8 /* dumps queued at most; more (the thread far behind) are written by the hook itself */
-struct pending { char filename[4096]; struct hl_context c; };
+struct pending { char filename[4096]; struct hl_context c; struct late_slot late; };
 static struct pending pending[PENDING_CAP];
 static _Atomic uint32_t pend_head, pend_tail; /* head: next slot the hook fills; tail: next the thread writes */
 static _Atomic int ctx_state;
@@ -1063,10 +1173,38 @@ static pthread_t ctx_tid;
 static _Atomic uint32_t pend_seq; /* futex word the lingering thread sleeps on: bumped by each dump and by fork */
 static _Atomic int ctx_quit;      /* set by fork's prepare handler: end without lingering */
 #define CTX_LINGER_NS 20000000
+#define CTX_LINGER_MAX_NS 500000000
+static _Atomic int64_t ctx_linger_ns = CTX_LINGER_NS; /* set by the hook at each dump */
+static int64_t ctx_prev_dump_ns = -1;                 /* the previous dump's time_mono_ns (the hook's) */
+
+/* From the hook: the linger after this dump, from its spacing to the previous one. */
+static void ctx_set_linger(int64_t mono_ns) {
+    int64_t gap = ctx_prev_dump_ns >= 0 && mono_ns >= ctx_prev_dump_ns ? mono_ns - ctx_prev_dump_ns : -1;
+    ctx_prev_dump_ns = mono_ns;
+    int64_t l = CTX_LINGER_NS;
+    if (gap >= 0 && gap <= CTX_LINGER_MAX_NS / 2 && 2 * gap > l) l = 2 * gap;
+    atomic_store(&ctx_linger_ns, l);
+}
 
 static void fwake(_Atomic uint32_t *addr) {
     atomic_fetch_add(addr, 1);
     syscall(SYS_futex, addr, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+/* Writes the late keys into the room the hook's sidecar left for them (reserve_late), then closes it. */
+static void late_patch(struct late_slot *s, const struct hl_context *c) {
+    if (s->fd < 0) return;
+    struct writer *w = &ctx_writer; /* the thread's; write_table resets it afterwards */
+    w->fd = -1; w->len = 0; w->err = 0; w->flushed = 0;
+    write_late(w, c);
+    if (w->len + 2 <= LATE_LEN) {
+        wpad(w, LATE_LEN - w->len, "#");
+        ssize_t r = pwrite(s->fd, w->buf, LATE_LEN, s->off); /* one write within one page: whole or not at all */
+        (void)r;
+    }
+    w->len = 0;
+    close(s->fd);
+    s->fd = -1;
 }
 
 static void *ctx_thread_main(void *arg) {
@@ -1077,7 +1215,8 @@ static void *ctx_thread_main(void *arg) {
         uint32_t tail = atomic_load(&pend_tail);
         if (tail == atomic_load(&pend_head)) {
             if (!lingered && !atomic_load(&ctx_quit)) {
-                struct timespec d = {0, CTX_LINGER_NS};
+                int64_t l = atomic_load(&ctx_linger_ns);
+                struct timespec d = {(time_t)(l / 1000000000), (long)(l % 1000000000)};
                 syscall(SYS_futex, &pend_seq, FUTEX_WAIT_PRIVATE, seq, &d, NULL, 0);
                 lingered = 1;
                 continue;
@@ -1091,7 +1230,11 @@ static void *ctx_thread_main(void *arg) {
         lingered = 0;
         struct pending *p = &pending[tail % PENDING_CAP];
         ctx_jemalloc(&p->c);
-        write_tables(&ctx_writer, p->filename, &p->c, cfg_table | ((cfg_table & TABLE_SIDECAR) ? REPLACE_ONLY : 0));
+        int modes = cfg_table;
+        if (p->late.fd >= 0) modes &= ~TABLE_SIDECAR; /* the hook's sidecar, completed in place */
+        else if (modes & TABLE_SIDECAR) modes |= REPLACE_ONLY;
+        late_patch(&p->late, &p->c);
+        write_tables(&ctx_writer, p->filename, &p->c, modes, NULL);
         atomic_store(&pend_tail, tail + 1);
     }
 }
@@ -1150,8 +1293,14 @@ static void ctx_atfork_prepare(void) {
  * queued dumps; its first dump starts one. jemalloc's own child handler, registered before ours, has
  * already reset its locks. */
 static void ctx_atfork_child(void) {
+    for (uint32_t i = atomic_load(&pend_tail); i != atomic_load(&pend_head); i++) {
+        struct late_slot *s = &pending[i % PENDING_CAP].late;
+        if (s->fd >= 0) { close(s->fd); s->fd = -1; } /* the parent's copy stays its thread's to complete */
+    }
     atomic_store(&pend_head, 0);
     atomic_store(&pend_tail, 0);
+    ctx_prev_dump_ns = -1;
+    atomic_store(&ctx_linger_ns, CTX_LINGER_NS);
     atomic_store(&ctx_state, 0);
     atomic_store(&ctx_quit, 0);
 }
@@ -1310,7 +1459,10 @@ static char maps_buf[1 << 16];
 static const char MAPS_HEAD[] = "\nMAPPED_LIBRARIES:\n";
 #define MAPS_SCAN_MAX (8 << 20) /* a maps section is at the end and far smaller than this */
 
-static int proc_is_foreign(void) {
+static int64_t foreign_pid = -1; /* the process the answer below is for (a forked child asks again) */
+static int foreign_answer;
+
+static int proc_is_foreign_read(void) {
     char b[32];
     int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
     if (fd < 0) return 0;
@@ -1320,6 +1472,13 @@ static int proc_is_foreign(void) {
     b[n] = 0;
     int64_t seen = ctx_num(b);
     return seen > 0 && seen != (int64_t)getpid();
+}
+
+/* The same for the process's whole life (its pid namespace and the /proc it sees do not change under it) */
+static int proc_is_foreign(void) {
+    int64_t pid = getpid();
+    if (foreign_pid != pid) { foreign_answer = proc_is_foreign_read(); foreign_pid = pid; }
+    return foreign_answer;
 }
 
 static void stage_fix_maps(void) {
@@ -1699,7 +1858,7 @@ static const char *dump_trigger(const char *filename, int64_t *ppm) {
 
 static void hook_tables(const char *filename, const char *trig, int64_t ppm) {
     if ((!py_ok && !cfg_context) || cfg_table == TABLE_NONE) return; /* nothing to write (no thread started) */
-    if (!cfg_context) { write_tables(&hook_writer, filename, NULL, cfg_table); return; }
+    if (!cfg_context) { write_tables(&hook_writer, filename, NULL, cfg_table, NULL); return; }
     int64_t a0 = cfg_timing ? thread_allocated() : -1;
     uint32_t head = atomic_load_explicit(&pend_head, memory_order_relaxed);
     uint32_t tail = atomic_load_explicit(&pend_tail, memory_order_acquire);
@@ -1710,7 +1869,7 @@ static void hook_tables(const char *filename, const char *trig, int64_t ppm) {
         ctx_collect(&c);
         c.trigger = trig; c.trigger_ppm = ppm;
         c.hook_alloc = a0 >= 0 ? thread_allocated() - a0 : -1;
-        write_tables(&hook_writer, filename, &c, cfg_table);
+        write_tables(&hook_writer, filename, &c, cfg_table, NULL);
         return;
     }
     struct pending *p = &pending[head % PENDING_CAP];
@@ -1718,18 +1877,21 @@ static void hook_tables(const char *filename, const char *trig, int64_t ppm) {
     p->c.trigger = trig; p->c.trigger_ppm = ppm;
     memcpy(p->filename, filename, fl + 1);
     /* The sidecar is written now, without jemalloc's stats, so that a process ending right after the
-     * dump (os._exit in a worker) still leaves its table; the context thread replaces it (rename) once
-     * it has the stats. An appended table is written once, by the thread (two would both stay). */
-    if (cfg_table & TABLE_SIDECAR) write_tables(&hook_writer, filename, &p->c, TABLE_SIDECAR);
+     * dump (os._exit in a worker) still leaves its table; the context thread writes the stats into the
+     * room left for them (late_patch). An appended table is written once, by the thread (two would both stay). */
+    p->late.fd = -1;
+    if (cfg_table & TABLE_SIDECAR) write_tables(&hook_writer, filename, &p->c, TABLE_SIDECAR, &p->late);
     p->c.hook_alloc = a0 >= 0 ? thread_allocated() - a0 : -1;
+    ctx_set_linger(p->c.mono_ns);
     atomic_store(&pend_head, head + 1);
     fwake(&pend_seq); /* a lingering thread */
     /* The thread is started after the figures above: its start allocates (glibc's TLS vector, on jemalloc's
      * reentrant path, once per burst of dumps), the context's collection does not. */
     if (!ctx_thread_ensure()) {
         /* no thread could be started: the queued dump is written here, without jemalloc's stats */
-        if (!(cfg_table & TABLE_SIDECAR)) write_tables(&hook_writer, filename, &p->c, cfg_table);
-        else if (cfg_table & TABLE_APPEND) write_tables(&hook_writer, filename, &p->c, TABLE_APPEND);
+        if (p->late.fd >= 0) { close(p->late.fd); p->late.fd = -1; } /* the sidecar stays as written, its room blank */
+        if (!(cfg_table & TABLE_SIDECAR)) write_tables(&hook_writer, filename, &p->c, cfg_table, NULL);
+        else if (cfg_table & TABLE_APPEND) write_tables(&hook_writer, filename, &p->c, TABLE_APPEND, NULL);
         atomic_store(&pend_tail, head + 1);
     }
 }
@@ -1927,6 +2089,28 @@ static int setup_python(void) {
     return 1;
 }
 
+/* HEAPLENS_CAPTURE_UNWIND: libunwind (default, when libunwind.so.8 loads) or jemalloc (its own unwinder). */
+static void unwind_setup(void) {
+    const char *u = getenv("HEAPLENS_CAPTURE_UNWIND");
+    if (u && *u && strcmp(u, "libunwind") != 0) {
+        if (strcmp(u, "jemalloc") != 0) say("ignoring invalid HEAPLENS_CAPTURE_UNWIND=", u, " (libunwind|jemalloc)");
+        else return;
+    }
+    void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
+    int (*fn)(void **, int) = h ? (int (*)(void **, int))dlsym(h, "unw_backtrace") : NULL;
+    if (!fn) {
+        if (cfg_verbose) say("libunwind.so.8 not found: jemalloc's own unwinder for the native frames", "", "");
+        return;
+    }
+    void *probe[8];
+    if (fn(probe, 8) <= 0) { /* it cannot unwind even this: jemalloc's */
+        if (cfg_verbose) say("libunwind found no frame here: jemalloc's own unwinder for the native frames", "", "");
+        return;
+    }
+    unw_backtrace_fn = fn;
+    if (cfg_verbose) say("native frames by libunwind's unw_backtrace", "", "");
+}
+
 static void token_setup(void) {
     unsigned char r[8];
     if (getrandom(r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r) {
@@ -2070,6 +2254,7 @@ __attribute__((constructor)) static void hl_init(void) {
             if (!cfg_context && !dump_side) return;
         } else {
             native_backtrace = old;
+            unwind_setup();
         }
     }
     /* the dump hook writes the table: Python frames and/or the context (a process without a usable

@@ -57,6 +57,7 @@ const SETTINGS: Record<string, readonly string[]> = {
   HEAPLENS_CAPTURE_FORCE_UNMERGED: ['0', '1'],
   HEAPLENS_CAPTURE_TIMING: ['0', '1', 'x'],
   HEAPLENS_CAPTURE_VERBOSE: ['0', '1'],
+  HEAPLENS_CAPTURE_UNWIND: ['libunwind', 'jemalloc', '', 'gcc'],
   HEAPLENS_DUMP_RSS_STEP: ['1', '64K', '1M', '1.5MiB', '0', '-1M', '1Q', '99999999999999999999T', 'M', '.'],
   HEAPLENS_DUMP_CGROUP_FRACTIONS: ['0.5', '0.001', '1', '0,5', '2', 'a,b', '0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9', ','],
   HEAPLENS_DUMP_PRESSURE_INTERVAL: ['0', '1ms', '30s', '-1s', '1y'],

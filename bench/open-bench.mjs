@@ -6,7 +6,8 @@
 // browser tree's peak PSS (≤ 300 MB: the page holds answers only), the engine's peak RSS, the longest main-thread
 // task while loading (≤ 100 ms), and that the first suspect row names the call site `growth --json` ranks first.
 // Usage: npm run bench:open -- [--size 16x100x5000 | --job DIR] [--runs N]
-// Env: CHROMIUM_PATH, BENCH_DATA (where generated jobs live, default /tmp/heaplens-bench).
+// Env: CHROMIUM_PATH, BENCH_DATA (where generated jobs live, default /tmp/heaplens-bench), BENCH_ENGINE_NODE_ARGS
+// (node flags for the engine's process), HEAPLENS_ENGINE_TRACE=1 (the engine's answers and phases on stderr).
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -61,7 +62,10 @@ async function openRun(browser, browserPid, dir) {
     }).observe({ type: 'longtask', buffered: true });
   });
   const t0 = performance.now();
-  const child = spawn(process.execPath, [CLI, 'open', dir, '--no-browser', '--port', '0'], {
+  // BENCH_ENGINE_NODE_ARGS: node flags for the engine alone (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`, which
+  // NODE_OPTIONS refuses)
+  const nodeArgs = (process.env.BENCH_ENGINE_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, CLI, 'open', dir, '--no-browser', '--port', '0'], {
     stdio: ['ignore', 'pipe', process.env.HEAPLENS_ENGINE_TRACE ? 'inherit' : 'pipe'],
   });
   const url = await new Promise((resolve, reject) => {

@@ -60,7 +60,10 @@ describe('job-wide ranking on the jemalloc job folder (two runs of leaky.c and g
     const inputs = job.processes.map((p) => rankInputOf(p, memo));
     expect(inputs.every((x) => x.byRow?.keys === memo.keys)).toBe(true);
     // a dataset's input has neither: keys as strings, verdicts by stack id
-    const plain = inputs.map(({ byRow: _, ...rest }) => rest);
+    const plain = inputs.map(({ byRow, ...rest }) => ({
+      ...rest,
+      verdicts: new Map(byRow!.verdicts.map((v) => [v.stackId, v])),
+    }));
     expect(structuredClone(rankSuspects(job, inputs))).toEqual(structuredClone(rankSuspects(job, plain)));
     // inputs of two memos (two tables) are grouped by their strings
     const other = rankInputOf(job.processes[0], new RankMemo());

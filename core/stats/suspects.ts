@@ -127,8 +127,8 @@ export interface StackTotals {
 /** What rankSuspects is given per process. */
 export interface RankInput {
   totals: StackTotals;
-  /** verdicts by stack id: all of them (rankJob), or those a dataset classified */
-  verdicts: ReadonlyMap<number, StackSeriesVerdict>;
+  /** verdicts by stack id: those a dataset classified (absent when `byRow` has them all) */
+  verdicts?: ReadonlyMap<number, StackSeriesVerdict>;
   /**
    * rankJob's: every row's verdict in row order, and its key as a number of the memo's key table (the same string
    * as `totals.keys`): at 10^6 (process, stack) pairs the ranking's look-ups by stack id and by key string took ~1 s
@@ -192,7 +192,7 @@ export function rankSuspects(
     for (let r = 0; r < t.stackIds.length; r++, e++) {
       procOf[e] = pi;
       rowOf[e] = r;
-      const v = rows ? rows.verdicts[r] : p.verdicts.get(t.stackIds[r]);
+      const v = rows ? rows.verdicts[r] : p.verdicts?.get(t.stackIds[r]);
       verdictAt[e] = v;
       if (v) {
         score[e] = v.score;
@@ -397,7 +397,6 @@ export function rankInputOf(proc: ProcessSeries, memo: RankMemo = new RankMemo()
     keys: new Array<string>(n),
   };
   const keyIds = new Int32Array(n);
-  const verdicts = new Map<number, StackSeriesVerdict>();
   pat.stacks.forEach((s, r) => {
     totals.stackIds[r] = s.stackId;
     totals.firstBytes[r] = s.firstBytes;
@@ -405,11 +404,9 @@ export function rankInputOf(proc: ProcessSeries, memo: RankMemo = new RankMemo()
     totals.sigmaBytes[r] = s.sigmaBytes;
     keyIds[r] = memo.keys.intern(lanes, 4 * s.stackId);
     totals.keys[r] = memo.keys.keys[keyIds[r]];
-    verdicts.set(s.stackId, s);
   });
   const made: RankInput = {
     totals,
-    verdicts,
     byRow: { verdicts: pat.stacks, keys: memo.keys, keyIds },
     notes: pat.notes,
     snapshotIndexes: pat.snapshotIndexes,

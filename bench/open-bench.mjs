@@ -7,7 +7,8 @@
 // task while loading (≤ 100 ms), and that the first suspect row names the call site `growth --json` ranks first.
 // Usage: npm run bench:open -- [--size 16x100x5000 | --job DIR] [--runs N]
 // Env: CHROMIUM_PATH, BENCH_DATA (where generated jobs live, default /tmp/heaplens-bench), BENCH_ENGINE_NODE_ARGS
-// (node flags for the engine's process), HEAPLENS_ENGINE_TRACE=1 (the engine's answers and phases on stderr).
+// (node flags for the engine's process), HEAPLENS_ENGINE_TRACE=1 (the engine's answers and phases on stderr),
+// BENCH_CHROME_TRACE=<file> (a trace of the page).
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -88,6 +89,13 @@ async function openRun(browser, browserPid, dir) {
     peakEngine = Math.max(peakEngine, field(child.pid, 'status', 'VmRSS'));
   }, 100);
   const at = (p) => p.then(() => performance.now());
+  // BENCH_CHROME_TRACE=<file>: a Chrome trace of the page while the job loads, with its sampled CPU profile
+  // (bench/trace-self.mjs reads it; --longest N: what the page ran in its longest tasks)
+  if (process.env.BENCH_CHROME_TRACE)
+    await browser.startTracing(page, {
+      path: process.env.BENCH_CHROME_TRACE,
+      categories: ['disabled-by-default-v8.cpu_profiler', 'v8', 'devtools.timeline', '__metadata'],
+    });
   await page.goto(url);
   const [tTimeline, tSuspect, tFull] = await Promise.all([
     at(
@@ -109,6 +117,7 @@ async function openRun(browser, browserPid, dir) {
     polling: 50,
   });
   await page.waitForTimeout(1000);
+  if (process.env.BENCH_CHROME_TRACE) await browser.stopTracing();
   clearInterval(timer);
   const info = await page.evaluate(() => ({
     longest: Math.max(0, ...window.__longtasks.map((e) => e.ms)),

@@ -77,11 +77,24 @@ for (const p of [...profiles.values()].sort((a, b) => b.total - a.total)) {
 // self time, and the outermost function of ours under which they ran
 if (values.longest) {
   const main = [...threadName].find(([, name]) => name === 'CrRendererMain')?.[0];
-  const tasks = events
-    .filter((e) => e.ph === 'X' && e.name === 'RunTask' && `${e.pid}:${e.tid}` === main && e.dur > 0)
+  // the tasks (RunTask, in the `toplevel` category), else the outermost events of the thread's timeline
+  const outermost = new Set([
+    'RunTask',
+    'FunctionCall',
+    'TimerFire',
+    'ParseHTML',
+    'EventDispatch',
+    'FireAnimationFrame',
+  ]);
+  const onMain = events.filter((e) => e.ph === 'X' && `${e.pid}:${e.tid}` === main && e.dur > 0);
+  const runTasks = onMain.filter((e) => e.name === 'RunTask');
+  const tasks = (runTasks.length > 0 ? runTasks : onMain.filter((e) => outermost.has(e.name)))
     .sort((a, b) => b.dur - a.dur)
     .slice(0, Number(values.longest));
-  const prof = [...profiles.values()].find((p) => p.thread === main);
+  // the page's isolate is sampled by a profiler thread of the same process: the profile of that process with most
+  const prof = [...profiles.values()]
+    .filter((p) => p.thread.split(':')[0] === main?.split(':')[0])
+    .sort((a, b) => b.total - a.total)[0];
   for (const task of tasks) {
     const self = new Map();
     const outer = new Map();

@@ -2,11 +2,14 @@
 // answers. On a generated job (the deep-stack job of generate-series.mjs, `--size PxDxS`, default 16x100x5000; or
 // `--job DIR`, e.g. the 1,000-process job), it times from the command's start: the URL printed, the first timeline
 // (every process from the dump heads), the first suspect row, and the whole job in the page; against `heaplens
-// summary` of the same job timed in the same run (the ratio is the goal: ≤ 1.2× the CLI). It also records the
+// summary` of the same job timed in the same run (the ratio is the goal: ≤ 1.2× the CLI), and the CPU seconds each
+// used to the whole job (the engine's, the CLI's: a paired figure that holds on a shared machine). It also records the
 // browser tree's peak PSS (≤ 300 MB: the page holds answers only), the engine's peak RSS, the longest main-thread
 // task while loading (≤ 100 ms), and that the first suspect row names the call site `growth --json` ranks first.
 // Usage: npm run bench:open -- [--size 16x100x5000 | --job DIR] [--runs N]
-// Env: CHROMIUM_PATH, BENCH_DATA (where generated jobs live, default /tmp/heaplens-bench).
+// Env: CHROMIUM_PATH, BENCH_DATA (where generated jobs live, default /tmp/heaplens-bench), BENCH_ENGINE_NODE_ARGS
+// (node flags for the engine's process), HEAPLENS_ENGINE_TRACE=1 (the engine's answers and phases on stderr),
+// BENCH_CHROME_TRACE=<file> (a trace of the page).
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -15,6 +18,7 @@ import { parseArgs } from 'node:util';
 import { chromium } from 'playwright-core';
 import { ensureJob } from './generate-series.mjs';
 import { childPids, childTree } from './proc-tree.mjs';
+import { needGnuTime, timed } from './gnu-time.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = path.join(ROOT, 'bin/heaplens.js');
@@ -33,12 +37,23 @@ function field(pid, file, name) {
   }
 }
 
+/** `heaplens summary` of the job: wall seconds and CPU seconds (user + system, all threads; GNU time) */
 function cliSummary(dir) {
-  const t0 = performance.now();
-  const r = spawnSync(process.execPath, [CLI, 'summary', dir], { stdio: ['ignore', 'ignore', 'ignore'] });
-  if (r.status !== 0) throw new Error(`heaplens summary exited ${r.status}`);
-  return (performance.now() - t0) / 1000;
+  const r = timed(process.execPath, [CLI, 'summary', dir]);
+  return { s: r.s, cpu: r.cpuS };
 }
+
+/** CPU seconds (user + system, all its threads) a live process has used so far, from /proc/<pid>/stat. */
+function cpuOf(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) / CLOCK_TICKS;
+  } catch {
+    return 0;
+  }
+}
+const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
 
 function firstGroupCallSite(dir) {
   const r = spawnSync(process.execPath, [CLI, 'growth', dir, '--json', '-n', '1'], {
@@ -61,7 +76,10 @@ async function openRun(browser, browserPid, dir) {
     }).observe({ type: 'longtask', buffered: true });
   });
   const t0 = performance.now();
-  const child = spawn(process.execPath, [CLI, 'open', dir, '--no-browser', '--port', '0'], {
+  // BENCH_ENGINE_NODE_ARGS: node flags for the engine alone (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`, which
+  // NODE_OPTIONS refuses)
+  const nodeArgs = (process.env.BENCH_ENGINE_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, CLI, 'open', dir, '--no-browser', '--port', '0'], {
     stdio: ['ignore', 'pipe', process.env.HEAPLENS_ENGINE_TRACE ? 'inherit' : 'pipe'],
   });
   const url = await new Promise((resolve, reject) => {
@@ -84,7 +102,18 @@ async function openRun(browser, browserPid, dir) {
     peakEngine = Math.max(peakEngine, field(child.pid, 'status', 'VmRSS'));
   }, 100);
   const at = (p) => p.then(() => performance.now());
+  // BENCH_CHROME_TRACE=<file>: a Chrome trace of the page while the job loads, with its sampled CPU profile
+  // (bench/trace-self.mjs reads it; --longest N: what the page ran in its longest tasks)
+  if (process.env.BENCH_CHROME_TRACE)
+    await browser.startTracing(page, {
+      path: process.env.BENCH_CHROME_TRACE,
+      categories: ['disabled-by-default-v8.cpu_profiler', 'v8', 'devtools.timeline', 'toplevel', '__metadata'],
+    });
   await page.goto(url);
+  const pageCpu = () => childTree(browserPid).reduce((a, p) => a + cpuOf(p), 0);
+  const pageCpu0 = pageCpu();
+  let engineCpu = 0;
+  let pageCpuUsed = 0;
   const [tTimeline, tSuspect, tFull] = await Promise.all([
     at(
       page
@@ -94,10 +123,17 @@ async function openRun(browser, browserPid, dir) {
     ),
     at(page.getByTestId('suspect-row').first().waitFor({ timeout: 1_800_000 })),
     at(
-      page.waitForFunction(() => performance.getEntriesByName('heaplens:load-done').length > 0, null, {
-        timeout: 1_800_000,
-        polling: 50,
-      }),
+      page
+        .waitForFunction(() => performance.getEntriesByName('heaplens:load-done').length > 0, null, {
+          timeout: 1_800_000,
+          polling: 50,
+        })
+        .then(() => {
+          // CPU to the whole job in the page: on a shared machine the ratio of CPU seconds holds where wall time
+          // does not
+          engineCpu = cpuOf(child.pid);
+          pageCpuUsed = pageCpu() - pageCpu0;
+        }),
     ),
   ]);
   await page.waitForFunction(() => window.__heaplens?.client.inFlight === 0 && window.__heaplens.job.suspects, null, {
@@ -105,6 +141,7 @@ async function openRun(browser, browserPid, dir) {
     polling: 50,
   });
   await page.waitForTimeout(1000);
+  if (process.env.BENCH_CHROME_TRACE) await browser.stopTracing();
   clearInterval(timer);
   const info = await page.evaluate(() => ({
     longest: Math.max(0, ...window.__longtasks.map((e) => e.ms)),
@@ -121,6 +158,8 @@ async function openRun(browser, browserPid, dir) {
     timeline: s(tTimeline),
     suspect: s(tSuspect),
     full: s(tFull),
+    engineCpu,
+    pageCpu: pageCpuUsed,
     longest: info.longest,
     engineLabel: info.engine,
     firstRow: info.firstRow,
@@ -146,6 +185,7 @@ async function blankPss(browser, browserPid) {
 }
 
 async function main() {
+  needGnuTime('bench:open');
   let dir = values.job;
   let what = dir;
   if (!dir) {
@@ -186,11 +226,12 @@ async function main() {
   for (const r of rows) {
     console.log(
       [
-        `CLI summary ${r.cli.toFixed(2)} s`,
+        `CLI summary ${r.cli.s.toFixed(2)} s, CPU ${r.cli.cpu.toFixed(2)} s`,
         `URL ${r.url.toFixed(2)} s`,
         `first timeline ${r.timeline.toFixed(2)} s`,
         `first suspect ${r.suspect.toFixed(2)} s`,
-        `whole job ${r.full.toFixed(2)} s = ${(r.full / r.cli).toFixed(2)}× the CLI`,
+        `whole job ${r.full.toFixed(2)} s = ${(r.full / r.cli.s).toFixed(2)}× the CLI`,
+        `CPU to the whole job: engine ${r.engineCpu.toFixed(2)} s = ${(r.engineCpu / r.cli.cpu).toFixed(2)}× the CLI's, the browser's ${r.pageCpu.toFixed(2)} s`,
         `longest main-thread task ${Math.round(r.longest)} ms`,
         `browser peak PSS ${Math.round(r.browserPssMB)} MB (a blank page in the same browser: ${Math.round(floorMB)} MB; above it: ${Math.round(r.browserPssMB - floorMB)} MB)`,
         `engine peak RSS ${Math.round(r.engineRssMB)} MB`,

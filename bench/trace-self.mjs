@@ -1,7 +1,7 @@
 // Self time per function and thread of a Chrome trace with V8's sampled CPU profiles (what
 // BENCH_CHROME_TRACE=<file> node bench/ui-bench.mjs --deep writes): one table per profiled thread (the page, the
 // analysis worker, each dump reader), to find where the app spends CPU the CLI does not.
-//   node bench/trace-self.mjs <trace.json> [--top 20] [--callers name]
+//   node bench/trace-self.mjs <trace.json> [--top 20] [--callers name] [--longest N]
 // --callers name: also the time under each function named `name` (itself and what it calls), by its callers.
 // Times are sampled wall time on the thread (as in bench/cpu-profile-self.mjs): read the shares; '(idle)' is
 // the thread waiting.
@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
 const { values, positionals } = parseArgs({
-  options: { top: { type: 'string', default: '20' }, callers: { type: 'string' } },
+  options: { top: { type: 'string', default: '20' }, callers: { type: 'string' }, longest: { type: 'string' } },
   allowPositionals: true,
 });
 if (positionals.length !== 1)
@@ -31,6 +31,8 @@ for (const e of events) {
       key,
       (p = { thread: `${e.pid}:${e.tid}`, nodes: new Map(), self: new Map(), under: new Map(), total: 0 }),
     );
+  if (e.name === 'Profile') p.clock = e.args?.data?.startTime ?? 0;
+  p.samples ??= [];
   const cpu = e.args?.data?.cpuProfile;
   if (!cpu) continue;
   for (const n of cpu.nodes ?? []) p.nodes.set(n.id, n);
@@ -41,6 +43,8 @@ for (const e of events) {
     const file = f.url ? ` ${String(f.url).split('/').slice(-1)[0]}` : '';
     const k = `${f.functionName || `(anonymous):${f.lineNumber + 1}:${f.columnNumber + 1}`}${file}`;
     const t = Math.max(0, deltas[i] ?? 0);
+    p.clock = (p.clock ?? 0) + (deltas[i] ?? 0);
+    p.samples.push({ ts: p.clock, k, t, node: n });
     p.self.set(k, (p.self.get(k) ?? 0) + t);
     p.total += t;
     if (values.callers) {
@@ -67,4 +71,53 @@ for (const p of [...profiles.values()].sort((a, b) => b.total - a.total)) {
   if (p.under.size > 0) console.log(`  under ${values.callers}, by its callers:`);
   for (const [k, t] of [...p.under].sort((a, b) => b[1] - a[1]).slice(0, Number(values.top)))
     console.log(`  ${(t / 1e6).toFixed(3).padStart(8)} s  ${k}`);
+}
+
+// --longest N: the page's N longest tasks (RunTask on CrRendererMain), each with the functions that ran in it, by
+// self time, and the outermost function of ours under which they ran
+if (values.longest) {
+  const main = [...threadName].find(([, name]) => name === 'CrRendererMain')?.[0];
+  // the tasks (RunTask, in the `toplevel` category), else the outermost events of the thread's timeline
+  const outermost = new Set([
+    'RunTask',
+    'FunctionCall',
+    'TimerFire',
+    'ParseHTML',
+    'EventDispatch',
+    'FireAnimationFrame',
+  ]);
+  const onMain = events.filter((e) => e.ph === 'X' && `${e.pid}:${e.tid}` === main && e.dur > 0);
+  const runTasks = onMain.filter((e) => e.name === 'RunTask');
+  const tasks = (runTasks.length > 0 ? runTasks : onMain.filter((e) => outermost.has(e.name)))
+    .sort((a, b) => b.dur - a.dur)
+    .slice(0, Number(values.longest));
+  // the page's isolate is sampled by a profiler thread of the same process: the profile of that process with most
+  const prof = [...profiles.values()]
+    .filter((p) => p.thread.split(':')[0] === main?.split(':')[0])
+    .sort((a, b) => b.total - a.total)[0];
+  for (const task of tasks) {
+    const self = new Map();
+    const outer = new Map();
+    for (const x of prof?.samples ?? []) {
+      if (x.ts < task.ts || x.ts > task.ts + task.dur) continue;
+      self.set(x.k, (self.get(x.k) ?? 0) + x.t);
+      // the outermost frame with a source file of ours (the page's bundle), and the one below it
+      const chain = [];
+      for (let m = x.node; m; m = prof.nodes.get(m.parent)) if (/assets\/|\.js$/.test(m.callFrame.url)) chain.push(m);
+      const o = chain
+        .slice(-2)
+        .reverse()
+        .map((m) => m.callFrame.functionName || `(anonymous):${m.callFrame.lineNumber + 1}`)
+        .join(' → ');
+      outer.set(o, (outer.get(o) ?? 0) + x.t);
+    }
+    console.log(
+      `task of ${(task.dur / 1000).toFixed(0)} ms at ${((task.ts - (prof?.samples[0]?.ts ?? 0)) / 1e6).toFixed(2)} s:`,
+    );
+    for (const [k, t] of [...self].sort((a, b) => b[1] - a[1]).slice(0, Number(values.top)))
+      console.log(`  ${(t / 1000).toFixed(1).padStart(7)} ms  ${k}`);
+    console.log('  under:');
+    for (const [k, t] of [...outer].sort((a, b) => b[1] - a[1]).slice(0, 6))
+      console.log(`  ${(t / 1000).toFixed(1).padStart(7)} ms  ${k || '(no frame of ours)'}`);
+  }
 }

@@ -8,6 +8,8 @@ import {
   isUnresolvedIdentity,
   stackFrameIdentities,
   stackIdentityKeys,
+  stackIdentityLanes,
+  StackKeyTable,
 } from './stack-identity.js';
 import { stackFrames, type ProcessSeries } from '../model/model.js';
 import { fixtureFiles } from '../../tools/fixtures.js';
@@ -103,5 +105,83 @@ describe('stack identity across processes', () => {
     expect(withId.some((f) => f.startsWith('n:b:abc123+0x'))).toBe(true);
     const noMaps: ProcessSeries = { ...exact, maps: null };
     expect(frameIdentities(noMaps).every(isUnresolvedIdentity)).toBe(true);
+  });
+
+  it("a stack's key is the documented hash of its frames' identity texts, names that JSON escapes included", async () => {
+    // the reference: each frame's identity text (frameIdentities) hashed code unit by code unit, then the frames'
+    // hashes mixed leaf first, as the module's header describes the key, written here again from that description
+    const keyOf = (ids: string[]): string => {
+      let k1 = 0x811c9dc5;
+      let k2 = 0x27d4eb2f;
+      let k3 = 0x165667b1;
+      for (const s of ids) {
+        let h1 = 0x811c9dc5;
+        let h2 = 0x9e3779b9;
+        let h3 = 0x85ebca6b;
+        for (let i = 0; i < s.length; i++) {
+          const c = s.charCodeAt(i);
+          h1 = Math.imul(h1 ^ c, 0x01000193);
+          h2 = Math.imul(h2 ^ c, 0x5bd1e995);
+          h2 ^= h2 >>> 15;
+          h3 = Math.imul(h3 + c, 0xc2b2ae35);
+          h3 ^= h3 >>> 13;
+        }
+        k1 = Math.imul(k1 ^ (h1 >>> 0), 0x01000193);
+        k1 ^= k1 >>> 16;
+        k2 = Math.imul(k2 ^ (h2 >>> 0), 0x85ebca6b);
+        k2 ^= k2 >>> 13;
+        k3 = Math.imul(k3 ^ (h3 >>> 0), 0xc2b2ae35);
+        k3 ^= k3 >>> 16;
+      }
+      const hex = (h: number) => (h >>> 0).toString(16).padStart(8, '0');
+      return `k${ids.length}-${hex(k1)}${hex(k2)}${hex(k3)}`;
+    };
+    const py = (await loadJob(await collectInputFiles([join(PY_FIXTURES, 'py312')]))).processes[0];
+    // the same process with Python names and files that JSON writes escaped (quote, backslash, newline, a lone
+    // surrogate, a character outside the BMP) or as they are (non-ASCII), and a frame without a line
+    const odd = ['say "hi"', 'C:\\work\\x.py', 'two\nlines', 'lone \ud800', 'emoji \u{1f600}', 'größe', ''];
+    const frames = new Map(
+      [...py.pythonFrames!.frames].map(([a, e], i) => [
+        a,
+        i % 3 === 0
+          ? {
+              ...e,
+              function: odd[i % odd.length] + e.function,
+              file: odd[(i + 1) % odd.length],
+              line: i % 2 ? null : e.line,
+            }
+          : e,
+      ]),
+    );
+    const renamed: ProcessSeries = { ...py, pythonFrames: { ...py.pythonFrames!, frames } };
+    const job = await loadJob(fixtureFiles('job'));
+    for (const p of [py, renamed, ...job.processes]) {
+      const keys = stackIdentityKeys(p);
+      for (let s = 0; s < p.stacks.count; s++)
+        expect(keys[s], `${p.key} stack ${s}`).toBe(keyOf(stackFrameIdentities(p, s)));
+    }
+    expect(stackIdentityKeys(renamed)).not.toEqual(stackIdentityKeys(py));
+  });
+
+  it('a job-wide key table numbers equal keys alike and prints them as stackIdentityKeys does', async () => {
+    const job = await loadJob(fixtureFiles('job'));
+    const table = new StackKeyTable();
+    const byText = new Map<string, number>();
+    for (const p of job.processes) {
+      const lanes = stackIdentityLanes(p);
+      const keys = stackIdentityKeys(p);
+      for (let s = 0; s < p.stacks.count; s++) {
+        const id = table.intern(lanes, 4 * s);
+        expect(table.keys[id]).toBe(keys[s]);
+        if (!byText.has(keys[s])) byText.set(keys[s], id);
+        expect(id).toBe(byText.get(keys[s]));
+      }
+    }
+    expect(table.size).toBe(byText.size);
+    // past its first size (1,024 keys): numbers stay as given
+    const many = new Uint32Array(4 * 5000).map((_, i) => Math.imul(i + 1, 0x9e3779b1) >>> 0);
+    const ids = Array.from({ length: 5000 }, (_, k) => table.intern(many, 4 * k));
+    expect(Array.from({ length: 5000 }, (_, k) => table.intern(many, 4 * k))).toEqual(ids);
+    expect(new Set(ids).size).toBe(5000);
   });
 });

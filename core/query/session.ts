@@ -12,7 +12,7 @@ import { FrameCatalog } from '../frames/catalog.js';
 import { sampleSeries, sampleUnavailable } from '../model/sample-type.js';
 import { seriesEndIndex } from '../model/series-end.js';
 import { rankGrowth } from '../stats/growth.js';
-import { rankInputOf, rankJob, type JobSuspects, type RankMemo } from '../stats/suspects.js';
+import { rankInputOf, rankJob, RankMemo, type JobSuspects } from '../stats/suspects.js';
 import { jobPostmortem, jobSummary, withPending, type JobSummary } from './job-summary.js';
 import type { PostmortemView } from './postmortem-view.js';
 import type { LimitGiven } from './postmortem.js';
@@ -163,7 +163,7 @@ export class QuerySession {
    * merging thread mostly waits for them), so the full job's ranking at the load's end only merges the parts.
    */
   rankAhead(proc: ProcessSeries): void {
-    this.memo ??= new WeakMap();
+    this.memo ??= new RankMemo();
     rankInputOf(proc, this.memo);
   }
 
@@ -277,7 +277,7 @@ export class QuerySession {
     this.current = { processes: processes.slice(), warnings: warnings.slice(), ignoredFiles: [] };
     this.isPartial = true;
     this.keepMemo = true;
-    this.memo ??= new WeakMap();
+    this.memo ??= new RankMemo();
     this.summaryNow = null;
     return withPending(this.summarize(this.current, { loadMs: 0, bytesTotal, waitMs: 0 }), processes, preview);
   }

@@ -155,10 +155,9 @@ function seriesOf(
   return out;
 }
 
-const byStack = new WeakMap<
-  JobSuspects,
-  Map<number, Map<number, { s: JobSuspects['stacks'][number]; rank: number }>>
->();
+// each process's ranks by stack id (-1: unranked), per ranking: typed arrays, not a map of 10^6 entries (at 1,000
+// processes the first stack panel built one for ~1 s)
+const ranksOf = new WeakMap<JobSuspects, Int32Array[]>();
 
 /** The ranking entry of one (process, stack), with its job-wide rank (0 = top), or null. */
 function rankedStack(
@@ -166,18 +165,23 @@ function rankedStack(
   proc: number,
   stackId: number,
 ): { s: JobSuspects['stacks'][number]; rank: number } | null {
-  let m = byStack.get(r);
-  if (!m) {
-    const built = new Map<number, Map<number, { s: JobSuspects['stacks'][number]; rank: number }>>();
+  let ranks = ranksOf.get(r);
+  if (!ranks) {
+    const made: Int32Array[] = [];
     r.stacks.forEach((s, rank) => {
-      let pm = built.get(s.processIndex);
-      if (!pm) built.set(s.processIndex, (pm = new Map()));
-      pm.set(s.stackId, { s, rank });
+      let pr = made[s.processIndex];
+      if (!pr || pr.length <= s.stackId) {
+        const grown = new Int32Array(Math.max(s.stackId + 1, 2 * (pr?.length ?? 0), 64)).fill(-1);
+        if (pr) grown.set(pr);
+        made[s.processIndex] = pr = grown;
+      }
+      pr[s.stackId] = rank;
     });
-    byStack.set(r, built);
-    m = built;
+    ranksOf.set(r, made);
+    ranks = made;
   }
-  return m.get(proc)?.get(stackId) ?? null;
+  const rank = ranks[proc]?.[stackId] ?? -1;
+  return rank >= 0 ? { s: r.stacks[rank], rank } : null;
 }
 
 /** The stack panel's verdict of one (process, stack): its place in the job-wide ranking, or null when unranked. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadJob } from '../load/load-job.js';
-import { rankJob, type RankMemo } from './suspects.js';
+import { rankInputOf, rankJob, rankSuspects, RankMemo } from './suspects.js';
 import { fixtureFiles } from '../../tools/fixtures.js';
 
 describe('job-wide ranking on the jemalloc job folder (two runs of leaky.c and grow.py)', () => {
@@ -46,11 +46,29 @@ describe('job-wide ranking on the jemalloc job folder (two runs of leaky.c and g
 
   it('ranked again as the job grows process by process (a memo, as the app does while loading): the same as at once', async () => {
     const job = await loadJob(fixtureFiles('job'));
-    const memo: RankMemo = new WeakMap();
+    const memo = new RankMemo();
     // prefixes of the processes, in load order, each ranked with the memo of the ones before
     for (let n = 1; n < job.processes.length; n++) rankJob({ processes: job.processes.slice(0, n) }, memo);
     const grown = structuredClone(rankJob(job, memo));
     const fresh = structuredClone(rankJob(job));
     expect(grown).toEqual(fresh);
+  });
+
+  it("grouped by the memo's key numbers and row verdicts, the ranking is the one by key strings and stack ids", async () => {
+    const job = await loadJob(fixtureFiles('job'));
+    const memo = new RankMemo();
+    const inputs = job.processes.map((p) => rankInputOf(p, memo));
+    expect(inputs.every((x) => x.byRow?.keys === memo.keys)).toBe(true);
+    // a dataset's input has neither: keys as strings, verdicts by stack id
+    const plain = inputs.map(({ byRow, ...rest }) => ({
+      ...rest,
+      verdicts: new Map(byRow!.verdicts.map((v) => [v.stackId, v])),
+    }));
+    expect(structuredClone(rankSuspects(job, inputs))).toEqual(structuredClone(rankSuspects(job, plain)));
+    // inputs of two memos (two tables) are grouped by their strings
+    const other = rankInputOf(job.processes[0], new RankMemo());
+    expect(structuredClone(rankSuspects(job, [other, ...inputs.slice(1)]))).toEqual(
+      structuredClone(rankSuspects(job, plain)),
+    );
   });
 });

@@ -4,7 +4,7 @@
 
 import type { Job, ProcessSeries } from '../model/model.js';
 import { processPatterns, seriesFrame, type GrowthPattern, type StackSeriesVerdict } from './patterns.js';
-import { stackIdentityKeys } from '../frames/stack-identity.js';
+import { StackKeyTable, stackIdentityLanes } from '../frames/stack-identity.js';
 import { processFates, type ProcessFate } from './process-fate.js';
 
 export interface StackSuspect extends StackSeriesVerdict {
@@ -127,8 +127,13 @@ export interface StackTotals {
 /** What rankSuspects is given per process. */
 export interface RankInput {
   totals: StackTotals;
-  /** verdicts by stack id: all of them (rankJob), or those a dataset classified */
-  verdicts: ReadonlyMap<number, StackSeriesVerdict>;
+  /** verdicts by stack id: those a dataset classified (absent when `byRow` has them all) */
+  verdicts?: ReadonlyMap<number, StackSeriesVerdict>;
+  /**
+   * rankJob's: every row's verdict in row order, and its key as a number of the memo's key table (the same string
+   * as `totals.keys`): at 10^6 (process, stack) pairs the ranking's look-ups by stack id and by key string took ~1 s
+   */
+  byRow?: { verdicts: readonly StackSeriesVerdict[]; keys: StackKeyTable; keyIds: Int32Array };
   notes: string[];
   snapshotIndexes: number[];
   seconds: Float64Array | null;
@@ -146,6 +151,9 @@ export interface PartialSuspects extends JobSuspects {
   missing: { processIndex: number; stackId: number }[];
 }
 
+/** The patterns by a small code (0: no verdict), for the ranking's typed arrays. */
+const PATTERNS: readonly GrowthPattern[] = ['unknown', 'steady', 'plateau', 'step', 'fluctuating', 'declining', 'flat'];
+
 /**
  * The job-wide ranking from every process's stack totals and the verdicts known. A stack without a verdict
  * scores 0 — so verdicts may be left out only for stacks whose change is within 2σ (Δ − 2σ_Δ ≤ 0 bounds the
@@ -157,7 +165,9 @@ export function rankSuspects(
   options: RankOptions = {},
 ): PartialSuspects {
   const fates = processFates(job);
-  // entries in push order: process, then ascending stack id (ties in the ranking keep this order)
+  // entries in push order: process, then ascending stack id (ties in the ranking keep this order). What the passes
+  // in rank order read is laid out here in typed arrays, read once from the inputs' maps: at 10^6 entries those
+  // passes went all over the verdicts in memory.
   let total = 0;
   for (const p of input) total += p.totals.stackIds.length;
   const procOf = new Int32Array(total);
@@ -165,23 +175,47 @@ export function rankSuspects(
   const score = new Float64Array(total);
   const delta = new Float64Array(total);
   const last = new Float64Array(total);
+  const sigmaOf = new Float64Array(total);
+  const patternOf = new Uint8Array(total);
   const groupOf = new Int32Array(total);
+  const verdictAt = new Array<StackSeriesVerdict | undefined>(total);
   const groupIds = new Map<string, number>();
   const groupKeys: string[] = [];
+  // the group of a key interned by the memo's table (one table for all the inputs), else by its string
+  const table = input[0]?.byRow?.keys;
+  const shared = table !== undefined && input.every((p) => p.byRow?.keys === table);
+  const groupOfId = shared ? new Int32Array(table.size).fill(-1) : null;
   let e = 0;
   input.forEach((p, pi) => {
     const t = p.totals;
+    const rows = p.byRow;
     for (let r = 0; r < t.stackIds.length; r++, e++) {
       procOf[e] = pi;
       rowOf[e] = r;
-      score[e] = p.verdicts.get(t.stackIds[r])?.score ?? 0;
+      const v = rows ? rows.verdicts[r] : p.verdicts?.get(t.stackIds[r]);
+      verdictAt[e] = v;
+      if (v) {
+        score[e] = v.score;
+        patternOf[e] = PATTERNS.indexOf(v.pattern);
+      }
       delta[e] = t.lastBytes[r] - t.firstBytes[r];
       last[e] = t.lastBytes[r];
-      let g = groupIds.get(t.keys[r]);
-      if (g === undefined) {
-        g = groupKeys.length;
-        groupIds.set(t.keys[r], g);
-        groupKeys.push(t.keys[r]);
+      sigmaOf[e] = t.sigmaBytes[r];
+      let g: number | undefined;
+      if (groupOfId && rows) {
+        const id = rows.keyIds[r];
+        g = groupOfId[id];
+        if (g < 0) {
+          g = groupOfId[id] = groupKeys.length;
+          groupKeys.push(t.keys[r]);
+        }
+      } else {
+        g = groupIds.get(t.keys[r]);
+        if (g === undefined) {
+          g = groupKeys.length;
+          groupIds.set(t.keys[r], g);
+          groupKeys.push(t.keys[r]);
+        }
       }
       groupOf[e] = g;
     }
@@ -190,7 +224,6 @@ export function rankSuspects(
   for (let i = 0; i < total; i++) order[i] = i;
   order.sort((a, b) => score[b] - score[a] || delta[b] - delta[a] || last[b] - last[a] || a - b);
 
-  const verdictOf = (i: number) => input[procOf[i]].verdicts.get(input[procOf[i]].totals.stackIds[rowOf[i]]);
   const idOf = (i: number) => input[procOf[i]].totals.stackIds[rowOf[i]];
   const missing: PartialSuspects['missing'] = [];
 
@@ -202,40 +235,55 @@ export function rankSuspects(
   const gLast = new Float64Array(G);
   const gVar = new Float64Array(G);
   const gMembers = new Int32Array(G);
-  const gProcs: number[][] = Array.from({ length: G }, () => []);
-  // the change of the members that share the top's pattern, and the others apart
-  const gPattern: (GrowthPattern | undefined)[] = new Array(G);
+  // the change of the members that share the top's pattern, and the others apart (few groups have any)
+  const gPattern = new Uint8Array(G);
   const gShared = new Float64Array(G);
-  const gSharedProcs: number[][] = Array.from({ length: G }, () => []);
-  const gOthers: { processIndexes: number[]; deltaBytes: number; patterns: GrowthPattern[] }[] = Array.from(
-    { length: G },
-    () => ({ processIndexes: [], deltaBytes: 0, patterns: [] }),
-  );
+  const gOtherDelta = new Float64Array(G);
+  const gOtherPatterns: (GrowthPattern[] | undefined)[] = new Array(G);
   for (let k = 0; k < total; k++) {
     const i = order[k];
     const g = groupOf[i];
+    const pattern = patternOf[i];
     if (gTop[g] < 0) {
       gTop[g] = i;
-      gPattern[g] = verdictOf(i)?.pattern ?? 'unknown';
+      gPattern[g] = pattern;
     }
-    const pattern = verdictOf(i)?.pattern ?? 'unknown';
-    if (pattern === gPattern[g]) {
-      gShared[g] += delta[i];
-      if (!gSharedProcs[g].includes(procOf[i])) gSharedProcs[g].push(procOf[i]);
-    } else {
-      const o = gOthers[g];
-      o.deltaBytes += delta[i];
-      if (!o.processIndexes.includes(procOf[i])) o.processIndexes.push(procOf[i]);
-      if (!o.patterns.includes(pattern)) o.patterns.push(pattern);
+    if (pattern === gPattern[g]) gShared[g] += delta[i];
+    else {
+      gOtherDelta[g] += delta[i];
+      const seen = (gOtherPatterns[g] ??= []);
+      if (!seen.includes(PATTERNS[pattern])) seen.push(PATTERNS[pattern]);
     }
-    const procs = gProcs[g];
-    if (procs[procs.length - 1] !== procOf[i] && !procs.includes(procOf[i])) procs.push(procOf[i]);
     gScore[g] += score[i];
     gDelta[g] += delta[i];
     gLast[g] += last[i];
-    const sigma = input[procOf[i]].totals.sigmaBytes[rowOf[i]];
-    gVar[g] += sigma * sigma;
+    gVar[g] += sigmaOf[i] * sigmaOf[i];
     gMembers[g]++;
+  }
+  // each group's processes (all, those of its pattern, the others): in push order, which is by process, so one mark
+  // per group says whether the process is listed (the lists come out ascending)
+  const gProcs: number[][] = Array.from({ length: G }, () => []);
+  const gSharedProcs: number[][] = Array.from({ length: G }, () => []);
+  const gOtherProcs: (number[] | undefined)[] = new Array(G);
+  const listedIn = new Int32Array(G).fill(-1);
+  const sharedIn = new Int32Array(G).fill(-1);
+  const otherIn = new Int32Array(G).fill(-1);
+  for (let i = 0; i < total; i++) {
+    const g = groupOf[i];
+    const pi = procOf[i];
+    if (listedIn[g] !== pi) {
+      listedIn[g] = pi;
+      gProcs[g].push(pi);
+    }
+    if (patternOf[i] === gPattern[g]) {
+      if (sharedIn[g] !== pi) {
+        sharedIn[g] = pi;
+        gSharedProcs[g].push(pi);
+      }
+    } else if (otherIn[g] !== pi) {
+      otherIn[g] = pi;
+      (gOtherProcs[g] ??= []).push(pi);
+    }
   }
   const gOrder = Array.from({ length: G }, (_, g) => g);
   gOrder.sort((a, b) => gScore[b] - gScore[a] || gDelta[b] - gDelta[a] || gLast[b] - gLast[a] || a - b);
@@ -246,9 +294,9 @@ export function rankSuspects(
   for (let rank = 0; rank < keep; rank++) {
     const g = gOrder[rank];
     const top = gTop[g];
-    const v = verdictOf(top);
+    const v = verdictAt[top];
     if (!v) missing.push({ processIndex: procOf[top], stackId: idOf(top) });
-    const processIndexes = gProcs[g].sort((a, b) => a - b);
+    const processIndexes = gProcs[g];
     groups.push({
       group: rank,
       key: groupKeys[g],
@@ -257,8 +305,8 @@ export function rankSuspects(
       pattern: v ? v.pattern : 'unknown',
       score: gScore[g],
       deltaBytes: gShared[g],
-      patternProcessIndexes: gSharedProcs[g].sort((a, b) => a - b),
-      others: { ...gOthers[g], processIndexes: gOthers[g].processIndexes.sort((a, b) => a - b) },
+      patternProcessIndexes: gSharedProcs[g],
+      others: { processIndexes: gOtherProcs[g] ?? [], deltaBytes: gOtherDelta[g], patterns: gOtherPatterns[g] ?? [] },
       lastBytes: gLast[g],
       sigmaBytes: Math.sqrt(gVar[g]),
       top: { processIndex: procOf[top], stackId: idOf(top) },
@@ -274,7 +322,7 @@ export function rankSuspects(
   for (let k = 0; k < total; k++) {
     const i = order[k];
     const pi = procOf[i];
-    const v = verdictOf(i);
+    const v = verdictAt[i];
     const place = seen[pi]++;
     if (!v) {
       if (place < Math.max(1, perProcess)) missing.push({ processIndex: pi, stackId: idOf(i) });
@@ -300,12 +348,16 @@ export function rankSuspects(
 
 /**
  * Each process's ranking input, by series, for ranking a job again as it grows by processes (the app ranks a job
- * process by process while it loads): a process's patterns depend on its series alone, so they are made once.
+ * process by process while it loads): a process's patterns depend on its series alone, so they are made once. The
+ * stack keys are interned in one table: a key string is kept once per job, not once per process that holds it.
  */
-export type RankMemo = WeakMap<ProcessSeries, RankInput>;
+export class RankMemo {
+  readonly inputs = new WeakMap<ProcessSeries, RankInput>();
+  readonly keys = new StackKeyTable();
+}
 
 /** The ranking of a job in memory: every stack's series classified (patterns.ts). */
-export function rankJob(job: Pick<Job, 'processes'>, memo?: RankMemo): JobSuspects {
+export function rankJob(job: Pick<Job, 'processes'>, memo: RankMemo = new RankMemo()): JobSuspects {
   return rankSuspects(
     job,
     job.processes.map((proc) => rankInputOf(proc, memo)),
@@ -331,11 +383,11 @@ function sameFrame(known: RankInput, proc: ProcessSeries): boolean {
  * loading job's processes are classified as each is read whole (core/engine/progressive-load.ts), so the job's
  * ranking at the load's end is only the merge across processes.
  */
-export function rankInputOf(proc: ProcessSeries, memo?: RankMemo): RankInput {
-  const known = memo?.get(proc);
+export function rankInputOf(proc: ProcessSeries, memo: RankMemo = new RankMemo()): RankInput {
+  const known = memo.inputs.get(proc);
   if (known && sameFrame(known, proc)) return known;
   const pat = processPatterns(proc);
-  const keys = stackIdentityKeys(proc);
+  const lanes = stackIdentityLanes(proc);
   const n = pat.stacks.length;
   const totals = {
     stackIds: new Int32Array(n),
@@ -344,16 +396,22 @@ export function rankInputOf(proc: ProcessSeries, memo?: RankMemo): RankInput {
     sigmaBytes: new Float64Array(n),
     keys: new Array<string>(n),
   };
-  const verdicts = new Map<number, StackSeriesVerdict>();
+  const keyIds = new Int32Array(n);
   pat.stacks.forEach((s, r) => {
     totals.stackIds[r] = s.stackId;
     totals.firstBytes[r] = s.firstBytes;
     totals.lastBytes[r] = s.lastBytes;
     totals.sigmaBytes[r] = s.sigmaBytes;
-    totals.keys[r] = keys[s.stackId];
-    verdicts.set(s.stackId, s);
+    keyIds[r] = memo.keys.intern(lanes, 4 * s.stackId);
+    totals.keys[r] = memo.keys.keys[keyIds[r]];
   });
-  const made = { totals, verdicts, notes: pat.notes, snapshotIndexes: pat.snapshotIndexes, seconds: pat.seconds };
-  memo?.set(proc, made);
+  const made: RankInput = {
+    totals,
+    byRow: { verdicts: pat.stacks, keys: memo.keys, keyIds },
+    notes: pat.notes,
+    snapshotIndexes: pat.snapshotIndexes,
+    seconds: pat.seconds,
+  };
+  memo.inputs.set(proc, made);
   return made;
 }

@@ -390,10 +390,29 @@ describe('a run of F lines read before is replayed (PyFramesReader.pushFrameBloc
     ['no END: the run ends the text', [HEAD, ...base].join('\n')],
     ['a table of another process', table([f(11), f(12), f(13)])],
     ['the first again after it', table([...base, f(7)])],
+    ['that other process again (a block of its own frames: one shared Map)', table([f(11), f(12), f(13)])],
+    ['it again, then a marker and one more F line', table([f(11), f(12), f(13), 'M 0x7079200000000000 entry', f(14)])],
+    ['it again after that', table([f(11), f(12), f(13)])],
   ];
   it.each(series)('%s: the same table as its cold parse', async (_name, text) => {
     const warm = parsePyFrames(text, 'sidecar');
     expect(plain(warm)).toEqual(plain(await coldParse(text)));
+  });
+
+  it('a table that repeats a block of distinct frames shares its Map; one that adds to it copies it first', () => {
+    const clean = [f(31), f(32), f(33)];
+    const a = parsePyFrames(table(clean), 'sidecar')!;
+    const b = parsePyFrames(table(clean), 'sidecar')!;
+    expect(b.frames).toBe(a.frames);
+    const c = parsePyFrames(table([...clean, '# note', f(34), f(31, 'renamed')]), 'sidecar')!;
+    expect(c.frames).not.toBe(a.frames);
+    expect([...a.frames.keys()]).toEqual([...clean.map((l) => l.split(' ')[1])]);
+    expect(c.frames.size).toBe(4);
+    const first = clean[0].split(' ')[1];
+    expect(c.frames.get(first)?.function).toBe('renamed');
+    expect(a.frames.get(first)?.function).toBe('fn31');
+    expect(c.problems.map((p) => p.message)).toContain(`duplicate F line for ${first}; the last one is used`);
+    expect(b.problems).toEqual([]);
   });
 
   it('a grown table keeps the entries and problems of the table it grew from, and adds its own', () => {

@@ -335,6 +335,23 @@ describe('PyFrameTableMerger: tables merged as they come', () => {
     expect(mergePyFrameTables([...real, renamed]).conflicts.length).toBeGreaterThan(0);
     expect(mergePyFrameTables([...real, other]).conflicts[0]).toMatch(/another pseudo-address layout/);
   });
+
+  it("equals the merge at the end when two readers' tables of the same frames (one Map each) alternate", () => {
+    const text = `${HEAD}\nF 0x7079100000000010 1 1 f f.py\nF 0x7079100000000020 2 1 g g.py\nEND 2\n`;
+    // a reader's Map shared by its tables, and another reader's: equal entries, other objects
+    const a = table(text);
+    const b = { ...a, frames: new Map([...a.frames].map(([k, e]) => [k, { ...e }] as const)) };
+    const grown = table(`${HEAD}\nF 0x7079100000000010 1 1 f f.py\nF 0x7079100000000030 3 1 h h.py\nEND 2\n`);
+    const renamed = table(`${HEAD}\nF 0x7079100000000020 9 1 g2 g.py\nEND 1\n`);
+    const series = [a, b, { ...a }, { ...b }, grown, { ...a }, renamed, { ...b }, { ...a }, { ...b }];
+    const m = new PyFrameTableMerger();
+    series.forEach((t, k) => {
+      m.add(t);
+      expect(plain(m.result())).toEqual(plain(atTheEnd(series.slice(0, k + 1))));
+    });
+    expect(m.result().table?.frames.get('0x7079100000000020')?.function).toBe('g');
+    expect(m.result().conflicts.length).toBe(2);
+  });
 });
 
 describe('a run of F lines read before is replayed (PyFramesReader.pushFrameBlock)', () => {

@@ -633,21 +633,27 @@ export function findPyFramesInDump(dumpText: string): PyFrameTable | null {
 /** What merging tables has gathered: the frames and markers so far, problems, conflicts. */
 interface MergeState {
   frames: Map<string, PyFrameEntry>;
-  /** the frames Map of the last table merged: a table with the same Map (a reader's shared one) adds nothing */
-  lastFrames: Map<string, PyFrameEntry> | null;
+  /** counts merges that changed what an address is named (a new address, or another name for one) */
+  version: number;
+  /**
+   * each frames Map merged (a reader's shared one: tables of the same F lines), with `version` after it: a Map
+   * merged again while nothing has been renamed since names every address as the merge does already
+   */
+  mergedAt: WeakMap<Map<string, PyFrameEntry>, number>;
   markers: PyFrameTable['markers'];
   problems: PyFrameTable['problems'];
   conflicts: string[];
 }
 
 function newMergeState(): MergeState {
-  return { frames: new Map(), lastFrames: null, markers: new Map(), problems: [], conflicts: [] };
+  return { frames: new Map(), version: 0, mergedAt: new WeakMap(), markers: new Map(), problems: [], conflicts: [] };
 }
 
 /** One table into the merge, after those before it (a later table's name of an address wins). */
 function mergeInto(m: MergeState, t: PyFrameTable): void {
-  // the last table's frames again: each is already the merge's entry for its address
-  if (t.frames !== m.lastFrames)
+  // frames merged before, none renamed since: each is already the merge's entry for its address, or one equal to it
+  // in every field (two readers' tables of the same F lines, whose dumps alternate between them)
+  if (m.mergedAt.get(t.frames) !== m.version)
     for (const [a, e] of t.frames) {
       const prev = m.frames.get(a);
       // the same entry again (a reader gives a repeated F line one entry): setting it would change nothing
@@ -656,11 +662,25 @@ function mergeInto(m: MergeState, t: PyFrameTable): void {
         if (m.conflicts.length < 20)
           m.conflicts.push(`${a} is ${prev.function} in one table and ${e.function} in another`);
       }
+      if (!prev || !sameEntry(prev, e)) m.version++;
       m.frames.set(a, e);
     }
-  m.lastFrames = t.frames;
+  m.mergedAt.set(t.frames, m.version);
   for (const [a, k] of t.markers) m.markers.set(a, k);
   m.problems.push(...t.problems.slice(0, MAX_PROBLEMS - m.problems.length));
+}
+
+/** Two entries that say the same in every field (two readers' entries of one F line). */
+function sameEntry(a: PyFrameEntry, b: PyFrameEntry): boolean {
+  return (
+    a.addr === b.addr &&
+    a.function === b.function &&
+    a.file === b.file &&
+    a.line === b.line &&
+    a.firstLine === b.firstLine &&
+    a.native === b.native &&
+    a.module === b.module
+  );
 }
 
 function sameLayout(a: PyFrameTable, b: PyFrameTable): boolean {

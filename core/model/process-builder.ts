@@ -372,7 +372,8 @@ export class ProcessBuilder implements StackInterner {
       this.stackBytes = new Uint8Array(next.buffer);
       this.stackView = viewOf(this.stackBytes);
     }
-    next.set(words.subarray(from, to), at);
+    // word by word, not set(subarray): no view object per new stack
+    for (let k = 0; k < 2 * n; k++) next[at + k] = words[from + k];
     const frames = (this.frameBuf = grown(this.frameBuf, first + n));
     for (let k = 0; k < n; k++) frames[first + k] = this.internWords(words[from + 2 * k], words[from + 2 * k + 1]);
     this.frameCount = first + n;

@@ -335,6 +335,23 @@ describe('PyFrameTableMerger: tables merged as they come', () => {
     expect(mergePyFrameTables([...real, renamed]).conflicts.length).toBeGreaterThan(0);
     expect(mergePyFrameTables([...real, other]).conflicts[0]).toMatch(/another pseudo-address layout/);
   });
+
+  it("equals the merge at the end when two readers' tables of the same frames (one Map each) alternate", () => {
+    const text = `${HEAD}\nF 0x7079100000000010 1 1 f f.py\nF 0x7079100000000020 2 1 g g.py\nEND 2\n`;
+    // a reader's Map shared by its tables, and another reader's: equal entries, other objects
+    const a = table(text);
+    const b = { ...a, frames: new Map([...a.frames].map(([k, e]) => [k, { ...e }] as const)) };
+    const grown = table(`${HEAD}\nF 0x7079100000000010 1 1 f f.py\nF 0x7079100000000030 3 1 h h.py\nEND 2\n`);
+    const renamed = table(`${HEAD}\nF 0x7079100000000020 9 1 g2 g.py\nEND 1\n`);
+    const series = [a, b, { ...a }, { ...b }, grown, { ...a }, renamed, { ...b }, { ...a }, { ...b }];
+    const m = new PyFrameTableMerger();
+    series.forEach((t, k) => {
+      m.add(t);
+      expect(plain(m.result())).toEqual(plain(atTheEnd(series.slice(0, k + 1))));
+    });
+    expect(m.result().table?.frames.get('0x7079100000000020')?.function).toBe('g');
+    expect(m.result().conflicts.length).toBe(2);
+  });
 });
 
 describe('a run of F lines read before is replayed (PyFramesReader.pushFrameBlock)', () => {
@@ -390,10 +407,29 @@ describe('a run of F lines read before is replayed (PyFramesReader.pushFrameBloc
     ['no END: the run ends the text', [HEAD, ...base].join('\n')],
     ['a table of another process', table([f(11), f(12), f(13)])],
     ['the first again after it', table([...base, f(7)])],
+    ['that other process again (a block of its own frames: one shared Map)', table([f(11), f(12), f(13)])],
+    ['it again, then a marker and one more F line', table([f(11), f(12), f(13), 'M 0x7079200000000000 entry', f(14)])],
+    ['it again after that', table([f(11), f(12), f(13)])],
   ];
   it.each(series)('%s: the same table as its cold parse', async (_name, text) => {
     const warm = parsePyFrames(text, 'sidecar');
     expect(plain(warm)).toEqual(plain(await coldParse(text)));
+  });
+
+  it('a table that repeats a block of distinct frames shares its Map; one that adds to it copies it first', () => {
+    const clean = [f(31), f(32), f(33)];
+    const a = parsePyFrames(table(clean), 'sidecar')!;
+    const b = parsePyFrames(table(clean), 'sidecar')!;
+    expect(b.frames).toBe(a.frames);
+    const c = parsePyFrames(table([...clean, '# note', f(34), f(31, 'renamed')]), 'sidecar')!;
+    expect(c.frames).not.toBe(a.frames);
+    expect([...a.frames.keys()]).toEqual([...clean.map((l) => l.split(' ')[1])]);
+    expect(c.frames.size).toBe(4);
+    const first = clean[0].split(' ')[1];
+    expect(c.frames.get(first)?.function).toBe('renamed');
+    expect(a.frames.get(first)?.function).toBe('fn31');
+    expect(c.problems.map((p) => p.message)).toContain(`duplicate F line for ${first}; the last one is used`);
+    expect(b.problems).toEqual([]);
   });
 
   it('a grown table keeps the entries and problems of the table it grew from, and adds its own', () => {

@@ -283,6 +283,11 @@ interface FrameBlock {
   text: string;
   layout: PseudoAddressLayout;
   ops: FrameOp[];
+  /**
+   * the frames Map the block alone makes (a table whose only F lines it is), when every line sets a frame of its
+   * own: shared, read-only, by the tables that are that block again (PyFramesReader copies it before a write)
+   */
+  frames?: Map<string, PyFrameEntry>;
 }
 /**
  * The last runs read, newest first: a process's tables are written whole at each dump and only grow, so the next
@@ -302,6 +307,8 @@ export class PyFramesReader {
   private readonly headerProblems: PyFramesProblem[] = [];
   /** while a run of F lines is read (pushFrameBlock): what each line did, in order */
   private recording: FrameOp[] | null = null;
+  /** the table's frames are a block's shared Map (FrameBlock.frames): copied before the table sets a frame */
+  private sharedFrames = false;
 
   constructor(private readonly source: PyFrameTable['source']) {}
 
@@ -463,6 +470,10 @@ export class PyFramesReader {
 
   /** An F line's entry into the table (a parsed line, a known one, or one replayed from a block). */
   private setFrame(t: PyFrameTable, entry: PyFrameEntry): void {
+    if (this.sharedFrames) {
+      t.frames = new Map(t.frames);
+      this.sharedFrames = false;
+    }
     this.frameLines++;
     if (t.frames.has(entry.addr)) this.problem(t, `duplicate F line for ${entry.addr}; the last one is used`);
     t.frames.set(entry.addr, entry);
@@ -496,6 +507,17 @@ export class PyFramesReader {
         (block.length === b.text.length || block.charCodeAt(b.text.length) === 10),
     );
     const known = k >= 0 ? frameBlocks[k] : null;
+    const fromEmpty = t.frames.size === 0;
+    if (known?.frames && fromEmpty && known.text.length === block.length) {
+      // the table is that block again: the same frames (each line sets its own), without a Map set per line
+      this.lineNo += known.ops.length;
+      this.frameLines += known.ops.length;
+      t.frames = known.frames;
+      this.sharedFrames = true;
+      frameBlocks.splice(k, 1);
+      frameBlocks.unshift(known);
+      return;
+    }
     // a copy, not a spread into push: a kept run may have ~80,000 lines, past a call's argument limit
     const ops: FrameOp[] = known ? known.ops.slice() : [];
     let at = s;
@@ -516,14 +538,18 @@ export class PyFramesReader {
       at = n + 1;
     }
     this.recording = null;
+    // a table of this block alone whose every line set a frame of its own: its Map is the block's from now on
+    const alone = fromEmpty && t.frames.size === ops.length ? t.frames : undefined;
     if (known && known.text.length === block.length) {
       frameBlocks.splice(k, 1);
       frameBlocks.unshift(known);
+      if (alone && !known.frames) [known.frames, this.sharedFrames] = [alone, true];
     } else if (block.length <= MAX_FRAME_BLOCK_CHARS) {
       // the grown table's block takes the place of the one it grew from
       if (k < 0) k = frameBlocks.length >= MAX_FRAME_BLOCKS ? frameBlocks.length - 1 : frameBlocks.length;
       frameBlocks.splice(k, 1);
-      frameBlocks.unshift({ text: block, layout, ops });
+      frameBlocks.unshift({ text: block, layout, ops, ...(alone ? { frames: alone } : {}) });
+      if (alone) this.sharedFrames = true;
     }
   }
 
@@ -607,29 +633,54 @@ export function findPyFramesInDump(dumpText: string): PyFrameTable | null {
 /** What merging tables has gathered: the frames and markers so far, problems, conflicts. */
 interface MergeState {
   frames: Map<string, PyFrameEntry>;
+  /** counts merges that changed what an address is named (a new address, or another name for one) */
+  version: number;
+  /**
+   * each frames Map merged (a reader's shared one: tables of the same F lines), with `version` after it: a Map
+   * merged again while nothing has been renamed since names every address as the merge does already
+   */
+  mergedAt: WeakMap<Map<string, PyFrameEntry>, number>;
   markers: PyFrameTable['markers'];
   problems: PyFrameTable['problems'];
   conflicts: string[];
 }
 
 function newMergeState(): MergeState {
-  return { frames: new Map(), markers: new Map(), problems: [], conflicts: [] };
+  return { frames: new Map(), version: 0, mergedAt: new WeakMap(), markers: new Map(), problems: [], conflicts: [] };
 }
 
 /** One table into the merge, after those before it (a later table's name of an address wins). */
 function mergeInto(m: MergeState, t: PyFrameTable): void {
-  for (const [a, e] of t.frames) {
-    const prev = m.frames.get(a);
-    // the same entry again (a reader gives a repeated F line one entry): setting it would change nothing
-    if (prev === e) continue;
-    if (prev && (prev.function !== e.function || prev.file !== e.file || prev.line !== e.line)) {
-      if (m.conflicts.length < 20)
-        m.conflicts.push(`${a} is ${prev.function} in one table and ${e.function} in another`);
+  // frames merged before, none renamed since: each is already the merge's entry for its address, or one equal to it
+  // in every field (two readers' tables of the same F lines, whose dumps alternate between them)
+  if (m.mergedAt.get(t.frames) !== m.version)
+    for (const [a, e] of t.frames) {
+      const prev = m.frames.get(a);
+      // the same entry again (a reader gives a repeated F line one entry): setting it would change nothing
+      if (prev === e) continue;
+      if (prev && (prev.function !== e.function || prev.file !== e.file || prev.line !== e.line)) {
+        if (m.conflicts.length < 20)
+          m.conflicts.push(`${a} is ${prev.function} in one table and ${e.function} in another`);
+      }
+      if (!prev || !sameEntry(prev, e)) m.version++;
+      m.frames.set(a, e);
     }
-    m.frames.set(a, e);
-  }
+  m.mergedAt.set(t.frames, m.version);
   for (const [a, k] of t.markers) m.markers.set(a, k);
   m.problems.push(...t.problems.slice(0, MAX_PROBLEMS - m.problems.length));
+}
+
+/** Two entries that say the same in every field (two readers' entries of one F line). */
+function sameEntry(a: PyFrameEntry, b: PyFrameEntry): boolean {
+  return (
+    a.addr === b.addr &&
+    a.function === b.function &&
+    a.file === b.file &&
+    a.line === b.line &&
+    a.firstLine === b.firstLine &&
+    a.native === b.native &&
+    a.module === b.module
+  );
 }
 
 function sameLayout(a: PyFrameTable, b: PyFrameTable): boolean {

@@ -9,7 +9,7 @@ const keys = [
   [1, 5, 5, 9],
   [7, 9],
 ];
-const stacks: StackTable = { count: 3, offsets: [0, 0, 0, 0], frames: [], allocatorDepth: [0, 0, 0] };
+const stacks: StackTable = { count: 3, offsets: [0, 0, 0, 0], frames: new Uint32Array(0), allocatorDepth: [0, 0, 0] };
 const values = { stackIds: [0, 1, 2], bytes: [100, 40, 7] };
 
 const children = (t: ReturnType<typeof buildCallTree>, node: number) => {

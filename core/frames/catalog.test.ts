@@ -42,7 +42,7 @@ function proc(stacks: string[][], alloc: number[]): ProcessSeries {
     pidNamespace: null,
     prefix: 'p',
     snapshots: [],
-    stacks: { count: stacks.length, offsets, frames, allocatorDepth: alloc },
+    stacks: { count: stacks.length, offsets, frames: Uint32Array.from(frames), allocatorDepth: alloc },
     addresses: { hex, index },
     maps: MAPS,
     endedWithoutFinalDump: true,

@@ -265,6 +265,9 @@ export function createDumpPool<F>(host: DumpPoolHost<F>): DumpPool {
   };
 }
 
+/** How often a reader says how far it is into one task's file (the app's progress bar for a large dump). */
+const PROGRESS_EVERY_MS = 100;
+
 export interface WorkerPort {
   post(msg: FromDumpWorker, transfer?: ArrayBuffer[]): void;
   onMessage(handler: (msg: ToDumpWorker<unknown> | ReadReply) => void): void;
@@ -310,6 +313,9 @@ export function serveDumpTasks<F>(
     try {
       const side = msg.sidecar;
       stacks.begin();
+      // progress within a task only once it has run a while, and then at most every PROGRESS_EVERY_MS: a small
+      // dump's result says it all (a message per dump woke the pool's thread 10,000 times on the issue-49 job)
+      let lastPost = Date.now();
       const whole = await runDumpTask(
         {
           file: open(msg, ask),
@@ -320,7 +326,12 @@ export function serveDumpTasks<F>(
         },
         {
           inflate,
-          onBytes: (bytes) => port.post({ id: msg.id, bytes }),
+          onBytes: (bytes) => {
+            const now = Date.now();
+            if (now - lastPost < PROGRESS_EVERY_MS) return;
+            lastPost = now;
+            port.post({ id: msg.id, bytes });
+          },
           ...(msg.words ? { words: new Uint32Array(msg.words) } : {}),
           sent: stacks,
         },

@@ -85,6 +85,26 @@ describe('sidecar frames sent as a per-reader delta', () => {
     sent.forEach((m, i) => expect([...tableOf(m.result).frames]).toEqual([...tableOf(whole[i]).frames]));
   });
 
+  it('a table that repeats the last one sent (one Map in the reader) goes as "the same", and is rebuilt equal', async () => {
+    // the same sidecar read twice in one thread: its reader gives the second table the first one's Map
+    const [one, again] = [await task(0), await task(0)];
+    expect(tableOf(again).frames).toBe(tableOf(one).frames);
+    const s = new FramesSender();
+    const sent = [s.take(one), s.take(again)].map(wire);
+    expect(sent.map((m) => m.delta?.same ?? false)).toEqual([false, true]);
+    expect(sent[1].delta?.ids.length).toBe(0);
+    const r = new FramesReceiver();
+    for (const m of sent) if (m.delta) r.give(m.result, m.delta);
+    const rebuilt = sent.map((m) => tableOf(m.result).frames);
+    expect(rebuilt[1]).toBe(rebuilt[0]);
+    expect([...rebuilt[1]]).toEqual([...tableOf(one).frames]);
+    expect(rebuilt[1].size).toBe(firstFrames0());
+    // merging the same frames again adds nothing and says no conflict
+    const merged = mergePyFrameTables(sent.map((m) => tableOf(m.result)));
+    expect([...(merged.table?.frames ?? [])]).toEqual([...tableOf(one).frames]);
+    expect(merged.conflicts).toEqual([]);
+  });
+
   it('a result without a sidecar table goes as it is', async () => {
     const p = dumpPath(0);
     const r = await runDumpTask({

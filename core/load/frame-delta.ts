@@ -16,6 +16,11 @@ export interface FramesDelta {
   fresh: PyFrameEntry[];
   /** the table's frames in map order, by number (each keyed by its entry's addr) */
   ids: Int32Array;
+  /**
+   * the table's frames are the last sent table's (the reader's sidecar parser gives a table that repeats a block
+   * of F lines read before that block's Map): `ids` is empty and the receiver gives the table its last Map
+   */
+  same?: true;
 }
 
 /** Entries a reader remembers having sent, at most (then both sides start over). */
@@ -24,6 +29,8 @@ const MAX_SENT = 1 << 18;
 /** The reader's side: takes a result's sidecar frames out for sending, as a delta. */
 export class FramesSender {
   private readonly sent = new Map<PyFrameEntry, number>();
+  /** the frames Map of the last table sent as a delta */
+  private last: Map<string, PyFrameEntry> | null = null;
 
   constructor(private readonly maxSent: number = MAX_SENT) {}
 
@@ -36,10 +43,19 @@ export class FramesSender {
     const sidecar = parsed?.info.sidecar;
     const table = sidecar?.table;
     if (!parsed || !sidecar || !table || table.frames.size === 0) return { result, delta: null };
+    const info = {
+      ...parsed.info,
+      sidecar: { ...sidecar, table: { ...table, frames: new Map<string, PyFrameEntry>() } },
+    };
+    const sent = { ...result, parsed: { ...parsed, info } };
+    // the parser's Maps are not changed once a table is read: the same Map is the same frames
+    if (table.frames === this.last)
+      return { result: sent, delta: { reset: false, fresh: [], ids: new Int32Array(0), same: true } };
     // sent whole if a key is not its entry's addr (never seen: the parser keys by addr)
     for (const [addr, e] of table.frames) if (addr !== e.addr) return { result, delta: null };
     const reset = this.sent.size + table.frames.size > this.maxSent;
     if (reset) this.sent.clear();
+    this.last = table.frames;
     const fresh: PyFrameEntry[] = [];
     const ids = new Int32Array(table.frames.size);
     let k = 0;
@@ -52,22 +68,24 @@ export class FramesSender {
       }
       ids[k++] = id;
     }
-    const info = {
-      ...parsed.info,
-      sidecar: { ...sidecar, table: { ...table, frames: new Map<string, PyFrameEntry>() } },
-    };
-    return { result: { ...result, parsed: { ...parsed, info } }, delta: { reset, fresh, ids } };
+    return { result: sent, delta: { reset, fresh, ids } };
   }
 }
 
 /** The pool thread's side, one per reader: puts a delta's frames back into its result's table. */
 export class FramesReceiver {
   private held: PyFrameEntry[] = [];
+  /** the Map made for the last table given: one Map for the tables that are the same frames (read-only) */
+  private last = new Map<string, PyFrameEntry>();
 
   give(result: DumpTaskResult, delta: FramesDelta): void {
+    const table = result.parsed?.info.sidecar?.table;
+    if (delta.same) {
+      if (table) table.frames = this.last;
+      return;
+    }
     if (delta.reset) this.held = [];
     for (const e of delta.fresh) this.held.push(e);
-    const table = result.parsed?.info.sidecar?.table;
     if (!table) return;
     const frames = new Map<string, PyFrameEntry>();
     for (const id of delta.ids) {
@@ -75,5 +93,6 @@ export class FramesReceiver {
       frames.set(e.addr, e);
     }
     table.frames = frames;
+    this.last = frames;
   }
 }

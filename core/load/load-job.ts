@@ -21,7 +21,7 @@ import {
   type SideFile,
 } from '../formats/dump-filename.js';
 import type { Job, JobEvidence, LoadWarning, ProcessSeries } from '../model/model.js';
-import { ProcessBuilder } from '../model/process-builder.js';
+import { AddressTexts, ProcessBuilder } from '../model/process-builder.js';
 import { mergeDumpTask, runDumpTaskHere, type DumpTask, type DumpTaskResult } from './dump-task.js';
 import { JobTooLargeError, snapshotBytes, stackTableBytes } from './memory-budget.js';
 import { adoptSystingFrames } from './systing-frames.js';
@@ -468,9 +468,11 @@ export async function loadJob(files: readonly InputFile[], options: LoadOptions 
   const tasks = startDumpTasks(groups, options, progress, pyframeSidecars);
   let modelBytes = 0;
   let taskIndex = 0;
+  // one text per distinct address for the whole job: its processes share a code base
+  const texts = new AddressTexts();
 
   for (const g of groups) {
-    const builder = new ProcessBuilder();
+    const builder = new ProcessBuilder(texts);
     const dumpMaps: (DumpMaps | null)[] = []; // by snapshot
     // merged as they come, while the readers read on (the last dump's merge is then short)
     const pyTables = new PyFrameTableMerger();

@@ -30,7 +30,7 @@ describe('the memory budget and one dump of many stacks', () => {
   it('stops inside the merge, naming the dump, once the stacks interned so far pass the budget', async () => {
     // the budget holds about a third of the dump's stacks: the stop comes at a 65,536-record check, not after all
     const budget = stackTableBytes(
-      { count: N / 3, offsets: [], frames: new Array<number>((2 * N) / 3), allocatorDepth: [] },
+      { count: N / 3, offsets: [], frames: new Uint32Array((2 * N) / 3), allocatorDepth: [] },
       N / 3,
     );
     const err = await loadJob([file('d/app.7.0.f.heap', bytes)], { memoryBudget: budget }).catch((e: unknown) => e);

@@ -148,7 +148,10 @@ export class StackMirror {
       next.set(this.words.subarray(0, this.used));
       this.words = next;
     }
-    this.words.set(words.subarray(from, to), this.used);
+    // word by word: a stack is ~100 words, and a subarray per stack (a million over the issue-49 job's 1,000
+    // processes) cost more than the copy
+    const w = this.words;
+    for (let k = 0, at = this.used; k < n; k++) w[at + k] = words[from + k];
     this.at.set(serial, this.from.length);
     this.from.push(this.used);
     this.to.push(this.used + n);

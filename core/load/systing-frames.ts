@@ -61,7 +61,8 @@ export function adoptSystingFrames(
   map: SystingCodeMap,
   existing: PyFrameTable | null,
 ): AdoptResult {
-  let table = existing;
+  // a copy to add to: a table's Maps may be shared with other dumps' tables (a reader's repeated block of F lines)
+  let table = existing && { ...existing, frames: new Map(existing.frames), markers: new Map(existing.markers) };
   let nextId = FIRST_ID;
   let adopted = 0;
   let unknown = 0;

@@ -24,8 +24,8 @@ export interface StackTable {
   count: number;
   /** start of each stack's frames in `frames`; length count+1 once sealed, grows while loading */
   offsets: number[];
-  /** address ids, leaf first */
-  frames: number[];
+  /** address ids, leaf first (typed: a deep process's are tens of thousands, which the collector need not visit) */
+  frames: Uint32Array;
   /** leading frames of each stack that lie in the allocator (jemalloc) library: views hide them by default */
   allocatorDepth: number[];
 }
@@ -219,5 +219,5 @@ export interface JobEvidence {
 
 /** Frames of stack `id`, leaf first (address ids). */
 export function stackFrames(stacks: StackTable, id: number): number[] {
-  return stacks.frames.slice(stacks.offsets[id], stacks.offsets[id + 1]);
+  return Array.from(stacks.frames.subarray(stacks.offsets[id], stacks.offsets[id + 1]));
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ProcessBuilder, stackHash } from './process-builder.js';
+import { AddressTexts, ProcessBuilder, stackHash } from './process-builder.js';
 
 /** A stack's words from 64-bit frame addresses, (hi, lo) per frame. */
 const words = (...frames: bigint[]) =>
@@ -53,6 +53,53 @@ describe('ProcessBuilder.internRange', () => {
     const view = odd.subarray(1);
     expect(view.byteOffset % 8).toBe(4);
     expect(b.internRange(view, 0, view.length, 0)).toBe(2);
+  });
+});
+
+describe('ProcessBuilder frames and address texts', () => {
+  it('keeps frame ids in a typed table as it grows, and processes that share address texts get the same ones', () => {
+    const texts = new AddressTexts();
+    const [a, b] = [new ProcessBuilder(texts), new ProcessBuilder(texts)];
+    const alone = new ProcessBuilder();
+    // 600 stacks of 1–9 frames over 700 addresses: the frame buffer and both address tables grow past their start
+    const stack = (i: number) =>
+      Array.from(
+        { length: 1 + (i % 9) },
+        (_, k) => (k % 3 === 0 ? 0x7f0000000000n : 0n) + BigInt(((i * 7 + k) % 700) * 16),
+      );
+    const want: string[][] = [];
+    for (let i = 0; i < 600; i++) {
+      const w = words(...stack(i));
+      for (const p of [a, b, alone]) expect(p.internStack(w)).toBe(i);
+      // jemalloc's hex: lowercase, no padding, the high word's digits then the low word's 8
+      want.push(stack(i).map((f) => '0x' + f.toString(16)));
+    }
+    // the other process meets the addresses in its own order: its ids differ, its texts do not
+    const c = new ProcessBuilder(texts);
+    for (let i = 599; i >= 0; i--) c.internStack(words(...stack(i)));
+    for (const p of [a, b, alone, c]) {
+      const s = p.finish('k', { pid: 1, pidNamespace: null, prefix: 'jeprof' }, null);
+      expect(s.stacks.frames).toBeInstanceOf(Uint32Array);
+      expect(s.stacks.frames.length).toBe(s.stacks.offsets[s.stacks.count]);
+      const got = (id: number) =>
+        Array.from(s.stacks.frames.subarray(s.stacks.offsets[id], s.stacks.offsets[id + 1]), (x) => s.addresses.hex[x]);
+      for (let i = 0; i < 600; i++) expect(got(p === c ? 599 - i : i)).toEqual(want[i]);
+    }
+  });
+
+  it("shows the frames interned so far while loading, and a finished series holds no view of the builder's buffer", () => {
+    const p = new ProcessBuilder();
+    p.internStack(words(0x7f0000001000n, 0x7f0000002000n));
+    expect(Array.from(p.stacks.frames)).toEqual([0, 1]);
+    const early = p.finish('k', { pid: 1, pidNamespace: null, prefix: 'jeprof' }, null);
+    p.internStack(words(0x7f0000003000n, 0x7f0000001000n, 0x7f0000004000n));
+    expect(Array.from(p.stacks.frames)).toEqual([0, 1, 2, 0, 3]);
+    // what was handed out before stays as it was (its count and frames)
+    expect(early.stacks.count).toBe(1);
+    expect(Array.from(early.stacks.frames)).toEqual([0, 1]);
+    const done = p.finish('k', { pid: 1, pidNamespace: null, prefix: 'jeprof' }, null);
+    expect(Object.getOwnPropertyDescriptor(done.stacks, 'frames')?.get).toBeUndefined();
+    expect(done.stacks.frames.buffer.byteLength).toBe(5 * 4);
   });
 });
 

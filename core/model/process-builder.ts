@@ -246,12 +246,70 @@ function grown(a: Uint32Array<ArrayBuffer>, need: number): Uint32Array<ArrayBuff
   return next;
 }
 
+/**
+ * Addresses' hex texts by their (hi, lo) words, made once and shared by every process of a load (a job's processes
+ * share one code base: forked workers and ranks of one program hold the same return addresses, and each of the
+ * issue-49 bench job's 1,000 processes made ~3,400 texts anew, ~140 MB kept and ~3 s of the merging thread).
+ * The same open-addressing scheme as ProcessBuilder's own address ids.
+ */
+export class AddressTexts {
+  private slots = new Int32Array(1 << 12);
+  private hi = new Uint32Array(1024);
+  private lo = new Uint32Array(1024);
+  private readonly texts: string[] = [];
+
+  /** The normalized hex text of the address (hi, lo): "0x7f…", lowercase, no padding. */
+  of(hi: number, lo: number): string {
+    const slots = this.slots;
+    const mask = slots.length - 1;
+    for (let j = addressSlot(hi, lo) & mask; ; j = (j + 1) & mask) {
+      const s = slots[j];
+      if (s === 0) {
+        const id = this.texts.length;
+        // joined, not concatenated: `+` of texts this long makes a V8 cons string (two more heap objects, kept for
+        // the life of the job); join makes one flat string
+        const hex =
+          hi === 0 ? '0x' + lo.toString(16) : ['0x', hi.toString(16), lo.toString(16).padStart(8, '0')].join('');
+        this.texts.push(hex);
+        this.hi = grown(this.hi, id + 1);
+        this.lo = grown(this.lo, id + 1);
+        this.hi[id] = hi;
+        this.lo[id] = lo;
+        slots[j] = id + 1;
+        // at most half full: probes stay short
+        if (2 * (id + 1) > slots.length) this.rehash();
+        return hex;
+      }
+      if (this.lo[s - 1] === lo && this.hi[s - 1] === hi) return this.texts[s - 1];
+    }
+  }
+
+  private rehash(): void {
+    const slots = new Int32Array(2 * this.slots.length);
+    const mask = slots.length - 1;
+    for (let id = 0; id < this.texts.length; id++) {
+      let j = addressSlot(this.hi[id], this.lo[id]) & mask;
+      while (slots[j] !== 0) j = (j + 1) & mask;
+      slots[j] = id + 1;
+    }
+    this.slots = slots;
+  }
+}
+
 export class ProcessBuilder implements StackInterner {
   readonly addresses: AddressTable = lazyAddressTable([]);
-  readonly stacks: StackTable = { count: 0, offsets: [0], frames: [], allocatorDepth: [] };
+  /**
+   * `frames` is a view of the builder's own buffer (`frameBuf`), the frames interned so far: a typed array, not a
+   * JS array (a deep process's frames are tens of thousands; over the 1,000 processes of the issue-49 bench job
+   * 44 M slots, ~350 MB the collector had to visit). The view is remade only when stacks were added since.
+   */
+  readonly stacks: StackTable;
   readonly snapshots: Snapshot[] = [];
+  private frameBuf = new Uint32Array(1 << 12);
+  private frameCount = 0;
+  private frameView: Uint32Array = this.frameBuf.subarray(0, 0);
   // Addresses by their (hi, lo) words in an open-addressing table of ids + 1 (0 = empty): no string and no
-  // boxed number per lookup; the hex text is made once, for a new address.
+  // boxed number per lookup; the hex text is found once, for a new address (`texts`, shared by a load's processes).
   private addrSlots = new Int32Array(1 << 12);
   private addrHi = new Uint32Array(1024);
   private addrLo = new Uint32Array(1024);
@@ -268,6 +326,21 @@ export class ProcessBuilder implements StackInterner {
   private lastBytes: Uint8Array = new Uint8Array(0);
   private lastView = viewOf(this.lastBytes);
 
+  constructor(private readonly texts: AddressTexts = new AddressTexts()) {
+    const frames = (): Uint32Array => {
+      if (this.frameView.length !== this.frameCount) this.frameView = this.frameBuf.subarray(0, this.frameCount);
+      return this.frameView;
+    };
+    this.stacks = {
+      count: 0,
+      offsets: [0],
+      get frames() {
+        return frames();
+      },
+      allocatorDepth: [],
+    };
+  }
+
   /** The stack id of a record's frames (see DumpRecord.frameWords), interning it when new. */
   internStack(words: Uint32Array, hash?: number): number {
     return this.internRange(words, 0, words.length, hash);
@@ -276,7 +349,7 @@ export class ProcessBuilder implements StackInterner {
   /** internStack of words[from, to) (a merge passes a task's words in place, with the hash its reader computed). */
   internRange(words: Uint32Array, from: number, to: number, hash: number = stackHash(words, from, to)): number {
     const n = (to - from) >>> 1;
-    const { offsets, frames } = this.stacks;
+    const offsets = this.stacks.offsets;
     if (words !== this.lastWords) {
       this.lastWords = words;
       this.lastBytes = new Uint8Array(words.buffer, words.byteOffset, words.byteLength);
@@ -291,16 +364,20 @@ export class ProcessBuilder implements StackInterner {
     const id = this.stacks.count++;
     this.nextSameHash.push(this.stackByHash.get(hash) ?? -1);
     this.stackByHash.set(hash, id);
-    const at = 2 * frames.length;
+    const first = this.frameCount;
+    const at = 2 * first;
     const next = grown(this.stackWords, at + 2 * n);
     if (next !== this.stackWords) {
       this.stackWords = next;
       this.stackBytes = new Uint8Array(next.buffer);
       this.stackView = viewOf(this.stackBytes);
     }
-    next.set(words.subarray(from, to), at);
-    for (let k = 0; k < n; k++) frames.push(this.internWords(words[from + 2 * k], words[from + 2 * k + 1]));
-    offsets.push(frames.length);
+    // word by word, not set(subarray): no view object per new stack
+    for (let k = 0; k < 2 * n; k++) next[at + k] = words[from + k];
+    const frames = (this.frameBuf = grown(this.frameBuf, first + n));
+    for (let k = 0; k < n; k++) frames[first + k] = this.internWords(words[from + 2 * k], words[from + 2 * k + 1]);
+    this.frameCount = first + n;
+    offsets.push(this.frameCount);
     this.stacks.allocatorDepth.push(0);
     return id;
   }
@@ -334,11 +411,8 @@ export class ProcessBuilder implements StackInterner {
   }
 
   private newAddress(hi: number, lo: number): number {
-    // joined, not concatenated: `+` of texts this long makes a V8 cons string (two more heap objects, kept for
-    // the life of the job: ~170 MB over the 1,000 processes of the issue-49 bench job); join makes one flat string
-    const hex = hi === 0 ? '0x' + lo.toString(16) : ['0x', hi.toString(16), lo.toString(16).padStart(8, '0')].join('');
     const id = this.addresses.hex.length;
-    this.addresses.hex.push(hex);
+    this.addresses.hex.push(this.texts.of(hi, lo));
     this.addrHi = grown(this.addrHi, id + 1);
     this.addrLo = grown(this.addrLo, id + 1);
     this.addrHi[id] = hi;
@@ -393,15 +467,19 @@ export class ProcessBuilder implements StackInterner {
     maps: MapsEntry[] | null,
   ): ProcessSeries {
     this.markAllocatorFrames(maps);
-    // a copy the size it holds: an array grown by push keeps up to half again its length in spare slots, and a
-    // deep process's frames are tens of thousands (~90 MB over the 1,000 processes of the issue-49 bench job)
-    this.stacks.frames = this.stacks.frames.slice();
+    // the buffer cut to the frames it holds (doubling leaves up to as many again spare)
+    if (this.frameBuf.length > this.frameCount) {
+      this.frameBuf = this.frameBuf.slice(0, this.frameCount);
+      this.frameView = this.frameBuf;
+    }
     const last = this.snapshots[this.snapshots.length - 1];
+    const { count, offsets, allocatorDepth } = this.stacks;
     return {
       key,
       ...meta,
       snapshots: this.snapshots,
-      stacks: this.stacks,
+      // a plain table (the builder's own reads its buffer through a getter, which would keep the builder alive)
+      stacks: { count, offsets, frames: this.frameView, allocatorDepth },
       addresses: this.addresses,
       maps,
       // only jemalloc writes a final dump (prof_final): other captures (pprof, massif, memleak, PyTorch) lacking

@@ -54,7 +54,7 @@ export function stackTarget(proc: ProcessSeries, stackId: number, label?: string
   const t: StackTarget = {
     kind: 'stack',
     process: proc.key,
-    frames: frames.slice(offsets[stackId], offsets[stackId + 1]).map((a) => proc.addresses.hex[a]),
+    frames: Array.from(frames.subarray(offsets[stackId], offsets[stackId + 1]), (a) => proc.addresses.hex[a]),
   };
   if (label !== undefined) t.label = label;
   return t;

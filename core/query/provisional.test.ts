@@ -27,7 +27,7 @@ describe('the provisional ranking of a job while it loads', () => {
           for (const m of r.members)
             if (m.proc === processes.length) {
               const { offsets, frames: f } = reading.stacks;
-              frames.set(m.stackId, f.slice(offsets[m.stackId], offsets[m.stackId + 1]));
+              frames.set(m.stackId, Array.from(f.subarray(offsets[m.stackId], offsets[m.stackId + 1])));
             }
         calls.push({ read: processes.length, dumps, ranking, frames });
       },
@@ -47,7 +47,7 @@ describe('the provisional ranking of a job while it loads', () => {
       // a ranked stack of the process read in part is the same stack in the process read whole
       const p = job.processes[c.read];
       for (const [id, f] of c.frames)
-        expect(p.stacks.frames.slice(p.stacks.offsets[id], p.stacks.offsets[id + 1])).toEqual(f);
+        expect(Array.from(p.stacks.frames.subarray(p.stacks.offsets[id], p.stacks.offsets[id + 1]))).toEqual(f);
     }
     // the ranking from every dump of the first process but its last ranks stacks (the fixture's leak grows early)
     expect(calls.some((c) => c.ranking.suspects.rows.length > 0)).toBe(true);

@@ -50,10 +50,10 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 /** The stacks of a process as text (hex frames, leaf first), as the generator writes them. */
 const stackTexts = (p: ProcessSeries, ids: Iterable<number>): string[] =>
   [...ids].map((id) =>
-    p.stacks.frames
-      .slice(p.stacks.offsets[id], p.stacks.offsets[id + 1])
-      .map((a) => p.addresses.hex[a])
-      .join(' '),
+    Array.from(
+      p.stacks.frames.subarray(p.stacks.offsets[id], p.stacks.offsets[id + 1]),
+      (a) => p.addresses.hex[a],
+    ).join(' '),
   );
 const liveSum = (p: ProcessSeries, si: number): number => p.snapshots[si].liveBytes.reduce((a, b) => a + b, 0);
 /** float32 cells: each value within 2^-24 of itself, so a sum within that of its total */

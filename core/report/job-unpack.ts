@@ -597,7 +597,7 @@ function unpackProcess(
   let laid = otherStacks > 0 ? 1 : 0;
   for (let k = 0; k < nKept; k++) laid += t.offsets[jobStacks[k] + 1] - t.offsets[jobStacks[k]];
   const offsets: number[] = new Array<number>(count + 1);
-  const frames: number[] = new Array<number>(laid);
+  const frames = new Uint32Array(laid);
   const allocatorDepth: number[] = new Array<number>(count);
   offsets[0] = 0;
   let at0 = 0;

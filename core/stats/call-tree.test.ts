@@ -10,7 +10,7 @@ function table(stacks: number[][], alloc: number[]): StackTable {
     frames.push(...s);
     offsets.push(frames.length);
   }
-  return { count: stacks.length, offsets, frames, allocatorDepth: alloc };
+  return { count: stacks.length, offsets, frames: Uint32Array.from(frames), allocatorDepth: alloc };
 }
 
 const T = table(

@@ -50,10 +50,9 @@ describe('diffSnapshots on the real fixtures', () => {
     expect(onlyFinal.length).toBeGreaterThan(0); // the fixture has a stack that appears during the run
     const text = (d: { stackId: number }) => {
       const { offsets, frames } = py.stacks;
-      return frames
-        .slice(offsets[d.stackId], offsets[d.stackId + 1])
-        .map((a) => py.addresses.hex[a])
-        .join(' ');
+      return Array.from(frames.subarray(offsets[d.stackId], offsets[d.stackId + 1]), (a) => py.addresses.hex[a]).join(
+        ' ',
+      );
     };
     const forward = diffSnapshots(py, 0, last);
     const fresh = forward.filter((d) => d.status === 'new');

@@ -56,7 +56,7 @@ function processOf(stacks: bigint[][], maps: MapsEntry[] | null, pid: number | n
     pidNamespace: null,
     prefix: 'jeprof',
     snapshots: [],
-    stacks: { count: stacks.length, offsets, frames, allocatorDepth: stacks.map(() => 0) },
+    stacks: { count: stacks.length, offsets, frames: Uint32Array.from(frames), allocatorDepth: stacks.map(() => 0) },
     addresses: { hex, index },
     maps,
     endedWithoutFinalDump: false,

@@ -265,32 +265,32 @@ export function appendSeries(old: ProcessSeries, next: ProcessSeries, warnings: 
     }
     return id;
   });
-  const stacks: StackTable = {
-    count: old.stacks.count,
-    offsets: [...old.stacks.offsets],
-    frames: [...old.stacks.frames],
-    allocatorDepth: [...old.stacks.allocatorDepth],
-  };
-  const stackKey = (frames: readonly number[]) => frames.join(',');
+  const allFrames = Array.from(old.stacks.frames);
+  const offsets = [...old.stacks.offsets];
+  const allocatorDepth = [...old.stacks.allocatorDepth];
+  let count = old.stacks.count;
+  const stackKey = (frames: { join(separator: string): string }) => frames.join(',');
   const byKey = new Map<string, number>();
   for (let id = 0; id < old.stacks.count; id++)
-    byKey.set(stackKey(old.stacks.frames.slice(old.stacks.offsets[id], old.stacks.offsets[id + 1])), id);
+    byKey.set(stackKey(old.stacks.frames.subarray(old.stacks.offsets[id], old.stacks.offsets[id + 1])), id);
   const stackMap = new Uint32Array(next.stacks.count);
   for (let id = 0; id < next.stacks.count; id++) {
-    const frames = next.stacks.frames
-      .slice(next.stacks.offsets[id], next.stacks.offsets[id + 1])
-      .map((a) => addrMap[a]);
+    const frames = Array.from(
+      next.stacks.frames.subarray(next.stacks.offsets[id], next.stacks.offsets[id + 1]),
+      (a) => addrMap[a],
+    );
     const k = stackKey(frames);
     let to = byKey.get(k);
     if (to === undefined) {
-      to = stacks.count++;
+      to = count++;
       byKey.set(k, to);
-      stacks.frames.push(...frames);
-      stacks.offsets.push(stacks.frames.length);
-      stacks.allocatorDepth.push(next.stacks.allocatorDepth[id]);
+      allFrames.push(...frames);
+      offsets.push(allFrames.length);
+      allocatorDepth.push(next.stacks.allocatorDepth[id]);
     }
     stackMap[id] = to;
   }
+  const stacks: StackTable = { count, offsets, frames: Uint32Array.from(allFrames), allocatorDepth };
   const snapshots = [
     ...old.snapshots,
     ...next.snapshots.map((s) => ({ ...s, stackIds: s.stackIds.map((id) => stackMap[id]) })),

@@ -593,7 +593,7 @@ async function readSnapshots(
     pidNamespace: numOrNull(pr.pid_namespace),
     prefix: str(pr.prefix),
     snapshots,
-    stacks: { count: 0, offsets: [0], frames: [], allocatorDepth: [] },
+    stacks: { count: 0, offsets: [0], frames: new Uint32Array(0), allocatorDepth: [] },
     addresses: { hex: [], index: new Map() },
     maps: null,
     symbols: null,
@@ -713,7 +713,7 @@ async function readStacks(
       }))
     : null;
 
-  series.stacks = { count: stackCount, offsets, frames, allocatorDepth };
+  series.stacks = { count: stackCount, offsets, frames: Uint32Array.from(frames), allocatorDepth };
   series.addresses = { hex, index: new Map(hex.flatMap((h, i) => (h === '' ? [] : [[h, i] as const]))) };
   series.maps = maps;
   return { addressIds };

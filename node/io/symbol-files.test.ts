@@ -29,7 +29,7 @@ function proc(): ProcessSeries {
     pidNamespace: null,
     prefix: 'x',
     snapshots: [],
-    stacks: { count: 1, offsets: [0, hex.length], frames: hex.map((_, i) => i), allocatorDepth: [0] },
+    stacks: { count: 1, offsets: [0, hex.length], frames: Uint32Array.from(hex, (_, i) => i), allocatorDepth: [0] },
     addresses: { hex, index: new Map(hex.map((h, i) => [h, i])) },
     maps,
     endedWithoutFinalDump: false,

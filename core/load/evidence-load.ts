@@ -74,6 +74,32 @@ export async function readEvidence(
 }
 
 /**
+ * The evidence of the job's other files applied to its processes, as every reader of a job does (loadJob on the
+ * dumps, node/dataset/read-dataset.ts on a dataset's kept copies): read (syslog years from the job's first dump),
+ * processes named by role, dumps without a clock timed from the logs. Returns what readEvidence returns.
+ */
+export async function applyEvidence(
+  processes: ProcessSeries[],
+  files: readonly InputFile[],
+  warnings: LoadWarning[],
+): Promise<{ evidence: JobEvidence | undefined; unread: string[] }> {
+  const read = await readEvidence(files, jobYear(processes), warnings);
+  nameProcessesByRole(processes, read.evidence, warnings);
+  timeDumpsFromLogs(processes, read.evidence, warnings);
+  return read;
+}
+
+/** The year of the job's first dump (context clock, else mtime), for log lines that carry none. */
+function jobYear(processes: readonly ProcessSeries[]): number {
+  for (const p of processes)
+    for (const s of p.snapshots) {
+      const t = s.context?.timeRealMs ?? s.mtimeMs;
+      if (t !== null && t !== undefined) return new Date(t).getUTCFullYear();
+    }
+  return new Date().getUTCFullYear();
+}
+
+/**
  * Names processes by the roles the job logs give their pids (`[rollout-1 pid=N]`, `started loader-1 pid=N`): the
  * role most lines give a pid, when exactly one process the log speaks for has that pid (pids repeat across nodes and
  * runs: a role is no guess). A log in a host's folder (`node-b/logs/…`) speaks for that host's processes only

@@ -585,10 +585,8 @@ export async function loadJob(files: readonly InputFile[], options: LoadOptions 
   let evidence: JobEvidence | undefined;
   let unread: string[] = [];
   if (classified.other.length > 0) {
-    const { readEvidence, nameProcessesByRole, timeDumpsFromLogs } = await import('./evidence-load.js');
-    ({ evidence, unread } = await readEvidence(classified.other, jobYear(processes), warnings));
-    nameProcessesByRole(processes, evidence, warnings);
-    timeDumpsFromLogs(processes, evidence, warnings);
+    const { applyEvidence } = await import('./evidence-load.js');
+    ({ evidence, unread } = await applyEvidence(processes, classified.other, warnings));
   }
   options.onProgress?.({ ...progress, file: '' });
   // ignored: what no reader took (the evidence readers take some of the files the dump readers left)
@@ -641,16 +639,6 @@ function seriesOf(
   if (pyTables.size > 0)
     series.pythonFrames = seriesPythonFrames(pyTables.result(), g.dumps[g.dumps.length - 1].file.path, warnings);
   return series;
-}
-
-/** The year of the job's first dump (context clock, else mtime), for log lines that carry none. */
-function jobYear(processes: readonly ProcessSeries[]): number {
-  for (const p of processes)
-    for (const s of p.snapshots) {
-      const t = s.context?.timeRealMs ?? s.mtimeMs;
-      if (t !== null && t !== undefined) return new Date(t).getUTCFullYear();
-    }
-  return new Date().getUTCFullYear();
 }
 
 /** systing's Python code map for this process (by pid, and by token when its maps name one). */

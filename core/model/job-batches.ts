@@ -3,7 +3,7 @@
 // a time, then each process's symbol table (ProcessSeries.symbols) apart. Batches are structured-clone data (typed
 // arrays travel as is).
 
-import type { Job, LoadWarning, ProcessSeries } from './model.js';
+import type { Job, JobEvidence, LoadWarning, ProcessSeries } from './model.js';
 import type { SymbolTable } from './symbol-table.js';
 
 /** Cells per batch: ~10 MB of typed arrays, small enough to keep each IPC message and worker hop short. */
@@ -20,7 +20,7 @@ export interface SnapshotCells {
 }
 
 export type JobBatch =
-  | { kind: 'job'; processCount: number; warnings: LoadWarning[]; ignoredFiles: string[] }
+  | { kind: 'job'; processCount: number; warnings: LoadWarning[]; ignoredFiles: string[]; evidence?: JobEvidence }
   /** a process whose snapshots carry no cells yet, and no symbols; `addresses.index` is rebuilt on arrival */
   | { kind: 'process'; index: number; series: Omit<ProcessSeries, 'addresses'> & { addresses: { hex: string[] } } }
   | { kind: 'cells'; index: number; snapshots: SnapshotCells[] }
@@ -28,7 +28,14 @@ export type JobBatch =
 
 /** Splits a job into batches, in the order JobAssembler expects. */
 export function* jobBatches(job: Job): Generator<JobBatch> {
-  yield { kind: 'job', processCount: job.processes.length, warnings: job.warnings, ignoredFiles: job.ignoredFiles };
+  yield {
+    kind: 'job',
+    processCount: job.processes.length,
+    warnings: job.warnings,
+    ignoredFiles: job.ignoredFiles,
+    // the kill evidence the fates are told from (a dataset's kept logs, node/dataset/evidence-copies.ts)
+    ...(job.evidence ? { evidence: job.evidence } : {}),
+  };
   for (const [index, p] of job.processes.entries()) {
     const snapshots = p.snapshots.map((s) => ({
       ...s,
@@ -121,6 +128,7 @@ export class JobAssembler {
       processes: this.processes.slice(0, this.head.processCount),
       warnings: this.head.warnings,
       ignoredFiles: this.head.ignoredFiles,
+      ...(this.head.evidence ? { evidence: this.head.evidence } : {}),
     };
   }
 }

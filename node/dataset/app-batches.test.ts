@@ -61,6 +61,21 @@ describe('dataset → batches → job (the Electron main process to the renderer
     expect(ds.job.processes.length).toBe(expected.processes.length);
   });
 
+  it("a job with logs: the kept evidence arrives with it, fates and roles the dumps' (two-node-job, whole)", async () => {
+    const files = await collectInputFiles([join(ROOT, 'fixtures/two-node-job')]);
+    const out = join(dir || (dir = await mkdtemp(join(tmpdir(), 'heaplens-app-batches-'))), 'logs');
+    await ingest(files, out);
+    const asm = new JobAssembler();
+    for await (const b of await datasetBatches(out)) asm.add(structuredClone(b));
+    const job = asm.finish();
+    const expected = await loadJob(files);
+    expect(expected.evidence?.kernel.length).toBeGreaterThan(0);
+    expect(job.processes.map((p) => p.role?.name ?? null)).toEqual(expected.processes.map((p) => p.role?.name ?? null));
+    expect(job.processes.some((p) => p.role?.name === 'rollout-1')).toBe(true);
+    expect(job.processes).toEqual(expected.processes);
+    expect({ ...job, processes: [] }).toEqual({ ...expected, processes: [] });
+  }, 120_000);
+
   it('a job with a process or cells missing is refused by name', async () => {
     const asm = new JobAssembler();
     asm.add({ kind: 'job', processCount: 1, warnings: [], ignoredFiles: [] });

@@ -123,6 +123,121 @@ describe('datasets of two nodes opened together', () => {
   });
 });
 
+// The evidence beside the dumps (kernel logs with the OOM report, launcher and job logs with kill lines and roles,
+// cgroup and smaps_rollup files) kept by ingest and read by the same readers: the fates, roles and log times the
+// dumps give, byte for byte, per node (each node's dataset holding its own logs, scoped to its processes as the
+// dumps' node folders are) and as one dataset of the whole job. Expected: the dumps' own JSON (whose fates the
+// fixtures' tests check against the kernel's report and the launchers' counters).
+describe("the job's logs kept in its datasets", () => {
+  const TWO = join(FIXTURES, 'two-node-job');
+  const whole = ['two-node-job', 'watchdog-job', 'oom-job'];
+  const perNode = () => ['node-a', 'node-b'].map((n) => join(dir, `logs-${n}.dataset`));
+  beforeAll(async () => {
+    for (const n of ['node-a', 'node-b']) {
+      const r = await runCaptured('ingest', join(TWO, n), '-o', join(dir, `logs-${n}.dataset`));
+      expect(r.code, r.err).toBe(0);
+    }
+    for (const job of whole) {
+      const r = await runCaptured('ingest', join(FIXTURES, job), '-o', join(dir, `logs-${job}.dataset`));
+      expect(r.code, r.err).toBe(0);
+    }
+  }, 600_000);
+
+  for (const command of ['summary', 'growth', 'postmortem'])
+    it(`two-node-job, one dataset per node: ${command} --json equals the dumps'`, async () => {
+      const dumps = await runCaptured(command, '--json', join(TWO, 'node-a'), join(TWO, 'node-b'));
+      const datasets = await runCaptured(command, '--json', ...perNode());
+      expect(datasets.code, datasets.err).toBe(dumps.code);
+      expect(datasets.out).toBe(dumps.out);
+    }, 300_000);
+
+  for (const job of whole)
+    for (const command of ['summary', 'growth', 'postmortem'])
+      it(`${job}, one dataset of the whole job: ${command} --json equals the dumps'`, async () => {
+        const dumps = await runCaptured(command, '--json', join(FIXTURES, job));
+        const ds = await runCaptured(command, '--json', join(dir, `logs-${job}.dataset`));
+        expect(ds.code, ds.err).toBe(dumps.code);
+        expect(ds.out).toBe(dumps.out);
+      }, 300_000);
+
+  interface Fated {
+    host: string | null;
+    pid: number | null;
+    name: string | null;
+    fate: string;
+  }
+  it("the per-node datasets give node-b's kernel kill, the torn-down workers and their roles", async () => {
+    const expected = JSON.parse(readFileSync(join(TWO, 'expected.json'), 'utf8')) as {
+      kill: { node: string; pid: number; role: string };
+    };
+    const r = await runJson<{ processes: Fated[] }>('postmortem', '--json', ...perNode());
+    const killed = r.processes.filter((p) => p.fate === 'oom-killed' || p.fate === 'killed');
+    expect(killed.map((p) => [p.host, p.pid, p.name, p.fate])).toEqual([
+      [expected.kill.node, expected.kill.pid, expected.kill.role, 'oom-killed'],
+    ]);
+    expect(r.processes.filter((p) => p.fate === 'torn-down').length).toBeGreaterThan(0);
+    expect(r.processes.filter((p) => p.fate === 'stopped')).toEqual([]);
+  }, 300_000);
+
+  it("the same path ingested on each node (the cluster recipe): each node's logs speak for its own processes", async () => {
+    // as on a cluster: each node ingests its own heap/ (dumps and logs), so every path repeats across the datasets
+    const out: string[] = [];
+    for (const node of ['node-a', 'node-b']) {
+      const scratch = join(dir, `logs-scratch-${node}`);
+      cpSync(join(TWO, node), join(scratch, 'heap'), { recursive: true });
+      const cwd = process.cwd();
+      process.chdir(scratch);
+      try {
+        const ds = join(dir, `logs-same-${node}.dataset`);
+        const r = await runCaptured('ingest', 'heap', '-o', ds, '--host', node);
+        expect(r.code, r.err).toBe(0);
+        out.push(ds);
+      } finally {
+        process.chdir(cwd);
+      }
+    }
+    // expected: the fates and roles the dumps in their node folders give (the fixture's test checks those against
+    // the kernel's report and the launchers' counters)
+    const fates = (j: { processes: Fated[] }) =>
+      j.processes.map((p) => `${p.host}:${p.pid} ${p.name} ${p.fate}`).sort();
+    const dumps = await runJson<{ processes: Fated[] }>(
+      'postmortem',
+      '--json',
+      join(TWO, 'node-a'),
+      join(TWO, 'node-b'),
+    );
+    const same = await runJson<{ processes: Fated[] }>('postmortem', '--json', ...out);
+    expect(fates(same)).toEqual(fates(dumps));
+    expect(fates(same)).toContain('node-b:9 rollout-1 oom-killed');
+  }, 300_000);
+
+  it('a dataset written before logs were kept reads as a job without them; ingesting again keeps one copy of each', async () => {
+    const expected = JSON.parse(readFileSync(join(TWO, 'expected.json'), 'utf8')) as { kill: { role: string } };
+    const old = join(dir, 'logs-old.dataset');
+    cpSync(perNode()[1], old, { recursive: true });
+    const manifest = join(old, '_heaplens.json');
+    const m = JSON.parse(readFileSync(manifest, 'utf8')) as { evidence?: unknown[] };
+    expect(m.evidence?.length).toBe(3);
+    delete m.evidence;
+    writeFileSync(manifest, JSON.stringify(m));
+    rmSync(join(old, 'evidence'), { recursive: true });
+    const r = await runJson<{ processes: Fated[] }>('postmortem', '--json', old);
+    expect(r.processes.filter((p) => p.fate === 'oom-killed')).toEqual([]);
+    // no role names: the launcher's lines are not there
+    expect(r.processes.map((p) => p.name)).not.toContain(expected.kill.role);
+    // the same node ingested again into it: its logs kept, once each
+    const again = await runCaptured('ingest', join(TWO, 'node-b'), '-o', old);
+    expect(again.code, again.err).toBe(0);
+    const m2 = JSON.parse(readFileSync(manifest, 'utf8')) as { evidence: { path: string }[] };
+    expect(m2.evidence.map((e) => e.path).sort()).toEqual(
+      ['dmesg.txt', 'job.log', 'launcher.log'].map((f) => `node-b/logs/${f}`),
+    );
+    expect(readdirSync(join(old, 'evidence'))).toHaveLength(3);
+    const alone = await runCaptured('postmortem', '--json', join(TWO, 'node-b'));
+    expect((await runCaptured('postmortem', '--json', old)).out).toBe(alone.out);
+  }, 300_000);
+});
+
 describe('bad input among datasets', () => {
   /** Every file of a dataset with its bytes, to check nothing was changed. */
   const snapshot = (d: string) =>

@@ -113,6 +113,61 @@ describe('a hostile dataset', () => {
     expect(r.err).toMatch(/is not a regular file \(a FIFO/);
   }, 60_000);
 
+  it('kept evidence whose copy leads out of the dataset, or is a link, is refused naming it; nothing outside is read or changed', async () => {
+    // a job with logs (launcher, job and watchdog logs: kills, roles)
+    const logs = join(dir, 'with-logs');
+    expect((await cli('ingest', join(ROOT, 'fixtures/watchdog-job'), '-o', logs, '--no-symbols')).code).toBe(0);
+    const outside = join(dir, 'outside');
+    await mkdir(outside, { recursive: true });
+    const secret = join(outside, 'launcher.log');
+    await writeFile(secret, 'launcher: worker rollout-1 (pid 1) exited with exitcode -9\n');
+    const before = await snapshot(outside);
+    const manifestOf = async (d: string) =>
+      JSON.parse(await readFile(join(d, '_heaplens.json'), 'utf8')) as { evidence: { path: string; copy: string }[] };
+    expect((await manifestOf(logs)).evidence.length).toBeGreaterThan(0);
+    // the manifest names a copy outside the dataset (relative and absolute)
+    for (const [name, copy] of [
+      ['ev-dotdot', '../outside/launcher.log'],
+      ['ev-absolute', secret],
+      ['ev-nested', 'evidence/../../outside/launcher.log'],
+    ]) {
+      const ds = join(dir, name);
+      await cp(logs, ds, { recursive: true });
+      const m = await manifestOf(ds);
+      m.evidence[0].copy = copy;
+      await writeFile(join(ds, '_heaplens.json'), JSON.stringify(m));
+      for (const argv of [
+        ['summary', ds],
+        ['postmortem', '--json', ds],
+        ['ingest', join(ROOT, 'fixtures/watchdog-job'), '-o', ds],
+      ]) {
+        const r = await cli(...argv);
+        expect(r.code, `${argv[0]} ${copy}`).toBe(1);
+        expect(r.err).toContain(`${join(ds, '_heaplens.json')}: evidence[0] copy`);
+        expect(r.err).toMatch(/is not evidence\/<32 hex digits>/);
+        expect(r.err).not.toMatch(/internal error|\n\s+at /);
+      }
+    }
+    // a copy replaced by a link to a file outside
+    const linked = join(dir, 'ev-link');
+    await cp(logs, linked, { recursive: true });
+    const copy = join(linked, (await manifestOf(linked)).evidence[0].copy);
+    await rm(copy);
+    await symlink(secret, copy);
+    const r = await cli('postmortem', '--json', linked);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain(`${copy}: is a symbolic link`);
+    // the evidence folder itself a link
+    const folder = join(dir, 'ev-folder-link');
+    await cp(logs, folder, { recursive: true });
+    await rm(join(folder, 'evidence'), { recursive: true });
+    await symlink(outside, join(folder, 'evidence'));
+    const r2 = await cli('summary', folder);
+    expect(r2.code).toBe(1);
+    expect(r2.err).toContain(`${join(folder, 'evidence')}: is a symbolic link`);
+    expect(await snapshot(outside)).toEqual(before);
+  }, 120_000);
+
   it('a huge manifest is refused by its size, not read whole', async () => {
     const ds = await copy('bigmanifest');
     await truncate(join(ds, '_heaplens.json'), 64 << 20);

@@ -1,6 +1,7 @@
 // `heaplens ingest`: dumps → the dataset, process by process (each process is loaded, written and dropped, so
 // memory holds one process at a time). Incremental: a dump already in the dataset (same path, size and mtime)
-// is not read again; a process whose new dumps all come after its ingested ones gets only those appended.
+// is not read again; a process whose new dumps all come after its ingested ones gets only those appended. The
+// evidence files given (logs, cgroup files: evidence-copies.ts) are kept, a path given again replacing its copy.
 
 import { mkdir, readdir, stat } from 'node:fs/promises';
 import { classifyFiles, groupProcesses, loadJob } from '../../core/load/load-job.js';
@@ -10,6 +11,7 @@ import { mergePyFrameTables } from '../../core/formats/pyframes.js';
 import type { InputFile } from '../../core/formats/input-file.js';
 import { openEngine } from './duckdb.js';
 import { isDataset, readDataset, readSnapshotCells, type DatasetJob } from './read-dataset.js';
+import { copyEvidence, mergeEvidence } from './evidence-copies.js';
 import { removeProcess, writeJobTables, writeProcess, type FileRecord, type ProcessRecord } from './write-dataset.js';
 
 export interface IngestOptions {
@@ -50,7 +52,7 @@ export async function ingest(
 ): Promise<IngestResult> {
   let existing: DatasetJob | null = null;
   // a dataset of another version is refused naming its manifest (ingest the dumps again into a new folder)
-  if (await isDataset(outDir)) existing = await readDataset(outDir, { cells: false });
+  if (await isDataset(outDir)) existing = await readDataset(outDir, { cells: false, evidence: false });
   else if (await nonEmptyFolder(outDir))
     throw new IngestError(`${outDir}: exists and is not a heaplens dataset; refusing to write into it`);
   await mkdir(outDir, { recursive: true });
@@ -206,10 +208,12 @@ export async function ingest(
       if (!fileRecords.has(path))
         fileRecords.set(path, { path, size: 0, mtimeMs: null, status: 'ignored', process: null });
     const processes = [...records.values()].sort((a, b) => a.id - b.id);
+    // the job's logs and memory files, kept so a reader of the dataset finds the fates the dumps' loader finds
+    const evidence = mergeEvidence(existing?.manifest.evidence ?? [], await copyEvidence(outDir, classified.other));
     await writeJobTables(
       engine,
       outDir,
-      { processes, files: [...fileRecords.values()], jobWarnings, orphanWarnings },
+      { processes, files: [...fileRecords.values()], jobWarnings, orphanWarnings, evidence },
       runs,
     );
   } finally {

@@ -5,7 +5,18 @@ import { topFolders } from '../../core/model/process-host.js';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import type { DuckDBValue } from '@duckdb/node-api';
-import type { Counts, Job, LoadWarning, ProcessSeries, Snapshot, ThreadTotals } from '../../core/model/model.js';
+import type {
+  Counts,
+  Job,
+  JobEvidence,
+  LoadWarning,
+  ProcessSeries,
+  Snapshot,
+  ThreadTotals,
+} from '../../core/model/model.js';
+import type { InputFile } from '../../core/formats/input-file.js';
+import { applyEvidence } from '../../core/load/evidence-load.js';
+import { checkEvidenceList, evidenceFiles } from './evidence-copies.js';
 import type { TeardownInput } from '../../core/model/series-end.js';
 import type { MapsEntry } from '../../core/formats/proc-maps.js';
 import type { PyFrameTable } from '../../core/formats/pyframes.js';
@@ -67,7 +78,11 @@ export async function readManifest(dir: string): Promise<Manifest> {
       file,
       `dataset version ${m.version}; this heaplens reads version ${DATASET_VERSION} (ingest the dumps again)`,
     );
-  return m as Manifest;
+  const evidence = checkEvidenceList(dir, m.evidence);
+  const manifest = { ...m } as Manifest;
+  delete manifest.evidence;
+  if (evidence.length > 0) manifest.evidence = evidence;
+  return manifest;
 }
 
 /** The snapshots whose cells to read, from the process's snapshots and whether it has Python frames (series-end.ts). */
@@ -86,6 +101,8 @@ export interface ReadOptions {
    * process's snapshots are read, and names them by process.
    */
   onlyStacks?: ReadonlyMap<number, readonly number[]> | StackChooser;
+  /** apply the kept evidence files (roles, kills, log times: evidence-copies.ts); true unless false (ingest's own read) */
+  evidence?: boolean;
 }
 
 /** Where a process of a job read from datasets lives: its dataset folder and its id there (partition folder). */
@@ -182,15 +199,16 @@ export async function readDataset(dir: string, options: ReadOptions = {}): Promi
   await checkTree(dir);
   const engine = await openEngine([dir]);
   try {
-    const part = await readPart(engine, dir, manifest, options.cells ?? true);
+    const part = await readPart(engine, dir, manifest, options.cells ?? true, options.evidence ?? true);
     setHosts([part]);
     const processes = part.shells.map((s) => s.series);
     const warnings = jobWarnings([part], part.shells);
+    const { evidence, ignoredFiles } = await applyKeptEvidence([part], processes, warnings);
     const only = options.onlyStacks ?? null;
     const chosen =
       typeof only === 'function'
         ? await only(
-            { processes: [...processes], warnings: [...warnings], ignoredFiles: [] },
+            { processes: [...processes], warnings: [...warnings], ignoredFiles, ...(evidence ? { evidence } : {}) },
             new Map(part.shells.map((s) => [s.series, { dir, id: s.id }])),
           )
         : null;
@@ -198,7 +216,7 @@ export async function readDataset(dir: string, options: ReadOptions = {}): Promi
       chosen ? (chosen.get(sh.series) ?? []) : only && typeof only !== 'function' ? (only.get(sh.id) ?? []) : null;
     for (const sh of part.shells) await readPartStacks(engine, part, sh, named(sh));
     return {
-      job: { processes, warnings, ignoredFiles: ignoredOf([part]) },
+      job: { processes, warnings, ignoredFiles, ...(evidence ? { evidence } : {}) },
       ids: new Map(part.shells.map((s) => [s.series, s.id])),
       cellCounts: part.cellCounts,
       processWarnings: new Map(part.shells.map((s) => [s.series, part.warningsOf.get(s.id) ?? []])),
@@ -273,7 +291,7 @@ export async function readDatasets(dirs: readonly string[], options: ReadOptions
     const parts: DatasetPart[] = [];
     for (const { dir, manifest } of ok) {
       try {
-        const part = await readPart(engine, dir, manifest, options.cells ?? true);
+        const part = await readPart(engine, dir, manifest, options.cells ?? true, options.evidence ?? true);
         // read whole here unless a chooser names the stacks later: a damaged file then leaves out its dataset alone
         if (!chooser) for (const sh of part.shells) await readPartStacks(engine, part, sh, only ? [] : null);
         parts.push(part);
@@ -286,12 +304,21 @@ export async function readDatasets(dirs: readonly string[], options: ReadOptions
     const shells = mergeKeys(parts);
     const processes = shells.map((s) => s.series);
     const warnings = [...left, ...jobWarnings(parts, shells)];
+    const { evidence, ignoredFiles } = await applyKeptEvidence(parts, processes, warnings);
+    const withEvidence = evidence ? { evidence } : {};
     const sources = new Map(shells.map((s) => [s.series, { dir: s.part.dir, id: s.id }]));
     if (chooser) {
-      const chosen = await chooser({ processes: [...processes], warnings: [...warnings], ignoredFiles: [] }, sources);
+      const chosen = await chooser(
+        { processes: [...processes], warnings: [...warnings], ignoredFiles, ...withEvidence },
+        sources,
+      );
       for (const sh of shells) await readPartStacks(engine, sh.part, sh, chosen.get(sh.series) ?? []);
     }
-    return { job: { processes, warnings, ignoredFiles: ignoredOf(parts) }, dirs: parts.map((p) => p.dir), sources };
+    return {
+      job: { processes, warnings, ignoredFiles, ...withEvidence },
+      dirs: parts.map((p) => p.dir),
+      sources,
+    };
   } finally {
     engine.close();
   }
@@ -316,6 +343,8 @@ interface DatasetPart {
   warningsOf: Map<number | null, LoadWarning[]>;
   orphanWarnings: Map<string, LoadWarning[]>;
   cellCounts: Map<ProcessSeries, number[]>;
+  /** the kept evidence files, as the files they were copied from (none when not asked for) */
+  evidence: InputFile[];
 }
 
 const HOST_FROM = new Set(['context', 'folder', 'option']);
@@ -325,6 +354,7 @@ async function readPart(
   dir: string,
   manifest: Manifest,
   withCells: boolean | CellPicker,
+  withEvidence: boolean,
 ): Promise<DatasetPart> {
   const pfile = join(dir, 'processes.parquet');
   const procRows = await readParquetRows(engine, pfile);
@@ -381,7 +411,28 @@ async function readPart(
     shells.push({ pr, id, series, host, storedKey: series.key });
     cellCounts.set(series, counts);
   }
-  return { dir, manifest, shells, files, warningsOf, orphanWarnings, cellCounts };
+  const evidence = withEvidence ? await evidenceFiles(dir, manifest.evidence ?? []) : [];
+  return { dir, manifest, shells, files, warningsOf, orphanWarnings, cellCounts, evidence };
+}
+
+/**
+ * The datasets' kept evidence (each dataset's in the order ingest was given it, datasets in the order given, as the
+ * dumps' loader meets the files) applied to the job as loadJob applies it (core/load/evidence-load.ts: the same
+ * readers, roles, kills and log times, warnings after every process's); the ignored files are then those no reader
+ * took, as loadJob gives them.
+ */
+async function applyKeptEvidence(
+  parts: readonly DatasetPart[],
+  processes: ProcessSeries[],
+  warnings: LoadWarning[],
+): Promise<{ evidence: JobEvidence | undefined; ignoredFiles: string[] }> {
+  const files = parts.flatMap((p) => p.evidence);
+  const ignored = ignoredOf(parts);
+  if (files.length === 0) return { evidence: undefined, ignoredFiles: ignored };
+  const { evidence, unread } = await applyEvidence(processes, files, warnings);
+  const read = new Set(files.map((f) => f.path));
+  for (const path of unread) read.delete(path);
+  return { evidence, ignoredFiles: ignored.filter((path) => !read.has(path)) };
 }
 
 /**
@@ -401,8 +452,9 @@ function setHosts(parts: readonly DatasetPart[]): void {
 
 /**
  * Every dataset's processes in key order, as loadJob orders them. Keys unique in each dataset may repeat across
- * datasets (each node ingested the same path): then every key is prefixed by its dataset's folder name, so the
- * processes stay apart and each says where it came from.
+ * datasets (each node ingested the same path): then every key, dump path and kept evidence path is prefixed by its
+ * dataset's folder name, so the processes stay apart, each says where it came from, and each node's logs speak for
+ * its own processes (logScopes: the dataset's folder is then the top folder, as a node's folder is for the dumps).
  */
 function mergeKeys(parts: readonly DatasetPart[]): (Shell & { part: DatasetPart })[] {
   const all = parts.flatMap((part) => part.shells.map((s) => ({ ...s, part })));
@@ -410,9 +462,17 @@ function mergeKeys(parts: readonly DatasetPart[]): (Shell & { part: DatasetPart 
   const repeats = all.some((s) => keys.size === keys.add(s.storedKey).size);
   if (repeats) {
     const labels = datasetLabels(parts.map((p) => p.dir));
-    for (const s of all) s.series.key = `${labels.get(s.part.dir)}/${s.storedKey}`;
-    for (const [i, part] of parts.entries())
-      part.orphanWarnings = new Map([...part.orphanWarnings].map(([k, w]) => [`${labels.get(parts[i].dir)}/${k}`, w]));
+    for (const s of all) {
+      const label = labels.get(s.part.dir)!;
+      s.series.key = `${label}/${s.storedKey}`;
+      for (const snap of s.series.snapshots) snap.file = `${label}/${snap.file}`;
+    }
+    for (const [i, part] of parts.entries()) {
+      const label = labels.get(parts[i].dir)!;
+      part.orphanWarnings = new Map([...part.orphanWarnings].map(([k, w]) => [`${label}/${k}`, w]));
+      part.evidence = part.evidence.map((f) => ({ ...f, path: `${label}/${f.path}` }));
+      part.files = part.files.map((f) => ({ ...f, path: `${label}/${f.path}` }));
+    }
   }
   return all.sort((a, b) => byText(a.series.key, b.series.key));
 }

@@ -2,7 +2,7 @@
 // Before DuckDB opens any of its files, and before ingest removes or writes a partition, every table folder,
 // partition and file is checked with lstat: no symbolic link (which would let a read or a delete reach outside the
 // dataset), only regular files (a FIFO would block a read for good), partition names `process=<n>` with n a small
-// whole number, and a manifest of sane size. DuckDB globs the paths it is given, so every path handed to it goes
+// whole number, only regular files in `evidence/`, and a manifest of sane size. DuckDB globs the paths it is given, so every path handed to it goes
 // through `parquetPathSql`, which escapes the glob characters: a folder named `ds[1]` never reads `ds1/`.
 import { lstat, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -10,7 +10,7 @@ import { escapeGlob, sqlString } from './duckdb.js';
 
 export { escapeGlob };
 import { DatasetError } from './errors.js';
-import { MANIFEST_FILE } from './manifest.js';
+import { EVIDENCE_DIR, MANIFEST_FILE } from './manifest.js';
 import { PER_PROCESS_TABLES } from './schema.js';
 
 /** The manifest is a few KiB; anything past this is not one (and is not read whole). */
@@ -73,6 +73,15 @@ export async function checkDatasetTree(dir: string): Promise<void> {
       if (pk !== 'dir') throw new DatasetError(pdir, 'is a file, not a partition folder');
       for (const f of await readdir(pdir)) await entry(join(pdir, f));
     }
+  }
+  // the kept evidence files (evidence-copies.ts): a folder of regular files, no link
+  const edir = join(dir, EVIDENCE_DIR);
+  const ekind = await entry(edir);
+  if (ekind === 'file') throw new DatasetError(edir, 'is a file, not the evidence folder');
+  if (ekind === 'dir') {
+    const names = await readdir(edir);
+    if (names.length > MAX_PARTITIONS) throw new DatasetError(edir, `holds ${names.length} entries`);
+    for (const f of names) await entry(join(edir, f));
   }
 }
 

@@ -34,6 +34,7 @@ import {
   type ColumnDef,
   type Manifest,
 } from './schema.js';
+import type { EvidenceCopy } from './manifest.js';
 import { toTaggedJson } from './tagged-json.js';
 
 /** Parquet options: zstd (the columns are repetitive: 16×100×5,000 cells compress to a few MB). */
@@ -417,6 +418,8 @@ export interface JobTables {
   jobWarnings: LoadWarning[];
   /** warnings of dump groups that gave no process, by their process key */
   orphanWarnings: ReadonlyMap<string, LoadWarning[]>;
+  /** the evidence files kept in `evidence/` (evidence-copies.ts), listed in the manifest */
+  evidence?: readonly EvidenceCopy[];
 }
 
 /** Writes processes, files and warnings (whole, every run) and the manifest last. */
@@ -493,6 +496,7 @@ export async function writeJobTables(engine: Engine, dir: string, t: JobTables, 
     writer: 'heaplens 0.1.0',
     updated: new Date().toISOString(),
     runs,
+    ...(t.evidence && t.evidence.length > 0 ? { evidence: [...t.evidence] } : {}),
   };
   // created exclusively under a random name (a planted link is never followed), then renamed over the manifest
   const tmp = join(dir, `${MANIFEST_FILE}.${randomBytes(8).toString('hex')}.tmp`);

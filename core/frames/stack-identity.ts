@@ -227,21 +227,12 @@ function hashText(s: string): void {
  * character or surrogate to escape); false, and nothing fed, otherwise.
  */
 function hashJsonPlain(s: string): boolean {
-  let h1 = lane1;
-  let h2 = lane2;
-  let h3 = lane3;
+  // a scan first (names rarely need escaping), then the one hashing loop
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
     if (c < 0x20 || c === 0x22 || c === 0x5c || (c >= 0xd800 && c <= 0xdfff)) return false;
-    h1 = Math.imul(h1 ^ c, 0x01000193);
-    h2 = Math.imul(h2 ^ c, 0x5bd1e995);
-    h2 ^= h2 >>> 15;
-    h3 = Math.imul(h3 + c, 0xc2b2ae35);
-    h3 ^= h3 >>> 13;
   }
-  lane1 = h1;
-  lane2 = h2;
-  lane3 = h3;
+  hashText(s);
   return true;
 }
 

@@ -7,7 +7,7 @@ import type { Job, LoadWarning } from '../model/model.js';
 import type { SymbolTable } from '../model/symbol-table.js';
 import type { MissingBinariesSummary } from '../symbolize/missing-binaries.js';
 import { missingBinariesAt } from './missing-binaries.js';
-import { defaultSnapshot, snapshotIndices } from './snapshot-choice.js';
+import { snapshotsAsked } from './snapshot-choice.js';
 import { processFacts, snapshotFacts, type ProcessFacts, type SnapshotFacts } from './summary.js';
 
 export interface BinariesRequest {
@@ -55,13 +55,10 @@ export function binariesListing(job: Job, req: BinariesRequest): BinariesListing
   const out: BinariesListing = { processes: [], warnings: [...job.warnings], blocks: [] };
   const which = req.snapshot;
   // without a name: each process's series end (an exit dump after teardown holds few of its stacks)
-  const at = which !== null ? snapshotIndices(job.processes, which, 'snapshot') : job.processes.map(defaultSnapshot);
+  const at = snapshotsAsked(job.processes, which, out.warnings);
   for (const [pi, p] of job.processes.entries()) {
     const si = at[pi];
-    if (si < 0) {
-      out.warnings.push({ file: p.key, message: `no snapshot with sequence number ${which}` });
-      continue;
-    }
+    if (si < 0) continue;
     const { summary, symbolized } = missingBinariesAt(p, si, { includeAllocator: req.includeAllocator });
     out.processes.push({ ...processFacts(p), snapshot: snapshotFacts(p.snapshots[si]), symbolized, ...summary });
     const symbols = p.symbols;

@@ -6,7 +6,7 @@
 
 import type { ProcessSeries } from '../model/model.js';
 import { snapshotByName } from '../model/snapshot-status.js';
-import { teardownIndex, type TeardownInput } from '../model/series-end.js';
+import { defaultSnapshot, teardownIndex, type TeardownInput } from '../model/series-end.js';
 
 /** A snapshot name that is malformed, or that no process has: the message says which names there are. */
 export class SnapshotChoiceError extends Error {
@@ -41,6 +41,21 @@ export function snapshotIndices(
       `--${option} ${which}: no snapshot has sequence number ${which}; ${seqs.length > 0 ? `the sequence numbers are ${seqRanges(seqs)}` : 'the dumps have no sequence numbers (use first or last)'}`,
     );
   }
+  return at;
+}
+
+/**
+ * The snapshot each process is read at for `--snapshot which` (null: its default, the series end), and the
+ * processes that lack it, as warnings (`top`, `binaries`).
+ */
+export function snapshotsAsked(
+  processes: readonly (Pick<ProcessSeries, 'snapshots'> & TeardownInput & { key: string })[],
+  which: string | null,
+  warnings: { file: string; message: string }[],
+): number[] {
+  const at = which !== null ? snapshotIndices(processes, which, 'snapshot') : processes.map(defaultSnapshot);
+  for (const [pi, p] of processes.entries())
+    if (at[pi] < 0) warnings.push({ file: p.key, message: `no snapshot with sequence number ${which}` });
   return at;
 }
 

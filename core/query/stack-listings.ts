@@ -13,7 +13,7 @@ import type { ViewOptions } from '../model/vocab.js';
 import { accumulatedByStack, accumulatedOf, sumRecords } from './accumulated.js';
 import { listingRowKey } from './row-key.js';
 import { diffRows, snapshotRows } from './rows.js';
-import { defaultNote, defaultSnapshot, snapshotIndices } from './snapshot-choice.js';
+import { defaultNote, defaultSnapshot, snapshotIndices, snapshotsAsked } from './snapshot-choice.js';
 import { processFacts, snapshotFacts, type ProcessFacts, type SnapshotFacts } from './summary.js';
 
 export interface ListingRequest {
@@ -133,13 +133,10 @@ export function topListing(job: Job, req: TopRequest): TopListing {
   const unit = sampleUnit(sample, jobDeclaredSamples(job));
   const out: TopListing = { sample, unit, processes: [], stacks: [], warnings: [...job.warnings], blocks: [] };
   const which = req.snapshot;
-  const at = which !== null ? snapshotIndices(job.processes, which, 'snapshot') : job.processes.map(defaultSnapshot);
+  const at = snapshotsAsked(job.processes, which, out.warnings);
   for (const [pi, p] of job.processes.entries()) {
     const si = at[pi];
-    if (si < 0) {
-      out.warnings.push({ file: p.key, message: `no snapshot with sequence number ${which}` });
-      continue;
-    }
+    if (si < 0) continue;
     const sp = sampleSeriesOrWarn(p, sample, out.warnings);
     if (!sp) continue;
     const s = p.snapshots[si];

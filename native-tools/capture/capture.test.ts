@@ -50,6 +50,13 @@ t.join()
 ctypes.CDLL(None).mallctl(b"prof.dump", None, None, None, 0)
 import time; time.sleep(0.5)  # the program goes on: the context thread reads jemalloc's stats meanwhile
 `;
+/** The environment of a Python run under jemalloc's profiling and the capture library (every allocation through malloc). */
+const capturedEnv = (mallocConf: string) => ({
+  ...process.env,
+  PYTHONMALLOC: 'malloc',
+  LD_PRELOAD: `${JEMALLOC} ${join(root, 'native-tools/capture/build/libheaplens_capture.so')}`,
+  MALLOC_CONF: mallocConf,
+});
 const lineOf = (tag: string) => PROGRAM.split('\n').findIndex((l) => l.includes(`# @${tag}`)) + 1;
 const work = mkdtempSync(join(tmpdir(), 'heaplens-capture-'));
 
@@ -117,10 +124,7 @@ print(json.dumps({"limit": rd("${c.limitFile}"), "before": before, "after": afte
           {
             cwd: dir,
             env: {
-              ...process.env,
-              PYTHONMALLOC: 'malloc',
-              LD_PRELOAD: `${JEMALLOC} ${join(root, 'native-tools/capture/build/libheaplens_capture.so')}`,
-              MALLOC_CONF: `prof:true,prof_prefix:${dir}/jeprof`,
+              ...capturedEnv(`prof:true,prof_prefix:${dir}/jeprof`),
             },
             encoding: 'utf8',
           },
@@ -273,10 +277,7 @@ print(json.dumps(events))
     const r = spawnSync(PYTHONS[0], [join(dir, 'inplace.py')], {
       cwd: dir,
       env: {
-        ...process.env,
-        PYTHONMALLOC: 'malloc',
-        LD_PRELOAD: `${JEMALLOC} ${join(root, 'native-tools/capture/build/libheaplens_capture.so')}`,
-        MALLOC_CONF: `prof:true,prof_prefix:${dir}/inplace`,
+        ...capturedEnv(`prof:true,prof_prefix:${dir}/inplace`),
       },
       encoding: 'utf8',
     });
@@ -323,10 +324,7 @@ print(json.dumps(events))
       const r = spawnSync(python, [join(dir, 'prog.py')], {
         cwd: dir,
         env: {
-          ...process.env,
-          PYTHONMALLOC: 'malloc',
-          LD_PRELOAD: `${JEMALLOC} ${join(root, 'native-tools/capture/build/libheaplens_capture.so')}`,
-          MALLOC_CONF: `prof:true,lg_prof_sample:0,prof_prefix:${dir}/jeprof`,
+          ...capturedEnv(`prof:true,lg_prof_sample:0,prof_prefix:${dir}/jeprof`),
           HEAPLENS_CAPTURE_UNWIND: mode,
           HEAPLENS_CAPTURE_VERBOSE: '1',
         },
@@ -365,10 +363,7 @@ print(json.dumps(events))
       const r = spawnSync(python, [join(dir, 'prog.py')], {
         cwd: dir,
         env: {
-          ...process.env,
-          PYTHONMALLOC: 'malloc',
-          LD_PRELOAD: `${JEMALLOC} ${join(root, 'native-tools/capture/build/libheaplens_capture.so')}`,
-          MALLOC_CONF: `prof:true,lg_prof_sample:12,prof_prefix:${dir}/jeprof`,
+          ...capturedEnv(`prof:true,lg_prof_sample:12,prof_prefix:${dir}/jeprof`),
           HEAPLENS_CAPTURE_TIMING: '1', // the context then records what the dump hook allocated
         },
         encoding: 'utf8',

@@ -145,6 +145,9 @@ async function openRun(browser, browserPid, dir) {
   clearInterval(timer);
   const info = await page.evaluate(() => ({
     longest: Math.max(0, ...window.__longtasks.map((e) => e.ms)),
+    // the five longest with their start, and the load's end, in the page's time: during the load or at its end
+    top: [...window.__longtasks].sort((a, b) => b.ms - a.ms).slice(0, 5),
+    loadDone: performance.getEntriesByName('heaplens:load-done')[0]?.startTime ?? null,
     engine: window.__heaplens?.engineLabel,
     firstRow: document.querySelector('[data-testid=suspect-row]')?.textContent ?? '',
   }));
@@ -161,6 +164,8 @@ async function openRun(browser, browserPid, dir) {
     engineCpu,
     pageCpu: pageCpuUsed,
     longest: info.longest,
+    top: info.top,
+    loadDone: info.loadDone,
     engineLabel: info.engine,
     firstRow: info.firstRow,
     browserPssMB: peakPss / 1024,
@@ -233,6 +238,7 @@ async function main() {
         `whole job ${r.full.toFixed(2)} s = ${(r.full / r.cli.s).toFixed(2)}× the CLI`,
         `CPU to the whole job: engine ${r.engineCpu.toFixed(2)} s = ${(r.engineCpu / r.cli.cpu).toFixed(2)}× the CLI's, the browser's ${r.pageCpu.toFixed(2)} s`,
         `longest main-thread task ${Math.round(r.longest)} ms`,
+        `longest tasks: ${r.top.map((e) => `${Math.round(e.ms)} ms at ${(e.start / 1000).toFixed(1)} s`).join(', ')} (page time; the load done at ${r.loadDone === null ? '?' : (r.loadDone / 1000).toFixed(1)} s)`,
         `browser peak PSS ${Math.round(r.browserPssMB)} MB (a blank page in the same browser: ${Math.round(floorMB)} MB; above it: ${Math.round(r.browserPssMB - floorMB)} MB)`,
         `engine peak RSS ${Math.round(r.engineRssMB)} MB`,
         `engine: ${r.engineLabel}`,

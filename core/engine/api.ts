@@ -7,6 +7,7 @@ import type { LoadProgress as EngineLoadProgress, ViewOptions } from '../model/v
 import type { MissingBinariesSummary } from '../symbolize/missing-binaries.js';
 import type { JobPreview } from '../load/job-preview.js';
 import type { JobSummary } from '../query/job-summary.js';
+import type { JobSoFarDelta } from './job-so-far.js';
 import type { GrowthRequest, GrowthResult } from '../query/growth-table.js';
 import type { FlameData, FlameRequest } from '../query/flame.js';
 import type { StackDetail, StackRequest, StackSeries } from '../query/series.js';
@@ -92,6 +93,11 @@ export interface LoadProgress extends Omit<EngineLoadProgress, 'phase'> {
    * process; the full job (symbolized) replaces it.
    */
   partial?: JobSummary;
+  /**
+   * the job so far as the load sends it: what changed since its last update (job-so-far.ts applyJobSoFar puts it
+   * together). `partial` is the whole of it, for a window that attaches to a load under way (the Node engine's).
+   */
+  partialDelta?: JobSoFarDelta;
   /**
    * until the first process is read whole: the ranking of the dumps read so far (core/query/provisional.ts), at
    * most one every ~second, for the first screen to show as provisional; the job's own replaces it

@@ -12,6 +12,7 @@ import type { JobSummary } from '../query/job-summary.js';
 import { provisionalRanking } from '../query/provisional.js';
 import type { QuerySession } from '../query/session.js';
 import type { LoadProgress } from './api.js';
+import { jobSoFarDeltas } from './job-so-far.js';
 
 // How long the parse waits for the dump heads' preview before starting anyway: the first picture in
 // seconds matters more than the same delay on a load of minutes.
@@ -182,7 +183,8 @@ export function abortError(): Error {
  * The job process by process while it loads (loadJob's onProcess): the first complete process at once, then at
  * most one update per PARTIAL_INTERVAL_MS (the last one waits on a timer). Each update makes the processes read
  * so far the session's job (QuerySession.showPartial), so the window's queries (suspects, growth, flame graphs)
- * answer on them, and posts its summary with the other processes from their dump heads.
+ * answer on them, and posts its summary with the other processes from their dump heads, as what changed since the
+ * last update (job-so-far.ts).
  */
 function partialPoster(
   session: QuerySession,
@@ -201,6 +203,8 @@ function partialPoster(
   // each update's own cost spaces the next (PARTIAL_SHARE × it): the job so far is summarized on the thread that
   // merges the dumps, and at 1,000 processes one update took seconds, which held the load back
   let gap = PARTIAL_INTERVAL_MS;
+  // what changed since the last update, not the whole job so far (the window's longest task was its decoding)
+  const delta = jobSoFarDeltas();
   const send = (): void => {
     timer = null;
     if (stopped || !latest || signal.aborted) return;
@@ -209,7 +213,7 @@ function partialPoster(
     filesAtLast = progress().filesDone;
     const t = performance.now();
     const partial = session.showPartial(processes, warnings, preview(), progress().bytesTotal);
-    post({ ...progress(), partial });
+    post({ ...progress(), partialDelta: delta(partial, processes) });
     last = performance.now();
     // the window's questions on the previous update (suspects, growth, flame graphs) ran on this thread too
     const asked = session.partialWorkMs - askedBefore;

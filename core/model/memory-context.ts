@@ -71,6 +71,8 @@ export function memoryPoint(s: Snapshot): MemoryPoint {
 const MIB = 1024 * 1024;
 const mib = (n: number): string => `${(n / MIB).toFixed(n < 10 * MIB ? 1 : 0)} MiB`;
 
+const gapMatters = (gap: number, rss: number): boolean => gap >= GAP_MIN_BYTES && gap >= GAP_MIN_SHARE * rss;
+
 /** RSS − allocated and its likely meaning; null without both counters. */
 export function memoryGap(m: MemoryPoint): MemoryGap | null {
   if (m.rss === null || m.allocated === null) return null;
@@ -81,7 +83,7 @@ export function memoryGap(m: MemoryPoint): MemoryGap | null {
     unpurged: m.resident !== null && m.active !== null ? pos(m.resident - m.active) : null,
     outside: m.resident !== null ? pos(m.rss - m.resident) : null,
   };
-  const matters = gap >= GAP_MIN_BYTES && gap >= GAP_MIN_SHARE * m.rss;
+  const matters = gapMatters(gap, m.rss);
   let dominant: GapPart | null = null;
   if (matters) {
     for (const k of ['fragmentation', 'unpurged', 'outside'] as const) {
@@ -90,30 +92,32 @@ export function memoryGap(m: MemoryPoint): MemoryGap | null {
         dominant = k;
     }
   }
+  const figures = { rss: m.rss, allocated: m.allocated, gap, parts, dominant };
+  return { ...figures, message: gapMessage(figures) };
+}
+
+/**
+ * The gap's sentence from its figures: the one place it is written, for the CLI (memoryGap) and the app (the job
+ * summary sends the figures, ~40 % of its bytes were this sentence once per snapshot).
+ */
+export function gapMessage(g: Omit<MemoryGap, 'message'>): string {
+  const { rss, allocated, gap, parts, dominant } = g;
   const split = (['fragmentation', 'unpurged', 'outside'] as const)
     .filter((k) => parts[k] !== null)
     .map((k) => `${k} ${mib(parts[k] as number)}`)
     .join(', ');
-  if (gap < 0) {
-    // allocated but not resident: pages never written (calloc'd or large blocks fresh from mmap), or swapped out
-    return {
-      rss: m.rss,
-      allocated: m.allocated,
-      gap,
-      parts,
-      dominant: null,
-      message: `RSS ${mib(m.rss)} − allocated ${mib(m.allocated)} = −${mib(-gap)}: part of the allocated memory is not resident (pages never written, e.g. calloc'd blocks fresh from the kernel, or swapped out)`,
-    };
-  }
-  const message =
-    `RSS ${mib(m.rss)} − allocated ${mib(m.allocated)} = ${mib(gap)}` +
+  // allocated but not resident: pages never written (calloc'd or large blocks fresh from mmap), or swapped out
+  if (gap < 0)
+    return `RSS ${mib(rss)} − allocated ${mib(allocated)} = −${mib(-gap)}: part of the allocated memory is not resident (pages never written, e.g. calloc'd blocks fresh from the kernel, or swapped out)`;
+  return (
+    `RSS ${mib(rss)} − allocated ${mib(allocated)} = ${mib(gap)}` +
     (split ? ` (${split})` : '') +
-    (!matters
+    (!gapMatters(gap, rss)
       ? ': small, the allocations explain the process’s memory'
       : dominant
         ? `: mostly ${GAP_MEANING[dominant]}`
-        : ': no single cause');
-  return { rss: m.rss, allocated: m.allocated, gap, parts, dominant, message };
+        : ': no single cause')
+  );
 }
 
 /** The cgroup memory limit (memory.max) the process ran under, from its newest dump that recorded one. */

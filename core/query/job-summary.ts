@@ -57,11 +57,13 @@ export interface SnapshotMemory {
   rssSource: 'context' | 'log' | null;
   cgroupCurrent: number | null;
   cgroupMax: number | null;
-  /** RSS − allocated and its likely meaning */
+  /**
+   * RSS − allocated and its likely meaning: the figures, written as a sentence where shown (memory-context.ts
+   * gapMessage; sent once per snapshot, the sentence was ~40 % of a large job's summary)
+   */
   gap: {
     gap: number;
     dominant: 'fragmentation' | 'unpurged' | 'outside' | null;
-    message: string;
     parts: Record<'fragmentation' | 'unpurged' | 'outside', number | null>;
   } | null;
 }
@@ -229,7 +231,7 @@ function processContexts(j: Job): ProcessContext[] {
                 rssSource: m.rssSource,
                 cgroupCurrent: m.cgroupCurrent,
                 cgroupMax: m.cgroupMax,
-                gap: gap ? { gap: gap.gap, dominant: gap.dominant, message: gap.message, parts: gap.parts } : null,
+                gap: gap ? { gap: gap.gap, dominant: gap.dominant, parts: gap.parts } : null,
               }
             : null,
         };

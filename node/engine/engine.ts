@@ -9,6 +9,7 @@ import { sep } from 'node:path';
 import type { FromEngine, EngineInfo, LoadProgress, Request, Response, ToEngine } from '../../core/engine/api.js';
 import { answer, isQuery, type AnswerDeps } from '../../core/engine/answer.js';
 import { abortError, loadProgressively } from '../../core/engine/progressive-load.js';
+import { applyJobSoFar } from '../../core/engine/job-so-far.js';
 import { classifyFiles } from '../../core/load/load-job.js';
 import { JobTooLargeError } from '../../core/load/memory-budget.js';
 import type { JobSummary } from '../../core/query/job-summary.js';
@@ -192,8 +193,10 @@ export class NodeEngine {
     const post = (p: LoadProgress): void => {
       if (p.preview) state.preview = p.preview;
       if (p.partial) state.partial = p.partial;
+      // the whole job so far, for a client that attaches later (the others get what changed)
+      if (p.partialDelta) state.partial = applyJobSoFar(state.partial ?? null, p.partialDelta) ?? undefined;
       if (p.provisional) state.provisional = p.provisional;
-      state.last = { ...p, preview: undefined, partial: undefined, provisional: undefined };
+      state.last = { ...p, preview: undefined, partial: undefined, partialDelta: undefined, provisional: undefined };
       for (const l of state.listeners) l(p);
     };
     state.done = this.read(paths, symbolDirs, ctrl.signal, post);

@@ -44,7 +44,7 @@ export class AnalysisClient {
         'res' in msg && msg.ok
           ? msg.res.type
           : 'progress' in msg
-            ? msg.progress.partial
+            ? msg.progress.partial || msg.progress.partialDelta
               ? 'partial'
               : msg.progress.preview
                 ? 'preview'

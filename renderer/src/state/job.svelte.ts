@@ -33,6 +33,7 @@ import type { Notes } from './notes.svelte.ts';
 import type { Sessions } from './session.svelte.ts';
 import { openingProcess } from './opening.ts';
 import { Rollback } from '../../../core/query/rollback.ts';
+import { applyJobSoFar } from '../../../core/engine/job-so-far.ts';
 import { parseLimit } from '../../../core/stats/postmortem.ts';
 
 export class Job implements JobFacts {
@@ -202,12 +203,17 @@ export class Job implements JobFacts {
       performance.mark('heaplens:preview');
     }
     if (p.partial) this.showPartial(p.partial);
+    if (p.partialDelta) {
+      // what changed since the last update, put together with the job so far shown (a first update: with nothing)
+      const s = applyJobSoFar(this.partial ? this.summary : null, p.partialDelta);
+      if (s) this.showPartial(s);
+    }
     if (p.provisional) this.provisional = p.provisional;
     this.loading = {
       ...this.loading,
       progress:
-        p.preview || p.partial || p.provisional
-          ? { ...p, preview: undefined, partial: undefined, provisional: undefined }
+        p.preview || p.partial || p.partialDelta || p.provisional
+          ? { ...p, preview: undefined, partial: undefined, partialDelta: undefined, provisional: undefined }
           : p,
     };
   }

@@ -40,6 +40,12 @@ describe("the profiles' default sample type", () => {
     expect(await total('--sample', 'alloc_objects')).toEqual(['alloc_objects', rawTotals[0]]);
   });
 
+  it('growth ranks live bytes and says nothing of the default (alloc_space only ever grows)', async () => {
+    const r = await runCaptured('growth', join(ALLOCS, 'allocs.pb.gz'), '--no-symbols', '--json');
+    expect(r.code).toBe(0);
+    expect(r.err + r.out).not.toMatch(/default_sample_type/);
+  });
+
   it('a job that mixes it with a jemalloc dump counts inuse_space', async () => {
     const r = await runCaptured(
       'summary',

@@ -25,11 +25,19 @@ import {
 /** A command over a loaded (and, unless it is `summary`, symbolized) job. */
 export type JobCommand = (job: Job, args: ParsedArgs, io: Output) => Promise<void> | void;
 
-/** Loads the job the arguments name and runs `cmd` on it; 1 when nothing could be read, else 0. */
-export async function withJob(args: ParsedArgs, io: Output, cmd: JobCommand): Promise<number> {
+/**
+ * Loads the job the arguments name and runs `cmd` on it; 1 when nothing could be read, else 0. `jobSample: false`:
+ * the command keeps its own sample (growth ranks live bytes), so no note claims the profiles' default.
+ */
+export async function withJob(
+  args: ParsedArgs,
+  io: Output,
+  cmd: JobCommand,
+  opts: { jobSample?: boolean } = {},
+): Promise<number> {
   const job = await loadInput(args, io);
   if (!job) return 1;
-  await cmd(job, withJobSample(job, args), io);
+  await cmd(job, opts.jobSample === false ? args : withJobSample(job, args), io);
   return 0;
 }
 

@@ -21,8 +21,8 @@ export async function growthCommand(args: ParsedArgs, io: Output): Promise<numbe
   const datasets = await datasetPaths(args.positional);
   // other sample types rebuild the job's columns from the dumps' (or the datasets') values
   if (datasets && sampleOf(args) === DEFAULT_SAMPLE_TYPE) return growthOnDataset(datasets, args, io);
-  // the arguments as given (not the job's default sample withJob adds): growth ranks live bytes unless --sample says
-  return withJob(args, io, (job) => growth(job, args, io));
+  // growth ranks live bytes unless --sample says (a Go allocs profile's default, alloc_space, only ever grows)
+  return withJob(args, io, (job, own) => growth(job, own, io), { jobSample: false });
 }
 
 /** The engine's listing of a loaded job (ranked by it, or as `ranked` says SQL ranked it), as text or JSON. */

@@ -36,6 +36,25 @@ export function jobProcess(prefix: string): string {
   return hit.slice('job/'.length).split('.').slice(0, 2).join('.');
 }
 
+/**
+ * `go tool pprof -raw`'s samples, each sample type's values summed (signed, as a delta profile keeps them), by the
+ * type's name in its "Samples:" header (`inuse_space/bytes` → inuse_space).
+ */
+export function pprofRawSums(raw: string): Record<string, number> {
+  const text = raw.split('\nLocations')[0];
+  const types = /^Samples:\n(.*)$/m
+    .exec(text)![1]
+    .trim()
+    .split(/\s+/)
+    .map((t) => t.split('/')[0]);
+  const sums: Record<string, number> = {};
+  for (const m of text.matchAll(/^\s+(-?\d+(?:\s+-?\d+)*):/gm)) {
+    const v = m[1].split(/\s+/).map(Number);
+    if (v.length === types.length) types.forEach((t, i) => (sums[t] = (sums[t] ?? 0) + v[i]));
+  }
+  return sums;
+}
+
 export interface JeprofTotals {
   inuseSpace: number;
   inuseObjects: number;

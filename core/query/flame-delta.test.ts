@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadJob } from '../load/load-job.js';
 import { collectInputFiles } from '../../node/io/node-files.js';
-import { FIXTURES } from '../../tools/fixtures.js';
+import { FIXTURES, pprofRawSums } from '../../tools/fixtures.js';
 import type { SampleType } from '../model/vocab.js';
 import { QuerySession } from './session.js';
 import { flameTree, type FlameData } from './flame.js';
@@ -24,22 +24,9 @@ function top(type: string): { total: number; flat: Map<string, number> } {
   return { total, flat };
 }
 
-/** go tool pprof -raw: each sample type's values summed, signed */
-function rawSum(type: string): number {
-  const text = readFileSync(join(DELTA, 'heap-delta.pprof-raw.txt'), 'utf8').split('\nLocations')[0];
-  const types = /^Samples:\n(.*)$/m
-    .exec(text)![1]
-    .trim()
-    .split(/\s+/)
-    .map((t) => t.split('/')[0]);
-  const k = types.indexOf(type);
-  let sum = 0;
-  for (const m of text.matchAll(/^\s+(-?\d+(?:\s+-?\d+)*):/gm)) {
-    const v = m[1].split(/\s+/).map(Number);
-    if (v.length === types.length) sum += v[k];
-  }
-  return sum;
-}
+/** go tool pprof -raw: the sample type's values summed, signed */
+const rawSum = (type: string): number =>
+  pprofRawSums(readFileSync(join(DELTA, 'heap-delta.pprof-raw.txt'), 'utf8'))[type];
 
 /** the nodes whose children's widths add up past their own (a layout that overlaps) */
 function overflowing(f: FlameData, width: ArrayLike<number>): number[] {

@@ -10,7 +10,7 @@ import { diffSnapshots } from '../stats/diff.js';
 import type { ProcessSeries } from '../model/model.js';
 import { collectInputFiles } from '../../node/io/node-files.js';
 import { NodeSymbolFileSource, readAddr2lineWasm } from '../../node/io/symbol-files.js';
-import { fixtureFiles, fixturePath, jeprofTotals, jobProcess } from '../../tools/fixtures.js';
+import { fixtureFiles, fixturePath, jeprofTotals, jobProcess, pprofRawSums } from '../../tools/fixtures.js';
 import { Symbolizer } from '../symbolize/symbolize.js';
 import { compileAddr2line } from '../symbolize/wasm-addr2line.js';
 import { emptySession, type Session } from '../notes/schema.js';
@@ -353,11 +353,7 @@ describe('a pprof delta profile in a report', () => {
     // the Go delta profile (fixtures/go/make-go-delta.sh); go tool pprof -raw's inuse_space summed is the reference
     const dir = join(fixturePath('..'), 'go', 'delta');
     const job = await loadJob(await collectInputFiles([join(dir, 'heap-delta.pb.gz')]));
-    const raw = readFileSync(join(dir, 'heap-delta.pprof-raw.txt'), 'utf8').split('\nLocations')[0];
-    const inuse = [...raw.matchAll(/^\s+(-?\d+)\s+(-?\d+)\s+(-?\d+)\s+(-?\d+):/gm)].reduce(
-      (a, m) => a + Number(m[4]),
-      0,
-    );
+    const inuse = pprofRawSums(readFileSync(join(dir, 'heap-delta.pprof-raw.txt'), 'utf8')).inuse_space;
     expect(inuse).toBeLessThan(0);
     const { bytes } = buildReport(inputsOf(job.processes), { topN: 3 });
     const back = unpackJob(bytes).job.processes[0];

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCaptured } from '../cli/run-captured.js';
-import { FIXTURES } from '../../tools/fixtures.js';
+import { FIXTURES, pprofRawSums } from '../../tools/fixtures.js';
 
 const DELTA = join(FIXTURES, '..', 'go', 'delta');
 const PROFILE = join(DELTA, 'heap-delta.pb.gz');
@@ -21,20 +21,8 @@ afterAll(async () => {
 });
 
 /** go tool pprof -raw: each sample type's values summed, signed */
-function rawSums(): Record<string, number> {
-  const text = readFileSync(join(DELTA, 'heap-delta.pprof-raw.txt'), 'utf8').split('\nLocations')[0];
-  const types = /^Samples:\n(.*)$/m
-    .exec(text)![1]
-    .trim()
-    .split(/\s+/)
-    .map((t) => t.split('/')[0]);
-  const sums: Record<string, number> = {};
-  for (const m of text.matchAll(/^\s+(-?\d+(?:\s+-?\d+)*):/gm)) {
-    const v = m[1].split(/\s+/).map(Number);
-    if (v.length === types.length) types.forEach((t, i) => (sums[t] = (sums[t] ?? 0) + v[i]));
-  }
-  return sums;
-}
+const rawSums = (): Record<string, number> =>
+  pprofRawSums(readFileSync(join(DELTA, 'heap-delta.pprof-raw.txt'), 'utf8'));
 
 /**
  * go tool pprof -top -sample_index=<type>: flat by function of its first rows whose function is only ever a leaf

@@ -1,6 +1,6 @@
 // Test helpers: the committed real fixtures and their jeprof references.
 
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { cpSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { InputFile } from '../core/formats/input-file.js';
 import { nodeInputFile } from '../node/io/node-files.js';
@@ -53,6 +53,19 @@ export function pprofRawSums(raw: string): Record<string, number> {
     if (v.length === types.length) types.forEach((t, i) => (sums[t] = (sums[t] ?? 0) + v[i]));
   }
   return sums;
+}
+
+/**
+ * A copy of the captured fixture job (fixtures/job/dumps, recorded on host "vm") at `to`, as if it ran on
+ * `host`: each sidecar's context names that host. A node of a multi-node job built from one real run.
+ */
+export function copyCapturedAsHost(to: string, host: string): void {
+  cpSync(join(FIXTURES, '..', 'job', 'dumps'), to, { recursive: true });
+  for (const f of readdirSync(to).filter((n) => n.endsWith('.pyframes'))) {
+    const text = readFileSync(join(to, f), 'utf8');
+    if (!/^C hostname vm$/m.test(text)) throw new Error(`${f}: no "C hostname vm" line to relabel`);
+    writeFileSync(join(to, f), text.replace(/^C hostname vm$/m, `C hostname ${host}`));
+  }
 }
 
 export interface JeprofTotals {

@@ -3,12 +3,13 @@
 // here: the folder names, or the hostname written into the contexts of node-b's copy (the capture library records
 // the UTS hostname; the fixture's run had `vm`, replaced here as a second node's `hostname node-b` would).
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCaptured, runJson } from './run-captured.js';
 import { findReportApp } from './commands/report.js';
+import { copyCapturedAsHost } from '../../tools/fixtures.js';
 import { reopenReport } from '../../core/report/reopen.js';
 import { labelHost, processHost } from '../../core/model/process-host.js';
 import { processLabel, processName } from '../../core/model/process-name.js';
@@ -31,13 +32,7 @@ beforeAll(() => {
     ['node-a', 'gpu-a'],
     ['node-b', 'gpu-b'],
   ]) {
-    const to = join(dir, 'captured', node);
-    cpSync(CAPTURED, to, { recursive: true });
-    for (const f of readdirSync(to).filter((n) => n.endsWith('.pyframes'))) {
-      const text = readFileSync(join(to, f), 'utf8');
-      expect(text).toMatch(/^C hostname vm$/m);
-      writeFileSync(join(to, f), text.replace(/^C hostname vm$/m, `C hostname ${host}`));
-    }
+    copyCapturedAsHost(join(dir, 'captured', node), host);
   }
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCaptured, runJson } from '../cli/run-captured.js';
+import { copyCapturedAsHost } from '../../tools/fixtures.js';
 import { tableFiles } from './growth-sql.js';
 import { datasetsRanking, seriesRankSql } from './series-rank.js';
 import { collectInputFiles } from '../io/node-files.js';
@@ -22,7 +23,6 @@ import { openEngine } from './duckdb.js';
 import { parquetPathSql } from './tree-check.js';
 
 const FIXTURES = resolve(import.meta.dirname, '../../fixtures');
-const CAPTURED = join(FIXTURES, 'job/dumps');
 const PLAIN = join(FIXTURES, 'jemalloc/job');
 
 let dir = '';
@@ -32,13 +32,7 @@ beforeAll(async () => {
     ['node-a', 'gpu-a'],
     ['node-b', 'gpu-b'],
   ]) {
-    const to = join(dir, 'captured', node);
-    cpSync(CAPTURED, to, { recursive: true });
-    for (const f of readdirSync(to).filter((n) => n.endsWith('.pyframes'))) {
-      const text = readFileSync(join(to, f), 'utf8');
-      expect(text).toMatch(/^C hostname vm$/m);
-      writeFileSync(join(to, f), text.replace(/^C hostname vm$/m, `C hostname ${host}`));
-    }
+    copyCapturedAsHost(join(dir, 'captured', node), host);
     cpSync(PLAIN, join(dir, 'plain', node), { recursive: true });
   }
   for (const job of ['captured', 'plain'])

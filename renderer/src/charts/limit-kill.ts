@@ -146,14 +146,7 @@ export function drawKill(
   const { text, title } = killLabel(k);
   layer.attr('data-pid', String(k.pid ?? '')).attr('data-by', k.by);
   layer.append('title').text(title);
-  layer
-    .append('line')
-    .attr('x1', x)
-    .attr('x2', x)
-    .attr('y1', box.top)
-    .attr('y2', box.bottom)
-    .attr('stroke', LIMIT_KILL_COLOR)
-    .attr('stroke-width', 1.5);
+  momentLine(layer, box, x);
   if (opts.crossY !== null) {
     const cy = opts.crossY;
     layer
@@ -162,15 +155,33 @@ export function drawKill(
       .attr('stroke', LIMIT_KILL_COLOR)
       .attr('stroke-width', 2.4);
   }
-  // room for the label's ~110 px: to the right of the line unless that runs off the plot
-  const left = x > box.right - 120;
-  label(
+  // room for the label's ~110 px
+  momentLabel(
     layer,
-    left ? x - 4 : x + 4,
+    box,
+    x,
     killLabelY(box, opts.labelAt, opts.limitY ?? null),
-    left ? 'end' : 'start',
     opts.withPid ? `${text} · pid ${k.pid ?? '?'}` : text,
+    120,
   );
+}
+
+/** A moment the charts mark (a kill, a GPU's out-of-memory): a line across the plot at `x`. */
+export function momentLine(layer: Layer, box: PlotBox, x: number): void {
+  layer
+    .append('line')
+    .attr('x1', x)
+    .attr('x2', x)
+    .attr('y1', box.top)
+    .attr('y2', box.bottom)
+    .attr('stroke', LIMIT_KILL_COLOR)
+    .attr('stroke-width', 1.5);
+}
+
+/** A moment's label at baseline `y`: to the right of its line unless its `room` px would run off the plot. */
+export function momentLabel(layer: Layer, box: PlotBox, x: number, y: number, text: string, room: number): void {
+  const left = x > box.right - room;
+  label(layer, left ? x - 4 : x + 4, y, left ? 'end' : 'start', text);
 }
 
 /** the kill label's height above its baseline, and below it (px, 10 px text) */

@@ -21,9 +21,14 @@ import { fromBase64 } from '../report/payload.js';
 import { exportJob } from '../export/job-export.js';
 import type { Query, Response } from './api.js';
 
-/** What a transport supplies: the report page's code (a report embeds the app's read-only build); the CLI none. */
+/** What a transport supplies: the report page's code (a report embeds the app's read-only build). */
 export interface AnswerDeps {
   reportApp: { js: string; css: string };
+  /**
+   * Called between a report's phases (its verdict read, its page not yet packed): a one-question session (the CLI's)
+   * drops what it no longer needs there, for a large job's peak
+   */
+  betweenPhases?: () => void;
 }
 
 /** An answer, with the buffers a transport may move instead of copying (a worker's transfer list). */
@@ -94,7 +99,7 @@ async function answerNow(s: QuerySession, req: Query, deps?: AnswerDeps): Promis
       return plain({ type: 'resolveStacks', ids: resolveStacks(s, req.targets) });
     case 'report':
       if (!deps) throw new Error("this engine makes no report page (it was given none of the report's code)");
-      return plain({ type: 'report', ...(await appReport(s, req, deps.reportApp)) });
+      return plain({ type: 'report', ...(await appReport(s, req, deps.reportApp, deps.betweenPhases)) });
     case 'export': {
       const { type: _, ...r0 } = req;
       const r = await exportJob(s.job, r0);

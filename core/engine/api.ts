@@ -1,6 +1,5 @@
 import type { Session, StackTarget } from '../notes/schema.js';
-import type { SanitizePreview } from '../report/build-report.js';
-import type { AppReportRequest } from '../report/app-report.js';
+import type { AppReport, AppReportRequest } from '../report/app-report.js';
 import type { JobBatch } from '../model/job-batches.js';
 import type { LoadWarning } from '../model/model.js';
 import type { LoadProgress as EngineLoadProgress, ViewOptions } from '../model/vocab.js';
@@ -184,7 +183,7 @@ export type Response =
   | { type: 'gpuTimeline'; timeline: GpuTimelineView | null }
   | { type: 'stackTargets'; targets: StackTarget[] }
   | { type: 'resolveStacks'; ids: ({ proc: number; stackId: number } | null)[] }
-  | { type: 'report'; html: string | null; preview: SanitizePreview; bytes: number; leftOut: string | null }
+  | ({ type: 'report' } & AppReport)
   | {
       type: 'export';
       data: string | Uint8Array;

@@ -73,6 +73,30 @@ describe("the load's end ranks the job once", () => {
   });
 });
 
+describe("a one-question session (the CLI's report) ranks before the symbols are read", () => {
+  it.each([
+    ['fixtures/job (no teardown dump)', jobFiles],
+    ['fixtures/oom-job (teardown dumps)', oomFiles],
+  ] as const)('%s: ranked once, ahead; the verdict then reads that ranking', async (_name, files) => {
+    const job = await loadJob(files());
+    const s = new QuerySession();
+    s.attach(job);
+    calls.n = 0;
+    s.rankBeforeSymbols();
+    expect(calls.n).toBe(1);
+    // the report's verdict (read once the job is symbolized) ranks nothing again, and equals a session-less one
+    const pm = s.postmortem();
+    expect(calls.n).toBe(1);
+    expect(pm).toEqual(jobPostmortem(job, null));
+    expect(pm?.verdict).toBeTruthy();
+    // dropped: the next question ranks anew
+    calls.n = 0;
+    s.dropRankings();
+    s.postmortem();
+    expect(calls.n).toBe(1);
+  });
+});
+
 describe('a loading job ranked process by process', () => {
   it("the load's end merges the parts made ahead, and a process timed anew after its part is ranked again", async () => {
     const job = await loadJob(jobFiles());

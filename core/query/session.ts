@@ -10,7 +10,7 @@ import type { ViewOptions } from '../model/vocab.js';
 import type { JobPreview } from '../load/job-preview.js';
 import { FrameCatalog } from '../frames/catalog.js';
 import { sampleSeries, sampleUnavailable } from '../model/sample-type.js';
-import { seriesEndIndex } from '../model/series-end.js';
+import { seriesEndIndex, withoutTeardownDumps } from '../model/series-end.js';
 import { rankGrowth } from '../stats/growth.js';
 import { rankInputOf, rankJob, RankMemo, type JobSuspects } from '../stats/suspects.js';
 import { jobPostmortem, jobSummary, withPending, type JobSummary } from './job-summary.js';
@@ -31,6 +31,8 @@ interface JobCaches {
   sampled: Map<string, ProcessSeries>;
   steadiness: Map<string, Map<number, Steadiness>>;
   ranking: { job: Job; result: JobSuspects } | null;
+  /** the post-mortem's ranking made ahead (rankBeforeSymbols) where its job is not the loaded one (teardown dumps) */
+  verdictRanking: { job: Job; result: JobSuspects } | null;
 }
 
 const emptyCaches = (): JobCaches => ({
@@ -38,6 +40,7 @@ const emptyCaches = (): JobCaches => ({
   sampled: new Map(),
   steadiness: new Map(),
   ranking: null,
+  verdictRanking: null,
 });
 
 export interface LoadTimes {
@@ -194,9 +197,29 @@ export class QuerySession {
       cur !== null &&
       j.processes.length === cur.processes.length &&
       j.processes.every((p, i) => p === cur.processes[i]);
+    if (same) return this.ranking();
     // else a process that is the loaded job's own (no teardown dump) is still ranked once, through the load's memo
-    return same ? this.ranking() : rankJob(j, this.memo ?? undefined);
+    const ahead = this.caches.verdictRanking;
+    return ahead && ahead.job === cur ? ahead.result : rankJob(j, this.memo ?? undefined);
   };
+
+  /**
+   * Ranks the job now as its post-mortem will (less its teardown dumps): the CLI's report does this before the
+   * symbols are read (the ranking reads none), so a large job never holds the symbol tables and the ranking's
+   * verdicts of every (process, stack) at once (bench/README.md: the report writer's peak).
+   */
+  rankBeforeSymbols(): void {
+    const job = this.job;
+    const j = withoutTeardownDumps(job);
+    if (j.teardown.length === 0) this.ranking();
+    else this.caches.verdictRanking = { job, result: rankJob(j, this.memo ?? undefined) };
+  }
+
+  /** Drops the job's rankings: a one-question session (the CLI's report) packs a large job without them. */
+  dropRankings(): void {
+    this.caches.ranking = null;
+    this.caches.verdictRanking = null;
+  }
 
   private summarize(job: Job, { readers, ...times }: LoadTimes): JobSummary {
     const s = jobSummary(job, {
@@ -233,9 +256,14 @@ export class QuerySession {
     return pm;
   }
 
-  /** The post-mortem in force (the report's, or the job's with the typed limit), null while a load shows a part. */
+  /**
+   * The post-mortem in force (the report's, or the job's with the typed limit), null while a load shows a part. An
+   * attached job not yet summarized gets it alone: a one-question session (the CLI's report) makes no summary.
+   */
   postmortem(): PostmortemView | null {
-    return (this.summaryNow ?? (this.lazyTimes ? this.summary : null))?.postmortem ?? null;
+    if (this.summaryNow) return this.summaryNow.postmortem ?? null;
+    if (!this.lazyTimes || !this.current) return null;
+    return this.current.processes.length > 0 ? jobPostmortem(this.current, this.userLimit, this.rankOf) : null;
   }
 
   /** Replaces the summary's figures the job cannot know (a report's stack counts are of its dumps). */

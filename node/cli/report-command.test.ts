@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Profile } from 'pprof-format';
 import { runCaptured } from './run-captured.js';
 import { FIXTURES, jeprofTotals, jobProcess } from '../../tools/fixtures.js';
@@ -17,6 +17,12 @@ import { findReportApp } from './commands/report.js';
 import { emptySession } from '../../core/notes/schema.js';
 import { addNote, createNote } from '../../core/notes/notes.js';
 import { serializeSession } from '../../core/notes/validate.js';
+import { answer } from '../../core/engine/answer.js';
+import type { Query } from '../../core/engine/api.js';
+import { QuerySession } from '../../core/query/session.js';
+import { openJob } from '../engine/open-job.js';
+import { loadSessionFile } from '../io/session-file.js';
+import { loadDumps } from './load-dumps.js';
 
 const cli = runCaptured;
 
@@ -213,5 +219,104 @@ describe('heaplens report: titled by the verdict', () => {
     const title = `${role} killed: leak in launch.py:${line}`;
     expect(html).toContain(`<title>${title}</title>`);
     expect(reopenReport(html).header.title).toBe(title);
+  });
+});
+
+describe("heaplens report: the engine's answer", () => {
+  afterEach(() => vi.useRealTimers());
+
+  /** The engine's 'report' answer over the job the paths open, asked as the CLI's options say (core/engine/answer.ts). */
+  async function engineReport(paths: string[], req: Partial<Extract<Query, { type: 'report' }>>): Promise<string> {
+    const { job } = await openJob(paths, { symbols: null, loadDumps: (files) => loadDumps(files) });
+    const s = new QuerySession();
+    s.attach(job!);
+    const app = findReportApp()!;
+    const { res } = await answer(
+      s,
+      {
+        type: 'report',
+        procs: job!.processes.map((_, i) => i),
+        session: null,
+        title: '',
+        generator: 'heaplens 0.1.0',
+        topN: 50,
+        symbolized: false,
+        sanitize: {},
+        view: { mode: 'python-first', hideAllocator: true },
+        previewOnly: false,
+        ...req,
+      },
+      { reportApp: { js: readFileSync(app.js, 'utf8'), css: readFileSync(app.css, 'utf8') } },
+    );
+    if (res.type !== 'report' || res.html === null) throw new Error(`answered ${res.type}`);
+    return res.html;
+  }
+
+  // the CLI asks the engine and only writes the answer: its file is the engine's page, byte for byte (the clock
+  // fixed: a report records when it was made)
+  it('titled by the verdict (watchdog job: its dumps and logs)', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(new Date('2026-12-01T10:00:00Z'));
+    const wd = resolve(ROOT, 'fixtures', 'watchdog-job');
+    const paths = [join(wd, 'dumps'), join(wd, 'logs')];
+    const out = join(dir, 'engine-watchdog.html');
+    expect((await cli('report', ...paths, '-o', out, '--no-symbols')).code).toBe(0);
+    const html = await engineReport(paths, { title: 'heaplens report: dumps, logs', titleByVerdict: true });
+    expect(readFileSync(out, 'utf8') === html).toBe(true);
+  });
+
+  it('with a session, --base/--target by sequence number, --sanitize, -n and --stacks', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(new Date('2026-12-01T10:00:00Z'));
+    // the session selects a process: the CLI's --base/--target still name every process's snapshots
+    const sessionPath = join(dir, 'engine-s.json');
+    const sel = emptySession('t');
+    writeFileSync(sessionPath, serializeSession({ ...sel, selection: { ...sel.selection, process: `job/${EXACT}` } }));
+    const out = join(dir, 'engine-job.html');
+    const r = await cli(
+      'report',
+      job,
+      '-o',
+      out,
+      '--session',
+      sessionPath,
+      '--base',
+      '3',
+      '--target',
+      '20',
+      '--sanitize',
+      '-n',
+      '7',
+      '--stacks',
+      'native',
+      '--title',
+      'fixture job',
+      '--no-symbols',
+    );
+    expect(r.code, r.err).toBe(0);
+    const html = await engineReport([job], {
+      bySeq: { base: '3', target: '20' },
+      session: await loadSessionFile(sessionPath),
+      title: 'fixture job',
+      topN: 7,
+      sanitize: { paths: true, maps: true },
+      view: { mode: 'native', hideAllocator: true },
+    });
+    expect(readFileSync(out, 'utf8') === html).toBe(true);
+  });
+
+  it('a job with exit dumps after teardown (oom-job), in another sample type', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(new Date('2026-12-01T10:00:00Z'));
+    const oom = resolve(ROOT, 'fixtures', 'oom-job');
+    const paths = [join(oom, 'dumps'), join(oom, 'logs')];
+    const out = join(dir, 'engine-oom.html');
+    expect((await cli('report', ...paths, '-o', out, '--sample', 'alloc_space', '--no-symbols')).code).toBe(0);
+    const html = await engineReport(paths, {
+      title: 'heaplens report: dumps, logs',
+      titleByVerdict: true,
+      view: { mode: 'python-first', hideAllocator: true, sample: 'alloc_space' },
+    });
+    expect(readFileSync(out, 'utf8') === html).toBe(true);
   });
 });

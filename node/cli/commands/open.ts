@@ -9,6 +9,7 @@ import { serveEngine } from '../../engine/server.js';
 import { flag, has, UsageError, type ParsedArgs } from '../args.js';
 import type { Output } from '../common.js';
 import { symbolOptionsOf } from '../symbols.js';
+import { REPORT_APP_DIRS } from './report.js';
 
 /** The built page (dist/renderer), from the built CLI (dist/node/cli/commands, its bundle) or the sources (tsx). */
 export function findPage(): string | null {
@@ -18,8 +19,6 @@ export function findPage(): string | null {
   }
   return null;
 }
-
-const REPORT_APP = ['../../../report-app/', '../../../dist/report-app/'].map((rel) => new URL(rel, import.meta.url));
 
 export async function openCommand(args: ParsedArgs, io: Output, stop?: Promise<void>): Promise<number> {
   if (args.positional.length === 0) throw new UsageError('"open" needs at least one file or folder');
@@ -35,7 +34,7 @@ export async function openCommand(args: ParsedArgs, io: Output, stop?: Promise<v
     allowPaths: false,
     symbols: symbolOptionsOf(args),
     info: { kind: 'node', label: 'heaplens open (Node)' },
-    reportApp: reportAppFrom(REPORT_APP),
+    reportApp: reportAppFrom(REPORT_APP_DIRS),
   });
   let served;
   try {

@@ -407,6 +407,8 @@ export interface PprofHeap {
   notes: string[];
   /** a delta profile: some values are negative (SnapshotBuilder's `signed`) */
   delta: boolean;
+  /** it has in-use bytes (inuse_space or space); false: an allocation profile, its live columns are not measured */
+  recordsLive: boolean;
 }
 
 /**
@@ -590,6 +592,7 @@ export function pprofHeap(profile: PprofProfile, bytes: number): PprofHeap | { n
     pid: pids.size === 1 ? [...pids][0] : null,
     notes,
     delta,
+    recordsLive: cols.liveBytes >= 0,
   };
 }
 

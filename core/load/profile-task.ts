@@ -101,6 +101,7 @@ export async function readProfileTask(
       heap.mapsText ? 'dump' : null,
     );
     if (heap.defaultSample) snapshot.defaultSample = heap.defaultSample;
+    if (!heap.recordsLive) snapshot.noLive = true;
     return { snapshot, info: heap.info, symbols: heap.symbols, buildIds: heap.buildIds };
   }
   // a massif file is one task per snapshot: parsed once, for its tasks in a row (in this thread or a worker)

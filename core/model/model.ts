@@ -96,6 +96,11 @@ export interface Snapshot {
   /** the sample type the profile asks viewers to show first (pprof's default_sample_type); absent for dumps */
   defaultSample?: SampleType;
   /**
+   * a pprof profile with no in-use bytes (alloc_space or alloc_objects only): its live columns are zeros, not a
+   * measurement; absent for every other input
+   */
+  noLive?: true;
+  /**
    * The values of the sample types a pprof profile declares beyond the built-in four, per row of stackIds (in the
    * file's order; absent for dumps). sampleSeries puts one in the live columns when it is chosen.
    */

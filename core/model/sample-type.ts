@@ -162,3 +162,11 @@ export function jobDefaultSample(job: Pick<Job, 'processes'>): SampleType {
   }
   return found ?? DEFAULT_SAMPLE_TYPE;
 }
+
+/**
+ * Whether the job has live bytes to read: false when every profile of it records none (allocation profiles), and a
+ * command that reads live bytes (growth, postmortem) then reads the profiles' default instead.
+ */
+export function jobRecordsLive(job: Pick<Job, 'processes'>): boolean {
+  return job.processes.some((p) => p.snapshots.some((s) => !s.noLive));
+}

@@ -5,16 +5,15 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FIXTURES } from '../../tools/fixtures.js';
+import { FIXTURES, pprofRawSums } from '../../tools/fixtures.js';
 import { runCaptured } from './run-captured.js';
 
 const ALLOCS = join(FIXTURES, '..', 'go', 'allocs');
-/** go tool pprof -raw: each sample type's total (alloc_objects alloc_space inuse_objects inuse_space) */
-const rawTotals = (() => {
-  const text = readFileSync(join(ALLOCS, 'allocs.pprof-raw.txt'), 'utf8');
-  const rows = [...text.matchAll(/^\s+(-?\d+)\s+(-?\d+)\s+(-?\d+)\s+(-?\d+):/gm)].map((m) => m.slice(1).map(Number));
-  return [0, 1, 2, 3].map((k) => rows.reduce((s, r) => s + r[k], 0));
-})();
+/** go tool pprof -raw: each sample type's total, by name */
+const rawSums = (name: string) => pprofRawSums(readFileSync(join(ALLOCS, `${name}.pprof-raw.txt`), 'utf8'));
+const raw = rawSums('allocs');
+/** (alloc_objects alloc_space inuse_objects inuse_space) */
+const rawTotals = [raw.alloc_objects, raw.alloc_space, raw.inuse_objects, raw.inuse_space];
 
 interface TopJson {
   processes: { sample: string; total: number }[];
@@ -44,6 +43,42 @@ describe("the profiles' default sample type", () => {
     const r = await runCaptured('growth', join(ALLOCS, 'allocs.pb.gz'), '--no-symbols', '--json');
     expect(r.code).toBe(0);
     expect(r.err + r.out).not.toMatch(/default_sample_type/);
+  });
+
+  // a memory post-mortem is about what was live at the end: alloc_space counts every byte ever allocated
+  it('postmortem reads live bytes, as growth does, and says nothing of the default', async () => {
+    const r = await runCaptured('postmortem', join(ALLOCS, 'allocs.pb.gz'), '--no-symbols');
+    expect(r.code).toBe(0);
+    expect(r.err + r.out).not.toMatch(/default_sample_type/);
+    const j = await runCaptured('postmortem', join(ALLOCS, 'allocs.pb.gz'), '--no-symbols', '--json');
+    const doc = JSON.parse(j.out) as { processes: { lastCompleteBytes: number }[]; warnings: unknown[] };
+    expect(doc.processes[0].lastCompleteBytes).toBe(raw.inuse_space);
+    expect(raw.inuse_space).toBeLessThan(raw.alloc_space);
+    expect(JSON.stringify(doc.warnings)).not.toMatch(/default_sample_type/);
+    // --sample still chooses
+    const a = await runCaptured(
+      'postmortem',
+      join(ALLOCS, 'allocs.pb.gz'),
+      '--no-symbols',
+      '--json',
+      '--sample',
+      'alloc_space',
+    );
+    expect((JSON.parse(a.out) as typeof doc).processes[0].lastCompleteBytes).toBe(raw.alloc_space);
+  });
+
+  it('a profile with no live bytes (alloc_objects only): growth and postmortem read its default, and say so', async () => {
+    const only = rawSums('alloc-objects-only');
+    expect(Object.keys(only)).toEqual(['alloc_objects']);
+    const note = "values are alloc_objects, the profiles' default_sample_type (they record no live bytes)";
+    const pm = await runCaptured('postmortem', join(ALLOCS, 'alloc-objects-only.pb.gz'), '--no-symbols', '--json');
+    expect(pm.code).toBe(0);
+    const doc = JSON.parse(pm.out) as { processes: { lastCompleteBytes: number }[]; warnings: { message: string }[] };
+    expect(doc.processes[0].lastCompleteBytes).toBe(only.alloc_objects);
+    expect(doc.warnings.map((w) => w.message)).toContain(note);
+    const g = await runCaptured('growth', join(ALLOCS, 'alloc-objects-only.pb.gz'), '--no-symbols');
+    expect(g.code).toBe(0);
+    expect(g.err).toContain(note);
   });
 
   it('a job that mixes it with a jemalloc dump counts inuse_space', async () => {

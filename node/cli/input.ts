@@ -17,6 +17,7 @@ import { onlyPid, printWarnings, type Output } from './common.js';
 import {
   DEFAULT_SAMPLE_TYPE,
   jobDefaultSample,
+  jobRecordsLive,
   parseSampleType,
   resolveSampleType,
   type SampleType,
@@ -27,7 +28,8 @@ export type JobCommand = (job: Job, args: ParsedArgs, io: Output) => Promise<voi
 
 /**
  * Loads the job the arguments name and runs `cmd` on it; 1 when nothing could be read, else 0. `jobSample: false`:
- * the command keeps its own sample (growth ranks live bytes), so no note claims the profiles' default.
+ * the command keeps its own sample (growth and postmortem read live bytes), so no note claims the profiles' default
+ * — unless the profiles record no live bytes (allocation profiles): then their default, with the note.
  */
 export async function withJob(
   args: ParsedArgs,
@@ -37,7 +39,7 @@ export async function withJob(
 ): Promise<number> {
   const job = await loadInput(args, io);
   if (!job) return 1;
-  await cmd(job, opts.jobSample === false ? args : withJobSample(job, args), io);
+  await cmd(job, opts.jobSample === false && jobRecordsLive(job) ? args : withJobSample(job, args), io);
   return 0;
 }
 
@@ -50,7 +52,7 @@ export function withJobSample(job: Job, args: ParsedArgs): ParsedArgs {
   if (has(args, 'sample') || d === DEFAULT_SAMPLE_TYPE) return args;
   job.warnings.push({
     file: job.processes[0]?.snapshots[0]?.file ?? '',
-    message: `values are ${d}, the profiles' default_sample_type (--sample inuse_space for live bytes)`,
+    message: `values are ${d}, the profiles' default_sample_type (${jobRecordsLive(job) ? '--sample inuse_space for live bytes' : 'they record no live bytes'})`,
   });
   return { ...args, flags: new Map([...args.flags, ['sample', [d]]]) };
 }

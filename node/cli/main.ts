@@ -26,9 +26,9 @@ const COMMON = ['json', 'show-allocator', 'pid', 'help', 'stacks', 'fold-imports
 const SLICING = ['focus', 'ignore', 'hide', 'show', 'granularity'];
 
 /** Loads the job (node/cli/input.ts) and runs a command on it. */
-async function onJob(args: ParsedArgs, io: Output, cmd: JobCommand): Promise<number> {
+async function onJob(args: ParsedArgs, io: Output, cmd: JobCommand, opts?: { jobSample?: boolean }): Promise<number> {
   const { withJob } = await import('./input.js');
-  return withJob(args, io, cmd);
+  return withJob(args, io, cmd, opts);
 }
 
 const COMMANDS: readonly Command[] = [
@@ -69,7 +69,9 @@ const COMMANDS: readonly Command[] = [
     run: async (a, io) => {
       const pm = await import('./commands/postmortem.js');
       const limit = await pm.readLimit(a);
-      return onJob(a, io, (job, a2, o) => pm.postmortemCommand(job, a2, o, limit));
+      // why the memory ran out: live bytes at the end unless --sample says (as growth; a Go allocs profile's
+      // default, alloc_space, counts every byte ever allocated)
+      return onJob(a, io, (job, a2, o) => pm.postmortemCommand(job, a2, o, limit), { jobSample: false });
     },
   },
   {

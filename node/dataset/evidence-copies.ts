@@ -19,22 +19,18 @@ const MAX_PATH_CHARS = 64 * 1024;
 /**
  * Copies the files of `others` (the files no dump reader took) that the evidence readers know into `dir`/evidence/,
  * returning them in the order given. A file the readers do not know (or cannot read) is not kept: the loader
- * ignores it on the dumps too.
+ * ignores it on the dumps too. Each file is read once, one at a time: the bytes the readers judged are the ones
+ * copied (the loader's own test; the year only changes the times read, not what is known).
  */
 export async function copyEvidence(dir: string, others: readonly InputFile[]): Promise<EvidenceCopy[]> {
-  if (others.length === 0) return [];
-  // which files are evidence: the loader's own test (the year only changes the times read, not what is known)
-  const { unread } = await readEvidence(others, new Date().getUTCFullYear(), []);
-  const skip = new Set(unread);
   const kept: EvidenceCopy[] = [];
+  const year = new Date().getUTCFullYear();
   for (const file of others) {
-    if (skip.has(file.path)) continue;
-    let bytes: Uint8Array;
-    try {
-      bytes = await file.read(0, Math.min(file.size, MAX_EVIDENCE_BYTES));
-    } catch {
-      continue; // unreadable here as on the dumps (readEvidence warned of it already, and so will a load of them)
-    }
+    const once = readOnce(file);
+    const { unread } = await readEvidence([once.file], year, []);
+    // not evidence; or unreadable (readEvidence warned of it, and so will a load of the dumps)
+    const bytes = once.bytes();
+    if (unread.length > 0 || bytes === null) continue;
     const copy = evidenceCopyName(file.path);
     await mkdir(join(dir, EVIDENCE_DIR), { recursive: true });
     // created exclusively under a random name (a planted link is never followed), then renamed over the copy
@@ -44,6 +40,26 @@ export async function copyEvidence(dir: string, others: readonly InputFile[]): P
     kept.push({ path: file.path, size: file.size, mtimeMs: file.mtimeMs, copy });
   }
   return kept;
+}
+
+/**
+ * The file as the evidence readers read it (its first MAX_EVIDENCE_BYTES, all they read of it), keeping those bytes
+ * for the copy; null until read, or when the read failed.
+ */
+function readOnce(file: InputFile): { file: InputFile; bytes: () => Uint8Array | null } {
+  const length = Math.min(file.size, MAX_EVIDENCE_BYTES);
+  let kept: Uint8Array | null = null;
+  return {
+    file: {
+      ...file,
+      read: async (offset, n) => {
+        const bytes = await file.read(offset, n);
+        if (offset === 0 && n === length) kept = bytes;
+        return bytes;
+      },
+    },
+    bytes: () => kept,
+  };
 }
 
 /** The evidence kept before (`old`) with this run's (`fresh`): a path given again takes its new copy, in its place. */

@@ -1,7 +1,7 @@
 // Reads the files given beside the dumps that are neither dumps nor side files, by content: kernel logs with
 // an OOM report, cgroup memory files, job logs with kill lines and roles, smaps_rollup samples; and names the
 // processes by the roles the job logs give them. A file none of the readers knows, and documentation (a README,
-// Markdown: `isDocumentation`), stays "ignored"; one a reader knows is listed as read (with what it gave, core/stats/).
+// Markdown, source code: `isDocumentation`), stays "ignored"; one a reader knows is listed as read (with what it gave, core/stats/).
 
 import type { InputFile } from '../formats/input-file.js';
 import { parseKernelOomLog } from '../formats/kernel-oom.js';
@@ -15,13 +15,16 @@ import { logScopes } from '../model/process-host.js';
 export const MAX_EVIDENCE_BYTES = 64 * 1024 * 1024;
 
 /**
- * Documentation beside the dumps, by its name: any Markdown file, and a README (bare or with an extension). It quotes
- * log lines as examples (a fixture's README quotes its launcher's), which are no evidence of this job; a log is known
- * by its content whatever its name, so a log with any other name is still read.
+ * Documentation and source code beside the dumps, by its name: any Markdown file, a README (bare or with an
+ * extension), and program sources (the workload and the scripts that ran it, copied with the dumps). They quote log
+ * lines as examples or patterns (a fixture's README quotes its launcher's, its checker the kernel's), which are no
+ * evidence of this job; a log is known by its content whatever its name, so a log with any other name is still read.
  */
 export function isDocumentation(path: string): boolean {
   const name = path.slice(path.lastIndexOf('/') + 1);
-  return /\.(?:md|markdown)$/i.test(name) || /^readme(?:\.[^.]*)?$/i.test(name);
+  return (
+    /\.(?:md|markdown|py|sh|bash|c|h|cc|cpp|hpp|rs|go|js|mjs|cjs|ts)$/i.test(name) || /^readme(?:\.[^.]*)?$/i.test(name)
+  );
 }
 
 function pidFromPath(path: string): number | null {

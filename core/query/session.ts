@@ -17,6 +17,13 @@ import { jobPostmortem, jobSummary, withPending, type JobSummary } from './job-s
 import type { PostmortemView } from './postmortem-view.js';
 import type { LimitGiven } from './postmortem.js';
 import { Rollback } from './rollback.js';
+import { LOAD_RANKING_ROWS, LoadRanking } from './load-ranking.js';
+
+/** The ranking a Suspects answer is made of (QuerySession.rowsRanking); `groupCount`: the job's, when cut. */
+export interface RowsRanking {
+  ranking: JobSuspects;
+  groupCount: number | null;
+}
 
 /** Per-process steady-growth figures (core/stats/growth.ts) of the Growth table and the "by growth" trees. */
 export interface Steadiness {
@@ -60,6 +67,14 @@ export class QuerySession {
    */
   private memo: RankMemo | null = null;
   private keepMemo = false;
+  /** the loading job's group sums over the memo's parts, for the Suspects view's first rows (rowsRanking) */
+  private loadRanking: {
+    memo: RankMemo;
+    sums: LoadRanking;
+    job: Job | null;
+    rows: number;
+    made: RowsRanking | null;
+  } | null = null;
   private readonly rollback = new Rollback<{ job: Job | null; summary: JobSummary | null }>();
   /** the limit the user typed (bytes, or null for "no limit"); null: the one the evidence gives */
   private userLimit: LimitGiven | null = null;
@@ -184,6 +199,29 @@ export class QuerySession {
   }
 
   /**
+   * The ranking the Suspects view's first `rows` rows are made of, with the job's count of groups when it is cut:
+   * while a load shows its job so far, only the groups that can be first are ranked (load-ranking.ts), the same rows
+   * as the whole ranking's at a small part of its cost; else the job's ranking.
+   */
+  rowsRanking(rows: number): RowsRanking {
+    const job = this.job;
+    const memo = this.memo;
+    if (!this.isPartial || !memo || rows > LOAD_RANKING_ROWS || this.caches.ranking?.job === job)
+      return { ranking: this.ranking(), groupCount: null };
+    if (this.loadRanking?.memo !== memo)
+      this.loadRanking = { memo, sums: new LoadRanking(memo), job: null, rows: 0, made: null };
+    const l = this.loadRanking;
+    if (!l.made || l.job !== job || l.rows < rows) {
+      const cut = l.sums.top(job, rows);
+      if (!cut) return { ranking: this.ranking(), groupCount: null };
+      l.job = job;
+      l.rows = rows;
+      l.made = cut;
+    }
+    return l.made;
+  }
+
+  /**
    * rankJob of `j`, as this session's ranking when `j` has the loaded job's own processes: the post-mortem ranks the
    * job less its teardown dumps, the same processes when there are none, so the load's end ranks the job once (with
    * the loading job's memo) and the suspects' request that follows finds it made.
@@ -255,6 +293,7 @@ export class QuerySession {
     this.lazyTimes = null;
     this.isPartial = false;
     this.keepMemo = false;
+    this.loadRanking = null;
     this.caches = emptyCaches();
   }
 

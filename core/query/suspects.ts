@@ -212,8 +212,11 @@ export function stackVerdict(session: QuerySession, proc: number, stackId: numbe
  */
 export function suspectsResult(session: QuerySession, limit: number, view: ViewOptions): SuspectsResult {
   const job = session.job;
-  const r = session.ranking();
   const chips = (view.filters ?? []).length > 0;
+  // a chip narrows every group: the whole ranking; else (while a job loads) only the groups that can be first
+  const { ranking: r, groupCount } = chips
+    ? { ranking: session.ranking(), groupCount: null }
+    : session.rowsRanking(limit);
   const keep = (proc: number, stackId: number): boolean => !chips || !session.catalog(proc).dropped(stackId, view);
   const label = (proc: number, stackId: number) =>
     stackName(session.catalog(proc), session.catalog(proc).stackKeys(stackId, view), view.mode);
@@ -279,8 +282,8 @@ export function suspectsResult(session: QuerySession, limit: number, view: ViewO
   );
   picked.forEach((p, k) => p.list.push({ ...p.member, ...series[k] }));
   return {
-    groupCount: passing.size,
-    totalGroups: r.groups.length,
+    groupCount: groupCount ?? passing.size,
+    totalGroups: groupCount ?? r.groups.length,
     rows: groups.map((g) => {
       const l = label(g.top.processIndex, g.top.stackId);
       const rt = rate.get(g.group);

@@ -141,11 +141,15 @@ function seriesOf(
       out[k].sigma = new Array<number>(snaps.length).fill(0);
       out[k].complete = snaps.map((s) => s.complete);
     }
+    // each stack id's slot (-1: not wanted) in a typed array: a map's look-up per record of every snapshot was most
+    // of a loading job's Suspects answer (16 processes × 100 dumps × 5,000 stacks: ~50 ms of ~70)
+    const slotOf = new Int32Array(job.processes[proc].stacks.count).fill(-1);
+    slots.forEach((k, id) => (slotOf[id] = k));
     snaps.forEach((s, j) => {
       const ids = s.stackIds;
       for (let i = 0; i < ids.length; i++) {
-        const k = slots.get(ids[i]);
-        if (k === undefined) continue;
+        const k = slotOf[ids[i]];
+        if (k < 0 || k === undefined) continue;
         out[k].series[j] += s.liveBytes[i];
         out[k].sigma[j] += s.liveVarBytes[i];
       }

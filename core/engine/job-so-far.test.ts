@@ -76,4 +76,14 @@ describe('the job so far as deltas', () => {
     // a delta with nothing to apply to is refused, not shown with holes
     expect(applyJobSoFar(null, deltas[2])).toBeNull();
   });
+
+  it("each update's summary is the job so far summarized anew (each process's own part is made once a load)", () => {
+    for (const order of [job.processes, [...job.processes].reverse()]) {
+      const loading = new QuerySession();
+      for (let n = 1; n <= order.length; n++) {
+        const read = order.slice(0, n);
+        expect(loading.showPartial(read, [], preview, 1)).toEqual(new QuerySession().showPartial(read, [], preview, 1));
+      }
+    }
+  });
 });

@@ -150,7 +150,14 @@ export async function loadProgressively(o: ProgressiveLoad): Promise<JobSummary>
     if (signal.aborted) throw abortError();
     o.onAllRead?.();
     try {
-      await o.symbolize(j, signal, o.post);
+      // one post a process was a thousand at 1,000 processes, each re-laying out the page's progress line
+      let lastSymbolPost = -Infinity;
+      await o.symbolize(j, signal, (p) => {
+        const now = performance.now();
+        if (now - lastSymbolPost < PROGRESS_INTERVAL_MS) return;
+        lastSymbolPost = now;
+        o.post(p);
+      });
     } catch (e) {
       if (signal.aborted) throw e;
       j.warnings.push({

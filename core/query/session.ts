@@ -9,14 +9,22 @@ import type { Job, LoadWarning, ProcessSeries } from '../model/model.js';
 import type { ViewOptions } from '../model/vocab.js';
 import type { JobPreview } from '../load/job-preview.js';
 import { FrameCatalog } from '../frames/catalog.js';
+import { isPythonPseudoAddress, layoutOf } from '../frames/python-stacks.js';
 import { sampleSeries, sampleUnavailable } from '../model/sample-type.js';
 import { seriesEndIndex, withoutTeardownDumps } from '../model/series-end.js';
 import { rankGrowth } from '../stats/growth.js';
 import { rankInputOf, rankJob, RankMemo, type JobSuspects } from '../stats/suspects.js';
-import { jobPostmortem, jobSummary, withPending, type JobSummary } from './job-summary.js';
+import { jobPostmortem, jobSummary, withPending, type JobSummary, type OwnSummary } from './job-summary.js';
 import type { PostmortemView } from './postmortem-view.js';
 import type { LimitGiven } from './postmortem.js';
 import { Rollback } from './rollback.js';
+import { LOAD_RANKING_ROWS, LoadRanking } from './load-ranking.js';
+
+/** The ranking a Suspects answer is made of (QuerySession.rowsRanking); `groupCount`: the job's, when cut. */
+export interface RowsRanking {
+  ranking: JobSuspects;
+  groupCount: number | null;
+}
 
 /** Per-process steady-growth figures (core/stats/growth.ts) of the Growth table and the "by growth" trees. */
 export interface Steadiness {
@@ -63,6 +71,14 @@ export class QuerySession {
    */
   private memo: RankMemo | null = null;
   private keepMemo = false;
+  /** the loading job's group sums over the memo's parts, for the Suspects view's first rows (rowsRanking) */
+  private loadRanking: {
+    memo: RankMemo;
+    sums: LoadRanking;
+    job: Job | null;
+    rows: number;
+    made: RowsRanking | null;
+  } | null = null;
   private readonly rollback = new Rollback<{ job: Job | null; summary: JobSummary | null }>();
   /** the limit the user typed (bytes, or null for "no limit"); null: the one the evidence gives */
   private userLimit: LimitGiven | null = null;
@@ -70,6 +86,8 @@ export class QuerySession {
   private reportPostmortem: PostmortemView | null = null;
   /** attach's load times, until the summary is made */
   private lazyTimes: LoadTimes | null = null;
+  /** a loading job's processes' own summaries, from one update to the next (job-summary.ts OwnSummary) */
+  private partialOwn: WeakMap<ProcessSeries, OwnSummary> | null = null;
 
   /** The loaded job; an error when none is. */
   get job(): Job {
@@ -142,6 +160,19 @@ export class QuerySession {
   }
 
   /**
+   * Whether process `i` has Python frames: its frame catalog's answer when one is made, else the same test alone (a
+   * summary asks it of every process: a catalog each, made again after symbolization, was 0.8 s of a 1,000-process
+   * load and memory for views that show a few processes)
+   */
+  private hasPython(i: number): boolean {
+    const made = this.caches.catalogs.get(i);
+    if (made) return made.hasPython;
+    const p = this.proc(i);
+    const layout = layoutOf(p.pythonFrames ?? null);
+    return p.addresses.hex.some((h) => isPythonPseudoAddress(h, layout));
+  }
+
+  /**
    * Each stack's steady growth in the view's sample, up to the series' end (core/model/series-end.ts: a cut last
    * dump or an exit dump after teardown reads as a fall).
    */
@@ -187,6 +218,29 @@ export class QuerySession {
   }
 
   /**
+   * The ranking the Suspects view's first `rows` rows are made of, with the job's count of groups when it is cut:
+   * while a load shows its job so far, only the groups that can be first are ranked (load-ranking.ts), the same rows
+   * as the whole ranking's at a small part of its cost; else the job's ranking.
+   */
+  rowsRanking(rows: number): RowsRanking {
+    const job = this.job;
+    const memo = this.memo;
+    if (!this.isPartial || !memo || rows > LOAD_RANKING_ROWS || this.caches.ranking?.job === job)
+      return { ranking: this.ranking(), groupCount: null };
+    if (this.loadRanking?.memo !== memo)
+      this.loadRanking = { memo, sums: new LoadRanking(memo), job: null, rows: 0, made: null };
+    const l = this.loadRanking;
+    if (!l.made || l.job !== job || l.rows < rows) {
+      const cut = l.sums.top(job, rows);
+      if (!cut) return { ranking: this.ranking(), groupCount: null };
+      l.job = job;
+      l.rows = rows;
+      l.made = cut;
+    }
+    return l.made;
+  }
+
+  /**
    * rankJob of `j`, as this session's ranking when `j` has the loaded job's own processes: the post-mortem ranks the
    * job less its teardown dumps, the same processes when there are none, so the load's end ranks the job once (with
    * the loading job's memo) and the suspects' request that follows finds it made.
@@ -224,7 +278,8 @@ export class QuerySession {
   private summarize(job: Job, { readers, ...times }: LoadTimes): JobSummary {
     const s = jobSummary(job, {
       ...times,
-      hasPython: (i) => this.catalog(i).hasPython,
+      hasPython: (i) => this.hasPython(i),
+      ...(this.isPartial ? { own: (this.partialOwn ??= new WeakMap()) } : {}),
       partial: this.isPartial,
       limit: this.userLimit,
       postmortem: this.reportPostmortem,
@@ -283,6 +338,8 @@ export class QuerySession {
     this.lazyTimes = null;
     this.isPartial = false;
     this.keepMemo = false;
+    this.loadRanking = null;
+    this.partialOwn = null;
     this.caches = emptyCaches();
   }
 

@@ -141,11 +141,15 @@ function seriesOf(
       out[k].sigma = new Array<number>(snaps.length).fill(0);
       out[k].complete = snaps.map((s) => s.complete);
     }
+    // each stack id's slot (-1: not wanted) in a typed array: a map's look-up per record of every snapshot was most
+    // of a loading job's Suspects answer (16 processes × 100 dumps × 5,000 stacks: ~50 ms of ~70)
+    const slotOf = new Int32Array(job.processes[proc].stacks.count).fill(-1);
+    slots.forEach((k, id) => (slotOf[id] = k));
     snaps.forEach((s, j) => {
       const ids = s.stackIds;
       for (let i = 0; i < ids.length; i++) {
-        const k = slots.get(ids[i]);
-        if (k === undefined) continue;
+        const k = slotOf[ids[i]];
+        if (k < 0 || k === undefined) continue;
         out[k].series[j] += s.liveBytes[i];
         out[k].sigma[j] += s.liveVarBytes[i];
       }
@@ -212,8 +216,11 @@ export function stackVerdict(session: QuerySession, proc: number, stackId: numbe
  */
 export function suspectsResult(session: QuerySession, limit: number, view: ViewOptions): SuspectsResult {
   const job = session.job;
-  const r = session.ranking();
   const chips = (view.filters ?? []).length > 0;
+  // a chip narrows every group: the whole ranking; else (while a job loads) only the groups that can be first
+  const { ranking: r, groupCount } = chips
+    ? { ranking: session.ranking(), groupCount: null }
+    : session.rowsRanking(limit);
   const keep = (proc: number, stackId: number): boolean => !chips || !session.catalog(proc).dropped(stackId, view);
   const label = (proc: number, stackId: number) =>
     stackName(session.catalog(proc), session.catalog(proc).stackKeys(stackId, view), view.mode);
@@ -279,8 +286,8 @@ export function suspectsResult(session: QuerySession, limit: number, view: ViewO
   );
   picked.forEach((p, k) => p.list.push({ ...p.member, ...series[k] }));
   return {
-    groupCount: passing.size,
-    totalGroups: r.groups.length,
+    groupCount: groupCount ?? passing.size,
+    totalGroups: groupCount ?? r.groups.length,
     rows: groups.map((g) => {
       const l = label(g.top.processIndex, g.top.stackId);
       const rt = rate.get(g.group);

@@ -307,6 +307,9 @@ export class Job implements JobFacts {
       notes: this.notes.list,
     }));
     this.partial = true;
+    // the preview is shown only until the job so far is (App.svelte): its processes are now the summary's pending
+    // ones, so it is not kept beside them for the rest of the load
+    this.preview = null;
     sel.pickedByHand = false;
     this.fromReport = false;
     this.summary = s;

@@ -61,8 +61,8 @@ export class Job implements JobFacts {
   provisional = $state.raw<ProvisionalRanking | null>(null);
   /**
    * a finished job of many processes (above BANDS_ABOVE): its processes grouped, their fates and the processes that
-   * matter (lib/job-page.ts), for the process list and the timeline's bands alike (each made its own: ~9 ms twice a
-   * summary or ranking at 1,000 processes)
+   * matter (lib/job-page.ts), for the process list and the timeline's bands alike (each made its own: 9 ms sampled
+   * for the two on each summary or ranking at 1,000 processes)
    */
   readonly page: JobPage | null = $derived(
     this.summary && !this.partial && this.summary.processes.length > BANDS_ABOVE

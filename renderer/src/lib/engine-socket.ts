@@ -52,7 +52,7 @@ export function socketEngine(url: string = engineUrl(location.href)): WorkerLike
     for (const b of queued.splice(0)) ws.send(b);
   };
   // a message whose decoding took a while is handed on in the next task (decoding and drawing are two tasks); what
-  // follows it, the socket's close included, after it
+  // follows it, a message that cannot be decoded and the socket's close included, after it
   const handOn = taskQueue<() => void>((f) => f());
   ws.onmessage = (ev: MessageEvent<ArrayBuffer>) => {
     let msg: FromWorker;
@@ -60,7 +60,8 @@ export function socketEngine(url: string = engineUrl(location.href)): WorkerLike
     try {
       msg = decodeMessage(new Uint8Array(ev.data)) as FromWorker;
     } catch (e) {
-      w.onerror?.({ message: e instanceof Error ? e.message : String(e) });
+      const message = e instanceof Error ? e.message : String(e);
+      handOn(() => w.onerror?.({ message }), false);
       return;
     }
     handOn(() => w.onmessage?.({ data: msg }), performance.now() - t0 > DECODE_ALONE_MS);

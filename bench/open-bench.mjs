@@ -11,7 +11,8 @@
 // (node flags for the engine's process), HEAPLENS_ENGINE_TRACE=1 (the engine's answers and phases on stderr),
 // BENCH_CHROME_TRACE=<file> (a trace of the page).
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -35,6 +36,108 @@ function field(pid, file, name) {
   } catch {
     return 0;
   }
+}
+
+/** A browser process's kind from its command line: browser, renderer(:browser-ui), gpu-process, utility:<sub-type>, zygote… */
+function kindOf(pid) {
+  try {
+    const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
+    const type = /--type=(\S+)/.exec(cmd)?.[1] ?? 'browser';
+    // the browser's own UI (new headless Chromium is the whole browser): a renderer, but no page's
+    if (type === 'renderer' && cmd.includes('--top-chrome-webui')) return 'renderer:browser-ui';
+    return type === 'utility' ? `utility:${/--utility-sub-type=(\S+)/.exec(cmd)?.[1] ?? '?'}` : type;
+  } catch {
+    return 'exited';
+  }
+}
+
+/** The browser tree's renderer processes now. */
+const renderers = (browserPid) => childTree(browserPid).filter((p) => kindOf(p) === 'renderer');
+
+// the browser's trace recorder: there only while the bench traces the page (below), so left out of the tree's sums
+const TRACING = 'utility:tracing.mojom.TracingService';
+
+/** PSS (MB) of the browser tree by process kind, the page's renderer apart. */
+function pssByKind(browserPid, pagePid) {
+  const out = {};
+  for (const p of childTree(browserPid)) {
+    const k = p === pagePid ? 'the page' : kindOf(p);
+    out[k] = (out[k] ?? 0) + field(p, 'smaps_rollup', 'Pss') / 1024;
+  }
+  return out;
+}
+const byKindText = (o) =>
+  Object.entries(o)
+    .sort((a, b) => b[1] - a[1])
+    .map(([k, v]) => `${k} ${Math.round(v)}`)
+    .join(', ');
+
+/**
+ * What the page itself holds once the job is in (CDP Performance.getMetrics and the document), after a full GC: its
+ * JS heap (used, and what V8 has reserved for it), DOM nodes (and before the GC: live and garbage) and layout
+ * objects, and the pixels of its canvases (4 bytes a device pixel, the backing store each canvas keeps, on the CPU
+ * here as the bench's browser has no GPU).
+ */
+async function pageParts(page) {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Performance.enable');
+  const metrics = async () =>
+    Object.fromEntries((await cdp.send('Performance.getMetrics')).metrics.map((x) => [x.name, x.value]));
+  const before = await metrics();
+  await cdp.send('HeapProfiler.collectGarbage');
+  const m = await metrics();
+  await cdp.detach();
+  const canvas = await page.evaluate(() =>
+    [...document.querySelectorAll('canvas')].map((c) => ({
+      w: c.width,
+      h: c.height,
+      id: c.closest('[data-testid]')?.getAttribute('data-testid') ?? c.className,
+    })),
+  );
+  return {
+    jsUsedMB: m.JSHeapUsedSize / 2 ** 20,
+    jsTotalMB: m.JSHeapTotalSize / 2 ** 20,
+    nodes: m.Nodes,
+    nodesBeforeGc: before.Nodes,
+    jsBeforeGcMB: before.JSHeapTotalSize / 2 ** 20,
+    layoutObjects: m.LayoutObjects,
+    canvasMB: canvas.reduce((a, c) => a + c.w * c.h * 4, 0) / 2 ** 20,
+    canvases: canvas.map((c) => `${c.id} ${c.w}×${c.h}`),
+  };
+}
+
+/**
+ * The page's main-thread tasks in a Chrome trace (the renderer's CrRendererMain with the most tasks): the five
+ * longest by wall time and by the thread's CPU time, each as [wall ms, CPU ms, s from the first task].
+ */
+function traceTasks(file) {
+  const raw = JSON.parse(readFileSync(file, 'utf8'));
+  const events = Array.isArray(raw) ? raw : raw.traceEvents;
+  const mains = new Set(
+    events
+      .filter((e) => e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain')
+      .map((e) => `${e.pid}:${e.tid}`),
+  );
+  const byThread = new Map();
+  for (const e of events)
+    if (e.ph === 'X' && /RunTask$/.test(e.name) && mains.has(`${e.pid}:${e.tid}`)) {
+      const k = `${e.pid}:${e.tid}`;
+      if (!byThread.has(k)) byThread.set(k, []);
+      byThread.get(k).push(e);
+    }
+  const tasks = [...byThread.values()].sort((a, b) => b.length - a.length)[0] ?? [];
+  const t0 = Math.min(...tasks.map((e) => e.ts));
+  const row = (e) => [e.dur / 1000, (e.tdur ?? e.dur) / 1000, (e.ts - t0) / 1e6];
+  return {
+    byWall: [...tasks]
+      .sort((a, b) => b.dur - a.dur)
+      .slice(0, 5)
+      .map(row),
+    byCpu: [...tasks]
+      .sort((a, b) => (b.tdur ?? b.dur) - (a.tdur ?? a.dur))
+      .slice(0, 5)
+      .map(row),
+  };
 }
 
 /** `heaplens summary` of the job: wall seconds and CPU seconds (user + system, all threads; GNU time) */
@@ -68,6 +171,7 @@ function firstGroupCallSite(dir) {
 }
 
 async function openRun(browser, browserPid, dir) {
+  const before = new Set(renderers(browserPid));
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   await page.addInitScript(() => {
     window.__longtasks = [];
@@ -94,21 +198,54 @@ async function openRun(browser, browserPid, dir) {
   const tUrl = performance.now();
   let peakPss = 0;
   let peakEngine = 0;
+  // the page's own renderer: of the renderers started since this page was opened (Chromium also keeps a spare one
+  // ready for the next navigation), the one that has used the most CPU
+  let pagePss = 0;
+  let pagePid = 0;
+  let atPeak = {};
+  let peakAt = 0;
   const timer = setInterval(() => {
-    peakPss = Math.max(
-      peakPss,
-      childTree(browserPid).reduce((a, p) => a + field(p, 'smaps_rollup', 'Pss'), 0),
+    const mine = renderers(browserPid).filter((p) => !before.has(p));
+    const pss = new Map(
+      childTree(browserPid)
+        .filter((p) => kindOf(p) !== TRACING)
+        .map((p) => [p, field(p, 'smaps_rollup', 'Pss')]),
     );
+    for (const p of mine) if (cpuOf(p) > cpuOf(pagePid)) pagePid = p;
+    pagePss = Math.max(pagePss, pss.get(pagePid) ?? 0);
+    const tree = [...pss.values()].reduce((a, b) => a + b, 0);
+    if (tree > peakPss) {
+      peakPss = tree;
+      peakAt = (performance.now() - t0) / 1000;
+      atPeak = pssByKind(browserPid, pagePid);
+    }
     peakEngine = Math.max(peakEngine, field(child.pid, 'status', 'VmRSS'));
   }, 100);
+  // the page's JS heap while it loads (V8's used and reserved bytes; CDP Performance.getMetrics, every 0.5 s)
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Performance.enable');
+  let jsPeak = { used: 0, total: 0 };
+  const jsTimer = setInterval(() => {
+    cdp
+      .send('Performance.getMetrics')
+      .then(({ metrics }) => {
+        const m = Object.fromEntries(metrics.map((x) => [x.name, x.value]));
+        jsPeak = { used: Math.max(jsPeak.used, m.JSHeapUsedSize), total: Math.max(jsPeak.total, m.JSHeapTotalSize) };
+      })
+      .catch(() => {});
+  }, 500);
   const at = (p) => p.then(() => performance.now());
   // BENCH_CHROME_TRACE=<file>: a Chrome trace of the page while the job loads, with its sampled CPU profile
-  // (bench/trace-self.mjs reads it; --longest N: what the page ran in its longest tasks)
-  if (process.env.BENCH_CHROME_TRACE)
-    await browser.startTracing(page, {
-      path: process.env.BENCH_CHROME_TRACE,
-      categories: ['disabled-by-default-v8.cpu_profiler', 'v8', 'devtools.timeline', 'toplevel', '__metadata'],
-    });
+  // (bench/trace-self.mjs reads it; --longest N: what the page ran in its longest tasks). Without it, a trace of the
+  // tasks alone ('toplevel'): each task's CPU time on the thread beside its wall time. On a shared machine a task's
+  // wall time is mostly the thread waiting for a core (a 379 ms task of 1 ms CPU at load 7 on 2 cores).
+  const tracePath = process.env.BENCH_CHROME_TRACE ?? path.join(os.tmpdir(), `open-bench-tasks-${process.pid}.json`);
+  await browser.startTracing(page, {
+    path: tracePath,
+    categories: process.env.BENCH_CHROME_TRACE
+      ? ['disabled-by-default-v8.cpu_profiler', 'v8', 'devtools.timeline', 'toplevel', '__metadata']
+      : ['toplevel', '__metadata'],
+  });
   await page.goto(url);
   const pageCpu = () => childTree(browserPid).reduce((a, p) => a + cpuOf(p), 0);
   const pageCpu0 = pageCpu();
@@ -141,8 +278,18 @@ async function openRun(browser, browserPid, dir) {
     polling: 50,
   });
   await page.waitForTimeout(1000);
-  if (process.env.BENCH_CHROME_TRACE) await browser.stopTracing();
+  await browser.stopTracing();
   clearInterval(timer);
+  clearInterval(jsTimer);
+  await cdp.detach().catch(() => {});
+  const tasks = traceTasks(tracePath);
+  if (!process.env.BENCH_CHROME_TRACE) rmSync(tracePath, { force: true });
+  const settled = pssByKind(browserPid, pagePid);
+  // what the page holds once its garbage is collected (pageParts collects it): after a load the renderer holds
+  // garbage V8 and Blink collect when they choose (on 120 processes, 17,000 DOM nodes of which 6,700 live)
+  const parts = await pageParts(page);
+  await page.waitForTimeout(2000);
+  const collected = pssByKind(browserPid, pagePid);
   const info = await page.evaluate(() => ({
     longest: Math.max(0, ...window.__longtasks.map((e) => e.ms)),
     // the five longest with their start, and the load's end, in the page's time: during the load or at its end
@@ -169,24 +316,36 @@ async function openRun(browser, browserPid, dir) {
     engineLabel: info.engine,
     firstRow: info.firstRow,
     browserPssMB: peakPss / 1024,
+    pagePssMB: pagePss / 1024,
+    jsPeakMB: { used: jsPeak.used / 2 ** 20, total: jsPeak.total / 2 ** 20 },
+    tasks,
+    atPeak,
+    peakAt,
+    settled,
+    collected,
+    parts,
     engineRssMB: peakEngine / 1024,
   };
 }
 
 /** The browser tree's PSS with one blank page open (MB), after it settles: what no page of ours can go below. */
 async function blankPss(browser, browserPid) {
+  const before = new Set(renderers(browserPid));
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   await page.setContent('<!doctype html><title>blank</title><p>blank');
   let peak = 0;
+  let byKind = {};
   for (let i = 0; i < 20; i++) {
     await new Promise((r) => setTimeout(r, 100));
-    peak = Math.max(
-      peak,
-      childTree(browserPid).reduce((a, p) => a + field(p, 'smaps_rollup', 'Pss'), 0),
-    );
+    const tree = childTree(browserPid).reduce((a, p) => a + field(p, 'smaps_rollup', 'Pss'), 0);
+    if (tree > peak) {
+      peak = tree;
+      const mine = renderers(browserPid).filter((p) => !before.has(p));
+      byKind = pssByKind(browserPid, mine.sort((a, b) => cpuOf(b) - cpuOf(a))[0] ?? 0);
+    }
   }
   await page.close();
-  return peak / 1024;
+  return { mb: peak / 1024, byKind };
 }
 
 async function main() {
@@ -216,7 +375,8 @@ async function main() {
   const browserPid = childPids(process.pid).find((p) => /chrom/i.test(readFileSync(`/proc/${p}/comm`, 'utf8')));
   const rows = [];
   // the floor of the browser's memory in the same run: the same browser with one blank page of the same size
-  const floorMB = await blankPss(browser, browserPid);
+  const floor = await blankPss(browser, browserPid);
+  const floorMB = floor.mb;
   try {
     for (let r = 0; r < Number(values.runs); r++) {
       const cli = cliSummary(dir);
@@ -238,8 +398,14 @@ async function main() {
         `whole job ${r.full.toFixed(2)} s = ${(r.full / r.cli.s).toFixed(2)}× the CLI`,
         `CPU to the whole job: engine ${r.engineCpu.toFixed(2)} s = ${(r.engineCpu / r.cli.cpu).toFixed(2)}× the CLI's, the browser's ${r.pageCpu.toFixed(2)} s`,
         `longest main-thread task ${Math.round(r.longest)} ms`,
+        `longest tasks in the trace, wall / CPU ms at s: ${r.tasks.byWall.map(([w, c, at]) => `${Math.round(w)} / ${Math.round(c)} at ${at.toFixed(1)}`).join(', ')}`,
+        `most CPU in one task, wall / CPU ms at s: ${r.tasks.byCpu.map(([w, c, at]) => `${Math.round(w)} / ${Math.round(c)} at ${at.toFixed(1)}`).join(', ')}`,
         `longest tasks: ${r.top.map((e) => `${Math.round(e.ms)} ms at ${(e.start / 1000).toFixed(1)} s`).join(', ')} (page time; the load done at ${r.loadDone === null ? '?' : (r.loadDone / 1000).toFixed(1)} s)`,
         `browser peak PSS ${Math.round(r.browserPssMB)} MB (a blank page in the same browser: ${Math.round(floorMB)} MB; above it: ${Math.round(r.browserPssMB - floorMB)} MB)`,
+        `the page's renderer: peak PSS ${Math.round(r.pagePssMB)} MB (a blank page's: ${Math.round(floor.byKind['the page'] ?? 0)} MB)`,
+        `PSS by process at the tree's peak (${r.peakAt.toFixed(1)} s): ${byKindText(r.atPeak)}; settled after the load: ${byKindText(r.settled)}; after a full GC: ${byKindText(r.collected)}; blank page: ${byKindText(floor.byKind)}`,
+        `the page's JS heap while loading: peak ${r.jsPeakMB.used.toFixed(1)} MB used, ${r.jsPeakMB.total.toFixed(1)} MB reserved`,
+        `the page after the load and a full GC: JS heap ${r.parts.jsUsedMB.toFixed(1)} MB used of ${r.parts.jsTotalMB.toFixed(1)} MB (${r.parts.jsBeforeGcMB.toFixed(1)} MB before), ${r.parts.nodes} DOM nodes (${r.parts.nodesBeforeGc} before), ${r.parts.layoutObjects} layout objects, canvases ${r.parts.canvasMB.toFixed(1)} MB (${r.parts.canvases.join(', ')})`,
         `engine peak RSS ${Math.round(r.engineRssMB)} MB`,
         `engine: ${r.engineLabel}`,
         `first suspect row: ${r.firstRow.replace(/\s+/g, ' ').trim().slice(0, 160)}`,

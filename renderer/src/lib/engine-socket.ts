@@ -6,6 +6,10 @@
 import { decodeMessage, encodeMessage } from '../../../core/engine/wire.ts';
 import type { FromWorker, ToWorker } from './protocol.ts';
 import type { WorkerLike } from './spawn-worker.ts';
+import { taskQueue } from './task-queue.ts';
+
+/** ms of decoding after which a message is handed on in a task of its own */
+const DECODE_ALONE_MS = 8;
 
 /** The page is served by a Node engine (node/engine/server.ts marks its HTML). */
 export function servedByNodeEngine(doc: Document | undefined = globalThis.document): boolean {
@@ -47,20 +51,26 @@ export function socketEngine(url: string = engineUrl(location.href)): WorkerLike
   ws.onopen = () => {
     for (const b of queued.splice(0)) ws.send(b);
   };
+  // a message whose decoding took a while is handed on in the next task (decoding and drawing are two tasks); what
+  // follows it, a message that cannot be decoded and the socket's close included, after it
+  const handOn = taskQueue<() => void>((f) => f());
   ws.onmessage = (ev: MessageEvent<ArrayBuffer>) => {
     let msg: FromWorker;
+    const t0 = performance.now();
     try {
       msg = decodeMessage(new Uint8Array(ev.data)) as FromWorker;
     } catch (e) {
-      w.onerror?.({ message: e instanceof Error ? e.message : String(e) });
+      const message = e instanceof Error ? e.message : String(e);
+      handOn(() => w.onerror?.({ message }), false);
       return;
     }
-    w.onmessage?.({ data: msg });
+    handOn(() => w.onmessage?.({ data: msg }), performance.now() - t0 > DECODE_ALONE_MS);
   };
-  ws.onclose = (ev: CloseEvent) => {
-    if (gone) return;
-    gone = true;
-    w.onerror?.({ message: `the engine (heaplens open) has stopped${ev.reason ? `: ${ev.reason}` : ''}` });
-  };
+  ws.onclose = (ev: CloseEvent) =>
+    handOn(() => {
+      if (gone) return;
+      gone = true;
+      w.onerror?.({ message: `the engine (heaplens open) has stopped${ev.reason ? `: ${ev.reason}` : ''}` });
+    }, false);
   return w;
 }

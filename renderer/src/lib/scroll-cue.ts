@@ -13,15 +13,23 @@ export function scrollCue(node: HTMLElement): { destroy(): void } {
     for (const c of node.children) ro.observe(c);
   };
   watch();
+  // measured in the next frame, not in the task that changed the content: reading scrollHeight there lays the page
+  // out inside that task (35 ms of a 1,000-process job's final summary), where the frame lays it out anyway
+  let frame = 0;
   const mo = new MutationObserver(() => {
     watch();
-    measure();
+    frame ||= requestAnimationFrame(() => {
+      frame = 0;
+      measure();
+    });
   });
   mo.observe(node, { childList: true });
+  // the first measure is the ResizeObserver's first report, after the frame's layout (22 ms of forced layout when the
+  // window's columns mounted)
   node.addEventListener('scroll', measure, { passive: true });
-  measure();
   return {
     destroy() {
+      cancelAnimationFrame(frame);
       ro.disconnect();
       mo.disconnect();
       node.removeEventListener('scroll', measure);

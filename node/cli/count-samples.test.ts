@@ -4,6 +4,7 @@
 // profiles' `go tool pprof -raw` sums (tools/fixtures.ts pprofRawSums).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { FIXTURES, pprofRawSums } from '../../tools/fixtures.js';
 import { runCaptured, runJson } from './run-captured.js';
@@ -119,6 +120,30 @@ describe('a count sample prints as counts', () => {
     const doc = await runJson<ListingJson>('postmortem', OOM, '--no-symbols', '--json', '--sample', 'inuse_objects');
     expect([doc.sample, doc.unit]).toEqual(['inuse_objects', 'objects']);
     expect(doc.processes.every((p) => p.projection === null && p.memory?.outsideHeapBytes === null)).toBe(true);
+  });
+
+  // jemalloc's model (PROFILING_INTERNALS.md): a record of c sampled objects of b bytes was sampled with
+  // p = 1 − e^(−(b/c)/R); its unbiased count Ô = c/p has variance Ô²(1 − p)/c. Records add.
+  it("inuse_objects' σ is the count's, from the dump's records, not the bytes'", async () => {
+    const dump = gunzipSync(readFileSync(join(OOM, 'dumps', 'job.28513.42.i42.heap.gz'))).toString('utf8');
+    const lines = dump.split('\n');
+    const period = Number(/^heap_v2\/(\d+)$/.exec(lines[0])![1]);
+    let count = 0;
+    let variance = 0;
+    for (const [i, l] of lines.entries()) {
+      const m = /^\s+t\*: (\d+): (\d+)/.exec(l);
+      if (!m || !lines[i - 1]?.startsWith('@') || Number(m[1]) === 0) continue;
+      const [c, b] = [Number(m[1]), Number(m[2])];
+      const p = -Math.expm1(-b / c / period);
+      count += c / p;
+      variance += ((c / p) ** 2 * (1 - p)) / c;
+    }
+    const doc = await runJson<{
+      processes: { pid: number; lastCompleteBytes: number; lastCompleteSigmaBytes: number }[];
+    }>('postmortem', OOM, '--no-symbols', '--json', '--sample', 'inuse_objects');
+    const p = doc.processes.find((x) => x.pid === 28513)!;
+    expect(p.lastCompleteBytes).toBeCloseTo(count, 3);
+    expect(p.lastCompleteSigmaBytes).toBeCloseTo(Math.sqrt(variance), 3);
   });
 
   it('live bytes keep their units and say so in the JSON', async () => {

@@ -77,6 +77,11 @@ describe('a count sample prints as counts', () => {
     expect(g.out).not.toMatch(BYTES);
     const doc = await runJson<ListingJson>('growth', only, '--json');
     expect([doc.sample, doc.unit]).toEqual(['alloc_objects', 'objects']);
+    // summary: its count in the sample's column; live bytes and objects it does not record are "-", not "0 B"
+    const sm = await runCaptured('summary', only);
+    const [head, row] = tableAfter(sm.out, /^\s+seq\s+trigger\s/);
+    expect(head).toMatch(/\slive\s+objects\s+alloc_objects\s/);
+    expect(row).toMatch(new RegExp(`\\s-\\s+-\\s+${grouped(total)}\\s`));
   });
 
   it('growth --sample alloc_objects: scores, Δ and σ as counts, the score column titled by the sample', async () => {

@@ -49,3 +49,20 @@ test('a profile that declares more sample types offers each in the selector (iss
   await expect(select).toHaveValue('freed_space');
   await expect(page.locator('body')).not.toContainText('do not declare');
 });
+
+// The Suspects view ranks live bytes whatever the Count control says (core/query/suspects.ts): with a count sample
+// chosen its figures stay bytes, and it says so rather than show bytes under "alloc_objects".
+test('with a count sample chosen, the Suspects view says it ranks live bytes', async ({ page }) => {
+  await page.goto('/');
+  await dropFiles(page, '[data-testid=dropzone]', [file('go/allocs', 'allocs.pb.gz')]);
+  await expect(page.getByTestId('job-info')).toContainText('1 process', { timeout: 30_000 });
+  const select = page.getByTestId('sample-select').first();
+  await expect(select).toHaveValue('alloc_space');
+  await select.selectOption('alloc_objects');
+  const note = page.getByTestId('suspects-sample-note');
+  await expect(note).toContainText(
+    'Suspects rank live bytes (inuse_space) whatever Count says; alloc_objects applies to growth, flame graphs and diffs, in objects.',
+  );
+  await select.selectOption('inuse_space');
+  await expect(note).toHaveCount(0);
+});

@@ -115,19 +115,40 @@ function extraSnapshotFor(s: Snapshot, t: string): Snapshot {
   };
 }
 
+/**
+ * The variance of each cell's object count from its bytes' (sampling-error.ts): a record's count Ô = c/p and bytes
+ * B̂ = b/p share p, so Var(Ô) = Ô²(1 − p)/c = Var(B̂)·(Ô/B̂)². Counts are not bytes: σ in bytes² beside a count
+ * once read as ±10,537,843 objects of a process holding 1,566,767.
+ */
+function objectVariances(s: Snapshot): Float64Array {
+  const out = new Float64Array(s.stackIds.length);
+  for (let i = 0; i < out.length; i++) {
+    const b = s.liveBytes[i];
+    if (b > 0) out[i] = s.liveVarBytes[i] * (s.liveObjects[i] / b) ** 2;
+  }
+  return out;
+}
+
 function snapshotFor(s: Snapshot, t: SampleType): Snapshot {
   if (t === 'inuse_space') return s;
   if (!isBuiltinSample(t)) return extraSnapshotFor(s, t);
+  if (t === 'inuse_objects')
+    return {
+      ...s,
+      liveBytes: s.liveObjects,
+      liveVarBytes: objectVariances(s),
+      live: { bytes: s.live.objects, objects: s.live.objects },
+    };
+  // alloc_space, alloc_objects: the accumulated counts (their σ is still the live bytes' variance, as before: the
+  // accumulated records' own is not computed at load)
   const empty = new Float64Array(s.stackIds.length);
-  const values =
-    t === 'inuse_objects' ? s.liveObjects : t === 'alloc_space' ? (s.accumBytes ?? empty) : (s.accumObjects ?? empty);
-  const objects = isAllocSample(t) ? (s.accumObjects ?? empty) : s.liveObjects;
-  const total = t === 'inuse_objects' ? s.live.objects : isAllocSample(t) ? sumOf(values) : s.live.bytes;
+  const values = t === 'alloc_space' ? (s.accumBytes ?? empty) : (s.accumObjects ?? empty);
+  const objects = s.accumObjects ?? empty;
   return {
     ...s,
     liveBytes: values,
     liveObjects: objects,
-    live: { bytes: total, objects: isAllocSample(t) ? sumOf(objects) : s.live.objects },
+    live: { bytes: sumOf(values), objects: sumOf(objects) },
   };
 }
 

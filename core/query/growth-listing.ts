@@ -6,7 +6,14 @@
 
 import type { Job, LoadWarning, ProcessSeries } from '../model/model.js';
 import type { ViewOptions } from '../model/vocab.js';
-import { DEFAULT_SAMPLE_TYPE, sampleSeriesOrWarn, type SampleType } from '../model/sample-type.js';
+import {
+  DEFAULT_SAMPLE_TYPE,
+  jobDeclaredSamples,
+  sampleSeriesOrWarn,
+  sampleUnit,
+  type SampleType,
+} from '../model/sample-type.js';
+import type { ValueUnit } from '../model/units.js';
 import { processEnds, type Fate } from '../stats/fates.js';
 import { killEvidence, type Evidence } from '../stats/kill-evidence.js';
 import type { JobSuspects } from '../stats/suspects.js';
@@ -44,9 +51,26 @@ export interface PageOf {
   points: ProcessPoint[];
 }
 
+/**
+ * The sample a listing's values are of, and their unit: a count sample's (inuse_objects, alloc_objects) figures
+ * are counts, in the same fields (`lastBytes`, `score`, …) that hold bytes otherwise.
+ */
+export interface SampleOfValues {
+  sample: SampleType;
+  unit: ValueUnit;
+}
+
+/** The sample asked (inuse_space when absent) and its unit, a declared type's by the job's declaration. */
+export function sampleOfValues(job: Pick<Job, 'processes'>, sample: SampleType | undefined): SampleOfValues {
+  const t = sample ?? DEFAULT_SAMPLE_TYPE;
+  return { sample: t, unit: sampleUnit(t, jobDeclaredSamples(job)) };
+}
+
 export interface GrowthListing extends ListedSuspects, PageOf {
   /** the --json document */
-  document: ReturnType<typeof growthFacts> & ReturnType<typeof processPageFacts> & { warnings: LoadWarning[] };
+  document: SampleOfValues &
+    ReturnType<typeof growthFacts> &
+    ReturnType<typeof processPageFacts> & { warnings: LoadWarning[] };
   /** the job the listing is of (its processes' indexes): the one asked, less those without the sample's values */
   processIndexes: number[];
 }
@@ -119,14 +143,15 @@ export function processPageFacts(job: Pick<Job, 'processes'>, page: ProcessPage)
  * session was given its ranking: a dataset's, in SQL); another sample type ranks that sample's series.
  */
 export function growthListing(s: QuerySession, req: GrowthListingRequest): GrowthListing {
-  const sample = req.view.sample ?? DEFAULT_SAMPLE_TYPE;
+  const values = sampleOfValues(s.job, req.view.sample);
+  const sample = values.sample;
   const warnings = [...s.job.warnings];
   const { job, processIndexes } = sampledJob(s.job, sample, warnings);
   const a = growthQuery(job, req.view, req.n, job === s.job ? s.ranking() : undefined);
   const { page, points } = pageOf(job, a.ranking);
   return {
     // machine output keeps every process; the groups and the pick come beside them
-    document: { ...growthFacts(job, a), ...processPageFacts(job, page), warnings },
+    document: { ...values, ...growthFacts(job, a), ...processPageFacts(job, page), warnings },
     stacks: a.stacks,
     groups: a.groups,
     ranking: { groupCount: a.ranking.groupCount, processes: a.ranking.processes },

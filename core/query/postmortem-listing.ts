@@ -6,11 +6,18 @@
 
 import type { Job, LoadWarning } from '../model/model.js';
 import type { ViewOptions } from '../model/vocab.js';
-import { DEFAULT_SAMPLE_TYPE } from '../model/sample-type.js';
 import type { JobPostmortem } from '../stats/postmortem.js';
 import { groupFacts, growthQuery, stackFacts } from './growth.js';
 import { postmortemQuery, type LimitScope, type PostmortemResult } from './postmortem.js';
-import { pageOf, processPageFacts, sampledJob, type ListedSuspects, type PageOf } from './growth-listing.js';
+import {
+  pageOf,
+  processPageFacts,
+  sampledJob,
+  sampleOfValues,
+  type ListedSuspects,
+  type PageOf,
+  type SampleOfValues,
+} from './growth-listing.js';
 import { processFacts } from './summary.js';
 import type { QuerySession } from './session.js';
 
@@ -32,7 +39,7 @@ export interface PostmortemListingRequest {
   scope: LimitScope;
 }
 
-export interface PostmortemListing extends PageOf {
+export interface PostmortemListing extends PageOf, SampleOfValues {
   /** the --json document (numbers that are not finite are the printer's to write) */
   document: ReturnType<typeof postmortemDocument>;
   /** the post-mortem, less what the text does not read (the series, the whole ranking) */
@@ -54,10 +61,14 @@ function postmortemDocument(
   listed: ReturnType<typeof growthQuery>,
   pageFacts: ReturnType<typeof processPageFacts>,
   warnings: LoadWarning[],
+  values: SampleOfValues,
 ) {
   const pm = q.postmortem;
   const r = pm.suspects;
   return {
+    // what the heap's figures count (lastCompleteBytes, the groups' and stacks' …Bytes, memory.heapBytes, the
+    // culprits' heap `bytes`): bytes, or a count sample's objects; the limit, RSS and pages are bytes either way
+    ...values,
     verdict: q.verdict,
     kill: q.kill,
     kills: q.kills,
@@ -101,12 +112,13 @@ function postmortemDocument(
 /** Why the job died, with its top suspects job-wide (`heaplens postmortem`). */
 export function postmortemListing(s: QuerySession, req: PostmortemListingRequest): PostmortemListing {
   const warnings = [...s.job.warnings];
-  const { job, processIndexes } = sampledJob(s.job, req.view.sample ?? DEFAULT_SAMPLE_TYPE, warnings);
+  const values = sampleOfValues(s.job, req.view.sample);
+  const { job, processIndexes } = sampledJob(s.job, values.sample, warnings);
   const given = req.limit;
-  const q = postmortemQuery(
-    job,
-    given ? { limit: { bytes: given.bytes, source: given.source, scope: req.scope } } : {},
-  );
+  const q = postmortemQuery(job, {
+    ...(given ? { limit: { bytes: given.bytes, source: given.source, scope: req.scope } } : {}),
+    unit: values.unit,
+  });
   const limit: LimitText | null = given ?? (q.limit ? { ...q.limit, note: null } : null);
   const pm = q.postmortem;
   const listed = growthQuery(job, req.view, req.n, pm.suspects);
@@ -119,10 +131,17 @@ export function postmortemListing(s: QuerySession, req: PostmortemListingRequest
   const { series: _s, postmortem: _p, ...result } = q;
   const { suspects: _r, ...rest } = pm;
   return {
-    document: postmortemDocument(job, q, limit, req.scope, listed, processPageFacts(job, page), [
-      ...warnings,
-      ...q.warnings,
-    ]),
+    document: postmortemDocument(
+      job,
+      q,
+      limit,
+      req.scope,
+      listed,
+      processPageFacts(job, page),
+      [...warnings, ...q.warnings],
+      values,
+    ),
+    ...values,
     result,
     postmortem: rest,
     limit,

@@ -30,6 +30,7 @@ import type { JobSuspects } from '../stats/suspects.js';
 import { processParents, recordedJobLimit } from '../model/memory-context.js';
 import { processName } from '../model/process-name.js';
 import { processHost } from '../model/process-host.js';
+import type { ValueUnit } from '../model/units.js';
 
 export interface KillOut {
   pid: number | null;
@@ -107,6 +108,12 @@ export interface PostmortemOptions {
   limit?: LimitGiven | null;
   /** rankJob, or a caller's ranking already made of the same processes (core/query/session.ts `rankOf`) */
   rank?: (job: Pick<Job, 'processes'>) => JobSuspects;
+  /**
+   * what the series' values are (the sample's unit; bytes when absent). A count (inuse_objects, alloc_objects) is
+   * no amount of memory: no time to a limit in bytes is projected from it, and it is not set against the resident
+   * pages (no memory outside the heap, no copy-on-write culprit); the verdict gives its figures as counts.
+   */
+  unit?: ValueUnit;
 }
 
 /** A culprit with the hosts of its processes, beside their pids. */
@@ -126,6 +133,16 @@ function killOut(job: Job, k: KillEvidence['kills'][number]): KillOut {
     invokedByPid: k.invokedByPid,
     match: k.match,
     evidence: k.evidence,
+  };
+}
+
+/** A process's memory when its heap is a count: the resident pages as read, nothing set against them. */
+function countedHeap(m: ProcessMemory): ProcessMemory {
+  return {
+    ...m,
+    outsideHeapBytes: null,
+    parts: { copyOnWrite: null, allocatorRetained: null, fragmentation: null, sharedMemory: null, notMalloc: null },
+    explanation: null,
   };
 }
 
@@ -151,7 +168,8 @@ export function postmortemQuery(job: Job, opts: PostmortemOptions = {}): Postmor
           ? { bytes: rec.bytes, source: `memory.max recorded with the dumps of ${rec.processes} process(es)` }
           : null);
   const limit = found ? { bytes: found.bytes, source: found.source, scope: found.scope ?? ('job' as const) } : null;
-  const pm = postmortem(trimmed, limit?.bytes ?? null, opts.rank);
+  const counts = opts.unit === 'objects';
+  const pm = postmortem(trimmed, counts ? null : (limit?.bytes ?? null), opts.rank);
   if (limit?.scope === 'job')
     // a job-wide limit: the job's sum meets it, not any process alone (no per-process countdown)
     for (const p of pm.processes) p.projection = null;
@@ -164,14 +182,14 @@ export function postmortemQuery(job: Job, opts: PostmortemOptions = {}): Postmor
   // the pages the capture recorded with the end dump first (same moment as its heap), else a copied smaps_rollup
   const pagesOf = (i: number): Pages | null =>
     contextPagesAt(series[i], cutoff(i)) ?? pagesAt(samples, series[i].pid, cutoff(i));
-  const memory = processMemory(trimmed, pm.suspects, pagesOf, cutoff);
+  const memory = processMemory(trimmed, pm.suspects, pagesOf, cutoff).map((m) => (counts ? countedHeap(m) : m));
   const culprits: HostedCulprit[] = rankCulprits(trimmed, pm.suspects, memory).map((c) => ({
     ...c,
     hosts: c.processIndexes.map((i) => processHost(series[i])),
   }));
   const victimRate =
     first?.processIndex !== null && first ? (pm.processes[first.processIndex!].rate?.perSecond ?? null) : null;
-  const verdict = verdictSentence(trimmed, first, ends, culprits, victimRate, memory);
+  const verdict = verdictSentence(trimmed, first, ends, culprits, victimRate, memory, opts.unit);
   const parents = processParents(series);
   const index = new Map(series.map((p, i) => [p.key, i]));
   const hasChildren = new Set([...parents.values()].filter((v): v is string => v !== null));
@@ -203,7 +221,7 @@ export function postmortemQuery(job: Job, opts: PostmortemOptions = {}): Postmor
   // child's inherited allocations twice and miss the pages no allocation explains, so "already over the limit"
   // from that sum is not a fact. The cgroup's own usage at the kill first, then Σ Pss, then the heaps counted once
   // plus the copy-on-write copies.
-  if (limit?.bytes != null && limit.scope === 'job' && pm.job.perSecond !== null) {
+  if (!counts && limit?.bytes != null && limit.scope === 'job' && pm.job.perSecond !== null) {
     const used: [number, string] | null =
       job_.usageAtKillBytes !== null
         ? [

@@ -14,6 +14,7 @@ import { frameText, leadFrame } from '../frames/stack-labels.js';
 import { revealControls } from '../model/display-text.js';
 import { processName } from '../model/process-name.js';
 import { jobPidText } from '../model/process-host.js';
+import { formatCount, type ValueUnit } from '../model/units.js';
 
 export interface Culprit {
   kind: 'heap' | 'outside-heap';
@@ -23,9 +24,10 @@ export interface Culprit {
   frames?: string[];
   /** one line: the call site, or what the pages are */
   site: string;
-  /** bytes it grew by (heap: over the series; outside-heap: the pages at the end) */
+  /** bytes it grew by (heap: over the series; outside-heap: the pages at the end); a count sample's heap culprit: the
+   *  count (postmortem's `unit`) */
   bytes: number;
-  /** bytes per second at the end (heap), null when unknown */
+  /** bytes (or the count sample's objects) per second at the end (heap), null when unknown */
   rate: number | null;
   /** its share of everything the culprits add up to */
   share: number;
@@ -39,6 +41,10 @@ const MAX_HEAP_CULPRITS = 5;
 const mib = (b: number): string =>
   b >= 1024 ** 3 ? `${(b / 1024 ** 3).toFixed(1)} GiB` : `${(b / 1048576).toFixed(b < 10 * 1048576 ? 1 : 0)} MiB`;
 const rateText = (r: number): string => `${r >= 0 ? '+' : '−'}${(Math.abs(r) / 1048576).toFixed(1)} MiB/s`;
+/** a count sample's figures in the sentence: "+7,014 objects", "+12 objects/s" */
+const countText = (n: number): string => `${n >= 0 ? '+' : '−'}${formatCount(Math.abs(n))} objects`;
+/** a killed process's count of objects "was flat" when it grew by less than one a second at the end */
+const FLAT_COUNT_RATE = 0.5;
 
 /**
  * The stack's frames as people read them: the one frame pipeline's default view (Python first, the interpreter's
@@ -143,7 +149,11 @@ export function verdictSentence(
   culprits: readonly Culprit[],
   victimRate: number | null,
   memory: readonly ProcessMemory[] = [],
+  unit: ValueUnit = 'bytes',
 ): string {
+  // the heap's figures: bytes, or a count sample's counts (never read as MiB)
+  const heapRate = unit === 'bytes' ? rateText : (r: number) => `${countText(r)}/s`;
+  const heapGrowth = unit === 'bytes' ? (b: number) => `+${mib(b)}` : countText;
   const parts: string[] = [];
   if (kill && kill.processIndex !== null) {
     const who = processLabel(job, kill.processIndex).replace(/ ((?:\S+:)?\d+)$/, ' (pid $1');
@@ -208,7 +218,7 @@ export function verdictSentence(
   const cow = culprits.find((c) => c.kind === 'outside-heap');
   const pieces = heap.map(
     (c) =>
-      `${c.site} in ${namesOrCount(job, c.processIndexes)}, ${c.rate !== null ? rateText(c.rate) : `+${mib(c.bytes)}`}${c.pattern ? `, ${c.pattern}` : ''}`,
+      `${c.site} in ${namesOrCount(job, c.processIndexes)}, ${c.rate !== null ? heapRate(c.rate) : heapGrowth(c.bytes)}${c.pattern ? `, ${c.pattern}` : ''}`,
   );
   if (cow) {
     const parents = [
@@ -229,9 +239,9 @@ export function verdictSentence(
   if (pieces.length > 0) parts.push(`The growth that filled it: ${pieces.join('; and ')}.`);
   if (kill && kill.processIndex !== null && victimRate !== null)
     parts.push(
-      Math.abs(victimRate) < FLAT_RATE
+      Math.abs(victimRate) < (unit === 'bytes' ? FLAT_RATE : FLAT_COUNT_RATE)
         ? "The killed process's own heap was flat."
-        : `The killed process's own heap grew ${rateText(victimRate)} at the end.`,
+        : `The killed process's own heap grew ${heapRate(victimRate)} at the end.`,
     );
   return parts.join(' ');
 }

@@ -1,6 +1,6 @@
 // Human-readable numbers and tables for the terminal.
 
-import { formatBytes } from '../../core/model/units.js';
+import { formatBytes, formatCount } from '../../core/model/units.js';
 
 export { formatBytes };
 
@@ -8,12 +8,7 @@ export function formatSignedBytes(n: number): string {
   return formatBytes(n, true);
 }
 
-export function formatInt(n: number): string {
-  // Not toLocaleString: its first call loads ICU data, a visible share of a short CLI run.
-  return Math.round(n)
-    .toString()
-    .replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-}
+export const formatInt = formatCount;
 
 export function formatPercent(part: number, whole: number): string {
   if (whole === 0) return '-';

@@ -15,6 +15,7 @@ import { onlyPid, viewOf, type Output } from '../common.js';
 import { datasetPaths, loadDataset, noProcess, sampleOf, withJob } from '../input.js';
 import { symbolizeJob } from '../symbols.js';
 import { printGrowth } from '../text/growth.js';
+import { valueFormat } from '../text/values.js';
 import { pagedOf } from './process-page.js';
 
 export async function growthCommand(args: ParsedArgs, io: Output): Promise<number> {
@@ -36,7 +37,7 @@ async function growth(job: Job, args: ParsedArgs, io: Output, ranked?: JobSuspec
   // the processes listed: those with the sample's values
   const listed: Job = { ...job, processes: listing.processIndexes.map((i) => job.processes[i]) };
   const paged = pagedOf(listed, args) ? { page: listing.page, points: listing.points, mode: view.mode } : undefined;
-  printGrowth(listed, listing, listing.document.warnings, io, paged);
+  printGrowth(listed, listing, listing.document.warnings, io, paged, valueFormat(args, job));
 }
 
 async function growthOnDataset(dirs: readonly string[], args: ParsedArgs, io: Output): Promise<number> {

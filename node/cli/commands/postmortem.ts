@@ -15,11 +15,12 @@ import { explanationWords } from '../../../core/stats/memory-outside-heap.js';
 import { NOISE_Z } from '../../../core/model/sampling-error.js';
 import { jobPidText } from '../../../core/model/process-host.js';
 import { flag, has, intFlag, UsageError, type ParsedArgs } from '../args.js';
-import { formatBytes, formatSignedBytes, table } from '../format.js';
+import { formatBytes, table } from '../format.js';
 import { pidList, rateText } from '../text/growth.js';
 import { callSite, cutNote, printFateCounts, printHolders, printRest, reasonText } from '../text/process-page.js';
 import type { LimitText } from '../../../core/query/postmortem-listing.js';
 import { pagedOf } from './process-page.js';
+import { countName, valueFormat, valueTitle } from '../text/values.js';
 import { ask } from '../ask.js';
 import { sampleOf } from '../input.js';
 import { indent, printWarnings, processTitle, stackText, tableColumns, viewOf, type Output } from '../common.js';
@@ -79,13 +80,17 @@ export async function postmortemCommand(all: Job, args: ParsedArgs, io: Output, 
   const job: Job = { ...all, processes: listing.processIndexes.map((i) => all.processes[i]) };
   const { result: q, postmortem: pm, limit, listed, page, points } = listing;
   const paged = pagedOf(job, args);
+  // the heap's figures: bytes, or a count sample's counts ("7,014 alloc_objects"); RSS, pages and limits are bytes
+  const fmt = valueFormat(args, all);
+  const named = countName(fmt);
+  const heapBytes = (n: number): string => fmt.plain(n) + named;
 
   io.out(q.verdict);
   if (q.culprits.length > 0) {
     io.out('\nwhat grew (share of the growth):');
     for (const c of q.culprits)
       io.out(
-        `  ${(100 * c.share).toFixed(0).padStart(3)} %  ${formatBytes(c.bytes)}${c.rate !== null ? ` (${formatSignedBytes(c.rate)}/s)` : ''}  ${c.pattern ?? 'outside the heap'}${c.pattern === 'step' ? ' (one-time)' : ''}  ${c.site}  — ${
+        `  ${(100 * c.share).toFixed(0).padStart(3)} %  ${c.kind === 'heap' ? heapBytes(c.bytes) : formatBytes(c.bytes)}${c.rate !== null ? ` (${fmt.signed(c.rate)}/s)` : ''}  ${c.pattern ?? 'outside the heap'}${c.pattern === 'step' ? ' (one-time)' : ''}  ${c.site}  — ${
           c.pids.length > 8
             ? `${c.pids.length} processes (pid ${c.processIndexes
                 .slice(0, 3)
@@ -124,7 +129,7 @@ export async function postmortemCommand(all: Job, args: ParsedArgs, io: Output, 
     const m = qp.memory;
     if (m.rssBytes !== null)
       lines.push(
-        `  memory: RSS ${formatBytes(m.rssBytes)}, heap ${formatBytes(m.heapBytes)}${m.inheritedBytes > 0 ? ` (${formatBytes(m.inheritedBytes)} inherited at fork)` : ''}` +
+        `  memory: RSS ${formatBytes(m.rssBytes)}, heap ${heapBytes(m.heapBytes)}${m.inheritedBytes > 0 ? ` (${fmt.plain(m.inheritedBytes)} inherited at fork)` : ''}` +
           (m.outsideHeapBytes !== null ? `, outside the heap ${formatBytes(m.outsideHeapBytes)}` : '') +
           (m.explanation ? `: ${explanationWords(m, formatBytes)}` : '') +
           (m.source ? ` [${m.source}]` : ''),
@@ -132,9 +137,9 @@ export async function postmortemCommand(all: Job, args: ParsedArgs, io: Output, 
     if (qp.exitDump) lines.push(`  note: ${qp.exitDump.note}`);
     if (lc) {
       lines.push(
-        `  last complete snapshot: seq ${lc.seq ?? '-'} (${lc.file}): ${formatBytes(p.lastCompleteBytes)}${p.lastCompleteSigmaBytes > 0 ? ` ±${formatBytes(NOISE_Z * p.lastCompleteSigmaBytes)}` : ''}` +
+        `  last complete snapshot: seq ${lc.seq ?? '-'} (${lc.file}): ${fmt.plain(p.lastCompleteBytes)}${p.lastCompleteSigmaBytes > 0 ? ` ±${fmt.plain(NOISE_Z * p.lastCompleteSigmaBytes)}` : ''}${named}` +
           (p.lastKnownFromHeader
-            ? `; the cut dump after it says ${formatBytes(p.lastKnownBytes)} (its header total)`
+            ? `; the cut dump after it says ${heapBytes(p.lastKnownBytes)} (its header total)`
             : ''),
       );
     }
@@ -142,10 +147,10 @@ export async function postmortemCommand(all: Job, args: ParsedArgs, io: Output, 
       const rt = p.rate;
       const perS =
         rt.perSecond !== null
-          ? `, ${formatSignedBytes(rt.perSecond)}/s [${formatSignedBytes(rt.perSecondLo ?? 0)} – ${formatSignedBytes(rt.perSecondHi ?? 0)}]`
+          ? `, ${fmt.signed(rt.perSecond)}/s [${fmt.signed(rt.perSecondLo ?? 0)} – ${fmt.signed(rt.perSecondHi ?? 0)}]`
           : '';
       lines.push(
-        `  growth at the end (last ${rt.points} complete snapshots, Theil–Sen, 95 %): ${formatSignedBytes(rt.perSnapshot)}/dump [${formatSignedBytes(rt.perSnapshotLo)} – ${formatSignedBytes(rt.perSnapshotHi)}]${perS}`,
+        `  growth at the end (last ${rt.points} complete snapshots, Theil–Sen, 95 %): ${fmt.signed(rt.perSnapshot)}/dump [${fmt.signed(rt.perSnapshotLo)} – ${fmt.signed(rt.perSnapshotHi)}]${perS}${named}`,
       );
     }
     if (p.projection && limit?.bytes)
@@ -157,10 +162,15 @@ export async function postmortemCommand(all: Job, args: ParsedArgs, io: Output, 
     io.out(
       `\nthe other ${job.processes.length - page.listed.length} processes by host and command (growth: Σ of their stacks' scores):`,
     );
-    printRest(page, points, io);
+    printRest(page, points, io, fmt);
   }
   if (limit) {
     if (limit.bytes === null) io.out(`\nlimit: ${limit.note ?? 'none'}`);
+    else if (fmt.unit === 'objects')
+      // a count is no amount of memory: no time to a limit in bytes (core/query/postmortem.ts `unit`)
+      io.out(
+        `\nlimit ${formatBytes(limit.bytes)} (from ${limit.source}): the values are ${fmt.name}, a count of objects, not bytes: no time to the limit (--sample inuse_space for live bytes)`,
+      );
     else if (q.limit?.scope === 'process')
       io.out(
         `\nlimit ${formatBytes(limit.bytes)} for each process (from ${limit.source}): each one's time to it above`,
@@ -185,9 +195,9 @@ export async function postmortemCommand(all: Job, args: ParsedArgs, io: Output, 
   const rows = listed.groups.map(({ group: g, first, frames }, i) => [
     String(i + 1),
     g.pattern,
-    rateText(first.lateSlopePerSnapshot, first.lateSlopePerSecond, first.hasRate),
-    formatBytes(g.lastBytes),
-    g.sigmaBytes > 0 ? '±' + formatBytes(NOISE_Z * g.sigmaBytes) : '',
+    rateText(first.lateSlopePerSnapshot, first.lateSlopePerSecond, first.hasRate, fmt),
+    fmt.plain(g.lastBytes),
+    g.sigmaBytes > 0 ? '±' + fmt.plain(NOISE_Z * g.sigmaBytes) : '',
     job.processes[g.top.processIndex].pid !== null ? jobPidText(job.processes, job.processes[g.top.processIndex]) : '-',
     pidList(
       job,
@@ -198,7 +208,7 @@ export async function postmortemCommand(all: Job, args: ParsedArgs, io: Output, 
   io.out(
     indent(
       table(
-        ['#', 'pattern', 'late rate', 'live at end', '±2σ', 'top pid', 'also in', 'call site'],
+        ['#', 'pattern', 'late rate', valueTitle(fmt, 'live at end'), '±2σ', 'top pid', 'also in', 'call site'],
         rows,
         [true, false, true, true, true, true, false, false],
         tableColumns(io),
@@ -208,7 +218,7 @@ export async function postmortemCommand(all: Job, args: ParsedArgs, io: Output, 
   if (listed.groups.length > 0) io.out(`\n  #1 in full: ${stackText(listed.groups[0].frames, 12)}`);
   if (paged) {
     io.out('');
-    printHolders(job, page, listed.groups, viewOf(args).mode, io);
+    printHolders(job, page, listed.groups, viewOf(args).mode, io, fmt);
   }
   if (q.logsRead.length > 0) {
     io.out('\nlogs read:');

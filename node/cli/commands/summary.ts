@@ -35,8 +35,9 @@ export async function summary(job: Job, args: ParsedArgs, io: Output): Promise<v
       s.seq === null ? '-' : String(s.seq),
       dumpTriggerLabel(s),
       ...extra.rows[i],
-      formatBytes(s.live.bytes),
-      formatInt(s.live.objects),
+      // a profile that records no live values (alloc_* only): nothing measured, not zero
+      s.noLive ? '-' : formatBytes(s.live.bytes),
+      s.noLive ? '-' : formatInt(s.live.objects),
       ...(withSample ? [sampled ? fmt.plain(sampled[i]) : '-'] : []),
       s.truncated
         ? `truncated at byte ${s.truncated.byteOffset}${s.complete ? ' (in its maps: records complete)' : s.headerLiveBytes !== null ? `: records incomplete, header total ${formatBytes(s.headerLiveBytes)}` : ': records incomplete'}`

@@ -5,7 +5,8 @@ import type { Job, LoadWarning } from '../../../core/model/model.js';
 import { NOISE_Z } from '../../../core/model/sampling-error.js';
 import type { ListedSuspects } from '../../../core/query/growth-listing.js';
 import type { SuspectGroup } from '../../../core/stats/suspects.js';
-import { formatBytes, formatSignedBytes, table } from '../format.js';
+import { table } from '../format.js';
+import { BYTE_VALUES, valueTitle, type ValueFormat } from './values.js';
 import { jobPidText } from '../../../core/model/process-host.js';
 import { indent, printWarnings, processTitle, stackText, tableColumns, type Output } from '../common.js';
 import type { ProcessPage, ProcessPoint } from '../../../core/query/process-groups.js';
@@ -25,10 +26,15 @@ const PAGED_STACKS = 5;
  * A rate: per second where the dumps have times far enough apart, else per dump; "no rate" for a series too short
  * to carry one (core/stats/patterns.ts rateBasis: its note says why).
  */
-export function rateText(perSnapshot: number, perSecond: number | null, hasRate = true): string {
+export function rateText(
+  perSnapshot: number,
+  perSecond: number | null,
+  hasRate = true,
+  fmt: ValueFormat = BYTE_VALUES,
+): string {
   if (!hasRate) return 'no rate';
-  if (perSecond !== null) return `${formatSignedBytes(perSecond)}/s`;
-  return `${formatSignedBytes(perSnapshot)}/dump`;
+  if (perSecond !== null) return `${fmt.signed(perSecond)}/s`;
+  return `${fmt.signed(perSnapshot)}/dump`;
 }
 
 /** Process ids of a group, at most `max` then how many more. */
@@ -44,28 +50,32 @@ export function pidList(job: Job, idx: readonly number[], max = 4): string {
  * A group's holders: those that share its pattern (its Δ is theirs), then the others apart with their change and
  * patterns ("1 (28464); 3 apart: flat, 0 B").
  */
-export function holdersText(job: Job, g: SuspectGroup): string {
+export function holdersText(job: Job, g: SuspectGroup, fmt: ValueFormat = BYTE_VALUES): string {
   const shared = `${g.patternProcessIndexes.length} (${pidList(job, g.patternProcessIndexes)})`;
   const o = g.others;
   if (o.processIndexes.length === 0) return shared;
-  return `${shared}; ${o.processIndexes.length} apart: ${o.patterns.join('/')}, ${formatSignedBytes(o.deltaBytes)}`;
+  return `${shared}; ${o.processIndexes.length} apart: ${o.patterns.join('/')}, ${fmt.signed(o.deltaBytes)}`;
 }
 
-function deltaText(delta: number, noise: boolean): string {
-  return formatSignedBytes(delta) + (noise ? ' ~' : '');
+function deltaText(delta: number, noise: boolean, fmt: ValueFormat): string {
+  return fmt.signed(delta) + (noise ? ' ~' : '');
 }
 
-function sigmaText(sigma: number): string {
-  return sigma > 0 ? '±' + formatBytes(NOISE_Z * sigma) : '';
+function sigmaText(sigma: number, fmt: ValueFormat): string {
+  return sigma > 0 ? '±' + fmt.plain(NOISE_Z * sigma) : '';
 }
 
-/** `growth` as text: every process's series, or given `paged`, the processes that matter and the rest by group. */
+/**
+ * `growth` as text: every process's series, or given `paged`, the processes that matter and the rest by group;
+ * `fmt`: how the sample's values read (a count sample's as counts, its columns titled by its name).
+ */
 export function printGrowth(
   job: Job,
   a: ListedSuspects,
   warnings: readonly LoadWarning[],
   io: Output,
   paged?: PagedGrowth,
+  fmt: ValueFormat = BYTE_VALUES,
 ): void {
   const r = a.ranking;
   const procs = job.processes.length;
@@ -77,25 +87,34 @@ export function printGrowth(
   const top = a.groups[0];
   if (paged && top)
     io.out(
-      `  #1 ${callSite(top.frames, paged.mode)} — ${top.group.pattern}, late rate ${rateText(top.first.lateSlopePerSnapshot, top.first.lateSlopePerSecond, top.first.hasRate)} (top holder), in ${top.group.processIndexes.length} process${top.group.processIndexes.length === 1 ? '' : 'es'}`,
+      `  #1 ${callSite(top.frames, paged.mode)} — ${top.group.pattern}, late rate ${rateText(top.first.lateSlopePerSnapshot, top.first.lateSlopePerSecond, top.first.hasRate, fmt)}${fmt.unit === 'objects' ? ` ${fmt.name}` : ''} (top holder), in ${top.group.processIndexes.length} process${top.group.processIndexes.length === 1 ? '' : 'es'}`,
     );
   io.out(
     `  score = growth beyond ${NOISE_Z}σ of sampling that is still going on at the end (plateaus and steps score ~0); ~ = within sampling noise`,
   );
   const grows = a.groups.map(({ group: g, first, frames }, i) => [
     String(i + 1),
-    formatBytes(g.score),
+    fmt.plain(g.score),
     g.pattern,
-    deltaText(g.deltaBytes, Math.abs(g.deltaBytes) < NOISE_Z * g.sigmaBytes),
-    sigmaText(g.sigmaBytes),
-    rateText(first.lateSlopePerSnapshot, first.lateSlopePerSecond, first.hasRate),
-    holdersText(job, g),
+    deltaText(g.deltaBytes, Math.abs(g.deltaBytes) < NOISE_Z * g.sigmaBytes, fmt),
+    sigmaText(g.sigmaBytes, fmt),
+    rateText(first.lateSlopePerSnapshot, first.lateSlopePerSecond, first.hasRate, fmt),
+    holdersText(job, g, fmt),
     stackText(frames),
   ]);
   io.out(
     indent(
       table(
-        ['#', 'score', 'pattern', 'Δ (its holders)', '±2σ end', 'late rate (top)', 'holders', 'stack (leaf first)'],
+        [
+          '#',
+          valueTitle(fmt, 'score', `score (${fmt.name})`),
+          'pattern',
+          'Δ (its holders)',
+          '±2σ end',
+          'late rate (top)',
+          'holders',
+          'stack (leaf first)',
+        ],
         grows,
         [true, true, false, true, true, true, false, false],
         tableColumns(io),
@@ -106,7 +125,7 @@ export function printGrowth(
   const order = paged ? paged.page.listed.map((l) => l.processIndex) : r.processes.map((_, pi) => pi);
   if (paged) {
     const { page } = paged;
-    printHolders(job, page, a.groups, paged.mode, io);
+    printHolders(job, page, a.groups, paged.mode, io, fmt);
     io.out('how the processes ended:');
     printFateCounts(job, page, io);
     io.out(
@@ -131,19 +150,29 @@ export function printGrowth(
       .slice(0, paged ? PAGED_STACKS : undefined)
       .map(({ suspect: s, frames }, rank) => [
         String(rank + 1),
-        formatBytes(s.score),
+        fmt.plain(s.score),
         s.pattern,
-        deltaText(s.deltaBytes, s.withinNoise),
-        sigmaText(s.sigmaBytes),
-        rateText(s.slopePerSnapshot, s.slopePerSecond, s.hasRate),
-        rateText(s.lateSlopePerSnapshot, s.lateSlopePerSecond, s.hasRate),
+        deltaText(s.deltaBytes, s.withinNoise, fmt),
+        sigmaText(s.sigmaBytes, fmt),
+        rateText(s.slopePerSnapshot, s.slopePerSecond, s.hasRate, fmt),
+        rateText(s.lateSlopePerSnapshot, s.lateSlopePerSecond, s.hasRate, fmt),
         s.groupProcesses > 1 ? `${s.groupProcesses} procs` : '',
         stackText(frames),
       ]);
     io.out(
       indent(
         table(
-          ['#', 'score', 'pattern', 'Δ total', '±2σ end', 'slope', 'late slope', 'shared', 'stack (leaf first)'],
+          [
+            '#',
+            valueTitle(fmt, 'score', `score (${fmt.name})`),
+            'pattern',
+            'Δ total',
+            '±2σ end',
+            'slope',
+            'late slope',
+            'shared',
+            'stack (leaf first)',
+          ],
           rows,
           [true, true, false, true, true, true, true, false, false],
           tableColumns(io),
@@ -155,7 +184,7 @@ export function printGrowth(
     io.out(
       `the other ${procs - paged.page.listed.length} processes by host and command (growth: Σ of their stacks' scores):`,
     );
-    printRest(paged.page, paged.points, io);
+    printRest(paged.page, paged.points, io, fmt);
     io.out(`\n${cutNote(paged.page, procs)}`);
   }
   printWarnings(warnings, io);

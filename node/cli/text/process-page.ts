@@ -10,7 +10,8 @@ import { fateText } from '../../../core/stats/fates.js';
 import { evidenceSourceLabel } from '../../../core/stats/kill-evidence.js';
 import type { HolderSummary, ProcessGroup, ProcessPage, ProcessPoint } from '../../../core/query/process-groups.js';
 import type { GrowthGroup } from '../../../core/query/growth.js';
-import { formatBytes, formatSignedBytes, table } from '../format.js';
+import { table } from '../format.js';
+import { BYTE_VALUES, valueTitle, type ValueFormat } from './values.js';
 import { describeFrame } from '../stack-text.js';
 import { indent, tableColumns, type Output } from '../common.js';
 
@@ -24,17 +25,19 @@ function pid(job: Job, pi: number): string {
   return jobPidText(job.processes, job.processes[pi]);
 }
 
-function rate(v: number, perSecond: boolean): string {
-  return `${formatSignedBytes(v)}/${perSecond ? 's' : 'dump'}`;
+function rateOf(v: number, perSecond: boolean, fmt: ValueFormat): string {
+  return `${fmt.signed(v)}/${perSecond ? 's' : 'dump'}`;
 }
 
 /** `25 holders; late rate median +214 KiB/s, p90 …, max …; outliers node-03:1000 (+2.1 MiB/s); top node-01:1014, …` */
-export function holderLine(job: Job, h: HolderSummary): string {
+export function holderLine(job: Job, h: HolderSummary, fmt: ValueFormat = BYTE_VALUES): string {
   const r = h.rates;
+  const rate = (v: number, perSecond: boolean): string => rateOf(v, perSecond, fmt);
+  const what = fmt.unit === 'bytes' ? '' : ` in ${fmt.name}`;
   const spreadText =
     r.n > 1
-      ? `late rate median ${rate(r.median, h.perSecond)}, p90 ${rate(r.p90, h.perSecond)}, max ${rate(r.max, h.perSecond)} (least ${rate(r.min, h.perSecond)})`
-      : `late rate ${rate(r.max, h.perSecond)}`;
+      ? `late rate${what} median ${rate(r.median, h.perSecond)}, p90 ${rate(r.p90, h.perSecond)}, max ${rate(r.max, h.perSecond)} (least ${rate(r.min, h.perSecond)})`
+      : `late rate${what} ${rate(r.max, h.perSecond)}`;
   const outliers =
     h.outliers.length > 0
       ? `; outliers ${h.outliers
@@ -52,13 +55,14 @@ export function printHolders(
   listed: readonly GrowthGroup[],
   mode: string,
   io: Output,
+  fmt: ValueFormat = BYTE_VALUES,
 ): void {
   if (page.holders.length === 0) return;
   io.out('holders of the first suspects:');
   for (const h of page.holders) {
     const at = listed.findIndex((g) => g.group.group === h.group);
     const site = at >= 0 ? callSite(listed[at].frames, mode) : `group ${h.group + 1}`;
-    io.out(`  ${at >= 0 ? `#${at + 1} ` : ''}${site}: ${holderLine(job, h)}`);
+    io.out(`  ${at >= 0 ? `#${at + 1} ` : ''}${site}: ${holderLine(job, h, fmt)}`);
   }
 }
 
@@ -87,7 +91,12 @@ export const REST_ROWS = 40;
  * The processes not listed, counted by host, role and command, and fate, with their growth's spread; beyond
  * REST_ROWS rows (many hosts × many roles) the same across hosts, saying on how many hosts.
  */
-export function printRest(page: ProcessPage, points: readonly ProcessPoint[], io: Output): void {
+export function printRest(
+  page: ProcessPage,
+  points: readonly ProcessPoint[],
+  io: Output,
+  fmt: ValueFormat = BYTE_VALUES,
+): void {
   const listed = new Set(page.listed.map((l) => l.processIndex));
   const byKey = new Map<string, ProcessGroup>(page.groups.map((g) => [g.key, g]));
   const merged = page.rest.length > REST_ROWS;
@@ -107,14 +116,21 @@ export function printRest(page: ProcessPage, points: readonly ProcessPoint[], io
       r.what,
       r.fate,
       String(r.members.length),
-      formatBytes(gs[Math.floor((gs.length - 1) / 2)] ?? 0),
-      formatBytes(gs[gs.length - 1] ?? 0),
+      fmt.plain(gs[Math.floor((gs.length - 1) / 2)] ?? 0),
+      fmt.plain(gs[gs.length - 1] ?? 0),
     ];
   });
   io.out(
     indent(
       table(
-        [merged ? 'hosts' : 'host', 'command', 'fate', 'processes', 'growth median', 'max'],
+        [
+          merged ? 'hosts' : 'host',
+          'command',
+          'fate',
+          'processes',
+          valueTitle(fmt, 'growth median', `growth median (${fmt.name})`),
+          'max',
+        ],
         cells,
         [false, false, false, true, true, true],
         tableColumns(io),

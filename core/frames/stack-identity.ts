@@ -26,6 +26,8 @@ import { layoutOf } from './python-stacks.js';
 export interface IdentityOptions {
   /** build-id of a mapped file, by its path as in the maps (from the symbolizer, when it read the binary) */
   buildIds?: ReadonlyMap<string, string>;
+  /** the hashes of Python frames other processes of the job had (stackIdentityLanes: the same lanes, made once) */
+  pythonHashes?: PythonFrameHashes;
 }
 
 const MARKER_NAME: Record<number, string> = {
@@ -236,12 +238,70 @@ function hashJsonPlain(s: string): boolean {
   return true;
 }
 
+/** Feeds a Python frame's identity, 'y:' + JSON.stringify([function, file, line]), to the lanes (from their start). */
+function hashPythonFrame(e: PythonFrameName): void {
+  hashText('y:["');
+  const plain = hashJsonPlain(e.function) && (hashText('","'), hashJsonPlain(e.file));
+  if (plain) hashText(e.line === null || !Number.isFinite(e.line) ? '",null]' : `",${e.line}]`);
+  else {
+    hashStart();
+    hashText('y:' + JSON.stringify([e.function, e.file, e.line]));
+  }
+}
+
+interface PythonFrameName {
+  function: string;
+  file: string;
+  line: number | null;
+}
+
+/**
+ * Python frames' lanes by function, file and line, for the processes of one job: its ranks run one code base, so
+ * most frames recur in every process, and each is hashed once (a look-up by the texts V8 hashes natively, instead of
+ * feeding their code units to the lanes again: half of the stack keys' time at 1,000 processes).
+ */
+export class PythonFrameHashes {
+  /** the frames of each function name (most have a few lines): indexes into `files`, `lines` and the lanes */
+  private readonly byName = new Map<string, number[]>();
+  private readonly files: string[] = [];
+  private readonly lines: (number | null)[] = [];
+  private lanes = new Uint32Array(3 * 1024);
+
+  /** Sets the lanes to the frame's hash, as hashPythonFrame from their start makes it. */
+  hash(e: PythonFrameName): void {
+    let known = this.byName.get(e.function);
+    if (!known) this.byName.set(e.function, (known = []));
+    for (const i of known) {
+      // Object.is: a NaN line is the same line (and hashes as null, like ±Infinity)
+      if (this.files[i] !== e.file || !Object.is(this.lines[i], e.line)) continue;
+      lane1 = this.lanes[3 * i];
+      lane2 = this.lanes[3 * i + 1];
+      lane3 = this.lanes[3 * i + 2];
+      return;
+    }
+    hashPythonFrame(e);
+    const i = this.files.length;
+    if (3 * i + 3 > this.lanes.length) {
+      const grown = new Uint32Array(2 * this.lanes.length);
+      grown.set(this.lanes);
+      this.lanes = grown;
+    }
+    this.files.push(e.file);
+    this.lines.push(e.line);
+    this.lanes[3 * i] = lane1;
+    this.lanes[3 * i + 1] = lane2;
+    this.lanes[3 * i + 2] = lane3;
+    known.push(i);
+  }
+}
+
 /** The lanes of `identityOf(proc)(a)` for every address id `a` (3 per address), as hashing that text gives them. */
 function frameHashes(proc: ProcessSeries, options: IdentityOptions): Uint32Array {
   const table = proc.pythonFrames ?? null;
   const layout = layoutOf(table);
   const maps = proc.maps;
   const hexes = proc.addresses.hex;
+  const python = options.pythonHashes;
   const fh = new Uint32Array(hexes.length * 3);
   // the lanes after a native frame's text up to its offset (`n:<module>+`), per mapping
   const modulePrefix = new Map<object, Uint32Array>();
@@ -252,14 +312,8 @@ function frameHashes(proc: ProcessSeries, options: IdentityOptions): Uint32Array
     if (pa) {
       const e = pa.kind === PY_KIND_FRAME ? table?.frames.get(pa.addr) : undefined;
       if (e) {
-        // 'y:' + JSON.stringify([function, file, line])
-        hashText('y:["');
-        const plain = hashJsonPlain(e.function) && (hashText('","'), hashJsonPlain(e.file));
-        if (plain) hashText(e.line === null || !Number.isFinite(e.line) ? '",null]' : `",${e.line}]`);
-        else {
-          hashStart();
-          hashText('y:' + JSON.stringify([e.function, e.file, e.line]));
-        }
+        if (python) python.hash(e);
+        else hashPythonFrame(e);
       } else if (pa.kind === PY_KIND_FRAME) hashText('u:' + pa.addr);
       else {
         const marker = MARKER_NAME[pa.kind];

@@ -4,7 +4,7 @@
 
 import type { Job, ProcessSeries } from '../model/model.js';
 import { processPatterns, seriesFrame, type GrowthPattern, type StackSeriesVerdict } from './patterns.js';
-import { StackKeyTable, stackIdentityLanes } from '../frames/stack-identity.js';
+import { PythonFrameHashes, StackKeyTable, stackIdentityLanes } from '../frames/stack-identity.js';
 import { processFates, type ProcessFate } from './process-fate.js';
 import { rankOrder, type KeptOrder } from './rank-order.js';
 import { lazyRanking, RankIndex } from './rank-index.js';
@@ -391,6 +391,8 @@ function rankWith(
 export class RankMemo {
   readonly inputs = new WeakMap<ProcessSeries, RankInput>();
   readonly keys = new StackKeyTable();
+  /** the Python frames' hashes of the processes ranked (stack keys) */
+  readonly pythonHashes = new PythonFrameHashes();
   /** the order of the entries of the last job ranked (rankOrder) */
   order: KeptOrder | null = null;
 }
@@ -428,7 +430,7 @@ export function rankInputOf(proc: ProcessSeries, memo: RankMemo = new RankMemo()
   const known = memo.inputs.get(proc);
   if (known && sameFrame(known, proc)) return known;
   const pat = processPatterns(proc);
-  const lanes = stackIdentityLanes(proc);
+  const lanes = stackIdentityLanes(proc, { pythonHashes: memo.pythonHashes });
   const n = pat.stacks.length;
   const totals = {
     stackIds: new Int32Array(n),

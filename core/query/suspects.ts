@@ -132,10 +132,14 @@ function seriesOf(
     if (!m) byProc.set(w.proc, (m = new Map()));
     m.set(w.stackId, k);
   });
-  byProc.forEach((slots, proc) => {
-    const snaps = job.processes[proc].snapshots;
-    const ks = [...slots.values()];
-    const exitDump = teardownIndex(job.processes[proc]);
+  byProc.forEach((wantedHere, proc) => {
+    const p = job.processes[proc];
+    const snaps = p.snapshots;
+    const ks = [...wantedHere.values()];
+    const exitDump = teardownIndex(p);
+    // the slot of each stack id (-1: not wanted), read once per record of every snapshot: a typed array, not the map
+    const slots = new Int32Array(p.stacks.count).fill(-1);
+    wantedHere.forEach((k, stackId) => (slots[stackId] = k));
     for (const k of ks) {
       out[k].exitDump = exitDump;
       out[k].series = new Array<number>(snaps.length).fill(0);
@@ -145,8 +149,8 @@ function seriesOf(
     snaps.forEach((s, j) => {
       const ids = s.stackIds;
       for (let i = 0; i < ids.length; i++) {
-        const k = slots.get(ids[i]);
-        if (k === undefined) continue;
+        const k = ids[i] < slots.length ? slots[ids[i]] : -1;
+        if (k < 0) continue;
         out[k].series[j] += s.liveBytes[i];
         out[k].sigma[j] += s.liveVarBytes[i];
       }

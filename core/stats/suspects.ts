@@ -232,8 +232,9 @@ function rankWith(
       groupOf[e] = g;
     }
   });
-  const order = rankOrder(input, keys, memo?.order ?? null);
-  if (memo) memo.order = { inputs: input.slice(), entries: order };
+  const ordered = rankOrder(input, keys, memo?.order ?? null);
+  if (memo) memo.order = ordered;
+  const order = ordered.entries;
 
   const idOf = (i: number) => input[procOf[i]].totals.stackIds[rowOf[i]];
   const missing: PartialSuspects['missing'] = [];

@@ -232,7 +232,7 @@ export function suspectsResult(session: QuerySession, limit: number, view: ViewO
   if (chips) {
     for (let k = 0; k < ranked.count; k++)
       if (keep(ranked.processIndex(k), ranked.stackId(k))) passes[ranked.groupOf(k)] = 1;
-  } else for (let g = 0; g < passes.length; g++) passes[g] = ranked.stacksOf(g).length > 0 ? 1 : 0;
+  } else for (let g = 0; g < passes.length; g++) passes[g] = ranked.stackCountOf(g) > 0 ? 1 : 0;
   const passing = passes.reduce((n, x) => n + x, 0);
   const filtered = passing < ranked.groupsKept;
   const groups: SuspectGroup[] = [];

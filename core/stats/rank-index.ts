@@ -106,6 +106,18 @@ export class RankIndex<S extends StackLike, G extends GroupLike> {
 
   /** The stacks (indexes k, ascending: in rank order) of the group of rank `g`. */
   stacksOf(g: number): Int32Array {
+    const { starts, members } = this.byGroup();
+    if (g < 0 || g >= this.groupCount) return new Int32Array(0);
+    return members.subarray(starts[g], starts[g + 1]);
+  }
+
+  /** How many stacks the group of rank `g` has (stacksOf(g).length). */
+  stackCountOf(g: number): number {
+    const { starts } = this.byGroup();
+    return g < 0 || g >= this.groupCount ? 0 : starts[g + 1] - starts[g];
+  }
+
+  private byGroup(): { starts: Int32Array; members: Int32Array } {
     if (!this.starts || !this.members) {
       const rank = new Int32Array(this.count);
       for (let k = 0; k < rank.length; k++) rank[k] = this.groupOf(k);
@@ -117,8 +129,7 @@ export class RankIndex<S extends StackLike, G extends GroupLike> {
       this.starts = starts;
       this.members = members;
     }
-    if (g < 0 || g >= this.groupCount) return new Int32Array(0);
-    return this.members.subarray(this.starts[g], this.starts[g + 1]);
+    return { starts: this.starts, members: this.members };
   }
 }
 

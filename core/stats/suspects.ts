@@ -300,6 +300,8 @@ function rankWith(
   const seen = new Int32Array(input.length);
   const topPattern: (GrowthPattern | null)[] = input.map(() => null);
   const entryOf = new Int32Array(total);
+  // each stack's group rank, read where the entry is at hand (an index of the groups' stacks reads it for each)
+  const rankOfStack = new Int32Array(total);
   let S = 0;
   for (let k = 0; k < total; k++) {
     const i = order[k];
@@ -310,6 +312,7 @@ function rankWith(
       continue;
     }
     if (place === 0) topPattern[pi] = (verdictAt[i] as StackSeriesVerdict).pattern;
+    rankOfStack[S] = rankOfGroup[groupOf[i]];
     entryOf[S++] = i;
   }
   // a group's entries in push order (by process), for its lists of processes: made with the first group made
@@ -328,7 +331,7 @@ function rankWith(
   const index = new RankIndex(S, G, keep, {
     processIndex: (k) => procOf[entryOf[k]],
     stackId: (k) => idOf(entryOf[k]),
-    groupOf: (k) => rankOfGroup[groupOf[entryOf[k]]],
+    groupOf: (k) => rankOfStack[k],
     stack: (k) => {
       const i = entryOf[k];
       const pi = procOf[i];

@@ -263,6 +263,7 @@ function hashHex(v: number): void {
     while (k > 0 && ((lo >>> (4 * k)) & 15) === 0) k--;
     for (; k >= 0; k--) buf[digits++] = HEX_CODE[(lo >>> (4 * k)) & 15];
   }
+  // hashText's mixing, over the digits' code units (a string made for them was what this replaces)
   for (let i = 0; i < digits; i++) {
     const c = buf[i];
     h1 = Math.imul(h1 ^ c, 0x01000193);

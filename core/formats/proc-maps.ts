@@ -135,23 +135,36 @@ function numericBounds(entries: readonly MapsEntry[]): Float64Array {
 export function locateHex(entries: readonly MapsEntry[], hex: string): { entry: MapsEntry; offset: string } | null {
   const n = parseInt(hex, 16);
   if (n <= Number.MAX_SAFE_INTEGER) {
-    const b = numericBounds(entries);
-    let lo = 0;
-    let hi = entries.length - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      if (n < b[2 * mid]) hi = mid - 1;
-      else if (n >= b[2 * mid + 1]) lo = mid + 1;
-      else {
-        const e = entries[mid];
-        const off = n - b[2 * mid] + Number(e.offset);
-        if (off <= Number.MAX_SAFE_INTEGER) return { entry: e, offset: '0x' + off.toString(16) };
-        return locateBig(entries, hex); // the offset is past 2^53: not exact as a double
-      }
-    }
-    return null;
+    const mid = mappingIndexAt(entries, n);
+    if (mid < 0) return null;
+    const e = entries[mid];
+    const off = n - numericBounds(entries)[2 * mid] + Number(e.offset);
+    if (off <= Number.MAX_SAFE_INTEGER) return { entry: e, offset: '0x' + off.toString(16) };
+    return locateBig(entries, hex); // the offset is past 2^53: not exact as a double
   }
   return locateBig(entries, hex);
+}
+
+/**
+ * locateHex's search: the index of the mapping that holds the address `n` (exact as a double: below 2^53), or -1.
+ * Its start as a double is `numericStart`.
+ */
+export function mappingIndexAt(entries: readonly MapsEntry[], n: number): number {
+  const b = numericBounds(entries);
+  let lo = 0;
+  let hi = entries.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (n < b[2 * mid]) hi = mid - 1;
+    else if (n >= b[2 * mid + 1]) lo = mid + 1;
+    else return mid;
+  }
+  return -1;
+}
+
+/** The start of mapping `i` of `entries` as a double (numericBounds'). */
+export function numericStart(entries: readonly MapsEntry[], i: number): number {
+  return numericBounds(entries)[2 * i];
 }
 
 /** locateHex on BigInts: findMapping and the offset, exact at any size. */

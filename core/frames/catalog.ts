@@ -167,9 +167,15 @@ export class FrameCatalog {
   private readonly callerDescs: (FrameDesc[] | undefined)[];
   private readonly leafKeys: (Int32Array | undefined)[];
   private readonly callerKeys: (Int32Array | undefined)[];
-  /** each address decoded once: the pseudo-frame it is (what it stands for, its kind), or null for a native one */
-  private readonly pseudo: ({ addr: string; kind: number } | null)[];
-  private readonly stackHasPseudo: Uint8Array;
+  /**
+   * each address decoded once: the pseudo-frame it is (what it stands for, its kind), or null for a native one; and
+   * which stacks hold one. Made with the first stack walked: the job's summary makes a catalog of every process for
+   * `hasPython` alone (1,000 of them at 1,000 processes, each decoding every address and scanning every stack).
+   */
+  private pseudoOf: {
+    pseudo: ({ addr: string; kind: number } | null)[];
+    stackHasPseudo: Uint8Array;
+  } | null = null;
   private readonly stackCache = new Map<string, (Int32Array | null | undefined)[]>();
   private readonly foldCache = new Map<string, FoldOptions>();
   /** per fold options, each key's fold reason (FOLD_KEPT, FOLD_INTERPRETER, FOLD_IMPORT), filled as keys are met */
@@ -193,29 +199,35 @@ export class FrameCatalog {
     this.callerDescs = new Array(n);
     this.leafKeys = new Array(n);
     this.callerKeys = new Array(n);
-    this.pseudo = new Array<{ addr: string; kind: number } | null>(n).fill(null);
     const layout = layoutOf(proc.pythonFrames ?? null);
-    let any = false;
-    for (let a = 0; a < n; a++) {
-      const pa = decodePseudoAddress(proc.addresses.hex[a], layout);
-      if (pa) {
-        this.pseudo[a] = { addr: pa.addr, kind: pa.kind };
-        any = true;
-      }
-    }
-    this.hasPython = any;
+    this.hasPython = proc.addresses.hex.some((hex) => decodePseudoAddress(hex, layout) !== null);
+  }
+
+  /** The pseudo-frames of the addresses and the stacks that hold one (pseudoOf), made once. */
+  private pseudoFrames(): NonNullable<FrameCatalog['pseudoOf']> {
+    if (this.pseudoOf) return this.pseudoOf;
+    const proc = this.proc;
+    const n = proc.addresses.hex.length;
+    const pseudo = new Array<{ addr: string; kind: number } | null>(n).fill(null);
     const st = proc.stacks;
-    this.stackHasPseudo = new Uint8Array(st.count);
-    if (any) {
+    const stackHasPseudo = new Uint8Array(st.count);
+    if (this.hasPython) {
+      const layout = layoutOf(proc.pythonFrames ?? null);
+      for (let a = 0; a < n; a++) {
+        const pa = decodePseudoAddress(proc.addresses.hex[a], layout);
+        if (pa) pseudo[a] = { addr: pa.addr, kind: pa.kind };
+      }
       for (let s = 0; s < st.count; s++) {
         for (let f = st.offsets[s]; f < st.offsets[s + 1]; f++) {
-          if (this.pseudo[st.frames[f]]) {
-            this.stackHasPseudo[s] = 1;
+          if (pseudo[st.frames[f]]) {
+            stackHasPseudo[s] = 1;
             break;
           }
         }
       }
     }
+    this.pseudoOf = { pseudo, stackHasPseudo };
+    return this.pseudoOf;
   }
 
   private intern(d: FrameDesc): number {
@@ -291,7 +303,8 @@ export class FrameCatalog {
     const st = this.proc.stacks;
     const s = st.offsets[stackId];
     const e = st.offsets[stackId + 1];
-    if (!this.stackHasPseudo[stackId]) {
+    const { pseudo, stackHasPseudo } = this.pseudoFrames();
+    if (!stackHasPseudo[stackId]) {
       if (mode === 'python') return;
       for (let f = s + skip; f < e; f++) emit('native', st.frames[f], f - s, null);
       return;
@@ -299,7 +312,7 @@ export class FrameCatalog {
     const cs: Classified[] = [];
     for (let f = s + skip; f < e; f++) {
       const a = st.frames[f];
-      const pa = this.pseudo[a];
+      const pa = pseudo[a];
       cs.push(
         pa
           ? { native: false, addr: pa.addr, kind: pa.kind, index: f - s - skip }

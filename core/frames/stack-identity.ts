@@ -19,13 +19,15 @@ import {
   PY_KIND_TRUNCATED,
   PY_KIND_UNMERGED,
 } from '../formats/pyframes.js';
-import { locateHex } from '../formats/proc-maps.js';
+import { locateHex, mappingIndexAt, numericStart, type MapsEntry } from '../formats/proc-maps.js';
 import type { ProcessSeries } from '../model/model.js';
 import { layoutOf } from './python-stacks.js';
 
 export interface IdentityOptions {
   /** build-id of a mapped file, by its path as in the maps (from the symbolizer, when it read the binary) */
   buildIds?: ReadonlyMap<string, string>;
+  /** the hashes of Python frames other processes of the job had (stackIdentityLanes: the same lanes, made once) */
+  pythonHashes?: PythonFrameHashes;
 }
 
 const MARKER_NAME: Record<number, string> = {
@@ -222,6 +224,81 @@ function hashText(s: string): void {
   lane3 = h3;
 }
 
+/** Feeds 'u:' + hex (an address in no file mapping). */
+function hashUnresolved(hex: string): void {
+  hashText('u:');
+  hashText(hex);
+}
+
+/** Feeds a native frame's identity as locateHex gives its mapping and offset (from the lanes' start). */
+function hashLocated(maps: readonly MapsEntry[], hex: string, options: IdentityOptions): void {
+  hashStart();
+  const at = locateHex(maps, hex);
+  if (!at || !at.entry.path.startsWith('/')) hashUnresolved(hex);
+  else {
+    const id = options.buildIds?.get(at.entry.path);
+    hashText(`n:${id ? 'b:' + id : 'p:' + at.entry.path}+${at.offset}`);
+  }
+}
+
+/** Feeds "0x" and the lowercase hex digits of `v` (an integer, 0 ≤ v < 2^53) as `'0x' + v.toString(16)` writes them. */
+function hashHex(v: number): void {
+  const hi = Math.floor(v / 4294967296);
+  const lo = v >>> 0;
+  let h1 = lane1;
+  let h2 = lane2;
+  let h3 = lane3;
+  // up to 14 digits, most significant first: hi's without leading zeros, then lo's 8 (or lo's alone, at least one)
+  let digits = 0;
+  const buf = HEX_DIGITS_BUF;
+  buf[digits++] = 48; // 0
+  buf[digits++] = 120; // x
+  if (hi > 0) {
+    let k = 7;
+    while (k > 0 && ((hi >>> (4 * k)) & 15) === 0) k--;
+    for (; k >= 0; k--) buf[digits++] = HEX_CODE[(hi >>> (4 * k)) & 15];
+    for (k = 7; k >= 0; k--) buf[digits++] = HEX_CODE[(lo >>> (4 * k)) & 15];
+  } else {
+    let k = 7;
+    while (k > 0 && ((lo >>> (4 * k)) & 15) === 0) k--;
+    for (; k >= 0; k--) buf[digits++] = HEX_CODE[(lo >>> (4 * k)) & 15];
+  }
+  // hashText's mixing, over the digits' code units (a string made for them was what this replaces)
+  for (let i = 0; i < digits; i++) {
+    const c = buf[i];
+    h1 = Math.imul(h1 ^ c, 0x01000193);
+    h2 = Math.imul(h2 ^ c, 0x5bd1e995);
+    h2 ^= h2 >>> 15;
+    h3 = Math.imul(h3 + c, 0xc2b2ae35);
+    h3 ^= h3 >>> 13;
+  }
+  lane1 = h1;
+  lane2 = h2;
+  lane3 = h3;
+}
+
+/**
+ * parseInt(hex, 16) of an address text ("0x…"), as locateHex reads it, exact below 2^53 (above, a value above
+ * 2^53 all the same); NaN for a text that is not one. A loop over the digits: parseInt was a quarter of the native
+ * frames' time.
+ */
+function hexValue(hex: string): number {
+  const from = hex.charCodeAt(0) === 48 && (hex.charCodeAt(1) | 32) === 120 ? 2 : 0;
+  if (from === hex.length) return Number.NaN;
+  let v = 0;
+  for (let i = from; i < hex.length; i++) {
+    const c = hex.charCodeAt(i);
+    const d = c >= 48 && c <= 57 ? c - 48 : (c | 32) >= 97 && (c | 32) <= 102 ? (c | 32) - 87 : -1;
+    if (d < 0) return Number.NaN;
+    v = v * 16 + d;
+  }
+  return v;
+}
+
+/** The code units of the hex digits 0–f. */
+const HEX_CODE = Uint8Array.from('0123456789abcdef', (c) => c.charCodeAt(0));
+const HEX_DIGITS_BUF = new Uint8Array(16);
+
 /**
  * Feeds `s` as JSON.stringify writes it between its quotes, when that is `s` itself (no quote, backslash, control
  * character or surrogate to escape); false, and nothing fed, otherwise.
@@ -236,51 +313,116 @@ function hashJsonPlain(s: string): boolean {
   return true;
 }
 
+/** Feeds a Python frame's identity, 'y:' + JSON.stringify([function, file, line]), to the lanes (from their start). */
+function hashPythonFrame(e: PythonFrameName): void {
+  hashText('y:["');
+  const plain = hashJsonPlain(e.function) && (hashText('","'), hashJsonPlain(e.file));
+  if (plain) hashText(e.line === null || !Number.isFinite(e.line) ? '",null]' : `",${e.line}]`);
+  else {
+    hashStart();
+    hashText('y:' + JSON.stringify([e.function, e.file, e.line]));
+  }
+}
+
+interface PythonFrameName {
+  function: string;
+  file: string;
+  line: number | null;
+}
+
+/**
+ * Python frames' lanes by function, file and line, for the processes of one job: its ranks run one code base, so
+ * most frames recur in every process, and each is hashed once (a look-up by the texts V8 hashes natively, instead of
+ * feeding their code units to the lanes again: half of the stack keys' time at 1,000 processes).
+ */
+export class PythonFrameHashes {
+  /** the frames of each function name (most have a few lines): indexes into `files`, `lines` and the lanes */
+  private readonly byName = new Map<string, number[]>();
+  private readonly files: string[] = [];
+  private readonly lines: (number | null)[] = [];
+  private lanes = new Uint32Array(3 * 1024);
+
+  /** Sets the lanes to the frame's hash, as hashPythonFrame from their start makes it. */
+  hash(e: PythonFrameName): void {
+    let known = this.byName.get(e.function);
+    if (!known) this.byName.set(e.function, (known = []));
+    for (const i of known) {
+      // Object.is: a NaN line is the same line (and hashes as null, like ±Infinity)
+      if (this.files[i] !== e.file || !Object.is(this.lines[i], e.line)) continue;
+      lane1 = this.lanes[3 * i];
+      lane2 = this.lanes[3 * i + 1];
+      lane3 = this.lanes[3 * i + 2];
+      return;
+    }
+    hashPythonFrame(e);
+    const i = this.files.length;
+    if (3 * i + 3 > this.lanes.length) {
+      const grown = new Uint32Array(2 * this.lanes.length);
+      grown.set(this.lanes);
+      this.lanes = grown;
+    }
+    this.files.push(e.file);
+    this.lines.push(e.line);
+    this.lanes[3 * i] = lane1;
+    this.lanes[3 * i + 1] = lane2;
+    this.lanes[3 * i + 2] = lane3;
+    known.push(i);
+  }
+}
+
 /** The lanes of `identityOf(proc)(a)` for every address id `a` (3 per address), as hashing that text gives them. */
 function frameHashes(proc: ProcessSeries, options: IdentityOptions): Uint32Array {
   const table = proc.pythonFrames ?? null;
   const layout = layoutOf(table);
   const maps = proc.maps;
   const hexes = proc.addresses.hex;
+  const python = options.pythonHashes;
   const fh = new Uint32Array(hexes.length * 3);
-  // the lanes after a native frame's text up to its offset (`n:<module>+`), per mapping
-  const modulePrefix = new Map<object, Uint32Array>();
+  // the lanes after a native frame's text up to its offset (`n:<module>+`), and the mapping's start and file offset
+  // as doubles, per file mapping
+  const modulePrefix = new Map<object, Float64Array>();
   for (let a = 0; a < hexes.length; a++) {
     const hex = hexes[a];
     const pa = decodePseudoAddress(hex, layout);
     hashStart();
     if (pa) {
-      const e = pa.kind === PY_KIND_FRAME ? table?.frames.get(pa.addr) : undefined;
+      // the address text itself when it is the table's key (most are: a look-up by a text shared job-wide, whose
+      // hash V8 keeps, not by a copy made per call)
+      const e = pa.kind === PY_KIND_FRAME ? table?.frames.get(pa.addr === hex ? hex : pa.addr) : undefined;
       if (e) {
-        // 'y:' + JSON.stringify([function, file, line])
-        hashText('y:["');
-        const plain = hashJsonPlain(e.function) && (hashText('","'), hashJsonPlain(e.file));
-        if (plain) hashText(e.line === null || !Number.isFinite(e.line) ? '",null]' : `",${e.line}]`);
-        else {
-          hashStart();
-          hashText('y:' + JSON.stringify([e.function, e.file, e.line]));
-        }
+        if (python) python.hash(e);
+        else hashPythonFrame(e);
       } else if (pa.kind === PY_KIND_FRAME) hashText('u:' + pa.addr);
       else {
         const marker = MARKER_NAME[pa.kind];
         hashText(marker ? 'ym:' + marker : 'u:' + pa.addr);
       }
-    } else {
-      const at = maps ? locateHex(maps, hex) : null;
-      if (!at || !at.entry.path.startsWith('/')) hashText('u:' + hex);
-      else {
-        let pre = modulePrefix.get(at.entry);
-        if (!pre) {
-          const id = options.buildIds?.get(at.entry.path);
-          hashText(`n:${id ? 'b:' + id : 'p:' + at.entry.path}+`);
-          pre = Uint32Array.of(lane1, lane2, lane3);
-          modulePrefix.set(at.entry, pre);
+    } else if (!maps) hashUnresolved(hex);
+    else {
+      // locateHex's mapping and offset, the offset's text hashed from its number (no string, no object per address:
+      // most of the native frames' time); an address or offset past 2^53 takes locateHex itself
+      const n = hexValue(hex);
+      if (n <= Number.MAX_SAFE_INTEGER) {
+        const m = mappingIndexAt(maps, n);
+        const entry = m >= 0 ? maps[m] : null;
+        let pre = entry ? modulePrefix.get(entry) : undefined;
+        if (entry && !pre && entry.path.startsWith('/')) {
+          const id = options.buildIds?.get(entry.path);
+          hashText(`n:${id ? 'b:' + id : 'p:' + entry.path}+`);
+          pre = Float64Array.of(lane1, lane2, lane3, numericStart(maps, m), Number(entry.offset));
+          modulePrefix.set(entry, pre);
         }
-        lane1 = pre[0];
-        lane2 = pre[1];
-        lane3 = pre[2];
-        hashText(at.offset);
-      }
+        const off = pre ? n - pre[3] + pre[4] : 0;
+        if (!pre) {
+          hashStart();
+          hashUnresolved(hex);
+        } else if (off <= Number.MAX_SAFE_INTEGER) {
+          lane1 = pre[0];
+          lane2 = pre[1];
+          lane3 = pre[2];
+          hashHex(off);
+        } else hashLocated(maps, hex, options);
+      } else hashLocated(maps, hex, options);
     }
     fh[3 * a] = lane1 >>> 0;
     fh[3 * a + 1] = lane2 >>> 0;

@@ -4,7 +4,8 @@
 
 import type { Job } from '../model/model.js';
 import { teardownIndex } from '../model/series-end.js';
-import type { JobSuspects, StackSuspect } from '../stats/suspects.js';
+import type { JobSuspects, StackSuspect, SuspectGroup } from '../stats/suspects.js';
+import { rankIndex } from '../stats/rank-index.js';
 import { holderSummary, type HolderSummary } from './process-groups.js';
 import type { FrameGroup, ViewOptions } from '../model/vocab.js';
 import { stackName } from './labels.js';
@@ -131,25 +132,25 @@ function seriesOf(
     if (!m) byProc.set(w.proc, (m = new Map()));
     m.set(w.stackId, k);
   });
-  byProc.forEach((slots, proc) => {
-    const snaps = job.processes[proc].snapshots;
-    const ks = [...slots.values()];
-    const exitDump = teardownIndex(job.processes[proc]);
+  byProc.forEach((wantedHere, proc) => {
+    const p = job.processes[proc];
+    const snaps = p.snapshots;
+    const ks = [...wantedHere.values()];
+    const exitDump = teardownIndex(p);
+    // the slot of each stack id (-1: not wanted), read once per record of every snapshot: a typed array, not the map
+    const slots = new Int32Array(p.stacks.count).fill(-1);
+    wantedHere.forEach((k, stackId) => (slots[stackId] = k));
     for (const k of ks) {
       out[k].exitDump = exitDump;
       out[k].series = new Array<number>(snaps.length).fill(0);
       out[k].sigma = new Array<number>(snaps.length).fill(0);
       out[k].complete = snaps.map((s) => s.complete);
     }
-    // each stack id's slot (-1: not wanted) in a typed array: a map's look-up per record of every snapshot was most
-    // of a loading job's Suspects answer (16 processes × 100 dumps × 5,000 stacks: ~50 ms of ~70)
-    const slotOf = new Int32Array(job.processes[proc].stacks.count).fill(-1);
-    slots.forEach((k, id) => (slotOf[id] = k));
     snaps.forEach((s, j) => {
       const ids = s.stackIds;
       for (let i = 0; i < ids.length; i++) {
-        const k = slotOf[ids[i]];
-        if (k < 0 || k === undefined) continue;
+        const k = ids[i] < slots.length ? slots[ids[i]] : -1;
+        if (k < 0) continue;
         out[k].series[j] += s.liveBytes[i];
         out[k].sigma[j] += s.liveVarBytes[i];
       }
@@ -169,23 +170,26 @@ function rankedStack(
   proc: number,
   stackId: number,
 ): { s: JobSuspects['stacks'][number]; rank: number } | null {
+  const ranked = rankIndex(r);
   let ranks = ranksOf.get(r);
   if (!ranks) {
     const made: Int32Array[] = [];
-    r.stacks.forEach((s, rank) => {
-      let pr = made[s.processIndex];
-      if (!pr || pr.length <= s.stackId) {
-        const grown = new Int32Array(Math.max(s.stackId + 1, 2 * (pr?.length ?? 0), 64)).fill(-1);
+    for (let rank = 0; rank < ranked.count; rank++) {
+      const pi = ranked.processIndex(rank);
+      const id = ranked.stackId(rank);
+      let pr = made[pi];
+      if (!pr || pr.length <= id) {
+        const grown = new Int32Array(Math.max(id + 1, 2 * (pr?.length ?? 0), 64)).fill(-1);
         if (pr) grown.set(pr);
-        made[s.processIndex] = pr = grown;
+        made[pi] = pr = grown;
       }
-      pr[s.stackId] = rank;
-    });
+      pr[id] = rank;
+    }
     ranksOf.set(r, made);
     ranks = made;
   }
   const rank = ranks[proc]?.[stackId] ?? -1;
-  return rank >= 0 ? { s: r.stacks[rank], rank } : null;
+  return rank >= 0 ? { s: ranked.stack(rank), rank } : null;
 }
 
 /** The stack panel's verdict of one (process, stack): its place in the job-wide ranking, or null when unranked. */
@@ -204,7 +208,7 @@ export function stackVerdict(session: QuerySession, proc: number, stackId: numbe
     rank: v.rank,
     rowRank: v.s.group,
     // the Suspects row's score: the group's (s.group is its rank; rankJob keeps every group, in rank order)
-    rowScore: session.ranking().groups[v.s.group]?.score ?? v.s.score,
+    rowScore: rankIndex(session.ranking()).group(v.s.group)?.score ?? v.s.score,
     note: v.s.note,
   };
 }
@@ -221,64 +225,75 @@ export function suspectsResult(session: QuerySession, limit: number, view: ViewO
   const { ranking: r, groupCount } = chips
     ? { ranking: session.ranking(), groupCount: null }
     : session.rowsRanking(limit);
+  // the stacks and groups by index: one is made only where a row reads it (core/stats/rank-index.ts)
+  const ranked = rankIndex(r);
   const keep = (proc: number, stackId: number): boolean => !chips || !session.catalog(proc).dropped(stackId, view);
   const label = (proc: number, stackId: number) =>
     stackName(session.catalog(proc), session.catalog(proc).stackKeys(stackId, view), view.mode);
-  // each group's late rate: the sum over its holders that pass the filters, per second only when all are
-  const rate = new Map<number, { sum: number; perSecond: boolean }>();
-  const passing = new Set<number>();
-  for (const s of r.stacks) {
-    if (!keep(s.processIndex, s.stackId)) continue;
-    passing.add(s.group);
-    if (!s.hasRate) continue; // a holder with too few dumps adds no rate
-    if (s.pattern !== r.groups[s.group]?.pattern) continue; // nor one of another pattern (shown apart)
-    const perSecond = s.lateSlopePerSecond !== null;
-    const v = perSecond ? (s.lateSlopePerSecond as number) : s.lateSlopePerSnapshot;
-    const g = rate.get(s.group);
-    if (!g) rate.set(s.group, { sum: v, perSecond });
-    else {
-      g.sum += v;
-      g.perSecond &&= perSecond;
-    }
+  // the groups (by rank) any of whose stacks pass the filters
+  const passes = new Uint8Array(ranked.groupCount);
+  if (chips) {
+    for (let k = 0; k < ranked.count; k++)
+      if (keep(ranked.processIndex(k), ranked.stackId(k))) passes[ranked.groupOf(k)] = 1;
+  } else for (let g = 0; g < passes.length; g++) passes[g] = ranked.stackCountOf(g) > 0 ? 1 : 0;
+  const passing = passes.reduce((n, x) => n + x, 0);
+  const filtered = passing < ranked.groupsKept;
+  const groups: SuspectGroup[] = [];
+  for (let rank = 0; rank < ranked.groupsKept && groups.length < limit; rank++) {
+    const g = ranked.group(rank) as SuspectGroup;
+    if (!filtered || passes[g.group] === 1) groups.push(g);
   }
-  const filtered = passing.size < r.groups.length;
-  const groups = (filtered ? r.groups.filter((g) => passing.has(g.group)) : r.groups).slice(0, limit);
   const want = new Map(groups.map((g) => [g.group, [] as SuspectMember[]]));
   const picked: {
     member: Omit<SuspectMember, 'series' | 'sigma' | 'complete' | 'exitDump'>;
     list: SuspectMember[];
   }[] = [];
-  const count = new Map<number, number>();
+  // each listed group's late rate: the sum over its holders that pass the filters, per second only when all are
+  const rate = new Map<number, { sum: number; perSecond: boolean }>();
   // every holder of a listed group, for the summary of the ones beyond its sparklines
   const held = new Map<number, StackSuspect[]>();
-  for (const s of r.stacks) {
-    const list = want.get(s.group);
-    if (list && (!filtered || keep(s.processIndex, s.stackId))) {
-      const all = held.get(s.group);
-      if (all) all.push(s);
-      else held.set(s.group, [s]);
+  for (const g of groups) {
+    const list = want.get(g.group) as SuspectMember[];
+    const all: StackSuspect[] = [];
+    let n = 0;
+    for (const k of ranked.stacksOf(g.group)) {
+      const pass = keep(ranked.processIndex(k), ranked.stackId(k));
+      if (!pass && filtered) continue;
+      const s = ranked.stack(k);
+      // a holder with too few dumps adds no rate, nor one of another pattern (shown apart)
+      if (pass && s.hasRate && s.pattern === ranked.group(s.group)?.pattern) {
+        const perSecond = s.lateSlopePerSecond !== null;
+        const v = perSecond ? (s.lateSlopePerSecond as number) : s.lateSlopePerSnapshot;
+        const x = rate.get(s.group);
+        if (!x) rate.set(s.group, { sum: v, perSecond });
+        else {
+          x.sum += v;
+          x.perSecond &&= perSecond;
+        }
+      }
+      all.push(s);
+      if (n >= MEMBERS_PER_ROW) continue;
+      n++;
+      const perSecond = s.lateSlopePerSecond !== null;
+      picked.push({
+        list,
+        member: {
+          proc: s.processIndex,
+          pid: s.pid,
+          stackId: s.stackId,
+          pattern: s.pattern,
+          score: s.score,
+          deltaBytes: s.deltaBytes,
+          lastBytes: s.lastBytes,
+          sigmaBytes: s.sigmaBytes,
+          withinNoise: s.withinNoise,
+          lateRate: !s.hasRate ? null : perSecond ? (s.lateSlopePerSecond as number) : s.lateSlopePerSnapshot,
+          lateRatePerSecond: perSecond,
+          rateNote: s.rateNote,
+        },
+      });
     }
-    const n = count.get(s.group) ?? 0;
-    if (!list || n >= MEMBERS_PER_ROW || (filtered && !keep(s.processIndex, s.stackId))) continue;
-    count.set(s.group, n + 1);
-    const perSecond = s.lateSlopePerSecond !== null;
-    picked.push({
-      list,
-      member: {
-        proc: s.processIndex,
-        pid: s.pid,
-        stackId: s.stackId,
-        pattern: s.pattern,
-        score: s.score,
-        deltaBytes: s.deltaBytes,
-        lastBytes: s.lastBytes,
-        sigmaBytes: s.sigmaBytes,
-        withinNoise: s.withinNoise,
-        lateRate: !s.hasRate ? null : perSecond ? (s.lateSlopePerSecond as number) : s.lateSlopePerSnapshot,
-        lateRatePerSecond: perSecond,
-        rateNote: s.rateNote,
-      },
-    });
+    held.set(g.group, all);
   }
   const series = seriesOf(
     job,
@@ -286,8 +301,8 @@ export function suspectsResult(session: QuerySession, limit: number, view: ViewO
   );
   picked.forEach((p, k) => p.list.push({ ...p.member, ...series[k] }));
   return {
-    groupCount: groupCount ?? passing.size,
-    totalGroups: groupCount ?? r.groups.length,
+    groupCount: groupCount ?? passing,
+    totalGroups: groupCount ?? ranked.groupsKept,
     rows: groups.map((g) => {
       const l = label(g.top.processIndex, g.top.stackId);
       const rt = rate.get(g.group);

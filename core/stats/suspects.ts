@@ -4,8 +4,10 @@
 
 import type { Job, ProcessSeries } from '../model/model.js';
 import { processPatterns, seriesFrame, type GrowthPattern, type StackSeriesVerdict } from './patterns.js';
-import { StackKeyTable, stackIdentityLanes } from '../frames/stack-identity.js';
+import { PythonFrameHashes, StackKeyTable, stackIdentityLanes } from '../frames/stack-identity.js';
 import { processFates, type ProcessFate } from './process-fate.js';
+import { rankOrder, type KeptOrder } from './rank-order.js';
+import { lazyRanking, RankIndex } from './rank-index.js';
 
 export interface StackSuspect extends StackSeriesVerdict {
   processIndex: number;
@@ -164,6 +166,16 @@ export function rankSuspects(
   input: readonly RankInput[],
   options: RankOptions = {},
 ): PartialSuspects {
+  return rankWith(job, input, options, null);
+}
+
+/** rankSuspects, with the memo whose inputs these are (rankJob's): its last order is merged into, not redone. */
+function rankWith(
+  job: Pick<Job, 'processes'>,
+  input: readonly RankInput[],
+  options: RankOptions,
+  memo: RankMemo | null,
+): PartialSuspects {
   const fates = processFates(job);
   // entries in push order: process, then ascending stack id (ties in the ranking keep this order). What the passes
   // in rank order read is laid out here in typed arrays, read once from the inputs' maps: at 10^6 entries those
@@ -172,13 +184,12 @@ export function rankSuspects(
   for (const p of input) total += p.totals.stackIds.length;
   const procOf = new Int32Array(total);
   const rowOf = new Int32Array(total);
-  const score = new Float64Array(total);
-  const delta = new Float64Array(total);
-  const last = new Float64Array(total);
-  const sigmaOf = new Float64Array(total);
+  // score, Δ, size at the end and its variance, side by side (rank-order.ts RankKeys)
+  const keys = new Float64Array(4 * total);
   const patternOf = new Uint8Array(total);
   const groupOf = new Int32Array(total);
   const verdictAt = new Array<StackSeriesVerdict | undefined>(total);
+  const hasVerdict = new Uint8Array(total);
   const groupIds = new Map<string, number>();
   const groupKeys: string[] = [];
   // the group of a key interned by the memo's table (one table for all the inputs), else by its string
@@ -195,12 +206,13 @@ export function rankSuspects(
       const v = rows ? rows.verdicts[r] : p.verdicts?.get(t.stackIds[r]);
       verdictAt[e] = v;
       if (v) {
-        score[e] = v.score;
+        hasVerdict[e] = 1;
+        keys[4 * e] = v.score;
         patternOf[e] = PATTERNS.indexOf(v.pattern);
       }
-      delta[e] = t.lastBytes[r] - t.firstBytes[r];
-      last[e] = t.lastBytes[r];
-      sigmaOf[e] = t.sigmaBytes[r];
+      keys[4 * e + 1] = t.lastBytes[r] - t.firstBytes[r];
+      keys[4 * e + 2] = t.lastBytes[r];
+      keys[4 * e + 3] = t.sigmaBytes[r] * t.sigmaBytes[r];
       let g: number | undefined;
       if (groupOfId && rows) {
         const id = rows.keyIds[r];
@@ -220,14 +232,15 @@ export function rankSuspects(
       groupOf[e] = g;
     }
   });
-  const order = new Int32Array(total);
-  for (let i = 0; i < total; i++) order[i] = i;
-  order.sort((a, b) => score[b] - score[a] || delta[b] - delta[a] || last[b] - last[a] || a - b);
+  const ordered = rankOrder(input, keys, memo?.order ?? null);
+  if (memo) memo.order = ordered;
+  const order = ordered.entries;
 
   const idOf = (i: number) => input[procOf[i]].totals.stackIds[rowOf[i]];
   const missing: PartialSuspects['missing'] = [];
 
-  // groups: members in rank order, the first member seen is the group's top
+  // groups: members in rank order, the first member seen is the group's top (the sums in rank order, as ever: the
+  // figures do not change with the order of the additions)
   const G = groupKeys.length;
   const gTop = new Int32Array(G).fill(-1);
   const gScore = new Float64Array(G);
@@ -244,97 +257,125 @@ export function rankSuspects(
     const i = order[k];
     const g = groupOf[i];
     const pattern = patternOf[i];
+    const d = keys[4 * i + 1];
     if (gTop[g] < 0) {
       gTop[g] = i;
       gPattern[g] = pattern;
     }
-    if (pattern === gPattern[g]) gShared[g] += delta[i];
+    if (pattern === gPattern[g]) gShared[g] += d;
     else {
-      gOtherDelta[g] += delta[i];
+      gOtherDelta[g] += d;
       const seen = (gOtherPatterns[g] ??= []);
       if (!seen.includes(PATTERNS[pattern])) seen.push(PATTERNS[pattern]);
     }
-    gScore[g] += score[i];
-    gDelta[g] += delta[i];
-    gLast[g] += last[i];
-    gVar[g] += sigmaOf[i] * sigmaOf[i];
+    gScore[g] += keys[4 * i];
+    gDelta[g] += d;
+    gLast[g] += keys[4 * i + 2];
+    gVar[g] += keys[4 * i + 3];
     gMembers[g]++;
   }
-  // each group's processes (all, those of its pattern, the others): in push order, which is by process, so one mark
-  // per group says whether the process is listed (the lists come out ascending)
-  const gProcs: number[][] = Array.from({ length: G }, () => []);
-  const gSharedProcs: number[][] = Array.from({ length: G }, () => []);
-  const gOtherProcs: (number[] | undefined)[] = new Array(G);
+  // how many processes hold each group (entries in push order are by process: one mark per group counts them)
+  const holders = new Int32Array(G);
   const listedIn = new Int32Array(G).fill(-1);
-  const sharedIn = new Int32Array(G).fill(-1);
-  const otherIn = new Int32Array(G).fill(-1);
   for (let i = 0; i < total; i++) {
     const g = groupOf[i];
-    const pi = procOf[i];
-    if (listedIn[g] !== pi) {
-      listedIn[g] = pi;
-      gProcs[g].push(pi);
-    }
-    if (patternOf[i] === gPattern[g]) {
-      if (sharedIn[g] !== pi) {
-        sharedIn[g] = pi;
-        gSharedProcs[g].push(pi);
-      }
-    } else if (otherIn[g] !== pi) {
-      otherIn[g] = pi;
-      (gOtherProcs[g] ??= []).push(pi);
+    if (listedIn[g] !== procOf[i]) {
+      listedIn[g] = procOf[i];
+      holders[g]++;
     }
   }
-  const gOrder = Array.from({ length: G }, (_, g) => g);
+  const gOrder = new Int32Array(G);
+  for (let g = 0; g < G; g++) gOrder[g] = g;
   gOrder.sort((a, b) => gScore[b] - gScore[a] || gDelta[b] - gDelta[a] || gLast[b] - gLast[a] || a - b);
   const rankOfGroup = new Int32Array(G);
   gOrder.forEach((g, rank) => (rankOfGroup[g] = rank));
   const keep = Math.min(G, options.groups ?? G);
-  const groups: SuspectGroup[] = [];
   for (let rank = 0; rank < keep; rank++) {
-    const g = gOrder[rank];
-    const top = gTop[g];
-    const v = verdictAt[top];
-    if (!v) missing.push({ processIndex: procOf[top], stackId: idOf(top) });
-    const processIndexes = gProcs[g];
-    groups.push({
-      group: rank,
-      key: groupKeys[g],
-      processIndexes,
-      processes: processIndexes.map((pi) => job.processes[pi].pid),
-      pattern: v ? v.pattern : 'unknown',
-      score: gScore[g],
-      deltaBytes: gShared[g],
-      patternProcessIndexes: gSharedProcs[g],
-      others: { processIndexes: gOtherProcs[g] ?? [], deltaBytes: gOtherDelta[g], patterns: gOtherPatterns[g] ?? [] },
-      lastBytes: gLast[g],
-      sigmaBytes: Math.sqrt(gVar[g]),
-      top: { processIndex: procOf[top], stackId: idOf(top) },
-      members: gMembers[g],
-    });
+    const top = gTop[gOrder[rank]];
+    if (!hasVerdict[top]) missing.push({ processIndex: procOf[top], stackId: idOf(top) });
   }
 
   // stacks with verdicts, in rank order; each process's first places must have one
-  const stacks: StackSuspect[] = [];
   const perProcess = options.perProcess ?? Number.POSITIVE_INFINITY;
   const seen = new Int32Array(input.length);
   const topPattern: (GrowthPattern | null)[] = input.map(() => null);
+  const entryOf = new Int32Array(total);
+  // each stack's group rank, read where the entry is at hand (an index of the groups' stacks reads it for each)
+  const rankOfStack = new Int32Array(total);
+  let S = 0;
   for (let k = 0; k < total; k++) {
     const i = order[k];
     const pi = procOf[i];
-    const v = verdictAt[i];
     const place = seen[pi]++;
-    if (!v) {
+    if (!hasVerdict[i]) {
       if (place < Math.max(1, perProcess)) missing.push({ processIndex: pi, stackId: idOf(i) });
       continue;
     }
-    if (place === 0) topPattern[pi] = v.pattern;
-    const p = job.processes[pi];
-    const g = groupOf[i];
-    const s = suspect(v, pi, p.key, p.pid, groupKeys[g], rankOfGroup[g]);
-    s.groupProcesses = gProcs[g].length;
-    stacks.push(s);
+    if (place === 0) topPattern[pi] = (verdictAt[i] as StackSeriesVerdict).pattern;
+    rankOfStack[S] = rankOfGroup[groupOf[i]];
+    entryOf[S++] = i;
   }
+  // a group's entries in push order (by process), for its lists of processes: made with the first group made
+  let byGroup: { starts: Int32Array; entries: Int32Array } | null = null;
+  const entriesOf = (g: number): Int32Array => {
+    if (!byGroup) {
+      const starts = new Int32Array(G + 2);
+      for (let i = 0; i < total; i++) starts[groupOf[i] + 2]++;
+      for (let x = 2; x < starts.length; x++) starts[x] += starts[x - 1];
+      const entries = new Int32Array(total);
+      for (let i = 0; i < total; i++) entries[starts[groupOf[i] + 1]++] = i;
+      byGroup = { starts, entries };
+    }
+    return byGroup.entries.subarray(byGroup.starts[g], byGroup.starts[g + 1]);
+  };
+  const index = new RankIndex(S, G, keep, {
+    processIndex: (k) => procOf[entryOf[k]],
+    stackId: (k) => idOf(entryOf[k]),
+    groupOf: (k) => rankOfStack[k],
+    stack: (k) => {
+      const i = entryOf[k];
+      const pi = procOf[i];
+      const p = job.processes[pi];
+      const g = groupOf[i];
+      const s = suspect(verdictAt[i] as StackSeriesVerdict, pi, p.key, p.pid, groupKeys[g], rankOfGroup[g]);
+      s.groupProcesses = holders[g];
+      return s;
+    },
+    group: (rank) => {
+      const g = gOrder[rank];
+      const top = gTop[g];
+      const v = verdictAt[top];
+      // its processes (ascending), those of its pattern and the others
+      const processIndexes: number[] = [];
+      const patternProcessIndexes: number[] = [];
+      const otherProcessIndexes: number[] = [];
+      for (const i of entriesOf(g)) {
+        const pi = procOf[i];
+        if (processIndexes[processIndexes.length - 1] !== pi) processIndexes.push(pi);
+        const list = patternOf[i] === gPattern[g] ? patternProcessIndexes : otherProcessIndexes;
+        if (list[list.length - 1] !== pi) list.push(pi);
+      }
+      return {
+        group: rank,
+        key: groupKeys[g],
+        processIndexes,
+        processes: processIndexes.map((pi) => job.processes[pi].pid),
+        pattern: v ? v.pattern : 'unknown',
+        score: gScore[g],
+        deltaBytes: gShared[g],
+        patternProcessIndexes,
+        others: {
+          processIndexes: otherProcessIndexes,
+          deltaBytes: gOtherDelta[g],
+          patterns: gOtherPatterns[g] ?? [],
+        },
+        lastBytes: gLast[g],
+        sigmaBytes: Math.sqrt(gVar[g]),
+        top: { processIndex: procOf[top], stackId: idOf(top) },
+        members: gMembers[g],
+      };
+    },
+  });
   const processes: ProcessSuspects[] = input.map((p, pi) => ({
     processIndex: pi,
     fate: fates[pi],
@@ -343,7 +384,7 @@ export function rankSuspects(
     snapshotIndexes: p.snapshotIndexes,
     seconds: p.seconds,
   }));
-  return { stacks, groups, groupCount: G, processes, missing };
+  return lazyRanking<StackSuspect, SuspectGroup, PartialSuspects>({ groupCount: G, processes, missing }, index);
 }
 
 /**
@@ -354,13 +395,19 @@ export function rankSuspects(
 export class RankMemo {
   readonly inputs = new WeakMap<ProcessSeries, RankInput>();
   readonly keys = new StackKeyTable();
+  /** the Python frames' hashes of the processes ranked (stack keys) */
+  readonly pythonHashes = new PythonFrameHashes();
+  /** the order of the entries of the last job ranked (rankOrder) */
+  order: KeptOrder | null = null;
 }
 
 /** The ranking of a job in memory: every stack's series classified (patterns.ts). */
 export function rankJob(job: Pick<Job, 'processes'>, memo: RankMemo = new RankMemo()): JobSuspects {
-  return rankSuspects(
+  return rankWith(
     job,
     job.processes.map((proc) => rankInputOf(proc, memo)),
+    {},
+    memo,
   );
 }
 
@@ -387,7 +434,7 @@ export function rankInputOf(proc: ProcessSeries, memo: RankMemo = new RankMemo()
   const known = memo.inputs.get(proc);
   if (known && sameFrame(known, proc)) return known;
   const pat = processPatterns(proc);
-  const lanes = stackIdentityLanes(proc);
+  const lanes = stackIdentityLanes(proc, { pythonHashes: memo.pythonHashes });
   const n = pat.stacks.length;
   const totals = {
     stackIds: new Int32Array(n),

@@ -4,7 +4,8 @@
 
 import type { Job } from '../model/model.js';
 import type { GrowthPattern } from './patterns.js';
-import type { JobSuspects } from './suspects.js';
+import type { JobSuspects, SuspectGroup } from './suspects.js';
+import { rankIndex } from './rank-index.js';
 import { NO_PAGE_COUNTS, type ProcessMemory } from './memory-outside-heap.js';
 import type { KillRecord } from './kill-evidence.js';
 import type { ProcessEnd } from './fates.js';
@@ -82,13 +83,17 @@ export function rankCulprits(
   memory: readonly ProcessMemory[],
 ): Culprit[] {
   const heap: Culprit[] = [];
-  const groups = suspects.groups
-    .filter((g) => g.deltaBytes > 0 && (g.score > 0 || g.pattern === 'steady' || g.pattern === 'step'))
-    .slice(0, MAX_HEAP_CULPRITS);
+  // the groups and their stacks by index: the ranking's 10^6 stacks at 1,000 processes are not made for these
+  const ranked = rankIndex(suspects);
+  const groups: SuspectGroup[] = [];
+  for (let rank = 0; rank < ranked.groupsKept && groups.length < MAX_HEAP_CULPRITS; rank++) {
+    const g = ranked.group(rank) as SuspectGroup;
+    if (g.deltaBytes > 0 && (g.score > 0 || g.pattern === 'steady' || g.pattern === 'step')) groups.push(g);
+  }
   for (const g of groups) {
     // the holders that share the group's pattern (core/stats/suspects.ts): a leak's culprit is its leaking
     // processes, not the bounded buffers other processes filled at the same call site
-    const members = suspects.stacks.filter((s) => s.group === g.group && s.pattern === g.pattern);
+    const members = Array.from(ranked.stacksOf(g.group), (k) => ranked.stack(k)).filter((s) => s.pattern === g.pattern);
     const rates = members.map((m) => m.lateSlopePerSecond);
     const frames = stackFrameLabels(job, g.top.processIndex, g.top.stackId);
     heap.push({

@@ -1,8 +1,9 @@
 // The job so far of a load, sent as what changed since the last update: the processes read whole since (and any
 // whose summary changed with the others: its place in the fork tree, its host label), the rest of the summary, and
-// the processes still being read only when they are not the last update's less those read since. The whole job so
-// far was ~8.6 KB a process (~8.6 MB at 1,000 processes) per update, and its decoding the page's longest task while
-// loading; the window puts each update together from the last (applyJobSoFar).
+// the processes still being read only when they are not the last update's less those read since; the load's end is
+// one more such update, to the full job. The whole job so far was ~8.6 KB a process (~8.6 MB at 1,000 processes)
+// per update, and its decoding the page's longest task while loading; the window puts each update together from the
+// last (applyJobSoFar).
 
 import type { ProcessSeries } from '../model/model.js';
 import type { JobSummary, ProcessSummary } from '../query/job-summary.js';
@@ -20,31 +21,48 @@ export interface JobSoFarDelta {
   pending: ProcessSummary[] | null;
 }
 
-// what of a process's summary may change while its series does not (the others' place in the tree, host labels):
-// the summary but its snapshots, which are its own series' (memory, times) and change only with it
-const fingerprint = (s: ProcessSummary): string => JSON.stringify({ ...s, snapshots: s.snapshots.length });
+/**
+ * Whether two summaries' values read the same once sent (JSON: undefined members as absent). A process's summary is
+ * sent again when it differs from what was sent of it last: while loading, its place in the tree or host label as
+ * others come (its snapshots are the same array from one update to the next, so compared at once); at the load's
+ * end, anything the full job adds (RSS from logs on its snapshots, symbols).
+ */
+function sameSent(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return Object.is(a, b);
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) {
+    const bs = b as unknown[];
+    return a.length === bs.length && a.every((x, i) => sameSent(x, bs[i]));
+  }
+  const ao = a as Record<string, unknown>;
+  const bo = b as Record<string, unknown>;
+  const keys = (o: Record<string, unknown>) => Object.keys(o).filter((k) => o[k] !== undefined);
+  const ak = keys(ao);
+  return ak.length === keys(bo).length && ak.every((k) => k in bo && sameSent(ao[k], bo[k]));
+}
 
 /**
  * The load's updates as deltas: called with each job so far's summary (QuerySession.showPartial) and the processes
- * read whole it summarizes (the first `processes.length` of it), in order.
+ * read whole it summarizes (the first `processes.length` of it), in order; and last with the full job's summary
+ * and its processes, which sends what the full job changed or adds (its post-mortem, verdict, warnings: `rest`)
+ * rather than the whole of it (~8 MB at 1,000 processes, ~150 ms to encode and the page's longest task to decode).
  */
 export function jobSoFarDeltas(): (summary: JobSummary, processes: readonly ProcessSeries[]) => JobSoFarDelta {
   let seq = 0;
-  const sent: ProcessSeries[] = [];
-  const prints: string[] = [];
+  // what was sent of each process read whole, by index
+  const sent: ProcessSummary[] = [];
   let pendingKeys: string[] = [];
   return (summary, processes) => {
     const read = processes.length;
     const changed: ProcessSummary[] = [];
     for (let i = 0; i < read; i++) {
       const s = summary.processes[i];
-      const print = fingerprint(s);
-      if (sent[i] === processes[i] && prints[i] === print) continue;
-      sent[i] = processes[i];
-      prints[i] = print;
+      if (i < sent.length && sameSent(sent[i], s)) continue;
+      sent[i] = s;
       changed.push(s);
     }
-    sent.length = prints.length = read;
+    sent.length = read;
     const pending = summary.processes.slice(read);
     const keys = pending.map((p) => p.key);
     const readKeys = new Set(processes.map((p) => p.key));

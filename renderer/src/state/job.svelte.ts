@@ -9,6 +9,7 @@ import { CancelledError } from '../lib/worker-client.ts';
 import type {
   JobSummary,
   JobPreview,
+  LoadEnd,
   LoadProgress,
   ProcessSummary,
   ProvisionalRanking,
@@ -334,6 +335,16 @@ export class Job implements JobFacts {
     sel.resetBaseTarget();
   }
 
+  /**
+   * The full job's summary at a load's end: whole, or put together from the job so far shown and what changed
+   * since (a Node engine's: job-so-far.ts), else asked whole (a job so far this page did not get)
+   */
+  private async loadedSummary(end: LoadEnd): Promise<JobSummary> {
+    if (end.summary) return end.summary;
+    const s = applyJobSoFar(this.partial ? this.summary : null, end.delta);
+    return s ?? (await this.shell.client.request({ type: 'summary' })).summary;
+  }
+
   /** A load that showed its first processes was cancelled or failed: what was open before comes back. */
   private undoPartial(): void {
     this.beforePartial.undo((b) => {
@@ -355,7 +366,7 @@ export class Job implements JobFacts {
 
   private async finishLoad(
     id: number,
-    done: Promise<{ summary: JobSummary }>,
+    done: Promise<LoadEnd>,
     opened: string[],
     fileCount: number,
     preferPrefix: string | undefined,
@@ -368,7 +379,7 @@ export class Job implements JobFacts {
       this.shell.client.cancel(id);
     }
     try {
-      const res = await done;
+      const res = { summary: await this.loadedSummary(await done) };
       // shown process by process while it loaded: what the user picked meanwhile stays (the indices of the
       // processes read then are the same in the full job), and the views keep their data until the new arrives
       const kept = this.partial && sel.pickedByHand;

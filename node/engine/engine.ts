@@ -53,6 +53,8 @@ interface LoadState {
   partial: LoadProgress['partial'];
   /** the `seq` of the last job so far posted (`partial` is it whole), null before any */
   partialSeq: number | null;
+  /** the load has ended (done settled): a client attaching now gets the full job's summary alone */
+  ended: boolean;
   last: LoadProgress | null;
   listeners: Set<(p: LoadProgress) => void>;
   ctrl: AbortController;
@@ -182,7 +184,7 @@ export class NodeEngine {
       if (progress.partialDelta) has = progress.partialDelta.seq;
       reply({ id, progress });
     };
-    if (state.last) {
+    if (state.last && !state.ended) {
       send({
         ...state.last,
         ...(state.preview ? { preview: state.preview } : {}),
@@ -207,6 +209,7 @@ export class NodeEngine {
       provisional: undefined,
       partial: undefined,
       partialSeq: null,
+      ended: false,
       last: null,
       listeners: new Set(),
       ctrl,
@@ -225,7 +228,10 @@ export class NodeEngine {
     };
     state.done = this.read(paths, symbolDirs, ctrl.signal, post);
     // a failure reaches whoever attaches; none attached is not an unhandled rejection
-    state.done.catch(() => undefined);
+    const ended = (): void => {
+      state.ended = true;
+    };
+    state.done.then(ended, ended);
     this.load = state;
     return state;
   }

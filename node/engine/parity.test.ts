@@ -146,6 +146,10 @@ describe.each(JOBS)('engine parity on fixtures/%s', (rel) => {
     expect(node.sentWhole).toBe(false);
     const whole = (await node.ask({ type: 'summary' })) as Extract<Response, { type: 'summary' }>;
     expect(node.opened).toStrictEqual(whole.summary);
+    // a page that attaches after the load (a reload) gets the whole summary
+    const again = (await node.ask({ type: 'open' })) as Extract<Response, { type: 'open' }>;
+    expect(again.delta).toBeUndefined();
+    expect(again.summary).toStrictEqual(whole.summary);
     await both({ type: 'postmortem', limit: { bytes: 1 << 30, source: 'typed in the app' } });
     await both({ type: 'postmortem', limit: null });
     // the CLI's other commands (`heaplens summary`, `binaries`, `postmortem` print these answers)

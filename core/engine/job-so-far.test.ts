@@ -11,7 +11,7 @@ import { loadJob } from '../load/load-job.js';
 import { previewJob, type JobPreview } from '../load/job-preview.js';
 import { webInflater } from '../formats/inflate.js';
 import type { Job, ProcessSeries } from '../model/model.js';
-import type { JobSummary } from '../query/job-summary.js';
+import type { JobSummary, WarningSummary } from '../query/job-summary.js';
 import { QuerySession } from '../query/session.js';
 import { jobFiles } from '../../fixtures/job/job-fixture.js';
 import { collectInputFiles } from '../../node/io/node-files.js';
@@ -55,6 +55,8 @@ describe('the job so far as deltas', () => {
       // the first sends the pending processes (dump heads); later ones only name how many are read
       if (k === 0) expect(d.pending).toHaveLength(job.processes.length - 1);
       else expect(d.pending).toBeNull();
+      // the warnings the last update sent are not sent again
+      if (k > 0 && isDeepStrictEqual(full[k].warnings, full[k - 1].warnings)) expect(d.warnings.added).toEqual([]);
     }
     // every process read whole is sent at least once, and the deltas together are far less than the updates
     const sent = deltas.reduce((a, d) => a + d.changed.length, 0);
@@ -83,6 +85,30 @@ describe('the job so far as deltas', () => {
     }
     // a delta with nothing to apply to is refused, not shown with holes
     expect(applyJobSoFar(null, deltas[2])).toBeNull();
+  });
+
+  it('warnings: those of the last update kept, the new ones sent; a list changed ahead of them sent whole', () => {
+    const s = new QuerySession();
+    const delta = jobSoFarDeltas();
+    const w = (n: number): WarningSummary => ({ file: `d${n}.heap`, message: `warning ${n}`, kind: 'other' });
+    const lists = [[w(1)], [w(1), w(2), w(3)], [w(1), w(2), w(3)], [w(0), w(1), w(2), w(3)], [w(0)]];
+    let shown: JobSummary | null = null;
+    const sent: JobSoFarDelta['warnings'][] = [];
+    for (const [k, warnings] of lists.entries()) {
+      const read = job.processes.slice(0, Math.min(k + 1, job.processes.length));
+      const sum = { ...s.showPartial(read, [], preview, 1), warnings };
+      const d = JSON.parse(JSON.stringify(delta(sum, read))) as JobSoFarDelta;
+      sent.push(d.warnings);
+      shown = applyJobSoFar(shown, d);
+      expect(shown?.warnings).toEqual(warnings);
+    }
+    expect(sent).toEqual([
+      { kept: 0, added: [w(1)] },
+      { kept: 1, added: [w(2), w(3)] },
+      { kept: 3, added: [] },
+      { kept: 0, added: [w(0), w(1), w(2), w(3)] },
+      { kept: 1, added: [] },
+    ]);
   });
 
   it("each update's summary is the job so far summarized anew (each process's own part is made once a load)", () => {
@@ -177,11 +203,17 @@ describe("the load's end as what changed since the job so far", () => {
       expectSame(deltas, end, whole);
       // every part of the summary but its processes (the post-mortem, verdict, warnings, load figures), left out
       const keys = Object.keys(end.rest) as (keyof JobSoFarDelta['rest'])[];
-      expect(keys).toEqual(expect.arrayContaining(['postmortem', 'verdict', 'warnings', 'loadMs']));
+      expect(keys).toEqual(expect.arrayContaining(['postmortem', 'verdict', 'ignoredFiles', 'loadMs']));
       for (const k of keys) {
         const { [k]: _left, ...rest } = end.rest;
         expect(() => expectSame(deltas, { ...end, rest: rest as JobSoFarDelta['rest'] }, whole), k).toThrow();
       }
+      // the warnings, where the end's differ from the last job so far's
+      const before = rebuilt(deltas.slice(0, -1), deltas.at(-1)!)!;
+      if (!isDeepStrictEqual(before.warnings, whole.warnings)) {
+        expect(end.warnings.added.length).toBeGreaterThan(0);
+        expect(() => expectSame(deltas, { ...end, warnings: { kept: end.warnings.kept, added: [] } }, whole)).toThrow();
+      } else expect(end.warnings).toEqual({ kept: whole.warnings.length, added: [] });
       // a process the end sends, left out
       expect(end.changed.length).toBeGreaterThan(0);
       expect(() => expectSame(deltas, { ...end, changed: end.changed.slice(1) }, whole)).toThrow();

@@ -11,8 +11,14 @@ import type { JobSummary, ProcessSummary } from '../query/job-summary.js';
 export interface JobSoFarDelta {
   /** 0 for a load's first update (applied to nothing), then one more each update: each applies to the one before */
   seq: number;
-  /** the job so far's summary but its processes */
-  rest: Omit<JobSummary, 'processes'>;
+  /** the job so far's summary but its processes and warnings */
+  rest: Omit<JobSummary, 'processes' | 'warnings'>;
+  /**
+   * the warnings: the first `kept` of the last update's, then `added`. They mostly grow as dumps are read, and a
+   * warning a dump (stacks the profiler could not unwind, truncation) was ~5 MB at 10,000 dumps, sent again at each
+   * update and at the end
+   */
+  warnings: { kept: number; added: JobSummary['warnings'] };
   /** how many processes are read whole: they come first, the pending ones after */
   read: number;
   /** the processes read whole that are new or changed since the last update (by their `index`) */
@@ -37,9 +43,16 @@ function sameSent(a: unknown, b: unknown): boolean {
   }
   const ao = a as Record<string, unknown>;
   const bo = b as Record<string, unknown>;
-  const keys = (o: Record<string, unknown>) => Object.keys(o).filter((k) => o[k] !== undefined);
-  const ak = keys(ao);
-  return ak.length === keys(bo).length && ak.every((k) => k in bo && sameSent(ao[k], bo[k]));
+  // counted rather than listed: at the load's end this walks every process's snapshots (no arrays made)
+  let n = 0;
+  for (const k in ao) {
+    const x = ao[k];
+    if (x === undefined) continue;
+    if (!sameSent(x, bo[k])) return false;
+    n++;
+  }
+  for (const k in bo) if (bo[k] !== undefined) n--;
+  return n === 0;
 }
 
 /**
@@ -53,6 +66,7 @@ export function jobSoFarDeltas(): (summary: JobSummary, processes: readonly Proc
   // what was sent of each process read whole, by index
   const sent: ProcessSummary[] = [];
   let pendingKeys: string[] = [];
+  let sentWarnings: JobSummary['warnings'] = [];
   return (summary, processes) => {
     const read = processes.length;
     const changed: ProcessSummary[] = [];
@@ -69,14 +83,28 @@ export function jobSoFarDeltas(): (summary: JobSummary, processes: readonly Proc
     const left = pendingKeys.filter((k) => !readKeys.has(k));
     const same = seq > 0 && left.length === keys.length && left.every((k, i) => k === keys[i]);
     pendingKeys = keys;
-    const { processes: _all, ...rest } = summary;
-    return { seq: seq++, rest, read, changed, pending: same ? null : pending };
+    const { processes: _all, warnings, ...rest } = summary;
+    // the longest start the last update sent: the rest is sent
+    let kept = 0;
+    while (kept < sentWarnings.length && kept < warnings.length && sameSent(sentWarnings[kept], warnings[kept])) kept++;
+    sentWarnings = warnings;
+    return {
+      seq: seq++,
+      rest,
+      warnings: { kept, added: warnings.slice(kept) },
+      read,
+      changed,
+      pending: same ? null : pending,
+    };
   };
 }
 
 /** The job so far after `d`, from the one before it (null for a load's first); null when `d` does not apply to it. */
 export function applyJobSoFar(before: JobSummary | null, d: JobSoFarDelta): JobSummary | null {
   if (d.seq > 0 && !before) return null;
+  const was = d.seq === 0 || !before ? [] : before.warnings;
+  if (d.warnings.kept > was.length) return null;
+  const warnings = was.slice(0, d.warnings.kept).concat(d.warnings.added);
   const prev = d.seq === 0 || !before ? [] : before.processes;
   let prevRead = prev.findIndex((p) => p.pending);
   if (prevRead < 0) prevRead = prev.length;
@@ -96,5 +124,5 @@ export function applyJobSoFar(before: JobSummary | null, d: JobSoFarDelta): JobS
       .filter((p) => !readKeys.has(p.key))
       .map((p, k) => (p.index === d.read + k ? p : { ...p, index: d.read + k }));
   }
-  return { ...d.rest, processes: read.concat(pending) };
+  return { ...d.rest, warnings, processes: read.concat(pending) };
 }

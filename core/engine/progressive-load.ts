@@ -12,7 +12,7 @@ import type { JobSummary } from '../query/job-summary.js';
 import { provisionalRanking } from '../query/provisional.js';
 import type { QuerySession } from '../query/session.js';
 import type { LoadProgress } from './api.js';
-import { jobSoFarDeltas } from './job-so-far.js';
+import { jobSoFarDeltas, type JobSoFarDelta } from './job-so-far.js';
 
 // How long the parse waits for the dump heads' preview before starting anyway: the first picture in
 // seconds matters more than the same delay on a load of minutes.
@@ -71,11 +71,18 @@ export interface ProgressiveLoad {
   waitedMs?: () => number;
 }
 
+/** A load's end: the full job's summary, and what changed since the job so far the load last sent (job-so-far.ts). */
+export interface LoadResult {
+  summary: JobSummary;
+  /** applied to the last `partialDelta` posted (or to nothing, when none was), the full job's summary */
+  delta: JobSoFarDelta;
+}
+
 /**
  * Loads the files into the session and returns the full job's summary. The job open before stays until this one
  * is in; a load cancelled or failed after showing its first processes puts it back (QuerySession.abandonLoad).
  */
-export async function loadProgressively(o: ProgressiveLoad): Promise<JobSummary> {
+export async function loadProgressively(o: ProgressiveLoad): Promise<LoadResult> {
   const t0 = performance.now();
   const { signal, session } = o;
   let lastPost = 0;
@@ -165,12 +172,13 @@ export async function loadProgressively(o: ProgressiveLoad): Promise<JobSummary>
         message: `symbolization unavailable: ${e instanceof Error ? e.message : String(e)}; frames show module+offset`,
       });
     }
-    return session.finishLoad(j, {
+    const summary = session.finishLoad(j, {
       loadMs: performance.now() - t0,
       bytesTotal,
       waitMs: o.waitedMs?.() ?? 0,
       readers: o.readers?.size ?? 0,
     });
+    return { summary, delta: partial.delta(summary, j.processes) };
   } catch (e) {
     session.abandonLoad();
     throw e;
@@ -199,7 +207,12 @@ function partialPoster(
   preview: () => JobPreview | null,
   progress: () => LoadProgress,
   post: (p: LoadProgress) => void,
-): { onProcess: (processes: readonly ProcessSeries[], warnings: readonly LoadWarning[]) => void; stop: () => void } {
+): {
+  onProcess: (processes: readonly ProcessSeries[], warnings: readonly LoadWarning[]) => void;
+  stop: () => void;
+  /** the next delta: after stop(), the full job's */
+  delta: (summary: JobSummary, processes: readonly ProcessSeries[]) => JobSoFarDelta;
+} {
   let timer: ReturnType<typeof setTimeout> | null = null;
   let last = -Infinity;
   let filesAtLast = -Infinity;
@@ -246,6 +259,7 @@ function partialPoster(
       if (timer !== null) clearTimeout(timer);
       timer = null;
     },
+    delta,
   };
 }
 

@@ -32,6 +32,37 @@ describe('engine wire', () => {
     expect(back.when).toBeInstanceOf(Date);
   });
 
+  it('revives tagged values at every depth, in arrays, objects, maps and sets alike', () => {
+    const msg = {
+      rows: Array.from({ length: 50 }, (_, i) => ({
+        i,
+        deep: [[[{ at: new Int32Array([i, -i]), gone: [undefined, i] }]]],
+        when: i % 2 ? new Date(i) : null,
+        n: i % 3 ? -0 : Number.NaN,
+      })),
+      map: new Map<string, unknown>([
+        ['a', { f: new Float64Array([1, 2]) }],
+        ['b', new Set([new Uint8Array([3]), 1n])],
+      ]),
+      empty: { a: [], o: {}, s: '', z: 0, f: false, nul: null },
+    };
+    const back = decodeMessage(encodeMessage(msg)) as typeof msg;
+    expect(back).toStrictEqual(msg);
+    expect(back.rows[7].deep[0][0][0].at).toBeInstanceOf(Int32Array);
+    expect(Object.is(back.rows[1].n, -0)).toBe(true);
+    expect(back.rows[3].deep[0][0][0].gone).toEqual([undefined, 3]);
+  });
+
+  it("keeps a message's own `__proto__` key as data: it sets no object's prototype", () => {
+    const msg = JSON.parse('{"a":{"__proto__":{"polluted":true},"x":[{"__proto__":[1]}]}}') as Record<string, unknown>;
+    const back = decodeMessage(encodeMessage(msg)) as { a: Record<string, unknown> & { x: object[] } };
+    expect(Object.getPrototypeOf(back.a)).toBe(Object.prototype);
+    expect(Object.getPrototypeOf(back.a.x[0])).toBe(Object.prototype);
+    expect(Object.keys(back.a)).toEqual(['__proto__', 'x']);
+    expect(Object.getOwnPropertyDescriptor(back.a, '__proto__')?.value).toEqual({ polluted: true });
+    expect((back.a as { polluted?: boolean }).polluted).toBeUndefined();
+  });
+
   it('aligns every binary part so the page can view it', () => {
     const bytes = encodeMessage({ a: new Uint8Array([1]), b: new Float64Array([2]) });
     // header + JSON, then parts at 8-byte offsets

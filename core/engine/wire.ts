@@ -115,15 +115,30 @@ export function decodeMessage(bytes: Uint8Array): unknown {
   return revive(json, slice);
 }
 
+/**
+ * JSON.parse's value with its tagged objects turned back into what they stand for, filled in place: JSON.parse's
+ * arrays and objects are fresh and this decoder's alone, and copying each was a third of a large summary's decoding
+ * (a synthetic 5.8 MB summary in the page: 35.6 ms with copies, 24.7 ms in place, 19.3 ms the parse alone).
+ */
 function revive(v: unknown, slice: (o: unknown, n: number) => Uint8Array): unknown {
-  if (Array.isArray(v)) return v.map((x) => revive(x, slice));
   if (v === null || typeof v !== 'object') return v;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      const x: unknown = v[i];
+      if (x !== null && typeof x === 'object') v[i] = revive(x, slice);
+    }
+    return v;
+  }
   const o = v as Record<string, unknown>;
   const tag = o[TAG];
   if (typeof tag === 'string') return tagged(tag, o, slice);
-  const out: Record<string, unknown> = {};
-  for (const k of Object.keys(o)) out[k] = revive(o[k], slice);
-  return out;
+  // JSON.parse's objects have no inherited enumerable keys; a "__proto__" key of the message is an own data
+  // property there (JSON.parse defines it), so assigning it sets that property, not the object's prototype
+  for (const k in o) {
+    const x = o[k];
+    if (x !== null && typeof x === 'object') o[k] = revive(x, slice);
+  }
+  return o;
 }
 
 function tagged(tag: string, o: Record<string, unknown>, slice: (o: unknown, n: number) => Uint8Array): unknown {

@@ -6,10 +6,18 @@
 import { readFileSync } from 'node:fs';
 import { realpath, stat } from 'node:fs/promises';
 import { sep } from 'node:path';
-import type { FromEngine, EngineInfo, LoadProgress, Request, Response, ToEngine } from '../../core/engine/api.js';
+import type {
+  FromEngine,
+  EngineInfo,
+  LoadEnd,
+  LoadProgress,
+  Request,
+  Response,
+  ToEngine,
+} from '../../core/engine/api.js';
 import { answer, isQuery, type AnswerDeps } from '../../core/engine/answer.js';
-import { abortError, loadProgressively } from '../../core/engine/progressive-load.js';
-import { applyJobSoFar } from '../../core/engine/job-so-far.js';
+import { abortError, loadProgressively, type LoadResult } from '../../core/engine/progressive-load.js';
+import { applyJobSoFar, jobSoFarDeltas } from '../../core/engine/job-so-far.js';
 import { classifyFiles } from '../../core/load/load-job.js';
 import { JobTooLargeError } from '../../core/load/memory-budget.js';
 import type { JobSummary } from '../../core/query/job-summary.js';
@@ -39,10 +47,14 @@ export type Reply = (msg: FromEngine) => void;
 
 /** What a load has posted so far: a client that attaches later gets the latest picture first. */
 interface LoadState {
-  done: Promise<JobSummary>;
+  done: Promise<LoadResult>;
   preview: LoadProgress['preview'];
   provisional: LoadProgress['provisional'];
   partial: LoadProgress['partial'];
+  /** the `seq` of the last job so far posted (`partial` is it whole), null before any */
+  partialSeq: number | null;
+  /** the load has ended (done settled): a client attaching now gets the full job's summary alone */
+  ended: boolean;
   last: LoadProgress | null;
   listeners: Set<(p: LoadProgress) => void>;
   ctrl: AbortController;
@@ -66,7 +78,7 @@ export class NodeEngine {
 
   /** Resolves once the served job is in (benches, tests); rejects as its load did. */
   servedJob(): Promise<JobSummary> | null {
-    return this.served?.done ?? null;
+    return this.served?.done.then((r) => r.summary) ?? null;
   }
 
   /** One message from a client; answers go to `reply`. */
@@ -125,7 +137,7 @@ export class NodeEngine {
         return { type: 'engineInfo', info: this.info };
       case 'open': {
         if (!this.served) throw new Error('this engine was started on no job: open one with heaplens open <paths…>');
-        return { type: 'open', summary: await this.attach(this.served, id, reply) };
+        return { type: 'open', ...(await this.attach(this.served, id, reply)) };
       }
       case 'openPaths': {
         if (!this.o.allowPaths) throw new Error('this engine opens only the paths it was started on');
@@ -135,7 +147,7 @@ export class NodeEngine {
         for (const p of [...req.paths, ...dirs]) await this.checkGranted(p);
         this.load?.ctrl.abort();
         const state = this.startLoad(req.paths, dirs);
-        return { type: 'openPaths', summary: await this.attach(state, id, reply) };
+        return { type: 'openPaths', ...(await this.attach(state, id, reply)) };
       }
       case 'load':
       case 'loadBatches':
@@ -161,19 +173,29 @@ export class NodeEngine {
     return { reportApp: app };
   }
 
-  /** The client gets the load's latest picture, then its progress as it comes, and the full job's summary. */
-  private async attach(state: LoadState, id: number, reply: Reply): Promise<JobSummary> {
-    const send = (progress: LoadProgress): void => reply({ id, progress });
-    if (state.last) {
+  /**
+   * The client gets the load's latest picture, then its progress as it comes, and the full job's summary: as what
+   * changed since the job so far it has (LoadEnd), whole to a client that attached after the load.
+   */
+  private async attach(state: LoadState, id: number, reply: Reply): Promise<LoadEnd> {
+    // the `seq` of the job so far this client has, null: none
+    let has: number | null = null;
+    const send = (progress: LoadProgress): void => {
+      if (progress.partialDelta) has = progress.partialDelta.seq;
+      reply({ id, progress });
+    };
+    if (state.last && !state.ended) {
       send({
         ...state.last,
         ...(state.preview ? { preview: state.preview } : {}),
         ...(state.partial ? { partial: state.partial } : state.provisional ? { provisional: state.provisional } : {}),
       });
+      if (state.partial) has = state.partialSeq;
     }
     state.listeners.add(send);
     try {
-      return await state.done;
+      const end = await state.done;
+      return has !== null && end.delta.seq === has + 1 ? { delta: end.delta } : { summary: end.summary };
     } finally {
       state.listeners.delete(send);
     }
@@ -182,10 +204,12 @@ export class NodeEngine {
   private startLoad(paths: readonly string[], symbolDirs: readonly string[] = []): LoadState {
     const ctrl = new AbortController();
     const state: LoadState = {
-      done: Promise.resolve(null as unknown as JobSummary),
+      done: Promise.resolve(null as unknown as LoadResult),
       preview: undefined,
       provisional: undefined,
       partial: undefined,
+      partialSeq: null,
+      ended: false,
       last: null,
       listeners: new Set(),
       ctrl,
@@ -194,14 +218,20 @@ export class NodeEngine {
       if (p.preview) state.preview = p.preview;
       if (p.partial) state.partial = p.partial;
       // the whole job so far, for a client that attaches later (the others get what changed)
-      if (p.partialDelta) state.partial = applyJobSoFar(state.partial ?? null, p.partialDelta) ?? undefined;
+      if (p.partialDelta) {
+        state.partial = applyJobSoFar(state.partial ?? null, p.partialDelta) ?? undefined;
+        state.partialSeq = state.partial ? p.partialDelta.seq : null;
+      }
       if (p.provisional) state.provisional = p.provisional;
       state.last = { ...p, preview: undefined, partial: undefined, partialDelta: undefined, provisional: undefined };
       for (const l of state.listeners) l(p);
     };
     state.done = this.read(paths, symbolDirs, ctrl.signal, post);
     // a failure reaches whoever attaches; none attached is not an unhandled rejection
-    state.done.catch(() => undefined);
+    const ended = (): void => {
+      state.ended = true;
+    };
+    state.done.then(ended, ended);
     this.load = state;
     return state;
   }
@@ -211,9 +241,9 @@ export class NodeEngine {
     symbolDirs: readonly string[],
     signal: AbortSignal,
     post: (p: LoadProgress) => void,
-  ): Promise<JobSummary> {
+  ): Promise<LoadResult> {
     const t0 = performance.now();
-    let summary: JobSummary | null = null;
+    let loaded: LoadResult | null = null;
     // the user's symbol folders (the desktop app's) beside those the engine was started with, and the folders opened:
     // binaries copied beside the dumps are found there, as the page finds binaries dropped with the dumps
     const opened = await Promise.all(
@@ -245,7 +275,7 @@ export class NodeEngine {
           closed = true;
         };
         try {
-          summary = await loadProgressively({
+          loaded = await loadProgressively({
             session: this.session,
             files,
             classified,
@@ -277,8 +307,10 @@ export class NodeEngine {
     if (!job) throw new Error(`no heap profile could be read from ${paths.join(', ')}`);
     for (const pr of read.symbolProblems)
       if (pr.kind !== 'missing') job.warnings.push({ file: pr.file, message: pr.message });
-    // a dataset is read whole (DuckDB), then opened as the job
-    return summary ?? this.session.open(job, { loadMs: performance.now() - t0, bytesTotal: 0, waitMs: 0 });
+    if (loaded) return loaded;
+    // a dataset is read whole (DuckDB), then opened as the job: sent whole (no job so far was)
+    const summary = this.session.open(job, { loadMs: performance.now() - t0, bytesTotal: 0, waitMs: 0 });
+    return { summary, delta: jobSoFarDeltas()(summary, job.processes) };
   }
 }
 

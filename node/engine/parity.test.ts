@@ -12,6 +12,7 @@ import { answer } from '../../core/engine/answer.js';
 import { loadProgressively } from '../../core/engine/progressive-load.js';
 import type { FromEngine, Query, Request, Response } from '../../core/engine/api.js';
 import { decodeMessage, encodeMessage } from '../../core/engine/wire.js';
+import { applyJobSoFar } from '../../core/engine/job-so-far.js';
 import { classifyFiles } from '../../core/load/load-job.js';
 import type { JobSummary } from '../../core/query/job-summary.js';
 import { QuerySession } from '../../core/query/session.js';
@@ -49,9 +50,13 @@ async function inPage(paths: string[]): Promise<(req: Request) => Promise<Respon
 }
 
 /** The Node engine over its server: a client as the page is one. */
-async function overNode(
-  paths: string[],
-): Promise<{ ask: (req: Request) => Promise<Response>; close: () => Promise<void> }> {
+async function overNode(paths: string[]): Promise<{
+  ask: (req: Request) => Promise<Response>;
+  /** the job's summary as the page has it at the load's end */
+  opened: JobSummary | null;
+  sentWhole: boolean;
+  close: () => Promise<void>;
+}> {
   const page = mkdtempSync(join(tmpdir(), 'heaplens-parity-'));
   writeFileSync(join(page, 'index.html'), '<html><head></head></html>');
   const engine = new NodeEngine({
@@ -72,9 +77,14 @@ async function overNode(
   });
   let next = 1;
   const waiting = new Map<number, (m: FromEngine) => void>();
+  // the job so far as the page puts it together from the load's progress (renderer/src/state/job.svelte.ts)
+  let soFar: JobSummary | null = null;
   ws.on('message', (data: Buffer) => {
     const msg = decodeMessage(new Uint8Array(data)) as FromEngine;
-    if ('id' in msg && !('progress' in msg)) waiting.get(msg.id)?.(msg);
+    if ('progress' in msg) {
+      if (msg.progress.partial) soFar = msg.progress.partial;
+      if (msg.progress.partialDelta) soFar = applyJobSoFar(soFar, msg.progress.partialDelta);
+    } else if ('id' in msg) waiting.get(msg.id)?.(msg);
   });
   const ask = (req: Request): Promise<Response> =>
     new Promise((resolve, reject) => {
@@ -86,9 +96,11 @@ async function overNode(
       });
       ws.send(encodeMessage({ id, req }));
     });
-  await ask({ type: 'open' });
+  const end = (await ask({ type: 'open' })) as Extract<Response, { type: 'open' }>;
   return {
     ask,
+    opened: end.summary ?? applyJobSoFar(soFar, end.delta),
+    sentWhole: end.summary !== undefined,
     close: async () => {
       ws.close();
       await served.close();
@@ -103,7 +115,7 @@ function comparable(s: JobSummary): unknown {
 }
 
 function normalize(r: Response): unknown {
-  if ('summary' in r && r.type !== 'missingBinaries') return { ...r, summary: comparable(r.summary) };
+  if ('summary' in r && r.summary && r.type !== 'missingBinaries') return { ...r, summary: comparable(r.summary) };
   // a listing's frames are the job's shared frame objects, which carry the row key's symbol-keyed tag in this
   // thread (core/query/row-key.ts); no transport carries a symbol key, so compare what the CLI prints
   if (r.type === 'top' || r.type === 'diff' || r.type === 'growthListing' || r.type === 'postmortemListing')
@@ -130,6 +142,14 @@ describe.each(JOBS)('engine parity on fixtures/%s', (rel) => {
     const summary = (await both({ type: 'summary' })) as Extract<Response, { type: 'summary' }>;
     const procs = summary.summary.processes;
     expect(procs.length).toBeGreaterThan(0);
+    // the load ended on what changed since its last job so far, and put together it is the summary sent whole
+    expect(node.sentWhole).toBe(false);
+    const whole = (await node.ask({ type: 'summary' })) as Extract<Response, { type: 'summary' }>;
+    expect(node.opened).toStrictEqual(whole.summary);
+    // a page that attaches after the load (a reload) gets the whole summary
+    const again = (await node.ask({ type: 'open' })) as Extract<Response, { type: 'open' }>;
+    expect(again.delta).toBeUndefined();
+    expect(again.summary).toStrictEqual(whole.summary);
     await both({ type: 'postmortem', limit: { bytes: 1 << 30, source: 'typed in the app' } });
     await both({ type: 'postmortem', limit: null });
     // the CLI's other commands (`heaplens summary`, `binaries`, `postmortem` print these answers)

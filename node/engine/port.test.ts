@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import type { FromEngine, Request } from '../../core/engine/api.js';
+import type { FromEngine, LoadEnd, Request } from '../../core/engine/api.js';
+import { applyJobSoFar } from '../../core/engine/job-so-far.js';
 import type { JobSummary } from '../../core/query/job-summary.js';
 import { FileAccess } from '../../app/file-access.js';
 import { enginePaths } from '../../renderer/src/lib/dataset-open.js';
@@ -35,10 +36,18 @@ function desktopEngine() {
   parent.emit('message', { data: { kind: 'connect' }, ports: [electronLike(port1)] });
   const answers = new Map<number, (m: FromEngine) => void>();
   const progress: number[] = [];
+  // each load's job so far as the renderer puts it together (state/job.svelte.ts), by request id
+  const soFar = new Map<number, JobSummary | null>();
   port2.on('message', (m: FromEngine) => {
-    if ('progress' in m) progress.push(m.id);
-    else if ('id' in m) answers.get(m.id)?.(m);
+    if ('progress' in m) {
+      progress.push(m.id);
+      const d = m.progress.partialDelta;
+      if (d) soFar.set(m.id, applyJobSoFar(soFar.get(m.id) ?? null, d));
+    } else if ('id' in m) answers.get(m.id)?.(m);
   });
+  /** A load's full summary as the renderer gets it: whole, or put together from the job so far and the end's delta */
+  const loaded = (id: number, end: LoadEnd): JobSummary | null =>
+    end.summary ?? applyJobSoFar(soFar.get(id) ?? null, end.delta);
   const ask = (id: number, req: Request): Promise<FromEngine> =>
     new Promise((resolve) => {
       answers.set(id, resolve);
@@ -48,12 +57,12 @@ function desktopEngine() {
     port2.close();
     engine.close();
   };
-  return { parent, ask, progress, close };
+  return { parent, ask, progress, loaded, close };
 }
 
 describe('the desktop app engine over a port', () => {
   it('opens dropped paths and answers the renderer', async () => {
-    const { parent, ask, progress, close } = desktopEngine();
+    const { parent, ask, progress, loaded, close } = desktopEngine();
     try {
       const info = await ask(1, { type: 'engineInfo' });
       expect(info).toMatchObject({ ok: true, res: { info: { kind: 'node', served: null } } });
@@ -67,7 +76,11 @@ describe('the desktop app engine over a port', () => {
       const opened = await ask(2, { type: 'openPaths', paths: [job] });
       expect(opened).toMatchObject({ ok: true, res: { type: 'openPaths' } });
       const pids =
-        'res' in opened && opened.res.type === 'openPaths' ? opened.res.summary.processes.map((p) => p.pid).sort() : [];
+        'res' in opened && opened.res.type === 'openPaths'
+          ? loaded(2, opened.res)
+              ?.processes.map((p) => p.pid)
+              .sort()
+          : [];
       // the fixture's three processes (fixtures/jemalloc/job: leaky 21459, 21461 and python 21466)
       expect(pids).toEqual([21459, 21461, 21466]);
       expect(progress).toContain(2);
@@ -88,7 +101,7 @@ describe('the desktop app engine over a port', () => {
       nodes: Record<string, { launcher: { pid: number }; workers: { pid: number }[] }>;
     };
     const datasets = ['node-a', 'node-b'].map((n) => join(dir, `${n}.dataset`));
-    const { parent, ask, close } = desktopEngine();
+    const { parent, ask, loaded, close } = desktopEngine();
     try {
       for (const [i, node] of ['node-a', 'node-b'].entries()) {
         const r = await runCaptured('ingest', join(fixture, node), '-o', datasets[i], '--no-symbols');
@@ -108,6 +121,7 @@ describe('the desktop app engine over a port', () => {
       expect(paths).toEqual(datasets.map((d) => realpathSync(d)));
       const opened = await ask(1, { type: 'openPaths', paths: paths! });
       if (!('res' in opened) || opened.res.type !== 'openPaths') throw new Error(JSON.stringify(opened));
+      const summary = loaded(1, opened.res)!;
       const shown = (s: JobSummary) =>
         s.processes.map((p) => ({ host: p.host, pid: p.pid, key: p.key, last: p.lastLiveBytes }));
       // every process of both nodes (the launchers' own counters), each on its node
@@ -115,7 +129,7 @@ describe('the desktop app engine over a port', () => {
         [n.launcher, ...n.workers].map((w) => `${node}:${w.pid}`),
       );
       expect(
-        shown(opened.res.summary)
+        shown(summary)
           .map((p) => `${p.host}:${p.pid}`)
           .sort(),
       ).toEqual(want.sort());
@@ -128,7 +142,7 @@ describe('the desktop app engine over a port', () => {
         reportApp: () => null,
       });
       try {
-        expect(shown(opened.res.summary)).toEqual(shown((await served.servedJob())!));
+        expect(shown(summary)).toEqual(shown((await served.servedJob())!));
       } finally {
         served.close();
       }

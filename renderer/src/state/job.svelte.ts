@@ -9,6 +9,7 @@ import { CancelledError } from '../lib/worker-client.ts';
 import type {
   JobSummary,
   JobPreview,
+  LoadEnd,
   LoadProgress,
   ProcessSummary,
   ProvisionalRanking,
@@ -93,6 +94,12 @@ export class Job implements JobFacts {
   }>();
   /** cancel pressed while files were still being handed to the worker */
   private cancelPending = false;
+  /**
+   * the `seq` of the job so far shown (core/engine/job-so-far.ts): a delta applies only to the one before it; 'whole':
+   * it came whole (a Node engine's load joined under way), and the engine's next delta follows it; null: none, or
+   * one did not apply (the rest of the load's deltas then apply to nothing, and its end is asked whole)
+   */
+  private soFarSeq: number | 'whole' | null = null;
   /** a memory limit the user typed (its text; '' = the limit the evidence gives), and why it was refused */
   limitText = $state('');
   /** what a typed limit bounds: the job's sum (a cgroup's memory.max), or each process alone */
@@ -214,11 +221,16 @@ export class Job implements JobFacts {
       this.preview = p.preview;
       performance.mark('heaplens:preview');
     }
-    if (p.partial) this.showPartial(p.partial);
-    if (p.partialDelta) {
+    if (p.partial) {
+      this.showPartial(p.partial);
+      this.soFarSeq = 'whole';
+    }
+    const d = p.partialDelta;
+    if (d) {
       // what changed since the last update, put together with the job so far shown (a first update: with nothing)
-      const s = applyJobSoFar(this.partial ? this.summary : null, p.partialDelta);
+      const s = this.follows(d.seq) ? applyJobSoFar(this.partial ? this.summary : null, d) : null;
       if (s) this.showPartial(s);
+      this.soFarSeq = s ? d.seq : null;
     }
     if (p.provisional) this.provisional = p.provisional;
     this.loading = {
@@ -334,6 +346,21 @@ export class Job implements JobFacts {
     sel.resetBaseTarget();
   }
 
+  /**
+   * The full job's summary at a load's end: whole, or put together from the job so far shown and what changed
+   * since (a Node engine's: job-so-far.ts), else asked whole (a job so far this page did not get)
+   */
+  private async loadedSummary(end: LoadEnd): Promise<JobSummary> {
+    if (end.summary) return end.summary;
+    const s = this.follows(end.delta.seq) ? applyJobSoFar(this.partial ? this.summary : null, end.delta) : null;
+    return s ?? (await this.shell.client.request({ type: 'summary' })).summary;
+  }
+
+  /** Whether the load's delta `seq` applies to the job so far shown: a load's first, or the one after it. */
+  private follows(seq: number): boolean {
+    return seq === 0 || this.soFarSeq === 'whole' || this.soFarSeq === seq - 1;
+  }
+
   /** A load that showed its first processes was cancelled or failed: what was open before comes back. */
   private undoPartial(): void {
     this.beforePartial.undo((b) => {
@@ -355,7 +382,7 @@ export class Job implements JobFacts {
 
   private async finishLoad(
     id: number,
-    done: Promise<{ summary: JobSummary }>,
+    done: Promise<LoadEnd>,
     opened: string[],
     fileCount: number,
     preferPrefix: string | undefined,
@@ -368,7 +395,7 @@ export class Job implements JobFacts {
       this.shell.client.cancel(id);
     }
     try {
-      const res = await done;
+      const res = { summary: await this.loadedSummary(await done) };
       // shown process by process while it loaded: what the user picked meanwhile stays (the indices of the
       // processes read then are the same in the full job), and the views keep their data until the new arrives
       const kept = this.partial && sel.pickedByHand;
@@ -416,6 +443,7 @@ export class Job implements JobFacts {
         this.loading = null;
         this.preview = null;
         this.provisional = null;
+        this.soFarSeq = null;
       }
     }
   }

@@ -175,7 +175,8 @@ async function load(id: number, req: Extract<Request, { type: 'load' }>): Promis
     timed.forEach((f, i) => locate.set(f, all[i].blob ? { blob: all[i].blob as Blob } : { source: String(i) }));
     w.poolFiles = { locate, read: (i, o, l) => timed[i].read(o, l) };
     const readers = dumpPool();
-    const summary = await loadProgressively({
+    // the page's one client has every job so far posted, but its load ends on the whole summary (a structured clone)
+    const { summary } = await loadProgressively({
       session: w.session,
       files: direct,
       classified,

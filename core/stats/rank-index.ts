@@ -32,9 +32,37 @@ export interface RankSource<S, G> {
   group(rank: number): G;
 }
 
+/** A list whose items are made when first read, or all at once when it is read whole (then kept whole). */
+class MadeOnRead<T> {
+  private made: T[] = [];
+
+  constructor(
+    private readonly count: number,
+    private readonly make: (k: number) => T,
+    private whole: T[] | null,
+  ) {}
+
+  at(k: number): T {
+    if (this.whole) return this.whole[k];
+    let x = this.made[k];
+    if (!x) x = this.made[k] = this.make(k);
+    return x;
+  }
+
+  all(): T[] {
+    if (!this.whole) {
+      const out = new Array<T>(this.count);
+      for (let k = 0; k < out.length; k++) out[k] = this.made[k] ?? this.make(k);
+      this.whole = out;
+      this.made = [];
+    }
+    return this.whole;
+  }
+}
+
 export class RankIndex<S extends StackLike, G extends GroupLike> {
-  private made: S[] = [];
-  private madeGroups: G[] = [];
+  private readonly stackList: MadeOnRead<S>;
+  private readonly groupList: MadeOnRead<G>;
   /** each group's stacks (index = group rank), made when first asked: `starts` into `members` */
   private starts: Int32Array | null = null;
   private members: Int32Array | null = null;
@@ -48,9 +76,12 @@ export class RankIndex<S extends StackLike, G extends GroupLike> {
     readonly groupsKept: number,
     private readonly of: RankSource<S, G>,
     /** the stacks and groups when made already */
-    private whole: S[] | null = null,
-    private wholeGroups: G[] | null = null,
-  ) {}
+    whole: S[] | null = null,
+    wholeGroups: G[] | null = null,
+  ) {
+    this.stackList = new MadeOnRead(count, (k) => of.stack(k), whole);
+    this.groupList = new MadeOnRead(groupsKept, (g) => of.group(g), wholeGroups);
+  }
 
   processIndex(k: number): number {
     return this.of.processIndex(k);
@@ -67,41 +98,22 @@ export class RankIndex<S extends StackLike, G extends GroupLike> {
 
   /** JobSuspects.stacks[k] */
   stack(k: number): S {
-    if (this.whole) return this.whole[k];
-    let s = this.made[k];
-    if (!s) s = this.made[k] = this.of.stack(k);
-    return s;
+    return this.stackList.at(k);
   }
 
   /** JobSuspects.stacks */
   stacks(): S[] {
-    if (!this.whole) {
-      const out = new Array<S>(this.count);
-      for (let k = 0; k < out.length; k++) out[k] = this.made[k] ?? this.of.stack(k);
-      this.whole = out;
-      this.made = [];
-    }
-    return this.whole;
+    return this.stackList.all();
   }
 
   /** JobSuspects.groups[rank] (undefined past the groups kept) */
   group(rank: number): G | undefined {
-    if (this.wholeGroups) return this.wholeGroups[rank];
-    if (rank < 0 || rank >= this.groupsKept) return undefined;
-    let g = this.madeGroups[rank];
-    if (!g) g = this.madeGroups[rank] = this.of.group(rank);
-    return g;
+    return rank < 0 || rank >= this.groupsKept ? undefined : this.groupList.at(rank);
   }
 
   /** JobSuspects.groups */
   groups(): G[] {
-    if (!this.wholeGroups) {
-      const out = new Array<G>(this.groupsKept);
-      for (let g = 0; g < out.length; g++) out[g] = this.madeGroups[g] ?? this.of.group(g);
-      this.wholeGroups = out;
-      this.madeGroups = [];
-    }
-    return this.wholeGroups;
+    return this.groupList.all();
   }
 
   /** The stacks (indexes k, ascending: in rank order) of the group of rank `g`. */

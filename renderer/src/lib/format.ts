@@ -1,6 +1,11 @@
 // Number formatting for tables and tooltips.
 
-import { formatBytes as bytes } from '../../../core/model/units.js';
+import {
+  formatBytes as bytes,
+  formatCount as count,
+  formatValue as value,
+  type ValueUnit,
+} from '../../../core/model/units.js';
 import { revealControls } from '../../../core/model/display-text.js';
 import { processLabel } from '../../../core/model/process-name.js';
 import { pidText } from '../../../core/model/process-host.js';
@@ -22,14 +27,11 @@ export function formatBytes(n: number, signed = false): string {
   return bytes(n, signed, '−');
 }
 
-/** What a sample type's values are (core/model/sample-type.ts sampleUnit): bytes, or a count of objects. */
-export type ValueUnit = 'bytes' | 'objects';
+export type { ValueUnit };
 
-/** A sample value as its unit reads: bytes in binary units, a count of objects as a count (never as bytes). */
+/** A sample value as its unit reads (core/model/units.ts, the CLI's too), with the page's minus sign. */
 export function formatValue(n: number, unit: ValueUnit, signed = false): string {
-  if (unit === 'bytes') return formatBytes(n, signed);
-  const sign = n < 0 ? '−' : signed && n > 0 ? '+' : '';
-  return sign + formatCount(Math.abs(n));
+  return value(n, unit, signed, '−');
 }
 
 /** A process as banners, tables and titles name it (core/model/process-name.ts): `7905 python3.12 job.py`. */
@@ -60,9 +62,8 @@ export function formatPct(p: number, signed = true): string {
   return `${sign}${v >= 100 ? v.toFixed(0) : v.toFixed(1)}%`;
 }
 
-export function formatCount(n: number): string {
-  return Math.round(n).toLocaleString('en-US');
-}
+/** "7,014" (core/model/units.ts, the CLI's too). */
+export const formatCount = count;
 
 export function shortFile(p: string): string {
   const i = p.lastIndexOf('/');

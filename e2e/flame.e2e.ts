@@ -121,14 +121,25 @@ test.describe('flame graphs on fixtures/oom-job', () => {
     await shot(page, 'flame-02-leaf-first');
     await withBarControl(page, 'flame-siblings', (el) => el.selectOption('name').then(() => undefined));
     // by name: the root's children in label order (data-roots lists them heaviest first: compare the drawing)
-    // the root's children: the second row (18 px rows), wherever the view is scrolled
-    const y = 18 - (await flameView(page, 'flame'))!.scrollY;
-    const roots = (await flameNodes(page, 'flame')).filter(
-      (x) => x.rect && Math.abs(x.rect.y - y) < 1 && x.rect.w > 0.5,
-    );
-    const byX = [...roots].sort((a, b) => a.rect!.x - b.rect!.x).map((x) => x.label);
+    // the root's children: the second row (18 px rows), wherever the view is scrolled; read until the drawing
+    // follows the order chosen (its answer comes from the engine: over a WebSocket it may come a frame later)
+    const rootsByX = async (): Promise<string[]> => {
+      const y = 18 - (await flameView(page, 'flame'))!.scrollY;
+      const roots = (await flameNodes(page, 'flame')).filter(
+        (x) => x.rect && Math.abs(x.rect.y - y) < 1 && x.rect.w > 0.5,
+      );
+      return [...roots].sort((a, b) => a.rect!.x - b.rect!.x).map((x) => x.label);
+    };
+    const byName = (xs: string[]): string[] => [...xs].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    await expect
+      .poll(async () => {
+        const xs = await rootsByX();
+        return xs.length > 1 && JSON.stringify(xs) === JSON.stringify(byName(xs));
+      })
+      .toBe(true);
+    const byX = await rootsByX();
     expect(byX.length).toBeGreaterThan(1);
-    expect(byX).toEqual([...byX].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+    expect(byX).toEqual(byName(byX));
     // the Diff tab shares the layout; the session written keeps it
     await page.getByTestId('tab-diff').click();
     await expect(page.getByTestId('flame-order')).toHaveValue('leaf');

@@ -214,7 +214,16 @@ export class NodeEngine {
       listeners: new Set(),
       ctrl,
     };
+    let phase = '';
     const post = (p: LoadProgress): void => {
+      // HEAPLENS_ENGINE_TRACE=1: each phase's start, and when every file was read
+      if (TRACE && (p.phase !== phase || (p.filesDone === p.filesTotal && p.phase === 'parse' && phase === 'parse'))) {
+        if (p.phase !== phase || state.last?.filesDone !== p.filesDone)
+          process.stderr.write(
+            `engine: ${p.phase} at ${Math.round(performance.now())} ms, files ${p.filesDone}/${p.filesTotal}\n`,
+          );
+        phase = p.phase;
+      }
       if (p.preview) state.preview = p.preview;
       if (p.partial) state.partial = p.partial;
       // the whole job so far, for a client that attaches later (the others get what changed)
@@ -227,6 +236,7 @@ export class NodeEngine {
       for (const l of state.listeners) l(p);
     };
     state.done = this.read(paths, symbolDirs, ctrl.signal, post);
+    if (TRACE) void state.done.then(() => process.stderr.write(`engine: loaded at ${Math.round(performance.now())} ms\n`));
     // a failure reaches whoever attaches; none attached is not an unhandled rejection
     const ended = (): void => {
       state.ended = true;

@@ -7,6 +7,7 @@
 
 import type { Job } from '../model/model.js';
 import type { GrowthPattern } from '../stats/patterns.js';
+import { PATTERN_CODES } from '../stats/verdict-table.js';
 import { rankInputOf, rankSuspects, type JobSuspects, type RankInput, type RankMemo } from '../stats/suspects.js';
 
 /**
@@ -137,7 +138,7 @@ export class LoadRanking {
     let topLast = 0;
     for (let r = 0; r < t.stackIds.length; r++) {
       const g = rows.keyIds[r];
-      const score = rows.verdicts[r].score;
+      const score = rows.verdicts.score(r);
       const delta = t.lastBytes[r] - t.firstBytes[r];
       const last = t.lastBytes[r];
       if (this.seen[g] < 0) this.seen[g] = this.groups++;
@@ -153,7 +154,7 @@ export class LoadRanking {
       }
     }
     this.inputs.push(p);
-    this.topPatterns.push(top < 0 ? null : rows.verdicts[top].pattern);
+    this.topPatterns.push(top < 0 ? null : PATTERN_CODES[rows.verdicts.patternCode(top)]);
   }
 }
 
@@ -170,7 +171,6 @@ function only(p: RankInput, picked: Uint8Array): RankInput {
   const sigmaBytes = new Float64Array(n);
   const keys = new Array<string>(n);
   const keyIds = new Int32Array(n);
-  const verdicts = new Array<(typeof rows.verdicts)[number]>(n);
   keep.forEach((r, k) => {
     stackIds[k] = t.stackIds[r];
     firstBytes[k] = t.firstBytes[r];
@@ -178,11 +178,10 @@ function only(p: RankInput, picked: Uint8Array): RankInput {
     sigmaBytes[k] = t.sigmaBytes[r];
     keys[k] = t.keys[r];
     keyIds[k] = rows.keyIds[r];
-    verdicts[k] = rows.verdicts[r];
   });
   return {
     totals: { stackIds, firstBytes, lastBytes, sigmaBytes, keys },
-    byRow: { verdicts, keys: rows.keys, keyIds },
+    byRow: { verdicts: rows.verdicts.pick(keep), keys: rows.keys, keyIds },
     notes: p.notes,
     snapshotIndexes: p.snapshotIndexes,
     seconds: p.seconds,

@@ -62,7 +62,9 @@ describe('job-wide ranking on the jemalloc job folder (two runs of leaky.c and g
     // a dataset's input has neither: keys as strings, verdicts by stack id
     const plain = inputs.map(({ byRow, ...rest }) => ({
       ...rest,
-      verdicts: new Map(byRow!.verdicts.map((v) => [v.stackId, v])),
+      verdicts: new Map(
+        Array.from({ length: byRow!.verdicts.length }, (_, r) => byRow!.verdicts.at(r)).map((v) => [v.stackId, v]),
+      ),
     }));
     expect(structuredClone(rankSuspects(job, inputs))).toEqual(structuredClone(rankSuspects(job, plain)));
     // inputs of two memos (two tables) are grouped by their strings

@@ -8,6 +8,7 @@ import { PythonFrameHashes, StackKeyTable, stackIdentityLanes } from '../frames/
 import { processFates, type ProcessFate } from './process-fate.js';
 import { rankOrder, type KeptOrder } from './rank-order.js';
 import { lazyRanking, RankIndex } from './rank-index.js';
+import { PATTERN_CODES, VerdictTable } from './verdict-table.js';
 
 export interface StackSuspect extends StackSeriesVerdict {
   processIndex: number;
@@ -135,7 +136,7 @@ export interface RankInput {
    * rankJob's: every row's verdict in row order, and its key as a number of the memo's key table (the same string
    * as `totals.keys`): at 10^6 (process, stack) pairs the ranking's look-ups by stack id and by key string took ~1 s
    */
-  byRow?: { verdicts: readonly StackSeriesVerdict[]; keys: StackKeyTable; keyIds: Int32Array };
+  byRow?: { verdicts: VerdictTable; keys: StackKeyTable; keyIds: Int32Array };
   notes: string[];
   snapshotIndexes: number[];
   seconds: Float64Array | null;
@@ -154,7 +155,7 @@ export interface PartialSuspects extends JobSuspects {
 }
 
 /** The patterns by a small code (0: no verdict), for the ranking's typed arrays. */
-const PATTERNS: readonly GrowthPattern[] = ['unknown', 'steady', 'plateau', 'step', 'fluctuating', 'declining', 'flat'];
+const PATTERNS = PATTERN_CODES;
 
 /**
  * The job-wide ranking from every process's stack totals and the verdicts known. A stack without a verdict
@@ -188,7 +189,8 @@ function rankWith(
   const keys = new Float64Array(4 * total);
   const patternOf = new Uint8Array(total);
   const groupOf = new Int32Array(total);
-  const verdictAt = new Array<StackSeriesVerdict | undefined>(total);
+  // the verdicts of inputs without rows of them (a dataset's, by stack id), by entry; the others' are made when read
+  let verdictAt: (StackSeriesVerdict | undefined)[] | null = null;
   const hasVerdict = new Uint8Array(total);
   const groupIds = new Map<string, number>();
   const groupKeys: string[] = [];
@@ -203,12 +205,18 @@ function rankWith(
     for (let r = 0; r < t.stackIds.length; r++, e++) {
       procOf[e] = pi;
       rowOf[e] = r;
-      const v = rows ? rows.verdicts[r] : p.verdicts?.get(t.stackIds[r]);
-      verdictAt[e] = v;
-      if (v) {
+      if (rows) {
         hasVerdict[e] = 1;
-        keys[4 * e] = v.score;
-        patternOf[e] = PATTERNS.indexOf(v.pattern);
+        keys[4 * e] = rows.verdicts.score(r);
+        patternOf[e] = rows.verdicts.patternCode(r);
+      } else {
+        const v = p.verdicts?.get(t.stackIds[r]);
+        if (v) {
+          (verdictAt ??= new Array<StackSeriesVerdict | undefined>(total))[e] = v;
+          hasVerdict[e] = 1;
+          keys[4 * e] = v.score;
+          patternOf[e] = PATTERNS.indexOf(v.pattern);
+        }
       }
       keys[4 * e + 1] = t.lastBytes[r] - t.firstBytes[r];
       keys[4 * e + 2] = t.lastBytes[r];
@@ -237,6 +245,11 @@ function rankWith(
   const order = ordered.entries;
 
   const idOf = (i: number) => input[procOf[i]].totals.stackIds[rowOf[i]];
+  /** an entry's verdict (one with hasVerdict) */
+  const verdictOf = (i: number): StackSeriesVerdict => {
+    const rows = input[procOf[i]].byRow;
+    return rows ? rows.verdicts.at(rowOf[i]) : ((verdictAt as StackSeriesVerdict[])[i] as StackSeriesVerdict);
+  };
   const missing: PartialSuspects['missing'] = [];
 
   // groups: members in rank order, the first member seen is the group's top (the sums in rank order, as ever: the
@@ -311,7 +324,7 @@ function rankWith(
       if (place < Math.max(1, perProcess)) missing.push({ processIndex: pi, stackId: idOf(i) });
       continue;
     }
-    if (place === 0) topPattern[pi] = (verdictAt[i] as StackSeriesVerdict).pattern;
+    if (place === 0) topPattern[pi] = PATTERNS[patternOf[i]];
     rankOfStack[S] = rankOfGroup[groupOf[i]];
     entryOf[S++] = i;
   }
@@ -337,14 +350,14 @@ function rankWith(
       const pi = procOf[i];
       const p = job.processes[pi];
       const g = groupOf[i];
-      const s = suspect(verdictAt[i] as StackSeriesVerdict, pi, p.key, p.pid, groupKeys[g], rankOfGroup[g]);
+      const s = suspect(verdictOf(i), pi, p.key, p.pid, groupKeys[g], rankOfGroup[g]);
       s.groupProcesses = holders[g];
       return s;
     },
     group: (rank) => {
       const g = gOrder[rank];
       const top = gTop[g];
-      const v = verdictAt[top];
+      const pattern = hasVerdict[top] ? PATTERNS[patternOf[top]] : 'unknown';
       // its processes (ascending), those of its pattern and the others
       const processIndexes: number[] = [];
       const patternProcessIndexes: number[] = [];
@@ -360,7 +373,7 @@ function rankWith(
         key: groupKeys[g],
         processIndexes,
         processes: processIndexes.map((pi) => job.processes[pi].pid),
-        pattern: v ? v.pattern : 'unknown',
+        pattern,
         score: gScore[g],
         deltaBytes: gShared[g],
         patternProcessIndexes,
@@ -436,25 +449,24 @@ export function rankInputOf(proc: ProcessSeries, memo: RankMemo = new RankMemo()
   const pat = processPatterns(proc);
   const lanes = stackIdentityLanes(proc, { pythonHashes: memo.pythonHashes });
   const n = pat.stacks.length;
+  // the verdicts as columns (verdict-table.ts), of which the totals' figures are views
+  const verdicts = VerdictTable.of(pat.stacks);
   const totals = {
     stackIds: new Int32Array(n),
-    firstBytes: new Float64Array(n),
-    lastBytes: new Float64Array(n),
-    sigmaBytes: new Float64Array(n),
+    firstBytes: verdicts.column('firstBytes'),
+    lastBytes: verdicts.column('lastBytes'),
+    sigmaBytes: verdicts.column('sigmaBytes'),
     keys: new Array<string>(n),
   };
   const keyIds = new Int32Array(n);
   pat.stacks.forEach((s, r) => {
     totals.stackIds[r] = s.stackId;
-    totals.firstBytes[r] = s.firstBytes;
-    totals.lastBytes[r] = s.lastBytes;
-    totals.sigmaBytes[r] = s.sigmaBytes;
     keyIds[r] = memo.keys.intern(lanes, 4 * s.stackId);
     totals.keys[r] = memo.keys.keys[keyIds[r]];
   });
   const made: RankInput = {
     totals,
-    byRow: { verdicts: pat.stacks, keys: memo.keys, keyIds },
+    byRow: { verdicts, keys: memo.keys, keyIds },
     notes: pat.notes,
     snapshotIndexes: pat.snapshotIndexes,
     seconds: pat.seconds,

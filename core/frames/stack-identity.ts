@@ -20,6 +20,7 @@ import {
   PY_KIND_UNMERGED,
 } from '../formats/pyframes.js';
 import { locateHex, mappingIndexAt, numericStart, type MapsEntry } from '../formats/proc-maps.js';
+import { grown } from '../model/grown.js';
 import type { ProcessSeries } from '../model/model.js';
 import { layoutOf } from './python-stacks.js';
 
@@ -159,11 +160,7 @@ export class StackKeyTable {
     const known = this.slots[slot];
     if (known >= 0) return known;
     const id = this.keys.length;
-    if (4 * id + 4 > this.lanes.length) {
-      const grown = new Uint32Array(2 * this.lanes.length);
-      grown.set(this.lanes);
-      this.lanes = grown;
-    }
+    this.lanes = grown(this.lanes, 4 * id + 4);
     this.lanes.set(l.subarray(at, at + 4), 4 * id);
     this.keys.push(identityKeyText(l, at));
     this.slots[slot] = id;
@@ -356,11 +353,7 @@ export class PythonFrameHashes {
     }
     hashPythonFrame(e);
     const i = this.files.length;
-    if (3 * i + 3 > this.lanes.length) {
-      const grown = new Uint32Array(2 * this.lanes.length);
-      grown.set(this.lanes);
-      this.lanes = grown;
-    }
+    this.lanes = grown(this.lanes, 3 * i + 3);
     this.files.push(e.file);
     this.lines.push(e.line);
     this.lanes[3 * i] = lane1;

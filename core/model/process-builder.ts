@@ -8,6 +8,7 @@ import { framesHash } from '../formats/frame-scan.js';
 import { sameBytes, viewOf } from '../formats/same-bytes.js';
 import type { MapsEntry } from '../formats/proc-maps.js';
 import type { AddressTable, Counts, ProcessSeries, Snapshot, StackTable, ThreadTotals } from './model.js';
+import { grown } from './grown.js';
 import { newUnbiased, unbias, unbiasInto } from './unbias.js';
 import { varianceAtP } from './sampling-error.js';
 
@@ -236,14 +237,6 @@ function addressSlot(hi: number, lo: number): number {
   h ^= h >>> 16;
   h = Math.imul(h, 0x85ebca6b);
   return h ^ (h >>> 13);
-}
-
-/** Growable Uint32Array (doubling), for the builder's per-address and per-stack words. */
-function grown(a: Uint32Array<ArrayBuffer>, need: number): Uint32Array<ArrayBuffer> {
-  if (need <= a.length) return a;
-  const next = new Uint32Array(Math.max(2 * a.length, need));
-  next.set(a);
-  return next;
 }
 
 /**

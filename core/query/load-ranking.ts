@@ -7,6 +7,7 @@
 
 import type { Job } from '../model/model.js';
 import type { GrowthPattern } from '../stats/patterns.js';
+import { grown } from '../model/grown.js';
 import { PATTERN_CODES } from '../stats/verdict-table.js';
 import { rankInputOf, rankSuspects, type JobSuspects, type RankInput, type RankMemo } from '../stats/suspects.js';
 
@@ -18,14 +19,6 @@ const SPARE_GROUPS = 16;
 
 /** Rows asked of a loading job at most that are made this way (the page asks 16); more rank the job whole. */
 export const LOAD_RANKING_ROWS = 64;
-
-/** Float64Array that doubles as keys are met. */
-function grown(a: Float64Array<ArrayBuffer>, n: number): Float64Array<ArrayBuffer> {
-  if (n <= a.length) return a;
-  const b = new Float64Array(Math.max(n, 2 * a.length));
-  b.set(a);
-  return b;
-}
 
 /**
  * Each group's sums over the processes added so far, by the memo's key number, and each process's top pattern
@@ -124,11 +117,7 @@ export class LoadRanking {
     const rows = p.byRow as NonNullable<RankInput['byRow']>;
     const t = p.totals;
     const size = this.memo.keys.size;
-    if (size > this.seen.length) {
-      const seen = new Int32Array(Math.max(size, 2 * this.seen.length)).fill(-1);
-      seen.set(this.seen);
-      this.seen = seen;
-    }
+    this.seen = grown(this.seen, size, -1);
     this.score = grown(this.score, this.seen.length);
     this.delta = grown(this.delta, this.seen.length);
     this.last = grown(this.last, this.seen.length);

@@ -183,30 +183,34 @@ const rangeOf = (y: ArrayLike<number>, from: number, to: number): { lo: number; 
 };
 
 /** Classifies one series. */
-export function classifySeries({ y, v, t, a = null }: SeriesInput, stackId = -1): SeriesVerdict {
+export function classifySeries(
+  { y, v, t, a = null }: SeriesInput,
+  stackId = -1,
+  /** an object to fill instead of a new one (a process's stacks classified into columns reuse one: verdict-table.ts) */
+  into?: SeriesVerdict,
+): SeriesVerdict {
   const n = y.length;
-  const base: SeriesVerdict = {
-    stackId,
-    pattern: 'unknown',
-    note: null,
-    points: n,
-    firstBytes: n > 0 ? y[0] : 0,
-    lastBytes: n > 0 ? y[n - 1] : 0,
-    peakBytes: 0,
-    deltaBytes: n > 0 ? y[n - 1] - y[0] : 0,
-    sigmaBytes: n > 0 ? Math.sqrt(v[n - 1]) : 0,
-    sigmaDeltaBytes: n > 0 ? Math.sqrt(v[0] + v[n - 1]) : 0,
-    z: 0,
-    withinNoise: true,
-    slopePerSnapshot: 0,
-    slopePerSecond: null,
-    lateSlopePerSnapshot: 0,
-    lateSlopePerSecond: null,
-    lateZ: 0,
-    hasRate: false,
-    rateNote: null,
-    score: 0,
-  };
+  const base = into ?? blankVerdict();
+  base.stackId = stackId;
+  base.pattern = 'unknown';
+  base.note = null;
+  base.points = n;
+  base.firstBytes = n > 0 ? y[0] : 0;
+  base.lastBytes = n > 0 ? y[n - 1] : 0;
+  base.peakBytes = 0;
+  base.deltaBytes = n > 0 ? y[n - 1] - y[0] : 0;
+  base.sigmaBytes = n > 0 ? Math.sqrt(v[n - 1]) : 0;
+  base.sigmaDeltaBytes = n > 0 ? Math.sqrt(v[0] + v[n - 1]) : 0;
+  base.z = 0;
+  base.withinNoise = true;
+  base.slopePerSnapshot = 0;
+  base.slopePerSecond = null;
+  base.lateSlopePerSnapshot = 0;
+  base.lateSlopePerSecond = null;
+  base.lateZ = 0;
+  base.hasRate = false;
+  base.rateNote = null;
+  base.score = 0;
   const whole = rateBasis(n, t && n > 1 ? t[n - 1] - t[0] : null);
   base.hasRate = whole.perDump;
   base.rateNote = whole.note;
@@ -353,6 +357,32 @@ export function classifySeries({ y, v, t, a = null }: SeriesInput, stackId = -1)
   return base;
 }
 
+/** A verdict's fields in their order (a JSON answer prints them so), every one set by classifySeries. */
+export function blankVerdict(): SeriesVerdict {
+  return {
+    stackId: -1,
+    pattern: 'unknown',
+    note: null,
+    points: 0,
+    firstBytes: 0,
+    lastBytes: 0,
+    peakBytes: 0,
+    deltaBytes: 0,
+    sigmaBytes: 0,
+    sigmaDeltaBytes: 0,
+    z: 0,
+    withinNoise: true,
+    slopePerSnapshot: 0,
+    slopePerSecond: null,
+    lateSlopePerSnapshot: 0,
+    lateSlopePerSecond: null,
+    lateZ: 0,
+    hasRate: false,
+    rateNote: null,
+    score: 0,
+  };
+}
+
 export type StackSeriesVerdict = SeriesVerdict;
 
 export interface ProcessPatterns {
@@ -405,24 +435,47 @@ export function seriesFrame(
 
 /** Patterns of every stack of `proc` over its complete snapshots. */
 export function processPatterns(proc: ProcessSeries): ProcessPatterns {
+  const stacks: StackSeriesVerdict[] = [];
+  const frame = classifyStacks(proc, () => undefined, (s) => stacks.push(s), null);
+  return { stacks, ...frame };
+}
+
+/**
+ * Every stack of `proc` present in a complete snapshot, classified in stack-id order: `begin` is told how many, then
+ * `visit` gets each verdict — the object `into` itself, refilled, when one is given (visit copies what it keeps).
+ */
+export function classifyStacks(
+  proc: ProcessSeries,
+  begin: (count: number) => void,
+  visit: (s: StackSeriesVerdict) => void,
+  into: StackSeriesVerdict | null,
+): Omit<ProcessPatterns, 'stacks'> {
   const frame = seriesFrame(proc);
   const { snapshotIndexes: idx, notes } = frame;
   const times = { seconds: frame.seconds };
   const snaps = idx.map((i) => proc.snapshots[i]);
   const n = snaps.length;
   const count = proc.stacks.count;
-  const out: StackSeriesVerdict[] = [];
-  if (n === 0 || count === 0) return { stacks: out, snapshotIndexes: idx, seconds: times.seconds, notes };
+  if (n === 0 || count === 0) {
+    begin(0);
+    return { snapshotIndexes: idx, seconds: times.seconds, notes };
+  }
 
   // stacks present in any complete snapshot
   const present = new Uint8Array(count);
   for (const s of snaps) for (let i = 0; i < s.stackIds.length; i++) present[s.stackIds[i]] = 1;
   const ids: number[] = [];
   for (let id = 0; id < count; id++) if (present[id]) ids.push(id);
+  begin(ids.length);
 
   const chunk = Math.max(1, Math.floor(MAX_CHUNK_CELLS / n));
   const hasAccum = frame.hasAccum;
   const row = new Int32Array(count).fill(-1);
+  // one stack's series at a time, copied here (a view per stack and series was ~0.2 GB of a 1,000-process load)
+  const y1 = new Float64Array(n);
+  const v1 = new Float64Array(n);
+  const a1 = hasAccum ? new Float64Array(n) : null;
+  const one = { y: y1, v: v1, t: times.seconds, a: a1 };
   for (let c0 = 0; c0 < ids.length; c0 += chunk) {
     const part = ids.slice(c0, c0 + chunk);
     part.forEach((id, r) => (row[id] = r));
@@ -440,12 +493,14 @@ export function processPatterns(proc: ProcessSeries): ProcessPatterns {
       }
     });
     part.forEach((id, r) => {
-      const a = as ? as.subarray(r * n, r * n + n) : null;
-      out.push(
-        classifySeries({ y: ys.subarray(r * n, r * n + n), v: vs.subarray(r * n, r * n + n), t: times.seconds, a }, id),
-      );
+      for (let k = 0; k < n; k++) {
+        y1[k] = ys[r * n + k];
+        v1[k] = vs[r * n + k];
+        if (a1 && as) a1[k] = as[r * n + k];
+      }
+      visit(classifySeries(one, id, into ?? undefined));
       row[id] = -1;
     });
   }
-  return { stacks: out, snapshotIndexes: idx, seconds: times.seconds, notes };
+  return { snapshotIndexes: idx, seconds: times.seconds, notes };
 }

@@ -3,12 +3,12 @@
 // in all four workers" is one line, not four lines in four tables.
 
 import type { Job, ProcessSeries } from '../model/model.js';
-import { processPatterns, seriesFrame, type GrowthPattern, type StackSeriesVerdict } from './patterns.js';
+import { seriesFrame, type GrowthPattern, type StackSeriesVerdict } from './patterns.js';
 import { PythonFrameHashes, StackKeyTable, stackIdentityLanes } from '../frames/stack-identity.js';
 import { processFates, type ProcessFate } from './process-fate.js';
 import { rankOrder, type KeptOrder } from './rank-order.js';
 import { lazyRanking, RankIndex } from './rank-index.js';
-import { PATTERN_CODES, VerdictTable } from './verdict-table.js';
+import { PATTERN_CODES, processPatternTable, type VerdictTable } from './verdict-table.js';
 
 export interface StackSuspect extends StackSeriesVerdict {
   processIndex: number;
@@ -446,11 +446,11 @@ function sameFrame(known: RankInput, proc: ProcessSeries): boolean {
 export function rankInputOf(proc: ProcessSeries, memo: RankMemo = new RankMemo()): RankInput {
   const known = memo.inputs.get(proc);
   if (known && sameFrame(known, proc)) return known;
-  const pat = processPatterns(proc);
-  const lanes = stackIdentityLanes(proc, { pythonHashes: memo.pythonHashes });
-  const n = pat.stacks.length;
   // the verdicts as columns (verdict-table.ts), of which the totals' figures are views
-  const verdicts = VerdictTable.of(pat.stacks);
+  const pat = processPatternTable(proc);
+  const verdicts = pat.table;
+  const lanes = stackIdentityLanes(proc, { pythonHashes: memo.pythonHashes });
+  const n = verdicts.length;
   const totals = {
     stackIds: new Int32Array(n),
     firstBytes: verdicts.column('firstBytes'),
@@ -459,11 +459,12 @@ export function rankInputOf(proc: ProcessSeries, memo: RankMemo = new RankMemo()
     keys: new Array<string>(n),
   };
   const keyIds = new Int32Array(n);
-  pat.stacks.forEach((s, r) => {
-    totals.stackIds[r] = s.stackId;
-    keyIds[r] = memo.keys.intern(lanes, 4 * s.stackId);
+  for (let r = 0; r < n; r++) {
+    const id = verdicts.stackId(r);
+    totals.stackIds[r] = id;
+    keyIds[r] = memo.keys.intern(lanes, 4 * id);
     totals.keys[r] = memo.keys.keys[keyIds[r]];
-  });
+  }
   const made: RankInput = {
     totals,
     byRow: { verdicts, keys: memo.keys, keyIds },

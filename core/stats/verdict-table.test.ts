@@ -3,7 +3,7 @@ import { loadJob } from '../load/load-job.js';
 import { fixtureFiles } from '../../tools/fixtures.js';
 import { collectInputFiles } from '../../node/io/node-files.js';
 import { classifySeries, processPatterns, type SeriesVerdict } from './patterns.js';
-import { VerdictTable } from './verdict-table.js';
+import { processPatternTable, VerdictTable } from './verdict-table.js';
 
 const FIXTURES = new URL('../../fixtures/', import.meta.url).pathname;
 
@@ -21,6 +21,11 @@ describe('VerdictTable: verdicts as columns, each made on read as classifySeries
       for (const p of job.processes) {
         const made = processPatterns(p).stacks;
         const table = VerdictTable.of(made);
+        // classified straight into columns, one verdict object refilled: the same rows
+        const direct = processPatternTable(p);
+        expect(JSON.stringify(rows(direct.table))).toBe(JSON.stringify(made));
+        expect(direct.snapshotIndexes).toEqual(processPatterns(p).snapshotIndexes);
+        expect(direct.notes).toEqual(processPatterns(p).notes);
         expect(table.length).toBe(made.length);
         // JSON text: the same keys in the same order (a JSON answer prints them so), nulls kept apart from 0
         expect(JSON.stringify(rows(table))).toBe(JSON.stringify(made));

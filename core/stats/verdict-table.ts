@@ -4,7 +4,8 @@
 // as buffers from the readers, and V8 starts a major GC every ~64 MB of them (its external-memory limit): with the
 // verdicts in the heap, the GC threads of a 1,000-process load took ~25 s of CPU, against ~6 s without them.
 
-import type { GrowthPattern, SeriesVerdict } from './patterns.js';
+import type { ProcessSeries } from '../model/model.js';
+import { blankVerdict, classifyStacks, type GrowthPattern, type ProcessPatterns, type SeriesVerdict } from './patterns.js';
 
 /** The patterns by a small code, for typed arrays: 0 is 'unknown' (and a ranking's "no verdict"). */
 export const PATTERN_CODES: readonly GrowthPattern[] = [
@@ -64,48 +65,54 @@ export class VerdictTable {
 
   /** The verdicts in this order, as columns. */
   static of(verdicts: readonly SeriesVerdict[]): VerdictTable {
-    const n = verdicts.length;
-    const t = new VerdictTable(n, [null]);
-    const textIds = new Map<string, number>();
-    const textOf = (s: string | null): number => {
-      if (s === null) return 0;
-      let id = textIds.get(s);
-      if (id === undefined) {
-        id = t.texts.length;
-        textIds.set(s, id);
-        t.texts.push(s);
-      }
-      return id;
-    };
-    const x = t.num;
-    for (let r = 0; r < n; r++) {
-      const v = verdicts[r];
-      x[STACK_ID * n + r] = v.stackId;
-      x[POINTS * n + r] = v.points;
-      x[FIRST * n + r] = v.firstBytes;
-      x[LAST * n + r] = v.lastBytes;
-      x[PEAK * n + r] = v.peakBytes;
-      x[DELTA * n + r] = v.deltaBytes;
-      x[SIGMA * n + r] = v.sigmaBytes;
-      x[SIGMA_DELTA * n + r] = v.sigmaDeltaBytes;
-      x[Z * n + r] = v.z;
-      x[SLOPE * n + r] = v.slopePerSnapshot;
-      x[SLOPE_SECOND * n + r] = v.slopePerSecond ?? 0;
-      x[LATE_SLOPE * n + r] = v.lateSlopePerSnapshot;
-      x[LATE_SLOPE_SECOND * n + r] = v.lateSlopePerSecond ?? 0;
-      x[LATE_Z * n + r] = v.lateZ;
-      x[SCORE * n + r] = v.score;
-      const code = PATTERN_CODES.indexOf(v.pattern);
-      t.pattern[r] = code < 0 ? 0 : code;
-      t.flags[r] =
-        (v.withinNoise ? WITHIN_NOISE : 0) |
-        (v.hasRate ? HAS_RATE : 0) |
-        (v.slopePerSecond === null ? NO_SLOPE_SECOND : 0) |
-        (v.lateSlopePerSecond === null ? NO_LATE_SLOPE_SECOND : 0);
-      t.note[r] = textOf(v.note);
-      t.rateNote[r] = textOf(v.rateNote);
-    }
+    const t = VerdictTable.rows(verdicts.length);
+    verdicts.forEach((v, r) => t.set(r, v));
     return t;
+  }
+
+  /** A table of n rows, each to be `set` (until then each reads as a blank verdict). */
+  static rows(n: number): VerdictTable {
+    return new VerdictTable(n, [null]);
+  }
+
+  /** The text's number in `texts` (0: null), added when new. */
+  private textOf(s: string | null): number {
+    if (s === null) return 0;
+    // a process's rows share a few texts (its series' length and times decide them): a look-up along them
+    const at = this.texts.indexOf(s, 1);
+    if (at > 0) return at;
+    this.texts.push(s);
+    return this.texts.length - 1;
+  }
+
+  /** Writes row r from `v` (which it does not keep). */
+  set(r: number, v: SeriesVerdict): void {
+    const n = this.length;
+    const x = this.num;
+    x[STACK_ID * n + r] = v.stackId;
+    x[POINTS * n + r] = v.points;
+    x[FIRST * n + r] = v.firstBytes;
+    x[LAST * n + r] = v.lastBytes;
+    x[PEAK * n + r] = v.peakBytes;
+    x[DELTA * n + r] = v.deltaBytes;
+    x[SIGMA * n + r] = v.sigmaBytes;
+    x[SIGMA_DELTA * n + r] = v.sigmaDeltaBytes;
+    x[Z * n + r] = v.z;
+    x[SLOPE * n + r] = v.slopePerSnapshot;
+    x[SLOPE_SECOND * n + r] = v.slopePerSecond ?? 0;
+    x[LATE_SLOPE * n + r] = v.lateSlopePerSnapshot;
+    x[LATE_SLOPE_SECOND * n + r] = v.lateSlopePerSecond ?? 0;
+    x[LATE_Z * n + r] = v.lateZ;
+    x[SCORE * n + r] = v.score;
+    const code = PATTERN_CODES.indexOf(v.pattern);
+    this.pattern[r] = code < 0 ? 0 : code;
+    this.flags[r] =
+      (v.withinNoise ? WITHIN_NOISE : 0) |
+      (v.hasRate ? HAS_RATE : 0) |
+      (v.slopePerSecond === null ? NO_SLOPE_SECOND : 0) |
+      (v.lateSlopePerSecond === null ? NO_LATE_SLOPE_SECOND : 0);
+    this.note[r] = this.textOf(v.note);
+    this.rateNote[r] = this.textOf(v.rateNote);
   }
 
   /** These rows, in this order, as a table of their own. */
@@ -123,6 +130,10 @@ export class VerdictTable {
       t.rateNote[k] = this.rateNote[r];
     }
     return t;
+  }
+
+  stackId(r: number): number {
+    return this.num[STACK_ID * this.length + r];
   }
 
   score(r: number): number {
@@ -168,4 +179,20 @@ export class VerdictTable {
       score: x[SCORE * n + r],
     };
   }
+}
+
+/**
+ * patterns.ts processPatterns as a table: every stack classified into one verdict object, refilled, and written to
+ * columns (as objects, a 1,000-process job's verdicts were 0.76 GB of the loading thread's garbage).
+ */
+export function processPatternTable(proc: ProcessSeries): Omit<ProcessPatterns, 'stacks'> & { table: VerdictTable } {
+  let table = VerdictTable.rows(0);
+  let r = 0;
+  const frame = classifyStacks(
+    proc,
+    (count) => (table = VerdictTable.rows(count)),
+    (v) => table.set(r++, v),
+    blankVerdict(),
+  );
+  return { ...frame, table };
 }

@@ -171,4 +171,39 @@ test.describe('behaviour', () => {
     await expect(page.getByTestId('timeline-scale')).toHaveAttribute('data-scale', 'per-process');
     expect(await inside()).toBe(true);
   });
+
+  test('drawn again, the timeline keeps its lines: a path changes only where its process or scale does', async ({
+    page,
+  }) => {
+    await open(page, fixtureSeries());
+    const lines = page.locator('[data-testid=timeline] path.proc-line');
+    await expect(lines).toHaveCount(3);
+    // each line element marked by the test: an element made again would come without the mark
+    const before = await lines.evaluateAll((ps) =>
+      ps.map((p, k) => {
+        p.setAttribute('data-test-mark', String(k));
+        return { pid: p.getAttribute('data-pid'), d: p.getAttribute('d') };
+      }),
+    );
+    // another base: the chart is drawn again (its markers move), the lines do not
+    await page.getByTestId('base-select').selectOption({ index: 1 });
+    await expect(page.locator('.marker-label').first()).toContainText('base');
+    const kept = await lines.evaluateAll((ps) =>
+      ps.map((p) => ({
+        mark: p.getAttribute('data-test-mark'),
+        pid: p.getAttribute('data-pid'),
+        d: p.getAttribute('d'),
+      })),
+    );
+    expect(kept.map((k) => k.mark)).toEqual(['0', '1', '2']);
+    expect(kept.map(({ pid, d }) => ({ pid, d }))).toEqual(before);
+    // each line on its own scale: the same elements, the lines of the processes not focused drawn anew
+    await page.getByTestId('timeline-scale').click();
+    await expect(page.getByTestId('timeline-scale')).toHaveAttribute('data-scale', 'per-process');
+    const own = await lines.evaluateAll((ps) =>
+      ps.map((p) => ({ mark: p.getAttribute('data-test-mark'), d: p.getAttribute('d') })),
+    );
+    expect(own.map((k) => k.mark).sort()).toEqual(['0', '1', '2']);
+    expect(own.filter((o) => before[Number(o.mark)].d !== o.d).length).toBeGreaterThanOrEqual(1);
+  });
 });

@@ -180,8 +180,13 @@ test.describe('progressive opening of the real job', () => {
         progress: string[];
         read: string[];
         holders: string[];
+        note: string;
+        rankedRead: number | null;
       };
-      const w = window as unknown as { __partial: Seen | null };
+      const w = window as unknown as {
+        __partial: Seen | null;
+        __heaplens: { job: { rankedRead: number | null } };
+      };
       w.__partial = null;
       new MutationObserver(() => {
         if (w.__partial || !document.querySelector('[data-testid=suspects-view] [data-testid=suspect-row]')) return;
@@ -197,13 +202,15 @@ test.describe('progressive opening of the real job', () => {
           holders: [...document.querySelectorAll('[data-testid=suspect-spark]')].map(
             (e) => e.getAttribute('data-pid') ?? '',
           ),
+          note: document.querySelector('[data-testid=suspects-view] .bar .note')?.textContent ?? '',
+          rankedRead: w.__heaplens.job.rankedRead,
         };
       }).observe(document.body, { childList: true, subtree: true });
       // every request to the worker with the tab open and whether the job was still loading when it was sent
-      type Asked = { type: string; partial: boolean; tab: string };
+      type Asked = { type: string; partial: boolean; tab: string; read: number; at: number };
       type App = {
         client: { start: (...a: unknown[]) => unknown };
-        job: { partial: boolean };
+        job: { partial: boolean; summary: { processes: { pending?: unknown }[] } | null };
         selection: { tab: string };
       };
       const h = (window as unknown as { __heaplens: App; __asked: Asked[] }).__heaplens;
@@ -211,7 +218,13 @@ test.describe('progressive opening of the real job', () => {
       const start = h.client.start.bind(h.client);
       h.client.start = (...a: unknown[]) => {
         const req = a[0] as { type: string };
-        asked.push({ type: req.type, partial: h.job.partial, tab: h.selection.tab });
+        asked.push({
+          type: req.type,
+          partial: h.job.partial,
+          tab: h.selection.tab,
+          read: (h.job.summary?.processes ?? []).filter((p) => !p.pending).length,
+          at: performance.now(),
+        });
         return start(...a);
       };
     });
@@ -227,8 +240,19 @@ test.describe('progressive opening of the real job', () => {
     await expect(page.getByTestId('job-info')).toContainText(`${5 * NODES} processes`, { timeout: 120_000 });
     // while it loaded, a growth table was asked only with a tab open that shows it; once in, for the open process
     const asked = await page.evaluate(
-      () => (window as unknown as { __asked: { type: string; partial: boolean; tab: string }[] }).__asked,
+      () =>
+        (window as unknown as { __asked: { type: string; partial: boolean; tab: string; read: number; at: number }[] })
+          .__asked,
     );
+    // the loading job's ranking was asked again only once half as many more processes were read, or 8 s on
+    // (lib/ranking-pace.ts), not at each update of the job so far
+    const ranked = asked.filter((a) => a.type === 'suspects' && a.partial);
+    expect(ranked.length).toBeGreaterThan(0);
+    for (let k = 1; k < ranked.length; k++)
+      expect(
+        ranked[k].read >= Math.ceil(1.5 * ranked[k - 1].read) || ranked[k].at - ranked[k - 1].at >= 8000,
+        `ask ${k}: ${ranked[k - 1].read} → ${ranked[k].read} processes read`,
+      ).toBe(true);
     const growthAsked = asked.filter((a) => a.type === 'growth');
     for (const a of growthAsked.filter((g) => g.partial)) expect(a.tab).toBe('growth');
     await expect
@@ -257,6 +281,11 @@ test.describe('progressive opening of the real job', () => {
       }
     ).processes.map((p) => String(p.pid));
     expect((seen!.holders as string[]).length).toBeGreaterThan(0);
+    // the table says how many processes the ranking shown is of
+    expect(seen!.rankedRead as number).toBeGreaterThan(0);
+    expect((seen!.note as string).replace(/\s+/g, ' ')).toContain(
+      `across the ${String(seen!.rankedRead)} of ${5 * NODES} processes read so far`,
+    );
     for (const h of seen!.holders as string[]) {
       expect(seen!.read).toContain(h);
       expect(pids).toContain(h);

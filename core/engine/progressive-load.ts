@@ -30,9 +30,14 @@ const PARTIAL_SHARE = 4;
  * shown process by process.
  */
 const PARTIAL_UPDATES = 20;
-/** Progress (files and bytes read) posted at most this often: each post re-lays out and repaints the page's
- * progress line, and at 20 a second that was a quarter of the page's CPU during a load on two cores. */
-const PROGRESS_INTERVAL_MS = 200;
+/**
+ * Progress (files and bytes read) posted at most this often: each post is a frame of the page (its progress line and
+ * the pending processes' counts laid out, the page repainted). At 20 a second that was a quarter of the page's CPU
+ * during a load on two cores; at 5 a second, on the 1,000-process job, ~250 frames of ~9 ms of the page's main thread
+ * each (and as many of its compositor, rasterizer and GPU process): about a third of the browser's CPU to the whole
+ * job. Once a second the bar still moves by ~2 % of a minute's load.
+ */
+export const PROGRESS_INTERVAL_MS = 1000;
 
 // The provisional ranking (before the first process is read whole): from this many dumps on, then no sooner than
 // PROVISIONAL_INTERVAL_MS, nor than PROVISIONAL_SHARE × its last ranking's time, after the last (it is ranked in
@@ -85,7 +90,7 @@ export interface LoadResult {
 export async function loadProgressively(o: ProgressiveLoad): Promise<LoadResult> {
   const t0 = performance.now();
   const { signal, session } = o;
-  let lastPost = 0;
+  const progressDue = progressThrottle(PROGRESS_INTERVAL_MS);
   let partial: ReturnType<typeof partialPoster> | null = null;
   try {
     const bytesTotal = o.files.reduce((a, f) => a + f.size, 0);
@@ -146,11 +151,7 @@ export async function loadProgressively(o: ProgressiveLoad): Promise<LoadResult>
           file: pr.file,
         };
         if (pr.filesDone === pr.filesTotal && pr.filesTotal > 0) o.onAllRead?.();
-        const now = performance.now();
-        if (now - lastPost > PROGRESS_INTERVAL_MS || pr.filesDone === pr.filesTotal) {
-          lastPost = now;
-          o.post(lastProgress);
-        }
+        if (progressDue(pr.filesDone === pr.filesTotal)) o.post(lastProgress);
       },
     });
     partial.stop();
@@ -158,12 +159,9 @@ export async function loadProgressively(o: ProgressiveLoad): Promise<LoadResult>
     o.onAllRead?.();
     try {
       // one post a process was a thousand at 1,000 processes, each re-laying out the page's progress line
-      let lastSymbolPost = -Infinity;
+      const symbolDue = progressThrottle(PROGRESS_INTERVAL_MS);
       await o.symbolize(j, signal, (p) => {
-        const now = performance.now();
-        if (now - lastSymbolPost < PROGRESS_INTERVAL_MS) return;
-        lastSymbolPost = now;
-        o.post(p);
+        if (symbolDue(false)) o.post(p);
       });
     } catch (e) {
       if (signal.aborted) throw e;
@@ -185,6 +183,23 @@ export async function loadProgressively(o: ProgressiveLoad): Promise<LoadResult>
   } finally {
     partial?.stop();
   }
+}
+
+/**
+ * Whether a progress post is due: the first at once, then one per `intervalMs` at most; a `last` one (every file
+ * read) always.
+ */
+export function progressThrottle(
+  intervalMs: number,
+  now: () => number = () => performance.now(),
+): (last: boolean) => boolean {
+  let lastPost = -Infinity;
+  return (last) => {
+    const t = now();
+    if (!last && t - lastPost < intervalMs) return false;
+    lastPost = t;
+    return true;
+  };
 }
 
 /** A cancelled load's error, named as every transport reports cancellation (`AbortError`). */

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatUtc, timeAxis, timeKind, xValue, type AxisProcess } from './time-axis.ts';
+import { axisKeeper, formatUtc, sameAxis, timeAxis, timeKind, xValue, type AxisProcess } from './time-axis.ts';
 
 const T0 = Date.UTC(2026, 10, 29, 9, 0, 0); // 09:00:00 UTC
 
@@ -129,5 +129,25 @@ describe('time axis', () => {
     const z = timeAxis([w], [62, 462], [], [T0 + 10_000, T0 + 14_000]);
     expect(z.at(T0 + 12_000)).toBe(262);
     expect(z.ticks[0].label).toMatch(/^09:00:1\d\.\d{3}$/);
+  });
+
+  it('kept while the processes shown move nothing on it (a loading job read further), made anew when they do', () => {
+    const a = proc([0, 1, 2], [T0, T0 + 60_000, T0 + 120_000]);
+    const b = proc([0, 1], [T0 + 10_000, T0 + 70_000]);
+    const keep = axisKeeper();
+    const first = keep(timeAxis([a, b], [62, 462]));
+    // the same processes as new objects (the next update's summary): the same axis object
+    const again = keep(timeAxis([{ ...a }, { ...b }], [62, 462]));
+    expect(again).toBe(first);
+    // a dump later than any before: another axis, and it is kept from then on
+    const c = proc([0, 1], [T0, T0 + 180_000]);
+    const wider = keep(timeAxis([a, b, c], [62, 462]));
+    expect(wider).not.toBe(first);
+    expect(sameAxis(wider, first)).toBe(false);
+    expect(keep(timeAxis([a, b, c], [62, 462]))).toBe(wider);
+    // another width, another axis
+    expect(sameAxis(timeAxis([a, b, c], [62, 562]), wider)).toBe(false);
+    // the same dumps on a sequence axis: not the wall-clock one
+    expect(sameAxis(timeAxis([proc([0, 1, 2], null)], [62, 462]), first)).toBe(false);
   });
 });

@@ -167,3 +167,28 @@ function caption(kind: TimeKind, procs: readonly AxisProcess[]): { text: string;
   const why = procs.map((p) => p.time.mtimeProblem).find((m) => m) ?? 'no capture times';
   return { text: 'x: dump seq (no times)', title: `x: the dumps' sequence numbers; no usable times: ${why}` };
 }
+
+/** Whether two axes put every value at the same px, with the same ticks and caption. */
+export function sameAxis(a: TimeAxis, b: TimeAxis): boolean {
+  const same = (x: readonly number[], y: readonly number[]): boolean =>
+    x.length === y.length && x.every((v, i) => v === y[i]);
+  return (
+    a.kind === b.kind &&
+    same(a.scale.domain(), b.scale.domain()) &&
+    same(a.scale.range(), b.scale.range()) &&
+    a.ticks.length === b.ticks.length &&
+    a.ticks.every((t, i) => t.value === b.ticks[i].value && t.label === b.ticks[i].label) &&
+    a.caption.text === b.caption.text &&
+    a.caption.title === b.caption.title
+  );
+}
+
+/**
+ * The axis made last, while each new one is the same (sameAxis): a chart's effects follow the axis object, and each
+ * update of a loading job made a new one that moved nothing (the processes read since keep their dumps' times), so
+ * the charts of the focused process alone (its stacks' areas, its memory) were drawn again at every update.
+ */
+export function axisKeeper(): (x: TimeAxis) => TimeAxis {
+  let last: TimeAxis | null = null;
+  return (x) => (last !== null && sameAxis(last, x) ? last : (last = x));
+}

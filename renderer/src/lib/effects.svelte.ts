@@ -9,6 +9,7 @@ import { debounce } from './session-map.ts';
 import type { Ui } from './ui.svelte.ts';
 import type { GrowthResult, StackFilterChip, StackMode, SuspectsResult } from './protocol.ts';
 import { LatestAsk } from './latest-ask.ts';
+import { rankingDue, readCount } from './ranking-pace.ts';
 import { defaultStack, openingProcess } from '../state/opening.ts';
 import type { Tab } from '../views/tabs.ts';
 
@@ -42,6 +43,8 @@ export function startEffects(ui: Ui): { flush(): void; cancel(): void } {
     view: { mode: StackMode; hideAllocator: boolean; filters: StackFilterChip[] };
     limit: number;
     key: string;
+    /** while loading: the processes read whole in the job so far asked of (null: the whole job) */
+    read: number | null;
   };
   const RANK_SHARE = 8;
   const suspectsAsker = new LatestAsk<SuspectsAsk, SuspectsResult>({
@@ -59,8 +62,9 @@ export function startEffects(ui: Ui): { flush(): void; cancel(): void } {
       // no ranking to choose by: the views of the process shown are asked after all
       app.job.autoOpen = false;
     },
-    apply: (suspects) => {
+    apply: (suspects, ask) => {
       app.job.suspects = suspects;
+      app.job.rankedRead = ask.read;
       // a job opens on the process that holds suspect #1 (else the killed one), once the full ranking is in,
       // unless the user has picked another meanwhile
       const sel = app.selection;
@@ -78,6 +82,10 @@ export function startEffects(ui: Ui): { flush(): void; cancel(): void } {
       } else if (app.job.focusTopSuspect && app.selection.growth) focusTopGrowth(app.selection.growth.stacks);
     },
   });
+  // the last ranking asked: its key and, while loading, the processes read whole it was asked of
+  let rankedKey = '';
+  let rankedRead: number | null = null;
+  let rankedAt = 0;
   $effect(() => {
     // the focus/ignore chips narrow the ranking as they narrow every view
     const view = {
@@ -87,10 +95,19 @@ export function startEffects(ui: Ui): { flush(): void; cancel(): void } {
     };
     // reports too: the analysis runs in their page over the embedded job; while a job loads, again on each
     // update (the ranking of the processes read so far, its top rows only)
-    if (!app.job.summary) return;
-    const limit = app.job.partial ? 16 : 200;
+    const summary = app.job.summary;
+    if (!summary) return;
+    const partial = app.job.partial;
+    const limit = partial ? 16 : 200;
     const key = `${app.job.jobEpoch}|${view.mode}|${view.hideAllocator}|${limit}|${JSON.stringify(view.filters)}`;
-    untrack(() => suspectsAsker.ask({ view, limit, key }));
+    // an update of the loading job's ranking only once enough more of it is read (lib/ranking-pace.ts)
+    const read = partial ? readCount(summary.processes) : null;
+    const now = performance.now();
+    if (read !== null && key === rankedKey && !rankingDue(read, rankedRead, now - rankedAt)) return;
+    rankedKey = key;
+    rankedRead = read;
+    rankedAt = now;
+    untrack(() => suspectsAsker.ask({ view, limit, key, read }));
   });
 
   // -- nothing selected: the stack panel shows the focused process's highest suspect (suspect #1's stack on the

@@ -56,6 +56,12 @@ export class Job implements JobFacts {
   /** the job-wide ranking (Suspects view, process table badges) */
   suspects = $state.raw<SuspectsResult | null>(null);
   /**
+   * while loading: how many processes (read whole, the first of the job so far) the ranking shown was made of; it is
+   * asked again only as the job grows enough (lib/ranking-pace.ts), so it may be of fewer than are shown. Null: of
+   * the whole job.
+   */
+  rankedRead = $state<number | null>(null);
+  /**
    * while loading, until the job so far has its own ranking: the worker's ranking of the dumps read before the
    * first process was read whole (core/query/provisional.ts), shown as provisional
    */

@@ -23,8 +23,6 @@ export interface ToDumpWorker<F> {
   /** the task's reader and massif snapshot (DumpTask.kind, .part) */
   kind?: DumpTask['kind'];
   part?: number;
-  /** a stack-words buffer to reuse (transferred): an earlier task's, whose merge is done */
-  words?: ArrayBuffer;
   /** the dump's `.pyframes` sidecar (DumpTask.sidecar), where the worker finds it */
   sidecar?: { file: F; path: string; size: number; mtimeMs: number | null };
 }
@@ -62,11 +60,6 @@ export interface DumpPool {
   readonly size: number;
   run: DumpRunner;
   /**
-   * Hands back a task's stack-words buffer once its merge is done: the next task's worker gets it (transferred)
-   * instead of allocating one, so a long load does not leave a dump's words as garbage on both sides each time.
-   */
-  recycle(words: ArrayBuffer): void;
-  /**
    * Starts the workers now, before the first task, so they load their code (~0.1 s a worker) while this thread
    * does the load's own setup (listing and classifying the files, reading their heads).
    */
@@ -75,8 +68,6 @@ export interface DumpPool {
   close(): void;
 }
 
-/** Buffers kept for reuse, at most (a few per worker: tasks in flight ahead of the merge). */
-const MAX_SPARE_BUFFERS = 8;
 
 /**
  * Tasks a worker holds at once: the one it reads and the next, which it starts as soon as it posts a result.
@@ -108,7 +99,6 @@ export function createDumpPool<F>(host: DumpPoolHost<F>): DumpPool {
   const size = Math.max(1, host.size);
   const slots: Slot<F>[] = [];
   const queue: Job<F>[] = [];
-  const spare: ArrayBuffer[] = [];
   let nextId = 1;
   // 0 is this thread's own cache (a task read in this thread)
   let nextReader = 1;
@@ -194,9 +184,7 @@ export function createDumpPool<F>(host: DumpPoolHost<F>): DumpPool {
       const job = queue.shift() as Job<F>;
       slot.jobs.push(job);
       slot.worker.keepAlive?.(true);
-      const words = spare.pop();
-      if (words) slot.worker.post({ ...job.msg, words }, [words]);
-      else slot.worker.post(job.msg);
+      slot.worker.post(job.msg);
     }
   };
 
@@ -250,16 +238,12 @@ export function createDumpPool<F>(host: DumpPoolHost<F>): DumpPool {
   return {
     size,
     run,
-    recycle(words) {
-      if (!closed && !broken && spare.length < MAX_SPARE_BUFFERS && words.byteLength > 0) spare.push(words);
-    },
     warm() {
       // an idle worker does not keep the process alive (it is kept alive while it has a task)
       while (!closed && !broken && slots.length < size) spawn().worker.keepAlive?.(false);
     },
     close() {
       closed = true;
-      spare.length = 0;
       for (const s of slots.splice(0)) s.worker.terminate();
     },
   };
@@ -289,6 +273,11 @@ export function serveDumpTasks<F>(
   let turn = Promise.resolve();
   const frames = new FramesSender();
   const stacks = new StackSender();
+  // The reader's stack-words buffer, kept from one task to the next: each result carries a copy of the words it
+  // used, which the pool's thread keeps as they are for the stacks a later result leaves out (stack-delta.ts
+  // StackMirror). The buffer itself used to go to the merging thread and back, which copied each result's words
+  // into its mirror (~2 s of that thread's time at 1,000 processes, where the readers wait for it).
+  let words: Uint32Array | undefined;
   const reads = new Map<number, { resolve: (b: Uint8Array) => void; reject: (e: Error) => void }>();
   const ask = (source: string, offset: number, length: number) =>
     new Promise<Uint8Array>((resolve, reject) => {
@@ -332,10 +321,15 @@ export function serveDumpTasks<F>(
             lastPost = now;
             port.post({ id: msg.id, bytes });
           },
-          ...(msg.words ? { words: new Uint32Array(msg.words) } : {}),
+          ...(words ? { words } : {}),
           sent: stacks,
         },
       );
+      const used = whole.parsed?.stackWords;
+      if (used && whole.parsed) {
+        words = new Uint32Array(used.buffer as ArrayBuffer);
+        whole.parsed.stackWords = used.slice();
+      }
       const { result, delta } = frames.take(whole);
       const sentStacks = stacks.prepare(result);
       const transfer = dumpTaskTransfer(result);

@@ -82,7 +82,7 @@ export interface DumpTaskOptions {
   signal?: AbortSignal;
   onBytes?: (bytesRead: number) => void;
   inflate?: Inflater | null;
-  /** a buffer for the task's stack words (one an earlier task's merge is done with), grown when too small */
+  /** a buffer for the task's stack words (the reader's, kept from its last task), grown when too small */
   words?: Uint32Array;
   /** what this thread's reader has posted before: a stack with one of those serials is left out (stack-delta.ts) */
   sent?: SentSerials;
@@ -293,8 +293,8 @@ class RecordStacks implements StackInterner {
   }
 
   /**
-   * Offsets in frames (word pairs), and the words: a view of the whole buffer (no copy), which goes back to a
-   * reader for a later task once merged (DumpPool.recycle).
+   * Offsets in frames (word pairs), and the words: a view of the whole buffer (no copy); a reader keeps the buffer
+   * for its next task and posts a copy (dump-pool.ts serveDumpTasks).
    */
   seal(): {
     offsets: Uint32Array;

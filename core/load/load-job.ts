@@ -50,8 +50,6 @@ export interface LoadOptions {
   runDump?: DumpRunner;
   /** how many dump tasks may run at once (the pool's size); 1 when absent */
   parallelism?: number;
-  /** takes a task's stack-words buffer once merged, for a later task to reuse (a pool's DumpPool.recycle) */
-  recycle?: (words: ArrayBuffer) => void;
   /** stop with a JobTooLargeError once the model would take more than this many bytes */
   memoryBudget?: number;
   /**
@@ -501,7 +499,6 @@ export async function loadJob(files: readonly InputFile[], options: LoadOptions 
       };
       over(d.file.path);
       modelBytes += snapshotBytes(mergeDumpTask(builder, parsed, () => over(d.file.path)));
-      options.recycle?.(parsed.stackWords.buffer as ArrayBuffer);
       const nowStackBytes = stackTableBytes(builder.stacks, builder.addresses.hex.length);
       modelBytes += nowStackBytes - stackBytes;
       stackBytes = nowStackBytes;

@@ -129,34 +129,32 @@ export class StackSender implements SentSerials {
   }
 }
 
-/** One reader's sent stacks on the pool's side: words by serial, never changed once added. */
+/**
+ * One reader's sent stacks on the pool's side: words by serial, never changed once added. The words stay in the
+ * results' own arrays (a reader posts each result's words apart, never reused: dump-pool.ts), kept here, not copied.
+ */
 export class StackMirror {
-  private words = new Uint32Array(1 << 16);
+  /** the results' word arrays the slots point into */
+  private readonly chunks: Uint32Array[] = [];
   /** words held */
   used = 0;
   private readonly at = new SerialMap();
-  /** per slot: its words' start, end and stackHash */
+  /** per slot: its chunk, its words' start and end there, and its stackHash */
+  private chunkOf: number[] = [];
   private from: number[] = [];
   private to: number[] = [];
   private hashes: number[] = [];
 
+  /** Keeps the serial's words: `words` from `from` to `to`, an array that no one changes after. */
   add(serial: number, words: Uint32Array, from: number, to: number, hash: number): void {
     if (this.at.get(serial) >= 0) return;
-    const n = to - from;
-    if (this.used + n > this.words.length) {
-      const next = new Uint32Array(Math.max(2 * this.words.length, this.used + n));
-      next.set(this.words.subarray(0, this.used));
-      this.words = next;
-    }
-    // word by word: a stack is ~100 words, and a subarray per stack (a million over the issue-49 job's 1,000
-    // processes) cost more than the copy
-    const w = this.words;
-    for (let k = 0, at = this.used; k < n; k++) w[at + k] = words[from + k];
+    if (this.chunks[this.chunks.length - 1] !== words) this.chunks.push(words);
     this.at.set(serial, this.from.length);
-    this.from.push(this.used);
-    this.to.push(this.used + n);
+    this.chunkOf.push(this.chunks.length - 1);
+    this.from.push(from);
+    this.to.push(to);
     this.hashes.push(hash);
-    this.used += n;
+    this.used += to - from;
   }
 
   has(serial: number): boolean {
@@ -170,7 +168,7 @@ export class StackMirror {
   find(serial: number, out: { words: Uint32Array; from: number; to: number; hash: number }): boolean {
     const slot = this.at.get(serial);
     if (slot < 0) return false;
-    out.words = this.words;
+    out.words = this.chunks[this.chunkOf[slot]];
     out.from = this.from[slot];
     out.to = this.to[slot];
     out.hash = this.hashes[slot];

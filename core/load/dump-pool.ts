@@ -68,7 +68,6 @@ export interface DumpPool {
   close(): void;
 }
 
-
 /**
  * Tasks a worker holds at once: the one it reads and the next, which it starts as soon as it posts a result.
  * With one, each task waited for this thread to take the last result and post the next, a wait that grew

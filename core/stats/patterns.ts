@@ -436,7 +436,12 @@ export function seriesFrame(
 /** Patterns of every stack of `proc` over its complete snapshots. */
 export function processPatterns(proc: ProcessSeries): ProcessPatterns {
   const stacks: StackSeriesVerdict[] = [];
-  const frame = classifyStacks(proc, () => undefined, (s) => stacks.push(s), null);
+  const frame = classifyStacks(
+    proc,
+    () => undefined,
+    (s) => stacks.push(s),
+    null,
+  );
   return { stacks, ...frame };
 }
 

@@ -5,7 +5,13 @@
 // verdicts in the heap, the GC threads of a 1,000-process load took ~25 s of CPU, against ~6 s without them.
 
 import type { ProcessSeries } from '../model/model.js';
-import { blankVerdict, classifyStacks, type GrowthPattern, type ProcessPatterns, type SeriesVerdict } from './patterns.js';
+import {
+  blankVerdict,
+  classifyStacks,
+  type GrowthPattern,
+  type ProcessPatterns,
+  type SeriesVerdict,
+} from './patterns.js';
 
 /** The patterns by a small code, for typed arrays: 0 is 'unknown' (and a ranking's "no verdict"). */
 export const PATTERN_CODES: readonly GrowthPattern[] = [
@@ -120,8 +126,7 @@ export class VerdictTable {
     const n = rows.length;
     const t = new VerdictTable(n, this.texts);
     const m = this.length;
-    for (let c = 0; c < COLUMNS; c++)
-      for (let k = 0; k < n; k++) t.num[c * n + k] = this.num[c * m + rows[k]];
+    for (let c = 0; c < COLUMNS; c++) for (let k = 0; k < n; k++) t.num[c * n + k] = this.num[c * m + rows[k]];
     for (let k = 0; k < n; k++) {
       const r = rows[k];
       t.pattern[k] = this.pattern[r];

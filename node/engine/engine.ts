@@ -236,7 +236,8 @@ export class NodeEngine {
       for (const l of state.listeners) l(p);
     };
     state.done = this.read(paths, symbolDirs, ctrl.signal, post);
-    if (TRACE) void state.done.then(() => process.stderr.write(`engine: loaded at ${Math.round(performance.now())} ms\n`));
+    if (TRACE)
+      void state.done.then(() => process.stderr.write(`engine: loaded at ${Math.round(performance.now())} ms\n`));
     // a failure reaches whoever attaches; none attached is not an unhandled rejection
     const ended = (): void => {
       state.ended = true;

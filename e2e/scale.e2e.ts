@@ -117,7 +117,7 @@ test.describe('large job, progressive', () => {
     // shown before the first process is read whole, over the preview's timelines: ranked from some of the first
     // process's dumps, of the job's PROCS × SNAPS
     expect(seen!.inPreview).toBe(true);
-    const m = /Provisional — ranking from (\d+) of (\d+)\s+dumps read so far/.exec(seen!.note.replace(/\s+/g, ' '));
+    const m = /Provisional — ranking from (\d+) of (\d+)\s+dumps so far/.exec(seen!.note.replace(/\s+/g, ' '));
     expect(m, seen!.note).not.toBeNull();
     expect(Number(m![2])).toBe(PROCS * SNAPS);
     expect(Number(m![1])).toBeGreaterThanOrEqual(1);
@@ -284,7 +284,7 @@ test.describe('progressive opening of the real job', () => {
     // the table says how many processes the ranking shown is of
     expect(seen!.rankedRead as number).toBeGreaterThan(0);
     expect((seen!.note as string).replace(/\s+/g, ' ')).toContain(
-      `across the ${String(seen!.rankedRead)} of ${5 * NODES} processes read so far`,
+      `across the ${String(seen!.rankedRead)} of ${5 * NODES} processes ranked so far`,
     );
     for (const h of seen!.holders as string[]) {
       expect(seen!.read).toContain(h);

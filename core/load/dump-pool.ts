@@ -324,10 +324,10 @@ export function serveDumpTasks<F>(
           sent: stacks,
         },
       );
-      const used = whole.parsed?.stackWords;
-      if (used && whole.parsed) {
-        words = new Uint32Array(used.buffer as ArrayBuffer);
-        whole.parsed.stackWords = used.slice();
+      const parsed = whole.parsed;
+      if (parsed) {
+        words = new Uint32Array(parsed.stackWords.buffer as ArrayBuffer);
+        parsed.stackWords = parsed.stackWords.slice();
       }
       const { result, delta } = frames.take(whole);
       const sentStacks = stacks.prepare(result);

@@ -440,7 +440,6 @@ export function processPatterns(proc: ProcessSeries): ProcessPatterns {
     proc,
     () => undefined,
     (s) => stacks.push(s),
-    null,
   );
   return { stacks, ...frame };
 }
@@ -453,7 +452,7 @@ export function classifyStacks(
   proc: ProcessSeries,
   begin: (count: number) => void,
   visit: (s: StackSeriesVerdict) => void,
-  into: StackSeriesVerdict | null,
+  into?: StackSeriesVerdict,
 ): Omit<ProcessPatterns, 'stacks'> {
   const frame = seriesFrame(proc);
   const { snapshotIndexes: idx, notes } = frame;
@@ -503,7 +502,7 @@ export function classifyStacks(
         v1[k] = vs[r * n + k];
         if (a1 && as) a1[k] = as[r * n + k];
       }
-      visit(classifySeries(one, id, into ?? undefined));
+      visit(classifySeries(one, id, into));
       row[id] = -1;
     });
   }

@@ -8,7 +8,7 @@ import { PythonFrameHashes, StackKeyTable, stackIdentityLanes } from '../frames/
 import { processFates, type ProcessFate } from './process-fate.js';
 import { rankOrder, type KeptOrder } from './rank-order.js';
 import { lazyRanking, RankIndex } from './rank-index.js';
-import { PATTERN_CODES, processPatternTable, type VerdictTable } from './verdict-table.js';
+import { PATTERN_CODES, patternCode, processPatternTable, type VerdictTable } from './verdict-table.js';
 
 export interface StackSuspect extends StackSeriesVerdict {
   processIndex: number;
@@ -154,9 +154,6 @@ export interface PartialSuspects extends JobSuspects {
   missing: { processIndex: number; stackId: number }[];
 }
 
-/** The patterns by a small code (0: no verdict), for the ranking's typed arrays. */
-const PATTERNS = PATTERN_CODES;
-
 /**
  * The job-wide ranking from every process's stack totals and the verdicts known. A stack without a verdict
  * scores 0 — so verdicts may be left out only for stacks whose change is within 2σ (Δ − 2σ_Δ ≤ 0 bounds the
@@ -187,6 +184,7 @@ function rankWith(
   const rowOf = new Int32Array(total);
   // score, Δ, size at the end and its variance, side by side (rank-order.ts RankKeys)
   const keys = new Float64Array(4 * total);
+  // each entry's pattern as its PATTERN_CODES index (0, unknown, also where it has no verdict)
   const patternOf = new Uint8Array(total);
   const groupOf = new Int32Array(total);
   // the verdicts of inputs without rows of them (a dataset's, by stack id), by entry; the others' are made when read
@@ -215,7 +213,7 @@ function rankWith(
           (verdictAt ??= new Array<StackSeriesVerdict | undefined>(total))[e] = v;
           hasVerdict[e] = 1;
           keys[4 * e] = v.score;
-          patternOf[e] = PATTERNS.indexOf(v.pattern);
+          patternOf[e] = patternCode(v.pattern);
         }
       }
       keys[4 * e + 1] = t.lastBytes[r] - t.firstBytes[r];
@@ -279,7 +277,7 @@ function rankWith(
     else {
       gOtherDelta[g] += d;
       const seen = (gOtherPatterns[g] ??= []);
-      if (!seen.includes(PATTERNS[pattern])) seen.push(PATTERNS[pattern]);
+      if (!seen.includes(PATTERN_CODES[pattern])) seen.push(PATTERN_CODES[pattern]);
     }
     gScore[g] += keys[4 * i];
     gDelta[g] += d;
@@ -324,7 +322,7 @@ function rankWith(
       if (place < Math.max(1, perProcess)) missing.push({ processIndex: pi, stackId: idOf(i) });
       continue;
     }
-    if (place === 0) topPattern[pi] = PATTERNS[patternOf[i]];
+    if (place === 0) topPattern[pi] = PATTERN_CODES[patternOf[i]];
     rankOfStack[S] = rankOfGroup[groupOf[i]];
     entryOf[S++] = i;
   }
@@ -357,7 +355,7 @@ function rankWith(
     group: (rank) => {
       const g = gOrder[rank];
       const top = gTop[g];
-      const pattern = hasVerdict[top] ? PATTERNS[patternOf[top]] : 'unknown';
+      const pattern = hasVerdict[top] ? PATTERN_CODES[patternOf[top]] : 'unknown';
       // its processes (ascending), those of its pattern and the others
       const processIndexes: number[] = [];
       const patternProcessIndexes: number[] = [];

@@ -24,6 +24,12 @@ export const PATTERN_CODES: readonly GrowthPattern[] = [
   'flat',
 ];
 
+/** A pattern's PATTERN_CODES index (0, 'unknown', for a name not among them). */
+export function patternCode(pattern: GrowthPattern): number {
+  const code = PATTERN_CODES.indexOf(pattern);
+  return code < 0 ? 0 : code;
+}
+
 // the numeric fields, a column each
 const STACK_ID = 0;
 const POINTS = 1;
@@ -110,8 +116,7 @@ export class VerdictTable {
     x[LATE_SLOPE_SECOND * n + r] = v.lateSlopePerSecond ?? 0;
     x[LATE_Z * n + r] = v.lateZ;
     x[SCORE * n + r] = v.score;
-    const code = PATTERN_CODES.indexOf(v.pattern);
-    this.pattern[r] = code < 0 ? 0 : code;
+    this.pattern[r] = patternCode(v.pattern);
     this.flags[r] =
       (v.withinNoise ? WITHIN_NOISE : 0) |
       (v.hasRate ? HAS_RATE : 0) |

@@ -217,8 +217,9 @@ export class NodeEngine {
     let phase = '';
     const post = (p: LoadProgress): void => {
       // HEAPLENS_ENGINE_TRACE=1: each phase's start, and when every file was read
-      if (TRACE && (p.phase !== phase || (p.filesDone === p.filesTotal && p.phase === 'parse' && phase === 'parse'))) {
-        if (p.phase !== phase || state.last?.filesDone !== p.filesDone)
+      if (TRACE) {
+        const allRead = p.phase === 'parse' && p.filesDone === p.filesTotal && state.last?.filesDone !== p.filesDone;
+        if (p.phase !== phase || allRead)
           process.stderr.write(
             `engine: ${p.phase} at ${Math.round(performance.now())} ms, files ${p.filesDone}/${p.filesTotal}\n`,
           );

@@ -170,7 +170,13 @@ function firstGroupCallSite(dir) {
   return f ? (f.function ?? (f.module ? `${f.module}+${f.moduleOffset}` : f.address)) : null;
 }
 
-async function openRun(browser, browserPid, dir) {
+/**
+ * One load of the job in a new page. With `probe`, the bench watches it too: the browser tree's PSS every 100 ms, the
+ * page's JS heap every 0.5 s and a Chrome trace of its tasks. That watching costs the bench ~2.8 s of CPU on the
+ * 16-process job (smaps_rollup of ~9 processes, the trace's events over CDP) on the same two cores, so the times
+ * and CPU figures are taken from a load without it.
+ */
+async function openRun(browser, browserPid, dir, probe) {
   const before = new Set(renderers(browserPid));
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   await page.addInitScript(() => {
@@ -180,6 +186,8 @@ async function openRun(browser, browserPid, dir) {
     }).observe({ type: 'longtask', buffered: true });
   });
   const t0 = performance.now();
+  const benchCpu0 = process.cpuUsage();
+  let benchCpu = 0;
   // BENCH_ENGINE_NODE_ARGS: node flags for the engine alone (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`, which
   // NODE_OPTIONS refuses)
   const nodeArgs = (process.env.BENCH_ENGINE_NODE_ARGS ?? '').split(' ').filter(Boolean);
@@ -204,7 +212,9 @@ async function openRun(browser, browserPid, dir) {
   let pagePid = 0;
   let atPeak = {};
   let peakAt = 0;
+  // without the probe, the engine's peak RSS is its VmHWM at the end
   const timer = setInterval(() => {
+    if (!probe) return;
     const mine = renderers(browserPid).filter((p) => !before.has(p));
     const pss = new Map(
       childTree(browserPid)
@@ -222,30 +232,34 @@ async function openRun(browser, browserPid, dir) {
     peakEngine = Math.max(peakEngine, field(child.pid, 'status', 'VmRSS'));
   }, 100);
   // the page's JS heap while it loads (V8's used and reserved bytes; CDP Performance.getMetrics, every 0.5 s)
-  const cdp = await page.context().newCDPSession(page);
-  await cdp.send('Performance.enable');
+  const cdp = probe ? await page.context().newCDPSession(page) : null;
   let jsPeak = { used: 0, total: 0 };
-  const jsTimer = setInterval(() => {
-    cdp
-      .send('Performance.getMetrics')
-      .then(({ metrics }) => {
-        const m = Object.fromEntries(metrics.map((x) => [x.name, x.value]));
-        jsPeak = { used: Math.max(jsPeak.used, m.JSHeapUsedSize), total: Math.max(jsPeak.total, m.JSHeapTotalSize) };
-      })
-      .catch(() => {});
-  }, 500);
+  let jsTimer;
+  if (cdp) {
+    await cdp.send('Performance.enable');
+    jsTimer = setInterval(() => {
+      cdp
+        .send('Performance.getMetrics')
+        .then(({ metrics }) => {
+          const m = Object.fromEntries(metrics.map((x) => [x.name, x.value]));
+          jsPeak = { used: Math.max(jsPeak.used, m.JSHeapUsedSize), total: Math.max(jsPeak.total, m.JSHeapTotalSize) };
+        })
+        .catch(() => {});
+    }, 500);
+  }
   const at = (p) => p.then(() => performance.now());
   // BENCH_CHROME_TRACE=<file>: a Chrome trace of the page while the job loads, with its sampled CPU profile
   // (bench/trace-self.mjs reads it; --longest N: what the page ran in its longest tasks). Without it, a trace of the
   // tasks alone ('toplevel'): each task's CPU time on the thread beside its wall time. On a shared machine a task's
   // wall time is mostly the thread waiting for a core (a 379 ms task of 1 ms CPU at load 7 on 2 cores).
   const tracePath = process.env.BENCH_CHROME_TRACE ?? path.join(os.tmpdir(), `open-bench-tasks-${process.pid}.json`);
-  await browser.startTracing(page, {
-    path: tracePath,
-    categories: process.env.BENCH_CHROME_TRACE
-      ? ['disabled-by-default-v8.cpu_profiler', 'v8', 'devtools.timeline', 'toplevel', '__metadata']
-      : ['toplevel', '__metadata'],
-  });
+  if (probe)
+    await browser.startTracing(page, {
+      path: tracePath,
+      categories: process.env.BENCH_CHROME_TRACE
+        ? ['disabled-by-default-v8.cpu_profiler', 'v8', 'devtools.timeline', 'toplevel', '__metadata']
+        : ['toplevel', '__metadata'],
+    });
   await page.goto(url);
   const pageCpu = () => childTree(browserPid).reduce((a, p) => a + cpuOf(p), 0);
   const pageCpu0 = pageCpu();
@@ -270,6 +284,8 @@ async function openRun(browser, browserPid, dir) {
           // does not
           engineCpu = cpuOf(child.pid);
           pageCpuUsed = pageCpu() - pageCpu0;
+          const c = process.cpuUsage(benchCpu0);
+          benchCpu = (c.user + c.system) / 1e6;
         }),
     ),
   ]);
@@ -278,18 +294,24 @@ async function openRun(browser, browserPid, dir) {
     polling: 50,
   });
   await page.waitForTimeout(1000);
-  await browser.stopTracing();
   clearInterval(timer);
   clearInterval(jsTimer);
-  await cdp.detach().catch(() => {});
-  const tasks = traceTasks(tracePath);
-  if (!process.env.BENCH_CHROME_TRACE) rmSync(tracePath, { force: true });
-  const settled = pssByKind(browserPid, pagePid);
-  // what the page holds once its garbage is collected (pageParts collects it): after a load the renderer holds
-  // garbage V8 and Blink collect when they choose (on 120 processes, 17,000 DOM nodes of which 6,700 live)
-  const parts = await pageParts(page);
-  await page.waitForTimeout(2000);
-  const collected = pssByKind(browserPid, pagePid);
+  let tasks = null;
+  let settled = null;
+  let parts = null;
+  let collected = null;
+  if (probe) {
+    await browser.stopTracing();
+    await cdp.detach().catch(() => {});
+    tasks = traceTasks(tracePath);
+    if (!process.env.BENCH_CHROME_TRACE) rmSync(tracePath, { force: true });
+    settled = pssByKind(browserPid, pagePid);
+    // what the page holds once its garbage is collected (pageParts collects it): after a load the renderer holds
+    // garbage V8 and Blink collect when they choose (on 120 processes, 17,000 DOM nodes of which 6,700 live)
+    parts = await pageParts(page);
+    await page.waitForTimeout(2000);
+    collected = pssByKind(browserPid, pagePid);
+  }
   const info = await page.evaluate(() => ({
     longest: Math.max(0, ...window.__longtasks.map((e) => e.ms)),
     // the five longest with their start, and the load's end, in the page's time: during the load or at its end
@@ -310,6 +332,7 @@ async function openRun(browser, browserPid, dir) {
     full: s(tFull),
     engineCpu,
     pageCpu: pageCpuUsed,
+    benchCpu,
     longest: info.longest,
     top: info.top,
     loadDone: info.loadDone,
@@ -380,8 +403,9 @@ async function main() {
   try {
     for (let r = 0; r < Number(values.runs); r++) {
       const cli = cliSummary(dir);
-      const open = await openRun(browser, browserPid, dir);
-      rows.push({ cli, ...open });
+      const open = await openRun(browser, browserPid, dir, false);
+      const probed = await openRun(browser, browserPid, dir, true);
+      rows.push({ cli, ...open, probed });
     }
   } finally {
     await browser.close();
@@ -396,17 +420,18 @@ async function main() {
         `first timeline ${r.timeline.toFixed(2)} s`,
         `first suspect ${r.suspect.toFixed(2)} s`,
         `whole job ${r.full.toFixed(2)} s = ${(r.full / r.cli.s).toFixed(2)}× the CLI`,
-        `CPU to the whole job: engine ${r.engineCpu.toFixed(2)} s = ${(r.engineCpu / r.cli.cpu).toFixed(2)}× the CLI's, the browser's ${r.pageCpu.toFixed(2)} s`,
+        `CPU to the whole job: engine ${r.engineCpu.toFixed(2)} s = ${(r.engineCpu / r.cli.cpu).toFixed(2)}× the CLI's, the browser's ${r.pageCpu.toFixed(2)} s, this bench's own (its sampling) ${r.benchCpu.toFixed(2)} s`,
         `longest main-thread task ${Math.round(r.longest)} ms`,
-        `longest tasks in the trace, wall / CPU ms at s: ${r.tasks.byWall.map(([w, c, at]) => `${Math.round(w)} / ${Math.round(c)} at ${at.toFixed(1)}`).join(', ')}`,
-        `most CPU in one task, wall / CPU ms at s: ${r.tasks.byCpu.map(([w, c, at]) => `${Math.round(w)} / ${Math.round(c)} at ${at.toFixed(1)}`).join(', ')}`,
+        `the same load watched by this bench (PSS every 0.1 s, JS heap every 0.5 s, a trace; the figures below): whole job ${r.probed.full.toFixed(2)} s = ${(r.probed.full / r.cli.s).toFixed(2)}× the CLI, this bench's own CPU ${r.probed.benchCpu.toFixed(2)} s, longest main-thread task ${Math.round(r.probed.longest)} ms`,
+        `longest tasks in the trace, wall / CPU ms at s: ${r.probed.tasks.byWall.map(([w, c, at]) => `${Math.round(w)} / ${Math.round(c)} at ${at.toFixed(1)}`).join(', ')}`,
+        `most CPU in one task, wall / CPU ms at s: ${r.probed.tasks.byCpu.map(([w, c, at]) => `${Math.round(w)} / ${Math.round(c)} at ${at.toFixed(1)}`).join(', ')}`,
         `longest tasks: ${r.top.map((e) => `${Math.round(e.ms)} ms at ${(e.start / 1000).toFixed(1)} s`).join(', ')} (page time; the load done at ${r.loadDone === null ? '?' : (r.loadDone / 1000).toFixed(1)} s)`,
-        `browser peak PSS ${Math.round(r.browserPssMB)} MB (a blank page in the same browser: ${Math.round(floorMB)} MB; above it: ${Math.round(r.browserPssMB - floorMB)} MB)`,
-        `the page's renderer: peak PSS ${Math.round(r.pagePssMB)} MB (a blank page's: ${Math.round(floor.byKind['the page'] ?? 0)} MB)`,
-        `PSS by process at the tree's peak (${r.peakAt.toFixed(1)} s): ${byKindText(r.atPeak)}; settled after the load: ${byKindText(r.settled)}; after a full GC: ${byKindText(r.collected)}; blank page: ${byKindText(floor.byKind)}`,
-        `the page's JS heap while loading: peak ${r.jsPeakMB.used.toFixed(1)} MB used, ${r.jsPeakMB.total.toFixed(1)} MB reserved`,
-        `the page after the load and a full GC: JS heap ${r.parts.jsUsedMB.toFixed(1)} MB used of ${r.parts.jsTotalMB.toFixed(1)} MB (${r.parts.jsBeforeGcMB.toFixed(1)} MB before), ${r.parts.nodes} DOM nodes (${r.parts.nodesBeforeGc} before), ${r.parts.layoutObjects} layout objects, canvases ${r.parts.canvasMB.toFixed(1)} MB (${r.parts.canvases.join(', ')})`,
-        `engine peak RSS ${Math.round(r.engineRssMB)} MB`,
+        `browser peak PSS ${Math.round(r.probed.browserPssMB)} MB (a blank page in the same browser: ${Math.round(floorMB)} MB; above it: ${Math.round(r.probed.browserPssMB - floorMB)} MB)`,
+        `the page's renderer: peak PSS ${Math.round(r.probed.pagePssMB)} MB (a blank page's: ${Math.round(floor.byKind['the page'] ?? 0)} MB)`,
+        `PSS by process at the tree's peak (${r.probed.peakAt.toFixed(1)} s): ${byKindText(r.probed.atPeak)}; settled after the load: ${byKindText(r.probed.settled)}; after a full GC: ${byKindText(r.probed.collected)}; blank page: ${byKindText(floor.byKind)}`,
+        `the page's JS heap while loading: peak ${r.probed.jsPeakMB.used.toFixed(1)} MB used, ${r.probed.jsPeakMB.total.toFixed(1)} MB reserved`,
+        `the page after the load and a full GC: JS heap ${r.probed.parts.jsUsedMB.toFixed(1)} MB used of ${r.probed.parts.jsTotalMB.toFixed(1)} MB (${r.probed.parts.jsBeforeGcMB.toFixed(1)} MB before), ${r.probed.parts.nodes} DOM nodes (${r.probed.parts.nodesBeforeGc} before), ${r.probed.parts.layoutObjects} layout objects, canvases ${r.probed.parts.canvasMB.toFixed(1)} MB (${r.probed.parts.canvases.join(', ')})`,
+        `engine peak RSS ${Math.round(r.engineRssMB)} MB (watched: ${Math.round(r.probed.engineRssMB)} MB)`,
         `engine: ${r.engineLabel}`,
         `first suspect row: ${r.firstRow.replace(/\s+/g, ' ').trim().slice(0, 160)}`,
         `first row names the same call site: ${site !== null && r.firstRow.includes(String(site))}`,

@@ -472,39 +472,51 @@ export function classifyStacks(
   for (let id = 0; id < count; id++) if (present[id]) ids.push(id);
   begin(ids.length);
 
-  const chunk = Math.max(1, Math.floor(MAX_CHUNK_CELLS / n));
+  const chunk = Math.max(1, Math.min(ids.length, Math.floor(MAX_CHUNK_CELLS / n)));
   const hasAccum = frame.hasAccum;
   const row = new Int32Array(count).fill(-1);
+  // One snapshot per column (cell j * chunk + row): a snapshot's stacks fill its column nearly in order, and
+  // reading one stack's series back walks all columns together, a cache line serving 8 stacks. Row by row, each
+  // scattered add missed the cache (two thirds of this function's time on the 16 × 5,000-stack bench job).
+  const ys = new Float64Array(chunk * n);
+  const vs = new Float64Array(chunk * n);
+  const as = hasAccum ? new Float64Array(chunk * n) : null;
   // one stack's series at a time, copied here (a view per stack and series was ~0.2 GB of a 1,000-process load)
   const y1 = new Float64Array(n);
   const v1 = new Float64Array(n);
   const a1 = hasAccum ? new Float64Array(n) : null;
   const one = { y: y1, v: v1, t: times.seconds, a: a1 };
   for (let c0 = 0; c0 < ids.length; c0 += chunk) {
-    const part = ids.slice(c0, c0 + chunk);
-    part.forEach((id, r) => (row[id] = r));
-    const ys = new Float64Array(part.length * n);
-    const vs = new Float64Array(part.length * n);
-    const as = hasAccum ? new Float64Array(part.length * n) : null;
-    snaps.forEach((s, j) => {
-      const acc = s.accumBytes;
-      for (let i = 0; i < s.stackIds.length; i++) {
-        const r = row[s.stackIds[i]];
+    const rows = Math.min(chunk, ids.length - c0);
+    for (let r = 0; r < rows; r++) row[ids[c0 + r]] = r;
+    if (c0 > 0) {
+      ys.fill(0);
+      vs.fill(0);
+      as?.fill(0);
+    }
+    for (let j = 0; j < n; j++) {
+      const s = snaps[j];
+      const { stackIds, liveBytes, liveVarBytes } = s;
+      const acc = as ? s.accumBytes : undefined;
+      const col = j * chunk;
+      for (let i = 0; i < stackIds.length; i++) {
+        const r = row[stackIds[i]];
         if (r < 0) continue;
-        ys[r * n + j] += s.liveBytes[i];
-        vs[r * n + j] += s.liveVarBytes[i];
-        if (as && acc) as[r * n + j] += acc[i];
+        ys[col + r] += liveBytes[i];
+        vs[col + r] += liveVarBytes[i];
+        if (as && acc) as[col + r] += acc[i];
       }
-    });
-    part.forEach((id, r) => {
-      for (let k = 0; k < n; k++) {
-        y1[k] = ys[r * n + k];
-        v1[k] = vs[r * n + k];
-        if (a1 && as) a1[k] = as[r * n + k];
+    }
+    for (let r = 0; r < rows; r++) {
+      for (let k = 0, cell = r; k < n; k++, cell += chunk) {
+        y1[k] = ys[cell];
+        v1[k] = vs[cell];
+        if (a1 && as) a1[k] = as[cell];
       }
+      const id = ids[c0 + r];
       visit(classifySeries(one, id, into));
       row[id] = -1;
-    });
+    }
   }
   return { snapshotIndexes: idx, seconds: times.seconds, notes };
 }

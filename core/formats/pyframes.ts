@@ -217,6 +217,19 @@ export function decodePseudoAddress(hex: string, layout: PseudoAddressLayout = D
   return { addr: '0x' + v.toString(16), kind, id };
 }
 
+/**
+ * True for a PYFRAMES/1 pseudo-address (frame or marker) with the given (default) layout: the one test of whether a
+ * frame is Python's (the symbolizer, the maps and the native views leave these out).
+ */
+export function isPythonPseudoAddress(hex: string, layout: PseudoAddressLayout = DEFAULT_LAYOUT): boolean {
+  return decodePseudoAddress(hex, layout) !== null;
+}
+
+/** The pseudo-address layout a process's table declares (the default without a table). */
+export function layoutOf(table: PyFrameTable | null): PseudoAddressLayout {
+  return table ? { tagHex: table.tagHex, kindShift: table.kindShift, idShift: table.idShift } : DEFAULT_LAYOUT;
+}
+
 /** The 8 lowercase hex digits of s from `at` as an unsigned 32-bit value; -1 when one is not a digit. */
 function hexWord(s: string, at: number): number {
   let v = 0;

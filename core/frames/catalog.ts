@@ -15,7 +15,8 @@ import {
   type ViewOptions,
 } from '../model/vocab.js';
 import { decodePseudoAddress } from '../formats/pyframes.js';
-import { layoutOf, viewClassified, type Classified, type PythonFrameView } from './python-stacks.js';
+import { layoutOf } from '../formats/pyframes.js';
+import { viewClassified, type Classified, type PythonFrameView } from './python-stacks.js';
 import { foldReasonOf, foldStack, MARKER_LABEL, type FoldOptions, type FoldReason } from './stack-labels.js';
 import { STARTUP_LABEL, startupKind, type StartupClass, type StartupKind } from './startup.js';
 import { filterStack, isActive } from './stack-filter.js';

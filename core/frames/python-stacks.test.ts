@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
   isInterpreterModule,
-  isPythonPseudoAddress,
   parseStackMode,
   pythonFrameJson,
   pythonFramesForDump,
@@ -9,7 +8,7 @@ import {
   type PythonFrameView,
   type StackView,
 } from './python-stacks.js';
-import { findPyFramesInDump, parsePyFrames, type PyFrameTable } from '../formats/pyframes.js';
+import { findPyFramesInDump, isPythonPseudoAddress, parsePyFrames, type PyFrameTable } from '../formats/pyframes.js';
 import { findMapping, parseMaps } from '../formats/proc-maps.js';
 import {
   childDump,

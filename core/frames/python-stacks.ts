@@ -6,21 +6,20 @@
 //   python  - Python frames only
 //   native  - native frames only (pseudo-addresses removed)
 // Markers (entry, unmerged, truncated) are never frames; they only set flags on the view.
-// Pseudo-addresses must never reach the symbolizer or the maps: filter with isPythonPseudoAddress.
+// Pseudo-addresses must never reach the symbolizer or the maps: filter with isPythonPseudoAddress (core/formats/pyframes.ts).
 
 import {
-  DEFAULT_LAYOUT,
   PY_KIND_ENTRY,
   PY_KIND_FRAME,
   PY_KIND_TRUNCATED,
   PY_KIND_UNKNOWN,
   PY_KIND_UNMERGED,
   decodePseudoAddress,
+  layoutOf,
   parsePyFrames,
   pyFramesTokenFromMaps,
   readSidecar,
   sidecarPathsFor,
-  type PseudoAddressLayout,
   type SidecarRead,
   type PyFrameTable,
 } from '../formats/pyframes.js';
@@ -80,15 +79,6 @@ export interface StackViewOptions {
   isInterpreterFrame?: (addr: string) => boolean;
   /** `_PyEval_EvalFrameDefault` frames: lets merged mode re-merge a fallback (unmerged) stack. */
   isEvalFrame?: (addr: string) => boolean;
-}
-
-/** True for a PYFRAMES/1 pseudo-address (frame or marker) with the given (default) layout. */
-export function isPythonPseudoAddress(hex: string, layout: PseudoAddressLayout = DEFAULT_LAYOUT): boolean {
-  return decodePseudoAddress(hex, layout) !== null;
-}
-
-export function layoutOf(table: PyFrameTable | null): PseudoAddressLayout {
-  return table ? { tagHex: table.tagHex, kindShift: table.kindShift, idShift: table.idShift } : DEFAULT_LAYOUT;
 }
 
 export function pythonFrameLabel(f: Pick<PythonFrameView, 'function' | 'file' | 'line' | 'resolved'>): string {

@@ -18,11 +18,11 @@ import {
   PY_KIND_FRAME,
   PY_KIND_TRUNCATED,
   PY_KIND_UNMERGED,
+  layoutOf,
 } from '../formats/pyframes.js';
 import { locateHex, mappingIndexAt, numericStart, type MapsEntry } from '../formats/proc-maps.js';
 import { grown } from '../model/grown.js';
 import type { ProcessSeries } from '../model/model.js';
-import { layoutOf } from './python-stacks.js';
 
 export interface IdentityOptions {
   /** build-id of a mapped file, by its path as in the maps (from the symbolizer, when it read the binary) */

@@ -9,7 +9,7 @@ import type { Job, LoadWarning, ProcessSeries } from '../model/model.js';
 import type { ViewOptions } from '../model/vocab.js';
 import type { JobPreview } from '../load/job-preview.js';
 import { FrameCatalog } from '../frames/catalog.js';
-import { isPythonPseudoAddress, layoutOf } from '../frames/python-stacks.js';
+import { isPythonPseudoAddress, layoutOf } from '../formats/pyframes.js';
 import { sampleSeries, sampleUnavailable } from '../model/sample-type.js';
 import { seriesEndIndex, withoutTeardownDumps } from '../model/series-end.js';
 import { rankGrowth } from '../stats/growth.js';

@@ -12,15 +12,9 @@ import { nodeInflate, NodeSymbolFileSource, readAddr2lineWasm } from '../../node
 import { PT_LOAD, readElfInfo, type InflateFn } from './elf.js';
 import type { SymbolFile, SymbolFileSource } from './files.js';
 import { parsePerfMap } from './perf-map.js';
+import { isPythonPseudoAddress, layoutOf, parsePyFrames } from '../formats/pyframes.js';
 import { parseGnuAddr2line, type RefFrame } from './reference.js';
-import {
-  formatUnresolved,
-  isPythonPseudoAddress,
-  symbolAt,
-  symbolizeProcess,
-  Symbolizer,
-  type SymbolizedAddress,
-} from './symbolize.js';
+import { formatUnresolved, symbolAt, symbolizeProcess, Symbolizer, type SymbolizedAddress } from './symbolize.js';
 import { Addr2lineInstance, compileAddr2line, type CompiledWasm } from './wasm-addr2line.js';
 
 const FIX = join(import.meta.dirname, '..', '..', 'fixtures', 'symbols');
@@ -316,7 +310,7 @@ describe('perf maps and Python frames', () => {
     );
     const other = parsePerfMap('7f5000001000 40 wrong-process\n', '/dumps/perf-1.map');
     const py = 0x7079000000000005n;
-    expect(isPythonPseudoAddress(py)).toBe(true);
+    expect(isPythonPseudoAddress('0x' + py.toString(16))).toBe(true);
     const proc = processOf([[py, 0x7f5000001010n, 0x7f5000003000n]], maps, 4242);
     let opened = 0;
     const counting: SymbolFileSource = {
@@ -335,6 +329,27 @@ describe('perf maps and Python frames', () => {
     expect(table.caller[1]?.module).toBe('perf-4242.map');
     expect(table.caller[2]?.status).toBe('unresolved');
     expect(opened).toBe(0);
+    await sym.dispose();
+  });
+});
+
+describe('Python frames in the layout their table declares', () => {
+  it('are never looked up, whatever tag the table names (here 0x5059)', async () => {
+    const maps = parseMaps('7f5000000000-7f5000100000 r-xp 00000000 08:01 7 /usr/lib/libpy.so\n').entries;
+    const table = parsePyFrames(
+      'PYFRAMES/1 tag=0x5059 kind_shift=44 id_shift=4 pid=4242\nF 0x5059100000000010 1 1 f f.py\nEND 1\n',
+    );
+    expect(table?.tagHex).toBe('5059');
+    const py = 0x5059100000000010n;
+    expect(isPythonPseudoAddress('0x' + py.toString(16), layoutOf(table))).toBe(true);
+    const proc = { ...processOf([[0x7f5000001000n, py]], maps, 4242), pythonFrames: table ?? undefined };
+    const sym = new Symbolizer(new NodeSymbolFileSource(), { wasm, hostPaths: false });
+    const t = await sym.symbolizeProcess(proc);
+    // the native leaf is looked up (its module is not found), the Python frame is not
+    expect(t.leaf[0]?.status).toBe('no-binary');
+    expect(t.caller[1]).toBeUndefined();
+    expect(t.leaf[1]).toBeUndefined();
+    expect(t.modules.map((m) => m.addresses)).toEqual([1]);
     await sym.dispose();
   });
 });

@@ -11,6 +11,7 @@ import { locateModule, pcToVaddr, type LocatedModule, type SearchOptions } from 
 import type { ModuleReport, SymbolFrame, SymbolizedAddress, SymbolStatus, SymbolTable } from '../model/symbol-table.js';
 import { findPerfSymbol, type PerfMap } from './perf-map.js';
 import { parsePythonPerfName } from '../formats/perf-map.js';
+import { isPythonPseudoAddress, layoutOf } from '../formats/pyframes.js';
 import { Addr2lineInstance, WasmTrapError, type CompiledWasm, type RawFrame } from './wasm-addr2line.js';
 
 // The table's types are the model's (core/model/symbol-table.ts): symbols are part of a process, as in pprof.
@@ -23,11 +24,6 @@ export type {
   SymbolTable,
 } from '../model/symbol-table.js';
 export { symbolAt } from '../model/symbol-table.js';
-
-/** Python frames are recorded as pseudo-addresses with the top 16 bits 0x7079 ("py"); see python-frames.md. */
-export function isPythonPseudoAddress(addr: bigint): boolean {
-  return addr >> 48n === 0x7079n;
-}
 
 /** `libfoo.so+0x1234` for a frame without symbols, or the raw address when it is in no module. */
 export function formatUnresolved(s: Pick<SymbolizedAddress, 'address' | 'module' | 'moduleOffset'>): string {
@@ -289,6 +285,8 @@ export class Symbolizer {
       for (let i = start; i < end; i++) (i === start ? asLeaf : asCaller)[frames[i]] = 1;
     }
     const maps = proc.maps ?? [];
+    // Python frames are pseudo-addresses in the layout the process's table declares (python-frames.md)
+    const layout = layoutOf(proc.pythonFrames ?? null);
     const perfMaps = (options.perfMaps ?? []).filter((m) => m.pid === null || proc.pid === null || m.pid === proc.pid);
 
     // Group lookups by mapping path.
@@ -302,13 +300,13 @@ export class Symbolizer {
     for (let id = 0; id < n; id++) {
       if (!asLeaf[id] && !asCaller[id]) continue;
       const hex = proc.addresses.hex[id];
+      if (isPythonPseudoAddress(hex, layout)) continue;
       let pc: bigint;
       try {
         pc = BigInt(hex);
       } catch {
         continue;
       }
-      if (isPythonPseudoAddress(pc)) continue;
       // names the profile carries (pprof, massif) come first: they are what the writer resolved at the time
       const named = proc.profileSymbols?.get(hex);
       if (named) {

@@ -162,6 +162,7 @@ keep = [bytearray(1 << 20) for _ in range(8)]
 time.sleep(0.3)
 before = threads()
 caught = []
+after = []
 with warnings.catch_warnings(record=True) as w:
     warnings.simplefilter("always")
     for i in range(6):
@@ -169,7 +170,10 @@ with warnings.catch_warnings(record=True) as w:
         if pid == 0:
             keep.append(bytearray(1 << 20))
             os._exit(0)
-        after = threads()
+        forked_at = time.monotonic()
+        n = threads()
+        # how long after fork() the count was taken: past 50 ms the watcher may be back (WATCH_RESUME_NS)
+        after.append([n, time.monotonic() - forked_at])
         os.waitpid(pid, 0)
         time.sleep(0.02 * (i % 2))
     caught = [str(x.message) for x in w]
@@ -209,14 +213,19 @@ print(__import__("json").dumps({"before": before, "after_fork": after, "end": th
       expect(r.stderr).not.toMatch(/multi-threaded|DeprecationWarning: |Traceback/);
       const own = JSON.parse(r.stdout) as {
         before: number;
-        after_fork: number;
+        after_fork: [number, number][];
         end: number;
         caught: string[];
         forked: number;
       };
-      // the watcher runs (2 threads) before the forks and again after them; right after fork() the parent has one
+      // the watcher runs (2 threads) before the forks and again after them; right after fork() the parent has one.
+      // It comes back at the first sampled allocation 50 ms after the fork: a count taken later than that (the
+      // machine busy) may see it, so only the counts taken within 40 ms of their fork are held to one.
       expect(own.caught).toEqual([]);
-      expect([own.before, own.after_fork, own.end]).toEqual([2, 1, 2]);
+      expect([own.before, own.end]).toEqual([2, 2]);
+      const quick = own.after_fork.filter(([, s]) => s < 0.04);
+      expect(quick.length, JSON.stringify(own.after_fork)).toBeGreaterThan(0);
+      for (const [n] of quick) expect(n, JSON.stringify(own.after_fork)).toBe(1);
       // the growth after the forks (160 MiB in 4 MiB steps) got its RSS-step dumps, the parent's own
       const job = await loadJob(await collectInputFiles([join(dir, 'dumps')]));
       const parent = job.processes.find((p) => p.snapshots.some((s) => s.context?.fork === null))!;

@@ -1787,6 +1787,12 @@ static void watch_start(void) {
 /* Before fork: the watcher ends (it finishes a dump it is writing; bounded), so that neither the child nor
  * the parent has a thread of ours when fork() returns. */
 static void watch_atfork_prepare(void) {
+    /* A restart still pending from an earlier fork is due after this one, not at its old time: that may fall
+     * just as this fork() returns, while CPython counts the threads (the warning the restart's delay avoids). */
+    if (atomic_exchange(&watch_resume_ns, 0) > 0) {
+        watch_stopped_for_fork = 1;
+        return;
+    }
     if (atomic_load(&watch_state) != 1) return;
     atomic_store(&watch_quit, 1);
     fwake(&watch_seq);

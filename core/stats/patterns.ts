@@ -155,12 +155,16 @@ export function rateBasis(
   seconds: number | null,
 ): { perDump: boolean; perSecond: boolean; note: string | null } {
   // the text only where there is a note (every series of a job asks: 10^6 at 1,000 processes)
-  const dumps = () =>
-    `${points} dump${points === 1 ? '' : 's'}${seconds !== null && points > 1 ? ` in ${spanText(seconds)}` : ''}`;
-  if (points < MIN_PATTERN_SNAPSHOTS) return { perDump: false, perSecond: false, note: `${dumps()}: no rate` };
+  if (points < MIN_PATTERN_SNAPSHOTS)
+    return { perDump: false, perSecond: false, note: `${dumpsText(points, seconds)}: no rate` };
   if (seconds !== null && seconds < MIN_RATE_SECONDS)
-    return { perDump: true, perSecond: false, note: `${dumps()}: no rate per second` };
+    return { perDump: true, perSecond: false, note: `${dumpsText(points, seconds)}: no rate per second` };
   return seconds !== null ? PER_SECOND : PER_DUMP;
+}
+
+/** "12 dumps in 3.0 s": a rate note's subject (a function of its own: a closure was made by every rateBasis call). */
+function dumpsText(points: number, seconds: number | null): string {
+  return `${points} dump${points === 1 ? '' : 's'}${seconds !== null && points > 1 ? ` in ${spanText(seconds)}` : ''}`;
 }
 
 const PER_SECOND = Object.freeze({ perDump: true, perSecond: true, note: null });
@@ -170,6 +174,15 @@ const PER_DUMP = Object.freeze({ perDump: true, perSecond: false, note: null });
 function monotone(y: ArrayLike<number>, from: number, to: number, tol: number, dir: 1 | -1): boolean {
   for (let i = from + 1; i < to; i++) if (dir * (y[i] - y[i - 1]) < -tol) return false;
   return true;
+}
+
+/**
+ * The change between points i and j that leaves the noise: z σ of their difference, at least `floor`. Under "no
+ * change" both points share one variance; the larger plug-in estimate stands for both (a low draw, few samples,
+ * understates its own σ, since σ is estimated from the sample itself).
+ */
+function noiseBand(v: ArrayLike<number>, i: number, j: number, z: number, floor: number): number {
+  return Math.max(z * Math.sqrt(2 * Math.max(v[i], v[j])), floor);
 }
 
 const rangeOf = (y: ArrayLike<number>, from: number, to: number): { lo: number; hi: number } => {
@@ -216,10 +229,6 @@ export function classifySeries(
   base.rateNote = whole.note;
   for (let i = 0; i < n; i++) if (y[i] > base.peakBytes) base.peakBytes = y[i];
   const floor = REL_FLOOR * base.peakBytes;
-  // Under "no change" both points share one variance; the larger plug-in estimate stands for both (a
-  // low draw, few samples, understates its own σ, since σ is estimated from the sample itself).
-  const thrZ = (i: number, j: number, z: number): number => Math.max(z * Math.sqrt(2 * Math.max(v[i], v[j])), floor);
-  const thr = (i: number, j: number): number => thrZ(i, j, NOISE_Z);
   const zN = zForPairs(n);
   base.z =
     base.sigmaDeltaBytes > 0
@@ -249,7 +258,7 @@ export function classifySeries(
     base.pattern = 'flat';
     return base;
   }
-  const withinModel = range <= thrZ(r.hi, r.lo, zN);
+  const withinModel = range <= noiseBand(v, r.hi, r.lo, zN, floor);
   // within the model a trend needs a series that never moves against it by more than the floor (below): one that
   // moves both ways is flat without its slope (most of a job's stacks; their Theil–Sen was most of the ranking)
   if (withinModel && !monotone(y, 0, n, floor, 1) && !monotone(y, 0, n, floor, -1)) {
@@ -295,8 +304,8 @@ export function classifySeries(
   }
   // a rise or fall counts when it leaves the noise band, or (for the whole-series trend) when the
   // points trend consistently
-  const sigUp = up > thrZ(upI, upJ, zN) || trendUp;
-  const sigDown = down > thrZ(downI, downJ, zN) || trendDown;
+  const sigUp = up > noiseBand(v, upI, upJ, zN, floor) || trendUp;
+  const sigDown = down > noiseBand(v, downI, downJ, zN, floor) || trendDown;
 
   // late window: the last third
   const L = Math.min(n, Math.max(MIN_LATE_POINTS, Math.ceil(n / 3)));
@@ -316,13 +325,14 @@ export function classifySeries(
     }
     const before = rangeOf(y, 0, ja + 1);
     const after = rangeOf(y, jb, n);
-    const flatBefore = y[before.hi] - y[before.lo] <= thrZ(before.hi, before.lo, zForPairs(ja + 1));
-    const flatAfter = n - jb >= 2 && y[after.hi] - y[after.lo] <= thrZ(after.hi, after.lo, zForPairs(n - jb));
+    const flatBefore = y[before.hi] - y[before.lo] <= noiseBand(v, before.hi, before.lo, zForPairs(ja + 1), floor);
+    const flatAfter =
+      n - jb >= 2 && y[after.hi] - y[after.lo] <= noiseBand(v, after.hi, after.lo, zForPairs(n - jb), floor);
     const jump = y[jb] - y[ja];
     // with accumulated bytes: a stack that went on allocating at least what it holds after the jump
     // turned its contents over — a bounded buffer that filled fast (plateau), not a one-time allocation
     const turnedOver = a !== null && a[n - 1] - a[jb] >= y[n - 1];
-    if (flatBefore && flatAfter && jump > thrZ(ja, jb, zN) && !turnedOver) {
+    if (flatBefore && flatAfter && jump > noiseBand(v, ja, jb, zN, floor) && !turnedOver) {
       pattern = 'step';
       if (jb > ls) ls = jb; // the late growth of a step is measured after its jump
     } else {
@@ -340,7 +350,7 @@ export function classifySeries(
   // late trend (Sen's lower bound > 0, never falling by more than the floor) above the floor
   const lateGrows =
     span > 0 &&
-    ((lateEnd > thr(ls, n - 1) && late.slope > 0) ||
+    ((lateEnd > noiseBand(v, ls, n - 1, NOISE_Z, floor) && late.slope > 0) ||
       (late.lo > 0 && late.slope * span > floor && monotone(y, ls, n, floor, 1)));
   if (pattern === 'plateau' && lateGrows) pattern = 'steady';
   base.pattern = pattern;

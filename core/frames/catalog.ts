@@ -14,8 +14,7 @@ import {
   type StackMode,
   type ViewOptions,
 } from '../model/vocab.js';
-import { decodePseudoAddress } from '../formats/pyframes.js';
-import { layoutOf } from '../formats/pyframes.js';
+import { decodePseudoAddress, layoutOf } from '../formats/pyframes.js';
 import { viewClassified, type Classified, type PythonFrameView } from './python-stacks.js';
 import { foldReasonOf, foldStack, MARKER_LABEL, type FoldOptions, type FoldReason } from './stack-labels.js';
 import { STARTUP_LABEL, startupKind, type StartupClass, type StartupKind } from './startup.js';

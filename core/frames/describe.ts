@@ -9,9 +9,8 @@ import type { FrameKind, ModuleRole, StackMode } from '../model/vocab.js';
 import { basename } from '../formats/dump-filename.js';
 import type { MapsEntry } from '../formats/proc-maps.js';
 import { locateAddress } from './frame-labels.js';
-import { layoutOf } from '../formats/pyframes.js';
+import { decodePseudoAddress, layoutOf } from '../formats/pyframes.js';
 import { applyStackMode, isInterpreterModule, type PythonFrameView } from './python-stacks.js';
-import { decodePseudoAddress } from '../formats/pyframes.js';
 
 export interface FrameLine {
   function: string | null;

@@ -212,9 +212,8 @@ async function openRun(browser, browserPid, dir, probe) {
   let pagePid = 0;
   let atPeak = {};
   let peakAt = 0;
-  // without the probe, the engine's peak RSS is its VmHWM at the end
-  const timer = setInterval(() => {
-    if (!probe) return;
+  // without the probe there is no sampler: the engine's peak RSS is its VmHWM at the end
+  const sample = () => {
     const mine = renderers(browserPid).filter((p) => !before.has(p));
     const pss = new Map(
       childTree(browserPid)
@@ -230,7 +229,8 @@ async function openRun(browser, browserPid, dir, probe) {
       atPeak = pssByKind(browserPid, pagePid);
     }
     peakEngine = Math.max(peakEngine, field(child.pid, 'status', 'VmRSS'));
-  }, 100);
+  };
+  const timer = probe ? setInterval(sample, 100) : undefined;
   // the page's JS heap while it loads (V8's used and reserved bytes; CDP Performance.getMetrics, every 0.5 s)
   const cdp = probe ? await page.context().newCDPSession(page) : null;
   let jsPeak = { used: 0, total: 0 };

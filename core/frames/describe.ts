@@ -107,7 +107,7 @@ export class NativeFrames {
       kind: inAllocator ? 'allocator' : 'native',
       role: moduleRole(l.modulePath, this.mainExe),
     };
-    const s = this.proc.symbols ? symbolAt(this.proc.symbols, a, position) : undefined;
+    const s = symbolAt(this.proc, a, position);
     if (!s) return f;
     if (s.binary) f.binary = s.binary;
     if (s.frames.length === 0) return f;

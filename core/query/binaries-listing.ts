@@ -3,8 +3,8 @@
 // the --json document — and what the text says besides: whether the process was symbolized or has maps at all, and
 // for a process with nothing missing, the modules found whose binary still names none of some addresses.
 
-import type { Job, LoadWarning } from '../model/model.js';
-import type { SymbolTable } from '../model/symbol-table.js';
+import type { Job, LoadWarning, ProcessSeries } from '../model/model.js';
+import { symbolEntry } from '../model/symbol-table.js';
 import type { MissingBinariesSummary } from '../symbolize/missing-binaries.js';
 import { missingBinariesAt } from './missing-binaries.js';
 import { snapshotsAsked } from './snapshot-choice.js';
@@ -39,10 +39,13 @@ export interface BinariesListing {
 }
 
 /** Modules found (and matching) whose binary named none of some addresses, most addresses first. */
-function unnamedByModule(symbols: SymbolTable): { module: string; addresses: number }[] {
+function unnamedByModule(proc: ProcessSeries): { module: string; addresses: number }[] {
   const count = new Map<string, Set<string>>();
-  for (const e of [...symbols.leaf, ...symbols.caller])
-    if (e && e.status === 'unresolved' && e.modulePath && e.frames.length === 0 && !e.python) {
+  const n = proc.addresses.hex.length;
+  for (const caller of [false, true])
+    for (let a = 0; a < n; a++) {
+      const e = symbolEntry(proc, a, caller);
+      if (!e || e.status !== 'unresolved' || !e.modulePath || e.frames.length > 0 || e.python) continue;
       let set = count.get(e.modulePath);
       if (!set) count.set(e.modulePath, (set = new Set()));
       set.add(e.address);
@@ -67,7 +70,7 @@ export function binariesListing(job: Job, req: BinariesRequest): BinariesListing
       snapshotIndex: si,
       symbols: symbols ? 'symbolized' : p.maps ? 'not symbolized' : 'no maps',
       profileNamed: symbols !== null && symbols.modules.length === 0 && p.profileSymbols !== undefined,
-      unnamed: symbols && summary.modules.length === 0 ? unnamedByModule(symbols) : [],
+      unnamed: symbols && summary.modules.length === 0 ? unnamedByModule(p) : [],
     });
   }
   return out;

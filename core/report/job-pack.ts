@@ -17,7 +17,7 @@ import type { Counts, GpuSeriesInfo, ProcessSeries, Snapshot } from '../model/mo
 import { gpuTimeline } from '../query/gpu-timeline.js';
 import type { MapsEntry } from '../formats/proc-maps.js';
 import { decodePseudoAddress, type PyFrameEntry, type PyFrameTable, type PyMarkerKind } from '../formats/pyframes.js';
-import type { SymbolizedAddress } from '../symbolize/symbolize.js';
+import { symbolEntry, type SymbolizedAddress } from '../model/symbol-table.js';
 import type { Note, Session } from '../notes/schema.js';
 import { ReportError } from './errors.js';
 import { REPORT_LIMITS, type ReportLimits } from './report-limits.js';
@@ -275,8 +275,8 @@ class JobTables {
   frame(proc: ProcessSeries, a: number): number {
     const h = proc.addresses.hex[a];
     const sym = proc.symbols;
-    const leaf = sym ? this.symbol(sym.leaf[a]) : 0;
-    const caller = sym ? this.symbol(sym.caller[a]) : 0;
+    const leaf = sym ? this.symbol(symbolEntry(proc, a, false)) : 0;
+    const caller = sym ? this.symbol(symbolEntry(proc, a, true)) : 0;
     const table = proc.pythonFrames ?? null;
     let py = 0;
     if (table && table.frames.size > 0) {

@@ -44,7 +44,7 @@ describe('leaky dumps symbolize to the known pattern', () => {
       for (let s = 0; s < p.stacks.count; s++) {
         const out: string[] = [];
         for (let k = p.stacks.offsets[s] + p.stacks.allocatorDepth[s]; k < p.stacks.offsets[s + 1]; k++) {
-          const e = symbolAt(table, p.stacks.frames[k], k - p.stacks.offsets[s]);
+          const e = symbolAt({ ...p, symbols: table }, p.stacks.frames[k], k - p.stacks.offsets[s]);
           if (e?.module !== 'leaky') continue;
           const f = e.frames[e.frames.length - 1];
           // _start comes from crt1.o, which has no DWARF: a name from the symbol table only.

@@ -14,7 +14,14 @@ import type { SymbolFile, SymbolFileSource } from './files.js';
 import { parsePerfMap } from './perf-map.js';
 import { isPythonPseudoAddress, layoutOf, parsePyFrames } from '../formats/pyframes.js';
 import { parseGnuAddr2line, type RefFrame } from './reference.js';
-import { formatUnresolved, symbolAt, symbolizeProcess, Symbolizer, type SymbolizedAddress } from './symbolize.js';
+import {
+  formatUnresolved,
+  symbolAt,
+  symbolEntry,
+  symbolizeProcess,
+  Symbolizer,
+  type SymbolizedAddress,
+} from './symbolize.js';
 import { Addr2lineInstance, compileAddr2line, type CompiledWasm } from './wasm-addr2line.js';
 
 const FIX = join(import.meta.dirname, '..', '..', 'fixtures', 'symbols');
@@ -165,10 +172,13 @@ describe('symbolizeProcess on real runtime maps', () => {
     // Both report the module offset of the address as written in the dump.
     expect(leaf!.moduleOffset).toBe('0x' + (ra - start).toString(16));
     expect(caller!.moduleOffset).toBe(leaf!.moduleOffset);
-    expect(symbolAt(table, id, 0)).toBe(leaf);
-    expect(symbolAt(table, id, 3)).toBe(caller);
-    // Addresses outside every mapping stay visible as raw addresses.
-    const lost = table.caller[proc.addresses.index.get('0x1')!]!;
+    const symbolized = { ...proc, symbols: table };
+    expect(symbolAt(symbolized, id, 0)).toBe(leaf);
+    expect(symbolAt(symbolized, id, 3)).toBe(caller);
+    // Addresses outside every mapping stay visible as raw addresses (made from the address, no entry kept).
+    const at1 = proc.addresses.index.get('0x1')!;
+    expect(table.caller[at1]).toBeUndefined();
+    const lost = symbolEntry(symbolized, at1, true)!;
     expect(lost.status).toBe('unresolved');
     expect(formatUnresolved(lost)).toBe('0x1');
   });
@@ -291,12 +301,25 @@ describe('symbol search', () => {
   });
 
   it('reports no-binary when nothing is found, and keeps module+offset', async () => {
-    const maps = parseMaps('7f0000000000-7f0000002000 r-xp 00001000 fe:00 9 /nowhere/libgone.so.3\n').entries;
-    const proc = processOf([[0x7f0000000123n]], maps);
+    const maps = parseMaps(
+      '7f0000000000-7f0000002000 r-xp 00001000 fe:00 9 /nowhere/libgone.so.3\n' +
+        '7f0000002000-7f0000003000 r--p 00005000 fe:00 9 /nowhere/libgone.so.3\n',
+    ).entries;
+    // 0x7f0000002000 is a leaf (in the second mapping) and a caller (looked up at PC − 1: the first mapping)
+    const proc = processOf([[0x7f0000000123n, 0x7f0000002000n], [0x7f0000002000n]], maps);
     const sym = new Symbolizer(new NodeSymbolFileSource(), { wasm, symbolDirs: [tmp()], hostPaths: false });
     const table = await sym.symbolizeProcess(proc);
-    expect(table.leaf[0]?.status).toBe('no-binary');
-    expect(formatUnresolved(table.leaf[0]!)).toBe('libgone.so.3+0x1123');
+    // no entry is kept for an address nothing was found for: it is made from the address and the maps when read
+    expect(table.leaf.filter(Boolean)).toEqual([]);
+    expect(table.caller.filter(Boolean)).toEqual([]);
+    const symbolized = { ...proc, symbols: table };
+    expect(symbolEntry(symbolized, 0, false)?.status).toBe('no-binary');
+    expect(formatUnresolved(symbolEntry(symbolized, 0, false)!)).toBe('libgone.so.3+0x1123');
+    // file offsets: 0x2000 − 0x2000 + 0x5000 as a leaf; 0x2000 − 0 + 0x1000 in the first mapping as a caller
+    expect(formatUnresolved(symbolEntry(symbolized, 1, false)!)).toBe('libgone.so.3+0x5000');
+    expect(formatUnresolved(symbolEntry(symbolized, 1, true)!)).toBe('libgone.so.3+0x3000');
+    expect(symbolEntry(symbolized, 1, true)).toMatchObject({ status: 'no-binary', binary: null, frames: [] });
+    expect(symbolEntry(symbolized, 0, true)).toBeUndefined();
     await sym.dispose();
   });
 });
@@ -346,7 +369,8 @@ describe('Python frames in the layout their table declares', () => {
     const sym = new Symbolizer(new NodeSymbolFileSource(), { wasm, hostPaths: false });
     const t = await sym.symbolizeProcess(proc);
     // the native leaf is looked up (its module is not found), the Python frame is not
-    expect(t.leaf[0]?.status).toBe('no-binary');
+    expect(symbolEntry({ ...proc, symbols: t }, 0, false)?.status).toBe('no-binary');
+    expect(symbolEntry({ ...proc, symbols: t }, 1, true)).toBeUndefined();
     expect(t.caller[1]).toBeUndefined();
     expect(t.leaf[1]).toBeUndefined();
     expect(t.modules.map((m) => m.addresses)).toEqual([1]);

@@ -8,7 +8,15 @@ import { ElfError, hasCompressedSections, inflateSections, planCompactImage, typ
 import type { SymbolFileSource } from './files.js';
 import { basename } from '../formats/dump-filename.js';
 import { locateModule, pcToVaddr, type LocatedModule, type SearchOptions } from './locate.js';
-import type { ModuleReport, SymbolFrame, SymbolizedAddress, SymbolStatus, SymbolTable } from '../model/symbol-table.js';
+import {
+  LEAN_NO_BINARY,
+  LEAN_UNMAPPED,
+  type ModuleReport,
+  type SymbolFrame,
+  type SymbolizedAddress,
+  type SymbolStatus,
+  type SymbolTable,
+} from '../model/symbol-table.js';
 import { findPerfSymbol, type PerfMap } from './perf-map.js';
 import { parsePythonPerfName } from '../formats/perf-map.js';
 import { isPythonPseudoAddress, layoutOf } from '../formats/pyframes.js';
@@ -23,7 +31,7 @@ export type {
   SymbolStatus,
   SymbolTable,
 } from '../model/symbol-table.js';
-export { symbolAt } from '../model/symbol-table.js';
+export { symbolAt, symbolEntry } from '../model/symbol-table.js';
 
 /** `libfoo.so+0x1234` for a frame without symbols, or the raw address when it is in no module. */
 export function formatUnresolved(s: Pick<SymbolizedAddress, 'address' | 'module' | 'moduleOffset'>): string {
@@ -276,13 +284,17 @@ export class Symbolizer {
       caller: new Array(n).fill(undefined),
       modules: [],
     };
+    // the addresses nothing is found for are marked, not given an entry each (SymbolTable.lean)
+    const lean = new Uint8Array(n);
+    let leans = 0;
     const asLeaf = new Uint8Array(n);
     const asCaller = new Uint8Array(n);
     const { offsets, frames } = proc.stacks;
     for (let s = 0; s < proc.stacks.count; s++) {
       const start = offsets[s];
       const end = offsets[s + 1] ?? frames.length;
-      for (let i = start; i < end; i++) (i === start ? asLeaf : asCaller)[frames[i]] = 1;
+      if (start < end) asLeaf[frames[start]] = 1;
+      for (let i = start + 1; i < end; i++) asCaller[frames[i]] = 1;
     }
     const maps = proc.maps ?? [];
     // Python frames are pseudo-addresses in the layout the process's table declares (python-frames.md)
@@ -330,7 +342,12 @@ export class Symbolizer {
         const entry = findMapping(maps, probe);
         const target = caller ? table.caller : table.leaf;
         if (!entry || !isFileMapping(entry)) {
-          target[id] = this.unmapped(hex, pc, probe, entry, perfMaps);
+          // without perf maps, the entry is what leanEntry makes of the address
+          if (perfMaps.length > 0) target[id] = this.unmapped(hex, pc, probe, entry, perfMaps);
+          else {
+            lean[id] |= LEAN_UNMAPPED << (caller ? 2 : 0);
+            leans++;
+          }
           continue;
         }
         let list = byModule.get(entry.path);
@@ -397,10 +414,9 @@ export class Symbolizer {
       };
       reports[index] = report;
       const module = basename(path);
-      const vaddrs: (bigint | null)[] = wants.map((w) => {
-        const probe = w.caller ? w.pc - 1n : w.pc;
-        return located ? pcToVaddr(located.binary.info, w.entry, probe) : null;
-      });
+      const vaddrs: (bigint | null)[] = located
+        ? wants.map((w) => pcToVaddr(located.binary.info, w.entry, w.caller ? w.pc - 1n : w.pc))
+        : [];
       let results: Map<string, RawFrame[]> | null = null;
       if (located && state.identity) {
         try {
@@ -421,6 +437,13 @@ export class Symbolizer {
       }
       // Closing needs no waiting here (a round trip to the I/O threads per file); run() waits for all at the end.
       closing.push(this.closeFiles(state));
+      if (!located) {
+        // the binary is not here: every entry is the address and its module (leanEntry's 'no-binary')
+        for (const w of wants) lean[w.id] |= LEAN_NO_BINARY << (w.caller ? 2 : 0);
+        leans += wants.length;
+        done++;
+        continue;
+      }
       wants.forEach((w, i) => {
         const offset = w.pc - w.entry.start + w.entry.offset;
         const base: SymbolizedAddress = {
@@ -429,8 +452,8 @@ export class Symbolizer {
           modulePath: path,
           moduleOffset: '0x' + offset.toString(16),
           frames: [],
-          status: located ? 'unresolved' : 'no-binary',
-          binary: located ? located.check : null,
+          status: 'unresolved',
+          binary: located.check,
         };
         const v = vaddrs[i];
         const raw = v !== null && results ? results.get(v.toString(16)) : undefined;
@@ -445,6 +468,7 @@ export class Symbolizer {
     }
     options.onProgress?.(done, total, '');
     table.modules.push(...reports);
+    if (leans > 0) table.lean = lean;
     await Promise.all(closing);
     await this.flush();
     return table;

@@ -11,7 +11,7 @@ import type { LoadWarning, ProcessSeries } from '../../core/model/model.js';
 import { locateAddress } from '../../core/frames/frame-labels.js';
 import { processIdentity } from '../../core/model/memory-context.js';
 import { stackIdentityKeys } from '../../core/frames/stack-identity.js';
-import type { SymbolizedAddress } from '../../core/symbolize/symbolize.js';
+import { symbolEntry, type SymbolizedAddress } from '../../core/model/symbol-table.js';
 import { appendColumns, sqlString, type Column, type Engine } from './duckdb.js';
 import {
   CELLS_STAGE,
@@ -317,8 +317,8 @@ async function writeFrames(engine: Engine, rec: ProcessRecord, file: string): Pr
   };
   const t = p.symbols;
   for (let id = 0; id < p.addresses.hex.length; id++) {
-    const leaf = t?.leaf[id];
-    const caller = t?.caller[id];
+    const leaf = t ? symbolEntry(p, id, false) : undefined;
+    const caller = t ? symbolEntry(p, id, true) : undefined;
     if (leaf) push(id, 'leaf', leaf);
     if (caller) push(id, 'caller', caller);
     if (!leaf && !caller) push(id, '', undefined);

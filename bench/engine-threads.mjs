@@ -4,7 +4,10 @@
 // the dump readers close once every dump is read). Node names every thread "node": the first is the merging thread,
 // the two busiest others the readers, four of ~1.5–2.5 s V8's GC helpers, four of ~0.5 s libuv's pool.
 //
-//   node bench/engine-threads.mjs --job DIR [--cli] [--bin path/to/heaplens.js] [-- node flags for the engine…]
+//   node bench/engine-threads.mjs --job DIR [--cli] [--bin path/to/heaplens.js] [--timeline] [-- node flags…]
+//
+// --timeline: each second's CPU by thread (the merging thread, the two readers, the rest): how many of the machine's
+// cores the load keeps busy, and who waits.
 //
 // Paired runs of two builds (--bin of the other one) on the same job are how the fifth session's engine figures
 // in bench/README.md were taken.
@@ -20,15 +23,17 @@ const { values, positionals } = parseArgs({
     job: { type: 'string' },
     cli: { type: 'boolean', default: false },
     bin: { type: 'string', default: new URL('../bin/heaplens.js', import.meta.url).pathname },
+    timeline: { type: 'boolean', default: false },
   },
   allowPositionals: true,
 });
 if (!values.job)
   throw new Error('usage: node bench/engine-threads.mjs --job DIR [--cli] [--bin heaplens.js] [-- node flags]');
 
-/** Each thread's last CPU seconds (user + system), by tid, until stop(). */
+/** Each thread's last CPU seconds (user + system), by tid, until stop(); and, each second, a copy of them. */
 function threadSampler(pid) {
   const last = new Map();
+  const seconds = [];
   const take = () => {
     let tids;
     try {
@@ -45,8 +50,13 @@ function threadSampler(pid) {
       }
     }
   };
-  const timer = setInterval(take, 200);
+  let ticks = 0;
+  const timer = setInterval(() => {
+    take();
+    if (++ticks % 5 === 0) seconds.push(new Map(last));
+  }, 200);
   return {
+    seconds,
     stop() {
       take();
       clearInterval(timer);
@@ -105,3 +115,23 @@ console.log(
     .map((r) => r.cpu.toFixed(2))
     .join(', ')} s`,
 );
+if (values.timeline) {
+  // the readers: the two busiest threads besides the first (the merging thread)
+  const readers = rows
+    .slice(1)
+    .sort((a, b) => b.cpu - a.cpu)
+    .slice(0, 2)
+    .map((r) => r.tid);
+  let before = new Map();
+  threads.seconds.forEach((now, i) => {
+    const used = (tid) => (now.get(tid) ?? 0) - (before.get(tid) ?? 0);
+    const main = used(rows[0].tid);
+    const rd = readers.map(used);
+    const rest = rows.slice(1).reduce((a, r) => a + (readers.includes(r.tid) ? 0 : used(r.tid)), 0);
+    const f = (x) => x.toFixed(2);
+    console.log(
+      `${String(i + 1).padStart(3)} s: merging ${f(main)}, readers ${rd.map(f).join(' + ')}, rest ${f(rest)}; cores busy ${f(main + rd[0] + (rd[1] ?? 0) + rest)}`,
+    );
+    before = now;
+  });
+}

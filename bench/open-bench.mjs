@@ -3,7 +3,8 @@
 // `--job DIR`, e.g. the 1,000-process job), it times from the command's start: the URL printed, the first timeline
 // (every process from the dump heads), the first suspect row, and the whole job in the page; against `heaplens
 // summary` of the same job timed in the same run (the ratio is the goal: ≤ 1.2× the CLI), and the CPU seconds each
-// used to the whole job (the engine's, the CLI's: a paired figure that holds on a shared machine). It also records the
+// used to the whole job (the engine's, the CLI's: a paired figure that holds on a shared machine; the browser's, by
+// process kind). It also records the
 // browser tree's peak PSS (≤ 300 MB: the page holds answers only), the engine's peak RSS, the longest main-thread
 // task while loading (≤ 100 ms), and that the first suspect row names the call site `growth --json` ranks first.
 // Usage: npm run bench:open -- [--size 16x100x5000 | --job DIR] [--runs N]
@@ -263,6 +264,9 @@ async function openRun(browser, browserPid, dir, probe) {
   await page.goto(url);
   const pageCpu = () => childTree(browserPid).reduce((a, p) => a + cpuOf(p), 0);
   const pageCpu0 = pageCpu();
+  // each browser process's CPU at the start, for the use by kind (the page's renderer, the GPU process…)
+  const cpuAt0 = new Map(childTree(browserPid).map((p) => [p, cpuOf(p)]));
+  let cpuByKind = {};
   let engineCpu = 0;
   let pageCpuUsed = 0;
   const [tTimeline, tSuspect, tFull] = await Promise.all([
@@ -284,6 +288,11 @@ async function openRun(browser, browserPid, dir, probe) {
           // does not
           engineCpu = cpuOf(child.pid);
           pageCpuUsed = pageCpu() - pageCpu0;
+          cpuByKind = {};
+          for (const p of childTree(browserPid)) {
+            const k = kindOf(p);
+            cpuByKind[k] = (cpuByKind[k] ?? 0) + cpuOf(p) - (cpuAt0.get(p) ?? 0);
+          }
           const c = process.cpuUsage(benchCpu0);
           benchCpu = (c.user + c.system) / 1e6;
         }),
@@ -332,6 +341,7 @@ async function openRun(browser, browserPid, dir, probe) {
     full: s(tFull),
     engineCpu,
     pageCpu: pageCpuUsed,
+    cpuByKind,
     benchCpu,
     longest: info.longest,
     top: info.top,
@@ -420,7 +430,11 @@ async function main() {
         `first timeline ${r.timeline.toFixed(2)} s`,
         `first suspect ${r.suspect.toFixed(2)} s`,
         `whole job ${r.full.toFixed(2)} s = ${(r.full / r.cli.s).toFixed(2)}× the CLI`,
-        `CPU to the whole job: engine ${r.engineCpu.toFixed(2)} s = ${(r.engineCpu / r.cli.cpu).toFixed(2)}× the CLI's, the browser's ${r.pageCpu.toFixed(2)} s, this bench's own (its sampling) ${r.benchCpu.toFixed(2)} s`,
+        `CPU to the whole job: engine ${r.engineCpu.toFixed(2)} s = ${(r.engineCpu / r.cli.cpu).toFixed(2)}× the CLI's, the browser's ${r.pageCpu.toFixed(2)} s (${Object.entries(r.cpuByKind)
+          .filter(([, c]) => c >= 0.01)
+          .sort((a, b) => b[1] - a[1])
+          .map(([k, c]) => `${k} ${c.toFixed(2)}`)
+          .join(', ')}), this bench's own (its sampling) ${r.benchCpu.toFixed(2)} s`,
         `longest main-thread task ${Math.round(r.longest)} ms`,
         `the same load watched by this bench (PSS every 0.1 s, JS heap every 0.5 s, a trace; the figures below): whole job ${r.probed.full.toFixed(2)} s = ${(r.probed.full / r.cli.s).toFixed(2)}× the CLI, this bench's own CPU ${r.probed.benchCpu.toFixed(2)} s, longest main-thread task ${Math.round(r.probed.longest)} ms`,
         `longest tasks in the trace, wall / CPU ms at s: ${r.probed.tasks.byWall.map(([w, c, at]) => `${Math.round(w)} / ${Math.round(c)} at ${at.toFixed(1)}`).join(', ')}`,

@@ -61,7 +61,7 @@ export interface SymbolTable {
   /**
    * The addresses nothing was found for, with no entry in `leaf` or `caller`: per address id, a LEAN_* kind as a leaf
    * (bits 0–1) and as a caller (bits 2–3). Such an entry is the address and its mapping alone, made when read
-   * (symbolEntry): an object each was 2.5 M objects (~380 MB) for a 1,000-process job whose binaries are elsewhere.
+   * (symbolEntry): an object each was 2.5 M objects (~300 MB) for a 1,000-process job whose binaries are elsewhere.
    */
   lean?: Uint8Array;
 }

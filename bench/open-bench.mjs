@@ -430,7 +430,9 @@ async function main() {
         `first timeline ${r.timeline.toFixed(2)} s`,
         `first suspect ${r.suspect.toFixed(2)} s`,
         `whole job ${r.full.toFixed(2)} s = ${(r.full / r.cli.s).toFixed(2)}× the CLI`,
-        `CPU to the whole job: engine ${r.engineCpu.toFixed(2)} s = ${(r.engineCpu / r.cli.cpu).toFixed(2)}× the CLI's, the browser's ${r.pageCpu.toFixed(2)} s (${Object.entries(r.cpuByKind)
+        `CPU to the whole job: engine ${r.engineCpu.toFixed(2)} s = ${(r.engineCpu / r.cli.cpu).toFixed(2)}× the CLI's, the browser's ${r.pageCpu.toFixed(2)} s (${Object.entries(
+          r.cpuByKind,
+        )
           .filter(([, c]) => c >= 0.01)
           .sort((a, b) => b[1] - a[1])
           .map(([k, c]) => `${k} ${c.toFixed(2)}`)

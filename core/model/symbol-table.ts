@@ -102,23 +102,41 @@ export function symbolAt(proc: SymbolSource, addressId: number, position: number
 export function leanEntry(hex: string, maps: readonly MapsEntry[], caller: boolean, kind: number): SymbolizedAddress {
   const pc = BigInt(hex);
   const entry = findMapping(maps, caller && pc > 0n ? pc - 1n : pc);
+  return kind === LEAN_NO_BINARY && entry && entry.path
+    ? moduleEntry(hex, pc, entry, 'no-binary', null)
+    : unmappedEntry(hex, pc, entry);
+}
+
+/**
+ * The entry of address `pc` (written `hex`) in the file mapping `entry`, before its lookup fills in frames: the
+ * module's base name and the address's offset in its file.
+ */
+export function moduleEntry(
+  hex: string,
+  pc: bigint,
+  entry: MapsEntry,
+  status: SymbolStatus,
+  binary: BinaryCheck | null,
+): SymbolizedAddress {
+  return {
+    address: hex,
+    module: basename(entry.path),
+    modulePath: entry.path,
+    moduleOffset: '0x' + (pc - entry.start + entry.offset).toString(16),
+    frames: [],
+    status,
+    binary,
+  };
+}
+
+/** The entry of address `pc` (written `hex`) in no file mapping that nothing named: the mapping's path, if it has one. */
+export function unmappedEntry(hex: string, pc: bigint, entry: MapsEntry | null): SymbolizedAddress {
   const at = entry && entry.path ? entry : null;
-  const offset = at ? '0x' + (pc - at.start + at.offset).toString(16) : null;
-  if (kind === LEAN_NO_BINARY && at)
-    return {
-      address: hex,
-      module: basename(at.path),
-      modulePath: at.path,
-      moduleOffset: offset,
-      frames: [],
-      status: 'no-binary',
-      binary: null,
-    };
   return {
     address: hex,
     module: at ? at.path : null,
     modulePath: at ? at.path : null,
-    moduleOffset: offset,
+    moduleOffset: at ? '0x' + (pc - at.start + at.offset).toString(16) : null,
     frames: [],
     status: 'unresolved',
     binary: null,

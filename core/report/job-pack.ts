@@ -274,9 +274,8 @@ class JobTables {
   /** The job frame of address `a` of `proc`. */
   frame(proc: ProcessSeries, a: number): number {
     const h = proc.addresses.hex[a];
-    const sym = proc.symbols;
-    const leaf = sym ? this.symbol(symbolEntry(proc, a, false)) : 0;
-    const caller = sym ? this.symbol(symbolEntry(proc, a, true)) : 0;
+    const leaf = this.symbol(symbolEntry(proc, a, false));
+    const caller = this.symbol(symbolEntry(proc, a, true));
     const table = proc.pythonFrames ?? null;
     let py = 0;
     if (table && table.frames.size > 0) {

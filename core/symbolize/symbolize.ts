@@ -11,6 +11,8 @@ import { locateModule, pcToVaddr, type LocatedModule, type SearchOptions } from 
 import {
   LEAN_NO_BINARY,
   LEAN_UNMAPPED,
+  moduleEntry,
+  unmappedEntry,
   type ModuleReport,
   type SymbolFrame,
   type SymbolizedAddress,
@@ -413,7 +415,6 @@ export class Symbolizer {
         error: state.error,
       };
       reports[index] = report;
-      const module = basename(path);
       const vaddrs: (bigint | null)[] = located
         ? wants.map((w) => pcToVaddr(located.binary.info, w.entry, w.caller ? w.pc - 1n : w.pc))
         : [];
@@ -445,16 +446,7 @@ export class Symbolizer {
         continue;
       }
       wants.forEach((w, i) => {
-        const offset = w.pc - w.entry.start + w.entry.offset;
-        const base: SymbolizedAddress = {
-          address: proc.addresses.hex[w.id],
-          module,
-          modulePath: path,
-          moduleOffset: '0x' + offset.toString(16),
-          frames: [],
-          status: 'unresolved',
-          binary: located.check,
-        };
+        const base = moduleEntry(proc.addresses.hex[w.id], w.pc, w.entry, 'unresolved', located.check);
         const v = vaddrs[i];
         const raw = v !== null && results ? results.get(v.toString(16)) : undefined;
         if (raw && raw.length > 0) {
@@ -536,15 +528,7 @@ export class Symbolizer {
         };
       }
     }
-    return {
-      address: hex,
-      module: entry && entry.path ? entry.path : null,
-      modulePath: entry && entry.path ? entry.path : null,
-      moduleOffset: entry && entry.path ? '0x' + (pc - entry.start + entry.offset).toString(16) : null,
-      frames: [],
-      status: 'unresolved',
-      binary: null,
-    };
+    return unmappedEntry(hex, pc, entry);
   }
 }
 

@@ -315,10 +315,9 @@ async function writeFrames(engine: Engine, rec: ProcessRecord, file: string): Pr
     ];
     row.forEach((v, c) => cols[c].push(v));
   };
-  const t = p.symbols;
   for (let id = 0; id < p.addresses.hex.length; id++) {
-    const leaf = t ? symbolEntry(p, id, false) : undefined;
-    const caller = t ? symbolEntry(p, id, true) : undefined;
+    const leaf = symbolEntry(p, id, false);
+    const caller = symbolEntry(p, id, true);
     if (leaf) push(id, 'leaf', leaf);
     if (caller) push(id, 'caller', caller);
     if (!leaf && !caller) push(id, '', undefined);

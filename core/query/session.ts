@@ -13,7 +13,7 @@ import { isPythonPseudoAddress, layoutOf } from '../formats/pyframes.js';
 import { sampleSeries, sampleUnavailable } from '../model/sample-type.js';
 import { seriesEndIndex, withoutTeardownDumps } from '../model/series-end.js';
 import { rankGrowth } from '../stats/growth.js';
-import { rankInputOf, rankJob, RankMemo, type JobSuspects } from '../stats/suspects.js';
+import { rankAhead, rankJob, RankMemo, type JobSuspects } from '../stats/suspects.js';
 import { jobPostmortem, jobSummary, withPending, type JobSummary, type OwnSummary } from './job-summary.js';
 import type { PostmortemView } from './postmortem-view.js';
 import type { LimitGiven } from './postmortem.js';
@@ -198,7 +198,7 @@ export class QuerySession {
    */
   rankAhead(proc: ProcessSeries): void {
     this.memo ??= new RankMemo();
-    rankInputOf(proc, this.memo);
+    rankAhead(proc, this.memo);
   }
 
   /** The loaded job's ranking made elsewhere (a dataset's, in SQL): ranking() answers it. */

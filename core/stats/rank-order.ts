@@ -75,6 +75,14 @@ function below(o: Run, end: number): Run {
 /** Each memo input's rows in rank order (row numbers), made once: a memo's inputs do not change. */
 const rowOrders = new WeakMap<OrderInput, Int32Array>();
 
+/**
+ * Sorts a memo input's rows now (`keys`: RankKeys of its rows alone), for rankOrder to find made: a loading job's
+ * processes are sorted as each is ranked ahead, while the readers parse the others, instead of all at the load's end.
+ */
+export function sortRowsAhead(p: OrderInput, keys: RankKeys): void {
+  if (p.byRow) rowOrder(p, 0, keys);
+}
+
 function rowOrder(p: OrderInput, base: number, keys: RankKeys): Int32Array {
   const known = p.byRow ? rowOrders.get(p) : undefined;
   if (known) return known;

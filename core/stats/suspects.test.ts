@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { loadJob } from '../load/load-job.js';
-import { rankInputOf, rankJob, rankSuspects, RankMemo } from './suspects.js';
+import { rankAhead, rankInputOf, rankJob, rankSuspects, RankMemo } from './suspects.js';
+import { join } from 'node:path';
 import { fixtureFiles } from '../../tools/fixtures.js';
+import { collectInputFiles } from '../../node/io/node-files.js';
+import { JOB_FIXTURE } from '../../fixtures/job/job-fixture.js';
 
 describe('job-wide ranking on the jemalloc job folder (two runs of leaky.c and grow.py)', () => {
   it("stacks are sorted by score across processes; leaky's leak is one group over both runs", async () => {
@@ -72,5 +75,17 @@ describe('job-wide ranking on the jemalloc job folder (two runs of leaky.c and g
     expect(structuredClone(rankSuspects(job, [other, ...inputs.slice(1)]))).toEqual(
       structuredClone(rankSuspects(job, plain)),
     );
+  });
+});
+
+describe('a job ranked ahead process by process as it loads (rankAhead), then whole', () => {
+  it.each(['job', 'oom-job', 'two-node-job'])('%s: the ranking at its end is the one made at once', async (name) => {
+    const job = await loadJob(await collectInputFiles([join(JOB_FIXTURE, '..', name)]));
+    const memo = new RankMemo();
+    for (const p of job.processes) rankAhead(p, memo);
+    const ahead = structuredClone(rankJob(job, memo));
+    const fresh = structuredClone(rankJob(job));
+    expect(ahead).toEqual(fresh);
+    expect(ahead.stacks.length).toBeGreaterThan(30);
   });
 });

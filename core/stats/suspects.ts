@@ -6,7 +6,7 @@ import type { Job, ProcessSeries } from '../model/model.js';
 import { seriesFrame, type GrowthPattern, type StackSeriesVerdict } from './patterns.js';
 import { PythonFrameHashes, StackKeyTable, stackIdentityLanes } from '../frames/stack-identity.js';
 import { processFates, type ProcessFate } from './process-fate.js';
-import { rankOrder, type KeptOrder } from './rank-order.js';
+import { rankOrder, sortRowsAhead, type KeptOrder, type RankKeys } from './rank-order.js';
 import { lazyRanking, RankIndex } from './rank-index.js';
 import { PATTERN_CODES, patternCode, processPatternTable, type VerdictTable } from './verdict-table.js';
 
@@ -200,25 +200,21 @@ function rankWith(
   input.forEach((p, pi) => {
     const t = p.totals;
     const rows = p.byRow;
+    writeRankKeys(p, keys, 4 * e);
     for (let r = 0; r < t.stackIds.length; r++, e++) {
       procOf[e] = pi;
       rowOf[e] = r;
       if (rows) {
         hasVerdict[e] = 1;
-        keys[4 * e] = rows.verdicts.score(r);
         patternOf[e] = rows.verdicts.patternCode(r);
       } else {
         const v = p.verdicts?.get(t.stackIds[r]);
         if (v) {
           (verdictAt ??= new Array<StackSeriesVerdict | undefined>(total))[e] = v;
           hasVerdict[e] = 1;
-          keys[4 * e] = v.score;
           patternOf[e] = patternCode(v.pattern);
         }
       }
-      keys[4 * e + 1] = t.lastBytes[r] - t.firstBytes[r];
-      keys[4 * e + 2] = t.lastBytes[r];
-      keys[4 * e + 3] = t.sigmaBytes[r] * t.sigmaBytes[r];
       let g: number | undefined;
       if (groupOfId && rows) {
         const id = rows.keyIds[r];
@@ -399,6 +395,21 @@ function rankWith(
 }
 
 /**
+ * An input's rows' RankKeys into `keys` from `at`: score (0 without a verdict: it ranks among the zeros), Δ, size
+ * at the end and its variance.
+ */
+function writeRankKeys(p: RankInput, keys: RankKeys, at: number): void {
+  const t = p.totals;
+  const rows = p.byRow;
+  for (let r = 0, k = at; r < t.stackIds.length; r++, k += 4) {
+    keys[k] = rows ? rows.verdicts.score(r) : (p.verdicts?.get(t.stackIds[r])?.score ?? 0);
+    keys[k + 1] = t.lastBytes[r] - t.firstBytes[r];
+    keys[k + 2] = t.lastBytes[r];
+    keys[k + 3] = t.sigmaBytes[r] * t.sigmaBytes[r];
+  }
+}
+
+/**
  * Each process's ranking input, by series, for ranking a job again as it grows by processes (the app ranks a job
  * process by process while it loads): a process's patterns depend on its series alone, so they are made once. The
  * stack keys are interned in one table: a key string is kept once per job, not once per process that holds it.
@@ -410,6 +421,18 @@ export class RankMemo {
   readonly pythonHashes = new PythonFrameHashes();
   /** the order of the entries of the last job ranked (rankOrder) */
   order: KeptOrder | null = null;
+}
+
+/**
+ * A loading job's process read whole, ranked now, while the readers parse the others (core/query/session.ts): its
+ * part of the ranking (rankInputOf) and its rows sorted by rank (sortRowsAhead). The job's ranking at the load's
+ * end then merges the processes' sorted rows.
+ */
+export function rankAhead(proc: ProcessSeries, memo: RankMemo): void {
+  const input = rankInputOf(proc, memo);
+  const keys = new Float64Array(4 * input.totals.stackIds.length);
+  writeRankKeys(input, keys, 0);
+  sortRowsAhead(input, keys);
 }
 
 /** The ranking of a job in memory: every stack's series classified (patterns.ts). */

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test, expect, type Page } from '@playwright/test';
 import { formatBytes } from '../core/model/units.ts';
+import { RANK_GROWTH, RANK_STALE_MS } from '../renderer/src/lib/ranking-pace.ts';
 import { guardNetwork, ROOT, SHOTS } from './helpers.ts';
 
 // in the run's own temporary folder (playwright.config.ts globalSetup, tools/test-tmp.ts): made by each run, removed at
@@ -245,7 +246,7 @@ test.describe('progressive opening of the real job', () => {
           .__asked,
     );
     // the loading job's ranking was asked again only once half as many more processes were read, or 8 s on
-    // (lib/ranking-pace.ts), not at each update of the job so far (~20 a load). The request leaves when the one
+    // (lib/ranking-pace.ts, whose figures these are), not at each update of the job so far (~20 a load). The request leaves when the one
     // before is answered (latest wins, throttled), so the processes read when it leaves are more than when it was
     // decided: the pace is checked by how many asks a load of this length can make, 1 + log1.5 of the processes
     // read + one per 8 s
@@ -253,7 +254,7 @@ test.describe('progressive opening of the real job', () => {
     expect(ranked.length).toBeGreaterThan(0);
     for (let k = 1; k < ranked.length; k++) expect(ranked[k].read).toBeGreaterThanOrEqual(ranked[k - 1].read);
     const span = ranked[ranked.length - 1].at - ranked[0].at;
-    const paced = 1 + Math.ceil(Math.log(5 * NODES) / Math.log(1.5)) + Math.ceil(span / 8000);
+    const paced = 1 + Math.ceil(Math.log(5 * NODES) / Math.log(RANK_GROWTH)) + Math.ceil(span / RANK_STALE_MS);
     expect(
       ranked.length,
       `asks at ${ranked.map((a) => `${a.read} read, ${Math.round(a.at - ranked[0].at)} ms`).join('; ')}`,

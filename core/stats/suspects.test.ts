@@ -1,7 +1,7 @@
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadJob } from '../load/load-job.js';
 import { rankAhead, rankInputOf, rankJob, rankSuspects, RankMemo } from './suspects.js';
-import { join } from 'node:path';
 import { fixtureFiles } from '../../tools/fixtures.js';
 import { collectInputFiles } from '../../node/io/node-files.js';
 import { JOB_FIXTURE } from '../../fixtures/job/job-fixture.js';

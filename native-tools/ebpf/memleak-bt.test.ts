@@ -20,25 +20,33 @@ const why =
 if (why) console.warn(`memleak-bt.test: skipped: ${why}`);
 
 describe.skipIf(why !== null)('memleak.bt on a live process', () => {
-  it("its reports, read by heaplens, equal the workload's counters", { timeout: 120_000 }, () => {
+  it("its reports, read by heaplens, equal the workload's counters", { timeout: 180_000 }, () => {
     const out = mkdtempSync(join(tmpdir(), 'heaplens-ebpf-'));
-    const r = spawnSync('sh', [script, out, '60'], { encoding: 'utf8', timeout: 110_000 });
+    const r = spawnSync('sh', [script, out, '60'], { encoding: 'utf8', timeout: 170_000 });
     expect(r.status, r.stderr).toBe(0);
     const want = JSON.parse(readFileSync(join(out, 'expected.json'), 'utf8')) as {
       leak_step: { bytes: number; blocks: number };
       keep_aligned: { bytes: number; blocks: number };
       calls: number;
     };
-    const m = parseMemleak(readFileSync(join(out, 'memleak.txt'), 'utf8'));
+    const text = readFileSync(join(out, 'memleak.txt'), 'utf8');
+    const m = parseMemleak(text);
     const last = m.reports.filter((x) => x.complete).pop()!;
+    // on a failure: the script's phase times and the report judged, as the tracer printed it
+    const why = `${r.stderr}\nthe report judged (line ${last?.line}):\n${text
+      .split('\n')
+      .slice((last?.line ?? 1) - 1)
+      .slice(0, 60)
+      .join('\n')}`;
     const at = (fn: string) =>
       last.stacks
         .filter((s) => s.frames[0]?.symbol === fn)
         .reduce((a, s) => ({ bytes: a.bytes + s.bytes, blocks: a.blocks + s.allocations }), { bytes: 0, blocks: 0 });
-    expect(at('leak_step')).toEqual({ bytes: 60 * 65536, blocks: 60 });
-    expect(at('leak_step')).toEqual(want.leak_step);
-    expect(at('keep_aligned')).toEqual(want.keep_aligned);
-    expect(last.calls! - want.calls).toBeGreaterThanOrEqual(0);
-    expect(last.calls! - want.calls).toBeLessThanOrEqual(2);
+    expect(last, why).toBeDefined();
+    expect(at('leak_step'), why).toEqual({ bytes: 60 * 65536, blocks: 60 });
+    expect(at('leak_step'), why).toEqual(want.leak_step);
+    expect(at('keep_aligned'), why).toEqual(want.keep_aligned);
+    expect(last.calls! - want.calls, why).toBeGreaterThanOrEqual(0);
+    expect(last.calls! - want.calls, why).toBeLessThanOrEqual(2);
   });
 });

@@ -134,7 +134,7 @@ export async function loadProgressively(o: ProgressiveLoad): Promise<LoadResult>
     const j = await loadJob(reading ? reading.files : o.files, {
       // told once above: no file's first bytes read again
       classified: reading ? reclassify(o.classified, reading.of) : o.classified,
-      ...(o.readers ? { runDump: o.readers.run, parallelism: 2 * o.readers.size } : {}),
+      ...(o.readers ? { runDump: o.readers.run, readers: o.readers.size } : {}),
       memoryBudget: o.memoryBudget,
       inflate: o.inflate,
       signal,

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createDumpPool, serveDumpTasks, type FromDumpWorker, type ToDumpWorker } from './dump-pool.js';
 import { runDumpTask, type DumpTask, type DumpTaskResult } from './dump-task.js';
+import { TASKS_AHEAD_PER_READER } from './load-job.js';
 import type { InputFile } from '../formats/input-file.js';
 import { collectInputFiles } from '../../node/io/node-files.js';
 import { nodeInflater } from '../../node/io/gunzip.js';
@@ -113,8 +114,8 @@ function fakeHost(size: number, crashOn?: string) {
   return { host, log, events, mostAtOnce: () => mostAtOnce, workers: () => workers };
 }
 
-describe('dump pool: two tasks a worker', () => {
-  it('gives each worker its next task ahead, reads a worker’s tasks one at a time in order, and the results are the in-thread ones', async () => {
+describe('dump pool: tasks held ahead', () => {
+  it('gives each worker its next tasks ahead, reads a worker’s tasks one at a time in order, and the results are the in-thread ones', async () => {
     expect(dumps.length).toBe(6);
     const fake = fakeHost(2);
     const pool = createDumpPool(fake.host);
@@ -133,11 +134,30 @@ describe('dump pool: two tasks a worker', () => {
     const byWorker = (w: string) => fake.log.filter((l) => l.startsWith(w + ' ')).map((l) => l.split(' ')[1]);
     expect(byWorker('w1').slice(0, 2)).toEqual([name(0), name(2)]);
     expect(byWorker('w2').slice(0, 2)).toEqual([name(1), name(3)]);
-    // each worker held its second task before it answered its first
+    // the six tasks were given at once, three to each worker (the one holding fewer), before either answered
     for (const w of ['w1', 'w2']) {
       const mine = fake.events.filter((e) => e.startsWith(w + ' ') && !e.includes('keepAlive'));
-      expect(mine.slice(0, 3).map((e) => e.split(' ')[1])).toEqual(['holds', 'holds', 'answers']);
+      expect(mine.slice(0, 4).map((e) => e.split(' ')[1])).toEqual(['holds', 'holds', 'holds', 'answers']);
     }
+  });
+
+  it(`a worker holds at most ${TASKS_AHEAD_PER_READER} tasks; the others wait in the pool and are all read`, async () => {
+    const fake = fakeHost(2);
+    const pool = createDumpPool(fake.host);
+    const files = Array.from({ length: 2 * TASKS_AHEAD_PER_READER + 6 }, (_, k) => dumps[k % dumps.length]);
+    const got = await Promise.all(files.map((f) => pool.run(task(f), () => undefined)));
+    pool.close();
+    expect(got.every((r) => r.parsed !== null)).toBe(true);
+    // what each worker held and had not answered, event by event
+    const most = new Map<string, number>();
+    const held = new Map<string, number>();
+    for (const e of fake.events) {
+      const [w, what] = e.split(' ');
+      if (what === 'holds') held.set(w, (held.get(w) ?? 0) + 1);
+      else if (what === 'answers') held.set(w, (held.get(w) ?? 0) - 1);
+      most.set(w, Math.max(most.get(w) ?? 0, held.get(w) ?? 0));
+    }
+    expect([...most.values()]).toEqual([TASKS_AHEAD_PER_READER, TASKS_AHEAD_PER_READER]);
   });
 
   it('a worker that dies fails only the task it was reading; the task it held next is read by a new worker', async () => {

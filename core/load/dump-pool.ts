@@ -7,7 +7,7 @@
 import type { Inflater } from '../formats/inflate.js';
 import type { InputFile } from '../formats/input-file.js';
 import { dumpTaskTransfer, runDumpTask, runDumpTaskHere, type DumpTask, type DumpTaskResult } from './dump-task.js';
-import type { DumpRunner } from './load-job.js';
+import { TASKS_AHEAD_PER_READER, type DumpRunner } from './load-job.js';
 import { FramesReceiver, FramesSender, type FramesDelta } from './frame-delta.js';
 import { StackReceiver, StackSender } from './stack-delta.js';
 import type { SnapshotMeta } from '../model/process-builder.js';
@@ -69,11 +69,12 @@ export interface DumpPool {
 }
 
 /**
- * Tasks a worker holds at once: the one it reads and the next, which it starts as soon as it posts a result.
- * With one, each task waited for this thread to take the last result and post the next, a wait that grew
- * whenever a merge held this thread (3–12 % of a reader's time on one process's dumps).
+ * Tasks a worker holds at once: the one it reads and those after it, which it starts as soon as it posts a
+ * result, whether or not this thread is free to post more (it is not while it merges, ranks a process or posts an
+ * update). With one, each task waited for this thread (3–12 % of a reader's time on one process's dumps); with
+ * two, the engine's readers waited a third of the 1,000-process load. loadJob starts as many ahead of its merge.
  */
-const TASKS_PER_WORKER = 2;
+const TASKS_PER_WORKER = TASKS_AHEAD_PER_READER;
 
 interface Job<F> {
   msg: ToDumpWorker<F>;
@@ -92,6 +93,21 @@ interface Slot<F> {
   ready: boolean;
   /** this worker's number (DumpTaskResult.parsed.reader: whose backtrace cache the result's serials are of) */
   reader: number;
+}
+
+/** The tasks' cancel handlers by signal: one listener a signal, where one a task held warned past 10 (Node). */
+const aborts = new WeakMap<AbortSignal, Set<() => void>>();
+
+/** Calls `fn` once when `signal` aborts; the function returned stops that. */
+function onAbortOf(signal: AbortSignal, fn: () => void): () => void {
+  let fns = aborts.get(signal);
+  if (!fns) {
+    const set = (fns = new Set());
+    aborts.set(signal, set);
+    signal.addEventListener('abort', () => [...set].forEach((f) => (set.delete(f), f())), { once: true });
+  }
+  fns.add(fn);
+  return () => void fns.delete(fn);
 }
 
 export function createDumpPool<F>(host: DumpPoolHost<F>): DumpPool {
@@ -175,11 +191,12 @@ export function createDumpPool<F>(host: DumpPoolHost<F>): DumpPool {
         queue.shift();
         continue;
       }
-      // an idle worker, else a new one while there are fewer than `size`, else a worker's next task
+      // an idle worker, else a new one while there are fewer than `size`, else the worker holding the fewest (so
+      // the load's last tasks are shared, not left queued behind one worker)
       let slot = slots.find((s) => s.jobs.length === 0);
       if (!slot && slots.length < size) slot = spawn();
-      slot ??= slots.find((s) => s.jobs.length < TASKS_PER_WORKER);
-      if (!slot) return;
+      for (const s of slots) if (!slot || s.jobs.length < slot.jobs.length) slot = s;
+      if (!slot || slot.jobs.length >= TASKS_PER_WORKER) return;
       const job = queue.shift() as Job<F>;
       slot.jobs.push(job);
       slot.worker.keepAlive?.(true);
@@ -221,14 +238,14 @@ export function createDumpPool<F>(host: DumpPoolHost<F>): DumpPool {
         reject(signal?.reason ?? new Error('cancelled'));
         if (slot) pump();
       };
+      const unwatch = signal ? onAbortOf(signal, onAbort) : () => undefined;
       const settle =
         <T>(fn: (v: T) => void) =>
         (v: T) => {
-          signal?.removeEventListener('abort', onAbort);
+          unwatch();
           fn(v);
         };
       const job: Job<F> = { msg, task, signal, onBytes, resolve: settle(resolve), reject: settle(reject) };
-      signal?.addEventListener('abort', onAbort, { once: true });
       queue.push(job);
       pump();
     });

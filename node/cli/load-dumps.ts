@@ -77,7 +77,7 @@ export async function withDumpLoader<T>(fn: (load: DumpLoader) => Promise<T>): P
       });
       const p = await held.pool;
       // Twice the pool in flight: a worker never waits while this thread merges the previous result.
-      return loadJob(files, { ...budget, ...options, runDump: p.run, parallelism: 2 * p.size });
+      return loadJob(files, { ...budget, ...options, runDump: p.run, readers: p.size });
     });
   } finally {
     await held.pool?.then(

@@ -34,7 +34,7 @@ async function pooled(
 ) {
   const pool = createDumpPool({ size, ...(resourceLimits ? { resourceLimits } : {}) });
   try {
-    return await loadJob(files, { runDump: pool.run, parallelism: 2 * size });
+    return await loadJob(files, { runDump: pool.run, readers: size });
   } finally {
     pool.close();
   }
@@ -121,7 +121,7 @@ describe('parallel dump reading (worker pool)', () => {
         ac.abort();
       }
     };
-    const load = loadJob(files, { runDump: pool.run, parallelism: 4, signal: ac.signal, onProgress });
+    const load = loadJob(files, { runDump: pool.run, readers: 2, signal: ac.signal, onProgress });
     await expect(load).rejects.toThrow();
     const ms = performance.now() - t0;
     pool.close();

@@ -1,4 +1,5 @@
-// Worker-thread side of the CLI's dump pool (dump-pool.ts): opens each task's file by its path.
+// Worker-thread side of the CLI's dump pool (dump-pool.ts): opens each task's file by its path, and reads it in
+// this thread (node-files.ts nodeInputFile's `blocking`).
 
 import { parentPort } from 'node:worker_threads';
 import { serveDumpTasks, type ReadReply, type ToDumpWorker } from '../../core/load/dump-pool.js';
@@ -12,6 +13,7 @@ serveDumpTasks<string>(
     post: (m, t) => port.postMessage(m, t ?? []),
     onMessage: (h) => port.on('message', (m: ToDumpWorker<unknown> | ReadReply) => h(m)),
   },
-  (m) => nodeInputFile(m.file, m.path, m.size, m.mtimeMs),
+  // a reader reads one file at a time: its reads wait here, not on a round trip to the I/O threads
+  (m) => nodeInputFile(m.file, m.path, m.size, m.mtimeMs, { blocking: true }),
   nodeInflater,
 );

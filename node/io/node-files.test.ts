@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { collectInputFiles } from './node-files.js';
+import { BLOCKING_READ_MAX, collectInputFiles, nodeInputFile } from './node-files.js';
 import { sideFilesOfDump } from '../../core/formats/dump-filename.js';
 import { runCaptured } from '../cli/run-captured.js';
 import { listDumps, parentLastDump, PY_FIXTURES } from '../../fixtures/python/fixture-helpers.js';
@@ -139,5 +139,43 @@ describe('sideFilesOfDump over a folder index', () => {
       expect(sideFilesOfDump(n, names)).toEqual(byOnePass(n, names));
     }
     expect(sideFilesOfDump('jeprof.300.0.i0.heap.gz', names)).toContain('jeprof.300.0.i0.heap.gz.pyframes');
+  });
+});
+
+describe('nodeInputFile: blocking reads (a dump reader thread)', () => {
+  it('give the bytes the I/O threads give: pieces, the end of the file, past it; a larger read goes through them', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'heaplens-blocking-'));
+    try {
+      const abs = join(dir, 'f.bin');
+      const bytes = Uint8Array.from({ length: 300_000 }, (_, i) => (i * 7919) % 251);
+      writeFileSync(abs, bytes);
+      const plain = nodeInputFile(abs, 'f.bin', bytes.length, null);
+      const blocking = nodeInputFile(abs, 'f.bin', bytes.length, null, { blocking: true });
+      for (const [offset, length] of [
+        [0, bytes.length],
+        [0, 10],
+        [123_457, 65_536],
+        [bytes.length - 5, 100],
+        [bytes.length, 10],
+      ]) {
+        const want = await plain.read(offset, length);
+        expect(Array.from(await blocking.read(offset, length))).toEqual(Array.from(want));
+        expect(Array.from(want)).toEqual(Array.from(bytes.subarray(offset, offset + length)));
+      }
+      // made in the calling thread: answered before the event loop's next turn, which a read through the I/O
+      // threads (open, read, close: a turn each) cannot be; one larger than BLOCKING_READ_MAX goes through them
+      const first = (p: Promise<unknown>) =>
+        Promise.race([p.then(() => 'read'), new Promise((r) => setImmediate(() => r('next turn')))]);
+      writeFileSync(abs, new Uint8Array(BLOCKING_READ_MAX + 1));
+      const big = nodeInputFile(abs, 'f.bin', BLOCKING_READ_MAX + 1, null, { blocking: true });
+      expect(await first(big.read(0, BLOCKING_READ_MAX))).toBe('read');
+      expect(await first(big.read(0, BLOCKING_READ_MAX + 1))).toBe('next turn');
+      expect(await first(nodeInputFile(abs, 'f.bin', 10, null).read(0, 10))).toBe('next turn');
+      await expect(nodeInputFile(join(dir, 'gone'), 'gone', 1, null, { blocking: true }).read(0, 1)).rejects.toThrow(
+        /ENOENT/,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -472,8 +472,14 @@ export async function loadJob(files: readonly InputFile[], options: LoadOptions 
   // one text per distinct address for the whole job: its processes share a code base
   const texts = new AddressTexts();
 
+  // the process read before: its frame count and stack-words buffer size the next one's builder
+  let before: ProcessBuilder | null = null;
+  let beforeFrames = 0;
   for (const g of groups) {
-    const builder = new ProcessBuilder(texts);
+    const builder: ProcessBuilder = new ProcessBuilder(texts, {
+      frames: beforeFrames,
+      words: before?.handOverWords() ?? null,
+    });
     const dumpMaps: (DumpMaps | null)[] = []; // by snapshot
     // merged as they come, while the readers read on (the last dump's merge is then short)
     const pyTables = new PyFrameTableMerger();
@@ -554,6 +560,8 @@ export async function loadJob(files: readonly InputFile[], options: LoadOptions 
     }
     if (builder.snapshots.length === 0) continue;
     const series = seriesOf(g, builder, { dumpMaps, pyTables, profileSymbols, standaloneMaps }, warnings);
+    before = builder;
+    beforeFrames = series.stacks.frames.length;
     await adoptSystingCodeMap(series, series.maps, codeMaps, warnings);
     processes.push(series);
     options.onProcess?.(processes, warnings);

@@ -56,6 +56,49 @@ describe('ProcessBuilder.internRange', () => {
   });
 });
 
+describe('ProcessBuilder sized by the process before', () => {
+  // stacks of 3-40 frames over 300 addresses; the same list interned twice, equal hashes forced every 7th stack
+  const many = Array.from({ length: 2000 }, (_, s) =>
+    words(...Array.from({ length: 3 + (s % 38) }, (_, k) => 0x7f0000000000n + BigInt(((s * 31 + k * 17) % 300) * 16))),
+  );
+  const build = (b: ProcessBuilder) => [...many, ...many].map((w, s) => b.internStack(w, s % 7 === 0 ? 1 : undefined));
+  const table = (b: ProcessBuilder) => ({
+    offsets: [...b.stacks.offsets],
+    frames: [...b.stacks.frames],
+    hex: [...b.addresses.hex],
+  });
+
+  it('interns as a builder from nothing does, with the last one’s frame count and its stack-words buffer', () => {
+    const texts = new AddressTexts();
+    const first = new ProcessBuilder(texts);
+    const fresh = build(first);
+    expect(first.handOverWords()).toBeNull(); // not finished: it may intern more
+    const one = first.finish('a', { pid: 1, pidNamespace: null, prefix: 'a' }, null);
+    const handed = first.handOverWords();
+    expect(handed).not.toBeNull();
+    const next = new ProcessBuilder(texts, { frames: one.stacks.frames.length, words: handed });
+    const ids = build(next);
+    expect(ids).toEqual(fresh);
+    expect(table(next)).toEqual(table(first));
+    next.finish('b', { pid: 2, pidNamespace: null, prefix: 'b' }, null);
+    // it worked in the buffer handed to it (as large as two words a frame needs), and hands it on
+    expect(next.handOverWords()).toBe(handed);
+  });
+
+  it('leaves a handed buffer over four times what it needs (a large process’s, passed on) and makes its own', () => {
+    const big = new Uint32Array(1 << 20);
+    const b = new ProcessBuilder(new AddressTexts(), { frames: 10_000, words: big });
+    const ids = build(b);
+    b.finish('c', { pid: 3, pidNamespace: null, prefix: 'c' }, null);
+    const own = b.handOverWords();
+    expect(own).not.toBe(big);
+    expect(own!.length).toBeGreaterThanOrEqual(20_000);
+    const plain = new ProcessBuilder(new AddressTexts());
+    expect(build(plain)).toEqual(ids);
+    expect(table(plain)).toEqual(table(b));
+  });
+});
+
 describe('ProcessBuilder frames and address texts', () => {
   it('keeps frame ids in a typed table as it grows, and processes that share address texts get the same ones', () => {
     const texts = new AddressTexts();

@@ -474,12 +474,11 @@ export async function loadJob(files: readonly InputFile[], options: LoadOptions 
 
   // the process read before: its frame count and stack-words buffer size the next one's builder
   let before: ProcessBuilder | null = null;
-  let beforeFrames = 0;
   for (const g of groups) {
-    const builder: ProcessBuilder = new ProcessBuilder(texts, {
-      frames: beforeFrames,
-      words: before?.handOverWords() ?? null,
-    });
+    const builder: ProcessBuilder = new ProcessBuilder(
+      texts,
+      before && { frames: before.stacks.frames.length, words: before.handOverWords() },
+    );
     const dumpMaps: (DumpMaps | null)[] = []; // by snapshot
     // merged as they come, while the readers read on (the last dump's merge is then short)
     const pyTables = new PyFrameTableMerger();
@@ -561,7 +560,6 @@ export async function loadJob(files: readonly InputFile[], options: LoadOptions 
     if (builder.snapshots.length === 0) continue;
     const series = seriesOf(g, builder, { dumpMaps, pyTables, profileSymbols, standaloneMaps }, warnings);
     before = builder;
-    beforeFrames = series.stacks.frames.length;
     await adoptSystingCodeMap(series, series.maps, codeMaps, warnings);
     processes.push(series);
     options.onProcess?.(processes, warnings);

@@ -336,11 +336,7 @@ export class ProcessBuilder implements StackInterner {
     // held for the whole load)
     const given = sizes?.words;
     const words = given && given.length >= want && given.length <= 4 * want ? given : null;
-    if (words || want > this.stackWords.length) {
-      this.stackWords = words ?? new Uint32Array(want);
-      this.stackBytes = new Uint8Array(this.stackWords.buffer, this.stackWords.byteOffset, this.stackWords.byteLength);
-      this.stackView = viewOf(this.stackBytes);
-    }
+    if (words || want > this.stackWords.length) this.useStackWords(words ?? new Uint32Array(want));
     const frames = (): Uint32Array => {
       if (this.frameView.length !== this.frameCount) this.frameView = this.frameBuf.subarray(0, this.frameCount);
       return this.frameView;
@@ -381,11 +377,7 @@ export class ProcessBuilder implements StackInterner {
     const first = this.frameCount;
     const at = 2 * first;
     const next = grown(this.stackWords, at + 2 * n);
-    if (next !== this.stackWords) {
-      this.stackWords = next;
-      this.stackBytes = new Uint8Array(next.buffer);
-      this.stackView = viewOf(this.stackBytes);
-    }
+    if (next !== this.stackWords) this.useStackWords(next);
     // word by word, not set(subarray): no view object per new stack
     for (let k = 0; k < 2 * n; k++) next[at + k] = words[from + k];
     const frames = (this.frameBuf = grown(this.frameBuf, first + n));
@@ -482,10 +474,15 @@ export class ProcessBuilder implements StackInterner {
   handOverWords(): Uint32Array<ArrayBuffer> | null {
     if (!this.finished) return null;
     const w = this.stackWords;
-    this.stackWords = new Uint32Array(0);
-    this.stackBytes = new Uint8Array(0);
-    this.stackView = viewOf(this.stackBytes);
+    this.useStackWords(new Uint32Array(0));
     return w.length > 0 ? w : null;
+  }
+
+  /** `words` as the stack-words buffer, with the views sameBytes compares through. */
+  private useStackWords(words: Uint32Array<ArrayBuffer>): void {
+    this.stackWords = words;
+    this.stackBytes = new Uint8Array(words.buffer, words.byteOffset, words.byteLength);
+    this.stackView = viewOf(this.stackBytes);
   }
 
   finish(

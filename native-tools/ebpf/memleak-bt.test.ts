@@ -33,7 +33,7 @@ describe.skipIf(why !== null)('memleak.bt on a live process', () => {
     const m = parseMemleak(text);
     const last = m.reports.filter((x) => x.complete).pop()!;
     // on a failure: the script's phase times and the report judged, as the tracer printed it
-    const why = `${r.stderr}\nthe report judged (line ${last?.line}):\n${text
+    const context = `${r.stderr}\nthe report judged (line ${last?.line}):\n${text
       .split('\n')
       .slice((last?.line ?? 1) - 1)
       .slice(0, 60)
@@ -42,11 +42,11 @@ describe.skipIf(why !== null)('memleak.bt on a live process', () => {
       last.stacks
         .filter((s) => s.frames[0]?.symbol === fn)
         .reduce((a, s) => ({ bytes: a.bytes + s.bytes, blocks: a.blocks + s.allocations }), { bytes: 0, blocks: 0 });
-    expect(last, why).toBeDefined();
-    expect(at('leak_step'), why).toEqual({ bytes: 60 * 65536, blocks: 60 });
-    expect(at('leak_step'), why).toEqual(want.leak_step);
-    expect(at('keep_aligned'), why).toEqual(want.keep_aligned);
-    expect(last.calls! - want.calls, why).toBeGreaterThanOrEqual(0);
-    expect(last.calls! - want.calls, why).toBeLessThanOrEqual(2);
+    expect(last, context).toBeDefined();
+    expect(at('leak_step'), context).toEqual({ bytes: 60 * 65536, blocks: 60 });
+    expect(at('leak_step'), context).toEqual(want.leak_step);
+    expect(at('keep_aligned'), context).toEqual(want.keep_aligned);
+    expect(last.calls! - want.calls, context).toBeGreaterThanOrEqual(0);
+    expect(last.calls! - want.calls, context).toBeLessThanOrEqual(2);
   });
 });

@@ -76,7 +76,7 @@ export async function withDumpLoader<T>(fn: (load: DumpLoader) => Promise<T>): P
         return pool;
       });
       const p = await held.pool;
-      // Twice the pool in flight: a worker never waits while this thread merges the previous result.
+      // loadJob keeps each reader some tasks ahead (TASKS_AHEAD_PER_READER): none waits while this thread merges.
       return loadJob(files, { ...budget, ...options, runDump: p.run, readers: p.size });
     });
   } finally {
